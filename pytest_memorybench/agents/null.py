@@ -1,0 +1,12 @@
+"""The floor: an agent that remembers nothing and always abstains."""
+
+from __future__ import annotations
+
+from pytest_memorybench.records import Message
+
+ABSTENTION = "I don't know."
+
+
+class NullAgent:
+    async def reply(self, message: Message) -> str:
+        return ABSTENTION

@@ -1,0 +1,147 @@
+"""The agent protocol and the adapter that gives every kind of agent one async face.
+
+Users hand us many shapes: an async object, a sync object, a plain `str -> str` function.  The
+scheduler should not care, so `AgentAdapter` wraps them all, discovers the optional capabilities
+by presence, measures latency, and turns any failure into an `AgentError` with one readable line.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import time
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol, runtime_checkable
+
+from pytest_memorybench.conversation.tokens import default_counter
+from pytest_memorybench.errors import AgentError, describe_exception
+from pytest_memorybench.records import Message, Usage
+
+CAPABILITIES = ("observe", "reset", "retrieve", "fork")
+
+
+@runtime_checkable
+class Agent(Protocol):
+    """The system under test.  Only `reply` is required.
+
+    Optional methods, used when present (sync or async):
+      observe(messages: list[Message]) -> None   ingest turns without replying (saves model calls)
+      reset() -> None                            start a new conversation
+      retrieve(query: str, k: int) -> list[str]  expose memory, for recall@k
+      fork() -> Agent                            an independent copy sharing what was ingested
+    An agent may also keep a `usage: Usage` attribute; the harness then reports its tokens and
+    cost instead of estimating them.
+    """
+
+    def reply(self, message: Message) -> Any: ...
+
+
+async def _call(func: Callable[..., Any], *args: Any) -> Any:
+    """Await coroutine functions; run sync ones in a thread so a slow agent cannot block the loop."""
+    if inspect.iscoroutinefunction(func):
+        return await func(*args)
+    result = await asyncio.to_thread(func, *args)
+    if inspect.isawaitable(result):
+        result = await result
+    return result
+
+
+class AgentAdapter:
+    """Uniform async wrapper around a user's agent object or reply function."""
+
+    def __init__(self, target: Any, name: str, *, timeout: float | None = None) -> None:
+        if callable(target) and not hasattr(target, "reply"):
+            function = target
+            self._reply: Callable[..., Any] = lambda message: _call(function, message.text)
+        elif hasattr(target, "reply"):
+            self._reply = lambda message: _call(target.reply, message)
+        else:
+            raise AgentError(f"agent {name!r} has no reply() method and is not callable")
+        self.target = target
+        self.name = name
+        self.timeout = timeout
+        self.usage = Usage()
+
+    def supports(self, capability: str) -> bool:
+        return callable(getattr(self.target, capability, None))
+
+    @property
+    def capabilities(self) -> list[str]:
+        return [name for name in CAPABILITIES if self.supports(name)]
+
+    async def reply(self, message: Message) -> str:
+        before = _usage_snapshot(self.target)
+        started = time.perf_counter()
+        try:
+            result = await asyncio.wait_for(self._reply(message), self.timeout)
+        except AgentError:
+            raise
+        except asyncio.TimeoutError:
+            raise AgentError(f"agent {self.name} gave no reply within {self.timeout:g} s") from None
+        except Exception as exc:  # noqa: BLE001 - user code may raise anything
+            raise AgentError(f"agent {self.name} raised {describe_exception(exc)}") from exc
+        elapsed = time.perf_counter() - started
+        if not isinstance(result, str):
+            raise AgentError(f"agent {self.name} returned {type(result).__name__}, expected str")
+        self._account(before, elapsed, message.text, result)
+        return result
+
+    async def observe(self, messages: Sequence[Message]) -> None:
+        await self._optional("observe", list(messages))
+
+    async def reset(self) -> None:
+        if self.supports("reset"):
+            await self._optional("reset")
+
+    async def retrieve(self, query: str, k: int) -> list[str]:
+        return list(await self._optional("retrieve", query, k))
+
+    async def fork(self) -> AgentAdapter:
+        return AgentAdapter(await self._optional("fork"), self.name, timeout=self.timeout)
+
+    async def prime_answer(self, ideal: str) -> None:
+        """Tell a calibration agent (oracle) the ideal answer to the question about to be asked.
+
+        Real agents never implement `prime_answer`; the harness calls it only when present.
+        """
+        if self.supports("prime_answer"):
+            await _call(self.target.prime_answer, ideal)
+
+    async def aclose(self) -> None:
+        close = getattr(self.target, "aclose", None) or getattr(self.target, "close", None)
+        if callable(close):
+            await _call(close)
+
+    async def _optional(self, capability: str, *args: Any) -> Any:
+        if not self.supports(capability):
+            raise AgentError(f"agent {self.name} does not implement {capability}()")
+        try:
+            return await asyncio.wait_for(_call(getattr(self.target, capability), *args), self.timeout)
+        except asyncio.TimeoutError:
+            raise AgentError(f"agent {self.name}: {capability}() took longer than {self.timeout:g} s") from None
+        except AgentError:
+            raise
+        except Exception as exc:  # noqa: BLE001
+            raise AgentError(f"agent {self.name}: {capability}() raised {describe_exception(exc)}") from exc
+
+    def _account(self, before: Usage | None, elapsed: float, sent: str, received: str) -> None:
+        after = _usage_snapshot(self.target)
+        if before is not None and after is not None:
+            delta = Usage(
+                input_tokens=after.input_tokens - before.input_tokens,
+                output_tokens=after.output_tokens - before.output_tokens,
+                cost_usd=after.cost_usd - before.cost_usd,
+            )
+        else:
+            counter = default_counter()
+            delta = Usage(input_tokens=counter.count(sent), output_tokens=counter.count(received))
+        delta.seconds = elapsed
+        delta.calls = 1
+        self.usage.add(delta)
+
+
+def _usage_snapshot(target: Any) -> Usage | None:
+    usage = getattr(target, "usage", None)
+    if isinstance(usage, Usage):
+        return Usage(usage.input_tokens, usage.output_tokens, usage.seconds, usage.cost_usd, usage.calls)
+    return None

@@ -1,0 +1,200 @@
+"""`--agent` specs: parse the text, check it can work here, and build the agent.
+
+Forms, tried in this order:
+  recall | null | oracle              built-in agents, no network
+  openai:MODEL[@URL]                  OpenAI chat completions (URL: any compatible server)
+  anthropic:MODEL[@URL]               Anthropic messages
+  http(s)://HOST/.../v1               an OpenAI-compatible server; the model is its first listed
+  NAME                                an entry point in the `memorybench.agents` group
+  pkg.module:attribute                a Python object: an agent, an agent class or factory, or a
+                                      plain `str -> str` reply function
+Parsing is pure; `check_agent_spec` does the cheap environment checks (API key present, module
+importable, server reachable) so that a bad spec fails before any test runs, with exit code 4.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import os
+import re
+from dataclasses import dataclass
+from importlib.metadata import entry_points
+from typing import Any, Literal
+
+from pytest_memorybench.agents.protocol import AgentAdapter
+from pytest_memorybench.errors import UsageError, describe_exception
+
+ENTRY_POINT_GROUP = "memorybench.agents"
+LLM_PROVIDERS = ("openai", "anthropic")
+API_KEY_VARIABLES = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
+SPEC_FORMS = (
+    "recall, null, oracle, openai:MODEL, anthropic:MODEL, openai:MODEL@URL, "
+    "http://HOST:PORT/v1, an installed memorybench.agents entry point, or pkg.module:factory"
+)
+
+Kind = Literal["builtin", "openai", "anthropic", "entry_point", "import"]
+_URL = re.compile(r"^https?://\S+$")
+_IMPORT = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
+
+
+@dataclass(frozen=True)
+class AgentSpec:
+    text: str
+    kind: Kind
+    target: str  # builtin or entry-point name, model name, or "module:attribute"
+    base_url: str | None = None
+
+    @property
+    def display(self) -> str:
+        """The spec as shown in reports; never contains credentials."""
+        return self.text
+
+
+@dataclass(frozen=True)
+class AgentOptions:
+    """Settings the command line passes to the agents it builds."""
+
+    context_tokens: int | None = None
+    timeout: float | None = 600.0
+
+
+def builtin_agents() -> dict[str, type]:
+    from pytest_memorybench.agents.null import NullAgent
+    from pytest_memorybench.agents.oracle import OracleAgent
+    from pytest_memorybench.agents.recall import RecallAgent
+
+    return {"recall": RecallAgent, "null": NullAgent, "oracle": OracleAgent}
+
+
+def parse_agent_spec(text: str) -> AgentSpec:
+    spec = text.strip()
+    if not spec:
+        raise UsageError(f"--agent is empty: give one of {SPEC_FORMS}")
+    if spec in builtin_agents():
+        return AgentSpec(spec, "builtin", spec)
+    if _URL.match(spec):
+        return AgentSpec(spec, "openai", "", base_url=spec.rstrip("/"))
+    prefix, sep, rest = spec.partition(":")
+    if sep and prefix in LLM_PROVIDERS:
+        model, at, url = rest.partition("@")
+        if not model or (at and not _URL.match(url)):
+            raise UsageError(
+                f"--agent {spec!r}: expected {prefix}:MODEL or {prefix}:MODEL@http(s)://HOST/..."
+            )
+        return AgentSpec(spec, prefix, model, base_url=url.rstrip("/") or None)  # type: ignore[arg-type]
+    if _IMPORT.match(spec):
+        return AgentSpec(spec, "import", spec)
+    if sep:
+        raise UsageError(
+            f"--agent {spec!r}: unknown model prefix {prefix!r} (supported: openai, anthropic; "
+            f"or pkg.module:factory for your own agent)"
+        )
+    if re.fullmatch(r"[\w.-]+", spec):
+        return AgentSpec(spec, "entry_point", spec)
+    raise UsageError(f"--agent {spec!r} is not an agent spec: use {SPEC_FORMS}")
+
+
+def check_agent_spec(spec: AgentSpec) -> None:
+    """Fail early, in one line, on what would otherwise fail at the first turn."""
+    if spec.kind in LLM_PROVIDERS:
+        from pytest_memorybench.agents.llm import probe_server
+
+        if spec.base_url is None:
+            variable = API_KEY_VARIABLES[spec.kind]
+            if not os.environ.get(variable):
+                raise UsageError(
+                    f"--agent {spec.text}: {variable} is not set; export it, or point the agent at "
+                    f"a compatible server with {spec.kind}:MODEL@URL"
+                )
+        else:
+            probe_server(spec.base_url, spec.text)
+    elif spec.kind == "entry_point":
+        _load_entry_point(spec)
+    elif spec.kind == "import":
+        _import_target(spec)
+
+
+def build_agent(spec: AgentSpec, options: AgentOptions = AgentOptions()) -> AgentAdapter:
+    if spec.kind == "builtin":
+        target: Any = builtin_agents()[spec.target]()
+    elif spec.kind == "openai":
+        from pytest_memorybench.agents.openai_agent import OpenAIChatAgent
+
+        target = OpenAIChatAgent(
+            spec.target or None,
+            base_url=spec.base_url,
+            context_tokens=options.context_tokens,
+            timeout=options.timeout,
+        )
+    elif spec.kind == "anthropic":
+        from pytest_memorybench.agents.anthropic_agent import AnthropicAgent
+
+        target = AnthropicAgent(
+            spec.target,
+            base_url=spec.base_url,
+            context_tokens=options.context_tokens,
+            timeout=options.timeout,
+        )
+    elif spec.kind == "entry_point":
+        target = _instantiate(_load_entry_point(spec), spec)
+    else:
+        target = _instantiate(_import_target(spec), spec)
+    return AgentAdapter(target, spec.display, timeout=options.timeout)
+
+
+def _load_entry_point(spec: AgentSpec) -> Any:
+    found = [ep for ep in entry_points(group=ENTRY_POINT_GROUP) if ep.name == spec.target]
+    if not found:
+        raise UsageError(
+            f"--agent {spec.text!r}: no built-in agent or installed '{ENTRY_POINT_GROUP}' entry "
+            f"point has that name; use {SPEC_FORMS}"
+        )
+    try:
+        return found[0].load()
+    except Exception as exc:  # noqa: BLE001
+        raise UsageError(f"--agent {spec.text}: loading its entry point failed: {describe_exception(exc)}") from None
+
+
+def _import_target(spec: AgentSpec) -> Any:
+    module_name, _, attribute = spec.target.partition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except Exception as exc:  # noqa: BLE001
+        raise UsageError(
+            f"--agent {spec.text}: cannot import {module_name!r} ({describe_exception(exc)}); "
+            "check the module path and that it is importable from the current directory"
+        ) from None
+    obj: Any = module
+    for part in attribute.split("."):
+        if not hasattr(obj, part):
+            raise UsageError(f"--agent {spec.text}: module {module_name!r} has no attribute {attribute!r}")
+        obj = getattr(obj, part)
+    return obj
+
+
+def _instantiate(obj: Any, spec: AgentSpec) -> Any:
+    """An agent object is used as is; a class or zero-argument factory is called; a one-argument
+    function is the reply function itself."""
+    if hasattr(obj, "reply") and not inspect.isclass(obj):
+        return obj
+    if not callable(obj):
+        raise UsageError(f"--agent {spec.text}: {type(obj).__name__} is neither an agent nor callable")
+    if inspect.isclass(obj) or _required_parameters(obj) == 0:
+        try:
+            return obj()
+        except Exception as exc:  # noqa: BLE001
+            raise UsageError(f"--agent {spec.text}: creating the agent failed: {describe_exception(exc)}") from None
+    return obj
+
+
+def _required_parameters(func: Any) -> int:
+    try:
+        parameters = inspect.signature(func).parameters.values()
+    except (TypeError, ValueError):
+        return 1
+    return sum(
+        1
+        for p in parameters
+        if p.default is p.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+    )

@@ -1,0 +1,28 @@
+"""Fixtures the plugin provides.  A user's conftest.py may define `memorybench_agent` to override."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from pytest_memorybench.agents.protocol import AgentAdapter
+from pytest_memorybench.agents.spec import build_agent
+from pytest_memorybench.items import RUN_KEY
+
+
+@pytest.fixture(scope="session")
+def memorybench_agent(pytestconfig: pytest.Config) -> Iterator[AgentAdapter]:
+    """The agent under test, built from `--agent`."""
+    run = pytestconfig.stash.get(RUN_KEY, None)
+    if run is None:
+        pytest.fail("memorybench_agent needs pytest --memorybench --agent=SPEC", pytrace=False)
+    if run.settings.agent is None:
+        pytest.fail(
+            "no agent: pass --agent=SPEC (e.g. --agent=recall) or define a memorybench_agent "
+            "fixture in conftest.py",
+            pytrace=False,
+        )
+    agent = build_agent(run.settings.agent, run.settings.agent_options)
+    yield agent
+    run.run_sync(agent.aclose())

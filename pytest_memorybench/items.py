@@ -1,0 +1,101 @@
+"""Benchmark tests as pytest items.
+
+Each planned test becomes a `pytest.Function` under a collector named after its suite, so node ids
+read `ltm::colours[rep1]`, `-k` and `-m` select as usual, and the item can request fixtures (a
+user's `memorybench_agent` in conftest.py overrides the plugin's).  Skills become markers; the
+conversation group becomes an `xdist_group` mark, set at creation so `--dist loadgroup` sees it.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from typing import Any
+
+import pytest
+
+from pytest_memorybench.records import TestOutcome
+from pytest_memorybench.run import BenchmarkRun, PlannedTest
+
+RUN_KEY = pytest.StashKey[BenchmarkRun]()
+PLANNED_KEY = pytest.StashKey[PlannedTest]()
+OUTCOME_KEY = pytest.StashKey[TestOutcome]()
+
+SKILL_MARKERS = {
+    "recall": "GoodAI skill R: simple retrieval of past information",
+    "conflicting_information": "GoodAI skill C: information that contradicts what came before",
+    "episodic": "GoodAI skill E: memories addressed by time",
+    "spatial": "GoodAI skill S: memories tied to positions in a space",
+    "prospective": "GoodAI skill P: memories about future actions",
+    "theory_of_mind": "GoodAI skill T: other people's beliefs",
+    "information_integration": "GoodAI skill I: combining pieces of information",
+}
+
+
+class SuiteCollector(pytest.Collector):
+    """The node a suite's items hang from; its name is the first part of their node ids."""
+
+    def __init__(self, *args: Any, tests: list[PlannedTest], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.tests = tests
+
+    def collect(self) -> list[pytest.Item]:
+        return [BenchmarkItem.for_test(self, test) for test in self.tests]
+
+
+class BenchmarkItem(pytest.Function):
+    """A planned test as a pytest function item (so it can request fixtures)."""
+
+    @classmethod
+    def for_test(cls, parent: SuiteCollector, test: PlannedTest) -> BenchmarkItem:
+        item = cls.from_parent(parent, name=test.definition.test_id, callobj=memorybench_test)
+        item.stash[PLANNED_KEY] = test
+        item.add_marker(pytest.mark.memorybench)
+        for skill in test.definition.skills:
+            item.add_marker(getattr(pytest.mark, skill))
+        item.add_marker(pytest.mark.xdist_group(name=test.group))
+        return item
+
+    def reportinfo(self) -> tuple[Any, int | None, str]:
+        return self.path, None, self.nodeid
+
+
+def collect_benchmark(session: pytest.Session, run: BenchmarkRun) -> list[pytest.Item]:
+    """Collect every suite of the run the way pytest collects a file, reports included."""
+    by_suite: dict[str, list[PlannedTest]] = {}
+    for test in run.tests.values():
+        by_suite.setdefault(test.definition.suite, []).append(test)
+    items: list[pytest.Item] = []
+    for suite, tests in by_suite.items():
+        collector = SuiteCollector.from_parent(session, name=suite, nodeid=suite, tests=tests)
+        report = collector.ihook.pytest_make_collect_report(collector=collector)
+        collector.ihook.pytest_collectreport(report=report)
+        items.extend(node for node in report.result if isinstance(node, pytest.Item))
+    return items
+
+
+def memorybench_test(memorybench_agent: Any, request: pytest.FixtureRequest) -> None:
+    """The body of every benchmark item: get this test's outcome, then judge it."""
+    run = request.config.stash[RUN_KEY]
+    test = request.node.stash[PLANNED_KEY]
+    outcome = run.outcome(test.key, memorybench_agent)
+    request.node.stash[OUTCOME_KEY] = outcome
+    if outcome.error is not None:
+        pytest.fail(f"{outcome.error}\n(everything before this turn is kept in {run.output})", pytrace=False)
+    if outcome.score.value < test.threshold:
+        pytest.fail(failure_text(test, outcome), pytrace=False)
+
+
+def failure_text(test: PlannedTest, outcome: TestOutcome) -> str:
+    questions = test.definition.questions
+    lines = [f"score {outcome.score.value:.2f} < threshold {test.threshold:.2f}"]
+    for index, question in enumerate(questions):
+        got = outcome.responses[index] if index < len(outcome.responses) else "(no reply)"
+        lines.append(f"question: {question}")
+        lines.append(f"expected: {test.definition.ideal_answers[index]}")
+        lines.append(f"got:      {_quote(got)}")
+    lines.extend(f"reason:   {reason}" for reason in outcome.score.reasons)
+    return "\n".join(lines)
+
+
+def _quote(text: str, width: int = 400) -> str:
+    return textwrap.shorten(" ".join(text.split()), width, placeholder=" …") if text.strip() else "(empty)"

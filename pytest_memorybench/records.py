@@ -1,0 +1,148 @@
+"""The typed records every layer exchanges: messages, test definitions, scores, outcomes.
+
+Definitions and outcomes are plain dataclasses that round-trip through JSON, because they are
+written to the run folder and must reload byte-identically to replay or re-score a run.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Literal
+
+Role = Literal["user", "assistant", "system"]
+
+
+@dataclass(frozen=True)
+class Message:
+    """One turn of the conversation as the agent sees it.
+
+    `timestamp` is the benchmark's simulated clock, not the wall clock: scenarios such as Jokes
+    move it forward by hours, and agents that care about time must read it from here.
+    """
+
+    text: str
+    timestamp: datetime
+    role: Role = "user"
+
+
+@dataclass(frozen=True)
+class Score:
+    """A scorer's verdict: a value in [0, 1] and the reasons a human needs to trust it."""
+
+    value: float
+    reasons: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not 0.0 <= self.value <= 1.0:
+            raise ValueError(f"score {self.value} is outside [0, 1]")
+        object.__setattr__(self, "reasons", tuple(self.reasons))
+
+
+@dataclass(frozen=True)
+class ScriptLine:
+    """A line the benchmark says, and what the scheduler must wait for after it.
+
+    `wait` uses the GoodAI keys (`tokens`, `time` in seconds, `percentage_finished` of the span)
+    so that published definition files load unchanged.
+    """
+
+    text: str
+    is_question: bool = False
+    wait: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class TestDefinition:
+    """Everything needed to run and score one test, independent of span and agent.
+
+    `ideal_answers` holds, for each question line in order, the reply a perfect agent gives (the
+    oracle agent says exactly this); `expected` is whatever the scenario's scorer compares with.
+    """
+
+    __test__ = False  # not a pytest test class, despite the name
+
+    suite: str
+    scenario: str
+    repetition: int
+    seed: int
+    script: tuple[ScriptLine, ...]
+    ideal_answers: tuple[str, ...]
+    expected: Any
+    skills: tuple[str, ...] = ()
+    params: dict[str, Any] = field(default_factory=dict)
+    reset_message: str | None = None
+
+    @property
+    def test_id(self) -> str:
+        """The readable id used in node ids and file names, e.g. `colours[rep1]`."""
+        return f"{self.scenario.rsplit('.', 1)[-1]}[rep{self.repetition}]"
+
+    @property
+    def questions(self) -> list[str]:
+        return [line.text for line in self.script if line.is_question]
+
+    def to_json(self) -> str:
+        return json.dumps(dataclasses.asdict(self), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> TestDefinition:
+        data = dict(data)
+        data["script"] = tuple(ScriptLine(**line) for line in data["script"])
+        data["ideal_answers"] = tuple(data["ideal_answers"])
+        data["skills"] = tuple(data.get("skills", ()))
+        return cls(**data)
+
+
+@dataclass
+class Usage:
+    """What the agent cost: tokens in and out, seconds spent waiting for it, and US dollars."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    seconds: float = 0.0
+    cost_usd: float = 0.0
+    calls: int = 0
+
+    def __sub__(self, other: Usage) -> Usage:
+        return Usage(
+            self.input_tokens - other.input_tokens,
+            self.output_tokens - other.output_tokens,
+            self.seconds - other.seconds,
+            self.cost_usd - other.cost_usd,
+            self.calls - other.calls,
+        )
+
+    def add(self, other: Usage) -> None:
+        self.input_tokens += other.input_tokens
+        self.output_tokens += other.output_tokens
+        self.seconds += other.seconds
+        self.cost_usd += other.cost_usd
+        self.calls += other.calls
+
+
+@dataclass
+class Turn:
+    """One exchange in a test's transcript, kept for failure messages and reports."""
+
+    message: str
+    reply: str
+    timestamp: str
+    is_question: bool = False
+
+
+@dataclass
+class TestOutcome:
+    """The result of running one TestDefinition: what was asked, answered, and how it scored."""
+
+    __test__ = False
+
+    definition: TestDefinition
+    responses: list[str]
+    score: Score
+    transcript: list[Turn]
+    span_tokens: int
+    usage: Usage
+    error: str | None = None

@@ -1,0 +1,97 @@
+"""results.json, schema `memorybench.results/1` (DESIGN.md): run, totals, suites, scenarios, items.
+
+Item records are built where the item ran (an xdist worker, perhaps) and travel to the controller
+on the test report; the controller alone assembles and writes the file, atomically, at the end.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections import defaultdict
+from collections.abc import Iterable
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from pytest_memorybench import __version__
+from pytest_memorybench.records import TestOutcome
+from pytest_memorybench.run import BenchmarkRun, PlannedTest, write_atomically
+
+SCHEMA = "memorybench.results/1"
+
+
+def item_record(nodeid: str, test: PlannedTest, outcome: TestOutcome, passed: bool) -> dict[str, Any]:
+    definition = outcome.definition
+    return {
+        "nodeid": nodeid,
+        "suite": definition.suite,
+        "scenario": definition.scenario,
+        "test_id": definition.test_id,
+        "score": outcome.score.value,
+        "threshold": test.threshold,
+        "passed": passed,
+        "reasons": list(outcome.score.reasons),
+        "span_tokens": outcome.span_tokens,
+        "skills": list(definition.skills),
+        "questions": definition.questions,
+        "expected": list(definition.ideal_answers),
+        "responses": outcome.responses,
+        "error": outcome.error,
+        "usage": dataclasses.asdict(outcome.usage),
+    }
+
+
+def build_results(run: BenchmarkRun, items: Iterable[dict[str, Any]], agent_name: str | None) -> dict[str, Any]:
+    records = sorted(items, key=lambda record: record["nodeid"])
+    usage = defaultdict(float)
+    for record in records:
+        for name, value in record["usage"].items():
+            usage[name] += value
+    settings = run.settings
+    return {
+        "schema": SCHEMA,
+        "run": {
+            "id": run.run_id,
+            "agent": agent_name,
+            "judge": settings.judge,
+            "span": {suite.name: str(settings.span or suite.span) for suite in run.suites},
+            "seed": settings.seed,
+            "profile": settings.profile,
+            "suites": [suite.name for suite in run.suites],
+            "started": run.started.isoformat(),
+            "finished": datetime.now(timezone.utc).isoformat(),
+            "package_version": __version__,
+            "token_counter": run.counter.name,
+            "judge_model": None,
+            "judge_prompt_hashes": {},
+        },
+        "totals": {
+            "score": round(sum(record["score"] for record in records), 6),
+            "max": len(records),
+            "passed": sum(record["passed"] for record in records),
+            "agent_tokens_in": int(usage["input_tokens"]),
+            "agent_tokens_out": int(usage["output_tokens"]),
+            "agent_seconds": round(usage["seconds"], 3),
+            "cost_usd": round(usage["cost_usd"], 6),
+            "judge_calls": 0,
+            "judge_cache_hits": 0,
+        },
+        "suites": _means(records, "suite"),
+        "scenarios": _means(records, "scenario"),
+        "items": records,
+    }
+
+
+def _means(records: list[dict[str, Any]], field: str) -> dict[str, dict[str, Any]]:
+    groups: dict[str, list[float]] = defaultdict(list)
+    for record in records:
+        groups[record[field]].append(record["score"])
+    return {
+        name: {"mean": round(sum(scores) / len(scores), 6), "ci95": None, "n": len(scores)}
+        for name, scores in sorted(groups.items())
+    }
+
+
+def write_results(path: Path, results: dict[str, Any]) -> None:
+    write_atomically(path, json.dumps(results, indent=2, ensure_ascii=False) + "\n")

@@ -1,0 +1,36 @@
+"""What a scenario is: a generator of TestDefinitions and the scorer that judges their replies."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from pytest_memorybench.records import Score, TestDefinition
+from pytest_memorybench.scoring.profiles import PAPER, Profile
+
+
+@dataclass(frozen=True)
+class ScoringContext:
+    """What a scorer may consult besides the replies: the profile (and, later, the judge)."""
+
+    profile: Profile = PAPER
+
+
+class Scenario(Protocol):
+    """One task of a benchmark family, e.g. `ltm.colours`.
+
+    `generate` must be deterministic in (params, seed, repetition): the same inputs give a
+    byte-identical definition on every machine and in every xdist worker.
+    """
+
+    name: str
+    skills: tuple[str, ...]
+
+    def generate(
+        self, suite: str, params: Mapping[str, Any], seed: int, repetition: int
+    ) -> TestDefinition: ...
+
+    def score(
+        self, definition: TestDefinition, responses: Sequence[str], context: ScoringContext
+    ) -> Score: ...

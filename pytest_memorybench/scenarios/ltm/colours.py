@@ -1,0 +1,102 @@
+"""Colours (skill R): the user changes their favourite colour several times, then asks for it.
+
+GoodAI paper App. A.1: each script line combines a random template with a random colour; the
+standard configuration states three colours, then asks "What is my favourite colour?".  The
+expected answer is the last colour stated.  Consecutive statements always name different colours,
+so every statement is a real change of preference, as the paper describes the scenario.
+
+Scoring (one question, so the reply to it is the only response):
+  paper     1 if the expected colour is mentioned as a whole word, ignoring case (App. A.1.1:
+            "match colours as whole words"); "bored" does not mention red, "blue-green" not blue.
+  official  1 if the lower-cased colour is a substring of the lower-cased reply, as the reference
+            code does (research/goodai.md §2), false positives included.
+Both give 1 to a reply naming several colours ("Green, not Blue" mentions Blue): the paper's rule
+checks that the expected colour is mentioned, not that it is the only one.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from pytest_memorybench.records import Score, ScriptLine, TestDefinition
+from pytest_memorybench.scenarios.base import ScoringContext
+from pytest_memorybench.scenarios.params import read_params
+from pytest_memorybench.scenarios.waits import spread_over_span
+from pytest_memorybench.scoring.profiles import OFFICIAL
+from pytest_memorybench.scoring.text import contains_substring, mentions_word
+
+NAME = "ltm.colours"
+SKILLS = ("recall",)
+QUESTION = "What is my favourite colour?"
+
+COLOURS = (
+    "Red", "Orange", "Yellow", "Green", "Teal", "Blue", "Navy", "Indigo", "Violet",
+    "Pink", "Crimson", "Maroon", "Brown", "Black", "White", "Silver", "Gold", "Turquoise",
+)  # fmt: skip
+
+TEMPLATES = (
+    "These days my favourite colour is {colour}.",
+    "{colour} has become my favourite colour.",
+    "If you asked me for my favourite colour right now, I would say {colour}.",
+    "My favourite colour, at the moment, is {colour}.",
+    "Nothing beats {colour}; it is my favourite colour.",
+    "Put me down as someone whose favourite colour is {colour}.",
+)
+
+
+@dataclass(frozen=True)
+class ColoursParams:
+    colour_changes: int = 3
+
+
+class Colours:
+    name = NAME
+    skills = SKILLS
+
+    def generate(
+        self, suite: str, params: Mapping[str, Any], seed: int, repetition: int
+    ) -> TestDefinition:
+        settings = read_params(ColoursParams, NAME, params)
+        rng = random.Random(f"{NAME}|{seed}|{repetition}")
+        colours: list[str] = []
+        for _ in range(settings.colour_changes):
+            choices = [c for c in COLOURS if not colours or c != colours[-1]]
+            colours.append(rng.choice(choices))
+        lines = [rng.choice(TEMPLATES).format(colour=colour) for colour in colours] + [QUESTION]
+        waits = spread_over_span(len(lines))
+        script = tuple(
+            ScriptLine(text, is_question=text == QUESTION, wait=wait) for text, wait in zip(lines, waits)
+        )
+        return TestDefinition(
+            suite=suite,
+            scenario=NAME,
+            repetition=repetition,
+            seed=seed,
+            script=script,
+            ideal_answers=(colours[-1],),
+            expected=colours[-1],
+            skills=SKILLS,
+            params=asdict(settings),
+        )
+
+    def score(
+        self, definition: TestDefinition, responses: Sequence[str], context: ScoringContext
+    ) -> Score:
+        return score_colour(definition.expected, responses[-1] if responses else "", context.profile)
+
+
+def score_colour(expected: str, reply: str, profile: str) -> Score:
+    if profile == OFFICIAL:
+        found = contains_substring(expected, reply)
+        rule = "substring check (official profile)"
+    else:
+        found = mentions_word(expected, reply)
+        rule = "whole-word check (paper profile)"
+    verdict = "mentions" if found else "does not mention"
+    return Score(1.0 if found else 0.0, (f"the reply {verdict} {expected!r}: {rule}",))
+
+
+SCENARIO = Colours()

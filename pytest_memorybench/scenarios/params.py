@@ -1,0 +1,30 @@
+"""Scenario parameters read from suite files, checked so a typo fails loudly instead of silently."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from typing import Any, TypeVar
+
+from pytest_memorybench.errors import UsageError
+
+P = TypeVar("P")
+
+
+def read_params(kind: type[P], scenario: str, given: Mapping[str, Any]) -> P:
+    """Build the scenario's parameter dataclass from suite YAML, naming any bad key or value."""
+    fields = {f.name: f for f in dataclasses.fields(kind)}  # type: ignore[arg-type]
+    unknown = sorted(set(given) - set(fields))
+    if unknown:
+        raise UsageError(
+            f"scenario {scenario}: unknown parameter {unknown[0]!r} (known: {', '.join(sorted(fields)) or 'none'})"
+        )
+    values = {}
+    for name, value in given.items():
+        default = fields[name].default
+        if isinstance(default, bool) != isinstance(value, bool) or not isinstance(value, type(default)):
+            raise UsageError(
+                f"scenario {scenario}: parameter {name!r} must be a {type(default).__name__}, got {value!r}"
+            )
+        values[name] = value
+    return kind(**values)

@@ -1,0 +1,72 @@
+"""The command-line options, read once and checked, so every later layer gets valid settings."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pytest_memorybench.agents.spec import AgentOptions, AgentSpec, parse_agent_spec
+from pytest_memorybench.errors import UsageError
+from pytest_memorybench.scoring.profiles import PROFILES, Profile
+from pytest_memorybench.spans import Span, parse_span
+
+DEFAULT_SUITES = ("ltm",)
+DEFAULT_TIMEOUT = 600.0
+
+# Options the command line accepts already, and the release that makes them work.
+NOT_YET_AVAILABLE = {
+    "mb_resume": "--mb-resume",
+    "mb_replay": "--mb-replay",
+    "mb_baseline": "--mb-baseline",
+    "mb_max_drop": "--mb-max-drop",
+}
+
+
+@dataclass(frozen=True)
+class Settings:
+    agent: AgentSpec | None
+    judge: str
+    span: Span | None  # None: each suite's own default
+    suites: tuple[str, ...]
+    seed: int
+    profile: Profile
+    threshold: float | None
+    output: Path | None
+    agent_options: AgentOptions
+
+    @classmethod
+    def from_options(cls, option: Any) -> Settings:
+        for dest, flag in NOT_YET_AVAILABLE.items():
+            if getattr(option, dest, None) is not None:
+                raise UsageError(
+                    f"{flag} is not available yet in this version of pytest-memorybench; run without it"
+                )
+        judge = option.mb_judge.strip()
+        if judge != "local":
+            raise UsageError(
+                f"--judge {judge}: LLM judges are not available yet in this version; use --judge=local "
+                "(the default)"
+            )
+        if option.mb_profile not in PROFILES:
+            raise UsageError(f"--mb-profile must be one of {', '.join(PROFILES)}")
+        threshold = option.mb_threshold
+        if threshold is not None and not 0.0 <= threshold <= 1.0:
+            raise UsageError(f"--mb-threshold {threshold:g} is outside [0, 1]")
+        context = option.mb_context
+        if context is not None and context <= 0:
+            raise UsageError(f"--mb-context {context} must be a positive number of tokens")
+        timeout = option.mb_timeout
+        if timeout <= 0:
+            raise UsageError(f"--mb-timeout {timeout:g} must be a positive number of seconds")
+        return cls(
+            agent=parse_agent_spec(option.mb_agent) if option.mb_agent is not None else None,
+            judge=judge,
+            span=parse_span(option.mb_span) if option.mb_span is not None else None,
+            suites=tuple(option.mb_suite or DEFAULT_SUITES),
+            seed=option.mb_seed,
+            profile=option.mb_profile,
+            threshold=threshold,
+            output=Path(option.mb_output) if option.mb_output else None,
+            agent_options=AgentOptions(context_tokens=context, timeout=timeout),
+        )

@@ -1,0 +1,149 @@
+"""Suites: YAML files that choose scenarios, their parameters, repetitions, span and threshold.
+
+Built-in suites live in the repository's `suites/` folder (shipped inside the wheel as
+`pytest_memorybench/suites`); `--mb-suite` takes one of their names or a path to a user's file.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from pytest_memorybench.errors import UsageError
+from pytest_memorybench.records import TestDefinition
+from pytest_memorybench.scenarios import get_scenario
+from pytest_memorybench.spans import Span, parse_span
+
+_SUITE_KEYS = {"name", "description", "span", "threshold", "repetitions", "incompatible", "scenarios"}
+_ENTRY_KEYS = {"scenario", "params", "repetitions", "threshold"}
+
+
+def builtin_suite_dir() -> Path:
+    package = Path(__file__).parent
+    shipped = package / "suites"
+    return shipped if shipped.is_dir() else package.parent / "suites"
+
+
+def builtin_suites() -> dict[str, Path]:
+    return {path.stem: path for path in sorted(builtin_suite_dir().glob("*.yaml"))}
+
+
+@dataclass(frozen=True)
+class SuiteEntry:
+    scenario: str
+    params: dict[str, Any]
+    repetitions: int
+    threshold: float
+
+
+@dataclass(frozen=True)
+class Suite:
+    name: str
+    path: Path
+    span: Span
+    entries: tuple[SuiteEntry, ...]
+    description: str = ""
+    incompatible: tuple[tuple[str, ...], ...] = field(default=())
+
+    def definitions(self, seed: int) -> list[TestDefinition]:
+        """All tests of the suite, in a fixed order (xdist workers must collect identically)."""
+        return [
+            get_scenario(entry.scenario).generate(self.name, entry.params, seed, repetition)
+            for entry in self.entries
+            for repetition in range(1, entry.repetitions + 1)
+        ]
+
+    def threshold_for(self, scenario: str) -> float:
+        return next(entry.threshold for entry in self.entries if entry.scenario == scenario)
+
+
+def load_suite(name_or_path: str) -> Suite:
+    known = builtin_suites()
+    path = known.get(name_or_path) or Path(name_or_path)
+    if not path.is_file():
+        raise UsageError(
+            f"--mb-suite {name_or_path!r}: no built-in suite of that name and no such file "
+            f"(built-in suites: {', '.join(known) or 'none'})"
+        )
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" line {mark.line + 1}" if mark is not None else ""
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise UsageError(f"suite file {path}{where}: invalid YAML ({problem})") from None
+    except OSError as exc:
+        raise UsageError(f"suite file {path}: cannot read it ({exc.strerror})") from None
+    return _parse_suite(data, path)
+
+
+def _parse_suite(data: Any, path: Path) -> Suite:
+    def fail(problem: str) -> UsageError:
+        return UsageError(f"suite file {path}: {problem}")
+
+    if not isinstance(data, dict):
+        raise fail("expected a mapping with at least 'name' and 'scenarios'")
+    unknown = sorted(set(data) - _SUITE_KEYS)
+    if unknown:
+        raise fail(f"unknown key {unknown[0]!r} (known: {', '.join(sorted(_SUITE_KEYS))})")
+    name = data.get("name")
+    if not isinstance(name, str) or not name.isidentifier():
+        raise fail("'name' must be an identifier such as ltm or my_suite")
+    repetitions = _positive_int(data.get("repetitions", 1), "repetitions", fail)
+    threshold = _threshold(data.get("threshold", 1.0), "threshold", fail)
+    try:
+        span = parse_span(str(data.get("span", "isolated")))
+    except UsageError as exc:
+        raise fail(f"'span': {exc}") from None
+    scenarios = data.get("scenarios")
+    if not isinstance(scenarios, list) or not scenarios:
+        raise fail("'scenarios' must be a non-empty list")
+    entries = []
+    for position, raw in enumerate(scenarios, 1):
+        if isinstance(raw, str):
+            raw = {"scenario": raw}
+        if not isinstance(raw, dict) or not isinstance(raw.get("scenario"), str):
+            raise fail(f"scenarios item {position} needs a 'scenario' name")
+        extra = sorted(set(raw) - _ENTRY_KEYS)
+        if extra:
+            raise fail(f"scenarios item {position}: unknown key {extra[0]!r}")
+        params = raw.get("params") or {}
+        if not isinstance(params, dict):
+            raise fail(f"scenarios item {position}: 'params' must be a mapping")
+        get_scenario(raw["scenario"])  # unknown names fail here, before any test runs
+        entries.append(
+            SuiteEntry(
+                scenario=raw["scenario"],
+                params=params,
+                repetitions=_positive_int(raw.get("repetitions", repetitions), "repetitions", fail),
+                threshold=_threshold(raw.get("threshold", threshold), "threshold", fail),
+            )
+        )
+    incompatible = data.get("incompatible") or []
+    if not isinstance(incompatible, list) or not all(isinstance(g, list) for g in incompatible):
+        raise fail("'incompatible' must be a list of lists of scenario names")
+    suite = Suite(
+        name=name,
+        path=path,
+        span=span,
+        entries=tuple(entries),
+        description=str(data.get("description", "")),
+        incompatible=tuple(tuple(group) for group in incompatible),
+    )
+    suite.definitions(0)  # bad scenario parameters fail here, naming the scenario
+    return suite
+
+
+def _positive_int(value: Any, key: str, fail: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise fail(f"'{key}' must be a positive integer, got {value!r}")
+    return value
+
+
+def _threshold(value: Any, key: str, fail: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
+        raise fail(f"'{key}' must be a number between 0 and 1, got {value!r}")
+    return float(value)
