@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from decimal import Decimal
 
 from pytest_memorybench.errors import UsageError
 
@@ -40,7 +41,7 @@ def parse_span(text: str | int) -> Span:
     if text.strip().lower() == "isolated":
         return ISOLATED
     match = _SPAN.match(text)
-    tokens = int(float(match.group(1)) * _MULTIPLIER[match.group(2).lower()]) if match else 0
+    tokens = int(Decimal(match.group(1)) * _MULTIPLIER[match.group(2).lower()]) if match else 0
     if tokens <= 0:
         raise UsageError(
             f"--span {text!r} is not a memory span: use a token count such as 2k, 32k, 120k, 1M "

@@ -113,7 +113,10 @@ def _parse_suite(data: Any, path: Path) -> Suite:
         params = raw.get("params") or {}
         if not isinstance(params, dict):
             raise fail(f"scenarios item {position}: 'params' must be a mapping")
-        get_scenario(raw["scenario"])  # unknown names fail here, before any test runs
+        try:
+            get_scenario(raw["scenario"])
+        except UsageError as exc:
+            raise fail(str(exc)) from None
         entries.append(
             SuiteEntry(
                 scenario=raw["scenario"],
@@ -133,7 +136,10 @@ def _parse_suite(data: Any, path: Path) -> Suite:
         description=str(data.get("description", "")),
         incompatible=tuple(tuple(group) for group in incompatible),
     )
-    suite.definitions(0)  # bad scenario parameters fail here, naming the scenario
+    try:
+        suite.definitions(0)  # bad scenario parameters fail here, before any test runs
+    except UsageError as exc:
+        raise fail(str(exc)) from None
     return suite
 
 

@@ -10,14 +10,15 @@ from __future__ import annotations
 import asyncio
 import inspect
 import time
-from collections.abc import Callable, Sequence
-from typing import Any, Protocol, runtime_checkable
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from pytest_memorybench.conversation.tokens import default_counter
 from pytest_memorybench.errors import AgentError, describe_exception
 from pytest_memorybench.records import Message, Usage
 
 CAPABILITIES = ("observe", "reset", "retrieve", "fork")
+T = TypeVar("T")
 
 
 @runtime_checkable
@@ -34,6 +35,19 @@ class Agent(Protocol):
     """
 
     def reply(self, message: Message) -> Any: ...
+
+
+class _HarnessTimeout(Exception):
+    """Our deadline passed; distinct from a TimeoutError the agent raises itself."""
+
+
+async def _within(awaitable: Awaitable[T], seconds: float | None) -> T:
+    task = asyncio.ensure_future(awaitable)
+    done, _ = await asyncio.wait({task}, timeout=seconds)
+    if not done:
+        task.cancel()
+        raise _HarnessTimeout
+    return task.result()
 
 
 async def _call(func: Callable[..., Any], *args: Any) -> Any:
@@ -73,10 +87,10 @@ class AgentAdapter:
         before = _usage_snapshot(self.target)
         started = time.perf_counter()
         try:
-            result = await asyncio.wait_for(self._reply(message), self.timeout)
+            result = await _within(self._reply(message), self.timeout)
         except AgentError:
             raise
-        except asyncio.TimeoutError:
+        except _HarnessTimeout:
             raise AgentError(f"agent {self.name} gave no reply within {self.timeout:g} s") from None
         except Exception as exc:  # noqa: BLE001 - user code may raise anything
             raise AgentError(f"agent {self.name} raised {describe_exception(exc)}") from exc
@@ -116,8 +130,8 @@ class AgentAdapter:
         if not self.supports(capability):
             raise AgentError(f"agent {self.name} does not implement {capability}()")
         try:
-            return await asyncio.wait_for(_call(getattr(self.target, capability), *args), self.timeout)
-        except asyncio.TimeoutError:
+            return await _within(_call(getattr(self.target, capability), *args), self.timeout)
+        except _HarnessTimeout:
             raise AgentError(f"agent {self.name}: {capability}() took longer than {self.timeout:g} s") from None
         except AgentError:
             raise

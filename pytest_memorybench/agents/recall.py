@@ -26,7 +26,13 @@ logging.getLogger("bm25s").setLevel(logging.WARNING)  # its per-index DEBUG line
 
 RECENCY_BAND = 0.8
 _WORD = re.compile(r"[a-z0-9]+")
-_STOPWORDS = frozenset(STOPWORDS_EN)
+# bm25s's English list holds articles and prepositions only; conversation is full of pronouns and
+# question words that would otherwise make every "my ..." statement match every "my ..." question.
+_STOPWORDS = frozenset(STOPWORDS_EN) | {
+    "i", "me", "my", "mine", "you", "your", "yours", "we", "our", "us", "he", "she", "him", "her",
+    "his", "they", "them", "their", "what", "which", "who", "whom", "whose", "when", "where", "why",
+    "how", "do", "does", "did", "am", "have", "has", "had", "can", "could", "would", "should",
+}  # fmt: skip
 
 
 def _terms(text: str) -> list[str]:

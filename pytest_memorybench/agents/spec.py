@@ -35,6 +35,7 @@ SPEC_FORMS = (
 
 Kind = Literal["builtin", "openai", "anthropic", "entry_point", "import"]
 _URL = re.compile(r"^https?://\S+$")
+_CREDENTIALS = re.compile(r"(https?://)[^/@\s]+@")
 _IMPORT = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
 
 
@@ -47,8 +48,8 @@ class AgentSpec:
 
     @property
     def display(self) -> str:
-        """The spec as shown in reports; never contains credentials."""
-        return self.text
+        """The spec as shown in reports and logs: any user:password@ in a URL is masked."""
+        return _CREDENTIALS.sub(r"\1***@", self.text)
 
 
 @dataclass(frozen=True)
@@ -160,6 +161,16 @@ def _import_target(spec: AgentSpec) -> Any:
     module_name, _, attribute = spec.target.partition(":")
     try:
         module = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        if exc.name == module_name and "." not in module_name:
+            raise UsageError(
+                f"--agent {spec.text!r}: unknown model prefix {module_name!r} and no module of that "
+                f"name (model prefixes: {', '.join(LLM_PROVIDERS)}; your own agent: pkg.module:factory)"
+            ) from None
+        raise UsageError(
+            f"--agent {spec.text}: cannot import {module_name!r} ({describe_exception(exc)}); "
+            "check the module path and that it is importable from the current directory"
+        ) from None
     except Exception as exc:  # noqa: BLE001
         raise UsageError(
             f"--agent {spec.text}: cannot import {module_name!r} ({describe_exception(exc)}); "

@@ -12,7 +12,10 @@ P = TypeVar("P")
 
 
 def read_params(kind: type[P], scenario: str, given: Mapping[str, Any]) -> P:
-    """Build the scenario's parameter dataclass from suite YAML, naming any bad key or value."""
+    """Build the scenario's parameter dataclass from suite YAML, naming any bad key or value.
+
+    The dataclass checks ranges itself in `__post_init__` by raising ValueError.
+    """
     fields = {f.name: f for f in dataclasses.fields(kind)}  # type: ignore[arg-type]
     unknown = sorted(set(given) - set(fields))
     if unknown:
@@ -24,7 +27,10 @@ def read_params(kind: type[P], scenario: str, given: Mapping[str, Any]) -> P:
         default = fields[name].default
         if isinstance(default, bool) != isinstance(value, bool) or not isinstance(value, type(default)):
             raise UsageError(
-                f"scenario {scenario}: parameter {name!r} must be a {type(default).__name__}, got {value!r}"
+                f"scenario {scenario}: parameter {name!r} must be of type {type(default).__name__}, got {value!r}"
             )
         values[name] = value
-    return kind(**values)
+    try:
+        return kind(**values)
+    except ValueError as exc:
+        raise UsageError(f"scenario {scenario}: {exc}") from None

@@ -51,6 +51,10 @@ TEMPLATES = (
 class ColoursParams:
     colour_changes: int = 3
 
+    def __post_init__(self) -> None:
+        if self.colour_changes < 1:
+            raise ValueError(f"colour_changes must be at least 1, got {self.colour_changes}")
+
 
 class Colours:
     name = NAME

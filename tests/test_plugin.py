@@ -1,0 +1,228 @@
+"""The plugin as a user meets it: options, collection, selection, fixtures, reports, exit codes."""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+# pytester's in-process runs unload modules first imported inside them, and numpy cannot be
+# imported twice in one process: load the recall agent (bm25s, numpy) out here, once.
+import pytest_memorybench.agents.recall  # noqa: F401
+
+ISOLATED = ("--memorybench", "--span=isolated", "-p", "no:cacheprovider")
+
+USER_TESTS = """
+def test_user_passes():
+    assert 1 + 1 == 2
+
+def test_user_fails():
+    assert 1 + 1 == 3
+"""
+
+LAST_STATEMENT_AGENT = """
+import pytest
+
+class LastStatement:
+    '''Answers every question with the last statement it was told.'''
+    def __init__(self):
+        self.last = ""
+    def reply(self, message):
+        if "?" in message.text:
+            return self.last
+        self.last = message.text
+        return "ok"
+    def reset(self):
+        self.last = ""
+
+@pytest.fixture(scope="session")
+def memorybench_agent():
+    return LastStatement()
+"""
+
+
+def run_folder(pytester: pytest.Pytester) -> Path:
+    """The folder of the latest run in this test's directory."""
+    written = (pytester.path / ".memorybench" / "runs").glob("*/results.json")
+    return max(written, key=lambda path: path.stat().st_mtime_ns).parent
+
+
+def results_of(pytester: pytest.Pytester) -> dict:
+    return json.loads((run_folder(pytester) / "results.json").read_text())
+
+
+def test_without_the_flag_a_normal_run_is_unchanged(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_user=USER_TESTS)
+    plain = pytester.runpytest("-p", "no:cacheprovider")
+    without_plugin = pytester.runpytest("-p", "no:cacheprovider", "-p", "no:memorybench")
+    plain.assert_outcomes(passed=1, failed=1)
+    without_plugin.assert_outcomes(passed=1, failed=1)
+
+    def body(result: pytest.RunResult) -> list[str]:
+        return [line for line in result.outlines if not line.startswith(("plugins:", "=")) and " in " not in line]
+
+    assert body(plain) == body(without_plugin)
+    assert "memorybench:" not in plain.stdout.str()
+    assert not (pytester.path / ".memorybench").exists()
+
+
+def test_with_the_flag_and_no_paths_only_the_benchmark_runs(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_user=USER_TESTS)
+    result = pytester.runpytest(*ISOLATED, "--agent=oracle", "-v")
+    result.assert_outcomes(passed=3)
+    result.stdout.fnmatch_lines(["memorybench: agent oracle | span ltm=isolated*", "ltm::colours[[]rep1[]] PASSED*"])
+    assert "test_user" not in result.stdout.str()
+
+
+def test_with_paths_the_benchmark_runs_beside_them(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_user=USER_TESTS)
+    result = pytester.runpytest(*ISOLATED, "--agent=oracle", "test_user.py")
+    result.assert_outcomes(passed=4, failed=1)
+
+
+def test_oracle_passes_every_item_and_results_are_written(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest(*ISOLATED, "--agent=oracle")
+    result.assert_outcomes(passed=3)
+    result.stdout.fnmatch_lines(["*= memorybench =*", "ltm*1.000*3/3*", "total 3 / 3*", "results: .memorybench/runs/*"])
+    results = results_of(pytester)
+    assert results["schema"] == "memorybench.results/1"
+    assert results["run"]["agent"] == "oracle"
+    assert results["run"]["span"] == {"ltm": "isolated"}
+    assert results["totals"]["score"] == 3 and results["totals"]["max"] == 3
+    assert results["scenarios"]["ltm.colours"] == {"mean": 1.0, "ci95": None, "n": 3}
+    assert [item["nodeid"] for item in results["items"]] == [f"ltm::colours[rep{i}]" for i in (1, 2, 3)]
+    first = results["items"][0]
+    assert first["passed"] is True and first["score"] == 1.0 and first["threshold"] == 1.0
+    assert first["skills"] == ["recall"] and first["span_tokens"] > 0
+    assert first["responses"] == first["expected"]
+    definitions = sorted(p.name for p in (run_folder(pytester) / "definitions" / "ltm").iterdir())
+    assert definitions == ["colours[rep1].json", "colours[rep2].json", "colours[rep3].json"]
+
+
+def test_null_fails_every_item_with_a_readable_reason(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest(*ISOLATED, "--agent=null")
+    result.assert_outcomes(failed=3)
+    result.stdout.fnmatch_lines(
+        [
+            "score 0.00 < threshold 1.00",
+            "question: What is my favourite colour?",
+            "expected: *",
+            "got:      I don't know.",
+            "reason:   the reply does not mention *: whole-word check (paper profile)",
+        ]
+    )
+    assert "Traceback" not in result.stdout.str()
+    assert results_of(pytester)["totals"]["score"] == 0
+
+
+def test_ids_keyword_and_marker_selection(pytester: pytest.Pytester) -> None:
+    collected = pytester.runpytest(*ISOLATED, "--agent=null", "--collect-only", "-q")
+    collected.stdout.fnmatch_lines(["ltm::colours[[]rep1[]]", "ltm::colours[[]rep2[]]", "ltm::colours[[]rep3[]]"])
+
+    by_keyword = pytester.runpytest(*ISOLATED, "--agent=oracle", "-k", "rep2")
+    by_keyword.assert_outcomes(passed=1, deselected=2)
+    assert [item["test_id"] for item in results_of(pytester)["items"]] == ["colours[rep2]"]
+
+    by_marker = pytester.runpytest(*ISOLATED, "--agent=oracle", "-m", "recall", "--strict-markers", "-W", "error")
+    by_marker.assert_outcomes(passed=3)
+    none_selected = pytester.runpytest(*ISOLATED, "--agent=oracle", "-m", "spatial", "--strict-markers")
+    none_selected.assert_outcomes(deselected=3)
+
+
+def test_a_conftest_agent_fixture_wins_over_the_agent_option(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest(LAST_STATEMENT_AGENT)
+    result = pytester.runpytest(*ISOLATED, "--agent=null")
+    result.assert_outcomes(passed=3)
+    assert results_of(pytester)["items"][0]["responses"][0].endswith(".")
+
+
+def test_a_conftest_agent_fixture_needs_no_agent_option(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest(LAST_STATEMENT_AGENT)
+    pytester.runpytest(*ISOLATED).assert_outcomes(passed=3)
+
+
+def test_an_agent_error_fails_its_item_and_keeps_the_others(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest(
+        LAST_STATEMENT_AGENT.replace(
+            "        if \"?\" in message.text:",
+            "        if 'Gold' in message.text:\n"
+            "            raise RuntimeError('model server is down')\n"
+            "        if \"?\" in message.text:",
+        )
+    )
+    result = pytester.runpytest(*ISOLATED)
+    result.assert_outcomes(passed=2, failed=1)
+    result.stdout.fnmatch_lines(["*agent fixture:memorybench_agent raised RuntimeError: model server is down*"])
+    assert "Traceback" not in result.stdout.str()
+    items = results_of(pytester)["items"]
+    assert [item["error"] is None for item in items] == [True, False, True]
+
+
+def test_junit_xml_carries_the_scores_without_warnings(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest(*ISOLATED, "--agent=oracle", "--junitxml=report.xml", "-W", "error")
+    result.assert_outcomes(passed=3)
+    case = ET.parse(pytester.path / "report.xml").getroot().find(".//testcase")
+    assert case is not None
+    properties = {p.get("name"): p.get("value") for p in case.iter("property")}
+    assert properties == {
+        "score": "1.0",
+        "threshold": "1.0",
+        "scenario": "ltm.colours",
+        "span_tokens": properties["span_tokens"],
+        "skills": "recall",
+    }
+    assert int(properties["span_tokens"]) > 0
+
+
+def test_threshold_override(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest(*ISOLATED, "--agent=null", "--mb-threshold=0")
+    result.assert_outcomes(passed=3)
+
+
+def test_xdist_gives_the_same_results(pytester: pytest.Pytester) -> None:
+    serial = pytester.runpytest(*ISOLATED, "--agent=oracle", "--mb-output=serial")
+    parallel = pytester.runpytest(*ISOLATED, "--agent=oracle", "--mb-output=parallel", "-n", "2", "--dist", "loadgroup")
+    serial.assert_outcomes(passed=3)
+    parallel.assert_outcomes(passed=3)
+
+    def comparable(folder: str) -> list[dict]:
+        items = json.loads((pytester.path / folder / "results.json").read_text())["items"]
+        for item in items:
+            item.pop("usage")
+        return items
+
+    assert comparable("parallel") == comparable("serial")
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        (("--span=32x",), "ERROR: --span '32x' is not a memory span*"),
+        (("--agent=gemini:pro",), "ERROR: --agent 'gemini:pro': unknown model prefix 'gemini'*"),
+        (("--agent=no_such_module_xyz:make",), "ERROR: --agent no_such_module_xyz:make: cannot import*"),
+        (("--agent=openai:gpt-4o-mini",), "ERROR: --agent openai:gpt-4o-mini: OPENAI_API_KEY is not set*"),
+        ((), "ERROR: --memorybench needs an agent*"),
+        (("--mb-suite=missing.yaml",), "ERROR: --mb-suite 'missing.yaml': no built-in suite*"),
+        (("--mb-resume=somewhere",), "ERROR: --mb-resume is not available yet*"),
+        (("--judge=openai:gpt-4o",), "ERROR: --judge openai:gpt-4o: LLM judges are not available yet*"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_code_4(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, arguments: tuple[str, ...], message: str
+) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    agent = () if any(a.startswith("--agent") for a in arguments) or not arguments else ("--agent=null",)
+    result = pytester.runpytest_subprocess("--memorybench", "--span=isolated", *agent, *arguments)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    errors = [line for line in result.stderr.lines if line.strip()]
+    assert len(errors) == 1, result.stderr.str()
+    result.stderr.fnmatch_lines([message])
+    assert "Traceback" not in result.stdout.str() + result.stderr.str()
+
+
+def test_interleaved_spans_say_they_are_not_available_yet(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest_subprocess("--memorybench", "--agent=recall")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: span 32k for suite ltm: *run with --span=isolated"])

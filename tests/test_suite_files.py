@@ -1,0 +1,286 @@
+"""Suite files: the built-in `ltm` suite, user suites, and every way a suite file can be wrong."""
+
+from __future__ import annotations
+
+import re
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from pytest_memorybench.errors import UsageError
+from pytest_memorybench.scenarios.ltm.colours import QUESTION
+from pytest_memorybench.spans import ISOLATED, Span
+from pytest_memorybench.suite import Suite, SuiteEntry, builtin_suites, load_suite
+
+
+def write_suite(tmp_path: Path, text: str, name: str = "my-suite.yaml") -> Path:
+    path = tmp_path / name
+    path.write_text(textwrap.dedent(text), encoding="utf-8")
+    return path
+
+
+def load_error(path: Path) -> str:
+    with pytest.raises(UsageError) as excinfo:
+        load_suite(str(path))
+    assert isinstance(excinfo.value, pytest.UsageError)
+    return str(excinfo.value)
+
+
+# --- built-in suite ------------------------------------------------------------------------------
+
+
+def test_builtin_suites_include_ltm() -> None:
+    suites = builtin_suites()
+    assert "ltm" in suites
+    assert suites["ltm"].name == "ltm.yaml"
+    assert suites["ltm"].is_file()
+
+
+def test_builtin_ltm_suite_loads() -> None:
+    suite = load_suite("ltm")
+    assert isinstance(suite, Suite)
+    assert suite.name == "ltm"
+    assert suite.span == Span(32_000)
+    assert str(suite.span) == "32k"
+    assert suite.description == "GoodAI LTM Benchmark, standard configuration"
+    assert suite.incompatible == ()
+    assert suite.entries == (
+        SuiteEntry(scenario="ltm.colours", params={"colour_changes": 3}, repetitions=3, threshold=1.0),
+    )
+    assert suite.threshold_for("ltm.colours") == 1.0
+
+
+def test_builtin_ltm_definitions() -> None:
+    definitions = load_suite("ltm").definitions(0)
+    assert [d.test_id for d in definitions] == ["colours[rep1]", "colours[rep2]", "colours[rep3]"]
+    assert [d.repetition for d in definitions] == [1, 2, 3]
+    for definition in definitions:
+        assert definition.suite == "ltm"
+        assert definition.scenario == "ltm.colours"
+        assert definition.seed == 0
+        assert definition.params == {"colour_changes": 3}
+        assert len(definition.script) == 4  # three colour statements, then the question
+        assert definition.questions == [QUESTION]
+        assert definition.ideal_answers == (definition.expected,)
+        assert definition.expected in definition.script[2].text
+
+
+def test_definitions_are_deterministic_per_seed() -> None:
+    suite = load_suite("ltm")
+    assert suite.definitions(7) == suite.definitions(7)
+    assert [d.seed for d in suite.definitions(7)] == [7, 7, 7]
+
+
+# --- user suite files ----------------------------------------------------------------------------
+
+
+def test_user_suite_with_overrides(tmp_path: Path) -> None:
+    path = write_suite(
+        tmp_path,
+        """\
+        name: my_suite
+        description: two flavours of colours
+        span: 2k
+        repetitions: 2
+        threshold: 0.75
+        incompatible: [[ltm.colours, ltm.colours]]
+        scenarios:
+          - ltm.colours
+          - scenario: ltm.colours
+            params:
+              colour_changes: 5
+            repetitions: 1
+            threshold: 0.5
+        """,
+    )
+    suite = load_suite(str(path))
+    assert suite.name == "my_suite"
+    assert suite.path == path
+    assert suite.span == Span(2_000)
+    assert suite.description == "two flavours of colours"
+    assert suite.incompatible == (("ltm.colours", "ltm.colours"),)
+    assert suite.entries == (
+        SuiteEntry("ltm.colours", {}, repetitions=2, threshold=0.75),
+        SuiteEntry("ltm.colours", {"colour_changes": 5}, repetitions=1, threshold=0.5),
+    )
+    definitions = suite.definitions(1)
+    assert [d.test_id for d in definitions] == ["colours[rep1]", "colours[rep2]", "colours[rep1]"]
+    assert [len(d.script) for d in definitions] == [4, 4, 6]
+    assert [d.suite for d in definitions] == ["my_suite"] * 3
+
+
+def test_minimal_user_suite_defaults(tmp_path: Path) -> None:
+    path = write_suite(tmp_path, "name: tiny\nscenarios: [ltm.colours]\n")
+    suite = load_suite(str(path))
+    assert suite.span is ISOLATED
+    assert suite.description == ""
+    assert suite.entries == (SuiteEntry("ltm.colours", {}, repetitions=1, threshold=1.0),)
+    assert [d.test_id for d in suite.definitions(0)] == ["colours[rep1]"]
+
+
+@pytest.mark.parametrize(("value", "tokens"), [("120k", 120_000), ("1M", 1_000_000), ("500000", 500_000)])
+def test_user_suite_span_forms(tmp_path: Path, value: str, tokens: int) -> None:
+    path = write_suite(tmp_path, f"name: s\nspan: {value}\nscenarios: [ltm.colours]\n")
+    assert load_suite(str(path)).span == Span(tokens)
+
+
+# --- errors --------------------------------------------------------------------------------------
+
+
+def test_invalid_yaml_names_the_file_and_line(tmp_path: Path) -> None:
+    path = write_suite(tmp_path, "name: x\nscenarios: [ltm.colours\nspan: 2k\n")
+    message = load_error(path)
+    assert message.startswith(f"suite file {path} line 3: invalid YAML (")
+
+
+def test_invalid_yaml_tab_indentation(tmp_path: Path) -> None:
+    path = write_suite(tmp_path, "name: x\nscenarios:\n\t- ltm.colours\n")
+    message = load_error(path)
+    assert f"suite file {path} line 3: invalid YAML" in message
+    assert "\\t" in message
+
+
+@pytest.mark.parametrize("text", ["- ltm.colours\n- ltm.colours\n", "just a string\n", "", "42\n"])
+def test_not_a_mapping(tmp_path: Path, text: str) -> None:
+    path = write_suite(tmp_path, text)
+    assert load_error(path) == f"suite file {path}: expected a mapping with at least 'name' and 'scenarios'"
+
+
+def test_unknown_top_level_key(tmp_path: Path) -> None:
+    path = write_suite(tmp_path, "name: x\nscenarios: [ltm.colours]\nseeds: 3\nrepetition: 2\n")
+    message = load_error(path)
+    assert message.startswith(f"suite file {path}: unknown key 'repetition' (known: ")
+    assert "repetitions" in message and "scenarios" in message
+
+
+@pytest.mark.parametrize("name_line", ["", "name: my suite\n", "name: 42\n", "name: 1st\n", "name: ''\n"])
+def test_missing_or_invalid_name(tmp_path: Path, name_line: str) -> None:
+    path = write_suite(tmp_path, name_line + "scenarios: [ltm.colours]\n")
+    assert load_error(path) == f"suite file {path}: 'name' must be an identifier such as ltm or my_suite"
+
+
+@pytest.mark.parametrize("scenarios", ["scenarios: []\n", "scenarios:\n", "", "scenarios: ltm.colours\n"])
+def test_empty_or_missing_scenarios(tmp_path: Path, scenarios: str) -> None:
+    path = write_suite(tmp_path, "name: x\n" + scenarios)
+    assert load_error(path) == f"suite file {path}: 'scenarios' must be a non-empty list"
+
+
+def test_scenario_item_without_a_name(tmp_path: Path) -> None:
+    path = write_suite(tmp_path, "name: x\nscenarios:\n  - ltm.colours\n  - params: {colour_changes: 2}\n")
+    assert load_error(path) == f"suite file {path}: scenarios item 2 needs a 'scenario' name"
+
+
+def test_scenario_item_unknown_key(tmp_path: Path) -> None:
+    path = write_suite(tmp_path, "name: x\nscenarios:\n  - scenario: ltm.colours\n    param: {}\n")
+    assert load_error(path) == f"suite file {path}: scenarios item 1: unknown key 'param'"
+
+
+def test_scenario_params_not_a_mapping(tmp_path: Path) -> None:
+    path = write_suite(tmp_path, "name: x\nscenarios:\n  - scenario: ltm.colours\n    params: [3]\n")
+    assert load_error(path) == f"suite file {path}: scenarios item 1: 'params' must be a mapping"
+
+
+def test_unknown_scenario_lists_available(tmp_path: Path) -> None:
+    path = write_suite(tmp_path, "name: x\nscenarios: [ltm.colors]\n")
+    message = load_error(path)
+    assert "unknown scenario 'ltm.colors'" in message
+    assert "available: ltm.colours" in message
+
+
+def test_unknown_scenario_parameter_names_it_and_the_known_ones(tmp_path: Path) -> None:
+    path = write_suite(tmp_path, "name: x\nscenarios:\n  - scenario: ltm.colours\n    params: {colours: 3}\n")
+    message = load_error(path)
+    assert "scenario ltm.colours" in message
+    assert "unknown parameter 'colours' (known: colour_changes)" in message
+
+
+@pytest.mark.parametrize("value", ["'3'", "3.0", "true", "[3]"])
+def test_wrong_scenario_parameter_type(tmp_path: Path, value: str) -> None:
+    text = f"name: x\nscenarios:\n  - scenario: ltm.colours\n    params: {{colour_changes: {value}}}\n"
+    path = write_suite(tmp_path, text)
+    message = load_error(path)
+    assert re.search(r"scenario ltm\.colours: parameter 'colour_changes' must be of type int, got ", message)
+
+
+BAD_SCENARIO_FILES = {
+    "unknown scenario": "name: x\nscenarios: [ltm.colors]\n",
+    "unknown parameter": "name: x\nscenarios:\n  - scenario: ltm.colours\n    params: {colours: 3}\n",
+    "wrong parameter type": "name: x\nscenarios:\n  - scenario: ltm.colours\n    params: {colour_changes: '3'}\n",
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_SCENARIO_FILES))
+def test_scenario_errors_name_the_file(tmp_path: Path, case: str) -> None:
+    path = write_suite(tmp_path, BAD_SCENARIO_FILES[case])
+    assert str(path) in load_error(path)
+
+
+@pytest.mark.parametrize("value", [0, -2])
+def test_non_positive_colour_changes_is_a_usage_error(tmp_path: Path, value: int) -> None:
+    text = f"name: x\nscenarios:\n  - scenario: ltm.colours\n    params: {{colour_changes: {value}}}\n"
+    path = write_suite(tmp_path, text)
+    assert "colour_changes" in load_error(path)
+
+
+@pytest.mark.parametrize(
+    ("where", "value"),
+    [("top", "1.5"), ("top", "-0.1"), ("top", "'high'"), ("top", "true"), ("entry", "1.5"), ("entry", "2")],
+)
+def test_threshold_out_of_range(tmp_path: Path, where: str, value: str) -> None:
+    if where == "top":
+        text = f"name: x\nthreshold: {value}\nscenarios: [ltm.colours]\n"
+    else:
+        text = f"name: x\nscenarios:\n  - scenario: ltm.colours\n    threshold: {value}\n"
+    path = write_suite(tmp_path, text)
+    message = load_error(path)
+    assert message.startswith(f"suite file {path}: 'threshold' must be a number between 0 and 1, got ")
+
+
+@pytest.mark.parametrize("value", [0, 1])
+def test_threshold_bounds_are_allowed(tmp_path: Path, value: int) -> None:
+    path = write_suite(tmp_path, f"name: x\nthreshold: {value}\nscenarios: [ltm.colours]\n")
+    assert load_suite(str(path)).entries[0].threshold == float(value)
+
+
+@pytest.mark.parametrize(
+    ("where", "value", "shown"),
+    [("top", "0", "0"), ("top", "-1", "-1"), ("top", "2.5", "2.5"), ("top", "true", "True"), ("entry", "0", "0")],
+)
+def test_repetitions_must_be_positive_integers(tmp_path: Path, where: str, value: str, shown: str) -> None:
+    if where == "top":
+        text = f"name: x\nrepetitions: {value}\nscenarios: [ltm.colours]\n"
+    else:
+        text = f"name: x\nscenarios:\n  - scenario: ltm.colours\n    repetitions: {value}\n"
+    path = write_suite(tmp_path, text)
+    assert load_error(path) == f"suite file {path}: 'repetitions' must be a positive integer, got {shown}"
+
+
+@pytest.mark.parametrize("value", ["32x", "0", "-5k", "lots"])
+def test_bad_span(tmp_path: Path, value: str) -> None:
+    path = write_suite(tmp_path, f"name: x\nspan: {value}\nscenarios: [ltm.colours]\n")
+    message = load_error(path)
+    assert message.startswith(f"suite file {path}: 'span': ")
+    assert f"{value!r} is not a memory span" in message
+
+
+def test_bad_incompatible(tmp_path: Path) -> None:
+    path = write_suite(tmp_path, "name: x\nincompatible: [ltm.colours]\nscenarios: [ltm.colours]\n")
+    assert load_error(path) == f"suite file {path}: 'incompatible' must be a list of lists of scenario names"
+
+
+def test_nonexistent_path_mentions_builtin_suites(tmp_path: Path) -> None:
+    missing = tmp_path / "nope.yaml"
+    message = load_error(missing)
+    assert message == (
+        f"--mb-suite {str(missing)!r}: no built-in suite of that name and no such file (built-in suites: ltm)"
+    )
+
+
+def test_unknown_builtin_name_mentions_builtin_suites() -> None:
+    with pytest.raises(UsageError, match=r"--mb-suite 'ltm2'.*built-in suites: ltm\)"):
+        load_suite("ltm2")
+
+
+def test_directory_is_not_a_suite_file(tmp_path: Path) -> None:
+    assert "no such file" in load_error(tmp_path)
