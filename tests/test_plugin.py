@@ -201,7 +201,7 @@ def test_xdist_gives_the_same_results(pytester: pytest.Pytester) -> None:
     [
         (("--span=32x",), "ERROR: --span '32x' is not a memory span*"),
         (("--agent=gemini:pro",), "ERROR: --agent 'gemini:pro': unknown model prefix 'gemini'*"),
-        (("--agent=no_such_module_xyz:make",), "ERROR: --agent no_such_module_xyz:make: cannot import*"),
+        (("--agent=no_such_pkg.agents:make",), "ERROR: --agent no_such_pkg.agents:make: cannot import*"),
         (("--agent=openai:gpt-4o-mini",), "ERROR: --agent openai:gpt-4o-mini: OPENAI_API_KEY is not set*"),
         ((), "ERROR: --memorybench needs an agent*"),
         (("--mb-suite=missing.yaml",), "ERROR: --mb-suite 'missing.yaml': no built-in suite*"),

@@ -1,0 +1,43 @@
+"""`anthropic:MODEL[@URL]` agents: the Anthropic messages API.
+
+The SDK's base URL is the host root (it appends /v1/messages), so a URL given with a trailing
+/v1, as OpenAI-style URLs are written, is accepted too.
+
+No temperature is sent, unlike the OpenAI adapter: SDK 1.0 dropped the sampling parameters, and
+the API version SDK 2.x requests (2026-10-21) answers 400 to any of them, even at their default.
+Claude's replies are therefore as deterministic as the model makes them, no more.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import anthropic
+
+from pytest_memorybench.agents.llm import Completion, LLMChatAgent, Turn
+
+
+class AnthropicAgent(LLMChatAgent):
+    provider = "anthropic"
+    api_key_variable = "ANTHROPIC_API_KEY"
+    status_error = anthropic.APIStatusError
+    connection_error = anthropic.APIConnectionError
+    timeout_error = anthropic.APITimeoutError
+
+    def _make_client(self, api_key: str) -> Any:
+        root = self.base_url.removesuffix("/v1") if self.base_url else None
+        return anthropic.AsyncAnthropic(api_key=api_key, base_url=root, timeout=self.timeout, max_retries=0)
+
+    async def _complete(self, system: str, turns: list[Turn]) -> Completion:
+        response = await self._client.messages.create(
+            model=self.model,
+            system=system,
+            messages=turns,
+            max_tokens=self.max_output_tokens,
+        )
+        usage = getattr(response, "usage", None)  # absent when a compatible server omits it
+        return Completion(
+            text="".join(block.text for block in response.content if block.type == "text"),
+            input_tokens=getattr(usage, "input_tokens", None),
+            output_tokens=getattr(usage, "output_tokens", None),
+        )

@@ -1,0 +1,383 @@
+"""Shared machinery of the LLM chat adapters: transcript, context trimming, retries, accounting.
+
+A subclass only knows its SDK: how to build the client and send (system prompt, turns).  What a
+benchmark result depends on lives here so it is the same for every provider: temperature 0, one
+trimming rule, one retry policy (tenacity; the SDKs' own retries are disabled, otherwise the two
+multiply), and failures reported as one line that never contains the API key.
+"""
+
+from __future__ import annotations
+
+import copy
+import email.utils
+import json
+import logging
+import os
+import random
+import time
+import urllib.error
+import urllib.request
+from abc import ABC, abstractmethod
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from http import HTTPStatus
+from typing import Any, ClassVar
+
+from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
+
+from pytest_memorybench.agents.prices import context_window_for, price_for
+from pytest_memorybench.conversation.tokens import default_counter
+from pytest_memorybench.errors import AgentError, UsageError, describe_exception
+from pytest_memorybench.records import Message, Usage
+
+SYSTEM_PROMPT = "You are a helpful assistant."
+LOCAL_API_KEY = "not-needed"  # compatible local servers ignore the key, but the SDKs insist on one
+MESSAGE_OVERHEAD = 4  # tokens a message costs beyond its text (role, separators)
+MAX_DETAIL = 200  # characters of a server's error message worth showing
+
+log = logging.getLogger(__name__)
+
+Turn = dict[str, str]  # {"role": "user" | "assistant", "content": text}, the shape both APIs take
+
+
+@dataclass(frozen=True)
+class Completion:
+    """One model reply; token counts are None when the server did not report usage."""
+
+    text: str
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+
+
+class LLMChatAgent(ABC):
+    """A chat model as an agent: everything said so far is its memory, within its context window."""
+
+    provider: ClassVar[str]
+    api_key_variable: ClassVar[str]
+    # The SDK's exception types; in both SDKs the timeout error is a kind of connection error.
+    status_error: ClassVar[type[Exception]]
+    connection_error: ClassVar[type[Exception]]
+    timeout_error: ClassVar[type[Exception]]
+
+    def __init__(
+        self,
+        model: str | None,
+        *,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        context_tokens: int | None = None,
+        timeout: float | None = 600.0,
+        max_attempts: int = 6,
+        min_wait: float = 1.0,
+        max_wait: float = 60.0,
+        max_output_tokens: int = 1024,
+    ) -> None:
+        self.model = model
+        self.base_url = base_url
+        self.context_tokens = context_tokens
+        self.timeout = timeout
+        self.max_attempts = max_attempts
+        self.min_wait = min_wait
+        self.max_wait = max_wait
+        self.max_output_tokens = max_output_tokens
+        self.usage = Usage()
+        self._api_key = self._resolve_api_key(api_key)
+        self._client: Any = self._make_client(self._api_key)
+        self._owns_client = True
+        self._turns: list[Turn] = []
+
+    # -- provider hooks -------------------------------------------------------------------------
+
+    @abstractmethod
+    def _make_client(self, api_key: str) -> Any:
+        """The SDK client, built with `max_retries=0`: retrying is this class's job."""
+
+    @abstractmethod
+    async def _complete(self, system: str, turns: list[Turn]) -> Completion:
+        """One API call, no retries; SDK exceptions propagate to be classified here."""
+
+    async def _discover_model(self) -> str:
+        raise AgentError(f"{self.name}: no model given; name one in the agent spec")
+
+    # -- the agent protocol ---------------------------------------------------------------------
+
+    @property
+    def name(self) -> str:
+        """How errors and logs refer to this agent: the spec form, without credentials."""
+        where = f"@{self.base_url}" if self.base_url else ""
+        return f"{self.provider}:{self.model or '?'}{where}"
+
+    @property
+    def transcript(self) -> list[Turn]:
+        """The system prompt and every turn so far, before trimming."""
+        return [{"role": "system", "content": SYSTEM_PROMPT}, *(dict(turn) for turn in self._turns)]
+
+    async def reply(self, message: Message) -> str:
+        pending = {"role": "user", "content": message.text}
+        turns = self._window(pending)
+        completion, seconds = await self._request(turns)
+        self._account(completion, turns, seconds)
+        # Only completed exchanges enter the transcript, so a failed turn leaves no dangling message.
+        self._turns += [pending, {"role": "assistant", "content": completion.text}]
+        return completion.text
+
+    async def observe(self, messages: Sequence[Message]) -> None:
+        """Saving mode: the turns join the transcript as if said, without paying for a reply.
+
+        Anything not said by the assistant counts as the user's side of the conversation.
+        """
+        for message in messages:
+            role = "assistant" if message.role == "assistant" else "user"
+            self._turns.append({"role": role, "content": message.text})
+
+    async def reset(self) -> None:
+        self._turns = []
+
+    async def fork(self) -> LLMChatAgent:
+        """A copy that shares the client and the transcript so far, then diverges independently.
+
+        Its usage starts at zero, so the costs of parallel probes add up instead of double-counting.
+        """
+        twin = copy.copy(self)
+        twin._turns = list(self._turns)
+        twin.usage = Usage()
+        twin._owns_client = False
+        return twin
+
+    async def aclose(self) -> None:
+        if self._owns_client:
+            await self._client.close()
+
+    # -- context ------------------------------------------------------------------------------
+
+    def _window(self, pending: Turn) -> list[Turn]:
+        """The turns to send: the new message plus as many of the newest exchanges as fit.
+
+        The system prompt and the new message are always sent, even if alone they exceed the
+        budget: the server's error then says more than a silently emptied prompt would.
+        """
+        counter = default_counter()
+
+        def size(turn: Turn) -> int:
+            return counter.count(turn["content"]) + MESSAGE_OVERHEAD
+
+        budget = self.context_tokens or context_window_for(self.model)
+        room = budget - self.max_output_tokens - counter.count(SYSTEM_PROMPT) - MESSAGE_OVERHEAD - size(pending)
+        kept: list[Turn] = []
+        for exchange in _exchanges_newest_first(self._turns):
+            cost = sum(size(turn) for turn in exchange)
+            if cost > room:
+                break
+            room -= cost
+            kept[:0] = exchange
+        return alternate([*kept, pending])
+
+    # -- calling the API ----------------------------------------------------------------------
+
+    async def _request(self, turns: list[Turn]) -> tuple[Completion, float]:
+        async def attempt() -> tuple[Completion, float]:
+            if self.model is None:
+                self.model = await self._discover_model()
+            started = time.perf_counter()
+            completion = await self._complete(SYSTEM_PROMPT, turns)
+            return completion, time.perf_counter() - started
+
+        retrying = AsyncRetrying(
+            stop=stop_after_attempt(self.max_attempts),
+            wait=self._wait,
+            retry=retry_if_exception(self._is_transient),
+            before_sleep=self._log_retry,
+            reraise=True,
+        )
+        try:
+            return await retrying(attempt)
+        except AgentError as exc:
+            raise AgentError(self._redact(str(exc))) from None
+        except Exception as exc:  # noqa: BLE001 - the SDK or a compatible server may raise anything
+            if self._is_transient(exc):
+                plural = "s" if self.max_attempts != 1 else ""
+                line = f"{self.name}: gave up after {self.max_attempts} attempt{plural}: {self._describe(exc)}"
+            else:
+                line = f"{self.name}: {self._describe(exc)}"
+            raise AgentError(self._redact(line)) from None
+
+    def _is_transient(self, exc: BaseException) -> bool:
+        if isinstance(exc, self.connection_error):
+            return True
+        if isinstance(exc, self.status_error):
+            status: int = exc.status_code  # type: ignore[attr-defined]
+            if _error_code(exc.body) == "insufficient_quota":  # type: ignore[attr-defined]
+                return False  # a 429 that waiting will not fix
+            return status in (408, 429) or status >= 500
+        return False
+
+    def _wait(self, state: RetryCallState) -> float:
+        """The server's Retry-After when it gives one, else exponential backoff with jitter.
+
+        Jitter keeps parallel workers that failed together from retrying together.
+        """
+        assert state.outcome is not None
+        hinted = retry_after(state.outcome.exception())
+        if hinted is None:
+            hinted = self.min_wait * 2 ** (state.attempt_number - 1) + random.uniform(0, self.min_wait)
+        return min(hinted, self.max_wait)
+
+    def _log_retry(self, state: RetryCallState) -> None:
+        assert state.outcome is not None and state.next_action is not None
+        log.info(
+            "%s: %s; attempt %d of %d failed, retrying in %.2f s",
+            self.name,
+            self._redact(self._describe(state.outcome.exception())),
+            state.attempt_number,
+            self.max_attempts,
+            state.next_action.sleep,
+        )
+
+    def _describe(self, exc: BaseException | None) -> str:
+        if isinstance(exc, self.timeout_error):
+            return f"request timed out after {self.timeout:g} s" if self.timeout else "request timed out"
+        if isinstance(exc, self.connection_error):
+            return f"cannot connect to {str(self._client.base_url).rstrip('/')}"
+        if isinstance(exc, self.status_error):
+            status: int = exc.status_code  # type: ignore[attr-defined]
+            reason = exc.response.reason_phrase or _phrase(status)  # type: ignore[attr-defined]
+            line = f"HTTP {status} {reason}".rstrip()
+            if status == 401:
+                return f"the API key was rejected ({line}); check {self.api_key_variable} or api_key="
+            detail = _error_message(exc.body)  # type: ignore[attr-defined]
+            return f"{line}: {detail}" if detail else line
+        return describe_exception(exc) if exc else "unknown error"
+
+    # -- bookkeeping --------------------------------------------------------------------------
+
+    def _account(self, completion: Completion, turns: list[Turn], seconds: float) -> None:
+        counter = default_counter()
+        input_tokens = completion.input_tokens
+        if input_tokens is None:
+            input_tokens = counter.count(SYSTEM_PROMPT) + sum(counter.count(t["content"]) for t in turns)
+        output_tokens = completion.output_tokens
+        if output_tokens is None:
+            output_tokens = counter.count(completion.text)
+        price = price_for(self.model)
+        cost = price.cost(input_tokens, output_tokens) if price else 0.0
+        self.usage.add(Usage(input_tokens, output_tokens, seconds, cost, calls=1))
+
+    def _resolve_api_key(self, explicit: str | None) -> str:
+        key = explicit or os.environ.get(self.api_key_variable)
+        if key:
+            return key
+        if self.base_url:
+            return LOCAL_API_KEY
+        raise UsageError(
+            f"{self.name}: {self.api_key_variable} is not set; export it, pass api_key=, or point "
+            f"the agent at a compatible server with {self.provider}:MODEL@URL"
+        )
+
+    def _redact(self, text: str) -> str:
+        """Servers sometimes echo the key they rejected; it must not reach logs or reports."""
+        return text.replace(self._api_key, "[api key]") if self._api_key else text
+
+
+def _exchanges_newest_first(turns: list[Turn]) -> Iterator[list[Turn]]:
+    """Group turns so that trimming never keeps an answer without the message it answers."""
+    index = len(turns) - 1
+    while index >= 0:
+        if turns[index]["role"] == "assistant" and index > 0 and turns[index - 1]["role"] == "user":
+            yield turns[index - 1 : index + 1]
+            index -= 2
+        else:
+            yield turns[index : index + 1]
+            index -= 1
+
+
+def alternate(turns: list[Turn]) -> list[Turn]:
+    """Start with a user turn and alternate roles, as Anthropic requires.
+
+    Observed turns can break the pattern (two user messages in a row, or an exchange cut in
+    half by trimming); neighbours with the same role are merged and leading answers dropped.
+    """
+    result: list[Turn] = []
+    for turn in turns:
+        if not result and turn["role"] != "user":
+            continue
+        if result and result[-1]["role"] == turn["role"]:
+            result[-1] = {"role": turn["role"], "content": f"{result[-1]['content']}\n\n{turn['content']}"}
+        else:
+            result.append(dict(turn))
+    return result
+
+
+def retry_after(exc: BaseException | None) -> float | None:
+    """Seconds the server asked us to wait, from `retry-after-ms` or `retry-after` (seconds or date)."""
+    headers = getattr(getattr(exc, "response", None), "headers", None)
+    if headers is None:
+        return None
+    for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
+        value = headers.get(name)
+        if value is not None:
+            try:
+                return max(0.0, float(value) * scale)
+            except ValueError:
+                pass
+    value = headers.get("retry-after")
+    if not value:
+        return None
+    try:
+        moment = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    return max(0.0, (moment - datetime.now(timezone.utc)).total_seconds())
+
+
+def _error_fields(body: object) -> dict[str, Any]:
+    """The error object inside a body, whether wrapped as {"error": {...}} or given bare."""
+    if not isinstance(body, dict):
+        return {}
+    inner = body.get("error")
+    return inner if isinstance(inner, dict) else body
+
+
+def _error_message(body: object) -> str:
+    message = _error_fields(body).get("message")
+    if not isinstance(message, str):
+        return ""
+    text = " ".join(message.split())
+    return text if len(text) <= MAX_DETAIL else text[: MAX_DETAIL - 1] + "…"
+
+
+def _error_code(body: object) -> str | None:
+    fields = _error_fields(body)
+    return fields.get("code") or fields.get("type")
+
+
+def _phrase(status: int) -> str:
+    try:
+        return HTTPStatus(status).phrase
+    except ValueError:
+        return ""
+
+
+def probe_server(base_url: str, spec_text: str, timeout: float = 5.0) -> list[str]:
+    """The model ids a server lists; fails in one line only if nothing answers at all.
+
+    Any HTTP answer proves the server is up (an Anthropic-style server has no /models and
+    says 404), so only connection failures are fatal: they would fail every test anyway.
+    """
+    url = f"{base_url.rstrip('/')}/models"
+    try:
+        with urllib.request.urlopen(url, timeout=timeout) as response:
+            payload = response.read()
+    except urllib.error.HTTPError:
+        return []
+    except OSError as exc:  # URLError, refused connections and timeouts are all OSErrors
+        reason = getattr(exc, "reason", None) or describe_exception(exc)
+        raise UsageError(
+            f"--agent {spec_text}: cannot reach {url} ({reason}); start the server or fix the URL"
+        ) from None
+    try:
+        return [str(entry["id"]) for entry in json.loads(payload)["data"]]
+    except (ValueError, KeyError, TypeError):
+        return []

@@ -1,0 +1,264 @@
+"""A local HTTP server speaking the OpenAI and Anthropic wire formats, for offline tests.
+
+Tests drive the real SDK clients against it, so what is checked is what would go over the wire.
+By default every request succeeds with a deterministic reply ("echo: <last user message>"); a
+test scripts failures, delays or custom replies with `queue()`, and asserts on what the client
+sent through `requests`.  Routes map (method, path) to a handler, so other clients (the judge)
+can reuse the server by adding their own.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import pytest
+
+MODEL_ID = "fake-model"
+
+
+@dataclass
+class RecordedRequest:
+    method: str
+    path: str  # without the query string
+    headers: dict[str, str]  # keys lower-cased
+    body: Any  # decoded JSON, or None
+
+
+@dataclass
+class Scripted:
+    """What to do with one upcoming request instead of the normal reply.
+
+    `body=None` with a 2xx status means: the route's normal reply, using `text` if given.
+    """
+
+    status: int = 200
+    headers: dict[str, str] = field(default_factory=dict)
+    body: Any = None
+    delay: float = 0.0
+    text: str | None = None
+    path: str | None = None  # only requests to this path consume it; None: any path
+
+
+Handler = Callable[[RecordedRequest, str], Any]
+
+
+def last_user_text(body: Any) -> str:
+    """The text of the newest user turn, whatever content shape the client used."""
+    for message in reversed((body or {}).get("messages", [])):
+        if message.get("role") == "user":
+            return content_text(message.get("content"))
+    return ""
+
+
+def content_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    return "".join(part.get("text", "") for part in content or [] if isinstance(part, dict))
+
+
+def word_count(body: Any) -> int:
+    """The server's stand-in for a tokenizer: deterministic, so tests can assert exact usage."""
+    texts = [content_text(m.get("content")) for m in (body or {}).get("messages", [])]
+    texts.append(content_text((body or {}).get("system", "")))
+    return sum(len(text.split()) for text in texts)
+
+
+def chat_completion(model: str, text: str, usage: dict[str, int] | None) -> dict[str, Any]:
+    body: dict[str, Any] = {
+        "id": "chatcmpl-test",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": model,
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": text},
+                "finish_reason": "stop",
+                "logprobs": None,
+            }
+        ],
+    }
+    if usage is not None:
+        body["usage"] = usage
+    return body
+
+
+def anthropic_message(model: str, text: str, usage: dict[str, int] | None) -> dict[str, Any]:
+    body: dict[str, Any] = {
+        "id": "msg_test",
+        "type": "message",
+        "role": "assistant",
+        "model": model,
+        "content": [{"type": "text", "text": text}],
+        "stop_reason": "end_turn",
+        "stop_sequence": None,
+    }
+    if usage is not None:
+        body["usage"] = usage
+    return body
+
+
+def _openai_chat(request: RecordedRequest, text: str) -> Any:
+    prompt, completion = word_count(request.body), len(text.split())
+    usage = {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
+    return chat_completion(request.body.get("model", MODEL_ID), text, usage)
+
+
+def _anthropic_messages(request: RecordedRequest, text: str) -> Any:
+    usage = {"input_tokens": word_count(request.body), "output_tokens": len(text.split())}
+    return anthropic_message(request.body.get("model", MODEL_ID), text, usage)
+
+
+def _openai_models(request: RecordedRequest, text: str) -> Any:
+    return {"object": "list", "data": [{"id": MODEL_ID, "object": "model", "owned_by": "test"}]}
+
+
+class LLMServer:
+    """The server plus its script and request log; use as a context manager or via `llm_server`."""
+
+    def __init__(self) -> None:
+        self.requests: list[RecordedRequest] = []
+        self.routes: dict[tuple[str, str], Handler] = {
+            ("GET", "/v1/models"): _openai_models,
+            ("POST", "/v1/chat/completions"): _openai_chat,
+            ("POST", "/v1/messages"): _anthropic_messages,
+        }
+        self._script: list[Scripted] = []
+        self._lock = threading.Lock()
+        self._stopping = threading.Event()
+        self._httpd = _HTTPServer(("127.0.0.1", 0), _RequestHandler)
+        self._httpd.owner = self
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.01}, name="llm-server", daemon=True
+        )
+
+    @property
+    def url(self) -> str:
+        host, port = self._httpd.server_address[:2]
+        return f"http://{host}:{port}"
+
+    @property
+    def openai_url(self) -> str:
+        return f"{self.url}/v1"
+
+    def queue(
+        self,
+        status: int = 200,
+        *,
+        headers: dict[str, str] | None = None,
+        body: Any = None,
+        delay: float = 0.0,
+        text: str | None = None,
+        path: str | None = None,
+        times: int = 1,
+    ) -> None:
+        """Script the next `times` matching requests (first queued, first used)."""
+        with self._lock:
+            for _ in range(times):
+                self._script.append(Scripted(status, dict(headers or {}), body, delay, text, path))
+
+    def requests_to(self, path: str) -> list[RecordedRequest]:
+        return [request for request in self.requests if request.path == path]
+
+    def start(self) -> LLMServer:
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stopping.set()  # wakes handlers sleeping on a scripted delay
+        self._httpd.shutdown()
+        self._httpd.server_close()
+        self._thread.join()
+
+    def __enter__(self) -> LLMServer:
+        return self.start()
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stop()
+
+    def _next_script(self, path: str) -> Scripted | None:
+        with self._lock:
+            for index, scripted in enumerate(self._script):
+                if scripted.path in (None, path):
+                    return self._script.pop(index)
+        return None
+
+    def _respond(self, request: RecordedRequest) -> tuple[int, dict[str, str], Any]:
+        with self._lock:
+            self.requests.append(request)
+        scripted = self._next_script(request.path) or Scripted()
+        if scripted.delay:
+            self._stopping.wait(scripted.delay)
+        if scripted.body is not None or scripted.status >= 300:
+            body = scripted.body
+            if body is None:
+                body = {"error": {"type": "scripted_error", "message": f"scripted HTTP {scripted.status}"}}
+            return scripted.status, scripted.headers, body
+        handler = self.routes.get((request.method, request.path))
+        if handler is None:
+            error = {"type": "not_found", "message": f"no route {request.method} {request.path}"}
+            return 404, {}, {"error": error}
+        text = scripted.text if scripted.text is not None else f"echo: {last_user_text(request.body)}"
+        return scripted.status, scripted.headers, handler(request, text)
+
+
+class _HTTPServer(ThreadingHTTPServer):
+    daemon_threads = True
+    block_on_close = False  # a handler may still be sleeping on a delay the client gave up on
+    owner: LLMServer
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """Clients that time out close the socket; the late write failing is expected, not news."""
+
+
+class _RequestHandler(BaseHTTPRequestHandler):
+    server: _HTTPServer
+
+    def do_GET(self) -> None:
+        self._handle()
+
+    def do_POST(self) -> None:
+        self._handle()
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """Silence the per-request stderr line."""
+
+    def _handle(self) -> None:
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length) if length else b""
+        request = RecordedRequest(
+            method=self.command,
+            path=self.path.split("?", 1)[0],
+            headers={key.lower(): value for key, value in self.headers.items()},
+            body=json.loads(raw) if raw else None,
+        )
+        status, headers, body = self.server.owner._respond(request)
+        payload, content_type = _encode(body)
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        for name, value in headers.items():
+            self.send_header(name, value)
+        self.send_header("Content-Length", str(len(payload)))
+        self.end_headers()
+        self.wfile.write(payload)
+
+
+def _encode(body: Any) -> tuple[bytes, str]:
+    """JSON for data; str and bytes bodies go out verbatim, to imitate servers that break format."""
+    if isinstance(body, bytes):
+        return body, "application/octet-stream"
+    if isinstance(body, str):
+        return body.encode(), "text/plain; charset=utf-8"
+    return json.dumps(body).encode(), "application/json"
+
+
+@pytest.fixture
+def llm_server() -> Iterator[LLMServer]:
+    with LLMServer() as server:
+        yield server
