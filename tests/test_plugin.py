@@ -203,6 +203,7 @@ def test_xdist_gives_the_same_results(pytester: pytest.Pytester) -> None:
         (("--agent=gemini:pro",), "ERROR: --agent 'gemini:pro': unknown model prefix 'gemini'*"),
         (("--agent=no_such_pkg.agents:make",), "ERROR: --agent no_such_pkg.agents:make: cannot import*"),
         (("--agent=openai:gpt-4o-mini",), "ERROR: --agent openai:gpt-4o-mini: OPENAI_API_KEY is not set*"),
+        (("--agent=openai:m@http://127.0.0.1:9/v1",), "ERROR: --agent openai:m@http://127.0.0.1:9/v1: cannot reach*"),
         ((), "ERROR: --memorybench needs an agent*"),
         (("--mb-suite=missing.yaml",), "ERROR: --mb-suite 'missing.yaml': no built-in suite*"),
         (("--mb-resume=somewhere",), "ERROR: --mb-resume is not available yet*"),
@@ -220,6 +221,15 @@ def test_bad_input_is_one_line_and_exit_code_4(
     assert len(errors) == 1, result.stderr.str()
     result.stderr.fnmatch_lines([message])
     assert "Traceback" not in result.stdout.str() + result.stderr.str()
+
+
+def test_the_example_agent_runs_from_the_current_directory(pytester: pytest.Pytester) -> None:
+    """`pkg.module:factory` imports from where pytest was started, with no conftest.py there."""
+    example = Path(__file__).parents[1] / "examples" / "custom_agent.py"
+    pytester.mkpydir("examples")
+    (pytester.path / "examples" / "custom_agent.py").write_text(example.read_text())
+    result = pytester.runpytest_subprocess(*ISOLATED, "--agent=examples.custom_agent:make_agent")
+    result.assert_outcomes(passed=3)
 
 
 def test_interleaved_spans_say_they_are_not_available_yet(pytester: pytest.Pytester) -> None:

@@ -18,6 +18,7 @@ import importlib
 import inspect
 import os
 import re
+import sys
 from dataclasses import dataclass
 from importlib.metadata import entry_points
 from typing import Any, Literal
@@ -158,7 +159,10 @@ def _load_entry_point(spec: AgentSpec) -> Any:
 
 
 def _import_target(spec: AgentSpec) -> Any:
+    """Import `module:attribute`, finding modules in the current directory as `python -m` does."""
     module_name, _, attribute = spec.target.partition(":")
+    if os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())
     try:
         module = importlib.import_module(module_name)
     except ModuleNotFoundError as exc:

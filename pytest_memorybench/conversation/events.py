@@ -7,6 +7,7 @@ that happened before the interruption.
 from __future__ import annotations
 
 import json
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -21,8 +22,12 @@ class EventLog:
     def emit(self, kind: str, **data: Any) -> None:
         self._sequence += 1
         record = {"seq": self._sequence, "kind": kind, **data}
-        self._file.write(json.dumps(record, ensure_ascii=False, default=str) + "\n")
+        self._file.write(json.dumps(record, ensure_ascii=False, default=_plain) + "\n")
         self._file.flush()
 
     def close(self) -> None:
         self._file.close()
+
+
+def _plain(value: object) -> str:
+    return value.isoformat() if isinstance(value, datetime) else str(value)
