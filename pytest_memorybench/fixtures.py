@@ -12,11 +12,14 @@ from pytest_memorybench.items import RUN_KEY
 
 
 @pytest.fixture(scope="session")
-def memorybench_agent(pytestconfig: pytest.Config) -> Iterator[AgentAdapter]:
+def memorybench_agent(pytestconfig: pytest.Config) -> Iterator[AgentAdapter | None]:
     """The agent under test, built from `--agent`."""
     run = pytestconfig.stash.get(RUN_KEY, None)
     if run is None:
         pytest.fail("memorybench_agent needs pytest --memorybench --agent=SPEC", pytrace=False)
+    if run.replay_only:
+        yield None  # replies come from the replayed run's log
+        return
     if run.settings.agent is None:
         pytest.fail(
             "no agent: pass --agent=SPEC (e.g. --agent=recall) or define a memorybench_agent "

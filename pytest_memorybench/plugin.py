@@ -31,8 +31,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--mb-context", dest="mb_context", type=int, metavar="N", help="context budget in tokens for the built-in LLM adapters (default: the model's)")
     group.addoption("--mb-output", dest="mb_output", metavar="DIR", help="run folder (default: .memorybench/runs/<run id>)")
     group.addoption("--mb-timeout", dest="mb_timeout", type=float, default=600.0, metavar="SECONDS", help="longest wait for one agent reply (default: 600)")
-    group.addoption("--mb-resume", dest="mb_resume", metavar="DIR", help="continue an interrupted run (not available yet)")
-    group.addoption("--mb-replay", dest="mb_replay", metavar="DIR", help="re-score a finished run without the agent (not available yet)")
+    group.addoption("--mb-conversations", dest="mb_conversations", type=int, default=1, metavar="K", help="split each suite into K independent conversations, so -n can share the work (default: 1)")
+    group.addoption("--mb-resume", dest="mb_resume", metavar="DIR", help="continue an interrupted run in its folder, without re-asking what was answered")
+    group.addoption("--mb-replay", dest="mb_replay", metavar="DIR", help="re-score a finished run with the current scorers, without the agent")
+    group.addoption("--mb-definitions", dest="mb_definitions", metavar="DIR", help="reuse another run's test definitions (e.g. the same content at another span)")
     group.addoption("--mb-baseline", dest="mb_baseline", metavar="FILE", help="fail on regression against a previous results.json (not available yet)")
     group.addoption("--mb-max-drop", dest="mb_max_drop", type=float, metavar="X", help="largest allowed drop below the baseline (not available yet)")
 
@@ -41,9 +43,10 @@ def pytest_configure(config: pytest.Config) -> None:
     session.register_markers(config)
     if config.getoption("memorybench"):
         session.start(config)
-        config.pluginmanager.register(BenchmarkHooks(config), "memorybench-run")
+        benchmark = BenchmarkHooks(config)
+        config.pluginmanager.register(benchmark, "memorybench-run")
         if config.pluginmanager.hasplugin("xdist"):
-            config.pluginmanager.register(XdistControllerHooks(), "memorybench-xdist")
+            config.pluginmanager.register(XdistControllerHooks(benchmark), "memorybench-xdist")
 
 
 class BenchmarkHooks:
@@ -53,6 +56,7 @@ class BenchmarkHooks:
         self.config = config
         self.run = config.stash[RUN_KEY]
         self.records: list[dict[str, Any]] = []
+        self.worker_conversations: list[dict[str, Any]] = []
 
     def pytest_report_header(self, config: pytest.Config) -> str:
         return session.header(config)
@@ -82,7 +86,7 @@ class BenchmarkHooks:
             self.records.append(record)
 
     def pytest_sessionfinish(self) -> None:
-        session.finish(self.config, self.records)
+        session.finish(self.config, self.records, self.worker_conversations)
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         lines = session.summary(self.config)
@@ -96,7 +100,13 @@ class BenchmarkHooks:
 
 
 class XdistControllerHooks:
-    """Hands the controller's run id and folder to every xdist worker."""
+    """Hands the run id and folder to every xdist worker, and takes its conversations back."""
+
+    def __init__(self, benchmark: BenchmarkHooks) -> None:
+        self.benchmark = benchmark
 
     def pytest_configure_node(self, node: Any) -> None:
         node.workerinput.update(session.worker_input(node.config))
+
+    def pytest_testnodedown(self, node: Any, error: Any) -> None:
+        self.benchmark.worker_conversations += getattr(node, "workeroutput", {}).get(session.WORKER_CONVERSATIONS, [])

@@ -146,3 +146,9 @@ class TestOutcome:
     span_tokens: int
     usage: Usage
     error: str | None = None
+    span_target: int | None = None  # None: isolated
+
+    @property
+    def overrun(self) -> bool:
+        """The test's needles spread over more conversation than its span (GoodAI flags this)."""
+        return self.span_target is not None and self.span_tokens > self.span_target

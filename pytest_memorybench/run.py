@@ -9,27 +9,32 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import json
 import os
 import secrets
-from collections.abc import Coroutine, Iterable
+from collections.abc import Callable, Coroutine, Iterable
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, TypeVar
 
 from pytest_memorybench.agents.protocol import AgentAdapter
+from pytest_memorybench.conversation.channel import AgentChannel
 from pytest_memorybench.conversation.clock import SimulatedClock
 from pytest_memorybench.conversation.events import EventLog
-from pytest_memorybench.conversation.isolated import run_isolated
+from pytest_memorybench.conversation.filler import TriviaSource
+from pytest_memorybench.conversation.log_reader import ConversationLog, read_conversations
+from pytest_memorybench.conversation.scheduler import Conversation, ConversationStats, ScheduledTest
 from pytest_memorybench.conversation.tokens import default_counter
 from pytest_memorybench.errors import UsageError
 from pytest_memorybench.records import TestDefinition, TestOutcome
-from pytest_memorybench.scenarios import ScoringContext
+from pytest_memorybench.scenarios import ScoringContext, get_scenario
 from pytest_memorybench.settings import Settings
-from pytest_memorybench.spans import Span
+from pytest_memorybench.spans import Span, parse_span
 from pytest_memorybench.suite import Suite, load_suite
 
 T = TypeVar("T")
+MANIFEST = "run.json"
 
 
 @dataclass(frozen=True)
@@ -51,33 +56,42 @@ def new_run_id(now: datetime | None = None) -> str:
 class BenchmarkRun:
     def __init__(self, settings: Settings, run_id: str, output: Path, *, worker: str | None = None) -> None:
         self.settings = settings
-        self.run_id = run_id
-        self.output = output
         self.worker = worker
+        previous = settings.previous_run
+        manifest = _read_manifest(previous) if previous else {}
+        self.run_id = manifest["id"] if settings.resume else run_id
+        self.output = previous if settings.resume and previous else output
         self.started = datetime.now(timezone.utc)
+        self.clock_start = datetime.fromisoformat(manifest["clock_start"]) if manifest else self.started
+        self.conversation_count = manifest.get("conversations", settings.conversations)
         self.suites: list[Suite] = [load_suite(name) for name in settings.suites]
+        self.spans = {
+            suite.name: parse_span(manifest["spans"][suite.name]) if suite.name in manifest.get("spans", {})
+            else settings.span or suite.span
+            for suite in self.suites
+        }
         self.tests: dict[str, PlannedTest] = {}
+        definitions_from = previous or settings.definitions
         for suite in self.suites:
-            span = settings.span or suite.span
-            if not span.isolated:
-                raise UsageError(
-                    f"span {span} for suite {suite.name}: interleaved conversations are not "
-                    "available yet in this version; run with --span=isolated"
-                )
-            for definition in suite.definitions(settings.seed):
-                key = f"{suite.name}::{definition.test_id}"
-                threshold = settings.threshold
-                if threshold is None:
-                    threshold = suite.threshold_for(definition.scenario)
-                # Isolated: every test is a conversation of its own.
-                self.tests[key] = PlannedTest(key, key, definition, threshold, span)
+            definitions = suite.definitions(settings.seed)
+            if definitions_from is not None:
+                definitions = [_load_definition(definitions_from, d) for d in definitions]
+            for key, group, definition in _assign_groups(suite.name, definitions, self.spans[suite.name], self.conversation_count):
+                threshold = settings.threshold if settings.threshold is not None else suite.threshold_for(definition.scenario)
+                self.tests[key] = PlannedTest(key, group, definition, threshold, self.spans[suite.name])
         self.counter = default_counter()
-        self.clock = SimulatedClock(self.started)
+        self.logged: dict[str, ConversationLog] = read_conversations(previous) if previous else {}
+        self.conversations: dict[str, ConversationStats] = {}
+        self.progress: Callable[[dict[str, Any]], None] | None = None
         self._selected: set[str] = set(self.tests)
         self._outcomes: dict[str, TestOutcome] = {}
         self._adapters: dict[int, AgentAdapter] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
         self._log: EventLog | None = None
+
+    @property
+    def replay_only(self) -> bool:
+        return self.settings.replay is not None
 
     # -- selection and the run folder -------------------------------------------------------------
 
@@ -85,11 +99,22 @@ class BenchmarkRun:
         """Remember which tests pytest will run, so a group drives only its selected tests."""
         self._selected = set(keys) & set(self.tests)
 
-    def write_definitions(self) -> None:
-        """Save every definition of the run as JSON; identical from every xdist worker."""
+    def write_plan(self) -> None:
+        """Save the manifest and every definition; a resumed run keeps the folder's own."""
+        if self.settings.resume:
+            return
         for test in self.tests.values():
             path = self.output / "definitions" / test.definition.suite / f"{test.definition.test_id}.json"
             write_atomically(path, test.definition.to_json())
+        manifest = {
+            "id": self.run_id,
+            "clock_start": self.clock_start.isoformat(),
+            "spans": {name: str(span) for name, span in self.spans.items()},
+            "conversations": self.conversation_count,
+            "seed": self.settings.seed,
+            "replayed_from": str(self.settings.replay) if self.settings.replay else None,
+        }
+        write_atomically(self.output / MANIFEST, json.dumps(manifest, indent=2) + "\n")
 
     @property
     def log(self) -> EventLog:
@@ -100,9 +125,9 @@ class BenchmarkRun:
 
     # -- running ----------------------------------------------------------------------------------
 
-    def adapt(self, agent: Any, name: str = "fixture:memorybench_agent") -> AgentAdapter:
+    def adapt(self, agent: Any, name: str = "fixture:memorybench_agent") -> AgentAdapter | None:
         """Wrap a user's agent once, so its state persists across the items that share it."""
-        if isinstance(agent, AgentAdapter):
+        if agent is None or isinstance(agent, AgentAdapter):
             return agent
         adapter = self._adapters.get(id(agent))
         if adapter is None:
@@ -115,21 +140,33 @@ class BenchmarkRun:
         if key not in self._outcomes:
             group = self.tests[key].group
             members = [t for t in self.tests.values() if t.group == group and (t.key in self._selected or t.key == key)]
-            self.run_sync(self._drive(members, self.adapt(agent)))
+            self.run_sync(self._drive(group, members, self.adapt(agent)))
         return self._outcomes[key]
 
-    async def _drive(self, tests: list[PlannedTest], agent: AgentAdapter) -> None:
-        scoring = ScoringContext(profile=self.settings.profile)
-        for test in tests:
-            self._outcomes[test.key] = await run_isolated(
-                test.definition,
-                agent,
-                key=test.key,
-                clock=self.clock,
-                counter=self.counter,
-                log=self.log,
-                scoring=scoring,
-            )
+    async def _drive(self, group: str, tests: list[PlannedTest], agent: AgentAdapter | None) -> None:
+        logged = self.logged.get(group)
+        channel = AgentChannel(
+            None if self.replay_only else agent,
+            group=group,
+            counter=self.counter,
+            clock=SimulatedClock(self.clock_start),
+            log=self.log,
+            replay=logged.exchanges if logged else (),
+            saving_mode=logged.saving_mode if logged else None,
+        )
+        suite = next(s for s in self.suites if s.name == tests[0].definition.suite)
+        conversation = Conversation(
+            [ScheduledTest(t.key, t.definition) for t in tests],
+            channel,
+            span=tests[0].span.tokens,
+            scoring=ScoringContext(profile=self.settings.profile),
+            filler=TriviaSource(self.settings.seed),
+            incompatible=suite.incompatible,
+            programs=lambda scenario: getattr(get_scenario(scenario), "program", None),
+            progress=self.progress,
+        )
+        self._outcomes.update(await conversation.run())
+        self.conversations[group] = conversation.stats
 
     def run_sync(self, coroutine: Coroutine[Any, Any, T]) -> T:
         """Run a coroutine on the run's own loop, which lives as long as the run.
@@ -151,7 +188,46 @@ class BenchmarkRun:
         if self._log is not None:
             self._log.close()
         if self._loop is not None:
+            self._loop.run_until_complete(self._loop.shutdown_asyncgens())
             self._loop.close()
+
+
+def _assign_groups(
+    suite: str, definitions: list[TestDefinition], span: Span, conversations: int
+) -> list[tuple[str, str, TestDefinition]]:
+    """(key, conversation group, definition) for each test of a suite.
+
+    Isolated: every test is its own conversation.  Otherwise the suite is one conversation, or K:
+    tests are dealt out in (repetition, scenario) order, so each conversation gets a share of every
+    scenario and repetitions of one scenario can run side by side in different conversations.
+    """
+    keyed = [(f"{suite}::{d.test_id}", d) for d in definitions]
+    if span.isolated:
+        return [(key, key, d) for key, d in keyed]
+    if conversations == 1:
+        return [(key, suite, d) for key, d in keyed]
+    order = {name: i for i, name in enumerate(dict.fromkeys(d.scenario for d in definitions))}
+    dealt = sorted(keyed, key=lambda pair: (pair[1].repetition, order[pair[1].scenario]))
+    group_of = {key: f"{suite}-c{index % conversations + 1}" for index, (key, _) in enumerate(dealt)}
+    return [(key, group_of[key], d) for key, d in keyed]
+
+
+def _read_manifest(folder: Path) -> dict[str, Any]:
+    path = folder / MANIFEST
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise UsageError(f"{path}: cannot read the run manifest ({exc})") from None
+
+
+def _load_definition(folder: Path, generated: TestDefinition) -> TestDefinition:
+    path = folder / "definitions" / generated.suite / f"{generated.test_id}.json"
+    try:
+        return TestDefinition.from_dict(json.loads(path.read_text(encoding="utf-8")))
+    except FileNotFoundError:
+        raise UsageError(f"{path} is missing: that run did not define {generated.suite}::{generated.test_id}") from None
+    except (ValueError, TypeError, KeyError) as exc:
+        raise UsageError(f"{path}: not a valid definition file ({exc})") from None
 
 
 def write_atomically(path: Path, text: str) -> None:
@@ -159,4 +235,4 @@ def write_atomically(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     temporary.write_text(text, encoding="utf-8")
-    os.replace(temporary, temporary.with_name(path.name))
+    os.replace(temporary, path)

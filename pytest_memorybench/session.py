@@ -10,7 +10,8 @@ import pytest
 from pytest_memorybench.agents.spec import check_agent_spec
 from pytest_memorybench.errors import UsageError
 from pytest_memorybench.items import RUN_KEY, SKILL_MARKERS
-from pytest_memorybench.reports.results import build_results, write_results
+from pytest_memorybench.reports.results import build_results, conversation_record, write_results
+from pytest_memorybench.reports.progress import TerminalProgress
 from pytest_memorybench.reports.summary import summary_lines
 from pytest_memorybench.run import BenchmarkRun, new_run_id
 from pytest_memorybench.settings import Settings
@@ -18,6 +19,7 @@ from pytest_memorybench.settings import Settings
 RESULTS_KEY = pytest.StashKey[tuple[dict[str, Any], Path]]()
 WORKER_RUN_ID = "memorybench_run_id"
 WORKER_OUTPUT = "memorybench_output"
+WORKER_CONVERSATIONS = "memorybench_conversations"
 
 
 def register_markers(config: pytest.Config) -> None:
@@ -47,12 +49,14 @@ def start(config: pytest.Config) -> None:
         run = BenchmarkRun(settings, run_id, output.resolve())
         if settings.agent is not None:
             check_agent_spec(settings.agent)
-        elif not _user_defines_agent_fixture(config):
+        elif not run.replay_only and not _user_defines_agent_fixture(config):
             raise UsageError(
                 "--memorybench needs an agent: pass --agent=SPEC (e.g. --agent=recall, "
                 "--agent=openai:gpt-4o-mini) or define a memorybench_agent fixture in conftest.py"
             )
-        run.write_definitions()
+        run.write_plan()
+    if not is_worker(config):
+        run.progress = TerminalProgress(config, total_tests=len(run.tests))
     if config.args_source != pytest.Config.ArgsSource.ARGS:
         config.args = []  # no paths given: collect the benchmark only
     config.stash[RUN_KEY] = run
@@ -79,13 +83,27 @@ def junit_properties(record: dict[str, Any]) -> list[tuple[str, object]]:
     return properties + [("skills", " ".join(record["skills"]))]
 
 
-def finish(config: pytest.Config, records: list[dict[str, Any]]) -> None:
-    """Write results.json on the controller (or the only process) once every report is in."""
+def conversation_records(config: pytest.Config) -> list[dict[str, Any]]:
+    """This process's conversations, as results.json lists them."""
+    return [conversation_record(stats) for stats in config.stash[RUN_KEY].conversations.values()]
+
+
+def finish(config: pytest.Config, records: list[dict[str, Any]], conversations: list[dict[str, Any]]) -> None:
+    """Write results.json on the controller (or the only process) once every report is in.
+
+    A worker hands its conversations to the controller instead (`workeroutput`).
+    """
     run = config.stash[RUN_KEY]
-    if is_worker(config) or not records:
+    if is_worker(config):
+        config.workeroutput[WORKER_CONVERSATIONS] = conversation_records(config)  # type: ignore[attr-defined]
         return
-    agent = run.settings.agent.display if run.settings.agent else "fixture:memorybench_agent"
-    results = build_results(run, records, agent)
+    if not records:
+        return
+    if run.replay_only:
+        agent = f"replay of {run.settings.replay}"
+    else:
+        agent = run.settings.agent.display if run.settings.agent else "fixture:memorybench_agent"
+    results = build_results(run, records, conversations + conversation_records(config), agent)
     path = run.output / "results.json"
     write_results(path, results)
     config.stash[RESULTS_KEY] = (results, path)
@@ -102,11 +120,15 @@ def summary(config: pytest.Config) -> list[str]:
 def header(config: pytest.Config) -> str:
     run = config.stash[RUN_KEY]
     settings = run.settings
-    agent = settings.agent.display if settings.agent else "memorybench_agent fixture"
-    spans = ", ".join(f"{suite.name}={settings.span or suite.span}" for suite in run.suites)
+    if run.replay_only:
+        agent = f"none (replaying {settings.replay})"
+    else:
+        agent = settings.agent.display if settings.agent else "memorybench_agent fixture"
+    spans = ", ".join(f"{name}={span}" for name, span in run.spans.items())
+    resumed = " (resumed)" if settings.resume else ""
     return (
         f"memorybench: agent {agent} | span {spans} | seed {settings.seed} | profile {settings.profile} "
-        f"| run folder {_relative(run.output, config.invocation_params.dir)}"
+        f"| run folder {_relative(run.output, config.invocation_params.dir)}{resumed}"
     )
 
 

@@ -16,8 +16,6 @@ DEFAULT_TIMEOUT = 600.0
 
 # Options the command line accepts already, and the release that makes them work.
 NOT_YET_AVAILABLE = {
-    "mb_resume": "--mb-resume",
-    "mb_replay": "--mb-replay",
     "mb_baseline": "--mb-baseline",
     "mb_max_drop": "--mb-max-drop",
 }
@@ -34,6 +32,15 @@ class Settings:
     threshold: float | None
     output: Path | None
     agent_options: AgentOptions
+    conversations: int = 1
+    resume: Path | None = None  # continue this run folder
+    replay: Path | None = None  # re-score this run folder without an agent
+    definitions: Path | None = None  # reuse this run folder's definitions
+
+    @property
+    def previous_run(self) -> Path | None:
+        """The run folder whose log and definitions this run continues or re-scores."""
+        return self.resume or self.replay
 
     @classmethod
     def from_options(cls, option: Any) -> Settings:
@@ -59,6 +66,12 @@ class Settings:
         timeout = option.mb_timeout
         if timeout <= 0:
             raise UsageError(f"--mb-timeout {timeout:g} must be a positive number of seconds")
+        conversations = option.mb_conversations
+        if conversations < 1:
+            raise UsageError(f"--mb-conversations {conversations} must be at least 1")
+        resume, replay = _run_folder(option.mb_resume, "--mb-resume"), _run_folder(option.mb_replay, "--mb-replay")
+        if resume and replay:
+            raise UsageError("--mb-resume and --mb-replay exclude each other: continue a run, or re-score it")
         return cls(
             agent=parse_agent_spec(option.mb_agent) if option.mb_agent is not None else None,
             judge=judge,
@@ -69,4 +82,18 @@ class Settings:
             threshold=threshold,
             output=Path(option.mb_output) if option.mb_output else None,
             agent_options=AgentOptions(context_tokens=context, timeout=timeout),
+            conversations=conversations,
+            resume=resume,
+            replay=replay,
+            definitions=_run_folder(option.mb_definitions, "--mb-definitions", need="definitions"),
         )
+
+
+def _run_folder(value: str | None, flag: str, need: str = "run.json") -> Path | None:
+    """A previous run folder, checked to hold what `flag` reads from it."""
+    if value is None:
+        return None
+    folder = Path(value)
+    if not (folder / need).exists():
+        raise UsageError(f"{flag} {value}: not a pytest-memorybench run folder (no {need} in it)")
+    return folder.resolve()

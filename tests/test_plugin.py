@@ -206,7 +206,8 @@ def test_xdist_gives_the_same_results(pytester: pytest.Pytester) -> None:
         (("--agent=openai:m@http://127.0.0.1:9/v1",), "ERROR: --agent openai:m@http://127.0.0.1:9/v1: cannot reach*"),
         ((), "ERROR: --memorybench needs an agent*"),
         (("--mb-suite=missing.yaml",), "ERROR: --mb-suite 'missing.yaml': no built-in suite*"),
-        (("--mb-resume=somewhere",), "ERROR: --mb-resume is not available yet*"),
+        (("--mb-resume=somewhere",), "ERROR: --mb-resume somewhere: not a pytest-memorybench run folder*"),
+        (("--mb-baseline=old.json",), "ERROR: --mb-baseline is not available yet*"),
         (("--judge=openai:gpt-4o",), "ERROR: --judge openai:gpt-4o: LLM judges are not available yet*"),
     ],
 )
@@ -232,7 +233,132 @@ def test_the_example_agent_runs_from_the_current_directory(pytester: pytest.Pyte
     result.assert_outcomes(passed=3)
 
 
-def test_interleaved_spans_say_they_are_not_available_yet(pytester: pytest.Pytester) -> None:
-    result = pytester.runpytest_subprocess("--memorybench", "--agent=recall")
-    assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["ERROR: span 32k for suite ltm: *run with --span=isolated"])
+FLAKY_RECALL_AGENT = """
+import os
+import pytest
+from pytest_memorybench.agents.recall import RecallAgent
+
+class FlakyRecall(RecallAgent):
+    # The recall baseline, crashing at reply number FAIL_AT when that variable is set.
+    replies = 0
+
+    async def reply(self, message):
+        FlakyRecall.replies += 1
+        if FlakyRecall.replies == int(os.environ.get("FAIL_AT", "0")):
+            raise RuntimeError("the agent process died")
+        return await super().reply(message)
+
+@pytest.fixture(scope="session")
+def memorybench_agent():
+    FlakyRecall.replies = 0
+    return FlakyRecall()
+"""
+
+
+def comparable_items(folder: Path) -> list[dict]:
+    """Items of a results.json without what legitimately differs between runs (time, cost)."""
+    items = json.loads((folder / "results.json").read_text())["items"]
+    for item in items:
+        item.pop("usage")
+    return items
+
+
+def test_interleaved_run_spreads_each_test_over_its_span(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest("--memorybench", "--agent=oracle", "--span=8k", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=3)
+    result.stdout.fnmatch_lines(["conversation ltm: * tokens, * filler messages (0 observed), 0.* × repetitions × span"])
+    results = results_of(pytester)
+    for item in results["items"]:
+        assert 0.85 * 8000 <= item["span_tokens"] <= 1.15 * 8000, item
+        assert item["span_target"] == 8000 and item["span_overrun"] is False and item["conversation"] == "ltm"
+    (conversation,) = results["conversations"]
+    assert conversation["filler_messages"] > 0 and 0.85 <= conversation["span_ratio"] <= 1.10
+
+
+def test_isolated_runs_send_no_filler(pytester: pytest.Pytester) -> None:
+    pytester.runpytest(*ISOLATED, "--agent=recall").assert_outcomes(passed=3)
+    results = results_of(pytester)
+    assert [c["filler_messages"] for c in results["conversations"]] == [0, 0, 0]
+    assert {c["group"] for c in results["conversations"]} == {f"ltm::colours[rep{i}]" for i in (1, 2, 3)}
+
+
+def test_saving_mode_sends_filler_through_observe(pytester: pytest.Pytester) -> None:
+    pytester.runpytest("--memorybench", "--agent=recall", "--span=4k", "-p", "no:cacheprovider")
+    (conversation,) = results_of(pytester)["conversations"]
+    assert conversation["filler_messages"] == conversation["saved_filler_messages"] > 0
+    assert conversation["overhead_usage"]["calls"] == 1, "only the intro needed a reply"
+
+
+def test_same_seed_same_definitions_and_schedule(pytester: pytest.Pytester) -> None:
+    for folder in ("first", "second"):
+        pytester.runpytest("--memorybench", "--agent=recall", "--span=2k", f"--mb-output={folder}", "-p", "no:cacheprovider")
+
+    def schedule(folder: str) -> list[tuple]:
+        events = [json.loads(line) for line in (pytester.path / folder / "events.jsonl").read_text().splitlines()]
+        return [(e["kind"], e.get("source"), e.get("test"), e.get("text"), e.get("tokens")) for e in events]
+
+    for name in ("colours[rep1].json", "colours[rep2].json", "colours[rep3].json"):
+        first = (pytester.path / "first" / "definitions" / "ltm" / name).read_bytes()
+        assert first == (pytester.path / "second" / "definitions" / "ltm" / name).read_bytes()
+    assert schedule("first") == schedule("second")
+
+
+def test_resuming_an_interrupted_run_gives_the_uninterrupted_results(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytester.makeconftest(FLAKY_RECALL_AGENT)
+    common = ("--memorybench", "--span=2k", "-p", "no:cacheprovider")
+    pytester.runpytest(*common, "--mb-output=whole").assert_outcomes(passed=3)
+
+    monkeypatch.setenv("FAIL_AT", "4")  # the intro, then three lines of the first test
+    interrupted = pytester.runpytest(*common, "--mb-output=broken")
+    interrupted.assert_outcomes(failed=3)
+    interrupted.stdout.fnmatch_lines(["*raised RuntimeError: the agent process died*"])
+
+    monkeypatch.delenv("FAIL_AT")
+    resumed = pytester.runpytest(*common, "--mb-resume=broken")
+    resumed.assert_outcomes(passed=3)
+    resumed.stdout.fnmatch_lines(["memorybench: * (resumed)"])
+    assert comparable_items(pytester.path / "broken") == comparable_items(pytester.path / "whole")
+    events = [json.loads(line) for line in (pytester.path / "broken" / "events.jsonl").read_text().splitlines()]
+    # Logged before the crash: the intro and two lines (replied), two filler exchanges (observed).
+    assert [e["told"] for e in events if e["kind"] == "resumed"] == [10], "the agent was told all 5 exchanges"
+
+
+def test_replaying_a_finished_run_rescores_it_without_the_agent(pytester: pytest.Pytester) -> None:
+    pytester.runpytest("--memorybench", "--agent=recall", "--span=2k", "--mb-output=original", "-p", "no:cacheprovider")
+    replayed = pytester.runpytest("--memorybench", "--mb-replay=original", "--mb-output=rescored", "-p", "no:cacheprovider")
+    replayed.assert_outcomes(passed=3)
+    replayed.stdout.fnmatch_lines(["memorybench: agent none (replaying *original)*"])
+    assert comparable_items(pytester.path / "rescored") == comparable_items(pytester.path / "original")
+    totals = json.loads((pytester.path / "rescored" / "results.json").read_text())["totals"]
+    assert totals["agent_calls"] == 0
+
+
+def test_a_replay_can_rescore_under_another_profile(pytester: pytest.Pytester) -> None:
+    pytester.runpytest("--memorybench", "--agent=recall", "--span=2k", "--mb-output=original", "-p", "no:cacheprovider")
+    pytester.runpytest(
+        "--memorybench", "--mb-replay=original", "--mb-profile=official", "--mb-output=official", "-p", "no:cacheprovider"
+    )
+    reasons = [item["reasons"][0] for item in comparable_items(pytester.path / "official")]
+    assert all(reason.endswith("substring check (official profile)") for reason in reasons)
+
+
+def test_definitions_of_one_run_replay_at_another_span(pytester: pytest.Pytester) -> None:
+    pytester.runpytest("--memorybench", "--agent=oracle", "--span=2k", "--mb-seed=5", "--mb-output=small", "-p", "no:cacheprovider")
+    pytester.runpytest(
+        "--memorybench", "--agent=oracle", "--span=4k", "--mb-definitions=small", "--mb-output=large", "-p", "no:cacheprovider"
+    )
+    small, large = comparable_items(pytester.path / "small"), comparable_items(pytester.path / "large")
+    assert [i["expected"] for i in small] == [i["expected"] for i in large], "seed 0 would have made other colours"
+    assert all(b["span_tokens"] > a["span_tokens"] for a, b in zip(small, large))
+
+
+def test_split_conversations_give_the_same_results_under_xdist(pytester: pytest.Pytester) -> None:
+    common = ("--memorybench", "--agent=recall", "--span=2k", "--mb-conversations=2", "-p", "no:cacheprovider")
+    pytester.runpytest(*common, "--mb-output=serial").assert_outcomes(passed=3)
+    pytester.runpytest(*common, "--mb-output=parallel", "-n", "2").assert_outcomes(passed=3)
+    assert comparable_items(pytester.path / "parallel") == comparable_items(pytester.path / "serial")
+    conversations = json.loads((pytester.path / "parallel" / "results.json").read_text())["conversations"]
+    assert [c["group"] for c in conversations] == ["ltm-c1", "ltm-c2"]
+    assert {item["conversation"] for item in comparable_items(pytester.path / "parallel")} == {"ltm-c1", "ltm-c2"}

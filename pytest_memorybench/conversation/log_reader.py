@@ -1,0 +1,49 @@
+"""Reading a run's event logs back: the exchanges of each conversation, for resume and replay.
+
+Logs may be split over several files (one per xdist worker, and a resumed run appends to its own)
+and the last line of an interrupted run may be cut short; exchanges are numbered within their
+conversation, so they reassemble in order and a torn tail is simply where the log ends.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pytest_memorybench.conversation.channel import LoggedExchange
+
+
+@dataclass
+class ConversationLog:
+    exchanges: list[LoggedExchange] = field(default_factory=list)
+    saving_mode: bool | None = None
+
+
+def read_conversations(folder: Path) -> dict[str, ConversationLog]:
+    messages: dict[tuple[str, int], str] = {}
+    replies: dict[str, dict[int, LoggedExchange]] = {}
+    saving: dict[str, bool] = {}
+    for path in sorted(folder.glob("events*.jsonl")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            try:
+                event = json.loads(line)
+            except ValueError:
+                continue  # a line torn by the interruption
+            group, kind = event.get("group"), event.get("kind")
+            if group is None:
+                continue
+            if kind == "conversation_begin":
+                saving.setdefault(group, bool(event.get("saving_mode")))
+            elif kind == "message":
+                messages[(group, event["i"])] = event["text"]
+            elif kind in ("reply", "observed") and (group, event["i"]) in messages:
+                exchange = LoggedExchange(messages[(group, event["i"])], event["text"], saved=kind == "observed")
+                replies.setdefault(group, {})[event["i"]] = exchange
+    logs: dict[str, ConversationLog] = {}
+    for group, numbered in replies.items():
+        contiguous = []
+        while len(contiguous) in numbered:
+            contiguous.append(numbered[len(contiguous)])
+        logs[group] = ConversationLog(contiguous, saving.get(group))
+    return logs

@@ -1,0 +1,50 @@
+"""Progress of a long conversation on the terminal, without disturbing pytest's capture.
+
+A 500k-token conversation runs inside one pytest item for a long time; a line every few seconds
+says it is alive (tests done, tokens so far, tests open).  Lines are written the way pytest's live
+logging writes, with capture suspended for the moment.  xdist workers have no terminal: there the
+per-item reports are the progress.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+
+INTERVAL_SECONDS = 10.0
+
+
+class TerminalProgress:
+    def __init__(self, config: pytest.Config, total_tests: int, interval: float = INTERVAL_SECONDS) -> None:
+        self.config = config
+        self.total = total_tests
+        self.interval = interval
+        self.done = 0
+        self.open: list[str] = []
+        self._last = time.monotonic()
+
+    def __call__(self, event: dict[str, Any]) -> None:
+        test = event["test"].split("::")[-1]
+        if event["event"] == "test_begin":
+            self.open.append(test)
+        else:
+            self.done += 1
+            if test in self.open:
+                self.open.remove(test)
+        now = time.monotonic()
+        if now - self._last >= self.interval:
+            self._last = now
+            self._write(event["tokens"])
+
+    def _write(self, tokens: int) -> None:
+        reporter = self.config.pluginmanager.getplugin("terminalreporter")
+        capture = self.config.pluginmanager.getplugin("capturemanager")
+        if reporter is None or capture is None:
+            return
+        running = ", ".join(self.open[:4]) + (" …" if len(self.open) > 4 else "")
+        line = f"[memorybench] {self.done}/{self.total} tests done · {tokens:,} tokens · open: {running or '-'}"
+        with capture.global_and_fixture_disabled():
+            reporter.ensure_newline()
+            reporter.write_line(line)
