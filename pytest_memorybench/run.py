@@ -70,6 +70,8 @@ class BenchmarkRun:
             else settings.span or suite.span
             for suite in self.suites
         }
+        if manifest:
+            _check_consistent(settings, manifest, self.spans, self.conversation_count)
         self.tests: dict[str, PlannedTest] = {}
         definitions_from = previous or settings.definitions
         for suite in self.suites:
@@ -210,6 +212,19 @@ def _assign_groups(
     dealt = sorted(keyed, key=lambda pair: (pair[1].repetition, order[pair[1].scenario]))
     group_of = {key: f"{suite}-c{index % conversations + 1}" for index, (key, _) in enumerate(dealt)}
     return [(key, group_of[key], d) for key, d in keyed]
+
+
+def _check_consistent(settings: Settings, manifest: dict[str, Any], spans: dict[str, Span], conversations: int) -> None:
+    """A resumed or replayed run keeps its own span and split; say so instead of ignoring a flag."""
+    flag = "--mb-resume" if settings.resume else "--mb-replay"
+    if settings.span is not None and any(span != settings.span for span in spans.values()):
+        used = ", ".join(f"{name}={span}" for name, span in spans.items())
+        raise UsageError(f"--span {settings.span} conflicts with the run given to {flag} ({used}); drop --span")
+    if settings.conversations not in (1, conversations):
+        raise UsageError(
+            f"--mb-conversations {settings.conversations} conflicts with the run given to {flag} "
+            f"({conversations}); drop --mb-conversations"
+        )
 
 
 def _read_manifest(folder: Path) -> dict[str, Any]:

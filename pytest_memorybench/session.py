@@ -57,6 +57,10 @@ def start(config: pytest.Config) -> None:
         run.write_plan()
     if not is_worker(config):
         run.progress = TerminalProgress(config, total_tests=len(run.tests))
+        if getattr(config.option, "dist", "no") == "load":
+            # `-n` alone means xdist's "load", which ignores xdist_group: two workers could each
+            # drive the same conversation.  Keep every conversation on one worker.
+            config.option.dist = "loadgroup"
     if config.args_source != pytest.Config.ArgsSource.ARGS:
         config.args = []  # no paths given: collect the benchmark only
     config.stash[RUN_KEY] = run

@@ -335,6 +335,13 @@ def test_replaying_a_finished_run_rescores_it_without_the_agent(pytester: pytest
     assert totals["agent_calls"] == 0
 
 
+def test_a_replay_keeps_the_runs_own_span(pytester: pytest.Pytester) -> None:
+    pytester.runpytest("--memorybench", "--agent=oracle", "--span=2k", "--mb-output=original", "-p", "no:cacheprovider")
+    result = pytester.runpytest_subprocess("--memorybench", "--mb-replay=original", "--span=8k")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: --span 8k conflicts with the run given to --mb-replay (ltm=2k); drop --span"])
+
+
 def test_a_replay_can_rescore_under_another_profile(pytester: pytest.Pytester) -> None:
     pytester.runpytest("--memorybench", "--agent=recall", "--span=2k", "--mb-output=original", "-p", "no:cacheprovider")
     pytester.runpytest(
@@ -361,4 +368,11 @@ def test_split_conversations_give_the_same_results_under_xdist(pytester: pytest.
     assert comparable_items(pytester.path / "parallel") == comparable_items(pytester.path / "serial")
     conversations = json.loads((pytester.path / "parallel" / "results.json").read_text())["conversations"]
     assert [c["group"] for c in conversations] == ["ltm-c1", "ltm-c2"]
+    drivers = {}  # `-n 2` alone must keep each conversation on one worker (the plugin sets loadgroup)
+    for log in (pytester.path / "parallel").glob("events-gw*.jsonl"):
+        for line in log.read_text().splitlines():
+            event = json.loads(line)
+            if event["kind"] == "conversation_begin":
+                drivers.setdefault(event["group"], []).append(log.name)
+    assert sorted(drivers) == ["ltm-c1", "ltm-c2"] and all(len(logs) == 1 for logs in drivers.values())
     assert {item["conversation"] for item in comparable_items(pytester.path / "parallel")} == {"ltm-c1", "ltm-c2"}
