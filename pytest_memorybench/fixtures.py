@@ -1,13 +1,15 @@
-"""Fixtures the plugin provides.  A user's conftest.py may define `memorybench_agent` to override."""
+"""Fixtures the plugin provides.  A user's conftest.py may define `memorybench_agent` to override it."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
 from pytest_memorybench.agents.protocol import AgentAdapter
 from pytest_memorybench.agents.spec import build_agent
+from pytest_memorybench.conversation.interactive import MemoryConversation
 from pytest_memorybench.items import RUN_KEY
 
 
@@ -29,3 +31,14 @@ def memorybench_agent(pytestconfig: pytest.Config) -> Iterator[AgentAdapter | No
     agent = build_agent(run.settings.agent, run.settings.agent_options)
     yield agent
     run.run_sync(agent.aclose())
+
+
+@pytest.fixture
+def memorybench_conversation(
+    memorybench_agent: Any, pytestconfig: pytest.Config, request: pytest.FixtureRequest
+) -> MemoryConversation:
+    """A fresh conversation with the agent under test, for memory tests written by hand."""
+    run = pytestconfig.stash.get(RUN_KEY, None)
+    if run is None:
+        pytest.fail("memorybench_conversation needs pytest --memorybench --agent=SPEC", pytrace=False)
+    return run.conversation_for(request.node.nodeid, memorybench_agent)

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from pytest_memorybench import session
-from pytest_memorybench.fixtures import memorybench_agent  # noqa: F401  (registers the fixture)
+from pytest_memorybench.fixtures import memorybench_agent, memorybench_conversation  # noqa: F401  (registers them)
 from pytest_memorybench.items import OUTCOME_KEY, PLANNED_KEY, RUN_KEY, collect_benchmark
 from pytest_memorybench.reports.results import item_record
 

@@ -23,6 +23,7 @@ from pytest_memorybench.conversation.channel import AgentChannel
 from pytest_memorybench.conversation.clock import SimulatedClock
 from pytest_memorybench.conversation.events import EventLog
 from pytest_memorybench.conversation.filler import TriviaSource
+from pytest_memorybench.conversation.interactive import MemoryConversation
 from pytest_memorybench.conversation.log_reader import ConversationLog, read_conversations
 from pytest_memorybench.conversation.scheduler import Conversation, ConversationStats, ScheduledTest
 from pytest_memorybench.conversation.tokens import default_counter
@@ -169,6 +170,15 @@ class BenchmarkRun:
         )
         self._outcomes.update(await conversation.run())
         self.conversations[group] = conversation.stats
+
+    def conversation_for(self, test: str, agent: Any) -> MemoryConversation:
+        """A hand-driven conversation for a user's own test, logged under the test's node id."""
+        adapter = self.adapt(agent)
+        if adapter is None:
+            raise UsageError("memorybench_conversation needs an agent; --mb-replay has none")
+        channel = AgentChannel(adapter, group=test, counter=self.counter, clock=SimulatedClock(self.clock_start), log=self.log)
+        self.run_sync(channel.reset())
+        return MemoryConversation(channel, self.run_sync, TriviaSource(self.settings.seed))
 
     def run_sync(self, coroutine: Coroutine[Any, Any, T]) -> T:
         """Run a coroutine on the run's own loop, which lives as long as the run.

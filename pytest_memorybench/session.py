@@ -34,7 +34,8 @@ def is_worker(config: pytest.Config) -> bool:
 
 def start(config: pytest.Config) -> None:
     """Read the options, plan the run, and check the agent, before anything is collected."""
-    settings = Settings.from_options(config.option)
+    paths_given = config.args_source == pytest.Config.ArgsSource.ARGS
+    settings = Settings.from_options(config.option, paths_given=paths_given)
     if is_worker(config):
         workerinput: dict[str, Any] = config.workerinput  # type: ignore[attr-defined]
         run = BenchmarkRun(
@@ -61,8 +62,8 @@ def start(config: pytest.Config) -> None:
             # `-n` alone means xdist's "load", which ignores xdist_group: two workers could each
             # drive the same conversation.  Keep every conversation on one worker.
             config.option.dist = "loadgroup"
-    if config.args_source != pytest.Config.ArgsSource.ARGS:
-        config.args = []  # no paths given: collect the benchmark only
+    if not paths_given:
+        config.args = []  # collect the benchmark only
     config.stash[RUN_KEY] = run
 
 

@@ -43,7 +43,12 @@ class Settings:
         return self.resume or self.replay
 
     @classmethod
-    def from_options(cls, option: Any) -> Settings:
+    def from_options(cls, option: Any, *, paths_given: bool = False) -> Settings:
+        """Settings from pytest's parsed options.
+
+        With paths on the command line (the user's own memory tests), built-in suites run only
+        when `--mb-suite` asks for them; with no paths, the default suite runs.
+        """
         for dest, flag in NOT_YET_AVAILABLE.items():
             if getattr(option, dest, None) is not None:
                 raise UsageError(
@@ -76,7 +81,7 @@ class Settings:
             agent=parse_agent_spec(option.mb_agent) if option.mb_agent is not None else None,
             judge=judge,
             span=parse_span(option.mb_span) if option.mb_span is not None else None,
-            suites=tuple(option.mb_suite or DEFAULT_SUITES),
+            suites=tuple(option.mb_suite or (() if paths_given else DEFAULT_SUITES)),
             seed=option.mb_seed,
             profile=option.mb_profile,
             threshold=threshold,

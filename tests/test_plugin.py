@@ -76,10 +76,11 @@ def test_with_the_flag_and_no_paths_only_the_benchmark_runs(pytester: pytest.Pyt
     assert "test_user" not in result.stdout.str()
 
 
-def test_with_paths_the_benchmark_runs_beside_them(pytester: pytest.Pytester) -> None:
+def test_with_paths_only_those_run_unless_a_suite_is_asked_for(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(test_user=USER_TESTS)
-    result = pytester.runpytest(*ISOLATED, "--agent=oracle", "test_user.py")
-    result.assert_outcomes(passed=4, failed=1)
+    pytester.runpytest(*ISOLATED, "--agent=oracle", "test_user.py").assert_outcomes(passed=1, failed=1)
+    both = pytester.runpytest(*ISOLATED, "--agent=oracle", "--mb-suite=ltm", "test_user.py")
+    both.assert_outcomes(passed=4, failed=1)
 
 
 def test_oracle_passes_every_item_and_results_are_written(pytester: pytest.Pytester) -> None:

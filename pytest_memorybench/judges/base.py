@@ -1,0 +1,107 @@
+"""The judge contract: a typed task goes in, a JSON verdict comes out.
+
+A judge is only a semantic comparator.  Scorers decide the score; the judge answers narrow
+questions they cannot answer by string matching ("does this reply refer to the expected thing?",
+"which of these items does the answer mention?").  Every task kind has a fixed input payload and a
+fixed output schema, so an LLM judge and the offline `local` judge are interchangeable, their
+verdicts cacheable, and their disagreement measurable (the meta-evaluation).
+
+Task kinds, inputs → output JSON (all outputs may also carry a free-text "reason"):
+
+  reference    {question, expected, answer}
+               → {"refers": bool, "expected_is_number": bool, "numbers_match": bool | null}
+               GoodAI's checker (paper Fig. 8): correct ⇔ refers and not (expected_is_number and
+               not numbers_match).
+  sentence     {answer, sentence}
+               → {"present": bool, "extracted": str | null}
+               GoodAI Fig. 20: is (a paraphrase of) `sentence` in the answer; quote it if so.
+  directions   {answer, places: [str]}
+               → {"hops": [{"origin": str, "kilometers": int, "direction": "north"|"south"|"east"|"west",
+                            "destination": str}]}
+               GoodAI Fig. 10: the route the answer describes, place names from `places`; [] if none.
+  restaurant   {reply, menu: [str], drinks: [str]}
+               → {"dishes": [str], "drinks": [str], "other": str | null}
+               GoodAI Figs. 17–18: what the diner's reply orders, as menu / drink names.
+  items        {question, retrieval_type, ground_truth: [str], answer}
+               → {"identified": [str], "matching": [0 | 0.5 | 1 for each ground_truth item, in order]}
+               Episodic Listing 12: identified = unique relevant items in the answer ([] if it says it
+               has no information); matching = 1 found, 0.5 related but not explicit, 0 missing.
+  order        {predicted: [str], ground_truth: [str]}
+               → {"predicted_indexes": [int]}   (for each predicted item, the first unused matching
+               ground-truth index, or -1) — episodic Listing 14.
+  nugget       {question, nugget, answer}
+               → {"score": 0 | 0.5 | 1}
+               BEAM Listing 20: does the answer satisfy this rubric nugget (positive or negative).
+  equivalence  {first, second}
+               → {"equivalent": bool}
+               BEAM Listing 21: do the two snippets state the same event or fact.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+TASK_KINDS = ("reference", "sentence", "directions", "restaurant", "items", "order", "nugget", "equivalence")
+
+UNPARSEABLE = "judge-unparseable"
+
+
+@dataclass(frozen=True)
+class JudgeTask:
+    """One question for the judge.  `scorer` names who asks, and is part of the cache key."""
+
+    kind: str
+    payload: dict[str, Any]
+    scorer: str = ""
+
+    def __post_init__(self) -> None:
+        if self.kind not in TASK_KINDS:
+            raise ValueError(f"unknown judge task {self.kind!r}; known: {', '.join(TASK_KINDS)}")
+
+    def fingerprint(self) -> str:
+        """A stable hash of the task, for cache keys and logs."""
+        text = json.dumps([self.kind, self.payload, self.scorer], sort_keys=True, ensure_ascii=False)
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class JudgeVerdict:
+    """The judge's answer: `data` matches the task's output schema, or `error` says why not.
+
+    An unparseable or invalid reply after retries is not an exception: `error` starts with
+    "judge-unparseable" and the scorer turns it into a 0 with that reason.
+    """
+
+    kind: str
+    data: dict[str, Any] | None
+    error: str | None = None
+    cached: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None and self.data is not None
+
+
+@dataclass
+class JudgeStats:
+    """What judging cost a run: calls made, cache hits, tokens, dollars."""
+
+    calls: int = 0
+    cache_hits: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+    unparseable: int = 0
+    prompt_hashes: dict[str, str] = field(default_factory=dict)  # task kind → hash of its prompt template
+
+
+class Judge(Protocol):
+    """`name` identifies the judge in results (model and base URL, never a key)."""
+
+    name: str
+    stats: JudgeStats
+
+    async def judge(self, task: JudgeTask) -> JudgeVerdict: ...
