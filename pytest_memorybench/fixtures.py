@@ -1,16 +1,20 @@
-"""Fixtures the plugin provides.  A user's conftest.py may define `memorybench_agent` to override it."""
+"""Fixtures the plugin provides.  A user's conftest.py may define `memorybench_agent` to override it.
+
+Imported by the entry-point module on every pytest run, so it imports the heavy parts lazily.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from pytest_memorybench.agents.protocol import AgentAdapter
-from pytest_memorybench.agents.spec import build_agent
-from pytest_memorybench.conversation.interactive import MemoryConversation
-from pytest_memorybench.items import RUN_KEY
+from pytest_memorybench.keys import RUN_KEY
+
+if TYPE_CHECKING:
+    from pytest_memorybench.agents.protocol import AgentAdapter
+    from pytest_memorybench.conversation.interactive import MemoryConversation
 
 
 @pytest.fixture(scope="session")
@@ -28,6 +32,8 @@ def memorybench_agent(pytestconfig: pytest.Config) -> Iterator[AgentAdapter | No
             "fixture in conftest.py",
             pytrace=False,
         )
+    from pytest_memorybench.agents.spec import build_agent
+
     agent = build_agent(run.settings.agent, run.settings.agent_options)
     yield agent
     run.run_sync(agent.aclose())

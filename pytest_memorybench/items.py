@@ -13,22 +13,11 @@ from typing import Any
 
 import pytest
 
+from pytest_memorybench.keys import OUTCOME_KEY, PLANNED_KEY, RUN_KEY
 from pytest_memorybench.records import TestOutcome
 from pytest_memorybench.run import BenchmarkRun, PlannedTest
 
-RUN_KEY = pytest.StashKey[BenchmarkRun]()
-PLANNED_KEY = pytest.StashKey[PlannedTest]()
-OUTCOME_KEY = pytest.StashKey[TestOutcome]()
 
-SKILL_MARKERS = {
-    "recall": "GoodAI skill R: simple retrieval of past information",
-    "conflicting_information": "GoodAI skill C: information that contradicts what came before",
-    "episodic": "GoodAI skill E: memories addressed by time",
-    "spatial": "GoodAI skill S: memories tied to positions in a space",
-    "prospective": "GoodAI skill P: memories about future actions",
-    "theory_of_mind": "GoodAI skill T: other people's beliefs",
-    "information_integration": "GoodAI skill I: combining pieces of information",
-}
 
 
 class SuiteCollector(pytest.Collector):

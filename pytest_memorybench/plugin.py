@@ -1,21 +1,16 @@
-"""pytest hooks of pytest-memorybench.
+"""The pytest entry point of pytest-memorybench.
 
-The module-level hooks only add options and markers; everything else lives in `BenchmarkHooks`,
-registered by `pytest_configure` when `--memorybench` is given, so a normal pytest run is untouched.
-Each hook hands over to the module that does the work.
+pytest loads this module in every run, so it only adds options, markers and fixtures, and imports
+nothing heavy.  `--memorybench` activates the benchmark: `hooks.activate` plans the run and
+registers the hooks of an active session.  Without the flag a normal pytest run is untouched.
 """
 
 from __future__ import annotations
 
-from collections.abc import Generator
-from typing import Any
-
 import pytest
 
-from pytest_memorybench import session
 from pytest_memorybench.fixtures import memorybench_agent, memorybench_conversation  # noqa: F401  (registers them)
-from pytest_memorybench.items import OUTCOME_KEY, PLANNED_KEY, RUN_KEY, collect_benchmark
-from pytest_memorybench.reports.results import item_record
+from pytest_memorybench.markers import BENCHMARK_MARKER, SKILL_MARKERS
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -40,73 +35,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    session.register_markers(config)
+    for name, description in (BENCHMARK_MARKER, *SKILL_MARKERS.items()):
+        config.addinivalue_line("markers", f"{name}: {description}")
     if config.getoption("memorybench"):
-        session.start(config)
-        benchmark = BenchmarkHooks(config)
-        config.pluginmanager.register(benchmark, "memorybench-run")
-        if config.pluginmanager.hasplugin("xdist"):
-            config.pluginmanager.register(XdistControllerHooks(benchmark), "memorybench-xdist")
+        from pytest_memorybench.hooks import activate
 
-
-class BenchmarkHooks:
-    """The hooks of an active benchmark session."""
-
-    def __init__(self, config: pytest.Config) -> None:
-        self.config = config
-        self.run = config.stash[RUN_KEY]
-        self.records: list[dict[str, Any]] = []
-        self.worker_conversations: list[dict[str, Any]] = []
-
-    def pytest_report_header(self, config: pytest.Config) -> str:
-        return session.header(config)
-
-    @pytest.hookimpl(tryfirst=True)
-    def pytest_collection_modifyitems(self, session: pytest.Session, items: list[pytest.Item]) -> None:
-        items.extend(collect_benchmark(session, self.run))
-
-    def pytest_collection_finish(self, session: pytest.Session) -> None:
-        self.run.select(item.stash[PLANNED_KEY].key for item in session.items if PLANNED_KEY in item.stash)
-
-    @pytest.hookimpl(wrapper=True)
-    def pytest_runtest_makereport(
-        self, item: pytest.Item, call: pytest.CallInfo[None]
-    ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
-        report = yield
-        if call.when == "call" and OUTCOME_KEY in item.stash:
-            planned = item.stash[PLANNED_KEY]
-            record = item_record(planned.key, planned, item.stash[OUTCOME_KEY], report.passed)
-            report.memorybench = record  # type: ignore[attr-defined]  (travels to the xdist controller)
-            item.user_properties.extend(session.junit_properties(record))
-        return report
-
-    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        record = getattr(report, "memorybench", None)
-        if record is not None and report.when == "call":
-            self.records.append(record)
-
-    def pytest_sessionfinish(self) -> None:
-        session.finish(self.config, self.records, self.worker_conversations)
-
-    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
-        lines = session.summary(self.config)
-        if lines:
-            terminalreporter.write_sep("=", "memorybench")
-            for line in lines:
-                terminalreporter.write_line(line)
-
-    def pytest_unconfigure(self) -> None:
-        self.run.close()
-
-
-class XdistControllerHooks:
-    """Hands the run id and folder to every xdist worker, and takes its conversations back."""
-
-    def __init__(self, benchmark: BenchmarkHooks) -> None:
-        self.benchmark = benchmark
-
-    def pytest_configure_node(self, node: Any) -> None:
-        node.workerinput.update(session.worker_input(node.config))
-
-    def pytest_testnodedown(self, node: Any, error: Any) -> None:
-        self.benchmark.worker_conversations += getattr(node, "workeroutput", {}).get(session.WORKER_CONVERSATIONS, [])
+        activate(config)

@@ -10,15 +10,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from pytest_memorybench.errors import UsageError
 from pytest_memorybench.records import TestDefinition
-from pytest_memorybench.scenarios import get_scenario
+from pytest_memorybench.scenarios import get_scenario, register_scenario
+from pytest_memorybench.scenarios.yaml_scenario import parse_yaml_scenario
 from pytest_memorybench.spans import Span, parse_span
+from pytest_memorybench.yamlfile import Located, load_located
 
 _SUITE_KEYS = {"name", "description", "span", "threshold", "repetitions", "incompatible", "scenarios"}
-_ENTRY_KEYS = {"scenario", "params", "repetitions", "threshold"}
+_ENTRY_KEYS = {"scenario", "params", "repetitions", "threshold", "define"}
 
 
 def builtin_suite_dir() -> Path:
@@ -68,16 +68,7 @@ def load_suite(name_or_path: str) -> Suite:
             f"--mb-suite {name_or_path!r}: no built-in suite of that name and no such file "
             f"(built-in suites: {', '.join(known) or 'none'})"
         )
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" line {mark.line + 1}" if mark is not None else ""
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise UsageError(f"suite file {path}{where}: invalid YAML ({problem})") from None
-    except OSError as exc:
-        raise UsageError(f"suite file {path}: cannot read it ({exc.strerror})") from None
-    return _parse_suite(data, path)
+    return _parse_suite(load_located(path), path)
 
 
 def _parse_suite(data: Any, path: Path) -> Suite:
@@ -113,6 +104,9 @@ def _parse_suite(data: Any, path: Path) -> Suite:
         params = raw.get("params") or {}
         if not isinstance(params, dict):
             raise fail(f"scenarios item {position}: 'params' must be a mapping")
+        if "define" in raw:
+            where = lambda key, raw=raw: f"suite file {path} line {_line(raw.get('define'), key, raw)}"  # noqa: E731
+            register_scenario(parse_yaml_scenario(raw["scenario"], raw["define"], where))
         try:
             get_scenario(raw["scenario"])
         except UsageError as exc:
@@ -141,6 +135,13 @@ def _parse_suite(data: Any, path: Path) -> Suite:
     except UsageError as exc:
         raise fail(str(exc)) from None
     return suite
+
+
+def _line(define: Any, key: str, entry: Any) -> int:
+    """The line of `key` inside a define block, or of the block, or of the whole entry."""
+    if isinstance(define, Located):
+        return define.line_of(key) if key else define.line
+    return entry.line_of("define") if isinstance(entry, Located) else 0
 
 
 def _positive_int(value: Any, key: str, fail: Any) -> int:

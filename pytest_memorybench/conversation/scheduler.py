@@ -16,6 +16,7 @@ except to feed a listening callback, token waits ignored and time waits turned i
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -203,7 +204,7 @@ class Conversation:
                 await run.program.aclose()
                 break
         if run.callback is None:
-            self._finish(run)
+            await self._finish(run)
 
     async def _say(self, run: _Run, action: Say) -> str:
         channel = self.channel
@@ -261,7 +262,7 @@ class Conversation:
                 run.score = verdict.score
                 self.channel.emit("callback_deregistered", test=run.test.key)
                 if run.script_done:
-                    self._finish(run)
+                    await self._finish(run)
 
     def _listening(self) -> list[_Run]:
         return [run for run in self._runs if run.callback is not None and run.outcome is None]
@@ -300,9 +301,11 @@ class Conversation:
 
     # -- results ----------------------------------------------------------------------------------
 
-    def _finish(self, run: _Run) -> None:
+    async def _finish(self, run: _Run) -> None:
         definition = run.test.definition
         score = run.score or get_scenario(definition.scenario).score(definition, run.responses, self.scoring)
+        if inspect.isawaitable(score):
+            score = await score
         span_tokens = (run.question_tokens or 0) - (run.begin_tokens or 0) if run.question_tokens is not None else 0
         run.outcome = TestOutcome(
             definition,

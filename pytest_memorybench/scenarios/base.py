@@ -2,19 +2,21 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from pytest_memorybench.judges.base import Judge
 from pytest_memorybench.records import Score, TestDefinition
 from pytest_memorybench.scoring.profiles import PAPER, Profile
 
 
 @dataclass(frozen=True)
 class ScoringContext:
-    """What a scorer may consult besides the replies: the profile (and, later, the judge)."""
+    """What a scorer may consult besides the replies: the profile and the judge."""
 
     profile: Profile = PAPER
+    judge: Judge | None = None
 
 
 class Scenario(Protocol):
@@ -33,4 +35,5 @@ class Scenario(Protocol):
 
     def score(
         self, definition: TestDefinition, responses: Sequence[str], context: ScoringContext
-    ) -> Score: ...
+    ) -> Score | Awaitable[Score]:
+        """The verdict; scorers that consult the judge return an awaitable."""

@@ -24,10 +24,16 @@ mode).  Spans: 8k (reference), 32k and 120k (`--quick` skips 120k).
    colours8.yaml (8 Colours repetitions at 32k) with `--mb-conversations 4` and the latency-bound
    agent tests/bench/slow_agent.py (SLOW_AGENT_SECONDS per reply, default 0.5), once with `-n 0`
    and once with `-n 4 --dist loadgroup`.  speed-up = wall(-n 0) / wall(-n 4); target >= 3.2x.
-   The lower bound of the -n 4 wall time is the slowest conversation's agent seconds; what is
-   left above it is mostly worker start-up, measured as the wall time of
-   `pytest --co -q -p no:cacheprovider tests/test_spans.py` (median of 3), paid by 4 workers at
-   once on os.cpu_count() cores.
+   The -n 4 run cannot be faster than its slowest conversation's agent seconds (the floor);
+   what it takes above the floor is mostly CPU: every pytest process pays a start-up, measured
+   as `pytest --co -q -p no:cacheprovider tests/test_spans.py` (median of 3, wall and CPU), and
+   -n 4 pays it five times at once (controller + 4 workers).  Each run's CPU seconds (its own
+   and its workers', from getrusage) are reported, and so is how much CPU runs in parallel:
+   "effective cores" = cpu_count x t(1 CPU-bound process) / t(cpu_count of them at once), below
+   cpu_count when the CPUs are hyper-threads or other work shares the machine.
+   model: wall(-n 4) ~ floor + CPU(-n 4) / effective cores; with all CPUs free the speed-up
+   would be (agent + CPU of -n 0) / (floor + CPU(-n 4) / cpu_count).
+   The machine's 1-minute load average is printed too: other work skews every timing here.
 """
 
 from __future__ import annotations
@@ -37,6 +43,7 @@ import asyncio
 import json
 import os
 import platform
+import resource
 import statistics
 import subprocess
 import sys
@@ -45,6 +52,7 @@ import time
 from collections import defaultdict
 from dataclasses import dataclass
 from datetime import datetime, timezone
+from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any
 
@@ -163,16 +171,46 @@ def measure_conversation(span_name: str, agent_name: str) -> dict[str, Any]:
 # -- part 4: the real pytest command, with and without xdist --------------------------------------
 
 
-def timed_command(args: list[str], env: dict[str, str] | None = None) -> tuple[float, subprocess.CompletedProcess[str]]:
+@dataclass
+class Timed:
+    wall: float
+    cpu: float  # user + system seconds of the command and every process it waited for
+    done: subprocess.CompletedProcess[str]
+
+
+def timed_command(args: list[str], env: dict[str, str] | None = None) -> Timed:
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     done = subprocess.run(args, cwd=ROOT, env=env, capture_output=True, text=True, check=False)
-    return time.perf_counter() - started, done
+    wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return Timed(wall, after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime, done)
 
 
-def pytest_startup_seconds() -> float:
-    """Wall time of a pytest process that only collects a small file: what each worker pays."""
+def pytest_startup() -> tuple[float, float]:
+    """Median (wall, CPU) seconds of a pytest that only collects a small file: what each process pays."""
     command = [sys.executable, "-m", "pytest", "--co", "-q", "-p", "no:cacheprovider", "tests/test_spans.py"]
-    return statistics.median(timed_command(command)[0] for _ in range(TIMED_RUNS))
+    runs = [timed_command(command) for _ in range(TIMED_RUNS)]
+    return statistics.median(run.wall for run in runs), statistics.median(run.cpu for run in runs)
+
+
+def cpu_bound_seconds(processes: int) -> float:
+    """Wall time of `processes` identical CPU-bound Python processes started together."""
+    started = time.perf_counter()
+    children = [subprocess.Popen([sys.executable, "-c", "for _ in range(30_000_000): pass"]) for _ in range(processes)]
+    for child in children:
+        child.wait()
+    return time.perf_counter() - started
+
+
+def effective_cores() -> float:
+    """How many CPU-bound processes the machine really runs side by side right now."""
+    cores = os.cpu_count() or 1
+    return round(cores * cpu_bound_seconds(1) / cpu_bound_seconds(cores), 2)
+
+
+def pytest_plugins() -> list[str]:
+    return sorted({entry.name.split(".")[0] for entry in entry_points(group="pytest11")})
 
 
 def run_benchmark(workers: int, agent_seconds: float) -> dict[str, Any]:
@@ -183,20 +221,21 @@ def run_benchmark(workers: int, agent_seconds: float) -> dict[str, Any]:
             "--agent", "tests.bench.slow_agent:make_agent", "--mb-conversations", str(XDIST_CONVERSATIONS),
             "-p", "no:cacheprovider", "-q", "--mb-output", output, *xdist,
         ]  # fmt: skip
-        wall, done = timed_command(command, env={**os.environ, "SLOW_AGENT_SECONDS": str(agent_seconds)})
+        timed = timed_command(command, env={**os.environ, "SLOW_AGENT_SECONDS": str(agent_seconds)})
         results_path = Path(output) / "results.json"
         if not results_path.is_file():
-            raise RuntimeError(f"pytest -n {workers} wrote no results.json (exit {done.returncode}):\n{done.stdout[-2000:]}{done.stderr[-2000:]}")
+            tail = timed.done.stdout[-2000:] + timed.done.stderr[-2000:]
+            raise RuntimeError(f"pytest -n {workers} wrote no results.json (exit {timed.done.returncode}):\n{tail}")
         results = json.loads(results_path.read_text(encoding="utf-8"))
-    per_conversation = conversation_agent_seconds(results)
     return {
         "workers": workers,
-        "exit_code": done.returncode,
-        "wall_seconds": round(wall, 2),
+        "exit_code": timed.done.returncode,
+        "wall_seconds": round(timed.wall, 2),
+        "cpu_seconds": round(timed.cpu, 2),
         "passed": f"{results['totals']['passed']}/{results['totals']['max']}",
         "agent_calls": results["totals"]["agent_calls"],
         "agent_seconds": results["totals"]["agent_seconds"],
-        "conversation_agent_seconds": per_conversation,
+        "conversation_agent_seconds": conversation_agent_seconds(results),
     }
 
 
@@ -212,19 +251,29 @@ def conversation_agent_seconds(results: dict[str, Any]) -> dict[str, float]:
 
 def measure_xdist() -> dict[str, Any]:
     agent_seconds = float(os.environ.get("SLOW_AGENT_SECONDS", "0.5"))
-    startup = pytest_startup_seconds()
+    load = os.getloadavg()[0]
+    (startup_wall, startup_cpu), cores = pytest_startup(), effective_cores()
     serial, parallel = run_benchmark(0, agent_seconds), run_benchmark(XDIST_CONVERSATIONS, agent_seconds)
-    slowest = max(parallel["conversation_agent_seconds"].values())
+    floor = max(parallel["conversation_agent_seconds"].values())
+    all_cores = os.cpu_count() or 1
+    # Without other load a single process never overlaps its agent's sleeps with its own CPU work.
+    serial_unloaded = serial["agent_seconds"] + serial["cpu_seconds"]
     return {
         "slow_agent_seconds": agent_seconds,
-        "cpu_count": os.cpu_count(),
-        "pytest_startup_seconds": round(startup, 2),
+        "load_average": round(load, 2),
+        "cpu_count": all_cores,
+        "effective_cores": cores,
+        "pytest_plugins": pytest_plugins(),
+        "pytest_startup_wall_seconds": round(startup_wall, 2),
+        "pytest_startup_cpu_seconds": round(startup_cpu, 2),
         "serial": serial,
         "parallel": parallel,
         "speedup": round(serial["wall_seconds"] / parallel["wall_seconds"], 2),
-        "parallel_floor_seconds": slowest,
-        "parallel_above_floor_seconds": round(parallel["wall_seconds"] - slowest, 2),
-        "speedup_bound_with_one_startup": round(serial["wall_seconds"] / (slowest + startup), 2),
+        "parallel_floor_seconds": floor,
+        "parallel_above_floor_seconds": round(parallel["wall_seconds"] - floor, 2),
+        "model_parallel_wall_seconds": round(floor + parallel["cpu_seconds"] / cores, 2),
+        "model_speedup_all_cores_free": round(serial_unloaded / (floor + parallel["cpu_seconds"] / all_cores), 2),
+        "parallel_wall_needed_for_target": round(serial["wall_seconds"] / TARGETS["speedup_min"], 2),
     }
 
 
@@ -267,17 +316,25 @@ def print_xdist(xdist: dict[str, Any]) -> None:
     for run in (xdist["serial"], xdist["parallel"]):
         groups = ", ".join(f"{group} {seconds:.1f}" for group, seconds in run["conversation_agent_seconds"].items())
         print(
-            f"   -n {run['workers']}: wall {run['wall_seconds']:7.2f} s   agent {run['agent_seconds']:7.2f} s in {run['agent_calls']} calls   "
-            f"passed {run['passed']}   exit {run['exit_code']}\n          agent s per conversation: {groups}"
+            f"   -n {run['workers']}: wall {run['wall_seconds']:6.2f} s   CPU {run['cpu_seconds']:5.2f} s   agent {run['agent_seconds']:6.2f} s "
+            f"in {run['agent_calls']} calls   passed {run['passed']}   exit {run['exit_code']}\n"
+            f"         agent s per conversation: {groups}"
         )
     print(f"   speed-up -n 4 over -n 0: {xdist['speedup']:.2f}x  {verdict(xdist['speedup'] >= TARGETS['speedup_min'])} (target >= {TARGETS['speedup_min']}x)")
     print(
-        f"   limits: the -n 4 run cannot beat its slowest conversation ({xdist['parallel_floor_seconds']:.1f} s of agent time);\n"
-        f"   it took {xdist['parallel_above_floor_seconds']:.1f} s more.  One pytest start-up with the installed plugins\n"
-        f"   (pytest --co tests/test_spans.py) takes {xdist['pytest_startup_seconds']:.2f} s; -n 4 starts a controller and 4 workers\n"
-        f"   on {xdist['cpu_count']} cores, so their imports and collection compete for the CPU and the harness's own\n"
-        f"   filler building and token counting runs in 4 processes at once.  Even with a single start-up the\n"
-        f"   bound is {xdist['speedup_bound_with_one_startup']:.2f}x; serial time has one start-up, parallel time pays it per worker."
+        f"   limits: -n 4 cannot beat its slowest conversation ({xdist['parallel_floor_seconds']:.1f} s of agent time); it took\n"
+        f"   {xdist['parallel_above_floor_seconds']:.1f} s more.  Every pytest process pays a start-up of {xdist['pytest_startup_cpu_seconds']:.2f} s CPU "
+        f"({xdist['pytest_startup_wall_seconds']:.2f} s wall:\n"
+        f"   pytest --co tests/test_spans.py) with the installed plugins\n"
+        f"   ({', '.join(xdist['pytest_plugins'])});\n"
+        f"   -n 4 starts 5 at once (controller + 4 workers) and used {xdist['parallel']['cpu_seconds']:.1f} s CPU against "
+        f"{xdist['serial']['cpu_seconds']:.1f} s for -n 0.\n"
+        f"   The {xdist['cpu_count']} CPUs ran CPU-bound processes side by side like {xdist['effective_cores']:.2f} cores just before "
+        f"(load average {xdist['load_average']:.2f}),\n"
+        f"   so: floor + CPU(-n 4) / effective cores = {xdist['model_parallel_wall_seconds']:.1f} s (measured {xdist['parallel']['wall_seconds']:.1f} s).  "
+        f"The target needs <= {xdist['parallel_wall_needed_for_target']:.1f} s.\n"
+        f"   With both CPUs free: (agent + CPU of -n 0) / (floor + CPU(-n 4) / {xdist['cpu_count']}) = "
+        f"{xdist['model_speedup_all_cores_free']:.2f}x."
     )
 
 
@@ -286,8 +343,9 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="skip the xdist part and the 120k span")
     quick = parser.parse_args().quick
     counter = default_counter()  # load the encoding before anything is timed
+    load = os.getloadavg()[0]  # other work on the machine skews every timing below
     print(f"pytest-memorybench conversation benchmark ({'quick' if quick else 'full'}): python {platform.python_version()}, "
-          f"{os.cpu_count()} CPUs, token counter {counter.name}")
+          f"{os.cpu_count()} CPUs, load average {load:.2f}, token counter {counter.name}")
     spans = QUICK_SPANS if quick else tuple(SPANS)
     rows = [measure_conversation(span, agent) for span in spans for agent in AGENTS]
     print_conversations(rows)
@@ -299,6 +357,7 @@ def main() -> None:
         "mode": "quick" if quick else "full",
         "python": platform.python_version(),
         "cpu_count": os.cpu_count(),
+        "load_average_at_start": round(load, 2),
         "token_counter": counter.name,
         "targets": TARGETS,
         "conversations": rows,

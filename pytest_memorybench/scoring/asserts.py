@@ -1,0 +1,112 @@
+"""Public asserts: the library's scorers as one-line checks in users' own pytest tests.
+
+    from pytest_memorybench import assert_regex, assert_items_f1
+    assert_regex(r"\\bBiscuit\\b", chat.ask("What is my dog called?"))
+
+Each fails with what was expected, what the agent said, the score and the scorer's reasons.
+Asserts that need a judge use the offline `LocalJudge` unless given one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import re
+import textwrap
+from collections.abc import Coroutine, Mapping, Sequence
+from typing import Any, TypeVar
+
+from pytest_memorybench.judges.base import Judge
+from pytest_memorybench.records import Score
+from pytest_memorybench.scoring import judged
+from pytest_memorybench.scoring.choice import score_choice
+from pytest_memorybench.scoring.exact import score_regex
+from pytest_memorybench.scoring.profiles import PAPER, Profile
+from pytest_memorybench.scoring.rouge import score_rouge_l
+
+T = TypeVar("T")
+
+
+def assert_regex(pattern: str | re.Pattern[str], reply: str, *, flags: int = 0) -> Score:
+    __tracebackhide__ = True
+    return _check("regex", score_regex(pattern, reply, flags=flags), 1.0, getattr(pattern, "pattern", pattern), reply)
+
+
+def assert_rouge_l(reference: str, reply: str, *, threshold: float = 0.75) -> Score:
+    """Full credit when ROUGE-L F is above `threshold` (GoodAI's Trigger Response uses > 0.75)."""
+    __tracebackhide__ = True
+    return _check("rouge_l", score_rouge_l(reference, reply, threshold=threshold), 1.0, reference, reply)
+
+
+def assert_choice(correct: str, reply: str, options: Mapping[str, str]) -> Score:
+    __tracebackhide__ = True
+    return _check("choice", score_choice(correct, reply, options), 1.0, f"{correct}) {options.get(correct, '')}", reply)
+
+
+def assert_items_f1(
+    ground_truth: Sequence[str], reply: str, *, question: str = "", min_f1: float = 1.0, judge: Judge | None = None
+) -> Score:
+    """The episodic item F1 (lenient #pred rule) of `reply` against `ground_truth` is at least `min_f1`."""
+    __tracebackhide__ = True
+    score, _ = _resolve(judged.score_items(_judge(judge), question=question, ground_truth=ground_truth, answer=reply))
+    return _check("items_f1", score, min_f1, list(ground_truth), reply)
+
+
+def assert_kendall_tau(
+    ground_truth: Sequence[str], reply: str, *, min_tau: float = 1.0, judge: Judge | None = None
+) -> Score:
+    """All ground-truth items are found and their order agrees with Kendall τ ≥ `min_tau`."""
+    __tracebackhide__ = True
+    chosen = _judge(judge)
+    found_score, identified = _resolve(judged.score_items(chosen, question="", ground_truth=ground_truth, answer=reply))
+    tau, found = _resolve(judged.score_order(chosen, predicted=identified, ground_truth=ground_truth))
+    reasons = (f"{found} of {len(ground_truth)} items found in order-aligned form", f"Kendall τ = {tau}")
+    value = 0.0 if tau is None or found < len(ground_truth) else max(0.0, tau)
+    return _check("kendall_tau", Score(value, reasons + found_score.reasons), min_tau, list(ground_truth), reply)
+
+
+def assert_nuggets(
+    nuggets: Sequence[str],
+    reply: str,
+    *,
+    question: str = "",
+    min_score: float = 1.0,
+    profile: Profile = PAPER,
+    judge: Judge | None = None,
+) -> Score:
+    """The BEAM rubric: the mean nugget credit (0 / 0.5 / 1 each) is at least `min_score`."""
+    __tracebackhide__ = True
+    score = _resolve(judged.score_rubric(_judge(judge), question=question, nuggets=nuggets, answer=reply, profile=profile))
+    return _check("nuggets", score, min_score, list(nuggets), reply)
+
+
+def _check(name: str, score: Score, needed: float, expected: Any, reply: str) -> Score:
+    __tracebackhide__ = True
+    if score.value + 1e-9 < needed:
+        got = textwrap.shorten(" ".join(reply.split()), 300, placeholder=" …") or "(empty)"
+        lines = [
+            f"memory check failed ({name}): score {score.value:.2f} < {needed:.2f}",
+            f"  expected: {expected}",
+            f"  got:      {got}",
+            *(f"  reason:   {reason}" for reason in score.reasons),
+        ]
+        raise AssertionError("\n".join(lines))
+    return score
+
+
+def _judge(judge: Judge | None) -> Judge:
+    if judge is not None:
+        return judge
+    from pytest_memorybench.judges.local import LocalJudge
+
+    return LocalJudge()
+
+
+def _resolve(coroutine: Coroutine[Any, Any, T]) -> T:
+    """Await a judge call from sync code, without nesting event loops."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coroutine)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, coroutine).result()

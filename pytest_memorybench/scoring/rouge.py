@@ -1,0 +1,54 @@
+"""ROUGE-L: how much of a reference sentence a reply reproduces, in order.
+
+GoodAI's Trigger Response asks the agent to say a fixed sentence whenever a trigger occurs; a reply
+counts when its ROUGE-L F-measure against that sentence is above 0.75, so small rewordings pass
+and a different sentence does not.  The `rouge-score` package computes it; its tokenizer
+lower-cases and keeps only ASCII letters and digits, so punctuation never matters and text in a
+non-Latin script scores 0.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from rouge_score import rouge_scorer
+
+from pytest_memorybench.records import Score
+
+TRIGGER_RESPONSE_THRESHOLD = 0.75
+
+
+@lru_cache(maxsize=2)
+def _scorer(use_stemmer: bool) -> rouge_scorer.RougeScorer:
+    return rouge_scorer.RougeScorer(["rougeL"], use_stemmer=use_stemmer)
+
+
+def rouge_l_f(reference: str, candidate: str, *, use_stemmer: bool = False) -> float:
+    """The ROUGE-L F-measure of `candidate` against `reference`, in [0, 1].
+
+    Without stemming by default, so "stick" and "sticking" are different words.  GoodAI's
+    `utils/text.py` builds its scorer with `use_stemmer=True`; pass that to reproduce its numbers.
+    """
+    return float(_scorer(use_stemmer).score(reference, candidate)["rougeL"].fmeasure)
+
+
+def score_rouge_l(
+    reference: str,
+    reply: str,
+    threshold: float = TRIGGER_RESPONSE_THRESHOLD,
+    *,
+    use_stemmer: bool = False,
+) -> Score:
+    """1 when the ROUGE-L F-measure of the reply against `reference` is strictly above `threshold`.
+
+    The GoodAI rule is "> 0.75": a reply scoring exactly the threshold fails.  This is the
+    ROUGE part of Trigger Response only; the reference also accepts the sentence verbatim
+    inside a longer reply and, failing both, asks a judge to extract it; compose those in
+    the scenario.
+    """
+    f = rouge_l_f(reference, reply, use_stemmer=use_stemmer)
+    passed = f > threshold
+    relation = "above" if passed else "not above"
+    stem = "with" if use_stemmer else "without"
+    reason = f"ROUGE-L F = {f:.4f} against {reference!r} is {relation} {threshold} ({stem} stemming)"
+    return Score(1.0 if passed else 0.0, (reason,))

@@ -1,0 +1,44 @@
+"""YAML that remembers where things are, so errors in user files can name the line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from pytest_memorybench.errors import UsageError
+
+
+class Located(dict):  # type: ignore[type-arg]
+    """A mapping from a YAML file that knows its own line and the line of each key."""
+
+    line: int = 0
+    key_lines: dict[str, int]
+
+    def line_of(self, key: str) -> int:
+        return self.key_lines.get(key, self.line)
+
+
+class _Loader(yaml.SafeLoader):
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> Located:  # type: ignore[override]
+        mapping = Located(super().construct_mapping(node, deep=True))
+        mapping.line = node.start_mark.line + 1
+        mapping.key_lines = {str(key.value): key.start_mark.line + 1 for key, _ in node.value}
+        return mapping
+
+
+_Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _Loader.construct_mapping)
+
+
+def load_located(path: Path) -> Any:
+    """Parse `path`; YAML syntax errors become one line naming the file and line."""
+    try:
+        return yaml.load(path.read_text(encoding="utf-8"), Loader=_Loader)  # noqa: S506 - a SafeLoader subclass
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" line {mark.line + 1}" if mark is not None else ""
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise UsageError(f"suite file {path}{where}: invalid YAML ({problem})") from None
+    except OSError as exc:
+        raise UsageError(f"suite file {path}: cannot read it ({exc.strerror})") from None
