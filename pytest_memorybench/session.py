@@ -122,7 +122,7 @@ def header(config: pytest.Config) -> str:
         agent = f"none (replaying {settings.replay})"
     else:
         agent = settings.agent.display if settings.agent else "memorybench_agent fixture"
-    spans = ", ".join(f"{name}={span}" for name, span in run.spans.items())
+    spans = ", ".join(f"{name}={span}" for name, span in run.spans.items()) or "- (no suite: your own tests only)"
     resumed = " (resumed)" if settings.resume else ""
     return (
         f"memorybench: agent {agent} | span {spans} | seed {settings.seed} | profile {settings.profile} "

@@ -105,7 +105,7 @@ def _parse_suite(data: Any, path: Path) -> Suite:
         if not isinstance(params, dict):
             raise fail(f"scenarios item {position}: 'params' must be a mapping")
         if "define" in raw:
-            where = lambda key, raw=raw: f"suite file {path} line {_line(raw.get('define'), key, raw)}"  # noqa: E731
+            where = lambda key, node, raw=raw: f"suite file {path} line {_line(raw.get('define'), key, raw, node)}"  # noqa: E731
             register_scenario(parse_yaml_scenario(raw["scenario"], raw["define"], where))
         try:
             get_scenario(raw["scenario"])
@@ -137,8 +137,10 @@ def _parse_suite(data: Any, path: Path) -> Suite:
     return suite
 
 
-def _line(define: Any, key: str, entry: Any) -> int:
-    """The line of `key` inside a define block, or of the block, or of the whole entry."""
+def _line(define: Any, key: str, entry: Any, node: Any = None) -> int:
+    """The line of the node at fault, or of `key` inside a define block, or of the block or entry."""
+    if isinstance(node, Located):
+        return node.line
     if isinstance(define, Located):
         return define.line_of(key) if key else define.line
     return entry.line_of("define") if isinstance(entry, Located) else 0

@@ -122,11 +122,11 @@ class YamlScenario:
         return function(definition.expected, responses[-1] if responses else "", context, **self.scorer_params)
 
 
-def parse_yaml_scenario(name: str, define: Any, where: Callable[[str], str]) -> YamlScenario:
-    """Build a scenario from a `define` block; `where(key)` names the file and line for errors."""
+def parse_yaml_scenario(name: str, define: Any, where: Callable[[str, Any], str]) -> YamlScenario:
+    """Build a scenario from a `define` block; `where(key, node)` names the file and line for errors."""
 
-    def fail(key: str, problem: str) -> UsageError:
-        return UsageError(f"{where(key)}: scenario {name}: {problem}")
+    def fail(key: str, problem: str, node: Any = None) -> UsageError:
+        return UsageError(f"{where(key, node)}: scenario {name}: {problem}")
 
     if not isinstance(define, Mapping):
         raise fail("", "'define' must be a mapping with script, question, expected and scorer")
@@ -164,21 +164,22 @@ def parse_yaml_scenario(name: str, define: Any, where: Callable[[str], str]) -> 
     )
 
 
-def _script_line(line: Any, index: int, fail: Callable[[str, str], UsageError]) -> ScriptLine:
+def _script_line(line: Any, index: int, fail: Callable[..., UsageError]) -> ScriptLine:
     if isinstance(line, str):
         return ScriptLine(line)
     if not isinstance(line, Mapping) or not isinstance(line.get("say"), str) or set(line) - {"say", "wait"}:
-        raise fail("script", f"script line {index} must be a string or {{say: TEXT, wait: {{...}}}}")
+        hint = " (a line with ': ' in it needs quotes)" if isinstance(line, Mapping) and "say" not in line else ""
+        raise fail("script", f"script line {index} must be a string or {{say: TEXT, wait: {{...}}}}{hint}", line)
     wait = line.get("wait") or {}
     unknown = sorted(set(wait) - set(_WAIT_KEYS)) if isinstance(wait, Mapping) else ["(not a mapping)"]
     if unknown or not all(isinstance(v, (int, float)) and v >= 0 for v in wait.values()):
-        raise fail("script", f"script line {index}: 'wait' takes non-negative tokens, minutes, hours or percentage")
+        raise fail("script", f"script line {index}: 'wait' takes non-negative tokens, minutes, hours or percentage", line)
     seconds = 60 * wait.get("minutes", 0) + 3600 * wait.get("hours", 0)
     goodai = {"tokens": wait.get("tokens", 0), "time": seconds, "percentage_finished": wait.get("percentage", 0)}
     return ScriptLine(line["say"], wait={key: value for key, value in goodai.items() if value})
 
 
-def _scorer(spec: Any, fail: Callable[[str, str], UsageError]) -> tuple[str, dict[str, Any]]:
+def _scorer(spec: Any, fail: Callable[..., UsageError]) -> tuple[str, dict[str, Any]]:
     if isinstance(spec, str):
         spec = {"name": spec}
     if not isinstance(spec, Mapping) or spec.get("name") not in SCORERS:
