@@ -29,6 +29,7 @@ class BenchmarkHooks:
         self.run = config.stash[RUN_KEY]
         self.records: list[dict[str, Any]] = []
         self.worker_conversations: list[dict[str, Any]] = []
+        self.worker_judge_stats: list[dict[str, Any]] = []
 
     def pytest_report_header(self, config: pytest.Config) -> str:
         return session.header(config)
@@ -58,7 +59,7 @@ class BenchmarkHooks:
             self.records.append(record)
 
     def pytest_sessionfinish(self) -> None:
-        session.finish(self.config, self.records, self.worker_conversations)
+        session.finish(self.config, self.records, self.worker_conversations, self.worker_judge_stats)
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         lines = session.summary(self.config)
@@ -81,4 +82,7 @@ class XdistControllerHooks:
         node.workerinput.update(session.worker_input(node.config))
 
     def pytest_testnodedown(self, node: Any, error: Any) -> None:
-        self.benchmark.worker_conversations += getattr(node, "workeroutput", {}).get(session.WORKER_CONVERSATIONS, [])
+        output = getattr(node, "workeroutput", {})
+        self.benchmark.worker_conversations += output.get(session.WORKER_CONVERSATIONS, [])
+        if session.WORKER_JUDGE in output:
+            self.benchmark.worker_judge_stats.append(output[session.WORKER_JUDGE])

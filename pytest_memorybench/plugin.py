@@ -25,6 +25,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--mb-threshold", dest="mb_threshold", type=float, metavar="X", help="pass threshold for every item, overriding the suite's")
     group.addoption("--mb-context", dest="mb_context", type=int, metavar="N", help="context budget in tokens for the built-in LLM adapters (default: the model's)")
     group.addoption("--mb-output", dest="mb_output", metavar="DIR", help="run folder (default: .memorybench/runs/<run id>)")
+    group.addoption("--mb-judge-check", action="store_true", help="score the packaged labelled cases with --judge and report its agreement with human verdicts, then exit")
     group.addoption("--mb-timeout", dest="mb_timeout", type=float, default=600.0, metavar="SECONDS", help="longest wait for one agent reply (default: 600)")
     group.addoption("--mb-conversations", dest="mb_conversations", type=int, default=1, metavar="K", help="split each suite into K independent conversations, so -n can share the work (default: 1)")
     group.addoption("--mb-resume", dest="mb_resume", metavar="DIR", help="continue an interrupted run in its folder, without re-asking what was answered")
@@ -32,6 +33,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--mb-definitions", dest="mb_definitions", metavar="DIR", help="reuse another run's test definitions (e.g. the same content at another span)")
     group.addoption("--mb-baseline", dest="mb_baseline", metavar="FILE", help="fail on regression against a previous results.json (not available yet)")
     group.addoption("--mb-max-drop", dest="mb_max_drop", type=float, metavar="X", help="largest allowed drop below the baseline (not available yet)")
+
+
+def pytest_cmdline_main(config: pytest.Config) -> int | None:
+    if not config.getoption("mb_judge_check"):
+        return None
+    from pytest_memorybench.judges.metaeval import run_judge_check
+    from pytest_memorybench.judges.spec import DEFAULT_CACHE
+
+    return run_judge_check(config.getoption("mb_judge"), config.rootpath / DEFAULT_CACHE, print)
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import dataclasses
 import json
 import os
 import secrets
@@ -19,7 +20,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from pytest_memorybench.agents.protocol import AgentAdapter
-from pytest_memorybench.conversation.channel import AgentChannel
+from pytest_memorybench.conversation.channel import AgentChannel, LoggedJudge
 from pytest_memorybench.conversation.clock import SimulatedClock
 from pytest_memorybench.conversation.events import EventLog
 from pytest_memorybench.conversation.filler import TriviaSource
@@ -28,6 +29,9 @@ from pytest_memorybench.conversation.log_reader import ConversationLog, read_con
 from pytest_memorybench.conversation.scheduler import Conversation, ConversationStats, ScheduledTest
 from pytest_memorybench.conversation.tokens import default_counter
 from pytest_memorybench.errors import UsageError
+from pytest_memorybench.judges.base import JudgeStats
+from pytest_memorybench.judges.client import CachedJudge
+from pytest_memorybench.judges.spec import build_judge
 from pytest_memorybench.records import TestDefinition, TestOutcome
 from pytest_memorybench.scenarios import ScoringContext, get_scenario
 from pytest_memorybench.settings import Settings
@@ -55,8 +59,11 @@ def new_run_id(now: datetime | None = None) -> str:
 
 
 class BenchmarkRun:
-    def __init__(self, settings: Settings, run_id: str, output: Path, *, worker: str | None = None) -> None:
+    def __init__(
+        self, settings: Settings, run_id: str, output: Path, *, worker: str | None = None, judge_cache: Path | None = None
+    ) -> None:
         self.settings = settings
+        self.judge_cache = judge_cache
         self.worker = worker
         previous = settings.previous_run
         manifest = _read_manifest(previous) if previous else {}
@@ -91,6 +98,7 @@ class BenchmarkRun:
         self._adapters: dict[int, AgentAdapter] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
         self._log: EventLog | None = None
+        self._judge: CachedJudge | None = None
 
     @property
     def replay_only(self) -> bool:
@@ -125,6 +133,18 @@ class BenchmarkRun:
             name = f"events-{self.worker}.jsonl" if self.worker else "events.jsonl"
             self._log = EventLog(self.output / name)
         return self._log
+
+    @property
+    def judge(self) -> CachedJudge:
+        """The run's judge, built on first use (a run whose scorers need none never builds it)."""
+        if self._judge is None:
+            self._judge = build_judge(self.settings.judge, cache_path=self.judge_cache)
+        return self._judge
+
+    def judge_stats(self) -> dict[str, Any]:
+        """This process's judging, for results.json (zeros when the judge was never needed)."""
+        stats = dataclasses.asdict(self._judge.stats) if self._judge is not None else dataclasses.asdict(JudgeStats())
+        return {"name": self._judge.name if self._judge is not None else self.settings.judge.display, **stats}
 
     # -- running ----------------------------------------------------------------------------------
 
@@ -162,7 +182,7 @@ class BenchmarkRun:
             [ScheduledTest(t.key, t.definition) for t in tests],
             channel,
             span=tests[0].span.tokens,
-            scoring=ScoringContext(profile=self.settings.profile),
+            scoring=ScoringContext(profile=self.settings.profile, judge=LoggedJudge(self.judge, channel)),
             filler=TriviaSource(self.settings.seed),
             incompatible=suite.incompatible,
             programs=lambda scenario: getattr(get_scenario(scenario), "program", None),
@@ -197,6 +217,8 @@ class BenchmarkRun:
             return pool.submit(self._loop.run_until_complete, coroutine).result()
 
     def close(self) -> None:
+        if self._judge is not None:
+            self.run_sync(self._judge.aclose())
         if self._log is not None:
             self._log.close()
         if self._loop is not None:

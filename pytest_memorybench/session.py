@@ -9,6 +9,7 @@ import pytest
 
 from pytest_memorybench import fixtures
 from pytest_memorybench.agents.spec import check_agent_spec
+from pytest_memorybench.judges.spec import DEFAULT_CACHE, check_judge_spec
 from pytest_memorybench.errors import UsageError
 from pytest_memorybench.keys import RUN_KEY
 from pytest_memorybench.reports.results import build_results, conversation_record, write_results
@@ -21,6 +22,7 @@ RESULTS_KEY = pytest.StashKey[tuple[dict[str, Any], Path]]()
 WORKER_RUN_ID = "memorybench_run_id"
 WORKER_OUTPUT = "memorybench_output"
 WORKER_CONVERSATIONS = "memorybench_conversations"
+WORKER_JUDGE = "memorybench_judge"
 
 
 def is_worker(config: pytest.Config) -> bool:
@@ -38,11 +40,14 @@ def start(config: pytest.Config) -> None:
             workerinput[WORKER_RUN_ID],
             Path(workerinput[WORKER_OUTPUT]),
             worker=workerinput.get("workerid"),
+            judge_cache=config.rootpath / DEFAULT_CACHE,
         )
     else:
         run_id = new_run_id()
         output = settings.output or config.rootpath / ".memorybench" / "runs" / run_id
-        run = BenchmarkRun(settings, run_id, output.resolve())
+        run = BenchmarkRun(settings, run_id, output.resolve(), judge_cache=config.rootpath / DEFAULT_CACHE)
+        check_judge_spec(settings.judge)
+        run.judge  # noqa: B018 - building it now turns a missing API key into a usage error
         if settings.agent is not None:
             check_agent_spec(settings.agent)
         elif not run.replay_only and not _user_defines_agent_fixture(config):
@@ -86,14 +91,21 @@ def conversation_records(config: pytest.Config) -> list[dict[str, Any]]:
     return [conversation_record(stats) for stats in config.stash[RUN_KEY].conversations.values()]
 
 
-def finish(config: pytest.Config, records: list[dict[str, Any]], conversations: list[dict[str, Any]]) -> None:
+def finish(
+    config: pytest.Config,
+    records: list[dict[str, Any]],
+    conversations: list[dict[str, Any]],
+    judge_stats: list[dict[str, Any]],
+) -> None:
     """Write results.json on the controller (or the only process) once every report is in.
 
-    A worker hands its conversations to the controller instead (`workeroutput`).
+    A worker hands its conversations and judge statistics to the controller instead
+    (`workeroutput`), which adds them to its own.
     """
     run = config.stash[RUN_KEY]
     if is_worker(config):
         config.workeroutput[WORKER_CONVERSATIONS] = conversation_records(config)  # type: ignore[attr-defined]
+        config.workeroutput[WORKER_JUDGE] = run.judge_stats()  # type: ignore[attr-defined]
         return
     if not records:
         return
@@ -101,7 +113,7 @@ def finish(config: pytest.Config, records: list[dict[str, Any]], conversations: 
         agent = f"replay of {run.settings.replay}"
     else:
         agent = run.settings.agent.display if run.settings.agent else "fixture:memorybench_agent"
-    results = build_results(run, records, conversations + conversation_records(config), agent)
+    results = build_results(run, records, conversations + conversation_records(config), judge_stats + [run.judge_stats()], agent)
     path = run.output / "results.json"
     write_results(path, results)
     config.stash[RESULTS_KEY] = (results, path)
@@ -125,7 +137,8 @@ def header(config: pytest.Config) -> str:
     spans = ", ".join(f"{name}={span}" for name, span in run.spans.items()) or "- (no suite: your own tests only)"
     resumed = " (resumed)" if settings.resume else ""
     return (
-        f"memorybench: agent {agent} | span {spans} | seed {settings.seed} | profile {settings.profile} "
+        f"memorybench: agent {agent} | judge {settings.judge.display} | span {spans} | seed {settings.seed} "
+        f"| profile {settings.profile} "
         f"| run folder {_relative(run.output, config.invocation_params.dir)}{resumed}"
     )
 

@@ -8,6 +8,7 @@ from typing import Any
 
 from pytest_memorybench.agents.spec import AgentOptions, AgentSpec, parse_agent_spec
 from pytest_memorybench.errors import UsageError
+from pytest_memorybench.judges.spec import JudgeSpec, parse_judge_spec
 from pytest_memorybench.scoring.profiles import PROFILES, Profile
 from pytest_memorybench.spans import Span, parse_span
 
@@ -24,7 +25,7 @@ NOT_YET_AVAILABLE = {
 @dataclass(frozen=True)
 class Settings:
     agent: AgentSpec | None
-    judge: str
+    judge: JudgeSpec
     span: Span | None  # None: each suite's own default
     suites: tuple[str, ...]
     seed: int
@@ -54,12 +55,7 @@ class Settings:
                 raise UsageError(
                     f"{flag} is not available yet in this version of pytest-memorybench; run without it"
                 )
-        judge = option.mb_judge.strip()
-        if judge != "local":
-            raise UsageError(
-                f"--judge {judge}: LLM judges are not available yet in this version; use --judge=local "
-                "(the default)"
-            )
+        judge = parse_judge_spec(option.mb_judge)
         if option.mb_profile not in PROFILES:
             raise UsageError(f"--mb-profile must be one of {', '.join(PROFILES)}")
         threshold = option.mb_threshold

@@ -13,6 +13,9 @@ import pytest
 import pytest_memorybench.agents.recall  # noqa: F401
 
 ISOLATED = ("--memorybench", "--span=isolated", "-p", "no:cacheprovider")
+# Our warnings would fail the run; pytest-benchmark's "disabled under xdist" (seen when this suite
+# itself runs with -n, through the environment) is not ours.
+WARNINGS_AS_ERRORS = ("-W", "error", "-p", "no:benchmark")
 
 USER_TESTS = """
 def test_user_passes():
@@ -72,7 +75,7 @@ def test_with_the_flag_and_no_paths_only_the_benchmark_runs(pytester: pytest.Pyt
     pytester.makepyfile(test_user=USER_TESTS)
     result = pytester.runpytest(*ISOLATED, "--agent=oracle", "-v")
     result.assert_outcomes(passed=3)
-    result.stdout.fnmatch_lines(["memorybench: agent oracle | span ltm=isolated*", "ltm::colours[[]rep1[]] PASSED*"])
+    result.stdout.fnmatch_lines(["memorybench: agent oracle | judge local | span ltm=isolated*", "ltm::colours[[]rep1[]] PASSED*"])
     assert "test_user" not in result.stdout.str()
 
 
@@ -126,7 +129,7 @@ def test_ids_keyword_and_marker_selection(pytester: pytest.Pytester) -> None:
     by_keyword.assert_outcomes(passed=1, deselected=2)
     assert [item["test_id"] for item in results_of(pytester)["items"]] == ["colours[rep2]"]
 
-    by_marker = pytester.runpytest(*ISOLATED, "--agent=oracle", "-m", "recall", "--strict-markers", "-W", "error")
+    by_marker = pytester.runpytest(*ISOLATED, "--agent=oracle", "-m", "recall", "--strict-markers", *WARNINGS_AS_ERRORS)
     by_marker.assert_outcomes(passed=3)
     none_selected = pytester.runpytest(*ISOLATED, "--agent=oracle", "-m", "spatial", "--strict-markers")
     none_selected.assert_outcomes(deselected=3)
@@ -162,7 +165,7 @@ def test_an_agent_error_fails_its_item_and_keeps_the_others(pytester: pytest.Pyt
 
 
 def test_junit_xml_carries_the_scores_without_warnings(pytester: pytest.Pytester) -> None:
-    result = pytester.runpytest(*ISOLATED, "--agent=oracle", "--junitxml=report.xml", "-W", "error")
+    result = pytester.runpytest(*ISOLATED, "--agent=oracle", "--junitxml=report.xml", *WARNINGS_AS_ERRORS)
     result.assert_outcomes(passed=3)
     case = ET.parse(pytester.path / "report.xml").getroot().find(".//testcase")
     assert case is not None
@@ -209,7 +212,8 @@ def test_xdist_gives_the_same_results(pytester: pytest.Pytester) -> None:
         (("--mb-suite=missing.yaml",), "ERROR: --mb-suite 'missing.yaml': no built-in suite*"),
         (("--mb-resume=somewhere",), "ERROR: --mb-resume somewhere: not a pytest-memorybench run folder*"),
         (("--mb-baseline=old.json",), "ERROR: --mb-baseline is not available yet*"),
-        (("--judge=openai:gpt-4o",), "ERROR: --judge openai:gpt-4o: LLM judges are not available yet*"),
+        (("--judge=openai:gpt-4o",), "ERROR: --judge openai:gpt-4o: OPENAI_API_KEY is not set*"),
+        (("--judge=gemini:pro",), "ERROR: --judge 'gemini:pro': unknown judge prefix 'gemini'*"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_code_4(

@@ -125,3 +125,61 @@ def test_a_failing_assert_says_expected_got_score_and_why() -> None:
     assert lines[1] == "  expected: B) blue"
     assert lines[2] == "  got:      I think it is A."
     assert lines[3].startswith("  reason:   ")
+
+
+# -- an LLM judge, end to end over the wire ------------------------------------------------------
+
+JUDGED_SUITE = """
+name: judged
+span: isolated
+scenarios:
+  - scenario: mine.judged_pet
+    define:
+      script: [My dog is called Biscuit.]
+      question: What is my dog called?
+      expected: Biscuit
+      scorer: judge
+"""
+
+
+def test_an_llm_judge_scores_and_its_verdicts_are_cached(pytester: pytest.Pytester, llm_server) -> None:
+    pytester.makefile(".yaml", judged=JUDGED_SUITE)
+    verdict = json.dumps({"refers": True, "expected_is_number": False, "numbers_match": None, "reason": "names the dog"})
+    llm_server.queue(text=verdict, path="/v1/chat/completions")
+    command = (
+        "--memorybench", "--agent=oracle", "--mb-suite=judged.yaml", f"--judge=openai:judge-model@{llm_server.openai_url}",
+        "-p", "no:cacheprovider",
+    )
+    pytester.runpytest(*command).assert_outcomes(passed=1)
+    first = latest_results(pytester)
+    assert first["run"]["judge"].startswith("openai:judge-model@http://127.0.0.1:")
+    assert (first["totals"]["judge_calls"], first["totals"]["judge_cache_hits"]) == (1, 0)
+    assert set(first["run"]["judge_prompt_hashes"]) == {"reference"}
+    sent = llm_server.requests_to("/v1/chat/completions")[0].body
+    assert sent["temperature"] == 0 and "Biscuit" in json.dumps(sent["messages"])
+
+    pytester.runpytest(*command).assert_outcomes(passed=1)
+    second = latest_results(pytester)
+    assert (second["totals"]["judge_calls"], second["totals"]["judge_cache_hits"]) == (0, 1)
+    assert len(llm_server.requests_to("/v1/chat/completions")) == 1, "the second run asked nobody"
+
+
+def test_an_unparseable_judge_reply_scores_zero_with_its_reason(pytester: pytest.Pytester, llm_server) -> None:
+    pytester.makefile(".yaml", judged=JUDGED_SUITE)
+    llm_server.queue(text="I think the answer is fine!", path="/v1/chat/completions", times=5)
+    result = pytester.runpytest(
+        "--memorybench", "--agent=oracle", "--mb-suite=judged.yaml", f"--judge=openai:judge-model@{llm_server.openai_url}",
+        "-p", "no:cacheprovider",
+    )
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["reason:   judge-unparseable*"])
+    assert latest_results(pytester)["totals"]["judge_unparseable"] == 1
+
+
+def test_the_judge_check_reports_agreement_and_exits(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest_subprocess("--mb-judge-check")
+    assert result.ret == 0
+    result.stdout.fnmatch_lines(
+        ["judge meta-evaluation of local: 86 labelled cases", "overall*86*60*69.8%", "agreement 70% with local*"]
+    )
+    assert "collected" not in result.stdout.str(), "no tests are run"

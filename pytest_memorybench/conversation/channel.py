@@ -19,6 +19,7 @@ from pytest_memorybench.conversation.clock import SimulatedClock
 from pytest_memorybench.conversation.events import EventLog
 from pytest_memorybench.conversation.tokens import TokenCounter
 from pytest_memorybench.errors import AgentError
+from pytest_memorybench.judges.base import Judge, JudgeTask, JudgeVerdict
 from pytest_memorybench.records import Message, Usage
 
 Source = Literal["test", "filler", "intro"]  # who is speaking to the agent
@@ -139,3 +140,21 @@ class AgentChannel:
         if not self._caught_up:
             now = self.clock.now()
             self._history += [Message(text, now), Message(reply, now, "assistant")]
+
+
+class LoggedJudge:
+    """The run's judge, with each verdict written to the conversation's event log."""
+
+    def __init__(self, judge: Judge, channel: AgentChannel) -> None:
+        self._judge = judge
+        self._channel = channel
+        self.name = judge.name
+        self.stats = judge.stats
+
+    async def judge(self, task: JudgeTask) -> JudgeVerdict:
+        verdict = await self._judge.judge(task)
+        self._channel.emit(
+            "judge_call", task=task.kind, scorer=task.scorer, fingerprint=task.fingerprint()[:16],
+            cached=verdict.cached, verdict=verdict.data, error=verdict.error,
+        )
+        return verdict

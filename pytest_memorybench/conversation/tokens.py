@@ -26,11 +26,21 @@ class TokenCounter(Protocol):
 
 
 class TiktokenCounter:
+    """cl100k_base counts, remembered for recent texts.
+
+    The same text is often counted several times in a row (a filler message by its builder, the
+    channel and the agent's usage estimate); hashing a string is far cheaper than encoding it.
+    """
+
     def __init__(self, encoding: object, name: str) -> None:
-        self._encoding = encoding
         self.name = f"tiktoken:{name}"
+        self._encoding = encoding
+        self._remembered = lru_cache(maxsize=256)(self._encode)
 
     def count(self, text: str) -> int:
+        return self._remembered(text)
+
+    def _encode(self, text: str) -> int:
         return len(self._encoding.encode(text, disallowed_special=()))  # type: ignore[attr-defined]
 
 

@@ -56,6 +56,7 @@ def build_results(
     run: BenchmarkRun,
     items: Iterable[dict[str, Any]],
     conversations: Iterable[dict[str, Any]],
+    judge_stats: Iterable[dict[str, Any]],
     agent_name: str | None,
 ) -> dict[str, Any]:
     records = sorted(items, key=lambda record: record["nodeid"])
@@ -65,12 +66,13 @@ def build_results(
         for name, value in source.items():
             usage[name] += value
     settings = run.settings
+    judging = _merge_judge_stats(list(judge_stats))
     return {
         "schema": SCHEMA,
         "run": {
             "id": run.run_id,
             "agent": agent_name,
-            "judge": settings.judge,
+            "judge": judging["name"],
             "span": {name: str(span) for name, span in run.spans.items()},
             "seed": settings.seed,
             "profile": settings.profile,
@@ -82,8 +84,7 @@ def build_results(
             "conversations_per_suite": run.conversation_count,
             "resumed": settings.resume is not None,
             "replayed_from": str(settings.replay) if settings.replay else None,
-            "judge_model": None,
-            "judge_prompt_hashes": {},
+            "judge_prompt_hashes": judging["prompt_hashes"],
         },
         "totals": {
             "score": round(sum(record["score"] for record in records), 6),
@@ -94,14 +95,28 @@ def build_results(
             "agent_calls": int(usage["calls"]),
             "agent_seconds": round(usage["seconds"], 3),
             "cost_usd": round(usage["cost_usd"], 6),
-            "judge_calls": 0,
-            "judge_cache_hits": 0,
+            "judge_calls": judging["calls"],
+            "judge_cache_hits": judging["cache_hits"],
+            "judge_unparseable": judging["unparseable"],
+            "judge_tokens_in": judging["input_tokens"],
+            "judge_tokens_out": judging["output_tokens"],
+            "judge_cost_usd": round(judging["cost_usd"], 6),
         },
         "conversations": conversation_list,
         "suites": _means(records, "suite"),
         "scenarios": _means(records, "scenario"),
         "items": records,
     }
+
+
+def _merge_judge_stats(per_process: list[dict[str, Any]]) -> dict[str, Any]:
+    """Add up the judging of the controller and every worker."""
+    merged: dict[str, Any] = {"name": per_process[0]["name"], "prompt_hashes": {}}
+    for stats in per_process:
+        merged["prompt_hashes"].update(stats["prompt_hashes"])
+        for key in ("calls", "cache_hits", "unparseable", "input_tokens", "output_tokens", "cost_usd"):
+            merged[key] = merged.get(key, 0) + stats[key]
+    return merged
 
 
 def _means(records: list[dict[str, Any]], field: str) -> dict[str, dict[str, Any]]:

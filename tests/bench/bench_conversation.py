@@ -19,7 +19,7 @@ mode).  Spans: 8k (reference), 32k and 120k (`--quick` skips 120k).
    agent turn (reply + observe calls) and per 100k conversation tokens; then the share of wall
    time the harness would be with an agent taking 100 ms per reply:
    overhead / (overhead + 100 ms x reply calls).  Target <= 1 %.  The token counter in use
-   (`default_counter().name`) is reported, since it dominates the cost.
+   (`default_counter().name`) is reported: token counting is a large part of that cost.
 4. xdist speed-up (skipped by `--quick`).  The real pytest command on tests/bench/suites/
    colours8.yaml (8 Colours repetitions at 32k) with `--mb-conversations 4` and the latency-bound
    agent tests/bench/slow_agent.py (SLOW_AGENT_SECONDS per reply, default 0.5), once with `-n 0`
@@ -28,11 +28,9 @@ mode).  Spans: 8k (reference), 32k and 120k (`--quick` skips 120k).
    what it takes above the floor is mostly CPU: every pytest process pays a start-up, measured
    as `pytest --co -q -p no:cacheprovider tests/test_spans.py` (median of 3, wall and CPU), and
    -n 4 pays it five times at once (controller + 4 workers).  Each run's CPU seconds (its own
-   and its workers', from getrusage) are reported, and so is how much CPU runs in parallel:
-   "effective cores" = cpu_count x t(1 CPU-bound process) / t(cpu_count of them at once), below
-   cpu_count when the CPUs are hyper-threads or other work shares the machine.
-   model: wall(-n 4) ~ floor + CPU(-n 4) / effective cores; with all CPUs free the speed-up
-   would be (agent + CPU of -n 0) / (floor + CPU(-n 4) / cpu_count).
+   and its workers', from getrusage) are reported, and how many CPUs the -n 4 run kept busy
+   above the floor (its CPU seconds / its wall seconds above the floor).  With all CPUs free
+   the speed-up could reach (agent + CPU of -n 0) / (floor + CPU(-n 4) / cpu_count).
    The machine's 1-minute load average is printed too: other work skews every timing here.
 """
 
@@ -194,21 +192,6 @@ def pytest_startup() -> tuple[float, float]:
     return statistics.median(run.wall for run in runs), statistics.median(run.cpu for run in runs)
 
 
-def cpu_bound_seconds(processes: int) -> float:
-    """Wall time of `processes` identical CPU-bound Python processes started together."""
-    started = time.perf_counter()
-    children = [subprocess.Popen([sys.executable, "-c", "for _ in range(30_000_000): pass"]) for _ in range(processes)]
-    for child in children:
-        child.wait()
-    return time.perf_counter() - started
-
-
-def effective_cores() -> float:
-    """How many CPU-bound processes the machine really runs side by side right now."""
-    cores = os.cpu_count() or 1
-    return round(cores * cpu_bound_seconds(1) / cpu_bound_seconds(cores), 2)
-
-
 def pytest_plugins() -> list[str]:
     return sorted({entry.name.split(".")[0] for entry in entry_points(group="pytest11")})
 
@@ -252,9 +235,10 @@ def conversation_agent_seconds(results: dict[str, Any]) -> dict[str, float]:
 def measure_xdist() -> dict[str, Any]:
     agent_seconds = float(os.environ.get("SLOW_AGENT_SECONDS", "0.5"))
     load = os.getloadavg()[0]
-    (startup_wall, startup_cpu), cores = pytest_startup(), effective_cores()
+    startup_wall, startup_cpu = pytest_startup()
     serial, parallel = run_benchmark(0, agent_seconds), run_benchmark(XDIST_CONVERSATIONS, agent_seconds)
     floor = max(parallel["conversation_agent_seconds"].values())
+    above_floor = parallel["wall_seconds"] - floor
     all_cores = os.cpu_count() or 1
     # Without other load a single process never overlaps its agent's sleeps with its own CPU work.
     serial_unloaded = serial["agent_seconds"] + serial["cpu_seconds"]
@@ -262,7 +246,6 @@ def measure_xdist() -> dict[str, Any]:
         "slow_agent_seconds": agent_seconds,
         "load_average": round(load, 2),
         "cpu_count": all_cores,
-        "effective_cores": cores,
         "pytest_plugins": pytest_plugins(),
         "pytest_startup_wall_seconds": round(startup_wall, 2),
         "pytest_startup_cpu_seconds": round(startup_cpu, 2),
@@ -270,8 +253,8 @@ def measure_xdist() -> dict[str, Any]:
         "parallel": parallel,
         "speedup": round(serial["wall_seconds"] / parallel["wall_seconds"], 2),
         "parallel_floor_seconds": floor,
-        "parallel_above_floor_seconds": round(parallel["wall_seconds"] - floor, 2),
-        "model_parallel_wall_seconds": round(floor + parallel["cpu_seconds"] / cores, 2),
+        "parallel_above_floor_seconds": round(above_floor, 2),
+        "cpus_busy_above_floor": round(parallel["cpu_seconds"] / above_floor, 2),
         "model_speedup_all_cores_free": round(serial_unloaded / (floor + parallel["cpu_seconds"] / all_cores), 2),
         "parallel_wall_needed_for_target": round(serial["wall_seconds"] / TARGETS["speedup_min"], 2),
     }
@@ -297,7 +280,7 @@ def print_conversations(rows: list[dict[str, Any]]) -> None:
     print("\n2. Saving mode: reply calls spent on filler (= replies - intro - test lines); target 0 with observe")
     print(f"   {'span':>5} {'agent':>8} {'replies':>8} {'observes':>9} {'filler replies':>15}")
     for row in rows:
-        check = verdict(row["filler_reply_calls"] == 0) if row["agent"] == "observe" else "    "
+        check = verdict(row["filler_reply_calls"] == TARGETS["filler_replies_with_observe"]) if row["agent"] == "observe" else "    "
         print(f"   {row['span']:>5} {row['agent']:>8} {row['reply_calls']:>8} {row['observe_calls']:>9} {row['filler_reply_calls']:>15} {check}")
     print(f"\n3. Harness overhead (zero-latency agent, median of {TIMED_RUNS}; counter {default_counter().name})")
     print(f"   share = overhead / (overhead + {AGENT_REPLY_SECONDS * 1000:.0f} ms x replies), target <= {TARGETS['harness_share_max']:.0%}")
@@ -329,11 +312,11 @@ def print_xdist(xdist: dict[str, Any]) -> None:
         f"   ({', '.join(xdist['pytest_plugins'])});\n"
         f"   -n 4 starts 5 at once (controller + 4 workers) and used {xdist['parallel']['cpu_seconds']:.1f} s CPU against "
         f"{xdist['serial']['cpu_seconds']:.1f} s for -n 0.\n"
-        f"   The {xdist['cpu_count']} CPUs ran CPU-bound processes side by side like {xdist['effective_cores']:.2f} cores just before "
-        f"(load average {xdist['load_average']:.2f}),\n"
-        f"   so: floor + CPU(-n 4) / effective cores = {xdist['model_parallel_wall_seconds']:.1f} s (measured {xdist['parallel']['wall_seconds']:.1f} s).  "
-        f"The target needs <= {xdist['parallel_wall_needed_for_target']:.1f} s.\n"
-        f"   With both CPUs free: (agent + CPU of -n 0) / (floor + CPU(-n 4) / {xdist['cpu_count']}) = "
+        f"   Those {xdist['parallel_above_floor_seconds']:.1f} s kept {xdist['cpus_busy_above_floor']:.2f} of the {xdist['cpu_count']} CPUs busy on average "
+        f"(1-minute load average {xdist['load_average']:.2f} just before the runs).\n"
+        f"   The target needs -n 4 <= {xdist['parallel_wall_needed_for_target']:.1f} s, i.e. <= "
+        f"{xdist['parallel_wall_needed_for_target'] - xdist['parallel_floor_seconds']:.1f} s above the floor.\n"
+        f"   With all CPUs free: (agent + CPU of -n 0) / (floor + CPU(-n 4) / {xdist['cpu_count']}) = "
         f"{xdist['model_speedup_all_cores_free']:.2f}x."
     )
 

@@ -1,0 +1,117 @@
+"""`--judge` specs: parse the text and build the judge.
+
+Forms:
+  local                        the offline matcher (default), no network, no cache
+  openai:MODEL[@URL]           OpenAI chat completions (URL: any compatible server)
+  anthropic:MODEL[@URL]        Anthropic messages
+  http(s)://HOST/.../v1        an OpenAI-compatible server; the model is its first listed one
+The model forms are parsed by `agents/spec.py`, so agents and judges accept the same spellings.
+Errors are `UsageError`s of one line: pytest prints them and exits with code 4.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from pytest_memorybench.agents.spec import API_KEY_VARIABLES, LLM_PROVIDERS, parse_agent_spec
+from pytest_memorybench.errors import UsageError
+from pytest_memorybench.judges.client import CachedJudge
+
+JudgeKind = Literal["local", "openai", "anthropic"]
+JUDGE_FORMS = "local, openai:MODEL, openai:MODEL@URL, anthropic:MODEL, anthropic:MODEL@URL or http(s)://HOST:PORT/v1"
+DEFAULT_CACHE = Path(".memorybench") / "judge-cache.sqlite"
+_URL = re.compile(r"^https?://\S+$")
+_CREDENTIALS = re.compile(r"(https?://)[^/@\s]+@")
+
+
+@dataclass(frozen=True)
+class JudgeSpec:
+    text: str
+    kind: JudgeKind
+    model: str | None = None  # None for local, and for a bare URL until the server is asked
+    base_url: str | None = None
+
+    @property
+    def display(self) -> str:
+        """The spec as shown in reports and logs: any user:password@ in a URL is masked."""
+        return _CREDENTIALS.sub(r"\1***@", self.text)
+
+
+def parse_judge_spec(text: str) -> JudgeSpec:
+    spec = text.strip()
+    if not spec:
+        raise UsageError(f"--judge is empty: give one of {JUDGE_FORMS}")
+    if spec == "local":
+        return JudgeSpec(spec, "local")
+    prefix, sep, _ = spec.partition(":")
+    if _URL.match(spec) or (sep and prefix in LLM_PROVIDERS):
+        try:
+            parsed = parse_agent_spec(spec)
+        except UsageError as exc:
+            raise UsageError(str(exc).replace("--agent", "--judge", 1)) from None
+        return JudgeSpec(spec, parsed.kind, parsed.target or None, parsed.base_url)  # type: ignore[arg-type]
+    if sep:
+        raise UsageError(f"--judge {spec!r}: unknown judge prefix {prefix!r}; use {JUDGE_FORMS}")
+    raise UsageError(f"--judge {spec!r} is not a judge: use {JUDGE_FORMS}")
+
+
+def build_judge(
+    spec: str | JudgeSpec,
+    *,
+    cache_path: Path | None,
+    max_concurrency: int = 4,
+    max_attempts: int = 3,
+    api_key: str | None = None,
+    timeout: float | None = 120.0,
+    retry_attempts: int = 6,
+    min_wait: float = 1.0,
+    max_wait: float = 60.0,
+    max_output_tokens: int = 1024,
+) -> CachedJudge:
+    """The judge a spec names, behind `CachedJudge`.
+
+    `cache_path` is where LLM verdicts are kept (callers pass `<rootdir>/DEFAULT_CACHE`; None: no
+    cache); the local judge is never cached.  `max_attempts` bounds re-asks for unusable replies,
+    `retry_attempts` / `min_wait` / `max_wait` the retries of transient HTTP failures.
+    """
+    if isinstance(spec, str):
+        spec = parse_judge_spec(spec)
+    if spec.kind == "local":
+        from pytest_memorybench.judges.local import LocalJudge
+
+        return CachedJudge(LocalJudge(), cache_path=None, max_concurrency=max_concurrency, max_attempts=1)
+    if spec.base_url is None and not (api_key or os.environ.get(API_KEY_VARIABLES[spec.kind])):
+        variable = API_KEY_VARIABLES[spec.kind]
+        raise UsageError(
+            f"--judge {spec.display}: {variable} is not set; export it, or point the judge at a compatible "
+            f"server with {spec.kind}:MODEL@URL"
+        )
+    from pytest_memorybench.judges.providers import AnthropicJudgeBackend, OpenAIJudgeBackend
+
+    backend_class = OpenAIJudgeBackend if spec.kind == "openai" else AnthropicJudgeBackend
+    backend = backend_class(
+        spec.model,
+        base_url=spec.base_url,
+        api_key=api_key,
+        timeout=timeout,
+        max_attempts=retry_attempts,
+        min_wait=min_wait,
+        max_wait=max_wait,
+        max_output_tokens=max_output_tokens,
+    )
+    return CachedJudge(backend, cache_path=cache_path, max_concurrency=max_concurrency, max_attempts=max_attempts)
+
+
+def check_judge_spec(spec: JudgeSpec) -> None:
+    """Fail early, in one line, if a judge server named by URL does not answer at all."""
+    if spec.base_url is not None:
+        from pytest_memorybench.agents.llm import probe_server
+
+        try:
+            probe_server(spec.base_url, spec.display)
+        except UsageError as exc:
+            raise UsageError(str(exc).replace("--agent", "--judge", 1)) from None
