@@ -95,7 +95,7 @@ def converse(
     factories = {id(test.definition): programs[test.key] for test in tests}
     conversation = Conversation(
         tests, channel, span=span, scoring=ScoringContext(), filler=TriviaSource(0), incompatible=incompatible,
-        programs=lambda scenario: lambda d: factories[id(d)](),
+        programs=lambda scenario: lambda d, context: factories[id(d)](),
     )
     outcomes = asyncio.run(conversation.run())
     return outcomes, channel, conversation

@@ -14,7 +14,9 @@ from collections.abc import AsyncGenerator, Callable, Sequence
 from dataclasses import dataclass
 from typing import Union
 
+from pytest_memorybench.conversation.clock import SimulatedClock
 from pytest_memorybench.records import Score, TestDefinition
+from pytest_memorybench.scenarios.base import ScoringContext
 
 
 @dataclass(frozen=True)
@@ -83,12 +85,21 @@ class Finish:
     score: Score
 
 
+@dataclass(frozen=True)
+class ProgramContext:
+    """What a dynamic test may consult while it runs: the simulated clock (e.g. to phrase "how
+    many hours ago") and the scoring context (profile, and the judge to read a reply with)."""
+
+    clock: SimulatedClock
+    scoring: ScoringContext
+
+
 Action = Union[Say, Wait, RegisterCallback, Finish]
 TestProgram = AsyncGenerator[Action, "str | None"]
-ProgramFactory = Callable[[TestDefinition], TestProgram]
+ProgramFactory = Callable[[TestDefinition, ProgramContext], TestProgram]
 
 
-async def scripted_program(definition: TestDefinition) -> TestProgram:
+async def scripted_program(definition: TestDefinition, context: ProgramContext | None = None) -> TestProgram:
     """Say each script line, waiting after it as the definition says, then the reset statement."""
     ideal_answers = iter(definition.ideal_answers)
     for line in definition.script:

@@ -29,6 +29,7 @@ from pytest_memorybench.conversation.program import (
     Callback,
     Exchange,
     Finish,
+    ProgramContext,
     ProgramFactory,
     RegisterCallback,
     Say,
@@ -178,7 +179,7 @@ class Conversation:
 
     def _program(self, definition: TestDefinition) -> TestProgram:
         factory = self.programs(definition.scenario) or scripted_program
-        return factory(definition)
+        return factory(definition, ProgramContext(self.channel.clock, self.scoring))
 
     async def _advance(self, run: _Run) -> None:
         """Run a test until it waits, ends, or only a callback keeps it open."""

@@ -2,11 +2,27 @@
 
 from __future__ import annotations
 
-from pytest_memorybench.errors import UsageError
-from pytest_memorybench.scenarios.base import Scenario, ScoringContext
-from pytest_memorybench.scenarios.ltm import colours
+import importlib
+import pkgutil
 
-BUILTIN: dict[str, Scenario] = {scenario.name: scenario for scenario in (colours.SCENARIO,)}
+from pytest_memorybench.errors import UsageError
+from pytest_memorybench.scenarios import ltm
+from pytest_memorybench.scenarios.base import Scenario, ScoringContext
+
+
+def _builtin_scenarios() -> dict[str, Scenario]:
+    """Every module of a benchmark family's package that defines `SCENARIO` is a scenario."""
+    found: dict[str, Scenario] = {}
+    for family in (ltm,):
+        for module_info in sorted(pkgutil.iter_modules(family.__path__), key=lambda info: info.name):
+            module = importlib.import_module(f"{family.__name__}.{module_info.name}")
+            scenario = getattr(module, "SCENARIO", None)
+            if scenario is not None:
+                found[scenario.name] = scenario
+    return found
+
+
+BUILTIN: dict[str, Scenario] = _builtin_scenarios()
 SCENARIOS: dict[str, Scenario] = dict(BUILTIN)
 
 
