@@ -286,3 +286,36 @@ def test_replay_detects_a_diverging_conversation(tmp_path: Path) -> None:
     outcomes, _, conversation = converse({"a": lines("a", 1)}, Agent(), tmp_path=tmp_path, replay=logged)
     assert "diverges" in (conversation.stats.error or "")
     assert issubclass(ReplayDivergence, AgentError)
+
+
+def test_the_oracle_is_told_to_quote_in_the_nth_reply(tmp_path: Path) -> None:
+    from pytest_memorybench.agents.oracle import OracleAgent
+
+    class Recording(OracleAgent):
+        def __init__(self) -> None:
+            super().__init__()
+            self.replies: list[str] = []
+
+        async def reply(self, message: Message) -> str:
+            self.replies.append(await super().reply(message))
+            return self.replies[-1]
+
+    def quoted_second(exchanges: Sequence[Exchange]) -> Verdict:
+        if len(exchanges) < 2:
+            return Verdict(done=False)
+        return Verdict(done=True, score=Score(1.0 if exchanges[1].reply.endswith("To be.") else 0.0))
+
+    async def prospective() -> TestProgram:
+        yield Say("Add 'To be.' to your second reply from now.")
+        yield RegisterCallback(quoted_second, oracle_reply=(2, "To be."))
+
+    async def other() -> TestProgram:
+        yield Say("first other")
+        yield Say("question?", is_question=True, ideal="forty-two")
+        yield Finish(Score(1.0))
+
+    oracle = Recording()
+    outcomes, *_ = converse({"p": prospective, "o": other}, oracle, tmp_path=tmp_path)  # type: ignore[arg-type]
+    # intro, the instruction, then o's two lines: the second reply after registration carries the quote
+    assert oracle.replies == ["Noted.", "Noted.", "Noted.", "forty-two To be."]
+    assert outcomes["p"].score.value == 1.0

@@ -75,7 +75,15 @@ Callback = Callable[[Sequence[Exchange]], Verdict]  # sees the exchanges since i
 
 @dataclass(frozen=True)
 class RegisterCallback:
+    """Watch every later turn with `callback` until it says it is done.
+
+    `oracle_reply` = (n, text) tells the calibration oracle to add `text` to its nth reply after
+    registration (1-based), whichever test or filler that reply answers, as prospective-memory
+    tests require of a perfect agent.
+    """
+
     callback: Callback
+    oracle_reply: tuple[int, str] | None = None
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
+from pytest_memorybench.agents.oracle import ACKNOWLEDGEMENT as ORACLE_ACKNOWLEDGEMENT
 from pytest_memorybench.conversation.channel import AgentChannel
 from pytest_memorybench.conversation.filler import TriviaSource, make_filler
 from pytest_memorybench.conversation.program import (
@@ -131,6 +132,7 @@ class Conversation:
         for test in self.tests:
             per_scenario[test.definition.scenario] = per_scenario.get(test.definition.scenario, 0) + 1
         self._runs: list[_Run] = []
+        self._oracle_duties: list[list[Any]] = []  # [turns to go, text] for the calibration oracle
         self.stats = ConversationStats(channel.group, span, repetitions=max(per_scenario.values(), default=1))
 
     @property
@@ -199,6 +201,8 @@ class Conversation:
                     return
             elif isinstance(action, RegisterCallback):
                 run.callback, run.heard = action.callback, []
+                if action.oracle_reply is not None:
+                    self._oracle_duties.append(list(action.oracle_reply))
                 self.channel.emit("callback_registered", test=run.test.key)
             elif isinstance(action, Finish):
                 run.score, run.script_done = action.score, True
@@ -216,7 +220,8 @@ class Conversation:
         if action.is_question:
             run.question_tokens = channel.tokens + channel.counter.count(action.text)
         sent_at = channel.clock.now()
-        reply = await channel.say(action.text, source="test", test=run.test.key, is_question=action.is_question, ideal=action.ideal)
+        ideal = self._oracle_ideal(action.ideal)
+        reply = await channel.say(action.text, source="test", test=run.test.key, is_question=action.is_question, ideal=ideal)
         run.usage.add(channel.last_usage)
         if action.is_question:
             run.responses.append(reply)
@@ -265,6 +270,18 @@ class Conversation:
                 if run.script_done:
                     await self._finish(run)
 
+    def _oracle_ideal(self, ideal: str | None) -> str | None:
+        """The oracle's answer to the next turn: the test's ideal, plus any quote that is now due."""
+        due = []
+        for duty in self._oracle_duties:
+            duty[0] -= 1
+            if duty[0] == 0:
+                due.append(duty[1])
+        self._oracle_duties = [duty for duty in self._oracle_duties if duty[0] > 0]
+        if not due:
+            return ideal
+        return " ".join([ideal or ORACLE_ACKNOWLEDGEMENT, *due])
+
     def _listening(self) -> list[_Run]:
         return [run for run in self._runs if run.callback is not None and run.outcome is None]
 
@@ -296,7 +313,7 @@ class Conversation:
             self.stats.saved_filler_messages += 1
             await self.channel.save(task.message, task.expected_reply)
         else:
-            reply = await self.channel.say(task.message, source="filler")
+            reply = await self.channel.say(task.message, source="filler", ideal=self._oracle_ideal(None))
             self.stats.overhead_usage.add(self.channel.last_usage)
             await self._heard(Exchange(None, task.message, reply))
 
