@@ -66,6 +66,8 @@ def memorybench_test(memorybench_agent: Any, request: pytest.FixtureRequest) -> 
     """The body of every benchmark item: get this test's outcome, then judge it."""
     run = request.config.stash[RUN_KEY]
     test = request.node.stash[PLANNED_KEY]
+    if test.definition.skip_reason:
+        pytest.skip(test.definition.skip_reason)
     outcome = run.outcome(test.key, memorybench_agent)
     request.node.stash[OUTCOME_KEY] = outcome
     if outcome.error is not None:

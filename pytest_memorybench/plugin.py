@@ -20,6 +20,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--judge", dest="mb_judge", metavar="SPEC", default="local", help="semantic comparator for scorers that need one (default: local)")
     group.addoption("--span", dest="mb_span", metavar="SPAN", help="memory span: 2k, 32k, 120k, 1M, 500000 or isolated (default: the suite's)")
     group.addoption("--mb-suite", dest="mb_suite", action="append", metavar="NAME_OR_PATH", help="suite to run, repeatable: a built-in name (ltm) or a YAML file (default: ltm)")
+    group.addoption("--mb-data", dest="mb_data", action="append", metavar="NAME=PATH", help="data a scenario reads, repeatable, e.g. chapterbreak=PATH")
     group.addoption("--mb-seed", dest="mb_seed", type=int, default=0, metavar="N", help="generation seed (default: 0)")
     group.addoption("--mb-profile", dest="mb_profile", default="paper", metavar="paper|official", help="scoring profile where the original code and its paper disagree (default: paper)")
     group.addoption("--mb-threshold", dest="mb_threshold", type=float, metavar="X", help="pass threshold for every item, overriding the suite's")

@@ -74,6 +74,7 @@ class TestDefinition:
     skills: tuple[str, ...] = ()
     params: dict[str, Any] = field(default_factory=dict)
     reset_message: str | None = None
+    skip_reason: str | None = None  # e.g. the data it needs was not given: the item is skipped
 
     @property
     def test_id(self) -> str:

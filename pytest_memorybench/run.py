@@ -83,7 +83,7 @@ class BenchmarkRun:
         self.tests: dict[str, PlannedTest] = {}
         definitions_from = previous or settings.definitions
         for suite in self.suites:
-            definitions = suite.definitions(settings.seed)
+            definitions = suite.definitions(settings.seed, data=settings.data)
             if definitions_from is not None:
                 definitions = [_load_definition(definitions_from, d) for d in definitions]
             for key, group, definition in _assign_groups(suite.name, definitions, self.spans[suite.name], self.conversation_count):
@@ -162,7 +162,11 @@ class BenchmarkRun:
         """The outcome of test `key`, driving its conversation group first if nobody has yet."""
         if key not in self._outcomes:
             group = self.tests[key].group
-            members = [t for t in self.tests.values() if t.group == group and (t.key in self._selected or t.key == key)]
+            members = [
+                t
+                for t in self.tests.values()
+                if t.group == group and (t.key in self._selected or t.key == key) and not t.definition.skip_reason
+            ]
             self.run_sync(self._drive(group, members, self.adapt(agent)))
         return self._outcomes[key]
 

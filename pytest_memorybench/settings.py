@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +37,7 @@ class Settings:
     resume: Path | None = None  # continue this run folder
     replay: Path | None = None  # re-score this run folder without an agent
     definitions: Path | None = None  # reuse this run folder's definitions
+    data: dict[str, str] = field(default_factory=dict)  # scenario short name → data path
 
     @property
     def previous_run(self) -> Path | None:
@@ -87,7 +88,20 @@ class Settings:
             resume=resume,
             replay=replay,
             definitions=_run_folder(option.mb_definitions, "--mb-definitions", need="definitions"),
+            data=_data_paths(option.mb_data or []),
         )
+
+
+def _data_paths(values: list[str]) -> dict[str, str]:
+    paths = {}
+    for value in values:
+        name, sep, path = value.partition("=")
+        if not sep or not name or not path:
+            raise UsageError(f"--mb-data {value!r}: expected NAME=PATH, e.g. --mb-data chapterbreak=data/chapterbreak.json")
+        if not Path(path).exists():
+            raise UsageError(f"--mb-data {value}: {path} does not exist")
+        paths[name] = str(Path(path).resolve())
+    return paths
 
 
 def _run_folder(value: str | None, flag: str, need: str = "run.json") -> Path | None:

@@ -6,6 +6,7 @@ Built-in suites live in the repository's `suites/` folder (shipped inside the wh
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -48,16 +49,27 @@ class Suite:
     description: str = ""
     incompatible: tuple[tuple[str, ...], ...] = field(default=())
 
-    def definitions(self, seed: int) -> list[TestDefinition]:
-        """All tests of the suite, in a fixed order (xdist workers must collect identically)."""
+    def definitions(self, seed: int, data: Mapping[str, str] | None = None) -> list[TestDefinition]:
+        """All tests of the suite, in a fixed order (xdist workers must collect identically).
+
+        `data` maps a scenario's short name (`chapterbreak`) to a data path given with `--mb-data`;
+        it becomes that scenario's `data_path` parameter unless the suite file sets one.
+        """
         return [
-            get_scenario(entry.scenario).generate(self.name, entry.params, seed, repetition)
+            get_scenario(entry.scenario).generate(self.name, _with_data(entry, data or {}), seed, repetition)
             for entry in self.entries
             for repetition in range(1, entry.repetitions + 1)
         ]
 
     def threshold_for(self, scenario: str) -> float:
         return next(entry.threshold for entry in self.entries if entry.scenario == scenario)
+
+
+def _with_data(entry: SuiteEntry, data: Mapping[str, str]) -> dict[str, Any]:
+    short = entry.scenario.rsplit(".", 1)[-1]
+    if short in data and "data_path" not in entry.params:
+        return {**entry.params, "data_path": data[short]}
+    return entry.params
 
 
 def load_suite(name_or_path: str) -> Suite:
