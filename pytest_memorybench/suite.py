@@ -14,6 +14,8 @@ from typing import Any
 from pytest_memorybench.errors import UsageError
 from pytest_memorybench.records import TestDefinition
 from pytest_memorybench.scenarios import get_scenario, register_scenario
+from pytest_memorybench.scenarios.goodai_definitions import PREFIX as GOODAI_PREFIX
+from pytest_memorybench.scenarios.goodai_definitions import load_goodai_definitions
 from pytest_memorybench.scenarios.yaml_scenario import parse_yaml_scenario
 from pytest_memorybench.spans import Span, parse_span
 from pytest_memorybench.yamlfile import Located, load_located
@@ -48,6 +50,7 @@ class Suite:
     entries: tuple[SuiteEntry, ...]
     description: str = ""
     incompatible: tuple[tuple[str, ...], ...] = field(default=())
+    loaded: tuple[TestDefinition, ...] = ()  # definitions read from files instead of generated
 
     def definitions(self, seed: int, data: Mapping[str, str] | None = None) -> list[TestDefinition]:
         """All tests of the suite, in a fixed order (xdist workers must collect identically).
@@ -55,6 +58,8 @@ class Suite:
         `data` maps a scenario's short name (`chapterbreak`) to a data path given with `--mb-data`;
         it becomes that scenario's `data_path` parameter unless the suite file sets one.
         """
+        if self.loaded:
+            return list(self.loaded)
         return [
             get_scenario(entry.scenario).generate(self.name, _with_data(entry, data or {}), seed, repetition)
             for entry in self.entries
@@ -65,6 +70,24 @@ class Suite:
         return next(entry.threshold for entry in self.entries if entry.scenario == scenario)
 
 
+def _goodai_suite(folder: Path) -> Suite:
+    """GoodAI's own definition files as a suite named `goodai`, thresholds 1.0."""
+    loaded = load_goodai_definitions(folder)
+    counts: dict[str, int] = {}
+    for definition in loaded.definitions:
+        counts[definition.scenario] = counts.get(definition.scenario, 0) + 1
+    entries = tuple(SuiteEntry(name, {}, count, 1.0) for name, count in counts.items())
+    return Suite(
+        name="goodai",
+        path=folder,
+        span=loaded.span,
+        entries=entries,
+        description=f"GoodAI's published definitions from {folder}",
+        incompatible=loaded.incompatible,
+        loaded=loaded.definitions,
+    )
+
+
 def _with_data(entry: SuiteEntry, data: Mapping[str, str]) -> dict[str, Any]:
     short = entry.scenario.rsplit(".", 1)[-1]
     if short in data and "data_path" not in entry.params:
@@ -73,6 +96,8 @@ def _with_data(entry: SuiteEntry, data: Mapping[str, str]) -> dict[str, Any]:
 
 
 def load_suite(name_or_path: str) -> Suite:
+    if name_or_path.startswith(GOODAI_PREFIX):
+        return _goodai_suite(Path(name_or_path.removeprefix(GOODAI_PREFIX)))
     known = builtin_suites()
     path = known.get(name_or_path) or Path(name_or_path)
     if not path.is_file():

@@ -23,6 +23,7 @@ from typing import Any
 
 from pytest_memorybench.records import Score, ScriptLine, TestDefinition
 from pytest_memorybench.scenarios.base import ScoringContext
+from pytest_memorybench.scenarios.goodai_format import script_from_goodai
 from pytest_memorybench.scenarios.params import read_params
 from pytest_memorybench.scenarios.waits import spread_over_span
 from pytest_memorybench.scoring.profiles import OFFICIAL
@@ -84,6 +85,21 @@ class Colours:
             expected=colours[-1],
             skills=SKILLS,
             params=asdict(settings),
+        )
+
+    def from_goodai(self, raw: dict[str, Any], example_id: str, suite: str, repetition: int) -> TestDefinition:
+        """A GoodAI Colours definition file: its script and waits as they are, its expected colour."""
+        expected = raw["expected_responses"][0]
+        return TestDefinition(
+            suite=suite,
+            scenario=NAME,
+            repetition=repetition,
+            seed=0,
+            script=script_from_goodai(raw),
+            ideal_answers=(expected,),
+            expected=expected,
+            skills=SKILLS,
+            params={"goodai_example": example_id},
         )
 
     def score(

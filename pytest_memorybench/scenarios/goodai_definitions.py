@@ -1,0 +1,85 @@
+"""The published GoodAI test definitions as a suite: `--mb-suite goodai-definitions=PATH`.
+
+GoodAI saved every generated test of their runs (`definitions/<Dataset>/<id>.def.json`, with the
+run's `config.yml` beside them); running those files through our engine and scorers reproduces the
+exact content of the paper's Benchmark 3.  Each scenario module converts its own files
+(`from_goodai`); the memory span, incompatibilities and dataset order come from the config.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from pytest_memorybench.errors import UsageError
+from pytest_memorybench.records import TestDefinition
+from pytest_memorybench.scenarios import get_scenario
+from pytest_memorybench.spans import Span
+
+PREFIX = "goodai-definitions="
+
+# Folder names of the definition files, and config names, → our scenarios.
+DATASETS = {
+    "Colours": "ltm.colours",
+    "NameList": "ltm.name_list",
+    "Jokes": "ltm.jokes",
+    "Locations Directions": "ltm.locations_directions",
+    "Prospective Memory": "ltm.prospective_memory",
+    "Shopping": "ltm.shopping",
+    "Spy Meeting": "ltm.spy_meeting",
+    "Restaurant": "ltm.restaurant",
+    "Trigger Response": "ltm.trigger_response",
+    "SallyAnne": "ltm.sallyanne",
+    "ChapterBreak": "ltm.chapterbreak",
+}
+CONFIG_NAMES = {name.split(".", 1)[1]: name for name in DATASETS.values()}
+
+
+@dataclass(frozen=True)
+class GoodAIDefinitions:
+    """What a GoodAI definitions folder holds, as our definitions."""
+
+    span: Span
+    incompatible: tuple[tuple[str, ...], ...]
+    definitions: tuple[TestDefinition, ...]
+
+
+def load_goodai_definitions(folder: Path, suite: str = "goodai") -> GoodAIDefinitions:
+    if not (folder / "config.yml").is_file():
+        raise UsageError(f"{PREFIX}{folder}: no config.yml there; give the 'definitions' folder of a GoodAI run")
+    config = yaml.safe_load((folder / "config.yml").read_text(encoding="utf-8")) or {}
+    span = int(config.get("datasets", {}).get("args", {}).get("memory_span", 0))
+    groups = config.get("config", {}).get("incompatibilities", []) or []
+    incompatible = tuple(
+        tuple(CONFIG_NAMES[name] for name in group if name in CONFIG_NAMES) for group in groups
+    )
+    definitions: list[TestDefinition] = []
+    for dataset, scenario_name in DATASETS.items():
+        files = sorted((folder / dataset).glob("*.def.json"), key=lambda path: _example_order(path))
+        scenario = get_scenario(scenario_name) if files else None
+        for repetition, path in enumerate(files, 1):
+            definitions.append(_convert(scenario, path, suite, repetition))
+    if not definitions:
+        raise UsageError(f"{PREFIX}{folder}: no <Dataset>/<id>.def.json files found")
+    return GoodAIDefinitions(Span(span or None), tuple(g for g in incompatible if len(g) > 1), tuple(definitions))
+
+
+def _convert(scenario: Any, path: Path, suite: str, repetition: int) -> TestDefinition:
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except ValueError as exc:
+        raise UsageError(f"{path}: not a GoodAI definition file ({exc})") from None
+    example_id = path.name.removesuffix(".def.json")
+    convert = getattr(scenario, "from_goodai", None)
+    if convert is None:
+        raise UsageError(f"{path}: scenario {scenario.name} cannot read GoodAI definitions")
+    return convert(raw, example_id, suite, repetition)
+
+
+def _example_order(path: Path) -> tuple[int, str]:
+    stem = path.name.removesuffix(".def.json")
+    return (int(stem), stem) if stem.isdigit() else (1 << 30, stem)
