@@ -83,10 +83,10 @@ def test_scorer_verdicts_under_both_profiles(expected: str, reply: str, paper: i
 
 def test_scorer_reasons_name_the_rule() -> None:
     assert score_colour("Red", "bored", "paper").reasons == (
-        "the reply does not mention 'Red': whole-word check (paper profile)",
+        "the reply does not mention 'Red' (whole-word match, ignoring case), paper profile",
     )
     assert score_colour("Red", "bored", "official").reasons == (
-        "the reply mentions 'Red': substring check (official profile)",
+        "the reply mentions 'Red' (substring match, ignoring case), official profile",
     )
 
 

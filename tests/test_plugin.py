@@ -114,7 +114,7 @@ def test_null_fails_every_item_with_a_readable_reason(pytester: pytest.Pytester)
             "question: What is my favourite colour?",
             "expected: *",
             "got:      I don't know.",
-            "reason:   the reply does not mention *: whole-word check (paper profile)",
+            "reason:   the reply does not mention * (whole-word match, ignoring case), paper profile",
         ]
     )
     assert "Traceback" not in result.stdout.str()
@@ -353,7 +353,7 @@ def test_a_replay_can_rescore_under_another_profile(pytester: pytest.Pytester) -
         "--memorybench", "--mb-replay=original", "--mb-profile=official", "--mb-output=official", "-p", "no:cacheprovider"
     )
     reasons = [item["reasons"][0] for item in comparable_items(pytester.path / "official")]
-    assert all(reason.endswith("substring check (official profile)") for reason in reasons)
+    assert all(reason.endswith("(substring match, ignoring case), official profile") for reason in reasons)
 
 
 def test_definitions_of_one_run_replay_at_another_span(pytester: pytest.Pytester) -> None:

@@ -252,13 +252,7 @@ class LLMChatAgent(ABC):
     # -- bookkeeping --------------------------------------------------------------------------
 
     def _account(self, completion: Completion, turns: list[Turn], seconds: float) -> None:
-        counter = default_counter()
-        input_tokens = completion.input_tokens
-        if input_tokens is None:
-            input_tokens = counter.count(SYSTEM_PROMPT) + sum(counter.count(t["content"]) for t in turns)
-        output_tokens = completion.output_tokens
-        if output_tokens is None:
-            output_tokens = counter.count(completion.text)
+        input_tokens, output_tokens = token_usage(completion, SYSTEM_PROMPT, turns)
         price = price_for(self.model)
         cost = price.cost(input_tokens, output_tokens) if price else 0.0
         self.usage.add(Usage(input_tokens, output_tokens, seconds, cost, calls=1))
@@ -277,6 +271,18 @@ class LLMChatAgent(ABC):
     def _redact(self, text: str) -> str:
         """Servers sometimes echo the key they rejected; it must not reach logs or reports."""
         return text.replace(self._api_key, "[api key]") if self._api_key else text
+
+
+def token_usage(completion: Completion, system: str, turns: list[Turn]) -> tuple[int, int]:
+    """Tokens in and out as the server reported them, or as we count them when it did not."""
+    counter = default_counter()
+    input_tokens = completion.input_tokens
+    if input_tokens is None:
+        input_tokens = counter.count(system) + sum(counter.count(turn["content"]) for turn in turns)
+    output_tokens = completion.output_tokens
+    if output_tokens is None:
+        output_tokens = counter.count(completion.text)
+    return input_tokens, output_tokens
 
 
 def _exchanges_newest_first(turns: list[Turn]) -> Iterator[list[Turn]]:

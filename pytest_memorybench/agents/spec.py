@@ -50,7 +50,12 @@ class AgentSpec:
     @property
     def display(self) -> str:
         """The spec as shown in reports and logs: any user:password@ in a URL is masked."""
-        return _CREDENTIALS.sub(r"\1***@", self.text)
+        return mask_credentials(self.text)
+
+
+def mask_credentials(text: str) -> str:
+    """`https://user:secret@host` → `https://***@host`, for anything shown or logged."""
+    return _CREDENTIALS.sub(r"\1***@", text)
 
 
 @dataclass(frozen=True)

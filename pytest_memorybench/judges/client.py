@@ -39,9 +39,8 @@ import time
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-from pytest_memorybench.agents.llm import Completion, Turn
+from pytest_memorybench.agents.llm import Completion, Turn, token_usage
 from pytest_memorybench.agents.prices import price_for
-from pytest_memorybench.conversation.tokens import default_counter
 from pytest_memorybench.errors import AgentError, describe_exception
 from pytest_memorybench.judges.base import UNPARSEABLE, JudgeStats, JudgeTask, JudgeVerdict
 from pytest_memorybench.judges.jsonrepair import extract_json
@@ -168,13 +167,7 @@ class CachedJudge:
         return _sha256(material)
 
     def _account(self, completion: Completion, system: str, turns: list[Turn]) -> None:
-        counter = default_counter()
-        input_tokens = completion.input_tokens
-        if input_tokens is None:
-            input_tokens = counter.count(system) + sum(counter.count(turn["content"]) for turn in turns)
-        output_tokens = completion.output_tokens
-        if output_tokens is None:
-            output_tokens = counter.count(completion.text)
+        input_tokens, output_tokens = token_usage(completion, system, turns)
         self.stats.calls += 1
         self.stats.input_tokens += input_tokens
         self.stats.output_tokens += output_tokens

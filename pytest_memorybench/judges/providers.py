@@ -12,17 +12,16 @@ own as a leading system turn, which `_complete` takes off again before the SDK c
 
 from __future__ import annotations
 
-import re
 from typing import Any, ClassVar
 
 from pytest_memorybench.agents.anthropic_agent import AnthropicAgent
 from pytest_memorybench.agents.llm import Completion, LLMChatAgent, Turn
 from pytest_memorybench.agents.openai_agent import OpenAIChatAgent
+from pytest_memorybench.agents.spec import mask_credentials
 from pytest_memorybench.errors import AgentError
 
 DEFAULT_TIMEOUT = 120.0
 DEFAULT_MAX_OUTPUT_TOKENS = 1024
-_CREDENTIALS = re.compile(r"(https?://)[^/@\s]+@")
 
 
 class JudgeBackend(LLMChatAgent):
@@ -38,7 +37,7 @@ class JudgeBackend(LLMChatAgent):
     @property
     def name(self) -> str:
         """provider:model[@URL], any user:password@ in the URL masked."""
-        return _CREDENTIALS.sub(r"\1***@", super().name)
+        return mask_credentials(super().name)
 
     def identity(self) -> dict[str, Any]:
         """Everything about this backend that can change a verdict, for cache keys."""

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from pytest_memorybench.agents.spec import API_KEY_VARIABLES, LLM_PROVIDERS, parse_agent_spec
+from pytest_memorybench.agents.spec import API_KEY_VARIABLES, LLM_PROVIDERS, mask_credentials, parse_agent_spec
 from pytest_memorybench.errors import UsageError
 from pytest_memorybench.judges.client import CachedJudge
 
@@ -25,7 +25,6 @@ JudgeKind = Literal["local", "openai", "anthropic"]
 JUDGE_FORMS = "local, openai:MODEL, openai:MODEL@URL, anthropic:MODEL, anthropic:MODEL@URL or http(s)://HOST:PORT/v1"
 DEFAULT_CACHE = Path(".memorybench") / "judge-cache.sqlite"
 _URL = re.compile(r"^https?://\S+$")
-_CREDENTIALS = re.compile(r"(https?://)[^/@\s]+@")
 
 
 @dataclass(frozen=True)
@@ -38,7 +37,7 @@ class JudgeSpec:
     @property
     def display(self) -> str:
         """The spec as shown in reports and logs: any user:password@ in a URL is masked."""
-        return _CREDENTIALS.sub(r"\1***@", self.text)
+        return mask_credentials(self.text)
 
 
 def parse_judge_spec(text: str) -> JudgeSpec:

@@ -27,7 +27,7 @@ from pytest_memorybench.scenarios.goodai_format import script_from_goodai
 from pytest_memorybench.scenarios.params import read_params
 from pytest_memorybench.scenarios.waits import spread_over_span
 from pytest_memorybench.scoring.profiles import OFFICIAL
-from pytest_memorybench.scoring.text import contains_substring, mentions_word
+from pytest_memorybench.scoring.exact import score_contains
 
 NAME = "ltm.colours"
 SKILLS = ("recall",)
@@ -109,14 +109,8 @@ class Colours:
 
 
 def score_colour(expected: str, reply: str, profile: str) -> Score:
-    if profile == OFFICIAL:
-        found = contains_substring(expected, reply)
-        rule = "substring check (official profile)"
-    else:
-        found = mentions_word(expected, reply)
-        rule = "whole-word check (paper profile)"
-    verdict = "mentions" if found else "does not mention"
-    return Score(1.0 if found else 0.0, (f"the reply {verdict} {expected!r}: {rule}",))
+    verdict = score_contains(expected, reply, whole_word=profile != OFFICIAL)
+    return Score(verdict.value, tuple(f"{reason}, {profile} profile" for reason in verdict.reasons))
 
 
 SCENARIO = Colours()
