@@ -86,7 +86,12 @@ class BenchmarkRun:
             definitions = suite.definitions(settings.seed, data=settings.data)
             if definitions_from is not None:
                 definitions = [_load_definition(definitions_from, d) for d in definitions]
-            for key, group, definition in _assign_groups(suite.name, definitions, self.spans[suite.name], self.conversation_count):
+            span = self.spans[suite.name]
+            definitions = [
+                dataclasses.replace(d, skip_reason=reason) if (reason := suite.too_long_for(d.scenario, span)) else d
+                for d in definitions
+            ]
+            for key, group, definition in _assign_groups(suite.name, definitions, span, self.conversation_count):
                 threshold = settings.threshold if settings.threshold is not None else suite.threshold_for(definition.scenario)
                 self.tests[key] = PlannedTest(key, group, definition, threshold, self.spans[suite.name])
         self.counter = default_counter()

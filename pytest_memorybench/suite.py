@@ -21,7 +21,7 @@ from pytest_memorybench.spans import Span, parse_span
 from pytest_memorybench.yamlfile import Located, load_located
 
 _SUITE_KEYS = {"name", "description", "span", "threshold", "repetitions", "incompatible", "scenarios"}
-_ENTRY_KEYS = {"scenario", "params", "repetitions", "threshold", "define"}
+_ENTRY_KEYS = {"scenario", "params", "repetitions", "threshold", "define", "min_span"}
 
 
 def builtin_suite_dir() -> Path:
@@ -40,6 +40,7 @@ class SuiteEntry:
     params: dict[str, Any]
     repetitions: int
     threshold: float
+    min_span: Span | None = None  # below this interleaved span the scenario's tests are skipped
 
 
 @dataclass(frozen=True)
@@ -68,6 +69,13 @@ class Suite:
 
     def threshold_for(self, scenario: str) -> float:
         return next(entry.threshold for entry in self.entries if entry.scenario == scenario)
+
+    def too_long_for(self, scenario: str, span: Span) -> str | None:
+        """Why `scenario` sits out a run at `span` (its own text exceeds small spans), if it does."""
+        entry = next((entry for entry in self.entries if entry.scenario == scenario), None)
+        if entry is None or entry.min_span is None or span.isolated or span.tokens >= entry.min_span.tokens:  # type: ignore[operator]
+            return None
+        return f"{scenario} needs a span of at least {entry.min_span}; this run's is {span}"
 
 
 def _goodai_suite(folder: Path) -> Suite:
@@ -148,12 +156,17 @@ def _parse_suite(data: Any, path: Path) -> Suite:
             get_scenario(raw["scenario"])
         except UsageError as exc:
             raise fail(str(exc)) from None
+        try:
+            min_span = parse_span(str(raw["min_span"])) if "min_span" in raw else None
+        except UsageError as exc:
+            raise fail(f"scenarios item {position}: 'min_span': {exc}") from None
         entries.append(
             SuiteEntry(
                 scenario=raw["scenario"],
                 params=params,
                 repetitions=_positive_int(raw.get("repetitions", repetitions), "repetitions", fail),
                 threshold=_threshold(raw.get("threshold", threshold), "threshold", fail),
+                min_span=min_span,
             )
         )
     incompatible = data.get("incompatible") or []

@@ -46,6 +46,24 @@ def memorybench_agent():
 """
 
 
+COLOURS_SUITE = """
+name: ltm
+span: 32k
+repetitions: 3
+threshold: 1.0
+scenarios:
+  - scenario: ltm.colours
+    params: {colour_changes: 3}
+"""
+
+
+@pytest.fixture(autouse=True)
+def colours_only(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    """These tests are about the plugin, not the benchmark: a small `ltm` of Colours alone."""
+    pytester.makefile(".yaml", colours_only=COLOURS_SUITE)
+    monkeypatch.setenv("PYTEST_ADDOPTS", "--mb-suite=colours_only.yaml")
+
+
 def run_folder(pytester: pytest.Pytester) -> Path:
     """The folder of the latest run in this test's directory."""
     written = (pytester.path / ".memorybench" / "runs").glob("*/results.json")
@@ -56,7 +74,8 @@ def results_of(pytester: pytest.Pytester) -> dict:
     return json.loads((run_folder(pytester) / "results.json").read_text())
 
 
-def test_without_the_flag_a_normal_run_is_unchanged(pytester: pytest.Pytester) -> None:
+def test_without_the_flag_a_normal_run_is_unchanged(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("PYTEST_ADDOPTS")
     pytester.makepyfile(test_user=USER_TESTS)
     plain = pytester.runpytest("-p", "no:cacheprovider")
     without_plugin = pytester.runpytest("-p", "no:cacheprovider", "-p", "no:memorybench")
@@ -79,10 +98,13 @@ def test_with_the_flag_and_no_paths_only_the_benchmark_runs(pytester: pytest.Pyt
     assert "test_user" not in result.stdout.str()
 
 
-def test_with_paths_only_those_run_unless_a_suite_is_asked_for(pytester: pytest.Pytester) -> None:
+def test_with_paths_only_those_run_unless_a_suite_is_asked_for(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("PYTEST_ADDOPTS")
     pytester.makepyfile(test_user=USER_TESTS)
     pytester.runpytest(*ISOLATED, "--agent=oracle", "test_user.py").assert_outcomes(passed=1, failed=1)
-    both = pytester.runpytest(*ISOLATED, "--agent=oracle", "--mb-suite=ltm", "test_user.py")
+    both = pytester.runpytest(*ISOLATED, "--agent=oracle", "--mb-suite=colours_only.yaml", "test_user.py")
     both.assert_outcomes(passed=4, failed=1)
 
 

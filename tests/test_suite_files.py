@@ -10,7 +10,7 @@ import pytest
 
 from pytest_memorybench.errors import UsageError
 from pytest_memorybench.scenarios.ltm.colours import QUESTION
-from pytest_memorybench.spans import ISOLATED, Span
+from pytest_memorybench.spans import ISOLATED, Span, parse_span
 from pytest_memorybench.suite import Suite, SuiteEntry, builtin_suites, load_suite
 
 
@@ -37,39 +37,46 @@ def test_builtin_suites_include_ltm() -> None:
     assert suites["ltm"].is_file()
 
 
-def test_builtin_ltm_suite_loads() -> None:
+PAPER_SCENARIOS = [
+    "ltm.colours", "ltm.shopping", "ltm.locations_directions", "ltm.name_list", "ltm.jokes", "ltm.sallyanne",
+    "ltm.prospective_memory", "ltm.trigger_response", "ltm.spy_meeting", "ltm.chapterbreak", "ltm.restaurant",
+]  # fmt: skip
+
+
+def test_builtin_ltm_suite_is_the_papers_standard_configuration() -> None:
     suite = load_suite("ltm")
     assert isinstance(suite, Suite)
-    assert suite.name == "ltm"
-    assert suite.span == Span(32_000)
-    assert str(suite.span) == "32k"
+    assert (suite.name, str(suite.span), suite.incompatible) == ("ltm", "32k", ())
     assert suite.description == "GoodAI LTM Benchmark, standard configuration"
-    assert suite.incompatible == ()
-    assert suite.entries == (
-        SuiteEntry(scenario="ltm.colours", params={"colour_changes": 3}, repetitions=3, threshold=1.0),
-    )
-    assert suite.threshold_for("ltm.colours") == 1.0
+    assert [entry.scenario for entry in suite.entries] == PAPER_SCENARIOS
+    assert all(entry.repetitions == 3 and entry.threshold == 1.0 for entry in suite.entries)
+    params = {entry.scenario: entry.params for entry in suite.entries}
+    assert params["ltm.colours"] == {"colour_changes": 3} and params["ltm.shopping"] == {"item_changes": 6}
+    assert params["ltm.name_list"] == {"name_changes": 5} and params["ltm.jokes"] == {"jokes_told": 4}
+    assert params["ltm.locations_directions"] == {"known_locations": 6}
+    assert params["ltm.sallyanne"] == {"question_type": "theory_of_mind"}
+    assert suite.too_long_for("ltm.chapterbreak", parse_span("2k")) is not None
+    assert suite.too_long_for("ltm.chapterbreak", parse_span("8k")) is None
 
 
 def test_builtin_ltm_definitions() -> None:
     definitions = load_suite("ltm").definitions(0)
-    assert [d.test_id for d in definitions] == ["colours[rep1]", "colours[rep2]", "colours[rep3]"]
-    assert [d.repetition for d in definitions] == [1, 2, 3]
-    for definition in definitions:
-        assert definition.suite == "ltm"
-        assert definition.scenario == "ltm.colours"
-        assert definition.seed == 0
-        assert definition.params == {"colour_changes": 3}
+    assert len(definitions) == 33
+    colours = [d for d in definitions if d.scenario == "ltm.colours"]
+    assert [d.test_id for d in colours] == ["colours[rep1]", "colours[rep2]", "colours[rep3]"]
+    for definition in colours:
+        assert (definition.suite, definition.seed, definition.params) == ("ltm", 0, {"colour_changes": 3})
         assert len(definition.script) == 4  # three colour statements, then the question
         assert definition.questions == [QUESTION]
         assert definition.ideal_answers == (definition.expected,)
-        assert definition.expected in definition.script[2].text
+    skipped = [d.test_id for d in definitions if d.skip_reason]
+    assert skipped == ["chapterbreak[rep1]", "chapterbreak[rep2]", "chapterbreak[rep3]"], "no --mb-data given"
 
 
 def test_definitions_are_deterministic_per_seed() -> None:
     suite = load_suite("ltm")
     assert suite.definitions(7) == suite.definitions(7)
-    assert [d.seed for d in suite.definitions(7)] == [7, 7, 7]
+    assert {d.seed for d in suite.definitions(7)} == {7}
 
 
 # --- user suite files ----------------------------------------------------------------------------
@@ -185,7 +192,7 @@ def test_unknown_scenario_lists_available(tmp_path: Path) -> None:
     path = write_suite(tmp_path, "name: x\nscenarios: [ltm.colors]\n")
     message = load_error(path)
     assert "unknown scenario 'ltm.colors'" in message
-    assert "available: ltm.colours" in message
+    assert re.search(r"available: (ltm\.\w+, )*ltm\.colours", message)
 
 
 def test_unknown_scenario_parameter_names_it_and_the_known_ones(tmp_path: Path) -> None:
@@ -284,3 +291,12 @@ def test_unknown_builtin_name_mentions_builtin_suites() -> None:
 
 def test_directory_is_not_a_suite_file(tmp_path: Path) -> None:
     assert "no such file" in load_error(tmp_path)
+
+
+def test_a_scenario_can_sit_out_small_spans(tmp_path: Path) -> None:
+    path = tmp_path / "suite.yaml"
+    path.write_text("name: mine\nspan: 2k\nscenarios:\n  - scenario: ltm.colours\n    min_span: 8k\n")
+    suite = load_suite(str(path))
+    assert suite.too_long_for("ltm.colours", parse_span("2k")) == "ltm.colours needs a span of at least 8k; this run's is 2k"
+    assert suite.too_long_for("ltm.colours", parse_span("32k")) is None
+    assert suite.too_long_for("ltm.colours", parse_span("isolated")) is None

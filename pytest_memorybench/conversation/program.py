@@ -12,11 +12,13 @@ from __future__ import annotations
 
 from collections.abc import AsyncGenerator, Callable, Sequence
 from dataclasses import dataclass
-from typing import Union
+from typing import TYPE_CHECKING, Union
 
-from pytest_memorybench.conversation.clock import SimulatedClock
 from pytest_memorybench.records import Score, TestDefinition
-from pytest_memorybench.scenarios.base import ScoringContext
+
+if TYPE_CHECKING:  # scenarios import this module; importing them back would be circular
+    from pytest_memorybench.conversation.clock import SimulatedClock
+    from pytest_memorybench.scenarios.base import ScoringContext
 
 
 @dataclass(frozen=True)

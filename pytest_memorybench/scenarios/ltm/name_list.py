@@ -1,0 +1,199 @@
+"""Name List (skills R, C): the user changes their name several times, then asks for all of them.
+
+GoodAI paper App. A.4: first names from Faker's English-US and Irish databases, each combined with
+one of six statement templates; the standard configuration gives five names, then asks for all of
+them "as a JSON list".  The expected answer is every name given, in order.  The templates, the
+question's wording and the reset statement are our own (same meaning as the paper's).
+
+Names are Faker first names (`en_US` and `en_IE`) drawn from one stream seeded by the suite seed:
+repetition r takes the r-th block of `name_changes` names, so every name in a test is new within
+the test *and* differs from the names of every other repetition of the same seed.  That makes the
+paper's small-span failure mode ("many agents retrieve names from that previous repetition",
+App. D) visible as a wrong name.  (The reference does not seed Faker; its names repeat across
+repetitions at random.)  Names depend on the installed Faker version.
+
+After the question the reset statement asks the agent to forget the names, so the next
+repetition starts from no name.
+
+Scoring (one question), with score = correct / max(#expected, #answered) (paper Eq. 1): answered
+items are lower-cased; each one still in the expected multiset counts once and is removed from it,
+so missing, extra and repeated names all cost; a reply that cannot be parsed scores 0 with a reason.
+JSON is read leniently in both profiles (code fences, leading prose, trailing commas, comments …,
+`scoring.jsonlist.parse_lenient_json`, the reference's repairs).
+  paper     `scoring.jsonlist.score_json_list`: the reply must be a JSON list of strings, or an
+            object holding a single list (`{"names": [...]}`), which is read as that list — the
+            wrapper the paper's App. B.3 credits by hand for Shopping; anything else scores 0.
+  official  as the reference code: whatever parsed is iterated and each element lower-cased, so an
+            object counts its *keys* as the answered names (`{"names": [...]}` answers the single
+            name "names" and scores 0, as the stored Mixtral verdict does), a JSON string counts its
+            characters, and a number, a boolean, null or a list holding anything but strings is "not
+            in the correct format" and scores 0.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from faker import Faker
+
+from pytest_memorybench.records import Score, ScriptLine, TestDefinition
+from pytest_memorybench.scenarios.base import ScoringContext
+from pytest_memorybench.scenarios.goodai_format import script_from_goodai
+from pytest_memorybench.scenarios.params import read_params
+from pytest_memorybench.scenarios.waits import spread_over_span
+from pytest_memorybench.scoring.jsonlist import parse_lenient_json, score_json_list
+from pytest_memorybench.scoring.profiles import OFFICIAL, PROFILES
+
+NAME = "ltm.name_list"
+SKILLS = ("recall", "conflicting_information")
+LOCALES = ("en_US", "en_IE")
+QUESTION = "Tell me every name I have given you so far, written as a JSON list."
+RESET_MESSAGE = (
+    "Please forget, or simply ignore, every name I have told you before this message: "
+    "for now you do not know what my name is."
+)
+
+TEMPLATES = (
+    "You can call me {name} from now on.",
+    "My name is {name}, by the way.",
+    "Please address me as {name}.",
+    "These days I go by {name}.",
+    "I have changed my name: it is {name} now.",
+    "Just so you know, people call me {name}.",
+)
+
+
+@dataclass(frozen=True)
+class NameListParams:
+    name_changes: int = 5
+
+    def __post_init__(self) -> None:
+        if self.name_changes < 1:
+            raise ValueError(f"name_changes must be at least 1, got {self.name_changes}")
+
+
+def draw_names(seed: int, repetition: int, count: int) -> list[str]:
+    """The `count` names of repetition `repetition`: its own block of one seeded stream of unique names."""
+    fake = Faker(list(LOCALES))
+    fake.seed_instance(f"{NAME}|names|{seed}")
+    names: list[str] = []
+    seen: set[str] = set()
+    wanted = (max(repetition, 0) + 1) * count
+    while len(names) < wanted:
+        name = fake.first_name()
+        if name.lower() not in seen:
+            seen.add(name.lower())
+            names.append(name)
+    return names[-count:]
+
+
+def ideal_answer(names: Sequence[str]) -> str:
+    return json.dumps(list(names), ensure_ascii=False)
+
+
+class NameList:
+    name = NAME
+    skills = SKILLS
+
+    def generate(
+        self, suite: str, params: Mapping[str, Any], seed: int, repetition: int
+    ) -> TestDefinition:
+        settings = read_params(NameListParams, NAME, params)
+        rng = random.Random(f"{NAME}|{seed}|{repetition}")
+        names = draw_names(seed, repetition, settings.name_changes)
+        lines = [rng.choice(TEMPLATES).format(name=name) for name in names] + [QUESTION]
+        waits = spread_over_span(len(lines))
+        script = tuple(
+            ScriptLine(text, is_question=index == len(lines) - 1, wait=wait)
+            for index, (text, wait) in enumerate(zip(lines, waits))
+        )
+        return TestDefinition(
+            suite=suite,
+            scenario=NAME,
+            repetition=repetition,
+            seed=seed,
+            script=script,
+            ideal_answers=(ideal_answer(names),),
+            expected=names,
+            skills=SKILLS,
+            params=asdict(settings),
+            reset_message=RESET_MESSAGE,
+        )
+
+    def from_goodai(self, raw: dict[str, Any], example_id: str, suite: str, repetition: int) -> TestDefinition:
+        """A GoodAI NameList definition file: its script and waits as they are, its expected names."""
+        names = [str(name) for name in raw["expected_responses"]]
+        return TestDefinition(
+            suite=suite,
+            scenario=NAME,
+            repetition=repetition,
+            seed=0,
+            script=script_from_goodai(raw),
+            ideal_answers=(ideal_answer(names),),
+            expected=names,
+            skills=SKILLS,
+            params={"goodai_example": example_id},
+            reset_message=RESET_MESSAGE,
+        )
+
+    def score(
+        self, definition: TestDefinition, responses: Sequence[str], context: ScoringContext
+    ) -> Score:
+        return score_name_list(definition.expected, responses[-1] if responses else "", context.profile)
+
+
+def score_name_list(expected: Sequence[str], reply: str, profile: str) -> Score:
+    if profile not in PROFILES:
+        raise ValueError(f"unknown scoring profile {profile!r}")
+    verdict = score_names_official(expected, reply) if profile == OFFICIAL else score_json_list(expected, reply)
+    return Score(verdict.value, (*verdict.reasons, f"{profile} profile"))
+
+
+def score_names_official(expected: Sequence[str], reply: str) -> Score:
+    """The reference's rule: lower-case every element of whatever parsed, then count as Eq. 1."""
+    try:
+        data = parse_lenient_json(reply)
+    except ValueError as error:
+        return Score(0.0, (f"response not in the correct format: {error}",))
+    if not isinstance(data, (list, dict, str)):
+        return Score(0.0, (f"response not in the correct format: the reply parses to a JSON {_kind(data)}",))
+    odd = next((item for item in data if not isinstance(item, str)), None) if isinstance(data, list) else None
+    if odd is not None:
+        return Score(0.0, (f"response not in the correct format: {odd!r} is a JSON {_kind(odd)}, not a name",))
+
+    reasons: list[str] = []
+    if isinstance(data, dict):
+        reasons.append("the reply is a JSON object: its keys are read as the names, as the reference does")
+    elif isinstance(data, str):
+        reasons.append("the reply is a JSON string: its characters are read as the names, as the reference does")
+    answered = [item.lower() for item in data]
+    remaining = [name.lower() for name in expected]
+    correct = 0
+    for item in answered:
+        if item in remaining:
+            correct += 1
+            remaining.remove(item)
+        else:
+            reasons.append(f"{item!r} was not expected")
+    if remaining:
+        reasons.append(f"missing from the reply: {', '.join(repr(name) for name in remaining)}")
+    divisor = max(len(expected), len(answered))
+    if divisor == 0:
+        return Score(1.0, (*reasons, "nothing was expected and the reply lists nothing"))
+    reasons.append(
+        f"{correct} correct / max({len(expected)} expected, {len(answered)} answered) = {correct / divisor:.3f}"
+    )
+    return Score(correct / divisor, tuple(reasons))
+
+
+def _kind(value: Any) -> str:
+    return {dict: "object", list: "list", str: "string", bool: "boolean", type(None): "null"}.get(
+        type(value), "number"
+    )
+
+
+SCENARIO = NameList()
