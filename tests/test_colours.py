@@ -127,3 +127,20 @@ def test_agreement_with_the_maintainers_stricter_cases() -> None:
         )
     assert len(cases) == 83
     assert agreement == {"paper": 75, "official": 62}
+
+
+RESULTS = Path(__file__).parents[2] / "shared/reference/goodai-ltm/data/tests"
+
+
+@pytest.mark.skipif(not RESULTS.is_dir(), reason="../shared/reference is not available")
+def test_official_profile_agrees_with_the_stored_reference_verdicts() -> None:
+    """Every stored Colours result (its automatic verdict where humans overrode it) is what the
+    official substring rule gives for the last reply: 10/10 in our copy (research: 242/246 over
+    all v3 results, the rest being manual overrides and older scorer versions)."""
+    files = sorted(RESULTS.glob("*/results/*/Colours/*.json"))
+    assert files
+    for path in files:
+        stored = json.loads(path.read_text())
+        verdict = stored.get("auto_score", stored["score"]) / stored["max_score"]
+        ours = score_colour(stored["expected_responses"][0], stored["actual_responses"][-1], "official")
+        assert ours.value == verdict, path

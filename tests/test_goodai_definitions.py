@@ -80,3 +80,11 @@ def test_the_published_colours_definitions(tmp_path: Path) -> None:
     first = suite.definitions(0)[0]
     assert [line.text for line in first.script][-1] == "What is my favourite colour?"
     assert [line.wait for line in first.script][:3] == [{"percentage_finished": 30.0}, {"percentage_finished": 60.0}, {"percentage_finished": 90.0}]
+
+
+@pytest.mark.skipif(not REFERENCE.is_dir(), reason="../shared/reference is not available")
+def test_the_published_benchmark_3_runs_through_our_engine(pytester: pytest.Pytester) -> None:
+    """All 33 tests of GoodAI's Benchmark 3 (11 scenarios × 3): the oracle passes every one, null none."""
+    suite = f"--mb-suite=goodai-definitions={REFERENCE}"
+    pytester.runpytest("--memorybench", "--agent=oracle", "--span=isolated", suite, "-p", "no:cacheprovider").assert_outcomes(passed=33)
+    pytester.runpytest("--memorybench", "--agent=null", "--span=isolated", suite, "-p", "no:cacheprovider").assert_outcomes(failed=33)

@@ -3,7 +3,6 @@ calibration through the engine on a small story of our own (tests/fixtures/chapt
 
 from __future__ import annotations
 
-import asyncio
 import json
 import re
 from pathlib import Path
@@ -12,12 +11,6 @@ import pytest
 
 from pytest_memorybench.agents.null import NullAgent
 from pytest_memorybench.agents.oracle import OracleAgent
-from pytest_memorybench.agents.protocol import AgentAdapter
-from pytest_memorybench.conversation.channel import AgentChannel
-from pytest_memorybench.conversation.clock import SimulatedClock
-from pytest_memorybench.conversation.events import EventLog
-from pytest_memorybench.conversation.filler import TriviaSource
-from pytest_memorybench.conversation.scheduler import Conversation, ScheduledTest
 from pytest_memorybench.conversation.tokens import ApproximateCounter
 from pytest_memorybench.errors import UsageError
 from pytest_memorybench.records import TestDefinition
@@ -34,6 +27,7 @@ from pytest_memorybench.scenarios.ltm.chapterbreak import (
     score_option,
     split_pages,
 )
+from tests.support.engine import converse
 
 FIXTURE = Path(__file__).parent / "fixtures" / "chapterbreak_mini.json"
 REFERENCE = Path(__file__).parents[2] / "shared/reference/goodai-ltm/data/tests"
@@ -179,16 +173,7 @@ def test_scorer_reasons_and_profiles_agree() -> None:
 
 
 def run_engine(definitions: list[TestDefinition], agent: object, span: int | None, tmp_path: Path) -> dict[str, float]:
-    tests = [ScheduledTest(f"{d.scenario}/{d.repetition}", d) for d in definitions]
-    channel = AgentChannel(
-        AgentAdapter(agent, type(agent).__name__), group="g", counter=ApproximateCounter(),
-        clock=SimulatedClock(), log=EventLog(tmp_path / f"events-{type(agent).__name__}-{span}.jsonl"),
-    )
-    conversation = Conversation(
-        tests, channel, span=span, scoring=ScoringContext(), filler=TriviaSource(0),
-        programs=lambda scenario: getattr(get_scenario(scenario), "program", None),
-    )
-    outcomes = asyncio.run(conversation.run())
+    outcomes = converse(definitions, agent, span=span, tmp_path=tmp_path)
     return {key: outcome.score.value for key, outcome in outcomes.items()}
 
 

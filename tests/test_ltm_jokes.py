@@ -13,18 +13,12 @@ import pytest
 from pytest_memorybench.scenarios import get_scenario  # first: conversation.program imports the registry
 from pytest_memorybench.agents.null import NullAgent
 from pytest_memorybench.agents.oracle import OracleAgent
-from pytest_memorybench.agents.protocol import AgentAdapter
-from pytest_memorybench.conversation.channel import AgentChannel
-from pytest_memorybench.conversation.clock import SimulatedClock
-from pytest_memorybench.conversation.events import EventLog
-from pytest_memorybench.conversation.filler import TriviaSource
-from pytest_memorybench.conversation.scheduler import Conversation, ScheduledTest
-from pytest_memorybench.conversation.tokens import ApproximateCounter
 from pytest_memorybench.errors import UsageError
 from pytest_memorybench.judges.base import JudgeStats, JudgeTask, JudgeVerdict
 from pytest_memorybench.records import Message, TestDefinition, TestOutcome
 from pytest_memorybench.scenarios.base import ScoringContext
 from pytest_memorybench.scenarios.ltm.jokes import JOKES, QUESTION_TEMPLATE, SCENARIO, elapsed_phrase, score_joke
+from tests.support.engine import converse
 
 REFERENCE = Path(__file__).parents[2] / "shared/reference/goodai-ltm/data/tests"
 DEFINITIONS = REFERENCE / "Benchmark 3 - 32k/definitions/Jokes"
@@ -202,20 +196,10 @@ class Recording:
 def run_engine(
     definitions: Sequence[TestDefinition], agent: Recording, *, span: int | None, tmp_path: Path, profile: str = "paper"
 ) -> dict[str, TestOutcome]:
-    outcomes: dict[str, TestOutcome] = {}
-    groups = [[d] for d in definitions] if span is None else [list(definitions)]  # isolated: one test each
-    for index, group in enumerate(groups):
-        channel = AgentChannel(
-            AgentAdapter(agent, "agent"), group=f"g{index}", counter=ApproximateCounter(),
-            clock=SimulatedClock(START), log=EventLog(tmp_path / f"events{index}.jsonl"),
-        )
-        conversation = Conversation(
-            [ScheduledTest(d.test_id, d) for d in group], channel, span=span,
-            scoring=ScoringContext(profile=profile),  # type: ignore[arg-type]
-            filler=TriviaSource(0), programs=lambda scenario: getattr(get_scenario(scenario), "program", None),
-        )
-        outcomes.update(asyncio.run(conversation.run()))
-    return outcomes
+    return converse(  # isolated: one test per conversation
+        definitions, agent, span=span, tmp_path=tmp_path, profile=profile,
+        start=START, agent_name="agent", isolate=True, key=lambda d: d.test_id,
+    )
 
 
 REPETITIONS = [generate(seed=0, repetition=rep) for rep in (1, 2, 3)]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 from datetime import datetime, timezone
 from pathlib import Path
@@ -13,12 +12,6 @@ import pytest
 from pytest_memorybench.scenarios import get_scenario  # isort: skip
 from pytest_memorybench.agents.null import NullAgent
 from pytest_memorybench.agents.oracle import OracleAgent
-from pytest_memorybench.agents.protocol import AgentAdapter
-from pytest_memorybench.conversation.channel import AgentChannel
-from pytest_memorybench.conversation.clock import SimulatedClock
-from pytest_memorybench.conversation.events import EventLog
-from pytest_memorybench.conversation.filler import TriviaSource
-from pytest_memorybench.conversation.scheduler import Conversation, ScheduledTest
 from pytest_memorybench.errors import UsageError
 from pytest_memorybench.records import TestDefinition
 from pytest_memorybench.scenarios.base import ScoringContext
@@ -29,6 +22,7 @@ from pytest_memorybench.scenarios.ltm.name_list import (
     TEMPLATES,
     score_name_list,
 )
+from tests.support.engine import WordCounter, converse, repetition_key
 
 REFERENCE = Path(__file__).parents[2] / "shared/reference/goodai-ltm/data/tests"
 DEFINITIONS = REFERENCE / "Benchmark 3 - 32k/definitions/NameList"
@@ -164,25 +158,14 @@ def test_scenario_scores_the_reply_to_the_question() -> None:
 # -- calibration through the engine ---------------------------------------------------------------
 
 
-class Words:
-    name = "words"
-
-    def count(self, text: str) -> int:
-        return len(text.split())
-
-
 def run_through_engine(agent: object, span: int | None, tmp_path: Path) -> list[float]:
-    tests = [ScheduledTest(f"nl/{rep}", generate(seed=11, repetition=rep)) for rep in (1, 2, 3)]
-    channel = AgentChannel(
-        AgentAdapter(agent, type(agent).__name__), group="g", counter=Words(),
-        clock=SimulatedClock(datetime(2026, 1, 1, tzinfo=timezone.utc)), log=EventLog(tmp_path / "events.jsonl"),
-    )
-    conversation = Conversation(tests, channel, span=span, scoring=ScoringContext(), filler=TriviaSource(0))
-    outcomes = asyncio.run(conversation.run())
+    definitions = [generate(seed=11, repetition=rep) for rep in (1, 2, 3)]
+    start = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    outcomes = converse(definitions, agent, span=span, tmp_path=tmp_path, counter=WordCounter(), start=start)
     assert all(outcome.error is None for outcome in outcomes.values())
     for outcome in outcomes.values():
         assert outcome.transcript[-1].message == RESET_MESSAGE, "the reset statement closes each test"
-    return [outcomes[test.key].score.value for test in tests]
+    return [outcomes[repetition_key(d)].score.value for d in definitions]
 
 
 @pytest.mark.parametrize("span", [None, 2000], ids=["isolated", "span2000"])

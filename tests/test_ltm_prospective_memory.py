@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import re
 from collections.abc import Sequence
@@ -14,14 +13,8 @@ import pytest
 from pytest_memorybench.scenarios import get_scenario  # first: conversation.program imports the registry
 from pytest_memorybench.agents.null import NullAgent
 from pytest_memorybench.agents.oracle import ACKNOWLEDGEMENT, OracleAgent
-from pytest_memorybench.agents.protocol import AgentAdapter
-from pytest_memorybench.conversation.channel import AgentChannel
-from pytest_memorybench.conversation.clock import SimulatedClock
-from pytest_memorybench.conversation.events import EventLog
-from pytest_memorybench.conversation.filler import TriviaSource
 from pytest_memorybench.conversation.program import Finish, Say, TestProgram, Wait
-from pytest_memorybench.conversation.scheduler import INTRO, Conversation, ScheduledTest
-from pytest_memorybench.conversation.tokens import ApproximateCounter
+from pytest_memorybench.conversation.scheduler import INTRO
 from pytest_memorybench.errors import UsageError
 from pytest_memorybench.records import Message, Score, TestDefinition, TestOutcome
 from pytest_memorybench.scenarios.base import ScoringContext
@@ -34,6 +27,7 @@ from pytest_memorybench.scenarios.ltm.prospective_memory import (
     ordinal,
     score_replies,
 )
+from tests.support.engine import converse
 
 REFERENCE = Path(__file__).parents[2] / "shared/reference/goodai-ltm/data/tests"
 DEFINITIONS = REFERENCE / "Benchmark 3 - 32k/definitions/Prospective Memory"
@@ -213,22 +207,10 @@ def run_engine(
     tmp_path: Path,
     others: dict[str, object] | None = None,
 ) -> dict[str, TestOutcome]:
-    outcomes: dict[str, TestOutcome] = {}
-    groups = [[d] for d in definitions] if span is None else [list(definitions)]  # isolated: one test each
-    for index, group in enumerate(groups):
-        channel = AgentChannel(
-            AgentAdapter(agent, "agent"), group=f"g{index}", counter=ApproximateCounter(),
-            clock=SimulatedClock(START), log=EventLog(tmp_path / f"events{index}.jsonl"),
-        )
-        tests = [ScheduledTest(d.test_id, d) for d in group]
-        extra = others or {}
-        tests += [ScheduledTest(name, TestDefinition("t", name, 1, 0, (), (), None)) for name in extra]
-        conversation = Conversation(
-            tests, channel, span=span, scoring=ScoringContext(), filler=TriviaSource(0),
-            programs=lambda scenario: (lambda d, context: extra[scenario]()) if scenario in extra else getattr(get_scenario(scenario), "program", None),
-        )
-        outcomes.update(asyncio.run(conversation.run()))
-    return outcomes
+    return converse(  # isolated: one test per conversation
+        definitions, agent, span=span, tmp_path=tmp_path, start=START, agent_name="agent",
+        isolate=True, key=lambda d: d.test_id, others=others,  # type: ignore[arg-type]
+    )
 
 
 REPETITIONS = [generate(seed=3, repetition=rep) for rep in (1, 2, 3)]  # n = 7, 8, 2

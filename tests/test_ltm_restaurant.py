@@ -13,14 +13,8 @@ import pytest
 
 from pytest_memorybench.agents.null import NullAgent
 from pytest_memorybench.agents.oracle import OracleAgent
-from pytest_memorybench.agents.protocol import AgentAdapter
-from pytest_memorybench.conversation.channel import AgentChannel
 from pytest_memorybench.conversation.clock import SimulatedClock
-from pytest_memorybench.conversation.events import EventLog
-from pytest_memorybench.conversation.filler import TriviaSource
 from pytest_memorybench.conversation.program import Finish, ProgramContext, Say, Wait
-from pytest_memorybench.conversation.scheduler import Conversation, ScheduledTest
-from pytest_memorybench.conversation.tokens import ApproximateCounter
 from pytest_memorybench.errors import UsageError
 from pytest_memorybench.judges.local import LocalJudge
 from pytest_memorybench.records import Message, Score, TestDefinition
@@ -34,6 +28,7 @@ from pytest_memorybench.scenarios.ltm.restaurant import (
     diner_part,
     read_order,
 )
+from tests.support.engine import converse
 
 DEFINITIONS = Path(__file__).parents[2] / "shared/reference/goodai-ltm/data/tests/Benchmark 3 - 32k/definitions/Restaurant"
 
@@ -241,16 +236,7 @@ class Recording:
 
 
 def run_engine(definitions: list[TestDefinition], agent: object, span: int | None, tmp_path: Path) -> dict[str, Score]:
-    tests = [ScheduledTest(f"{d.scenario}/{d.repetition}", d) for d in definitions]
-    channel = AgentChannel(
-        AgentAdapter(agent, type(agent).__name__), group="g", counter=ApproximateCounter(),
-        clock=SimulatedClock(), log=EventLog(tmp_path / f"events-{id(agent)}.jsonl"),
-    )
-    conversation = Conversation(
-        tests, channel, span=span, scoring=ScoringContext(), filler=TriviaSource(0),
-        programs=lambda scenario: getattr(get_scenario(scenario), "program", None),
-    )
-    outcomes = asyncio.run(conversation.run())
+    outcomes = converse(definitions, agent, span=span, tmp_path=tmp_path)
     return {key: outcome.score for key, outcome in outcomes.items()}
 
 

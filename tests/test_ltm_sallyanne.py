@@ -7,7 +7,6 @@ event the character witnessed"); and the engine's calibration agents.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import re
 from pathlib import Path
@@ -16,13 +15,6 @@ import pytest
 
 from pytest_memorybench.agents.null import NullAgent
 from pytest_memorybench.agents.oracle import OracleAgent
-from pytest_memorybench.agents.protocol import AgentAdapter
-from pytest_memorybench.conversation.channel import AgentChannel
-from pytest_memorybench.conversation.clock import SimulatedClock
-from pytest_memorybench.conversation.events import EventLog
-from pytest_memorybench.conversation.filler import TriviaSource
-from pytest_memorybench.conversation.scheduler import Conversation, ScheduledTest
-from pytest_memorybench.conversation.tokens import ApproximateCounter
 from pytest_memorybench.errors import UsageError
 from pytest_memorybench.records import TestDefinition
 from pytest_memorybench.scenarios.base import ScoringContext
@@ -39,6 +31,7 @@ from pytest_memorybench.scenarios.ltm.sallyanne import (
     question_kind,
     score_sallyanne,
 )
+from tests.support.engine import converse
 
 REFERENCE = Path(__file__).parents[2] / "shared/reference/goodai-ltm/data/tests"
 DEFINITIONS = REFERENCE / "Benchmark 3 - 32k/definitions/SallyAnne"
@@ -355,14 +348,7 @@ def test_parity_with_the_stored_verdicts() -> None:
 
 
 def run(agent: object, definitions: list[TestDefinition], span: int | None, tmp_path: Path) -> list[float]:
-    adapter = AgentAdapter(agent, type(agent).__name__)
-    channel = AgentChannel(
-        adapter, group="g", counter=ApproximateCounter(), clock=SimulatedClock(),
-        log=EventLog(tmp_path / f"events-{type(agent).__name__}-{span}.jsonl"),
-    )
-    tests = [ScheduledTest(f"{d.test_id}/{i}", d) for i, d in enumerate(definitions)]
-    conversation = Conversation(tests, channel, span=span, scoring=ScoringContext(), filler=TriviaSource(0))
-    outcomes = asyncio.run(conversation.run())
+    outcomes = converse(definitions, agent, span=span, tmp_path=tmp_path)
     assert all(outcome.error is None for outcome in outcomes.values())
     return [outcome.score.value for outcome in outcomes.values()]
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import itertools
 import json
 import shutil
@@ -14,12 +13,6 @@ import pytest
 import pytest_memorybench.scenarios  # noqa: F401  (the registry first: scenario modules import the engine)
 from pytest_memorybench.agents.null import NullAgent
 from pytest_memorybench.agents.oracle import OracleAgent
-from pytest_memorybench.agents.protocol import AgentAdapter
-from pytest_memorybench.conversation.channel import AgentChannel
-from pytest_memorybench.conversation.clock import SimulatedClock
-from pytest_memorybench.conversation.events import EventLog
-from pytest_memorybench.conversation.filler import TriviaSource
-from pytest_memorybench.conversation.scheduler import Conversation, ScheduledTest
 from pytest_memorybench.errors import UsageError
 from pytest_memorybench.records import TestDefinition
 from pytest_memorybench.scenarios import get_scenario
@@ -39,6 +32,7 @@ from pytest_memorybench.scenarios.ltm.spy_meeting import (
     score_spy_meeting,
 )
 from pytest_memorybench.scoring.text import matches_at_word_boundaries
+from tests.support.engine import WordCounter, converse, repetition_key
 
 REFERENCE = Path(__file__).parents[2] / "shared/reference/goodai-ltm/data/tests"
 DEFINITIONS = REFERENCE / "Benchmark 3 - 32k/definitions/Spy Meeting"
@@ -190,26 +184,15 @@ def test_scenario_scores_the_last_reply() -> None:
 # -- calibration through the engine --------------------------------------------------------------
 
 
-class Words:
-    name = "words"
-
-    def count(self, text: str) -> int:
-        return len(text.split())
-
-
 def run_through_engine(agent: object, span: int | None, tmp_path: Path) -> list[float]:
-    tests = [ScheduledTest(f"spy/{rep}", generate(seed=5, repetition=rep)) for rep in (1, 2, 3)]
-    channel = AgentChannel(
-        AgentAdapter(agent, type(agent).__name__), group="g", counter=Words(),
-        clock=SimulatedClock(datetime(2026, 1, 1, tzinfo=timezone.utc)), log=EventLog(tmp_path / "events.jsonl"),
-    )
-    conversation = Conversation(tests, channel, span=span, scoring=ScoringContext(), filler=TriviaSource(0))
-    outcomes = asyncio.run(conversation.run())
+    definitions = [generate(seed=5, repetition=rep) for rep in (1, 2, 3)]
+    start = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    outcomes = converse(definitions, agent, span=span, tmp_path=tmp_path, counter=WordCounter(), start=start)
     assert all(outcome.error is None for outcome in outcomes.values())
     if span is not None:  # the needles really were spread over the span, with filler between
         assert all(0.8 * span <= outcome.span_tokens <= span for outcome in outcomes.values())
-        assert conversation.stats.filler_messages > 0
-    return [outcomes[test.key].score.value for test in tests]
+        assert outcomes.stats[0].filler_messages > 0
+    return [outcomes[repetition_key(d)].score.value for d in definitions]
 
 
 @pytest.mark.parametrize("span", [None, 2000], ids=["isolated", "span2000"])

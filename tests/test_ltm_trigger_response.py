@@ -11,13 +11,6 @@ import pytest
 
 from pytest_memorybench.agents.null import NullAgent
 from pytest_memorybench.agents.oracle import OracleAgent
-from pytest_memorybench.agents.protocol import AgentAdapter
-from pytest_memorybench.conversation.channel import AgentChannel
-from pytest_memorybench.conversation.clock import SimulatedClock
-from pytest_memorybench.conversation.events import EventLog
-from pytest_memorybench.conversation.filler import TriviaSource
-from pytest_memorybench.conversation.scheduler import Conversation, ScheduledTest
-from pytest_memorybench.conversation.tokens import ApproximateCounter
 from pytest_memorybench.errors import UsageError
 from pytest_memorybench.judges.base import JudgeStats, JudgeTask, JudgeVerdict
 from pytest_memorybench.records import TestDefinition
@@ -30,6 +23,7 @@ from pytest_memorybench.scenarios.ltm.trigger_response import (
     score_trigger_reply,
     standardise,
 )
+from tests.support.engine import converse
 
 REFERENCE = Path(__file__).parents[2] / "shared/reference/goodai-ltm/data/tests"
 DEFINITIONS = REFERENCE / "Benchmark 3 - 32k/definitions/Trigger Response"
@@ -231,14 +225,7 @@ def test_parity_with_the_stored_automatic_verdicts(profile: str) -> None:
 
 
 def run(agent: object, definitions: list[TestDefinition], span: int | None, tmp_path: Path) -> list[float]:
-    adapter = AgentAdapter(agent, type(agent).__name__)
-    channel = AgentChannel(
-        adapter, group="g", counter=ApproximateCounter(), clock=SimulatedClock(),
-        log=EventLog(tmp_path / f"events-{type(agent).__name__}-{span}.jsonl"),
-    )
-    tests = [ScheduledTest(f"{d.test_id}/{i}", d) for i, d in enumerate(definitions)]
-    conversation = Conversation(tests, channel, span=span, scoring=ScoringContext(), filler=TriviaSource(0))
-    outcomes = asyncio.run(conversation.run())
+    outcomes = converse(definitions, agent, span=span, tmp_path=tmp_path)
     assert all(outcome.error is None for outcome in outcomes.values())
     return [outcome.score.value for outcome in outcomes.values()]
 

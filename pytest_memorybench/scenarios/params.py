@@ -34,3 +34,9 @@ def read_params(kind: type[P], scenario: str, given: Mapping[str, Any]) -> P:
         return kind(**values)
     except ValueError as exc:
         raise UsageError(f"scenario {scenario}: {exc}") from None
+
+
+def at_least(name: str, value: int, minimum: int) -> None:
+    """The common range check of a parameter dataclass's `__post_init__`."""
+    if value < minimum:
+        raise ValueError(f"{name} must be at least {minimum}, got {value}")

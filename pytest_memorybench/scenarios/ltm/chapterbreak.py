@@ -58,7 +58,7 @@ from pytest_memorybench.errors import UsageError
 from pytest_memorybench.records import Score, ScriptLine, TestDefinition
 from pytest_memorybench.scenarios.base import ScoringContext
 from pytest_memorybench.scenarios.goodai_format import script_from_goodai
-from pytest_memorybench.scenarios.params import read_params
+from pytest_memorybench.scenarios.params import at_least, read_params
 
 NAME = "ltm.chapterbreak"
 SKILLS = ("recall", "information_integration")
@@ -103,8 +103,7 @@ class ChapterBreakParams:
     def __post_init__(self) -> None:
         if self.split not in SPLITS:
             raise ValueError(f"split must be one of {', '.join(SPLITS)}, got {self.split!r}")
-        if self.page_tokens < 50:
-            raise ValueError(f"page_tokens must be at least 50, got {self.page_tokens}")
+        at_least("page_tokens", self.page_tokens, 50)
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,7 @@ from typing import Any
 from pytest_memorybench.records import Score, ScriptLine, TestDefinition
 from pytest_memorybench.scenarios.base import ScoringContext
 from pytest_memorybench.scenarios.goodai_format import script_from_goodai
-from pytest_memorybench.scenarios.params import read_params
+from pytest_memorybench.scenarios.params import at_least, read_params
 from pytest_memorybench.scenarios.waits import spread_over_span
 from pytest_memorybench.scoring.profiles import OFFICIAL
 from pytest_memorybench.scoring.exact import score_contains
@@ -53,8 +53,7 @@ class ColoursParams:
     colour_changes: int = 3
 
     def __post_init__(self) -> None:
-        if self.colour_changes < 1:
-            raise ValueError(f"colour_changes must be at least 1, got {self.colour_changes}")
+        at_least("colour_changes", self.colour_changes, 1)
 
 
 class Colours:

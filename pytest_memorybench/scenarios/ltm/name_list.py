@@ -43,7 +43,7 @@ from faker import Faker
 from pytest_memorybench.records import Score, ScriptLine, TestDefinition
 from pytest_memorybench.scenarios.base import ScoringContext
 from pytest_memorybench.scenarios.goodai_format import script_from_goodai
-from pytest_memorybench.scenarios.params import read_params
+from pytest_memorybench.scenarios.params import at_least, read_params
 from pytest_memorybench.scenarios.waits import spread_over_span
 from pytest_memorybench.scoring.jsonlist import parse_lenient_json, score_json_list
 from pytest_memorybench.scoring.profiles import OFFICIAL, PROFILES
@@ -72,8 +72,7 @@ class NameListParams:
     name_changes: int = 5
 
     def __post_init__(self) -> None:
-        if self.name_changes < 1:
-            raise ValueError(f"name_changes must be at least 1, got {self.name_changes}")
+        at_least("name_changes", self.name_changes, 1)
 
 
 def draw_names(seed: int, repetition: int, count: int) -> list[str]:

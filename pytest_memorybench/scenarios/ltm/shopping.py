@@ -46,7 +46,7 @@ from typing import Any
 from pytest_memorybench.records import Score, ScriptLine, TestDefinition
 from pytest_memorybench.scenarios.base import ScoringContext
 from pytest_memorybench.scenarios.goodai_format import script_from_goodai
-from pytest_memorybench.scenarios.params import read_params
+from pytest_memorybench.scenarios.params import at_least, read_params
 from pytest_memorybench.scenarios.waits import spread_over_span
 from pytest_memorybench.scoring.jsonlist import parse_lenient_json
 from pytest_memorybench.scoring.profiles import OFFICIAL, PROFILES
@@ -88,8 +88,7 @@ class ShoppingParams:
     item_changes: int = 6
 
     def __post_init__(self) -> None:
-        if self.item_changes < 1:
-            raise ValueError(f"item_changes must be at least 1, got {self.item_changes}")
+        at_least("item_changes", self.item_changes, 1)
 
 
 def _noun(number: int, item: str) -> str:

@@ -32,7 +32,7 @@ from pytest_memorybench.judges.base import Judge, JudgeTask
 from pytest_memorybench.records import Score, ScriptLine, TestDefinition
 from pytest_memorybench.scenarios.base import ScoringContext
 from pytest_memorybench.scenarios.goodai_format import script_from_goodai
-from pytest_memorybench.scenarios.params import read_params
+from pytest_memorybench.scenarios.params import at_least, read_params
 from pytest_memorybench.scenarios.waits import spread_over_span
 from pytest_memorybench.scoring.profiles import OFFICIAL, PAPER, Profile
 from pytest_memorybench.scoring.rouge import TRIGGER_RESPONSE_THRESHOLD, rouge_l_f
@@ -76,8 +76,7 @@ class TriggerResponseParams:
     rouge_threshold: float = TRIGGER_RESPONSE_THRESHOLD
 
     def __post_init__(self) -> None:
-        if self.trigger_activations < 1:
-            raise ValueError(f"trigger_activations must be at least 1, got {self.trigger_activations}")
+        at_least("trigger_activations", self.trigger_activations, 1)
         if not 0.0 <= self.rouge_threshold < 1.0:
             raise ValueError(f"rouge_threshold must be in [0, 1), got {self.rouge_threshold}")
 

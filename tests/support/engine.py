@@ -1,0 +1,98 @@
+"""One engine-calibration harness for the scenario tests: run definitions through a `Conversation`.
+
+Each `tests/test_ltm_*.py` checks that the oracle scores 1 and the null agent 0 through the real
+engine (channel, simulated clock, event log, trivia filler); `converse` is that set-up, once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Mapping, Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+# The scenario registry first: it imports every scenario module, some of which import the engine.
+from pytest_memorybench.scenarios import get_scenario  # isort: skip
+from pytest_memorybench.agents.protocol import AgentAdapter
+from pytest_memorybench.conversation.channel import AgentChannel
+from pytest_memorybench.conversation.clock import SimulatedClock
+from pytest_memorybench.conversation.events import EventLog
+from pytest_memorybench.conversation.filler import TriviaSource
+from pytest_memorybench.conversation.scheduler import Conversation, ConversationStats, ScheduledTest
+from pytest_memorybench.conversation.tokens import ApproximateCounter
+from pytest_memorybench.records import TestDefinition, TestOutcome
+from pytest_memorybench.scenarios.base import ScoringContext
+
+
+class WordCounter:
+    """One token per whitespace-separated word: spans in tests stay easy to reason about."""
+
+    name = "words"
+
+    def count(self, text: str) -> int:
+        return len(text.split())
+
+
+class Outcomes(dict[str, TestOutcome]):
+    """The outcomes by test key, in scheduling order, plus each conversation's statistics."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.stats: list[ConversationStats] = []
+
+
+def repetition_key(definition: TestDefinition) -> str:
+    return f"{definition.scenario}/{definition.repetition}"
+
+
+def converse(
+    definitions: Sequence[TestDefinition],
+    agent: object,
+    *,
+    span: int | None,
+    tmp_path: Path,
+    profile: str = "paper",
+    judge: Any = None,
+    counter: Any = None,
+    start: datetime | None = None,
+    agent_name: str | None = None,
+    isolate: bool = False,
+    key: Callable[[TestDefinition], str] = repetition_key,
+    others: Mapping[str, Callable[[], Any]] | None = None,
+) -> Outcomes:
+    """Run `definitions` with `agent` through the engine and return their outcomes by `key`.
+
+    `counter` defaults to `ApproximateCounter()`, `start` to the wall clock, `agent_name` to the
+    agent's class name.  With `isolate` and no span, each definition gets a conversation of its own
+    (otherwise they share one).  `others` adds tests of made-up scenarios, named by its keys, each
+    playing the program its factory returns (in every conversation).
+    """
+    extra = dict(others or {})
+    name = agent_name or type(agent).__name__
+    groups = [[d] for d in definitions] if isolate and span is None else [list(definitions)]
+    outcomes = Outcomes()
+
+    def programs(scenario: str) -> Any:
+        if scenario in extra:
+            return lambda definition, context: extra[scenario]()
+        return getattr(get_scenario(scenario), "program", None)
+
+    for index, group in enumerate(groups):
+        log = EventLog(tmp_path / f"events-{name}-{span}-{index}.jsonl")
+        channel = AgentChannel(
+            AgentAdapter(agent, name), group=f"g{index}", counter=counter or ApproximateCounter(),
+            clock=SimulatedClock(start), log=log,
+        )
+        tests = [ScheduledTest(key(d), d) for d in group]
+        tests += [ScheduledTest(other, TestDefinition("t", other, 1, 0, (), (), None)) for other in extra]
+        conversation = Conversation(
+            tests, channel, span=span, scoring=ScoringContext(profile=profile, judge=judge),  # type: ignore[arg-type]
+            filler=TriviaSource(0), programs=programs,
+        )
+        try:
+            outcomes.update(asyncio.run(conversation.run()))
+        finally:
+            log.close()
+        outcomes.stats.append(conversation.stats)
+    return outcomes
