@@ -1,6 +1,6 @@
 """A latency-bound agent for tests/bench/bench_conversation.py (part 4, xdist speed-up).
 
-Every `reply` sleeps SLOW_AGENT_SECONDS (environment, default 0.5) and answers with the last user
+Every `reply` sleeps SLOW_AGENT_SECONDS (environment, default 2) and answers with the last user
 statement it has seen: the last single-line message not ending in "?" (filler tasks are
 multi-line; the intro and the questions end in "?"), or "ok" before the first one.  On Colours
 that answer is the last colour statement, so a correct run passes every item.  There is no
@@ -31,4 +31,4 @@ class SlowAgent:
 
 
 def make_agent() -> SlowAgent:
-    return SlowAgent(float(os.environ.get("SLOW_AGENT_SECONDS", "0.5")))
+    return SlowAgent(float(os.environ.get("SLOW_AGENT_SECONDS", "2")))
