@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pytest_memorybench.records import ScriptLine
+
 
 def spread_over_span(line_count: int, share: float = 90.0) -> list[dict[str, float]]:
     """Waits that spread `line_count` script lines evenly over `share` % of the memory span.
@@ -14,3 +16,12 @@ def spread_over_span(line_count: int, share: float = 90.0) -> list[dict[str, flo
         return [{} for _ in range(line_count)]
     step = share / (line_count - 1)
     return [{"percentage_finished": round((i + 1) * step, 6)} for i in range(line_count - 1)] + [{}]
+
+
+def spread_script(lines: list[str]) -> tuple[ScriptLine, ...]:
+    """Statements followed by one question (the last line), spread over 90 % of the span."""
+    waits = spread_over_span(len(lines))
+    return tuple(
+        ScriptLine(text, is_question=index == len(lines) - 1, wait=wait)
+        for index, (text, wait) in enumerate(zip(lines, waits))
+    )

@@ -21,11 +21,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from pytest_memorybench.records import Score, ScriptLine, TestDefinition
+from pytest_memorybench.records import Score, TestDefinition
 from pytest_memorybench.scenarios.base import ScoringContext
 from pytest_memorybench.scenarios.goodai_format import script_from_goodai
 from pytest_memorybench.scenarios.params import at_least, read_params
-from pytest_memorybench.scenarios.waits import spread_over_span
+from pytest_memorybench.scenarios.waits import spread_script
 from pytest_memorybench.scoring.profiles import OFFICIAL
 from pytest_memorybench.scoring.exact import score_contains
 
@@ -70,10 +70,7 @@ class Colours:
             choices = [c for c in COLOURS if not colours or c != colours[-1]]
             colours.append(rng.choice(choices))
         lines = [rng.choice(TEMPLATES).format(colour=colour) for colour in colours] + [QUESTION]
-        waits = spread_over_span(len(lines))
-        script = tuple(
-            ScriptLine(text, is_question=text == QUESTION, wait=wait) for text, wait in zip(lines, waits)
-        )
+        script = spread_script(lines)
         return TestDefinition(
             suite=suite,
             scenario=NAME,

@@ -36,11 +36,11 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from pytest_memorybench.judges.base import JudgeTask, JudgeVerdict
-from pytest_memorybench.records import Score, ScriptLine, TestDefinition
+from pytest_memorybench.records import Score, TestDefinition
 from pytest_memorybench.scenarios.base import ScoringContext
 from pytest_memorybench.scenarios.goodai_format import script_from_goodai
 from pytest_memorybench.scenarios.params import read_params
-from pytest_memorybench.scenarios.waits import spread_over_span
+from pytest_memorybench.scenarios.waits import spread_script
 from pytest_memorybench.scoring.profiles import OFFICIAL, PAPER, Profile
 
 NAME = "ltm.locations_directions"
@@ -117,11 +117,7 @@ class LocationsDirections:
             lines.append(template.format(place=place, previous=previous, km=km, direction=direction))
             route.append(hop(previous, km, direction, place))
         lines.append(QUESTION.format(first=places[0], last=places[-1]))
-        waits = spread_over_span(len(lines))
-        script = tuple(
-            ScriptLine(text, is_question=index == len(lines) - 1, wait=wait)
-            for index, (text, wait) in enumerate(zip(lines, waits))
-        )
+        script = spread_script(lines)
         return TestDefinition(
             suite=suite,
             scenario=NAME,

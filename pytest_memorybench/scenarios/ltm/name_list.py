@@ -40,11 +40,11 @@ from typing import Any
 
 from faker import Faker
 
-from pytest_memorybench.records import Score, ScriptLine, TestDefinition
+from pytest_memorybench.records import Score, TestDefinition
 from pytest_memorybench.scenarios.base import ScoringContext
 from pytest_memorybench.scenarios.goodai_format import script_from_goodai
 from pytest_memorybench.scenarios.params import at_least, read_params
-from pytest_memorybench.scenarios.waits import spread_over_span
+from pytest_memorybench.scenarios.waits import spread_script
 from pytest_memorybench.scoring.jsonlist import parse_lenient_json, score_json_list
 from pytest_memorybench.scoring.profiles import OFFICIAL, PROFILES
 
@@ -105,11 +105,7 @@ class NameList:
         rng = random.Random(f"{NAME}|{seed}|{repetition}")
         names = draw_names(seed, repetition, settings.name_changes)
         lines = [rng.choice(TEMPLATES).format(name=name) for name in names] + [QUESTION]
-        waits = spread_over_span(len(lines))
-        script = tuple(
-            ScriptLine(text, is_question=index == len(lines) - 1, wait=wait)
-            for index, (text, wait) in enumerate(zip(lines, waits))
-        )
+        script = spread_script(lines)
         return TestDefinition(
             suite=suite,
             scenario=NAME,

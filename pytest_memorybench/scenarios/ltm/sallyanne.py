@@ -43,11 +43,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Union
 
-from pytest_memorybench.records import Score, ScriptLine, TestDefinition
+from pytest_memorybench.records import Score, TestDefinition
 from pytest_memorybench.scenarios.base import ScoringContext
 from pytest_memorybench.scenarios.goodai_format import script_from_goodai
 from pytest_memorybench.scenarios.params import read_params
-from pytest_memorybench.scenarios.waits import spread_over_span
+from pytest_memorybench.scenarios.waits import spread_script
 from pytest_memorybench.scoring.jsonlist import parse_lenient_json
 
 NAME = "ltm.sallyanne"
@@ -361,11 +361,7 @@ class SallyAnne:
         question = pick_question(world, story, settings, rng)
         lines = [INTRO] + [ON_TV.format(line=tell(event, story.thing.plural)) for event in story.events]
         lines.append(QUESTION.format(question=question.text))
-        waits = spread_over_span(len(lines))
-        script = tuple(
-            ScriptLine(text, is_question=index == len(lines) - 1, wait=wait)
-            for index, (text, wait) in enumerate(zip(lines, waits))
-        )
+        script = spread_script(lines)
         reality = world.container[story.thing.name]
         return TestDefinition(
             suite=suite,

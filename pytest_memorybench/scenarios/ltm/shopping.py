@@ -43,11 +43,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from pytest_memorybench.records import Score, ScriptLine, TestDefinition
+from pytest_memorybench.records import Score, TestDefinition
 from pytest_memorybench.scenarios.base import ScoringContext
 from pytest_memorybench.scenarios.goodai_format import script_from_goodai
 from pytest_memorybench.scenarios.params import at_least, read_params
-from pytest_memorybench.scenarios.waits import spread_over_span
+from pytest_memorybench.scenarios.waits import spread_script
 from pytest_memorybench.scoring.jsonlist import parse_lenient_json
 from pytest_memorybench.scoring.profiles import OFFICIAL, PROFILES
 
@@ -130,11 +130,7 @@ class Shopping:
                 template = rng.choice(ADD_TEMPLATES)
                 lines.append(template.format(another=another, number=number, item=_noun(number, item)))
         lines.append(QUESTION)
-        waits = spread_over_span(len(lines))
-        script = tuple(
-            ScriptLine(text, is_question=index == len(lines) - 1, wait=wait)
-            for index, (text, wait) in enumerate(zip(lines, waits))
-        )
+        script = spread_script(lines)
         expected = [[item.lower(), count] for item, count in cart.items()]
         return TestDefinition(
             suite=suite,

@@ -37,11 +37,11 @@ from typing import Any
 
 from faker import Faker
 
-from pytest_memorybench.records import Score, ScriptLine, TestDefinition
+from pytest_memorybench.records import Score, TestDefinition
 from pytest_memorybench.scenarios.base import ScoringContext
 from pytest_memorybench.scenarios.goodai_format import script_from_goodai
 from pytest_memorybench.scenarios.params import read_params
-from pytest_memorybench.scenarios.waits import spread_over_span
+from pytest_memorybench.scenarios.waits import spread_script
 from pytest_memorybench.scoring.keywords import score_keywords
 from pytest_memorybench.scoring.profiles import OFFICIAL, PAPER, Profile
 from pytest_memorybench.scoring.text import matches_at_word_boundaries
@@ -144,11 +144,7 @@ class SpyMeeting:
         lines = [INTRO.format(*names)]
         lines += [TEMPLATES[clue.kind].format(name=sender, code=clue.code) for sender, clue in zip(senders, clues)]
         lines.append(QUESTION)
-        waits = spread_over_span(len(lines))
-        script = tuple(
-            ScriptLine(text, is_question=index == len(lines) - 1, wait=wait)
-            for index, (text, wait) in enumerate(zip(lines, waits))
-        )
+        script = spread_script(lines)
         others = [list(c.keywords) for kind in sorted(CATALOGUE) for c in CATALOGUE[kind] if c not in clues]
         return TestDefinition(
             suite=suite,
