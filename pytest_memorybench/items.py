@@ -18,8 +18,6 @@ from pytest_memorybench.records import TestOutcome
 from pytest_memorybench.run import BenchmarkRun, PlannedTest
 
 
-
-
 class SuiteCollector(pytest.Collector):
     """The node a suite's items hang from; its name is the first part of their node ids."""
 
@@ -39,13 +37,20 @@ class BenchmarkItem(pytest.Function):
         item = cls.from_parent(parent, name=test.definition.test_id, callobj=memorybench_test)
         item.stash[PLANNED_KEY] = test
         item.add_marker(pytest.mark.memorybench)
-        for skill in test.definition.skills:
-            item.add_marker(getattr(pytest.mark, skill))
+        for name in dict.fromkeys((*test.definition.skills, *test.definition.markers)):
+            _register_marker(parent.config, name)
+            item.add_marker(getattr(pytest.mark, name))
         item.add_marker(pytest.mark.xdist_group(name=test.group))
         return item
 
     def reportinfo(self) -> tuple[Any, int | None, str]:
         return self.path, None, self.nodeid
+
+
+def _register_marker(config: pytest.Config, name: str) -> None:
+    """Markers come from the suites (abilities, question types), so `--strict-markers` must know them."""
+    if name not in {line.split(":", 1)[0].strip() for line in config.getini("markers")}:
+        config.addinivalue_line("markers", f"{name}: a memorybench category")
 
 
 def collect_benchmark(session: pytest.Session, run: BenchmarkRun) -> list[pytest.Item]:

@@ -75,11 +75,16 @@ class TestDefinition:
     params: dict[str, Any] = field(default_factory=dict)
     reset_message: str | None = None
     skip_reason: str | None = None  # e.g. the data it needs was not given: the item is skipped
+    # Probe families (one context, many questions; see scenarios/probes.py):
+    probe_id: str | None = None  # the item's name, e.g. `conv3::knowledge_update-1`
+    context: str | None = None  # the shared context the question is about: its conversation group
+    category: str | None = None  # the summary row within the scenario: ability, question type
+    markers: tuple[str, ...] = ()  # pytest markers beyond the skills (`chronological`, `bin0`)
 
     @property
     def test_id(self) -> str:
         """The readable id used in node ids and file names, e.g. `colours[rep1]`."""
-        return f"{self.scenario.rsplit('.', 1)[-1]}[rep{self.repetition}]"
+        return self.probe_id or f"{self.scenario.rsplit('.', 1)[-1]}[rep{self.repetition}]"
 
     @property
     def questions(self) -> list[str]:
@@ -94,6 +99,7 @@ class TestDefinition:
         data["script"] = tuple(ScriptLine(**line) for line in data["script"])
         data["ideal_answers"] = tuple(data["ideal_answers"])
         data["skills"] = tuple(data.get("skills", ()))
+        data["markers"] = tuple(data.get("markers", ()))
         return cls(**data)
 
 
@@ -148,6 +154,7 @@ class TestOutcome:
     usage: Usage
     error: str | None = None
     span_target: int | None = None  # None: isolated
+    details: dict[str, Any] = field(default_factory=dict)  # family extras: retrieved ids, timings, curves
 
     @property
     def overrun(self) -> bool:

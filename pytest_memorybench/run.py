@@ -25,7 +25,8 @@ from pytest_memorybench.conversation.clock import SimulatedClock
 from pytest_memorybench.conversation.events import EventLog
 from pytest_memorybench.conversation.filler import TriviaSource
 from pytest_memorybench.conversation.interactive import MemoryConversation
-from pytest_memorybench.conversation.log_reader import ConversationLog, read_conversations
+from pytest_memorybench.conversation.log_reader import ConversationLog, iter_events, read_conversations
+from pytest_memorybench.conversation.probing import ProbeSession, read_probe_answers
 from pytest_memorybench.conversation.scheduler import Conversation, ConversationStats, ScheduledTest
 from pytest_memorybench.conversation.tokens import default_counter
 from pytest_memorybench.errors import UsageError
@@ -34,6 +35,7 @@ from pytest_memorybench.judges.client import CachedJudge
 from pytest_memorybench.judges.spec import build_judge
 from pytest_memorybench.records import TestDefinition, TestOutcome
 from pytest_memorybench.scenarios import ScoringContext, get_scenario
+from pytest_memorybench.scenarios.probes import ProbeContext, file_stem
 from pytest_memorybench.settings import Settings
 from pytest_memorybench.spans import Span, parse_span
 from pytest_memorybench.suite import Suite, load_suite
@@ -81,9 +83,12 @@ class BenchmarkRun:
         if manifest:
             _check_consistent(settings, manifest, self.spans, self.conversation_count)
         self.tests: dict[str, PlannedTest] = {}
+        self.contexts: dict[str, ProbeContext] = {}  # by conversation group
         definitions_from = previous or settings.definitions
         for suite in self.suites:
-            definitions = suite.definitions(settings.seed, data=settings.data)
+            generated = suite.generate(settings.seed, data=settings.data)
+            self.contexts.update((_context_group(suite.name, id), context) for id, context in generated.contexts.items())
+            definitions = generated.definitions
             if definitions_from is not None:
                 definitions = [_load_definition(definitions_from, d) for d in definitions]
             span = self.spans[suite.name]
@@ -96,6 +101,7 @@ class BenchmarkRun:
                 self.tests[key] = PlannedTest(key, group, definition, threshold, self.spans[suite.name])
         self.counter = default_counter()
         self.logged: dict[str, ConversationLog] = read_conversations(previous) if previous else {}
+        self.logged_answers = read_probe_answers(iter_events(previous)) if previous else {}
         self.conversations: dict[str, ConversationStats] = {}
         self.progress: Callable[[dict[str, Any]], None] | None = None
         self._selected: set[str] = set(self.tests)
@@ -120,7 +126,7 @@ class BenchmarkRun:
         if self.settings.resume:
             return
         for test in self.tests.values():
-            path = self.output / "definitions" / test.definition.suite / f"{test.definition.test_id}.json"
+            path = self.output / "definitions" / test.definition.suite / f"{file_stem(test.definition.test_id)}.json"
             write_atomically(path, test.definition.to_json())
         manifest = {
             "id": self.run_id,
@@ -176,6 +182,8 @@ class BenchmarkRun:
         return self._outcomes[key]
 
     async def _drive(self, group: str, tests: list[PlannedTest], agent: AgentAdapter | None) -> None:
+        if group in self.contexts:
+            return await self._probe(group, tests, agent)
         logged = self.logged.get(group)
         channel = AgentChannel(
             None if self.replay_only else agent,
@@ -199,6 +207,22 @@ class BenchmarkRun:
         )
         self._outcomes.update(await conversation.run())
         self.conversations[group] = conversation.stats
+
+    async def _probe(self, group: str, tests: list[PlannedTest], agent: AgentAdapter | None) -> None:
+        channel = AgentChannel(
+            None if self.replay_only else agent, group=group, counter=self.counter,
+            clock=SimulatedClock(self.clock_start), log=self.log,
+        )
+        session = ProbeSession(
+            self.contexts[group],
+            [ScheduledTest(t.key, t.definition) for t in tests],
+            channel,
+            scoring=ScoringContext(profile=self.settings.profile, judge=LoggedJudge(self.judge, channel)),
+            logged=self.logged_answers,
+            progress=self.progress,
+        )
+        self._outcomes.update(await session.run())
+        self.conversations[group] = session.stats
 
     def conversation_for(self, test: str, agent: Any) -> MemoryConversation:
         """A hand-driven conversation for a user's own test, logged under the test's node id."""
@@ -245,14 +269,23 @@ def _assign_groups(
     scenario and repetitions of one scenario can run side by side in different conversations.
     """
     keyed = [(f"{suite}::{d.test_id}", d) for d in definitions]
+    probes = {key: _context_group(suite, d.context) for key, d in keyed if d.context is not None}
+    scheduled = [(key, d) for key, d in keyed if key not in probes]
     if span.isolated:
-        return [(key, key, d) for key, d in keyed]
-    if conversations == 1:
-        return [(key, suite, d) for key, d in keyed]
-    order = {name: i for i, name in enumerate(dict.fromkeys(d.scenario for d in definitions))}
-    dealt = sorted(keyed, key=lambda pair: (pair[1].repetition, order[pair[1].scenario]))
-    group_of = {key: f"{suite}-c{index % conversations + 1}" for index, (key, _) in enumerate(dealt)}
+        group_of = {key: key for key, _ in scheduled}
+    elif conversations == 1:
+        group_of = {key: suite for key, _ in scheduled}
+    else:
+        order = {name: i for i, name in enumerate(dict.fromkeys(d.scenario for _, d in scheduled))}
+        dealt = sorted(scheduled, key=lambda pair: (pair[1].repetition, order[pair[1].scenario]))
+        group_of = {key: f"{suite}-c{index % conversations + 1}" for index, (key, _) in enumerate(dealt)}
+    group_of.update(probes)
     return [(key, group_of[key], d) for key, d in keyed]
+
+
+def _context_group(suite: str, context: str) -> str:
+    """A probe context is a conversation of its own: its questions share one delivery."""
+    return f"{suite}::{context}"
 
 
 def _check_consistent(settings: Settings, manifest: dict[str, Any], spans: dict[str, Span], conversations: int) -> None:
@@ -277,7 +310,7 @@ def _read_manifest(folder: Path) -> dict[str, Any]:
 
 
 def _load_definition(folder: Path, generated: TestDefinition) -> TestDefinition:
-    path = folder / "definitions" / generated.suite / f"{generated.test_id}.json"
+    path = folder / "definitions" / generated.suite / f"{file_stem(generated.test_id)}.json"
     try:
         return TestDefinition.from_dict(json.loads(path.read_text(encoding="utf-8")))
     except FileNotFoundError:

@@ -16,6 +16,7 @@ from pytest_memorybench.records import TestDefinition
 from pytest_memorybench.scenarios import get_scenario, register_scenario
 from pytest_memorybench.scenarios.goodai_definitions import PREFIX as GOODAI_PREFIX
 from pytest_memorybench.scenarios.goodai_definitions import load_goodai_definitions
+from pytest_memorybench.scenarios.probes import ProbeContext, is_probe_scenario
 from pytest_memorybench.scenarios.yaml_scenario import parse_yaml_scenario
 from pytest_memorybench.spans import Span, parse_span
 from pytest_memorybench.yamlfile import Located, load_located
@@ -43,6 +44,12 @@ class SuiteEntry:
     min_span: Span | None = None  # below this interleaved span the scenario's tests are skipped
 
 
+@dataclass
+class Generated:
+    definitions: list[TestDefinition]
+    contexts: dict[str, ProbeContext] = field(default_factory=dict)  # by id, for probe scenarios
+
+
 @dataclass(frozen=True)
 class Suite:
     name: str
@@ -54,18 +61,35 @@ class Suite:
     loaded: tuple[TestDefinition, ...] = ()  # definitions read from files instead of generated
 
     def definitions(self, seed: int, data: Mapping[str, str] | None = None) -> list[TestDefinition]:
-        """All tests of the suite, in a fixed order (xdist workers must collect identically).
+        """All tests of the suite, in a fixed order (xdist workers must collect identically)."""
+        return self.generate(seed, data).definitions
+
+    def generate(self, seed: int, data: Mapping[str, str] | None = None) -> Generated:
+        """The suite's tests, and the shared contexts its probe scenarios ask about.
 
         `data` maps a scenario's short name (`chapterbreak`) to a data path given with `--mb-data`;
-        it becomes that scenario's `data_path` parameter unless the suite file sets one.
+        it becomes that scenario's `data_path` parameter unless the suite file sets one.  A probe
+        scenario (episodic, BEAM, MemBench) is asked for its contexts once per entry: its
+        questions are the items, so `repetitions` does not apply to it.
         """
         if self.loaded:
-            return list(self.loaded)
-        return [
-            get_scenario(entry.scenario).generate(self.name, _with_data(entry, data or {}), seed, repetition)
-            for entry in self.entries
-            for repetition in range(1, entry.repetitions + 1)
-        ]
+            return Generated(list(self.loaded))
+        generated = Generated([])
+        for entry in self.entries:
+            scenario = get_scenario(entry.scenario)
+            params = _with_data(entry, data or {})
+            if is_probe_scenario(scenario):
+                for context in scenario.contexts(self.name, params, seed):  # type: ignore[attr-defined]
+                    if context.id in generated.contexts:
+                        raise UsageError(f"suite {self.name}: two contexts are both named {context.id!r}")
+                    generated.contexts[context.id] = context
+                    generated.definitions.extend(context.probes)
+            else:
+                generated.definitions.extend(
+                    scenario.generate(self.name, params, seed, repetition)
+                    for repetition in range(1, entry.repetitions + 1)
+                )
+        return generated
 
     def threshold_for(self, scenario: str) -> float:
         return next(entry.threshold for entry in self.entries if entry.scenario == scenario)
@@ -97,9 +121,12 @@ def _goodai_suite(folder: Path) -> Suite:
 
 
 def _with_data(entry: SuiteEntry, data: Mapping[str, str]) -> dict[str, Any]:
-    short = entry.scenario.rsplit(".", 1)[-1]
-    if short in data and "data_path" not in entry.params:
-        return {**entry.params, "data_path": data[short]}
+    """`--mb-data NAME=PATH` names a scenario (`ltm.chapterbreak`), its short name (`chapterbreak`)
+    or its family (`beam`: every scenario of the family reads that path)."""
+    family, _, short = entry.scenario.rpartition(".")
+    key = next((name for name in (entry.scenario, short, family) if name in data), None)
+    if key is not None and "data_path" not in entry.params:
+        return {**entry.params, "data_path": data[key]}
     return entry.params
 
 

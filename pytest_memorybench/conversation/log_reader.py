@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from pytest_memorybench.conversation.channel import LoggedExchange
 
@@ -20,26 +22,31 @@ class ConversationLog:
     saving_mode: bool | None = None
 
 
+def iter_events(folder: Path) -> Iterator[dict[str, Any]]:
+    """Every readable event of a run folder, file by file."""
+    for path in sorted(folder.glob("events*.jsonl")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            try:
+                yield json.loads(line)
+            except ValueError:
+                continue  # a line torn by the interruption
+
+
 def read_conversations(folder: Path) -> dict[str, ConversationLog]:
     messages: dict[tuple[str, int], str] = {}
     replies: dict[str, dict[int, LoggedExchange]] = {}
     saving: dict[str, bool] = {}
-    for path in sorted(folder.glob("events*.jsonl")):
-        for line in path.read_text(encoding="utf-8").splitlines():
-            try:
-                event = json.loads(line)
-            except ValueError:
-                continue  # a line torn by the interruption
-            group, kind = event.get("group"), event.get("kind")
-            if group is None:
-                continue
-            if kind == "conversation_begin":
-                saving.setdefault(group, bool(event.get("saving_mode")))
-            elif kind == "message":
-                messages[(group, event["i"])] = event["text"]
-            elif kind in ("reply", "observed") and (group, event["i"]) in messages:
-                exchange = LoggedExchange(messages[(group, event["i"])], event["text"], saved=kind == "observed")
-                replies.setdefault(group, {})[event["i"]] = exchange
+    for event in iter_events(folder):
+        group, kind = event.get("group"), event.get("kind")
+        if group is None:
+            continue
+        if kind == "conversation_begin":
+            saving.setdefault(group, bool(event.get("saving_mode")))
+        elif kind == "message":
+            messages[(group, event["i"])] = event["text"]
+        elif kind in ("reply", "observed") and (group, event["i"]) in messages:
+            exchange = LoggedExchange(messages[(group, event["i"])], event["text"], saved=kind == "observed")
+            replies.setdefault(group, {})[event["i"]] = exchange
     logs: dict[str, ConversationLog] = {}
     for group, numbered in replies.items():
         contiguous = []

@@ -26,10 +26,12 @@ class TerminalProgress:
         self._last = time.monotonic()
 
     def __call__(self, event: dict[str, Any]) -> None:
-        test = event["test"].split("::")[-1]
-        if event["event"] == "test_begin":
-            self.open.append(test)
+        if event["event"] == "context":  # a probe context being delivered: only the tokens move
+            pass
+        elif event["event"] == "test_begin":
+            self.open.append(event["test"].split("::")[-1])
         else:
+            test = event["test"].split("::")[-1]
             self.done += 1
             if test in self.open:
                 self.open.remove(test)

@@ -6,18 +6,19 @@ import importlib
 import pkgutil
 
 from pytest_memorybench.errors import UsageError
-from pytest_memorybench.scenarios import ltm
 from pytest_memorybench.scenarios.base import Scenario, ScoringContext
 
 
 def _builtin_scenarios() -> dict[str, Scenario]:
-    """Every module of a benchmark family's package that defines `SCENARIO` is a scenario."""
+    """Every benchmark family is a subpackage (`ltm`, `episodic`, …); each of its modules that
+    defines `SCENARIO` (or a tuple `SCENARIOS`) contributes scenarios."""
     found: dict[str, Scenario] = {}
-    for family in (ltm,):
+    families = sorted(info.name for info in pkgutil.iter_modules(__path__) if info.ispkg)
+    for family in (importlib.import_module(f"{__name__}.{name}") for name in families):
         for module_info in sorted(pkgutil.iter_modules(family.__path__), key=lambda info: info.name):
             module = importlib.import_module(f"{family.__name__}.{module_info.name}")
-            scenario = getattr(module, "SCENARIO", None)
-            if scenario is not None:
+            single = getattr(module, "SCENARIO", None)
+            for scenario in (*([single] if single is not None else []), *getattr(module, "SCENARIOS", ())):
                 found[scenario.name] = scenario
     return found
 

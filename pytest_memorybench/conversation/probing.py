@@ -1,0 +1,270 @@
+"""Driving a probe context: deliver it once, then ask each of its questions as an independent probe.
+
+The context (a book, a multi-session chat, a message stream) is streamed from the scenario, so
+at most one batch of it is held in memory.  Agents with `observe` ingest it in batches without
+replying; others receive it packed into transcript messages through `reply`.  A question is asked
+once the turns it is about have been delivered (`ask_at`, default: all of them) — on a `fork()`
+of the agent when it has one, so probes do not see each other, else on the agent itself in turn.
+
+Every answer is logged (`probe_answer`) before it is scored, so `--mb-resume` asks only the probes
+without a logged answer (re-delivering the context first) and `--mb-replay` re-scores from the
+log without calling the agent at all.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import inspect
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from pytest_memorybench.agents.protocol import AgentAdapter
+from pytest_memorybench.conversation.channel import AgentChannel
+from pytest_memorybench.conversation.scheduler import ConversationStats, ScheduledTest
+from pytest_memorybench.errors import AgentError
+from pytest_memorybench.records import Message, Score, TestDefinition, TestOutcome, Turn, Usage
+from pytest_memorybench.scenarios import ScoringContext, get_scenario
+from pytest_memorybench.scenarios.probes import ProbeContext
+
+MAX_PARALLEL_FORKS = 8
+
+
+@dataclass(frozen=True)
+class LoggedAnswer:
+    """One logged answer to a probe: the reply given after `at` context turns (`tokens` of them)."""
+
+    text: str
+    at: int
+    tokens: int
+    retrieved: list[str] | None = None
+    seconds: float = 0.0
+
+
+def ask_points(definition: TestDefinition, total: int | None) -> list[int]:
+    """After how many context turns the question is asked (each point gets one response)."""
+    ask_at = definition.params.get("ask_at")
+    if ask_at is None:
+        return [total if total is not None else -1]  # -1: after the last turn, however many there are
+    return list(ask_at) if isinstance(ask_at, (list, tuple)) else [int(ask_at)]
+
+
+@dataclass
+class _Probe:
+    test: ScheduledTest
+    points: list[int]
+    answers: dict[int, LoggedAnswer] = field(default_factory=dict)  # ask index -> answer
+    usage: Usage = field(default_factory=Usage)
+
+    @property
+    def complete(self) -> bool:
+        return len(self.answers) == len(self.points)
+
+
+@dataclass
+class _Delivery:
+    """Where the delivery stands, and what writing the context into the agent cost."""
+
+    turns: int = 0
+    tokens: int = 0
+    last_time: datetime | None = None  # of the last turn delivered: questions come after it
+    write_seconds: list[float] = field(default_factory=list)
+
+
+class ProbeSession:
+    def __init__(
+        self,
+        context: ProbeContext,
+        tests: Sequence[ScheduledTest],
+        channel: AgentChannel,
+        *,
+        scoring: ScoringContext,
+        logged: dict[str, dict[int, LoggedAnswer]] | None = None,
+        progress: Callable[[dict[str, Any]], None] | None = None,
+    ) -> None:
+        self.context = context
+        self.channel = channel
+        self.scoring = scoring
+        self.progress = progress or (lambda event: None)
+        self.probes = [_Probe(test, ask_points(test.definition, None)) for test in tests]
+        for probe in self.probes:
+            probe.answers.update((logged or {}).get(probe.test.key, {}))
+        self.stats = ConversationStats(channel.group, None)
+        self.delivery = _Delivery()
+        self.error: str | None = None
+
+    async def run(self) -> dict[str, TestOutcome]:
+        pending = [probe for probe in self.probes if not probe.complete]
+        if pending:
+            self.channel.emit(
+                "probe_begin", context=self.context.id, tests=[p.test.key for p in pending],
+                replayed=[p.test.key for p in self.probes if p.complete],
+            )
+            try:
+                await self._deliver_and_ask(pending)
+            except AgentError as exc:
+                self.error = str(exc)
+                self.channel.emit("agent_error", error=self.error)
+            self.channel.emit("probe_end", context=self.context.id, tokens=self.delivery.tokens, turns=self.delivery.turns)
+        self.stats.tokens = self.delivery.tokens or self.context.tokens or 0
+        self.stats.error = self.error
+        return {probe.test.key: await self._outcome(probe) for probe in self.probes}
+
+    # -- delivery ---------------------------------------------------------------------------------
+
+    async def _deliver_and_ask(self, pending: list[_Probe]) -> None:
+        agent = self.channel.agent
+        if agent is None:
+            raise AgentError(f"{self.channel.group}: the logged run has no answer for {len(pending)} probe(s) and no agent is given")
+        await agent.reset()
+        due = sorted({point for probe in pending for point in probe.points if point >= 0})
+        observe = agent.supports("observe")
+        header = 0 if observe else self.channel.counter.count(self.context.header)
+        limit = self.context.observe_batch if observe else self.context.pack_tokens
+        batch: list[Message] = []
+        batch_size = header
+        for message in self.context.turns():
+            while due and self.delivery.turns >= due[0]:
+                await self._flush(agent, batch, observe)
+                batch, batch_size = [], header
+                await self._ask(agent, pending, due.pop(0))
+            # The tokens the agent receives: the text itself, or its dated transcript line.
+            tokens = self.channel.counter.count(message.text if observe else transcript_line(message))
+            size = 1 if observe else tokens
+            if batch and batch_size + size > limit:
+                await self._flush(agent, batch, observe)
+                batch, batch_size = [], header
+            if not batch:
+                self.delivery.tokens += header
+            batch.append(message)
+            batch_size += size
+            self.delivery.turns += 1
+            self.delivery.tokens += tokens
+        await self._flush(agent, batch, observe)
+        for point in [*due, -1]:
+            await self._ask(agent, pending, point)
+
+    async def _flush(self, agent: AgentAdapter, batch: list[Message], observe: bool) -> None:
+        if not batch:
+            return
+        started = time.perf_counter()
+        if observe:
+            await agent.observe(batch)
+        else:
+            before = dataclasses.replace(agent.usage)
+            await agent.reply(Message(pack_transcript(self.context.header, batch), batch[-1].timestamp))
+            self.stats.overhead_usage.add(agent.usage - before)
+            self.stats.filler_messages += 1  # delivery messages answered through reply
+        self.delivery.write_seconds.append(time.perf_counter() - started)
+        self.delivery.last_time = batch[-1].timestamp
+        self.channel.emit("context_delivered", turns=self.delivery.turns, tokens=self.delivery.tokens, observed=observe)
+        self.progress({"event": "context", "group": self.channel.group, "tokens": self.delivery.tokens})
+
+    # -- asking -----------------------------------------------------------------------------------
+
+    async def _ask(self, agent: AgentAdapter, pending: list[_Probe], point: int) -> None:
+        asks = [
+            (probe, index)
+            for probe in pending
+            for index, at in enumerate(probe.points)
+            if at == point and index not in probe.answers
+        ]
+        if not asks:
+            return
+        if agent.supports("fork"):
+            limit = asyncio.Semaphore(MAX_PARALLEL_FORKS)
+
+            async def on_fork(probe: _Probe, index: int) -> None:
+                async with limit:
+                    await self._ask_one(await agent.fork(), probe, index)
+
+            await asyncio.gather(*(on_fork(probe, index) for probe, index in asks))
+        else:
+            for probe, index in asks:
+                await self._ask_one(agent, probe, index)
+
+    async def _ask_one(self, agent: AgentAdapter, probe: _Probe, index: int) -> None:
+        definition = probe.test.definition
+        question = definition.questions[0]
+        retrieved = None
+        started = time.perf_counter()
+        k = definition.params.get("retrieve_k")
+        if k and agent.supports("retrieve"):
+            retrieved = [str(item) for item in await agent.retrieve(question, int(k))]
+        await agent.prime_answer(definition.ideal_answers[0])
+        before = dataclasses.replace(agent.usage)
+        reply = await agent.reply(Message(question, self.delivery.last_time or self.channel.clock.now()))
+        probe.usage.add(agent.usage - before)
+        answer = LoggedAnswer(reply, self.delivery.turns, self.delivery.tokens, retrieved, round(time.perf_counter() - started, 6))
+        probe.answers[index] = answer
+        self.channel.emit("probe_answer", test=probe.test.key, ask=index, **dataclasses.asdict(answer))
+
+    # -- results ----------------------------------------------------------------------------------
+
+    async def _outcome(self, probe: _Probe) -> TestOutcome:
+        definition = probe.test.definition
+        answers = [probe.answers[index] for index in sorted(probe.answers)]
+        responses = [answer.text for answer in answers]
+        if not probe.complete:
+            error = self.error or "the probe was not asked"
+            return TestOutcome(
+                definition, responses, Score(0.0, (f"agent error: {error}",)), self._transcript(definition, answers),
+                0, dataclasses.replace(probe.usage), error=error, details=self._details(answers),
+            )
+        score = get_scenario(definition.scenario).score(definition, responses, self.scoring)
+        if inspect.isawaitable(score):
+            score = await score
+        self.channel.emit("score", test=probe.test.key, value=score.value, reasons=list(score.reasons))
+        span_tokens = answers[-1].tokens if answers else 0
+        self.channel.emit("test_end", test=probe.test.key, span_tokens=span_tokens, overrun=False)
+        self.progress({"event": "test_end", "test": probe.test.key, "tokens": span_tokens})
+        return TestOutcome(
+            definition, responses, score, self._transcript(definition, answers), span_tokens,
+            dataclasses.replace(probe.usage), details=self._details(answers),
+        )
+
+    def _transcript(self, definition: TestDefinition, answers: list[LoggedAnswer]) -> list[Turn]:
+        stamp = (self.delivery.last_time or self.channel.clock.now()).isoformat()
+        return [Turn(definition.questions[0], answer.text, stamp, is_question=True) for answer in answers]
+
+    def _details(self, answers: list[LoggedAnswer]) -> dict[str, Any]:
+        """What the family summaries need beyond the score: asking points, retrieval, timings."""
+        details: dict[str, Any] = {
+            "context_tokens": self.stats.tokens,
+            "asks": [{"turns": a.at, "tokens": a.tokens} for a in answers],
+            "read_seconds": [a.seconds for a in answers],
+        }
+        if any(a.retrieved is not None for a in answers):
+            details["retrieved"] = [a.retrieved for a in answers]
+        if self.delivery.write_seconds:
+            details["write_seconds"] = _summary(self.delivery.write_seconds)
+        return details
+
+
+def pack_transcript(header: str, messages: Sequence[Message]) -> str:
+    """The documented fallback for agents without `observe`: turns as a dated transcript."""
+    return "\n".join([header, "", *map(transcript_line, messages)])
+
+
+def transcript_line(message: Message) -> str:
+    return f"[{message.timestamp:%Y-%m-%d %H:%M}] {message.role}: {message.text}"
+
+
+def _summary(values: list[float]) -> dict[str, float]:
+    ordered = sorted(values)
+    p95 = ordered[min(len(ordered) - 1, int(round(0.95 * (len(ordered) - 1))))]
+    return {"calls": len(values), "mean": round(sum(values) / len(values), 6), "p95": round(p95, 6)}
+
+
+def read_probe_answers(events: Iterator[dict[str, Any]]) -> dict[str, dict[int, LoggedAnswer]]:
+    """The logged answers of every probe, by test key and ask index (the last one logged wins)."""
+    answers: dict[str, dict[int, LoggedAnswer]] = {}
+    fields = {f.name for f in dataclasses.fields(LoggedAnswer)}
+    for event in events:
+        if event.get("kind") == "probe_answer":
+            answer = LoggedAnswer(**{k: v for k, v in event.items() if k in fields})
+            answers.setdefault(event["test"], {})[event["ask"]] = answer
+    return answers

@@ -1,0 +1,123 @@
+"""Probe scenarios: one long context delivered once, then many independent questions about it.
+
+The episodic, BEAM and MemBench families share this shape: a book, a multi-session chat or a
+message stream is handed to the agent, and each question about it is a pytest item of its own.
+A probe scenario therefore yields `ProbeContext`s instead of one definition per repetition; each
+context becomes one conversation group, driven by `conversation.probing`.
+
+Delivery follows the agent's capabilities: with `observe`, the turns are ingested in batches
+without replies (recorded assistant turns included); without it, they are packed into transcript
+messages of at most `pack_tokens` tokens and sent through `reply`.  Each question is then asked on
+a `fork()` of the agent when it has one (independent probes from the same state), else in turn.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Awaitable, Protocol, runtime_checkable
+
+from pytest_memorybench.records import Message, Score, ScriptLine, TestDefinition
+
+DEFAULT_PACK_TOKENS = 4096
+DEFAULT_HEADER = "Here is an earlier part of our conversation. Remember it; I will ask about it later."
+
+
+@dataclass(frozen=True)
+class ProbeContext:
+    """What the agent is given before the questions, and the questions themselves.
+
+    `turns` is a function, not a list, so a 10M-token chat can stream from disk batch by batch;
+    it must produce the same turns every time it is called.  `tokens`, when the scenario knows
+    it, saves counting the whole context again.
+    """
+
+    id: str
+    probes: tuple[TestDefinition, ...]
+    turns: Callable[[], Iterable[Message]]
+    header: str = DEFAULT_HEADER
+    pack_tokens: int = DEFAULT_PACK_TOKENS
+    observe_batch: int = 64  # messages per observe() call
+    tokens: int | None = None
+
+
+@runtime_checkable
+class ProbeScenario(Protocol):
+    """A scenario that produces contexts with probes (instead of `generate`)."""
+
+    name: str
+    skills: tuple[str, ...]
+
+    def contexts(self, suite: str, params: Mapping[str, Any], seed: int) -> list[ProbeContext]: ...
+
+    def score(
+        self, definition: TestDefinition, responses: Sequence[str], context: Any
+    ) -> Score | Awaitable[Score]: ...
+
+
+def is_probe_scenario(scenario: object) -> bool:
+    return callable(getattr(scenario, "contexts", None))
+
+
+def probe_definition(
+    *,
+    suite: str,
+    scenario: str,
+    seed: int,
+    context: str,
+    probe_id: str,
+    question: str,
+    ideal_answer: str,
+    expected: Any,
+    category: str | None = None,
+    skills: Sequence[str] = (),
+    markers: Sequence[str] = (),
+    params: Mapping[str, Any] | None = None,
+    index: int = 1,
+) -> TestDefinition:
+    """A one-question definition about `context`.
+
+    `params["ask_at"]`, if set, is the number of context turns delivered before the question is
+    asked (default: after all of them); a list of such numbers asks the same question at each
+    point (MemBench's capacity curve), one response per point.
+    """
+    return TestDefinition(
+        suite=suite,
+        scenario=scenario,
+        repetition=index,
+        seed=seed,
+        script=(ScriptLine(question, is_question=True),),
+        ideal_answers=(ideal_answer,),
+        expected=expected,
+        skills=tuple(skills),
+        params=dict(params or {}),
+        probe_id=probe_id,
+        context=context,
+        category=category,
+        markers=tuple(markers),
+    )
+
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9._\[\]-]+")
+
+
+def file_stem(test_id: str) -> str:
+    """A file name for a test id: ids such as `q0137[(t,s,*,*)]` hold characters file systems
+    refuse, so those become `_` and a short hash keeps distinct ids distinct."""
+    safe = _UNSAFE.sub("_", test_id)
+    if safe == test_id:
+        return test_id
+    return f"{safe}-{hashlib.sha1(test_id.encode()).hexdigest()[:8]}"
+
+
+__all__ = [
+    "DEFAULT_HEADER",
+    "DEFAULT_PACK_TOKENS",
+    "ProbeContext",
+    "ProbeScenario",
+    "file_stem",
+    "is_probe_scenario",
+    "probe_definition",
+]
