@@ -74,9 +74,20 @@ class AgentChannel:
             self.log.emit(kind, group=self.group, **data)
 
     async def say(
-        self, text: str, *, source: Source, test: str | None = None, is_question: bool = False, ideal: str | None = None
+        self,
+        text: str,
+        *,
+        source: Source,
+        test: str | None = None,
+        is_question: bool = False,
+        ideal: str | None = None,
+        tokens: int | None = None,
     ) -> str:
-        """Send one message and return the reply, from the log while replaying, else from the agent."""
+        """Send one message and return the reply, from the log while replaying, else from the agent.
+
+        `tokens`: `text`'s count, when the caller has it already (filler); it must be what
+        `counter.count(text)` gives, which is then not asked.
+        """
         sent_at = self.clock.now()
         self.emit("message", i=self.exchanges, source=source, test=test, text=text, is_question=is_question, time=sent_at)
         logged = self._next_logged(text, saved=False)
@@ -90,19 +101,29 @@ class AgentChannel:
             before = dataclasses.replace(agent.usage)
             reply = await agent.reply(Message(text, sent_at))
             self.last_usage = agent.usage - before
-        self.tokens += self.counter.count(text) + self.counter.count(reply)
+        self.tokens += (self.counter.count(text) if tokens is None else tokens) + self.counter.count(reply)
         self._remember(text, reply)
         self.emit("reply", i=self.exchanges, source=source, test=test, text=reply, time=self.clock.now(), tokens=self.tokens)
         self.exchanges += 1
         return reply
 
-    async def save(self, text: str, expected_reply: str) -> None:
-        """Saving mode: give the agent a filler exchange to take in, without asking it to reply."""
+    async def save(
+        self, text: str, expected_reply: str, *, tokens: int | None = None, reply_tokens: int | None = None
+    ) -> None:
+        """Saving mode: give the agent a filler exchange to take in, without asking it to reply.
+
+        `tokens` and `reply_tokens`: the counts of `text` and `expected_reply`, when the caller has
+        them already (filler); they must be what `counter.count` gives, which is then not asked.
+        """
         self.emit("message", i=self.exchanges, source="filler", test=None, text=text, is_question=False, time=self.clock.now())
         if self._next_logged(text, saved=True) is None:
             agent = await self._live_agent()
             await agent.observe([Message(text, self.clock.now()), Message(expected_reply, self.clock.now(), "assistant")])
-        self.tokens += self.counter.count(text) + self.counter.count(expected_reply)
+        if tokens is None:
+            tokens = self.counter.count(text)
+        if reply_tokens is None:
+            reply_tokens = self.counter.count(expected_reply)
+        self.tokens += tokens + reply_tokens
         self._remember(text, expected_reply)
         self.emit("observed", i=self.exchanges, source="filler", text=expected_reply, time=self.clock.now(), tokens=self.tokens)
         self.exchanges += 1

@@ -18,16 +18,20 @@ which items were drawn before, so an interrupted run resumes by remembering one 
 from __future__ import annotations
 
 import ast
+import bisect
 import json
 import random
 import re
+import threading
 import unicodedata
-from collections import Counter
+from array import array
+from collections import Counter, OrderedDict
 from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import lru_cache, partial
+from json.encoder import encode_basestring  # type: ignore[attr-defined]
 
-from pytest_memorybench.conversation.tokens import TokenCounter
+from pytest_memorybench.conversation.tokens import TokenCounter, remember, sums_at_cuts
 
 # ------------------------------------------------------------------------------------------------
 # Fact tables (our own; plain ASCII so token counts and JSON stay simple).  A leading "the " on a
@@ -779,10 +783,12 @@ class FillerTask:
     tokens: int  # exact tokens of message + expected_reply
     items: int
     next_index: int  # the source index to continue from
+    message_tokens: int | None = None  # exact tokens of message alone, when make_filler built it
 
-
-def _line(item: TriviaItem) -> str:
-    return f"Q: {item.question}, A: {item.answer}"
+    @property
+    def reply_tokens(self) -> int | None:
+        """Exact tokens of expected_reply alone, when make_filler built the task."""
+        return None if self.message_tokens is None else self.tokens - self.message_tokens
 
 
 def _count(counter: TokenCounter, text: str) -> int:
@@ -795,6 +801,109 @@ def _count(counter: TokenCounter, text: str) -> int:
 @lru_cache(maxsize=32_768)
 def _cached_count(counter: TokenCounter, text: str) -> int:
     return counter.count(text)
+
+
+class _Pass:
+    """`size` items of the trivia sequence from index `first` on, as filler lines and counts.
+
+    Built as far as asked, and kept (see `_pass`): building an item (a Random seeded for its
+    index, a formatted line) and counting its line is what filler costs, a conversation walks the
+    passes once, and every conversation of a run with the same seed walks the same passes.
+
+    For the item at position i, `lines[i]` is its message line and `quoted[i]` its answer as JSON.
+    Its counts are kept as running totals over the positions before i, so a message's sums are two
+    look-ups and its end a bisection: `sum_estimate`, of what make_filler's estimate grows by per
+    item (a newline, the line and the answer's piece of the reply, ` "answer",`); `sum_pieces`, of
+    those pieces; and `sum_with_newline`, of the line plus the newline that follows it inside a
+    message (when the counter sums at cuts; else 0).
+    """
+
+    # Most items add 15 to 30 tokens to the estimate; growing by need / this many items at a time
+    # builds only a few items past the end of a message.
+    GROWTH_TOKENS_PER_ITEM = 48
+
+    def __init__(self, source: TriviaSource, first: int, size: int, counter: TokenCounter, cuts: bool) -> None:
+        self.source = source
+        self.first = first  # the source index of position 0
+        self.size = size
+        self.cuts = cuts
+        self.count: Callable[[str], int] = (
+            partial(_cached_count, counter) if isinstance(counter, Hashable) else counter.count
+        )
+        self.newline = self.count("\n")
+        self.lines: list[str] = []
+        self.quoted: list[str] = []
+        self.sum_estimate = array("q", [0])  # appended last: every list is complete up to its length - 1
+        self.sum_pieces = array("q", [0])
+        self.sum_with_newline = array("q", [0])
+        self._lock = threading.Lock()
+
+    def piece(self, position: int) -> int:
+        return self.sum_pieces[position + 1] - self.sum_pieces[position]
+
+    def line_tokens(self, position: int) -> int:
+        return self.sum_estimate[position + 1] - self.sum_estimate[position] - self.newline - self.piece(position)
+
+    def with_newline(self, position: int) -> int:
+        return self.sum_with_newline[position + 1] - self.sum_with_newline[position]
+
+    def end_of_message(self, start: int, need: int) -> int:
+        """The smallest end > start where the positions start..end-1 add at least `need` to the
+        estimate, or the end of the pass if they never do; builds the items on the way."""
+        if len(self.sum_estimate) <= start:
+            self.build(start + 1)
+        while True:
+            sums = self.sum_estimate
+            end = bisect.bisect_left(sums, sums[start] + need, lo=start + 1)
+            if end < len(sums) or len(sums) > self.size:
+                return min(end, self.size)
+            short = need - (sums[-1] - sums[start])
+            self.build(len(sums) - 1 + max(8, -(-short // self.GROWTH_TOKENS_PER_ITEM)))
+
+    def build(self, size: int) -> None:
+        count, cuts, newline = self.count, self.cuts, self.newline
+        with self._lock:
+            for index in range(self.first + len(self.lines), self.first + min(size, self.size)):
+                item = self.source.item(index)
+                line = f"Q: {item.question}, A: {item.answer}"
+                quoted = encode_basestring(item.answer)  # = json.dumps(answer, ensure_ascii=False)
+                line_tokens, piece = count(line), count(f" {quoted},")
+                with_newline = 0
+                if cuts:  # a letter or digit then a newline is a cut; other endings are counted whole
+                    last = line[-1]
+                    with_newline = line_tokens + newline if last.isascii() and last.isalnum() else count(line + "\n")
+                self.lines.append(line)
+                self.quoted.append(quoted)
+                self.sum_pieces.append(self.sum_pieces[-1] + piece)
+                self.sum_with_newline.append(self.sum_with_newline[-1] + with_newline)
+                self.sum_estimate.append(self.sum_estimate[-1] + newline + line_tokens + piece)
+
+
+_PASSES: OrderedDict[tuple[type, str, int, int], _Pass] = OrderedDict()
+_PASSES_KEPT = 32  # a pass holds ~1,200 items (~0.4 MB); 32 cover a 120k-span conversation
+_PASSES_LOCK = threading.Lock()
+
+
+def _pass(source: TriviaSource, index: int, counter: TokenCounter, cuts: bool) -> tuple[_Pass, int]:
+    """Items from `index` on, and index's position among them.
+
+    The shuffled pass holding `index`, kept between messages and conversations, when that is
+    safe: a plain TriviaSource (its items depend on the seed alone) and a counter that sums at
+    cuts (our own, known by type and name).  Otherwise items from `index` on, for this message.
+    """
+    if not (cuts and type(source) is TriviaSource):
+        return _Pass(source, index, len(_POOL), counter, cuts), 0
+    cycle, position = divmod(index, len(_POOL))
+    key = (type(counter), counter.name, source.seed, cycle)
+    with _PASSES_LOCK:
+        kept = _PASSES.get(key)
+        if kept is not None:
+            _PASSES.move_to_end(key)
+        else:
+            kept = _PASSES[key] = _Pass(source, cycle * len(_POOL), len(_POOL), counter, cuts)
+            if len(_PASSES) > _PASSES_KEPT:
+                _PASSES.popitem(last=False)
+    return kept, position
 
 
 def make_filler(
@@ -811,31 +920,60 @@ def make_filler(
     checked against one exact count at the end; if it fell short, items keep coming.  Because we
     stop at the first item that reaches the target, the result exceeds the cap by at most that
     item (up to the small drift between the summed and the exact count).
+
+    When the counter sums at cuts (tokens.py) the exact count is a sum too: a message is cut at
+    every line start and a reply after every answer's comma, so it adds up the lines' and answers'
+    counts, and only the reply's two ends are counted anew.  The counter is told the result, so
+    the channel and the agent's usage estimate do not encode the message again.
     """
     target = min(need_tokens, cap_tokens)
-    newline = counter.count("\n")
+    cuts = sums_at_cuts(counter)
     # In the reply each answer appears as ` "answer",` (BPE merges quotes with their neighbours, so
     # counting that piece is much closer than counting `"answer"` alone); the last has no comma.
-    estimate = counter.count(INSTRUCTION) + counter.count("[]") - counter.count(",")
-    lines = [INSTRUCTION]
-    answers: list[str] = []
-    index = start_index
+    estimate = _count(counter, INSTRUCTION) + _count(counter, "[]") - _count(counter, ",")
+    current, position = _pass(source, start_index, counter, cuts)
+    spans: list[tuple[_Pass, int, int]] = []  # the message's items: positions start..end-1 of a pass
     while True:
-        item = source.item(index)
-        index += 1
-        line = _line(item)
-        piece = f" {json.dumps(item.answer, ensure_ascii=False)},"
-        estimate += newline + _count(counter, line) + _count(counter, piece)
-        lines.append(line)
-        answers.append(item.answer)
+        if position == current.size:
+            current, position = _pass(source, current.first + current.size, counter, cuts)
+        end = current.end_of_message(position, target - estimate)
+        estimate += current.sum_estimate[end] - current.sum_estimate[position]
+        if spans and spans[-1][0] is current:
+            spans[-1] = (current, spans[-1][1], end)
+        else:
+            spans.append((current, position, end))
+        position = end
         if estimate < target:
             continue
-        message = "\n".join(lines)
-        reply = json.dumps(answers, ensure_ascii=False)
-        exact = counter.count(message) + counter.count(reply)
-        if exact >= target:
-            return FillerTask(message, reply, exact, len(answers), index)
-        estimate = exact
+        task = _task(spans, start_index, counter, cuts)
+        if task.tokens >= target:
+            return task
+        estimate = task.tokens
+
+
+def _task(spans: list[tuple[_Pass, int, int]], start_index: int, counter: TokenCounter, cuts: bool) -> FillerTask:
+    """The filler task made of the items in `spans`, with its exact count."""
+    lines = [INSTRUCTION]
+    quoted: list[str] = []
+    for part, start, end in spans:
+        lines += part.lines[start:end]
+        quoted += part.quoted[start:end]
+    message, reply = "\n".join(lines), f"[{', '.join(quoted)}]"  # the reply = json.dumps(answers)
+    if not cuts:
+        message_tokens, reply_tokens = counter.count(message), counter.count(reply)
+    else:  # the instruction and each line but the last with its newline; the last line alone
+        (first, start, _), (last, _, end) = spans[0], spans[-1]
+        message_tokens = _count(counter, INSTRUCTION + "\n") - last.with_newline(end - 1) + last.line_tokens(end - 1)
+        message_tokens += sum(part.sum_with_newline[e] - part.sum_with_newline[s] for part, s, e in spans)
+        if len(quoted) == 1:
+            reply_tokens = _count(counter, reply)
+        else:  # `["first",` and each ` "answer",` up to ` "last"]`
+            reply_tokens = _count(counter, f"[{quoted[0]},") - first.piece(start) - last.piece(end - 1)
+            reply_tokens += sum(part.sum_pieces[e] - part.sum_pieces[s] for part, s, e in spans)
+            reply_tokens += _count(counter, f" {quoted[-1]}]")
+        remember(counter, message, message_tokens)
+        remember(counter, reply, reply_tokens)
+    return FillerTask(message, reply, message_tokens + reply_tokens, len(quoted), start_index + len(quoted), message_tokens)
 
 
 # ------------------------------------------------------------------------------------------------

@@ -311,9 +311,9 @@ class Conversation:
         self.stats.filler_tokens += task.tokens
         if self.channel.can_save and not self._listening():
             self.stats.saved_filler_messages += 1
-            await self.channel.save(task.message, task.expected_reply)
+            await self.channel.save(task.message, task.expected_reply, tokens=task.message_tokens, reply_tokens=task.reply_tokens)
         else:
-            reply = await self.channel.say(task.message, source="filler", ideal=self._oracle_ideal(None))
+            reply = await self.channel.say(task.message, source="filler", ideal=self._oracle_ideal(None), tokens=task.message_tokens)
             self.stats.overhead_usage.add(self.channel.last_usage)
             await self._heard(Exchange(None, task.message, reply))
 

@@ -8,11 +8,24 @@ use, which fails on a machine without network (CI, air-gapped labs).  So we look
   3. an approximation counting words and punctuation the way BPE tokenizers roughly do.
 The counter's `name` says which one ran; results.json records it, because spans measured with
 the approximation differ from cl100k counts by a few percent.
+
+Cuts.  Both counters split a text into pieces before counting (cl100k_base's pre-tokenizer, our
+word pattern) and count each piece on its own, and neither ever makes one piece of the two sides
+of these places, called cuts:
+  - after a newline, before an ASCII letter;
+  - after an ASCII letter or digit, before a newline;
+  - after an ASCII punctuation mark, before a space.
+So a text cut only at cuts counts as the sum of its parts.  Counters that guarantee it say so
+with `sums_at_cuts = True`; filler sizing uses it to count big messages from their lines'
+remembered counts instead of encoding them again (see `filler.make_filler`).  A counter may also
+offer `remember(text, tokens)`: a count worked out that way, kept for when the same text is
+counted again (the channel, an agent's usage estimate).
 """
 
 from __future__ import annotations
 
 import re
+from collections import OrderedDict
 from functools import lru_cache
 from typing import Protocol
 
@@ -32,28 +45,56 @@ class TiktokenCounter:
     channel and the agent's usage estimate); hashing a string is far cheaper than encoding it.
     """
 
+    REMEMBERED = 512  # texts; filler messages are the big ones, a few kB each
+
     def __init__(self, encoding: object, name: str) -> None:
         self.name = f"tiktoken:{name}"
+        self.sums_at_cuts = name == "cl100k_base"  # checked against the pattern in tests/test_tokens.py
         self._encoding = encoding
-        self._remembered = lru_cache(maxsize=256)(self._encode)
+        self._remembered: OrderedDict[str, int] = OrderedDict()
 
     def count(self, text: str) -> int:
-        return self._remembered(text)
+        tokens = self._remembered.get(text)
+        if tokens is None:
+            # = encode(text, disallowed_special=()): special tokens' text counts as plain text
+            tokens = len(self._encoding.encode_ordinary(text))  # type: ignore[attr-defined]
+            self.remember(text, tokens)
+        return tokens
 
-    def _encode(self, text: str) -> int:
-        return len(self._encoding.encode(text, disallowed_special=()))  # type: ignore[attr-defined]
+    def remember(self, text: str, tokens: int) -> None:
+        """Keep `text`'s count (exact: from `count`, or summed over cuts); the oldest goes first."""
+        remembered = self._remembered
+        remembered[text] = tokens
+        if len(remembered) > self.REMEMBERED:
+            try:
+                remembered.popitem(last=False)
+            except KeyError:  # another thread emptied it first
+                pass
 
 
 class ApproximateCounter:
     """Counts word pieces: long words count as several tokens, as BPE splits them."""
 
     name = "approximate:words"
+    sums_at_cuts = True  # pieces never span whitespace, and every cut touches a newline or a space
 
     def count(self, text: str) -> int:
         total = 0
         for piece in _PIECES.findall(text):
             total += 1 + (len(piece) - 1) // 6 if piece[0].isalnum() else 1
         return total
+
+
+def sums_at_cuts(counter: TokenCounter) -> bool:
+    """Whether `counter` counts a text cut only at cuts (see above) as the sum of its parts."""
+    return getattr(counter, "sums_at_cuts", False) is True
+
+
+def remember(counter: TokenCounter, text: str, tokens: int) -> None:
+    """Tell `counter` the count of `text`, if it keeps counts; `tokens` must be exact."""
+    keep = getattr(counter, "remember", None)
+    if keep is not None:
+        keep(text, tokens)
 
 
 @lru_cache(maxsize=None)

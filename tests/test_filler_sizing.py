@@ -1,0 +1,218 @@
+"""Filler sizing from kept passes and summed counts gives what counting every message gives.
+
+make_filler keeps each pass's lines and counts between calls, and with a counter that sums at
+cuts (tokens.py) it adds up an exact count instead of encoding the message.  None of that may
+change a single byte: the same seed gives the same tasks and the same conversation, whatever was
+kept before.  Timing is measured by tests/bench/bench_conversation.py, not here.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pytest
+
+from pytest_memorybench.agents.protocol import AgentAdapter
+from pytest_memorybench.conversation import filler
+from pytest_memorybench.conversation.channel import AgentChannel
+from pytest_memorybench.conversation.clock import SimulatedClock
+from pytest_memorybench.conversation.events import EventLog
+from pytest_memorybench.conversation.filler import FillerTask, TriviaItem, TriviaSource, make_filler
+from pytest_memorybench.conversation.scheduler import Conversation, ScheduledTest
+from pytest_memorybench.conversation.tokens import ApproximateCounter, TiktokenCounter, TokenCounter, default_counter
+from pytest_memorybench.records import Message
+from pytest_memorybench.scenarios import ScoringContext
+from pytest_memorybench.scenarios.ltm.colours import SCENARIO
+
+POOL = len(filler._POOL)  # items in one pass
+
+
+class Plain:
+    """The same counts without the promise to sum at cuts: make_filler counts every message whole."""
+
+    def __init__(self, counter: TokenCounter) -> None:
+        self.counter = counter
+        self.name = f"plain:{counter.name}"
+
+    def count(self, text: str) -> int:
+        return self.counter.count(text)
+
+
+def fresh_count(counter: TokenCounter, text: str) -> int:
+    """The count of `text`, worked out now, not taken from what the counter was told."""
+    if isinstance(counter, TiktokenCounter):
+        return len(counter._encoding.encode(text, disallowed_special=()))  # type: ignore[attr-defined]
+    return counter.count(text)
+
+
+@pytest.fixture(params=["tiktoken", "approximate"])
+def counter(request: pytest.FixtureRequest) -> TokenCounter:
+    if request.param == "approximate":
+        return ApproximateCounter()
+    counter = default_counter()
+    if not isinstance(counter, TiktokenCounter):
+        pytest.skip("cl100k_base cannot load on this machine")
+    return counter
+
+
+def forget_kept_passes() -> None:
+    filler._PASSES.clear()
+    filler._cached_count.cache_clear()
+
+
+def cases() -> list[tuple[int, int, int, int]]:
+    """(seed, start, need, cap): starts at, inside and across pass boundaries, needs from 0 to past the cap."""
+    rng = random.Random(5)
+    starts = [0, 1, POOL - 1, POOL, 2 * POOL - 3, 7 * POOL + 11]
+    return [
+        (rng.choice((0, 3, 2**40 + 1)), rng.choice(starts), rng.choice((0, 1, 40, rng.randrange(5000))), rng.choice((4096, 700)))
+        for _ in range(60)
+    ]
+
+
+def reference_filler(source: TriviaSource, start: int, need: int, cap: int, counter: TokenCounter) -> tuple[str, str, int, int]:
+    """make_filler as it was first written, one item and one count at a time: (message, reply, tokens, items)."""
+    target = min(need, cap)
+    estimate = counter.count(filler.INSTRUCTION) + counter.count("[]") - counter.count(",")
+    lines, answers, index = [filler.INSTRUCTION], [], start
+    while True:
+        item = source.item(index)
+        index += 1
+        line, piece = f"Q: {item.question}, A: {item.answer}", f" {json.dumps(item.answer, ensure_ascii=False)},"
+        estimate += counter.count("\n") + counter.count(line) + counter.count(piece)
+        lines.append(line)
+        answers.append(item.answer)
+        if estimate < target:
+            continue
+        message, reply = "\n".join(lines), json.dumps(answers, ensure_ascii=False)
+        exact = fresh_count(counter, message) + fresh_count(counter, reply)
+        if exact >= target:
+            return message, reply, exact, len(answers)
+        estimate = exact
+
+
+def test_tasks_are_those_of_the_first_make_filler(counter: TokenCounter) -> None:
+    for seed, start, need, cap in cases()[:25]:
+        task = make_filler(TriviaSource(seed), start, need, cap, counter)
+        expected = reference_filler(TriviaSource(seed), start, need, cap, counter)
+        assert (task.message, task.expected_reply, task.tokens, task.items) == expected, (seed, start, need, cap)
+
+
+def test_summed_counts_give_the_tasks_whole_counts_give(counter: TokenCounter) -> None:
+    for seed, start, need, cap in cases():
+        task = make_filler(TriviaSource(seed), start, need, cap, counter)
+        assert task == make_filler(TriviaSource(seed), start, need, cap, Plain(counter)), (seed, start, need, cap)
+        assert task.message_tokens == fresh_count(counter, task.message)
+        assert task.reply_tokens == fresh_count(counter, task.expected_reply)
+        assert json.loads(task.expected_reply) == [line.split(", A: ", 1)[1] for line in task.message.split("\n")[1:]]
+
+
+def test_kept_passes_change_nothing(counter: TokenCounter) -> None:
+    forget_kept_passes()
+    late_first = [make_filler(TriviaSource(0), start, 3000, 4096, counter) for start in (3 * POOL - 5, 900, 0)]
+    forget_kept_passes()
+    early_first = [make_filler(TriviaSource(0), start, 3000, 4096, counter) for start in (0, 900, 3 * POOL - 5)]
+    assert late_first == early_first[::-1]
+
+
+def test_a_walk_across_passes_chains_without_gaps(counter: TokenCounter) -> None:
+    source, index, lines = TriviaSource(1), POOL - 300, []
+    while index < 2 * POOL + 100:
+        task = make_filler(source, index, 4000, 4096, counter)
+        assert task.next_index == index + task.items
+        lines += task.message.split("\n")[1:]
+        index = task.next_index
+    items = [source.item(i) for i in range(POOL - 300, index)]
+    assert lines == [f"Q: {item.question}, A: {item.answer}" for item in items]
+
+
+def test_any_source_with_items_will_do(counter: TokenCounter) -> None:
+    class Shouting:
+        def item(self, index: int) -> TriviaItem:
+            item = TriviaSource(2).item(index)
+            return TriviaItem(item.question.upper(), item.answer.upper())
+
+    task = make_filler(Shouting(), 10, 500, 4096, counter)  # type: ignore[arg-type]
+    assert task.message.split("\n")[1] == f"Q: {Shouting().item(10).question}, A: {Shouting().item(10).answer}"
+    assert task.tokens == fresh_count(counter, task.message) + fresh_count(counter, task.expected_reply)
+
+
+def test_a_hand_made_task_has_no_separate_counts() -> None:
+    task = FillerTask("m", '["a"]', 7, 1, 1)
+    assert task.message_tokens is None and task.reply_tokens is None
+
+
+# --- the channel takes counts it is given -------------------------------------------------------
+
+
+class Tally:
+    """Counts words and remembers what it was asked to count."""
+
+    name = "tally"
+
+    def __init__(self) -> None:
+        self.asked: list[str] = []
+
+    def count(self, text: str) -> int:
+        self.asked.append(text)
+        return len(text.split())
+
+
+class Listener:
+    async def reply(self, message: Message) -> str:
+        return "fine thanks"
+
+    async def observe(self, messages: list[Message]) -> None:
+        pass
+
+
+def test_the_channel_uses_counts_it_is_given(tmp_path: Path) -> None:
+    tally = Tally()
+    log = EventLog(tmp_path / "events.jsonl")
+    channel = AgentChannel(AgentAdapter(Listener(), "listener"), group="g", counter=tally, clock=SimulatedClock(), log=log)
+
+    async def talk() -> None:
+        await channel.save("one two three", "four five", tokens=30, reply_tokens=20)
+        await channel.say("six seven", source="filler", tokens=100)
+        await channel.save("eight", "nine ten")
+        await channel.say("eleven", source="test")
+
+    asyncio.run(talk())
+    log.close()
+    assert channel.tokens == 30 + 20 + 100 + 2 + 1 + 2 + 1 + 2
+    assert tally.asked == ["fine thanks", "eight", "nine ten", "eleven", "fine thanks"]
+
+
+# --- a whole conversation ---------------------------------------------------------------------------
+
+
+class Ok:
+    async def reply(self, message: Message) -> str:
+        return "ok"
+
+
+class Observing(Ok):
+    async def observe(self, messages: list[Message]) -> None:
+        pass
+
+
+@pytest.mark.parametrize("agent", [Ok, Observing])
+def test_a_conversation_is_the_same_whatever_was_kept(tmp_path: Path, agent: type[Ok]) -> None:
+    def converse(name: str) -> str:
+        definitions = [SCENARIO.generate("bench", {}, 0, repetition) for repetition in (1, 2)]
+        log = EventLog(tmp_path / name)
+        clock = SimulatedClock(datetime(2026, 1, 1, tzinfo=timezone.utc))
+        channel = AgentChannel(AgentAdapter(agent(), "a"), group="g", counter=default_counter(), clock=clock, log=log)
+        tests = [ScheduledTest(d.test_id, d) for d in definitions]
+        asyncio.run(Conversation(tests, channel, span=8000, scoring=ScoringContext(), filler=TriviaSource(0)).run())
+        log.close()
+        return (tmp_path / name).read_text(encoding="utf-8")
+
+    forget_kept_passes()
+    cold = converse("cold.jsonl")
+    assert cold == converse("warm.jsonl")
+    assert '"source": "filler"' in cold
