@@ -2,23 +2,29 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Generator
 from typing import Any
 
 import pytest
 
-from pytest_memorybench import session
+from pytest_memorybench import session as lifecycle  # `session` is a hook argument name
 from pytest_memorybench.items import collect_benchmark
 from pytest_memorybench.keys import OUTCOME_KEY, PLANNED_KEY, RUN_KEY
+from pytest_memorybench.reports.junit import item_properties
 from pytest_memorybench.reports.results import item_record
+from pytest_memorybench.reports.spending import SKIP_PREFIX, SpendingCap, process_spend
+from pytest_memorybench.reports.transcript import EventIndex
 
 
 def activate(config: pytest.Config) -> None:
-    session.start(config)
+    lifecycle.start(config)
     benchmark = BenchmarkHooks(config)
     config.pluginmanager.register(benchmark, "memorybench-run")
     if config.pluginmanager.hasplugin("xdist"):
         config.pluginmanager.register(XdistControllerHooks(benchmark), "memorybench-xdist")
+    if config.pluginmanager.hasplugin("html") and not lifecycle.is_worker(config):
+        config.pluginmanager.register(HtmlReportHooks(config), "memorybench-html")
 
 
 class BenchmarkHooks:
@@ -30,43 +36,115 @@ class BenchmarkHooks:
         self.records: list[dict[str, Any]] = []
         self.worker_conversations: list[dict[str, Any]] = []
         self.worker_judge_stats: list[dict[str, Any]] = []
+        self.selected = 0
+        self.cap: SpendingCap | None = None
+        self.agent_cost = lambda: 0.0  # what the agent adapter of this process has cost so far
+        self.html_extras = bool(getattr(config.option, "htmlpath", None))
+        self._events: EventIndex | None = None
 
     def pytest_report_header(self, config: pytest.Config) -> str:
-        return session.header(config)
+        return lifecycle.header(config)
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_collection_modifyitems(self, session: pytest.Session, items: list[pytest.Item]) -> None:
         items.extend(collect_benchmark(session, self.run))
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
-        self.run.select(item.stash[PLANNED_KEY].key for item in session.items if PLANNED_KEY in item.stash)
+        planned = [item.stash[PLANNED_KEY] for item in session.items if PLANNED_KEY in item.stash]
+        self.run.select(test.key for test in planned)
+        self.selected = len(planned)
+        max_cost = self.run.settings.max_cost
+        if max_cost is not None:
+            worker = lifecycle.is_worker(self.config)
+            process = self.config.workerinput["workerid"] if worker else "main"  # type: ignore[attr-defined]
+            self.cap = SpendingCap(max_cost, self.run.output, process, dict(Counter(test.group for test in planned)))
+            if not worker:
+                self.cap.clear()  # before any worker starts: workers collect after the controller
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_call(self, item: pytest.Item) -> None:
+        """Under `--mb-max-cost`, skip a conversation that would overspend, before it starts."""
+        if self.cap is None or PLANNED_KEY not in item.stash:
+            return
+        test = item.stash[PLANNED_KEY]
+        if test.group in self.run.conversations or test.definition.skip_reason:
+            return  # already paid for, or skipped anyway
+        adapter = self.run.adapt(getattr(item, "funcargs", {}).get("memorybench_agent"))
+        if adapter is not None:
+            self.agent_cost = lambda: adapter.usage.cost_usd
+        reason = self.cap.reason_to_skip(test.group, self._spent(), self.run.conversations)
+        if reason is not None:
+            pytest.skip(reason)
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_makereport(
         self, item: pytest.Item, call: pytest.CallInfo[None]
     ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
         report = yield
+        if report.skipped and call.when == "call" and SKIP_PREFIX in str(report.longrepr):
+            # Point the skip at the item, as a skip mark's reason is, not at the line of this plugin.
+            report.longrepr = (item.nodeid, None, report.longrepr[2])  # type: ignore[index]
         if call.when == "call" and OUTCOME_KEY in item.stash:
             planned = item.stash[PLANNED_KEY]
             record = item_record(planned.key, planned, item.stash[OUTCOME_KEY], report.passed)
             report.memorybench = record  # type: ignore[attr-defined]  (travels to the xdist controller)
-            item.user_properties.extend(session.junit_properties(record))
+            item.user_properties.extend(item_properties(record))
+            if self.html_extras:
+                report.extras = [*getattr(report, "extras", []), self._html_extra(record)]  # type: ignore[attr-defined]
         return report
+
+    def _html_extra(self, record: dict[str, Any]) -> dict[str, Any]:
+        from pytest_html import extras
+
+        from pytest_memorybench.reports.html import item_fragment
+
+        if self._events is None:
+            self._events = lifecycle.event_index(self.run)
+        self._events.refresh()
+        transcript = self._events.transcript(record["conversation"], record["nodeid"])
+        return extras.html(item_fragment(record, transcript))
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         record = getattr(report, "memorybench", None)
         if record is not None and report.when == "call":
             self.records.append(record)
+            if self.cap is not None:
+                self.cap.publish(self._spent())
 
-    def pytest_sessionfinish(self) -> None:
-        session.finish(self.config, self.records, self.worker_conversations, self.worker_judge_stats)
+    def _spent(self) -> float:
+        overhead = sum(stats.overhead_usage.cost_usd for stats in self.run.conversations.values())
+        return process_spend(self.agent_cost(), self.records, overhead, self.run.judge_stats()["cost_usd"])
+
+    @pytest.hookimpl(tryfirst=True)  # before junitxml writes its file: the suite properties go in it
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        finished = lifecycle.finish(
+            self.config, self.records, self.worker_conversations, self.worker_judge_stats, selected=self.selected
+        )
+        if finished is not None and finished.gate is not None and not finished.gate.passed:
+            if session.exitstatus == pytest.ExitCode.OK:
+                session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
-        lines = session.summary(self.config)
+        lines = lifecycle.summary(self.config)
         if lines:
             terminalreporter.write_sep("=", "memorybench")
             for line in lines:
                 terminalreporter.write_line(line)
+        cap_skips = [
+            report for report in terminalreporter.stats.get("skipped", [])
+            if SKIP_PREFIX in str(getattr(report, "longrepr", ""))
+        ]
+        if cap_skips:
+            terminalreporter.write_line(
+                f"{SKIP_PREFIX} ${self.run.settings.max_cost:.2f}: {len(cap_skips)} item(s) skipped to stay "
+                "within the budget (see their skip reasons: pytest -rs)"
+            )
+        gate = lifecycle.gate_summary(self.config)
+        if gate:
+            failed = any(line.startswith("gate FAILED") for line in gate)
+            terminalreporter.write_sep("=", "memorybench gate", red=failed, green=not failed)
+            for line in gate:
+                terminalreporter.write_line(line, red=line.startswith("gate FAILED"))
 
     def pytest_unconfigure(self) -> None:
         self.run.close()
@@ -79,10 +157,40 @@ class XdistControllerHooks:
         self.benchmark = benchmark
 
     def pytest_configure_node(self, node: Any) -> None:
-        node.workerinput.update(session.worker_input(node.config))
+        node.workerinput.update(lifecycle.worker_input(node.config))
 
     def pytest_testnodedown(self, node: Any, error: Any) -> None:
         output = getattr(node, "workeroutput", {})
-        self.benchmark.worker_conversations += output.get(session.WORKER_CONVERSATIONS, [])
-        if session.WORKER_JUDGE in output:
-            self.benchmark.worker_judge_stats.append(output[session.WORKER_JUDGE])
+        self.benchmark.worker_conversations += output.get(lifecycle.WORKER_CONVERSATIONS, [])
+        if lifecycle.WORKER_JUDGE in output:
+            self.benchmark.worker_judge_stats.append(output[lifecycle.WORKER_JUDGE])
+
+
+class HtmlReportHooks:
+    """pytest-html's report (`--html`): a Score column, and the score tables above the results.
+
+    Registered only when pytest-html is loaded: its hook names are unknown to pytest otherwise.
+    """
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+
+    def pytest_html_results_summary(self, prefix: list[str], summary: list[str], postfix: list[str]) -> None:
+        finished = self.config.stash.get(lifecycle.RESULTS_KEY, None)
+        if finished is not None and finished.results is not None:
+            from pytest_memorybench.reports.html import summary_fragment
+
+            postfix.append(summary_fragment(finished.results, finished.results.get("gate")))
+
+    def pytest_html_results_table_header(self, cells: list[str]) -> None:
+        cells.insert(2, '<th class="sortable" data-column-type="score">Score</th>')
+
+    def pytest_html_results_table_row(self, report: pytest.TestReport, cells: list[str]) -> None:
+        record = getattr(report, "memorybench", None)
+        score = f"{record['score']:.2f}" if record is not None else ""
+        cells.insert(2, f'<td class="col-score">{score}</td>')
+        if record is not None and len(cells) > 1:
+            from html import escape
+
+            # pytest-html writes node ids unescaped; ours can carry ids from data files.
+            cells[1] = f'<td class="col-testId">{escape(report.nodeid)}</td>'

@@ -32,8 +32,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--mb-resume", dest="mb_resume", metavar="DIR", help="continue an interrupted run in its folder, without re-asking what was answered")
     group.addoption("--mb-replay", dest="mb_replay", metavar="DIR", help="re-score a finished run with the current scorers, without the agent")
     group.addoption("--mb-definitions", dest="mb_definitions", metavar="DIR", help="reuse another run's test definitions (e.g. the same content at another span)")
-    group.addoption("--mb-baseline", dest="mb_baseline", metavar="FILE", help="fail on regression against a previous results.json (not available yet)")
-    group.addoption("--mb-max-drop", dest="mb_max_drop", type=float, metavar="X", help="largest allowed drop below the baseline (not available yet)")
+    group.addoption("--mb-baseline", dest="mb_baseline", metavar="FILE", help="compare the means with a previous results.json and fail (exit 1) on a regression")
+    group.addoption("--mb-max-drop", dest="mb_max_drop", type=float, metavar="X", help="largest drop of the total or a suite mean below the baseline that still passes (default: 0)")
+    group.addoption("--mb-max-scenario-drop", dest="mb_max_scenario_drop", type=float, metavar="X", help="also fail when a scenario mean drops more than X below the baseline (default: scenarios are shown, not gated)")
+    group.addoption("--mb-min-score", dest="mb_min_score", type=float, metavar="X", help="fail (exit 1) when the mean score of all items is below X")
+    group.addoption("--mb-max-cost", dest="mb_max_cost", type=float, metavar="USD", help="skip conversations that would take agent and judge spending past USD")
+    group.addoption("--mb-price", dest="mb_price", action="append", metavar="MODEL=IN,OUT", help="price of a model missing from the built-in table, USD per million input and output tokens; repeatable")
 
 
 def pytest_cmdline_main(config: pytest.Config) -> int | None:

@@ -2,27 +2,45 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from pytest_memorybench import fixtures
+from pytest_memorybench.agents.prices import register_price
 from pytest_memorybench.agents.spec import check_agent_spec
 from pytest_memorybench.judges.spec import DEFAULT_CACHE, check_judge_spec
 from pytest_memorybench.errors import UsageError
 from pytest_memorybench.keys import RUN_KEY
-from pytest_memorybench.reports.results import build_results, conversation_record, write_results
+from pytest_memorybench.reports.gate import GateResult, evaluate, gate_lines
+from pytest_memorybench.reports.html import report_page
+from pytest_memorybench.reports.junit import add_suite_properties, suite_properties
 from pytest_memorybench.reports.progress import TerminalProgress
+from pytest_memorybench.reports.results import build_results, conversation_record, write_results
 from pytest_memorybench.reports.summary import summary_lines
-from pytest_memorybench.run import BenchmarkRun, new_run_id
+from pytest_memorybench.reports.transcript import EventIndex
+from pytest_memorybench.run import BenchmarkRun, new_run_id, write_atomically
 from pytest_memorybench.settings import Settings
 
-RESULTS_KEY = pytest.StashKey[tuple[dict[str, Any], Path]]()
+
+@dataclass(frozen=True)
+class Finished:
+    """What the controller wrote at session end, for the terminal summary and the exit code."""
+
+    results: dict[str, Any] | None  # None: no item produced a score
+    results_path: Path | None
+    report_path: Path | None
+    gate: GateResult | None
+
+
+RESULTS_KEY = pytest.StashKey[Finished]()
 WORKER_RUN_ID = "memorybench_run_id"
 WORKER_OUTPUT = "memorybench_output"
 WORKER_CONVERSATIONS = "memorybench_conversations"
 WORKER_JUDGE = "memorybench_judge"
+WORKER_LOADGROUP = "memorybench_loadgroup"
 
 
 def is_worker(config: pytest.Config) -> bool:
@@ -33,6 +51,8 @@ def start(config: pytest.Config) -> None:
     """Read the options, plan the run, and check the agent, before anything is collected."""
     paths_given = config.args_source == pytest.Config.ArgsSource.ARGS
     settings = Settings.from_options(config.option, paths_given=paths_given)
+    for model, price in settings.prices.items():
+        register_price(model, price)  # in every process: workers' agents and judges price their calls
     if is_worker(config):
         workerinput: dict[str, Any] = config.workerinput  # type: ignore[attr-defined]
         run = BenchmarkRun(
@@ -42,6 +62,11 @@ def start(config: pytest.Config) -> None:
             worker=workerinput.get("workerid"),
             judge_cache=config.rootpath / DEFAULT_CACHE,
         )
+        if workerinput.get(WORKER_LOADGROUP):
+            # A worker parses the command line itself, so it still believes `-n` means "load" and
+            # would not tag its items with their group: the controller's loadgroup would then see
+            # one group per item and hand a conversation to several workers.
+            config.option.loadgroup = True
     else:
         run_id = new_run_id()
         output = settings.output or config.rootpath / ".memorybench" / "runs" / run_id
@@ -74,16 +99,10 @@ def _user_defines_agent_fixture(config: pytest.Config) -> bool:
     )
 
 
-def worker_input(config: pytest.Config) -> dict[str, str]:
+def worker_input(config: pytest.Config) -> dict[str, Any]:
     run = config.stash[RUN_KEY]
-    return {WORKER_RUN_ID: run.run_id, WORKER_OUTPUT: str(run.output)}
-
-
-def junit_properties(record: dict[str, Any]) -> list[tuple[str, object]]:
-    properties: list[tuple[str, object]] = [
-        (name, record[name]) for name in ("score", "threshold", "scenario", "span_tokens")
-    ]
-    return properties + [("skills", " ".join(record["skills"]))]
+    loadgroup = getattr(config.option, "dist", "no") == "loadgroup"
+    return {WORKER_RUN_ID: run.run_id, WORKER_OUTPUT: str(run.output), WORKER_LOADGROUP: loadgroup}
 
 
 def conversation_records(config: pytest.Config) -> list[dict[str, Any]]:
@@ -96,35 +115,75 @@ def finish(
     records: list[dict[str, Any]],
     conversations: list[dict[str, Any]],
     judge_stats: list[dict[str, Any]],
-) -> None:
-    """Write results.json on the controller (or the only process) once every report is in.
+    selected: int = 0,
+) -> Finished | None:
+    """Write results.json and report.html on the controller (or the only process), and judge the gate.
 
     A worker hands its conversations and judge statistics to the controller instead
-    (`workeroutput`), which adds them to its own.
+    (`workeroutput`), which adds them to its own.  The gate's verdict is returned for the exit code.
     """
     run = config.stash[RUN_KEY]
     if is_worker(config):
         config.workeroutput[WORKER_CONVERSATIONS] = conversation_records(config)  # type: ignore[attr-defined]
         config.workeroutput[WORKER_JUDGE] = run.judge_stats()  # type: ignore[attr-defined]
-        return
+        return None
     if not records:
-        return
+        if run.settings.gate.active and selected and not config.option.collectonly:
+            # A gate that passes when nothing was measured would wave a broken run through.
+            gate = GateResult(failures=[f"none of the {selected} benchmark items produced a score; nothing to gate on"])
+            config.stash[RESULTS_KEY] = Finished(None, None, None, gate)
+            return config.stash[RESULTS_KEY]
+        return None
     if run.replay_only:
         agent = f"replay of {run.settings.replay}"
     else:
         agent = run.settings.agent.display if run.settings.agent else "fixture:memorybench_agent"
     results = build_results(run, records, conversations + conversation_records(config), judge_stats + [run.judge_stats()], agent)
+    gate_settings = run.settings.gate
+    gate = None
+    if gate_settings.active:
+        gate = evaluate(
+            results,
+            baseline=gate_settings.baseline,
+            max_drop=gate_settings.max_drop,
+            max_scenario_drop=gate_settings.max_scenario_drop,
+            min_score=gate_settings.min_score,
+        )
+        results["gate"] = gate.to_json()
     path = run.output / "results.json"
     write_results(path, results)
-    config.stash[RESULTS_KEY] = (results, path)
+    report = run.output / "report.html"
+    write_atomically(report, report_page(results, transcripts(run, results["items"]), results.get("gate")))
+    add_suite_properties(config, suite_properties(results, results.get("gate")))
+    finished = Finished(results, path, report, gate)
+    config.stash[RESULTS_KEY] = finished
+    return finished
+
+
+def event_index(run: BenchmarkRun) -> EventIndex:
+    """The run's event logs, and those of the run it replays (which hold the replayed replies)."""
+    return EventIndex([run.output, run.settings.previous_run])
+
+
+def transcripts(run: BenchmarkRun, records: list[dict[str, Any]]) -> dict[str, Any]:
+    index = event_index(run)
+    index.refresh()
+    return {record["nodeid"]: index.transcript(record["conversation"], record["nodeid"]) for record in records}
 
 
 def summary(config: pytest.Config) -> list[str]:
-    stored = config.stash.get(RESULTS_KEY, None)
-    if stored is None:
+    finished = config.stash.get(RESULTS_KEY, None)
+    if finished is None or finished.results is None or finished.results_path is None or finished.report_path is None:
         return []
-    results, path = stored
-    return summary_lines(results, _relative(path, config.invocation_params.dir))
+    base = config.invocation_params.dir
+    return summary_lines(finished.results, _relative(finished.results_path, base), _relative(finished.report_path, base))
+
+
+def gate_summary(config: pytest.Config) -> list[str]:
+    finished = config.stash.get(RESULTS_KEY, None)
+    if finished is None or finished.gate is None:
+        return []
+    return gate_lines(finished.gate)
 
 
 def header(config: pytest.Config) -> str:

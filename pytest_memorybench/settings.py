@@ -6,20 +6,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pytest_memorybench.agents.prices import Price
 from pytest_memorybench.agents.spec import AgentOptions, AgentSpec, parse_agent_spec
 from pytest_memorybench.errors import UsageError
 from pytest_memorybench.judges.spec import JudgeSpec, parse_judge_spec
+from pytest_memorybench.reports.gate import Baseline
 from pytest_memorybench.scoring.profiles import PROFILES, Profile
 from pytest_memorybench.spans import Span, parse_span
 
 DEFAULT_SUITES = ("ltm",)
 DEFAULT_TIMEOUT = 600.0
-
-# Options the command line accepts already, and the release that makes them work.
-NOT_YET_AVAILABLE = {
-    "mb_baseline": "--mb-baseline",
-    "mb_max_drop": "--mb-max-drop",
-}
 
 
 @dataclass(frozen=True)
@@ -38,6 +34,9 @@ class Settings:
     replay: Path | None = None  # re-score this run folder without an agent
     definitions: Path | None = None  # reuse this run folder's definitions
     data: dict[str, str] = field(default_factory=dict)  # scenario short name → data path
+    gate: GateSettings = field(default_factory=lambda: GateSettings())
+    max_cost: float | None = None  # USD the run may spend on agent and judge calls
+    prices: dict[str, Price] = field(default_factory=dict)  # model → price, beyond the built-in table
 
     @property
     def previous_run(self) -> Path | None:
@@ -51,11 +50,6 @@ class Settings:
         With paths on the command line (the user's own memory tests), built-in suites run only
         when `--mb-suite` asks for them; with no paths, the default suite runs.
         """
-        for dest, flag in NOT_YET_AVAILABLE.items():
-            if getattr(option, dest, None) is not None:
-                raise UsageError(
-                    f"{flag} is not available yet in this version of pytest-memorybench; run without it"
-                )
         judge = parse_judge_spec(option.mb_judge)
         if option.mb_profile not in PROFILES:
             raise UsageError(f"--mb-profile must be one of {', '.join(PROFILES)}")
@@ -89,7 +83,70 @@ class Settings:
             replay=replay,
             definitions=_run_folder(option.mb_definitions, "--mb-definitions", need="definitions"),
             data=_data_paths(option.mb_data or []),
+            gate=GateSettings.from_options(option),
+            max_cost=_max_cost(getattr(option, "mb_max_cost", None)),
+            prices=_prices(getattr(option, "mb_price", None) or []),
         )
+
+
+@dataclass(frozen=True)
+class GateSettings:
+    """The session-level verdicts: against a baseline results.json, and a minimum total mean."""
+
+    baseline: Baseline | None = None
+    max_drop: float = 0.0
+    max_scenario_drop: float | None = None
+    min_score: float | None = None
+
+    @property
+    def active(self) -> bool:
+        return self.baseline is not None or self.min_score is not None
+
+    @classmethod
+    def from_options(cls, option: Any) -> GateSettings:
+        baseline_path = getattr(option, "mb_baseline", None)
+        max_drop = getattr(option, "mb_max_drop", None)
+        scenario_drop = getattr(option, "mb_max_scenario_drop", None)
+        min_score = getattr(option, "mb_min_score", None)
+        for flag, value in (("--mb-max-drop", max_drop), ("--mb-max-scenario-drop", scenario_drop), ("--mb-min-score", min_score)):
+            if value is not None and not 0.0 <= value <= 1.0:
+                raise UsageError(f"{flag} {value:g} is outside [0, 1]: means are scores between 0 and 1")
+        if baseline_path is None and (max_drop is not None or scenario_drop is not None):
+            flag = "--mb-max-drop" if max_drop is not None else "--mb-max-scenario-drop"
+            raise UsageError(f"{flag} needs --mb-baseline PREVIOUS_RESULTS.json to compare with")
+        return cls(
+            baseline=Baseline.load(baseline_path) if baseline_path is not None else None,
+            max_drop=max_drop if max_drop is not None else 0.0,
+            max_scenario_drop=scenario_drop,
+            min_score=min_score,
+        )
+
+
+def _max_cost(value: float | None) -> float | None:
+    if value is not None and not value > 0:
+        raise UsageError(f"--mb-max-cost {value:g} must be a positive number of US dollars")
+    return value
+
+
+def _prices(values: list[str]) -> dict[str, Price]:
+    """`MODEL=INPUT,OUTPUT` in USD per million tokens, as the price table lists them."""
+    prices = {}
+    for value in values:
+        model, sep, numbers = value.partition("=")
+        parts = numbers.split(",")
+        try:
+            if not sep or not model or len(parts) != 2:
+                raise ValueError
+            price = Price(float(parts[0]), float(parts[1]))
+            if price.input_per_million < 0 or price.output_per_million < 0:
+                raise ValueError
+        except ValueError:
+            raise UsageError(
+                f"--mb-price {value!r}: expected MODEL=INPUT,OUTPUT in USD per million tokens, "
+                "e.g. --mb-price my-model=0.50,1.50"
+            ) from None
+        prices[model] = price
+    return prices
 
 
 def _data_paths(values: list[str]) -> dict[str, str]:

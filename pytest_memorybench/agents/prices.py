@@ -4,6 +4,10 @@ Prices are USD per million tokens as listed by OpenAI and Anthropic (checked ear
 change, so reported costs are estimates.  A name matches its dated snapshots and variants
 ("gpt-4o-mini-2024-07-18"), the longest name winning, but not other generations ("gpt-5.5" is
 not "gpt-5").  Unknown models cost 0: a local server is free, and a guess would be worse than none.
+
+The table is meant to be extended: a model it lacks (a fine-tune, a hosted open model, a newer
+snapshot) gets its price from `--mb-price MODEL=INPUT,OUTPUT` or from `register_price` in a
+conftest.py, and then agents and judges count its cost like any other.
 """
 
 from __future__ import annotations
@@ -65,6 +69,13 @@ def _lookup(table: dict[str, T], model: str | None) -> T | None:
         return None
     matches = [name for name in table if model == name or model.startswith(f"{name}-")]
     return table[max(matches, key=len)] if matches else None
+
+
+def register_price(model: str, price: Price) -> None:
+    """Add or replace a model's price; its dated snapshots (`MODEL-2025-01-01`) match it too."""
+    if not model:
+        raise ValueError("a price needs a model name")
+    PRICES[model] = price
 
 
 def price_for(model: str | None) -> Price | None:

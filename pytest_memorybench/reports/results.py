@@ -2,6 +2,9 @@
 
 Item records are built where the item ran (an xdist worker, perhaps) and travel to the controller
 on the test report; the controller alone assembles and writes the file, atomically, at the end.
+Means carry a 95 % bootstrap interval (`statistics.py`); a scenario that defines
+`summarize(records) -> dict` gets its own metrics (recall@k, a capacity curve) computed here, on the
+controller, where every worker's records are together.
 """
 
 from __future__ import annotations
@@ -16,19 +19,26 @@ from typing import Any
 
 from pytest_memorybench import __version__
 from pytest_memorybench.conversation.scheduler import ConversationStats
+from pytest_memorybench.errors import UsageError, describe_exception
 from pytest_memorybench.records import TestOutcome
+from pytest_memorybench.reports.statistics import bootstrap_ci
 from pytest_memorybench.run import BenchmarkRun, PlannedTest, write_atomically
+from pytest_memorybench.scenarios import get_scenario
 
 SCHEMA = "memorybench.results/1"
 
 
 def item_record(nodeid: str, test: PlannedTest, outcome: TestOutcome, passed: bool) -> dict[str, Any]:
+    """One item as results.json lists it; `category` and `details` only when the scenario has them."""
     definition = outcome.definition
+    category = {"category": definition.category} if definition.category is not None else {}
+    details = {"details": outcome.details} if outcome.details else {}
     return {
         "nodeid": nodeid,
         "suite": definition.suite,
         "scenario": definition.scenario,
         "test_id": definition.test_id,
+        **category,
         "score": outcome.score.value,
         "threshold": test.threshold,
         "passed": passed,
@@ -43,6 +53,7 @@ def item_record(nodeid: str, test: PlannedTest, outcome: TestOutcome, passed: bo
         "responses": outcome.responses,
         "error": outcome.error,
         "usage": dataclasses.asdict(outcome.usage),
+        **details,
     }
 
 
@@ -89,6 +100,8 @@ def build_results(
         "totals": {
             "score": round(sum(record["score"] for record in records), 6),
             "max": len(records),
+            "mean": _mean(records),
+            "ci95": bootstrap_ci(_by_scenario(records), seed=settings.seed, label="total"),
             "passed": sum(record["passed"] for record in records),
             "agent_tokens_in": int(usage["input_tokens"]),
             "agent_tokens_out": int(usage["output_tokens"]),
@@ -103,8 +116,8 @@ def build_results(
             "judge_cost_usd": round(judging["cost_usd"], 6),
         },
         "conversations": conversation_list,
-        "suites": _means(records, "suite"),
-        "scenarios": _means(records, "scenario"),
+        "suites": suite_stats(records, settings.seed),
+        "scenarios": scenario_stats(records, settings.seed),
         "items": records,
     }
 
@@ -119,14 +132,78 @@ def _merge_judge_stats(per_process: list[dict[str, Any]]) -> dict[str, Any]:
     return merged
 
 
-def _means(records: list[dict[str, Any]], field: str) -> dict[str, dict[str, Any]]:
-    groups: dict[str, list[float]] = defaultdict(list)
+def _mean(records: list[dict[str, Any]]) -> float | None:
+    return round(sum(record["score"] for record in records) / len(records), 6) if records else None
+
+
+def _by_scenario(records: list[dict[str, Any]]) -> list[list[float]]:
+    """Scores grouped by (suite, scenario): the strata a bootstrap resamples within."""
+    groups: dict[tuple[str, str], list[float]] = defaultdict(list)
     for record in records:
-        groups[record[field]].append(record["score"])
+        groups[(record["suite"], record["scenario"])].append(record["score"])
+    return list(groups.values())
+
+
+def _grouped(records: list[dict[str, Any]], field: str) -> dict[str, list[dict[str, Any]]]:
+    groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for record in records:
+        if record.get(field) is not None:
+            groups[record[field]].append(record)
+    return dict(sorted(groups.items()))
+
+
+def _stats(records: list[dict[str, Any]], seed: int, label: str) -> dict[str, Any]:
     return {
-        name: {"mean": round(sum(scores) / len(scores), 6), "ci95": None, "n": len(scores)}
-        for name, scores in sorted(groups.items())
+        "mean": _mean(records),
+        "ci95": bootstrap_ci(_by_scenario(records), seed=seed, label=label),
+        "n": len(records),
     }
+
+
+def suite_stats(records: list[dict[str, Any]], seed: int) -> dict[str, dict[str, Any]]:
+    return {name: _stats(group, seed, f"suite:{name}") for name, group in _grouped(records, "suite").items()}
+
+
+def scenario_stats(records: list[dict[str, Any]], seed: int) -> dict[str, dict[str, Any]]:
+    """Mean, interval and n per scenario; with `categories` and `metrics` when it has them."""
+    scenarios = {}
+    for name, group in _grouped(records, "scenario").items():
+        stats = _stats(group, seed, f"scenario:{name}")
+        categories = _grouped(group, "category")
+        if categories:
+            stats["categories"] = {
+                category: _stats(members, seed, f"scenario:{name}:{category}")
+                for category, members in categories.items()
+            }
+        metrics = scenario_metrics(name, group)
+        if metrics is not None:
+            stats["metrics"] = metrics
+        scenarios[name] = stats
+    return scenarios
+
+
+def scenario_metrics(name: str, records: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """What the scenario's own `summarize(records)` reports, or None if it defines none.
+
+    A benchmark family knows its metrics (recall@k, a capacity curve); the harness only asks.  A
+    summarize that raises or returns something results.json cannot hold becomes an `error`
+    metric: the session's results must still be written.
+    """
+    try:
+        scenario = get_scenario(name)
+    except UsageError:
+        return None  # a scenario of a user's own test file, or one no longer registered
+    summarize = getattr(scenario, "summarize", None)
+    if not callable(summarize):
+        return None
+    try:
+        metrics = summarize(records)
+        if not isinstance(metrics, dict):
+            raise TypeError(f"returned {type(metrics).__name__}, expected dict")
+        json.dumps(metrics, allow_nan=False)
+    except Exception as exc:  # noqa: BLE001 - a family's code must not lose the run's results
+        return {"error": f"{name}.summarize: {describe_exception(exc)}"}
+    return metrics
 
 
 def write_results(path: Path, results: dict[str, Any]) -> None:

@@ -1,19 +1,56 @@
-"""The end-of-session table: one row per suite and scenario, narrow enough for an 80-column log."""
+"""The end-of-session table: suites, scenarios and categories, narrow enough for an 80-column log.
+
+CI logs are read in a browser pane or a terminal that wraps at 80 columns; a wrapped table is
+unreadable, so every table line stays within `WIDTH` (free text such as paths may run longer).
+The total row adds what the conversations spent around the tests (`table.py`), so it can exceed
+the sum of the rows.
+"""
 
 from __future__ import annotations
 
+import textwrap
 from typing import Any
 
+from pytest_memorybench.reports.table import table_rows
 
-def summary_lines(results: dict[str, Any], results_path: str) -> list[str]:
+WIDTH = 79
+LABEL = 30
+HEADER = f"{'suite / scenario':<{LABEL}}{'mean':>6}{'95% CI':>13}{'passed':>8}{'tokens':>7}{'secs':>7}{'cost':>8}"
+
+
+def summary_lines(results: dict[str, Any], results_path: str, report_path: str | None = None) -> list[str]:
     items = results["items"]
-    lines = [f"{'suite / scenario':<40}{'mean':>7}{'passed':>11}{'span tokens':>14}"]
-    for suite, stats in results["suites"].items():
-        suite_items = [item for item in items if item["suite"] == suite]
-        lines.append(_row(suite, stats["mean"], suite_items))
-        for scenario in sorted({item["scenario"] for item in suite_items}):
-            scenario_items = [item for item in suite_items if item["scenario"] == scenario]
-            lines.append(_row("  " + scenario, results["scenarios"][scenario]["mean"], scenario_items))
+    lines = [HEADER]
+    indent = {"suite": "", "scenario": "  ", "category": "    · "}
+    for row in table_rows(results):
+        lines.extend(
+            _columns(
+                indent[row.level] + row.label, row.stats["mean"], row.stats.get("ci95"), f"{row.passed}/{len(row.items)}",
+                row.tokens, row.seconds, row.cost,
+            )
+        )
+        if row.level == "scenario":
+            lines.extend(metric_lines(row.stats.get("metrics"), indent=4))
+    totals = results["totals"]
+    lines.extend(
+        _columns(
+            "total",
+            totals.get("mean"),
+            totals.get("ci95"),
+            f"{totals['passed']}/{totals['max']}",
+            totals["agent_tokens_in"] + totals["agent_tokens_out"],
+            totals["agent_seconds"],
+            totals["cost_usd"],
+        )
+    )
+    lines.append(
+        f"agent: {totals['agent_tokens_in']:,} tokens in, {totals['agent_tokens_out']:,} out, "
+        f"{totals['agent_calls']:,} calls, {totals['agent_seconds']:.1f} s, ${totals['cost_usd']:.4f}"
+    )
+    lines.append(
+        f"judge {results['run']['judge']}: {totals['judge_calls']:,} calls, {totals['judge_cache_hits']:,} cache hits, "
+        f"{totals['judge_tokens_in'] + totals['judge_tokens_out']:,} tokens, ${totals['judge_cost_usd']:.4f}"
+    )
     for conversation in results.get("conversations", []):
         if conversation["span"]:
             lines.append(
@@ -24,18 +61,59 @@ def summary_lines(results: dict[str, Any], results_path: str) -> list[str]:
     overruns = [item["nodeid"] for item in items if item.get("span_overrun")]
     if overruns:
         lines.append(f"span overrun in {len(overruns)} test(s): {', '.join(overruns[:5])}")
-    totals = results["totals"]
-    lines.append(
-        f"total {totals['score']:g} / {totals['max']}   agent tokens in/out "
-        f"{totals['agent_tokens_in']}/{totals['agent_tokens_out']}   "
-        f"agent time {totals['agent_seconds']:.1f} s   cost ${totals['cost_usd']:.4f}"
-    )
     lines.append(f"results: {results_path}")
+    if report_path:
+        lines.append(f"report:  {report_path}")
     return lines
 
 
-def _row(label: str, mean: float, items: list[dict[str, Any]]) -> str:
-    passed = sum(item["passed"] for item in items)
-    spans = [item["span_tokens"] for item in items]
-    span = f"{sum(spans) // len(spans)}" if spans else "-"
-    return f"{label[:40]:<40}{mean:>7.3f}{f'{passed}/{len(items)}':>11}{span:>14}"
+def metric_lines(metrics: dict[str, Any] | None, indent: int) -> list[str]:
+    """A scenario's own metrics: scalars as `name value`, curves by their size (drawn in the HTML)."""
+    if not metrics:
+        return []
+    parts = []
+    for name, value in metrics.items():
+        if isinstance(value, bool) or not isinstance(value, (int, float, str, dict)):
+            continue
+        if isinstance(value, dict):
+            if isinstance(value.get("curve"), list):
+                parts.append(f"{name}: curve of {len(value['curve'])} points (report.html)")
+        elif isinstance(value, float):
+            parts.append(f"{name} {value:.3f}")
+        else:
+            parts.append(f"{name} {value}")
+    text = " · ".join(parts)
+    return textwrap.wrap(text, WIDTH, initial_indent=" " * indent, subsequent_indent=" " * indent) if text else []
+
+
+def _columns(
+    label: str, mean: float | None, ci: list[float] | None, passed: str, tokens: int, seconds: float, cost: float
+) -> list[str]:
+    """One row; a label too long for its column gets a line of its own, so names are never cut."""
+    mean_text = f"{mean:.3f}" if mean is not None else "-"
+    ci_text = f"[{ci[0]:.2f}, {ci[1]:.2f}]" if ci else "-"
+    numbers = (
+        f"{mean_text:>6}{ci_text:>13}{passed:>8}{compact_count(tokens):>7}{_seconds(seconds):>7}{_money(cost):>8}"
+    )
+    if len(label) > LABEL - 1:
+        return [label, " " * LABEL + numbers]
+    return [f"{label:<{LABEL}}{numbers}"]
+
+
+def compact_count(value: float) -> str:
+    """943, 5.5k, 12k, 1.2M: a token count in at most five characters."""
+    for size, suffix in ((1e6, "M"), (1e3, "k")):
+        if value >= size:
+            scaled = value / size
+            return f"{scaled:.1f}{suffix}" if scaled < 10 else f"{scaled:.0f}{suffix}"
+    return f"{value:.0f}"
+
+
+def _seconds(value: float) -> str:
+    if value >= 3600:
+        return f"{value / 3600:.1f}h"
+    return f"{value:.1f}" if value < 100 else f"{value:.0f}"
+
+
+def _money(value: float) -> str:
+    return f"${value:.4f}" if value < 100 else f"${value:.0f}"

@@ -1,0 +1,252 @@
+"""The regression gate: this run's means against a previous results.json, and a minimum total.
+
+Teams decide whether a release ships on this, so it must fail for the right reason and say which.
+Every item can pass while the memory score still falls (thresholds are per item; a regression is
+a fall of the mean), hence a session-level verdict that turns the exit code to 1.
+
+What fails: the total mean, or any suite's, falling more than `--mb-max-drop` below the baseline
+(DESIGN.md); a scenario only with `--mb-max-scenario-drop`, because a scenario of three
+repetitions moves by a third when one item flips.  Each row also says whether the baseline lies
+outside this run's 95 % bootstrap interval: a drop inside it may be noise, one outside it is
+unlikely to be.  `--mb-min-score` fails a total mean below it, with or without a baseline.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pytest_memorybench.errors import UsageError
+from pytest_memorybench.reports.table import short_name
+
+SCHEMA_PREFIX = "memorybench.results/"
+EPSILON = 1e-9  # means are rounded to 6 places; a drop equal to the allowance is not beyond it
+LABEL = 23
+
+
+@dataclass(frozen=True)
+class Baseline:
+    """A previous results.json, read and checked when the session starts (not when it ends)."""
+
+    path: Path
+    results: dict[str, Any]
+
+    @classmethod
+    def load(cls, value: str) -> Baseline:
+        path = Path(value)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise UsageError(f"--mb-baseline {value}: no such file; give the results.json of an earlier run") from None
+        except OSError as exc:
+            raise UsageError(f"--mb-baseline {value}: cannot read it ({exc.strerror or exc})") from None
+        try:
+            results = json.loads(text)
+        except ValueError as exc:
+            raise UsageError(f"--mb-baseline {value}: not valid JSON ({exc})") from None
+        schema = results.get("schema", "") if isinstance(results, dict) else ""
+        if not str(schema).startswith(SCHEMA_PREFIX) or not isinstance(results.get("totals"), dict):
+            raise UsageError(
+                f"--mb-baseline {value}: not a pytest-memorybench results.json (schema {schema or 'missing'}); "
+                "give the results.json from an earlier run folder"
+            )
+        return cls(path.resolve(), results)
+
+
+@dataclass(frozen=True)
+class GateRow:
+    """One compared mean.  `level` is total, suite or scenario; `gated` says if it can fail."""
+
+    label: str
+    level: str
+    baseline: float | None
+    current: float | None
+    ci95: list[float] | None
+    gated: bool
+    allowed_drop: float | None
+
+    @property
+    def change(self) -> float | None:
+        if self.baseline is None or self.current is None:
+            return None
+        return self.current - self.baseline
+
+    @property
+    def outside_ci(self) -> bool | None:
+        """Is the baseline mean outside this run's interval?  None when the run has no interval."""
+        if self.ci95 is None or self.baseline is None:
+            return None
+        return not self.ci95[0] - EPSILON <= self.baseline <= self.ci95[1] + EPSILON
+
+    @property
+    def regressed(self) -> bool:
+        change = self.change
+        return (
+            self.gated
+            and self.allowed_drop is not None
+            and change is not None
+            and -change > self.allowed_drop + EPSILON
+        )
+
+    @property
+    def verdict(self) -> str:
+        change = self.change
+        if self.current is None:
+            return "not run"
+        if change is None:
+            return "new"
+        where = {True: ", outside CI", False: ", inside CI", None: ""}[self.outside_ci]
+        if self.regressed:
+            return "FAIL" + where
+        if change < -EPSILON:
+            return "drop" + where
+        return "ok"
+
+
+@dataclass
+class GateResult:
+    rows: list[GateRow] = field(default_factory=list)
+    failures: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    baseline: Baseline | None = None
+    max_drop: float | None = None
+
+    @property
+    def passed(self) -> bool:
+        return not self.failures
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "passed": self.passed,
+            "baseline": str(self.baseline.path) if self.baseline else None,
+            "max_drop": self.max_drop,
+            "failures": self.failures,
+            "notes": self.notes,
+            "rows": [
+                {
+                    "label": row.label.strip(), "level": row.level, "baseline": row.baseline, "current": row.current,
+                    "change": None if row.change is None else round(row.change, 6), "ci95": row.ci95,
+                    "outside_ci": row.outside_ci, "verdict": row.verdict,
+                }
+                for row in self.rows
+            ],
+        }
+
+
+def evaluate(
+    results: dict[str, Any],
+    *,
+    baseline: Baseline | None,
+    max_drop: float = 0.0,
+    max_scenario_drop: float | None = None,
+    min_score: float | None = None,
+) -> GateResult:
+    """The gate's verdict on `results` (this run's results.json content)."""
+    gate = GateResult(baseline=baseline, max_drop=max_drop if baseline else None)
+    total = results["totals"].get("mean")
+    if baseline is not None:
+        gate.rows = _rows(results, baseline.results, max_drop, max_scenario_drop)
+        gate.notes = _differences(results["run"], baseline.results.get("run", {}))
+        for row in gate.rows:
+            if row.regressed:
+                assert row.change is not None and row.allowed_drop is not None
+                where = {True: "outside", False: "inside", None: "no"}[row.outside_ci]
+                name = "total" if row.level == "total" else f"{row.level} {row.label.strip()}"
+                gate.failures.append(
+                    f"{name} fell {-row.change:.3f} (from {row.baseline:.3f} to "
+                    f"{row.current:.3f}), more than the {row.allowed_drop:.3f} allowed; {where} 95% CI"
+                )
+    if min_score is not None and total is not None and total < min_score - EPSILON:
+        gate.failures.append(f"total mean {total:.3f} is below --mb-min-score {min_score:.3f}")
+    return gate
+
+
+def _rows(
+    results: dict[str, Any], base: dict[str, Any], max_drop: float, max_scenario_drop: float | None
+) -> list[GateRow]:
+    rows = [
+        GateRow("total", "total", _total_mean(base), results["totals"].get("mean"),
+                results["totals"].get("ci95"), True, max_drop)
+    ]
+    base_suites, base_scenarios = base.get("suites", {}), base.get("scenarios", {})
+    now_suites, now_scenarios = results["suites"], results["scenarios"]
+    by_suite: dict[str, set[str]] = {}
+    for item in results["items"]:
+        by_suite.setdefault(item["suite"], set()).add(item["scenario"])
+    for item in base.get("items", []):
+        if isinstance(item, dict) and "suite" in item and "scenario" in item:
+            by_suite.setdefault(item["suite"], set()).add(item["scenario"])
+    for suite in sorted(set(now_suites) | set(base_suites)):
+        rows.append(_row(suite, "suite", base_suites.get(suite), now_suites.get(suite), True, max_drop))
+        for scenario in sorted(by_suite.get(suite, set())):
+            label = "  " + short_name(scenario, suite)
+            rows.append(_row(label, "scenario", base_scenarios.get(scenario), now_scenarios.get(scenario),
+                             max_scenario_drop is not None, max_scenario_drop))
+    return rows
+
+
+def _row(label: str, level: str, base: Any, now: Any, gated: bool, allowed: float | None) -> GateRow:
+    base_mean = base.get("mean") if isinstance(base, dict) else None
+    now_mean = now.get("mean") if isinstance(now, dict) else None
+    ci = now.get("ci95") if isinstance(now, dict) else None
+    return GateRow(label, level, base_mean, now_mean, ci, gated, allowed)
+
+
+def _total_mean(base: dict[str, Any]) -> float | None:
+    """The baseline's total mean; results.json files from before `totals.mean` existed have score/max."""
+    totals = base.get("totals", {})
+    if isinstance(totals.get("mean"), (int, float)):
+        return float(totals["mean"])
+    if totals.get("max"):
+        return float(totals["score"]) / float(totals["max"])
+    return None
+
+
+def _differences(now: dict[str, Any], base: dict[str, Any]) -> list[str]:
+    """Settings that make means incomparable, said once instead of silently compared."""
+    notes = []
+    for key in ("span", "profile", "judge", "seed", "agent"):
+        if key in base and base[key] != now.get(key):
+            notes.append(f"the baseline ran with {key} {_show(base[key])}, this run with {_show(now.get(key))}")
+    return notes
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, dict):
+        return ", ".join(f"{k}={v}" for k, v in value.items()) or "-"
+    return str(value)
+
+
+def gate_lines(gate: GateResult) -> list[str]:
+    """The diff table and the verdict, for the terminal (80 columns)."""
+    lines: list[str] = []
+    if gate.baseline is not None:
+        run = gate.baseline.results.get("run", {})
+        lines.append(f"baseline: {gate.baseline.path} (run {run.get('id', '?')}, agent {run.get('agent', '?')})")
+        lines.extend(f"note: {note}" for note in gate.notes)
+        lines.append(f"{'':<{LABEL}}{'baseline':>9}{'now':>7}{'change':>8}{'95% CI now':>14}  verdict")
+        for row in gate.rows:
+            lines.append(_table_row(row))
+    if gate.passed:
+        allowed = f"no drop beyond {gate.max_drop:.3f}" if gate.max_drop is not None else "total above the minimum"
+        lines.append(f"gate passed: {allowed}")
+    else:
+        lines.extend(f"gate FAILED: {failure}" for failure in gate.failures)
+    return lines
+
+
+def _table_row(row: GateRow) -> str:
+    label = row.label if len(row.label) < LABEL else row.label[: LABEL - 2] + "…"
+
+    def number(value: float | None, signed: bool = False) -> str:
+        if value is None:
+            return "-"
+        return f"{value:+.3f}" if signed else f"{value:.3f}"
+
+    ci = f"[{row.ci95[0]:.2f}, {row.ci95[1]:.2f}]" if row.ci95 else "-"
+    return (
+        f"{label:<{LABEL}}{number(row.baseline):>9}{number(row.current):>7}"
+        f"{number(row.change, signed=True):>8}{ci:>14}  {row.verdict}"
+    )

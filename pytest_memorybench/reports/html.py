@@ -1,0 +1,201 @@
+"""HTML reports: the standalone `report.html` of a run, and the pieces pytest-html shows.
+
+Agent replies, judge reasons, suite and scenario names are untrusted text: a reply containing
+`<script>` must show as those characters.  So the markup lives in Jinja templates with autoescape
+on, and Python only builds plain data for them; the one exception, SVG charts, is built by
+`svg.py`, which escapes its labels itself.  The standalone page also forbids scripts outright
+with a Content-Security-Policy, so even a templating mistake could not run anything.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from datetime import datetime, timedelta
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from jinja2 import Environment, FileSystemLoader, StrictUndefined
+from markupsafe import Markup
+
+from pytest_memorybench.reports.summary import compact_count
+from pytest_memorybench.reports.svg import line_chart, score_chart
+from pytest_memorybench.reports.table import table_rows
+from pytest_memorybench.reports.transcript import Entry, TranscriptTurn
+
+TEMPLATES = Path(__file__).parent / "templates"
+OPEN_FAILURES = 5  # with more failed items than this, the standalone page opens none of them
+
+
+@lru_cache(maxsize=1)
+def _environment() -> Environment:
+    environment = Environment(
+        loader=FileSystemLoader(TEMPLATES), autoescape=True, undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True
+    )
+    environment.globals.update(fmt=_fmt, ci=_ci, count=compact_count)
+    return environment
+
+
+def css() -> Markup:
+    return Markup((TEMPLATES / "report.css").read_text(encoding="utf-8"))
+
+
+def summary_fragment(results: dict[str, Any], gate: dict[str, Any] | None = None) -> str:
+    """Score cards, the gate and each suite's chart and table, with the styles they need."""
+    macros = _environment().get_template("macros.html.j2").module
+    return str(Markup("<style>") + css() + Markup("</style>") + macros.summary(summary_view(results, gate)))  # type: ignore[attr-defined]
+
+
+def item_fragment(record: dict[str, Any], transcript: list[Entry] | None) -> str:
+    """One item: score bar, expected and given answers, reasons, and its own transcript."""
+    macros = _environment().get_template("macros.html.j2").module
+    return str(macros.item(item_view(record, transcript)))  # type: ignore[attr-defined]
+
+
+def report_page(
+    results: dict[str, Any], transcripts: Mapping[str, list[Entry] | None], gate: dict[str, Any] | None = None,
+    facts: Mapping[str, str] | None = None,
+) -> str:
+    """The standalone report.html: no script, no external resource, readable offline."""
+    view = summary_view(results, gate)
+    items = sorted(results["items"], key=lambda record: (record["passed"], record["nodeid"]))
+    failures = sum(not record["passed"] for record in items)
+    view["tests"] = [
+        {**item_view(record, transcripts.get(record["nodeid"])), "open": not record["passed"] and failures <= OPEN_FAILURES}
+        for record in items
+    ]
+    run = results["run"]
+    view["span"] = ", ".join(f"{name}={span}" for name, span in run.get("span", {}).items()) or "-"
+    view["facts"] = [
+        (name, str(value))
+        for name, value in {
+            "run id": run.get("id"), "agent": run.get("agent"), "judge": run.get("judge"), "seed": run.get("seed"),
+            "profile": run.get("profile"), "started": run.get("started"), "finished": run.get("finished"),
+            "pytest-memorybench": run.get("package_version"), "token counter": run.get("token_counter"),
+            "resumed": run.get("resumed"), "replayed from": run.get("replayed_from"), **(facts or {}),
+        }.items()
+        if value is not None
+    ]
+    return _environment().get_template("report.html.j2").render(view=view, css=css())
+
+
+# -- plain data for the templates ------------------------------------------------------------------
+
+
+def summary_view(results: dict[str, Any], gate: dict[str, Any] | None) -> dict[str, Any]:
+    return {"totals": results["totals"], "run": results["run"], "gate": gate, "suites": _suites(results)}
+
+
+def _suites(results: dict[str, Any]) -> list[dict[str, Any]]:
+    suites: list[dict[str, Any]] = []
+    chart_rows: list[tuple[str, float | None, list[float] | None]] = []
+    for row in table_rows(results):
+        if row.level == "suite":
+            chart_rows = []
+            suites.append({"name": row.name, "rows": [], "chart_rows": chart_rows, "curves": []})
+        suite = suites[-1]
+        metrics = (row.stats.get("metrics") or {}) if row.level == "scenario" else {}
+        suite["rows"].append({
+            "label": row.label, "level": row.level, "mean": row.stats["mean"], "ci95": row.stats.get("ci95"),
+            "n": len(row.items), "passed": row.passed, "score": row.score, "tokens": row.tokens,
+            "seconds": row.seconds, "cost": row.cost, "metrics": _metric_text(metrics),
+        })
+        if row.level == "scenario":
+            chart_rows.append((row.label, row.stats["mean"], row.stats.get("ci95")))
+            suite["curves"].extend(
+                Markup(line_chart(value["curve"], title=f"{row.name}: {name}", x_label=str(value.get("x_label", "")),
+                                  y_label=str(value.get("y_label", ""))))
+                for name, value in metrics.items()
+                if isinstance(value, dict) and isinstance(value.get("curve"), list)
+            )
+    for suite in suites:
+        rows = suite.pop("chart_rows")
+        suite["chart"] = Markup(score_chart(rows, title=f"{suite['name']}: mean score per scenario, 95% CI"))
+    return suites
+
+
+def _metric_text(metrics: dict[str, Any]) -> str:
+    parts = []
+    for name, value in metrics.items():
+        if isinstance(value, bool) or value is None:
+            parts.append(f"{name}: {value}")
+        elif isinstance(value, float):
+            parts.append(f"{name}: {value:.3f}")
+        elif isinstance(value, (int, str)):
+            parts.append(f"{name}: {value}")
+        elif isinstance(value, dict) and "curve" in value:
+            parts.append(f"{name}: curve (chart above)")
+        else:
+            parts.append(f"{name}: {json.dumps(value, ensure_ascii=False)[:200]}")
+    return " · ".join(parts)
+
+
+def item_view(record: dict[str, Any], transcript: list[Entry] | None) -> dict[str, Any]:
+    responses, expected = record.get("responses", []), record.get("expected", [])
+    qa = [
+        {
+            "question": question,
+            "expected": expected[index] if index < len(expected) else "",
+            "got": (responses[index] if index < len(responses) else "(no reply)") or "(empty reply)",
+        }
+        for index, question in enumerate(record.get("questions", []))
+    ]
+    details = record.get("details")
+    return {
+        **{key: record.get(key) for key in (
+            "nodeid", "scenario", "category", "score", "threshold", "passed", "reasons", "error",
+            "span_tokens", "span_target", "span_overrun", "skills",
+        )},
+        "qa": qa,
+        "details": json.dumps(details, indent=2, ensure_ascii=False, default=str) if details else "",
+        "transcript": None if transcript is None else _transcript_view(transcript),
+        "open": False,
+    }
+
+
+def _transcript_view(transcript: list[Entry]) -> list[dict[str, Any]]:
+    """Entries as template data; turns carry `when`: the simulated date, then time since the first turn.
+
+    Elapsed simulated time is what a memory test is about (Jokes asks what was said 3 hours ago);
+    full ISO stamps on every line would bury it.
+    """
+    first: datetime | None = None
+    entries = []
+    for entry in transcript:
+        data = entry.to_json()
+        if isinstance(entry, TranscriptTurn):
+            moment = _parse_time(entry.time)
+            if moment is not None and first is None:
+                first = moment
+                data["when"] = moment.strftime("%Y-%m-%d %H:%M")
+            elif moment is not None and first is not None:
+                data["when"] = "+" + _elapsed(moment - first)
+            else:
+                data["when"] = ""
+        entries.append(data)
+    return entries
+
+
+def _parse_time(text: str | None) -> datetime | None:
+    try:
+        return datetime.fromisoformat(text) if text else None
+    except ValueError:
+        return None
+
+
+def _elapsed(delta: timedelta) -> str:
+    minutes = int(delta.total_seconds() // 60)
+    days, minutes = divmod(minutes, 24 * 60)
+    hours, minutes = divmod(minutes, 60)
+    if days:
+        return f"{days} d {hours} h {minutes} min"
+    return f"{hours} h {minutes} min" if hours else f"{minutes} min"
+
+
+def _fmt(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"
+
+
+def _ci(value: list[float] | None) -> str:
+    return f"[{value[0]:.2f}, {value[1]:.2f}]" if value else "-"

@@ -1,0 +1,61 @@
+"""The rows of the score table: each suite, its scenarios, their categories, with what they cost.
+
+The terminal summary and the HTML reports show the same table; deriving its rows once keeps the
+two from disagreeing about what a row counts.  Costs of a row are what the agent spent on those
+items' own turns (their `usage`); what a conversation spent around them (introduction, filler)
+belongs to no item and shows only in the totals.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class TableRow:
+    level: str  # suite, scenario or category
+    label: str  # as shown: a scenario without its suite's prefix, a category by its name
+    name: str  # the full name: suite, scenario, or category
+    stats: dict[str, Any]  # mean, ci95, n; for a scenario also categories and metrics if any
+    items: list[dict[str, Any]]
+
+    @property
+    def passed(self) -> int:
+        return sum(item["passed"] for item in self.items)
+
+    @property
+    def score(self) -> float:
+        return sum(item["score"] for item in self.items)
+
+    @property
+    def tokens(self) -> int:
+        return sum(item["usage"]["input_tokens"] + item["usage"]["output_tokens"] for item in self.items)
+
+    @property
+    def seconds(self) -> float:
+        return sum(item["usage"]["seconds"] for item in self.items)
+
+    @property
+    def cost(self) -> float:
+        return sum(item["usage"]["cost_usd"] for item in self.items)
+
+
+def short_name(scenario: str, suite: str) -> str:
+    """`ltm.colours` in suite `ltm` reads `colours`: the suite row above already says `ltm`."""
+    return scenario.removeprefix(f"{suite}.") if scenario.startswith(f"{suite}.") else scenario
+
+
+def table_rows(results: dict[str, Any]) -> Iterator[TableRow]:
+    """Suite, then each of its scenarios (sorted), each followed by its categories."""
+    for suite, stats in results["suites"].items():
+        members = [item for item in results["items"] if item["suite"] == suite]
+        yield TableRow("suite", suite, suite, stats, members)
+        for scenario in sorted({item["scenario"] for item in members}):
+            in_scenario = [item for item in members if item["scenario"] == scenario]
+            scenario_stats = results["scenarios"][scenario]
+            yield TableRow("scenario", short_name(scenario, suite), scenario, scenario_stats, in_scenario)
+            for category, category_stats in scenario_stats.get("categories", {}).items():
+                in_category = [item for item in in_scenario if item.get("category") == category]
+                yield TableRow("category", category, category, category_stats, in_category)
