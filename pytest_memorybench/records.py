@@ -34,6 +34,9 @@ class Score:
 
     value: float
     reasons: tuple[str, ...] = ()
+    # Figures a family's summary aggregates beyond the value (BEAM's tau_norm and F1, nugget
+    # verdicts); JSON-ready, and not part of equality: two verdicts are the same by value and reasons.
+    details: dict[str, Any] = field(default_factory=dict, compare=False)
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.value <= 1.0:

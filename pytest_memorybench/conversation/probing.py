@@ -221,9 +221,12 @@ class ProbeSession:
         span_tokens = answers[-1].tokens if answers else 0
         self.channel.emit("test_end", test=probe.test.key, span_tokens=span_tokens, overrun=False)
         self.progress({"event": "test_end", "test": probe.test.key, "tokens": span_tokens})
+        details = self._details(answers)
+        if score.details:
+            details["scoring"] = dict(score.details)  # for the family's summary (BEAM's tau_norm, F1)
         return TestOutcome(
             definition, responses, score, self._transcript(definition, answers), span_tokens,
-            dataclasses.replace(probe.usage), details=self._details(answers),
+            dataclasses.replace(probe.usage), details=details,
         )
 
     def _transcript(self, definition: TestDefinition, answers: list[LoggedAnswer]) -> list[Turn]:

@@ -52,7 +52,7 @@ from pytest_memorybench.judges.base import JudgeStats, JudgeTask, JudgeVerdict
 from pytest_memorybench.judges.prompts import check_payload, validate
 from pytest_memorybench.errors import describe_exception
 
-VERSION = "local-1"  # bump when a rule changes: it is recorded with results like a prompt hash
+VERSION = "local-2"  # bump when a rule changes: it is recorded with results like a prompt hash
 
 WORD_MATCH = 85  # rapidfuzz ratio for two words to count as the same (spelling variants, typos)
 SENTENCE_THRESHOLD = 0.6  # ROUGE-L F1 for a sentence to count as present
@@ -715,12 +715,17 @@ def item_score(item: str, answer: str, *, ignore: frozenset[str] = frozenset()) 
 
 
 def _position(lowered: str, wanted: Analysis) -> int:
-    """Where in the answer the first of the item's words occurs (for ordering identified items)."""
+    """Where in the answer the first of the item's words occurs (for ordering identified items).
+
+    An item without content words (a date) is placed where its text occurs, so that a list of
+    dates keeps the answer's order."""
     positions = []
     for word in wanted.content:
         match = re.search(rf"\b{re.escape(word[:max(4, len(word) - 1)])}", lowered)
         if match:
             positions.append(match.start())
+    if not positions and lowered.find(clean(wanted.text)) >= 0:
+        positions.append(lowered.find(clean(wanted.text)))
     return min(positions) if positions else len(lowered)
 
 
@@ -838,8 +843,13 @@ _REQUIREMENT = re.compile(
 )
 
 
+# BEAM's rubric stem for instruction, preference and summarization criteria: what follows the colon
+# is the criterion proper, a requirement ("numbered steps", "suggests X") or a prohibition ("avoids X").
+_CONTAINS_STEM = re.compile(r"^\W*(?:the\s+)?(?:llm\s+)?(?:response|answer)\s+(?:should|must)\s+(?:contain|include)s?\s*:\s*")
+
+
 def judge_nugget(payload: Mapping[str, Any]) -> dict[str, Any]:
-    nugget = clean(str(payload["nugget"]))
+    nugget = _CONTAINS_STEM.sub("", clean(str(payload["nugget"])), count=1)
     answer = str(payload["answer"] or "")
     given = analyse(answer)
     if not given.content and not given.numbers and not given.dates:
@@ -867,10 +877,11 @@ def judge_nugget(payload: Mapping[str, Any]) -> dict[str, Any]:
     requirement = analyse(_REQUIREMENT.sub("", nugget, count=1))
     requirement = Analysis(requirement.text, requirement.norm, _without_meta(requirement.content),
                            requirement.numbers, requirement.dates)
-    share = coverage(requirement.content, given.content_set) if requirement.content else 1.0
     numbers = [has_value(n, given.numbers) for n in requirement.numbers]
     numbers_ok = all(numbers)
     dates_ok = dates_agree(requirement.dates, given.dates)
+    # A criterion that is only a value ("should state: 30") is met by that value, not by any words.
+    share = coverage(requirement.content, given.content_set) if requirement.content else float(numbers_ok and dates_ok)
     if not requirement.content and not numbers and not requirement.dates:
         return {"score": 0, "reason": "nothing identifiable is required"}
     if share >= 0.75 and numbers_ok and dates_ok:

@@ -1,0 +1,263 @@
+"""Finding BEAM's published conversations under a user's path (`--mb-data beam=PATH`).
+
+Two layouts are read, unchanged:
+
+Repository (github.com/mohammadtavakoli78/BEAM, `chats/` folder): `chats/<size>/<n>/chat.json` with
+`probing_questions/probing_questions.json` beside it, sizes `100K`, `500K`, `1M`, `10M`.  PATH may be
+the checkout, its `chats/` folder, one size folder or one conversation folder.  Where
+`chat_trunecated.json` (sic) exists, the official answer script feeds it instead of `chat.json`; so
+do we, unless `truncated: false`.  A conversation whose chat file is absent (the repository leaves
+out most 1M and 10M chats as too large) still lists its questions, as skipped items saying so.
+
+Hugging Face export (datasets `Mohammadta/BEAM`, splits 100K/500K/1M, and `Mohammadta/BEAM-10M`),
+saved with `datasets`' `to_json` as JSON lines (one conversation a line) or as a JSON array: rows
+with `conversation_id`, `chat` and `probing_questions` (a Python-literal string).  PATH is such a
+file (its size from its name, `100K.jsonl`, `beam-1M.json`, or else from a one-size `sizes`
+parameter), or a folder of files named by their size.  Parquet files are not read: export them with
+`datasets.load_dataset(...).to_json(...)`.
+
+Chats are never loaded whole: they stream one batch at a time (`jsonstream`), also out of a
+Hugging Face row holding a 10M-token chat on one line.  Listing conversations reads only the
+question files (repository) or one pass over the export that skips every chat (cached per file).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pytest_memorybench.errors import UsageError
+from pytest_memorybench.scenarios.beam.chat import read_chat_file, stream_units
+from pytest_memorybench.scenarios.beam.jsonstream import JsonStream, JsonStreamError
+from pytest_memorybench.scenarios.beam.questions import (
+    ProbingQuestion,
+    parse_probing_questions,
+)
+
+SIZES: tuple[str, ...] = ("100K", "500K", "1M", "10M")
+QUESTIONS = Path("probing_questions") / "probing_questions.json"
+CHAT = "chat.json"
+TRUNCATED = "chat_trunecated.json"  # the repository's spelling
+EXPORT_SUFFIXES = (".jsonl", ".json", ".ndjson")
+# BEAM's sizes, and any other "<number>K" / "<number>M" (our generator writes 40K or 2M chats too).
+_SIZE_IN_NAME = re.compile(r"(?<![0-9a-z])(\d+[km])(?![0-9a-z])", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class PublishedConversation:
+    """One published conversation: its questions now, its chat as a stream of raw batches later."""
+
+    size: str
+    number: str
+    questions: tuple[ProbingQuestion, ...]
+    units: Callable[[], Iterator[Any]]
+    source: str  # the file the chat streams from, for messages
+    missing: str | None = None  # why the chat cannot be read: its items are skipped with this
+
+    @property
+    def id(self) -> str:
+        return f"{self.size}-{self.number}"
+
+
+def size_label(name: str) -> str | None:
+    """"100K", "1M", … for a folder or file name that is (or contains) a size."""
+    match = _SIZE_IN_NAME.search(name)
+    return match.group(1).upper() if match else None
+
+
+def find_conversations(
+    path: str | Path, *, sizes: tuple[str, ...] = (), numbers: tuple[str, ...] = (), truncated: bool = True
+) -> list[PublishedConversation]:
+    """Every conversation under `path` (filtered by size and number), sizes in BEAM's order.
+
+    UsageError, in one line, when the path holds no BEAM data.
+    """
+    root = Path(path).expanduser()
+    if not root.exists():
+        raise UsageError(f"--mb-data beam={path}: no such file or folder")
+    found = _exports(root, sizes) if _is_export(root) else _repository(root, truncated) or _exports(root, sizes)
+    if not found:
+        raise UsageError(
+            f"--mb-data beam={path}: no BEAM data found; expected the repository layout "
+            "chats/<size>/<n>/chat.json with probing_questions/probing_questions.json, "
+            "or a Hugging Face export saved as .jsonl/.json (see the README's BEAM section)"
+        )
+    selected = [
+        c for c in found
+        if (not sizes or c.size in sizes) and (not numbers or c.number in numbers)
+    ]
+    if not selected:
+        have = ", ".join(c.id for c in found[:12]) + (" …" if len(found) > 12 else "")
+        raise UsageError(f"--mb-data beam={path}: no conversation matches sizes={list(sizes)} conversations={list(numbers)} (found: {have})")
+    order = {size: i for i, size in enumerate(SIZES)}
+    return sorted(selected, key=lambda c: (order.get(c.size, len(order)), c.size, _number_key(c.number)))
+
+
+def _number_key(number: str) -> tuple[int, str]:
+    return (int(number), "") if number.isdigit() else (1 << 30, number)
+
+
+# -- repository layout ---------------------------------------------------------------------------
+
+
+def _repository(root: Path, truncated: bool) -> list[PublishedConversation]:
+    if not root.is_dir():
+        return []
+    if (root / QUESTIONS).is_file():  # one conversation folder
+        size = size_label(root.parent.name) or root.parent.name
+        return [_conversation_folder(root, size, truncated)]
+    for base in (root / "chats", root):
+        size_dirs = [d for d in sorted(base.iterdir()) if d.is_dir() and size_label(d.name) == d.name.upper()] if base.is_dir() else []
+        if size_dirs:
+            return [c for d in size_dirs for c in _size_folder(d, d.name.upper(), truncated)]
+    if size_label(root.name) == root.name.upper():  # one size folder
+        return _size_folder(root, root.name.upper(), truncated)
+    return []
+
+
+def _size_folder(folder: Path, size: str, truncated: bool) -> list[PublishedConversation]:
+    return [
+        _conversation_folder(child, size, truncated)
+        for child in sorted(folder.iterdir())
+        if child.is_dir() and (child / QUESTIONS).is_file()
+    ]
+
+
+def _conversation_folder(folder: Path, size: str, truncated: bool) -> PublishedConversation:
+    questions = tuple(parse_probing_questions(_read_json(folder / QUESTIONS), str(folder / QUESTIONS)))
+    chat = folder / TRUNCATED if truncated and (folder / TRUNCATED).is_file() else folder / CHAT
+    missing = None if chat.is_file() else f"{chat} is missing (the repository leaves out large chats; the Hugging Face export has them all)"
+    return PublishedConversation(size, folder.name, questions, lambda: read_chat_file(chat), str(chat), missing)
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        with JsonStream(path) as stream:
+            return stream.value()
+    except JsonStreamError as exc:
+        raise UsageError(str(exc)) from None
+    except UnicodeDecodeError:
+        raise UsageError(f"{path}: not UTF-8 text") from None
+
+
+# -- Hugging Face export -------------------------------------------------------------------------
+
+
+def _is_export(path: Path) -> bool:
+    return path.is_file() and path.suffix.lower() in (*EXPORT_SUFFIXES, ".parquet")
+
+
+def _exports(root: Path, sizes: tuple[str, ...]) -> list[PublishedConversation]:
+    # In a folder, only files named by their size (`100K.jsonl`) are exports; other JSON is not ours.
+    files = [root] if root.is_file() else sorted(p for p in root.iterdir() if _is_export(p) and size_label(p.name))
+    found = []
+    for file in files:
+        if file.suffix.lower() == ".parquet":
+            raise UsageError(
+                f"{file}: Parquet is not read; save the split as JSON lines first, e.g. "
+                "datasets.load_dataset('Mohammadta/BEAM', split='100K').to_json('100K.jsonl')"
+            )
+        size = size_label(file.name) or (sizes[0] if len(sizes) == 1 else None)
+        if size is None:
+            raise UsageError(f"{file}: cannot tell the conversation size from the file name; name it like 100K.jsonl or set the suite parameter sizes: 100K")
+        found.extend(_export_rows(file, size))
+    return found
+
+
+_ROW_CACHE: dict[tuple[str, int, int], list[tuple[int, str, Any]]] = {}
+
+
+def _row_index(file: Path) -> list[tuple[int, str, Any]]:
+    """(row position, conversation id, raw probing questions) of every row, chats skipped."""
+    stat = file.stat()
+    key = (str(file.resolve()), stat.st_mtime_ns, stat.st_size)
+    if key not in _ROW_CACHE:
+        rows = []
+        try:
+            with JsonStream(file) as stream:
+                for position, _ in enumerate(_rows(stream)):
+                    identifier, questions = str(position + 1), None
+                    for name in stream.members():
+                        if name == "conversation_id":
+                            identifier = str(stream.value())
+                        elif name == "probing_questions":
+                            questions = stream.value()
+                        else:
+                            stream.skip()
+                    rows.append((position, identifier, questions))
+        except JsonStreamError as exc:
+            raise UsageError(str(exc)) from None
+        _ROW_CACHE[key] = rows
+    return _ROW_CACHE[key]
+
+
+def _rows(stream: JsonStream) -> Iterator[None]:
+    """Rows of a JSON-lines file (values one after another) or of a JSON array."""
+    if stream.peek() == "[":
+        yield from stream.items()
+        return
+    while not stream.at_end():
+        yield
+
+
+def _export_rows(file: Path, size: str) -> list[PublishedConversation]:
+    conversations = []
+    for position, identifier, raw in _row_index(file):
+        where = f"{file} row {position + 1}"
+        if raw is None:
+            raise UsageError(f"{where}: no 'probing_questions'")
+        questions = tuple(parse_probing_questions(raw, where))
+        number = identifier if re.fullmatch(r"[A-Za-z0-9_.-]+", identifier) else str(position + 1)
+        conversations.append(PublishedConversation(size, number, questions, _row_stream(file, position), where))
+    return conversations
+
+
+def _row_stream(file: Path, row: int) -> Callable[[], Iterator[Any]]:
+    return lambda: _row_chat(file, row)
+
+
+def _row_chat(file: Path, row: int) -> Iterator[Any]:
+    """The batches of one row's `chat`; if it has none, those of its `plans[*].chat` (BEAM-10M)."""
+    produced = False
+    for unit in _row_field(file, row, "chat"):
+        produced = True
+        yield unit
+    if produced:
+        return
+    with JsonStream(file) as stream:
+        if _seek_field(stream, row, "plans") and stream.peek() == "[":
+            for _ in stream.items():
+                if stream.peek() != "{":
+                    stream.skip()
+                    continue
+                for name in stream.members():
+                    if name == "chat":
+                        yield from stream_units(stream)
+                    else:
+                        stream.skip()
+
+
+def _row_field(file: Path, row: int, field: str) -> Iterator[Any]:
+    with JsonStream(file) as stream:
+        if _seek_field(stream, row, field):
+            yield from stream_units(stream)
+
+
+def _seek_field(stream: JsonStream, row: int, field: str) -> bool:
+    """Put the cursor on `field` of row `row`; False if the row has no such field."""
+    for position, _ in enumerate(_rows(stream)):
+        if position < row:
+            stream.skip()
+            continue
+        for name in stream.members():
+            if name == field:
+                return True
+            stream.skip()
+        return False
+    return False
+
+
+__all__ = ["SIZES", "PublishedConversation", "find_conversations", "size_label"]

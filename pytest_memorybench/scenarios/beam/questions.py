@@ -1,0 +1,180 @@
+"""BEAM's probing questions, normalised: one record shape for the ten abilities.
+
+The published `probing_questions.json` is a dict keyed by ability, two questions each (20 per
+conversation).  Every question has `question`, `difficulty` and `rubric` (a list of nuggets), but
+the reference answer is named differently per ability (`ideal_response` for abstention,
+`ideal_answer` for contradiction resolution, `ideal_summary` for summarization,
+`expected_compliance` for instruction and preference following, `answer` for the rest), and
+`source_chat_ids` is a list for some abilities, a dict of lists for others (`first_statement` /
+`second_statement`, `original_info` / `updated_info`, `first_event` / `second_event`) and absent or
+null for abstention.  The Hugging Face export holds the same dict as a Python-literal *string*;
+it is parsed with `ast.literal_eval`, which evaluates literals only (never `eval`, never pickle).
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from pytest_memorybench.errors import UsageError
+
+# The ten abilities (paper §2.2, Table 2), in the published files' spelling and order.
+ABILITIES: tuple[str, ...] = (
+    "abstention",
+    "contradiction_resolution",
+    "event_ordering",
+    "information_extraction",
+    "instruction_following",
+    "knowledge_update",
+    "multi_session_reasoning",
+    "preference_following",
+    "summarization",
+    "temporal_reasoning",
+)
+# The names the paper uses where the files differ ("Information Update", "Multi-hop Reasoning").
+ALIASES: dict[str, str] = {
+    "information_update": "knowledge_update",
+    "multi_hop_reasoning": "multi_session_reasoning",
+    "multi_hop": "multi_session_reasoning",
+}
+# Where each ability keeps its reference answer; the first present, non-empty one is used.
+ANSWER_FIELDS: tuple[str, ...] = ("answer", "ideal_answer", "ideal_response", "ideal_summary", "expected_compliance")
+# The one ability scored by Kendall tau-b instead of nuggets.
+ORDERING = "event_ordering"
+
+
+@dataclass(frozen=True)
+class ProbingQuestion:
+    """One probing question, whatever its ability's field names were.
+
+    `source_ids` are the chat message ids the answer rests on (all roles of a dict flattened, in
+    order); `extra` keeps every other published field (`ordering_tested`, `time_points`, …) so
+    nothing is lost for reports.
+    """
+
+    ability: str
+    index: int  # 1-based, within its ability
+    question: str
+    answer: str
+    rubric: tuple[str, ...]
+    difficulty: str = ""
+    source_ids: tuple[int, ...] = ()
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def expected(self) -> dict[str, Any]:
+        """What the scorer needs, as a JSON-ready dict (stored in the test definition)."""
+        return {
+            "ability": self.ability,
+            "rubric": list(self.rubric),
+            "difficulty": self.difficulty,
+            "source_chat_ids": list(self.source_ids),
+        }
+
+
+def ability_name(raw: str) -> str:
+    """The files' name of an ability, accepting the paper's names and any case or spacing."""
+    name = "_".join(str(raw).strip().lower().replace("-", " ").split())
+    name = ALIASES.get(name, name)
+    if name not in ABILITIES:
+        raise ValueError(f"unknown BEAM ability {raw!r} (known: {', '.join(ABILITIES)})")
+    return name
+
+
+def source_ids(raw: Any) -> tuple[int, ...]:
+    """`source_chat_ids` as a flat tuple of ints: a list, a dict of lists, a single id or null."""
+    if raw is None:
+        return ()
+    if isinstance(raw, Mapping):
+        values: list[Any] = []
+        for part in raw.values():
+            values.extend(part if isinstance(part, (list, tuple)) else [part])
+        raw = values
+    if not isinstance(raw, (list, tuple)):
+        raw = [raw]
+    ids = []
+    for value in raw:
+        if isinstance(value, bool):
+            continue
+        if isinstance(value, int):
+            ids.append(value)
+        elif isinstance(value, str) and value.strip().lstrip("-").isdigit():
+            ids.append(int(value.strip()))
+    return tuple(ids)
+
+
+def parse_question(ability: str, index: int, raw: Mapping[str, Any]) -> ProbingQuestion:
+    """One published question as a `ProbingQuestion`; ValueError names what is missing."""
+    if not isinstance(raw, Mapping):
+        raise ValueError(f"{ability} question {index} is not an object")
+    question = raw.get("question")
+    if not isinstance(question, str) or not question.strip():
+        raise ValueError(f"{ability} question {index} has no 'question' text")
+    rubric = raw.get("rubric")
+    if isinstance(rubric, str):
+        rubric = [rubric]
+    if not isinstance(rubric, list) or not rubric or not all(isinstance(n, str) and n.strip() for n in rubric):
+        raise ValueError(f"{ability} question {index} has no 'rubric' (a non-empty list of nugget strings)")
+    answer = next((str(raw[name]) for name in ANSWER_FIELDS if raw.get(name) not in (None, "")), "")
+    known = {"question", "rubric", "difficulty", "source_chat_ids", *ANSWER_FIELDS}
+    return ProbingQuestion(
+        ability=ability,
+        index=index,
+        question=question.strip(),
+        answer=answer.strip(),
+        rubric=tuple(nugget.strip() for nugget in rubric),
+        difficulty=str(raw.get("difficulty") or ""),
+        source_ids=source_ids(raw.get("source_chat_ids")),
+        extra={key: value for key, value in raw.items() if key not in known},
+    )
+
+
+def parse_probing_questions(raw: Any, where: str) -> list[ProbingQuestion]:
+    """Every question of a conversation, abilities in the standard order.
+
+    `raw` is the decoded dict, or the Hugging Face export's string holding it as a Python literal
+    (or as JSON).  A problem raises UsageError naming `where` (the file or row).
+    """
+    if isinstance(raw, str):
+        raw = literal(raw, where)
+    if not isinstance(raw, Mapping):
+        raise UsageError(f"{where}: probing questions must be an object keyed by ability, got {type(raw).__name__}")
+    questions: list[ProbingQuestion] = []
+    try:
+        by_ability = {ability_name(key): value for key, value in raw.items()}
+        for ability in ABILITIES:
+            items = by_ability.get(ability) or []
+            if not isinstance(items, list):
+                raise ValueError(f"{ability} must hold a list of questions")
+            questions.extend(parse_question(ability, index, item) for index, item in enumerate(items, 1))
+    except ValueError as exc:
+        raise UsageError(f"{where}: {exc}") from None
+    return questions
+
+
+def literal(text: str, where: str) -> Any:
+    """A Python literal (dicts, lists, strings, numbers, None) or JSON text, safely."""
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        pass
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        raise UsageError(f"{where}: the probing questions are neither a Python literal nor JSON") from None
+
+
+__all__ = [
+    "ABILITIES",
+    "ALIASES",
+    "ANSWER_FIELDS",
+    "ORDERING",
+    "ProbingQuestion",
+    "ability_name",
+    "literal",
+    "parse_probing_questions",
+    "parse_question",
+    "source_ids",
+]

@@ -1,0 +1,314 @@
+"""BEAM data: the streaming JSON reader, chat normalisation, question fields, the loader's layouts.
+
+The two real 100K conversations in ../shared/reference/beam (no licence: read in place, never
+copied) are checked where present; everything else runs on chats our generator writes in the
+published layouts.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+
+from pytest_memorybench.errors import UsageError
+from pytest_memorybench.scenarios.beam.chat import (
+    ANY_MARKER,
+    ChatMessage,
+    batches,
+    deliver,
+    group_turns,
+    iter_units,
+    parse_anchor,
+    read_chat_file,
+    strip_marker,
+)
+from pytest_memorybench.scenarios.beam.generator import plan_chat
+from pytest_memorybench.scenarios.beam.jsonstream import JsonStream, JsonStreamError
+from pytest_memorybench.scenarios.beam.loader import find_conversations, size_label
+from pytest_memorybench.scenarios.beam.questions import (
+    ABILITIES,
+    parse_probing_questions,
+    source_ids,
+)
+from pytest_memorybench.scenarios.beam.writer import write_export_row, write_repository
+
+REFERENCE = Path(__file__).resolve().parents[2] / "shared" / "reference" / "beam"
+needs_reference = pytest.mark.skipif(not (REFERENCE / "chats").is_dir(), reason=f"BEAM reference data not found at {REFERENCE}")
+
+
+# -- the streaming reader ------------------------------------------------------------------------------
+
+
+def _random_json(rng: random.Random, depth: int = 0) -> object:
+    roll = rng.random()
+    if depth > 3 or roll < 0.3:
+        return rng.choice([7, -2.5e3, True, None, 'quote " and \\ backslash\n', "é" * rng.randint(0, 40), "x" * rng.randint(0, 700)])
+    if roll < 0.65:
+        return [_random_json(rng, depth + 1) for _ in range(rng.randint(0, 4))]
+    return {f"key{i}": _random_json(rng, depth + 1) for i in range(rng.randint(0, 4))}
+
+
+@pytest.mark.parametrize("chunk", [1, 5, 64, 1 << 20])
+def test_the_stream_reads_and_skips_values_exactly_at_any_chunk_size(tmp_path: Path, chunk: int) -> None:
+    rng = random.Random(chunk)
+    for trial in range(40):
+        data = [_random_json(rng) for _ in range(rng.randint(0, 5))]
+        path = tmp_path / f"{trial}.json"
+        path.write_text(json.dumps(data, indent=rng.choice([None, 2]), ensure_ascii=False), encoding="utf-8")
+        keep = [rng.random() < 0.5 for _ in data]
+        got = []
+        with JsonStream(path, chunk) as stream:
+            for index, _ in enumerate(stream.items()):
+                if keep[index]:
+                    got.append(stream.value())
+                else:
+                    stream.skip()
+            assert stream.at_end()
+        assert got == [value for value, kept in zip(data, keep) if kept]
+
+
+def test_the_stream_holds_one_value_at_a_time_however_long_the_file(tmp_path: Path) -> None:
+    """The buffer never grows past a chunk plus the value being parsed (a batch), nor while
+    skipping a value bigger than the whole buffer."""
+    values = [{"turns": [["word " * 200] * 5]} for _ in range(300)]
+    path = tmp_path / "chat.json"
+    path.write_text(json.dumps([{"plan-1": values}, "x" * 200_000, values]), encoding="utf-8")
+    largest = max(len(json.dumps(v)) for v in values)
+    chunk = 4096
+    seen = 0
+    with JsonStream(path, chunk) as stream:
+        for _ in stream.items():
+            if stream.peek() == '"':
+                stream.skip()
+            elif stream.peek() == "{":
+                for _key in stream.members():
+                    for _ in stream.items():
+                        stream.value()
+                        seen += 1
+                        assert len(stream._buffer) <= largest + 2 * chunk
+            else:
+                for _ in stream.items():
+                    stream.value()
+                    seen += 1
+                    assert len(stream._buffer) <= largest + 2 * chunk
+    assert seen == 600 and path.stat().st_size > 100 * (largest + 2 * chunk)
+
+
+def test_broken_json_names_the_file_and_the_offset(tmp_path: Path) -> None:
+    path = tmp_path / "chat.json"
+    path.write_text('[{"turns": [1, 2}]', encoding="utf-8")
+    with pytest.raises(JsonStreamError, match=r"chat\.json: not valid JSON at character"):
+        list(read_chat_file(path))
+
+
+# -- chat shapes and normalisation ----------------------------------------------------------------------
+
+
+def _message(role: str, content: str, **extra: object) -> dict[str, object]:
+    return {"role": role, "content": content, **extra}
+
+
+def test_the_three_published_chat_shapes_give_the_same_batches(tmp_path: Path) -> None:
+    turn1 = [_message("user", "Plan my week ->-> 1,1", id=0, question_type="main_question", time_anchor="March-15-2024"),
+             _message("assistant", "Sure.", id=1)]
+    turn2 = [_message("user", "Add gym ->-> 1,2", id=2, question_type="main_question"), _message("assistant", "Done.", id=3),
+             _message("user", "Mornings", id=4, question_type="answer_ai_question"), _message("assistant", "Noted.", id=5)]
+    repository = [{"batch_number": 1, "turns": [turn1, turn2], "time_anchor": None}]
+    ten_million = [{"plan-1": repository}, {"plan-2": [{"batch_number": 1, "turns": [turn1], "time_anchor": None}]}]
+    export = [[*turn1, *turn2]]
+    shapes = {"repository": repository, "10M": ten_million, "export": export}
+    for name, chat in shapes.items():
+        path = tmp_path / f"{name}.json"
+        path.write_text(json.dumps(chat), encoding="utf-8")
+        streamed = list(batches(read_chat_file(path)))
+        assert streamed == list(batches(iter_units(chat))), name
+        assert [len(turn) for turn in streamed[0].turns] == [2, 4], name
+        assert streamed[0].time_anchor == "March-15-2024"
+    assert len(list(batches(iter_units(ten_million)))) == 2
+
+
+def test_delivery_dates_messages_by_their_batch_anchor_and_strips_markers() -> None:
+    chat = [
+        {"turns": [[_message("user", "Hello ->-> 1,1", time_anchor="March-15-2024"), _message("assistant", "Hi ->->  1,1")]]},
+        {"turns": [[_message("user", "Again ->-> 2,N/A"), _message("assistant", "Yes")]]},
+    ]
+    messages = list(deliver(batches(iter_units(chat))))
+    assert [m.text for m in messages] == ["Hello", "Hi", "Again", "Yes"]
+    assert [m.role for m in messages] == ["user", "assistant", "user", "assistant"]
+    assert messages[0].timestamp == datetime(2024, 3, 15, 9, 0)
+    assert messages[1].timestamp == datetime(2024, 3, 15, 9, 0, 30)
+    assert messages[2].timestamp.date() == datetime(2024, 3, 16).date()  # no anchor: the next day
+    kept = list(deliver(batches(iter_units(chat)), strip_markers=False))
+    assert kept[0].text == "Hello ->-> 1,1" and kept[2].text == "Again ->-> 2,N/A"
+
+
+def test_markers_only_come_off_the_end() -> None:
+    assert strip_marker("Use a -> b arrow ->-> 3,8") == "Use a -> b arrow"
+    assert strip_marker("No marker here") == "No marker here"
+    assert strip_marker("mid ->-> 1,2 text") == "mid ->-> 1,2 text"
+
+
+def test_time_anchors_in_several_spellings() -> None:
+    assert parse_anchor("March-15-2024") == datetime(2024, 3, 15).date()
+    assert parse_anchor("April 5, 2024") == datetime(2024, 4, 5).date()
+    assert parse_anchor("2024-04-05") == datetime(2024, 4, 5).date()
+    assert parse_anchor("someday") is None
+
+
+def test_flat_messages_are_grouped_into_turns_at_main_questions() -> None:
+    flat = [ChatMessage("user", "a", question_type="main_question"), ChatMessage("assistant", "b"),
+            ChatMessage("user", "c", question_type="followup_question"), ChatMessage("assistant", "d"),
+            ChatMessage("user", "e", question_type="main_question"), ChatMessage("assistant", "f")]
+    assert [len(turn) for turn in group_turns(flat)] == [4, 2]
+    untyped = [ChatMessage("user", "a"), ChatMessage("assistant", "b"), ChatMessage("user", "c"), ChatMessage("assistant", "d")]
+    assert [len(turn) for turn in group_turns(untyped)] == [2, 2]
+
+
+# -- probing questions ---------------------------------------------------------------------------------
+
+
+def test_answer_field_variants_and_source_id_shapes_are_normalised() -> None:
+    raw = {
+        "abstention": [{"question": "Q1?", "ideal_response": "No info.", "rubric": ["Based on the provided chat, there is no information"], "source_chat_ids": None}],
+        "contradiction_resolution": [{"question": "Q2?", "ideal_answer": "Which?", "rubric": ["a", "b"], "source_chat_ids": {"first_statement": [58], "second_statement": [24]}}],
+        "summarization": [{"question": "Q3?", "ideal_summary": "Sum.", "rubric": ["c"], "source_chat_ids": [4, 5]}],
+        "instruction_following": [{"question": "Q4?", "expected_compliance": "Code blocks.", "rubric": ["d"], "compliance_indicators": ["x"]}],
+        "Information Update": [{"question": "Q5?", "answer": "250ms", "rubric": "LLM response should state: 250ms"}],
+    }
+    questions = {q.ability: q for q in parse_probing_questions(raw, "test")}
+    assert questions["abstention"].answer == "No info." and questions["abstention"].source_ids == ()
+    assert questions["contradiction_resolution"].source_ids == (58, 24)
+    assert questions["summarization"].answer == "Sum."
+    assert questions["instruction_following"].answer == "Code blocks."
+    assert questions["instruction_following"].extra == {"compliance_indicators": ["x"]}
+    assert questions["knowledge_update"].rubric == ("LLM response should state: 250ms",)
+    assert source_ids(["3", 4, True]) == (3, 4)
+
+
+def test_the_export_s_python_literal_string_is_parsed_safely() -> None:
+    literal = repr({"abstention": [{"question": "Q?", "ideal_response": "None here.", "rubric": ["no information"], "source_chat_ids": None}]})
+    assert parse_probing_questions(literal, "row 1")[0].answer == "None here."
+    with pytest.raises(UsageError, match="row 2: the probing questions are neither"):
+        parse_probing_questions("__import__('os').system('true')", "row 2")
+    with pytest.raises(UsageError, match="row 3: abstention question 1 has no 'rubric'"):
+        parse_probing_questions({"abstention": [{"question": "Q?"}]}, "row 3")
+
+
+# -- the loader on our own data in the published layouts ----------------------------------------------------
+
+
+def test_a_generated_chat_round_trips_through_the_repository_layout(tmp_path: Path) -> None:
+    plan = plan_chat(40_000, seed=3)
+    write_repository(plan, tmp_path, number=7)
+    (conversation,) = find_conversations(tmp_path)
+    assert conversation.id == "40K-7" and conversation.missing is None
+    assert [(q.ability, q.question, q.answer, q.rubric) for q in conversation.questions] == [
+        (q.ability, q.question, q.answer, q.rubric) for q in plan.questions
+    ]
+    from pytest_memorybench.scenarios.beam.generator import batches as generated
+
+    assert list(batches(conversation.units())) == list(batches(generated(plan)))
+    # The same folder found from the chats/ folder, the size folder and the conversation folder.
+    for path in (tmp_path / "chats", tmp_path / "chats" / "40K", tmp_path / "chats" / "40K" / "7"):
+        assert [c.id for c in find_conversations(path)] == ["40K-7"]
+
+
+def test_a_generated_chat_round_trips_through_a_hugging_face_export(tmp_path: Path) -> None:
+    plans = [plan_chat(30_000, seed=1, number=n) for n in (1, 2)]
+    export = tmp_path / "BEAM-100K.jsonl"
+    with open(export, "w", encoding="utf-8") as out:
+        for number, plan in enumerate(plans, 1):
+            write_export_row(plan, out, conversation_id=str(number))
+    conversations = find_conversations(export)
+    assert [c.id for c in conversations] == ["100K-1", "100K-2"]
+    from pytest_memorybench.scenarios.beam.generator import batches as generated
+
+    for conversation, plan in zip(conversations, plans):
+        assert [q.rubric for q in conversation.questions] == [q.rubric for q in plan.questions]
+        assert list(deliver(batches(conversation.units()))) == list(deliver(batches(generated(plan))))
+
+
+def test_a_10m_export_row_without_a_top_level_chat_reads_its_plans(tmp_path: Path) -> None:
+    def batch(first_id: int, text: str) -> list[dict[str, object]]:
+        return [_message("user", f"{text} ->-> 1,1", id=first_id, question_type="main_question", time_anchor="May-02-2024"),
+                _message("assistant", "ok", id=first_id + 1)]
+
+    questions = repr({"abstention": [{"question": "Q?", "ideal_response": "No.", "rubric": ["no information"]}]})
+    row = {
+        "conversation_id": 4, "chat": [], "probing_questions": questions,
+        "plans": [{"plan_id": 1, "chat": [batch(0, "first")]}, {"plan_id": 2, "chat": [batch(2, "second"), batch(4, "third")]}],
+    }
+    export = tmp_path / "beam-10M.jsonl"
+    export.write_text(json.dumps(row) + "\n", encoding="utf-8")
+    (conversation,) = find_conversations(export)
+    assert conversation.id == "10M-4"
+    assert [m.text for m in deliver(batches(conversation.units())) if m.role == "user"] == ["first", "second", "third"]
+
+
+def test_bad_data_paths_fail_with_one_line(tmp_path: Path) -> None:
+    with pytest.raises(UsageError, match="no such file or folder"):
+        find_conversations(tmp_path / "nowhere")
+    with pytest.raises(UsageError, match="no BEAM data found"):
+        find_conversations(tmp_path)
+    (tmp_path / "beam.parquet").write_bytes(b"PAR1")
+    with pytest.raises(UsageError, match="Parquet is not read"):
+        find_conversations(tmp_path / "beam.parquet")
+    unsized = tmp_path / "export.jsonl"
+    unsized.write_text("", encoding="utf-8")
+    with pytest.raises(UsageError, match="cannot tell the conversation size"):
+        find_conversations(unsized)
+    assert size_label("chats/10M") == "10M" and size_label("beam-1m.jsonl") == "1M" and size_label("100kb") is None
+
+
+# -- the two real conversations --------------------------------------------------------------------------
+
+
+@needs_reference
+def test_the_reference_conversations_load_with_their_counts() -> None:
+    conversations = {c.id: c for c in find_conversations(REFERENCE)}
+    assert sorted(conversations) == ["100K-1", "100K-5", "10M-1", "1M-1"]
+    for conversation in conversations.values():
+        assert len(conversation.questions) == 20
+        assert {q.ability for q in conversation.questions} == set(ABILITIES)
+    # 1M and 10M chats are absent from the repository: their questions are listed, to be skipped.
+    assert conversations["1M-1"].missing and "chat.json is missing" in conversations["1M-1"].missing
+    assert conversations["100K-1"].missing is None
+
+    counts = {}
+    for name in ("100K-1", "100K-5"):
+        chat = list(batches(conversations[name].units()))
+        counts[name] = (len(chat), sum(len(b.turns) for b in chat), sum(1 for b in chat for _ in b.messages))
+    assert counts["100K-1"] == (3, 78, 188)
+    assert counts["100K-5"] == (3, 81, 232)  # chat_trunecated.json, as the official answer script reads
+    untruncated = {c.id: c for c in find_conversations(REFERENCE, sizes=("100K",), truncated=False)}["100K-5"]
+    assert sum(1 for b in batches(untruncated.units()) for _ in b.messages) == 238
+
+
+@needs_reference
+def test_the_reference_chat_is_dated_and_its_plan_markers_stripped() -> None:
+    (conversation,) = find_conversations(REFERENCE, sizes=("100K",), numbers=("1",))
+    chat = list(batches(conversation.units()))
+    assert [b.time_anchor for b in chat] == ["March-15-2024", "April-05-2024", "April-25-2024"]
+    messages = list(deliver(chat))
+    assert [m.timestamp.date().isoformat() for m in (messages[0], messages[-1])] == ["2024-03-15", "2024-04-25"]
+    assert not any(ANY_MARKER.search(m.text) for m in messages)
+    assert sum(1 for m in deliver(chat, strip_markers=False) if ANY_MARKER.search(m.text)) == 79
+
+
+@needs_reference
+def test_the_reference_questions_normalise_every_field_variant() -> None:
+    (conversation,) = find_conversations(REFERENCE, sizes=("100K",), numbers=("1",))
+    by_ability = {}
+    for q in conversation.questions:
+        by_ability.setdefault(q.ability, []).append(q)
+    assert all(len(items) == 2 for items in by_ability.values())
+    assert all(q.answer for q in conversation.questions)  # every variant found its reference answer
+    assert by_ability["abstention"][0].answer.startswith("Based on the provided chat")
+    assert by_ability["contradiction_resolution"][0].source_ids == (58, 24)
+    assert by_ability["event_ordering"][0].rubric == ("Core functionality", "Transaction error handling", "Security and deployment")
+    assert by_ability["knowledge_update"][0].source_ids == (86, 114)
+    assert "compliance_indicators" in by_ability["instruction_following"][0].extra
