@@ -192,7 +192,7 @@ def test_unknown_scenario_lists_available(tmp_path: Path) -> None:
     path = write_suite(tmp_path, "name: x\nscenarios: [ltm.colors]\n")
     message = load_error(path)
     assert "unknown scenario 'ltm.colors'" in message
-    assert re.search(r"available: (ltm\.\w+, )*ltm\.colours", message)
+    assert re.search(r"available: (\w+\.\w+, )*ltm\.colours", message)
 
 
 def test_unknown_scenario_parameter_names_it_and_the_known_ones(tmp_path: Path) -> None:
@@ -280,12 +280,13 @@ def test_nonexistent_path_mentions_builtin_suites(tmp_path: Path) -> None:
     missing = tmp_path / "nope.yaml"
     message = load_error(missing)
     assert message == (
-        f"--mb-suite {str(missing)!r}: no built-in suite of that name and no such file (built-in suites: ltm)"
+        f"--mb-suite {str(missing)!r}: no built-in suite of that name and no such file "
+        f"(built-in suites: {', '.join(builtin_suites())})"
     )
 
 
 def test_unknown_builtin_name_mentions_builtin_suites() -> None:
-    with pytest.raises(UsageError, match=r"--mb-suite 'ltm2'.*built-in suites: ltm\)"):
+    with pytest.raises(UsageError, match=r"--mb-suite 'ltm2'.*built-in suites: (\w+, )*ltm(, \w+)*\)"):
         load_suite("ltm2")
 
 

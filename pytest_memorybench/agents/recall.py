@@ -5,14 +5,28 @@ the same question asked again), ranks them with BM25 against each question, and 
 best match.  Memory systems usually let the newest fact win, so among statements scoring within
 `RECENCY_BAND` of the best it picks the most recent.  No model is involved: the scores it gets
 show how far plain lexical retrieval goes on a scenario, between `null` and `oracle`.
+
+Multiple-choice questions (MemBench: a question, then lines "A. …" to "D. …") get a letter.  The
+baseline reads the `READ` statements most relevant to the question without its options (or, when
+nothing matches that, to the options' words) and picks the option whose words those statements
+cover best, each word weighted by its rarity in memory (BM25's idf), so a value that was actually
+said beats one that merely shares "years old" with it.  Among equally covered options, the one
+held by the statement holding more of the question's words wins, and among near-equals (the
+recency band again) the one in the newest statement, so a correction beats what it corrects.  When no option's words occur
+at all it abstains, as it does when nothing matches a plain question.
+
+`answer(question, memory)` is that answerer on its own, so the reference memory agents
+(`agents/memory.py`) can put it behind other memory components.
 """
 
 from __future__ import annotations
 
 import copy
 import logging
+import math
 import re
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Iterable, Sequence
 
 import bm25s
 import numpy as np
@@ -25,6 +39,7 @@ from pytest_memorybench.records import Message
 logging.getLogger("bm25s").setLevel(logging.WARNING)  # its per-index DEBUG lines clutter reports
 
 RECENCY_BAND = 0.8
+READ = 8  # statements the multiple-choice answerer reads
 _WORD = re.compile(r"[a-z0-9]+")
 # bm25s's English list holds articles and prepositions only; conversation is full of pronouns and
 # question words that would otherwise make every "my ..." statement match every "my ..." question.
@@ -33,68 +48,173 @@ _STOPWORDS = frozenset(STOPWORDS_EN) | {
     "his", "they", "them", "their", "what", "which", "who", "whom", "whose", "when", "where", "why",
     "how", "do", "does", "did", "am", "have", "has", "had", "can", "could", "would", "should",
 }  # fmt: skip
+_OPTION = re.compile(r"^\s*\(?([A-Z])[.)]\s+(\S.*?)\s*$")
 
 
 def _terms(text: str) -> list[str]:
     return [word for word in _WORD.findall(text.lower()) if word not in _STOPWORDS]
 
 
-def _is_question(text: str) -> bool:
-    return "?" in text
+def split_choices(question: str) -> tuple[str, dict[str, str]]:
+    """The question without its options, and the options by letter ({} when it has none).
+
+    Options are lines "A. text", "B) text" or "(C) text" with consecutive letters from A; at least
+    two.  Lines after the last option (an instruction) are dropped from the stem.
+    """
+    lines = question.splitlines()
+    for start, line in enumerate(lines):
+        match = _OPTION.match(line)
+        if not match or match.group(1) != "A":
+            continue
+        options: dict[str, str] = {}
+        for following in lines[start:]:
+            found = _OPTION.match(following)
+            if not found or found.group(1) != chr(ord("A") + len(options)):
+                break
+            options[found.group(1)] = found.group(2)
+        if len(options) >= 2:
+            return "\n".join(lines[:start]).strip(), options
+    return question, {}
+
+
+def is_question(text: str) -> bool:
+    return "?" in text or bool(split_choices(text)[1])
+
+
+class Bm25Memory:
+    """Statements in the order they were told, ranked by BM25 (the index is rebuilt when they grow)."""
+
+    def __init__(self, texts: Iterable[str] = ()) -> None:
+        self.texts: list[str] = []
+        self._words: list[list[str]] = []  # what BM25 indexes (repeats count)
+        self._terms: list[frozenset[str]] = []
+        self._df: Counter[str] = Counter()
+        self._index: bm25s.BM25 | None = None
+        self._indexed = 0
+        for text in texts:
+            self.add(text)
+
+    def add(self, text: str) -> bool:
+        """Keep `text` if it has a word worth matching; whether it was kept."""
+        terms = _terms(text)
+        if not terms:
+            return False
+        self.texts.append(text)
+        self._words.append(terms)
+        self._terms.append(frozenset(terms))
+        self._df.update(set(terms))
+        return True
+
+    def __len__(self) -> int:
+        return len(self.texts)
+
+    def scores(self, query: str) -> np.ndarray:
+        terms = _terms(query)
+        if not terms or not self.texts:
+            return np.zeros(len(self.texts))
+        if self._index is None or self._indexed != len(self.texts):
+            index = bm25s.BM25()
+            index.index(self._words, show_progress=False)
+            self._index, self._indexed = index, len(self.texts)
+        return np.asarray(self._index.get_scores(terms))
+
+    def ranked(self, query: str, k: int) -> list[int]:
+        """Positions of the top-k statements; within the recency band of the best, newer ranks first."""
+        scores = self.scores(query)
+        if not len(scores):
+            return []
+        best = float(np.max(scores))
+        if best <= 0.0:
+            return []
+        in_band = scores >= RECENCY_BAND * best
+        order = sorted(
+            (int(i) for i in np.flatnonzero(scores > 0)),
+            key=lambda i: (not in_band[i], -i if in_band[i] else -scores[i]),
+        )
+        return order[:k]
+
+    def idf(self, term: str) -> float:
+        df = self._df.get(term, 0)
+        return math.log(1 + (len(self.texts) - df + 0.5) / (df + 0.5))
+
+    def terms_of(self, position: int) -> frozenset[str]:
+        return self._terms[position]
+
+
+def pick_option(stem: str, options: dict[str, str], memory: Bm25Memory) -> str | None:
+    """The option the most relevant statements support best (see the module docstring), or None.
+
+    First by how much of the option the statements read cover together (a list of titles is told
+    over several messages); among the best, by the relevance of the single statement that covers
+    it most, where a statement within `RECENCY_BAND` of the best counts as good as it and the
+    newest such one wins.
+    """
+    query = stem
+    read = memory.ranked(query, READ)
+    if not read:  # the question matches nothing: read what the options match
+        query = " ".join(options.values())
+        read = memory.ranked(query, READ)
+    asked = set(_terms(query))
+    # How much of the question a statement holds; unlike BM25, a longer statement (a correction
+    # with its preamble) is not less relevant for saying more.
+    relevance = {p: sum(memory.idf(word) for word in asked & memory.terms_of(p)) for p in read}
+    together = set().union(*(memory.terms_of(p) for p in read)) if read else set()
+    candidates: list[tuple[float, float, int, str]] = []  # (union cover, single support, newest, letter)
+    for letter, text in options.items():
+        words = frozenset(_terms(text))
+        weight = sum(memory.idf(word) for word in words)
+        if not weight or not words & together:
+            continue
+        support, newest = max(
+            (relevance[p] * _cover(memory, words, memory.terms_of(p)) / weight, p) for p in read if words & memory.terms_of(p)
+        )
+        candidates.append((round(_cover(memory, words, together) / weight, 9), support, newest, letter))
+    if not candidates:
+        return None
+    top = max(c[0] for c in candidates)
+    finalists = [c for c in candidates if c[0] == top]
+    best = max(c[1] for c in finalists)
+    return max((c for c in finalists if c[1] >= RECENCY_BAND * best), key=lambda c: (c[2], c[1]))[3]
+
+
+def _cover(memory: Bm25Memory, words: frozenset[str], terms: frozenset[str] | set[str]) -> float:
+    """The idf weight of the option words a statement (or several) holds."""
+    return sum(memory.idf(word) for word in words & terms)
+
+
+def answer(question: str, memory: Bm25Memory) -> str:
+    """What the baseline says to a question: an option letter, the best statement, or abstention."""
+    stem, options = split_choices(question)
+    if options:
+        return pick_option(stem, options, memory) or ABSTENTION
+    best = memory.ranked(question, 1)
+    return memory.texts[best[0]] if best else ABSTENTION
 
 
 class RecallAgent:
     def __init__(self) -> None:
-        self._memory: list[str] = []
-        self._index: bm25s.BM25 | None = None
-        self._indexed = 0
+        self._store = Bm25Memory()
+
+    @property
+    def _memory(self) -> list[str]:
+        return self._store.texts
 
     async def reply(self, message: Message) -> str:
-        if not _is_question(message.text):
-            self._remember(message.text)
+        if not is_question(message.text):
+            self._store.add(message.text)
             return ACKNOWLEDGEMENT
-        best = self._ranked(message.text, 1)
-        return best[0] if best else ABSTENTION
+        return answer(message.text, self._store)
 
     async def observe(self, messages: Sequence[Message]) -> None:
         for message in messages:
-            if not _is_question(message.text):
-                self._remember(message.text)
+            if not is_question(message.text):
+                self._store.add(message.text)
 
     async def retrieve(self, query: str, k: int) -> list[str]:
-        return self._ranked(query, k)
+        return [self._store.texts[i] for i in self._store.ranked(query, k)]
 
     async def reset(self) -> None:
         self.__init__()  # type: ignore[misc]
 
     async def fork(self) -> RecallAgent:
         return copy.deepcopy(self)
-
-    def _remember(self, text: str) -> None:
-        if _terms(text):
-            self._memory.append(text)
-
-    def _ranked(self, query: str, k: int) -> list[str]:
-        """Top-k statements by BM25; within the recency band of the best, newer ranks first."""
-        terms = _terms(query)
-        if not terms or not self._memory:
-            return []
-        scores = self._bm25().get_scores(terms)
-        best = float(np.max(scores))
-        if best <= 0.0:
-            return []
-        in_band = scores >= RECENCY_BAND * best
-        position = np.arange(len(scores))
-        # Sort key: statements in the band first (newest first), then the rest by score.
-        order = sorted(
-            (int(i) for i in np.flatnonzero(scores > 0)),
-            key=lambda i: (not in_band[i], -position[i] if in_band[i] else -scores[i]),
-        )
-        return [self._memory[i] for i in order[:k]]
-
-    def _bm25(self) -> bm25s.BM25:
-        if self._index is None or self._indexed != len(self._memory):
-            index = bm25s.BM25()
-            index.index([_terms(text) for text in self._memory], show_progress=False)
-            self._index, self._indexed = index, len(self._memory)
-        return self._index

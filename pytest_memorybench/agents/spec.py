@@ -2,6 +2,7 @@
 
 Forms, tried in this order:
   recall | null | oracle              built-in agents, no network
+  full-memory | recent-memory | retrieval-memory   reference memory agents, no network
   openai:MODEL[@URL]                  OpenAI chat completions (URL: any compatible server)
   anthropic:MODEL[@URL]               Anthropic messages
   http(s)://HOST/.../v1               an OpenAI-compatible server; the model is its first listed
@@ -30,7 +31,7 @@ ENTRY_POINT_GROUP = "memorybench.agents"
 LLM_PROVIDERS = ("openai", "anthropic")
 API_KEY_VARIABLES = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
 SPEC_FORMS = (
-    "recall, null, oracle, openai:MODEL, anthropic:MODEL, openai:MODEL@URL, "
+    "recall, null, oracle, full-memory, recent-memory, retrieval-memory, openai:MODEL, anthropic:MODEL, openai:MODEL@URL, "
     "http://HOST:PORT/v1, an installed memorybench.agents entry point, or pkg.module:factory"
 )
 
@@ -67,11 +68,12 @@ class AgentOptions:
 
 
 def builtin_agents() -> dict[str, type]:
+    from pytest_memorybench.agents.memory import AGENTS as MEMORY_AGENTS
     from pytest_memorybench.agents.null import NullAgent
     from pytest_memorybench.agents.oracle import OracleAgent
     from pytest_memorybench.agents.recall import RecallAgent
 
-    return {"recall": RecallAgent, "null": NullAgent, "oracle": OracleAgent}
+    return {"recall": RecallAgent, "null": NullAgent, "oracle": OracleAgent, **MEMORY_AGENTS}
 
 
 def parse_agent_spec(text: str) -> AgentSpec:

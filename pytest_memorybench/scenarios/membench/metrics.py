@@ -1,0 +1,172 @@
+"""MemBench's four metrics over a scenario's items (§3.4): accuracy, recall@k, capacity, efficiency.
+
+`summarize(records)` is called on the controller with the results.json records of one scenario;
+it is a pure function of them.  Each record carries what it needs: its score (the answer after
+the whole trajectory), `details.scoring` (a verdict per ask, the evidence step ids and the texts
+each evidence step was told in), and the engine's `details` (`asks` with the tokens delivered
+before each, `retrieved` per ask, `read_seconds` per ask, `write_seconds` per trajectory).
+
+Accuracy: the mean score by memory level, as the paper's Tables 3 and 4 report it (per question
+type, the scenario's categories already give Tables 10-12).
+
+Recall@k, for agents with `retrieve(query, k)`: the share of the question's evidence steps among
+the first k memories retrieved when the question was asked after the whole trajectory, averaged
+over questions (MemBench `get_recall`).  Memories are texts, so a retrieved text stands for the
+evidence step whose message (or recorded reply) it contains, ignoring case and spacing: a memory
+storing the message alone, with a date, or in a longer record all count.  Only evidence steps need
+recognising, since only they count.  Questions without evidence ids are left out; an agent
+without `retrieve` gets the reason instead of a number.
+
+Capacity: every ask is a point (tokens delivered so far, answered correctly?).  The points are
+sorted by tokens and cut into `CAPACITY_BINS` bins of equal size; the curve is each bin's mean
+tokens and its accuracy.  The paper reads "where accuracy drops sharply" off its plot; we report the first bin
+from which accuracy stays below half the best accuracy before it, for two bins at least, or "none" (the paper notes a
+retrieval memory may have no such point, and bins of fewer than `MIN_BIN_ASKS` asks are too noisy
+to call one).  Questions whose evidence comes early are asked at low token counts and those with
+more evidence (harder types) late, so the paper's curve mixes capacity with question mix; a second
+curve, "capacity after evidence", puts each ask at the tokens delivered since the question's last
+evidence, which shows a memory window directly.
+
+Efficiency: read time is the time of each question (retrieve and reply, in milliseconds), mean
+and 95th percentile over all asks; write time is per `observe` call (per message by default),
+the mean over all calls and the calls-weighted mean of each trajectory's 95th percentile.  The
+paper's read time counts memory recall only; an agent's reply time is part of ours, since the
+harness cannot see inside the agent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from pytest_memorybench.scoring.membench import (
+    CapacityPoint,
+    capacity_point,
+    recall_at_k,
+)
+
+CAPACITY_BINS = 10
+MIN_BIN_ASKS = 20  # asks a bin needs before a drop in it counts as a collapse
+NO_RETRIEVE = "skipped: the agent has no retrieve(query, k)"
+
+
+def _normal(text: str) -> str:
+    return " ".join(str(text).split()).casefold()
+
+
+def retrieved_steps(retrieved: Sequence[str], evidence: Sequence[int], evidence_texts: Sequence[Sequence[str]]) -> list[list[int]]:
+    """For each retrieved memory, in rank order, the evidence steps it holds the text of."""
+    wanted = [(step, [_normal(text) for text in texts if _normal(text)]) for step, texts in zip(evidence, evidence_texts)]
+    found = []
+    for memory in retrieved:
+        held = _normal(memory)
+        found.append([step for step, texts in wanted if any(text in held for text in texts)])
+    return found
+
+
+def item_recall(record: dict[str, Any], k: int) -> float | None:
+    """Recall@k of one question's final ask, or None when it has no evidence ids or no retrieval."""
+    details = record.get("details", {})
+    scoring = details.get("scoring", {})
+    evidence = scoring.get("evidence") or []
+    retrieved = details.get("retrieved")
+    if not evidence or not retrieved or retrieved[0] is None:
+        return None
+    steps = retrieved_steps(retrieved[0][:k], evidence, scoring.get("evidence_texts", []))
+    return recall_at_k([step for held in steps for step in held], evidence, k=None)
+
+
+def capacity_points(records: Sequence[dict[str, Any]], *, since_evidence: bool = False) -> list[CapacityPoint]:
+    """Every ask as (tokens, correct): tokens delivered so far, or since the question's first ask
+    after its evidence (`since_evidence`: the capacity asks start right after the last evidence)."""
+    points = []
+    for record in records:
+        details = record.get("details", {})
+        asks = details.get("asks", [])
+        start = min((ask["tokens"] for ask in asks), default=0) if since_evidence else 0
+        for ask, correct in zip(asks, details.get("scoring", {}).get("correct", [])):
+            points.append(capacity_point(ask["tokens"] - start, correct))
+    return sorted(points, key=lambda point: point.tokens)
+
+
+def capacity_curve(points: Sequence[CapacityPoint], bins: int = CAPACITY_BINS) -> list[tuple[int, float, int]]:
+    """(mean tokens, accuracy, points) per bin, in token order; bins hold equal numbers of points.
+
+    Asks crowd towards the ends of trajectories (they follow the last evidence), so bins of equal
+    token width would leave the early ones with one or two asks; equal counts keep every point of
+    the curve an average over as many answers as the others.
+    """
+    ordered = sorted(points, key=lambda point: point.tokens)
+    count = min(bins, len(ordered))
+    curve = []
+    for number in range(count):
+        members = ordered[number * len(ordered) // count : (number + 1) * len(ordered) // count]
+        tokens = round(sum(p.tokens for p in members) / len(members))
+        curve.append((tokens, round(sum(p.correct for p in members) / len(members), 6), len(members)))
+    return curve
+
+
+def collapse_tokens(curve: Sequence[tuple[int, float, int]], min_asks: int = MIN_BIN_ASKS) -> int | None:
+    """Where accuracy collapses: the first bin from which every bin (two at least) stays below half
+    the best accuracy reached before it (a lasting drop, not one unlucky bin), or None.  Bins of fewer
+    than `min_asks` asks are too noisy to call a collapse on: then None as well."""
+    if any(count < min_asks for _, _, count in curve):
+        return None
+    accuracies = [accuracy for _, accuracy, _ in curve]
+    for index in range(1, len(curve) - 1):  # a drop lasts two bins at least: the last alone says little
+        peak = max(accuracies[:index])
+        if peak > 0 and all(accuracy < peak / 2 for accuracy in accuracies[index:]):
+            return curve[index][0]
+    return None
+
+
+def _percentile(values: Sequence[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))]
+
+
+def _ms(seconds: float) -> float:
+    return round(seconds * 1000, 3)
+
+
+def summarize(records: list[dict[str, Any]]) -> dict[str, Any]:
+    """The scenario's MemBench metrics (see the module docstring), JSON-ready."""
+    scored = [r for r in records if "scoring" in r.get("details", {})]
+    metrics: dict[str, Any] = {}
+    for level in ("factual", "reflective"):
+        members = [r["score"] for r in scored if r["details"]["scoring"].get("level") == level]
+        if members:
+            metrics[f"{level} accuracy"] = round(sum(members) / len(members), 6)
+    k = max((r["details"]["scoring"].get("retrieve_k", 0) for r in scored), default=0)
+    if k:
+        recalls = [value for value in (item_recall(r, k) for r in scored) if value is not None]
+        if recalls:
+            metrics[f"recall@{k}"] = round(sum(recalls) / len(recalls), 6)
+            metrics["recall questions"] = len(recalls)
+        elif not any("retrieved" in r["details"] for r in scored):
+            metrics[f"recall@{k}"] = NO_RETRIEVE
+    if any(len(r["details"].get("asks", [])) > 1 for r in scored):
+        for name, since, label in (("capacity", False, "tokens delivered so far"), ("capacity after evidence", True, "tokens delivered since the last evidence")):
+            points = capacity_points(scored, since_evidence=since)
+            curve = capacity_curve(points)
+            collapse = collapse_tokens(curve)
+            if not since:
+                metrics["capacity collapse tokens"] = collapse if collapse is not None else "none"
+            metrics[name] = {
+                "curve": [[tokens, accuracy] for tokens, accuracy, _ in curve],
+                "counts": [count for _, _, count in curve],
+                "x_label": label,
+                "y_label": "accuracy",
+                "asks": len(points),
+                "collapse_tokens": collapse,
+            }
+    reads = [seconds for r in scored for seconds in r["details"].get("read_seconds", [])]
+    if reads:
+        metrics["read ms mean"] = _ms(sum(reads) / len(reads))
+        metrics["read ms p95"] = _ms(_percentile(reads, 0.95))
+    writes = [r["details"]["write_seconds"] for r in scored if r["details"].get("write_seconds")]
+    calls = sum(w["calls"] for w in writes)
+    if calls:
+        metrics["write ms mean"] = _ms(sum(w["mean"] * w["calls"] for w in writes) / calls)
+        metrics["write ms p95"] = _ms(sum(w["p95"] * w["calls"] for w in writes) / calls)
+    return metrics

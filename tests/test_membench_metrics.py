@@ -1,0 +1,229 @@
+"""MemBench scoring and metrics: the answer letter, both profiles, recall@k, capacity, efficiency."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from pytest_memorybench.scenarios import get_scenario
+from pytest_memorybench.scenarios.base import ScoringContext
+from pytest_memorybench.scenarios.membench.benchmark import (
+    capacity_asks,
+    render_question,
+)
+from pytest_memorybench.scenarios.membench.case import Case, distinctive_texts
+from pytest_memorybench.scenarios.membench.metrics import (
+    NO_RETRIEVE,
+    capacity_curve,
+    capacity_points,
+    collapse_tokens,
+    item_recall,
+    retrieved_steps,
+    summarize,
+)
+from pytest_memorybench.scenarios.probes import probe_definition
+from pytest_memorybench.scoring.membench import CapacityPoint
+
+SCENARIO = get_scenario("membench.observation")
+OPTIONS = ("Denver, CO", "Austin, TX", "Boston, MA", "Reno, NV")
+
+
+def case(**changes: Any) -> Case:
+    values: dict[str, Any] = dict(
+        id="observation-single_hop-1", type="single_hop", level="factual", question="Where did my aunt grow up?",
+        options=OPTIONS, answer="C", evidence=(3,), evidence_texts=(("My aunt grew up in Boston, MA.",),),
+        steps=10, messages_per_step=1, turns=lambda: iter(()),
+    )
+    values.update(changes)
+    return Case(**values)
+
+
+def definition(**params: Any):  # type: ignore[no-untyped-def]
+    c = case()
+    return probe_definition(
+        suite="membench", scenario=SCENARIO.name, seed=0, context=c.id, probe_id="observation::single_hop-1",
+        question=render_question(c), ideal_answer="C",
+        expected={"answer": "C", "options": dict(zip("ABCD", OPTIONS)), "evidence": [3],
+                  "evidence_texts": [["My aunt grew up in Boston, MA."]], "level": "factual"},
+        params=params,
+    )  # fmt: skip
+
+
+# -- the answer letter ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("reply", "paper"),
+    [
+        ("C", 1.0), ("c", 1.0), ("(C)", 1.0), ("**C**.", 1.0), ("Answer: C", 1.0), ("The answer is c.", 1.0),
+        ('{"answer": "C"}', 1.0), ("C. Boston, MA", 1.0), ("She grew up in Boston, MA.", 1.0), ("I'd go with C", 1.0),
+        ("B", 0.0), ("A or C", 0.0), ("Boston, MA or Reno, NV", 0.0), ("I don't know.", 0.0), ("", 0.0),
+        ("The answer is a bit unclear", 0.0),
+    ],
+)  # fmt: skip
+def test_the_letter_is_read_leniently_under_the_paper_profile(reply: str, paper: float) -> None:
+    assert SCENARIO.score(definition(), [reply], ScoringContext()).value == paper
+
+
+@pytest.mark.parametrize(("reply", "official"), [("C", 1.0), (" C\n", 1.0), ("(C)", 0.0), ("Answer: C", 0.0), ("c", 0.0)])
+def test_the_official_profile_wants_exactly_the_letter(reply: str, official: float) -> None:
+    assert SCENARIO.score(definition(), [reply], ScoringContext(profile="official")).value == official
+
+
+def test_the_item_scores_the_answer_after_everything_and_keeps_a_verdict_per_ask() -> None:
+    score = SCENARIO.score(definition(retrieve_k=10), ["C", "B", "C", "I don't know."], ScoringContext())
+    assert score.value == 1.0
+    assert score.details["correct"] == [True, False, True, False]
+    assert score.details["evidence"] == [3] and score.details["retrieve_k"] == 10
+    assert "C = Boston, MA" in score.reasons and "capacity asks: 1 of 3 correct" in score.reasons
+
+
+def test_the_question_lists_its_options_and_the_data_time() -> None:
+    assert render_question(case()) == (
+        "Where did my aunt grow up?\nA. Denver, CO\nB. Austin, TX\nC. Boston, MA\nD. Reno, NV\n"
+        "Answer with the letter of one option (A, B, C or D)."
+    )
+    assert render_question(case(time="2024-10-01 08:00")).startswith("(Current time: 2024-10-01 08:00) Where")
+
+
+# -- capacity asks ----------------------------------------------------------------------------------
+
+
+def test_capacity_asks_spread_from_the_last_evidence_to_before_the_end() -> None:
+    # Steps 0..9, evidence at 3: asks after steps 3..8 (after 9 is the item's own ask).
+    assert capacity_asks(case(), 100) == [4, 5, 6, 7, 8, 9]
+    assert capacity_asks(case(), 3) == [4, 6, 9]
+    assert capacity_asks(case(), 1) == [4]
+    assert capacity_asks(case(), 0) == []
+    assert capacity_asks(case(messages_per_step=2), 2) == [8, 18], "after whole exchanges"
+    assert capacity_asks(case(evidence=(9,)), 5) == [] and capacity_asks(case(evidence=()), 5) == []
+
+
+# -- recall@k ---------------------------------------------------------------------------------------
+
+
+EVIDENCE = [4, 9]
+TEXTS = [["My niece runs TechInnovate Systems LLC."], ["Update: my niece now works in Reno, NV.", "Noted, thanks."]]
+
+
+def record(retrieved: list[list[str]] | None, *, k: int = 10, evidence: list[int] = EVIDENCE, **details: Any) -> dict[str, Any]:
+    base: dict[str, Any] = {"scoring": {"evidence": evidence, "evidence_texts": TEXTS[: len(evidence)], "retrieve_k": k,
+                                        "level": "factual", "correct": [True]}}  # fmt: skip
+    if retrieved is not None:
+        base["retrieved"] = retrieved
+    base.update(details)
+    return {"score": 1.0, "category": "single_hop", "details": base}
+
+
+def test_retrieved_texts_map_to_the_evidence_steps_they_hold() -> None:
+    retrieved = [
+        "the weather is nice",
+        "[2024-03-01 09:00] user: My niece runs TechInnovate   Systems LLC.",  # a dated record, other spacing
+        "my niece runs techinnovate systems llc. (place: the gym)",
+        "Noted, thanks.",
+    ]
+    assert retrieved_steps(retrieved, EVIDENCE, TEXTS) == [[], [4], [4], [9]]
+
+
+@pytest.mark.parametrize(
+    ("retrieved", "k", "expected"),
+    [
+        ([["My niece runs TechInnovate Systems LLC.", "Update: my niece now works in Reno, NV."]], 10, 1.0),
+        ([["My niece runs TechInnovate Systems LLC.", "noise"]], 10, 0.5),
+        ([["noise", "noise again", "My niece runs TechInnovate Systems LLC."]], 2, 0.0),
+        ([["noise", "noise again", "My niece runs TechInnovate Systems LLC."]], 3, 0.5),
+        ([["My niece runs TechInnovate Systems LLC."] * 3], 10, 0.5),  # duplicates count once
+        ([[]], 10, 0.0),
+    ],
+)
+def test_recall_at_k_is_the_share_of_evidence_steps_in_the_first_k(retrieved: list[list[str]], k: int, expected: float) -> None:
+    assert item_recall(record(retrieved), k) == expected
+
+
+def test_recall_uses_the_answer_after_everything_and_needs_evidence() -> None:
+    both = ["My niece runs TechInnovate Systems LLC.", "Update: my niece now works in Reno, NV."]
+    assert item_recall(record([both, []]), 10) == 1.0, "the first ask is the final one"
+    assert item_recall(record([both], evidence=[]), 10) is None
+    assert item_recall(record(None), 10) is None
+
+
+def test_stock_replies_name_no_step() -> None:
+    every = [("A told.", "Got it."), ("B told.", "Got it."), ("C told.", "Unique reply.")]
+    assert distinctive_texts(every, [every[0], every[2]]) == (("A told.",), ("C told.", "Unique reply."))
+
+
+# -- capacity curve ---------------------------------------------------------------------------------
+
+
+def points(pairs: list[tuple[int, bool]]) -> list[CapacityPoint]:
+    return [CapacityPoint(tokens, correct) for tokens, correct in pairs]
+
+
+def test_the_capacity_curve_averages_equal_numbers_of_asks_in_token_order() -> None:
+    pairs = [(100, True), (200, True), (300, True), (400, False), (500, False), (600, False)]
+    assert capacity_curve(points(pairs), bins=3) == [(150, 1.0, 2), (350, 0.5, 2), (550, 0.0, 2)]
+    assert capacity_curve(points(pairs[:2]), bins=10) == [(100, 1.0, 1), (200, 1.0, 1)]
+    assert capacity_curve([], bins=3) == []
+
+
+def test_collapse_is_a_lasting_drop_below_half_the_best_so_far() -> None:
+    assert collapse_tokens([(1, 0.9, 30), (2, 0.8, 30), (3, 0.3, 30), (4, 0.2, 30)]) == 3
+    assert collapse_tokens([(1, 0.9, 30), (2, 0.3, 30), (3, 0.8, 30)]) is None, "one bad bin is not a collapse"
+    assert collapse_tokens([(1, 0.9, 30), (2, 0.88, 30)]) is None
+    assert collapse_tokens([(1, 0.0, 30), (2, 0.0, 30)]) is None
+    assert collapse_tokens([(1, 0.9, 30), (2, 0.8, 30), (3, 0.3, 30)]) is None, "the last bin alone is no collapse"
+    assert collapse_tokens([(1, 0.9, 5), (2, 0.1, 5), (3, 0.1, 5)]) is None, "too few asks a bin to tell"
+    assert collapse_tokens([(1, 0.9, 5), (2, 0.1, 5), (3, 0.1, 5)], min_asks=5) == 2
+
+
+def test_the_after_evidence_curve_counts_from_the_first_ask_after_the_evidence() -> None:
+    one = item(1.0, "factual", [(1000, False), (400, True), (700, True)], None, [0.1] * 3, None)
+    two = item(1.0, "factual", [(900, True)], None, [0.1], None)
+    assert [(p.tokens, p.correct) for p in capacity_points([one, two], since_evidence=True)] == [
+        (0, True), (0, True), (300, True), (600, False)
+    ]
+    assert [p.tokens for p in capacity_points([one, two])] == [400, 700, 900, 1000]
+
+
+# -- the summary ------------------------------------------------------------------------------------
+
+
+def item(score: float, level: str, asks: list[tuple[int, bool]], retrieved: list[list[str]] | None,
+         reads: list[float], writes: dict[str, float] | None) -> dict[str, Any]:  # fmt: skip
+    details: dict[str, Any] = {
+        "asks": [{"turns": i, "tokens": tokens} for i, (tokens, _) in enumerate(asks)],
+        "read_seconds": reads,
+        "scoring": {"correct": [c for _, c in asks], "level": level, "evidence": EVIDENCE, "evidence_texts": TEXTS, "retrieve_k": 10},
+    }
+    if retrieved is not None:
+        details["retrieved"] = retrieved
+    if writes:
+        details["write_seconds"] = writes
+    return {"score": score, "category": "single_hop", "details": details}
+
+
+def test_summarize_gives_accuracy_by_level_recall_capacity_and_times() -> None:
+    hit = ["My niece runs TechInnovate Systems LLC."]
+    records = [
+        item(1.0, "factual", [(1000, True), (400, True), (700, True)], [hit, [], []], [0.010, 0.020, 0.030], {"calls": 10, "mean": 0.001, "p95": 0.002}),
+        item(0.0, "factual", [(1000, False), (500, True), (800, False)], [["x"], [], []], [0.040, 0.050, 0.060], {"calls": 30, "mean": 0.003, "p95": 0.004}),
+        item(1.0, "reflective", [(900, True)], [hit], [0.100], None),
+        {"score": 0.0, "category": "x", "details": {}},  # an item that never ran: left out
+    ]
+    metrics = summarize(records)
+    assert metrics["factual accuracy"] == 0.5 and metrics["reflective accuracy"] == 1.0
+    assert metrics["recall@10"] == round((0.5 + 0 + 0.5) / 3, 6) and metrics["recall questions"] == 3
+    assert metrics["capacity"]["curve"][0] == [400, 1.0] and metrics["capacity"]["asks"] == 7
+    assert metrics["capacity"]["x_label"] == "tokens delivered so far"
+    after = metrics["capacity after evidence"]
+    assert after["curve"][:3] == [[0, 1.0]] * 3 and after["curve"][-1] == [600, 1.0] and after["asks"] == 7
+    assert metrics["read ms mean"] == 44.286 and metrics["read ms p95"] == 100.0
+    assert metrics["write ms mean"] == 2.5 and metrics["write ms p95"] == 3.5
+    assert summarize([]) == {}
+
+
+def test_an_agent_without_retrieve_gets_the_reason_not_a_number() -> None:
+    metrics = summarize([item(1.0, "factual", [(10, True)], None, [0.1], None)])
+    assert metrics["recall@10"] == NO_RETRIEVE
+    assert "capacity" not in metrics, "one ask per question draws no curve"
