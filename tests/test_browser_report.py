@@ -84,3 +84,11 @@ def test_a_hostile_reply_is_shown_as_text_and_runs_nothing(hostile_run: Path, tm
     shot = screenshots / f"{page.replace('/', '-')}.png"
     chromium(tmp_path / "profile", "--virtual-time-budget=5000", f"--screenshot={shot}", "--window-size=1280,2000", url)
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 20_000, "a rendered page, not a blank one"
+
+
+def test_the_check_sees_a_script_that_runs(tmp_path: Path) -> None:
+    """The control: the same reply pasted raw into a page is caught, so a pass above means something."""
+    page = tmp_path / "raw.html"
+    page.write_text(f"<!doctype html><html><body><p>{HOSTILE}</p></body></html>", encoding="utf-8")
+    dom = Dom(chromium(tmp_path / "profile", "--virtual-time-budget=5000", "--dump-dom", page.as_uri()))
+    assert [a for a in dom.attributes if a[1] == "data-pwned"], "the detector missed a script that ran"
