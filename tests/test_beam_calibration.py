@@ -108,6 +108,33 @@ def test_an_agent_without_observe_gets_dated_transcripts(tmp_path: Path) -> None
     assert "] user: Hi! I'm " in deliveries[0] and "] assistant: " in deliveries[0]
 
 
+def test_an_observing_agent_gets_every_turn_with_its_role_and_answers_on_forks(tmp_path: Path) -> None:
+    class Observer:
+        def __init__(self, log: dict[str, list[Any]] | None = None) -> None:
+            self.log = log if log is not None else {"observed": [], "calls": [], "forks": [], "asked": []}
+
+        def observe(self, messages: Any) -> None:
+            self.log["calls"].append(len(messages))
+            self.log["observed"].extend((m.role, m.text, m.timestamp) for m in messages)
+
+        def reply(self, message: Any) -> str:
+            self.log["asked"].append(message.text)
+            return "I don't know."
+
+        def fork(self) -> Observer:
+            self.log["forks"].append(1)
+            return Observer(self.log)
+
+    agent = Observer()
+    outcomes = _run(agent, tmp_path)
+    observed = agent.log["observed"]
+    assert len(observed) == 200 and all(size <= 64 for size in agent.log["calls"])
+    assert [role for role, _, _ in observed] == ["user", "assistant"] * 100  # recorded replies as role assistant
+    assert not any("->->" in text for _, text, _ in observed)
+    assert [stamp for _, _, stamp in observed] == sorted(stamp for _, _, stamp in observed)
+    assert len(agent.log["forks"]) == len(agent.log["asked"]) == len(outcomes) == 20  # each question on its own fork
+
+
 # -- through the plugin ------------------------------------------------------------------------------
 
 
@@ -142,6 +169,17 @@ def test_a_bad_data_path_is_one_line_and_exit_four(pytester: pytest.Pytester) ->
     assert result.ret == 4
     result.stderr.fnmatch_lines(["ERROR: --mb-data beam=*missing*"])
     assert len([line for line in result.stderr.lines if line.strip()]) == 1
+
+
+def test_a_malformed_chat_json_is_one_line_and_exit_four(pytester: pytest.Pytester, tmp_path: Path) -> None:
+    chat = write_repository(plan_chat(30_000, seed=4), tmp_path / "BEAM", number=1) / "chat.json"
+    text = chat.read_text(encoding="utf-8")
+    chat.write_text(text[: len(text) // 2], encoding="utf-8")
+    result = _plugin(pytester, "--agent=recall", f"--mb-data=beam={tmp_path / 'BEAM'}")
+    assert result.ret == 4
+    result.stderr.fnmatch_lines(["ERROR: *chat.json: not valid JSON at character *"])
+    assert len([line for line in result.stderr.lines if line.strip()]) == 1
+    assert "Traceback" not in result.stdout.str() + result.stderr.str()
 
 
 @pytest.mark.skipif(not (REFERENCE / "chats").is_dir(), reason=f"BEAM reference data not found at {REFERENCE}")

@@ -187,6 +187,8 @@ def test_answer_field_variants_and_source_id_shapes_are_normalised() -> None:
     assert questions["instruction_following"].extra == {"compliance_indicators": ["x"]}
     assert questions["knowledge_update"].rubric == ("LLM response should state: 250ms",)
     assert source_ids(["3", 4, True]) == (3, 4)
+    assert source_ids([[222, 228], [346, 428], [346, 428], [508]]) == (222, 228, 346, 428, 508)
+    assert source_ids({"first_event": [7], "second_event": 9}) == (7, 9) and source_ids(None) == ()
 
 
 def test_the_export_s_python_literal_string_is_parsed_safely() -> None:
@@ -264,6 +266,65 @@ def test_bad_data_paths_fail_with_one_line(tmp_path: Path) -> None:
     assert size_label("chats/10M") == "10M" and size_label("beam-1m.jsonl") == "1M" and size_label("100kb") is None
 
 
+def test_a_broken_chat_is_a_usage_error_when_conversations_are_listed(tmp_path: Path) -> None:
+    """The chat is read through once when it is found, so a damaged file stops the run before any
+    of it reaches an agent, with the file and the character offset."""
+    folder = write_repository(plan_chat(30_000, seed=2), tmp_path / "BEAM", number=1)
+    chat = folder / "chat.json"
+    text = chat.read_text(encoding="utf-8")
+    cut = text.index('"role"', len(text) // 2)
+    chat.write_text(text[:cut] + ",," + text[cut:], encoding="utf-8")
+    with pytest.raises(UsageError, match=r"chat\.json: not valid JSON at character [\d,]+: .*fetch it again"):
+        find_conversations(tmp_path / "BEAM")
+    chat.write_text(text[: len(text) // 2], encoding="utf-8")  # a partial download
+    with pytest.raises(UsageError, match=r"chat\.json: not valid JSON at character"):
+        find_conversations(tmp_path / "BEAM")
+    chat.write_text("{}", encoding="utf-8")
+    with pytest.raises(UsageError, match=r"chat\.json: holds no chat messages"):
+        find_conversations(tmp_path / "BEAM")
+    chat.write_bytes(b"[\xff\xfe]")
+    with pytest.raises(UsageError, match=r"chat\.json: not UTF-8 text"):
+        find_conversations(tmp_path / "BEAM")
+
+
+def test_a_broken_export_row_is_a_usage_error_naming_the_row(tmp_path: Path) -> None:
+    export = tmp_path / "100K.jsonl"
+    with open(export, "w", encoding="utf-8") as out:
+        write_export_row(plan_chat(30_000, seed=1), out, conversation_id="1")
+    good = export.read_text(encoding="utf-8")
+    export.write_text(good + good[: len(good) // 2] + "\n", encoding="utf-8")
+    with pytest.raises(UsageError, match=r"100K\.jsonl: not valid JSON at character"):
+        find_conversations(export)
+    questions = repr({"abstention": [{"question": "Q?", "ideal_response": "No.", "rubric": ["no information"]}]})
+    export.write_text(json.dumps({"conversation_id": 2, "chat": [], "probing_questions": questions}) + "\n", encoding="utf-8")
+    with pytest.raises(UsageError, match=r"100K\.jsonl row 1: no chat messages"):
+        find_conversations(export)
+
+
+def test_a_10m_export_chat_of_plan_objects_with_null_plans_streams_in_order(tmp_path: Path) -> None:
+    """BEAM-10M's `chat` is a list of {"plan-k": [batches]}; an Arrow export gives every element
+    every plan key, the others null."""
+    def batch(first_id: int, text: str, anchor: str) -> dict[str, object]:
+        turn = [_message("user", f"{text} ->-> 1,1", id=first_id, question_type="main_question", time_anchor=anchor),
+                _message("assistant", f"re {text}", id=first_id + 1, question_type=None, time_anchor=None)]
+        return {"batch_number": 1, "turns": [turn], "time_anchor": None}
+
+    questions = repr({"abstention": [{"question": "Q?", "ideal_response": "No.", "rubric": ["no information"]}]})
+    chat = [
+        {"plan-1": [batch(0, "first", "May-02-2024"), batch(2, "second", "May-09-2024")], "plan-2": None},
+        {"plan-1": None, "plan-2": [batch(4, "third", "June-01-2024")]},
+    ]
+    export = tmp_path / "BEAM-10M.jsonl"
+    export.write_text(json.dumps({"conversation_id": 1, "chat": chat, "probing_questions": questions}) + "\n", encoding="utf-8")
+    (conversation,) = find_conversations(export)
+    messages = list(deliver(batches(conversation.units())))
+    assert [(m.role, m.text) for m in messages] == [
+        ("user", "first"), ("assistant", "re first"), ("user", "second"), ("assistant", "re second"),
+        ("user", "third"), ("assistant", "re third"),
+    ]
+    assert [m.timestamp.date().isoformat() for m in messages[::2]] == ["2024-05-02", "2024-05-09", "2024-06-01"]
+
+
 # -- the two real conversations --------------------------------------------------------------------------
 
 
@@ -285,7 +346,16 @@ def test_the_reference_conversations_load_with_their_counts() -> None:
     assert counts["100K-1"] == (3, 78, 188)
     assert counts["100K-5"] == (3, 81, 232)  # chat_trunecated.json, as the official answer script reads
     untruncated = {c.id: c for c in find_conversations(REFERENCE, sizes=("100K",), truncated=False)}["100K-5"]
-    assert sum(1 for b in batches(untruncated.units()) for _ in b.messages) == 238
+    full = list(batches(untruncated.units()))
+    assert (len(full), sum(len(b.turns) for b in full), sum(1 for b in full for _ in b.messages)) == (3, 84, 238)
+    # Ids run over the whole chat, so the probing questions' source_chat_ids point into it.
+    ids = [m.id for b in batches(conversations["100K-1"].units()) for m in b.messages]
+    assert ids == list(range(188))
+    cited = {i for q in conversations["100K-1"].questions for i in q.source_ids}
+    assert cited and cited <= set(ids)
+    # The schema is the same at every size; 10M event-ordering rubrics are the longest.
+    orderings = {name: [len(q.rubric) for q in c.questions if q.ability == "event_ordering"] for name, c in conversations.items()}
+    assert orderings == {"100K-1": [3, 5], "100K-5": [6, 5], "1M-1": [10, 10], "10M-1": [20, 11]}
 
 
 @needs_reference
@@ -297,6 +367,22 @@ def test_the_reference_chat_is_dated_and_its_plan_markers_stripped() -> None:
     assert [m.timestamp.date().isoformat() for m in (messages[0], messages[-1])] == ["2024-03-15", "2024-04-25"]
     assert not any(ANY_MARKER.search(m.text) for m in messages)
     assert sum(1 for m in deliver(chat, strip_markers=False) if ANY_MARKER.search(m.text)) == 79
+    assert sum(m.role == "assistant" for m in messages) == 94
+
+
+@needs_reference
+def test_the_second_reference_chat_has_markers_in_assistant_turns_too() -> None:
+    """100K-5 (its truncated chat, as the official script reads it): 140 markers, 41 of them at the
+    end of assistant replies, one written with two spaces (` ->->  3,8`); all come off."""
+    (conversation,) = find_conversations(REFERENCE, sizes=("100K",), numbers=("5",))
+    chat = list(batches(conversation.units()))
+    assert [b.time_anchor for b in chat] == ["January-10-2024", "February-15-2024", "April-05-2024"]
+    kept = [m for m in deliver(chat, strip_markers=False) if ANY_MARKER.search(m.text)]
+    assert (len(kept), sum(m.role == "assistant" for m in kept)) == (140, 41)
+    assert any("->->  3,8" in m.text for m in kept)
+    stripped = list(deliver(chat))
+    assert len(stripped) == 232 and not any("->->" in m.text for m in stripped)
+    assert [m.timestamp.date().isoformat() for m in (stripped[0], stripped[-1])] == ["2024-01-10", "2024-04-05"]
 
 
 @needs_reference
@@ -312,3 +398,38 @@ def test_the_reference_questions_normalise_every_field_variant() -> None:
     assert by_ability["event_ordering"][0].rubric == ("Core functionality", "Transaction error handling", "Security and deployment")
     assert by_ability["knowledge_update"][0].source_ids == (86, 114)
     assert "compliance_indicators" in by_ability["instruction_following"][0].extra
+
+
+# Where each ability keeps its reference answer in the published files.
+PUBLISHED_ANSWER_FIELD = {
+    "abstention": "ideal_response", "contradiction_resolution": "ideal_answer", "summarization": "ideal_summary",
+    "instruction_following": "expected_compliance", "preference_following": "expected_compliance",
+}  # fmt: skip
+
+
+@needs_reference
+def test_every_reference_question_file_normalises_to_its_own_fields() -> None:
+    """All four question files (100K-1, 100K-5, 1M-1, 10M-1): each question's answer is the field its
+    ability uses, its rubric and source ids are the file's (dicts of lists flattened in order)."""
+    checked = 0
+    for conversation in find_conversations(REFERENCE):
+        folder = REFERENCE / "chats" / conversation.size / conversation.number
+        raw = json.loads((folder / "probing_questions" / "probing_questions.json").read_text(encoding="utf-8"))
+        for q in conversation.questions:
+            item = raw[q.ability][q.index - 1]
+            assert q.answer == item[PUBLISHED_ANSWER_FIELD.get(q.ability, "answer")].strip()
+            assert q.rubric == tuple(n.strip() for n in item["rubric"]) and q.question == item["question"].strip()
+            ids = item.get("source_chat_ids")
+            parts = list(ids.values()) if isinstance(ids, dict) else list(ids or [])
+            flat = [i for part in parts for i in (part if isinstance(part, list) else [part])]
+            assert q.source_ids == tuple(dict.fromkeys(flat))
+            assert isinstance(ids, dict) == (q.ability in ("contradiction_resolution", "knowledge_update", "temporal_reasoning"))
+            if isinstance(ids, dict) or any(isinstance(part, list) for part in parts):
+                assert q.extra["source_chat_ids"] == ids  # roles and per-event groups are kept
+            checked += 1
+    assert checked == 80
+    # 1M-1's first ordering question cites a list of ids per event.
+    (big,) = find_conversations(REFERENCE, sizes=("1M",))
+    ordering = next(q for q in big.questions if q.ability == "event_ordering")
+    assert len(ordering.extra["source_chat_ids"]) == len(ordering.rubric) == 10
+    assert ordering.source_ids[:3] == (222, 228, 346) and len(ordering.source_ids) == len(set(ordering.source_ids)) == 25

@@ -120,6 +120,18 @@ def test_an_extra_item_costs_precision_not_order() -> None:
     assert score.details["precision"] == pytest.approx(4 / 5) and score.details["fp"] == 1
 
 
+def test_a_missing_an_extra_and_a_swapped_event_together() -> None:
+    """Reply [Charlie, Echo, Alpha]: union [A, B, C, D, E], tie rank 6; ranks reference [1, 2, 3, 4, 6],
+    reply [3, 6, 1, 6, 2].  Of the 10 pairs 4 are concordant (AB, AD, CD, CE), 5 discordant (AC, AE,
+    BC, BE, DE), and BD is tied in the reply only: tau_b = (4 - 5) / sqrt(10 * 9)."""
+    score = _ordering("Charlie\nEcho party\nAlpha")
+    assert score.details["tau_b"] == pytest.approx(-1 / math.sqrt(90))
+    assert score.value == pytest.approx((1 - 1 / math.sqrt(90)) / 2)  # tau_norm 0.447
+    assert (score.details["tp"], score.details["fp"], score.details["fn"]) == (2, 1, 2)
+    assert score.details["f1"] == pytest.approx(4 / 7)  # P = 2/3, R = 1/2
+    assert score.details["final_score"] == pytest.approx((1 - 1 / math.sqrt(90)) / 2 * 4 / 7)
+
+
 def test_a_reversed_order_scores_zero() -> None:
     score = _ordering("Delta\nCharlie\nBravo\nAlpha")
     assert score.value == 0.0 and score.details["tau_b"] == pytest.approx(-1.0)
@@ -179,6 +191,9 @@ def test_summary_averages_questions_then_conversations_then_abilities_per_size()
     assert metrics["table"]["100K"] == {"event_ordering": 0.8, "knowledge_update": 0.375, "average": 0.5875}
     assert metrics["table"]["1M"] == {"abstention": 1.0, "average": 1.0}
     assert metrics["100K average"] == 0.5875 and metrics["1M average"] == 1.0
+    # Two sizes: every cell of the table is also a scalar for the terminal, sizes shortest first.
+    assert list(metrics)[:5] == ["100K average", "100K event_ordering", "100K knowledge_update", "1M average", "1M abstention"]
+    assert metrics["100K knowledge_update"] == 0.375 and list(metrics["table"]) == ["100K", "1M"]
     assert metrics["event_ordering tau_norm"] == 0.8 and metrics["event_ordering tau_norm×F1"] == 0.4
     assert metrics["nuggets paper"] == pytest.approx(0.625) and metrics["nuggets official"] == pytest.approx(0.5)
     assert summarize([]) == {"table": {}}

@@ -44,7 +44,9 @@ from pytest_memorybench.scenarios.beam.questions import ProbingQuestion
 
 TURN_TOKENS = 1000  # average tokens per turn (user question + assistant answer), as in BEAM's 128K chats
 BATCH_TOKENS = 35_000  # about one batch per 35k tokens: 3 batches at 100K, 29 at 1M
-ABSTENTION_STEM = "Based on the provided chat, there is no information related to"
+# Our own wording for the three fixed-form probes (abstention, contradiction, the number of items to
+# list); published BEAM questions and rubrics are never copied.
+ABSTENTION_STEM = "our conversations never mentioned"
 
 
 def estimate_tokens(words: str) -> int:
@@ -245,7 +247,7 @@ class _Builder:
         self.ask(
             "event_ordering",
             f"In what order did I work on the parts of {self.plan.project_short} during our conversations? "
-            f"List them in order, one per line. Mention ONLY and ONLY {len(labels)} items.",
+            f"List them in order, one per line, exactly {len(labels)} of them.",
             "\n".join(labels), labels, sources, ordering_type="development_tracking",
         )
         clauses = [phase.summary for phase in phases]
@@ -262,7 +264,7 @@ class _Builder:
         self.ask(
             "event_ordering",
             "Apart from the project, I told you about a few things happening in my life. In what order did they "
-            f"happen? List them one per line. Mention ONLY and ONLY {len(life_labels)} items.",
+            f"happen? List them one per line, exactly {len(life_labels)} of them.",
             "\n".join(life_labels), life_labels, life_sources, ordering_type="mention_sequence",
         )
         life_clauses = [self.fill(event.summary) for event in events]
@@ -377,12 +379,12 @@ class _Builder:
         sources = [self.plant(self.slots.take(0.1, 0.45), first), self.plant(self.slots.take(0.55, 0.95), second)]
         self.ask(
             "contradiction_resolution", question,
-            f"I notice you've told me contradictory information about this: {claim_a}, but {claim_b}. Which statement is correct?",
+            f"Those two statements conflict: {claim_a}, yet {claim_b}. Could you clarify which one is true?",
             [
-                "LLM response should state: there is contradictory information",
+                "LLM response should state: the two statements conflict",
                 f"LLM response should mention: {claim_a}",
                 f"LLM response should mention: {claim_b}",
-                "LLM response should mention: which statement is correct?",
+                "LLM response should mention: clarify which one is true",
             ],
             sources, contradiction_type="never_statement_violation",
         )
@@ -391,12 +393,12 @@ class _Builder:
         phase = self.plan.domain.phases[0].label.lower()
         friend = self.people["friend"]
         target = f"what {friend} thought about {phase}"
-        self.ask("abstention", f"What did {friend} think about {phase}?", f"{ABSTENTION_STEM} {target}.",
-                 [f"{ABSTENTION_STEM} {target}"], [], abstention_type="missing_detail")
+        self.ask("abstention", f"What did {friend} think about {phase}?", f"I can't tell you: {ABSTENTION_STEM} {target}.",
+                 [f"LLM response should state: {ABSTENTION_STEM} {target}"], [], abstention_type="missing_detail")
         who, what = self.rng.choice(text.NEVER_DISCUSSED)
         target = f"what {who} said about {what}"
-        self.ask("abstention", f"What did {who} say about {what}?", f"{ABSTENTION_STEM} {target}.",
-                 [f"{ABSTENTION_STEM} {target}"], [], abstention_type="unavailable_information")
+        self.ask("abstention", f"What did {who} say about {what}?", f"I can't tell you: {ABSTENTION_STEM} {target}.",
+                 [f"LLM response should state: {ABSTENTION_STEM} {target}"], [], abstention_type="unavailable_information")
 
 
 # -- the chat's text, batch by batch --------------------------------------------------------------

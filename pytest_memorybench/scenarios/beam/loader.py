@@ -17,8 +17,13 @@ parameter), or a folder of files named by their size.  Parquet files are not rea
 `datasets.load_dataset(...).to_json(...)`.
 
 Chats are never loaded whole: they stream one batch at a time (`jsonstream`), also out of a
-Hugging Face row holding a 10M-token chat on one line.  Listing conversations reads only the
-question files (repository) or one pass over the export that skips every chat (cached per file).
+Hugging Face row holding a 10M-token chat on one line.
+
+Listing conversations also reads every chat once, batch by batch, as delivery will (one pass over
+an export; cached per file and modification time): a truncated or malformed file, or one without a
+single message, is a usage error at collection (one line naming the file and the character
+offset, exit code 4) instead of a traceback in every item after part of the chat has already gone
+to a paid agent.  It costs about 0.1 s per million tokens of chat.
 """
 
 from __future__ import annotations
@@ -30,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_memorybench.errors import UsageError
-from pytest_memorybench.scenarios.beam.chat import read_chat_file, stream_units
+from pytest_memorybench.scenarios.beam.chat import batches, read_chat_file, stream_units
 from pytest_memorybench.scenarios.beam.jsonstream import JsonStream, JsonStreamError
 from pytest_memorybench.scenarios.beam.questions import (
     ProbingQuestion,
@@ -130,7 +135,39 @@ def _conversation_folder(folder: Path, size: str, truncated: bool) -> PublishedC
     questions = tuple(parse_probing_questions(_read_json(folder / QUESTIONS), str(folder / QUESTIONS)))
     chat = folder / TRUNCATED if truncated and (folder / TRUNCATED).is_file() else folder / CHAT
     missing = None if chat.is_file() else f"{chat} is missing (the repository leaves out large chats; the Hugging Face export has them all)"
+    if missing is None:
+        _check_chat_file(chat)
     return PublishedConversation(size, folder.name, questions, lambda: read_chat_file(chat), str(chat), missing)
+
+
+_CHECKED: dict[tuple[str, int, int], int] = {}
+
+
+def _file_key(path: Path) -> tuple[str, int, int]:
+    stat = path.stat()
+    return (str(path.resolve()), stat.st_mtime_ns, stat.st_size)
+
+
+def _count_messages(units: Iterator[Any]) -> int:
+    """Messages in a stream of raw batches, each batch parsed and normalised as delivery does."""
+    return sum(1 for batch in batches(units) for _ in batch.messages)
+
+
+def _check_chat_file(chat: Path) -> None:
+    """Read a `chat.json` through once; UsageError if it is broken or holds no message."""
+    key = _file_key(chat)
+    if key not in _CHECKED:
+        try:
+            _CHECKED[key] = _count_messages(read_chat_file(chat))
+        except JsonStreamError as exc:
+            raise UsageError(f"{exc} (a damaged or partly downloaded file? fetch it again)") from None
+        except UnicodeDecodeError:
+            raise UsageError(f"{chat}: not UTF-8 text") from None
+    if not _CHECKED[key]:
+        raise UsageError(
+            f"{chat}: holds no chat messages; expected a list of batches "
+            '{"batch_number", "turns": [[{"role", "content", …}, …], …], "time_anchor"}'
+        )
 
 
 def _read_json(path: Path) -> Any:
@@ -167,31 +204,58 @@ def _exports(root: Path, sizes: tuple[str, ...]) -> list[PublishedConversation]:
     return found
 
 
-_ROW_CACHE: dict[tuple[str, int, int], list[tuple[int, str, Any]]] = {}
+_ROW_CACHE: dict[tuple[str, int, int], list[tuple[int, str, Any, int]]] = {}
 
 
-def _row_index(file: Path) -> list[tuple[int, str, Any]]:
-    """(row position, conversation id, raw probing questions) of every row, chats skipped."""
-    stat = file.stat()
-    key = (str(file.resolve()), stat.st_mtime_ns, stat.st_size)
+def _row_index(file: Path) -> list[tuple[int, str, Any, int]]:
+    """(row position, conversation id, raw probing questions, chat messages) of every row.
+
+    One pass over the file: each row's `chat` (and, for BEAM-10M rows, `plans[*].chat`) is read
+    batch by batch and counted, so a broken chat is found here, never kept in memory.
+    """
+    key = _file_key(file)
     if key not in _ROW_CACHE:
         rows = []
         try:
             with JsonStream(file) as stream:
                 for position, _ in enumerate(_rows(stream)):
-                    identifier, questions = str(position + 1), None
+                    if stream.peek() != "{":
+                        raise UsageError(f"{file} row {position + 1}: not an object with conversation_id, chat and probing_questions")
+                    identifier, questions, chat, plans = str(position + 1), None, 0, 0
                     for name in stream.members():
                         if name == "conversation_id":
                             identifier = str(stream.value())
                         elif name == "probing_questions":
                             questions = stream.value()
+                        elif name == "chat":
+                            chat = _count_messages(stream_units(stream))
+                        elif name == "plans":
+                            plans = _count_messages(_plan_chats(stream))
                         else:
                             stream.skip()
-                    rows.append((position, identifier, questions))
+                    rows.append((position, identifier, questions, chat or plans))
         except JsonStreamError as exc:
-            raise UsageError(str(exc)) from None
+            raise UsageError(f"{exc} (a damaged or partly written export? save it again)") from None
+        except UnicodeDecodeError:
+            raise UsageError(f"{file}: not UTF-8 text") from None
         _ROW_CACHE[key] = rows
     return _ROW_CACHE[key]
+
+
+def _plan_chats(stream: JsonStream) -> Iterator[Any]:
+    """The batches of every `plans[*].chat` under the cursor (a BEAM-10M row's `plans`)."""
+    if stream.peek() != "[":
+        stream.skip()
+        return
+    for _ in stream.items():
+        if stream.peek() != "{":
+            stream.skip()
+            continue
+        for name in stream.members():
+            if name == "chat":
+                yield from stream_units(stream)
+            else:
+                stream.skip()
 
 
 def _rows(stream: JsonStream) -> Iterator[None]:
@@ -205,10 +269,12 @@ def _rows(stream: JsonStream) -> Iterator[None]:
 
 def _export_rows(file: Path, size: str) -> list[PublishedConversation]:
     conversations = []
-    for position, identifier, raw in _row_index(file):
+    for position, identifier, raw, messages in _row_index(file):
         where = f"{file} row {position + 1}"
         if raw is None:
             raise UsageError(f"{where}: no 'probing_questions'")
+        if not messages:
+            raise UsageError(f"{where}: no chat messages in 'chat' (nor in 'plans[*].chat')")
         questions = tuple(parse_probing_questions(raw, where))
         number = identifier if re.fullmatch(r"[A-Za-z0-9_.-]+", identifier) else str(position + 1)
         conversations.append(PublishedConversation(size, number, questions, _row_stream(file, position), where))
@@ -228,16 +294,8 @@ def _row_chat(file: Path, row: int) -> Iterator[Any]:
     if produced:
         return
     with JsonStream(file) as stream:
-        if _seek_field(stream, row, "plans") and stream.peek() == "[":
-            for _ in stream.items():
-                if stream.peek() != "{":
-                    stream.skip()
-                    continue
-                for name in stream.members():
-                    if name == "chat":
-                        yield from stream_units(stream)
-                    else:
-                        stream.skip()
+        if _seek_field(stream, row, "plans"):
+            yield from _plan_chats(stream)
 
 
 def _row_field(file: Path, row: int, field: str) -> Iterator[Any]:

@@ -6,8 +6,9 @@ the reference answer is named differently per ability (`ideal_response` for abst
 `ideal_answer` for contradiction resolution, `ideal_summary` for summarization,
 `expected_compliance` for instruction and preference following, `answer` for the rest), and
 `source_chat_ids` is a list for some abilities, a dict of lists for others (`first_statement` /
-`second_statement`, `original_info` / `updated_info`, `first_event` / `second_event`) and absent or
-null for abstention.  The Hugging Face export holds the same dict as a Python-literal *string*;
+`second_statement`, `original_info` / `updated_info`, `first_event` / `second_event`), a list of
+lists (one per event) in some longer event-ordering questions (1M), and absent or null for
+abstention.  The Hugging Face export holds the same dict as a Python-literal *string*;
 it is parsed with `ast.literal_eval`, which evaluates literals only (never `eval`, never pickle).
 """
 
@@ -84,24 +85,25 @@ def ability_name(raw: str) -> str:
 
 
 def source_ids(raw: Any) -> tuple[int, ...]:
-    """`source_chat_ids` as a flat tuple of ints: a list, a dict of lists, a single id or null."""
-    if raw is None:
-        return ()
-    if isinstance(raw, Mapping):
-        values: list[Any] = []
-        for part in raw.values():
-            values.extend(part if isinstance(part, (list, tuple)) else [part])
-        raw = values
-    if not isinstance(raw, (list, tuple)):
-        raw = [raw]
-    ids = []
-    for value in raw:
-        if isinstance(value, bool):
-            continue
-        if isinstance(value, int):
-            ids.append(value)
+    """`source_chat_ids` as a flat tuple of ints, in order, each id once: a list, a dict of lists,
+    a list of lists, a single id or null.  (The published structure itself stays in `extra`.)"""
+    ids: dict[int, None] = {}
+
+    def walk(value: Any) -> None:
+        if isinstance(value, Mapping):
+            for part in value.values():
+                walk(part)
+        elif isinstance(value, (list, tuple)):
+            for part in value:
+                walk(part)
+        elif isinstance(value, bool) or value is None:
+            return
+        elif isinstance(value, int):
+            ids.setdefault(value)
         elif isinstance(value, str) and value.strip().lstrip("-").isdigit():
-            ids.append(int(value.strip()))
+            ids.setdefault(int(value.strip()))
+
+    walk(raw)
     return tuple(ids)
 
 
@@ -118,7 +120,10 @@ def parse_question(ability: str, index: int, raw: Mapping[str, Any]) -> ProbingQ
     if not isinstance(rubric, list) or not rubric or not all(isinstance(n, str) and n.strip() for n in rubric):
         raise ValueError(f"{ability} question {index} has no 'rubric' (a non-empty list of nugget strings)")
     answer = next((str(raw[name]) for name in ANSWER_FIELDS if raw.get(name) not in (None, "")), "")
-    known = {"question", "rubric", "difficulty", "source_chat_ids", *ANSWER_FIELDS}
+    known = {"question", "rubric", "difficulty", *ANSWER_FIELDS}
+    sources = raw.get("source_chat_ids")
+    if sources is None or (isinstance(sources, list) and all(isinstance(i, int) for i in sources)):
+        known.add("source_chat_ids")  # a flat list is `source_ids` itself; roles and groups are kept
     return ProbingQuestion(
         ability=ability,
         index=index,
@@ -126,7 +131,7 @@ def parse_question(ability: str, index: int, raw: Mapping[str, Any]) -> ProbingQ
         answer=answer.strip(),
         rubric=tuple(nugget.strip() for nugget in rubric),
         difficulty=str(raw.get("difficulty") or ""),
-        source_ids=source_ids(raw.get("source_chat_ids")),
+        source_ids=source_ids(sources),
         extra={key: value for key, value in raw.items() if key not in known},
     )
 

@@ -12,7 +12,9 @@ adds what the item scores alone do not show:
 
 It is a pure function of the records, so it runs on the controller after an xdist run, and in
 `--mb-replay`.  Scalars are what the terminal summary prints; `table` is the full layout for
-results.json and the HTML report.
+results.json.  With one size the per-ability rows of the summary already are that size's column;
+when a run mixes sizes (`--mb-data` over 100K and 1M chats), each size's abilities are also given
+as scalars ("1M event_ordering"), so the terminal and HTML summaries show the whole table.
 """
 
 from __future__ import annotations
@@ -72,7 +74,11 @@ def summarize(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         }
         row["average"] = _mean(value for value in row.values() if value is not None)
         table[size] = row
-    metrics: dict[str, Any] = {f"{size} average": row["average"] for size, row in table.items()}
+    metrics: dict[str, Any] = {}
+    for size in _size_order(table):
+        metrics[f"{size} average"] = table[size]["average"]
+        if len(table) > 1:
+            metrics.update((f"{size} {ability}", value) for ability, value in table[size].items() if ability != "average")
     if ordering:
         metrics["event_ordering tau_norm"] = _mean(ordering["tau_norm"])
         metrics["event_ordering tau_norm×F1"] = _mean(ordering["final_score"])
@@ -80,8 +86,19 @@ def summarize(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     if profiles:
         metrics["nuggets paper"] = _mean(profiles["paper"])
         metrics["nuggets official"] = _mean(profiles["official"])
-    metrics["table"] = table
+    metrics["table"] = {size: table[size] for size in _size_order(table)}
     return metrics
+
+
+def _size_order(table: Mapping[str, Any]) -> list[str]:
+    """Sizes from the shortest chat up ("100K", "500K", "1M", "10M"); unreadable names last."""
+
+    def tokens(size: str) -> float:
+        number, unit = size[:-1], size[-1:].upper()
+        scale = {"K": 1e3, "M": 1e6}.get(unit)
+        return float(number) * scale if number.isdigit() and scale else float("inf")
+
+    return sorted(table, key=lambda size: (tokens(size), size))
 
 
 __all__ = ["conversation_of", "size_of", "summarize"]

@@ -35,7 +35,7 @@ def published_questions(questions: Iterable[ProbingQuestion]) -> dict[str, list[
         item: dict[str, Any] = {"question": q.question, _ANSWER_FIELD.get(q.ability, ANSWER_FIELDS[0]): q.answer}
         item["difficulty"] = q.difficulty
         item.update(q.extra)
-        if q.ability != "abstention":
+        if q.ability != "abstention" and "source_chat_ids" not in item:  # a published dict stays a dict
             item["source_chat_ids"] = list(q.source_ids)
         item["rubric"] = list(q.rubric)
         result.setdefault(q.ability, []).append(item)
