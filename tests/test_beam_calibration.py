@@ -23,6 +23,7 @@ from pytest_memorybench.conversation.events import EventLog
 from pytest_memorybench.conversation.probing import ProbeSession
 from pytest_memorybench.conversation.scheduler import ScheduledTest
 from pytest_memorybench.conversation.tokens import ApproximateCounter
+from pytest_memorybench.errors import UsageError
 from pytest_memorybench.judges.local import LocalJudge
 from pytest_memorybench.records import TestOutcome
 from pytest_memorybench.scenarios.base import ScoringContext
@@ -34,8 +35,10 @@ from pytest_memorybench.scenarios.beam.writer import write_repository
 REFERENCE = Path(__file__).resolve().parents[2] / "shared" / "reference" / "beam"
 
 
-def _run(agent: Any, tmp_path: Path, *, profile: str = "paper", seed: int = 0) -> dict[str, TestOutcome]:
-    (context,) = SCENARIO.contexts("beam", {"tokens": "100K"}, seed=seed)
+def _run(
+    agent: Any, tmp_path: Path, *, profile: str = "paper", seed: int = 0, **params: str
+) -> dict[str, TestOutcome]:
+    (context,) = SCENARIO.contexts("beam", {"tokens": "100K", **params}, seed=seed)
     log = EventLog(tmp_path / f"{type(agent).__name__}-{profile}.jsonl")
     channel = AgentChannel(
         AgentAdapter(agent, type(agent).__name__), group=f"beam::{context.id}", counter=ApproximateCounter(),
@@ -78,6 +81,19 @@ def test_the_null_agent_scores_zero_but_on_abstention(tmp_path: Path) -> None:
         assert outcome.score.value == pytest.approx(floor)
         assert outcome.details["scoring"]["final_score"] == 0.0
     assert all(value < 0.25 for value in ordering)
+
+
+def test_with_tau_norm_f1_the_null_agent_scores_zero_on_ordering_too(tmp_path: Path) -> None:
+    scores = _by_ability(_run(NullAgent(), tmp_path, ordering_score="tau_norm_f1"))
+    assert scores.pop("abstention") == [1.0, 1.0]
+    assert scores == {ability: [0.0, 0.0] for ability in ABILITIES if ability != "abstention"}
+    oracle = _by_ability(_run(OracleAgent(), tmp_path, ordering_score="tau_norm_f1"))
+    assert oracle == {ability: [1.0, 1.0] for ability in ABILITIES}
+
+
+def test_an_unknown_ordering_score_is_refused() -> None:
+    with pytest.raises(UsageError, match="ordering_score must be one of tau_norm, tau_norm_f1, got .f1."):
+        SCENARIO.contexts("beam", {"ordering_score": "f1"}, seed=0)
 
 
 def test_the_recall_baseline_lies_between_and_forks_keep_probes_apart(tmp_path: Path) -> None:

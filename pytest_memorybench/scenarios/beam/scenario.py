@@ -16,6 +16,8 @@ Where the chats come from:
 `strip_markers` (default true) removes the ` ->-> b,k` plan markers from every message; set it false
 to feed the chat exactly as the official pipeline does.  `truncated` (default true) reads
 `chat_trunecated.json` where the repository has one, as the official answer script does.
+`ordering_score` picks event ordering's item score: `tau_norm` (default, what BEAM reports) or
+`tau_norm_f1` (the code's `final_score`, which an answer listing no event scores 0 on).
 
 Scoring is `scoring.py` (profiles `paper` / `official`); `summarize` is `summary.py`.
 """
@@ -39,7 +41,7 @@ from pytest_memorybench.scenarios.beam.loader import (
     size_label,
 )
 from pytest_memorybench.scenarios.beam.questions import ABILITIES, ProbingQuestion
-from pytest_memorybench.scenarios.beam.scoring import score_reply
+from pytest_memorybench.scenarios.beam.scoring import ORDERING_SCORES, score_reply
 from pytest_memorybench.scenarios.beam.summary import summarize
 from pytest_memorybench.scenarios.params import at_least, read_params
 from pytest_memorybench.scenarios.probes import ProbeContext, probe_definition
@@ -62,9 +64,13 @@ class BeamParams:
     tokens: str = "100K"  # generated chats: the target length
     chats: int = 1  # generated chats: how many
     domain: str = ""  # generated chats: software, renovation or running; by seed when empty
+    ordering_score: str = "tau_norm"  # event ordering's item score: tau_norm (BEAM's report) or tau_norm_f1
+
 
     def __post_init__(self) -> None:
         at_least("chats", self.chats, 1)
+        if self.ordering_score not in ORDERING_SCORES:
+            raise ValueError(f"ordering_score must be one of {', '.join(ORDERING_SCORES)}, got {self.ordering_score!r}")
         domains = {d.key for d in DOMAINS}
         if self.domain and self.domain not in domains:
             raise ValueError(f"domain must be one of {', '.join(sorted(domains))}, got {self.domain!r}")
@@ -110,7 +116,7 @@ class BeamConversations:
         )
         contexts = []
         for conversation in found:
-            probes = _definitions(suite, seed, conversation.id, conversation.size, conversation.questions, conversation.source)
+            probes = _definitions(suite, seed, conversation.id, conversation.size, conversation.questions, conversation.source, settings.ordering_score)
             if conversation.missing:
                 probes = [dataclasses.replace(p, skip_reason=conversation.missing) for p in probes]
             turns = _stream(conversation.units, settings.strip_markers)
@@ -122,7 +128,7 @@ class BeamConversations:
         contexts = []
         for number in range(1, settings.chats + 1):
             plan = generator.plan_chat(tokens, seed, number, settings.domain)
-            probes = _definitions(suite, seed, plan.id, generator.size_name(tokens), plan.questions, "generated")
+            probes = _definitions(suite, seed, plan.id, generator.size_name(tokens), plan.questions, "generated", settings.ordering_score)
             units = lambda plan=plan: generator.batches(plan)
             contexts.append(ProbeContext(plan.id, tuple(probes), _stream(units, settings.strip_markers), header=HEADER))
         return contexts
@@ -140,7 +146,13 @@ def _stream(units: Callable[[], Iterable[Any]], strip_markers: bool) -> Callable
 
 
 def _definitions(
-    suite: str, seed: int, context: str, size: str, questions: Sequence[ProbingQuestion], source: str
+    suite: str,
+    seed: int,
+    context: str,
+    size: str,
+    questions: Sequence[ProbingQuestion],
+    source: str,
+    ordering_score: str,
 ) -> list[TestDefinition]:
     return [
         probe_definition(
@@ -157,7 +169,7 @@ def _definitions(
             category=q.ability,
             skills=(q.ability,),
             markers=(size_marker(size),),
-            params={"size": size, "source": source},
+            params={"size": size, "source": source, "ordering_score": ordering_score},
             index=position,
         )
         for position, q in enumerate(questions, 1)

@@ -11,7 +11,8 @@ rubric event the judge finds equivalent (`equivalence` task) and replaced by tha
 then Kendall tau-b is computed over the union of both lists with tie ranks for missing items and
 normalised, tau_norm = (tau_b + 1) / 2 (scoring/kendall.py).  The item's score is tau_norm, the
 number BEAM's report uses, under both profiles; precision, recall, F1 and tau_norm × F1 (the code's
-`final_score`) go to the item's details and to the summary.
+`final_score`) go to the item's details and to the summary.  The suite parameter
+`ordering_score: tau_norm_f1` makes tau_norm × F1 the item's score instead.
   paper     items are the reply's non-blank lines without list markers ("1.", "2)", "-"); a one-line
             reply enumerating "1) …, 2) …" is split at its numbers; rubric events lose the
             "LLM response should mention:" stem some files put before them;
@@ -21,7 +22,8 @@ Blank items are never sent to the judge: they cannot state an event (the answer 
 
 Calibration consequence (measured in tests/test_beam_scoring.py): an abstaining reply earns
 tau_norm > 0 on event ordering, because a single unmatched item ranked against n missing events
-gives tau_b = -n / sqrt(n (n + 1) / 2 · n): 0.184 for n = 4.  Its tau_norm × F1 is 0.
+gives tau_b = -n / sqrt(n (n + 1) / 2 · n): 0.184 for n = 4.  Its tau_norm × F1 is 0, which is why
+`tau_norm_f1` exists: a gate on event ordering that an abstaining agent cannot pass.
 """
 
 from __future__ import annotations
@@ -41,6 +43,8 @@ from pytest_memorybench.scoring.profiles import OFFICIAL, Profile
 
 UNFILLED_QUESTION = "<question>"  # what BEAM's judge sees where the question should be
 SCORER = "beam"
+TAU_NORM, TAU_NORM_F1 = "tau_norm", "tau_norm_f1"
+ORDERING_SCORES = (TAU_NORM, TAU_NORM_F1)
 _STEM = re.compile(r"^\s*(?:the\s+)?llm\s+response\s+should\s+(?:mention|state|contain|include)\s*:\s*", re.IGNORECASE)
 _LIST_MARK = re.compile(r"^\s*(?:[-*•·]+|\(?\d{1,2}[.):]|\d{1,2}(?:st|nd|rd|th)\s*[:.)-])\s*")
 _INLINE_NUMBER = re.compile(r"(?:^|[\s,;:])\(?(\d{1,2})[.)]\s+")
@@ -54,7 +58,8 @@ async def score_reply(definition: TestDefinition, responses: Sequence[str], cont
     reply = responses[-1] if responses else ""
     judge = context.judge or LocalJudge()
     if ability == ORDERING:
-        return await score_ordering(judge, rubric, reply, context.profile)
+        with_f1 = definition.params.get("ordering_score", TAU_NORM) == TAU_NORM_F1
+        return await score_ordering(judge, rubric, reply, context.profile, with_f1=with_f1)
     question = UNFILLED_QUESTION if context.profile == OFFICIAL else definition.questions[0]
     return await score_rubric(
         judge, question=question, nuggets=rubric, answer=reply, profile=context.profile, ability=ability, scorer=SCORER
@@ -110,8 +115,11 @@ async def align(judge: Judge, reference: Sequence[str], items: Sequence[str]) ->
     return aligned, len(used), None
 
 
-async def score_ordering(judge: Judge, rubric: Sequence[str], reply: str, profile: Profile) -> Score:
-    """BEAM event ordering: equivalence alignment, then tau-b over the union (score = tau_norm)."""
+async def score_ordering(
+    judge: Judge, rubric: Sequence[str], reply: str, profile: Profile, *, with_f1: bool = False
+) -> Score:
+    """BEAM event ordering: equivalence alignment, then tau-b over the union (score = tau_norm, or
+    tau_norm × F1 `with_f1`)."""
     reference = list(rubric) if profile == OFFICIAL else [event_label(nugget) for nugget in rubric]
     items = reply_items(reply, profile)
     aligned, found, error = await align(judge, reference, items)
@@ -119,7 +127,11 @@ async def score_ordering(judge: Judge, rubric: Sequence[str], reply: str, profil
         return Score(0.0, (error,))
     score = score_beam_ordering(reference, aligned)
     lead = f"{len(items)} reply item(s) ({profile} profile), {found} aligned to rubric events by judge {judge.name}"
-    return Score(score.value, (lead, *score.reasons), score.details)
+    if not with_f1:
+        return Score(score.value, (lead, *score.reasons), score.details)
+    value = min(1.0, max(0.0, score.details["final_score"]))
+    note = f"score = tau_norm × F1 = {value:.3f} (ordering_score: tau_norm_f1)"
+    return Score(value, (lead, *score.reasons[:-1], note), score.details)
 
 
-__all__ = ["UNFILLED_QUESTION", "align", "event_label", "reply_items", "score_ordering", "score_reply"]
+__all__ = ["ORDERING_SCORES", "UNFILLED_QUESTION", "align", "event_label", "reply_items", "score_ordering", "score_reply"]
