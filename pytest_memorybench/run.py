@@ -112,6 +112,11 @@ class BenchmarkRun:
         self._judge: CachedJudge | None = None
 
     @property
+    def interleaved_spans(self) -> dict[str, Span]:
+        """The spans that mean something: suites whose tests are woven into a conversation."""
+        return {suite.name: self.spans[suite.name] for suite in self.suites if suite.uses_span}
+
+    @property
     def replay_only(self) -> bool:
         return self.settings.replay is not None
 

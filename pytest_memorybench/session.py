@@ -193,7 +193,9 @@ def header(config: pytest.Config) -> str:
         agent = f"none (replaying {settings.replay})"
     else:
         agent = settings.agent.display if settings.agent else "memorybench_agent fixture"
-    spans = ", ".join(f"{name}={span}" for name, span in run.spans.items()) or "- (no suite: your own tests only)"
+    spans = ", ".join(f"{name}={span}" for name, span in run.interleaved_spans.items())
+    if not spans:
+        spans = "- (probe suites: no interleaving)" if run.suites else "- (no suite: your own tests only)"
     resumed = " (resumed)" if settings.resume else ""
     return (
         f"memorybench: agent {agent} | judge {settings.judge.display} | span {spans} | seed {settings.seed} "

@@ -91,6 +91,11 @@ class Suite:
                 )
         return generated
 
+    @property
+    def uses_span(self) -> bool:
+        """Whether `--span` means anything here: probe scenarios deliver their own context whole."""
+        return bool(self.loaded) or any(not is_probe_scenario(get_scenario(e.scenario)) for e in self.entries)
+
     def threshold_for(self, scenario: str) -> float:
         return next(entry.threshold for entry in self.entries if entry.scenario == scenario)
 

@@ -103,7 +103,8 @@ def results_with_hostile_names() -> dict:
         "scenarios": {"ltm.colours": {
             "mean": 0.25, "ci95": None, "n": 1,
             "categories": {"<b>cat</b>": {"mean": 0.25, "ci95": None, "n": 1}},
-            "metrics": {"<script>m</script>": 0.5, "curve<img>": {"curve": [[0, 0.1], [1, 0.9]], "x_label": HOSTILE}},
+            "metrics": {"<script>m</script>": 0.5, "curve<img>": {"curve": [[0, 0.1], [1, 0.9]], "x_label": HOSTILE},
+                        "table": {"100K": {"<i>a</i>": 0.25, "b": None, "c": 1.0}}},
         }},
         "items": [record],
     }
@@ -118,6 +119,14 @@ def test_the_standalone_page_runs_nothing_and_loads_nothing() -> None:
     assert parsed.tags.count("svg") == 2, "the suite's chart and the metric's curve"
     text = "".join(parsed.text)
     assert "<script>m</script>: 0.500" in text and "curve<img>" in text and f"fixture:{HOSTILE}" in text
+
+
+def test_a_table_metric_is_a_grid_with_its_long_side_down() -> None:
+    fragment = summary_fragment(results_with_hostile_names(), None)
+    grid = fragment.split('<table class="mb-grid">', 1)[1].split("</table>", 1)[0]
+    cells = [re.sub(r"<[^>]+>", "", cell).strip() for cell in re.findall(r"<t[hd]>(.*?)</t[hd]>", grid)]
+    assert cells == ["", "100K", "&lt;i&gt;a&lt;/i&gt;", "0.250", "b", "-", "c", "1.000"]
+    assert "table: see below" in fragment
 
 
 def test_the_pytest_html_summary_is_escaped_too() -> None:

@@ -66,7 +66,7 @@ def report_page(
         for record in items
     ]
     run = results["run"]
-    view["span"] = ", ".join(f"{name}={span}" for name, span in run.get("span", {}).items()) or "-"
+    view["span"] = ", ".join(f"{name}={span}" for name, span in run.get("span", {}).items()) or "- (no interleaving)"
     view["facts"] = [
         (name, str(value))
         for name, value in {
@@ -100,6 +100,7 @@ def _suites(results: dict[str, Any]) -> list[dict[str, Any]]:
             "label": row.label, "level": row.level, "mean": row.stats["mean"], "ci95": row.stats.get("ci95"),
             "n": len(row.items), "passed": row.passed, "score": row.score, "tokens": row.tokens,
             "seconds": row.seconds, "cost": row.cost, "metrics": _metric_text(metrics),
+            "grids": [{"name": name, **grid} for name, value in metrics.items() if (grid := _grid(value))],
         })
         if row.level == "scenario":
             chart_rows.append((row.label, row.stats["mean"], row.stats.get("ci95")))
@@ -126,9 +127,25 @@ def _metric_text(metrics: dict[str, Any]) -> str:
             parts.append(f"{name}: {value}")
         elif isinstance(value, dict) and "curve" in value:
             parts.append(f"{name}: curve (chart above)")
+        elif _grid(value):
+            parts.append(f"{name}: see below")
         else:
             parts.append(f"{name}: {json.dumps(value, ensure_ascii=False)[:200]}")
     return " · ".join(parts)
+
+
+def _grid(value: Any) -> dict[str, Any] | None:
+    """A metric that is a table ({row: {column: number}}, as BEAM's size × ability), as a grid."""
+    if not isinstance(value, dict) or not value or not all(isinstance(row, dict) for row in value.values()):
+        return None
+    names = [str(name) for name in value]
+    columns = list(dict.fromkeys(str(column) for row in value.values() for column in row))
+    cells = [[row.get(column) for column in columns] for row in value.values()]
+    if not all(cell is None or isinstance(cell, (int, float)) and not isinstance(cell, bool) for line in cells for cell in line):
+        return None
+    if len(columns) > len(names):  # long side down: a page has more room for rows than columns
+        names, columns, cells = columns, names, [list(line) for line in zip(*cells)]
+    return {"columns": columns, "rows": [{"name": name, "cells": line} for name, line in zip(names, cells)]}
 
 
 def item_view(record: dict[str, Any], transcript: list[Entry] | None) -> dict[str, Any]:

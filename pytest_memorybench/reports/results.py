@@ -84,7 +84,7 @@ def build_results(
             "id": run.run_id,
             "agent": agent_name,
             "judge": judging["name"],
-            "span": {name: str(span) for name, span in run.spans.items()},
+            "span": {name: str(span) for name, span in run.interleaved_spans.items()},
             "seed": settings.seed,
             "profile": settings.profile,
             "suites": [suite.name for suite in run.suites],

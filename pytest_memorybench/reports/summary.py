@@ -51,6 +51,7 @@ def summary_lines(results: dict[str, Any], results_path: str, report_path: str |
         f"judge {results['run']['judge']}: {totals['judge_calls']:,} calls, {totals['judge_cache_hits']:,} cache hits, "
         f"{totals['judge_tokens_in'] + totals['judge_tokens_out']:,} tokens, ${totals['judge_cost_usd']:.4f}"
     )
+    contexts = []  # the probe families' contexts, delivered whole before their questions
     for conversation in results.get("conversations", []):
         if conversation["span"]:
             lines.append(
@@ -58,6 +59,13 @@ def summary_lines(results: dict[str, Any], results_path: str, report_path: str |
                 f"{conversation['filler_messages']} filler messages ({conversation['saved_filler_messages']} "
                 f"observed), {conversation['span_ratio']:.2f} × repetitions × span"
             )
+        else:
+            contexts.append(conversation)
+    if 0 < len(contexts) <= 3:
+        lines.extend(f"context {c['group']}: {c['tokens']:,} tokens delivered to the agent" for c in contexts)
+    elif contexts:
+        delivered = sum(c["tokens"] for c in contexts)
+        lines.append(f"{len(contexts)} contexts: {delivered:,} tokens delivered to the agent")
     overruns = [item["nodeid"] for item in items if item.get("span_overrun")]
     if overruns:
         lines.append(f"span overrun in {len(overruns)} test(s): {', '.join(overruns[:5])}")
