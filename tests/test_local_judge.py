@@ -277,6 +277,10 @@ def test_nugget(nugget: str, answer: str, score: float) -> None:
         ("Budget set to $68,000", "The budget was set to $70,000", False),
         ("The user moved to Berlin", "The user bought a new bicycle", False),
         ("User ran a marathon", "The user ran a marathon in 2023 with friends from work", True),  # more detail
+        # a short event label inside a long list item (BEAM's event ordering)
+        ("Core functionality", "Setting up the core functionality including user login, search and the cart", True),
+        ("Core", "Setting up the core functionality including user login, search and the cart", False),  # one word
+        ("Core functionality tests", "Setting up the core functionality including user login", False),
     ],
 )
 def test_equivalence(first: str, second: str, equivalent: bool) -> None:
@@ -293,7 +297,7 @@ async def test_local_judge_is_a_judge_with_stats() -> None:
     assert verdict_.ok and not verdict_.cached
     assert judge.name == "local"
     assert (judge.stats.calls, judge.stats.cache_hits, judge.stats.cost_usd) == (1, 0, 0.0)
-    assert judge.stats.prompt_hashes == {"equivalence": "local-2"}
+    assert judge.stats.prompt_hashes == {"equivalence": "local-3"}
 
 
 def test_every_kind_is_answered() -> None:
