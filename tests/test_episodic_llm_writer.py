@@ -197,6 +197,20 @@ def test_the_write_command_saves_books_from_either_writer(
     assert "--writer llm needs --model" in capsys.readouterr().err
 
 
+def test_the_write_command_fails_in_one_line_when_the_model_does(
+    llm_server: LLMServer, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    llm_server.queue(401, path="/v1/chat/completions", times=10)  # not worth retrying: fails at once
+    args = ["write", "--chapters", "2", "--writer", "llm", "--model", f"openai:fake-model@{llm_server.openai_url}"]
+    assert main([*args, "--out", str(tmp_path / "llm")]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("error: the model failed, no book was written:") and "401" in err[0]
+    assert not (tmp_path / "llm").exists()
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    assert main(["write", "--writer", "llm", "--model", "openai:gpt-4o-mini", "--out", str(tmp_path / "x")]) == 4
+    assert "--model openai:gpt-4o-mini: OPENAI_API_KEY is not set" in capsys.readouterr().err
+
+
 def test_a_judge_spec_that_is_no_model_is_refused() -> None:
     with pytest.raises(UsageError, match="needs a model"):
         SpecModel("local")

@@ -26,11 +26,19 @@ JAN15, MAR01, MAY10 = "January 15, 2024", "March 01, 2024", "May 10, 2024"
 
 
 def score(
-    answer: str, truth: Sequence[str], *, trace: str = "Spaces", get: str = "all", judge_answer: list[str] | None = None
+    answer: str,
+    truth: Sequence[str],
+    *,
+    trace: str = "Spaces",
+    get: str = "all",
+    judge_answer: list[str] | None = None,
+    candidates: list[str] | None = None,
 ) -> Score:
     expected: dict[str, Any] = {"answer": list(truth), "retrieval_type": trace, "get": get}
     if judge_answer:
         expected["judge_answer"] = judge_answer
+    if candidates:
+        expected["candidates"] = candidates
     definition = probe_definition(
         suite="s",
         scenario=SCENARIO.name,
@@ -62,6 +70,33 @@ def score(
 )
 def test_item_f1_special_cases_through_the_judge(answer: str, truth: list[str], value: float) -> None:
     assert score(answer, truth).value == pytest.approx(value)
+
+
+PLACES = ["Amberline Ferry Pier", "Kestrel Point Lighthouse", "Redcliffe Lido"]
+PROSE = "Chapter 4\n\nThe wind came off the water at Kestrel Point Lighthouse, and Ada counted the boats."
+
+
+def test_the_books_names_count_where_an_answer_states_them_in_prose() -> None:
+    """A chapter quoted in reply to an empty-answer question gives a place: no abstention credit."""
+    assert score(PROSE, []).value == 1.0, "without the book's names the local judge sees no list, so no item"
+    assert score(PROSE, [], candidates=PLACES).value == 0.0
+    assert score(EMPTY_ANSWER, [], candidates=PLACES).value == 1.0, "an abstention still earns the credit"
+    # Where the place is the answer, the names change nothing: the lenient rule ignores extra items.
+    assert score(PROSE, ["Kestrel Point Lighthouse"], candidates=PLACES).value == 1.0
+    assert score(PROSE, ["Redcliffe Lido"], candidates=PLACES).value == 0.0
+
+
+def test_every_question_carries_the_books_values_of_its_trace() -> None:
+    (context,) = SCENARIO.contexts("episodic", {}, seed=0)
+    by_trace: dict[str, set[str]] = {}
+    for definition in context.probes:
+        expected = definition.expected
+        if expected["retrieval_type"] == "Full event details":
+            assert "candidates" not in expected
+            continue
+        by_trace.setdefault(expected["retrieval_type"], set()).update(expected["candidates"])
+        assert set(expected["answer"]) <= set(expected["candidates"])
+    assert len(by_trace["Spaces"]) > 5 and by_trace["Spaces"].isdisjoint(by_trace["Entities"])
 
 
 def test_the_f1_rules_themselves() -> None:

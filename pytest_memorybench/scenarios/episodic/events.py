@@ -14,7 +14,9 @@ Constraints, as published: no two events share (t, ent) (one person, two places 
 (two events in one place at once).  Candidates are drawn from one seeded stream and a candidate
 that breaks a constraint with an *earlier accepted* event is dropped, so the first N₁ events of an
 N₂-event book are exactly the N₁-event book (the prefix property the paper relies on for its short
-book being part of its long one).
+book being part of its long one).  The constraints cap a book: with the default universe the
+skewed draws stall at about 4,000 events, so a request beyond what the universe holds fails
+at once, and a stream that rejects `MAX_REJECTIONS_IN_A_ROW` candidates running is given up on.
 
 Meta-data per event, drawn from a stream of its own (so it is prefix-stable too): a number of
 paragraphs uniform in 1–10, for each of date, location, entity and content the paragraph (uniform
@@ -36,6 +38,7 @@ from pytest_memorybench.scenarios.episodic.universe import FEATURES, Universe
 DISTRIBUTIONS = ("geometric", "uniform")
 MAX_PARAGRAPHS = 10
 MAX_DRAWS_PER_EVENT = 10_000
+MAX_REJECTIONS_IN_A_ROW = 200_000  # 2,000 events need runs of about 3,500; 3,000 of about 20,000
 
 
 @dataclass(frozen=True)
@@ -87,6 +90,12 @@ def sample_events(
     """`count` events satisfying the constraints; the first n are the same for every count ≥ n."""
     if count < 1:
         raise UsageError(f"episodic chapters must be at least 1, got {count}")
+    capacity = universe.size * universe.size  # distinct (t, s) pairs, and (t, ent) pairs
+    if count > capacity:
+        raise UsageError(
+            f"episodic: {count} events cannot have distinct (date, location) pairs in a universe of "
+            f"{universe.size} dates and {universe.size} locations; use fewer chapters"
+        )
     cumulative = list(accumulate(position_weights(distribution, universe.size, p)))
     total = cumulative[-1]
     rng = random.Random(f"episodic|events|{seed}|{distribution}|{p!r}")
@@ -94,10 +103,15 @@ def sample_events(
     events: list[Event] = []
     busy_entity: set[tuple[str, str]] = set()
     busy_place: set[tuple[str, str]] = set()
+    rejected = 0
     for _ in range(count * MAX_DRAWS_PER_EVENT):
         t, s, e, c = (items[min(bisect(cumulative, rng.random() * total), len(items) - 1)] for items in lists)
         if (t, e) in busy_entity or (t, s) in busy_place:
+            rejected += 1
+            if rejected > MAX_REJECTIONS_IN_A_ROW:
+                break  # the free pairs left are too rare to reach: the book cannot be completed
             continue
+        rejected = 0
         busy_entity.add((t, e))
         busy_place.add((t, s))
         events.append(Event(t, s, e, c, rng.choice(universe.details[c])))
@@ -105,7 +119,7 @@ def sample_events(
             return events
     raise UsageError(
         f"episodic: could not draw {count} events with distinct (date, entity) and (date, location) pairs "
-        f"from a universe of {universe.size}; use fewer chapters or a larger universe_size"
+        f"from a universe of {universe.size} (stuck after {len(events)}); use fewer chapters or a larger universe_size"
     )
 
 

@@ -6,7 +6,7 @@ model knows them from training data, one of the paper's design goals) and everyd
 contents, each with ten details phrased to follow a first name ("Mara tied the last paper
 knot"), past tense, lower case.
 
-Rules the lists keep, checked by `tests/test_episodic_universe.py` because the ground truth
+Rules the lists keep, checked by `tests/test_episodic_book.py` because the ground truth
 depends on them:
   * no item is a substring of another item (a location inside a longer location would make the
     "appears only in paragraph k" check and the judge's matching ambiguous);
@@ -298,7 +298,7 @@ CONTENTS: dict[str, tuple[str, ...]] = {
         "cracked a piece while cooling",
         "twisted a glass icicle",
     ),
-    "Silent Disco": (
+    "Silent Headphone Disco": (
         "switched between three channels",
         "danced alone in the corner",
         "sang out loud without realising",
@@ -694,7 +694,7 @@ CONTENTS: dict[str, tuple[str, ...]] = {
         "shook hands after the bout",
         "presided as referee",
     ),
-    "Escape Room Challenge": (
+    "Escape Room Breakout": (
         "found a key under a rug",
         "cracked a four-digit code",
         "decoded a cipher wheel",

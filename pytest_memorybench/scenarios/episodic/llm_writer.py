@@ -122,7 +122,12 @@ class SpecModel:
     def __init__(self, spec: str, *, max_output_tokens: int = MAX_OUTPUT_TOKENS, api_key: str | None = None) -> None:
         from pytest_memorybench.judges.spec import build_judge
 
-        client = build_judge(spec, cache_path=None, max_output_tokens=max_output_tokens, api_key=api_key)
+        try:
+            client = build_judge(spec, cache_path=None, max_output_tokens=max_output_tokens, api_key=api_key)
+        except UsageError as exc:  # the judge layer names its own option; here the model is --model
+            raise UsageError(
+                str(exc).replace("--judge ", "--model ", 1).replace("point the judge at", "point the writer at")
+            ) from None
         if not client.is_llm:
             raise UsageError(f"--model {spec!r}: the llm writer needs a model, such as openai:gpt-4o-mini")
         self.name = client.name

@@ -8,7 +8,8 @@ authors' published data or a book saved by our writers (`loader.py`; the `llm` w
 Parameters (suite `params`):
   chapters       events in a generated book: 20 (the paper's short book), 200 (long), 2000
   universe_size  N_universe, 100; distribution geometric | uniform; p the geometric parameter, 0.1
-  start_date, end_date   the universe's date range, ISO dates (the paper's 2024-01-01 … 2026-12-31)
+  start_date, end_date   the universe's date range, ISO date strings, quoted in YAML (the paper's
+                 "2024-01-01" … "2026-12-31")
   per_bin        questions kept per (template, bin), the paper's N_target = 5
   delivery       chapters: one message per chapter (default); document: the whole book in one
                  message, for in-context baselines
@@ -41,7 +42,7 @@ from pytest_memorybench.scenarios.episodic.questions import (
     book_questions,
 )
 from pytest_memorybench.scenarios.episodic.scoring import score_question, summarize
-from pytest_memorybench.scenarios.episodic.templates import TRACE_MARKERS
+from pytest_memorybench.scenarios.episodic.templates import TRACE_FEATURE, TRACE_MARKERS
 from pytest_memorybench.scenarios.params import at_least, read_params
 from pytest_memorybench.scenarios.probes import ProbeContext, probe_definition
 
@@ -75,6 +76,8 @@ class EpisodicParams:
             raise ValueError(f"delivery must be one of {', '.join(DELIVERIES)}, got {self.delivery!r}")
         if self.distribution not in DISTRIBUTIONS:
             raise ValueError(f"distribution must be one of {', '.join(DISTRIBUTIONS)}, got {self.distribution!r}")
+        if not 0 < self.p < 1:
+            raise ValueError(f"p must be strictly between 0 and 1, got {self.p}")
         for name in ("start_date", "end_date"):
             try:
                 date.fromisoformat(getattr(self, name))
@@ -82,6 +85,8 @@ class EpisodicParams:
                 raise ValueError(
                     f"{name} must be an ISO date such as 2024-01-01, got {getattr(self, name)!r}"
                 ) from None
+        if date.fromisoformat(self.start_date) > date.fromisoformat(self.end_date):
+            raise ValueError(f"start_date {self.start_date} is after end_date {self.end_date}")
 
     def plan(self, seed: int) -> BookPlan:
         return BookPlan(
@@ -170,7 +175,26 @@ def expected(question: Question, book: Book) -> dict[str, Any]:
     }
     if question.retrieval_type == "Full event details" and not question.empty:
         record["judge_answer"] = full_chapters(question, book)
+    values = trace_values(question.retrieval_type, book)
+    if values:
+        record["candidates"] = list(values)
     return record
+
+
+def trace_values(retrieval_type: str, book: Book) -> tuple[str, ...]:
+    """Every value the book gives for a kind of trace (all its places, say), in book order.
+
+    An LLM judge reads an answer for the items it gives, however they are worded; the offline
+    local judge finds items only in lists, unless it is told which names to look for in prose
+    (`scoring.judged.score_items`).  Without them, a chapter quoted in reply to an empty-answer
+    question would count as "no item given" and earn the abstention credit.
+    """
+    if retrieval_type == "Other entities":
+        return tuple(dict.fromkeys(name for truth in book.truths for name in truth.post_entities))
+    feature = TRACE_FEATURE.get(retrieval_type)
+    if feature is None:
+        return ()
+    return tuple(dict.fromkeys(truth.event.feature(feature) for truth in book.truths))
 
 
 def book_turns(book: Book, delivery: str) -> Iterator[Message]:

@@ -74,6 +74,7 @@ async def score_question(definition: TestDefinition, responses: Sequence[str], c
         ground_truth=truth,
         answer=answer,
         retrieval_type=str(expected["retrieval_type"]),
+        candidates=list(expected.get("candidates") or ()),
         scorer=SCORER,
     )
     order = unique_in_order(list(expected["answer"]))

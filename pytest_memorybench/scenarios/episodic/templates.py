@@ -93,7 +93,7 @@ TEMPLATES: tuple[Template, ...] = (
     _t(21, "(*,s,*,c)", "Entities", "all", "Who were the protagonists of events related to {c} at {s}? Name them, without mentioning the events."),
     _t(22, "(*,*,ent,c)", "Times", "all", "On which dates was {ent} involved in events related to {c}? Give the dates only, without describing the events."),
     _t(23, "(*,*,ent,c)", "Spaces", "all", "Where did the events related to {c} that involved {ent} take place? List each distinct location, without mentioning the events."),
-    _t(24, "(t,s,ent,*)", "Event contents", "all", "What happened to {ent} at {s} on {t}? Name the key events or activities."),
+    _t(24, "(t,s,ent,*)", "Event contents", "all", "What did {ent} do at {s} on {t}? Say what took place there that day."),
     _t(25, "(t,s,*,c)", "Entities", "all", "Who was the protagonist of the events related to {c} at {s} on {t}? Name them, without describing the events."),
     _t(26, "(t,*,ent,c)", "Spaces", "all", "Where did the events related to {c} that involved {ent} on {t} take place? List the locations, without describing the events."),
     _t(27, "(*,s,ent,c)", "Times", "all", "On which dates was {ent} at {s} for events related to {c}? Give the dates only, without describing the events."),
@@ -101,9 +101,9 @@ TEMPLATES: tuple[Template, ...] = (
     _t(29, "(t,s,ent,c)", "Full event details", "all", "What exactly happened when {ent} was at {s} for events related to {c} on {t}? Give a full account, with every detail you can recall."),
     _t(30, "(*,*,ent,*)", "Times", "latest", "What is the latest date, in the story's chronology, on which {ent} appears?"),
     _t(31, "(*,*,ent,*)", "Spaces", "latest", "Where was {ent} seen most recently in the story's chronology?"),
-    _t(32, "(*,*,ent,*)", "Event contents", "latest", "What was {ent} doing the last time they appeared in the story's chronology?"),
-    _t(33, "(*,*,ent,*)", "Times", "chronological", "On which dates does {ent} appear? List them in chronological order, from earliest to latest."),
+    _t(32, "(*,*,ent,*)", "Event contents", "latest", "Going by the story's dates, what event was {ent} part of at their latest appearance?"),
+    _t(33, "(*,*,ent,*)", "Times", "chronological", "On which dates does {ent} appear? Give them in date order, starting with the earliest."),
     _t(34, "(*,*,ent,*)", "Spaces", "chronological", "Which locations did {ent} visit? List them in the order of the story's chronology, earliest first."),
-    _t(35, "(*,*,ent,*)", "Event contents", "chronological", "Which events has {ent} taken part in? List them from earliest to latest in the story's chronology."),
+    _t(35, "(*,*,ent,*)", "Event contents", "chronological", "Which events has {ent} taken part in? Give them in the order they happened, by the story's dates, first one first."),
 )
 # fmt: on

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from pytest_memorybench.conversation.tokens import default_counter
-from pytest_memorybench.errors import UsageError
+from pytest_memorybench.errors import AgentError, UsageError
 from pytest_memorybench.scenarios.episodic.book import Book, BookPlan, generated_book
 from pytest_memorybench.scenarios.episodic.llm_writer import (
     DEFAULT_ITERMAX,
@@ -65,6 +65,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 4
+    except AgentError as exc:  # the writer's model failed after its retries: nothing was saved
+        print(f"error: the model failed, no book was written: {exc}", file=sys.stderr)
+        return 1
 
 
 def _tokens(args: argparse.Namespace) -> int:
