@@ -394,7 +394,7 @@ async def test_local_spec_builds_an_uncached_local_judge(tmp_path: Path) -> None
     verdict = await judge.judge(TASK)
     assert verdict.data is not None and verdict.data["refers"] is True
     assert (judge.stats.calls, judge.stats.cache_hits) == (1, 0)
-    assert judge.stats.prompt_hashes == {"reference": "local-3"}
+    assert judge.stats.prompt_hashes == {"reference": "local-4"}
     assert not (tmp_path / "cache.sqlite").exists()
 
 

@@ -297,7 +297,7 @@ async def test_local_judge_is_a_judge_with_stats() -> None:
     assert verdict_.ok and not verdict_.cached
     assert judge.name == "local"
     assert (judge.stats.calls, judge.stats.cache_hits, judge.stats.cost_usd) == (1, 0, 0.0)
-    assert judge.stats.prompt_hashes == {"equivalence": "local-3"}
+    assert judge.stats.prompt_hashes == {"equivalence": "local-4"}
 
 
 def test_every_kind_is_answered() -> None:

@@ -52,7 +52,7 @@ from pytest_memorybench.judges.base import JudgeStats, JudgeTask, JudgeVerdict
 from pytest_memorybench.judges.prompts import check_payload, validate
 from pytest_memorybench.errors import describe_exception
 
-VERSION = "local-3"  # bump when a rule changes: it is recorded with results like a prompt hash
+VERSION = "local-4"  # bump when a rule changes: it is recorded with results like a prompt hash
 
 WORD_MATCH = 85  # rapidfuzz ratio for two words to count as the same (spelling variants, typos)
 SENTENCE_THRESHOLD = 0.6  # ROUGE-L F1 for a sentence to count as present
@@ -779,6 +779,14 @@ def judge_items(payload: Mapping[str, Any]) -> dict[str, Any]:
         for position, fragment in list_fragments(answer):
             if all(item_score(item, fragment)[0] == 0 for item in ground_truth) and not abstains(fragment):
                 located.append((position, fragment))
+        # Names of the kind asked for that the scorer knows of (every place of a book) count where
+        # the answer states them in full, in prose too, unless they are ground-truth items.
+        for candidate in (str(c) for c in payload.get("candidates") or ()):
+            if any(same_item(candidate, item) for item in ground_truth):
+                continue
+            score, position = item_score(candidate, answer)
+            if score == 1 and not any(same_item(candidate, item) for _, item in located):
+                located.append((position, candidate))
         identified = list(dict.fromkeys(item for _, item in sorted(located, key=lambda pair: pair[0])))
     found = sum(1 for score in matching if score == 1)
     reason = "the answer abstains" if abstaining else f"{found} of {len(ground_truth)} items found"

@@ -41,16 +41,25 @@ async def score_reference(judge: Judge, *, question: str, expected: str, answer:
 
 
 async def score_items(
-    judge: Judge, *, question: str, ground_truth: Sequence[str], answer: str, retrieval_type: str = "", scorer: str = "items"
+    judge: Judge,
+    *,
+    question: str,
+    ground_truth: Sequence[str],
+    answer: str,
+    retrieval_type: str = "",
+    candidates: Sequence[str] = (),
+    scorer: str = "items",
 ) -> tuple[Score, list[str]]:
-    """Episodic F1 (Listing 12 + the lenient #pred rule); also returns the identified items."""
-    verdict = await judge.judge(
-        JudgeTask(
-            "items",
-            {"question": question, "retrieval_type": retrieval_type, "ground_truth": list(ground_truth), "answer": answer},
-            scorer,
-        )
-    )
+    """Episodic F1 (Listing 12 + the lenient #pred rule); also returns the identified items.
+
+    `candidates`: names of the kind asked for that the answer might give (every place of the
+    book, say).  Only the offline local judge reads them, to find items named in prose; an LLM
+    judge's prompt does not show them, so its verdicts and cache keys are unchanged.
+    """
+    payload = {"question": question, "retrieval_type": retrieval_type, "ground_truth": list(ground_truth), "answer": answer}
+    if candidates:
+        payload["candidates"] = list(candidates)
+    verdict = await judge.judge(JudgeTask("items", payload, scorer))
     if not verdict.ok:
         return _failed(verdict), []
     data = verdict.data or {}
