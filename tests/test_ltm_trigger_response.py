@@ -105,7 +105,9 @@ def test_parameters() -> None:
     with pytest.raises(UsageError, match="trigger_activations must be at least 1"):
         generate(trigger_activations=0)
     with pytest.raises(UsageError, match="'rouge_threshold' must be of type float"):
-        generate(rouge_threshold=1)
+        generate(rouge_threshold="high")
+    with pytest.raises(UsageError, match=r"rouge_threshold must be in \[0, 1\), got 1.0"):
+        generate(rouge_threshold=1)  # a whole number is read as a float, then range-checked
     with pytest.raises(UsageError, match="unknown parameter 'activations'"):
         generate(activations=3)
 

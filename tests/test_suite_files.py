@@ -202,6 +202,18 @@ def test_unknown_scenario_parameter_names_it_and_the_known_ones(tmp_path: Path) 
     assert "unknown parameter 'colours' (known: colour_changes)" in message
 
 
+def test_yaml_numbers_and_dates_are_read_as_meant(tmp_path: Path) -> None:
+    """`p: 1` is a float and an unquoted date is the text of that date, as the author meant."""
+    text = "name: x\nscenarios:\n  - scenario: episodic.book\n    params: {p: 1, start_date: 2024-02-01, end_date: 2024-06-30}\n"
+    with pytest.raises(UsageError, match=r"my-suite.yaml: scenario episodic.book: p must be strictly between 0 and 1, got 1.0$"):
+        load_suite(str(write_suite(tmp_path, text))).generate(0)
+    text = text.replace("p: 1,", "p: 0.2,")
+    (context,) = load_suite(str(write_suite(tmp_path, text))).generate(0).contexts.values()
+    dates = {d.expected["answer"][0] for d in context.probes if d.expected["retrieval_type"] == "Times" and d.expected["answer"]}
+    months = ("February", "March", "April", "May", "June")
+    assert dates and all(date.startswith(months) and date.endswith(", 2024") for date in dates)
+
+
 @pytest.mark.parametrize("value", ["'3'", "3.0", "true", "[3]"])
 def test_wrong_scenario_parameter_type(tmp_path: Path, value: str) -> None:
     text = f"name: x\nscenarios:\n  - scenario: ltm.colours\n    params: {{colour_changes: {value}}}\n"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import datetime
 from collections.abc import Mapping
 from typing import Any, TypeVar
 
@@ -25,6 +26,7 @@ def read_params(kind: type[P], scenario: str, given: Mapping[str, Any]) -> P:
     values = {}
     for name, value in given.items():
         default = fields[name].default
+        value = _as_written(value, default)
         if isinstance(default, bool) != isinstance(value, bool) or not isinstance(value, type(default)):
             raise UsageError(
                 f"scenario {scenario}: parameter {name!r} must be of type {type(default).__name__}, got {value!r}"
@@ -34,6 +36,16 @@ def read_params(kind: type[P], scenario: str, given: Mapping[str, Any]) -> P:
         return kind(**values)
     except ValueError as exc:
         raise UsageError(f"scenario {scenario}: {exc}") from None
+
+
+def _as_written(value: Any, default: Any) -> Any:
+    """What the suite's author meant where YAML typed it otherwise: `p: 1` for a float, and an
+    unquoted date (`start_date: 2024-01-01`, which YAML reads as a date) for a text."""
+    if isinstance(default, float) and isinstance(value, int) and not isinstance(value, bool):
+        return float(value)
+    if isinstance(default, str) and isinstance(value, (datetime.date, datetime.datetime)):
+        return value.isoformat()
+    return value
 
 
 def at_least(name: str, value: int, minimum: int) -> None:
