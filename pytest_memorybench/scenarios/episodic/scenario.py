@@ -8,8 +8,7 @@ authors' published data or a book saved by our writers (`loader.py`; the `llm` w
 Parameters (suite `params`):
   chapters       events in a generated book: 20 (the paper's short book), 200 (long), 2000
   universe_size  N_universe, 100; distribution geometric | uniform; p the geometric parameter, 0.1
-  start_date, end_date   the universe's date range, ISO date strings, quoted in YAML (the paper's
-                 "2024-01-01" … "2026-12-31")
+  start_date, end_date   the universe's date range, ISO dates (the paper's 2024-01-01 … 2026-12-31)
   per_bin        questions kept per (template, bin), the paper's N_target = 5
   delivery       chapters: one message per chapter (default); document: the whole book in one
                  message, for in-context baselines
