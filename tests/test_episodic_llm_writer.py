@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from pytest_memorybench.agents.oracle import OracleAgent
-from pytest_memorybench.errors import UsageError
+from pytest_memorybench.errors import AgentError, UsageError
 from pytest_memorybench.scenarios.episodic.book import BookPlan
 from pytest_memorybench.scenarios.episodic.cli import main
 from pytest_memorybench.scenarios.episodic.events import sample_events, sample_meta
@@ -23,6 +23,7 @@ from pytest_memorybench.scenarios.episodic.llm_writer import (
     SpecModel,
     chapter_prompt,
     fill_placeholders,
+    read_journal,
     write_book_with_model,
     write_with_model,
 )
@@ -209,6 +210,33 @@ def test_the_write_command_fails_in_one_line_when_the_model_does(
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     assert main(["write", "--writer", "llm", "--model", "openai:gpt-4o-mini", "--out", str(tmp_path / "x")]) == 4
     assert "--model openai:gpt-4o-mini: OPENAI_API_KEY is not set" in capsys.readouterr().err
+
+
+def test_an_interrupted_writing_continues_without_paying_twice(tmp_path: Path) -> None:
+    class FailsAfter(FakeModel):
+        def __init__(self, chapters: int) -> None:
+            super().__init__()
+            self.chapters = chapters
+
+        async def complete(self, system: str, user: str) -> str:
+            if system == WRITER_SYSTEM:
+                if self.chapters == 0:
+                    raise AgentError("agent fake: HTTP 503")
+                self.chapters -= 1
+            return await super().complete(system, user)
+
+    journal = tmp_path / "book" / "chapters.jsonl"
+    with pytest.raises(AgentError):
+        asyncio.run(write_book_with_model(FailsAfter(2), PLAN, concurrency=1, journal=journal))
+    assert len(read_journal(journal)) == 2
+    with journal.open("a") as file:
+        file.write('{"index": 5, "event": ')  # the line the interruption cut short: written again
+    again = FakeModel()
+    book, results = asyncio.run(write_book_with_model(again, PLAN, concurrency=1, journal=journal))
+    assert len([call for call in again.calls if call[0] == WRITER_SYSTEM]) == PLAN.chapters - 2
+    straight, _ = asyncio.run(write_book_with_model(FakeModel(), PLAN))
+    assert book.truths == straight.truths and book.document() == straight.document()
+    assert all(len(result.attempts) == 1 for result in results)
 
 
 def test_a_judge_spec_that_is_no_model_is_refused() -> None:

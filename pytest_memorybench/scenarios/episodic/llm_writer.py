@@ -23,9 +23,11 @@ local server.  Writing is slow and costs money, so it runs ahead of the suite (`
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Protocol
 
 from pytest_memorybench.errors import UsageError
@@ -227,6 +229,22 @@ def fill_placeholders(paragraphs: Sequence[str], names: Callable[[], str]) -> tu
     return filled, tuple(mapping.values())
 
 
+def read_journal(path: Path) -> dict[int, dict[str, Any]]:
+    """The chapters an earlier, interrupted writing of the book settled, by event index.
+
+    A line cut short by the interruption is ignored: its chapter is written again.
+    """
+    settled: dict[int, dict[str, Any]] = {}
+    if path.is_file():
+        for line in path.read_text(encoding="utf-8").splitlines():
+            try:
+                entry = json.loads(line)
+                settled[int(entry["index"])] = entry
+            except (ValueError, KeyError, TypeError):
+                continue
+    return settled
+
+
 async def write_book_with_model(
     model: TextModel,
     plan: BookPlan,
@@ -234,15 +252,37 @@ async def write_book_with_model(
     itermax: int = DEFAULT_ITERMAX,
     concurrency: int = 4,
     progress: Callable[[int, WrittenByModel], None] | None = None,
+    journal: Path | None = None,
 ) -> tuple[Book, list[WrittenByModel]]:
-    """The plan's book written by `model`: events whose chapters never passed are dropped."""
+    """The plan's book written by `model`: events whose chapters never passed are dropped.
+
+    With a `journal`, each chapter is appended to it as soon as it is settled (passed or dropped),
+    and chapters already in it for the same event are taken from it instead of the model: a
+    writing stopped by a failing model continues where it stopped, paying for nothing twice.
+    """
     universe = build_universe(plan.seed, plan.universe_size, plan.start, plan.end)
     events = sample_events(universe, plan.chapters, plan.seed, distribution=plan.distribution, p=plan.p)
     limit = asyncio.Semaphore(max(1, concurrency))
+    settled = read_journal(journal) if journal is not None else {}
 
     async def one(index: int, event: Event) -> WrittenByModel:
+        meta = sample_meta(index, plan.seed)
+        entry = settled.get(index)
+        if entry is not None and entry.get("event") == event.as_list():
+            attempts = [Attempt(str(a["text"]), list(a["problems"])) for a in entry["attempts"]]
+            return WrittenByModel(event, meta, attempts, entry["paragraphs"])
         async with limit:
-            written = await write_with_model(model, event, sample_meta(index, plan.seed), itermax)
+            written = await write_with_model(model, event, meta, itermax)
+        if journal is not None:
+            line = {
+                "index": index,
+                "event": event.as_list(),
+                "paragraphs": written.paragraphs,
+                "attempts": [{"text": a.text, "problems": a.problems} for a in written.attempts],
+            }
+            journal.parent.mkdir(parents=True, exist_ok=True)
+            with journal.open("a", encoding="utf-8") as file:
+                file.write(json.dumps(line, ensure_ascii=False) + "\n")
         if progress is not None:
             progress(index, written)
         return written

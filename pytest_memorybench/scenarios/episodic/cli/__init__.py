@@ -28,9 +28,12 @@ from pytest_memorybench.scenarios.episodic.llm_writer import (
     DEFAULT_ITERMAX,
     SpecModel,
     WrittenByModel,
+    read_journal,
     write_book_with_model,
 )
 from pytest_memorybench.scenarios.episodic.loader import save_book
+
+JOURNAL = "chapters.jsonl"  # the llm writer's chapters as they are settled, kept to continue
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -65,8 +68,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 4
-    except AgentError as exc:  # the writer's model failed after its retries: nothing was saved
-        print(f"error: the model failed, no book was written: {exc}", file=sys.stderr)
+    except AgentError as exc:  # the writer's model failed after its retries
+        journal = args.out / JOURNAL
+        kept = f"; {journal} keeps the chapters written so far: run the same command to continue" if journal.exists() else ""
+        print(f"error: the model failed, no book was written: {exc}{kept}", file=sys.stderr)
         return 1
 
 
@@ -86,7 +91,9 @@ def _write(args: argparse.Namespace) -> int:
     else:
         if not args.model:
             raise UsageError("--writer llm needs --model, for example --model openai:gpt-4o-mini")
-        book, results = asyncio.run(_write_with_model(args.model, plan, args.itermax, args.concurrency))
+        book, results = asyncio.run(
+            _write_with_model(args.model, plan, args.itermax, args.concurrency, args.out / JOURNAL)
+        )
         tries = [len(result.attempts) for result in results]
         info.update(model=args.model, itermax=args.itermax, attempts=tries)
     counter = default_counter()
@@ -98,15 +105,20 @@ def _write(args: argparse.Namespace) -> int:
 
 
 async def _write_with_model(
-    spec: str, plan: BookPlan, itermax: int, concurrency: int
+    spec: str, plan: BookPlan, itermax: int, concurrency: int, journal: Path
 ) -> tuple[Book, list[WrittenByModel]]:
     model = SpecModel(spec)
+    settled = len(read_journal(journal))
+    if settled:
+        print(f"continuing: {settled} chapter(s) settled earlier are read from {journal}", file=sys.stderr)
 
     def report(index: int, written: WrittenByModel) -> None:
         state = "ok" if written.paragraphs is not None else "dropped"
         print(f"event {index}: {state} after {len(written.attempts)} candidate(s)", file=sys.stderr)
 
     try:
-        return await write_book_with_model(model, plan, itermax=itermax, concurrency=concurrency, progress=report)
+        return await write_book_with_model(
+            model, plan, itermax=itermax, concurrency=concurrency, progress=report, journal=journal
+        )
     finally:
         await model.aclose()
