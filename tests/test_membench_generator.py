@@ -9,8 +9,8 @@ from datetime import date
 
 import pytest
 
-from pytest_memorybench.conversation.tokens import ApproximateCounter
-from pytest_memorybench.scenarios.membench.emotions import EMOTIONS
+from pytest_memorybench.conversation.tokens import ApproximateCounter, default_counter
+from pytest_memorybench.scenarios.membench.emotions import EMOTIONS, NEAR_EMOTIONS
 from pytest_memorybench.scenarios.membench.graph import (
     Event,
     Graph,
@@ -33,7 +33,7 @@ from pytest_memorybench.scenarios.membench.questions import (
     build_question,
     related_steps,
 )
-from pytest_memorybench.scenarios.membench.trajectory import generate_case
+from pytest_memorybench.scenarios.membench.trajectory import approximate_budget, generate_case
 
 COUNTER = ApproximateCounter()
 
@@ -233,6 +233,21 @@ def test_preference_items_all_belong_to_the_graphs_category() -> None:
     assert category_of(MOVIES, "High Noon (1952)") == "Western"
 
 
+def test_reflective_lures_are_never_defensible_too() -> None:
+    for run in range(200):
+        graph = build_graph(f"lures-{run}")
+        spec = build_question("preference", graph, random.Random(run))
+        words = [set(option.lower().replace(" and ", " ").split()) for option in spec.options]
+        assert all(not words[spec.answer] & other for i, other in enumerate(words) if i != spec.answer), spec.options
+        spec = build_question("emotion", graph, random.Random(run))
+        assert not {*NEAR_EMOTIONS.get(correct(spec), ())} & set(spec.options), spec.options
+    sweet_tooth = dataclasses.replace(mini_graph(), preferences=(("movie", "Western"), ("dish", "Sweet"), ("book", "Mystery")))
+    dishes = [build_question("preference", sweet_tooth, random.Random(run)) for run in range(60)]
+    dishes = [spec for spec in dishes if " dishes " in spec.question]
+    assert dishes and all(correct(spec) == "Sweet" for spec in dishes)
+    assert not any({"Sweet and Salty", "Sweet and Sour", "Creamy and Sweet"} & set(spec.options) for spec in dishes)
+
+
 def test_emotion_remarks_show_the_state_without_naming_it() -> None:
     for spec in specs("emotion"):
         remarks = evidence_users(spec)
@@ -271,7 +286,7 @@ def test_noise_is_distinct_deterministic_and_never_personal() -> None:
 
 
 @pytest.mark.parametrize("dialogue", [True, False])
-@pytest.mark.parametrize("target", [3000, 10000])
+@pytest.mark.parametrize("target", [3000, 10000, 100000])
 def test_noise_reaches_the_target_and_keeps_the_evidence_intact(dialogue: bool, target: int) -> None:
     case = generate_case("t-aggregative-1", "aggregative", seed=0, dialogue=dialogue, target_tokens=target, related=12)
     messages = list(case.turns())
@@ -279,7 +294,10 @@ def test_noise_reaches_the_target_and_keeps_the_evidence_intact(dialogue: bool, 
     assert len(messages) == case.steps * case.messages_per_step
     counted = sum(COUNTER.count(m.text) for m in messages)
     assert counted == case.tokens
-    assert target <= counted < target + 80, "reaches the target, overshooting by less than a step"
+    budget = approximate_budget(target)
+    assert budget <= counted < budget + 80, "reaches its budget, overshooting by less than a step"
+    if default_counter().name.startswith("tiktoken"):  # the target is in the run's cl100k tokens
+        assert target <= sum(default_counter().count(m.text) for m in messages) < target * 1.03
     for step, texts in zip(case.evidence, case.evidence_texts):
         delivered = messages[step * case.messages_per_step].text
         assert texts[0] in delivered, "each evidence step is delivered where its id says"

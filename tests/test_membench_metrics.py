@@ -19,6 +19,7 @@ from pytest_memorybench.scenarios.membench.metrics import (
     capacity_points,
     collapse_tokens,
     item_recall,
+    retained_points,
     retrieved_steps,
     summarize,
 )
@@ -98,6 +99,7 @@ def test_capacity_asks_spread_from_the_last_evidence_to_before_the_end() -> None
     assert capacity_asks(case(), 0) == []
     assert capacity_asks(case(messages_per_step=2), 2) == [8, 18], "after whole exchanges"
     assert capacity_asks(case(evidence=(9,)), 5) == [] and capacity_asks(case(evidence=()), 5) == []
+    assert capacity_asks(case(evidence=(2, 5)), 100) == [6, 7, 8, 9], "from the last evidence, not the first"
 
 
 # -- recall@k ---------------------------------------------------------------------------------------
@@ -170,6 +172,8 @@ def test_the_capacity_curve_averages_equal_numbers_of_asks_in_token_order() -> N
 def test_collapse_is_a_lasting_drop_below_half_the_best_so_far() -> None:
     assert collapse_tokens([(1, 0.9, 30), (2, 0.8, 30), (3, 0.3, 30), (4, 0.2, 30)]) == 3
     assert collapse_tokens([(1, 0.9, 30), (2, 0.3, 30), (3, 0.8, 30)]) is None, "one bad bin is not a collapse"
+    assert collapse_tokens([(1, 0.8, 30), (2, 0.6, 30), (3, 0.2, 30), (4, 0.45, 30), (5, 0.1, 30)]) == 3, "a bounce does not hide it"
+    assert collapse_tokens([(1, 0.8, 30), (2, 0.2, 30), (3, 0.9, 30), (4, 0.1, 30)]) is None, "it must last on average"
     assert collapse_tokens([(1, 0.9, 30), (2, 0.88, 30)]) is None
     assert collapse_tokens([(1, 0.0, 30), (2, 0.0, 30)]) is None
     assert collapse_tokens([(1, 0.9, 30), (2, 0.8, 30), (3, 0.3, 30)]) is None, "the last bin alone is no collapse"
@@ -184,6 +188,36 @@ def test_the_after_evidence_curve_counts_from_the_first_ask_after_the_evidence()
         (0, True), (0, True), (300, True), (600, False)
     ]
     assert [p.tokens for p in capacity_points([one, two])] == [400, 700, 900, 1000]
+
+
+def test_the_retained_curve_follows_only_what_was_answered_right_after_the_evidence() -> None:
+    kept = item(1.0, "factual", [(5000, True), (1000, True), (2000, True), (3000, False)], None, [0.1] * 4, None)
+    lost = item(0.0, "factual", [(9000, False), (4000, True), (6000, False), (7000, False)], None, [0.1] * 4, None)
+    never = item(0.0, "factual", [(9000, True), (500, False), (800, True)], None, [0.1] * 3, None)  # wrong at first: out
+    alone = item(1.0, "factual", [(900, True)], None, [0.1], None)  # no ask after the evidence: out
+    points, questions = retained_points([kept, lost, never, alone])
+    assert questions == 2
+    assert [(p.tokens, p.correct) for p in points] == [  # kept from 1000 tokens on, lost from 4000
+        (1000, True), (2000, False), (2000, False), (3000, False), (4000, True), (5000, False)
+    ]
+
+
+def test_a_memory_window_shows_as_a_retained_collapse() -> None:
+    """Forty questions, each right just after its evidence and asked again every 1,000 tokens: a memory
+    that forgets after 3,000 tokens collapses on the retained curve; one that keeps everything does not."""
+
+    def records(window: int | None) -> list[dict[str, Any]]:
+        asks = [(1000 * step, window is None or 1000 * step <= window) for step in range(10)]
+        return [item(1.0, "factual", asks[-1:] + asks[:-1], None, [0.1] * 10, None) for _ in range(40)]
+
+    forgetful = summarize(records(3000))
+    curve = forgetful["capacity retained"]["curve"]
+    assert forgetful["capacity retained"]["questions"] == 40 and forgetful["capacity retained"]["asks"] == 360
+    assert len(curve) == 10 and curve[0][1] == 1.0 and curve[-1][1] == 0.0
+    assert 3000 <= forgetful["capacity retained collapse tokens"] <= 5000
+    keeper = summarize(records(None))
+    assert keeper["capacity retained collapse tokens"] == "none"
+    assert {accuracy for _, accuracy in keeper["capacity retained"]["curve"]} == {1.0}
 
 
 # -- the summary ------------------------------------------------------------------------------------
@@ -218,6 +252,9 @@ def test_summarize_gives_accuracy_by_level_recall_capacity_and_times() -> None:
     assert metrics["capacity"]["x_label"] == "tokens delivered so far"
     after = metrics["capacity after evidence"]
     assert after["curve"][:3] == [[0, 1.0]] * 3 and after["curve"][-1] == [600, 1.0] and after["asks"] == 7
+    retained = metrics["capacity retained"]  # both factual items were right at their first ask after the evidence
+    assert retained["questions"] == 2 and retained["curve"] == [[300, 0.5], [550, 0.5]] and retained["counts"] == [2, 2]
+    assert metrics["capacity retained collapse tokens"] == "none"
     assert metrics["read ms mean"] == 44.286 and metrics["read ms p95"] == 100.0
     assert metrics["write ms mean"] == 2.5 and metrics["write ms p95"] == 3.5
     assert summarize([]) == {}

@@ -27,8 +27,9 @@ from pytest_memorybench.conversation.probing import ProbeSession
 from pytest_memorybench.conversation.scheduler import ScheduledTest
 from pytest_memorybench.conversation.tokens import ApproximateCounter
 from pytest_memorybench.errors import UsageError
-from pytest_memorybench.records import TestOutcome
+from pytest_memorybench.records import Message, TestOutcome
 from pytest_memorybench.scenarios import ScoringContext, get_scenario
+from pytest_memorybench.scenarios.membench.benchmark import HEADER
 from pytest_memorybench.scenarios.membench.metrics import NO_RETRIEVE
 from pytest_memorybench.suite import load_suite
 
@@ -68,6 +69,8 @@ def test_the_oracle_scores_one_on_every_question_type(tmp_path: Path, scenario: 
     metrics = get_scenario(scenario).summarize(records(outcomes))  # type: ignore[attr-defined]
     assert metrics["factual accuracy"] == metrics["reflective accuracy"] == 1.0
     assert metrics["recall@10"] == NO_RETRIEVE and metrics["capacity collapse tokens"] == "none"
+    assert metrics["capacity retained collapse tokens"] == "none"
+    assert {accuracy for _, accuracy in metrics["capacity retained"]["curve"]} == {1.0}
 
 
 @pytest.mark.parametrize("scenario", ["membench.participation", "membench.observation"])
@@ -95,6 +98,34 @@ def test_an_agent_without_observe_gets_the_trajectory_as_transcripts(tmp_path: P
     outcomes = run(OracleAgent(), "membench.participation", tmp_path, {**SMALL, "types": "single_session_assistant"})
     (outcome,) = outcomes
     assert outcome.score.value == 1.0 and "retrieved" not in outcome.details
+
+
+class ReplyOnly:
+    """A memory with `reply` alone: it gets the trajectory in the fallback form, dated transcripts."""
+
+    def __init__(self) -> None:
+        self.inner = RecallAgent()
+        self.received: list[Message] = []
+
+    async def reply(self, message: Message) -> str:
+        self.received.append(message)
+        return await self.inner.reply(message)
+
+
+@pytest.mark.parametrize("scenario", ["membench.participation", "membench.observation"])
+def test_the_fallback_form_carries_every_turn_with_its_time_and_role(tmp_path: Path, scenario: str) -> None:
+    params = {**SMALL, "target_tokens": 3000, "capacity_points": 0, "types": "single_hop"}
+    (context,) = get_scenario(scenario).contexts("membench", params, 0)
+    agent = ReplyOnly()
+    (outcome,) = run(agent, scenario, tmp_path, params)
+    packed, question = agent.received[:-1], agent.received[-1]
+    assert 1 < len(packed) < sum(1 for _ in context.turns()), "several turns a message"
+    assert all(m.text.startswith(HEADER + "\n\n") for m in packed)
+    lines = [line for m in packed for line in m.text.split("\n")[2:]]
+    assert lines == [f"[{m.timestamp:%Y-%m-%d %H:%M}] {m.role}: {m.text}" for m in context.turns()]
+    assert question.text == context.probes[0].questions[0]
+    assert outcome.details["write_seconds"]["calls"] == len(packed), "each packed message is one write"
+    assert outcome.score.value == 1.0, "a single fact survives the packing"
 
 
 @pytest.mark.parametrize("factory", [full_memory, recent_memory, retrieval_memory])

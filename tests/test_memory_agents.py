@@ -84,6 +84,8 @@ def test_recent_memory_keeps_the_last_turns() -> None:
     for text in ("a fact", "b fact", "c fact"):
         memory.store(text)
     assert memory.recall("fact") == ["b fact", "c fact"]
+    with pytest.raises(ValueError, match="turns >= 1"):
+        RecentMemory(turns=0)
 
 
 def test_retrieval_memory_returns_the_top_k_within_its_word_budget() -> None:

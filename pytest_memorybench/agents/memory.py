@@ -80,6 +80,8 @@ class FullMemory(_Log):
 class RecentMemory(_Log):
     def __init__(self, turns: int = DEFAULT_RECENT_TURNS) -> None:
         super().__init__()
+        if turns < 1:  # `del texts[:-0]` would keep everything
+            raise ValueError(f"recent memory needs turns >= 1, got {turns}")
         self.turns = turns
 
     def store(self, text: str) -> None:

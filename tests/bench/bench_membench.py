@@ -2,7 +2,8 @@
 
     python3 tests/bench/bench_membench.py [--quick] [--per-type N]
 
-Prints a report and writes the numbers to tests/bench/results/membench.json (git-ignored).
+Prints a report and writes the numbers to tests/bench/results/membench.json; the run's event log goes
+to a temporary folder.
 
 1. Generation.  `contexts()` runs when a suite is parsed (seed 0) and again for the run, in every
    xdist worker, so it must stay cheap: wall time of both scenarios' `contexts()` at 10k and 100k
@@ -12,8 +13,9 @@ Prints a report and writes the numbers to tests/bench/results/membench.json (git
 2. Agents.  The probe engine drives `recall`, `full-memory`, `recent-memory` and
    `retrieval-memory` through both scenarios (10k; with the default run also observation at 100k,
    the size of the paper's capacity study): accuracy, factual / reflective accuracy, recall@10,
-   the capacity curves (tokens so far, tokens since the last evidence) and where they collapse, read and write milliseconds, and the wall time of
-   the whole run.  `--per-type` sets questions per type (default 5, `--quick` 2).
+   the capacity curves (tokens so far, tokens since the last evidence, share retained of what was
+   answered right after the evidence) and where they collapse, read and write milliseconds, and the
+   wall time of each agent's run.  `--per-type` sets questions per type (default 5, `--quick` 2).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ import json
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from datetime import datetime, timezone
 from pathlib import Path
@@ -91,7 +94,9 @@ async def drive(agent_name: str, scenario: str, params: dict[str, Any], log: Eve
 
 def agents(per_type: int, runs: list[tuple[str, int]]) -> dict[str, Any]:
     report: dict[str, Any] = {}
-    log = EventLog(RESULTS / "membench-events.jsonl")
+    # The event log of a full run is ~100 MB: a temporary file, never the repository tree.
+    scratch = tempfile.TemporaryDirectory(prefix="membench-bench-")
+    log = EventLog(Path(scratch.name) / "events.jsonl")
     try:
         for scenario, size in runs:
             params = {"per_type": per_type, "target_tokens": size, "capacity_points": 8}
@@ -114,8 +119,12 @@ def agents(per_type: int, runs: list[tuple[str, int]]) -> dict[str, Any]:
                 after = metrics.get("capacity after evidence", {})
                 print(f"      after evidence (collapse {after.get('collapse_tokens')}) "
                       + " ".join(f"{x / 1000:.1f}k:{y:.2f}" for x, y in after.get("curve", [])))
+                retained = metrics.get("capacity retained", {})
+                print(f"      retained, {retained.get('questions', 0)} questions (collapse {retained.get('collapse_tokens')}) "
+                      + " ".join(f"{x / 1000:.1f}k:{y:.2f}" for x, y in retained.get("curve", [])))
     finally:
         log.close()
+        scratch.cleanup()
     return report
 
 

@@ -75,5 +75,11 @@ EMOTIONS: dict[str, tuple[str, ...]] = {
     ),
 }
 
+# States whose remarks could defend each other (a lonely evening is also a sad one; a marathon
+# finished is a proud moment and an exciting one): never a lure for each other.
+NEAR_EMOTIONS: dict[str, tuple[str, ...]] = {
+    "sad": ("lonely",), "lonely": ("sad",), "proud": ("excited",), "excited": ("proud",),
+}  # fmt: skip
+
 # When the remarks were made, as the question names it: "on the evening of March 3".
 PARTS_OF_DAY: tuple[tuple[str, int], ...] = (("morning", 8), ("afternoon", 14), ("evening", 19))

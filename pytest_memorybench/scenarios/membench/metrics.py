@@ -19,13 +19,22 @@ without `retrieve` gets the reason instead of a number.
 
 Capacity: every ask is a point (tokens delivered so far, answered correctly?).  The points are
 sorted by tokens and cut into `CAPACITY_BINS` bins of equal size; the curve is each bin's mean
-tokens and its accuracy.  The paper reads "where accuracy drops sharply" off its plot; we report the first bin
-from which accuracy stays below half the best accuracy before it, for two bins at least, or "none" (the paper notes a
-retrieval memory may have no such point, and bins of fewer than `MIN_BIN_ASKS` asks are too noisy
-to call one).  Questions whose evidence comes early are asked at low token counts and those with
-more evidence (harder types) late, so the paper's curve mixes capacity with question mix; a second
+tokens and its accuracy.  The paper reads "where accuracy drops sharply" off its plot; we report the
+first bin that is below half the best accuracy before it and from which on, over two bins at least,
+the asks are answered below half that best on average (a lasting drop, not one unlucky bin; one
+bin bouncing back above the line does not hide it), or "none" (the paper notes a retrieval memory
+may have no such point, and bins of fewer than `MIN_BIN_ASKS` asks are too noisy to call one).
+Questions whose evidence comes early are asked at low token counts and those with more evidence
+(harder types) late, so the paper's curve mixes capacity with question mix; a second
 curve, "capacity after evidence", puts each ask at the tokens delivered since the question's last
-evidence, which shows a memory window directly.
+evidence.  That one still mixes in question difficulty (questions whose last evidence comes early
+are the one-fact, easier types, so accuracy can rise with distance), so a third curve, "capacity
+retained", takes only the questions the agent answered correctly right after their last evidence
+and plots the share of their later asks still answered correctly against the tokens delivered
+since: it starts near 1 and falls where the memory loses what it had (a recent-memory window, a
+full memory's context) and stays flat for a memory that keeps everything findable.  Its bins hold
+`MIN_BIN_ASKS` asks at least (up to `CAPACITY_BINS` bins), so a collapse can be called on it even
+in a small run; "capacity retained collapse tokens" is its collapse point.
 
 Efficiency: read time is the time of each question (retrieve and reply, in milliseconds), mean
 and 95th percentile over all asks; write time is per `observe` call (per message by default),
@@ -89,6 +98,22 @@ def capacity_points(records: Sequence[dict[str, Any]], *, since_evidence: bool =
     return sorted(points, key=lambda point: point.tokens)
 
 
+def retained_points(records: Sequence[dict[str, Any]]) -> tuple[list[CapacityPoint], int]:
+    """The later asks of every question answered correctly at its first ask after the evidence, as
+    (tokens delivered since that first ask, correct), and how many questions they come from."""
+    points: list[CapacityPoint] = []
+    questions = 0
+    for record in records:
+        details = record.get("details", {})
+        tokens = [ask["tokens"] for ask in details.get("asks", [])]
+        asks = sorted(zip(tokens, details.get("scoring", {}).get("correct", [])), key=lambda ask: ask[0])
+        if len(asks) < 2 or not asks[0][1]:
+            continue
+        questions += 1
+        points.extend(capacity_point(at - asks[0][0], correct) for at, correct in asks[1:])
+    return sorted(points, key=lambda point: point.tokens), questions
+
+
 def capacity_curve(points: Sequence[CapacityPoint], bins: int = CAPACITY_BINS) -> list[tuple[int, float, int]]:
     """(mean tokens, accuracy, points) per bin, in token order; bins hold equal numbers of points.
 
@@ -107,15 +132,18 @@ def capacity_curve(points: Sequence[CapacityPoint], bins: int = CAPACITY_BINS) -
 
 
 def collapse_tokens(curve: Sequence[tuple[int, float, int]], min_asks: int = MIN_BIN_ASKS) -> int | None:
-    """Where accuracy collapses: the first bin from which every bin (two at least) stays below half
-    the best accuracy reached before it (a lasting drop, not one unlucky bin), or None.  Bins of fewer
-    than `min_asks` asks are too noisy to call a collapse on: then None as well."""
+    """Where accuracy collapses: the first bin below half the best accuracy reached before it from
+    which on (two bins at least) the asks average below that half too: a lasting drop, not one
+    unlucky bin.  None when there is no such bin, or when a bin holds fewer than `min_asks` asks
+    (too noisy to call a collapse on)."""
     if any(count < min_asks for _, _, count in curve):
         return None
     accuracies = [accuracy for _, accuracy, _ in curve]
     for index in range(1, len(curve) - 1):  # a drop lasts two bins at least: the last alone says little
-        peak = max(accuracies[:index])
-        if peak > 0 and all(accuracy < peak / 2 for accuracy in accuracies[index:]):
+        half = max(accuracies[:index]) / 2
+        rest = curve[index:]
+        after = sum(accuracy * count for _, accuracy, count in rest) / sum(count for _, _, count in rest)
+        if accuracies[index] < half and after < half:
             return curve[index][0]
     return None
 
@@ -158,6 +186,20 @@ def summarize(records: list[dict[str, Any]]) -> dict[str, Any]:
                 "x_label": label,
                 "y_label": "accuracy",
                 "asks": len(points),
+                "collapse_tokens": collapse,
+            }
+        retained, questions = retained_points(scored)
+        if retained:
+            curve = capacity_curve(retained, bins=min(CAPACITY_BINS, max(2, len(retained) // MIN_BIN_ASKS)))
+            collapse = collapse_tokens(curve)
+            metrics["capacity retained collapse tokens"] = collapse if collapse is not None else "none"
+            metrics["capacity retained"] = {
+                "curve": [[tokens, accuracy] for tokens, accuracy, _ in curve],
+                "counts": [count for _, _, count in curve],
+                "x_label": "tokens since the first correct answer after the evidence",
+                "y_label": "share still answered correctly",
+                "asks": len(retained),
+                "questions": questions,
                 "collapse_tokens": collapse,
             }
     reads = [seconds for r in scored for seconds in r["details"].get("read_seconds", [])]

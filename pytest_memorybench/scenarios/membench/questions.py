@@ -22,7 +22,9 @@ Reflective memory (never said, to be inferred):
 The two assistant types exist in the participation scenario only, as in the paper's data (the
 observation data has no assistant).  Options are one correct value and three lures, preferring
 values other subjects of the same graph have for the same attribute (those can be in the
-conversation, as related facts), in a seeded order.  Builders may adjust the graph for their
+conversation, as related facts), in a seeded order.  A reflective question's lures are never
+defensible too: no taste sharing a word with the answer ("Sweet" against "Creamy and Sweet"), no
+neighbouring feeling (`emotions.NEAR_EMOTIONS`).  Builders may adjust the graph for their
 question (a corrected value, a shared hometown) and return the graph the rest of the
 trajectory must agree with.
 """
@@ -31,13 +33,14 @@ from __future__ import annotations
 
 import dataclasses
 import random
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Any
 
 from pytest_memorybench.scenarios.membench import lists
-from pytest_memorybench.scenarios.membench.emotions import EMOTIONS, PARTS_OF_DAY
+from pytest_memorybench.scenarios.membench.emotions import EMOTIONS, NEAR_EMOTIONS, PARTS_OF_DAY
 from pytest_memorybench.scenarios.membench.graph import (
     Event,
     Graph,
@@ -446,6 +449,12 @@ _LIKES = (
 _PREFERENCE_QUESTION = "Going by the {p} I have mentioned, which {c} do I probably like most?"
 
 
+def _category_words(category: str) -> set[str]:
+    """"Sweet and Salty" -> {"sweet", "salty"}: a lure sharing a word with the answer is dropped, since
+    four sweet dishes would also defend "Creamy and Sweet" or "Sweet and Sour"."""
+    return {word for word in re.findall(r"[a-z]+", category.lower()) if word != "and"}
+
+
 def preference(graph: Graph, rng: random.Random) -> QuestionSpec:
     domain = rng.choice(DOMAINS)
     category = graph.preference(domain.name)
@@ -454,7 +463,7 @@ def preference(graph: Graph, rng: random.Random) -> QuestionSpec:
     units = [
         [Step(template.format(v=rng.choice(domain.like_verbs), t=item, T=item))] for template, item in zip(templates, items)
     ]
-    lures = [c for c in rng.sample(sorted(domain.items), len(domain.items)) if c != category]
+    lures = [c for c in rng.sample(sorted(domain.items), len(domain.items)) if not _category_words(c) & _category_words(category)]
     text = _PREFERENCE_QUESTION.format(p=domain.plural, c=domain.category)
     return _spec("preference", graph, text, _options(rng, category, lures), units)
 
@@ -463,7 +472,7 @@ def emotion(graph: Graph, rng: random.Random) -> QuestionSpec:
     feeling = rng.choice(sorted(EMOTIONS))
     remarks = rng.sample(EMOTIONS[feeling], 3)
     part, hour = rng.choice(PARTS_OF_DAY)
-    lures = [e for e in rng.sample(sorted(EMOTIONS), len(EMOTIONS)) if e != feeling]
+    lures = [e for e in rng.sample(sorted(EMOTIONS), len(EMOTIONS)) if e != feeling and e not in NEAR_EMOTIONS.get(feeling, ())]
     text = f"How was I feeling on the {part} of {WHEN}?"
     return _spec("emotion", graph, text, _options(rng, feeling, lures), [[Step(remark) for remark in remarks]], own_sessions=True, hour=hour)
 

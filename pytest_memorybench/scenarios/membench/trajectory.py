@@ -9,10 +9,14 @@ uniform and a question's evidence is spread across its whole trajectory, in orde
 always follows what it corrects).  Related facts go to seeded random places; noise fills the rest
 in its stream's order.
 
-Size.  Noise is added until the trajectory's approximate token count (`ApproximateCounter`, so the
-layout is the same on every machine; cl100k counts differ by a few percent) reaches
-`target_tokens`.  Each observation message also carries its place, "(place: the gym)", counted
-too; every place has the same size, so a trajectory overshoots its target by less than a step.
+Size.  `target_tokens` is in cl100k tokens, what the run's counter and the paper count.  The
+layout counts with `ApproximateCounter` instead, so it is the same on every machine, tiktoken
+installed or not; that counter counts our text about 5 % higher (0.948-0.959 cl100k tokens per
+approximate token, measured on our noise and statements at 10k and 100k), so noise is added until
+the approximate count reaches `approximate_budget(target_tokens)`, the target divided by
+`CL100K_PER_APPROXIMATE`: every trajectory then reaches its target in cl100k tokens, overshooting
+by about 1 %.  Each observation message also carries its place, "(place: the gym)", counted
+too; every place has the same size, so a trajectory overshoots its budget by less than a step.
 
 Time (§3.1).  Steps are grouped in sessions (participation) or in days of messages (observation),
 one per day, starting at a seeded hour; within a session turns are a minute apart (the user's
@@ -26,6 +30,7 @@ into its stream, so a 100k-token case costs a few kilobytes until it is delivere
 from __future__ import annotations
 
 import dataclasses
+import math
 import random
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -51,7 +56,13 @@ from pytest_memorybench.scenarios.membench.questions import (
 _COUNTER = ApproximateCounter()
 NOISE_OFFSETS = 1500  # a trajectory's noise starts at a seeded offset below this in its stream
 SESSION_STEPS = {True: (4, 12), False: (8, 24)}  # steps per session: participation, observation
+CL100K_PER_APPROXIMATE = 0.945  # just below the lowest ratio measured, so the target is always reached
 _PLACE_TOKENS = min(_COUNTER.count(f" (place: {place})") for place in WHEREABOUTS)
+
+
+def approximate_budget(target_tokens: int) -> int:
+    """The approximate-counter size a trajectory is padded to so that it holds `target_tokens` cl100k tokens."""
+    return math.ceil(target_tokens / CL100K_PER_APPROXIMATE)
 
 
 def place_suffix(place: str) -> str:
@@ -102,7 +113,7 @@ def generate_case(
     if dialogue:
         spec, related_facts = _with_replies(spec, related_facts, rng)
     stream = noise_stream(seed, dialogue)
-    layout = lay_out(spec, related_facts, stream, rng, dialogue=dialogue, target_tokens=target_tokens, year=year)
+    layout = lay_out(spec, related_facts, stream, rng, dialogue=dialogue, budget=approximate_budget(target_tokens), year=year)
     question = spec.question
     if WHEN in question:
         first_unit_step = layout.evidence[0]
@@ -161,14 +172,15 @@ def lay_out(
     rng: random.Random,
     *,
     dialogue: bool,
-    target_tokens: int,
+    budget: int,
     year: int = 2024,
 ) -> Layout:
+    """The trajectory's layout, padded with noise to `budget` approximate tokens."""
     units = [list(unit) for unit in spec.evidence]
     core = [step for unit in units for step in unit] + related_facts
     size = sum(_step_tokens(step, stream) for step in core) + (0 if dialogue else _PLACE_TOKENS * len(core))
     offset = rng.randrange(NOISE_OFFSETS)
-    count, noise_tokens = stream.span(offset, target_tokens - size, 0 if dialogue else _PLACE_TOKENS)
+    count, noise_tokens = stream.span(offset, budget - size, 0 if dialogue else _PLACE_TOKENS)
     noise = range(offset, offset + count)
     total = len(core) + len(noise)
     tokens = sum(_step_tokens(step, stream) for step in core) + noise_tokens
