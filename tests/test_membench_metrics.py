@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 
+from pytest_memorybench.reports.timings import pooled_percentile, timing_summary
 from pytest_memorybench.scenarios import get_scenario
 from pytest_memorybench.scenarios.base import ScoringContext
 from pytest_memorybench.scenarios.membench.benchmark import (
@@ -237,11 +238,36 @@ def item(score: float, level: str, asks: list[tuple[int, bool]], retrieved: list
     return {"score": score, "category": "single_hop", "details": details}
 
 
+def test_times_count_each_delivery_once_and_retrieval_on_its_own() -> None:
+    asked = [(100, True)]
+    first = item(1.0, "factual", asked, [["a"]], [0.050], timing_summary([0.001] * 10))
+    first["details"]["retrieve_seconds"] = [0.004]
+    second = item(1.0, "factual", asked, [["a"]], [0.070], timing_summary([0.001] * 10))
+    second["details"]["retrieve_seconds"] = [0.006]
+    first["conversation"] = second["conversation"] = "membench::t1"  # two questions about one trajectory
+    metrics = summarize([first, second])
+    assert metrics["read ms mean"] == 60.0 and metrics["retrieve ms mean"] == 5.0 and metrics["retrieve ms p95"] == 6.0
+    assert metrics["write ms mean"] == 1.0 and metrics["write ms p95"] == 1.0
+
+
+def test_pooled_percentiles_match_the_percentile_of_all_calls() -> None:
+    import random
+
+    rng = random.Random(7)
+    contexts = [[rng.expovariate(1 / (k + 1)) for _ in range(rng.randint(50, 400))] for k in range(6)]
+    pooled = pooled_percentile([timing_summary(times) for times in contexts], 0.95)
+    every = sorted(t for times in contexts for t in times)
+    rank = every.index(min(every, key=lambda t: abs(t - pooled)))
+    assert abs(rank / len(every) - 0.95) < 0.015, "within about one percentile of the true p95"
+
+
 def test_summarize_gives_accuracy_by_level_recall_capacity_and_times() -> None:
     hit = ["My niece runs TechInnovate Systems LLC."]
     records = [
-        item(1.0, "factual", [(1000, True), (400, True), (700, True)], [hit, [], []], [0.010, 0.020, 0.030], {"calls": 10, "mean": 0.001, "p95": 0.002}),
-        item(0.0, "factual", [(1000, False), (500, True), (800, False)], [["x"], [], []], [0.040, 0.050, 0.060], {"calls": 30, "mean": 0.003, "p95": 0.004}),
+        item(1.0, "factual", [(1000, True), (400, True), (700, True)], [hit, [], []], [0.010, 0.020, 0.030],
+             timing_summary([0.001] * 9 + [0.002])),
+        item(0.0, "factual", [(1000, False), (500, True), (800, False)], [["x"], [], []], [0.040, 0.050, 0.060],
+             timing_summary([0.003] * 20 + [0.002] * 5 + [0.008] * 5)),
         item(1.0, "reflective", [(900, True)], [hit], [0.100], None),
         {"score": 0.0, "category": "x", "details": {}},  # an item that never ran: left out
     ]
@@ -256,7 +282,10 @@ def test_summarize_gives_accuracy_by_level_recall_capacity_and_times() -> None:
     assert retained["questions"] == 2 and retained["curve"] == [[300, 0.5], [550, 0.5]] and retained["counts"] == [2, 2]
     assert metrics["capacity retained collapse tokens"] == "none"
     assert metrics["read ms mean"] == 44.286 and metrics["read ms p95"] == 100.0
-    assert metrics["write ms mean"] == 2.5 and metrics["write ms p95"] == 3.5
+    # 40 writes: 9 of 1 ms, 6 of 2 ms, 20 of 3 ms, 5 of 8 ms; the 95th percentile of the pool is 8 ms
+    # (a calls-weighted mean of the two p95s would say 6.5, below what 5 calls took)
+    assert metrics["write ms mean"] == 3.025 and metrics["write ms p95"] == 8.0
+    assert "retrieve ms mean" not in metrics, "no agent here retrieved"
     assert summarize([]) == {}
 
 

@@ -143,11 +143,21 @@ async def test_observe_ingests_statements_without_replying() -> None:
     assert result is None
     assert await agent.reply(msg("What is my dog called?")) == "My dog is called Rex."
     assert await agent.reply(msg("Which city do I live in, Leeds?")) == "I live in Leeds."
-    # The observed question was not stored: the only statements are the two facts.
+    # The observed question is part of the history, so it is remembered, but never answers itself.
     assert sorted(await agent.retrieve("dog called live leeds", 10)) == [
         "I live in Leeds.",
         "My dog is called Rex.",
+        "What is my dog called?",
     ]
+
+
+@pytest.mark.asyncio
+async def test_facts_in_observed_questions_are_remembered() -> None:
+    agent = RecallAgent()
+    await agent.observe([msg("I moved to Harrogate last spring; can you suggest a quiet gym nearby?")])
+    assert await agent.reply(msg("Which town did I move to?")) == (
+        "I moved to Harrogate last spring; can you suggest a quiet gym nearby?"
+    )
 
 
 @pytest.mark.asyncio

@@ -203,3 +203,12 @@ def test_pytest_html_gets_a_score_column_a_summary_and_escaped_extras(pytester: 
         assert "My favourite colour" in text or "favourite colour" in text
     standalone = (pytester.path / "run" / "report.html").read_text()
     assert "".join(assert_inert(standalone).text).count(HOSTILE) == 5 * 3, "every reply of the 3 tests, as text"
+
+
+def test_a_curve_of_scores_keeps_the_whole_scale_and_short_tick_labels() -> None:
+    from pytest_memorybench.reports.svg import line_chart
+
+    labels = re.findall(r">([^<]+)</text>", line_chart([[10_100, 0.4], [52_000, 0.2]], title="capacity"))
+    assert labels == ["capacity", "0", "1", "10k", "52k"], "y from 0 to 1, not to the curve's 0.4"
+    labels = re.findall(r">([^<]+)</text>", line_chart([[0, 3.0], [5, 12.0]], title="counts"))
+    assert labels == ["counts", "0", "12", "0", "5"], "other values keep their own range"

@@ -30,7 +30,7 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from pytest_memorybench.agents.oracle import ACKNOWLEDGEMENT
-from pytest_memorybench.agents.recall import Bm25Memory, answer, is_question
+from pytest_memorybench.agents.recall import Bm25Memory, answer, is_question, split_choices
 from pytest_memorybench.records import Message
 
 DEFAULT_CONTEXT_WORDS = 24_000
@@ -127,7 +127,7 @@ class MemoryAgent:
 
     async def observe(self, messages: Sequence[Message]) -> None:
         for message in messages:
-            if not is_question(message.text):
+            if not split_choices(message.text)[1]:  # as `recall` does: a quiz in the history is no content
                 self.memory.store(message.text)
 
     async def retrieve(self, query: str, k: int) -> list[str]:

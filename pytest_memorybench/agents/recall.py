@@ -1,8 +1,10 @@
 """`recall`: the extractive retrieval baseline.
 
-It remembers every statement it has seen (questions excluded: they carry no facts and would match
-the same question asked again), ranks them with BM25 against each question, and answers with the
-best match.  Memory systems usually let the newest fact win, so among statements scoring within
+It remembers every statement said to it (questions excluded: they would match the same question
+asked again) and every message handed to it through `observe` (a chat's history, questions
+included: a user's "I moved to Leeds, can you suggest a gym?" carries a fact; multiple-choice
+quizzes excluded), ranks them with BM25 against each question, never answering a question with
+itself, and answers with the best match.  Memory systems usually let the newest fact win, so among statements scoring within
 `RECENCY_BAND` of the best it picks the most recent.  No model is involved: the scores it gets
 show how far plain lexical retrieval goes on a scenario, between `null` and `oracle`.
 
@@ -119,8 +121,16 @@ class Bm25Memory:
         return np.asarray(self._index.get_scores(terms))
 
     def ranked(self, query: str, k: int) -> list[int]:
-        """Positions of the top-k statements; within the recency band of the best, newer ranks first."""
+        """Positions of the top-k statements; within the recency band of the best, newer ranks first.
+
+        A statement made of the query's own words (the same question, seen earlier in a chat's
+        history) is never among them: it cannot answer itself.
+        """
         scores = self.scores(query)
+        asked = _terms(query)
+        for position, words in enumerate(self._words):
+            if words == asked:
+                scores[position] = 0.0
         if not len(scores):
             return []
         best = float(np.max(scores))
@@ -157,12 +167,12 @@ def pick_option(stem: str, options: dict[str, str], memory: Bm25Memory) -> str |
     asked = set(_terms(query))
     # How much of the question a statement holds; unlike BM25, a longer statement (a correction
     # with its preamble) is not less relevant for saying more.
-    relevance = {p: sum(memory.idf(word) for word in asked & memory.terms_of(p)) for p in read}
+    relevance = {p: _weight(memory, asked & memory.terms_of(p)) for p in read}
     together = set().union(*(memory.terms_of(p) for p in read)) if read else set()
     candidates: list[tuple[float, float, int, str]] = []  # (union cover, single support, newest, letter)
     for letter, text in options.items():
         words = frozenset(_terms(text))
-        weight = sum(memory.idf(word) for word in words)
+        weight = _weight(memory, words)
         if not weight or not words & together:
             continue
         support, newest = max(
@@ -179,7 +189,13 @@ def pick_option(stem: str, options: dict[str, str], memory: Bm25Memory) -> str |
 
 def _cover(memory: Bm25Memory, words: frozenset[str], terms: frozenset[str] | set[str]) -> float:
     """The idf weight of the option words a statement (or several) holds."""
-    return sum(memory.idf(word) for word in words & terms)
+    return _weight(memory, words & terms)
+
+
+def _weight(memory: Bm25Memory, words: Iterable[str]) -> float:
+    """The words' summed idf.  `fsum` is exact, so the total does not depend on the order a set
+    gives its words in (which changes with PYTHONHASHSEED), nor do the choices made with it."""
+    return math.fsum(memory.idf(word) for word in words)
 
 
 def answer(question: str, memory: Bm25Memory) -> str:
@@ -207,7 +223,7 @@ class RecallAgent:
 
     async def observe(self, messages: Sequence[Message]) -> None:
         for message in messages:
-            if not is_question(message.text):
+            if not split_choices(message.text)[1]:  # a quiz in the history is no content
                 self._store.add(message.text)
 
     async def retrieve(self, query: str, k: int) -> list[str]:

@@ -27,6 +27,7 @@ from pytest_memorybench.conversation.channel import AgentChannel
 from pytest_memorybench.conversation.scheduler import ConversationStats, ScheduledTest
 from pytest_memorybench.errors import AgentError
 from pytest_memorybench.records import Message, Score, TestDefinition, TestOutcome, Turn, Usage
+from pytest_memorybench.reports.timings import timing_summary
 from pytest_memorybench.scenarios import ScoringContext, get_scenario
 from pytest_memorybench.scenarios.probes import ProbeContext
 
@@ -41,7 +42,8 @@ class LoggedAnswer:
     at: int
     tokens: int
     retrieved: list[str] | None = None
-    seconds: float = 0.0
+    seconds: float = 0.0  # the whole ask: retrieve (when asked for) and reply
+    retrieve_seconds: float | None = None  # the retrieve call alone: MemBench's read time
 
 
 def ask_points(definition: TestDefinition, total: int | None) -> list[int]:
@@ -189,16 +191,18 @@ class ProbeSession:
     async def _ask_one(self, agent: AgentAdapter, probe: _Probe, index: int) -> None:
         definition = probe.test.definition
         question = definition.questions[0]
-        retrieved = None
+        retrieved, retrieve_seconds = None, None
         started = time.perf_counter()
         k = definition.params.get("retrieve_k")
         if k and agent.supports("retrieve"):
             retrieved = [str(item) for item in await agent.retrieve(question, int(k))]
+            retrieve_seconds = round(time.perf_counter() - started, 6)
         await agent.prime_answer(definition.ideal_answers[0])
         before = dataclasses.replace(agent.usage)
         reply = await agent.reply(Message(question, self.delivery.last_time or self.channel.clock.now()))
         probe.usage.add(agent.usage - before)
-        answer = LoggedAnswer(reply, self.delivery.turns, self.delivery.tokens, retrieved, round(time.perf_counter() - started, 6))
+        seconds = round(time.perf_counter() - started, 6)
+        answer = LoggedAnswer(reply, self.delivery.turns, self.delivery.tokens, retrieved, seconds, retrieve_seconds)
         probe.answers[index] = answer
         self.channel.emit("probe_answer", test=probe.test.key, ask=index, **dataclasses.asdict(answer))
 
@@ -242,8 +246,10 @@ class ProbeSession:
         }
         if any(a.retrieved is not None for a in answers):
             details["retrieved"] = [a.retrieved for a in answers]
+        if any(a.retrieve_seconds is not None for a in answers):
+            details["retrieve_seconds"] = [a.retrieve_seconds for a in answers]
         if self.delivery.write_seconds:
-            details["write_seconds"] = _summary(self.delivery.write_seconds)
+            details["write_seconds"] = timing_summary(self.delivery.write_seconds)
         return details
 
 
@@ -254,12 +260,6 @@ def pack_transcript(header: str, messages: Sequence[Message]) -> str:
 
 def transcript_line(message: Message) -> str:
     return f"[{message.timestamp:%Y-%m-%d %H:%M}] {message.role}: {message.text}"
-
-
-def _summary(values: list[float]) -> dict[str, float]:
-    ordered = sorted(values)
-    p95 = ordered[min(len(ordered) - 1, int(round(0.95 * (len(ordered) - 1))))]
-    return {"calls": len(values), "mean": round(sum(values) / len(values), 6), "p95": round(p95, 6)}
 
 
 def read_probe_answers(events: Iterator[dict[str, Any]]) -> dict[str, dict[int, LoggedAnswer]]:

@@ -12,6 +12,8 @@ import math
 from collections.abc import Sequence
 from html import escape
 
+from pytest_memorybench.reports.summary import compact_count
+
 FONT = 'font-family="system-ui, -apple-system, Segoe UI, Roboto, sans-serif" font-size="12"'
 PASS_COLOUR = "#2e7d32"
 FAIL_COLOUR = "#c62828"
@@ -84,7 +86,8 @@ def line_chart(
         return "".join(parts)
     xs, ys = [x for x, _ in clean], [y for _, y in clean]
     x_low, x_high = _span(min(xs), max(xs))
-    y_low, y_high = _span(min(min(ys), 0.0), max(ys))
+    # Scores and shares keep their whole scale, so a curve at 0.4 does not look like a full one.
+    y_low, y_high = (0.0, 1.0) if all(0.0 <= y <= 1.0 for y in ys) else _span(min(min(ys), 0.0), max(ys))
     plot_w, plot_h = width - left - right, height - top - bottom
 
     def at(x: float, y: float) -> tuple[float, float]:
@@ -94,9 +97,11 @@ def line_chart(
         f'<path d="M{left} {top}V{top + plot_h}H{left + plot_w}" stroke="{AXIS_COLOUR}" fill="none"/>'
     )
     for value, anchor_y in ((y_low, top + plot_h), (y_high, top)):
-        parts.append(f'<text x="{left - 6}" y="{anchor_y + 4:.1f}" text-anchor="end" fill="#555">{value:.3g}</text>')
-    for value, anchor_x in ((x_low, left), (x_high, left + plot_w)):
-        parts.append(f'<text x="{anchor_x:.1f}" y="{top + plot_h + 16}" text-anchor="middle" fill="#555">{value:.3g}</text>')
+        parts.append(f'<text x="{left - 6}" y="{anchor_y + 4:.1f}" text-anchor="end" fill="#555">{_tick(value)}</text>')
+    for value, anchor_x, anchor in ((x_low, left, "start"), (x_high, left + plot_w, "end")):
+        parts.append(
+            f'<text x="{anchor_x:.1f}" y="{top + plot_h + 16}" text-anchor="{anchor}" fill="#555">{_tick(value)}</text>'
+        )
     coordinates = [at(x, y) for x, y in clean]
     path = "M" + "L".join(f"{x:.1f} {y:.1f}" for x, y in coordinates)
     parts.append(f'<path d="{path}" stroke="{BAR_COLOUR}" stroke-width="2" fill="none"/>')
@@ -112,6 +117,11 @@ def line_chart(
         )
     parts.append("</svg>")
     return "".join(parts)
+
+
+def _tick(value: float) -> str:
+    """0.25, 12, 10.1k, 1.2M: an axis end in a few characters."""
+    return compact_count(value) if abs(value) >= 1000 else f"{value:.3g}"
 
 
 def _number(value: object) -> bool:

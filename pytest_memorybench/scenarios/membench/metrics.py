@@ -37,10 +37,10 @@ full memory's context) and stays flat for a memory that keeps everything findabl
 in a small run; "capacity retained collapse tokens" is its collapse point.
 
 Efficiency: read time is the time of each question (retrieve and reply, in milliseconds), mean
-and 95th percentile over all asks; write time is per `observe` call (per message by default),
-the mean over all calls and the calls-weighted mean of each trajectory's 95th percentile.  The
-paper's read time counts memory recall only; an agent's reply time is part of ours, since the
-harness cannot see inside the agent.
+and 95th percentile over all asks; for agents with `retrieve`, retrieve time is the `retrieve` call
+alone, which is what the paper's read time (memory recall) measures; write time is per `observe`
+call (per message by default), mean and 95th percentile over the calls of every trajectory (pooled
+from each trajectory's percentiles, `reports.timings.pooled_percentile`).
 """
 
 from __future__ import annotations
@@ -48,6 +48,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from pytest_memorybench.reports.timings import pooled_percentile
 from pytest_memorybench.scoring.membench import (
     CapacityPoint,
     capacity_point,
@@ -202,13 +203,15 @@ def summarize(records: list[dict[str, Any]]) -> dict[str, Any]:
                 "questions": questions,
                 "collapse_tokens": collapse,
             }
-    reads = [seconds for r in scored for seconds in r["details"].get("read_seconds", [])]
-    if reads:
-        metrics["read ms mean"] = _ms(sum(reads) / len(reads))
-        metrics["read ms p95"] = _ms(_percentile(reads, 0.95))
-    writes = [r["details"]["write_seconds"] for r in scored if r["details"].get("write_seconds")]
+    for name, key in (("read", "read_seconds"), ("retrieve", "retrieve_seconds")):
+        times = [seconds for r in scored for seconds in r["details"].get(key) or () if seconds is not None]
+        if times:
+            metrics[f"{name} ms mean"] = _ms(sum(times) / len(times))
+            metrics[f"{name} ms p95"] = _ms(_percentile(times, 0.95))
+    # One delivery per context, however many of its questions were asked.
+    writes = list({r.get("conversation", id(r)): r["details"]["write_seconds"] for r in scored if r["details"].get("write_seconds")}.values())
     calls = sum(w["calls"] for w in writes)
     if calls:
         metrics["write ms mean"] = _ms(sum(w["mean"] * w["calls"] for w in writes) / calls)
-        metrics["write ms p95"] = _ms(sum(w["p95"] * w["calls"] for w in writes) / calls)
+        metrics["write ms p95"] = _ms(pooled_percentile(writes, 0.95))
     return metrics
