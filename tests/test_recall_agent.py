@@ -155,7 +155,7 @@ async def test_observe_ingests_statements_without_replying() -> None:
 async def test_facts_in_observed_questions_are_remembered() -> None:
     agent = RecallAgent()
     await agent.observe([msg("I moved to Harrogate last spring; can you suggest a quiet gym nearby?")])
-    assert await agent.reply(msg("Which town did I move to?")) == (
+    assert await agent.reply(msg("Where have I lived since last spring?")) == (
         "I moved to Harrogate last spring; can you suggest a quiet gym nearby?"
     )
 
