@@ -119,6 +119,21 @@ def test_kept_passes_change_nothing(counter: TokenCounter) -> None:
     assert late_first == early_first[::-1]
 
 
+def test_a_prefetch_racing_the_conversation_changes_nothing(counter: TokenCounter) -> None:
+    forget_kept_passes()
+    alone = [make_filler(TriviaSource(2), start, 4000, 4096, counter) for start in (0, 150, POOL + 7)]
+    forget_kept_passes()
+    thread = filler.prefetch(TriviaSource(2), 3 * POOL * 20, counter)
+    assert thread is not None
+    raced = [make_filler(TriviaSource(2), start, 4000, 4096, counter) for start in (0, 150, POOL + 7)]
+    thread.join(timeout=60)
+    assert raced == alone
+    kept = [part for key, part in filler._PASSES.items() if key[2] == 2]
+    assert len(kept) >= 2 and all(len(part.lines) > 0 for part in kept), "the thread built passes ahead"
+    assert filler.prefetch(TriviaSource(2), 0, counter) is None, "nothing to build for no filler"
+    assert filler.prefetch(TriviaSource(2), 1000, Plain(counter)) is None, "nothing is kept for such a counter"
+
+
 def test_a_walk_across_passes_chains_without_gaps(counter: TokenCounter) -> None:
     source, index, lines = TriviaSource(1), POOL - 300, []
     while index < 2 * POOL + 100:

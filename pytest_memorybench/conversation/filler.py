@@ -23,6 +23,7 @@ import json
 import random
 import re
 import threading
+import time
 import unicodedata
 from array import array
 from collections import Counter, OrderedDict
@@ -904,6 +905,39 @@ def _pass(source: TriviaSource, index: int, counter: TokenCounter, cuts: bool) -
             if len(_PASSES) > _PASSES_KEPT:
                 _PASSES.popitem(last=False)
     return kept, position
+
+
+PREFETCH_CHUNK = 32  # items built between two yields of the prefetch thread (~1 ms)
+
+
+def prefetch(source: TriviaSource, tokens: int, counter: TokenCounter) -> threading.Thread | None:
+    """Build and count, in a background thread, the trivia items of about `tokens` of filler.
+
+    A conversation asks for its first filler only after its introduction and first test lines, so
+    a thread started with it builds the kept passes (`_pass`) while the agent answers those, and
+    `make_filler` then finds them ready: the first conversation of a process no longer pays for
+    its filler on the critical path.  Building holds each pass's lock, so a `make_filler` that
+    arrives first waits for the items it needs, as if it had built them itself.  None when items
+    are not kept between messages (see `_pass`): there is nothing to build ahead then.
+    """
+    cuts = sums_at_cuts(counter)
+    if tokens <= 0 or not (cuts and type(source) is TriviaSource):
+        return None
+
+    def build() -> None:
+        remaining = tokens
+        for cycle in range(_PASSES_KEPT // 2):  # no further than the kept passes reach: none is dropped unused
+            part, _ = _pass(source, cycle * len(_POOL), counter, cuts)
+            while remaining > part.sum_estimate[-1] and len(part.lines) < part.size:
+                part.build(len(part.lines) + PREFETCH_CHUNK)
+                time.sleep(0)  # hand the interpreter to the conversation between chunks
+            remaining -= part.sum_estimate[-1]
+            if remaining <= 0:
+                return
+
+    thread = threading.Thread(target=build, name="memorybench-filler", daemon=True)
+    thread.start()
+    return thread
 
 
 def make_filler(

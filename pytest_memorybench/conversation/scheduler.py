@@ -25,7 +25,7 @@ from typing import Any
 
 from pytest_memorybench.agents.oracle import ACKNOWLEDGEMENT as ORACLE_ACKNOWLEDGEMENT
 from pytest_memorybench.conversation.channel import AgentChannel
-from pytest_memorybench.conversation.filler import TriviaSource, make_filler
+from pytest_memorybench.conversation.filler import TriviaSource, make_filler, prefetch
 from pytest_memorybench.conversation.program import (
     Callback,
     Exchange,
@@ -142,6 +142,9 @@ class Conversation:
     async def run(self) -> dict[str, TestOutcome]:
         """Drive every test to its end; an agent failure stops the conversation, keeping what ended."""
         runs = self._runs = [_Run(test, order, self._program(test.definition)) for order, test in enumerate(self.tests)]
+        if not self.isolated and self.tests and self.filler_index == 0:
+            # At most every test's span of filler; built while the agent answers the first lines.
+            prefetch(self.filler, self.stats.repetitions * (self.span or 0), self.channel.counter)
         self.channel.emit("conversation_begin", tests=[t.key for t in self.tests], span=self.span, saving_mode=self.channel.can_save, clock=self.channel.clock.now())
         try:
             await self._loop(runs)
