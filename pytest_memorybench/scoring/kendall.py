@@ -13,8 +13,6 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from scipy.stats import kendalltau
-
 from pytest_memorybench.records import Score
 from pytest_memorybench.scoring.text import unique_in_order
 
@@ -41,7 +39,7 @@ def episodic_tau(predicted_indexes: Sequence[int], n_ground_truth: int) -> float
     if len(common) < 2:
         return None
     true_positions = sorted(common)  # the ground truth lists its indexes in order
-    tau = kendalltau([true_positions.index(i) for i in common], list(range(len(common)))).statistic
+    tau = _kendalltau([true_positions.index(i) for i in common], list(range(len(common)))).statistic
     return float(tau)
 
 
@@ -81,7 +79,7 @@ def beam_ordering(reference: Sequence[str], system: Sequence[str]) -> dict[str, 
     if len(set(ranks_ref)) < 2 or len(set(ranks_sys)) < 2:
         tau_b = math.nan  # what scipy returns for a constant input, without its warning
     else:
-        tau_b = float(kendalltau(ranks_ref, ranks_sys, variant="b").statistic)
+        tau_b = float(_kendalltau(ranks_ref, ranks_sys, variant="b").statistic)
     if math.isnan(tau_b):
         note = (
             "Kendall tau-b is undefined (fewer than two items, or one list ranks all items"
@@ -126,3 +124,11 @@ def score_beam_ordering(reference: Sequence[str], system: Sequence[str]) -> Scor
     reasons.append(f"score = tau_norm = {stats['tau_norm']:.3f} (what BEAM's report uses)")
     details = {key: stats[key] for key in ("precision", "recall", "f1", "tau_b", "tau_norm", "final_score", "tp", "fp", "fn")}
     return Score(min(1.0, max(0.0, stats["tau_norm"])), tuple(reasons), details)
+
+
+def _kendalltau(*args: Any, **kwargs: Any) -> Any:
+    """scipy's kendalltau, imported when first needed: scipy.stats takes about a second to import,
+    which every benchmark session (and xdist worker) would pay at start-up otherwise."""
+    from scipy.stats import kendalltau
+
+    return kendalltau(*args, **kwargs)

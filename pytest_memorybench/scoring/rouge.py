@@ -10,8 +10,7 @@ non-Latin script scores 0.
 from __future__ import annotations
 
 from functools import lru_cache
-
-from rouge_score import rouge_scorer
+from typing import Any
 
 from pytest_memorybench.records import Score
 
@@ -19,7 +18,11 @@ TRIGGER_RESPONSE_THRESHOLD = 0.75
 
 
 @lru_cache(maxsize=2)
-def _scorer(use_stemmer: bool) -> rouge_scorer.RougeScorer:
+def _scorer(use_stemmer: bool) -> Any:
+    # Imported here: rouge-score pulls in nltk and scipy.stats, over a second of start-up that a
+    # session scoring no ROUGE (and every xdist worker) would pay otherwise.
+    from rouge_score import rouge_scorer
+
     return rouge_scorer.RougeScorer(["rougeL"], use_stemmer=use_stemmer)
 
 
