@@ -159,6 +159,16 @@ class XdistControllerHooks:
     def pytest_configure_node(self, node: Any) -> None:
         node.workerinput.update(lifecycle.worker_input(node.config))
 
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_xdist_make_scheduler(self, config: pytest.Config, log: Any) -> Any:
+        """Under `loadgroup` (which `-n` alone becomes, see session.start), group benchmark items
+        by conversation from the plan, not from node ids (pytest >= 9.2 drops xdist's suffix)."""
+        if config.getvalue("dist") != "loadgroup":
+            return None
+        from pytest_memorybench.scheduling import ConversationScheduling
+
+        return ConversationScheduling(config, log, {key: test.group for key, test in self.benchmark.run.tests.items()})
+
     def pytest_testnodedown(self, node: Any, error: Any) -> None:
         output = getattr(node, "workeroutput", {})
         self.benchmark.worker_conversations += output.get(lifecycle.WORKER_CONVERSATIONS, [])

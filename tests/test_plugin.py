@@ -14,8 +14,9 @@ import pytest_memorybench.agents.recall  # noqa: F401
 
 ISOLATED = ("--memorybench", "--span=isolated", "-p", "no:cacheprovider")
 # Our warnings would fail the run; pytest-benchmark's "disabled under xdist" (seen when this suite
-# itself runs with -n, through the environment) is not ours.
-WARNINGS_AS_ERRORS = ("-W", "error", "-p", "no:benchmark")
+# itself runs with -n, through the environment) is not ours, nor pytest-asyncio's about an unset
+# loop scope (an inner run has no ini file; pytest >= 9.2 applies -W while plugins configure).
+WARNINGS_AS_ERRORS = ("-W", "error", "-p", "no:benchmark", "-o", "asyncio_default_fixture_loop_scope=function")
 
 USER_TESTS = """
 def test_user_passes():
@@ -403,3 +404,15 @@ def test_split_conversations_give_the_same_results_under_xdist(pytester: pytest.
                 drivers.setdefault(event["group"], []).append(log.name)
     assert sorted(drivers) == ["ltm-c1", "ltm-c2"] and all(len(logs) == 1 for logs in drivers.values())
     assert {item["conversation"] for item in comparable_items(pytester.path / "parallel")} == {"ltm-c1", "ltm-c2"}
+
+
+def test_conversations_are_grouped_from_the_plan_not_from_node_ids(pytester: pytest.Pytester) -> None:
+    """pytest >= 9.2 drops xdist's `@group` node id suffix (pytest-xdist #1386): with or without it,
+    a benchmark item is scheduled with its conversation, and other tests as xdist would."""
+    from pytest_memorybench.scheduling import ConversationScheduling
+
+    scheduling = ConversationScheduling(pytester.parseconfig("--tx=2*popen"), None, {"ltm::colours[rep1]": "ltm-c1"})
+    assert scheduling._split_scope("ltm::colours[rep1]") == "memorybench:ltm-c1"
+    assert scheduling._split_scope("ltm::colours[rep1]@ltm-c1") == "memorybench:ltm-c1"
+    assert scheduling._split_scope("tests/test_x.py::test_y@mine") == "mine"
+    assert scheduling._split_scope("tests/test_x.py::test_y[a@b]") == "tests/test_x.py::test_y[a@b]"
