@@ -180,6 +180,7 @@ def expected(question: Question, book: Book) -> dict[str, Any]:
     return record
 
 
+@lru_cache(maxsize=32)  # per book (by identity) and trace: every question of a trace shares it
 def trace_values(retrieval_type: str, book: Book) -> tuple[str, ...]:
     """Every value the book gives for a kind of trace (all its places, say), in book order.
 

@@ -53,10 +53,6 @@ _TIME_FORMATS = ("%Y-%m-%d %H:%M", "%Y-%m-%d %H:%M:%S", "%Y-%m-%d", "%Y/%m/%d %H
 _START = datetime(2024, 1, 1, 9, 0)
 
 
-def agent_folder(dialogue: bool) -> str:
-    return FIRST if dialogue else THIRD
-
-
 def load_cases(path: str, *, dialogue: bool, prefix: str, per_type: int = 0, seed: int = 0) -> list[Case]:
     """The cases of one agent (FirstAgent: `dialogue`) under `path`; `per_type` > 0 samples that many
     of each type, uniformly with the seed (the paper's sub-datasets are such samples)."""
