@@ -42,6 +42,8 @@ class _HarnessTimeout(Exception):
 
 
 async def _within(awaitable: Awaitable[T], seconds: float | None) -> T:
+    if seconds is None:  # no deadline: no task to watch (a task costs turns of the loop per call)
+        return await awaitable
     task = asyncio.ensure_future(awaitable)
     done, _ = await asyncio.wait({task}, timeout=seconds)
     if not done:

@@ -22,7 +22,7 @@ class EventLog:
     def emit(self, kind: str, **data: Any) -> None:
         self._sequence += 1
         record = {"seq": self._sequence, "kind": kind, **data}
-        self._file.write(json.dumps(record, ensure_ascii=False, default=_plain) + "\n")
+        self._file.write(_ENCODER.encode(record) + "\n")
         self._file.flush()
 
     def close(self) -> None:
@@ -31,3 +31,6 @@ class EventLog:
 
 def _plain(value: object) -> str:
     return value.isoformat() if isinstance(value, datetime) else str(value)
+
+
+_ENCODER = json.JSONEncoder(ensure_ascii=False, default=_plain)  # one encoder: building it per event costs more
