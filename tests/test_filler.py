@@ -290,12 +290,12 @@ def test_missing_answer_fails(task: FillerTask) -> None:
 
 
 def test_repeated_answers_must_all_be_there() -> None:
-    task = FillerTask("m", json.dumps(["4", "Tokyo", "4"]), 0, 3, 3)
+    task = FillerTask("m", json.dumps(["4", "Tokyo", "4"]), 0, 3, 3, 0)
     assert check_filler_reply(task, '["4", "tokyo", "4"]')
     assert not check_filler_reply(task, '["4", "Tokyo"]')
 
 
 def test_numbers_with_thousands_separators_pass() -> None:
-    task = FillerTask("m", json.dumps(["5280", "Washington, D.C.", "C"]), 0, 3, 3)
+    task = FillerTask("m", json.dumps(["5280", "Washington, D.C.", "C"]), 0, 3, 3, 0)
     assert check_filler_reply(task, "5,280 feet; Washington, D.C.; and C")
     assert not check_filler_reply(task, "5,280 feet and Washington, D.C.")

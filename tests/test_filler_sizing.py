@@ -18,9 +18,10 @@ import pytest
 
 from pytest_memorybench.agents.protocol import AgentAdapter
 from pytest_memorybench.conversation import filler
-from pytest_memorybench.conversation.channel import AgentChannel
+from pytest_memorybench.conversation.channel import AgentChannel, LoggedExchange
 from pytest_memorybench.conversation.clock import SimulatedClock
 from pytest_memorybench.conversation.events import EventLog
+from pytest_memorybench.conversation.log_reader import read_conversations
 from pytest_memorybench.conversation.filler import FillerTask, TriviaItem, TriviaSource, make_filler
 from pytest_memorybench.conversation.scheduler import Conversation, ScheduledTest
 from pytest_memorybench.conversation.tokens import ApproximateCounter, TiktokenCounter, TokenCounter, default_counter
@@ -61,6 +62,7 @@ def counter(request: pytest.FixtureRequest) -> TokenCounter:
 
 def forget_kept_passes() -> None:
     filler._PASSES.clear()
+    filler._MADE.clear()
     filler._cached_count.cache_clear()
 
 
@@ -119,19 +121,78 @@ def test_kept_passes_change_nothing(counter: TokenCounter) -> None:
     assert late_first == early_first[::-1]
 
 
-def test_a_prefetch_racing_the_conversation_changes_nothing(counter: TokenCounter) -> None:
+def test_a_prefetch_ahead_of_the_conversation_changes_nothing(counter: TokenCounter) -> None:
     forget_kept_passes()
     alone = [make_filler(TriviaSource(2), start, 4000, 4096, counter) for start in (0, 150, POOL + 7)]
     forget_kept_passes()
-    thread = filler.prefetch(TriviaSource(2), 3 * POOL * 20, counter)
-    assert thread is not None
-    raced = [make_filler(TriviaSource(2), start, 4000, 4096, counter) for start in (0, 150, POOL + 7)]
-    thread.join(timeout=60)
-    assert raced == alone
+
+    async def agent_answering() -> list[FillerTask]:
+        ahead = filler.prefetch(TriviaSource(2), 3 * POOL * 20, counter, 4096)
+        assert ahead is not None
+        with ahead.agent_busy():
+            await asyncio.sleep(0.02)  # part of the first pass built; the rest by make_filler
+            made = [make_filler(TriviaSource(2), start, 4000, 4096, counter) for start in (0, 150, POOL + 7)]
+            await until_idle(ahead)
+        ahead.stop()
+        return made
+
+    assert asyncio.run(agent_answering()) == alone
     kept = [part for key, part in filler._PASSES.items() if key[2] == 2]
-    assert len(kept) >= 2 and all(len(part.lines) > 0 for part in kept), "the thread built passes ahead"
-    assert filler.prefetch(TriviaSource(2), 0, counter) is None, "nothing to build for no filler"
-    assert filler.prefetch(TriviaSource(2), 1000, Plain(counter)) is None, "nothing is kept for such a counter"
+    assert len(kept) >= 2 and all(len(part.lines) > 0 for part in kept), "the task built passes ahead"
+    assert filler.prefetch(TriviaSource(2), 0, counter, 4096) is None, "nothing to build for no filler"
+    assert filler.prefetch(TriviaSource(2), 1000, Plain(counter), 4096) is None, "nothing is kept for such a counter"
+
+
+async def until_idle(ahead: filler.Prefetch) -> None:
+    for _ in range(6000):
+        if ahead.idle:
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError("the prefetch never finished")
+
+
+def test_a_prefetch_makes_the_next_full_messages_ahead(counter: TokenCounter) -> None:
+    forget_kept_passes()
+    fresh = [make_filler(TriviaSource(4), 0, 4096, 4096, counter)]
+    while len(fresh) < 3:
+        fresh.append(make_filler(TriviaSource(4), fresh[-1].next_index, 4096, 4096, counter))
+    forget_kept_passes()
+
+    async def conversation() -> tuple[list[FillerTask], list[FillerTask], FillerTask]:
+        ahead = filler.prefetch(TriviaSource(4), 20 * 4096, counter, 4096)
+        assert ahead is not None
+        with ahead.agent_busy():
+            await until_idle(ahead)
+        kept = list(filler._MADE.values())
+        sent = [make_filler(TriviaSource(4), 0, 50_000, 4096, counter)]  # a wait needing several messages
+        while len(sent) < 3:
+            sent.append(make_filler(TriviaSource(4), sent[-1].next_index, 50_000, 4096, counter))
+        last = make_filler(TriviaSource(4), sent[-1].next_index, 700, 4096, counter)  # what the wait still needs
+        ahead.follow(last.next_index)
+        with ahead.agent_busy():
+            await until_idle(ahead)
+        ahead.stop()
+        return kept, sent, last
+
+    kept, sent, last = asyncio.run(conversation())
+    assert len(kept) == filler.AHEAD_MESSAGES and all(a is b for a, b in zip(sent, kept)), "made ahead, then sent"
+    assert sent == fresh, "the same messages as made on the spot"
+    assert (type(counter), counter.name, 4, last.next_index, 4096) in filler._MADE, "the chain follows the conversation"
+
+
+def test_a_prefetch_waits_while_the_agent_is_idle(counter: TokenCounter) -> None:
+    forget_kept_passes()
+
+    async def agent_idle() -> bool:
+        idle = filler.prefetch(TriviaSource(3), POOL * 20, counter, 4096)
+        assert idle is not None
+        await asyncio.sleep(0.05)
+        idle.stop()
+        await asyncio.sleep(0)
+        return idle.task.cancelled()
+
+    assert asyncio.run(agent_idle()), "a stopped prefetch ends"
+    assert all(len(part.lines) == 0 for key, part in filler._PASSES.items() if key[2] == 3), "nothing was built"
 
 
 def test_a_walk_across_passes_chains_without_gaps(counter: TokenCounter) -> None:
@@ -154,11 +215,6 @@ def test_any_source_with_items_will_do(counter: TokenCounter) -> None:
     task = make_filler(Shouting(), 10, 500, 4096, counter)  # type: ignore[arg-type]
     assert task.message.split("\n")[1] == f"Q: {Shouting().item(10).question}, A: {Shouting().item(10).answer}"
     assert task.tokens == fresh_count(counter, task.message) + fresh_count(counter, task.expected_reply)
-
-
-def test_a_hand_made_task_has_no_separate_counts() -> None:
-    task = FillerTask("m", '["a"]', 7, 1, 1)
-    assert task.message_tokens is None and task.reply_tokens is None
 
 
 # --- the channel takes counts it is given -------------------------------------------------------
@@ -191,15 +247,37 @@ def test_the_channel_uses_counts_it_is_given(tmp_path: Path) -> None:
     channel = AgentChannel(AgentAdapter(Listener(), "listener"), group="g", counter=tally, clock=SimulatedClock(), log=log)
 
     async def talk() -> None:
-        await channel.save("one two three", "four five", tokens=30, reply_tokens=20)
-        await channel.say("six seven", source="filler", tokens=100)
-        await channel.save("eight", "nine ten")
+        await channel.save(FillerTask("one two three", "four five", 50, 3, 3, 30))
+        await channel.say_filler(FillerTask("six seven", "eight", 120, 1, 4, 100))
         await channel.say("eleven", source="test")
 
     asyncio.run(talk())
     log.close()
-    assert channel.tokens == 30 + 20 + 100 + 2 + 1 + 2 + 1 + 2
-    assert tally.asked == ["fine thanks", "eight", "nine ten", "eleven", "fine thanks"]
+    assert channel.tokens == 50 + 100 + 2 + 1 + 2
+    assert tally.asked == ["fine thanks", "eleven", "fine thanks"]
+
+
+def test_filler_is_logged_by_reference_and_read_back(tmp_path: Path) -> None:
+    log = EventLog(tmp_path / "events.jsonl")
+    channel = AgentChannel(AgentAdapter(Listener(), "listener"), group="g", counter=Tally(), clock=SimulatedClock(), log=log)
+    saved, said = FillerTask("Q: one", '["one"]', 4, 1, 8, 2), FillerTask("Q: two", '["two"]', 4, 1, 9, 2)
+
+    async def talk() -> None:
+        await channel.save(saved)
+        await channel.say_filler(said)
+
+    asyncio.run(talk())
+    log.close()
+    text = (tmp_path / "events.jsonl").read_text()
+    assert "Q: one" not in text and "Q: two" not in text, "filler text stays out of the log"
+    (exchanges,) = [log.exchanges for log in read_conversations(tmp_path).values()]
+    assert exchanges == [
+        LoggedExchange(None, None, saved=True, filler=(7, 1)),
+        LoggedExchange(None, "fine thanks", saved=False, filler=(8, 1)),
+    ]
+    assert exchanges[0].same_message(LoggedExchange.sending("Q: one", True, saved))
+    assert not exchanges[0].same_message(LoggedExchange.sending("Q: one", True, said)), "told apart by reference"
+    assert not exchanges[1].same_message(LoggedExchange.sending("Q: two", True, said)), "saved and said filler differ"
 
 
 # --- a whole conversation ---------------------------------------------------------------------------

@@ -323,7 +323,7 @@ def test_same_seed_same_definitions_and_schedule(pytester: pytest.Pytester) -> N
 
     def schedule(folder: str) -> list[tuple]:
         events = [json.loads(line) for line in (pytester.path / folder / "events.jsonl").read_text().splitlines()]
-        return [(e["kind"], e.get("source"), e.get("test"), e.get("text"), e.get("tokens")) for e in events]
+        return [(e["kind"], e.get("source"), e.get("test"), e.get("text"), e.get("filler"), e.get("tokens")) for e in events]
 
     for name in ("colours[rep1].json", "colours[rep2].json", "colours[rep3].json"):
         first = (pytester.path / "first" / "definitions" / "ltm" / name).read_bytes()

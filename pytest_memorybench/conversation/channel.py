@@ -10,14 +10,16 @@ from __future__ import annotations
 
 import dataclasses
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from pytest_memorybench.agents.protocol import AgentAdapter
 from pytest_memorybench.conversation.clock import SimulatedClock
 from pytest_memorybench.conversation.events import EventLog
-from pytest_memorybench.conversation.tokens import TokenCounter
+from pytest_memorybench.conversation.filler import FillerTask, Prefetch
+from pytest_memorybench.conversation.tokens import TokenCounter, remember
 from pytest_memorybench.errors import AgentError
 from pytest_memorybench.judges.base import Judge, JudgeTask, JudgeVerdict
 from pytest_memorybench.records import Message, Usage
@@ -27,11 +29,38 @@ Source = Literal["test", "filler", "intro"]  # who is speaking to the agent
 
 @dataclass(frozen=True)
 class LoggedExchange:
-    """An exchange as the event log keeps it; `saved` marks filler handed over through observe."""
+    """An exchange as the event log keeps it; `saved` marks filler handed over through observe.
 
-    message: str
-    reply: str
+    Filler is logged by reference, `filler` = (first trivia index, items): its text follows from
+    the conversation's filler source, and logging a 120k-span conversation's filler in full would
+    write megabytes of trivia on the critical path.  `message` is then None, and so is `reply`
+    when the filler was saved (its reply is the task's expected one).
+    """
+
+    message: str | None
+    reply: str | None
     saved: bool = False
+    filler: tuple[int, int] | None = None
+
+    @classmethod
+    def sending(cls, text: str, saved: bool, filler: FillerTask | None) -> LoggedExchange:
+        """What is being sent, as a logged exchange would show it (no reply yet)."""
+        return cls(text, None, saved, filler_reference(filler) if filler else None)
+
+    def same_message(self, other: LoggedExchange) -> bool:
+        """Whether both are the same message, by reference when this one is logged filler."""
+        if self.saved != other.saved:
+            return False
+        return self.filler == other.filler if self.filler is not None else self.message == other.message
+
+    def describe(self) -> str:
+        if self.filler is not None:
+            return f"filler of {self.filler[1]} trivia items from #{self.filler[0]}"
+        return repr((self.message or "")[:60])
+
+
+def filler_reference(task: FillerTask) -> tuple[int, int]:
+    return (task.first_index, task.items)
 
 
 class ReplayDivergence(AgentError):
@@ -63,6 +92,7 @@ class AgentChannel:
         self._history: list[Message] = []  # since the last reset: what a resumed agent must be told
         self._caught_up = not self._replay
         self.can_save = saving_mode if saving_mode is not None else bool(agent and agent.supports("observe"))
+        self.prefetch: Prefetch | None = None  # builds filler while the agent is busy (Conversation.run)
 
     @property
     def replaying(self) -> bool:
@@ -81,66 +111,77 @@ class AgentChannel:
         test: str | None = None,
         is_question: bool = False,
         ideal: str | None = None,
-        tokens: int | None = None,
     ) -> str:
-        """Send one message and return the reply, from the log while replaying, else from the agent.
+        """Send one message and return the reply, from the log while replaying, else from the agent."""
+        return await self._exchange(text, source, test, is_question, ideal, None)
 
-        `tokens`: `text`'s count, when the caller has it already (filler); it must be what
-        `counter.count(text)` gives, which is then not asked.
+    async def say_filler(self, task: FillerTask, *, ideal: str | None = None) -> str:
+        """Send a filler task for the agent to answer (no saving mode), and return its reply."""
+        remember(self.counter, task.message, task.message_tokens)  # the agent's usage estimate counts it
+        return await self._exchange(task.message, "filler", None, False, ideal, task)
+
+    async def save(self, task: FillerTask) -> None:
+        """Saving mode: give the agent a filler exchange to take in, without asking it to reply.
+
+        One event, after the agent took it: nothing is waited for, so there is no reply to log,
+        and an exchange cut short is not in the log, as if never sent (resume sends it again).
         """
+        now = self.clock.now()
+        if self._next_logged(task.message, saved=True, filler=task) is None:
+            agent = await self._live_agent()
+            await agent.observe([Message(task.message, now), Message(task.expected_reply, now, "assistant")])
+        self.tokens += task.tokens
+        self._remember(task.message, task.expected_reply)
+        self.emit("observed", i=self.exchanges, source="filler", filler=filler_reference(task), time=now, tokens=self.tokens)
+        self.exchanges += 1
+
+    async def _exchange(
+        self, text: str, source: Source, test: str | None, is_question: bool, ideal: str | None, filler: FillerTask | None
+    ) -> str:
         sent_at = self.clock.now()
-        self.emit("message", i=self.exchanges, source=source, test=test, text=text, is_question=is_question, time=sent_at)
-        logged = self._next_logged(text, saved=False)
+        content = {"text": text} if filler is None else {"filler": filler_reference(filler)}
+        self.emit("message", i=self.exchanges, source=source, test=test, **content, is_question=is_question, time=sent_at)
+        logged = self._next_logged(text, saved=False, filler=filler)
         self.last_usage = Usage()
         if logged is not None:
-            reply = logged.reply
+            reply = logged.reply or ""
         else:
             agent = await self._live_agent()
             if ideal is not None:
                 await agent.prime_answer(ideal)
             before = dataclasses.replace(agent.usage)
-            reply = await agent.reply(Message(text, sent_at))
+            with self._agent_busy():
+                reply = await agent.reply(Message(text, sent_at))
             self.last_usage = agent.usage - before
-        self.tokens += (self.counter.count(text) if tokens is None else tokens) + self.counter.count(reply)
+        self.tokens += (self.counter.count(text) if filler is None else filler.message_tokens) + self.counter.count(reply)
         self._remember(text, reply)
         self.emit("reply", i=self.exchanges, source=source, test=test, text=reply, time=self.clock.now(), tokens=self.tokens)
         self.exchanges += 1
         return reply
 
-    async def save(
-        self, text: str, expected_reply: str, *, tokens: int | None = None, reply_tokens: int | None = None
-    ) -> None:
-        """Saving mode: give the agent a filler exchange to take in, without asking it to reply.
-
-        `tokens` and `reply_tokens`: the counts of `text` and `expected_reply`, when the caller has
-        them already (filler); they must be what `counter.count` gives, which is then not asked.
-        """
-        self.emit("message", i=self.exchanges, source="filler", test=None, text=text, is_question=False, time=self.clock.now())
-        if self._next_logged(text, saved=True) is None:
-            agent = await self._live_agent()
-            await agent.observe([Message(text, self.clock.now()), Message(expected_reply, self.clock.now(), "assistant")])
-        if tokens is None:
-            tokens = self.counter.count(text)
-        if reply_tokens is None:
-            reply_tokens = self.counter.count(expected_reply)
-        self.tokens += tokens + reply_tokens
-        self._remember(text, expected_reply)
-        self.emit("observed", i=self.exchanges, source="filler", text=expected_reply, time=self.clock.now(), tokens=self.tokens)
-        self.exchanges += 1
+    @contextmanager
+    def _agent_busy(self) -> Iterator[None]:
+        """While the agent replies (a model call: the long wait), the filler prefetch may use the
+        idle loop; not while it observes, usually a quick write that a slice would only delay."""
+        if self.prefetch is None:
+            yield
+        else:
+            with self.prefetch.agent_busy():
+                yield
 
     async def reset(self) -> None:
         self._history.clear()
         if not self.replaying and self.agent is not None:
             await self.agent.reset()
 
-    def _next_logged(self, text: str, *, saved: bool) -> LoggedExchange | None:
+    def _next_logged(self, text: str, *, saved: bool, filler: FillerTask | None) -> LoggedExchange | None:
         if not self._replay:
             return None
-        logged = self._replay.popleft()
-        if logged.message != text or logged.saved != saved:
+        logged, sending = self._replay.popleft(), LoggedExchange.sending(text, saved, filler)
+        if not logged.same_message(sending):
             raise ReplayDivergence(
                 f"conversation {self.group}: the log diverges from the regenerated conversation: "
-                f"logged {logged.message[:60]!r}, now {text[:60]!r}; were the definitions or the "
+                f"logged {logged.describe()}, now {sending.describe()}; were the definitions or the "
                 "agent's capabilities changed since the run?"
             )
         if not self._replay:

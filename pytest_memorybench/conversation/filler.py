@@ -18,21 +18,21 @@ which items were drawn before, so an interrupted run resumes by remembering one 
 from __future__ import annotations
 
 import ast
+import asyncio
 import bisect
 import json
 import random
 import re
-import threading
-import time
 import unicodedata
 from array import array
 from collections import Counter, OrderedDict
-from collections.abc import Callable, Hashable, Iterable
+from collections.abc import Callable, Hashable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache, partial
 from json.encoder import encode_basestring  # type: ignore[attr-defined]
 
-from pytest_memorybench.conversation.tokens import TokenCounter, remember, sums_at_cuts
+from pytest_memorybench.conversation.tokens import TokenCounter, sums_at_cuts
 
 # ------------------------------------------------------------------------------------------------
 # Fact tables (our own; plain ASCII so token counts and JSON stay simple).  A leading "the " on a
@@ -784,12 +784,15 @@ class FillerTask:
     tokens: int  # exact tokens of message + expected_reply
     items: int
     next_index: int  # the source index to continue from
-    message_tokens: int | None = None  # exact tokens of message alone, when make_filler built it
+    message_tokens: int  # exact tokens of message alone
 
     @property
-    def reply_tokens(self) -> int | None:
-        """Exact tokens of expected_reply alone, when make_filler built the task."""
-        return None if self.message_tokens is None else self.tokens - self.message_tokens
+    def first_index(self) -> int:
+        return self.next_index - self.items
+
+    @property
+    def reply_tokens(self) -> int:
+        return self.tokens - self.message_tokens
 
 
 def _count(counter: TokenCounter, text: str) -> int:
@@ -837,7 +840,6 @@ class _Pass:
         self.sum_estimate = array("q", [0])  # appended last: every list is complete up to its length - 1
         self.sum_pieces = array("q", [0])
         self.sum_with_newline = array("q", [0])
-        self._lock = threading.Lock()
 
     def piece(self, position: int) -> int:
         return self.sum_pieces[position + 1] - self.sum_pieces[position]
@@ -863,81 +865,155 @@ class _Pass:
 
     def build(self, size: int) -> None:
         count, cuts, newline = self.count, self.cuts, self.newline
-        with self._lock:
-            for index in range(self.first + len(self.lines), self.first + min(size, self.size)):
-                item = self.source.item(index)
-                line = f"Q: {item.question}, A: {item.answer}"
-                quoted = encode_basestring(item.answer)  # = json.dumps(answer, ensure_ascii=False)
-                line_tokens, piece = count(line), count(f" {quoted},")
-                with_newline = 0
-                if cuts:  # a letter or digit then a newline is a cut; other endings are counted whole
-                    last = line[-1]
-                    with_newline = line_tokens + newline if last.isascii() and last.isalnum() else count(line + "\n")
-                self.lines.append(line)
-                self.quoted.append(quoted)
-                self.sum_pieces.append(self.sum_pieces[-1] + piece)
-                self.sum_with_newline.append(self.sum_with_newline[-1] + with_newline)
-                self.sum_estimate.append(self.sum_estimate[-1] + newline + line_tokens + piece)
+        for index in range(self.first + len(self.lines), self.first + min(size, self.size)):
+            item = self.source.item(index)
+            line = f"Q: {item.question}, A: {item.answer}"
+            quoted = encode_basestring(item.answer)  # = json.dumps(answer, ensure_ascii=False)
+            line_tokens, piece = count(line), count(f" {quoted},")
+            with_newline = 0
+            if cuts:  # a letter or digit then a newline is a cut; other endings are counted whole
+                last = line[-1]
+                with_newline = line_tokens + newline if last.isascii() and last.isalnum() else count(line + "\n")
+            self.lines.append(line)
+            self.quoted.append(quoted)
+            self.sum_pieces.append(self.sum_pieces[-1] + piece)
+            self.sum_with_newline.append(self.sum_with_newline[-1] + with_newline)
+            self.sum_estimate.append(self.sum_estimate[-1] + newline + line_tokens + piece)
+
+
+def _kept(source: TriviaSource, counter: TokenCounter) -> bool:
+    """Whether filler built for (source, counter) can be kept and reused: a plain TriviaSource (its
+    items depend on the seed alone) and a counter that sums at cuts (our own, known by type and
+    name)."""
+    return type(source) is TriviaSource and sums_at_cuts(counter)
 
 
 _PASSES: OrderedDict[tuple[type, str, int, int], _Pass] = OrderedDict()
 _PASSES_KEPT = 32  # a pass holds ~1,200 items (~0.4 MB); 32 cover a 120k-span conversation
-_PASSES_LOCK = threading.Lock()
 
 
 def _pass(source: TriviaSource, index: int, counter: TokenCounter, cuts: bool) -> tuple[_Pass, int]:
     """Items from `index` on, and index's position among them.
 
     The shuffled pass holding `index`, kept between messages and conversations, when that is
-    safe: a plain TriviaSource (its items depend on the seed alone) and a counter that sums at
-    cuts (our own, known by type and name).  Otherwise items from `index` on, for this message.
+    safe (`_kept`).  Otherwise items from `index` on, for this message.
     """
-    if not (cuts and type(source) is TriviaSource):
+    if not _kept(source, counter):
         return _Pass(source, index, len(_POOL), counter, cuts), 0
     cycle, position = divmod(index, len(_POOL))
     key = (type(counter), counter.name, source.seed, cycle)
-    with _PASSES_LOCK:
-        kept = _PASSES.get(key)
-        if kept is not None:
-            _PASSES.move_to_end(key)
-        else:
-            kept = _PASSES[key] = _Pass(source, cycle * len(_POOL), len(_POOL), counter, cuts)
-            if len(_PASSES) > _PASSES_KEPT:
-                _PASSES.popitem(last=False)
+    kept = _PASSES.get(key)
+    if kept is not None:
+        _PASSES.move_to_end(key)
+    else:
+        kept = _PASSES[key] = _Pass(source, cycle * len(_POOL), len(_POOL), counter, cuts)
+        if len(_PASSES) > _PASSES_KEPT:
+            _PASSES.popitem(last=False)
     return kept, position
 
 
-PREFETCH_CHUNK = 32  # items built between two yields of the prefetch thread (~1 ms)
+PREFETCH_CHUNK = 16  # items built in one slice of the prefetch (~0.2 ms)
+AHEAD_MESSAGES = 16  # filler messages made ahead of the conversation (a burst at 120k sends ~7)
 
 
-def prefetch(source: TriviaSource, tokens: int, counter: TokenCounter) -> threading.Thread | None:
-    """Build and count, in a background thread, the trivia items of about `tokens` of filler.
+class Prefetch:
+    """Builds the conversation's filler while the agent is busy: the trivia items of about `tokens`
+    of filler, and the next filler messages from where the conversation is.
 
-    A conversation asks for its first filler only after its introduction and first test lines, so
-    a thread started with it builds the kept passes (`_pass`) while the agent answers those, and
-    `make_filler` then finds them ready: the first conversation of a process no longer pays for
-    its filler on the critical path.  Building holds each pass's lock, so a `make_filler` that
-    arrives first waits for the items it needs, as if it had built them itself.  None when items
-    are not kept between messages (see `_pass`): there is nothing to build ahead then.
+    The first conversation of a process would otherwise build and count its filler on the critical
+    path, and every conversation would assemble its messages there.  An agent's reply leaves the
+    event loop idle (a model call is a network wait), so the channel says when one starts and ends
+    (`agent_busy`), and a task of the conversation's own loop works meanwhile, in slices, handing
+    the loop back after each one so the reply is picked up at once.  A thread would compete with
+    the harness for the interpreter lock and delay it by up to a switch interval each time the
+    agent answers; a task never runs while the harness works.
+
+    What it makes lands where `make_filler` looks first: the kept passes (`_pass`) and the kept
+    messages (`_MADE`).  The messages are those `make_filler` is asked for when a wait needs more
+    than one full message: from the conversation's index (`follow`), one after another, each as
+    large as the cap.  Anything not ready is built by `make_filler` itself, as without a prefetch.
     """
-    cuts = sums_at_cuts(counter)
-    if tokens <= 0 or not (cuts and type(source) is TriviaSource):
-        return None
 
-    def build() -> None:
-        remaining = tokens
+    def __init__(self, source: TriviaSource, tokens: int, counter: TokenCounter, cap_tokens: int) -> None:
+        self._source, self._counter, self._cap = source, counter, cap_tokens
+        self._items = self._build_items(tokens)
+        self._chain = [0]  # the start indices of the messages made ahead; the last is the next one
+        self._busy = asyncio.Event()
+        self._moved = asyncio.Event()
+        self.idle = False  # all done until the conversation moves on
+        self.task = asyncio.get_running_loop().create_task(self._run(), name="memorybench-filler")
+
+    @contextmanager
+    def agent_busy(self) -> Iterator[None]:
+        self._busy.set()
+        try:
+            yield
+        finally:
+            self._busy.clear()
+
+    def follow(self, index: int) -> None:
+        """The conversation goes on from trivia index `index`."""
+        chain = self._chain
+        self._chain = chain[chain.index(index) :] if index in chain else [index]
+        self._moved.set()
+        self.idle = False
+
+    def stop(self) -> None:
+        self.task.cancel()
+
+    async def _run(self) -> None:
+        while True:
+            await self._busy.wait()
+            if not self._step():
+                self._moved.clear()
+                self.idle = True
+                await self._moved.wait()
+            await asyncio.sleep(0)
+
+    def _step(self) -> bool:
+        """One slice of work, the next message first when its items are ready; False if none is left."""
+        if len(self._chain) <= AHEAD_MESSAGES and self._items_ready(self._chain[-1]):
+            made = make_filler(self._source, self._chain[-1], self._cap, self._cap, self._counter)
+            self._chain.append(made.next_index)
+            return True
+        return next(self._items, False)
+
+    def _items_ready(self, index: int) -> bool:
+        """Whether the items of a full message from `index` on are built (by their estimate)."""
+        need = self._cap
+        while True:
+            part, position = _pass(self._source, index, self._counter, True)
+            sums = part.sum_estimate
+            if position >= len(sums) - 1:
+                return False
+            need -= sums[-1] - sums[position]
+            if need <= 0:
+                return True
+            if len(part.lines) < part.size:
+                return False
+            index = part.first + part.size
+
+    def _build_items(self, tokens: int) -> Iterator[bool]:
         for cycle in range(_PASSES_KEPT // 2):  # no further than the kept passes reach: none is dropped unused
-            part, _ = _pass(source, cycle * len(_POOL), counter, cuts)
-            while remaining > part.sum_estimate[-1] and len(part.lines) < part.size:
+            part, _ = _pass(self._source, cycle * len(_POOL), self._counter, True)
+            while tokens > part.sum_estimate[-1] and len(part.lines) < part.size:
                 part.build(len(part.lines) + PREFETCH_CHUNK)
-                time.sleep(0)  # hand the interpreter to the conversation between chunks
-            remaining -= part.sum_estimate[-1]
-            if remaining <= 0:
+                yield True
+            tokens -= part.sum_estimate[-1]
+            if tokens <= 0:
                 return
 
-    thread = threading.Thread(target=build, name="memorybench-filler", daemon=True)
-    thread.start()
-    return thread
+
+def prefetch(source: TriviaSource, tokens: int, counter: TokenCounter, cap_tokens: int) -> Prefetch | None:
+    """A `Prefetch` of about `tokens` of filler in messages of at most `cap_tokens`, on the running
+    loop; None when items are not kept between messages (see `_pass`): nothing is built ahead then."""
+    if tokens <= 0 or not _kept(source, counter):
+        return None
+    return Prefetch(source, tokens, counter, cap_tokens)
+
+
+_MADE: OrderedDict[tuple[type, str, int, int, int], FillerTask] = OrderedDict()
+_MADE_KEPT = 2 * AHEAD_MESSAGES  # ~25 kB each
 
 
 def make_filler(
@@ -957,10 +1033,24 @@ def make_filler(
 
     When the counter sums at cuts (tokens.py) the exact count is a sum too: a message is cut at
     every line start and a reply after every answer's comma, so it adds up the lines' and answers'
-    counts, and only the reply's two ends are counted anew.  The counter is told the result, so
-    the channel and the agent's usage estimate do not encode the message again.
+    counts, and only the reply's two ends are counted anew.
+
+    Messages are kept (`_MADE`) when items are (`_kept`): a `Prefetch` makes the next ones ahead.
     """
     target = min(need_tokens, cap_tokens)
+    key = (type(counter), counter.name, source.seed, start_index, target) if _kept(source, counter) else None
+    made = _MADE.get(key) if key else None
+    if made is not None:
+        return made
+    task = _make_filler(source, start_index, target, counter)
+    if key:
+        _MADE[key] = task
+        if len(_MADE) > _MADE_KEPT:
+            _MADE.popitem(last=False)
+    return task
+
+
+def _make_filler(source: TriviaSource, start_index: int, target: int, counter: TokenCounter) -> FillerTask:
     cuts = sums_at_cuts(counter)
     # In the reply each answer appears as ` "answer",` (BPE merges quotes with their neighbours, so
     # counting that piece is much closer than counting `"answer"` alone); the last has no comma.
@@ -1005,8 +1095,6 @@ def _task(spans: list[tuple[_Pass, int, int]], start_index: int, counter: TokenC
             reply_tokens = _count(counter, f"[{quoted[0]},") - first.piece(start) - last.piece(end - 1)
             reply_tokens += sum(part.sum_pieces[e] - part.sum_pieces[s] for part, s, e in spans)
             reply_tokens += _count(counter, f" {quoted[-1]}]")
-        remember(counter, message, message_tokens)
-        remember(counter, reply, reply_tokens)
     return FillerTask(message, reply, message_tokens + reply_tokens, len(quoted), start_index + len(quoted), message_tokens)
 
 

@@ -63,9 +63,9 @@ class MemoryConversation:
             )
             self._filler_index = task.next_index
             if self.channel.can_save:
-                await self.channel.save(task.message, task.expected_reply)
+                await self.channel.save(task)
             else:
-                await self.channel.say(task.message, source="filler")
+                await self.channel.say_filler(task)
 
     def wait(self, *, minutes: float = 0, hours: float = 0, days: float = 0) -> None:
         """Move the simulated clock forward; the next message carries the later time."""

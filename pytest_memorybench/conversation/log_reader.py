@@ -33,7 +33,7 @@ def iter_events(folder: Path) -> Iterator[dict[str, Any]]:
 
 
 def read_conversations(folder: Path) -> dict[str, ConversationLog]:
-    messages: dict[tuple[str, int], str] = {}
+    messages: dict[tuple[str, int], dict[str, Any]] = {}
     replies: dict[str, dict[int, LoggedExchange]] = {}
     saving: dict[str, bool] = {}
     for event in iter_events(folder):
@@ -43,10 +43,16 @@ def read_conversations(folder: Path) -> dict[str, ConversationLog]:
         if kind == "conversation_begin":
             saving.setdefault(group, bool(event.get("saving_mode")))
         elif kind == "message":
-            messages[(group, event["i"])] = event["text"]
-        elif kind in ("reply", "observed") and (group, event["i"]) in messages:
-            exchange = LoggedExchange(messages[(group, event["i"])], event["text"], saved=kind == "observed")
-            replies.setdefault(group, {})[event["i"]] = exchange
+            messages[(group, event["i"])] = event
+        elif kind in ("reply", "observed"):
+            # Saved filler is one `observed` event (older logs: a message, then `observed`).
+            message = messages.get((group, event["i"])) or (event if kind == "observed" else None)
+            if message is None:
+                continue
+            filler = message.get("filler")
+            replies.setdefault(group, {})[event["i"]] = LoggedExchange(
+                message.get("text"), event.get("text"), saved=kind == "observed", filler=tuple(filler) if filler else None
+            )
     logs: dict[str, ConversationLog] = {}
     for group, numbered in replies.items():
         contiguous = []

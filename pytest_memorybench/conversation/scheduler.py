@@ -143,15 +143,23 @@ class Conversation:
         """Drive every test to its end; an agent failure stops the conversation, keeping what ended."""
         runs = self._runs = [_Run(test, order, self._program(test.definition)) for order, test in enumerate(self.tests)]
         if not self.isolated and self.tests and self.filler_index == 0:
-            # At most every test's span of filler; built while the agent answers the first lines.
-            prefetch(self.filler, self.stats.repetitions * (self.span or 0), self.channel.counter)
-        self.channel.emit("conversation_begin", tests=[t.key for t in self.tests], span=self.span, saving_mode=self.channel.can_save, clock=self.channel.clock.now())
+            # At most every test's span of filler, built while the agent answers.
+            self.channel.prefetch = prefetch(
+                self.filler, self.stats.repetitions * (self.span or 0), self.channel.counter, FILLER_CAP_TOKENS
+            )
+        self.channel.emit(
+            "conversation_begin", tests=[t.key for t in self.tests], span=self.span, saving_mode=self.channel.can_save,
+            filler=repr(self.filler), clock=self.channel.clock.now(),
+        )  # fmt: skip
         try:
             await self._loop(runs)
         except AgentError as exc:
             self.stats.error = str(exc)
             self.channel.emit("agent_error", error=str(exc), time=self.channel.clock.now())
         finally:
+            if self.channel.prefetch is not None:
+                self.channel.prefetch.stop()
+                self.channel.prefetch = None
             for run in runs:
                 await run.program.aclose()  # tests cut short by an error end here, not at GC
         self.stats.tokens = self.channel.tokens
@@ -310,13 +318,15 @@ class Conversation:
     async def _send_filler(self, need: int) -> None:
         task = make_filler(self.filler, self.filler_index, need, FILLER_CAP_TOKENS, self.channel.counter)
         self.filler_index = task.next_index
+        if self.channel.prefetch is not None:
+            self.channel.prefetch.follow(task.next_index)
         self.stats.filler_messages += 1
         self.stats.filler_tokens += task.tokens
         if self.channel.can_save and not self._listening():
             self.stats.saved_filler_messages += 1
-            await self.channel.save(task.message, task.expected_reply, tokens=task.message_tokens, reply_tokens=task.reply_tokens)
+            await self.channel.save(task)
         else:
-            reply = await self.channel.say(task.message, source="filler", ideal=self._oracle_ideal(None), tokens=task.message_tokens)
+            reply = await self.channel.say_filler(task, ideal=self._oracle_ideal(None))
             self.stats.overhead_usage.add(self.channel.last_usage)
             await self._heard(Exchange(None, task.message, reply))
 

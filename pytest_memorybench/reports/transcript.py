@@ -134,14 +134,14 @@ class EventIndex:
         if group is None or not isinstance(number, int):
             return
         exchanges = self._groups.setdefault(group, {})
-        if kind == "message":
+        if kind == "message" or (kind == "observed" and number not in exchanges):  # saved filler: one event
             test, source = event.get("test"), event.get("source", "")
             keep = source == "test" and test is not None
             exchanges[number] = _Exchange(
                 source, test, event.get("text", "") if keep else None, bool(event.get("is_question")), event.get("time")
             )
-        elif kind in ("reply", "observed") and number in exchanges:
-            exchange = exchanges[number]
+        exchange = exchanges.get(number)
+        if kind in ("reply", "observed") and exchange is not None:
             if exchange.message is not None:
                 exchange.reply = event.get("text", "")
             exchange.tokens_after = event.get("tokens")
