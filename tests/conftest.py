@@ -1,0 +1,13 @@
+"""Shared test set-up."""
+
+from __future__ import annotations
+
+import pytest
+
+
+@pytest.fixture
+def pytester(pytester: pytest.Pytester) -> pytest.Pytester:
+    """Inner runs get an ini file setting pytest-asyncio's loop scope, as ours does: without one,
+    pytest-asyncio warns in every inner run, and pytest 9.2 shows those warnings in ours."""
+    pytester.makeini("[pytest]\nasyncio_default_fixture_loop_scope = function\n")
+    return pytester
