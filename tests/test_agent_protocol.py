@@ -425,6 +425,37 @@ async def test_usage_attribute_of_another_type_falls_back_to_the_estimate() -> N
     assert (adapter.usage.input_tokens, adapter.usage.output_tokens) == (3, 2)
 
 
+class SummarisingMemory(MeteredAgent):
+    """Observing calls a model to summarise what it is told, and says what that cost."""
+
+    async def observe(self, messages: list[Message]) -> None:
+        await asyncio.sleep(0.01)
+        self.usage.input_tokens += 50 * len(messages)
+        self.usage.cost_usd += 0.01
+
+
+class SilentMemory:
+    async def reply(self, message: Message) -> str:
+        return "ok"
+
+    async def observe(self, messages: list[Message]) -> None:
+        await asyncio.sleep(0.01)
+
+
+@pytest.mark.asyncio
+async def test_observing_costs_what_the_agent_reports_and_its_time_but_is_no_call() -> None:
+    adapter = AgentAdapter(SummarisingMemory(), "summarising")
+    await adapter.observe([msg("one fact"), msg("noted")])
+    usage = adapter.usage
+    assert (usage.input_tokens, usage.output_tokens, usage.calls) == (100, 0, 0)
+    assert usage.cost_usd == pytest.approx(0.01) and usage.seconds >= 0.01
+
+    silent = AgentAdapter(SilentMemory(), "silent")
+    await silent.observe([msg("a long message of many words that nobody counts")])
+    assert (silent.usage.input_tokens, silent.usage.calls, silent.usage.cost_usd) == (0, 0, 0)
+    assert silent.usage.seconds >= 0.01, "the time it took is still the agent's"
+
+
 # --- prime_answer and close -----------------------------------------------------------------------
 
 

@@ -12,6 +12,8 @@ from collections.abc import Sequence
 from datetime import datetime, timezone
 from pathlib import Path
 
+import pytest
+
 
 from pytest_memorybench.agents.protocol import AgentAdapter
 from pytest_memorybench.conversation.channel import AgentChannel, LoggedExchange, ReplayDivergence
@@ -29,7 +31,7 @@ from pytest_memorybench.conversation.program import (
 )
 from pytest_memorybench.conversation.scheduler import INTRO, Conversation, ScheduledTest
 from pytest_memorybench.errors import AgentError
-from pytest_memorybench.records import Message, Score, ScriptLine, TestDefinition
+from pytest_memorybench.records import Message, Score, ScriptLine, TestDefinition, Usage
 from pytest_memorybench.scenarios import ScoringContext
 
 START = datetime(2026, 1, 1, 9, 0, tzinfo=timezone.utc)
@@ -242,6 +244,22 @@ def test_saving_mode_hands_filler_to_observe_without_replies(tmp_path: Path) -> 
     assert conversation.stats.filler_messages == conversation.stats.saved_filler_messages >= 1
     assert len(agent.received) == 1 + 2, "intro and the test's lines only"
     assert [m.role for m in agent.observed[:2]] == ["user", "assistant"]
+
+
+def test_what_observing_filler_costs_counts_as_filler_overhead(tmp_path: Path) -> None:
+    class Summarising(ObservingAgent):
+        def __init__(self) -> None:
+            super().__init__()
+            self.usage = Usage()
+
+        def observe(self, messages: Sequence[Message]) -> None:
+            super().observe(messages)
+            self.usage.cost_usd += 0.5
+
+    _, _, conversation = converse({"a": lines("a", 2, Wait(tokens=200))}, Summarising(), span=1000, tmp_path=tmp_path)
+    saved = conversation.stats.saved_filler_messages
+    assert saved >= 1 and conversation.stats.overhead_usage.cost_usd == pytest.approx(0.5 * saved)
+    assert conversation.stats.overhead_usage.calls == 1, "the intro: observing is no call"
 
 
 def test_isolated_mode_resets_and_sends_no_intro_and_no_filler(tmp_path: Path) -> None:

@@ -103,7 +103,16 @@ class AgentAdapter:
         return result
 
     async def observe(self, messages: Sequence[Message]) -> None:
+        """Hand the agent messages to take in.  Costs the time it takes and what the agent reports
+        in its `usage` (a memory that summarises with a model pays for it here); nothing is
+        estimated, as observing is no model call unless the agent makes one.  Not a call: `calls`
+        counts replies."""
+        before = _usage_snapshot(self.target)
+        started = time.perf_counter()
         await self._optional("observe", list(messages))
+        spent = _reported(before, self.target) or Usage()
+        spent.seconds = time.perf_counter() - started
+        self.usage.add(spent)
 
     async def reset(self) -> None:
         if self.supports("reset"):
@@ -141,14 +150,8 @@ class AgentAdapter:
             raise AgentError(f"agent {self.name}: {capability}() raised {describe_exception(exc)}") from exc
 
     def _account(self, before: Usage | None, elapsed: float, sent: str, received: str) -> None:
-        after = _usage_snapshot(self.target)
-        if before is not None and after is not None:
-            delta = Usage(
-                input_tokens=after.input_tokens - before.input_tokens,
-                output_tokens=after.output_tokens - before.output_tokens,
-                cost_usd=after.cost_usd - before.cost_usd,
-            )
-        else:
+        delta = _reported(before, self.target)
+        if delta is None:
             counter = default_counter()
             delta = Usage(input_tokens=counter.count(sent), output_tokens=counter.count(received))
         delta.seconds = elapsed
@@ -161,3 +164,15 @@ def _usage_snapshot(target: Any) -> Usage | None:
     if isinstance(usage, Usage):
         return Usage(usage.input_tokens, usage.output_tokens, usage.seconds, usage.cost_usd, usage.calls)
     return None
+
+
+def _reported(before: Usage | None, target: Any) -> Usage | None:
+    """The tokens and cost the agent's own `usage` grew by since `before`; None if it keeps none."""
+    after = _usage_snapshot(target)
+    if before is None or after is None:
+        return None
+    return Usage(
+        input_tokens=after.input_tokens - before.input_tokens,
+        output_tokens=after.output_tokens - before.output_tokens,
+        cost_usd=after.cost_usd - before.cost_usd,
+    )

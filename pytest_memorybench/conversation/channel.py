@@ -86,7 +86,7 @@ class AgentChannel:
         self.log = log
         self.tokens = 0
         self.exchanges = 0  # numbers each exchange, so a log split over files reassembles in order
-        self.last_usage = Usage()  # what the last `say` cost; nothing when it was replayed
+        self.last_usage = Usage()  # what the last `say` or `save` cost; nothing when it was replayed
         self._replay = deque(replay)
         self._muted = bool(self._replay)
         self._history: list[Message] = []  # since the last reset: what a resumed agent must be told
@@ -127,9 +127,12 @@ class AgentChannel:
         and an exchange cut short is not in the log, as if never sent (resume sends it again).
         """
         now = self.clock.now()
+        self.last_usage = Usage()
         if self._next_logged(task.message, saved=True, filler=task) is None:
             agent = await self._live_agent()
+            before = dataclasses.replace(agent.usage)
             await agent.observe([Message(task.message, now), Message(task.expected_reply, now, "assistant")])
+            self.last_usage = agent.usage - before
         self.tokens += task.tokens
         self._remember(task.message, task.expected_reply)
         self.emit("observed", i=self.exchanges, source="filler", filler=filler_reference(task), time=now, tokens=self.tokens)

@@ -153,13 +153,13 @@ class ProbeSession:
         if not batch:
             return
         started = time.perf_counter()
+        before = dataclasses.replace(agent.usage)
         if observe:
             await agent.observe(batch)
         else:
-            before = dataclasses.replace(agent.usage)
             await agent.reply(Message(pack_transcript(self.context.header, batch), batch[-1].timestamp))
-            self.stats.overhead_usage.add(agent.usage - before)
             self.stats.filler_messages += 1  # delivery messages answered through reply
+        self.stats.overhead_usage.add(agent.usage - before)
         self.delivery.write_seconds.append(time.perf_counter() - started)
         self.delivery.last_time = batch[-1].timestamp
         self.channel.emit("context_delivered", turns=self.delivery.turns, tokens=self.delivery.tokens, observed=observe)

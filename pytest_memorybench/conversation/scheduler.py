@@ -325,6 +325,7 @@ class Conversation:
         if self.channel.can_save and not self._listening():
             self.stats.saved_filler_messages += 1
             await self.channel.save(task)
+            self.stats.overhead_usage.add(self.channel.last_usage)
         else:
             reply = await self.channel.say_filler(task, ideal=self._oracle_ideal(None))
             self.stats.overhead_usage.add(self.channel.last_usage)
