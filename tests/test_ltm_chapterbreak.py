@@ -127,6 +127,15 @@ def test_published_layout_and_goodai_selection(tmp_path: Path) -> None:
     assert [s.id for s in load_samples(str(as_dict))] == ["x"]
 
 
+def test_goodais_zstd_copy_reads_as_the_json(tmp_path: Path) -> None:
+    zstandard = pytest.importorskip("zstandard")
+    sample = {"ctx": "A. B. C", "pos": "right", "negs": ["w1", "w2", "w3", "w4", "w5"]}
+    data = json.dumps({"ao3": {"777": [sample]}, "pg19": {}}).encode()
+    path = tmp_path / "chapterbreak_ctx_8192.zst"
+    path.write_bytes(zstandard.ZstdCompressor().compress(data))
+    assert [(s.id, s.pos, len(s.negs)) for s in load_samples(str(path), "ao3")] == [("777_0", "right", 5)]
+
+
 def test_bad_data_and_params_fail_loudly(tmp_path: Path) -> None:
     with pytest.raises(UsageError, match="does-not-exist"):
         generate(data_path="does-not-exist.json")

@@ -13,7 +13,7 @@ GoodAI re-hosts it zstd-compressed as the v1.1 release asset `chapterbreak_ctx_8
 GoodAI/goodai-ltm-benchmark (the Google Drive link had been throttled, their issue #62).  We ship no
 passages: pass the file with `--mb-data chapterbreak=PATH` (it becomes the `data_path` parameter).
 Without it the generated definitions carry a `skip_reason` saying how to get it.  Accepted layouts
-(plain JSON; a `.zst` file is read only when the `zstandard` package is installed):
+(plain JSON; a `.zst` file is read when the `zstd` extra, the `zstandard` package, is installed):
   * the published one: {"pg19": {book_id: [sample, …]}, "ao3": {…}}, sample ids `<book_id>_<i>`;
   * a list of samples, each with `id` (else its position), or a dict id → sample.
 A sample is {"ctx": str, "pos": str, "negs": [str, …]}: the context, the true next-chapter
@@ -233,7 +233,10 @@ def _read(path: Path) -> Any:
         try:
             import zstandard  # type: ignore[import-not-found]
         except ImportError:
-            raise UsageError(f"{path}: compressed with zstd; decompress it first (`zstd -d {path.name}`)") from None
+            raise UsageError(
+                f"{path}: compressed with zstd; install the `zstd` extra (pip install 'pytest-memorybench[zstd]') "
+                f"or decompress it first (`zstd -d {path.name}`)"
+            ) from None
         data = zstandard.ZstdDecompressor().decompressobj().decompress(data)
     try:
         return json.loads(data.decode("utf-8"))
