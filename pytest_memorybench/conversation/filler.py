@@ -1013,7 +1013,7 @@ def prefetch(source: TriviaSource, tokens: int, counter: TokenCounter, cap_token
 
 
 _MADE: OrderedDict[tuple[type, str, int, int, int], FillerTask] = OrderedDict()
-_MADE_KEPT = 2 * AHEAD_MESSAGES  # ~25 kB each
+_MADE_KEPT = 2 * AHEAD_MESSAGES  # a full message and its reply: ~13 kB
 
 
 def make_filler(
