@@ -1,0 +1,103 @@
+"""The `local` judge: every task kind answered offline, deterministically, in microseconds.
+
+One module per task kind (`reference.py`, `sentence.py`, …), over the text analysis they share
+(`text.py`).
+
+It compares normalised text (case, accents, punctuation, articles, whitespace and plural endings
+ignored), values (numbers written in digits or words, "12k", "$68,000", "1.5 million"; dates such
+as "April 9, 2026", "9th of April", "2026-04-09"), content-word coverage with fuzzy word matching
+(rapidfuzz; "colour" ~ "color", "spagetti" ~ "spaghetti") and ROUGE-L (a small LCS, no dependency).
+
+Per task kind:
+  reference    the expected phrase, or enough of its content words, occurs in the answer and is
+               not negated just before ("not blue"); a number is compared by value.
+  sentence     the best ROUGE-L match among the answer's sentences and adjacent pairs; a sentence
+               that contains the target almost verbatim counts too, and only that span is quoted.
+  directions   place names (from the given list) and "<n> km <direction>" phrases are read in order
+               and assembled into legs: a place after a movement ends a leg; "from X" starts one.
+  restaurant   menu and drink names mentioned, by full name or a word only that item has; mentions
+               in a negated clause part ("no soup", "not the fish", "instead of"), in a "thank you
+               for the X" part or in a question that orders nothing are left out.
+  items        per ground-truth item 1 / 0.5 / 0 by coverage bands; identified = the matched items in
+               answer order plus short unmatched items of a bulleted or comma-separated list; [] when
+               the answer abstains ("I don't know", "no information", "there is none").
+  order        for each predicted item the first unused ground-truth item it matches, else -1.
+  nugget       positive: content words and numbers of the criterion covered (1), partly (0.5), not
+               (0); prohibitions ("does not mention X", "avoids X") score 1 when X is absent from a
+               responsive answer; "states there is no information" criteria reward abstentions.
+  equivalence  content words of the shorter text covered by the longer (and a little back); numbers
+               and dates must agree where both texts give them.
+
+Where it is weaker than an LLM judge (the meta-evaluation measures how much):
+  * paraphrase and synonyms beyond spelling: "theatre performance" is not "theater show", "began"
+    is not "started", "joined a gym" does not imply "exercise";
+  * implicit or inferred answers ("the colour of the sky" for blue) and answers that are right for
+    the wrong reason: only surface evidence counts, so listing many candidates may earn credit;
+  * negation scope: a cue negates the rest of its clause part ("not too spicy, the curry" loses the
+    curry; "I wouldn't say no to the soup" is a refusal); double negation is not understood;
+  * routes: legs must be written as "<distance> km <direction>" near place names; relative turns
+    ("turn left") and distances in miles are not understood;
+  * full-chapter ground truths and long criteria are judged by word coverage, a rough proxy.
+"""
+
+from __future__ import annotations
+
+from pytest_memorybench.errors import describe_exception
+from pytest_memorybench.judges.base import JudgeStats, JudgeTask, JudgeVerdict
+from pytest_memorybench.judges.local.directions import judge_directions
+from pytest_memorybench.judges.local.equivalence import judge_equivalence
+from pytest_memorybench.judges.local.items import judge_items
+from pytest_memorybench.judges.local.nugget import judge_nugget
+from pytest_memorybench.judges.local.order import judge_order
+from pytest_memorybench.judges.local.reference import judge_reference
+from pytest_memorybench.judges.local.restaurant import judge_restaurant
+from pytest_memorybench.judges.local.sentence import judge_sentence
+from pytest_memorybench.judges.local.text import (
+    abstains,
+    analyse,
+    clean,
+    normalise,
+    parse_number,
+    rouge_l,
+)
+from pytest_memorybench.judges.prompts import check_payload, validate
+
+VERSION = "local-4"  # bump when a rule changes: it is recorded with results like a prompt hash
+
+
+class LocalJudge:
+    """The offline judge; use it directly or behind `CachedJudge` (which `build_judge` does)."""
+
+    name = "local"
+    version = VERSION
+
+    def __init__(self) -> None:
+        self.stats = JudgeStats()
+
+    async def judge(self, task: JudgeTask) -> JudgeVerdict:
+        return self.judge_now(task)
+
+    def judge_now(self, task: JudgeTask) -> JudgeVerdict:
+        """The same verdict, synchronously."""
+        check_payload(task.kind, task.payload)
+        self.stats.calls += 1
+        self.stats.prompt_hashes[task.kind] = VERSION
+        try:
+            data = validate(task.kind, _JUDGES[task.kind](task.payload), task.payload)
+        except Exception as exc:  # noqa: BLE001 - a rule's bug must cost one verdict, not the run
+            return JudgeVerdict(task.kind, None, error=f"judge-error: local: {describe_exception(exc)}")
+        return JudgeVerdict(task.kind, data)
+
+
+_JUDGES = {
+    "reference": judge_reference,
+    "sentence": judge_sentence,
+    "directions": judge_directions,
+    "restaurant": judge_restaurant,
+    "items": judge_items,
+    "order": judge_order,
+    "nugget": judge_nugget,
+    "equivalence": judge_equivalence,
+}
+
+__all__ = ["VERSION", "LocalJudge", "abstains", "analyse", "clean", "normalise", "parse_number", "rouge_l"]

@@ -1,0 +1,110 @@
+"""The `nugget` task: does an answer satisfy one rubric criterion (0 / 0.5 / 1)?"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from pytest_memorybench.judges.local.text import (
+    Analysis,
+    abstains,
+    analyse,
+    clean,
+    coverage,
+    dates_agree,
+    has_value,
+)
+
+# nugget and equivalence -------------------------------------------------------------------------------
+
+_VERBS = (
+    r"mention|include|state|say|suggest|recommend|use|contain|reference|refer\s+to|bring\s+up|claim|provide|"
+    r"give|list|discuss|assume|imply|propose|reveal|repeat|confuse|attribute|describe|introduce|offer|advise"
+)
+_PROHIBITIONS = (
+    re.compile(
+        r"\b(?:does\s+not|doesn'?t|do\s+not|don'?t|should\s+not|shouldn'?t|must\s+not|mustn'?t|will\s+not|won'?t|"
+        r"never|cannot|can'?t|may\s+not)\s+(?:\w+ly\s+)?(?:" + _VERBS + r")(?:s|es|ed|ing)?\b\s*(?:that\s+|any\s+|the\s+)?(?P<x>.+)"
+    ),
+    re.compile(r"\bavoid(?:s|ing)?\s+(?:(?:" + _VERBS + r")(?:s|es|ing)?\s+)?(?:any\s+|the\s+)?(?P<x>.+)"),
+    re.compile(r"\brefrains?\s+from\s+(?:\w+ing\s+)?(?:any\s+|the\s+)?(?P<x>.+)"),
+    re.compile(r"^\W*(?:the\s+)?(?:response|answer)?\s*(?:has\s+|contains\s+|includes\s+)?(?:no|without)\s+(?:mention\s+of\s+|mentioning\s+|reference\s+to\s+|references\s+to\s+)?(?P<x>.+)"),
+)
+_ABSTENTION_NUGGET = re.compile(
+    r"\b(?:no\s+information|not\s+(?:mentioned|provided|specified|available|discussed|stated|known)|no\s+(?:record|mention|details?|data)|"
+    r"(?:does\s+not|doesn'?t|do\s+not|don'?t)\s+(?:know|have\s+(?:the\s+)?(?:information|details?))|cannot\s+(?:answer|be\s+answered|determine)|"
+    r"unable\s+to|never\s+(?:mentioned|discussed|shared|told)|lacks?\s+(?:the\s+)?information|insufficient\s+information)\b"
+)
+_REQUIREMENT = re.compile(
+    r"^\W*(?:the\s+)?(?:llm\s+|ai\s+|assistant'?s?\s+|model'?s?\s+)?(?:response|answer|assistant|model|it)?\s*"
+    r"(?:should\s+|must\s+|needs\s+to\s+|has\s+to\s+|will\s+)?(?:\w+ly\s+)?"
+    r"(?:mention|state|say|include|note|explain|indicate|provide|list|identif(?:y|ies)|recall|specif(?:y|ies)|describe|give|"
+    r"confirm|acknowledge|suggest|recommend|show|demonstrate|reference|answer|point\s+out|report|present)(?:s|es|ed)?\b\s*(?:that\s+)?"
+)
+
+
+# BEAM's rubric stem for instruction, preference and summarization criteria: what follows the colon
+# is the criterion proper, a requirement ("numbered steps", "suggests X") or a prohibition ("avoids X").
+_CONTAINS_STEM = re.compile(r"^\W*(?:the\s+)?(?:llm\s+)?(?:response|answer)\s+(?:should|must)\s+(?:contain|include)s?\s*:\s*")
+
+
+def judge_nugget(payload: Mapping[str, Any]) -> dict[str, Any]:
+    nugget = _CONTAINS_STEM.sub("", clean(str(payload["nugget"])), count=1)
+    answer = str(payload["answer"] or "")
+    given = analyse(answer)
+    if not given.content and not given.numbers and not given.dates:
+        return {"score": 0, "reason": "empty response"}
+    declines = abstains(answer)
+    prohibition = None if _REQUIREMENT.match(nugget) else _prohibited(nugget)
+    if prohibition is None and _ABSTENTION_NUGGET.search(nugget):
+        return {"score": 1 if declines else 0,
+                "reason": "the response declines, as required" if declines else "the response does not decline"}
+    if prohibition is not None:
+        if declines:
+            return {"score": 0, "reason": "a declining response does not address the question"}
+        target = analyse(prohibition)
+        target = Analysis(target.text, target.norm, _without_meta(target.content), target.numbers, target.dates)
+        if not target.content and not target.numbers:
+            return {"score": 1, "reason": "nothing identifiable is prohibited"}
+        share = coverage(target.content, given.content_set) if target.content else 0.0
+        numbers = [has_value(n, given.numbers) for n in target.numbers]
+        present = share if not numbers else (share + sum(numbers) / len(numbers)) / (2 if target.content else 1)
+        if present >= 0.8:
+            return {"score": 0, "reason": f"the prohibited content is present ({present:.0%})"}
+        if present >= 0.5:
+            return {"score": 0.5, "reason": f"part of the prohibited content is present ({present:.0%})"}
+        return {"score": 1, "reason": "the prohibited content is absent"}
+    requirement = analyse(_REQUIREMENT.sub("", nugget, count=1))
+    requirement = Analysis(requirement.text, requirement.norm, _without_meta(requirement.content),
+                           requirement.numbers, requirement.dates)
+    numbers = [has_value(n, given.numbers) for n in requirement.numbers]
+    numbers_ok = all(numbers)
+    dates_ok = dates_agree(requirement.dates, given.dates)
+    # A criterion that is only a value ("should state: 30") is met by that value, not by any words.
+    share = coverage(requirement.content, given.content_set) if requirement.content else float(numbers_ok and dates_ok)
+    if not requirement.content and not numbers and not requirement.dates:
+        return {"score": 0, "reason": "nothing identifiable is required"}
+    if share >= 0.75 and numbers_ok and dates_ok:
+        return {"score": 1, "reason": f"covers {share:.0%} of the criterion's words and its values"}
+    if share >= 0.4 or (numbers and any(numbers)) or (requirement.dates and dates_ok):
+        return {"score": 0.5, "reason": f"covers {share:.0%} of the criterion's words; values {'ok' if numbers_ok and dates_ok else 'missing'}"}
+    return {"score": 0, "reason": f"covers only {share:.0%} of the criterion's words"}
+
+
+_META = frozenset({"user", "assistant", "response", "answer", "llm", "model", "mention", "state"})
+
+
+def _without_meta(words: Sequence[str]) -> tuple[str, ...]:
+    """Criterion words about the conversation itself ("the user's job"): no evidence either way."""
+    return tuple(word for word in words if word not in _META)
+
+
+def _prohibited(nugget: str) -> str | None:
+    """What a prohibition criterion forbids, or None for a requirement."""
+    for pattern in _PROHIBITIONS:
+        match = pattern.search(nugget)
+        if match:
+            return match.group("x")
+    return None
+

@@ -1,0 +1,280 @@
+"""Text analysis shared by the local judge's tasks: normalisation, values, coverage, ROUGE-L."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+from rapidfuzz import fuzz, process
+
+WORD_MATCH = 85  # rapidfuzz ratio for two words to count as the same (spelling variants, typos)
+
+# -- text analysis ------------------------------------------------------------------------------
+
+ARTICLES = frozenset({"a", "an", "the"})
+STOPWORDS = frozenset(
+    """a an the and or but nor so yet if then than that this these those there here of to in on at by for
+    with without from into onto over under about as per via up down out off again also too very just only
+    i me my mine we us our ours you your yours he him his she her hers it its they them their theirs
+    who whom whose which what when where why how is are was were be been being am do does did done doing
+    have has had having will would shall should can could may might must ought not no yes
+    some any all each every both either neither other another such own same more most much many few
+    please like get got go went going let lets okay ok oh well really thing things one ones""".split()
+)
+SMALL_NUMBERS = {
+    "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+    "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15,
+    "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19,
+}
+_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90}
+_SCALES = {"thousand": 1e3, "million": 1e6, "billion": 1e9}
+_NUMBER_WORDS = frozenset({*SMALL_NUMBERS, *_TENS, *_SCALES, "hundred", "dozen"})
+_MONTHS = {
+    name: number
+    for number, names in enumerate(
+        [("january", "jan"), ("february", "feb"), ("march", "mar"), ("april", "apr"), ("may",),
+         ("june", "jun"), ("july", "jul"), ("august", "aug"), ("september", "sep", "sept"),
+         ("october", "oct"), ("november", "nov"), ("december", "dec")],
+        start=1,
+    )
+    for name in names
+}
+_MONTH = "|".join(sorted(_MONTHS, key=len, reverse=True))
+_DATES = (
+    re.compile(rf"\b(?P<m>{_MONTH})\.?\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\b(?:,?\s+(?P<y>\d{{4}})\b)?"),
+    re.compile(rf"\b(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<m>{_MONTH})\b\.?(?:,?\s+(?P<y>\d{{4}})\b)?"),
+    re.compile(r"\b(?P<y>\d{4})-(?P<m>\d{1,2})-(?P<d>\d{1,2})\b"),
+    re.compile(rf"\b(?P<m>{_MONTH})\s+(?P<y>\d{{4}})\b"),
+)
+_NUMBER = re.compile(
+    r"(?<![\w.])(?P<cur>[$£€¥])?\s?(?P<num>\d+(?:\.\d+)?)(?:\s?(?P<suf>k|bn|thousand|million|billion|m)\b)?"
+)
+_SUFFIX_SCALE = {"k": 1e3, "thousand": 1e3, "m": 1e6, "million": 1e6, "bn": 1e9, "billion": 1e9}
+_UNIT_WORDS = frozenset(
+    "km kms kilometer kilometers kilometre kilometres percent usd dollar dollars euro euros pound pounds "
+    "year years yr yrs times item items".split()
+)
+_WORD_SUFFIXES = ("s", "es", "ed", "d", "ing", "er", "ers", "ly")
+_CHARMAP = str.maketrans({"’": "'", "‘": "'", "`": "'", "“": '"', "”": '"', "–": "-", "—": "-", "\u00a0": " "})
+
+
+def clean(text: str) -> str:
+    """Unicode quotes and dashes made plain, accents dropped, case folded."""
+    text = unicodedata.normalize("NFKD", str(text).translate(_CHARMAP))
+    return "".join(char for char in text if not unicodedata.combining(char)).casefold()
+
+
+def normalise(text: str) -> str:
+    """Lower case, no accents, punctuation or articles, one space between words; 68,000 → 68000."""
+    text = clean(text)
+    text = re.sub(r"(?<=\d),(?=\d{3}\b)", "", text)
+    text = text.replace("&", " and ")
+    text = re.sub(r"'s\b", "", text)
+    text = re.sub(r"(?<!\d)\.|\.(?!\d)", " ", text)
+    text = re.sub(r"[^\w\s.]|_", " ", text)
+    return " ".join(word for word in text.split() if word not in ARTICLES)
+
+
+def stem(word: str) -> str:
+    """Plural endings off: enough for "eggs" to match "egg" and "berries" "berry"."""
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 4 and word.endswith(("ches", "shes", "xes", "sses", "zes", "oes")):
+        return word[:-2]
+    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word[:-1]
+    return word
+
+
+@dataclass(frozen=True)
+class Analysis:
+    text: str
+    norm: str
+    content: tuple[str, ...]  # stems of content words, in order (numbers and dates excluded)
+    numbers: tuple[float, ...]
+    dates: frozenset[tuple[int | None, int, int | None]]
+
+    @property
+    def content_set(self) -> frozenset[str]:
+        return frozenset(self.content)
+
+
+@lru_cache(maxsize=4096)
+def analyse(text: str) -> Analysis:
+    lowered = re.sub(r"(?<=\d),(?=\d{3}\b)", "", clean(text))
+    dates, rest = _find_dates(lowered)
+    numbers = tuple(_find_numbers(rest))
+    norm = normalise(text)
+    content = tuple(
+        stem(word)
+        for word in normalise(rest).split()
+        if word not in STOPWORDS and word not in _NUMBER_WORDS and not any(char.isdigit() for char in word)
+    )
+    return Analysis(str(text), norm, content, numbers, frozenset(dates))
+
+
+def _find_dates(text: str) -> tuple[list[tuple[int | None, int, int | None]], str]:
+    found: list[tuple[int | None, int, int | None]] = []
+    for pattern in _DATES:
+        def keep(match: re.Match[str]) -> str:
+            month_text, day_text = match.group("m"), match.groupdict().get("d")
+            month = int(month_text) if month_text.isdigit() else _MONTHS[month_text]
+            day = int(day_text) if day_text else None
+            year = int(match.group("y")) if match.group("y") else None
+            if not 1 <= month <= 12 or (day is not None and not 1 <= day <= 31):
+                return match.group(0)
+            found.append((year, month, day))
+            return " "
+
+        text = pattern.sub(keep, text)
+    return found, text
+
+
+def _find_numbers(text: str) -> list[float]:
+    values = []
+    for match in _NUMBER.finditer(text):
+        value = float(match.group("num"))
+        suffix = match.group("suf")
+        if suffix and (suffix != "m" or match.group("cur")):
+            value *= _SUFFIX_SCALE[suffix]
+        values.append(value)
+    words = re.findall(r"[a-z]+", _NUMBER.sub(" ", text))
+    values.extend(_word_numbers(words))
+    return values
+
+
+def _word_numbers(words: Sequence[str]) -> list[float]:
+    """Numbers written in words: "twelve", "twenty-five", "a hundred and five", "two dozen"."""
+    values = []
+    index = 0
+    while index < len(words):
+        word = words[index]
+        starts = word in SMALL_NUMBERS or word in _TENS or word == "dozen"
+        if word in ("a", "an") and index + 1 < len(words) and words[index + 1] in {"hundred", "dozen", *_SCALES}:
+            starts, index = True, index + 1
+        if not starts:
+            index += 1
+            continue
+        total, current, seen = 0.0, 0.0, False
+        while index < len(words):
+            word = words[index]
+            if word in SMALL_NUMBERS:
+                current += SMALL_NUMBERS[word]
+            elif word in _TENS:
+                current += _TENS[word]
+            elif word == "hundred":
+                current = max(current, 1) * 100
+            elif word == "dozen":
+                current = max(current, 1) * 12
+            elif word in _SCALES:
+                total += max(current, 1) * _SCALES[word]
+                current = 0
+            elif word == "and" and seen and index + 1 < len(words) and words[index + 1] in _NUMBER_WORDS:
+                pass
+            else:
+                break
+            seen = True
+            index += 1
+        values.append(total + current)
+    return values
+
+
+def parse_number(text: str) -> float | None:
+    """The value when `text` is just a number or amount ("12", "twelve", "$68,000", "12k", "3 km")."""
+    analysis = analyse(text)
+    leftover = [word for word in analysis.content if word not in _UNIT_WORDS and stem(word) not in _UNIT_WORDS]
+    if len(analysis.numbers) == 1 and not leftover and not analysis.dates:
+        return analysis.numbers[0]
+    return None
+
+
+def same_value(first: float, second: float) -> bool:
+    return abs(first - second) <= 1e-9 * max(1.0, abs(first), abs(second))
+
+
+def has_value(value: float, values: Iterable[float]) -> bool:
+    return any(same_value(value, other) for other in values)
+
+
+def word_found(word: str, pool: frozenset[str]) -> bool:
+    """`word` (a stem) is in `pool`, up to spelling variants and common endings."""
+    if word in pool:
+        return True
+    for other in pool:
+        short, long = (word, other) if len(word) <= len(other) else (other, word)
+        if len(short) >= 4 and long.startswith(short) and long[len(short):] in _WORD_SUFFIXES:
+            return True
+    if len(word) >= 5 and pool:
+        return process.extractOne(word, pool, scorer=fuzz.ratio, score_cutoff=WORD_MATCH) is not None
+    return False
+
+
+def coverage(needle: Sequence[str], pool: frozenset[str]) -> float:
+    """The share of `needle`'s words found in `pool` (1.0 for no words)."""
+    words = list(dict.fromkeys(needle))
+    if not words:
+        return 1.0
+    return sum(word_found(word, pool) for word in words) / len(words)
+
+
+def phrase_in(phrase: str, text: str) -> bool:
+    """Normalised `phrase` occurs in normalised `text` as whole words."""
+    needle = normalise(phrase)
+    return bool(needle) and f" {needle} " in f" {normalise(text)} "
+
+
+def dates_agree(expected: Iterable[tuple[int | None, int, int | None]], found: Iterable[tuple[int | None, int, int | None]]) -> bool:
+    """Every expected date is in `found`; a year left out in `found` is not held against it, a day is."""
+    found = list(found)
+    for year, month, day in expected:
+        if not any(
+            month == m and (year is None or y is None or year == y) and (day is None or day == d)
+            for y, m, d in found
+        ):
+            return False
+    return True
+
+
+_ABSTENTION = re.compile(
+    r"\b(?:"
+    r"(?:i|we)\s+(?:do\s+not|don'?t|did\s+not|didn'?t)\s+(?:know|remember|recall|have\s+(?:any\s+)?(?:information|info|record|details?|data|memory))"
+    r"|(?:i\s+am|i'?m)\s+(?:not\s+sure|unsure|unable|not\s+able)"
+    r"|i\s+have\s+no\s+(?:idea|information|info|record|memory|recollection|details?|data)"
+    r"|no\s+(?:idea|information|info|record|records|mention|details?|data)\s+(?:about|on|of|regarding|available|was|is|in)"
+    r"|(?:there\s+is|there\s+are|there'?s|there\s+were|there\s+was)\s+(?:none|nothing|no\s+(?:information|record|mention|such))"
+    r"|(?:can'?t|cannot|can\s+not|couldn'?t|could\s+not|unable\s+to)\s+(?:recall|remember|find|answer|say|tell|determine|know|locate)"
+    r"|(?:was|were|is|are|has\s+been|have\s+been)\s+(?:not|never)\s+(?:mentioned|specified|provided|stated|recorded|discussed|shared)"
+    r"|(?:you|we)\s+(?:haven'?t|have\s+not|never|didn'?t|did\s+not)\s+(?:told|tell|mentioned|mention|said|say|shared|share|discussed|discuss)"
+    r")\b"
+)
+_BARE_ABSTENTION = re.compile(r"^\W*(?:none|nothing|n/?a|unknown|no idea|not sure|i don'?t know)\W*$")
+
+
+def abstains(text: str) -> bool:
+    """The answer says it has no such information or cannot answer (anywhere in it)."""
+    lowered = clean(text)
+    return bool(_ABSTENTION.search(lowered) or _BARE_ABSTENTION.match(lowered))
+
+
+def lcs_length(first: Sequence[str], second: Sequence[str]) -> int:
+    if not first or not second:
+        return 0
+    previous = [0] * (len(second) + 1)
+    for token in first:
+        current = [0]
+        for index, other in enumerate(second):
+            current.append(previous[index] + 1 if token == other else max(previous[index + 1], current[index]))
+        previous = current
+    return previous[-1]
+
+
+def rouge_l(candidate: Sequence[str], reference: Sequence[str]) -> tuple[float, float, float]:
+    """(precision, recall, F1) of the longest common subsequence, as ROUGE-L defines them."""
+    common = lcs_length(candidate, reference)
+    if common == 0:
+        return 0.0, 0.0, 0.0
+    precision, recall = common / len(candidate), common / len(reference)
+    return precision, recall, 2 * precision * recall / (precision + recall)
