@@ -130,6 +130,11 @@ class BenchmarkHooks:
             terminalreporter.write_sep("=", "memorybench")
             for line in lines:
                 terminalreporter.write_line(line)
+        agreement = lifecycle.agreement_summary(self.config)
+        if agreement:
+            terminalreporter.write_sep("=", "memorybench agreement")
+            for line in agreement:
+                terminalreporter.write_line(line)
         cap_skips = [
             report for report in terminalreporter.stats.get("skipped", [])
             if SKIP_PREFIX in str(getattr(report, "longrepr", ""))

@@ -31,6 +31,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--mb-conversations", dest="mb_conversations", type=int, default=1, metavar="K", help="split each suite into K independent conversations, so -n can share the work (default: 1)")
     group.addoption("--mb-resume", dest="mb_resume", metavar="DIR", help="continue an interrupted run in its folder, without re-asking what was answered")
     group.addoption("--mb-replay", dest="mb_replay", metavar="DIR", help="re-score a finished run with the current scorers, without the agent")
+    group.addoption("--mb-rescore", dest="mb_rescore", metavar="PATH", help="score the published results of GoodAI's runner (data/tests/<benchmark> or one agent's results folder) with our scorers, and compare with their verdicts")
     group.addoption("--mb-definitions", dest="mb_definitions", metavar="DIR", help="reuse another run's test definitions (e.g. the same content at another span)")
     group.addoption("--mb-baseline", dest="mb_baseline", metavar="FILE", help="compare the means with a previous results.json and fail (exit 1) on a regression")
     group.addoption("--mb-max-drop", dest="mb_max_drop", type=float, metavar="X", help="largest drop of the total or a suite mean below the baseline that still passes (default: 0)")
@@ -45,8 +46,9 @@ def pytest_cmdline_main(config: pytest.Config) -> int | None:
         return None
     from pytest_memorybench.judges.metaeval import run_judge_check
     from pytest_memorybench.judges.spec import DEFAULT_CACHE
+    from pytest_memorybench.session import project_root
 
-    return run_judge_check(config.getoption("mb_judge"), config.rootpath / DEFAULT_CACHE, print)
+    return run_judge_check(config.getoption("mb_judge"), project_root(config) / DEFAULT_CACHE, print)
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -29,15 +29,16 @@ from pytest_memorybench.conversation.log_reader import ConversationLog, iter_eve
 from pytest_memorybench.conversation.probing import ProbeSession, read_probe_answers
 from pytest_memorybench.conversation.scheduler import Conversation, ConversationStats, ScheduledTest
 from pytest_memorybench.conversation.tokens import default_counter
-from pytest_memorybench.errors import UsageError
+from pytest_memorybench.errors import UsageError, describe_exception
+from pytest_memorybench.goodai.rescore import read_published, rescore
 from pytest_memorybench.judges.base import JudgeStats
 from pytest_memorybench.judges.client import CachedJudge
 from pytest_memorybench.judges.spec import build_judge
-from pytest_memorybench.records import TestDefinition, TestOutcome
+from pytest_memorybench.records import Score, TestDefinition, TestOutcome, Usage
 from pytest_memorybench.scenarios import ScoringContext, get_scenario
 from pytest_memorybench.scenarios.probes import ProbeContext, file_stem
 from pytest_memorybench.settings import Settings
-from pytest_memorybench.spans import Span, parse_span
+from pytest_memorybench.spans import ISOLATED, Span, parse_span
 from pytest_memorybench.suite import Suite, load_suite
 
 T = TypeVar("T")
@@ -74,7 +75,10 @@ class BenchmarkRun:
         self.started = datetime.now(timezone.utc)
         self.clock_start = datetime.fromisoformat(manifest["clock_start"]) if manifest else self.started
         self.conversation_count = manifest.get("conversations", settings.conversations)
-        self.suites: list[Suite] = [load_suite(name) for name in settings.suites]
+        self.published = read_published(settings.rescore) if settings.rescore is not None else None
+        self.suites: list[Suite] = (
+            list(self.published.suites) if self.published else [load_suite(name) for name in settings.suites]
+        )
         self.spans = {
             suite.name: parse_span(manifest["spans"][suite.name]) if suite.name in manifest.get("spans", {})
             else settings.span or suite.span
@@ -96,7 +100,8 @@ class BenchmarkRun:
                 dataclasses.replace(d, skip_reason=reason) if (reason := suite.too_long_for(d.scenario, span)) else d
                 for d in definitions
             ]
-            for key, group, definition in _assign_groups(suite.name, definitions, span, self.conversation_count):
+            grouping = ISOLATED if self.published else span  # a stored result is scored on its own
+            for key, group, definition in _assign_groups(suite.name, definitions, grouping, self.conversation_count):
                 threshold = settings.threshold if settings.threshold is not None else suite.threshold_for(definition.scenario)
                 self.tests[key] = PlannedTest(key, group, definition, threshold, self.spans[suite.name])
         self.counter = default_counter()
@@ -117,8 +122,13 @@ class BenchmarkRun:
         return {suite.name: self.spans[suite.name] for suite in self.suites if suite.uses_span}
 
     @property
-    def replay_only(self) -> bool:
-        return self.settings.replay is not None
+    def agentless(self) -> str | None:
+        """What stands in for the agent when none is called: a run replayed, or published results."""
+        if self.settings.replay is not None:
+            return f"replay of {self.settings.replay}"
+        if self.settings.rescore is not None:
+            return f"published results in {self.settings.rescore}"
+        return None
 
     # -- selection and the run folder -------------------------------------------------------------
 
@@ -140,6 +150,7 @@ class BenchmarkRun:
             "conversations": self.conversation_count,
             "seed": self.settings.seed,
             "replayed_from": str(self.settings.replay) if self.settings.replay else None,
+            "rescored_from": str(self.settings.rescore) if self.settings.rescore else None,
         }
         write_atomically(self.output / MANIFEST, json.dumps(manifest, indent=2) + "\n")
 
@@ -189,9 +200,11 @@ class BenchmarkRun:
     async def _drive(self, group: str, tests: list[PlannedTest], agent: AgentAdapter | None) -> None:
         if group in self.contexts:
             return await self._probe(group, tests, agent)
+        if self.published is not None:
+            return await self._rescore(group, tests)
         logged = self.logged.get(group)
         channel = AgentChannel(
-            None if self.replay_only else agent,
+            None if self.agentless else agent,
             group=group,
             counter=self.counter,
             clock=SimulatedClock(self.clock_start),
@@ -215,7 +228,7 @@ class BenchmarkRun:
 
     async def _probe(self, group: str, tests: list[PlannedTest], agent: AgentAdapter | None) -> None:
         channel = AgentChannel(
-            None if self.replay_only else agent, group=group, counter=self.counter,
+            None if self.agentless else agent, group=group, counter=self.counter,
             clock=SimulatedClock(self.clock_start), log=self.log,
         )
         session = ProbeSession(
@@ -228,6 +241,30 @@ class BenchmarkRun:
         )
         self._outcomes.update(await session.run())
         self.conversations[group] = session.stats
+
+    async def _rescore(self, group: str, tests: list[PlannedTest]) -> None:
+        """Score stored GoodAI results; their conversations go to the log for the report."""
+        assert self.published is not None
+        for test in tests:
+            stored = self.published.results[test.key]
+            channel = AgentChannel(None, group=group, counter=self.counter, clock=SimulatedClock(self.clock_start), log=self.log)
+            for number, (message, reply) in enumerate(stored.exchanges(), 1):
+                is_question = reply is not None and reply in stored.responses
+                channel.emit("message", i=number, source="test", test=test.key, text=message, is_question=is_question)
+                if reply is not None:
+                    channel.emit("reply", i=number, source="test", test=test.key, text=reply)
+            scoring = ScoringContext(profile=self.settings.profile, judge=LoggedJudge(self.judge, channel))
+            try:
+                score = await rescore(test.definition, stored, scoring)
+            except Exception as exc:  # noqa: BLE001 - one unusable result must not stop the others
+                score, error = Score(0.0, (f"cannot re-score {stored.path}: {describe_exception(exc)}",)), describe_exception(exc)
+            else:
+                error = None
+            channel.emit("score", test=test.key, value=score.value, reasons=list(score.reasons))
+            self._outcomes[test.key] = TestOutcome(
+                test.definition, list(stored.responses), score, [], stored.tokens or 0, Usage(), error=error,
+                details={"published": stored.verdict_json()},
+            )
 
     def conversation_for(self, test: str, agent: Any) -> MemoryConversation:
         """A hand-driven conversation for a user's own test, logged under the test's node id."""

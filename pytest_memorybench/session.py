@@ -14,6 +14,7 @@ from pytest_memorybench.agents.spec import check_agent_spec
 from pytest_memorybench.judges.spec import DEFAULT_CACHE, check_judge_spec
 from pytest_memorybench.errors import UsageError
 from pytest_memorybench.keys import RUN_KEY
+from pytest_memorybench.reports.agreement import agreement_lines
 from pytest_memorybench.reports.gate import GateResult, evaluate, gate_lines
 from pytest_memorybench.reports.html import report_page
 from pytest_memorybench.reports.junit import add_suite_properties, suite_properties
@@ -60,7 +61,7 @@ def start(config: pytest.Config) -> None:
             workerinput[WORKER_RUN_ID],
             Path(workerinput[WORKER_OUTPUT]),
             worker=workerinput.get("workerid"),
-            judge_cache=config.rootpath / DEFAULT_CACHE,
+            judge_cache=project_root(config) / DEFAULT_CACHE,
         )
         if workerinput.get(WORKER_LOADGROUP):
             # A worker parses the command line itself, so it still believes `-n` means "load" and
@@ -69,13 +70,13 @@ def start(config: pytest.Config) -> None:
             config.option.loadgroup = True
     else:
         run_id = new_run_id()
-        output = settings.output or config.rootpath / ".memorybench" / "runs" / run_id
-        run = BenchmarkRun(settings, run_id, output.resolve(), judge_cache=config.rootpath / DEFAULT_CACHE)
+        output = settings.output or project_root(config) / ".memorybench" / "runs" / run_id
+        run = BenchmarkRun(settings, run_id, output.resolve(), judge_cache=project_root(config) / DEFAULT_CACHE)
         check_judge_spec(settings.judge)
         run.judge  # noqa: B018 - building it now turns a missing API key into a usage error
         if settings.agent is not None:
             check_agent_spec(settings.agent)
-        elif not run.replay_only and not _user_defines_agent_fixture(config):
+        elif not run.agentless and not _user_defines_agent_fixture(config):
             raise UsageError(
                 "--memorybench needs an agent: pass --agent=SPEC (e.g. --agent=recall, "
                 "--agent=openai:gpt-4o-mini) or define a memorybench_agent fixture in conftest.py"
@@ -90,6 +91,24 @@ def start(config: pytest.Config) -> None:
     if not paths_given:
         config.args = []  # collect the benchmark only
     config.stash[RUN_KEY] = run
+
+
+def project_root(config: pytest.Config) -> Path:
+    """Where `.memorybench/` goes: pytest's rootdir, unless it came from one of our options' values.
+
+    pytest settles its rootdir before plugins add their options, so the value of
+    `--mb-rescore PATH` (written with a space) counts as a path to test, and the rootdir can become
+    a published data folder; our run folders and judge cache do not belong there.
+    """
+    root = config.rootpath
+    values = [getattr(config.option, name, None) for name in _PATH_OPTIONS]
+    given = [Path(value).resolve() for value in values if isinstance(value, str)]
+    if any(root == path or path in root.parents for path in given):
+        return config.invocation_params.dir
+    return root
+
+
+_PATH_OPTIONS = ("mb_rescore", "mb_resume", "mb_replay", "mb_definitions", "mb_baseline", "mb_output")
 
 
 def _user_defines_agent_fixture(config: pytest.Config) -> bool:
@@ -134,8 +153,8 @@ def finish(
             config.stash[RESULTS_KEY] = Finished(None, None, None, gate)
             return config.stash[RESULTS_KEY]
         return None
-    if run.replay_only:
-        agent = f"replay of {run.settings.replay}"
+    if run.agentless:
+        agent = run.agentless
     else:
         agent = run.settings.agent.display if run.settings.agent else "fixture:memorybench_agent"
     results = build_results(run, records, conversations + conversation_records(config), judge_stats + [run.judge_stats()], agent)
@@ -179,6 +198,14 @@ def summary(config: pytest.Config) -> list[str]:
     return summary_lines(finished.results, _relative(finished.results_path, base), _relative(finished.report_path, base))
 
 
+def agreement_summary(config: pytest.Config) -> list[str]:
+    """For a re-score of published results: our verdicts against theirs, per scenario."""
+    finished = config.stash.get(RESULTS_KEY, None)
+    if finished is None or finished.results is None:
+        return []
+    return agreement_lines(finished.results, finished.results["run"].get("rescore_skipped", []))
+
+
 def gate_summary(config: pytest.Config) -> list[str]:
     finished = config.stash.get(RESULTS_KEY, None)
     if finished is None or finished.gate is None:
@@ -189,8 +216,8 @@ def gate_summary(config: pytest.Config) -> list[str]:
 def header(config: pytest.Config) -> str:
     run = config.stash[RUN_KEY]
     settings = run.settings
-    if run.replay_only:
-        agent = f"none (replaying {settings.replay})"
+    if run.agentless:
+        agent = f"none ({run.agentless})"
     else:
         agent = settings.agent.display if settings.agent else "memorybench_agent fixture"
     spans = ", ".join(f"{name}={span}" for name, span in run.interleaved_spans.items())

@@ -33,6 +33,7 @@ class Settings:
     resume: Path | None = None  # continue this run folder
     replay: Path | None = None  # re-score this run folder without an agent
     definitions: Path | None = None  # reuse this run folder's definitions
+    rescore: Path | None = None  # score the published GoodAI results in this folder, without an agent
     data: dict[str, str] = field(default_factory=dict)  # scenario short name → data path
     gate: GateSettings = field(default_factory=lambda: GateSettings())
     max_cost: float | None = None  # USD the run may spend on agent and judge calls
@@ -68,6 +69,10 @@ class Settings:
         resume, replay = _run_folder(option.mb_resume, "--mb-resume"), _run_folder(option.mb_replay, "--mb-replay")
         if resume and replay:
             raise UsageError("--mb-resume and --mb-replay exclude each other: continue a run, or re-score it")
+        rescore = _existing_folder(getattr(option, "mb_rescore", None), "--mb-rescore")
+        if rescore and (resume or replay):
+            flag = "--mb-resume" if resume else "--mb-replay"
+            raise UsageError(f"--mb-rescore and {flag} exclude each other: re-score published results, or a run of yours")
         return cls(
             agent=parse_agent_spec(option.mb_agent) if option.mb_agent is not None else None,
             judge=judge,
@@ -82,6 +87,7 @@ class Settings:
             resume=resume,
             replay=replay,
             definitions=_run_folder(option.mb_definitions, "--mb-definitions", need="definitions"),
+            rescore=rescore,
             data=_data_paths(option.mb_data or []),
             gate=GateSettings.from_options(option),
             max_cost=_max_cost(getattr(option, "mb_max_cost", None)),
@@ -159,6 +165,15 @@ def _data_paths(values: list[str]) -> dict[str, str]:
             raise UsageError(f"--mb-data {value}: {path} does not exist")
         paths[name] = str(Path(path).resolve())
     return paths
+
+
+def _existing_folder(value: str | None, flag: str) -> Path | None:
+    if value is None:
+        return None
+    folder = Path(value)
+    if not folder.is_dir():
+        raise UsageError(f"{flag} {value}: no such folder")
+    return folder.resolve()
 
 
 def _run_folder(value: str | None, flag: str, need: str = "run.json") -> Path | None:

@@ -6,16 +6,17 @@ Built-in suites live in the repository's `suites/` folder (shipped inside the wh
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections import Counter
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from pytest_memorybench.errors import UsageError
+from pytest_memorybench.goodai.definitions import PREFIX as GOODAI_PREFIX
+from pytest_memorybench.goodai.definitions import load_goodai_definitions
 from pytest_memorybench.records import TestDefinition
 from pytest_memorybench.scenarios import get_scenario, register_scenario
-from pytest_memorybench.scenarios.goodai_definitions import PREFIX as GOODAI_PREFIX
-from pytest_memorybench.scenarios.goodai_definitions import load_goodai_definitions
 from pytest_memorybench.scenarios.probes import ProbeContext, is_probe_scenario
 from pytest_memorybench.scenarios.yaml_scenario import parse_yaml_scenario
 from pytest_memorybench.spans import Span, parse_span
@@ -110,19 +111,24 @@ class Suite:
 def _goodai_suite(folder: Path) -> Suite:
     """GoodAI's own definition files as a suite named `goodai`, thresholds 1.0."""
     loaded = load_goodai_definitions(folder)
-    counts: dict[str, int] = {}
-    for definition in loaded.definitions:
-        counts[definition.scenario] = counts.get(definition.scenario, 0) + 1
-    entries = tuple(SuiteEntry(name, {}, count, 1.0) for name, count in counts.items())
-    return Suite(
-        name="goodai",
-        path=folder,
-        span=loaded.span,
-        entries=entries,
-        description=f"GoodAI's published definitions from {folder}",
-        incompatible=loaded.incompatible,
-        loaded=loaded.definitions,
+    return loaded_suite(
+        "goodai", folder, loaded.span, loaded.definitions, f"GoodAI's published definitions from {folder}", loaded.incompatible
     )
+
+
+def loaded_suite(
+    name: str,
+    path: Path,
+    span: Span,
+    definitions: Iterable[TestDefinition],
+    description: str,
+    incompatible: tuple[tuple[str, ...], ...] = (),
+) -> Suite:
+    """A suite of definitions read from files rather than generated; thresholds 1.0."""
+    loaded = tuple(definitions)
+    counts = Counter(definition.scenario for definition in loaded)
+    entries = tuple(SuiteEntry(scenario, {}, count, 1.0) for scenario, count in counts.items())
+    return Suite(name, path, span, entries, description=description, incompatible=incompatible, loaded=loaded)
 
 
 def _with_data(entry: SuiteEntry, data: Mapping[str, str]) -> dict[str, Any]:

@@ -19,7 +19,7 @@ from pytest_memorybench.judges.local import LocalJudge
 from pytest_memorybench.records import TestDefinition
 from pytest_memorybench.scenarios import get_scenario
 from pytest_memorybench.scenarios.base import ScoringContext
-from pytest_memorybench.scenarios.goodai_definitions import load_goodai_definitions
+from pytest_memorybench.goodai.definitions import load_goodai_definitions
 from pytest_memorybench.scenarios.ltm.locations_directions import (
     PLACES,
     RESET_MESSAGE,

@@ -17,7 +17,7 @@ from pytest_memorybench.errors import UsageError
 from pytest_memorybench.records import TestDefinition
 from pytest_memorybench.scenarios import get_scenario
 from pytest_memorybench.scenarios.base import ScoringContext
-from pytest_memorybench.scenarios.goodai_definitions import load_goodai_definitions
+from pytest_memorybench.goodai.definitions import load_goodai_definitions
 from pytest_memorybench.scenarios.ltm.spy_meeting import (
     CATALOGUE,
     INTRO,

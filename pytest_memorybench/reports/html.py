@@ -19,6 +19,7 @@ from typing import Any
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup
 
+from pytest_memorybench.reports.agreement import agreement_rows, disagreements
 from pytest_memorybench.reports.summary import compact_count
 from pytest_memorybench.reports.svg import line_chart, score_chart
 from pytest_memorybench.reports.table import table_rows
@@ -73,10 +74,16 @@ def report_page(
             "run id": run.get("id"), "agent": run.get("agent"), "judge": run.get("judge"), "seed": run.get("seed"),
             "profile": run.get("profile"), "started": run.get("started"), "finished": run.get("finished"),
             "pytest-memorybench": run.get("package_version"), "token counter": run.get("token_counter"),
-            "resumed": run.get("resumed"), "replayed from": run.get("replayed_from"), **(facts or {}),
+            "resumed": run.get("resumed"), "replayed from": run.get("replayed_from"),
+            "re-scored from": run.get("rescored_from"), **(facts or {}),
         }.items()
         if value is not None
     ]
+    view["agreement"] = {
+        "rows": agreement_rows(results["items"]),
+        "disagreements": disagreements(results["items"]),
+        "skipped": run.get("rescore_skipped", []),
+    }
     return _environment().get_template("report.html.j2").render(view=view, css=css())
 
 

@@ -95,6 +95,7 @@ def build_results(
             "conversations_per_suite": run.conversation_count,
             "resumed": settings.resume is not None,
             "replayed_from": str(settings.replay) if settings.replay else None,
+            **_rescore_facts(run),
             "judge_prompt_hashes": judging["prompt_hashes"],
         },
         "totals": {
@@ -120,6 +121,13 @@ def build_results(
         "scenarios": scenario_stats(records, settings.seed),
         "items": records,
     }
+
+
+def _rescore_facts(run: BenchmarkRun) -> dict[str, Any]:
+    """Where re-scored published results came from, and the files that could not be used."""
+    if run.published is None:
+        return {}
+    return {"rescored_from": str(run.published.folder), "rescore_skipped": list(run.published.problems)}
 
 
 def _merge_judge_stats(per_process: list[dict[str, Any]]) -> dict[str, Any]:

@@ -57,7 +57,7 @@ from pytest_memorybench.conversation.tokens import ApproximateCounter
 from pytest_memorybench.errors import UsageError
 from pytest_memorybench.records import Score, ScriptLine, TestDefinition
 from pytest_memorybench.scenarios.base import ScoringContext
-from pytest_memorybench.scenarios.goodai_format import script_from_goodai
+from pytest_memorybench.goodai.format import script_from_goodai
 from pytest_memorybench.scenarios.params import at_least, read_params
 
 NAME = "ltm.chapterbreak"

@@ -23,7 +23,7 @@ from typing import Any
 
 from pytest_memorybench.records import Score, TestDefinition
 from pytest_memorybench.scenarios.base import ScoringContext
-from pytest_memorybench.scenarios.goodai_format import script_from_goodai
+from pytest_memorybench.goodai.format import script_from_goodai
 from pytest_memorybench.scenarios.params import at_least, read_params
 from pytest_memorybench.scenarios.waits import spread_script
 from pytest_memorybench.scoring.profiles import OFFICIAL

@@ -43,7 +43,7 @@ from pytest_memorybench.judges.base import Judge
 from pytest_memorybench.judges.local import LocalJudge
 from pytest_memorybench.records import Score, ScriptLine, TestDefinition
 from pytest_memorybench.scenarios.base import ScoringContext
-from pytest_memorybench.scenarios.goodai_format import script_from_goodai
+from pytest_memorybench.goodai.format import script_from_goodai
 from pytest_memorybench.scenarios.params import read_params
 from pytest_memorybench.scenarios.waits import spread_over_span
 from pytest_memorybench.scoring.judged import score_reference

@@ -38,7 +38,7 @@ from typing import Any
 from pytest_memorybench.judges.base import JudgeTask, JudgeVerdict
 from pytest_memorybench.records import Score, TestDefinition
 from pytest_memorybench.scenarios.base import ScoringContext
-from pytest_memorybench.scenarios.goodai_format import script_from_goodai
+from pytest_memorybench.goodai.format import script_from_goodai
 from pytest_memorybench.scenarios.params import read_params
 from pytest_memorybench.scenarios.waits import spread_script
 from pytest_memorybench.scoring.profiles import OFFICIAL, PAPER, Profile

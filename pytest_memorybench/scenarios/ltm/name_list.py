@@ -42,7 +42,7 @@ from faker import Faker
 
 from pytest_memorybench.records import Score, TestDefinition
 from pytest_memorybench.scenarios.base import ScoringContext
-from pytest_memorybench.scenarios.goodai_format import script_from_goodai
+from pytest_memorybench.goodai.format import script_from_goodai
 from pytest_memorybench.scenarios.params import at_least, read_params
 from pytest_memorybench.scenarios.waits import spread_script
 from pytest_memorybench.scoring.jsonlist import parse_lenient_json, score_json_list

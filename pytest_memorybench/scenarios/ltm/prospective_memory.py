@@ -37,13 +37,14 @@ from typing import TYPE_CHECKING, Any
 
 from pytest_memorybench.records import Score, ScriptLine, TestDefinition
 from pytest_memorybench.scenarios.base import ScoringContext
-from pytest_memorybench.scenarios.goodai_format import script_from_goodai
+from pytest_memorybench.goodai.format import script_from_goodai
 from pytest_memorybench.scenarios.params import read_params
 from pytest_memorybench.scenarios.waits import spread_over_span
 from pytest_memorybench.scoring.profiles import OFFICIAL, PAPER, Profile
 
 if TYPE_CHECKING:  # conversation.program imports the scenario registry, which imports this module
     from pytest_memorybench.conversation.program import Exchange, ProgramContext, TestProgram, Verdict
+    from pytest_memorybench.goodai.results import StoredResult
 
 NAME = "ltm.prospective_memory"
 SKILLS = ("prospective",)
@@ -216,6 +217,13 @@ class ProspectiveMemory:
         """`responses`: every reply from the instruction's own on (the engine scores by callback)."""
         expected = definition.expected
         return score_replies(expected["quote"], int(expected["nth"]), list(responses), context.profile)
+
+    def rescore_goodai(self, definition: TestDefinition, stored: StoredResult, context: ScoringContext) -> Score:
+        """A stored GoodAI result: every reply the log holds from the instruction's own on, as the
+        reference's callback read the whole message log (whichever test a reply answered)."""
+        instruction = next(line.text for line in definition.script if line.is_question)
+        replies = stored.replies_from(instruction) or list(stored.responses)
+        return self.score(definition, replies, context)
 
 
 SCENARIO = ProspectiveMemory()

@@ -39,7 +39,7 @@ from faker import Faker
 
 from pytest_memorybench.records import Score, TestDefinition
 from pytest_memorybench.scenarios.base import ScoringContext
-from pytest_memorybench.scenarios.goodai_format import script_from_goodai
+from pytest_memorybench.goodai.format import script_from_goodai
 from pytest_memorybench.scenarios.params import read_params
 from pytest_memorybench.scenarios.waits import spread_script
 from pytest_memorybench.scoring.keywords import score_keywords

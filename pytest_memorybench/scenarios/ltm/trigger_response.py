@@ -31,7 +31,7 @@ from typing import Any
 from pytest_memorybench.judges.base import Judge, JudgeTask
 from pytest_memorybench.records import Score, ScriptLine, TestDefinition
 from pytest_memorybench.scenarios.base import ScoringContext
-from pytest_memorybench.scenarios.goodai_format import script_from_goodai
+from pytest_memorybench.goodai.format import script_from_goodai
 from pytest_memorybench.scenarios.params import at_least, read_params
 from pytest_memorybench.scenarios.waits import spread_over_span
 from pytest_memorybench.scoring.profiles import OFFICIAL, PAPER, Profile

@@ -48,7 +48,8 @@ class GoodAIDefinitions:
     definitions: tuple[TestDefinition, ...]
 
 
-def load_goodai_definitions(folder: Path, suite: str = "goodai") -> GoodAIDefinitions:
+def read_config(folder: Path) -> tuple[Span, tuple[tuple[str, ...], ...]]:
+    """The run's memory span and incompatible scenario groups, from `config.yml` beside the files."""
     if not (folder / "config.yml").is_file():
         raise UsageError(f"{PREFIX}{folder}: no config.yml there; give the 'definitions' folder of a GoodAI run")
     config = yaml.safe_load((folder / "config.yml").read_text(encoding="utf-8")) or {}
@@ -57,27 +58,47 @@ def load_goodai_definitions(folder: Path, suite: str = "goodai") -> GoodAIDefini
     incompatible = tuple(
         tuple(CONFIG_NAMES[name] for name in group if name in CONFIG_NAMES) for group in groups
     )
-    definitions: list[TestDefinition] = []
-    for dataset, scenario_name in DATASETS.items():
-        files = sorted((folder / dataset).glob("*.def.json"), key=lambda path: _example_order(path))
-        scenario = get_scenario(scenario_name) if files else None
-        for repetition, path in enumerate(files, 1):
-            definitions.append(_convert(scenario, path, suite, repetition))
+    return Span(span or None), tuple(g for g in incompatible if len(g) > 1)
+
+
+def definition_files(folder: Path) -> dict[str, list[Path]]:
+    """Each known dataset's definition files, in example order (its repetitions are numbered so)."""
+    files = {
+        dataset: sorted((folder / dataset).glob("*.def.json"), key=_example_order) for dataset in DATASETS
+    }
+    return {dataset: paths for dataset, paths in files.items() if paths}
+
+
+def load_goodai_definitions(folder: Path, suite: str = "goodai") -> GoodAIDefinitions:
+    span, incompatible = read_config(folder)
+    definitions = [
+        convert(path, dataset, suite, repetition)
+        for dataset, paths in definition_files(folder).items()
+        for repetition, path in enumerate(paths, 1)
+    ]
     if not definitions:
         raise UsageError(f"{PREFIX}{folder}: no <Dataset>/<id>.def.json files found")
-    return GoodAIDefinitions(Span(span or None), tuple(g for g in incompatible if len(g) > 1), tuple(definitions))
+    return GoodAIDefinitions(span, incompatible, tuple(definitions))
 
 
-def _convert(scenario: Any, path: Path, suite: str, repetition: int) -> TestDefinition:
+def convert(path: Path, dataset: str, suite: str, repetition: int, expected: Any = None) -> TestDefinition:
+    """One definition file as our definition; `expected` replaces its `expected_responses`.
+
+    A re-score passes the expected responses its result file was scored with: GoodAI changed some
+    datasets' keyword lists between runs of the same definitions.
+    """
+    scenario = get_scenario(DATASETS[dataset])
     try:
         raw = json.loads(path.read_text(encoding="utf-8"))
     except ValueError as exc:
         raise UsageError(f"{path}: not a GoodAI definition file ({exc})") from None
+    if expected is not None:
+        raw["expected_responses"] = expected
     example_id = path.name.removesuffix(".def.json")
-    convert = getattr(scenario, "from_goodai", None)
-    if convert is None:
+    convert_file = getattr(scenario, "from_goodai", None)
+    if convert_file is None:
         raise UsageError(f"{path}: scenario {scenario.name} cannot read GoodAI definitions")
-    return convert(raw, example_id, suite, repetition)
+    return convert_file(raw, example_id, suite, repetition)
 
 
 def _example_order(path: Path) -> tuple[int, str]:

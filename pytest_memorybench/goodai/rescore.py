@@ -1,0 +1,109 @@
+"""Re-scoring GoodAI's published results with our scorers: `pytest --memorybench --mb-rescore PATH`.
+
+PATH is one agent's `results/<agent>` folder or a whole `data/tests/<benchmark>` folder (its
+`definitions/` beside `results/`).  Each stored result becomes an item: its definition converted as
+`--mb-suite goodai-definitions=` converts it, its stored replies scored by the scenario (the profile
+and judge of the run), and the stored automatic verdict kept beside ours in results.json
+(`details.published`), for the agreement table and the report's list of disagreements.
+
+One agent's results form the suite `goodai`, whose node ids are those of a `goodai-definitions=`
+run of the same folder, so `--mb-baseline` on it compares a new agent with the published one test
+by test; several agents' results form one suite each, named after the agent.
+
+A scenario whose stored replies are not simply the replies to its questions defines
+`rescore_goodai(definition, stored, context)`: Prospective Memory reads every reply after its
+instruction from the stored log, Restaurant replays the stored scene.  Files that cannot be used
+(no definition, an unknown dataset, a broken file) are listed, one line each, and the rest is scored.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from pytest_memorybench.errors import UsageError
+from pytest_memorybench.goodai.definitions import DATASETS, convert, definition_files, read_config
+from pytest_memorybench.goodai.results import ResultFileError, StoredResult, read_result
+from pytest_memorybench.records import Score, TestDefinition
+from pytest_memorybench.scenarios import ScoringContext, get_scenario
+from pytest_memorybench.suite import Suite, loaded_suite
+
+SINGLE_AGENT_SUITE = "goodai"
+
+
+@dataclass(frozen=True)
+class PublishedRun:
+    """A published GoodAI run as suites of items, each with its stored result."""
+
+    folder: Path
+    suites: tuple[Suite, ...]
+    results: dict[str, StoredResult]  # by the item's key (node id)
+    problems: tuple[str, ...]  # one line per file or folder that could not be used
+
+
+def read_published(path: Path) -> PublishedRun:
+    """The results under `path`, paired with their definitions; UsageError when there are none."""
+    folder = path.resolve()
+    if (folder / "results").is_dir() and (folder / "definitions").is_dir():
+        definitions, agents = folder / "definitions", sorted(p for p in (folder / "results").iterdir() if p.is_dir())
+    elif folder.parent.name == "results" and (folder.parent.parent / "definitions").is_dir():
+        definitions, agents = folder.parent.parent / "definitions", [folder]
+    else:
+        raise UsageError(
+            f"--mb-rescore {path}: not a GoodAI results folder; give data/tests/<benchmark> (with definitions/ "
+            "and results/ in it) or one agent's data/tests/<benchmark>/results/<agent>"
+        )
+    span, _ = read_config(definitions)
+    files = definition_files(definitions)
+    suites, results, problems = [], {}, []
+    for agent in agents:
+        name = SINGLE_AGENT_SUITE if len(agents) == 1 else suite_name(agent.name)
+        loaded: list[TestDefinition] = []
+        for dataset_folder in sorted(p for p in agent.iterdir() if p.is_dir()):
+            dataset = dataset_folder.name
+            if dataset not in DATASETS:
+                problems.append(f"{dataset_folder}: no scenario reads the GoodAI dataset {dataset!r}; its results are skipped")
+                continue
+            for result_path in sorted(dataset_folder.glob("*.json")):
+                try:
+                    stored = read_result(result_path, agent.name, dataset)
+                    definition = _definition(stored, files.get(dataset, []), name)
+                except (ResultFileError, UsageError) as exc:
+                    problems.append(str(exc))
+                    continue
+                key = f"{name}::{definition.test_id}"
+                if key in results:
+                    problems.append(f"{result_path}: a second result of {dataset} example {stored.example_id}; skipped")
+                    continue
+                results[key] = stored
+                loaded.append(definition)
+        if loaded:
+            suites.append(loaded_suite(name, agent, span, loaded, f"GoodAI's published results of {agent.name}"))
+    if not results:
+        detail = f" ({problems[0]})" if problems else ""
+        raise UsageError(f"--mb-rescore {path}: no result there could be re-scored{detail}")
+    return PublishedRun(folder, tuple(suites), results, tuple(problems))
+
+
+def _definition(stored: StoredResult, files: list[Path], suite: str) -> TestDefinition:
+    path = next((p for p in files if p.name == f"{stored.example_id}.def.json"), None)
+    if path is None:
+        raise ResultFileError(
+            f"{stored.path}: no definition {stored.dataset}/{stored.example_id}.def.json beside the results; skipped"
+        )
+    return convert(path, stored.dataset, suite, files.index(path) + 1, expected=stored.expected or None)
+
+
+def suite_name(agent_folder: str) -> str:
+    """"LLMChatSession - gpt-4o - 128000" → "LLMChatSession-gpt-4o-128000": a node-id friendly name."""
+    return re.sub(r"[^\w.+]+", "-", agent_folder.replace("-", " ")).strip("-") or "agent"
+
+
+async def rescore(definition: TestDefinition, stored: StoredResult, context: ScoringContext) -> Score:
+    """Our verdict on a stored result, by the scenario's own re-scorer or its scorer."""
+    scenario = get_scenario(definition.scenario)
+    custom = getattr(scenario, "rescore_goodai", None)
+    verdict = custom(definition, stored, context) if custom else scenario.score(definition, list(stored.responses), context)
+    return await verdict if inspect.isawaitable(verdict) else verdict

@@ -1,0 +1,106 @@
+"""How far our verdicts agree with published ones, for a run that re-scores stored results.
+
+An item of such a run carries the published automatic verdict in `details.published`; this module
+compares it with ours per scenario: how many results, how many exactly equal, and the two means.
+The table is built from results.json alone, so it can be recomputed from any re-score's file.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import Any
+
+from pytest_memorybench.reports.table import short_name
+
+EXACT = 1e-6  # scores are rounded to 6 places: closer than this is the same verdict
+LABEL = 28
+
+
+@dataclass(frozen=True)
+class AgreementRow:
+    label: str
+    results: int
+    agreeing: int
+    ours: float
+    published: float
+
+    @property
+    def share(self) -> float:
+        return self.agreeing / self.results if self.results else 0.0
+
+    @property
+    def difference(self) -> float:
+        return self.ours - self.published
+
+
+def published_items(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [item for item in items if isinstance((item.get("details") or {}).get("published"), dict)]
+
+
+def agrees(item: dict[str, Any]) -> bool:
+    return abs(item["score"] - item["details"]["published"]["score"]) < EXACT
+
+
+def agreement_rows(items: list[dict[str, Any]]) -> list[AgreementRow]:
+    """One row per scenario (over every agent's results), then the total."""
+    compared = published_items(items)
+    by_scenario: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for item in compared:
+        by_scenario[item["scenario"]].append(item)
+    rows = [_row(short_name(name, "ltm"), group) for name, group in sorted(by_scenario.items())]
+    if compared:
+        rows.append(_row("all", compared))
+    return rows
+
+
+def _row(label: str, items: list[dict[str, Any]]) -> AgreementRow:
+    return AgreementRow(
+        label,
+        len(items),
+        sum(agrees(item) for item in items),
+        sum(item["score"] for item in items) / len(items),
+        sum(item["details"]["published"]["score"] for item in items) / len(items),
+    )
+
+
+def disagreements(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The items whose verdict differs from the published one, with both sides' reasons."""
+    return [
+        {
+            "nodeid": item["nodeid"],
+            "ours": item["score"],
+            "published": item["details"]["published"]["score"],
+            "our_reasons": item.get("reasons", []),
+            "published_reasons": item["details"]["published"].get("reasons", []),
+            "responses": item.get("responses", []),
+            "file": item["details"]["published"].get("file"),
+        }
+        for item in published_items(items)
+        if not agrees(item)
+    ]
+
+
+def agreement_lines(results: dict[str, Any], problems: list[str] | tuple[str, ...] = ()) -> list[str]:
+    """The terminal table (80 columns), the count of disagreements and any skipped files."""
+    rows = agreement_rows(results["items"])
+    if not rows:
+        return []
+    run = results["run"]
+    lines = [
+        f"published automatic verdicts vs ours (profile {run.get('profile')}, judge {run.get('judge')})",
+        f"{'scenario':<{LABEL}}{'results':>8}{'agree':>9}{'ours':>8}{'published':>11}{'diff':>8}",
+    ]
+    for row in rows:
+        label = row.label if len(row.label) < LABEL else row.label[: LABEL - 2] + "…"
+        lines.append(
+            f"{label:<{LABEL}}{row.results:>8}{row.share:>9.1%}{row.ours:>8.3f}{row.published:>11.3f}{row.difference:>+8.3f}"
+        )
+    different = rows[-1].results - rows[-1].agreeing
+    if different:
+        lines.append(f"{different} disagreement(s): each with both sides' reasons in report.html (section Agreement)")
+    for problem in problems[:5]:
+        lines.append(f"skipped: {problem}")
+    if len(problems) > 5:
+        lines.append(f"skipped: … and {len(problems) - 5} more (results.json, run.rescore_skipped)")
+    return lines
