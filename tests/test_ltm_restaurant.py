@@ -20,14 +20,8 @@ from pytest_memorybench.judges.local import LocalJudge
 from pytest_memorybench.records import Message, Score, TestDefinition
 from pytest_memorybench.scenarios import get_scenario
 from pytest_memorybench.scenarios.base import ScoringContext
-from pytest_memorybench.scenarios.ltm.restaurant import (
-    DEFAULT_MENU,
-    RESET_MESSAGE,
-    SCENARIO,
-    SETUP,
-    diner_part,
-    read_order,
-)
+from pytest_memorybench.scenarios.ltm.restaurant import DEFAULT_MENU, RESET_MESSAGE, SCENARIO, SETUP
+from pytest_memorybench.scenarios.ltm.restaurant_reading import diner_part, read_order
 from tests.support.engine import converse
 
 DEFINITIONS = Path(__file__).parents[2] / "shared/reference/goodai-ltm/data/tests/Benchmark 3 - 32k/definitions/Restaurant"
@@ -109,10 +103,10 @@ def test_the_offline_judge_reads_every_ideal_order() -> None:
     """Every dish, pair of dishes and drink, said as the oracle says it, is read exactly."""
     judge = LocalJudge()
     for first, second in itertools.permutations(DEFAULT_MENU.dishes, 2):
-        order = asyncio.run(read_order(judge, f"I'll have the {first.lower()} and the {second.lower()}, please.", DEFAULT_MENU))
+        order = asyncio.run(read_order(judge, f"I'll have the {first.lower()} and the {second.lower()}, please.", DEFAULT_MENU, scorer="test"))
         assert (set(order.dishes), order.drinks, order.off_menu) == ({first, second}, [], []), (first, second)
     for drink in DEFAULT_MENU.drinks:
-        order = asyncio.run(read_order(judge, f"I'd like a {drink.lower()}, please.", DEFAULT_MENU))
+        order = asyncio.run(read_order(judge, f"I'd like a {drink.lower()}, please.", DEFAULT_MENU, scorer="test"))
         assert (order.dishes, order.drinks, order.off_menu) == ([], [drink], [])
 
 

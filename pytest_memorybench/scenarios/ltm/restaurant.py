@@ -71,16 +71,22 @@ from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
-from rapidfuzz import fuzz, process
-
-from pytest_memorybench.conversation.clock import SimulatedClock
 from pytest_memorybench.conversation import program as actions  # a module: it imports the registry that imports us
-from pytest_memorybench.judges.base import Judge, JudgeTask
-from pytest_memorybench.judges.local import LocalJudge, analyse, clean
+from pytest_memorybench.conversation.clock import SimulatedClock
+from pytest_memorybench.judges.base import Judge
+from pytest_memorybench.judges.local import LocalJudge
 from pytest_memorybench.records import Score, ScriptLine, TestDefinition
 from pytest_memorybench.scenarios.base import ScoringContext
+from pytest_memorybench.scenarios.ltm.restaurant_reading import (
+    Menu,
+    breaks_role,
+    diner_part,
+    enumerate_items,
+    noticed_mixup,
+    read_order,
+    recalls_drinks,
+)
 from pytest_memorybench.scenarios.params import read_params
-from pytest_memorybench.scoring.judged import score_reference
 from pytest_memorybench.scoring.profiles import OFFICIAL
 
 NAME = "ltm.restaurant"
@@ -162,23 +168,6 @@ FREE_DRINK = (
 RESET_MESSAGE = "We can stop playing restaurant now. Please also forget everything about that dinner."
 WAITS = (20.0, 40.0, 60.0, 80.0, 90.0)
 
-NOTICE_SENTENCE = "This is not what I ordered."
-_MIXUP = re.compile(
-    r"\b(?:not\s+what\s+i\s+(?:ordered|asked\s+for|wanted|requested)"
-    r"|(?:didn'?t|did\s+not|never)\s+(?:order|ask\s+for|request)"
-    r"|wrong\s+(?:dish|order|plate|meal|food|item|one)"
-    r"|mix-?\s?up|mixed\s+up|(?:a|some)\s+mistake|mistaken"
-    r"|i\s+(?:actually\s+|originally\s+|had\s+)?(?:ordered|asked\s+for|requested)\s+(?:the|a|an)\b"
-    r"|(?:that|this|it)(?:'s|\s+is|\s+was)?\s+(?:not|isn'?t|wasn'?t)\s+(?:the|my|mine|what)\b"
-    r"|(?:isn'?t|is\s+not|wasn'?t|was\s+not)\s+(?:mine|my\s+order|what\s+i)"
-    r"|(?:that|this|it)(?:'s|\s+is|\s+was)\s+(?:the\s+)?wrong"
-    r"|where(?:'s|\s+is)\s+my\b)"
-)
-_STAGE_DIRECTION = re.compile(r"\*[^*\n]{1,300}\*|\[[^\]\n]{1,300}\]")
-_BOLD = re.compile(r"\*\*([^*\n]+)\*\*|__([^_\n]+)__")
-_WAITER_TURN = re.compile(r"^\s*(?:the\s+)?(?:waiter|server|waitress)\s*:", re.IGNORECASE | re.MULTILINE)
-_DINER_LABEL = re.compile(r"^\s*(?:the\s+)?(?:diner|customer|guest|me|you)\s*:\s*", re.IGNORECASE | re.MULTILINE)
-_ITEM_NUMBER = re.compile(r"(?:\bnumber|\bno\.|\bnr\.?|#)\s*(\d{1,2})\b", re.IGNORECASE)
 _EPOCH = datetime(2026, 1, 1, 19, 0, tzinfo=timezone.utc)
 
 
@@ -187,148 +176,96 @@ class RestaurantParams:
     """The paper gives the Restaurant test no parameters; the menu and the flow are fixed."""
 
 
-@dataclass(frozen=True)
-class Menu:
-    sections: tuple[tuple[str, tuple[str, ...]], ...]
-    drinks: tuple[str, ...]
-
-    @property
-    def dishes(self) -> list[str]:
-        return [dish for _, dishes in self.sections for dish in dishes]
-
-    def numbered(self) -> list[str]:
-        """Every item in menu order: dishes first, then drinks (item n is numbered[n - 1])."""
-        return [*self.dishes, *self.drinks]
-
-    def section_of(self, dish: str) -> tuple[str, ...]:
-        return next((dishes for _, dishes in self.sections if dish in dishes), ())
-
-    def text(self) -> str:
-        number = 0
-        blocks = []
-        for section, dishes in (*self.sections, ("Drinks", self.drinks)):
-            lines = [f"{section}:"]
-            for item in dishes:
-                number += 1
-                lines.append(f"{number}. {item}")
-            blocks.append("\n".join(lines))
-        return "\n\n".join(blocks)
-
-    @classmethod
-    def from_expected(cls, expected: Mapping[str, Any]) -> Menu:
-        sections = tuple((str(name), tuple(dishes)) for name, dishes in expected["menu"])
-        return cls(sections, tuple(expected["drinks"]))
-
-
 DEFAULT_MENU = Menu(MENU, DRINKS)
 
 
 @dataclass(frozen=True)
-class Order:
-    dishes: list[str]
-    drinks: list[str]
-    off_menu: list[str]
-    error: str | None = None
+class Stage:
+    """One stage's verdict; `items` are what the diner ordered there (drinks or dishes)."""
 
-
-def enumerate_items(items: Sequence[str]) -> str:
-    items = list(items)
-    if len(items) < 2:
-        return "".join(items)
-    return f"{', '.join(items[:-1])} and {items[-1]}"
+    passed: bool
+    reason: str
+    items: tuple[str, ...] = ()
 
 
 def _capitalised(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
-def diner_part(reply: str) -> tuple[str, bool]:
-    """The diner's own words, and whether the reply goes on to speak for the waiter.
-
-    Stage directions in asterisks or brackets are dropped (bold text is kept), a "Diner:" label is
-    removed, and everything from a "Waiter:" turn on is cut.
-    """
-    text = _BOLD.sub(lambda match: match.group(1) or match.group(2), reply or "")
-    text = _STAGE_DIRECTION.sub(" ", text)
-    waiter = _WAITER_TURN.search(text)
-    if waiter:
-        text = text[: waiter.start()]
-    text = _DINER_LABEL.sub("", text)
-    return " ".join(text.split()), waiter is not None
-
-
-def resolve_numbers(text: str, menu: Menu) -> str:
-    """"number 17" / "#17" → "number 17 (<item 17>)", so a judge reading names sees the item."""
-    items = menu.numbered()
-
-    def name(match: re.Match[str]) -> str:
-        index = int(match.group(1))
-        return f"{match.group(0)} ({items[index - 1]})" if 1 <= index <= len(items) else match.group(0)
-
-    return _ITEM_NUMBER.sub(name, text)
+async def drink_stage(judge: Judge, reply: str, menu: Menu, official: bool) -> Stage:
+    """Stage 1: a drink, and (paper) nothing to eat yet; never the waiter's lines, never out of role."""
+    text, plays_waiter = diner_part(reply)
+    order = await read_order(judge, text, menu, scorer=NAME)
+    drinks = order.all_drinks if official else order.drinks
+    failure = None
+    if plays_waiter:
+        failure = "the reply also speaks for the waiter instead of keeping to the diner's role"
+    elif breaks_role(text):
+        failure = "the reply steps out of the diner's role"
+    elif order.error:
+        failure = order.error
+    elif not drinks:
+        failure = "the diner orders no drink" if official else "the diner orders no drink from the list"
+    elif order.dishes and not official:
+        failure = f"the diner orders food ({enumerate_items(order.dishes)}) before being asked for it"
+    if failure:
+        return Stage(False, f"failed stage 1 (drink): {failure}")
+    return Stage(True, f"passed stage 1 (drink): the diner orders {enumerate_items(drinks)}", tuple(drinks))
 
 
-def _on_list(name: str, known: Sequence[str]) -> str | None:
-    if name in known:
-        return name
-    found = process.extractOne(name, list(known), scorer=fuzz.token_set_ratio, processor=clean, score_cutoff=85)
-    return found[0] if found else None
+async def food_stage(judge: Judge, reply: str, menu: Menu) -> Stage:
+    """Stage 2: dishes from the menu, and nothing off it (drinks ordered here are ignored)."""
+    order = await read_order(judge, diner_part(reply)[0], menu, scorer=NAME)
+    failure = order.error
+    if not failure and order.off_menu:
+        failure = f"the diner orders something not on the menu ({'; '.join(order.off_menu)})"
+    elif not failure and not order.dishes:
+        failure = "the diner orders no dish from the menu"
+    if failure:
+        return Stage(False, f"failed stage 2 (food): {failure}")
+    return Stage(True, f"passed stage 2 (food): the diner orders {enumerate_items(order.dishes)}", tuple(order.dishes))
 
 
-async def read_order(judge: Judge, text: str, menu: Menu) -> Order:
-    """What the diner's words order, as menu dishes, drinks and off-menu things (judge `restaurant`)."""
-    verdict = await judge.judge(
-        JudgeTask("restaurant", {"reply": resolve_numbers(text, menu), "menu": menu.dishes, "drinks": list(menu.drinks)}, NAME)
-    )
-    if not verdict.ok:
-        return Order([], [], [], verdict.error or "the judge gave no verdict")
-    data = verdict.data or {}
-    dishes: list[str] = []
-    drinks: list[str] = []
-    off_menu: list[str] = [str(data["other"])] if data.get("other") else []
-    for name in data.get("dishes", []):
-        dish = _on_list(str(name), menu.dishes)
-        if dish is None:
-            off_menu.append(str(name))
-        elif dish not in dishes:
-            dishes.append(dish)
-    for name in data.get("drinks", []):
-        drink = _on_list(str(name), menu.drinks)
-        if drink is not None and drink not in drinks:
-            drinks.append(drink)
-    return Order(dishes, drinks, _not_fragments(off_menu, [*dishes, *drinks]))
+async def alternative_stage(
+    judge: Judge, reply: str, menu: Menu, ordered: Sequence[str], unavailable: str, official: bool
+) -> Stage:
+    """Stage 3: another dish from the menu instead of the unavailable one."""
+    order = await read_order(judge, diner_part(reply)[0], menu, scorer=NAME)
+    fresh = [dish for dish in order.dishes if dish not in ordered]
+    repeated = [dish for dish in order.dishes if dish in ordered]
+    failure = order.error
+    if not failure and order.off_menu:
+        failure = f"the diner orders something not on the menu ({'; '.join(order.off_menu)})"
+    elif not failure and official and repeated:
+        failure = f"the diner orders again what was already ordered ({enumerate_items(repeated)})"
+    elif not failure and not fresh:
+        failure = (
+            f"the diner orders only what was already ordered ({enumerate_items(repeated)})" if repeated
+            else "the diner orders no other dish from the menu"
+        )
+    if failure:
+        return Stage(False, f"failed stage 3 (alternative to the {unavailable}): {failure}")
+    return Stage(True, f"passed stage 3 (alternative to the {unavailable}): the diner orders {enumerate_items(fresh)}", tuple(fresh))
 
 
-def _not_fragments(pieces: Sequence[str], found: Sequence[str]) -> list[str]:
-    """Off-menu pieces that are not just part of an item already found ("the lemon" of "Lemon and
-    Thyme Roast Chicken", which a judge splitting at "and" may report apart)."""
-    words = [set(analyse(name).content) for name in found]
-    kept = []
-    for piece in (part.strip() for text in pieces for part in text.split(",")):
-        content = set(analyse(piece).content)
-        if piece and content and not any(content <= name for name in words):
-            kept.append(piece)
-    return kept
+async def notice_stage(judge: Judge, reply: str, ordered: str, served: str) -> Stage:
+    """Stage 4: the diner notices that `served` came instead of `ordered`."""
+    noticed, why = await noticed_mixup(judge, diner_part(reply)[0], ordered, served, scorer=NAME)
+    return Stage(noticed, f"{'passed' if noticed else 'failed'} stage 4 (wrong dish): {why}")
 
 
-async def noticed_mixup(judge: Judge, text: str, ordered: str, served: str) -> tuple[bool, str]:
-    """Whether the diner points out that `served` came instead of `ordered`, and how we know."""
-    cue = _MIXUP.search(clean(text))
-    if cue:
-        return True, f"the diner notices the mix-up ({cue.group(0)!r})"
-    verdict = await judge.judge(JudgeTask("sentence", {"answer": text, "sentence": NOTICE_SENTENCE}, NAME))
-    if verdict.ok and (verdict.data or {}).get("present"):
-        return True, f"the diner says the dish is not what they ordered (judge {judge.name})"
-    reference = await score_reference(
-        judge,
-        question=f"The waiter served the {served} instead of the {ordered}. Which dish does the diner say they ordered?",
-        expected=ordered,
-        answer=text,
-        scorer=NAME,
-    )
-    if reference.value == 1.0:
-        return True, f"the diner asks for the {ordered} they ordered (judge {judge.name})"
-    return False, f"the diner does not notice that the {served} was served instead of the {ordered}"
+async def recall_stage(judge: Judge, reply: str, drinks: Sequence[str]) -> Stage:
+    """Stage 5: the diner recalls the drink(s) of stage 1."""
+    drinks_text = enumerate_items(drinks)
+    if await recalls_drinks(judge, diner_part(reply)[0], drinks_text, scorer=NAME):
+        return Stage(True, f"passed stage 5 (free drink): the diner recalls the {drinks_text}")
+    return Stage(False, f"failed stage 5 (free drink): the diner does not recall the {drinks_text}")
+
+
+def verdict(stages: Sequence[Stage]) -> Score:
+    """Points are the stages passed; the first failure ends the scene (the paper: it breaks the narrative)."""
+    passed = sum(stage.passed for stage in stages)
+    return Score(passed / STAGES, (f"{passed} of {STAGES} stages passed", *(stage.reason for stage in stages)))
 
 
 class Restaurant:
@@ -347,66 +284,55 @@ class Restaurant:
 
     async def program(self, definition: TestDefinition, context: ProgramContext) -> TestProgram:
         """The scene, stage by stage; it ends with the reset statement and its own score."""
+        stages: list[Stage] = []
+        scene = self._scene(definition, context, stages)
+        reply: str | None = None
+        try:
+            while True:
+                try:
+                    action = await scene.asend(reply)
+                except StopAsyncIteration:
+                    break
+                reply = yield action
+        finally:
+            await scene.aclose()
+        yield actions.Say(RESET_MESSAGE)
+        yield actions.Finish(verdict(stages))
+
+    async def _scene(self, definition: TestDefinition, context: ProgramContext, stages: list[Stage]) -> TestProgram:
+        """The waiter's lines up to the first failed stage; each stage's verdict goes to `stages`."""
         judge: Judge = context.scoring.judge or LocalJudge()
         official = context.scoring.profile == OFFICIAL
         expected = definition.expected
         menu = Menu.from_expected(expected)
         rng = random.Random(f"{NAME}|{definition.seed}|{definition.repetition}")
         ideal_drink, ideal_dishes = expected["ideal_drink"], list(expected["ideal_dishes"])
-        reasons: list[str] = []
 
-        def verdict() -> actions.Finish:
-            passed = sum(1 for reason in reasons if reason.startswith("passed"))
-            return actions.Finish(Score(passed / STAGES, (f"{passed} of {STAGES} stages passed", *reasons)))
+        def ended() -> bool:
+            return not stages[-1].passed
 
         yield actions.Say(SETUP)
         yield actions.Wait(percentage=WAITS[0])
-
-        # 1: a drink, and (paper) nothing to eat yet.
-        reply = yield actions.Say(GREETING.format(menu=menu.text()), is_question=True, ideal=f"I'd like a {ideal_drink.lower()}, please.")
-        text, plays_waiter = diner_part(reply or "")
-        order = await read_order(judge, text, menu)
-        failure = None
-        if plays_waiter:
-            failure = "the reply also speaks for the waiter instead of keeping to the diner's role"
-        elif order.error:
-            failure = order.error
-        elif not order.drinks:
-            failure = "the diner orders no drink from the list"
-        elif order.dishes and not official:
-            failure = f"the diner orders food ({enumerate_items(order.dishes)}) before being asked for it"
-        if failure:
-            reasons.append(f"failed stage 1 (drink): {failure}")
-            yield actions.Say(RESET_MESSAGE)
-            yield verdict()
+        reply = yield actions.Say(
+            GREETING.format(menu=menu.text()), is_question=True, ideal=f"I'd like a {ideal_drink.lower()}, please."
+        )
+        stages.append(await drink_stage(judge, reply or "", menu, official))
+        if ended():
             return
-        drinks = order.drinks
-        reasons.append(f"passed stage 1 (drink): the diner orders {enumerate_items(drinks)}")
+        drinks = list(stages[-1].items)
         yield actions.Wait(percentage=WAITS[1])
 
-        # 2: food from the menu.
         reply = yield actions.Say(
             FOOD.format(drinks=enumerate_items(drinks)), is_question=True,
             ideal=f"I'll have the {' and the '.join(dish.lower() for dish in ideal_dishes)}, please.",
         )
-        text, _ = diner_part(reply or "")
-        order = await read_order(judge, text, menu)
-        failure = order.error
-        if not failure and order.off_menu:
-            failure = f"the diner orders something not on the menu ({'; '.join(order.off_menu)})"
-        elif not failure and not order.dishes:
-            failure = "the diner orders no dish from the menu"
-        if failure:
-            reasons.append(f"failed stage 2 (food): {failure}")
-            yield actions.Say(RESET_MESSAGE)
-            yield verdict()
+        stages.append(await food_stage(judge, reply or "", menu))
+        if ended():
             return
-        ordered = list(order.dishes)
-        reasons.append(f"passed stage 2 (food): the diner orders {enumerate_items(ordered)}")
+        ordered = list(stages[-1].items)
         yield actions.Say(CONFIRM.format(order=_capitalised(enumerate_items(ordered))))
         yield actions.Wait(percentage=WAITS[2])
 
-        # 3: the kitchen is out of one dish; order something else.
         unavailable = rng.choice(ordered)
         choices = [dish for dish in menu.section_of(unavailable) if dish not in ordered] or [
             dish for dish in menu.dishes if dish not in ordered
@@ -416,63 +342,31 @@ class Restaurant:
             UNAVAILABLE.format(dish=unavailable), is_question=True,
             ideal=f"In that case, I'll have the {alternative.lower()}, please.",
         )
-        text, _ = diner_part(reply or "")
-        order = await read_order(judge, text, menu)
-        fresh = [dish for dish in order.dishes if dish not in ordered]
-        repeated = [dish for dish in order.dishes if dish in ordered]
-        failure = order.error
-        if not failure and order.off_menu:
-            failure = f"the diner orders something not on the menu ({'; '.join(order.off_menu)})"
-        elif not failure and official and repeated:
-            failure = f"the diner orders again what was already ordered ({enumerate_items(repeated)})"
-        elif not failure and not fresh:
-            failure = (
-                f"the diner orders only what was already ordered ({enumerate_items(repeated)})" if repeated
-                else "the diner orders no other dish from the menu"
-            )
-        if failure:
-            reasons.append(f"failed stage 3 (alternative to the {unavailable}): {failure}")
-            yield actions.Say(RESET_MESSAGE)
-            yield verdict()
+        stages.append(await alternative_stage(judge, reply or "", menu, ordered, unavailable, official))
+        if ended():
             return
-        reasons.append(f"passed stage 3 (alternative to the {unavailable}): the diner orders {enumerate_items(fresh)}")
+        fresh = list(stages[-1].items)
         ordered = [dish for dish in ordered if dish != unavailable] + fresh
         yield actions.Say(RECONFIRM.format(order=_capitalised(enumerate_items(fresh))))
         yield actions.Wait(percentage=WAITS[3])
 
-        # 4: one dish is swapped for another of its section; the diner must notice.
         true_dish, wrong_dish = _swap(rng, ordered, unavailable, menu)
         served = [wrong_dish if dish == true_dish else dish for dish in ordered]
         reply = yield actions.Say(
             SERVE.format(order=enumerate_items(served)), is_question=True,
             ideal=f"Sorry, that's not what I ordered: I asked for the {true_dish.lower()}, not the {wrong_dish.lower()}.",
         )
-        text, _ = diner_part(reply or "")
-        noticed, why = await noticed_mixup(judge, text, true_dish, wrong_dish)
-        if not noticed:
-            reasons.append(f"failed stage 4 (wrong dish): {why}")
-            yield actions.Say(RESET_MESSAGE)
-            yield verdict()
+        stages.append(await notice_stage(judge, reply or "", true_dish, wrong_dish))
+        if ended():
             return
-        reasons.append(f"passed stage 4 (wrong dish): {why}")
         yield actions.Say(APOLOGY)
         yield actions.Wait(percentage=WAITS[4])
 
-        # 5: a free drink: what was it?
-        drinks_text = enumerate_items(drinks)
         reply = yield actions.Say(
-            FREE_DRINK.format(dish=true_dish), is_question=True, ideal=f"I was having the {drinks_text.lower()}.",
+            FREE_DRINK.format(dish=true_dish), is_question=True,
+            ideal=f"I was having the {enumerate_items(drinks).lower()}.",
         )
-        text, _ = diner_part(reply or "")
-        recall = await score_reference(
-            judge, question="What was the diner drinking before the meal?", expected=drinks_text, answer=text, scorer=NAME,
-        )
-        if recall.value == 1.0:
-            reasons.append(f"passed stage 5 (free drink): the diner recalls the {drinks_text}")
-        else:
-            reasons.append(f"failed stage 5 (free drink): the diner does not recall the {drinks_text}")
-        yield actions.Say(RESET_MESSAGE)
-        yield verdict()
+        stages.append(await recall_stage(judge, reply or "", drinks))
 
     async def score(
         self, definition: TestDefinition, responses: Sequence[str], context: ScoringContext
@@ -493,6 +387,74 @@ class Restaurant:
             return Score(0.0, ("the scene ended without a verdict",))
         finally:
             await program.aclose()
+
+
+    async def rescore_goodai(self, definition: TestDefinition, stored: StoredResult, context: ScoringContext) -> Score:
+        """A scene GoodAI's runner played: its own menu, waiter lines and the diner's stored replies.
+
+        The stages are judged as in our scene; where the published run stopped earlier than ours
+        would (its judge failed a stage ours passes), the stages it never played count as not passed.
+        """
+        scene = StoredScene.read(stored)
+        if scene is None:
+            return Score(0.0, ("the stored log does not hold the restaurant scene",))
+        judge: Judge = context.judge or LocalJudge()
+        official = context.profile == OFFICIAL
+        replies = list(stored.responses)
+        stages = [await drink_stage(judge, replies[0], scene.menu, official)]
+        checks = (
+            lambda reply: food_stage(judge, reply, scene.menu),
+            lambda reply: alternative_stage(judge, reply, scene.menu, scene.ordered, scene.unavailable, official),
+            lambda reply: notice_stage(judge, reply, scene.true_dish, scene.wrong_dish),
+            lambda reply: recall_stage(judge, reply, [scene.drinks]),
+        )
+        for number, check in enumerate(checks, 2):
+            if not stages[-1].passed:
+                break
+            if number > len(replies):
+                stages.append(Stage(False, f"stage {number} not reached: the published run stopped before it"))
+                break
+            stages.append(await check(replies[number - 1]))
+        return verdict(stages)
+
+
+@dataclass(frozen=True)
+class StoredScene:
+    """What GoodAI's waiter said in a stored scene, read from its lines."""
+
+    menu: Menu
+    drinks: str  # as the waiter named them: "Here is your <drinks>."
+    ordered: tuple[str, ...]  # the dishes the waiter confirmed
+    unavailable: str
+    true_dish: str
+    wrong_dish: str
+
+    @classmethod
+    def read(cls, stored: StoredResult) -> StoredScene | None:
+        said = [message for message, _ in stored.exchanges()]
+        greeting = next((text for text in said if re.search(r"^\s*\d+\.\s", text, re.MULTILINE)), None)
+        if greeting is None:
+            return None
+        menu = Menu.from_text(greeting)
+
+        def find(pattern: str) -> str:
+            match = next((m for text in said if (m := re.search(pattern, text, re.DOTALL))), None)
+            return match.group(1).strip() if match else ""
+
+        def dishes(text: str) -> list[str]:
+            lowered = text.lower()
+            return [dish for dish in menu.dishes if dish.lower() in lowered]
+
+        ordered = dishes(find(r"Excellent choice!\s*(.+?)\s*coming right up"))
+        unavailable = find(r"that the (.+?) is currently unavailable")
+        replaced = [dish for dish in ordered if dish.lower() != unavailable.lower()] + dishes(find(r"^Waiter:\s*(.+?) it is\."))
+        served = dishes(find(r"Here you are:\s*(.+?)\.\s*Enjoy"))
+        true_dish = find(r"Here it is:\s*(.+?),\s*just as you ordered") or next(
+            (dish for dish in replaced if dish not in served), ""
+        )
+        wrong_dish = next((dish for dish in served if dish not in replaced), "")
+        return cls(menu, find(r"Here is your (.+?)\.\s*What would you like to eat"), tuple(ordered), unavailable,
+                   true_dish, wrong_dish)
 
 
 def _swap(rng: random.Random, ordered: Sequence[str], unavailable: str, menu: Menu) -> tuple[str, str]:
@@ -548,3 +510,4 @@ SCENARIO = Restaurant()
 
 if TYPE_CHECKING:
     from pytest_memorybench.conversation.program import ProgramContext, TestProgram
+    from pytest_memorybench.goodai.results import StoredResult
