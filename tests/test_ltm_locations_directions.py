@@ -217,13 +217,12 @@ def test_from_goodai_reads_the_published_definitions() -> None:
 
 @needs_reference
 def test_agreement_with_stored_automatic_verdicts_using_the_offline_judge() -> None:
-    """Not a parity target (the reference structures routes with gpt-4-turbo), but a measure.
+    """Every stored automatic verdict (`auto_score` where humans overrode `score`), offline judge.
 
-    With the offline judge, official agrees with 7 of the 11 stored automatic verdicts (`auto_score`
-    where humans overrode `score`).  The 4 disagreements: three gpt-4o (32k isolated) replies give
-    the route and then a summary of it, or mention "(via the Park)", and the offline judge reads
-    those as extra legs (LocalJudge limitation); Claude's "Central Park" is read as the known
-    "Park" here (places are the six the test names) where gpt-4-turbo kept the unknown name.
+    They used to disagree on 4 of 11: gpt-4o's routes that end with a summary of themselves, one
+    that heads for the Park "and then" goes on 1 km to the Retail Area (the summary gives that leg
+    whole), and Claude's "Central Park" for the known "Park", which gpt-4-turbo copied as an
+    unknown place (an invalid route, 0).
     """
     agree = total = 0
     for path in sorted(REFERENCE.glob("*/results/*/Locations Directions/*.json")):
@@ -234,7 +233,7 @@ def test_agreement_with_stored_automatic_verdicts_using_the_offline_judge() -> N
         verdict = score(definition, stored["actual_responses"][0], "official")
         agree += verdict == stored.get("auto_score", stored["score"])
         total += 1
-    assert (agree, total) == (7, 11)
+    assert (agree, total) == (11, 11)
 
 
 @needs_reference
