@@ -310,6 +310,7 @@ def test_every_kind_is_answered() -> None:
         "order": {"predicted": [], "ground_truth": []},
         "nugget": {"question": "", "nugget": "", "answer": ""},
         "equivalence": {"first": "", "second": ""},
+        "interpretation": {"statement": "", "keywords": [], "answer": ""},
     }
     for kind in TASK_KINDS:
         result = JUDGE.judge_now(JudgeTask(kind, payloads[kind]))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import itertools
 import json
 import shutil
@@ -177,8 +179,8 @@ def test_reasons_name_the_clue_kind_and_the_rule() -> None:
 
 def test_scenario_scores_the_last_reply() -> None:
     definition = generate(seed=2)
-    assert SCENARIO.score(definition, [definition.ideal_answers[0]], ScoringContext()).value == 1
-    assert SCENARIO.score(definition, [], ScoringContext()).value == 0
+    assert asyncio.run(SCENARIO.score(definition, [definition.ideal_answers[0]], ScoringContext())).value == 1
+    assert asyncio.run(SCENARIO.score(definition, [], ScoringContext())).value == 0
 
 
 # -- calibration through the engine --------------------------------------------------------------
@@ -218,8 +220,8 @@ def test_from_goodai_reads_the_published_definitions() -> None:
         for line, clue in zip(raw["script"][1:4], clues):
             assert line.endswith(clue["code"])
         for profile in ("paper", "official"):
-            assert SCENARIO.score(definition, definition.ideal_answers, ScoringContext(profile)).value == 1  # type: ignore[arg-type]
-            assert SCENARIO.score(definition, ["I don't know."], ScoringContext(profile)).value == 0  # type: ignore[arg-type]
+            assert asyncio.run(SCENARIO.score(definition, definition.ideal_answers, ScoringContext(profile))).value == 1  # type: ignore[arg-type]
+            assert asyncio.run(SCENARIO.score(definition, ["I don't know."], ScoringContext(profile))).value == 0  # type: ignore[arg-type]
 
 
 # The reference's clue keyword lists (GoodAI datasets/spy_meeting.py, the version stored in our code

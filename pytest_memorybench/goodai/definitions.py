@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from collections.abc import Sequence
 from typing import Any
 
 import yaml
@@ -71,9 +72,10 @@ def definition_files(folder: Path) -> dict[str, list[Path]]:
 
 def load_goodai_definitions(folder: Path, suite: str = "goodai") -> GoodAIDefinitions:
     span, incompatible = read_config(folder)
+    files = definition_files(folder)
     definitions = [
-        convert(path, dataset, suite, repetition)
-        for dataset, paths in definition_files(folder).items()
+        convert(path, dataset, suite, repetition, examples=dataset_examples(paths))
+        for dataset, paths in files.items()
         for repetition, path in enumerate(paths, 1)
     ]
     if not definitions:
@@ -81,24 +83,47 @@ def load_goodai_definitions(folder: Path, suite: str = "goodai") -> GoodAIDefini
     return GoodAIDefinitions(span, incompatible, tuple(definitions))
 
 
-def convert(path: Path, dataset: str, suite: str, repetition: int, expected: Any = None) -> TestDefinition:
+def convert(
+    path: Path, dataset: str, suite: str, repetition: int, expected: Any = None, examples: Sequence[Any] = ()
+) -> TestDefinition:
     """One definition file as our definition; `expected` replaces its `expected_responses`.
 
     A re-score passes the expected responses its result file was scored with: GoodAI changed some
-    datasets' keyword lists between runs of the same definitions.
+    datasets' keyword lists between runs of the same definitions.  `examples` are the expected
+    responses of every example of the dataset in the folder; the converter sees them as
+    `raw["_examples"]` (Spy Meeting's confusion penalty compares a reply with the other clues).
     """
     scenario = get_scenario(DATASETS[dataset])
-    try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-    except ValueError as exc:
-        raise UsageError(f"{path}: not a GoodAI definition file ({exc})") from None
+    raw = _read_json(path)
     if expected is not None:
         raw["expected_responses"] = expected
+    raw["_examples"] = list(examples)
     example_id = path.name.removesuffix(".def.json")
     convert_file = getattr(scenario, "from_goodai", None)
     if convert_file is None:
         raise UsageError(f"{path}: scenario {scenario.name} cannot read GoodAI definitions")
     return convert_file(raw, example_id, suite, repetition)
+
+
+def dataset_examples(paths: Sequence[Path]) -> list[Any]:
+    """The expected responses of each definition file, in order (unreadable files left out)."""
+    examples = []
+    for path in paths:
+        try:
+            examples.append(_read_json(path).get("expected_responses"))
+        except UsageError:
+            continue
+    return examples
+
+
+def _read_json(path: Path) -> dict[str, Any]:
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except (ValueError, OSError) as exc:
+        raise UsageError(f"{path}: not a GoodAI definition file ({exc})") from None
+    if not isinstance(raw, dict):
+        raise UsageError(f"{path}: not a GoodAI definition file (a JSON object was expected)")
+    return raw
 
 
 def _example_order(path: Path) -> tuple[int, str]:

@@ -22,9 +22,10 @@ import inspect
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from pytest_memorybench.errors import UsageError
-from pytest_memorybench.goodai.definitions import DATASETS, convert, definition_files, read_config
+from pytest_memorybench.goodai.definitions import DATASETS, convert, dataset_examples, definition_files, read_config
 from pytest_memorybench.goodai.results import ResultFileError, StoredResult, read_result
 from pytest_memorybench.records import Score, TestDefinition
 from pytest_memorybench.scenarios import ScoringContext, get_scenario
@@ -57,28 +58,31 @@ def read_published(path: Path) -> PublishedRun:
         )
     span, _ = read_config(definitions)
     files = definition_files(definitions)
+    stored_results = {agent: _read_agent(agent) for agent in agents}
+    examples = {dataset: dataset_examples(paths) for dataset, paths in files.items()}
+    for readings in stored_results.values():  # the keyword lists each result was scored with, too
+        for stored in readings:
+            if isinstance(stored, StoredResult) and stored.expected:
+                examples.setdefault(stored.dataset, []).append(stored.expected)
     suites, results, problems = [], {}, []
     for agent in agents:
         name = SINGLE_AGENT_SUITE if len(agents) == 1 else suite_name(agent.name)
         loaded: list[TestDefinition] = []
-        for dataset_folder in sorted(p for p in agent.iterdir() if p.is_dir()):
-            dataset = dataset_folder.name
-            if dataset not in DATASETS:
-                problems.append(f"{dataset_folder}: no scenario reads the GoodAI dataset {dataset!r}; its results are skipped")
+        for stored in stored_results[agent]:
+            if isinstance(stored, str):
+                problems.append(stored)
                 continue
-            for result_path in sorted(dataset_folder.glob("*.json")):
-                try:
-                    stored = read_result(result_path, agent.name, dataset)
-                    definition = _definition(stored, files.get(dataset, []), name)
-                except (ResultFileError, UsageError) as exc:
-                    problems.append(str(exc))
-                    continue
-                key = f"{name}::{definition.test_id}"
-                if key in results:
-                    problems.append(f"{result_path}: a second result of {dataset} example {stored.example_id}; skipped")
-                    continue
-                results[key] = stored
-                loaded.append(definition)
+            try:
+                definition = _definition(stored, files.get(stored.dataset, []), name, examples.get(stored.dataset, []))
+            except (ResultFileError, UsageError) as exc:
+                problems.append(str(exc))
+                continue
+            key = f"{name}::{definition.test_id}"
+            if key in results:
+                problems.append(f"{stored.path}: a second result of {stored.dataset} example {stored.example_id}; skipped")
+                continue
+            results[key] = stored
+            loaded.append(definition)
         if loaded:
             suites.append(loaded_suite(name, agent, span, loaded, f"GoodAI's published results of {agent.name}"))
     if not results:
@@ -87,13 +91,29 @@ def read_published(path: Path) -> PublishedRun:
     return PublishedRun(folder, tuple(suites), results, tuple(problems))
 
 
-def _definition(stored: StoredResult, files: list[Path], suite: str) -> TestDefinition:
+def _read_agent(agent: Path) -> list[StoredResult | str]:
+    """An agent's stored results, and a line for each file or folder that cannot be used."""
+    readings: list[StoredResult | str] = []
+    for dataset_folder in sorted(p for p in agent.iterdir() if p.is_dir()):
+        dataset = dataset_folder.name
+        if dataset not in DATASETS:
+            readings.append(f"{dataset_folder}: no scenario reads the GoodAI dataset {dataset!r}; its results are skipped")
+            continue
+        for result_path in sorted(dataset_folder.glob("*.json")):
+            try:
+                readings.append(read_result(result_path, agent.name, dataset))
+            except ResultFileError as exc:
+                readings.append(str(exc))
+    return readings
+
+
+def _definition(stored: StoredResult, files: list[Path], suite: str, examples: list[Any]) -> TestDefinition:
     path = next((p for p in files if p.name == f"{stored.example_id}.def.json"), None)
     if path is None:
         raise ResultFileError(
             f"{stored.path}: no definition {stored.dataset}/{stored.example_id}.def.json beside the results; skipped"
         )
-    return convert(path, stored.dataset, suite, files.index(path) + 1, expected=stored.expected or None)
+    return convert(path, stored.dataset, suite, files.index(path) + 1, expected=stored.expected or None, examples=examples)
 
 
 def suite_name(agent_folder: str) -> str:

@@ -32,6 +32,10 @@ Task kinds, inputs → output JSON (all outputs may also carry a free-text "reas
   nugget       {question, nugget, answer}
                → {"score": 0 | 0.5 | 1}
                BEAM Listing 20: does the answer satisfy this rubric nugget (positive or negative).
+  interpretation {statement, keywords: [str], answer}
+               → {"valid": bool}
+               GoodAI Spy Meeting's fallback: does the answer decode the coded statement as something
+               that means one of the keywords (repeating the statement's own words does not)?
   equivalence  {first, second}
                → {"equivalent": bool}
                BEAM Listing 21: do the two snippets state the same event or fact.
@@ -44,7 +48,9 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-TASK_KINDS = ("reference", "sentence", "directions", "restaurant", "items", "order", "nugget", "equivalence")
+TASK_KINDS = (
+    "reference", "sentence", "directions", "restaurant", "items", "order", "nugget", "equivalence", "interpretation",
+)
 
 UNPARSEABLE = "judge-unparseable"
 

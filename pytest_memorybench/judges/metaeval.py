@@ -36,6 +36,7 @@ Labels and comparison rules, one small function per kind (`compare_<kind>`):
                entry per predicted item, so no dropping is needed to align them).
   nugget       {"score": 0 | 0.5 | 1}, compared exactly.
   equivalence  {"equivalent": bool}, compared with the verdict's "equivalent".
+  interpretation {"valid": bool}, compared with the verdict's "valid".
 """
 
 from __future__ import annotations
@@ -179,6 +180,9 @@ def _case(raw: Any) -> JudgeCase:
     return JudgeCase(case_id, kind, payload, label, note)
 
 
+_BOOLEAN_LABELS = {"reference": "correct", "sentence": "present", "equivalence": "equivalent", "interpretation": "valid"}
+
+
 def check_label(kind: str, label: Mapping[str, Any], payload: Mapping[str, Any]) -> None:
     """ValueError unless `label` is a well-formed human verdict for this kind and payload."""
 
@@ -187,8 +191,8 @@ def check_label(kind: str, label: Mapping[str, Any], payload: Mapping[str, Any])
             raise ValueError(f"{kind} label {json.dumps(label, ensure_ascii=False)}: {what}")
 
     keys = set(label)
-    if kind in ("reference", "sentence", "equivalence"):
-        name = {"reference": "correct", "sentence": "present", "equivalence": "equivalent"}[kind]
+    if kind in _BOOLEAN_LABELS:
+        name = _BOOLEAN_LABELS[kind]
         need(keys == {name} and isinstance(label[name], bool), f"must be {{{name!r}: true | false}}")
     elif kind == "directions":
         end = label.get("end")
@@ -307,6 +311,11 @@ def compare_equivalence(label: Mapping[str, Any], data: Mapping[str, Any], paylo
     return Comparison(got == label["equivalent"], dict(label), {"equivalent": got})
 
 
+def compare_interpretation(label: Mapping[str, Any], data: Mapping[str, Any], payload: Mapping[str, Any]) -> Comparison:
+    got = bool(data["valid"])
+    return Comparison(got == label["valid"], dict(label), {"valid": got})
+
+
 COMPARATORS: dict[str, Callable[[Mapping[str, Any], Mapping[str, Any], Mapping[str, Any]], Comparison]] = {
     "reference": compare_reference,
     "sentence": compare_sentence,
@@ -316,6 +325,7 @@ COMPARATORS: dict[str, Callable[[Mapping[str, Any], Mapping[str, Any], Mapping[s
     "order": compare_order,
     "nugget": compare_nugget,
     "equivalence": compare_equivalence,
+    "interpretation": compare_interpretation,
 }
 assert set(COMPARATORS) == set(TASK_KINDS)
 
@@ -360,6 +370,8 @@ def label_verdict(kind: str, label: Mapping[str, Any], payload: Mapping[str, Any
         return {"score": label["score"]}
     if kind == "equivalence":
         return {"equivalent": label["equivalent"]}
+    if kind == "interpretation":
+        return {"valid": label["valid"]}
     raise ValueError(f"unknown judge task {kind!r}")
 
 
@@ -435,6 +447,8 @@ def describe(kind: str, terms: Mapping[str, Any] | None) -> str:
         return "present" if terms["present"] else "absent"
     if kind == "equivalence":
         return "equivalent" if terms["equivalent"] else "not equivalent"
+    if kind == "interpretation":
+        return "decoded" if terms["valid"] else "not decoded"
     if kind == "directions":
         x, y = terms["end"]
         return f"ends at ({x}, {y})"

@@ -245,6 +245,29 @@ $second
 Format: {"equivalent": true or false}""",
         fields=("first", "second"),
     ),
+    "interpretation": Prompt(
+        system=(
+            "You check how someone decoded a coded message. You are given the message, a few words that a "
+            f"correct decoding would mean, and the decoding. {_JSON_ONLY}"
+        ),
+        template="""Coded message:
+<message>
+$statement
+</message>
+
+A correct decoding means one of these (the same thing or a close synonym counts):
+<meanings>
+$keywords
+</meanings>
+
+Decoding given:
+<decoding>
+$answer
+</decoding>
+
+Repeating the coded message in its own words is not a decoding. Format: {"valid": true or false}""",
+        fields=("statement", "keywords", "answer"),
+    ),
 }
 
 assert set(PROMPTS) == set(TASK_KINDS)
@@ -285,7 +308,7 @@ def _prompt(kind: str) -> Prompt:
 
 
 _NUMBERED = ("ground_truth", "predicted")
-_LISTED = ("places", "menu", "drinks")
+_LISTED = ("places", "menu", "drinks", "keywords")
 
 
 def _render_value(name: str, value: Any) -> str:
@@ -414,6 +437,10 @@ def _equivalence(data: dict[str, Any], payload: Mapping[str, Any]) -> dict[str, 
     return {"equivalent": _bool(data, "equivalent")}
 
 
+def _interpretation(data: dict[str, Any], payload: Mapping[str, Any]) -> dict[str, Any]:
+    return {"valid": _bool(data, "valid")}
+
+
 _VALIDATORS = {
     "reference": _reference,
     "sentence": _sentence,
@@ -423,6 +450,7 @@ _VALIDATORS = {
     "order": _order,
     "nugget": _nugget,
     "equivalence": _equivalence,
+    "interpretation": _interpretation,
 }
 
 _TRUE = {"true", "yes", "y"}

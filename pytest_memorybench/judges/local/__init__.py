@@ -25,6 +25,8 @@ Per task kind:
   nugget       positive: content words and numbers of the criterion covered (1), partly (0.5), not
                (0); prohibitions ("does not mention X", "avoids X") score 1 when X is absent from a
                responsive answer; "states there is no information" criteria reward abstentions.
+  interpretation  a meaning word in the answer, inflected, as the head of a longer meaning, or in a
+               compound whose other part the statement or the answer uses ("seaport", "lock-picking").
   equivalence  content words of the shorter text covered by the longer (and a little back); numbers
                and dates must agree where both texts give them.
 
@@ -46,6 +48,7 @@ from pytest_memorybench.errors import describe_exception
 from pytest_memorybench.judges.base import JudgeStats, JudgeTask, JudgeVerdict
 from pytest_memorybench.judges.local.directions import judge_directions
 from pytest_memorybench.judges.local.equivalence import judge_equivalence
+from pytest_memorybench.judges.local.interpretation import judge_interpretation
 from pytest_memorybench.judges.local.items import judge_items
 from pytest_memorybench.judges.local.nugget import judge_nugget
 from pytest_memorybench.judges.local.order import judge_order
@@ -98,6 +101,7 @@ _JUDGES = {
     "order": judge_order,
     "nugget": judge_nugget,
     "equivalence": judge_equivalence,
+    "interpretation": judge_interpretation,
 }
 
 __all__ = ["VERSION", "LocalJudge", "abstains", "analyse", "clean", "normalise", "parse_number", "rouge_l"]

@@ -14,6 +14,7 @@ from pytest_memorybench.judges.local.text import (
     has_value,
     parse_number,
     phrase_in,
+    times_agree,
 )
 
 
@@ -37,21 +38,36 @@ def _refers(expected: str, answer: str) -> tuple[bool, str]:
         return False, "nothing was expected"
     if wanted.dates and not dates_agree(wanted.dates, given.dates):
         return False, "the expected date is not in the answer"
+    if wanted.times and not times_agree(wanted.times, given.times):
+        return False, "the expected time is not in the answer"
     if not all(has_value(number, given.numbers) for number in wanted.numbers):
         return False, "a number of the expected answer is missing"
     if phrase_in(expected, answer):
         if _only_negated(wanted.norm, clean(answer)):
             return False, "the answer mentions the expected answer only to deny it"
+        if _among_alternatives(wanted.norm, clean(answer)):
+            return False, "the answer names the expected answer only as one of several it cannot choose between"
         return True, "the answer contains the expected answer"
     words = wanted.content
     if not words:
-        found = bool(wanted.dates or wanted.numbers)
+        found = bool(wanted.dates or wanted.numbers or wanted.times)
         return found, "the expected values are in the answer" if found else "the answer does not contain it"
     share = coverage(words, given.content_set)
     needed = 1.0 if len(set(words)) <= 2 else 0.75 if len(set(words)) <= 5 else 0.6
     if share >= needed:
         return True, f"the answer covers {share:.0%} of the expected answer's words"
     return False, f"the answer covers only {share:.0%} of the expected answer's words"
+
+
+_UNSURE = re.compile(r"\b(?:either|not\s+(?:sure|certain)|unsure|maybe|perhaps|might\s+have|can'?t\s+(?:remember|recall)\s+which)\b")
+
+
+def _among_alternatives(phrase: str, lowered_answer: str) -> bool:
+    """"It was either Japan, South Korea or Vietnam, I'm not sure which": a guess among candidates."""
+    for sentence in re.split(r"(?<=[.!?])\s+|\n+", lowered_answer):
+        if phrase_in(phrase, sentence) and re.search(r"\bor\b", sentence) and _UNSURE.search(sentence):
+            return True
+    return False
 
 
 def _only_negated(phrase: str, lowered_answer: str) -> bool:

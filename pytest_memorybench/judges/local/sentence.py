@@ -4,18 +4,70 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
-from pytest_memorybench.judges.local.text import clean, rouge_l
+from pytest_memorybench.judges.local.text import analyse, clean, dates_agree, has_value, rouge_l, times_agree
 
 SENTENCE_THRESHOLD = 0.6  # ROUGE-L F1 for a sentence to count as present
 SENTENCE_CONTAINED = 0.85  # ROUGE-L recall for a target sentence found inside a longer one
 
 _TOKEN = re.compile(r"[a-z0-9]+")
+_IDIOMS = {("don", "t", "forget"): "remember", ("do", "not", "forget"): "remember", ("never", "forget"): "remember"}
+_NEGATIONS = frozenset({"not", "no", "never", "t", "nor", "cannot", "neither", "nothing", "nobody", "hardly", "barely", "scarcely"})
+_OPPOSED = frozenset({"north", "south", "east", "west", "left", "right", "up", "down", "before", "after", "early", "late"})
 
 
-def _tokens(text: str) -> list[re.Match[str]]:
-    return list(_TOKEN.finditer(clean(text)))
+@dataclass(frozen=True)
+class _Token:
+    word: str  # stemmed, for comparison
+    start: int  # character offsets in the text tokenised
+    end: int
+
+
+def _tokens(text: str) -> list[_Token]:
+    """Stemmed words ("leaving" and "leave" compare equal), idioms read for what they mean."""
+    raw = list(_TOKEN.finditer(clean(text)))
+    tokens: list[_Token] = []
+    index = 0
+    while index < len(raw):
+        idiom = next(
+            (meaning for words, meaning in _IDIOMS.items() if tuple(m.group(0) for m in raw[index : index + len(words)]) == words),
+            None,
+        )
+        if idiom is not None:
+            width = next(len(words) for words, meaning in _IDIOMS.items() if tuple(m.group(0) for m in raw[index : index + len(words)]) == words)
+            tokens.append(_Token(idiom, raw[index].start(), raw[index + width - 1].end()))
+            index += width
+            continue
+        tokens.append(_Token(_porter(raw[index].group(0)), raw[index].start(), raw[index].end()))
+        index += 1
+    return tokens
+
+
+@lru_cache(maxsize=8192)
+def _porter(word: str) -> str:
+    from nltk.stem.porter import PorterStemmer  # rouge-score's dependency; imported on first use
+
+    return _STEMMER.setdefault("porter", PorterStemmer()).stem(word)
+
+
+_STEMMER: dict[str, Any] = {}
+
+
+def _same_claim(candidate: str, target: str, candidate_words: Sequence[str], target_words: Sequence[str]) -> bool:
+    """A candidate that shares the target's words can still say otherwise: negated where the target is
+    not (or the reverse), or with other values ("at nine" for "at seven", "south" for "north")."""
+    negations, opposed = {_porter(word) for word in _NEGATIONS}, {_porter(word) for word in _OPPOSED}
+    if bool(negations & set(candidate_words)) != bool(negations & set(target_words)):
+        return False
+    wanted, given = analyse(target), analyse(candidate)
+    if not all(has_value(number, given.numbers) for number in wanted.numbers):
+        return False
+    if not dates_agree(wanted.dates, given.dates) or not times_agree(wanted.times, given.times):
+        return False
+    return opposed & set(target_words) <= set(candidate_words)
 
 
 def _lcs_span(candidate: Sequence[str], reference: Sequence[str]) -> tuple[int, int] | None:
@@ -61,7 +113,7 @@ def sentences(text: str) -> list[tuple[int, int]]:
 
 def judge_sentence(payload: Mapping[str, Any]) -> dict[str, Any]:
     answer, target = str(payload["answer"] or ""), str(payload["sentence"])
-    reference = [match.group(0) for match in _tokens(target)]
+    reference = [token.word for token in _tokens(target)]
     if not reference or not answer.strip():
         return {"present": False, "extracted": None, "reason": "nothing to compare"}
     spans = sentences(answer)
@@ -70,15 +122,18 @@ def judge_sentence(payload: Mapping[str, Any]) -> dict[str, Any]:
     contained: tuple[float, tuple[int, int]] | None = None
     for begin, end in candidates:
         tokens = _tokens(answer[begin:end])
-        words = [match.group(0) for match in tokens]
+        words = [token.word for token in tokens]
+        if not _same_claim(answer[begin:end], target, words, reference):
+            continue
         _, recall, f1 = rouge_l(words, reference)
         if best is None or f1 > best[0]:
             best = (f1, (begin, end))
         if recall >= SENTENCE_CONTAINED and (contained is None or recall > contained[0]):
             span = _lcs_span(words, reference)
             if span is not None:
-                contained = (recall, (begin + tokens[span[0]].start(), begin + tokens[span[1]].end()))
-    assert best is not None
+                contained = (recall, (begin + tokens[span[0]].start, begin + tokens[span[1]].end))
+    if best is None:
+        return {"present": False, "extracted": None, "reason": "the answer says otherwise (negation or other values)"}
     if best[0] >= SENTENCE_THRESHOLD:
         begin, end = best[1]
         return {"present": True, "extracted": answer[begin:end], "reason": f"ROUGE-L F1 {best[0]:.2f}"}

@@ -49,6 +49,31 @@ _DATES = (
     re.compile(r"\b(?P<y>\d{4})-(?P<m>\d{1,2})-(?P<d>\d{1,2})\b"),
     re.compile(rf"\b(?P<m>{_MONTH})\s+(?P<y>\d{{4}})\b"),
 )
+_ORDINALS = {
+    "first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8,
+    "ninth": 9, "tenth": 10, "eleventh": 11, "twelfth": 12, "thirteenth": 13, "fourteenth": 14,
+    "fifteenth": 15, "sixteenth": 16, "seventeenth": 17, "eighteenth": 18, "nineteenth": 19, "twentieth": 20,
+    "thirtieth": 30,
+}
+_ORDINAL = (
+    rf"(?:(?:twenty|thirty)[\s-]?(?:{'|'.join(name for name, value in _ORDINALS.items() if value < 10)})"
+    rf"|{'|'.join(sorted(_ORDINALS, key=len, reverse=True))})"
+)
+# "the fourteenth of June", "June the fourteenth": the day as an ordinal word, read as "14th".
+_ORDINAL_DATES = (
+    re.compile(rf"\b(?:the\s+)?(?P<o>{_ORDINAL})\s+(?:of\s+)?(?P<m>{_MONTH})\b"),
+    re.compile(rf"\b(?P<m>{_MONTH})\s+(?:the\s+)?(?P<o>{_ORDINAL})\b"),
+)
+_HOUR_WORDS = {**{name: value for name, value in SMALL_NUMBERS.items() if 1 <= value <= 12}, "noon": 12, "midnight": 0}
+_HOUR = rf"(?:\d{{1,2}}|{'|'.join(sorted((w for w in _HOUR_WORDS if w not in ('noon', 'midnight')), key=len, reverse=True))})"
+_PERIOD = r"(?P<p>a\.?m\.?|p\.?m\.?|in\s+the\s+(?:morning|afternoon|evening)|at\s+night|tonight)"
+_TIMES = (
+    re.compile(rf"\b(?P<h>\d{{1,2}}):(?P<mi>\d{{2}})\s*{_PERIOD}?(?![\d])"),
+    re.compile(rf"(?<![$£€¥\d])\b(?P<h>\d{{1,2}})\.(?P<mi>\d{{2}})\s*{_PERIOD}"),
+    re.compile(rf"\b(?P<q>half|(?:a\s+)?quarter)\s+(?P<dir>past|to)\s+(?P<h>{_HOUR})(?:\s+o'?clock)?(?:\s*{_PERIOD})?"),
+    re.compile(rf"\b(?P<h>{_HOUR})(?:\s+o'?clock)?\s*{_PERIOD}"),
+    re.compile(rf"\b(?P<h>{_HOUR})\s+o'?clock\b"),
+)
 _NUMBER = re.compile(
     r"(?<![\w.])(?P<cur>[$£€¥])?\s?(?P<num>\d+(?:\.\d+)?)(?:\s?(?P<suf>k|bn|thousand|million|billion|m)\b)?"
 )
@@ -96,6 +121,7 @@ class Analysis:
     content: tuple[str, ...]  # stems of content words, in order (numbers and dates excluded)
     numbers: tuple[float, ...]
     dates: frozenset[tuple[int | None, int, int | None]]
+    times: frozenset[tuple[int, bool]] = frozenset()  # (minutes after midnight, whether am/pm was said)
 
     @property
     def content_set(self) -> frozenset[str]:
@@ -105,7 +131,8 @@ class Analysis:
 @lru_cache(maxsize=4096)
 def analyse(text: str) -> Analysis:
     lowered = re.sub(r"(?<=\d),(?=\d{3}\b)", "", clean(text))
-    dates, rest = _find_dates(lowered)
+    dates, rest = _find_dates(_ordinal_days(lowered))
+    times, rest = _find_times(rest)
     numbers = tuple(_find_numbers(rest))
     norm = normalise(text)
     content = tuple(
@@ -113,7 +140,53 @@ def analyse(text: str) -> Analysis:
         for word in normalise(rest).split()
         if word not in STOPWORDS and word not in _NUMBER_WORDS and not any(char.isdigit() for char in word)
     )
-    return Analysis(str(text), norm, content, numbers, frozenset(dates))
+    return Analysis(str(text), norm, content, numbers, frozenset(dates), frozenset(times))
+
+
+def _ordinal_days(text: str) -> str:
+    def digits(match: re.Match[str]) -> str:
+        words = re.split(r"[\s-]+", match.group("o"))
+        day = sum(_ORDINALS.get(word, {"twenty": 20, "thirty": 30}.get(word, 0)) for word in words)
+        return f"{day}th {match.group('m')}" if 1 <= day <= 31 else match.group(0)
+
+    for pattern in _ORDINAL_DATES:
+        text = pattern.sub(digits, text)
+    return text
+
+
+def _find_times(text: str) -> tuple[list[tuple[int, bool]], str]:
+    """Times of day: "4:30 pm", "16:30", "half past four in the afternoon", "seven o'clock"."""
+    found: list[tuple[int, bool]] = []
+    for pattern in _TIMES:
+        def keep(match: re.Match[str]) -> str:
+            groups = match.groupdict()
+            hour_text = groups["h"]
+            hour = int(hour_text) if hour_text.isdigit() else _HOUR_WORDS[hour_text]
+            minutes = int(groups.get("mi") or 0)
+            if groups.get("q"):
+                minutes = 30 if groups["q"] == "half" else 15
+                if groups["dir"] == "to":
+                    hour, minutes = hour - 1, 60 - minutes
+            period = groups.get("p") or ""
+            if hour > 23 or minutes > 59:
+                return match.group(0)
+            later = period.startswith("p") or "afternoon" in period or "evening" in period or "night" in period
+            if later and hour < 12:
+                hour += 12
+            found.append(((hour % 24) * 60 + minutes, bool(period) or hour > 12))
+            return " "
+
+        text = pattern.sub(keep, text)
+    return found, text
+
+
+def times_agree(expected: Iterable[tuple[int, bool]], found: Iterable[tuple[int, bool]]) -> bool:
+    """Every expected time is in `found`; where either side left out am or pm, twelve hours apart agree."""
+    found = list(found)
+    return all(
+        any(minute == other or (not (certain and sure) and minute % 720 == other % 720) for other, sure in found)
+        for minute, certain in expected
+    )
 
 
 def _find_dates(text: str) -> tuple[list[tuple[int | None, int, int | None]], str]:

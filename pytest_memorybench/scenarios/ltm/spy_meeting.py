@@ -18,13 +18,15 @@ Repeating the coded phrases decodes nothing (no coded phrase contains a keyword)
             incorrect interpretations are found"), with the reference's size since the paper gives
             none.
   official  keywords are case-sensitive, as the reference's regexes are ("Midnight" opening a
-            sentence is missed, and so is a confused "Key" heading), with the same penalty.
-The reference's later versions ask gpt-4-turbo whether a clue without keywords is still validly
-interpreted; the Benchmark 3 results were scored without that fallback (their human corrections
-say "keywords not found, but interpretation correct"), so neither profile asks the judge.
+            sentence is missed, and so is a confused "Key" heading), with the same penalty; a clue
+            none of whose keywords the reply says is put to the judge (`interpretation` task: does
+            the reply decode it as something meaning one of the keywords?), as the reference asks
+            gpt-4-turbo.  Benchmark 3's stored verdicts show that fallback at work ("lock-picking"
+            accepted for "pick", "seaport" for "port", a restated clue refused).
 
-Converted GoodAI definitions (`from_goodai`) carry the given clues' keywords only: the reference's
-catalogue is not ours to ship, so the confusion penalty cannot fire for them.
+Converted GoodAI definitions (`from_goodai`) take the other clues from the folder's other
+examples (GoodAI's whole catalogue is not ours to ship): a keyword of a clue the run gave another
+test is a confusion, a later version of the same clue's list ("port", "warehouse", "seaport") is not.
 """
 
 from __future__ import annotations
@@ -37,6 +39,8 @@ from typing import Any
 
 from faker import Faker
 
+from pytest_memorybench.judges.base import Judge, JudgeTask
+from pytest_memorybench.judges.local import LocalJudge
 from pytest_memorybench.records import Score, TestDefinition
 from pytest_memorybench.scenarios.base import ScoringContext
 from pytest_memorybench.goodai.format import script_from_goodai
@@ -164,10 +168,15 @@ class SpyMeeting:
     def from_goodai(self, raw: dict[str, Any], example_id: str, suite: str, repetition: int) -> TestDefinition:
         """A GoodAI Spy Meeting file: its script and waits; its keyword lists, in script order.
 
-        The ideal answer names the first keyword of each clue.  `other_keywords` stays empty (see
-        the module docstring), so these definitions are scored without the confusion penalty.
+        The ideal answer names the first keyword of each clue.  `other_keywords` are the keyword
+        lists of the folder's other examples (`raw["_examples"]`): the confusion penalty sees the
+        clues of the run, not GoodAI's whole catalogue, which is not ours to ship.
         """
         lists = [list(map(str, keywords)) for keywords in raw["expected_responses"]]
+        others = {
+            tuple(map(str, keywords)) for example in raw.get("_examples", []) if isinstance(example, list)
+            for keywords in example if isinstance(keywords, list)
+        }
         messages = [text for text, question in zip(raw["script"][1:], raw["is_question"][1:]) if not question]
         clues = [
             {"kind": _goodai_kind(text), "code": text.split(":", 1)[-1].strip(), "keywords": keywords}
@@ -182,16 +191,19 @@ class SpyMeeting:
             seed=0,
             script=script_from_goodai(raw),
             ideal_answers=(ideal,),
-            expected={"clues": clues, "other_keywords": []},
+            expected={"clues": clues, "other_keywords": [list(keywords) for keywords in sorted(others)]},
             skills=SKILLS,
             params={"goodai_example": example_id},
         )
 
-    def score(
+    async def score(
         self, definition: TestDefinition, responses: Sequence[str], context: ScoringContext
     ) -> Score:
         reply = responses[-1] if responses else ""
-        return score_spy_meeting(definition.expected, reply, context.profile)
+        verdicts = None
+        if context.profile == OFFICIAL:
+            verdicts = await interpretations(definition.expected["clues"], reply, context.judge)
+        return score_spy_meeting(definition.expected, reply, context.profile, verdicts)
 
 
 def _goodai_kind(message: str) -> str:
@@ -202,7 +214,23 @@ def _goodai_kind(message: str) -> str:
     return "clue"
 
 
-def score_spy_meeting(expected: Mapping[str, Any], reply: str, profile: Profile) -> Score:
+async def interpretations(clues: Sequence[Mapping[str, Any]], reply: str, judge: Judge | None) -> list[bool | None]:
+    """The judge's word on each clue whose keywords the reply lacks (None where one is there)."""
+    judge = judge or LocalJudge()
+    verdicts: list[bool | None] = []
+    for clue in clues:
+        if any(matches_at_word_boundaries(word, reply, case_sensitive=True) for word in clue["keywords"]):
+            verdicts.append(None)
+            continue
+        task = JudgeTask("interpretation", {"statement": clue["code"], "keywords": list(clue["keywords"]), "answer": reply}, NAME)
+        verdict = await judge.judge(task)
+        verdicts.append(bool((verdict.data or {}).get("valid")) if verdict.ok else False)
+    return verdicts
+
+
+def score_spy_meeting(
+    expected: Mapping[str, Any], reply: str, profile: Profile, verdicts: Sequence[bool | None] | None = None
+) -> Score:
     if profile not in (PAPER, OFFICIAL):
         raise ValueError(f"unknown scoring profile {profile!r}")
     clues = expected["clues"]
@@ -210,7 +238,8 @@ def score_spy_meeting(expected: Mapping[str, Any], reply: str, profile: Profile)
         [clue["keywords"] for clue in clues],
         reply,
         case_sensitive=profile == OFFICIAL,
-        other_clue_keywords=expected.get("other_keywords", []),
+        other_clue_keywords=_other_clues(expected.get("other_keywords", []), clues),
+        interpretation_verdicts=verdicts,
     )
     named = tuple(
         reason.replace(f"clue {index + 1}:", f"clue {index + 1} ({clues[index]['kind']}):", 1)
@@ -218,6 +247,13 @@ def score_spy_meeting(expected: Mapping[str, Any], reply: str, profile: Profile)
         for index, reason in enumerate(verdict.reasons)
     )
     return Score(verdict.value, (*named, f"{profile} profile"))
+
+
+def _other_clues(lists: Sequence[Sequence[str]], clues: Sequence[Mapping[str, Any]]) -> list[Sequence[str]]:
+    """The keyword lists of other clues: a list sharing a keyword with a given clue is that clue in
+    another version of the catalogue (GoodAI added "seaport" to "port", "warehouse"), not another clue."""
+    given = {word for clue in clues for word in clue["keywords"]}
+    return [keywords for keywords in lists if not given & set(keywords)]
 
 
 SCENARIO = SpyMeeting()
