@@ -125,9 +125,9 @@ class BenchmarkRun:
     def agentless(self) -> str | None:
         """What stands in for the agent when none is called: a run replayed, or published results."""
         if self.settings.replay is not None:
-            return f"replay of {self.settings.replay}"
+            return f"replaying {self.settings.replay}"
         if self.settings.rescore is not None:
-            return f"published results in {self.settings.rescore}"
+            return f"re-scoring the published results in {self.settings.rescore}"
         return None
 
     # -- selection and the run folder -------------------------------------------------------------

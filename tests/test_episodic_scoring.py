@@ -78,7 +78,7 @@ PROSE = "Chapter 4\n\nThe wind came off the water at Kestrel Point Lighthouse, a
 
 def test_the_books_names_count_where_an_answer_states_them_in_prose() -> None:
     """A chapter quoted in reply to an empty-answer question gives a place: no abstention credit."""
-    assert score(PROSE, []).value == 1.0, "without the book's names the local judge sees no list, so no item"
+    assert score(PROSE, []).value == 0.0, "without the book's names, the proper names in the prose count"
     assert score(PROSE, [], candidates=PLACES).value == 0.0
     assert score(EMPTY_ANSWER, [], candidates=PLACES).value == 1.0, "an abstention still earns the credit"
     # Where the place is the answer, the names change nothing: the lenient rule ignores extra items.

@@ -497,6 +497,7 @@ PAYLOADS: dict[str, dict[str, Any]] = {
     "order": {"predicted": ["p"], "ground_truth": ["x", "y"]},
     "nugget": {"question": "Q?", "nugget": "N", "answer": "A"},
     "equivalence": {"first": "F", "second": "S"},
+    "interpretation": {"statement": "S", "keywords": ["k1", "k2"], "answer": "A"},
 }
 
 

@@ -180,6 +180,6 @@ def test_the_judge_check_reports_agreement_and_exits(pytester: pytest.Pytester) 
     result = pytester.runpytest_subprocess("--mb-judge-check")
     assert result.ret == 0
     result.stdout.fnmatch_lines(
-        ["judge meta-evaluation of local: 86 labelled cases", "overall*86*60*69.8%", "agreement 70% with local*"]
+        ["judge meta-evaluation of local: 96 labelled cases", "overall*96*87*90.6%", "agreement 91% with local*"]
     )
     assert "collected" not in result.stdout.str(), "no tests are run"

@@ -23,7 +23,12 @@ from typing import Any
 
 from rapidfuzz import fuzz
 
-from pytest_memorybench.judges.local.text import ARTICLES, SMALL_NUMBERS, clean, normalise
+from pytest_memorybench.judges.local.text import (
+    ARTICLES,
+    SMALL_NUMBERS,
+    clean,
+    normalise,
+)
 
 _SMALL_WORDS = "|".join(sorted(SMALL_NUMBERS, key=len, reverse=True))
 _DISTANCE = re.compile(
@@ -61,7 +66,8 @@ def judge_directions(payload: Mapping[str, Any]) -> dict[str, Any]:
     gaps: list[int] = []  # where a step heads for a place without saying how far
     where: str | None = None  # where the walk is
     for step in _steps(answer):
-        hop, gap, where = _read_step(clean(answer[step[0] : step[1]]), _events(answer, step, places), where, bool(hops))
+        heading = hops[-1]["direction"] if hops else None
+        hop, gap, where = _read_step(clean(answer[step[0] : step[1]]), _events(answer, step, places), where, heading)
         if gap:
             gaps.append(len(hops))
         if hop is not None:
@@ -77,14 +83,20 @@ def judge_directions(payload: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _read_step(
-    text: str, events: list[_Event], where: str | None, moved_before: bool
+    text: str, events: list[_Event], where: str | None, previous: str | None
 ) -> tuple[dict[str, Any] | None, bool, str | None]:
-    """(the step's leg or None, whether it skips a distance, where the walk is after it)."""
+    """(the step's leg or None, whether it skips a distance, where the walk is after it).
+
+    `previous` is the heading of the last leg, for turns ("turn right") and going back."""
     kms = [event for event in events if event.kind == "km"]
     headings = [event for event in events if event.kind == "dir"]
     spots = [event for event in events if event.kind == "place"]
+    if kms and not headings and previous is not None:
+        turn = _TURN.search(text)
+        if turn is not None:
+            headings = [_Event(turn.start(), turn.end(), "dir", _turned(previous, turn.group(0)))]
     if not kms or not headings:
-        if spots and not moved_before:  # "Start at the Library."
+        if spots and previous is None:  # "Start at the Library."
             where = next((e.value for e in spots if e.role == "from"), spots[0].value)
         return None, bool(headings) and any(e.role == "to" for e in spots), where
     origin = next((e.value for e in spots if e.role == "from"), None)
@@ -108,6 +120,16 @@ def _read_step(
     hop = {"origin": origin or "", "kilometers": int(round(kms[0].value)), "direction": heading.value,
            "destination": destination or ""}
     return hop, gap, destination or where
+
+
+_TURN = re.compile(r"\b(?:turn(?:ing)?\s+)?(?:left|right)\b|\bback\b|\bretrac\w*|\breturn\w*|\bturn\s+around\b")
+_CLOCKWISE = ("north", "east", "south", "west")
+
+
+def _turned(heading: str, cue: str) -> str:
+    """The heading after a turn to the right or left, or going back the way one came."""
+    shift = 1 if "right" in cue else 3 if "left" in cue else 2
+    return _CLOCKWISE[(_CLOCKWISE.index(heading) + shift) % 4]
 
 
 def _steps(answer: str) -> list[tuple[int, int]]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -9,10 +10,41 @@ from rapidfuzz import fuzz
 
 from pytest_memorybench.judges.local.text import (
     analyse,
+    clean,
     coverage,
     dates_agree,
     has_value,
 )
+
+_NEGATION = re.compile(r"\b(?:not|never|no|nor|neither|cannot)\b|n't")
+_NAME = re.compile(r"(?<=[a-z,;]\s)([A-Z][a-z]+)")
+# Words of opposite meaning (our own short list): the same sentence with one or the other differs.
+_OPPOSITES = (
+    ({"love", "loves", "loved", "like", "likes", "liked", "enjoy", "enjoys", "enjoyed", "adore", "adores"},
+     {"hate", "hates", "hated", "dislike", "dislikes", "disliked", "detest", "detests", "loathe", "loathes"}),
+    ({"pass", "passed", "passes", "win", "won", "wins", "succeed", "succeeded"},
+     {"fail", "failed", "fails", "lose", "lost", "loses"}),
+    ({"accept", "accepted", "accepts", "agree", "agreed"}, {"reject", "rejected", "rejects", "decline", "declined", "refuse", "refused"}),
+    ({"start", "started", "begin", "began", "join", "joined"}, {"stop", "stopped", "quit", "quitting", "finish", "finished", "leave", "left"}),
+    ({"buy", "bought", "buys"}, {"sell", "sold", "sells"}),
+    ({"increase", "increased", "rise", "rose", "raised"}, {"decrease", "decreased", "fall", "fell", "cut", "lowered"}),
+)
+
+
+def _says_otherwise(first: str, second: str) -> str | None:
+    """Why two texts sharing most words still differ: one negated, opposite verbs, other names."""
+    if bool(_NEGATION.search(clean(first))) != bool(_NEGATION.search(clean(second))):
+        return "one text negates what the other states"
+    words = (set(re.findall(r"[a-z]+", clean(first))), set(re.findall(r"[a-z]+", clean(second))))
+    for positive, negative in _OPPOSITES:
+        if (words[0] & positive and words[1] & negative and not words[0] & negative) or (
+            words[0] & negative and words[1] & positive and not words[0] & positive
+        ):
+            return "the texts say opposite things"
+    names = ({n.casefold() for n in _NAME.findall(first)}, {n.casefold() for n in _NAME.findall(second)})
+    if names[0] and names[1] and not (names[0] & names[1]) and not (names[0] <= words[1] or names[1] <= words[0]):
+        return "different names"
+    return None
 
 
 def judge_equivalence(payload: Mapping[str, Any]) -> dict[str, Any]:
@@ -29,6 +61,9 @@ def judge_equivalence(payload: Mapping[str, Any]) -> dict[str, Any]:
         return {"equivalent": False, "reason": "different dates"}
     if not short.content:
         return {"equivalent": False, "reason": "nothing to compare"}
+    different = _says_otherwise(str(payload["first"]), str(payload["second"]))
+    if different:
+        return {"equivalent": False, "reason": different}
     there, back = coverage(short.content, long.content_set), coverage(long.content, short.content_set)
     # A short label every word of which the longer text uses ("Core functionality" in "Setting up
     # the core functionality, with tests") names the same event, however much the other adds.

@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pytest_memorybench.judges.local.text import (
+    UNIT_WORDS,
     Analysis,
     abstains,
     analyse,
@@ -76,13 +77,21 @@ def judge_nugget(payload: Mapping[str, Any]) -> dict[str, Any]:
             return {"score": 0.5, "reason": f"part of the prohibited content is present ({present:.0%})"}
         return {"score": 1, "reason": "the prohibited content is absent"}
     requirement = analyse(_REQUIREMENT.sub("", nugget, count=1))
-    requirement = Analysis(requirement.text, requirement.norm, _without_meta(requirement.content),
-                           requirement.numbers, requirement.dates)
+    content = _without_meta(requirement.content)
+    if requirement.numbers:  # "25 km": the unit goes with the value, in whatever spelling
+        content = tuple(word for word in content if word not in UNIT_WORDS)
+    requirement = Analysis(requirement.text, requirement.norm, content, requirement.numbers, requirement.dates)
     numbers = [has_value(n, given.numbers) for n in requirement.numbers]
     numbers_ok = all(numbers)
     dates_ok = dates_agree(requirement.dates, given.dates)
+    if requirement.content and not _NEGATED_CRITERION.search(nugget) and _contradicts(answer, requirement.content):
+        return {"score": 0, "reason": "the response says the opposite of the criterion"}
+    # Words the question already says ("the commute" of "how far is my commute?") are the subject,
+    # not what the response must add: where the response gives the criterion's values, they count.
+    question = analyse(str(payload.get("question") or "")).content_set
+    pool = given.content_set | question if (requirement.numbers or requirement.dates) and numbers_ok and dates_ok else given.content_set
     # A criterion that is only a value ("should state: 30") is met by that value, not by any words.
-    share = coverage(requirement.content, given.content_set) if requirement.content else float(numbers_ok and dates_ok)
+    share = coverage(requirement.content, pool) if requirement.content else float(numbers_ok and dates_ok)
     if not requirement.content and not numbers and not requirement.dates:
         return {"score": 0, "reason": "nothing identifiable is required"}
     if share >= 0.75 and numbers_ok and dates_ok:
@@ -90,6 +99,20 @@ def judge_nugget(payload: Mapping[str, Any]) -> dict[str, Any]:
     if share >= 0.4 or (numbers and any(numbers)) or (requirement.dates and dates_ok):
         return {"score": 0.5, "reason": f"covers {share:.0%} of the criterion's words; values {'ok' if numbers_ok and dates_ok else 'missing'}"}
     return {"score": 0, "reason": f"covers only {share:.0%} of the criterion's words"}
+
+
+_NEGATED_CRITERION = re.compile(r"\b(?:not|never|no|nor|neither|without|contradict\w*|conflict\w*|inconsisten\w*|both|but)\b|n't")
+_DENIAL = re.compile(r"(?:\bnot|\bnever|n't|\bno longer)\s+(?:\w+\s+){0,1}$")
+
+
+def _contradicts(answer: str, required: Sequence[str]) -> bool:
+    """The response denies the criterion's verb: "he can't attend" against "will attend"."""
+    lowered = clean(answer)
+    for word in required:
+        places = [match.start() for match in re.finditer(rf"\b{re.escape(word)}\w*", lowered)]
+        if places and all(_DENIAL.search(lowered[:place]) for place in places):
+            return True  # said only in denied form (an answer quoting both sides is not a denial)
+    return False
 
 
 _META = frozenset({"user", "assistant", "response", "answer", "llm", "model", "mention", "state"})

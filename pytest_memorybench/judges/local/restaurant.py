@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from pytest_memorybench.judges.local.text import STOPWORDS, clean, normalise, stem
+from pytest_memorybench.judges.local.text import STOPWORDS, clean, stem
 
 _CLAUSE = re.compile(r"[^.!?;,\n]+(?:[.!?;,\n]+|$)")
 _SENTENCE = re.compile(r"[^.!?\n]+(?:[.!?\n]+|$)")
@@ -138,6 +138,8 @@ def _tokens(reply: str) -> list[_Token]:
         negated_from = 0 if asking or _UNAVAILABLE.search(body) else len(raw)
         for index, token in enumerate(plain):
             still_water = token == "still" and index + 1 < len(plain) and plain[index + 1] in ("water", "mineral")
+            if _starts(plain, index, ("wouldnt", "say", "no")) or _starts(plain, index, ("would", "not", "say", "no")):
+                break  # "I wouldn't say no to the soup" is a yes
             if token in _NEGATION_WORDS or token in _NEGATED_CONTRACTIONS or (not still_water and any(
                 _starts(plain, index, phrase) for phrase in _NEGATION_PHRASES
             )):
@@ -250,11 +252,32 @@ def judge_restaurant(payload: Mapping[str, Any]) -> dict[str, Any]:
     drinks = [str(item) for item in payload["drinks"]]
     items = [_item(name) for name in (*menu, *drinks)]
     tokens = _tokens(reply)
-    mentions = _find(items, tokens)
+    mentions = _corrected(_find(items, tokens), tokens, clean(reply), set(drinks))
     dishes, ordered_drinks = _ordered(mentions, menu), _ordered(mentions, drinks)
     other = _off_menu(reply, items, tokens, mentions)
     reason = "mentions found by name" if dishes or ordered_drinks else "no menu item or drink ordered"
     return {"dishes": dishes, "drinks": ordered_drinks, "other": ", ".join(other) or None, "reason": reason}
+
+
+_CORRECTION = re.compile(
+    r"\b(?:make\s+(?:that|it)|on\s+second\s+thoughts?|scratch\s+that|change\s+(?:that|it)\s+to|actually,?\s+no|no,?\s+wait|wait,?\s+no)\b"
+)
+
+
+def _corrected(mentions: list[_Mention], tokens: Sequence[_Token], text: str, drinks: set[str]) -> list[_Mention]:
+    """"The burger? Actually, no, make that the fish": what a correction replaces is not ordered.
+
+    A positive mention before a correction cue is dropped when something of its kind (a dish, a
+    drink) is ordered after the cue.
+    """
+    for cue in _CORRECTION.finditer(text):
+        after = [m for m in mentions if m.positive and tokens[m.first].position > cue.start()]
+        kinds = {m.item.name in drinks for m in after}
+        mentions = [
+            m for m in mentions
+            if not (m.positive and tokens[m.last].position < cue.start() and (m.item.name in drinks) in kinds)
+        ]
+    return mentions
 
 
 def _off_menu(reply: str, items: Sequence[_Item], tokens: Sequence[_Token], mentions: Sequence[_Mention]) -> list[str]:

@@ -8,7 +8,14 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from pytest_memorybench.judges.local.text import analyse, clean, dates_agree, has_value, rouge_l, times_agree
+from pytest_memorybench.judges.local.text import (
+    analyse,
+    clean,
+    dates_agree,
+    has_value,
+    rouge_l,
+    times_agree,
+)
 
 SENTENCE_THRESHOLD = 0.6  # ROUGE-L F1 for a sentence to count as present
 SENTENCE_CONTAINED = 0.85  # ROUGE-L recall for a target sentence found inside a longer one
@@ -48,7 +55,9 @@ def _tokens(text: str) -> list[_Token]:
 
 @lru_cache(maxsize=8192)
 def _porter(word: str) -> str:
-    from nltk.stem.porter import PorterStemmer  # rouge-score's dependency; imported on first use
+    from nltk.stem.porter import (
+        PorterStemmer,  # rouge-score's dependency; imported on first use
+    )
 
     return _STEMMER.setdefault("porter", PorterStemmer()).stem(word)
 

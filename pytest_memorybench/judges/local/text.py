@@ -78,7 +78,7 @@ _NUMBER = re.compile(
     r"(?<![\w.])(?P<cur>[$£€¥])?\s?(?P<num>\d+(?:\.\d+)?)(?:\s?(?P<suf>k|bn|thousand|million|billion|m)\b)?"
 )
 _SUFFIX_SCALE = {"k": 1e3, "thousand": 1e3, "m": 1e6, "million": 1e6, "bn": 1e9, "billion": 1e9}
-_UNIT_WORDS = frozenset(
+UNIT_WORDS = frozenset(
     "km kms kilometer kilometers kilometre kilometres percent usd dollar dollars euro euros pound pounds "
     "year years yr yrs times item items".split()
 )
@@ -180,6 +180,14 @@ def _find_times(text: str) -> tuple[list[tuple[int, bool]], str]:
     return found, text
 
 
+def ordinals(text: str) -> frozenset[int]:
+    """The ordinal numbers a text uses as words or digits ("first", "2nd"), outside dates."""
+    lowered = _ordinal_days(clean(text))
+    found = {_ORDINALS[word] for word in re.findall(r"[a-z]+", lowered) if word in _ORDINALS}
+    found |= {int(number) for number in re.findall(r"\b(\d{1,3})(?:st|nd|rd|th)\b", _find_dates(lowered)[1])}
+    return frozenset(found)
+
+
 def times_agree(expected: Iterable[tuple[int, bool]], found: Iterable[tuple[int, bool]]) -> bool:
     """Every expected time is in `found`; where either side left out am or pm, twelve hours apart agree."""
     found = list(found)
@@ -258,7 +266,7 @@ def _word_numbers(words: Sequence[str]) -> list[float]:
 def parse_number(text: str) -> float | None:
     """The value when `text` is just a number or amount ("12", "twelve", "$68,000", "12k", "3 km")."""
     analysis = analyse(text)
-    leftover = [word for word in analysis.content if word not in _UNIT_WORDS and stem(word) not in _UNIT_WORDS]
+    leftover = [word for word in analysis.content if word not in UNIT_WORDS and stem(word) not in UNIT_WORDS]
     if len(analysis.numbers) == 1 and not leftover and not analysis.dates:
         return analysis.numbers[0]
     return None
