@@ -126,7 +126,9 @@ def verdict(reply: str, profile: str = "paper", judge: object = None) -> float:
     [
         (TARGET, 1, "the joke itself"),
         (f'Sure! You told me: "{TARGET}" Still makes me laugh.', 1, "verbose, but verbatim inside"),
-        (" ".join(line.text for line in DEFINITION.script[:-1]), 1, "listing every joke contains the target verbatim"),
+        (" ".join(line.text for line in DEFINITION.script[:-1]), 0, "listing every joke names none (published verdicts)"),
+        (f"{DEFINITION.script[0].text if DEFINITION.script[0].text != TARGET else DEFINITION.script[1].text} No wait, it was: {TARGET}",
+         1, "one other joke mentioned, then the target: an answer"),
         ("The one about the toaster that wrote a memoir full of crumbs and warm feelings.", 1, "paraphrase: the judge decides"),
         (TARGET.lower(), 1, "verbatim is case-sensitive; the judge still recognises it"),
         ("I don't know.", 0, "abstention"),

@@ -27,8 +27,12 @@ Scoring (one question; the program scores the reply it got, since only it knows 
             judge crediting replies that alluded to a different joke, which the authors then scored
             0 by hand; this makes that manual correction automatic.
   official  the judge decides every non-verbatim reply, as the reference code does.
-A reply listing every joke contains the target verbatim and scores 1 under both (the paper's
-string-match phase does not penalise extra jokes).  No reset statement (the reference has none).
+  both      a reply that recounts the target together with two or more of the other jokes told
+            (verbatim, or half of a joke's words) names no joke in particular and scores 0.  The
+            reference's string match would give it 1, but Benchmark 3's published verdicts give
+            such listings 0 ("the agent recalls all the jokes with no definitive answer"), and a
+            list of every joke answers nothing about the one told at that time.
+No reset statement (the reference has none).
 """
 
 from __future__ import annotations
@@ -40,7 +44,8 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from pytest_memorybench.judges.base import Judge
-from pytest_memorybench.judges.local import LocalJudge
+from pytest_memorybench.judges.local import LocalJudge, analyse
+from pytest_memorybench.judges.local.text import coverage
 from pytest_memorybench.records import Score, ScriptLine, TestDefinition
 from pytest_memorybench.scenarios.base import ScoringContext
 from pytest_memorybench.goodai.format import script_from_goodai
@@ -189,6 +194,9 @@ class Jokes:
 async def score_joke(definition: TestDefinition, question: str, reply: str, context: ScoringContext) -> Score:
     expected: str = definition.expected
     tag = f"{context.profile} profile"
+    listed = recounted([line.text for line in definition.script if not line.is_question and line.text != expected], reply)
+    if len(listed) >= 2 and (expected in reply or len(recounted([expected], reply)) == 1):
+        return Score(0.0, (f"the reply recounts {len(listed) + 1} of the jokes told, the target among them, without naming one ({tag})",))
     if expected in reply:
         return Score(1.0, (f"the reply quotes the target joke verbatim ({tag})",))
     if context.profile != OFFICIAL:
@@ -199,6 +207,12 @@ async def score_joke(definition: TestDefinition, question: str, reply: str, cont
     judge: Judge = context.judge or LocalJudge()
     verdict = await score_reference(judge, question=question, expected=expected, answer=reply, scorer=NAME)
     return Score(verdict.value, (f"the reply does not quote the target joke verbatim; {'; '.join(verdict.reasons)} ({tag})",))
+
+
+def recounted(jokes: Sequence[str], reply: str) -> list[str]:
+    """The jokes the reply tells again: verbatim, or with half of their words."""
+    words = analyse(reply).content_set
+    return [joke for joke in jokes if joke in reply or coverage(analyse(joke).content, words) >= 0.5]
 
 
 SCENARIO = Jokes()
