@@ -76,6 +76,7 @@ _DESCRIPTIVE = frozenset(
     """classic crispy fresh warm hot cold chilled spicy sweet sour creamy rich light homemade house special
     vegan vegetarian halal kosher organic seasonal traditional spiced velvet hearty wild slow""".split()
 )
+_GENERIC = frozenset(stem(word) for word in _NOT_FOOD)  # "a drink" names no particular one
 _MODIFIER = re.compile(r"\s+(?:with|served|in|on|over|drizzled|topped|and\s+served)\s+|\s*\(|,\s+(?=served|with)", re.IGNORECASE)
 _VARIANTS = re.compile(r"\(([^)]*)\)")
 
@@ -173,7 +174,7 @@ def _distinctive(items: Sequence[_Item]) -> dict[str, _Item]:
     return {
         word: by_name[next(iter(names))]
         for word, names in owners.items()
-        if len(names) == 1 and len(word) >= 4 and not word.endswith("ed") and word not in _DESCRIPTIVE
+        if len(names) == 1 and len(word) >= 4 and not word.endswith("ed") and word not in _DESCRIPTIVE | _GENERIC
         and any(word in name for name in by_name[next(iter(names))].names)
     }
 
