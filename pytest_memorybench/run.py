@@ -261,6 +261,8 @@ class BenchmarkRun:
             else:
                 error = None
             channel.emit("score", test=test.key, value=score.value, reasons=list(score.reasons))
+            if self.progress is not None:
+                self.progress({"event": "test_end", "test": test.key, "tokens": stored.tokens or 0})
             self._outcomes[test.key] = TestOutcome(
                 test.definition, list(stored.responses), score, [], stored.tokens or 0, Usage(), error=error,
                 details={"published": stored.verdict_json()},

@@ -24,12 +24,14 @@ from pytest_memorybench.errors import UsageError
 from pytest_memorybench.judges import prompts
 from pytest_memorybench.judges.base import TASK_KINDS, JudgeTask
 from pytest_memorybench.judges.client import CachedJudge, JudgeCache
-from pytest_memorybench.judges.jsonrepair import extract_json
+from pytest_memorybench.judges.json_reply import extract_json
 from pytest_memorybench.judges.local import LocalJudge
+from pytest_memorybench.judges.metaeval import run_judge_check
 from pytest_memorybench.judges.prompts import Prompt, prompt_hash, render, validate
 from pytest_memorybench.judges.providers import AnthropicJudgeBackend, JudgeBackend, OpenAIJudgeBackend
+from pytest_memorybench.judges.schemas import schema_for
 from pytest_memorybench.judges.spec import build_judge, parse_judge_spec
-from tests.support.llm_server import LLMServer
+from tests.support.llm_server import LLMServer, anthropic_message
 
 SECRET = "sk-test-0123456789abcdef"
 FAST = {"timeout": 5.0, "max_attempts": 3, "min_wait": 0.01, "max_wait": 0.1}
@@ -476,6 +478,80 @@ async def test_bare_url_without_models_is_a_judge_error(llm_server: LLMServer) -
         assert "lists no models" in verdict.error
     finally:
         await judge.aclose()
+
+
+# -- structured output ------------------------------------------------------------------------------------
+
+# What llama-cpp-python's server (0.3.36) answers to the json_schema form: a validation error, as HTTP 500.
+LLAMA_REFUSAL = {"error": {"message": "1 validation error: ('body', 'response_format', 'type') Input should be "
+                           "'text' or 'json_object'", "type": "internal_server_error"}}
+
+
+@pytest.mark.asyncio
+async def test_openai_judges_ask_for_the_tasks_json_schema(make: Factory, llm_server: LLMServer) -> None:
+    llm_server.queue(text=REFERS)
+    verdict = await make().judge(TASK)
+    assert verdict.ok
+    [request] = judge_requests(llm_server)
+    assert request.body["response_format"] == {
+        "type": "json_schema", "json_schema": {"name": "reference", "schema": schema_for("reference")},
+    }
+    reason = request.body["response_format"]["json_schema"]["schema"]["properties"]["reason"]
+    assert reason == {"type": "string", "maxLength": 200}  # a small model must not write until max_tokens
+
+
+@pytest.mark.asyncio
+async def test_a_server_that_refuses_a_form_gets_the_next_and_the_run_remembers_it(make: Factory, llm_server: LLMServer) -> None:
+    llm_server.queue(500, body=LLAMA_REFUSAL)
+    llm_server.queue(text=REFERS, times=2)
+    judge = make(cache=None)
+    first = await judge.judge(TASK)
+    second = await judge.judge(JudgeTask("reference", {**TASK.payload, "answer": "Blue."}, "ltm.colours"))
+    assert first.ok and second.ok
+    formats = [request.body.get("response_format") for request in judge_requests(llm_server)]
+    assert formats == [
+        {"type": "json_schema", "json_schema": {"name": "reference", "schema": schema_for("reference")}},
+        {"type": "json_object", "schema": schema_for("reference")},
+        {"type": "json_object", "schema": schema_for("reference")},  # learnt once, not asked again
+    ]
+    assert judge.backend.form == "json_object+schema" and judge.stats.calls == 2
+
+
+@pytest.mark.asyncio
+async def test_a_server_that_takes_no_form_gets_plain_text_and_other_errors_stay_errors(
+    make: Factory, llm_server: LLMServer
+) -> None:
+    for form in ("json_schema", "json_object"):
+        llm_server.queue(400, body={"error": {"message": f"response_format {form} is not supported"}}, times=1 + (form == "json_object"))
+    llm_server.queue(text=REFERS)
+    judge = make(cache=None)
+    assert (await judge.judge(TASK)).ok
+    assert "response_format" not in judge_requests(llm_server)[-1].body and judge.backend.form == "text"
+    llm_server.queue(400, body={"error": {"message": "maximum context length exceeded"}})
+    verdict = await judge.judge(JudgeTask("reference", {**TASK.payload, "answer": "Navy."}, "ltm.colours"))
+    assert verdict.error is not None and "context length" in verdict.error
+
+
+@pytest.mark.asyncio
+async def test_anthropic_judges_answer_through_a_tool_with_the_schema(make: Factory, llm_server: LLMServer) -> None:
+    verdict_data = {"refers": True, "expected_is_number": False, "numbers_match": None, "reason": "blue"}
+    body = anthropic_message("fake-model", "", {"input_tokens": 10, "output_tokens": 5})
+    body["content"] = [{"type": "tool_use", "id": "toolu_1", "name": "reference", "input": verdict_data}]
+    llm_server.queue(body=body)
+    verdict = await make("anthropic").judge(TASK)
+    assert verdict.ok and verdict.data == {**verdict_data, "reason": "blue"}
+    [request] = judge_requests(llm_server)
+    assert request.body["tools"] == [{"name": "reference", "description": "Record the verdict.", "input_schema": schema_for("reference")}]
+    assert request.body["tool_choice"] == {"type": "tool", "name": "reference"}
+
+
+def test_a_judge_check_with_mostly_unusable_verdicts_says_so_and_exits_1(llm_server: LLMServer) -> None:
+    llm_server.queue(text="I think so.", times=1000)
+    lines: list[str] = []
+    status = run_judge_check(f"openai:fake-model@{llm_server.openai_url}", None, lines.append)
+    assert status == 1
+    assert lines[0].startswith("[memorybench] judged ") and lines[-2].startswith("agreement 0%")
+    assert lines[-1].startswith("ERROR: 96 of 96 verdicts of openai:fake-model@") and "judge-unparseable" in lines[-1]
 
 
 # -- prompts, JSON repair, validation ----------------------------------------------------------------------------

@@ -10,6 +10,7 @@ Claude's replies are therefore as deterministic as the model makes them, no more
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import anthropic
@@ -28,16 +29,20 @@ class AnthropicAgent(LLMChatAgent):
         root = self.base_url.removesuffix("/v1") if self.base_url else None
         return anthropic.AsyncAnthropic(api_key=api_key, base_url=root, timeout=self.timeout, max_retries=0)
 
-    async def _complete(self, system: str, turns: list[Turn]) -> Completion:
+    async def _complete(self, system: str, turns: list[Turn], **options: Any) -> Completion:
         response = await self._client.messages.create(
             model=self.model,
             system=system,
             messages=turns,
             max_tokens=self.max_output_tokens,
+            **options,
         )
         usage = getattr(response, "usage", None)  # absent when a compatible server omits it
+        tool_input = next((block.input for block in response.content if block.type == "tool_use"), None)
         return Completion(
-            text="".join(block.text for block in response.content if block.type == "text"),
+            text=json.dumps(tool_input) if tool_input is not None else "".join(
+                block.text for block in response.content if block.type == "text"
+            ),
             input_tokens=getattr(usage, "input_tokens", None),
             output_tokens=getattr(usage, "output_tokens", None),
         )

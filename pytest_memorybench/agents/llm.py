@@ -94,8 +94,10 @@ class LLMChatAgent(ABC):
         """The SDK client, built with `max_retries=0`: retrying is this class's job."""
 
     @abstractmethod
-    async def _complete(self, system: str, turns: list[Turn]) -> Completion:
-        """One API call, no retries; SDK exceptions propagate to be classified here."""
+    async def _complete(self, system: str, turns: list[Turn], **options: Any) -> Completion:
+        """One API call, no retries; SDK exceptions propagate to be classified here.
+
+        `options` are extra request fields a subclass understands (a judge's output schema)."""
 
     async def _discover_model(self) -> str:
         raise AgentError(f"{self.name}: no model given; name one in the agent spec")
@@ -175,12 +177,12 @@ class LLMChatAgent(ABC):
 
     # -- calling the API ----------------------------------------------------------------------
 
-    async def _request(self, turns: list[Turn]) -> tuple[Completion, float]:
+    async def _request(self, turns: list[Turn], **options: Any) -> tuple[Completion, float]:
         async def attempt() -> tuple[Completion, float]:
             if self.model is None:
                 self.model = await self._discover_model()
             started = time.perf_counter()
-            completion = await self._complete(SYSTEM_PROMPT, turns)
+            completion = await self._complete(SYSTEM_PROMPT, turns, **options)
             return completion, time.perf_counter() - started
 
         retrying = AsyncRetrying(

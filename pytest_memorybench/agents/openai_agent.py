@@ -30,12 +30,13 @@ class OpenAIChatAgent(LLMChatAgent):
             raise AgentError(f"{self.name}: the server lists no models; name one with openai:MODEL@URL")
         return str(page.data[0].id)
 
-    async def _complete(self, system: str, turns: list[Turn]) -> Completion:
+    async def _complete(self, system: str, turns: list[Turn], **options: Any) -> Completion:
         response = await self._client.chat.completions.create(
             model=self.model,
             messages=[{"role": "system", "content": system}, *turns],
             temperature=0,
             max_tokens=self.max_output_tokens,
+            **options,
         )
         if not response.choices:
             raise AgentError(f"{self.name}: the server returned no choices")

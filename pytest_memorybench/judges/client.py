@@ -43,8 +43,9 @@ from pytest_memorybench.agents.llm import Completion, Turn, token_usage
 from pytest_memorybench.agents.prices import price_for
 from pytest_memorybench.errors import AgentError, describe_exception
 from pytest_memorybench.judges.base import UNPARSEABLE, JudgeStats, JudgeTask, JudgeVerdict
-from pytest_memorybench.judges.jsonrepair import extract_json
+from pytest_memorybench.judges.json_reply import extract_json
 from pytest_memorybench.judges.prompts import check_payload, prompt_hash, render, validate
+from pytest_memorybench.judges.schemas import schema_for
 
 CACHE_VERSION = 1
 JUDGE_ERROR = "judge-error"
@@ -64,7 +65,9 @@ class TextBackend(Protocol):
 
     async def resolve_model(self) -> None: ...
 
-    async def complete(self, system: str, turns: list[Turn]) -> tuple[Completion, float]: ...
+    async def complete(
+        self, system: str, turns: list[Turn], schema: dict[str, Any] | None = None, name: str = "verdict"
+    ) -> tuple[Completion, float]: ...
 
 
 class CachedJudge:
@@ -134,7 +137,7 @@ class CachedJudge:
         for attempt in range(1, self.max_attempts + 1):
             try:
                 async with self._limit():
-                    completion, _ = await self.backend.complete(system, turns)
+                    completion, _ = await self.backend.complete(system, turns, schema_for(task.kind), task.kind)
             except Exception as exc:  # noqa: BLE001 - AgentError after retries, or a backend bug
                 self.stats.calls += 1
                 return self._failed(task, exc)

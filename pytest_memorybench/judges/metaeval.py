@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -378,19 +379,34 @@ def label_verdict(kind: str, label: Mapping[str, Any], payload: Mapping[str, Any
 # -- running ------------------------------------------------------------------------------------------
 
 
-async def evaluate_judge(judge: Judge, cases: Sequence[JudgeCase] | None = None, *, concurrency: int = 8) -> JudgeCheckReport:
+async def evaluate_judge(
+    judge: Judge,
+    cases: Sequence[JudgeCase] | None = None,
+    *,
+    concurrency: int = 8,
+    progress: Callable[[int, int, int], None] | None = None,
+) -> JudgeCheckReport:
     """Ask `judge` every case (default: the packaged set) and measure its agreement with the labels.
 
     At most `concurrency` cases are in flight (a `CachedJudge` bounds its own calls too).  A judge
     that raises, returns an error verdict or a verdict outside the task's schema disagrees, and the
-    error is kept in the disagreement.
+    error is kept in the disagreement.  `progress(done, total, errors)` hears of every finished case.
     """
     if concurrency < 1:
         raise ValueError("concurrency must be at least 1")
     cases = load_cases() if cases is None else list(cases)
     semaphore = asyncio.Semaphore(concurrency)
+    finished = [0, 0]  # cases done, of which errors
 
     async def one(case: JudgeCase) -> tuple[Comparison | None, str | None]:
+        result = await judged(case)
+        finished[0] += 1
+        finished[1] += result[1] is not None
+        if progress is not None:
+            progress(finished[0], len(cases), finished[1])
+        return result
+
+    async def judged(case: JudgeCase) -> tuple[Comparison | None, str | None]:
         async with semaphore:
             try:
                 verdict = await judge.judge(case.task())
@@ -538,20 +554,43 @@ def report_lines(report: JudgeCheckReport, *, max_disagreements: int = MAX_DISAG
     return lines
 
 
+PROGRESS_SECONDS = 5.0
+UNUSABLE_SHARE = 0.5  # a check in which more verdicts than this are errors measures nothing
+
+
 def run_judge_check(judge_spec: str, cache_path: Path | None, write: Callable[[str], None]) -> int:
-    """`pytest --mb-judge-check`: score the labelled set with the chosen judge and print agreement."""
+    """`pytest --mb-judge-check`: score the labelled set with the chosen judge and print agreement.
+
+    A line every few seconds says how far it is (an LLM judge on a small machine takes minutes).
+    Exit 1 when most verdicts were errors (unparseable or failed calls): the agreement figure would
+    measure the server, not the judge, and one line says so.
+    """
     from pytest_memorybench.judges.spec import build_judge, check_judge_spec, parse_judge_spec
 
     spec = parse_judge_spec(judge_spec)
     check_judge_spec(spec)
     judge = build_judge(spec, cache_path=cache_path)
+    last = [time.monotonic()]
+
+    def progress(done: int, total: int, errors: int) -> None:
+        if done == total or time.monotonic() - last[0] >= PROGRESS_SECONDS:
+            last[0] = time.monotonic()
+            write(f"[memorybench] judged {done}/{total} cases" + (f", {errors} unusable so far" if errors else ""))
 
     async def check() -> JudgeCheckReport:
         try:
-            return await evaluate_judge(judge)
+            return await evaluate_judge(judge, progress=progress)
         finally:
             await judge.aclose()
 
-    for line in report_lines(asyncio.run(check())):
+    report = asyncio.run(check())
+    for line in report_lines(report):
         write(line)
+    if report.total and len(report.errors) > UNUSABLE_SHARE * report.total:
+        first = report.errors[0].error or "no verdict"
+        write(
+            f"ERROR: {len(report.errors)} of {report.total} verdicts of {report.judge} were unusable "
+            f"(first: {_fit(first, 120)}); check the model and the server before trusting this judge"
+        )
+        return 1
     return 0

@@ -1,14 +1,13 @@
 """Getting the JSON out of an LLM's reply, and mending the usual small faults.
 
-Judges are told to answer with JSON only; they still wrap it in code fences, add a sentence
-before it, leave a trailing comma, or write a Python dict (single quotes, True/None).  `extract_json`
-tries, in order and within fixed bounds:
+Judges are told to answer with JSON only (and asked for structured output where the server can);
+they still wrap it in code fences, add a sentence before it, leave a trailing comma, or write a
+Python dict (single quotes, True/None).  `extract_json` tries, in order and within fixed bounds:
   1. the whole reply (without code fences) as strict JSON;
-  2. each `{…}` / `[…]` that balances, from the first, as strict JSON and then mended:
-     single-quoted strings become double-quoted (an apostrophe inside one is kept when the next
-     character cannot end a string), Python's True/False/None become JSON literals, trailing commas
-     go, raw newlines inside strings are escaped.
-Nothing is guessed beyond that: a truncated object stays unparseable, so the judge is re-asked.
+  2. each `{…}` / `[…]` that balances, from the first, as strict JSON and then mended by the
+     json-repair package (quotes, literals, trailing commas, raw newlines inside strings).
+Only balanced candidates are mended: a truncated object stays unparseable, so the judge is re-asked
+rather than trusted with a route or a list cut short.
 """
 
 from __future__ import annotations
@@ -17,11 +16,12 @@ import json
 import re
 from typing import Any
 
+import json_repair
+
 MAX_CHARS = 100_000  # longer replies are cut: a judge's JSON is short
 MAX_CANDIDATES = 16  # opening brackets tried before giving up
 
 _FENCE = re.compile(r"```[ \t]*(?:json|JSON|javascript|python)?[ \t]*\n?(.*?)```", re.DOTALL)
-_LITERALS = {"true": "true", "false": "false", "null": "null", "True": "true", "False": "false", "None": "null"}
 _CLOSERS = {"{": "}", "[": "]"}
 
 
@@ -45,10 +45,9 @@ def extract_json(text: str) -> Any:
                 return json.loads(candidate)
             except ValueError:
                 pass
-            try:
-                return json.loads(repair(candidate))
-            except ValueError:
-                pass
+            mended = json_repair.loads(candidate)
+            if isinstance(mended, (dict, list)) and mended:
+                return mended
     if not text.strip():
         raise ValueError("the reply is empty")
     if not any(bracket in text for bracket in "{["):
@@ -122,56 +121,3 @@ def _string_end(text: str, begin: int) -> int:
                 return index
         index += 1
     return -1
-
-
-def repair(text: str) -> str:
-    """`text` rewritten as strict JSON where the faults are the common small ones."""
-    out: list[str] = []
-    index = 0
-    while index < len(text):
-        char = text[index]
-        if char in "\"'":
-            end = _string_end(text, index)
-            if end < 0:
-                raise ValueError("unterminated string")
-            out.append(_json_string(text[index + 1 : end], char))
-            index = end + 1
-            continue
-        if char in "}]":
-            _drop_trailing_comma(out)
-            out.append(char)
-        elif char.isalpha() or char == "_":
-            end = index
-            while end < len(text) and (text[end].isalnum() or text[end] == "_"):
-                end += 1
-            word = text[index:end]
-            out.append(_LITERALS.get(word, word))
-            index = end
-            continue
-        else:
-            out.append(char)
-        index += 1
-    return "".join(out)
-
-
-def _drop_trailing_comma(out: list[str]) -> None:
-    position = len(out) - 1
-    while position >= 0 and out[position].isspace():
-        position -= 1
-    if position >= 0 and out[position] == ",":
-        del out[position]
-
-
-def _json_string(body: str, quote: str) -> str:
-    """The string literal `body` (as written between `quote`s) as a JSON string literal."""
-    if quote == '"':
-        try:
-            return json.dumps(json.loads(f'"{body}"'), ensure_ascii=False)
-        except ValueError:
-            pass
-    value = re.sub(r"\\(.)", lambda m: _unescape(m.group(1)), body, flags=re.DOTALL)
-    return json.dumps(value, ensure_ascii=False)
-
-
-def _unescape(char: str) -> str:
-    return {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f"}.get(char, char)
