@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import shutil
 from pathlib import Path
 
@@ -12,40 +11,9 @@ import pytest_memorybench.agents.recall  # noqa: F401  (numpy must load outside 
 from pytest_memorybench.errors import UsageError
 from pytest_memorybench.scenarios.ltm.colours import SCENARIO as COLOURS
 from pytest_memorybench.suite import load_suite
+from tests.support.goodai import write_goodai_folder
 
 REFERENCE = Path(__file__).parents[2] / "shared/reference/goodai-ltm/data/tests/Benchmark 3 - 32k/definitions"
-
-CONFIG = """config:
-  incompatibilities:
-  - - names
-    - name_list
-  run_name: mine
-datasets:
-  args:
-    dataset_examples: 2
-    memory_span: 4000
-  datasets:
-  - name: colours
-"""
-
-
-def write_goodai_folder(folder: Path) -> None:
-    """Our own Colours tests, saved the way GoodAI saves definitions."""
-    (folder / "Colours").mkdir(parents=True)
-    (folder / "config.yml").write_text(CONFIG)
-    for example in (0, 1):
-        definition = COLOURS.generate("ltm", {"colour_changes": 3}, 7, example + 1)
-        raw = {
-            "script": [line.text for line in definition.script],
-            "is_question": [line.is_question for line in definition.script],
-            "waits": [line.wait for line in definition.script],
-            "expected_responses": [definition.expected],
-            "can_be_interleaved": True,
-            "is_temporal": False,
-            "uses_callback": False,
-        }
-        (folder / "Colours" / f"{example}.def.json").write_text(json.dumps(raw))
-
 
 def test_a_goodai_folder_loads_as_a_suite(tmp_path: Path) -> None:
     write_goodai_folder(tmp_path)

@@ -1,0 +1,98 @@
+"""GoodAI-layout folders made from our own generators: definitions, and results as their runner stores them.
+
+The published GoodAI files are not ours to ship; tests that must always run use these instead.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from pytest_memorybench.records import TestDefinition
+from pytest_memorybench.scenarios.ltm.colours import SCENARIO as COLOURS
+from pytest_memorybench.scenarios.ltm.prospective_memory import SCENARIO as PROSPECTIVE
+
+CONFIG = """config:
+  incompatibilities:
+  - - names
+    - name_list
+  run_name: mine
+datasets:
+  args:
+    dataset_examples: 2
+    memory_span: 4000
+  datasets:
+  - name: colours
+"""
+
+
+def goodai_raw(definition: TestDefinition, expected: Any) -> dict[str, Any]:
+    """A definition the way GoodAI's runner saves it (`<Dataset>/<id>.def.json`)."""
+    return {
+        "script": [line.text for line in definition.script],
+        "is_question": [line.is_question for line in definition.script],
+        "waits": [line.wait for line in definition.script],
+        "expected_responses": expected,
+        "can_be_interleaved": True,
+        "is_temporal": False,
+        "uses_callback": False,
+    }
+
+
+def colours(example: int) -> TestDefinition:
+    return COLOURS.generate("ltm", {"colour_changes": 3}, 7, example + 1)
+
+
+def write_goodai_folder(folder: Path) -> None:
+    """Our own Colours tests, saved the way GoodAI saves definitions."""
+    (folder / "Colours").mkdir(parents=True)
+    (folder / "config.yml").write_text(CONFIG)
+    for example in (0, 1):
+        definition = colours(example)
+        (folder / "Colours" / f"{example}.def.json").write_text(json.dumps(goodai_raw(definition, [definition.expected])))
+
+
+def stored_result(
+    replies: list[str], expected: Any, score: float, reasons: list[str], *, log: list[str] | None = None, **extra: Any
+) -> dict[str, Any]:
+    """A result file the way GoodAI's runner stores it (`<Dataset>/<id>_0.json`)."""
+    task_log = log if log is not None else [entry for reply in replies for entry in ("Test (2024-05-01 10:00:00.0): q", f"Agent (2024-05-01 10:00:01.0): {reply}")]
+    return {
+        "task_log": task_log, "actual_responses": replies, "expected_responses": expected, "score": score, "max_score": 1,
+        "reasoning": reasons, "tokens": 1234, "characters": 5000, "full_log": [], "needles": 3, **extra,
+    }
+
+
+def write_goodai_run(folder: Path, agents: tuple[str, ...] = ("Agent A - m - 1000",)) -> Path:
+    """`data/tests/<benchmark>`: our Colours and Prospective Memory definitions and each agent's results.
+
+    Per agent: Colours 0 answered right (stored 1), Colours 1 answered wrong but stored as 1 (a
+    disagreement), a Prospective Memory run quoting in the right reply of its log, one result of a
+    dataset no scenario reads, one result without a definition, one file that is not JSON.
+    """
+    definitions = folder / "definitions"
+    write_goodai_folder(definitions)
+    prospective = PROSPECTIVE.generate("ltm", {"min_reply": 3, "max_reply": 3}, 0, 1)
+    quote, author, nth = prospective.expected["quote"], prospective.expected["author"], prospective.expected["nth"]
+    (definitions / "Prospective Memory").mkdir()
+    (definitions / "Prospective Memory" / "0.def.json").write_text(json.dumps(goodai_raw(prospective, [[quote, author, nth]])))
+    instruction = prospective.script[1].text
+    log = [f"Test (t): {prospective.script[0].text}", "Agent (t): Noted.", f"Test (t): {instruction}", "Agent (t): Sure.",
+           "SYSTEM (t): Test 'Colours - 0' BEGINS", "Test (t): My favourite colour is Teal.", "Agent (t): Lovely.",
+           "Test (t): What is 2 + 2?", f"Agent (t): 4. {quote}"]
+    for agent in agents:
+        results = folder / "results" / agent
+        (results / "Colours").mkdir(parents=True)
+        first, second = colours(0), colours(1)
+        (results / "Colours" / "0_0.json").write_text(json.dumps(stored_result([first.expected], [first.expected], 1, ["ok"])))
+        (results / "Colours" / "1_0.json").write_text(json.dumps(stored_result(["I like grey."], [second.expected], 1, ["lenient"])))
+        (results / "Colours" / "7_0.json").write_text(json.dumps(stored_result(["Red"], ["Red"], 1, ["ok"])))
+        (results / "Colours" / "8_0.json").write_text("{not json")
+        (results / "Prospective Memory").mkdir()
+        (results / "Prospective Memory" / "0_0.json").write_text(
+            json.dumps(stored_result(["Sure."], [[quote, author, nth]], 1, ["right place"], log=log[2:], full_log=log))
+        )
+        (results / "Mystery Game").mkdir()
+        (results / "Mystery Game" / "0_0.json").write_text(json.dumps(stored_result(["x"], ["y"], 0, ["no"])))
+    return folder
