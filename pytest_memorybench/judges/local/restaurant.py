@@ -76,7 +76,8 @@ _DESCRIPTIVE = frozenset(
     """classic crispy fresh warm hot cold chilled spicy sweet sour creamy rich light homemade house special
     vegan vegetarian halal kosher organic seasonal traditional spiced velvet hearty wild slow""".split()
 )
-_GENERIC = frozenset(stem(word) for word in _NOT_FOOD)  # "a drink" names no particular one
+# "A drink" names no item even where one item's name says "drinks"; "the salad" names the only salad.
+_GENERIC = frozenset(stem(word) for word in "drink beverage dish meal food side option choice course order thing".split())
 _MODIFIER = re.compile(r"\s+(?:with|served|in|on|over|drizzled|topped|and\s+served)\s+|\s*\(|,\s+(?=served|with)", re.IGNORECASE)
 _VARIANTS = re.compile(r"\(([^)]*)\)")
 
