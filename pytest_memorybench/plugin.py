@@ -25,6 +25,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--mb-profile", dest="mb_profile", default="paper", metavar="paper|official", help="scoring profile where the original code and its paper disagree (default: paper)")
     group.addoption("--mb-threshold", dest="mb_threshold", type=float, metavar="X", help="pass threshold for every item, overriding the suite's")
     group.addoption("--mb-context", dest="mb_context", type=int, metavar="N", help="context budget in tokens for the built-in LLM adapters (default: the model's)")
+    group.addoption("--mb-thinking", dest="mb_thinking", type=int, metavar="TOKENS", help="extended thinking budget for an anthropic:MODEL agent (at least 1024)")
     group.addoption("--mb-output", dest="mb_output", metavar="DIR", help="run folder (default: .memorybench/runs/<run id>)")
     group.addoption("--mb-judge-check", action="store_true", help="score the packaged labelled cases with --judge and report its agreement with human verdicts, then exit")
     group.addoption("--mb-timeout", dest="mb_timeout", type=float, default=600.0, metavar="SECONDS", help="longest wait for one agent reply (default: 600)")

@@ -63,6 +63,9 @@ class Settings:
         timeout = option.mb_timeout
         if timeout <= 0:
             raise UsageError(f"--mb-timeout {timeout:g} must be a positive number of seconds")
+        thinking = getattr(option, "mb_thinking", None)
+        if thinking is not None and thinking < 1024:
+            raise UsageError(f"--mb-thinking {thinking} must be at least 1024 tokens (Anthropic's smallest thinking budget)")
         conversations = option.mb_conversations
         if conversations < 1:
             raise UsageError(f"--mb-conversations {conversations} must be at least 1")
@@ -73,8 +76,14 @@ class Settings:
         if rescore and (resume or replay):
             flag = "--mb-resume" if resume else "--mb-replay"
             raise UsageError(f"--mb-rescore and {flag} exclude each other: re-score published results, or a run of yours")
+        agent = parse_agent_spec(option.mb_agent) if option.mb_agent is not None else None
+        if thinking is not None and (agent is None or agent.kind != "anthropic"):
+            raise UsageError(
+                "--mb-thinking sets Anthropic's extended thinking budget and needs --agent anthropic:MODEL; "
+                "OpenAI's reasoning models (o3, o4-mini, gpt-5…) reason without it"
+            )
         return cls(
-            agent=parse_agent_spec(option.mb_agent) if option.mb_agent is not None else None,
+            agent=agent,
             judge=judge,
             span=parse_span(option.mb_span) if option.mb_span is not None else None,
             suites=tuple(option.mb_suite or (() if paths_given else DEFAULT_SUITES)),
@@ -82,7 +91,7 @@ class Settings:
             profile=option.mb_profile,
             threshold=threshold,
             output=Path(option.mb_output) if option.mb_output else None,
-            agent_options=AgentOptions(context_tokens=context, timeout=timeout),
+            agent_options=AgentOptions(context_tokens=context, timeout=timeout, thinking_tokens=thinking),
             conversations=conversations,
             resume=resume,
             replay=replay,

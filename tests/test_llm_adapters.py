@@ -13,14 +13,24 @@ import pytest
 import pytest_asyncio
 
 from pytest_memorybench.agents.anthropic_agent import AnthropicAgent
-from pytest_memorybench.agents.llm import MESSAGE_OVERHEAD, SYSTEM_PROMPT, LLMChatAgent, probe_server, retry_after
-from pytest_memorybench.agents.openai_agent import OpenAIChatAgent
+from pytest_memorybench.agents.llm import (
+    MESSAGE_OVERHEAD,
+    SYSTEM_PROMPT,
+    LLMChatAgent,
+    probe_server,
+    retry_after,
+)
+from pytest_memorybench.agents.openai_agent import OpenAIChatAgent, is_reasoning_model
 from pytest_memorybench.agents.prices import PRICES, context_window_for, price_for
-from pytest_memorybench.agents.spec import build_agent, check_agent_spec, parse_agent_spec
+from pytest_memorybench.agents.spec import (
+    build_agent,
+    check_agent_spec,
+    parse_agent_spec,
+)
 from pytest_memorybench.conversation.tokens import default_counter
 from pytest_memorybench.errors import AgentError, UsageError
 from pytest_memorybench.records import Message
-from tests.support.llm_server import LLMServer, chat_completion
+from tests.support.llm_server import LLMServer, anthropic_message, chat_completion
 
 SECRET = "sk-test-0123456789abcdef"
 FAST = {"min_wait": 0.01, "max_wait": 0.1, "timeout": 5.0, "max_attempts": 3}
@@ -150,6 +160,60 @@ async def test_anthropic_request_has_system_apart_and_no_sampling_parameters(
     assert request.body["max_tokens"] == 77
     assert "temperature" not in request.body  # API version 2026-10-21 rejects it (see the module)
     assert SECRET in request.headers.get("x-api-key", "") + request.headers.get("authorization", "")
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("model", ["o3", "o4-mini", "o1", "gpt-5", "gpt-5-mini-2025-08-07"])
+async def test_reasoning_models_get_their_own_request(make: Factory, llm_server: LLMServer, model: str) -> None:
+    await make(model=model).reply(said("hi"))
+    assert llm_server.requests[-1].body == {
+        "model": model,
+        "messages": [{"role": "developer", "content": SYSTEM_PROMPT}, {"role": "user", "content": "hi"}],
+        "max_completion_tokens": 16_384,  # room for the reasoning; no temperature, no max_tokens
+    }
+
+
+@pytest.mark.asyncio
+async def test_o1_mini_takes_the_system_prompt_in_the_first_user_message(make: Factory, llm_server: LLMServer) -> None:
+    await make(model="o1-mini", max_output_tokens=500).reply(said("hi"))
+    assert llm_server.requests[-1].body == {
+        "model": "o1-mini",
+        "messages": [{"role": "user", "content": f"{SYSTEM_PROMPT}\n\nhi"}],
+        "max_completion_tokens": 500,
+    }
+
+
+@pytest.mark.parametrize(("model", "reasoning"), [
+    ("o3", True), ("o3-2025-04-16", True), ("o4-mini", True), ("gpt-5.1", True), ("gpt-5-nano", True),
+    ("gpt-5-chat-latest", False), ("gpt-4o", False), ("omni-large", False), ("o30", False),
+])
+def test_which_models_reason(model: str, reasoning: bool) -> None:
+    assert is_reasoning_model(model) is reasoning
+
+
+@pytest.mark.asyncio
+async def test_reasoning_tokens_are_output_tokens_and_priced_so(make: Factory, llm_server: LLMServer) -> None:
+    usage = {"prompt_tokens": 100, "completion_tokens": 900, "total_tokens": 1000,
+             "completion_tokens_details": {"reasoning_tokens": 880}}
+    llm_server.queue(body=chat_completion("o4-mini", "Teal.", usage))
+    agent = make(model="o4-mini")
+    await agent.reply(said("What is my favourite colour?"))
+    assert (agent.usage.input_tokens, agent.usage.output_tokens) == (100, 900)
+    assert agent.usage.cost_usd == pytest.approx((100 * 1.10 + 900 * 4.40) / 1e6)
+
+
+@pytest.mark.asyncio
+async def test_anthropic_extended_thinking_request(make: Factory, llm_server: LLMServer) -> None:
+    body = anthropic_message("claude-test-thinker", "", {"input_tokens": 12, "output_tokens": 300})
+    body["content"] = [{"type": "thinking", "thinking": "The user said teal.", "signature": "sig"},
+                       {"type": "text", "text": "Teal."}]
+    llm_server.queue(body=body)
+    agent = make("anthropic", model="claude-test-thinker", max_output_tokens=1000, thinking_tokens=2048)
+    assert await agent.reply(said("hi")) == "Teal."
+    sent = llm_server.requests[-1].body
+    assert sent["thinking"] == {"type": "enabled", "budget_tokens": 2048}
+    assert sent["max_tokens"] == 3048 and "temperature" not in sent
+    assert agent.usage.output_tokens == 300  # thinking included, as Anthropic counts it
 
 
 # -- retries --------------------------------------------------------------------------------------

@@ -6,6 +6,10 @@ The SDK's base URL is the host root (it appends /v1/messages), so a URL given wi
 No temperature is sent, unlike the OpenAI adapter: SDK 1.0 dropped the sampling parameters, and
 the API version SDK 2.x requests (2026-10-21) answers 400 to any of them, even at their default.
 Claude's replies are therefore as deterministic as the model makes them, no more.
+
+Extended thinking (`--mb-thinking TOKENS`): the request carries `thinking` with that budget, and
+`max_tokens` grows by it, since thinking counts against it; the reply's thinking blocks are not
+part of the answer, and Anthropic counts their tokens as output, so they are priced as output.
 """
 
 from __future__ import annotations
@@ -25,16 +29,22 @@ class AnthropicAgent(LLMChatAgent):
     connection_error = anthropic.APIConnectionError
     timeout_error = anthropic.APITimeoutError
 
+    def __init__(self, model: str | None, *, thinking_tokens: int | None = None, **options: Any) -> None:
+        super().__init__(model, **options)
+        self.thinking_tokens = thinking_tokens
+
     def _make_client(self, api_key: str) -> Any:
         root = self.base_url.removesuffix("/v1") if self.base_url else None
         return anthropic.AsyncAnthropic(api_key=api_key, base_url=root, timeout=self.timeout, max_retries=0)
 
     async def _complete(self, system: str, turns: list[Turn], **options: Any) -> Completion:
+        if self.thinking_tokens:
+            options = {"thinking": {"type": "enabled", "budget_tokens": self.thinking_tokens}, **options}
         response = await self._client.messages.create(
             model=self.model,
             system=system,
             messages=turns,
-            max_tokens=self.max_output_tokens,
+            max_tokens=self.max_output_tokens + (self.thinking_tokens or 0),
             **options,
         )
         usage = getattr(response, "usage", None)  # absent when a compatible server omits it

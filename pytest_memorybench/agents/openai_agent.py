@@ -2,16 +2,32 @@
 
 Any OpenAI-compatible server (vLLM, Ollama, llama.cpp, LiteLLM) works through `base_url`; when
 the spec names no model, the server's first listed model is used.
+
+Reasoning models (o1, o3, o4-mini, the gpt-5 family) take a different request: no `temperature`
+(they answer 400 to any value but the default), `max_completion_tokens` instead of `max_tokens`,
+a budget that leaves room for their hidden reasoning, and the system prompt as a `developer`
+message (o1-mini and o1-preview take neither, so theirs opens the first user message).  Their
+`completion_tokens` include the reasoning tokens, so reasoning is counted and priced as output.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import openai
 
 from pytest_memorybench.agents.llm import Completion, LLMChatAgent, Turn
 from pytest_memorybench.errors import AgentError
+
+REASONING_OUTPUT_TOKENS = 16_384  # a reasoning model spends output tokens thinking before it answers
+_REASONING = re.compile(r"^(?:o[134](?:-|$)|gpt-5(?!-chat)(?:[.-]|$))")
+_NO_DEVELOPER_ROLE = ("o1-mini", "o1-preview")
+
+
+def is_reasoning_model(model: str | None) -> bool:
+    """o1, o3, o4-mini and the gpt-5 family (not gpt-5-chat), with their dated snapshots."""
+    return bool(model) and bool(_REASONING.match(model))  # type: ignore[arg-type]
 
 
 class OpenAIChatAgent(LLMChatAgent):
@@ -20,6 +36,11 @@ class OpenAIChatAgent(LLMChatAgent):
     status_error = openai.APIStatusError
     connection_error = openai.APIConnectionError
     timeout_error = openai.APITimeoutError
+
+    def __init__(self, model: str | None, **options: Any) -> None:
+        super().__init__(model, **options)
+        if is_reasoning_model(model) and "max_output_tokens" not in options:
+            self.max_output_tokens = REASONING_OUTPUT_TOKENS
 
     def _make_client(self, api_key: str) -> Any:
         return openai.AsyncOpenAI(api_key=api_key, base_url=self.base_url, timeout=self.timeout, max_retries=0)
@@ -32,11 +53,7 @@ class OpenAIChatAgent(LLMChatAgent):
 
     async def _complete(self, system: str, turns: list[Turn], **options: Any) -> Completion:
         response = await self._client.chat.completions.create(
-            model=self.model,
-            messages=[{"role": "system", "content": system}, *turns],
-            temperature=0,
-            max_tokens=self.max_output_tokens,
-            **options,
+            model=self.model, **self._sampling(system, turns), **options
         )
         if not response.choices:
             raise AgentError(f"{self.name}: the server returned no choices")
@@ -46,3 +63,18 @@ class OpenAIChatAgent(LLMChatAgent):
             input_tokens=usage.prompt_tokens if usage else None,
             output_tokens=usage.completion_tokens if usage else None,
         )
+
+    def _sampling(self, system: str, turns: list[Turn]) -> dict[str, Any]:
+        """The messages and the sampling fields, as this model takes them."""
+        if not is_reasoning_model(self.model):
+            return {
+                "messages": [{"role": "system", "content": system}, *turns],
+                "temperature": 0,
+                "max_tokens": self.max_output_tokens,
+            }
+        if str(self.model).startswith(_NO_DEVELOPER_ROLE):
+            first, *rest = turns or [{"role": "user", "content": ""}]
+            messages = [{"role": "user", "content": f"{system}\n\n{first['content']}"}, *rest]
+        else:
+            messages = [{"role": "developer", "content": system}, *turns]
+        return {"messages": messages, "max_completion_tokens": self.max_output_tokens}

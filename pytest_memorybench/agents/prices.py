@@ -1,7 +1,9 @@
 """Published prices and context windows of well-known models, for cost reports and trimming.
 
-Prices are USD per million tokens as listed by OpenAI and Anthropic (checked early 2026); they
-change, so reported costs are estimates.  A name matches its dated snapshots and variants
+Prices are USD per million tokens as listed on openai.com/api/pricing and
+docs.anthropic.com/en/docs/about-claude/pricing (checked early 2026; the o-series after OpenAI's
+June 2025 o3 price cut); they change, so reported costs are estimates.  Reasoning models bill their
+hidden reasoning as output tokens, and the adapters count it so.  A name matches its dated snapshots and variants
 ("gpt-4o-mini-2024-07-18"), the longest name winning, but not other generations ("gpt-5.5" is
 not "gpt-5").  Unknown models cost 0: a local server is free, and a guess would be worse than none.
 
@@ -42,6 +44,12 @@ PRICES: dict[str, Price] = {
     "gpt-5": Price(1.25, 10.00),
     "gpt-5-mini": Price(0.25, 2.00),
     "gpt-5-nano": Price(0.05, 0.40),
+    "o1": Price(15.00, 60.00),
+    "o1-mini": Price(1.10, 4.40),
+    "o3": Price(2.00, 8.00),
+    "o3-mini": Price(1.10, 4.40),
+    "o3-pro": Price(20.00, 80.00),
+    "o4-mini": Price(1.10, 4.40),
     "claude-3-5-haiku": Price(0.80, 4.00),
     "claude-haiku-4-5": Price(1.00, 5.00),
     "claude-3-7-sonnet": _SONNET,
@@ -60,6 +68,9 @@ CONTEXT_WINDOWS: dict[str, int] = {
     "gpt-4o": 128_000,
     "gpt-4.1": 1_047_576,
     "gpt-5": 400_000,
+    "o1": 200_000,
+    "o3": 200_000,
+    "o4-mini": 200_000,
     "claude": 200_000,  # the window every Claude model has without beta headers
 }
 

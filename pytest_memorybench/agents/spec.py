@@ -65,6 +65,7 @@ class AgentOptions:
 
     context_tokens: int | None = None
     timeout: float | None = 600.0
+    thinking_tokens: int | None = None  # Anthropic extended thinking budget
 
 
 def builtin_agents() -> dict[str, type]:
@@ -144,6 +145,7 @@ def build_agent(spec: AgentSpec, options: AgentOptions = AgentOptions()) -> Agen
             base_url=spec.base_url,
             context_tokens=options.context_tokens,
             timeout=options.timeout,
+            thinking_tokens=options.thinking_tokens,
         )
     elif spec.kind == "entry_point":
         target = _instantiate(_load_entry_point(spec), spec)

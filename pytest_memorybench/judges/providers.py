@@ -28,7 +28,7 @@ from typing import Any, ClassVar
 
 from pytest_memorybench.agents.anthropic_agent import AnthropicAgent
 from pytest_memorybench.agents.llm import Completion, LLMChatAgent, Turn
-from pytest_memorybench.agents.openai_agent import OpenAIChatAgent
+from pytest_memorybench.agents.openai_agent import OpenAIChatAgent, is_reasoning_model
 from pytest_memorybench.agents.spec import mask_credentials
 from pytest_memorybench.errors import AgentError
 
@@ -49,6 +49,11 @@ class JudgeBackend(LLMChatAgent):
         super().__init__(model, **options)
 
     @property
+    def sent_temperature(self) -> float | None:
+        """The temperature the requests carry (reasoning models take none)."""
+        return None if is_reasoning_model(self.model) else self.temperature
+
+    @property
     def name(self) -> str:
         """provider:model[@URL], any user:password@ in the URL masked."""
         return mask_credentials(super().name)
@@ -59,7 +64,7 @@ class JudgeBackend(LLMChatAgent):
             "provider": self.provider,
             "model": self.model,
             "base_url": self.base_url,
-            "temperature": self.temperature,
+            "temperature": self.sent_temperature,
             "max_tokens": self.max_output_tokens,
         }
 
