@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from collections import Counter
 from collections.abc import Generator
 from typing import Any
@@ -40,6 +41,7 @@ class BenchmarkHooks:
         self.cap: SpendingCap | None = None
         self.agent_cost = lambda: 0.0  # what the agent adapter of this process has cost so far
         self.html_extras = bool(getattr(config.option, "htmlpath", None))
+        self.estimate: list[str] | None = None  # the bill, when only estimating
         self._events: EventIndex | None = None
 
     def pytest_report_header(self, config: pytest.Config) -> str:
@@ -51,6 +53,11 @@ class BenchmarkHooks:
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         planned = [item.stash[PLANNED_KEY] for item in session.items if PLANNED_KEY in item.stash]
+        if self.run.settings.estimate is not None:
+            from pytest_memorybench.estimate import estimate_lines
+
+            self.estimate = estimate_lines(self.run, planned, self.run.settings.estimate)
+            return
         self.run.select(test.key for test in planned)
         self.selected = len(planned)
         max_cost = self.run.settings.max_cost
@@ -104,6 +111,11 @@ class BenchmarkHooks:
         transcript = self._events.transcript(record["conversation"], record["nodeid"])
         return extras.html(item_fragment(record, transcript))
 
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtestloop(self, session: pytest.Session) -> bool | None:
+        """An estimate has planned and costed the items: none of them runs."""
+        return True if self.estimate is not None else None
+
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         record = getattr(report, "memorybench", None)
         if record is not None and report.when == "call":
@@ -117,6 +129,8 @@ class BenchmarkHooks:
 
     @pytest.hookimpl(tryfirst=True)  # before junitxml writes its file: the suite properties go in it
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        if self.estimate is not None:
+            return
         finished = lifecycle.finish(
             self.config, self.records, self.worker_conversations, self.worker_judge_stats, selected=self.selected
         )
@@ -125,6 +139,11 @@ class BenchmarkHooks:
                 session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        if self.estimate is not None:
+            terminalreporter.write_sep("=", "memorybench estimate")
+            for line in self.estimate:
+                terminalreporter.write_line(line)
+            return
         lines = lifecycle.summary(self.config)
         if lines:
             terminalreporter.write_sep("=", "memorybench")
@@ -153,6 +172,8 @@ class BenchmarkHooks:
 
     def pytest_unconfigure(self) -> None:
         self.run.close()
+        if self.run.settings.estimate is not None:
+            shutil.rmtree(self.run.output, ignore_errors=True)
 
 
 class XdistControllerHooks:

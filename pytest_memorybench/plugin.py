@@ -27,6 +27,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--mb-context", dest="mb_context", type=int, metavar="N", help="context budget in tokens for the built-in LLM adapters (default: the model's)")
     group.addoption("--mb-thinking", dest="mb_thinking", type=int, metavar="TOKENS", help="extended thinking budget for an anthropic:MODEL agent (at least 1024)")
     group.addoption("--mb-output", dest="mb_output", metavar="DIR", help="run folder (default: .memorybench/runs/<run id>)")
+    group.addoption("--mb-estimate", action="store_true", help="plan the selected items as they would run and print what they would cost (calls, billed tokens, dollars), calling neither the agent nor a judge")
+    group.addoption("--mb-estimate-reply", dest="mb_estimate_reply", type=int, default=50, metavar="TOKENS", help="the reply length --mb-estimate assumes (default: 50)")
     group.addoption("--mb-judge-check", action="store_true", help="score the packaged labelled cases with --judge and report its agreement with human verdicts, then exit")
     group.addoption("--mb-timeout", dest="mb_timeout", type=float, default=600.0, metavar="SECONDS", help="longest wait for one agent reply (default: 600)")
     group.addoption("--mb-conversations", dest="mb_conversations", type=int, default=1, metavar="K", help="split each suite into K independent conversations, so -n can share the work (default: 1)")
@@ -55,7 +57,7 @@ def pytest_cmdline_main(config: pytest.Config) -> int | None:
 def pytest_configure(config: pytest.Config) -> None:
     for name, description in (BENCHMARK_MARKER, *SKILL_MARKERS.items()):
         config.addinivalue_line("markers", f"{name}: {description}")
-    if config.getoption("memorybench"):
+    if config.getoption("memorybench") or config.getoption("mb_estimate"):
         from pytest_memorybench.hooks import activate
 
         activate(config)

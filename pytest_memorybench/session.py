@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -70,18 +72,21 @@ def start(config: pytest.Config) -> None:
             config.option.loadgroup = True
     else:
         run_id = new_run_id()
+        if settings.estimate is not None:  # an estimate leaves no run folder behind
+            settings = dataclasses.replace(settings, output=Path(tempfile.mkdtemp(prefix="memorybench-estimate-")))
         output = settings.output or project_root(config) / ".memorybench" / "runs" / run_id
         run = BenchmarkRun(settings, run_id, output.resolve(), judge_cache=project_root(config) / DEFAULT_CACHE)
         check_judge_spec(settings.judge)
         run.judge  # noqa: B018 - building it now turns a missing API key into a usage error
-        if settings.agent is not None:
-            check_agent_spec(settings.agent)
-        elif not run.agentless and not _user_defines_agent_fixture(config):
-            raise UsageError(
-                "--memorybench needs an agent: pass --agent=SPEC (e.g. --agent=recall, "
-                "--agent=openai:gpt-4o-mini) or define a memorybench_agent fixture in conftest.py"
-            )
-        run.write_plan()
+        if settings.estimate is None:
+            if settings.agent is not None:
+                check_agent_spec(settings.agent)
+            elif not run.agentless and not _user_defines_agent_fixture(config):
+                raise UsageError(
+                    "--memorybench needs an agent: pass --agent=SPEC (e.g. --agent=recall, "
+                    "--agent=openai:gpt-4o-mini) or define a memorybench_agent fixture in conftest.py"
+                )
+            run.write_plan()
     if not is_worker(config):
         run.progress = TerminalProgress(config, total_tests=len(run.tests))
         if getattr(config.option, "dist", "no") == "load":
@@ -224,6 +229,11 @@ def header(config: pytest.Config) -> str:
     if not spans:
         spans = "- (probe suites: no interleaving)" if run.suites else "- (no suite: your own tests only)"
     resumed = " (resumed)" if settings.resume else ""
+    if settings.estimate is not None:
+        return (
+            f"memorybench estimate: agent {agent} | span {spans} | seed {settings.seed} | nothing is called; "
+            "the estimate follows the collection"
+        )
     return (
         f"memorybench: agent {agent} | judge {settings.judge.display} | span {spans} | seed {settings.seed} "
         f"| profile {settings.profile} "

@@ -34,6 +34,7 @@ class Settings:
     replay: Path | None = None  # re-score this run folder without an agent
     definitions: Path | None = None  # reuse this run folder's definitions
     rescore: Path | None = None  # score the published GoodAI results in this folder, without an agent
+    estimate: int | None = None  # reply tokens assumed when only estimating the bill (--mb-estimate)
     data: dict[str, str] = field(default_factory=dict)  # scenario short name → data path
     gate: GateSettings = field(default_factory=lambda: GateSettings())
     max_cost: float | None = None  # USD the run may spend on agent and judge calls
@@ -51,7 +52,11 @@ class Settings:
         With paths on the command line (the user's own memory tests), built-in suites run only
         when `--mb-suite` asks for them; with no paths, the default suite runs.
         """
-        judge = parse_judge_spec(option.mb_judge)
+        estimate = getattr(option, "mb_estimate_reply", None) if getattr(option, "mb_estimate", False) else None
+        if estimate is not None and estimate < 1:
+            raise UsageError(f"--mb-estimate-reply {estimate} must be a positive number of tokens")
+        # An estimate calls no judge: its tasks are counted with the offline one, and no key is asked for.
+        judge = parse_judge_spec("local" if estimate is not None else option.mb_judge)
         if option.mb_profile not in PROFILES:
             raise UsageError(f"--mb-profile must be one of {', '.join(PROFILES)}")
         threshold = option.mb_threshold
@@ -97,6 +102,7 @@ class Settings:
             replay=replay,
             definitions=_run_folder(option.mb_definitions, "--mb-definitions", need="definitions"),
             rescore=rescore,
+            estimate=estimate,
             data=_data_paths(option.mb_data or []),
             gate=GateSettings.from_options(option),
             max_cost=_max_cost(getattr(option, "mb_max_cost", None)),

@@ -35,6 +35,7 @@ SYSTEM_PROMPT = "You are a helpful assistant."
 LOCAL_API_KEY = "not-needed"  # compatible local servers ignore the key, but the SDKs insist on one
 MESSAGE_OVERHEAD = 4  # tokens a message costs beyond its text (role, separators)
 MAX_DETAIL = 200  # characters of a server's error message worth showing
+DEFAULT_OUTPUT_TOKENS = 1024  # the room for a reply, kept free of transcript when trimming
 
 log = logging.getLogger(__name__)
 
@@ -71,7 +72,7 @@ class LLMChatAgent(ABC):
         max_attempts: int = 6,
         min_wait: float = 1.0,
         max_wait: float = 60.0,
-        max_output_tokens: int = 1024,
+        max_output_tokens: int = DEFAULT_OUTPUT_TOKENS,
     ) -> None:
         self.model = model
         self.base_url = base_url

@@ -1,0 +1,161 @@
+"""The bill before the run: `pytest --memorybench --mb-estimate`.
+
+The run is planned exactly as it would run (same definitions, spans, filler, conversations) and
+every conversation is played against a stand-in for a full-context chat model: an LLM adapter
+whose "server" answers every message with a reply of the stated length and bills as a chat API
+does, the whole transcript that fits the model's context window again on every call (the
+adapters' own trimming), plus a few tokens per message.  Filler goes through `observe`, as the
+built-in adapters take it, without a call.  Dynamic scenarios are played as a perfect agent plays
+them (every stage of the Restaurant scene: the most calls).  Neither the agent nor a judge is
+called, and no key is needed; a judge task is counted, since an LLM judge makes a call for each.
+
+The figures are the tokens a provider bills; what a memory agent that sends less than the whole
+conversation pays is less, and what a model that writes longer replies pays is more.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from pytest_memorybench.agents.llm import DEFAULT_OUTPUT_TOKENS, MESSAGE_OVERHEAD, Completion, LLMChatAgent, Turn
+from pytest_memorybench.agents.openai_agent import REASONING_OUTPUT_TOKENS, is_reasoning_model
+from pytest_memorybench.agents.prices import Price, context_window_for, price_for
+from pytest_memorybench.agents.protocol import AgentAdapter
+from pytest_memorybench.conversation.tokens import default_counter
+from pytest_memorybench.records import Usage
+from pytest_memorybench.reports.summary import compact_count
+from pytest_memorybench.run import BenchmarkRun, PlannedTest
+
+DEFAULT_REPLY_TOKENS = 50
+# A few models to compare with, whatever the agent: (model as priced, as shown).
+COMPARED = ("gpt-4o-mini", "gpt-4o", "gpt-4.1", "gpt-5-mini", "gpt-5", "o4-mini", "claude-haiku-4-5", "claude-sonnet-4-5")
+
+
+class BillingChat(LLMChatAgent):
+    """An LLM adapter without a server: it answers with replies of a set length and bills like an API."""
+
+    provider = "estimate"
+    api_key_variable = "MEMORYBENCH_ESTIMATE"
+    status_error = connection_error = timeout_error = RuntimeError
+
+    def __init__(self, model: str | None, *, reply_tokens: int, context_tokens: int) -> None:
+        # The room left for the reply when trimming is what the real adapter leaves (more for reasoning).
+        reserved = REASONING_OUTPUT_TOKENS if is_reasoning_model(model) else DEFAULT_OUTPUT_TOKENS
+        super().__init__(model or "chat-model", api_key="not-used", context_tokens=context_tokens, max_output_tokens=reserved)
+        self.reply_tokens = reply_tokens
+        self._primed: str | None = None
+
+    def _make_client(self, api_key: str) -> Any:
+        return None
+
+    async def prime_answer(self, ideal: str) -> None:
+        """The engine's cue for a perfect answer: dynamic scenarios go on as for the best agent."""
+        self._primed = ideal
+
+    async def _complete(self, system: str, turns: list[Turn], **options: Any) -> Completion:
+        counter = default_counter()
+        answer, self._primed = self._primed or "Noted.", None
+        missing = self.reply_tokens - counter.count(answer)
+        text = answer + " ok" * max(0, missing)  # " ok" is one token
+        billed = sum(counter.count(part) + MESSAGE_OVERHEAD for part in (system, *(turn["content"] for turn in turns)))
+        return Completion(text, input_tokens=billed, output_tokens=counter.count(text))
+
+    async def aclose(self) -> None:
+        return None
+
+
+@dataclass
+class SuiteBill:
+    tests: int = 0
+    calls: int = 0
+    delivered: int = 0  # tokens of conversation the agent is told
+    usage: Usage = field(default_factory=Usage)
+
+
+@dataclass
+class Estimate:
+    model: str | None
+    context_tokens: int
+    reply_tokens: int
+    suites: dict[str, SuiteBill]
+    judge_tasks: int
+    spans: dict[str, str]
+
+    @property
+    def total(self) -> SuiteBill:
+        total = SuiteBill()
+        for bill in self.suites.values():
+            total.tests += bill.tests
+            total.calls += bill.calls
+            total.delivered += bill.delivered
+            total.usage.add(bill.usage)
+        return total
+
+
+def estimate(run: BenchmarkRun, tests: Iterable[PlannedTest], *, reply_tokens: int, context_tokens: int, model: str | None) -> Estimate:
+    """Play the conversations of `tests` (the selected ones) against `BillingChat`; add up its bill."""
+    groups: dict[str, list[PlannedTest]] = defaultdict(list)
+    for test in tests:
+        if not test.definition.skip_reason:
+            groups[test.group].append(test)
+    bills: dict[str, SuiteBill] = defaultdict(SuiteBill)
+    tasks_before = run.judge_stats()["calls"]
+    for group, members in groups.items():
+        chat = BillingChat(model, reply_tokens=reply_tokens, context_tokens=context_tokens)
+        run.run_sync(run._drive(group, members, AgentAdapter(chat, "estimate")))
+        bill = bills[members[0].definition.suite]
+        bill.tests += len(members)
+        bill.calls += chat.usage.calls
+        bill.delivered += run.conversations[group].tokens
+        bill.usage.add(chat.usage)
+    spans = {name: str(span) for name, span in run.interleaved_spans.items()}
+    return Estimate(model, context_tokens, reply_tokens, dict(bills), run.judge_stats()["calls"] - tasks_before, spans)
+
+
+def estimate_lines(run: BenchmarkRun, tests: Sequence[PlannedTest], reply_tokens: int) -> list[str]:
+    """The estimate for the agent's model, then the same run on a few common models."""
+    agent = run.settings.agent
+    model = agent.target if agent is not None and agent.kind in ("openai", "anthropic") and agent.target else None
+    context = run.settings.agent_options.context_tokens or context_window_for(model)
+    main = estimate(run, tests, reply_tokens=reply_tokens, context_tokens=context, model=model)
+    price = price_for(model)
+    spans = ", ".join(f"{suite}={span}" for suite, span in main.spans.items()) or "- (probe suites)"
+    lines = [
+        f"{agent.display if agent else 'a full-context chat model'} · context {context:,} tokens "
+        f"· replies of {reply_tokens} tokens · span {spans}",
+        f"{'suite':<20}{'tests':>6}{'calls':>7}{'delivered':>10}{'billed in':>11}{'billed out':>11}{'cost':>11}",
+    ]
+    for name, bill in [*main.suites.items(), ("total", main.total)]:
+        cost = _money(price.cost(bill.usage.input_tokens, bill.usage.output_tokens)) if price else "?"
+        lines.append(
+            f"{name:<20}{bill.tests:>6}{bill.calls:>7}{compact_count(bill.delivered):>10}"
+            f"{compact_count(bill.usage.input_tokens):>11}{compact_count(bill.usage.output_tokens):>11}{cost:>11}"
+        )
+    if price is None:
+        lines.append(f"no price known for {model or 'this agent'}: give one with --mb-price MODEL=IN,OUT, or see the models below")
+    if main.judge_tasks:
+        lines.append(f"judge: {main.judge_tasks} tasks; an LLM judge makes at least one call for each (the local judge none)")
+    lines.append("the same run on other models (USD per million tokens in / out, context window):")
+    by_window: dict[int, Estimate] = {context: main}
+    for name in COMPARED:
+        window = context_window_for(name)
+        if window not in by_window:
+            by_window[window] = estimate(run, tests, reply_tokens=reply_tokens, context_tokens=window, model=name)
+        total = by_window[window].total.usage
+        known = price_for(name)
+        assert known is not None
+        lines.append(f"  {name:<20}{_rate(known):>16}{window:>12,}{_money(known.cost(total.input_tokens, total.output_tokens)):>12}")
+    lines.append("billed: each call re-sends the conversation up to the context window; filler is observed without a call")
+    lines.append("reasoning models (o-series, gpt-5) also bill their reasoning as output: not included above")
+    return lines
+
+
+def _rate(price: Price) -> str:
+    return f"${price.input_per_million:.2f} / ${price.output_per_million:.2f}"
+
+
+def _money(value: float) -> str:
+    return f"${value:,.2f}" if value >= 0.01 or value == 0 else f"${value:.4f}"

@@ -1,0 +1,81 @@
+"""`--mb-estimate`: the bill before the run, checked against a run on a server that bills like an API."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+import pytest_memorybench.agents.recall  # noqa: F401  (numpy must load outside pytester's inner runs)
+from pytest_memorybench.agents.llm import MESSAGE_OVERHEAD
+from pytest_memorybench.conversation.tokens import default_counter
+from tests.support.llm_server import LLMServer, RecordedRequest, chat_completion, content_text
+
+RUN = ("--memorybench", "-p", "no:cacheprovider", "-p", "no:randomly")
+REPLY_TOKENS = 40
+
+
+@pytest.fixture(autouse=True)
+def no_keys(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+
+
+def test_the_estimate_prints_the_bill_without_a_key_or_a_run_folder(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest(*RUN, "--mb-estimate", "--agent=openai:gpt-4o", "--span=32k")
+    assert result.ret == 0
+    result.stdout.fnmatch_lines([
+        "memorybench estimate: agent openai:gpt-4o | span ltm=32k | seed 0 | nothing is called*",
+        "*= memorybench estimate =*",
+        "openai:gpt-4o · context 128,000 tokens · replies of 50 tokens · span ltm=32k",
+        "suite*tests*calls*delivered*billed in*billed out*cost",
+        "ltm*30*$*",
+        "total*30*$*",
+        "judge: * tasks; an LLM judge makes at least one call for each*",
+        "the same run on other models*",
+        "  gpt-4o-mini*$0.15 / $0.60*128,000*$*",
+        "*no tests ran*",
+    ])
+    assert not (pytester.path / ".memorybench").exists()
+
+
+def test_selection_applies_to_the_estimate(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest(*RUN, "--mb-estimate", "--agent=openai:gpt-4o", "--span=8k", "-k", "colours")
+    result.stdout.fnmatch_lines(["ltm*3*$*"])
+
+
+def billing_like_an_api(request: RecordedRequest, text: str) -> Any:
+    """A chat server's bill: every message it is sent, in tokens, plus a few for each message."""
+    counter = default_counter()
+    reply = "Noted." + " ok" * (REPLY_TOKENS - counter.count("Noted."))
+    messages = request.body.get("messages", [])
+    prompt = sum(counter.count(content_text(message.get("content"))) + MESSAGE_OVERHEAD for message in messages)
+    completion = counter.count(reply)
+    return chat_completion("fake-model", reply, {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion})
+
+
+@pytest.mark.parametrize("span", ["4k", "isolated"])
+def test_the_estimate_is_within_ten_percent_of_the_billed_run(pytester: pytest.Pytester, llm_server: LLMServer, span: str) -> None:
+    llm_server.routes[("POST", "/v1/chat/completions")] = billing_like_an_api
+    agent = f"--agent=openai:fake-model@{llm_server.openai_url}"
+    selection = ("-k", "colours or name_list or shopping or sallyanne")
+    ran = pytester.runpytest(*RUN, agent, f"--span={span}", *selection, "--mb-output=run")
+    billed = json.loads((pytester.path / "run" / "results.json").read_text())["totals"]
+    estimated = pytester.runpytest(*RUN, "--mb-estimate", agent, f"--span={span}", *selection, f"--mb-estimate-reply={REPLY_TOKENS}")
+    total = next(line for line in estimated.stdout.lines if line.startswith("total "))
+    calls, _delivered, billed_in, billed_out = total.split()[2:6]
+    assert int(calls) == billed["agent_calls"], ran.stdout.str()
+    assert abs(_count(billed_in) - billed["agent_tokens_in"]) <= 0.1 * billed["agent_tokens_in"]
+    assert abs(_count(billed_out) - billed["agent_tokens_out"]) <= 0.1 * billed["agent_tokens_out"]
+
+
+def _count(text: str) -> float:
+    """"9.5M", "12k", "943": a count as the table prints it."""
+    scale = {"M": 1e6, "k": 1e3}.get(text[-1], 1)
+    return float(text.rstrip("Mk")) * scale
+
+
+def test_a_bad_reply_length_is_one_line(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest(*RUN, "--mb-estimate", "--agent=openai:gpt-4o", "--mb-estimate-reply=0")
+    assert result.ret == 4
+    result.stderr.fnmatch_lines(["ERROR: --mb-estimate-reply 0 must be a positive number of tokens"])
