@@ -469,6 +469,12 @@ def test_probe_lists_models_or_accepts_any_http_answer(llm_server: LLMServer) ->
     assert probe_server(llm_server.url, "spec") == []  # 404: no OpenAI /models, but the server is up
 
 
+def test_probe_accepts_a_server_too_busy_to_answer_in_time(llm_server: LLMServer) -> None:
+    """A local server still working on a killed run's request takes the connection and answers late."""
+    llm_server.queue(delay=2.0, path="/v1/models")
+    assert probe_server(llm_server.openai_url, "spec", timeout=0.5) == []
+
+
 def test_probe_of_a_closed_port_is_a_usage_error() -> None:
     url = f"http://127.0.0.1:{closed_port()}/v1"
     expected = f"^--agent x: cannot reach {url}/models .*; start the server or fix the URL$"

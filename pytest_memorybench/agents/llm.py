@@ -373,15 +373,17 @@ def probe_server(base_url: str, spec_text: str, timeout: float = 5.0) -> list[st
     """The model ids a server lists; fails in one line only if nothing answers at all.
 
     Any HTTP answer proves the server is up (an Anthropic-style server has no /models and
-    says 404), so only connection failures are fatal: they would fail every test anyway.
+    says 404), and so does a connection it accepted but is slow to answer (a local server busy
+    with a request, e.g. one left by a killed run): only failures to connect are fatal, since they
+    would fail every test anyway.
     """
     url = f"{base_url.rstrip('/')}/models"
     try:
         with urllib.request.urlopen(url, timeout=timeout) as response:
             payload = response.read()
-    except urllib.error.HTTPError:
+    except (urllib.error.HTTPError, TimeoutError):  # urllib wraps a timeout to connect in URLError
         return []
-    except OSError as exc:  # URLError, refused connections and timeouts are all OSErrors
+    except OSError as exc:  # URLError: refused connections, unknown hosts, timeouts to connect
         reason = getattr(exc, "reason", None) or describe_exception(exc)
         raise UsageError(
             f"--agent {spec_text}: cannot reach {url} ({reason}); start the server or fix the URL"
