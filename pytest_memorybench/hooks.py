@@ -16,12 +16,14 @@ from pytest_memorybench.reports.junit import item_properties
 from pytest_memorybench.reports.results import item_record
 from pytest_memorybench.reports.spending import SKIP_PREFIX, SpendingCap, process_spend
 from pytest_memorybench.reports.transcript import EventIndex
+from pytest_memorybench.run import BenchmarkRun
 
 
 def activate(config: pytest.Config) -> None:
     lifecycle.start(config)
     benchmark = BenchmarkHooks(config)
     config.pluginmanager.register(benchmark, "memorybench-run")
+    config.pluginmanager.register(SelectionHooks(benchmark.run), "memorybench-selection")
     if config.pluginmanager.hasplugin("xdist"):
         config.pluginmanager.register(XdistControllerHooks(benchmark), "memorybench-xdist")
     if config.pluginmanager.hasplugin("html") and not lifecycle.is_worker(config):
@@ -174,6 +176,26 @@ class BenchmarkHooks:
         self.run.close()
         if self.run.settings.estimate is not None:
             shutil.rmtree(self.run.output, ignore_errors=True)
+
+
+class SelectionHooks:
+    """Selection that is ours to make, after pytest's own (`-k`, `-m`, `--deselect`)."""
+
+    def __init__(self, run: BenchmarkRun) -> None:
+        self.run = run
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(self, config: pytest.Config, items: list[pytest.Item]) -> None:
+        """A resumed or replayed run goes on with the tests its conversations began with, no others."""
+        if not self.run.logged:
+            return
+        keep, outside = [], []
+        for item in items:
+            planned = item.stash.get(PLANNED_KEY, None)
+            (outside if planned is not None and self.run.outside_logged_plan(planned.key) else keep).append(item)
+        if outside:
+            config.hook.pytest_deselected(items=outside)
+            items[:] = keep
 
 
 class XdistControllerHooks:

@@ -133,8 +133,20 @@ class BenchmarkRun:
     # -- selection and the run folder -------------------------------------------------------------
 
     def select(self, keys: Iterable[str]) -> None:
-        """Remember which tests pytest will run, so a group drives only its selected tests."""
-        self._selected = set(keys) & set(self.tests)
+        """Remember which tests pytest will run, so a group drives only its selected tests.
+
+        A conversation the run folder had begun keeps the tests it was planned with, whatever is
+        selected now: its log can only be continued by the same conversation.
+        """
+        selected = {key for key in keys if key in self.tests and not self.outside_logged_plan(key)}
+        for log in self.logged.values():
+            selected |= set(log.tests or ()) & set(self.tests)
+        self._selected = selected
+
+    def outside_logged_plan(self, key: str) -> bool:
+        """Test `key` belongs to a conversation the run folder began without it (resume, replay)."""
+        log = self.logged.get(self.tests[key].group)
+        return log is not None and log.tests is not None and key not in log.tests
 
     def write_plan(self) -> None:
         """Save the manifest and every definition; a resumed run keeps the folder's own."""

@@ -353,6 +353,27 @@ def test_resuming_an_interrupted_run_gives_the_uninterrupted_results(
     assert [e["told"] for e in events if e["kind"] == "resumed"] == [10], "the agent was told all 5 exchanges"
 
 
+def test_resuming_goes_on_with_the_tests_the_run_selected(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Resumed with another selection (here none), the run still continues its own conversation."""
+    pytester.makeconftest(FLAKY_RECALL_AGENT)
+    common = ("--memorybench", "--span=2k", "-p", "no:cacheprovider")
+    pytester.runpytest(*common, "-k", "rep1 or rep3", "--mb-output=whole").assert_outcomes(passed=2)
+
+    monkeypatch.setenv("FAIL_AT", "4")
+    pytester.runpytest(*common, "-k", "rep1 or rep3", "--mb-output=broken").assert_outcomes(failed=2)
+
+    monkeypatch.delenv("FAIL_AT")
+    resumed = pytester.runpytest(*common, "--mb-resume=broken")
+    resumed.assert_outcomes(passed=2, deselected=1)
+    assert comparable_items(pytester.path / "broken") == comparable_items(pytester.path / "whole")
+
+    only_one = pytester.runpytest(*common, "-k", "rep3", "--mb-replay=whole", "--mb-output=replayed")
+    only_one.assert_outcomes(passed=1, deselected=2)
+    assert comparable_items(pytester.path / "replayed") == comparable_items(pytester.path / "whole")[1:]
+
+
 def test_replaying_a_finished_run_rescores_it_without_the_agent(pytester: pytest.Pytester) -> None:
     pytester.runpytest("--memorybench", "--agent=recall", "--span=2k", "--mb-output=original", "-p", "no:cacheprovider")
     replayed = pytester.runpytest("--memorybench", "--mb-replay=original", "--mb-output=rescored", "-p", "no:cacheprovider")

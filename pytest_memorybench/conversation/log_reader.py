@@ -20,6 +20,7 @@ from pytest_memorybench.conversation.channel import LoggedExchange
 class ConversationLog:
     exchanges: list[LoggedExchange] = field(default_factory=list)
     saving_mode: bool | None = None
+    tests: tuple[str, ...] | None = None  # the tests the conversation was planned with, when logged
 
 
 def iter_events(folder: Path) -> Iterator[dict[str, Any]]:
@@ -36,12 +37,15 @@ def read_conversations(folder: Path) -> dict[str, ConversationLog]:
     messages: dict[tuple[str, int], dict[str, Any]] = {}
     replies: dict[str, dict[int, LoggedExchange]] = {}
     saving: dict[str, bool] = {}
+    planned: dict[str, tuple[str, ...]] = {}
     for event in iter_events(folder):
         group, kind = event.get("group"), event.get("kind")
         if group is None:
             continue
         if kind == "conversation_begin":
             saving.setdefault(group, bool(event.get("saving_mode")))
+            if isinstance(event.get("tests"), list):
+                planned.setdefault(group, tuple(map(str, event["tests"])))
         elif kind == "message":
             messages[(group, event["i"])] = event
         elif kind in ("reply", "observed"):
@@ -54,9 +58,10 @@ def read_conversations(folder: Path) -> dict[str, ConversationLog]:
                 message.get("text"), event.get("text"), saved=kind == "observed", filler=tuple(filler) if filler else None
             )
     logs: dict[str, ConversationLog] = {}
-    for group, numbered in replies.items():
+    for group in {*replies, *planned}:
+        numbered = replies.get(group, {})
         contiguous = []
         while len(contiguous) in numbered:
             contiguous.append(numbered[len(contiguous)])
-        logs[group] = ConversationLog(contiguous, saving.get(group))
+        logs[group] = ConversationLog(contiguous, saving.get(group), planned.get(group))
     return logs
