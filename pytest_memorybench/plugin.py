@@ -45,6 +45,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_cmdline_main(config: pytest.Config) -> int | None:
+    if config.getoption("memorybench") or config.getoption("mb_estimate"):
+        from pytest_memorybench.compat import quiet_asyncio_scope_warning
+
+        quiet_asyncio_scope_warning(config)  # before pytest configures its plugins
     if not config.getoption("mb_judge_check"):
         return None
     from pytest_memorybench.judges.metaeval import run_judge_check

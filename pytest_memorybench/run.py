@@ -143,6 +143,9 @@ class BenchmarkRun:
             selected |= set(log.tests or ()) & set(self.tests)
         self._selected = selected
 
+    def selected_count(self) -> int:
+        return len(self._selected)
+
     def outside_logged_plan(self, key: str) -> bool:
         """Test `key` belongs to a conversation the run folder began without it (resume, replay)."""
         log = self.logged.get(self.tests[key].group)

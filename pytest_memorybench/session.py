@@ -88,7 +88,7 @@ def start(config: pytest.Config) -> None:
                 )
             run.write_plan()
     if not is_worker(config):
-        run.progress = TerminalProgress(config, total_tests=len(run.tests))
+        run.progress = TerminalProgress(config, total_tests=run.selected_count)
         if getattr(config.option, "dist", "no") == "load":
             # `-n` alone means xdist's "load", which ignores xdist_group: two workers could each
             # drive the same conversation.  Keep every conversation on one worker.

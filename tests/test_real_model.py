@@ -29,7 +29,7 @@ from tests.support.llm_server import RecordingProxy, content_text, last_user_tex
 pytestmark = pytest.mark.real_model
 
 RUN = ("--memorybench", "-p", "no:cacheprovider", "-p", "no:randomly")
-TWO_SCENARIOS = ("--span=2k", "-k", "colours or name_list")
+TWO_SCENARIOS = ("--span=1k", "-k", "colours or name_list")
 START_SECONDS = 180
 
 
@@ -86,7 +86,7 @@ def test_a_run_against_a_real_model_records_what_it_answered_and_billed(
 
 
 def test_a_killed_run_resumes_without_asking_again(pytester: pytest.Pytester, proxy: RecordingProxy) -> None:
-    command = [sys.executable, "-m", "pytest", *RUN, agent_at(proxy), "--span=2k", "-k", "colours", "--mb-output=run"]
+    command = [sys.executable, "-m", "pytest", *RUN, agent_at(proxy), "--span=1k", "-k", "colours", "--mb-output=run"]
     events = pytester.path / "run" / "events.jsonl"
     killed = subprocess.Popen(command, cwd=pytester.path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:

@@ -2,13 +2,17 @@
 
 A 500k-token conversation runs inside one pytest item for a long time; a line every few seconds
 says it is alive (tests done, tokens so far, tests open).  Lines are written the way pytest's live
-logging writes, with capture suspended for the moment.  xdist workers have no terminal: there the
-per-item reports are the progress.
+logging writes, with capture suspended for the moment, and the row of results they interrupt is
+taken up again with its file prefix, so a `.` or `F` never stands alone on a line.  xdist workers
+have no terminal: there the per-item reports are the progress.
 """
 
 from __future__ import annotations
 
+import os
 import time
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -17,10 +21,10 @@ INTERVAL_SECONDS = 10.0
 
 
 class TerminalProgress:
-    def __init__(self, config: pytest.Config, total_tests: int, interval: float = INTERVAL_SECONDS) -> None:
+    def __init__(self, config: pytest.Config, total_tests: Callable[[], int], interval: float | None = None) -> None:
         self.config = config
-        self.total = total_tests
-        self.interval = interval
+        self.total = total_tests  # asked at each line: pytest selects after the run is planned
+        self.interval = INTERVAL_SECONDS if interval is None else interval
         self.done = 0
         self.open: list[str] = []
         self._last = time.monotonic()
@@ -46,7 +50,11 @@ class TerminalProgress:
         if reporter is None or capture is None:
             return
         running = ", ".join(self.open[:4]) + (" …" if len(self.open) > 4 else "")
-        line = f"[memorybench] {self.done}/{self.total} tests done · {tokens:,} tokens · open: {running or '-'}"
+        line = f"[memorybench] {self.done}/{self.total()} tests done · {tokens:,} tokens · open: {running or '-'}"
+        row = reporter.currentfspath  # the file whose results the current row shows, in pytest's short form
         with capture.global_and_fixture_disabled():
             reporter.ensure_newline()
             reporter.write_line(line)
+            if isinstance(row, Path):
+                reporter.write(os.path.relpath(row, reporter.startpath) + " ", flush=True)
+                reporter.currentfspath = row
