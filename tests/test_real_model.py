@@ -23,7 +23,11 @@ from typing import Any
 import pytest
 
 import pytest_memorybench.agents.recall  # noqa: F401  (numpy must load outside pytester's inner runs)
-from pytest_memorybench.local_model import LocalModelUnavailable, MODEL_ALIAS, server_command
+from pytest_memorybench.local_model import (
+    MODEL_ALIAS,
+    LocalModelUnavailable,
+    server_command,
+)
 from tests.support.llm_server import RecordingProxy, content_text, last_user_text
 
 pytestmark = pytest.mark.real_model
