@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from pytest_memorybench import session as lifecycle  # `session` is a hook argument name
+from pytest_memorybench.compat import TimeoutPerTest
 from pytest_memorybench.items import collect_benchmark
 from pytest_memorybench.keys import OUTCOME_KEY, PLANNED_KEY, RUN_KEY
 from pytest_memorybench.reports.junit import item_properties
@@ -24,6 +25,8 @@ def activate(config: pytest.Config) -> None:
     benchmark = BenchmarkHooks(config)
     config.pluginmanager.register(benchmark, "memorybench-run")
     config.pluginmanager.register(SelectionHooks(benchmark.run), "memorybench-selection")
+    if config.pluginmanager.hasplugin("timeout"):
+        config.pluginmanager.register(TimeoutPerTest(benchmark.run), "memorybench-timeout")
     if config.pluginmanager.hasplugin("xdist"):
         config.pluginmanager.register(XdistControllerHooks(benchmark), "memorybench-xdist")
     if config.pluginmanager.hasplugin("html") and not lifecycle.is_worker(config):
@@ -36,7 +39,7 @@ class BenchmarkHooks:
     def __init__(self, config: pytest.Config) -> None:
         self.config = config
         self.run = config.stash[RUN_KEY]
-        self.records: list[dict[str, Any]] = []
+        self.records_by_item: dict[str, dict[str, Any]] = {}  # a rerun item's last report wins
         self.worker_conversations: list[dict[str, Any]] = []
         self.worker_judge_stats: list[dict[str, Any]] = []
         self.selected = 0
@@ -90,7 +93,7 @@ class BenchmarkHooks:
         self, item: pytest.Item, call: pytest.CallInfo[None]
     ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
         report = yield
-        if report.skipped and call.when == "call" and SKIP_PREFIX in str(report.longrepr):
+        if report.skipped and call.when == "call" and PLANNED_KEY in item.stash and isinstance(report.longrepr, tuple):
             # Point the skip at the item, as a skip mark's reason is, not at the line of this plugin.
             report.longrepr = (item.nodeid, None, report.longrepr[2])  # type: ignore[index]
         if call.when == "call" and OUTCOME_KEY in item.stash:
@@ -121,9 +124,13 @@ class BenchmarkHooks:
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         record = getattr(report, "memorybench", None)
         if record is not None and report.when == "call":
-            self.records.append(record)
+            self.records_by_item[report.nodeid] = record
             if self.cap is not None:
                 self.cap.publish(self._spent())
+
+    @property
+    def records(self) -> list[dict[str, Any]]:
+        return list(self.records_by_item.values())
 
     def _spent(self) -> float:
         overhead = sum(stats.overhead_usage.cost_usd for stats in self.run.conversations.values())

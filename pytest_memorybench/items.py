@@ -41,10 +41,25 @@ class BenchmarkItem(pytest.Function):
             _register_marker(parent.config, name)
             item.add_marker(getattr(pytest.mark, name))
         item.add_marker(pytest.mark.xdist_group(name=test.group))
+        _parse_structured_id(item)
         return item
 
     def reportinfo(self) -> tuple[Any, int | None, str]:
         return self.path, None, self.nodeid
+
+
+def _parse_structured_id(item: pytest.Item) -> None:
+    """Give the item the structured node id pytest 9.2 reads back from its cache.
+
+    pytest 9.2 keys `--lf`, `--ff` and `--nf` by a structured id, and parses the ids it saved:
+    `ltm::colours[rep1]` comes back as `colours` with parameters `rep1`, while an item built by
+    name holds `colours[rep1]` with none, so no saved failure ever matches (pytest #15045).  The
+    string node id is unchanged; older pytest has no structured id and nothing is done.
+    """
+    structured = getattr(item, "_id", None)
+    parse = getattr(type(structured), "parse", None)
+    if parse is not None:
+        item._id = parse(str(structured))  # type: ignore[attr-defined]
 
 
 def _register_marker(config: pytest.Config, name: str) -> None:
@@ -73,7 +88,11 @@ def memorybench_test(memorybench_agent: Any, request: pytest.FixtureRequest) -> 
     test = request.node.stash[PLANNED_KEY]
     if test.definition.skip_reason:
         pytest.skip(test.definition.skip_reason)
-    outcome = run.outcome(test.key, memorybench_agent)
+    try:
+        outcome = run.outcome(test.key, memorybench_agent)
+    except BaseException:
+        request.node.stash[OUTCOME_KEY] = run.cut_outcome(test.key)  # recorded as such; pytest reports the cause
+        raise
     request.node.stash[OUTCOME_KEY] = outcome
     if outcome.error is not None:
         pytest.fail(f"{outcome.error}\n(everything before this turn is kept in {run.output})", pytrace=False)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import dataclasses
+import inspect
 import json
 import os
 import secrets
@@ -111,7 +112,9 @@ class BenchmarkRun:
         self.progress: Callable[[dict[str, Any]], None] | None = None
         self._selected: set[str] = set(self.tests)
         self._outcomes: dict[str, TestOutcome] = {}
+        self._cut: dict[str, str] = {}  # conversation group -> what cut its driving short
         self._adapters: dict[int, AgentAdapter] = {}
+        self._async_fixtures: list[Any] = []  # async generator agent fixtures we resolved: closed with the run
         self._loop: asyncio.AbstractEventLoop | None = None
         self._log: EventLog | None = None
         self._judge: CachedJudge | None = None
@@ -196,21 +199,69 @@ class BenchmarkRun:
             return agent
         adapter = self._adapters.get(id(agent))
         if adapter is None:
-            adapter = AgentAdapter(agent, name, timeout=self.settings.agent_options.timeout)
+            adapter = AgentAdapter(self._resolve_async_fixture(agent), name, timeout=self.settings.agent_options.timeout)
             self._adapters[id(agent)] = adapter
         return adapter
 
+    def _resolve_async_fixture(self, agent: Any) -> Any:
+        """An `async def` agent fixture that reached us unresolved, resolved on the run's loop.
+
+        pytest-asyncio before 0.24 prepares async fixtures only for tests collected from Python
+        modules, so our items get the bare coroutine or async generator; newer versions resolve
+        them.  A generator's teardown runs when the run closes.
+        """
+        if inspect.iscoroutine(agent):
+            return self.run_sync(agent)
+        if inspect.isasyncgen(agent):
+            self._async_fixtures.append(agent)
+            return self.run_sync(agent.__anext__())
+        return agent
+
     def outcome(self, key: str, agent: Any) -> TestOutcome:
-        """The outcome of test `key`, driving its conversation group first if nobody has yet."""
+        """The outcome of test `key`, driving its conversation group first if nobody has yet.
+
+        A conversation is driven once.  If something cuts the driving short (pytest-timeout, a
+        signal), the tests it had finished keep their outcomes and the others get `cut_outcome`:
+        driving it again from the start would ask the agent twice and score half a conversation.
+        """
         if key not in self._outcomes:
             group = self.tests[key].group
-            members = [
-                t
-                for t in self.tests.values()
-                if t.group == group and (t.key in self._selected or t.key == key) and not t.definition.skip_reason
-            ]
-            self.run_sync(self._drive(group, members, self.adapt(agent)))
+            if group in self._cut:
+                return self.cut_outcome(key)
+            try:
+                self.run_sync(self._drive(group, self._members(key), self.adapt(agent)))
+            except BaseException as exc:
+                self._cut[group] = describe_interruption(exc)
+                if group in self.conversations:
+                    self.conversations[group].error = f"cut short: {self._cut[group]}"
+                raise
         return self._outcomes[key]
+
+    def cut_outcome(self, key: str) -> TestOutcome:
+        """What test `key` has when its conversation was cut short: its outcome, or an error saying so."""
+        if key in self._outcomes:
+            return self._outcomes[key]
+        test = self.tests[key]
+        error = (
+            f"conversation {test.group} was cut short ({self._cut.get(test.group, 'interrupted')}) before this test "
+            f"ended, so it has no score; --mb-resume continues the conversation without asking again"
+        )
+        return TestOutcome(test.definition, [], Score(0.0, (error,)), [], 0, Usage(), error=error, span_target=test.span.tokens)
+
+    def tests_waited_on(self, key: str) -> int:
+        """How many tests the item of `key` waits on: its whole conversation's if nobody drove it yet."""
+        if key in self._outcomes or self.tests[key].group in self._cut:
+            return 1
+        return max(1, len(self._members(key)))
+
+    def _members(self, key: str) -> list[PlannedTest]:
+        """The tests that driving `key`'s conversation runs: the selected ones of its group, and it."""
+        group = self.tests[key].group
+        return [
+            t
+            for t in self.tests.values()
+            if t.group == group and (t.key in self._selected or t.key == key) and not t.definition.skip_reason
+        ]
 
     async def _drive(self, group: str, tests: list[PlannedTest], agent: AgentAdapter | None) -> None:
         if group in self.contexts:
@@ -238,8 +289,10 @@ class BenchmarkRun:
             programs=lambda scenario: getattr(get_scenario(scenario), "program", None),
             progress=self.progress,
         )
-        self._outcomes.update(await conversation.run())
-        self.conversations[group] = conversation.stats
+        try:
+            self._outcomes.update(await conversation.run())
+        finally:
+            self._keep_finished(group, conversation)
 
     async def _probe(self, group: str, tests: list[PlannedTest], agent: AgentAdapter | None) -> None:
         channel = AgentChannel(
@@ -254,8 +307,16 @@ class BenchmarkRun:
             logged=self.logged_answers,
             progress=self.progress,
         )
-        self._outcomes.update(await session.run())
-        self.conversations[group] = session.stats
+        try:
+            self._outcomes.update(await session.run())
+        finally:
+            self._keep_finished(group, session)
+
+    def _keep_finished(self, group: str, conversation: Conversation | ProbeSession) -> None:
+        """Keep what a conversation finished, also when something cut it short."""
+        for key, outcome in conversation.finished().items():
+            self._outcomes.setdefault(key, outcome)
+        self.conversations[group] = conversation.stats
 
     async def _rescore(self, group: str, tests: list[PlannedTest]) -> None:
         """Score stored GoodAI results; their conversations go to the log for the report."""
@@ -301,14 +362,28 @@ class BenchmarkRun:
         """
         if self._loop is None:
             self._loop = asyncio.new_event_loop()
+        loop = self._loop
+        task = loop.create_task(coroutine)
         try:
             asyncio.get_running_loop()
         except RuntimeError:
-            return self._loop.run_until_complete(coroutine)
+            try:
+                return loop.run_until_complete(task)
+            except BaseException:
+                _finish_cancelled(loop, task)
+                raise
         with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
-            return pool.submit(self._loop.run_until_complete, coroutine).result()
+            future = pool.submit(loop.run_until_complete, task)
+            try:
+                return future.result()
+            except BaseException:
+                loop.call_soon_threadsafe(task.cancel)
+                concurrent.futures.wait([future])
+                raise
 
     def close(self) -> None:
+        for fixture in self._async_fixtures:
+            self.run_sync(fixture.aclose())
         if self._judge is not None:
             self.run_sync(self._judge.aclose())
         if self._log is not None:
@@ -316,6 +391,32 @@ class BenchmarkRun:
         if self._loop is not None:
             self._loop.run_until_complete(self._loop.shutdown_asyncgens())
             self._loop.close()
+
+
+def _finish_cancelled(loop: asyncio.AbstractEventLoop, task: asyncio.Task[Any]) -> None:
+    """An exception stopped the loop (a timeout's signal, Ctrl-C): cancel the task and let it end.
+
+    Left pending, the task would go on driving its conversation the next time the loop runs,
+    inside another test.  Cancelled, its `finally` blocks run now (programs closed, the outcomes it
+    finished kept).
+    """
+    if task.done():
+        return
+    task.cancel()
+    try:
+        loop.run_until_complete(task)
+    except BaseException:  # noqa: BLE001, S110 - the cancellation, or what the cleanup raised: the first exception wins
+        pass
+
+
+def describe_interruption(exc: BaseException) -> str:
+    """One line for what cut a conversation short: pytest-timeout's own message, Ctrl-C, or the error."""
+    if isinstance(exc, KeyboardInterrupt):
+        return "interrupted by Ctrl-C"
+    if isinstance(exc, asyncio.CancelledError):
+        return "cancelled"
+    text = str(exc).strip().splitlines()
+    return text[0] if text and not isinstance(exc, Exception) else describe_exception(exc)
 
 
 def _assign_groups(

@@ -89,9 +89,11 @@ def start(config: pytest.Config) -> None:
             run.write_plan()
     if not is_worker(config):
         run.progress = TerminalProgress(config, total_tests=run.selected_count)
-        if getattr(config.option, "dist", "no") == "load":
-            # `-n` alone means xdist's "load", which ignores xdist_group: two workers could each
-            # drive the same conversation.  Keep every conversation on one worker.
+        if getattr(config.option, "dist", "no") in ("load", "worksteal"):
+            # `-n` alone means xdist's "load", which ignores xdist_group, and "worksteal" moves
+            # items between workers: two workers could each drive the same conversation.  Keep
+            # every conversation on one worker ("loadscope" and "loadfile" already do: a suite
+            # is one scope).
             config.option.dist = "loadgroup"
     if not paths_given:
         config.args = []  # collect the benchmark only

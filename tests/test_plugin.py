@@ -78,8 +78,8 @@ def results_of(pytester: pytest.Pytester) -> dict:
 def test_without_the_flag_a_normal_run_is_unchanged(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("PYTEST_ADDOPTS")
     pytester.makepyfile(test_user=USER_TESTS)
-    plain = pytester.runpytest("-p", "no:cacheprovider")
-    without_plugin = pytester.runpytest("-p", "no:cacheprovider", "-p", "no:memorybench")
+    plain = pytester.runpytest("-p", "no:cacheprovider", "-p", "no:randomly")  # its seed line differs per run
+    without_plugin = pytester.runpytest("-p", "no:cacheprovider", "-p", "no:randomly", "-p", "no:memorybench")
     plain.assert_outcomes(passed=1, failed=1)
     without_plugin.assert_outcomes(passed=1, failed=1)
 

@@ -97,6 +97,7 @@ class ProbeSession:
         self.stats = ConversationStats(channel.group, None)
         self.delivery = _Delivery()
         self.error: str | None = None
+        self._outcomes: dict[str, TestOutcome] = {}
 
     async def run(self) -> dict[str, TestOutcome]:
         pending = [probe for probe in self.probes if not probe.complete]
@@ -113,7 +114,12 @@ class ProbeSession:
             self.channel.emit("probe_end", context=self.context.id, tokens=self.delivery.tokens, turns=self.delivery.turns)
         self.stats.tokens = self.delivery.tokens or self.context.tokens or 0
         self.stats.error = self.error
-        return {probe.test.key: await self._outcome(probe) for probe in self.probes}
+        self._outcomes = {probe.test.key: await self._outcome(probe) for probe in self.probes}
+        return dict(self._outcomes)
+
+    def finished(self) -> dict[str, TestOutcome]:
+        """Outcomes so far: none before `run` returns, since probes are scored once all are asked."""
+        return dict(self._outcomes)
 
     # -- delivery ---------------------------------------------------------------------------------
 

@@ -162,9 +162,13 @@ class Conversation:
                 self.channel.prefetch = None
             for run in runs:
                 await run.program.aclose()  # tests cut short by an error end here, not at GC
-        self.stats.tokens = self.channel.tokens
+            self.stats.tokens = self.channel.tokens
         self.channel.emit("conversation_end", tokens=self.channel.tokens, span_ratio=self.stats.span_ratio)
         return {run.test.key: run.outcome or self._unfinished(run) for run in runs}
+
+    def finished(self) -> dict[str, TestOutcome]:
+        """The tests that ended so far, with their outcomes (all of them once `run` returns)."""
+        return {run.test.key: run.outcome for run in self._runs if run.outcome is not None}
 
     async def _loop(self, runs: list[_Run]) -> None:
         if self.isolated:

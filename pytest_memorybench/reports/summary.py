@@ -58,6 +58,7 @@ def summary_lines(results: dict[str, Any], results_path: str, report_path: str |
                 f"conversation {conversation['group']}: {conversation['tokens']:,} tokens, "
                 f"{conversation['filler_messages']} filler messages ({conversation['saved_filler_messages']} "
                 f"observed), {conversation['span_ratio']:.2f} × repetitions × span"
+                + (f"; {conversation['error']}" if conversation.get("error") else "")
             )
         else:
             contexts.append(conversation)
