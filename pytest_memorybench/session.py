@@ -236,11 +236,13 @@ def header(config: pytest.Config) -> str:
             f"memorybench estimate: agent {agent} | span {spans} | seed {settings.seed} | nothing is called; "
             "the estimate follows the collection"
         )
-    return (
+    line = (
         f"memorybench: agent {agent} | judge {settings.judge.display} | span {spans} | seed {settings.seed} "
         f"| profile {settings.profile} "
         f"| run folder {_relative(run.output, config.invocation_params.dir)}{resumed}"
     )
+    problems = [f"memorybench: {problem}" for suite in run.suites for problem in suite.problems]
+    return "\n".join([line, *problems])
 
 
 def _relative(path: Path, base: Path) -> str:

@@ -6,6 +6,7 @@ Built-in suites live in the repository's `suites/` folder (shipped inside the wh
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -60,6 +61,7 @@ class Suite:
     description: str = ""
     incompatible: tuple[tuple[str, ...], ...] = field(default=())
     loaded: tuple[TestDefinition, ...] = ()  # definitions read from files instead of generated
+    problems: tuple[str, ...] = ()  # files of `loaded` that could not be read: one line each, their tests skipped
 
     def definitions(self, seed: int, data: Mapping[str, str] | None = None) -> list[TestDefinition]:
         """All tests of the suite, in a fixed order (xdist workers must collect identically)."""
@@ -111,9 +113,10 @@ class Suite:
 def _goodai_suite(folder: Path) -> Suite:
     """GoodAI's own definition files as a suite named `goodai`, thresholds 1.0."""
     loaded = load_goodai_definitions(folder)
-    return loaded_suite(
+    suite = loaded_suite(
         "goodai", folder, loaded.span, loaded.definitions, f"GoodAI's published definitions from {folder}", loaded.incompatible
     )
+    return dataclasses.replace(suite, problems=loaded.problems)
 
 
 def loaded_suite(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -56,3 +57,78 @@ def test_the_published_benchmark_3_runs_through_our_engine(pytester: pytest.Pyte
     suite = f"--mb-suite=goodai-definitions={REFERENCE}"
     pytester.runpytest("--memorybench", "--agent=oracle", "--span=isolated", suite, "-p", "no:cacheprovider").assert_outcomes(passed=33)
     pytester.runpytest("--memorybench", "--agent=null", "--span=isolated", suite, "-p", "no:cacheprovider").assert_outcomes(failed=33)
+
+
+# -- Benchmarks 1 and 2: the older formats ------------------------------------------------------
+
+DEV = Path(__file__).parents[2] / "shared/reference/goodai-ltm-dev/data/tests"
+PUBLISHED_FOLDERS = [
+    DEV / "Benchmark 1 - 1k Filler", DEV / "Benchmark 1 - 10k Filler", DEV / "Benchmark 2 - 1k Filler",
+    DEV / "Benchmark 2 - 10k Filler", DEV / "Benchmark 3 - 1k", REFERENCE.parent, DEV / "Benchmark 3 - 32k (isolated)",
+]  # fmt: skip
+
+
+def test_a_benchmark_1_folder_reads_its_spacings_and_its_prose_expectation(tmp_path: Path) -> None:
+    from tests.support.goodai import write_v1_folder
+
+    write_v1_folder(tmp_path)
+    suite = load_suite(f"goodai-definitions={tmp_path}")
+    assert not suite.problems
+    recall, quote = sorted(suite.definitions(0), key=lambda d: d.scenario)
+    assert [line.wait for line in recall.script] == [{"tokens": 500}] * len(recall.script)
+    # "after the next 4 statements": the reply to the 4th message after the instruction, whose own
+    # reply is the first: the 5th.
+    assert quote.expected == {"quote": "Boil the kettle before you need the tea.", "author": "Wilhelmina", "nth": 5}
+    # No memory span in the config: the longest test, with its waits, is the span.
+    assert suite.span.tokens is not None and suite.span.tokens > 500 * len(recall.script)
+
+
+def test_a_benchmark_2_prospective_memory_takes_its_quote_from_the_statement() -> None:
+    from pytest_memorybench.scenarios.ltm.prospective_memory import SCENARIO as PROSPECTIVE
+
+    raw = {
+        "script": ["'Never trust a calm sea.' - Ottoline Parr", "Please recite the quote from Ottoline Parr in the 3rd new message after this one."],
+        "is_question": [False, True],
+        "waits": [{"tokens": 800, "time": 0, "percentage_finished": 0.0}, {"tokens": 0, "time": 0, "percentage_finished": 0.0}],
+        "expected_responses": ["To complete the task, recite the quote from Ottoline Parr in the 3rd new message following this one."],
+    }
+    definition = PROSPECTIVE.from_goodai(raw, "0", "goodai", 1)
+    assert definition.expected == {"quote": "Never trust a calm sea.", "author": "Ottoline Parr", "nth": 4}
+    assert definition.script[0].wait == {"tokens": 800}
+
+
+def test_a_file_we_cannot_read_is_one_line_and_the_rest_runs(pytester: pytest.Pytester) -> None:
+    from tests.support.goodai import write_v1_folder
+
+    folder = pytester.path / "defs"
+    write_v1_folder(folder)
+    (folder / "Delayed Recall" / "1.def.json").write_text('{"script": ["no waits of any kind"], "is_question": [false]}')
+    (folder / "Names").mkdir()
+    (folder / "Names" / "0.def.json").write_text("{}")
+    result = pytester.runpytest("--memorybench", "--agent=oracle", "--mb-suite=goodai-definitions=defs", "-p", "no:cacheprovider", "-rs")
+    result.assert_outcomes(passed=2, skipped=1)
+    result.stdout.fnmatch_lines([
+        "memorybench: *defs/Names: no scenario reads the GoodAI dataset 'Names'; its definitions are skipped",
+        "memorybench: *defs/Delayed Recall/1.def.json: not a Delayed Recall definition we can read (no 'waits' entry)",
+        "SKIPPED ??? goodai::delayed_recall?rep2?: *1.def.json: not a Delayed Recall definition*",
+    ])  # fmt: skip
+    assert "Traceback" not in result.stdout.str() and "INTERNALERROR" not in result.stdout.str()
+
+
+@pytest.mark.skipif(not DEV.is_dir(), reason="../shared/reference is not available")
+@pytest.mark.parametrize("folder", PUBLISHED_FOLDERS, ids=lambda folder: folder.name)
+def test_every_published_definitions_folder_runs(pytester: pytest.Pytester, folder: Path) -> None:
+    """Benchmarks 1, 2 and 3 as GoodAI published them: the oracle passes them all, null none, no error line."""
+    if not folder.is_dir():
+        pytest.skip(f"{folder} is not in ../shared/reference")
+    span = ["--span=isolated"] if "isolated" in folder.name else []
+    for agent, mean in (("oracle", 1.0), ("null", 0.0)):
+        result = pytester.runpytest(
+            "--memorybench", f"--agent={agent}", *span, f"--mb-suite=goodai-definitions={folder / 'definitions'}",
+            "-p", "no:cacheprovider", "--mb-output=run",
+        )  # fmt: skip
+        output = result.stdout.str()
+        assert "ERROR" not in output and "cannot read" not in output, output
+        totals = json.loads((pytester.path / "run" / "results.json").read_text())["totals"]
+        assert totals["mean"] == pytest.approx(mean), output
+        shutil.rmtree(pytester.path / "run")

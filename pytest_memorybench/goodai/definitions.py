@@ -16,7 +16,8 @@ from typing import Any
 
 import yaml
 
-from pytest_memorybench.errors import UsageError
+from pytest_memorybench.conversation.tokens import default_counter
+from pytest_memorybench.errors import UsageError, describe_exception
 from pytest_memorybench.records import TestDefinition
 from pytest_memorybench.scenarios import get_scenario
 from pytest_memorybench.spans import Span
@@ -36,6 +37,8 @@ DATASETS = {
     "Trigger Response": "ltm.trigger_response",
     "SallyAnne": "ltm.sallyanne",
     "ChapterBreak": "ltm.chapterbreak",
+    "Delayed Recall": "ltm.delayed_recall",
+    "Instruction Recall": "ltm.instruction_recall",
 }
 CONFIG_NAMES = {name.split(".", 1)[1]: name for name in DATASETS.values()}
 
@@ -47,6 +50,7 @@ class GoodAIDefinitions:
     span: Span
     incompatible: tuple[tuple[str, ...], ...]
     definitions: tuple[TestDefinition, ...]
+    problems: tuple[str, ...] = ()  # one line per file or folder that could not be read (its tests are skipped)
 
 
 def read_config(folder: Path) -> tuple[Span, tuple[tuple[str, ...], ...]]:
@@ -54,6 +58,7 @@ def read_config(folder: Path) -> tuple[Span, tuple[tuple[str, ...], ...]]:
     if not (folder / "config.yml").is_file():
         raise UsageError(f"{PREFIX}{folder}: no config.yml there; give the 'definitions' folder of a GoodAI run")
     config = yaml.safe_load((folder / "config.yml").read_text(encoding="utf-8")) or {}
+    # Benchmarks 1 and 2 have no memory span: their files carry explicit token waits instead.
     span = int(config.get("datasets", {}).get("args", {}).get("memory_span", 0))
     groups = config.get("config", {}).get("incompatibilities", []) or []
     incompatible = tuple(
@@ -71,16 +76,52 @@ def definition_files(folder: Path) -> dict[str, list[Path]]:
 
 
 def load_goodai_definitions(folder: Path, suite: str = "goodai") -> GoodAIDefinitions:
+    """Every definition file of the folder; one that cannot be read becomes a skipped test saying why."""
     span, incompatible = read_config(folder)
     files = definition_files(folder)
-    definitions = [
-        convert(path, dataset, suite, repetition, examples=dataset_examples(paths))
-        for dataset, paths in files.items()
-        for repetition, path in enumerate(paths, 1)
+    problems = [
+        f"{child}: no scenario reads the GoodAI dataset {child.name!r}; its definitions are skipped"
+        for child in sorted(folder.iterdir())
+        if child.is_dir() and child.name not in DATASETS and any(child.glob("*.def.json"))
     ]
+    definitions = []
+    for dataset, paths in files.items():
+        examples = dataset_examples(paths)
+        for repetition, path in enumerate(paths, 1):
+            try:
+                definitions.append(convert(path, dataset, suite, repetition, examples=examples))
+            except UsageError as unreadable:
+                problems.append(str(unreadable))
+                definitions.append(_unreadable(path, dataset, suite, repetition, str(unreadable)))
     if not definitions:
         raise UsageError(f"{PREFIX}{folder}: no <Dataset>/<id>.def.json files found")
-    return GoodAIDefinitions(span, incompatible, tuple(definitions))
+    if span.isolated:
+        span = _waited_span(definitions)
+    return GoodAIDefinitions(span, incompatible, tuple(definitions), tuple(problems))
+
+
+def _waited_span(definitions: Sequence[TestDefinition]) -> Span:
+    """The span of a folder whose config has none (Benchmarks 1 and 2): what its longest test covers.
+
+    Their files say how many tokens to wait after each line instead; a test covers its own lines
+    and those waits, and the longest one is what a memory span means here: what the run reports,
+    fills, and flags a test for overrunning.
+    """
+    counter = default_counter()
+    longest = max(
+        (sum(int(line.wait.get("tokens", 0)) + counter.count(line.text) for line in d.script) for d in definitions),
+        default=0,
+    )
+    return Span(longest or None)
+
+
+def _unreadable(path: Path, dataset: str, suite: str, repetition: int, reason: str) -> TestDefinition:
+    """A placeholder for a file we cannot read: its item is skipped with the reason, the rest run."""
+    example_id = path.name.removesuffix(".def.json")
+    return TestDefinition(
+        suite=suite, scenario=DATASETS[dataset], repetition=repetition, seed=0, script=(), ideal_answers=(),
+        expected=None, params={"goodai_example": example_id}, skip_reason=reason,
+    )  # fmt: skip
 
 
 def convert(
@@ -102,7 +143,32 @@ def convert(
     convert_file = getattr(scenario, "from_goodai", None)
     if convert_file is None:
         raise UsageError(f"{path}: scenario {scenario.name} cannot read GoodAI definitions")
-    return convert_file(raw, example_id, suite, repetition)
+    try:
+        return convert_file(upgrade_format(raw), example_id, suite, repetition)
+    except (KeyError, ValueError, TypeError, IndexError, AttributeError) as exc:
+        missing = f"no {exc.args[0]!r} entry" if isinstance(exc, KeyError) else describe_exception(exc)
+        raise UsageError(f"{path}: not a {dataset} definition we can read ({missing})") from None
+
+
+def upgrade_format(raw: dict[str, Any]) -> dict[str, Any]:
+    """A definition of any published format with one `waits` entry per line, as v2 and v3 have.
+
+    v1 (Benchmark 1) lists `token_spacings` and `time_jumps` instead, the tokens and seconds to
+    wait after each line; lists of unequal length (Jokes: one more entry, for the question asked at
+    the end) are padded with no wait.  `_format` is 1 for such a file: a few datasets (Prospective
+    Memory) read their expected responses differently there.
+    """
+    if "waits" in raw:
+        return raw
+    if "token_spacings" not in raw and "time_jumps" not in raw:
+        raise KeyError("waits")
+    spacings, jumps = list(raw.get("token_spacings") or []), list(raw.get("time_jumps") or [])
+    raw["waits"] = [
+        {"tokens": spacings[i] if i < len(spacings) else 0, "time": jumps[i] if i < len(jumps) else 0}
+        for i in range(max(len(spacings), len(jumps)))
+    ]
+    raw["_format"] = 1
+    return raw
 
 
 def dataset_examples(paths: Sequence[Path]) -> list[Any]:

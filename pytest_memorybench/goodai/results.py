@@ -125,9 +125,16 @@ def read_result(path: Path, agent: str, dataset: str) -> StoredResult:
 
 
 def parse_log(entries: Any) -> tuple[LogLine, ...]:
-    """`["Test (2024-05-22 12:15:56.12): text", "Agent (…): text", …]` as LogLines."""
-    lines = []
-    for entry in _as_list(entries):
+    """`["Test (2024-05-22 12:15:56.12): text", "Agent (…): text", …]` as LogLines.
+
+    Benchmark 1 stored the full log without speakers or times: the messages and replies
+    alternate, the test's message first.
+    """
+    texts = [str(entry) for entry in _as_list(entries)]
+    if texts and not any(_LOG_LINE.match(text) for text in texts):
+        return tuple(LogLine("Test" if index % 2 == 0 else "Agent", "", text) for index, text in enumerate(texts))
+    lines: list[LogLine] = []
+    for entry in texts:
         text = str(entry)
         match = _LOG_LINE.match(text)
         if match is None:

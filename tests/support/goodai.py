@@ -96,3 +96,55 @@ def write_goodai_run(folder: Path, agents: tuple[str, ...] = ("Agent A - m - 100
         (results / "Mystery Game").mkdir()
         (results / "Mystery Game" / "0_0.json").write_text(json.dumps(stored_result(["x"], ["y"], 0, ["no"])))
     return folder
+
+
+V1_CONFIG = """config:
+  run_name: mine (old layout)
+datasets:
+  args:
+    filler_tokens_low: 500
+    filler_tokens_high: 500
+    pre_question_filler: 500
+    dataset_examples: 1
+  datasets:
+  - name: delayed_recall
+  - name: prospective_memory
+"""
+
+V1_QUOTE_STATEMENT = "My aunt Wilhelmina liked to say: 'Boil the kettle before you need the tea.'"
+V1_QUOTE_INSTRUCTION = "Please say the quote by Wilhelmina after the next 4 statements."
+V1_QUOTE_EXPECTED = "The subject has to repeat the quote by Wilhelmina after 4 statements. The quote is: 'Boil the kettle before you need the tea.'"
+
+
+def v1_raw(script: list[str], is_question: list[bool], expected: Any, spacing: int = 500) -> dict[str, Any]:
+    """A definition in Benchmark 1's layout: `token_spacings` and `time_jumps`, no `waits`."""
+    return {
+        "script": script,
+        "is_question": is_question,
+        "time_jumps": [0.0] * len(script),
+        "token_spacings": [spacing] * len(script),
+        "expected_responses": expected,
+        "can_be_interleaved": True,
+        "evaluation_fn": "evaluate_correct",
+        "is_temporal": False,
+        "uses_callback": False,
+    }
+
+
+def write_v1_folder(folder: Path) -> None:
+    """Our own Delayed Recall test and a Prospective Memory test of our own, in Benchmark 1's layout."""
+    from pytest_memorybench.scenarios.ltm.delayed_recall import SCENARIO as DELAYED_RECALL
+
+    recall = DELAYED_RECALL.generate("ltm", {"facts": 4, "questions": 3}, 5, 1)
+    files = {
+        "Delayed Recall": v1_raw([line.text for line in recall.script], [line.is_question for line in recall.script], list(recall.expected)),
+        "Prospective Memory": {
+            **v1_raw([V1_QUOTE_STATEMENT, V1_QUOTE_INSTRUCTION], [False, True], [V1_QUOTE_EXPECTED]),
+            "uses_callback": True,
+        },
+    }
+    (folder).mkdir(parents=True, exist_ok=True)
+    (folder / "config.yml").write_text(V1_CONFIG)
+    for dataset, raw in files.items():
+        (folder / dataset).mkdir()
+        (folder / dataset / "0.def.json").write_text(json.dumps(raw))

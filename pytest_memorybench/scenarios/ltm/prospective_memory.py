@@ -29,21 +29,27 @@ is not checked.  Quote matching, lower-cased with punctuation removed, substring
 from __future__ import annotations
 
 import random
+import re
 import string
 import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from pytest_memorybench.goodai.format import script_from_goodai
 from pytest_memorybench.records import Score, ScriptLine, TestDefinition
 from pytest_memorybench.scenarios.base import ScoringContext
-from pytest_memorybench.goodai.format import script_from_goodai
 from pytest_memorybench.scenarios.params import read_params
 from pytest_memorybench.scenarios.waits import spread_over_span
 from pytest_memorybench.scoring.profiles import OFFICIAL, PAPER, Profile
 
 if TYPE_CHECKING:  # conversation.program imports the scenario registry, which imports this module
-    from pytest_memorybench.conversation.program import Exchange, ProgramContext, TestProgram, Verdict
+    from pytest_memorybench.conversation.program import (
+        Exchange,
+        ProgramContext,
+        TestProgram,
+        Verdict,
+    )
     from pytest_memorybench.goodai.results import StoredResult
 
 NAME = "ltm.prospective_memory"
@@ -119,6 +125,29 @@ def score_replies(quote: str, nth: int, replies: Sequence[str], profile: Profile
     return Score(1.0, (f"the quote is in the {ordinal(nth)} reply and in no earlier one ({tag})",))
 
 
+_QUOTED = re.compile(r"'(.*?)'")
+_AUTHOR = re.compile(r"quote (?:by|from) (.+?)(?: after| in the| to your|[.,]|$)")
+
+
+def older_expectation(raw: dict[str, Any]) -> tuple[str, str, int]:
+    """(quote, author, n) of a Benchmark 1 or 2 file, whose expected response is a sentence.
+
+    Their scorer took the first number of the instruction ("after the next 3 statements", "in
+    the 8th new message after this one") as the count of messages after the instruction whose
+    reply must hold the quote: the reply to the instruction is the first, so that reply is the
+    (count + 1)th.  The quote is the first single-quoted text of the expected response
+    (Benchmark 1) or of the statement (Benchmark 2), as their scorers read it.
+    """
+    statement, instruction = raw["script"][0], raw["script"][-1]
+    source = raw["expected_responses"][0] if raw.get("_format") == 1 else statement
+    quoted = _QUOTED.search(source) or _QUOTED.search(statement)
+    count = re.search(r"\d+", instruction)
+    if quoted is None or count is None:
+        raise ValueError("no single-quoted quote or no count of messages in the Prospective Memory lines")
+    author = _AUTHOR.search(instruction)
+    return quoted.group(1), author.group(1).strip() if author else "", int(count.group()) + 1
+
+
 @dataclass
 class _Watch:
     """The callback's state, shared with the program that registered it."""
@@ -171,8 +200,10 @@ class ProspectiveMemory:
         )
 
     def from_goodai(self, raw: dict[str, Any], example_id: str, suite: str, repetition: int) -> TestDefinition:
-        """A GoodAI file: its two lines and waits; `expected_responses` [[quote, author, n]]."""
-        quote, author, nth = raw["expected_responses"][0]
+        """A GoodAI file: its two lines and waits; `expected_responses` [[quote, author, n]], or
+        prose in Benchmarks 1 and 2 (`older_expectation`)."""
+        expected = raw["expected_responses"][0]
+        quote, author, nth = expected if isinstance(expected, list) else older_expectation(raw)
         return TestDefinition(
             suite=suite,
             scenario=NAME,
