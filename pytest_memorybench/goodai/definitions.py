@@ -8,6 +8,7 @@ exact content of the paper's Benchmark 3.  Each scenario module converts its own
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -144,7 +145,10 @@ def convert(
     if convert_file is None:
         raise UsageError(f"{path}: scenario {scenario.name} cannot read GoodAI definitions")
     try:
-        return convert_file(upgrade_format(raw), example_id, suite, repetition)
+        definition = convert_file(upgrade_format(raw), example_id, suite, repetition)
+        if raw["_format"] < 3:
+            definition = dataclasses.replace(definition, params={**definition.params, "goodai_format": raw["_format"]})
+        return definition
     except (KeyError, ValueError, TypeError, IndexError, AttributeError) as exc:
         missing = f"no {exc.args[0]!r} entry" if isinstance(exc, KeyError) else describe_exception(exc)
         raise UsageError(f"{path}: not a {dataset} definition we can read ({missing})") from None
@@ -155,10 +159,13 @@ def upgrade_format(raw: dict[str, Any]) -> dict[str, Any]:
 
     v1 (Benchmark 1) lists `token_spacings` and `time_jumps` instead, the tokens and seconds to
     wait after each line; lists of unequal length (Jokes: one more entry, for the question asked at
-    the end) are padded with no wait.  `_format` is 1 for such a file: a few datasets (Prospective
-    Memory) read their expected responses differently there.
+    the end) are padded with no wait.  `_format` says which it was (1, 2 or 3): the definition keeps
+    it as `goodai_format` for the scorers whose rules changed between benchmarks.
     """
     if "waits" in raw:
+        waits = raw["waits"] or []
+        explicit = bool(waits) and all(isinstance(w, dict) and {"tokens", "time", "percentage_finished"} <= set(w) for w in waits)
+        raw["_format"] = 2 if explicit else 3  # v2 writes all three keys in every wait, v3 only those it uses
         return raw
     if "token_spacings" not in raw and "time_jumps" not in raw:
         raise KeyError("waits")

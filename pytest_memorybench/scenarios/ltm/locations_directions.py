@@ -38,6 +38,7 @@ from typing import Any
 from pytest_memorybench.judges.base import JudgeTask, JudgeVerdict
 from pytest_memorybench.records import Score, TestDefinition
 from pytest_memorybench.scenarios.base import ScoringContext
+from pytest_memorybench.scenarios.ltm.question_set import benchmark_1_checklist, score_answers
 from pytest_memorybench.goodai.format import script_from_goodai
 from pytest_memorybench.scenarios.params import read_params
 from pytest_memorybench.scenarios.waits import spread_script
@@ -158,6 +159,8 @@ class LocationsDirections:
     async def score(
         self, definition: TestDefinition, responses: Sequence[str], context: ScoringContext
     ) -> Score:
+        if benchmark_1_checklist(definition, context):
+            return await score_answers(definition, responses[-1:], context, definition.ideal_answers)
         reply = responses[-1] if responses else ""
         judge = context.judge
         if judge is None:

@@ -138,7 +138,12 @@ class NameList:
     def score(
         self, definition: TestDefinition, responses: Sequence[str], context: ScoringContext
     ) -> Score:
-        return score_name_list(definition.expected, responses[-1] if responses else "", context.profile)
+        reply = responses[-1] if responses else ""
+        version = definition.params.get("goodai_format", 3)
+        if context.profile == OFFICIAL and version < 3:
+            verdict = score_names_v1(definition.expected, reply) if version == 1 else score_names_v2(definition.expected, reply)
+            return Score(verdict.value, (*verdict.reasons, f"{context.profile} profile, Benchmark {version} rule"))
+        return score_name_list(definition.expected, reply, context.profile)
 
 
 def score_name_list(expected: Sequence[str], reply: str, profile: str) -> Score:
@@ -183,6 +188,43 @@ def score_names_official(expected: Sequence[str], reply: str) -> Score:
         f"{correct} correct / max({len(expected)} expected, {len(answered)} answered) = {correct / divisor:.3f}"
     )
     return Score(correct / divisor, tuple(reasons))
+
+
+def score_names_v1(expected: Sequence[str], reply: str) -> Score:
+    """Benchmark 1's rule: the share of the expected names the reply mentions, in any form."""
+    lowered = reply.lower()
+    missing = [name for name in expected if name.lower() not in lowered]
+    found = len(expected) - len(missing)
+    reasons = [f"{found} of {len(expected)} names were found in the reply"]
+    if missing:
+        reasons.append(f"missing from the reply: {', '.join(repr(name) for name in missing)}")
+    return Score(found / len(expected) if expected else 1.0, tuple(reasons))
+
+
+def score_names_v2(expected: Sequence[str], reply: str) -> Score:
+    """Benchmark 2's rule: a JSON list; an answered name still among the expected ones counts and
+    leaves them, every other one (a repeat too) takes a point off, and the total (at least 0) is
+    divided by the expected count."""
+    try:
+        data = parse_lenient_json(reply)
+    except ValueError as error:
+        return Score(0.0, (f"response not in the correct format: {error}",))
+    if not isinstance(data, list) or not all(isinstance(item, str) for item in data):
+        return Score(0.0, (f"response not in the correct format: the reply parses to a JSON {_kind(data)}",))
+    remaining = [name.lower() for name in expected]
+    correct, reasons = 0, []
+    for item in (item.lower() for item in data):
+        if item in remaining:
+            remaining.remove(item)
+            correct += 1
+        else:
+            reasons.append(f"{item!r} was not expected")
+    if remaining:
+        reasons.append(f"missing from the reply: {', '.join(repr(name) for name in remaining)}")
+    unexpected = len(data) - correct
+    points = max(correct - unexpected, 0)
+    reasons.append(f"{correct} expected − {unexpected} unexpected = {points} of {len(expected)}")
+    return Score(points / len(expected) if expected else 1.0, tuple(reasons))
 
 
 def _kind(value: Any) -> str:

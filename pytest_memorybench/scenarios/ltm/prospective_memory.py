@@ -109,12 +109,16 @@ def cites_quote(quote: str, reply: str, profile: Profile = PAPER) -> bool:
     return _normalise_paper(quote) in _normalise_paper(reply)
 
 
-def score_replies(quote: str, nth: int, replies: Sequence[str], profile: Profile = PAPER) -> Score:
-    """The verdict on the replies from the instruction's own reply (the first) on; needs n of them."""
+def score_replies(quote: str, nth: int, replies: Sequence[str], profile: Profile = PAPER, after: int = 0) -> Score:
+    """The verdict on the replies from the instruction's own reply (the first) on; needs n of them.
+
+    `after`: replies past the nth that must not hold the quote either (Benchmarks 1 and 2, whose
+    scorer looked at every line it had seen when it ran, the reply after the nth included).
+    """
     tag = f"{profile} profile"
     if len(replies) < nth:
         return Score(0.0, (f"only {len(replies)} replies were seen after the instruction; the {ordinal(nth)} never came ({tag})",))
-    cited = [index for index, reply in enumerate(replies[:nth], 1) if cites_quote(quote, reply, profile)]
+    cited = [index for index, reply in enumerate(replies[: nth + after], 1) if cites_quote(quote, reply, profile)]
     elsewhere = [index for index in cited if index != nth]
     where = ", ".join(ordinal(index) for index in elsewhere)
     if nth not in cited:
@@ -122,7 +126,12 @@ def score_replies(quote: str, nth: int, replies: Sequence[str], profile: Profile
         return Score(0.0, (f"the quote is not in the {ordinal(nth)} reply{extra} ({tag})",))
     if elsewhere:
         return Score(0.0, (f"the quote is in the {ordinal(nth)} reply but also in the {where} ({tag})",))
-    return Score(1.0, (f"the quote is in the {ordinal(nth)} reply and in no earlier one ({tag})",))
+    return Score(1.0, (f"the quote is in the {ordinal(nth)} reply and in no {'other' if after else 'earlier'} one ({tag})",))
+
+
+def _after(definition: TestDefinition, profile: Profile) -> int:
+    """Under the official profile a Benchmark 1 or 2 file is scored as their code did: one more reply."""
+    return 1 if profile == OFFICIAL and definition.params.get("goodai_format", 3) < 3 else 0
 
 
 _QUOTED = re.compile(r"'(.*?)'")
@@ -155,6 +164,7 @@ class _Watch:
     quote: str
     nth: int
     profile: Profile
+    after: int = 0  # replies past the nth that are watched too (see `score_replies`)
     first_reply: str = ""
     heard: int = 0
     verdict: Score | None = None
@@ -165,9 +175,9 @@ class _Watch:
 
         self.heard = len(exchanges)
         self.replies = [self.first_reply, *(exchange.reply for exchange in exchanges)]
-        if len(self.replies) < self.nth:
+        if len(self.replies) < self.nth + self.after:
             return Verdict(done=False)
-        self.verdict = score_replies(self.quote, self.nth, self.replies[: self.nth], self.profile)
+        self.verdict = score_replies(self.quote, self.nth, self.replies[: self.nth + self.after], self.profile, self.after)
         return Verdict(done=True, score=self.verdict)
 
 
@@ -222,7 +232,7 @@ class ProspectiveMemory:
         from pytest_memorybench.conversation.program import RegisterCallback, Say, Wait
 
         expected = definition.expected
-        watch = _Watch(expected["quote"], int(expected["nth"]), context.scoring.profile)
+        watch = _Watch(expected["quote"], int(expected["nth"]), context.scoring.profile, _after(definition, context.scoring.profile))
         ideal = iter(definition.ideal_answers)
         for line in definition.script:
             reply = yield Say(line.text, is_question=line.is_question, ideal=next(ideal, None) if line.is_question else None)
@@ -247,7 +257,8 @@ class ProspectiveMemory:
     ) -> Score:
         """`responses`: every reply from the instruction's own on (the engine scores by callback)."""
         expected = definition.expected
-        return score_replies(expected["quote"], int(expected["nth"]), list(responses), context.profile)
+        after = _after(definition, context.profile)
+        return score_replies(expected["quote"], int(expected["nth"]), list(responses), context.profile, after)
 
     def rescore_goodai(self, definition: TestDefinition, stored: StoredResult, context: ScoringContext) -> Score:
         """A stored GoodAI result: every reply the log holds from the instruction's own on, as the

@@ -21,6 +21,7 @@ from pytest_memorybench.records import Score, ScriptLine, TestDefinition
 from pytest_memorybench.scenarios.base import ScoringContext
 from pytest_memorybench.scenarios.waits import spread_over_span
 from pytest_memorybench.scoring.judged import score_reference
+from pytest_memorybench.scoring.profiles import OFFICIAL
 
 
 def question_script(content: str, questions: Sequence[str]) -> tuple[ScriptLine, ...]:
@@ -78,10 +79,22 @@ def from_goodai_file(
     )
 
 
-async def score_answers(definition: TestDefinition, responses: Sequence[str], context: ScoringContext) -> Score:
-    """The share of questions whose reply refers to the expected answer (GoodAI's checklist)."""
+def benchmark_1_checklist(definition: TestDefinition, context: ScoringContext) -> bool:
+    """Whether to score as Benchmark 1's code did: the official profile on a Benchmark 1 file.
+
+    There every scenario without a rule of its own (Sally-Anne, Trigger Response, Locations
+    Directions) was scored by this checklist judge, one question at a time.
+    """
+    return context.profile == OFFICIAL and definition.params.get("goodai_format") == 1
+
+
+async def score_answers(
+    definition: TestDefinition, responses: Sequence[str], context: ScoringContext, answers: Sequence[str] | None = None
+) -> Score:
+    """The share of questions whose reply refers to the expected answer (GoodAI's checklist);
+    `answers` replaces the definition's own expected answers (a list of them)."""
     judge = context.judge or LocalJudge()
-    answers = list(definition.expected)
+    answers = list(definition.expected if answers is None else answers)
     reasons, correct = [], 0
     for number, (question, expected) in enumerate(zip(definition.questions, answers), 1):
         reply = responses[number - 1] if number <= len(responses) else ""

@@ -39,12 +39,13 @@ from __future__ import annotations
 import json
 import random
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Awaitable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Union
 
 from pytest_memorybench.records import Score, TestDefinition
 from pytest_memorybench.scenarios.base import ScoringContext
+from pytest_memorybench.scenarios.ltm.question_set import benchmark_1_checklist, score_answers
 from pytest_memorybench.goodai.format import script_from_goodai
 from pytest_memorybench.scenarios.params import read_params
 from pytest_memorybench.scenarios.waits import spread_script
@@ -398,7 +399,9 @@ class SallyAnne:
 
     def score(
         self, definition: TestDefinition, responses: Sequence[str], context: ScoringContext
-    ) -> Score:
+    ) -> Score | Awaitable[Score]:
+        if benchmark_1_checklist(definition, context):
+            return score_answers(definition, responses[-1:], context, [definition.expected["answer"]])
         reply = responses[-1] if responses else ""
         return score_sallyanne(definition.expected["answer"], reply)
 

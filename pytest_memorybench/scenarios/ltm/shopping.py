@@ -164,7 +164,12 @@ class Shopping:
     def score(
         self, definition: TestDefinition, responses: Sequence[str], context: ScoringContext
     ) -> Score:
-        return score_shopping(definition.expected, responses[-1] if responses else "", context.profile)
+        reply = responses[-1] if responses else ""
+        version = definition.params.get("goodai_format", 3)
+        if context.profile == OFFICIAL and version < 3:
+            verdict = score_shopping_older(definition.expected, reply, penalise_unknown=version == 2)
+            return Score(verdict.value, (*verdict.reasons, f"{context.profile} profile, Benchmark {version} rule"))
+        return score_shopping(definition.expected, reply, context.profile)
 
 
 # -- scoring -----------------------------------------------------------------------------------
@@ -231,6 +236,31 @@ def _names_item(answer: str, expected: str) -> bool:
         last_pattern = re.escape(last) + "(?:s|es)?"
     pattern = r"\s+".join([*(re.escape(word) for word in words[:-1]), last_pattern])
     return re.search(rf"(?<![\w-]){pattern}(?![\w-])", answer.lower()) is not None
+
+
+def score_shopping_older(expected: Sequence[Sequence[Any]], reply: str, *, penalise_unknown: bool) -> Score:
+    """Benchmarks 1 and 2's rule: a point per listed item with the right quantity (its name singular
+    or plural), over the expected count; Benchmark 2 also takes a point off per entry naming no
+    expected item (the total at least 0).  A reply that is not a list of `item`/`quantity` objects
+    scores 0."""
+    entries, reasons = _read_entries(reply, OFFICIAL)
+    if entries is None:
+        return Score(0.0, tuple(reasons))
+    wanted = {str(name).lower(): quantity for name, quantity in expected}
+    right = penalties = 0
+    for item, quantity in entries:
+        name = item.lower()
+        key = next((w for w in wanted if name in (w, f"{w}s", f"{w}es") or w == f"{name}s"), None)
+        if key is None:
+            penalties += 1
+            reasons.append(f"unknown item {name!r}")
+        elif quantity == wanted[key]:
+            right += 1
+        else:
+            reasons.append(f"wrong quantity for {name!r}: {quantity!r} instead of {wanted[key]}")
+    points = max(right - penalties, 0) if penalise_unknown else right
+    reasons.append(f"{right} right" + (f" − {penalties} unknown" if penalise_unknown else "") + f" = {points} of {len(wanted)}")
+    return Score(points / len(wanted) if wanted else 1.0, tuple(reasons))
 
 
 def score_shopping(expected: Sequence[Sequence[Any]], reply: str, profile: str) -> Score:

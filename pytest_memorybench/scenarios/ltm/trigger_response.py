@@ -31,6 +31,7 @@ from typing import Any
 from pytest_memorybench.judges.base import Judge, JudgeTask
 from pytest_memorybench.records import Score, ScriptLine, TestDefinition
 from pytest_memorybench.scenarios.base import ScoringContext
+from pytest_memorybench.scenarios.ltm.question_set import benchmark_1_checklist, score_answers
 from pytest_memorybench.goodai.format import script_from_goodai
 from pytest_memorybench.scenarios.params import at_least, read_params
 from pytest_memorybench.scenarios.waits import spread_over_span
@@ -138,6 +139,8 @@ class TriggerResponse:
     async def score(
         self, definition: TestDefinition, responses: Sequence[str], context: ScoringContext
     ) -> Score:
+        if benchmark_1_checklist(definition, context):
+            return await score_answers(definition, responses, context)
         threshold = float(definition.params.get("rouge_threshold", TRIGGER_RESPONSE_THRESHOLD))
         return await score_trigger_replies(
             definition.expected, responses, context.profile, context.judge, threshold=threshold
