@@ -40,8 +40,17 @@ DATASETS = {
     "ChapterBreak": "ltm.chapterbreak",
     "Delayed Recall": "ltm.delayed_recall",
     "Instruction Recall": "ltm.instruction_recall",
+    "Names": "ltm.names",
+    "Locations": "ltm.locations",
+    "Key-Value Pairs": "ltm.key_value_pairs",
+    "How to Think": "ltm.how_to_think",
+    "Conflicting Personal Information": "ltm.conflicting_personal_information",
 }
-CONFIG_NAMES = {name.split(".", 1)[1]: name for name in DATASETS.values()}
+CONFIG_NAMES = {
+    **{name.split(".", 1)[1]: name for name in DATASETS.values()},
+    "kv": "ltm.key_value_pairs",
+    "conflicting_personal_info": "ltm.conflicting_personal_information",
+}
 
 
 @dataclass(frozen=True)

@@ -16,13 +16,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from pytest_memorybench.records import TestDefinition
-from pytest_memorybench.scenarios.base import ScoringContext
-from pytest_memorybench.scenarios.ltm.question_set import (
-    from_goodai_file,
-    question_script,
-    question_set,
-    score_answers,
-)
+from pytest_memorybench.scenarios.ltm.question_set import QuestionSetScenario
 from pytest_memorybench.scenarios.params import at_least, read_params
 
 NAME = "ltm.delayed_recall"
@@ -149,9 +143,10 @@ def invent_world(rng: random.Random, kinds: Sequence[str]) -> tuple[str, list[tu
     return world, [tuple(part.format(**slots) for part in FACTS[kind]) for kind in kinds]  # type: ignore[misc]
 
 
-class DelayedRecall:
+class DelayedRecall(QuestionSetScenario):
     name = NAME
     skills = SKILLS
+    reset_message = RESET
 
     def generate(self, suite: str, params: Mapping[str, Any], seed: int, repetition: int) -> TestDefinition:
         settings = read_params(DelayedRecallParams, NAME, params)
@@ -159,27 +154,9 @@ class DelayedRecall:
         kinds = rng.sample(sorted(FACTS), settings.facts)
         _, facts = invent_world(rng, kinds)
         asked = rng.sample(facts, settings.questions)
-        questions = [f"{rng.choice(REMINDERS)} {question}" for _, question, _ in asked]
+        cases = [(f"{rng.choice(REMINDERS)} {question}", answer) for _, question, answer in asked]
         content = OPENING.format(facts="\n".join(statement for statement, _, _ in facts))
-        return question_set(
-            suite=suite,
-            scenario=NAME,
-            repetition=repetition,
-            seed=seed,
-            script=question_script(content, questions),
-            answers=[answer for _, _, answer in asked],
-            skills=SKILLS,
-            params=asdict(settings),
-            reset_message=RESET,
-        )
-
-    def from_goodai(self, raw: dict[str, Any], example_id: str, suite: str, repetition: int) -> TestDefinition:
-        return from_goodai_file(
-            raw, example_id, suite=suite, scenario=NAME, repetition=repetition, skills=SKILLS, reset_message=RESET
-        )
-
-    def score(self, definition: TestDefinition, responses: Sequence[str], context: ScoringContext) -> Any:
-        return score_answers(definition, responses, context)
+        return self.definition(suite, repetition, seed, content, cases, asdict(settings))
 
 
 SCENARIO = DelayedRecall()

@@ -10,18 +10,12 @@ for a device named from our own word lists.  Numbers in one manual never repeat.
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
 from pytest_memorybench.records import TestDefinition
-from pytest_memorybench.scenarios.base import ScoringContext
-from pytest_memorybench.scenarios.ltm.question_set import (
-    from_goodai_file,
-    question_script,
-    question_set,
-    score_answers,
-)
+from pytest_memorybench.scenarios.ltm.question_set import QuestionSetScenario
 from pytest_memorybench.scenarios.params import at_least, read_params
 
 NAME = "ltm.instruction_recall"
@@ -109,9 +103,10 @@ def write_manual(rng: random.Random, steps: int) -> tuple[str, list[tuple[str, s
     return device, [tuple(part.format(**slots) for part in STEPS[index]) for index in chosen]  # type: ignore[misc]
 
 
-class InstructionRecall:
+class InstructionRecall(QuestionSetScenario):
     name = NAME
     skills = SKILLS
+    reset_message = RESET
 
     def generate(self, suite: str, params: Mapping[str, Any], seed: int, repetition: int) -> TestDefinition:
         settings = read_params(InstructionRecallParams, NAME, params)
@@ -119,25 +114,8 @@ class InstructionRecall:
         device, manual = write_manual(rng, settings.steps)
         asked = [manual[index] for index in sorted(rng.sample(range(len(manual)), settings.questions))]
         steps = "\n".join(f"{number}. {instruction}" for number, (instruction, _, _) in enumerate(manual, 1))
-        return question_set(
-            suite=suite,
-            scenario=NAME,
-            repetition=repetition,
-            seed=seed,
-            script=question_script(OPENING.format(device=device, steps=steps), [question for _, question, _ in asked]),
-            answers=[answer for _, _, answer in asked],
-            skills=SKILLS,
-            params=asdict(settings),
-            reset_message=RESET,
-        )
-
-    def from_goodai(self, raw: dict[str, Any], example_id: str, suite: str, repetition: int) -> TestDefinition:
-        return from_goodai_file(
-            raw, example_id, suite=suite, scenario=NAME, repetition=repetition, skills=SKILLS, reset_message=RESET
-        )
-
-    def score(self, definition: TestDefinition, responses: Sequence[str], context: ScoringContext) -> Any:
-        return score_answers(definition, responses, context)
+        content = OPENING.format(device=device, steps=steps)
+        return self.definition(suite, repetition, seed, content, [(q, a) for _, q, a in asked], asdict(settings))
 
 
 SCENARIO = InstructionRecall()

@@ -1,0 +1,75 @@
+"""Names (GoodAI's `names` dataset): the user changes their name several times, then asks for it.
+
+GoodAI's dataset: three name statements (Faker first names, `en_US` and `en_IE`), then "What is my
+name?"; the expected answer is the last name given.  The name statements and the reset statement
+are Name List's (our own wording); names come from Name List's seeded stream, so no name repeats
+within a seed.  GoodAI's configurations mark it incompatible with Name List (the same statements
+would mix); `ltm_extended` runs it without Name List.
+
+Scoring (one question), both lower-cased:
+  paper     the last name is mentioned as a whole word ("Lee" is not in "Leeds"); there is no
+            paper for this dataset, so this is the rule Colours' paper states for its own answers.
+  official  the reference's rule: the last name is a substring of the reply.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from pytest_memorybench.goodai.format import script_from_goodai
+from pytest_memorybench.records import Score, TestDefinition
+from pytest_memorybench.scenarios.base import ScoringContext
+from pytest_memorybench.scenarios.ltm.name_list import (
+    RESET_MESSAGE,
+    TEMPLATES,
+    draw_names,
+)
+from pytest_memorybench.scenarios.params import at_least, read_params
+from pytest_memorybench.scenarios.waits import spread_script
+from pytest_memorybench.scoring.exact import score_contains
+from pytest_memorybench.scoring.profiles import OFFICIAL
+
+NAME = "ltm.names"
+SKILLS = ("recall", "conflicting_information")
+QUESTION = "What is my name?"
+
+
+@dataclass(frozen=True)
+class NamesParams:
+    name_changes: int = 3
+
+    def __post_init__(self) -> None:
+        at_least("name_changes", self.name_changes, 1)
+
+
+class Names:
+    name = NAME
+    skills = SKILLS
+
+    def generate(self, suite: str, params: Mapping[str, Any], seed: int, repetition: int) -> TestDefinition:
+        settings = read_params(NamesParams, NAME, params)
+        names = draw_names(seed, repetition, settings.name_changes)
+        rng = random.Random(f"{NAME}|{seed}|{repetition}")
+        lines = [rng.choice(TEMPLATES).format(name=name) for name in names] + [QUESTION]
+        return self._definition(suite, repetition, seed, spread_script(lines), names[-1], asdict(settings))
+
+    def from_goodai(self, raw: dict[str, Any], example_id: str, suite: str, repetition: int) -> TestDefinition:
+        expected = str(raw["expected_responses"][0])
+        return self._definition(suite, repetition, 0, script_from_goodai(raw), expected, {"goodai_example": example_id})
+
+    def _definition(self, suite: str, repetition: int, seed: int, script: Any, last: str, params: dict[str, Any]) -> TestDefinition:
+        return TestDefinition(
+            suite=suite, scenario=NAME, repetition=repetition, seed=seed, script=script, ideal_answers=(f"Your name is {last}.",),
+            expected=last, skills=SKILLS, params=params, reset_message=RESET_MESSAGE,
+        )  # fmt: skip
+
+    def score(self, definition: TestDefinition, responses: Sequence[str], context: ScoringContext) -> Score:
+        reply = responses[-1] if responses else ""
+        verdict = score_contains(definition.expected, reply, whole_word=context.profile != OFFICIAL)
+        return Score(verdict.value, tuple(f"{reason}, {context.profile} profile" for reason in verdict.reasons))
+
+
+SCENARIO = Names()
