@@ -103,12 +103,12 @@ def test_a_file_we_cannot_read_is_one_line_and_the_rest_runs(pytester: pytest.Py
     folder = pytester.path / "defs"
     write_v1_folder(folder)
     (folder / "Delayed Recall" / "1.def.json").write_text('{"script": ["no waits of any kind"], "is_question": [false]}')
-    (folder / "Multi-Session Chat").mkdir()
-    (folder / "Multi-Session Chat" / "0.def.json").write_text("{}")
+    (folder / "Movies").mkdir()
+    (folder / "Movies" / "0.def.json").write_text("{}")
     result = pytester.runpytest("--memorybench", "--agent=oracle", "--mb-suite=goodai-definitions=defs", "-p", "no:cacheprovider", "-rs")
     result.assert_outcomes(passed=2, skipped=1)
     result.stdout.fnmatch_lines([
-        "memorybench: *defs/Multi-Session Chat: no scenario reads the GoodAI dataset 'Multi-Session Chat'; its definitions are skipped",
+        "memorybench: *defs/Movies: no scenario reads the GoodAI dataset 'Movies'; its definitions are skipped",
         "memorybench: *defs/Delayed Recall/1.def.json: not a Delayed Recall definition we can read (no 'waits' entry)",
         "SKIPPED ??? goodai::delayed_recall?rep2?: *1.def.json: not a Delayed Recall definition*",
     ])  # fmt: skip

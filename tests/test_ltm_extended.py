@@ -136,3 +136,34 @@ def test_goodai_folders_name_their_datasets(tmp_path: Path) -> None:
     suite = load_suite(f"goodai-definitions={tmp_path}")
     assert [d.scenario for d in suite.definitions(0)] == ["ltm.locations"]
     assert suite.incompatible == (("ltm.locations", "ltm.locations_directions"),)
+
+
+def test_multi_session_chat_wants_the_fact_told_sessions_before() -> None:
+    from pytest_memorybench.scenarios.ltm.multi_session_chat import FACTS
+
+    definition = get_scenario("ltm.multi_session_chat").generate("ltm", {"sessions": 5}, 0, 2)
+    question = definition.script[0].text
+    told, asked, answer, key = FACTS[1]
+    assert question.count("later)") + question.count("next day)") == 4 and told in question and asked in question
+    assert key not in question.split(told)[1], "only the first session names the fact"
+    assert score(definition, [answer]).value == 1.0
+    assert score(definition, ["Oh, it's going fine, thanks for asking!"]).value == 0.0
+    # The reference judged its gold line, not the reply: the official profile reproduces that.
+    assert score(definition, ["Oh, it's going fine, thanks for asking!"], "official").value == 1.0
+
+
+@pytest.mark.parametrize("span", [None, 4000], ids=["isolated", "span4000"])
+def test_multi_session_chat_calibration_under_the_paper_profile(span: int | None, tmp_path: Path) -> None:
+    definitions = [get_scenario("ltm.multi_session_chat").generate("ltm", {}, 0, rep) for rep in (1, 2, 3)]
+    oracle = converse(definitions, OracleAgent(), span=span, tmp_path=tmp_path / "o", isolate=True)
+    null = converse(definitions, NullAgent(), span=span, tmp_path=tmp_path / "n", isolate=True)
+    assert [o.score.value for o in oracle.values()] == [1.0, 1.0, 1.0]
+    assert [o.score.value for o in null.values()] == [0.0, 0.0, 0.0]
+
+
+def test_a_goodai_multi_session_chat_file_reads_its_gold_answer() -> None:
+    definition = get_scenario("ltm.multi_session_chat").generate("ltm", {}, 0, 1)
+    payload = json.dumps({"name": "Speaker 2", "persona": "- I keep bees.", "gold_answer": "The bees are thriving!", "conversation": "…"})
+    again = get_scenario("ltm.multi_session_chat").from_goodai(goodai_raw(definition, [payload]), "0", "goodai", 1)  # type: ignore[attr-defined]
+    assert again.expected == {"fact": "The bees are thriving!", "gold": "The bees are thriving!"}
+    assert again.script == definition.script

@@ -45,11 +45,13 @@ DATASETS = {
     "Key-Value Pairs": "ltm.key_value_pairs",
     "How to Think": "ltm.how_to_think",
     "Conflicting Personal Information": "ltm.conflicting_personal_information",
+    "Multi-Session Chat": "ltm.multi_session_chat",
 }
 CONFIG_NAMES = {
     **{name.split(".", 1)[1]: name for name in DATASETS.values()},
     "kv": "ltm.key_value_pairs",
     "conflicting_personal_info": "ltm.conflicting_personal_information",
+    "multisessionchat": "ltm.multi_session_chat",
 }
 
 
