@@ -12,7 +12,11 @@ import pytest
 
 
 class UsageError(pytest.UsageError):
-    """Bad input from the user; the message says what is wrong and what to do."""
+    """Bad input from the user; the message says what is wrong and what to do, on one line
+    (a message that quotes the input, a key with a newline in it, stays one line)."""
+
+    def __init__(self, message: object = "") -> None:
+        super().__init__(" ".join(str(message).splitlines()))
 
 
 class AgentError(Exception):
@@ -23,3 +27,20 @@ def describe_exception(exc: BaseException) -> str:
     """`Type: message` on one line, for exceptions raised by user code we do not control."""
     text = " ".join(str(exc).split())
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+class RunStopped(KeyboardInterrupt):
+    """A reason the whole run must stop now, raised where it is found (a signal handler, a write).
+
+    A KeyboardInterrupt, so that nothing between here and pytest mistakes it for an error of one
+    item: pytest ends the session as it does on Ctrl-C, and what finished is written.  The message
+    is the reason, shown in the line that says how to resume.
+    """
+
+
+class Terminated(RunStopped):
+    """SIGTERM, which is how CI cancels a job."""
+
+
+class RunFolderUnwritable(RunStopped):
+    """The disk is full, or the folder became read-only: no more can be logged, so nothing more is asked."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import shutil
 from collections import Counter
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from typing import Any
 
 import pytest
@@ -18,11 +18,12 @@ from pytest_memorybench.reports.results import item_record
 from pytest_memorybench.reports.spending import SKIP_PREFIX, SpendingCap, process_spend
 from pytest_memorybench.reports.transcript import EventIndex
 from pytest_memorybench.run import BenchmarkRun
+from pytest_memorybench.runloop import describe_interruption, end_on_sigterm
 
 
 def activate(config: pytest.Config) -> None:
     lifecycle.start(config)
-    benchmark = BenchmarkHooks(config)
+    benchmark = BenchmarkHooks(config, restore_sigterm=end_on_sigterm())
     config.pluginmanager.register(benchmark, "memorybench-run")
     config.pluginmanager.register(SelectionHooks(benchmark.run), "memorybench-selection")
     if config.pluginmanager.hasplugin("timeout"):
@@ -36,13 +37,16 @@ def activate(config: pytest.Config) -> None:
 class BenchmarkHooks:
     """The hooks of an active benchmark session."""
 
-    def __init__(self, config: pytest.Config) -> None:
+    def __init__(self, config: pytest.Config, restore_sigterm: Callable[[], None] = lambda: None) -> None:
         self.config = config
+        self.restore_sigterm = restore_sigterm
+        self.interruption: str | None = None  # what interrupted the session (Ctrl-C, SIGTERM)
         self.run = config.stash[RUN_KEY]
         self.records_by_item: dict[str, dict[str, Any]] = {}  # a rerun item's last report wins
         self.worker_conversations: list[dict[str, Any]] = []
         self.worker_judge_stats: list[dict[str, Any]] = []
         self.selected = 0
+        self.scoreable = 0  # the selected tests that can have a score (not skipped before they start)
         self.cap: SpendingCap | None = None
         self.agent_cost = lambda: 0.0  # what the agent adapter of this process has cost so far
         self.html_extras = bool(getattr(config.option, "htmlpath", None))
@@ -65,6 +69,7 @@ class BenchmarkHooks:
             return
         self.run.select(test.key for test in planned)
         self.selected = len(planned)
+        self.scoreable = sum(not test.definition.skip_reason for test in planned)
         max_cost = self.run.settings.max_cost
         if max_cost is not None:
             worker = lifecycle.is_worker(self.config)
@@ -136,16 +141,29 @@ class BenchmarkHooks:
         overhead = sum(stats.overhead_usage.cost_usd for stats in self.run.conversations.values())
         return process_spend(self.agent_cost(), self.records, overhead, self.run.judge_stats()["cost_usd"])
 
+    def pytest_keyboard_interrupt(self, excinfo: pytest.ExceptionInfo[BaseException]) -> None:
+        self.interruption = describe_interruption(excinfo.value)
+
     @pytest.hookimpl(tryfirst=True)  # before junitxml writes its file: the suite properties go in it
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         if self.estimate is not None:
             return
         finished = lifecycle.finish(
-            self.config, self.records, self.worker_conversations, self.worker_judge_stats, selected=self.selected
+            self.config, self.records, self.worker_conversations, self.worker_judge_stats, selected=self.selected,
+            scoreable=self.scoreable, stop=self._stop(session),
         )
-        if finished is not None and finished.gate is not None and not finished.gate.passed:
-            if session.exitstatus == pytest.ExitCode.OK:
-                session.exitstatus = pytest.ExitCode.TESTS_FAILED
+        failed = finished is not None and (
+            (finished.gate is not None and not finished.gate.passed) or (finished.results is not None and finished.results_path is None)
+        )  # a failed gate, or results that could not be written
+        if failed and session.exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+    def _stop(self, session: pytest.Session) -> lifecycle.Stop | None:
+        """What ended the session before its tests, if anything: a signal, or pytest's `-x` / `--maxfail`."""
+        if self.interruption is not None or session.exitstatus == pytest.ExitCode.INTERRUPTED:
+            return lifecycle.Stop(self.interruption or "interrupted", interrupted=True)
+        reason = session.shouldfail or session.shouldstop
+        return lifecycle.Stop(str(reason), interrupted=False) if reason else None
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if self.estimate is not None:
@@ -180,6 +198,7 @@ class BenchmarkHooks:
                 terminalreporter.write_line(line, red=line.startswith("gate FAILED"))
 
     def pytest_unconfigure(self) -> None:
+        self.restore_sigterm()
         self.run.close()
         if self.run.settings.estimate is not None:
             shutil.rmtree(self.run.output, ignore_errors=True)
@@ -223,6 +242,14 @@ class XdistControllerHooks:
         from pytest_memorybench.scheduling import ConversationScheduling
 
         return ConversationScheduling(config, log, {key: test.group for key, test in self.benchmark.run.tests.items()})
+
+    def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
+        """The controller collects nothing itself: what its workers selected is what the run selected."""
+        tests = self.benchmark.run.tests
+        keys = [nodeid if nodeid in tests else nodeid.rpartition("@")[0] for nodeid in ids]  # loadgroup adds @group
+        self.benchmark.selected = max(self.benchmark.selected, sum(key in tests for key in keys))
+        scoreable = sum(key in tests and not tests[key].definition.skip_reason for key in keys)
+        self.benchmark.scoreable = max(self.benchmark.scoreable, scoreable)
 
     def pytest_testnodedown(self, node: Any, error: Any) -> None:
         output = getattr(node, "workeroutput", {})

@@ -96,7 +96,7 @@ def memorybench_test(memorybench_agent: Any, request: pytest.FixtureRequest) -> 
     request.node.stash[OUTCOME_KEY] = outcome
     if outcome.error is not None:
         pytest.fail(f"{outcome.error}\n(everything before this turn is kept in {run.output})", pytrace=False)
-    if outcome.score.value < test.threshold:
+    if not test.passes(outcome):
         pytest.fail(failure_text(test, outcome), pytrace=False)
 
 

@@ -44,6 +44,10 @@ class Score:
         object.__setattr__(self, "reasons", tuple(self.reasons))
 
 
+# The largest wait after a line: tokens as the largest span, seconds of ten years, a whole span.
+WAIT_LIMITS = {"tokens": 10_000_000, "time": 315_360_000, "percentage_finished": 100}
+
+
 @dataclass(frozen=True)
 class ScriptLine:
     """A line the benchmark says, and what the scheduler must wait for after it.
@@ -55,6 +59,18 @@ class ScriptLine:
     text: str
     is_question: bool = False
     wait: dict[str, float] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        """Lines come from files too (GoodAI's, a run folder's): a wait the run cannot keep fails
+        here, as the file's problem, not as an endless filler or a clock overflow later."""
+        if not isinstance(self.text, str):
+            raise TypeError(f"a script line must be text, got {type(self.text).__name__}")
+        for key, value in self.wait.items():
+            limit = WAIT_LIMITS.get(key)
+            if limit is None:
+                raise ValueError(f"unknown wait {key!r} (known: {', '.join(WAIT_LIMITS)})")
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= limit:
+                raise ValueError(f"wait {key} {value!r} is not a number from 0 to {limit:,}")
 
 
 @dataclass(frozen=True)

@@ -7,12 +7,9 @@ group for the items that were selected, caches every outcome, and later items re
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
 import dataclasses
 import inspect
 import json
-import os
 import secrets
 from collections.abc import Callable, Coroutine, Iterable
 from dataclasses import dataclass
@@ -20,15 +17,25 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, TypeVar
 
+from filelock import FileLock
+
 from pytest_memorybench.agents.protocol import AgentAdapter
 from pytest_memorybench.conversation.channel import AgentChannel, LoggedJudge
 from pytest_memorybench.conversation.clock import SimulatedClock
 from pytest_memorybench.conversation.events import EventLog
 from pytest_memorybench.conversation.filler import TriviaSource
 from pytest_memorybench.conversation.interactive import MemoryConversation
-from pytest_memorybench.conversation.log_reader import ConversationLog, iter_events, read_conversations
+from pytest_memorybench.conversation.log_reader import (
+    ConversationLog,
+    iter_events,
+    read_conversations,
+)
 from pytest_memorybench.conversation.probing import ProbeSession, read_probe_answers
-from pytest_memorybench.conversation.scheduler import Conversation, ConversationStats, ScheduledTest
+from pytest_memorybench.conversation.scheduler import (
+    Conversation,
+    ConversationStats,
+    ScheduledTest,
+)
 from pytest_memorybench.conversation.tokens import default_counter
 from pytest_memorybench.errors import UsageError, describe_exception
 from pytest_memorybench.goodai.rescore import read_published, rescore
@@ -36,14 +43,23 @@ from pytest_memorybench.judges.base import JudgeStats
 from pytest_memorybench.judges.client import CachedJudge
 from pytest_memorybench.judges.spec import build_judge
 from pytest_memorybench.records import Score, TestDefinition, TestOutcome, Usage
+from pytest_memorybench.runfolder import (
+    MANIFEST,
+    Manifest,
+    claim,
+    definition_path,
+    load_definition,
+    read_manifest,
+    write_atomically,
+)
+from pytest_memorybench.runloop import RunLoop, describe_interruption
 from pytest_memorybench.scenarios import ScoringContext, get_scenario
-from pytest_memorybench.scenarios.probes import ProbeContext, file_stem
+from pytest_memorybench.scenarios.probes import ProbeContext
 from pytest_memorybench.settings import Settings
-from pytest_memorybench.spans import ISOLATED, Span, parse_span
+from pytest_memorybench.spans import ISOLATED, Span
 from pytest_memorybench.suite import Suite, load_suite
 
 T = TypeVar("T")
-MANIFEST = "run.json"
 
 
 @dataclass(frozen=True)
@@ -55,6 +71,9 @@ class PlannedTest:
     definition: TestDefinition
     threshold: float
     span: Span
+
+    def passes(self, outcome: TestOutcome) -> bool:
+        return outcome.error is None and outcome.score.value >= self.threshold
 
 
 def new_run_id(now: datetime | None = None) -> str:
@@ -70,21 +89,18 @@ class BenchmarkRun:
         self.judge_cache = judge_cache
         self.worker = worker
         previous = settings.previous_run
-        manifest = _read_manifest(previous) if previous else {}
-        self.run_id = manifest["id"] if settings.resume else run_id
+        manifest = read_manifest(previous) if previous else None
+        self.run_id = manifest.id if settings.resume and manifest else run_id
         self.output = previous if settings.resume and previous else output
         self.started = datetime.now(timezone.utc)
-        self.clock_start = datetime.fromisoformat(manifest["clock_start"]) if manifest else self.started
-        self.conversation_count = manifest.get("conversations", settings.conversations)
+        self.clock_start = manifest.clock_start if manifest else self.started
+        self.conversation_count = manifest.conversations if manifest else settings.conversations
         self.published = read_published(settings.rescore) if settings.rescore is not None else None
         self.suites: list[Suite] = (
             list(self.published.suites) if self.published else [load_suite(name) for name in settings.suites]
         )
-        self.spans = {
-            suite.name: parse_span(manifest["spans"][suite.name]) if suite.name in manifest.get("spans", {})
-            else settings.span or suite.span
-            for suite in self.suites
-        }
+        logged_spans = manifest.spans if manifest else {}
+        self.spans = {suite.name: logged_spans.get(suite.name) or settings.span or suite.span for suite in self.suites}
         if manifest:
             _check_consistent(settings, manifest, self.spans, self.conversation_count)
         self.tests: dict[str, PlannedTest] = {}
@@ -95,7 +111,7 @@ class BenchmarkRun:
             self.contexts.update((_context_group(suite.name, id), context) for id, context in generated.contexts.items())
             definitions = generated.definitions
             if definitions_from is not None:
-                definitions = [_load_definition(definitions_from, d) for d in definitions]
+                definitions = [load_definition(definitions_from, d) for d in definitions]
             span = self.spans[suite.name]
             definitions = [
                 dataclasses.replace(d, skip_reason=reason) if (reason := suite.too_long_for(d.scenario, span)) else d
@@ -115,9 +131,10 @@ class BenchmarkRun:
         self._cut: dict[str, str] = {}  # conversation group -> what cut its driving short
         self._adapters: dict[int, AgentAdapter] = {}
         self._async_fixtures: list[Any] = []  # async generator agent fixtures we resolved: closed with the run
-        self._loop: asyncio.AbstractEventLoop | None = None
+        self.loop = RunLoop()
         self._log: EventLog | None = None
         self._judge: CachedJudge | None = None
+        self._lock: FileLock | None = None
 
     @property
     def interleaved_spans(self) -> dict[str, Span]:
@@ -154,13 +171,16 @@ class BenchmarkRun:
         log = self.logged.get(self.tests[key].group)
         return log is not None and log.tests is not None and key not in log.tests
 
+    def claim_folder(self) -> None:
+        """Lock the run folder for this run (the controller's, or the only process's)."""
+        self._lock = claim(self.output, "--mb-resume" if self.settings.resume else "--mb-output")
+
     def write_plan(self) -> None:
         """Save the manifest and every definition; a resumed run keeps the folder's own."""
         if self.settings.resume:
             return
         for test in self.tests.values():
-            path = self.output / "definitions" / test.definition.suite / f"{file_stem(test.definition.test_id)}.json"
-            write_atomically(path, test.definition.to_json())
+            write_atomically(definition_path(self.output, test.definition), test.definition.to_json())
         manifest = {
             "id": self.run_id,
             "clock_start": self.clock_start.isoformat(),
@@ -247,6 +267,11 @@ class BenchmarkRun:
             f"ended, so it has no score; --mb-resume continues the conversation without asking again"
         )
         return TestOutcome(test.definition, [], Score(0.0, (error,)), [], 0, Usage(), error=error, span_target=test.span.tokens)
+
+    def finished_outcomes(self) -> dict[str, TestOutcome]:
+        """Every outcome this process has, including those of tests pytest never got to report
+        (an interruption, `-x`): a partial results.json lists them too."""
+        return dict(self._outcomes)
 
     def tests_waited_on(self, key: str) -> int:
         """How many tests the item of `key` waits on: its whole conversation's if nobody drove it yet."""
@@ -354,69 +379,20 @@ class BenchmarkRun:
         return MemoryConversation(channel, self.run_sync, TriviaSource(self.settings.seed))
 
     def run_sync(self, coroutine: Coroutine[Any, Any, T]) -> T:
-        """Run a coroutine on the run's own loop, which lives as long as the run.
-
-        One long-lived loop (not `asyncio.run` per call) keeps agents' HTTP clients usable across
-        items.  If the caller is itself inside a running loop, we never nest: the coroutine runs on
-        our loop in a helper thread.
-        """
-        if self._loop is None:
-            self._loop = asyncio.new_event_loop()
-        loop = self._loop
-        task = loop.create_task(coroutine)
-        try:
-            asyncio.get_running_loop()
-        except RuntimeError:
-            try:
-                return loop.run_until_complete(task)
-            except BaseException:
-                _finish_cancelled(loop, task)
-                raise
-        with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
-            future = pool.submit(loop.run_until_complete, task)
-            try:
-                return future.result()
-            except BaseException:
-                loop.call_soon_threadsafe(task.cancel)
-                concurrent.futures.wait([future])
-                raise
+        return self.loop.run(coroutine)
 
     def close(self) -> None:
-        for fixture in self._async_fixtures:
-            self.run_sync(fixture.aclose())
-        if self._judge is not None:
-            self.run_sync(self._judge.aclose())
-        if self._log is not None:
-            self._log.close()
-        if self._loop is not None:
-            self._loop.run_until_complete(self._loop.shutdown_asyncgens())
-            self._loop.close()
-
-
-def _finish_cancelled(loop: asyncio.AbstractEventLoop, task: asyncio.Task[Any]) -> None:
-    """An exception stopped the loop (a timeout's signal, Ctrl-C): cancel the task and let it end.
-
-    Left pending, the task would go on driving its conversation the next time the loop runs,
-    inside another test.  Cancelled, its `finally` blocks run now (programs closed, the outcomes it
-    finished kept).
-    """
-    if task.done():
-        return
-    task.cancel()
-    try:
-        loop.run_until_complete(task)
-    except BaseException:  # noqa: BLE001, S110 - the cancellation, or what the cleanup raised: the first exception wins
-        pass
-
-
-def describe_interruption(exc: BaseException) -> str:
-    """One line for what cut a conversation short: pytest-timeout's own message, Ctrl-C, or the error."""
-    if isinstance(exc, KeyboardInterrupt):
-        return "interrupted by Ctrl-C"
-    if isinstance(exc, asyncio.CancelledError):
-        return "cancelled"
-    text = str(exc).strip().splitlines()
-    return text[0] if text and not isinstance(exc, Exception) else describe_exception(exc)
+        try:
+            for fixture in self._async_fixtures:
+                self.run_sync(fixture.aclose())
+            if self._judge is not None:
+                self.run_sync(self._judge.aclose())
+        finally:
+            self.loop.close()  # after an interruption: ends the tasks still in flight, before the log closes
+            if self._log is not None:
+                self._log.close()
+            if self._lock is not None:
+                self._lock.release()
 
 
 def _assign_groups(
@@ -448,7 +424,7 @@ def _context_group(suite: str, context: str) -> str:
     return f"{suite}::{context}"
 
 
-def _check_consistent(settings: Settings, manifest: dict[str, Any], spans: dict[str, Span], conversations: int) -> None:
+def _check_consistent(settings: Settings, manifest: Manifest, spans: dict[str, Span], conversations: int) -> None:
     """A resumed or replayed run keeps its own span and split; say so instead of ignoring a flag."""
     flag = "--mb-resume" if settings.resume else "--mb-replay"
     if settings.span is not None and any(span != settings.span for span in spans.values()):
@@ -459,29 +435,3 @@ def _check_consistent(settings: Settings, manifest: dict[str, Any], spans: dict[
             f"--mb-conversations {settings.conversations} conflicts with the run given to {flag} "
             f"({conversations}); drop --mb-conversations"
         )
-
-
-def _read_manifest(folder: Path) -> dict[str, Any]:
-    path = folder / MANIFEST
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise UsageError(f"{path}: cannot read the run manifest ({exc})") from None
-
-
-def _load_definition(folder: Path, generated: TestDefinition) -> TestDefinition:
-    path = folder / "definitions" / generated.suite / f"{file_stem(generated.test_id)}.json"
-    try:
-        return TestDefinition.from_dict(json.loads(path.read_text(encoding="utf-8")))
-    except FileNotFoundError:
-        raise UsageError(f"{path} is missing: that run did not define {generated.suite}::{generated.test_id}") from None
-    except (ValueError, TypeError, KeyError) as exc:
-        raise UsageError(f"{path}: not a valid definition file ({exc})") from None
-
-
-def write_atomically(path: Path, text: str) -> None:
-    """Write to a temporary sibling, then rename: readers never see half a file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    temporary.write_text(text, encoding="utf-8")
-    os.replace(temporary, path)

@@ -21,10 +21,11 @@ from pytest_memorybench.reports.gate import GateResult, evaluate, gate_lines
 from pytest_memorybench.reports.html import report_page
 from pytest_memorybench.reports.junit import add_suite_properties, suite_properties
 from pytest_memorybench.reports.progress import TerminalProgress
-from pytest_memorybench.reports.results import build_results, conversation_record, write_results
+from pytest_memorybench.reports.results import build_results, conversation_record, item_record, write_results
 from pytest_memorybench.reports.summary import summary_lines
 from pytest_memorybench.reports.transcript import EventIndex
-from pytest_memorybench.run import BenchmarkRun, new_run_id, write_atomically
+from pytest_memorybench.run import BenchmarkRun, new_run_id
+from pytest_memorybench.runfolder import write_atomically
 from pytest_memorybench.settings import Settings
 
 
@@ -36,6 +37,15 @@ class Finished:
     results_path: Path | None
     report_path: Path | None
     gate: GateResult | None
+    stopped: str | None = None  # the line saying the run stopped early, and how to go on
+
+
+@dataclass(frozen=True)
+class Stop:
+    """Why a session ended before every selected test did: Ctrl-C, SIGTERM, `-x` / `--maxfail`."""
+
+    reason: str
+    interrupted: bool  # a signal, rather than pytest's own stopping rule
 
 
 RESULTS_KEY = pytest.StashKey[Finished]()
@@ -86,6 +96,7 @@ def start(config: pytest.Config) -> None:
                     "--memorybench needs an agent: pass --agent=SPEC (e.g. --agent=recall, "
                     "--agent=openai:gpt-4o-mini) or define a memorybench_agent fixture in conftest.py"
                 )
+            run.claim_folder()
             run.write_plan()
     if not is_worker(config):
         run.progress = TerminalProgress(config, total_tests=run.selected_count)
@@ -142,18 +153,33 @@ def finish(
     conversations: list[dict[str, Any]],
     judge_stats: list[dict[str, Any]],
     selected: int = 0,
+    scoreable: int = 0,
+    stop: Stop | None = None,
 ) -> Finished | None:
     """Write results.json and report.html on the controller (or the only process), and judge the gate.
 
     A worker hands its conversations and judge statistics to the controller instead
     (`workeroutput`), which adds them to its own.  The gate's verdict is returned for the exit code.
+    A run that `stop` ended early also lists the tests its conversations finished that pytest
+    never reported; if some of the `scoreable` tests (selected, not skipped up front) have no
+    result, it is marked partial and says how to go on.
     """
     run = config.stash[RUN_KEY]
     if is_worker(config):
         config.workeroutput[WORKER_CONVERSATIONS] = conversation_records(config)  # type: ignore[attr-defined]
         config.workeroutput[WORKER_JUDGE] = run.judge_stats()  # type: ignore[attr-defined]
         return None
+    stopped = None
+    if stop is not None:
+        records = records + unreported_records(run, records)
+        if len(records) >= scoreable:
+            stop = None  # every selected test ended after all
+        else:
+            stopped = stopped_line(config, stop, len(records), scoreable)
     if not records:
+        if stopped is not None:
+            config.stash[RESULTS_KEY] = Finished(None, None, None, None, stopped)
+            return config.stash[RESULTS_KEY]
         if run.settings.gate.active and selected and not config.option.collectonly:
             # A gate that passes when nothing was measured would wave a broken run through.
             gate = GateResult(failures=[f"none of the {selected} benchmark items produced a score; nothing to gate on"])
@@ -165,6 +191,8 @@ def finish(
     else:
         agent = run.settings.agent.display if run.settings.agent else "fixture:memorybench_agent"
     results = build_results(run, records, conversations + conversation_records(config), judge_stats + [run.judge_stats()], agent)
+    if stop is not None:
+        results["run"]["partial"] = {"reason": stop.reason, "tests_with_results": len(records), "tests_selected": scoreable}
     gate_settings = run.settings.gate
     gate = None
     if gate_settings.active:
@@ -175,15 +203,46 @@ def finish(
             max_scenario_drop=gate_settings.max_scenario_drop,
             min_score=gate_settings.min_score,
         )
+        if stop is not None:
+            gate.failures.append(f"the run stopped early ({stop.reason}); a gate needs every selected test")
         results["gate"] = gate.to_json()
     path = run.output / "results.json"
-    write_results(path, results)
     report = run.output / "report.html"
-    write_atomically(report, report_page(results, transcripts(run, results["items"]), results.get("gate")))
     add_suite_properties(config, suite_properties(results, results.get("gate")))
-    finished = Finished(results, path, report, gate)
+    try:
+        write_results(path, results)
+        write_atomically(report, report_page(results, transcripts(run, results["items"]), results.get("gate")))
+    except OSError as exc:
+        folder = _relative(run.output, config.invocation_params.dir)
+        unwritten = (
+            f"cannot write the results in {folder} ({exc.strerror or exc}); make room, then --mb-resume={folder} "
+            "writes them without asking the agent again"
+        )
+        config.stash[RESULTS_KEY] = Finished(results, None, None, gate, unwritten)
+        return config.stash[RESULTS_KEY]
+    finished = Finished(results, path, report, gate, stopped)
     config.stash[RESULTS_KEY] = finished
     return finished
+
+
+def unreported_records(run: BenchmarkRun, records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Tests whose conversation finished them but whose items pytest never ran (it stopped first)."""
+    reported = {record["nodeid"] for record in records}
+    return [
+        item_record(key, run.tests[key], outcome, run.tests[key].passes(outcome))
+        for key, outcome in run.finished_outcomes().items()
+        if key not in reported and key in run.tests
+    ]
+
+
+def stopped_line(config: pytest.Config, stop: Stop, done: int, selected: int) -> str:
+    """The one line that says the run stopped early, and the command that finishes it."""
+    run = config.stash[RUN_KEY]
+    head = "interrupted" if stop.interrupted else "stopped early"
+    facts = f"{done} of {selected} tests have results; {stop.reason}"
+    if run.agentless:
+        return f"{head}: run the same command again to finish ({facts})"
+    return f"{head}: resume with --mb-resume={_relative(run.output, config.invocation_params.dir)} ({facts})"
 
 
 def event_index(run: BenchmarkRun) -> EventIndex:
@@ -199,10 +258,13 @@ def transcripts(run: BenchmarkRun, records: list[dict[str, Any]]) -> dict[str, A
 
 def summary(config: pytest.Config) -> list[str]:
     finished = config.stash.get(RESULTS_KEY, None)
-    if finished is None or finished.results is None or finished.results_path is None or finished.report_path is None:
+    if finished is None:
         return []
-    base = config.invocation_params.dir
-    return summary_lines(finished.results, _relative(finished.results_path, base), _relative(finished.report_path, base))
+    lines = []
+    if finished.results is not None and finished.results_path is not None and finished.report_path is not None:
+        base = config.invocation_params.dir
+        lines = summary_lines(finished.results, _relative(finished.results_path, base), _relative(finished.report_path, base))
+    return lines + ([finished.stopped] if finished.stopped else [])
 
 
 def agreement_summary(config: pytest.Config) -> list[str]:

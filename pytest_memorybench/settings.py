@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,8 @@ from pytest_memorybench.spans import Span, parse_span
 
 DEFAULT_SUITES = ("ltm",)
 DEFAULT_TIMEOUT = 600.0
+MAX_TIMEOUT = 86_400.0
+MAX_CONVERSATIONS = 1000  # per suite; a suite has fewer tests than that to deal out
 
 
 @dataclass(frozen=True)
@@ -66,14 +69,14 @@ class Settings:
         if context is not None and context <= 0:
             raise UsageError(f"--mb-context {context} must be a positive number of tokens")
         timeout = option.mb_timeout
-        if timeout <= 0:
-            raise UsageError(f"--mb-timeout {timeout:g} must be a positive number of seconds")
+        if not 0 < timeout <= MAX_TIMEOUT:
+            raise UsageError(f"--mb-timeout {timeout:g} must be a number of seconds from 0 to {MAX_TIMEOUT:g} (a day)")
         thinking = getattr(option, "mb_thinking", None)
         if thinking is not None and thinking < 1024:
             raise UsageError(f"--mb-thinking {thinking} must be at least 1024 tokens (Anthropic's smallest thinking budget)")
         conversations = option.mb_conversations
-        if conversations < 1:
-            raise UsageError(f"--mb-conversations {conversations} must be at least 1")
+        if not 1 <= conversations <= MAX_CONVERSATIONS:
+            raise UsageError(f"--mb-conversations {conversations} must be from 1 to {MAX_CONVERSATIONS}")
         resume, replay = _run_folder(option.mb_resume, "--mb-resume"), _run_folder(option.mb_replay, "--mb-replay")
         if resume and replay:
             raise UsageError("--mb-resume and --mb-replay exclude each other: continue a run, or re-score it")
@@ -144,7 +147,7 @@ class GateSettings:
 
 
 def _max_cost(value: float | None) -> float | None:
-    if value is not None and not value > 0:
+    if value is not None and not 0 < value < math.inf:
         raise UsageError(f"--mb-max-cost {value:g} must be a positive number of US dollars")
     return value
 
@@ -159,7 +162,7 @@ def _prices(values: list[str]) -> dict[str, Price]:
             if not sep or not model or len(parts) != 2:
                 raise ValueError
             price = Price(float(parts[0]), float(parts[1]))
-            if price.input_per_million < 0 or price.output_per_million < 0:
+            if not (0 <= price.input_per_million < math.inf and 0 <= price.output_per_million < math.inf):
                 raise ValueError
         except ValueError:
             raise UsageError(
@@ -177,7 +180,7 @@ def _data_paths(values: list[str]) -> dict[str, str]:
         if not sep or not name or not path:
             raise UsageError(f"--mb-data {value!r}: expected NAME=PATH, e.g. --mb-data chapterbreak=data/chapterbreak.json")
         if not Path(path).exists():
-            raise UsageError(f"--mb-data {value}: {path} does not exist")
+            raise UsageError(f"--mb-data {value}: {path} does not exist; give the path of the data file or folder")
         paths[name] = str(Path(path).resolve())
     return paths
 

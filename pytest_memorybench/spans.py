@@ -10,6 +10,7 @@ from pytest_memorybench.errors import UsageError
 
 _SPAN = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kKmM]?)\s*$")
 _MULTIPLIER = {"": 1, "k": 1_000, "m": 1_000_000}
+MAX_SPAN_TOKENS = 10_000_000  # BEAM's longest conversations; beyond it a run would build filler for days
 
 
 @dataclass(frozen=True)
@@ -47,4 +48,6 @@ def parse_span(text: str | int) -> Span:
             f"--span {text!r} is not a memory span: use a token count such as 2k, 32k, 120k, 1M "
             "or 500000, or 'isolated'"
         )
+    if tokens > MAX_SPAN_TOKENS:
+        raise UsageError(f"--span {text!r} is beyond the largest span supported, {Span(MAX_SPAN_TOKENS)} tokens")
     return Span(tokens)

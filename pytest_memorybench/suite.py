@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections import Counter
+from contextlib import nullcontext
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,6 +17,7 @@ from typing import Any
 from pytest_memorybench.errors import UsageError
 from pytest_memorybench.goodai.definitions import PREFIX as GOODAI_PREFIX
 from pytest_memorybench.goodai.definitions import load_goodai_definitions
+from pytest_memorybench.readers import reading
 from pytest_memorybench.records import TestDefinition
 from pytest_memorybench.scenarios import get_scenario, register_scenario
 from pytest_memorybench.scenarios.probes import ProbeContext, is_probe_scenario
@@ -24,6 +26,7 @@ from pytest_memorybench.spans import Span, parse_span
 from pytest_memorybench.yamlfile import Located, load_located
 
 _SUITE_KEYS = {"name", "description", "span", "threshold", "repetitions", "incompatible", "scenarios"}
+MAX_REPETITIONS = 1000  # more repetitions than this are a typo, and would plan for hours
 _ENTRY_KEYS = {"scenario", "params", "repetitions", "threshold", "define", "min_span"}
 
 
@@ -81,18 +84,21 @@ class Suite:
         for entry in self.entries:
             scenario = get_scenario(entry.scenario)
             params = _with_data(entry, data or {})
-            if is_probe_scenario(scenario):
-                for context in scenario.contexts(self.name, params, seed):  # type: ignore[attr-defined]
-                    if context.id in generated.contexts:
-                        raise UsageError(f"suite {self.name}: two contexts are both named {context.id!r}")
-                    generated.contexts[context.id] = context
-                    generated.definitions.extend(context.probes)
-            else:
-                generated.definitions.extend(
-                    scenario.generate(self.name, params, seed, repetition)
-                    for repetition in range(1, entry.repetitions + 1)
-                )
+            with _reading_data(entry.scenario, params):
+                self._generate_entry(generated, entry, scenario, params, seed)
         return generated
+
+    def _generate_entry(self, generated: Generated, entry: SuiteEntry, scenario: Any, params: dict[str, Any], seed: int) -> None:
+        if not is_probe_scenario(scenario):
+            generated.definitions.extend(
+                scenario.generate(self.name, params, seed, repetition) for repetition in range(1, entry.repetitions + 1)
+            )
+            return
+        for context in scenario.contexts(self.name, params, seed):
+            if context.id in generated.contexts:
+                raise UsageError(f"suite {self.name}: two contexts are both named {context.id!r}")
+            generated.contexts[context.id] = context
+            generated.definitions.extend(context.probes)
 
     @property
     def uses_span(self) -> bool:
@@ -134,6 +140,13 @@ def loaded_suite(
     return Suite(name, path, span, entries, description=description, incompatible=incompatible, loaded=loaded)
 
 
+def _reading_data(scenario: str, params: Mapping[str, Any]) -> Any:
+    """A data file a scenario reads (`--mb-data`, or `data_path` in a suite) may hold anything:
+    whatever reading it raises is one line naming it."""
+    path = params.get("data_path")
+    return reading(f"{scenario} data {path}", "give the data as published, or as our generators write it") if path else nullcontext()
+
+
 def _with_data(entry: SuiteEntry, data: Mapping[str, str]) -> dict[str, Any]:
     """`--mb-data NAME=PATH` names a scenario (`ltm.chapterbreak`), its short name (`chapterbreak`)
     or its family (`beam`: every scenario of the family reads that path)."""
@@ -154,7 +167,9 @@ def load_suite(name_or_path: str) -> Suite:
             f"--mb-suite {name_or_path!r}: no built-in suite of that name and no such file "
             f"(built-in suites: {', '.join(known) or 'none'})"
         )
-    return _parse_suite(load_located(path), path)
+    data = load_located(path)
+    with reading(f"suite file {path}", "check it against the suites in the README"):
+        return _parse_suite(data, path)
 
 
 def _parse_suite(data: Any, path: Path) -> Suite:
@@ -238,8 +253,8 @@ def _line(define: Any, key: str, entry: Any, node: Any = None) -> int:
 
 
 def _positive_int(value: Any, key: str, fail: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise fail(f"'{key}' must be a positive integer, got {value!r}")
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_REPETITIONS:
+        raise fail(f"'{key}' must be a whole number from 1 to {MAX_REPETITIONS}, got {value!r}")
     return value
 
 

@@ -7,7 +7,9 @@ from typing import Any
 
 import yaml
 
-from pytest_memorybench.errors import UsageError
+from pytest_memorybench.readers import Malformed, reading
+
+MAX_YAML_BYTES = 10_000_000  # suites are short; a huge file is a wrong path, not a suite
 
 
 class Located(dict):  # type: ignore[type-arg]
@@ -32,13 +34,8 @@ _Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _Loader.
 
 
 def load_located(path: Path) -> Any:
-    """Parse `path`; YAML syntax errors become one line naming the file and line."""
-    try:
+    """Parse `path`; a file that is no readable YAML becomes one line naming it (and the line at fault)."""
+    with reading(f"suite file {path}", "fix it or give another file"):
+        if path.stat().st_size > MAX_YAML_BYTES:
+            raise Malformed(f"{path.stat().st_size:,} bytes; a suite file holds at most {MAX_YAML_BYTES:,}")
         return yaml.load(path.read_text(encoding="utf-8"), Loader=_Loader)  # noqa: S506 - a SafeLoader subclass
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" line {mark.line + 1}" if mark is not None else ""
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise UsageError(f"suite file {path}{where}: invalid YAML ({problem})") from None
-    except OSError as exc:
-        raise UsageError(f"suite file {path}: cannot read it ({exc.strerror})") from None

@@ -127,8 +127,8 @@ def test_a_bad_baseline_is_one_line_and_exit_code_4(pytester: pytest.Pytester) -
     result = pytester.runpytest_subprocess(*ISOLATED, "--agent=null", "--mb-baseline=broken.json")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert [line for line in result.stderr.lines if line.strip()] == [
-        "ERROR: --mb-baseline broken.json: not valid JSON (Expecting property name enclosed in double quotes: "
-        "line 1 column 2 (char 1))"
+        "ERROR: --mb-baseline broken.json: not valid JSON (Expecting property name enclosed in double quotes, "
+        "line 1); give the results.json from an earlier run folder"
     ]
     assert "Traceback" not in result.stdout.str()
 
@@ -138,7 +138,9 @@ def test_a_bad_baseline_is_one_line_and_exit_code_4(pytester: pytest.Pytester) -
     [
         ({"mb_baseline": "missing.json"}, "--mb-baseline missing.json: no such file; give the results.json of an earlier run"),
         ({"mb_baseline": "other.json"}, "--mb-baseline other.json: not a pytest-memorybench results.json (schema missing); *"),
-        ({"mb_baseline": "."}, "--mb-baseline .: cannot read it (Is a directory)"),
+        ({"mb_baseline": "."}, "--mb-baseline .: a folder, not a file; give the results.json *"),
+        ({"mb_baseline": "binary.json"}, "--mb-baseline binary.json: not UTF-8 text (is it a binary file?); *"),
+        ({"mb_baseline": "means.json"}, "--mb-baseline means.json: suites.ltm.mean is not a number; *"),
         ({"mb_max_drop": 0.1}, "--mb-max-drop needs --mb-baseline PREVIOUS_RESULTS.json to compare with"),
         ({"mb_baseline": "base.json", "mb_max_drop": 5.0}, "--mb-max-drop 5 is outside [[]0, 1[]]: *"),
         ({"mb_min_score": -1.0}, "--mb-min-score -1 is outside [[]0, 1[]]: *"),
@@ -148,6 +150,8 @@ def test_bad_gate_options_say_what_is_wrong(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, options: dict, message: str
 ) -> None:
     monkeypatch.chdir(tmp_path)
+    (tmp_path / "binary.json").write_bytes(b"\x89PNG\r\n\x1a\n\xff\xfe")
+    (tmp_path / "means.json").write_text('{"schema": "memorybench.results/1", "totals": {"mean": 0.5}, "suites": {"ltm": {"mean": "high"}}}')
     (tmp_path / "other.json").write_text('{"totals": {}}')
     baseline_file(tmp_path / "base.json", 1.0)
     with pytest.raises(UsageError) as error:

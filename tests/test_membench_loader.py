@@ -118,7 +118,7 @@ def test_per_type_samples_each_type_with_the_seed(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("content", "message"),
     [
-        ("not json", "cannot read"),
+        ("not json", "not valid JSON"),
         ('"a string"', "expected MemBench trajectories"),
         ('{"roles": [{"tid": 1}]}', "no message_list"),
         ('{"roles": [{"tid": 1, "message_list": []}]}', "no QA"),

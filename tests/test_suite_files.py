@@ -138,13 +138,13 @@ def test_user_suite_span_forms(tmp_path: Path, value: str, tokens: int) -> None:
 def test_invalid_yaml_names_the_file_and_line(tmp_path: Path) -> None:
     path = write_suite(tmp_path, "name: x\nscenarios: [ltm.colours\nspan: 2k\n")
     message = load_error(path)
-    assert message.startswith(f"suite file {path} line 3: invalid YAML (")
+    assert message.startswith(f"suite file {path}: invalid YAML at line 3 (")
 
 
 def test_invalid_yaml_tab_indentation(tmp_path: Path) -> None:
     path = write_suite(tmp_path, "name: x\nscenarios:\n\t- ltm.colours\n")
     message = load_error(path)
-    assert f"suite file {path} line 3: invalid YAML" in message
+    assert f"suite file {path}: invalid YAML at line 3" in message
     assert "\\t" in message
 
 
@@ -272,7 +272,7 @@ def test_repetitions_must_be_positive_integers(tmp_path: Path, where: str, value
     else:
         text = f"name: x\nscenarios:\n  - scenario: ltm.colours\n    repetitions: {value}\n"
     path = write_suite(tmp_path, text)
-    assert load_error(path) == f"suite file {path}: 'repetitions' must be a positive integer, got {shown}"
+    assert load_error(path) == f"suite file {path}: 'repetitions' must be a whole number from 1 to 1000, got {shown}"
 
 
 @pytest.mark.parametrize("value", ["32x", "0", "-5k", "lots"])

@@ -19,7 +19,8 @@ from typing import Any
 
 import anthropic
 
-from pytest_memorybench.agents.llm import Completion, LLMChatAgent, Turn
+from pytest_memorybench.agents.llm import Completion, LLMChatAgent, Turn, not_an_answer
+from pytest_memorybench.errors import AgentError
 
 
 class AnthropicAgent(LLMChatAgent):
@@ -48,6 +49,8 @@ class AnthropicAgent(LLMChatAgent):
             **options,
         )
         usage = getattr(response, "usage", None)  # absent when a compatible server omits it
+        if not isinstance(getattr(response, "content", None), list):
+            raise AgentError(f"{self.name}: the server's answer is not a message: {not_an_answer(response)}")
         tool_input = next((block.input for block in response.content if block.type == "tool_use"), None)
         return Completion(
             text=json.dumps(tool_input) if tool_input is not None else "".join(

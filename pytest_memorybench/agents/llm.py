@@ -241,7 +241,11 @@ class LLMChatAgent(ABC):
         if isinstance(exc, self.timeout_error):
             return f"request timed out after {self.timeout:g} s" if self.timeout else "request timed out"
         if isinstance(exc, self.connection_error):
-            return f"cannot connect to {str(self._client.base_url).rstrip('/')}"
+            url = str(self._client.base_url).rstrip("/")
+            cause = exc.__cause__
+            if cause is not None and "connect" not in type(cause).__name__.lower():
+                return f"the connection to {url} broke ({describe_exception(cause)})"  # dropped or cut short
+            return f"cannot connect to {url}"
         if isinstance(exc, self.status_error):
             status: int = exc.status_code  # type: ignore[attr-defined]
             reason = exc.response.reason_phrase or _phrase(status)  # type: ignore[attr-defined]
@@ -273,7 +277,15 @@ class LLMChatAgent(ABC):
 
     def _redact(self, text: str) -> str:
         """Servers sometimes echo the key they rejected; it must not reach logs or reports."""
-        return text.replace(self._api_key, "[api key]") if self._api_key else text
+        if not self._api_key or len(self._api_key) < 8:  # a placeholder ("not-needed", "x") is no secret
+            return text
+        return text.replace(self._api_key, "[api key]")
+
+
+def not_an_answer(response: Any) -> str:
+    """What a server sent instead of an answer, quoted briefly (an HTML error page, broken JSON)."""
+    text = " ".join(str(response).split())
+    return repr(text[:80] + ("…" if len(text) > 80 else ""))
 
 
 def token_usage(completion: Completion, system: str, turns: list[Turn]) -> tuple[int, int]:

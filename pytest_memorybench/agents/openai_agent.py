@@ -17,7 +17,7 @@ from typing import Any
 
 import openai
 
-from pytest_memorybench.agents.llm import Completion, LLMChatAgent, Turn
+from pytest_memorybench.agents.llm import Completion, LLMChatAgent, Turn, not_an_answer
 from pytest_memorybench.errors import AgentError
 
 REASONING_OUTPUT_TOKENS = 16_384  # a reasoning model spends output tokens thinking before it answers
@@ -55,6 +55,8 @@ class OpenAIChatAgent(LLMChatAgent):
         response = await self._client.chat.completions.create(
             model=self.model, **self._sampling(system, turns), **options
         )
+        if not hasattr(response, "choices"):
+            raise AgentError(f"{self.name}: the server's answer is not a chat completion: {not_an_answer(response)}")
         if not response.choices:
             raise AgentError(f"{self.name}: the server returned no choices")
         usage = response.usage

@@ -8,7 +8,10 @@ by presence, measures latency, and turns any failure into an `AgentError` with o
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import inspect
+import re
+import threading
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Protocol, TypeVar, runtime_checkable
@@ -18,6 +21,8 @@ from pytest_memorybench.errors import AgentError, describe_exception
 from pytest_memorybench.records import Message, Usage
 
 CAPABILITIES = ("observe", "reset", "retrieve", "fork")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+MAX_REPLY_CHARS = 100_000  # about 25k tokens: longer than any answer a memory test asks for
 T = TypeVar("T")
 
 
@@ -56,10 +61,41 @@ async def _call(func: Callable[..., Any], *args: Any) -> Any:
     """Await coroutine functions; run sync ones in a thread so a slow agent cannot block the loop."""
     if inspect.iscoroutinefunction(func):
         return await func(*args)
-    result = await asyncio.to_thread(func, *args)
+    result = await _in_daemon_thread(func, *args)
     if inspect.isawaitable(result):
         result = await result
     return result
+
+
+async def _in_daemon_thread(func: Callable[..., Any], *args: Any) -> Any:
+    """`asyncio.to_thread`, but in a daemon thread: a sync agent that never returns (past
+    `--mb-timeout`, or when the run is interrupted) is abandoned, where the loop's default executor
+    would make Python wait for it at exit, for ever."""
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[Any] = loop.create_future()
+    context = contextvars.copy_context()
+
+    def settle(result: Any, error: BaseException | None) -> None:
+        if future.done():
+            return  # the wait was given up (timeout, cancellation)
+        if error is not None:
+            future.set_exception(error)
+        else:
+            future.set_result(result)
+
+    def work() -> None:
+        result, error = None, None
+        try:
+            result = context.run(func, *args)
+        except BaseException as exc:  # noqa: BLE001 - handed to the awaiting task
+            error = exc
+        try:
+            loop.call_soon_threadsafe(settle, result, error)
+        except RuntimeError:
+            pass  # the loop closed while the agent worked: nobody waits for this reply any more
+
+    threading.Thread(target=work, name="memorybench-agent", daemon=True).start()
+    return await future
 
 
 class AgentAdapter:
@@ -77,6 +113,7 @@ class AgentAdapter:
         self.name = name
         self.timeout = timeout
         self.usage = Usage()
+        self.last_reply_cut: int | None = None  # the length of the last reply, when it was cut
 
     def supports(self, capability: str) -> bool:
         return callable(getattr(self.target, capability, None))
@@ -99,6 +136,7 @@ class AgentAdapter:
         elapsed = time.perf_counter() - started
         if not isinstance(result, str):
             raise AgentError(f"agent {self.name} returned {type(result).__name__}, expected str")
+        result, self.last_reply_cut = bounded_reply(result)
         self._account(before, elapsed, message.text, result)
         return result
 
@@ -157,6 +195,22 @@ class AgentAdapter:
         delta.seconds = elapsed
         delta.calls = 1
         self.usage.add(delta)
+
+
+def bounded_reply(text: str) -> tuple[str, int | None]:
+    """A reply the run can log, score and show: at most MAX_REPLY_CHARS, and valid Unicode.
+
+    A runaway agent (a loop, a dumped buffer) may answer with megabytes: kept whole, three such
+    replies would make a report of hundreds of megabytes.  The second value is the original length
+    when the reply was cut.  Lone surrogates (bytes decoded with `surrogateescape`) cannot be
+    written as UTF-8 and become U+FFFD.
+    """
+    cut = len(text) if len(text) > MAX_REPLY_CHARS else None
+    if cut is not None:
+        text = text[:MAX_REPLY_CHARS]
+    if not text.isascii():
+        text = _SURROGATE.sub("\ufffd", text)
+    return text, cut
 
 
 def _usage_snapshot(target: Any) -> Usage | None:

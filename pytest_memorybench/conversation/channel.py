@@ -133,6 +133,8 @@ class AgentChannel:
             before = dataclasses.replace(agent.usage)
             await agent.observe([Message(task.message, now), Message(task.expected_reply, now, "assistant")])
             self.last_usage = agent.usage - before
+            if agent.last_reply_cut is not None:
+                cut["cut_from"] = agent.last_reply_cut  # the reply's length before it was bounded
         self.tokens += task.tokens
         self._remember(task.message, task.expected_reply)
         self.emit("observed", i=self.exchanges, source="filler", filler=filler_reference(task), time=now, tokens=self.tokens)
@@ -146,6 +148,7 @@ class AgentChannel:
         self.emit("message", i=self.exchanges, source=source, test=test, **content, is_question=is_question, time=sent_at)
         logged = self._next_logged(text, saved=False, filler=filler)
         self.last_usage = Usage()
+        cut: dict[str, int] = {}
         if logged is not None:
             reply = logged.reply or ""
         else:
@@ -156,9 +159,11 @@ class AgentChannel:
             with self._agent_busy():
                 reply = await agent.reply(Message(text, sent_at))
             self.last_usage = agent.usage - before
+            if agent.last_reply_cut is not None:
+                cut["cut_from"] = agent.last_reply_cut  # the reply's length before it was bounded
         self.tokens += (self.counter.count(text) if filler is None else filler.message_tokens) + self.counter.count(reply)
         self._remember(text, reply)
-        self.emit("reply", i=self.exchanges, source=source, test=test, text=reply, time=self.clock.now(), tokens=self.tokens)
+        self.emit("reply", i=self.exchanges, source=source, test=test, text=reply, time=self.clock.now(), tokens=self.tokens, **cut)
         self.exchanges += 1
         return reply
 

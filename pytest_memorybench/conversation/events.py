@@ -11,22 +11,39 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from pytest_memorybench.errors import RunFolderUnwritable
+
 
 class EventLog:
     def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
-        self._file = path.open("a", encoding="utf-8")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self._file = path.open("a", encoding="utf-8")
+        except OSError as exc:
+            raise _unwritable(path, exc) from None
         self._sequence = 0
 
     def emit(self, kind: str, **data: Any) -> None:
+        """Log one event.  If it cannot be written (a full disk), the run stops here: going on would
+        pay for replies nobody could resume from."""
         self._sequence += 1
         record = {"seq": self._sequence, "kind": kind, **data}
-        self._file.write(_ENCODER.encode(record) + "\n")
-        self._file.flush()
+        try:
+            self._file.write(_ENCODER.encode(record) + "\n")
+            self._file.flush()
+        except OSError as exc:
+            raise _unwritable(self.path, exc) from None
 
     def close(self) -> None:
-        self._file.close()
+        try:
+            self._file.close()
+        except OSError:
+            pass  # the flush of a line that already failed to be written
+
+
+def _unwritable(path: Path, exc: OSError) -> RunFolderUnwritable:
+    return RunFolderUnwritable(f"cannot write {path} ({exc.strerror or exc}); make room or fix its permissions")
 
 
 def _plain(value: object) -> str:

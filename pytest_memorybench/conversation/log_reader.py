@@ -8,8 +8,8 @@ conversation, so they reassemble in order and a torn tail is simply where the lo
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -24,13 +24,51 @@ class ConversationLog:
 
 
 def iter_events(folder: Path) -> Iterator[dict[str, Any]]:
-    """Every readable event of a run folder, file by file."""
+    """Every usable event of a run folder, file by file."""
     for path in sorted(folder.glob("events*.jsonl")):
-        for line in path.read_text(encoding="utf-8").splitlines():
-            try:
-                yield json.loads(line)
-            except ValueError:
-                continue  # a line torn by the interruption
+        try:
+            data = path.read_bytes()
+        except OSError:
+            continue  # unreadable: its conversations are asked again
+        for line in data.splitlines():
+            event = parse_event(line)
+            if event is not None:
+                yield event
+
+
+# The fields readers take from each kind of event, with their types (a `None` among them: the
+# field may be missing or null).  A line that does not match (torn by an interruption, edited, or
+# written by something else) is not an event: skipping it costs at most asking the agent again,
+# where trusting it would fail the run.
+_NONE = type(None)
+_EXCHANGE: dict[str, tuple[type, ...]] = {
+    "group": (str,), "i": (int,), "text": (str, _NONE), "filler": (list, _NONE), "test": (str, _NONE), "tokens": (int, _NONE),
+}
+_FIELDS: dict[str, dict[str, tuple[type, ...]]] = {
+    "message": _EXCHANGE,
+    "reply": _EXCHANGE,
+    "observed": _EXCHANGE,
+    "conversation_begin": {"group": (str,), "tests": (list, _NONE)},
+    "probe_answer": {
+        "test": (str,), "ask": (int,), "text": (str,), "at": (int,), "tokens": (int,), "retrieved": (list, _NONE),
+        "seconds": (int, float, _NONE), "retrieve_seconds": (int, float, _NONE),
+    },
+}
+
+
+def parse_event(line: bytes | str) -> dict[str, Any] | None:
+    """One line of an event log as an event, or None when it is not one we can use."""
+    try:
+        event = json.loads(line)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(event, dict) or not isinstance(event.get("kind"), str):
+        return None
+    for name, kinds in _FIELDS.get(event["kind"], {}).items():
+        value = event.get(name)
+        if not isinstance(value, kinds) or isinstance(value, bool) or (isinstance(value, int) and value < 0):
+            return None
+    return event
 
 
 def read_conversations(folder: Path) -> dict[str, ConversationLog]:

@@ -9,19 +9,19 @@ exact content of the paper's Benchmark 3.  Each scenario module converts its own
 from __future__ import annotations
 
 import dataclasses
-import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from collections.abc import Sequence
 from typing import Any
 
 import yaml
 
 from pytest_memorybench.conversation.tokens import default_counter
 from pytest_memorybench.errors import UsageError, describe_exception
+from pytest_memorybench.readers import read_json, reading, require
 from pytest_memorybench.records import TestDefinition
 from pytest_memorybench.scenarios import get_scenario
-from pytest_memorybench.spans import Span
+from pytest_memorybench.spans import MAX_SPAN_TOKENS, Span
 
 PREFIX = "goodai-definitions="
 
@@ -69,13 +69,15 @@ def read_config(folder: Path) -> tuple[Span, tuple[tuple[str, ...], ...]]:
     """The run's memory span and incompatible scenario groups, from `config.yml` beside the files."""
     if not (folder / "config.yml").is_file():
         raise UsageError(f"{PREFIX}{folder}: no config.yml there; give the 'definitions' folder of a GoodAI run")
-    config = yaml.safe_load((folder / "config.yml").read_text(encoding="utf-8")) or {}
-    # Benchmarks 1 and 2 have no memory span: their files carry explicit token waits instead.
-    span = int(config.get("datasets", {}).get("args", {}).get("memory_span", 0))
-    groups = config.get("config", {}).get("incompatibilities", []) or []
-    incompatible = tuple(
-        tuple(CONFIG_NAMES[name] for name in group if name in CONFIG_NAMES) for group in groups
-    )
+    with reading(f"{PREFIX}{folder}: config.yml", "give the 'definitions' folder of a GoodAI run"):
+        config = yaml.safe_load((folder / "config.yml").read_text(encoding="utf-8")) or {}
+        # Benchmarks 1 and 2 have no memory span: their files carry explicit token waits instead.
+        span = int(config.get("datasets", {}).get("args", {}).get("memory_span", 0))
+        require(0 <= span <= MAX_SPAN_TOKENS, f"memory_span {span:,} is outside 0 to {MAX_SPAN_TOKENS:,}")
+        groups = config.get("config", {}).get("incompatibilities", []) or []
+        incompatible = tuple(
+            tuple(CONFIG_NAMES[name] for name in group if isinstance(name, str) and name in CONFIG_NAMES) for group in groups
+        )
     return Span(span or None), tuple(g for g in incompatible if len(g) > 1)
 
 
@@ -160,7 +162,7 @@ def convert(
         if raw["_format"] < 3:
             definition = dataclasses.replace(definition, params={**definition.params, "goodai_format": raw["_format"]})
         return definition
-    except (KeyError, ValueError, TypeError, IndexError, AttributeError) as exc:
+    except (KeyError, ValueError, TypeError, IndexError, AttributeError, RecursionError, OverflowError) as exc:
         missing = f"no {exc.args[0]!r} entry" if isinstance(exc, KeyError) else describe_exception(exc)
         raise UsageError(f"{path}: not a {dataset} definition we can read ({missing})") from None
 
@@ -201,10 +203,8 @@ def dataset_examples(paths: Sequence[Path]) -> list[Any]:
 
 
 def _read_json(path: Path) -> dict[str, Any]:
-    try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-    except (ValueError, OSError) as exc:
-        raise UsageError(f"{path}: not a GoodAI definition file ({exc})") from None
+    with reading(f"{path}: not a GoodAI definition file"):
+        raw = read_json(path)
     if not isinstance(raw, dict):
         raise UsageError(f"{path}: not a GoodAI definition file (a JSON object was expected)")
     return raw

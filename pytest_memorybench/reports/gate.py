@@ -13,12 +13,13 @@ unlikely to be.  `--mb-min-score` fails a total mean below it, with or without a
 
 from __future__ import annotations
 
-import json
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from pytest_memorybench.errors import UsageError
+from pytest_memorybench.readers import read_json, reading, require
 from pytest_memorybench.reports.table import short_name
 
 SCHEMA_PREFIX = "memorybench.results/"
@@ -36,23 +37,34 @@ class Baseline:
     @classmethod
     def load(cls, value: str) -> Baseline:
         path = Path(value)
-        try:
-            text = path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            raise UsageError(f"--mb-baseline {value}: no such file; give the results.json of an earlier run") from None
-        except OSError as exc:
-            raise UsageError(f"--mb-baseline {value}: cannot read it ({exc.strerror or exc})") from None
-        try:
-            results = json.loads(text)
-        except ValueError as exc:
-            raise UsageError(f"--mb-baseline {value}: not valid JSON ({exc})") from None
-        schema = results.get("schema", "") if isinstance(results, dict) else ""
-        if not str(schema).startswith(SCHEMA_PREFIX) or not isinstance(results.get("totals"), dict):
-            raise UsageError(
-                f"--mb-baseline {value}: not a pytest-memorybench results.json (schema {schema or 'missing'}); "
-                "give the results.json from an earlier run folder"
-            )
+        if not path.exists():
+            raise UsageError(f"--mb-baseline {value}: no such file; give the results.json of an earlier run")
+        with reading(f"--mb-baseline {value}", "give the results.json from an earlier run folder"):
+            results = read_json(path)
+            schema = results.get("schema", "") if isinstance(results, dict) else ""
+            require(str(schema).startswith(SCHEMA_PREFIX), f"not a pytest-memorybench results.json (schema {schema or 'missing'})")
+            _check_means(results)
         return cls(path.resolve(), results)
+
+
+def _check_means(results: dict[str, Any]) -> None:
+    """What the gate compares must be there and be numbers: a baseline is checked when the run
+    starts, so a broken one never costs a run its verdict at the end."""
+    totals = results.get("totals")
+    require(isinstance(totals, dict), "no 'totals' mapping")
+    for key in ("mean", "score", "max"):
+        require(totals.get(key) is None or _is_number(totals[key]), f"totals.{key} is not a number")
+    for level in ("suites", "scenarios"):
+        table = results.get(level, {})
+        require(isinstance(table, dict), f"'{level}' is not a mapping")
+        for name, row in table.items():
+            require(isinstance(row, dict) and (row.get("mean") is None or _is_number(row["mean"])), f"{level}.{name}.mean is not a number")
+    require(isinstance(results.get("items", []), list), "'items' is not a list")
+    require(isinstance(results.get("run", {}), dict), "'run' is not a mapping")
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,7 @@ from pytest_memorybench.reports.table import table_rows
 from pytest_memorybench.reports.transcript import Entry, TranscriptTurn
 
 TEMPLATES = Path(__file__).parent / "templates"
+MAX_SHOWN = 20_000  # characters of one message or reply: a chapter shows whole, a runaway reply does not
 OPEN_FAILURES = 5  # with more failed items than this, the standalone page opens none of them
 
 
@@ -35,7 +36,16 @@ def _environment() -> Environment:
         loader=FileSystemLoader(TEMPLATES), autoescape=True, undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True
     )
     environment.globals.update(fmt=_fmt, ci=_ci, count=compact_count)
+    environment.filters["excerpt"] = excerpt
     return environment
+
+
+def excerpt(text: Any) -> Any:
+    """A text as the report shows it: whole up to MAX_SHOWN characters, then cut, saying how much
+    was left out (the run folder's events.jsonl keeps it whole)."""
+    if not isinstance(text, str) or len(text) <= MAX_SHOWN:
+        return text
+    return f"{text[:MAX_SHOWN]} … [{len(text) - MAX_SHOWN:,} more characters in events.jsonl]"
 
 
 def css() -> Markup:

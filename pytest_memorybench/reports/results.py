@@ -22,7 +22,8 @@ from pytest_memorybench.conversation.scheduler import ConversationStats
 from pytest_memorybench.errors import UsageError, describe_exception
 from pytest_memorybench.records import TestOutcome
 from pytest_memorybench.reports.statistics import bootstrap_ci
-from pytest_memorybench.run import BenchmarkRun, PlannedTest, write_atomically
+from pytest_memorybench.run import BenchmarkRun, PlannedTest
+from pytest_memorybench.runfolder import write_atomically
 from pytest_memorybench.scenarios import get_scenario
 
 SCHEMA = "memorybench.results/1"
@@ -94,6 +95,7 @@ def build_results(
             "token_counter": run.counter.name,
             "conversations_per_suite": run.conversation_count,
             "resumed": settings.resume is not None,
+            "partial": None,  # what stopped the run before every selected test ended (session.finish)
             "replayed_from": str(settings.replay) if settings.replay else None,
             **_rescore_facts(run),
             "judge_prompt_hashes": judging["prompt_hashes"],

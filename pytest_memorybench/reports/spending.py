@@ -19,7 +19,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from pytest_memorybench.run import write_atomically
+from pytest_memorybench.errors import RunFolderUnwritable
+from pytest_memorybench.runfolder import write_atomically
 
 FOLDER = "spending"
 SKIP_PREFIX = "--mb-max-cost"
@@ -38,7 +39,11 @@ class SpendingCap:
             path.unlink(missing_ok=True)
 
     def publish(self, spent: float) -> None:
-        write_atomically(self.folder / f"{self.process}.json", json.dumps({"spent_usd": spent}) + "\n")
+        path = self.folder / f"{self.process}.json"
+        try:
+            write_atomically(path, json.dumps({"spent_usd": spent}) + "\n")
+        except OSError as exc:  # a cap nobody else can read would let the other processes overspend
+            raise RunFolderUnwritable(f"cannot write {path} ({exc.strerror or exc}); make room or fix its permissions") from None
 
     def total(self, own: float) -> float:
         """This process's spend plus every other process's last published spend."""

@@ -12,11 +12,12 @@ once per process) and keeps only the text of test lines: filler is counted, neve
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from pytest_memorybench.conversation.log_reader import parse_event
 
 
 @dataclass(frozen=True)
@@ -122,11 +123,8 @@ class EventIndex:
         end = data.rfind(b"\n") + 1  # a line still being written waits for the next refresh
         self._offsets[path] = offset + end
         for line in data[:end].splitlines():
-            try:
-                event = json.loads(line)
-            except ValueError:
-                continue  # a line torn by an interruption
-            if isinstance(event, dict):
+            event = parse_event(line)
+            if event is not None:
                 self._add(event)
 
     def _add(self, event: dict[str, Any]) -> None:

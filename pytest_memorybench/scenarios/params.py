@@ -8,8 +8,11 @@ from collections.abc import Mapping
 from typing import Any, TypeVar
 
 from pytest_memorybench.errors import UsageError
+from pytest_memorybench.spans import MAX_SPAN_TOKENS
 
 P = TypeVar("P")
+MAX_COUNT = 10_000  # questions, chats, chapters, steps… of one scenario
+MAX_NUMBER = MAX_SPAN_TOKENS  # any number a suite file gives; the largest are token counts
 
 
 def read_params(kind: type[P], scenario: str, given: Mapping[str, Any]) -> P:
@@ -31,6 +34,8 @@ def read_params(kind: type[P], scenario: str, given: Mapping[str, Any]) -> P:
             raise UsageError(
                 f"scenario {scenario}: parameter {name!r} must be of type {type(default).__name__}, got {value!r}"
             )
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and not -MAX_NUMBER <= value <= MAX_NUMBER:
+            raise UsageError(f"scenario {scenario}: parameter {name!r} is out of range, got {value!r}")
         values[name] = value
     try:
         return kind(**values)
@@ -48,7 +53,10 @@ def _as_written(value: Any, default: Any) -> Any:
     return value
 
 
-def at_least(name: str, value: int, minimum: int) -> None:
-    """The common range check of a parameter dataclass's `__post_init__`."""
+def at_least(name: str, value: int, minimum: int, maximum: int = MAX_COUNT) -> None:
+    """The common range check of a parameter dataclass's `__post_init__`: counts have a ceiling too,
+    so a typo (`chats: 1000000`) fails at once instead of generating for hours."""
     if value < minimum:
         raise ValueError(f"{name} must be at least {minimum}, got {value}")
+    if value > maximum:
+        raise ValueError(f"{name} must be at most {maximum:,}, got {value:,}")

@@ -45,9 +45,12 @@ class Scripted:
     delay: float = 0.0
     text: str | None = None
     path: str | None = None  # only requests to this path consume it; None: any path
+    drop: bool = False  # close the connection without answering
+    truncate: int | None = None  # send only this many bytes of the body (its full length announced), then close
 
 
 Handler = Callable[[RecordedRequest, str], Any]
+_BREAK = "x-scripted-break"  # carries a drop or truncation from `_respond` to the request handler
 
 
 def last_user_text(body: Any) -> str:
@@ -159,11 +162,13 @@ class LLMServer:
         text: str | None = None,
         path: str | None = None,
         times: int = 1,
+        drop: bool = False,
+        truncate: int | None = None,
     ) -> None:
         """Script the next `times` matching requests (first queued, first used)."""
         with self._lock:
             for _ in range(times):
-                self._script.append(Scripted(status, dict(headers or {}), body, delay, text, path))
+                self._script.append(Scripted(status, dict(headers or {}), body, delay, text, path, drop, truncate))
 
     def requests_to(self, path: str) -> list[RecordedRequest]:
         return [request for request in self.requests if request.path == path]
@@ -197,6 +202,12 @@ class LLMServer:
         scripted = self._next_script(request.path) or Scripted()
         if scripted.delay:
             self._stopping.wait(scripted.delay)
+        if scripted.drop or scripted.truncate is not None:
+            status, headers, body = self._answer(request, Scripted(status=scripted.status, body=scripted.body, text=scripted.text))
+            return status, {**headers, _BREAK: scripted}, body  # type: ignore[dict-item]
+        return self._answer(request, scripted)
+
+    def _answer(self, request: RecordedRequest, scripted: Scripted) -> tuple[int, dict[str, str], Any]:
         if scripted.body is not None or scripted.status >= 300:
             body = scripted.body
             if body is None:
@@ -295,6 +306,10 @@ class _RequestHandler(BaseHTTPRequestHandler):
             body=json.loads(raw) if raw else None,
         )
         status, headers, body = self.server.owner._respond(request)
+        scripted = headers.pop(_BREAK, None)
+        if isinstance(scripted, Scripted) and scripted.drop:
+            self.close_connection = True
+            return
         payload, content_type = _encode(body)
         self.send_response(status)
         self.send_header("Content-Type", content_type)
@@ -302,6 +317,10 @@ class _RequestHandler(BaseHTTPRequestHandler):
             self.send_header(name, value)
         self.send_header("Content-Length", str(len(payload)))
         self.end_headers()
+        if isinstance(scripted, Scripted) and scripted.truncate is not None:
+            self.wfile.write(payload[: scripted.truncate])
+            self.close_connection = True
+            return
         self.wfile.write(payload)
 
 

@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_memorybench.errors import UsageError
+from pytest_memorybench.readers import problem
 from pytest_memorybench.scenarios.beam.chat import batches, read_chat_file, stream_units
 from pytest_memorybench.scenarios.beam.jsonstream import JsonStream, JsonStreamError
 from pytest_memorybench.scenarios.beam.questions import (
@@ -176,8 +177,8 @@ def _read_json(path: Path) -> Any:
             return stream.value()
     except JsonStreamError as exc:
         raise UsageError(str(exc)) from None
-    except UnicodeDecodeError:
-        raise UsageError(f"{path}: not UTF-8 text") from None
+    except (ValueError, RecursionError) as exc:
+        raise UsageError(f"{path}: {problem(exc)}") from None
 
 
 # -- Hugging Face export -------------------------------------------------------------------------

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_memorybench.errors import UsageError
+from pytest_memorybench.readers import read_json, reading
 from pytest_memorybench.scenarios.episodic.book import Book, ChapterTruth
 from pytest_memorybench.scenarios.episodic.events import Event, EventMeta
 from pytest_memorybench.scenarios.episodic.questions import Question
@@ -101,12 +102,8 @@ def read_parquet(path: Path) -> list[dict[str, Any]]:
 
 
 def _read_json(path: Path) -> Any:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise UsageError(f"episodic data {path}: {exc.strerror or exc}") from None
-    except json.JSONDecodeError as exc:
-        raise UsageError(f"episodic data {path}: not valid JSON ({exc.msg}, line {exc.lineno})") from None
+    with reading(f"episodic data {path}"):
+        return read_json(path)
 
 
 def _book_text(folder: Path) -> dict[int, str]:

@@ -55,10 +55,12 @@ from typing import Any
 
 from pytest_memorybench.conversation.tokens import ApproximateCounter
 from pytest_memorybench.errors import UsageError
+from pytest_memorybench.readers import reading
 from pytest_memorybench.records import Score, ScriptLine, TestDefinition
 from pytest_memorybench.scenarios.base import ScoringContext
 from pytest_memorybench.goodai.format import script_from_goodai
 from pytest_memorybench.scenarios.params import at_least, read_params
+from pytest_memorybench.spans import MAX_SPAN_TOKENS
 
 NAME = "ltm.chapterbreak"
 SKILLS = ("recall", "information_integration")
@@ -103,7 +105,7 @@ class ChapterBreakParams:
     def __post_init__(self) -> None:
         if self.split not in SPLITS:
             raise ValueError(f"split must be one of {', '.join(SPLITS)}, got {self.split!r}")
-        at_least("page_tokens", self.page_tokens, 50)
+        at_least("page_tokens", self.page_tokens, 50, MAX_SPAN_TOKENS)
 
 
 @dataclass(frozen=True)
@@ -238,10 +240,8 @@ def _read(path: Path) -> Any:
                 f"or decompress it first (`zstd -d {path.name}`)"
             ) from None
         data = zstandard.ZstdDecompressor().decompressobj().decompress(data)
-    try:
+    with reading(f"ChapterBreak data {path}"):
         return json.loads(data.decode("utf-8"))
-    except ValueError as exc:
-        raise UsageError(f"{path}: not valid JSON ({exc})") from None
 
 
 def _text(value: Any) -> str:

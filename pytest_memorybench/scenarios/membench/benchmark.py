@@ -49,6 +49,7 @@ from pytest_memorybench.scenarios.membench.questions import (
 )
 from pytest_memorybench.scenarios.membench.trajectory import generate_case
 from pytest_memorybench.scenarios.params import at_least, read_params
+from pytest_memorybench.spans import MAX_SPAN_TOKENS
 from pytest_memorybench.scenarios.probes import ProbeContext, probe_definition
 from pytest_memorybench.scoring.choice import score_choice
 from pytest_memorybench.scoring.profiles import OFFICIAL
@@ -70,7 +71,7 @@ class MemBenchParams:
 
     def __post_init__(self) -> None:
         at_least("per_type", self.per_type, 0)
-        at_least("target_tokens", self.target_tokens, 0)
+        at_least("target_tokens", self.target_tokens, 0, MAX_SPAN_TOKENS)
         for name in ("related", "capacity_points", "retrieve_k"):
             at_least(name, getattr(self, name), 0)
         at_least("observe_batch", self.observe_batch, 1)

@@ -34,7 +34,6 @@ minute.
 
 from __future__ import annotations
 
-import json
 import random
 import re
 from collections.abc import Iterable, Iterator
@@ -44,6 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_memorybench.errors import UsageError
+from pytest_memorybench.readers import read_json, reading
 from pytest_memorybench.records import Message
 from pytest_memorybench.scenarios.membench.case import Case, distinctive_texts
 
@@ -82,10 +82,8 @@ def load_cases(path: str, *, dialogue: bool, prefix: str, per_type: int = 0, see
 
 @lru_cache(maxsize=4)
 def _parsed(file: Path, mtime: float) -> Any:
-    try:
-        return json.loads(file.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise UsageError(f"--mb-data membench: cannot read {file} as JSON ({exc})") from None
+    with reading(f"--mb-data membench: {file}"):
+        return read_json(file)
 
 
 def _read(file: Path) -> Iterator[tuple[str, str, dict[str, Any]]]:

@@ -1,0 +1,107 @@
+"""The run folder: claimed by one run at a time, its manifest and definitions read back with care.
+
+A run folder outlives its run: `--mb-resume` continues it, `--mb-replay` and `--mb-definitions`
+read it, and any of them may meet a folder another version wrote, a file cut short by a full disk,
+or someone's edits.  Reading it is checked (one line per problem); writing it is claimed with a
+lock, so two runs never interleave their events in one folder.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from filelock import FileLock, Timeout
+
+from pytest_memorybench.errors import UsageError
+from pytest_memorybench.readers import Malformed, read_json, reading, require
+from pytest_memorybench.records import TestDefinition
+from pytest_memorybench.scenarios.probes import file_stem
+from pytest_memorybench.settings import MAX_CONVERSATIONS
+from pytest_memorybench.spans import Span, parse_span
+
+MANIFEST = "run.json"
+LOCK = ".lock"
+
+
+@dataclass(frozen=True)
+class Manifest:
+    """What `run.json` says about a run: enough to continue or re-score it as it was planned."""
+
+    id: str
+    clock_start: datetime
+    spans: dict[str, Span]
+    conversations: int
+
+
+def read_manifest(folder: Path) -> Manifest:
+    path = folder / MANIFEST
+    with reading(str(path), "give a run folder this tool wrote, or start a new run"):
+        raw = read_json(path)
+        require(isinstance(raw, dict), "not a run manifest (a JSON object was expected)")
+        require(isinstance(raw.get("id"), str) and raw["id"], "no run id in it")
+        require(isinstance(raw.get("clock_start"), str), "no clock_start in it")
+        spans = raw.get("spans", {})
+        require(isinstance(spans, dict), "'spans' is not a mapping")
+        conversations = raw.get("conversations", 1)
+        require(
+            isinstance(conversations, int) and 1 <= conversations <= MAX_CONVERSATIONS,
+            f"'conversations' is not a number from 1 to {MAX_CONVERSATIONS}",
+        )
+        return Manifest(raw["id"], datetime.fromisoformat(raw["clock_start"]), _spans(spans), conversations)
+
+
+def _spans(raw: dict[str, Any]) -> dict[str, Span]:
+    try:
+        return {str(name): parse_span(str(span)) for name, span in raw.items()}
+    except UsageError as exc:
+        raise Malformed(f"'spans': {exc}") from None
+
+
+def definition_path(folder: Path, definition: TestDefinition) -> Path:
+    return folder / "definitions" / definition.suite / f"{file_stem(definition.test_id)}.json"
+
+
+def load_definition(folder: Path, generated: TestDefinition) -> TestDefinition:
+    """The definition a previous run saved for the test `generated` stands for."""
+    path = definition_path(folder, generated)
+    if not path.exists():
+        raise UsageError(f"{path} is missing: that run did not define {generated.suite}::{generated.test_id}")
+    with reading(f"definition file {path}", "give the folder of a run that finished planning"):
+        return TestDefinition.from_dict(read_json(path))
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Write to a temporary sibling, then rename: readers never see half a file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        temporary.write_text(text, encoding="utf-8")
+        os.replace(temporary, path)
+    finally:
+        temporary.unlink(missing_ok=True)  # left only when writing failed (a full disk)
+
+
+def claim(folder: Path, flag: str) -> FileLock:
+    """Create `folder` if need be and lock it for this run, or say in one line why it cannot be.
+
+    The lock is an OS file lock: it ends with the process, so a run killed with -9 leaves no stale
+    lock behind.  xdist workers write into their controller's claim and take none of their own.
+    """
+    if folder.exists() and not folder.is_dir():
+        raise UsageError(f"{flag} {folder}: a file is there, not a folder; give a folder for the run")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        lock = FileLock(folder / LOCK)
+        lock.acquire(timeout=0)
+    except Timeout:
+        raise UsageError(
+            f"{flag} {folder}: another pytest-memorybench run is using this folder; "
+            "wait for it to end, or give another folder"
+        ) from None
+    except OSError as exc:
+        raise UsageError(f"{flag} {folder}: cannot write there ({exc.strerror or exc}); give a folder you can write to") from None
+    return lock

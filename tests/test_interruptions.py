@@ -1,0 +1,122 @@
+"""Interruptions end a run cleanly, and a killed run resumes to the results of an uninterrupted one.
+
+The agent stops its own run at a chosen reply (a signal to its own process), so every stop point is
+exact and the tests are deterministic: Ctrl-C (SIGINT), SIGTERM (how CI cancels a job), and
+SIGKILL at several points of the conversation.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import pytest_memorybench.agents.recall  # noqa: F401  (the stopping agent builds on it)
+
+pytest_plugins = ["pytester"]
+
+STOPPING_AGENT = '''
+import os, signal
+from pytest_memorybench.agents.recall import RecallAgent
+
+class Stopping(RecallAgent):
+    """The recall baseline, counting its replies in a file, that signals its own process at reply N."""
+
+    def __init__(self):
+        super().__init__()
+        self.replies = 0
+
+    async def reply(self, message):
+        self.replies += 1
+        with open(os.environ["MB_REPLIES"], "a") as log:
+            log.write("reply\\n")
+        if self.replies == int(os.environ.get("MB_STOP_AT", "0")):
+            os.kill(os.getpid(), getattr(signal, os.environ["MB_SIGNAL"]))
+        return await super().reply(message)
+
+def make():
+    return Stopping()
+'''
+RUN = ("-p", "no:randomly", "-p", "no:cacheprovider", "--memorybench", "--agent=stopping:make", "--span=2k", "-k", "colours or name_list")
+ASYNCIO_NOISE = ("Task was destroyed", "Event loop is closed", "Task exception was never retrieved", "Traceback")
+
+
+@pytest.fixture
+def stopping(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
+    pytester.makepyfile(stopping=STOPPING_AGENT)
+    monkeypatch.setenv("PYTHONPATH", str(pytester.path), prepend=":")
+    return pytester
+
+
+def run(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, folder: str, *args: str, stop_at: int = 0, signal: str = "SIGINT") -> tuple[pytest.RunResult, int]:
+    """One run; returns it and how many replies the agent gave (asked) in it."""
+    replies = pytester.path / f"{folder}-replies-{len(list(pytester.path.glob(f'{folder}-replies-*')))}.txt"
+    replies.write_text("")
+    monkeypatch.setenv("MB_REPLIES", str(replies))
+    monkeypatch.setenv("MB_STOP_AT", str(stop_at))
+    monkeypatch.setenv("MB_SIGNAL", signal)
+    result = pytester.runpytest_subprocess(*RUN, *args)
+    return result, len(replies.read_text().splitlines())
+
+
+def scores(folder: Path) -> dict[str, float]:
+    results = json.loads((folder / "results.json").read_text())
+    return {item["nodeid"]: item["score"] for item in results["items"]}
+
+
+_REFERENCE: list[tuple[dict[str, float], int]] = []
+
+
+@pytest.fixture
+def reference(stopping: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> tuple[dict[str, float], int]:
+    """The uninterrupted run (made once): its scores, and the replies it asked for."""
+    if not _REFERENCE:
+        result, replies = run(stopping, monkeypatch, "reference", "--mb-output=reference")
+        assert result.ret == 1  # the recall baseline fails some items: a normal run
+        _REFERENCE.append((scores(stopping.path / "reference"), replies))
+    return _REFERENCE[0]
+
+
+@pytest.mark.parametrize(("signal", "reason"), [("SIGINT", "interrupted by Ctrl-C"), ("SIGTERM", "terminated by SIGTERM")])
+def test_a_signal_ends_the_run_cleanly_with_partial_results_and_a_resume_line(
+    stopping: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, reference: tuple[dict[str, float], int], signal: str, reason: str
+) -> None:
+    expected, total = reference
+    result, asked = run(stopping, monkeypatch, "cut", "--mb-output=cut", stop_at=total // 2, signal=signal)
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    output = result.stdout.str() + result.stderr.str()
+    assert not [noise for noise in ASYNCIO_NOISE if noise in output], output
+    result.stdout.fnmatch_lines([f"interrupted: resume with --mb-resume=cut (* of 6 tests have results; {reason})"])
+    partial = json.loads((stopping.path / "cut" / "results.json").read_text())["run"]["partial"]
+    assert partial["reason"] == reason and 0 < partial["tests_with_results"] < 6
+    assert "partial run" in (stopping.path / "cut" / "report.html").read_text()
+    assert scores(stopping.path / "cut").items() <= expected.items()  # what finished, scored as in a whole run
+
+    resumed, asked_again = run(stopping, monkeypatch, "cut", "--mb-resume=cut")
+    assert resumed.ret == 1
+    assert scores(stopping.path / "cut") == expected
+    assert asked + asked_again == total + 1  # only the reply in flight is asked twice
+
+
+@pytest.mark.parametrize("stop_at", [1, 7, 18, 29])
+def test_kill_9_loses_at_most_the_exchange_in_flight(
+    stopping: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, reference: tuple[dict[str, float], int], stop_at: int
+) -> None:
+    expected, total = reference
+    assert stop_at < total
+    killed, asked = run(stopping, monkeypatch, "killed", "--mb-output=killed", stop_at=stop_at, signal="SIGKILL")
+    assert killed.ret == -9 and asked == stop_at
+    resumed, asked_again = run(stopping, monkeypatch, "killed", "--mb-resume=killed")
+    assert resumed.ret == 1
+    assert scores(stopping.path / "killed") == expected
+    assert asked_again == total - stop_at + 1  # the reply the kill cut off is asked again, nothing before it
+
+
+def test_maxfail_writes_what_finished_and_says_how_to_go_on(stopping: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Isolated, each test is its own conversation: `-x` leaves some never driven."""
+    result, _ = run(stopping, monkeypatch, "x", "--mb-output=x", "--span=isolated", "-x")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(["stopped early: resume with --mb-resume=x (? of 6 tests have results; stopping after 1 failures)"])
+    partial = json.loads((stopping.path / "x" / "results.json").read_text())["run"]["partial"]
+    assert partial["tests_selected"] == 6 and partial["tests_with_results"] < 6
