@@ -14,6 +14,7 @@ import os
 import shutil
 from collections.abc import Callable
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -24,7 +25,9 @@ from pytest_memorybench.conversation.log_reader import read_conversations
 from pytest_memorybench.errors import UsageError
 from pytest_memorybench.goodai.definitions import load_goodai_definitions
 from pytest_memorybench.goodai.results import ResultFileError, read_result
+from pytest_memorybench.judges.base import TASK_KINDS
 from pytest_memorybench.judges.json_reply import extract_json
+from pytest_memorybench.judges.prompts import validate
 from pytest_memorybench.reports.gate import Baseline
 from pytest_memorybench.reports.transcript import EventIndex
 from pytest_memorybench.runfolder import load_definition, read_manifest
@@ -34,6 +37,7 @@ from pytest_memorybench.scenarios.episodic.book import BookPlan, generated_book
 from pytest_memorybench.scenarios.episodic.loader import save_book
 from pytest_memorybench.scenarios.membench.published import to_published
 from pytest_memorybench.scenarios.membench.trajectory import generate_case
+from pytest_memorybench.settings import Settings
 from pytest_memorybench.spans import parse_span
 from pytest_memorybench.suite import load_suite
 
@@ -162,10 +166,49 @@ def test_span_values(text: str) -> None:
     ends_in_one_line(lambda: parse_span(text))
 
 
+numbers = st.none() | st.floats() | st.integers(-(10**30), 10**30).map(float)
+counts = st.none() | st.integers(-(10**30), 10**30)
+words = st.none() | st.text(max_size=30)
+
+
+@FUZZ
+@given(
+    floats=st.fixed_dictionaries({n: numbers for n in ("mb_threshold", "mb_max_cost", "mb_max_drop", "mb_max_scenario_drop", "mb_min_score")}),
+    ints=st.fixed_dictionaries({n: counts for n in ("mb_context", "mb_thinking", "mb_seed")}),
+    texts=st.fixed_dictionaries({n: words for n in ("mb_span", "mb_judge", "mb_profile", "mb_agent")}),
+    timeout=st.floats() | st.integers(-(10**30), 10**30).map(float),
+    conversations=st.integers(-(10**30), 10**30),
+    lists=st.fixed_dictionaries({n: st.lists(st.text(max_size=30), max_size=2) for n in ("mb_price", "mb_data")}),
+)
+def test_option_values(
+    floats: dict[str, Any], ints: dict[str, Any], texts: dict[str, Any], timeout: float, conversations: int, lists: dict[str, Any]
+) -> None:
+    """Any value of any option is settings, or one line naming the option (exit 4 in a run)."""
+    option = SimpleNamespace(
+        **floats, **ints, **texts, **lists, mb_timeout=timeout, mb_conversations=conversations, mb_suite=None,
+        mb_output=None, mb_resume=None, mb_replay=None, mb_rescore=None, mb_definitions=None, mb_baseline=None, mb_estimate=False,
+    )
+    option.mb_judge = option.mb_judge or "local"
+    option.mb_profile = option.mb_profile or "paper"
+    option.mb_seed = option.mb_seed or 0
+    ends_in_one_line(lambda: Settings.from_options(option))
+
+
 @FUZZ
 @given(text=st.text(max_size=300) | json_values.map(json.dumps) | st.from_regex(r"```(json)?\s*[\[{].{0,50}", fullmatch=True))
 def test_judge_replies(text: str) -> None:
     ends_in_one_line(lambda: extract_json(text), ValueError)
+
+
+@FUZZ
+@given(
+    kind=st.sampled_from(TASK_KINDS),
+    data=json_values,
+    payload=st.dictionaries(st.sampled_from(["ground_truth", "predicted", "places", "menu", "drinks", "keywords"]), json_values, max_size=3),
+)
+def test_judge_verdicts(kind: str, data: Any, payload: dict[str, Any]) -> None:
+    """What an LLM judge answered, parsed: a verdict, or the ValueError that makes the client ask again."""
+    ends_in_one_line(lambda: validate(kind, data, payload), ValueError)
 
 
 # -- data files of every family ----------------------------------------------------------------------
