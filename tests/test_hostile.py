@@ -102,6 +102,23 @@ def test_a_runaway_agent_writes_a_bounded_run_folder(pytester: pytest.Pytester) 
     assert "more characters in events.jsonl" in (out / "report.html").read_text()
 
 
+def test_a_runaway_agent_that_takes_filler_in_saving_mode_runs_to_the_end(pytester: pytest.Pytester) -> None:
+    """Cut replies and observed filler in one conversation (the cut is the reply's, not the filler's)."""
+    pytester.makepyfile(
+        observer="class Agent:\n    def reply(self, message):\n        return 'x' * 200_000\n\n"
+        "    def observe(self, messages):\n        pass\n\n\ndef make():\n    return Agent()\n"
+    )
+    result = pytester.runpytest_subprocess(
+        "-p", "no:randomly", "--memorybench", "--agent=observer:make", "--span=200k", "-k", "colours and rep1", "--mb-output=out"
+    )
+    result.assert_outcomes(failed=1)
+    events = [json.loads(line) for line in (pytester.path / "out" / "events.jsonl").read_text().splitlines()]
+    assert any(event["kind"] == "observed" for event in events)
+    assert {event.get("cut_from") for event in events if event["kind"] == "reply"} == {200_000}
+    results = json.loads((pytester.path / "out" / "results.json").read_text())
+    assert [item["error"] for item in results["items"]] == [None]  # a score below threshold, not a crash
+
+
 # -- what a server answers --------------------------------------------------------------------------
 
 

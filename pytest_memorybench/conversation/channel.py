@@ -133,8 +133,6 @@ class AgentChannel:
             before = dataclasses.replace(agent.usage)
             await agent.observe([Message(task.message, now), Message(task.expected_reply, now, "assistant")])
             self.last_usage = agent.usage - before
-            if agent.last_reply_cut is not None:
-                cut["cut_from"] = agent.last_reply_cut  # the reply's length before it was bounded
         self.tokens += task.tokens
         self._remember(task.message, task.expected_reply)
         self.emit("observed", i=self.exchanges, source="filler", filler=filler_reference(task), time=now, tokens=self.tokens)
