@@ -9,20 +9,17 @@ from collections import defaultdict
 
 import pytest
 
-from pytest_memorybench.conversation.filler import (
+from pytest_memorybench.conversation.filler import INSTRUCTION, FillerTask, check_filler_reply, make_filler
+from pytest_memorybench.conversation.trivia import (
     AUTHORS,
     CAPITALS,
     ELEMENTS,
-    INSTRUCTION,
     PLANETS,
-    FillerTask,
     TriviaItem,
     TriviaSource,
     arithmetic,
     arithmetic_item,
     catalogue,
-    check_filler_reply,
-    make_filler,
     roman_item,
     to_roman,
 )

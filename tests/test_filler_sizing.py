@@ -22,14 +22,15 @@ from pytest_memorybench.conversation.channel import AgentChannel, LoggedExchange
 from pytest_memorybench.conversation.clock import SimulatedClock
 from pytest_memorybench.conversation.events import EventLog
 from pytest_memorybench.conversation.log_reader import read_conversations
-from pytest_memorybench.conversation.filler import FillerTask, TriviaItem, TriviaSource, make_filler
+from pytest_memorybench.conversation.filler import FillerTask, make_filler
+from pytest_memorybench.conversation.trivia import PASS_ITEMS, TriviaItem, TriviaSource
 from pytest_memorybench.conversation.scheduler import Conversation, ScheduledTest
 from pytest_memorybench.conversation.tokens import ApproximateCounter, TiktokenCounter, TokenCounter, default_counter
 from pytest_memorybench.records import Message
 from pytest_memorybench.scenarios import ScoringContext
 from pytest_memorybench.scenarios.ltm.colours import SCENARIO
 
-POOL = len(filler._POOL)  # items in one pass
+POOL = PASS_ITEMS  # items in one pass
 
 
 class Plain:

@@ -19,7 +19,7 @@ from pytest_memorybench.agents.protocol import AgentAdapter
 from pytest_memorybench.conversation.channel import AgentChannel, LoggedExchange, ReplayDivergence
 from pytest_memorybench.conversation.clock import SimulatedClock
 from pytest_memorybench.conversation.events import EventLog
-from pytest_memorybench.conversation.filler import TriviaSource
+from pytest_memorybench.conversation.trivia import TriviaSource
 from pytest_memorybench.conversation.program import (
     Exchange,
     Finish,

@@ -20,7 +20,8 @@ from datetime import timedelta
 from typing import Any, TypeVar
 
 from pytest_memorybench.conversation.channel import AgentChannel
-from pytest_memorybench.conversation.filler import TriviaSource, make_filler
+from pytest_memorybench.conversation.filler import make_filler
+from pytest_memorybench.conversation.trivia import TriviaSource
 from pytest_memorybench.conversation.scheduler import FILLER_CAP_TOKENS
 from pytest_memorybench.records import Turn
 

@@ -71,7 +71,7 @@ from pytest_memorybench.agents.protocol import AgentAdapter
 from pytest_memorybench.conversation.channel import AgentChannel
 from pytest_memorybench.conversation.clock import SimulatedClock
 from pytest_memorybench.conversation.events import EventLog
-from pytest_memorybench.conversation.filler import TriviaSource
+from pytest_memorybench.conversation.trivia import TriviaSource
 from pytest_memorybench.conversation.scheduler import Conversation, ConversationStats, ScheduledTest
 from pytest_memorybench.conversation.tokens import default_counter
 from pytest_memorybench.records import TestDefinition, TestOutcome
