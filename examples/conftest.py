@@ -1,21 +1,26 @@
-"""A `memorybench_agent` fixture for your own agent: copy it into your project's root conftest.py.
+"""A `memorybench_agent_factory` fixture for your own agent: copy it into your project's root conftest.py.
 
 The benchmark then talks to the agent your team ships, built the way your application builds it
-(settings, memory store, clients) and closed when the session ends.  Put it in the conftest.py at
-the root of your project: benchmark items hang from the session, not from a folder, so a fixture
-in a subfolder's conftest.py (like this one) reaches only the tests in that folder.  Here it
-serves the hand-written memory tests next to it:
+(settings, memory store, clients).  A factory rather than one agent: the run makes a new agent for
+each conversation, so conversations can run at once (`--mb-concurrency`, 4 by default) without
+their memories mixing, and closes each (its `aclose()` or `close()`) when its conversation ends.
+If your agent can exist only once, define a `memorybench_agent` fixture that returns it instead:
+its conversations then take turns.
 
-    pytest --memorybench examples/test_my_agent_memory.py                # this fixture's agent
+Put it in the conftest.py at the root of your project: benchmark items hang from the session, not
+from a folder, so a fixture in a subfolder's conftest.py (like this one) reaches only the tests in
+that folder.  Here it serves the hand-written memory tests next to it:
 
-A fixture wins over `--agent`; this one steps aside when `--agent` is given, so the calibration
-agents keep working in the same project (`--agent=oracle` must pass every item, `--agent=null`
-fail them): it then returns the plugin's own fixture of the same name.
+    pytest --memorybench examples/test_my_agent_memory.py                # this factory's agent
+
+It steps aside when `--agent` is given, so the calibration agents keep working in the same project
+(`--agent=oracle` must pass every item, `--agent=null` fail them): it then returns the plugin's
+own factory, built from `--agent`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -23,10 +28,9 @@ from custom_agent import NewestMatchAgent  # pytest puts a conftest's folder (ex
 
 
 @pytest.fixture(scope="session")
-def memorybench_agent(request: pytest.FixtureRequest) -> Iterator[Any]:
+def memorybench_agent_factory(request: pytest.FixtureRequest) -> Callable[[], Any] | None:
     if request.config.getoption("mb_agent"):
-        yield request.getfixturevalue("memorybench_agent")  # the plugin's, built from --agent
-        return
-    agent = NewestMatchAgent()  # build yours here: read its settings, open its memory store
-    yield agent
-    agent.statements.clear()  # and close it here: flush the store, close its HTTP clients
+        return request.getfixturevalue("memorybench_agent_factory")  # the plugin's, from --agent
+    # Read your settings and open what agents share (a connection pool) here, once; the function
+    # returned makes one agent per conversation.
+    return NewestMatchAgent

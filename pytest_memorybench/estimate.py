@@ -20,14 +20,24 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from pytest_memorybench.agents.llm import DEFAULT_OUTPUT_TOKENS, MESSAGE_OVERHEAD, Completion, LLMChatAgent, Turn
-from pytest_memorybench.agents.openai_agent import REASONING_OUTPUT_TOKENS, is_reasoning_model
+from pytest_memorybench.agents.llm import (
+    DEFAULT_OUTPUT_TOKENS,
+    MESSAGE_OVERHEAD,
+    Completion,
+    LLMChatAgent,
+    Turn,
+)
+from pytest_memorybench.agents.openai_agent import (
+    REASONING_OUTPUT_TOKENS,
+    is_reasoning_model,
+)
 from pytest_memorybench.agents.prices import Price, context_window_for, price_for
 from pytest_memorybench.agents.protocol import AgentAdapter
 from pytest_memorybench.conversation.tokens import default_counter
+from pytest_memorybench.plan import PlannedTest
 from pytest_memorybench.records import Usage
 from pytest_memorybench.reports.summary import compact_count
-from pytest_memorybench.run import BenchmarkRun, PlannedTest
+from pytest_memorybench.run import BenchmarkRun
 
 DEFAULT_REPLY_TOKENS = 50
 # A few models to compare with, whatever the agent: (model as priced, as shown).

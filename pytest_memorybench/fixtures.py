@@ -5,7 +5,7 @@ Imported by the entry-point module on every pytest run, so it imports the heavy 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -18,23 +18,49 @@ if TYPE_CHECKING:
 
 
 @pytest.fixture(scope="session")
-def memorybench_agent(pytestconfig: pytest.Config) -> Iterator[AgentAdapter | None]:
-    """The agent under test, built from `--agent`."""
+def memorybench_agent_factory(pytestconfig: pytest.Config) -> Callable[[], Any] | None:
+    """Makes a new agent for each conversation, so conversations can run at once (`--mb-concurrency`).
+
+    From `--agent` here; override it in conftest.py with a fixture returning a zero-argument
+    callable that returns a new agent each time.  None: the agent exists once, and its
+    conversations take turns.
+    """
+    run = pytestconfig.stash.get(RUN_KEY, None)
+    if run is None or run.agentless or run.settings.agent is None:
+        return None
+    from pytest_memorybench.agents.spec import agent_factory
+
+    return agent_factory(run.settings.agent, run.settings.agent_options)
+
+
+@pytest.fixture(scope="session")
+def memorybench_agent(
+    pytestconfig: pytest.Config, memorybench_agent_factory: Callable[[], Any] | None
+) -> Iterator[AgentAdapter | None]:
+    """The agent under test, built from `--agent` (or by a `memorybench_agent_factory` of yours).
+
+    Benchmark conversations get agents of their own from the factory when there is one; this one
+    serves tests written by hand (`memorybench_conversation`).
+    """
     run = pytestconfig.stash.get(RUN_KEY, None)
     if run is None:
         pytest.fail("memorybench_agent needs pytest --memorybench --agent=SPEC", pytrace=False)
     if run.agentless:
         yield None  # replies come from a replayed run's log or from published results
         return
-    if run.settings.agent is None:
+    if run.settings.agent is None and memorybench_agent_factory is None:
         pytest.fail(
             "no agent: pass --agent=SPEC (e.g. --agent=recall) or define a memorybench_agent "
             "fixture in conftest.py",
             pytrace=False,
         )
-    from pytest_memorybench.agents.spec import build_agent
+    if run.settings.agent is not None:
+        from pytest_memorybench.agents.spec import build_agent
 
-    agent = build_agent(run.settings.agent, run.settings.agent_options)
+        agent = build_agent(run.settings.agent, run.settings.agent_options)
+    else:
+        agent = run.adapt(memorybench_agent_factory(), "memorybench_agent_factory")  # type: ignore[misc]
+    run.plugin_agent = agent
     yield agent
     run.run_sync(agent.aclose())
 

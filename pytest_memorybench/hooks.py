@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import shutil
 from collections import Counter
-from collections.abc import Callable, Generator
+from collections.abc import Callable, Generator, Iterable
 from typing import Any
 
 import pytest
@@ -48,7 +48,6 @@ class BenchmarkHooks:
         self.selected = 0
         self.scoreable = 0  # the selected tests that can have a score (not skipped before they start)
         self.cap: SpendingCap | None = None
-        self.agent_cost = lambda: 0.0  # what the agent adapter of this process has cost so far
         self.html_extras = bool(getattr(config.option, "htmlpath", None))
         self.estimate: list[str] | None = None  # the bill, when only estimating
         self._events: EventIndex | None = None
@@ -68,15 +67,21 @@ class BenchmarkHooks:
             self.estimate = estimate_lines(self.run, planned, self.run.settings.estimate)
             return
         self.run.select(test.key for test in planned)
+        if lifecycle.is_worker(self.config):
+            from pytest_memorybench.scheduling import worker_queue
+
+            self.run.pending_keys = lambda: _planned_keys(worker_queue(self.config, session.items) or ())
         self.selected = len(planned)
         self.scoreable = sum(not test.definition.skip_reason for test in planned)
         max_cost = self.run.settings.max_cost
         if max_cost is not None:
             worker = lifecycle.is_worker(self.config)
             process = self.config.workerinput["workerid"] if worker else "main"  # type: ignore[attr-defined]
-            self.cap = SpendingCap(max_cost, self.run.output, process, dict(Counter(test.group for test in planned)))
+            cap = self.cap = SpendingCap(max_cost, self.run.output, process, dict(Counter(test.group for test in planned)))
             if not worker:
-                self.cap.clear()  # before any worker starts: workers collect after the controller
+                cap.clear()  # before any worker starts: workers collect after the controller
+            self.run.may_start = lambda group: cap.reason_to_skip(group, self._spent(), self.run.conversations) is None
+            self.run.budget.reason_to_stop = lambda: cap.reached(self._spent())
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_call(self, item: pytest.Item) -> None:
@@ -84,11 +89,8 @@ class BenchmarkHooks:
         if self.cap is None or PLANNED_KEY not in item.stash:
             return
         test = item.stash[PLANNED_KEY]
-        if test.group in self.run.conversations or test.definition.skip_reason:
+        if self.run.has_started(test.group) or test.definition.skip_reason:
             return  # already paid for, or skipped anyway
-        adapter = self.run.adapt(getattr(item, "funcargs", {}).get("memorybench_agent"))
-        if adapter is not None:
-            self.agent_cost = lambda: adapter.usage.cost_usd
         reason = self.cap.reason_to_skip(test.group, self._spent(), self.run.conversations)
         if reason is not None:
             pytest.skip(reason)
@@ -139,7 +141,7 @@ class BenchmarkHooks:
 
     def _spent(self) -> float:
         overhead = sum(stats.overhead_usage.cost_usd for stats in self.run.conversations.values())
-        return process_spend(self.agent_cost(), self.records, overhead, self.run.judge_stats()["cost_usd"])
+        return process_spend(self.run.budget.agent_usd, self.records, overhead, self.run.judge_stats()["cost_usd"])
 
     def pytest_keyboard_interrupt(self, excinfo: pytest.ExceptionInfo[BaseException]) -> None:
         self.interruption = describe_interruption(excinfo.value)
@@ -148,6 +150,7 @@ class BenchmarkHooks:
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         if self.estimate is not None:
             return
+        self.run.stop_conversations("the session ended before their items ran")  # -x, --maxfail: keep what they finished
         finished = lifecycle.finish(
             self.config, self.records, self.worker_conversations, self.worker_judge_stats, selected=self.selected,
             scoreable=self.scoreable, stop=self._stop(session),
@@ -241,7 +244,8 @@ class XdistControllerHooks:
             return None
         from pytest_memorybench.scheduling import ConversationScheduling
 
-        return ConversationScheduling(config, log, {key: test.group for key, test in self.benchmark.run.tests.items()})
+        run = self.benchmark.run
+        return ConversationScheduling(config, log, {key: test.group for key, test in run.tests.items()}, run.settings.concurrency)
 
     def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
         """The controller collects nothing itself: what its workers selected is what the run selected."""
@@ -286,3 +290,7 @@ class HtmlReportHooks:
 
             # pytest-html writes node ids unescaped; ours can carry ids from data files.
             cells[1] = f'<td class="col-testId">{escape(report.nodeid)}</td>'
+
+
+def _planned_keys(items: Iterable[pytest.Item]) -> list[str]:
+    return [item.stash[PLANNED_KEY].key for item in items if PLANNED_KEY in item.stash]

@@ -14,8 +14,10 @@ from typing import Any
 import pytest
 
 from pytest_memorybench.keys import OUTCOME_KEY, PLANNED_KEY, RUN_KEY
+from pytest_memorybench.plan import PlannedTest
 from pytest_memorybench.records import TestOutcome
-from pytest_memorybench.run import BenchmarkRun, PlannedTest
+from pytest_memorybench.reports.spending import SKIP_PREFIX
+from pytest_memorybench.run import BenchmarkRun
 
 
 class SuiteCollector(pytest.Collector):
@@ -82,17 +84,19 @@ def collect_benchmark(session: pytest.Session, run: BenchmarkRun) -> list[pytest
     return items
 
 
-def memorybench_test(memorybench_agent: Any, request: pytest.FixtureRequest) -> None:
+def memorybench_test(memorybench_agent: Any, memorybench_agent_factory: Any, request: pytest.FixtureRequest) -> None:
     """The body of every benchmark item: get this test's outcome, then judge it."""
     run = request.config.stash[RUN_KEY]
     test = request.node.stash[PLANNED_KEY]
     if test.definition.skip_reason:
         pytest.skip(test.definition.skip_reason)
     try:
-        outcome = run.outcome(test.key, memorybench_agent)
+        outcome = run.outcome(test.key, memorybench_agent, memorybench_agent_factory)
     except BaseException:
         request.node.stash[OUTCOME_KEY] = run.cut_outcome(test.key)  # recorded as such; pytest reports the cause
         raise
+    if outcome.error is not None and outcome.error.startswith(SKIP_PREFIX):
+        pytest.skip(outcome.error)  # the budget ran out during its conversation: never asked, not failed
     request.node.stash[OUTCOME_KEY] = outcome
     if outcome.error is not None:
         pytest.fail(f"{outcome.error}\n(everything before this turn is kept in {run.output})", pytrace=False)

@@ -8,7 +8,8 @@ import pytest
 
 if TYPE_CHECKING:
     from pytest_memorybench.records import TestOutcome
-    from pytest_memorybench.run import BenchmarkRun, PlannedTest
+    from pytest_memorybench.plan import PlannedTest
+    from pytest_memorybench.run import BenchmarkRun
 
 RUN_KEY = pytest.StashKey["BenchmarkRun"]()
 PLANNED_KEY = pytest.StashKey["PlannedTest"]()

@@ -3,16 +3,19 @@
 pytest asks for results one item at a time; conversations, though, are driven a group at a time.
 `BenchmarkRun` bridges the two: the first item of a conversation group to run drives the whole
 group for the items that were selected, caches every outcome, and later items read their own.
+While it waits, the conversations this process runs next are driven beside it (`pool.py`), each
+with an agent of its own (`agents/supply.py`).
 """
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import inspect
 import json
 import secrets
-from collections.abc import Callable, Coroutine, Iterable
-from dataclasses import dataclass
+import threading
+from collections.abc import Callable, Coroutine, Iterable, Iterator
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, TypeVar
@@ -20,10 +23,11 @@ from typing import Any, TypeVar
 from filelock import FileLock
 
 from pytest_memorybench.agents.protocol import AgentAdapter
+from pytest_memorybench.agents.supply import AgentSupply
+from pytest_memorybench.budget import Budget
 from pytest_memorybench.conversation.channel import AgentChannel, LoggedJudge
 from pytest_memorybench.conversation.clock import SimulatedClock
 from pytest_memorybench.conversation.events import EventLog
-from pytest_memorybench.conversation.filler import TriviaSource
 from pytest_memorybench.conversation.interactive import MemoryConversation
 from pytest_memorybench.conversation.log_reader import (
     ConversationLog,
@@ -37,43 +41,35 @@ from pytest_memorybench.conversation.scheduler import (
     ScheduledTest,
 )
 from pytest_memorybench.conversation.tokens import default_counter
+from pytest_memorybench.conversation.trivia import TriviaSource
 from pytest_memorybench.errors import UsageError, describe_exception
 from pytest_memorybench.goodai.rescore import read_published, rescore
 from pytest_memorybench.judges.base import JudgeStats
 from pytest_memorybench.judges.client import CachedJudge
 from pytest_memorybench.judges.spec import build_judge
-from pytest_memorybench.records import Score, TestDefinition, TestOutcome, Usage
+from pytest_memorybench.plan import (
+    PlannedTest,
+    check_consistent,
+    make_plan,
+    planned_size,
+)
+from pytest_memorybench.pool import ConversationPool
+from pytest_memorybench.records import Score, TestOutcome, Usage
+from pytest_memorybench.reports.spending import SKIP_PREFIX
 from pytest_memorybench.runfolder import (
     MANIFEST,
-    Manifest,
     claim,
     definition_path,
-    load_definition,
     read_manifest,
     write_atomically,
 )
 from pytest_memorybench.runloop import RunLoop, describe_interruption
 from pytest_memorybench.scenarios import ScoringContext, get_scenario
-from pytest_memorybench.scenarios.probes import ProbeContext
 from pytest_memorybench.settings import Settings
-from pytest_memorybench.spans import ISOLATED, Span
+from pytest_memorybench.spans import Span
 from pytest_memorybench.suite import Suite, load_suite
 
 T = TypeVar("T")
-
-
-@dataclass(frozen=True)
-class PlannedTest:
-    """A definition as the run schedules it: its key (the item's node id), group and threshold."""
-
-    key: str
-    group: str
-    definition: TestDefinition
-    threshold: float
-    span: Span
-
-    def passes(self, outcome: TestOutcome) -> bool:
-        return outcome.error is None and outcome.score.value >= self.threshold
 
 
 def new_run_id(now: datetime | None = None) -> str:
@@ -102,33 +98,31 @@ class BenchmarkRun:
         logged_spans = manifest.spans if manifest else {}
         self.spans = {suite.name: logged_spans.get(suite.name) or settings.span or suite.span for suite in self.suites}
         if manifest:
-            _check_consistent(settings, manifest, self.spans, self.conversation_count)
-        self.tests: dict[str, PlannedTest] = {}
-        self.contexts: dict[str, ProbeContext] = {}  # by conversation group
-        definitions_from = previous or settings.definitions
-        for suite in self.suites:
-            generated = suite.generate(settings.seed, data=settings.data)
-            self.contexts.update((_context_group(suite.name, id), context) for id, context in generated.contexts.items())
-            definitions = generated.definitions
-            if definitions_from is not None:
-                definitions = [load_definition(definitions_from, d) for d in definitions]
-            span = self.spans[suite.name]
-            definitions = [
-                dataclasses.replace(d, skip_reason=reason) if (reason := suite.too_long_for(d.scenario, span)) else d
-                for d in definitions
-            ]
-            grouping = ISOLATED if self.published else span  # a stored result is scored on its own
-            for key, group, definition in _assign_groups(suite.name, definitions, grouping, self.conversation_count):
-                threshold = settings.threshold if settings.threshold is not None else suite.threshold_for(definition.scenario)
-                self.tests[key] = PlannedTest(key, group, definition, threshold, self.spans[suite.name])
+            check_consistent(settings, manifest, self.spans, self.conversation_count)
+        plan = make_plan(
+            self.suites, self.spans, settings, self.conversation_count,
+            definitions_from=previous or settings.definitions, each_alone=self.published is not None,
+        )  # fmt: skip
+        self.tests = plan.tests
+        self.contexts = plan.contexts  # by conversation group
+        self._by_group = plan.by_group()
         self.counter = default_counter()
         self.logged: dict[str, ConversationLog] = read_conversations(previous) if previous else {}
         self.logged_answers = read_probe_answers(iter_events(previous)) if previous else {}
         self.conversations: dict[str, ConversationStats] = {}
         self.progress: Callable[[dict[str, Any]], None] | None = None
         self._selected: set[str] = set(self.tests)
+        self._order: list[str] = list(self.tests)  # the selected tests, in pytest's order
+        self.pending_keys: Callable[[], Iterable[str]] | None = None  # an xdist worker's queue, when known
+        self.may_start: Callable[[str], bool] = lambda group: True  # the cost cap's say on a new conversation
         self._outcomes: dict[str, TestOutcome] = {}
         self._cut: dict[str, str] = {}  # conversation group -> what cut its driving short
+        self._stopping: str | None = None  # why the run is ending the conversations in flight
+        self.budget = Budget()
+        self.plugin_agent: Any = None  # the agent the plugin's own `memorybench_agent` fixture built
+        self._supply: AgentSupply | None = None
+        self._warmed = False
+        self.pool = ConversationPool(self._run_group, self._upcoming_groups, settings.concurrency)
         self._adapters: dict[int, AgentAdapter] = {}
         self._async_fixtures: list[Any] = []  # async generator agent fixtures we resolved: closed with the run
         self.loop = RunLoop()
@@ -158,10 +152,12 @@ class BenchmarkRun:
         A conversation the run folder had begun keeps the tests it was planned with, whatever is
         selected now: its log can only be continued by the same conversation.
         """
-        selected = {key for key in keys if key in self.tests and not self.outside_logged_plan(key)}
+        ordered = [key for key in keys if key in self.tests and not self.outside_logged_plan(key)]
+        selected = set(ordered)
         for log in self.logged.values():
             selected |= set(log.tests or ()) & set(self.tests)
         self._selected = selected
+        self._order = ordered
 
     def selected_count(self) -> int:
         return len(self._selected)
@@ -203,7 +199,7 @@ class BenchmarkRun:
     def judge(self) -> CachedJudge:
         """The run's judge, built on first use (a run whose scorers need none never builds it)."""
         if self._judge is None:
-            self._judge = build_judge(self.settings.judge, cache_path=self.judge_cache)
+            self._judge = build_judge(self.settings.judge, cache_path=self.judge_cache, limits=self.settings.agent_options.limits)
         return self._judge
 
     def judge_stats(self) -> dict[str, Any]:
@@ -219,7 +215,9 @@ class BenchmarkRun:
             return agent
         adapter = self._adapters.get(id(agent))
         if adapter is None:
-            adapter = AgentAdapter(self._resolve_async_fixture(agent), name, timeout=self.settings.agent_options.timeout)
+            adapter = AgentAdapter(
+                self._resolve_async_fixture(agent), name, timeout=self.settings.agent_options.timeout, budget=self.budget
+            )
             self._adapters[id(agent)] = adapter
         return adapter
 
@@ -237,9 +235,10 @@ class BenchmarkRun:
             return self.run_sync(agent.__anext__())
         return agent
 
-    def outcome(self, key: str, agent: Any) -> TestOutcome:
+    def outcome(self, key: str, agent: Any, factory: Callable[[], Any] | None = None) -> TestOutcome:
         """The outcome of test `key`, driving its conversation group first if nobody has yet.
 
+        `agent` and `factory` are the item's `memorybench_agent` and `memorybench_agent_factory`.
         A conversation is driven once.  If something cuts the driving short (pytest-timeout, a
         signal), the tests it had finished keep their outcomes and the others get `cut_outcome`:
         driving it again from the start would ask the agent twice and score half a conversation.
@@ -248,14 +247,96 @@ class BenchmarkRun:
             group = self.tests[key].group
             if group in self._cut:
                 return self.cut_outcome(key)
+            self._choose_supply(agent, factory)
+            self._warm_up_scorers()
+            members = self._members(key)
             try:
-                self.run_sync(self._drive(group, self._members(key), self.adapt(agent)))
+                self.run_sync(self.pool.drive(group, lambda group: self._run_group(group, members)))
             except BaseException as exc:
-                self._cut[group] = describe_interruption(exc)
-                if group in self.conversations:
-                    self.conversations[group].error = f"cut short: {self._cut[group]}"
+                self._mark_cut(group, exc)
+                if isinstance(exc, (KeyboardInterrupt, SystemExit)):
+                    self.stop_conversations(describe_interruption(exc))  # the session ends: so do the others
+                else:
+                    self.run_sync(self.pool.cancel([group]))  # a timeout: this conversation only
                 raise
-        return self._outcomes[key]
+        return self._outcomes[key] if key in self._outcomes else self.cut_outcome(key)
+
+    def stop_conversations(self, reason: str) -> None:
+        """End the conversations still in flight (the session ends), keeping what they finished."""
+        if self.pool.in_flight:
+            self._stopping = reason
+            self.run_sync(self.pool.cancel())
+
+    def has_started(self, group: str) -> bool:
+        """Whether `group` began, or ended, in this process (it has been paid for)."""
+        return self.pool.started(group) or group in self.conversations
+
+    @property
+    def in_flight(self) -> int:
+        return self.pool.in_flight
+
+    def _warm_up_scorers(self) -> None:
+        """Once: the planned scenarios' slow scorer preparations, in a thread beside the conversations."""
+        if self._warmed:
+            return
+        self._warmed = True
+        scenarios = {self.tests[key].definition.scenario for key in self._selected}
+        warm_ups = [warm for name in sorted(scenarios) if (warm := getattr(get_scenario(name), "warm_up", None))]
+        if warm_ups:
+            threading.Thread(target=lambda: [warm() for warm in warm_ups], name="memorybench-warm-up", daemon=True).start()
+
+    def _choose_supply(self, agent: Any, factory: Callable[[], Any] | None) -> None:
+        """Decide once where conversations get their agents: made per conversation when a factory
+        is given and no agent fixture of the user's stands in its way, else the one agent."""
+        if self._supply is not None:
+            return
+        timeout = self.settings.agent_options.timeout
+        if self.agentless:
+            self._supply = AgentSupply()
+        elif factory is not None and (agent is None or agent is self.plugin_agent):
+            self._supply = AgentSupply(factory=factory, timeout=timeout, budget=self.budget)
+        else:
+            self._supply = AgentSupply(shared=self.adapt(agent))
+            if factory is not None and self.pool.limit > 1 and self.progress is not None:
+                # The header could not know: the user's fixture was free to hand back --agent's agent.
+                self.progress({"event": "note", "text": (
+                    "your memorybench_agent fixture gave one agent, so its conversations take turns; a "
+                    f"memorybench_agent_factory fixture lets {self.pool.limit} run at once"
+                )})
+            self.pool.limit = 1  # one agent: its conversations take turns
+
+    async def _run_group(self, group: str, tests: list[PlannedTest] | None = None) -> None:
+        """Drive one conversation group with an agent of its own (or the shared one)."""
+        assert self._supply is not None
+        tests = tests if tests is not None else self._group_tests(group)
+        agent = None
+        try:
+            agent = await self._supply.acquire()
+            await self._drive(group, tests, agent)
+        except BaseException as exc:
+            self._mark_cut(group, exc)
+            raise
+        finally:
+            await self._supply.release(agent)
+
+    def _mark_cut(self, group: str, exc: BaseException) -> None:
+        if isinstance(exc, asyncio.CancelledError):
+            reason = self._stopping or self.loop.interruption or "cancelled"
+        else:
+            reason = describe_interruption(exc)
+        self._cut.setdefault(group, reason)
+        if group in self.conversations:
+            self.conversations[group].error = f"cut short: {self._cut[group]}"
+
+    def _upcoming_groups(self) -> Iterator[str]:
+        """The conversations this process is to drive next, among those the cost cap lets start:
+        the one pytest will ask for next (so no item waits for a free place), then the longest
+        first (the last conversation to finish bounds the run)."""
+        keys = self.pending_keys() if self.pending_keys is not None else self._order
+        groups = dict.fromkeys(self.tests[key].group for key in keys if key in self.tests and key not in self._outcomes)
+        waiting = [group for group in groups if not self.has_started(group) and group not in self._cut and self._group_tests(group)]
+        longest = sorted(waiting[1:], key=lambda group: planned_size(self._group_tests(group)), reverse=True)
+        return (group for group in waiting[:1] + longest if self.may_start(group))
 
     def cut_outcome(self, key: str) -> TestOutcome:
         """What test `key` has when its conversation was cut short: its outcome, or an error saying so."""
@@ -281,11 +362,11 @@ class BenchmarkRun:
 
     def _members(self, key: str) -> list[PlannedTest]:
         """The tests that driving `key`'s conversation runs: the selected ones of its group, and it."""
-        group = self.tests[key].group
+        return self._group_tests(self.tests[key].group, also=key)
+
+    def _group_tests(self, group: str, also: str | None = None) -> list[PlannedTest]:
         return [
-            t
-            for t in self.tests.values()
-            if t.group == group and (t.key in self._selected or t.key == key) and not t.definition.skip_reason
+            t for t in self._by_group.get(group, ()) if (t.key in self._selected or t.key == also) and not t.definition.skip_reason
         ]
 
     async def _drive(self, group: str, tests: list[PlannedTest], agent: AgentAdapter | None) -> None:
@@ -315,7 +396,13 @@ class BenchmarkRun:
             progress=self.progress,
         )
         try:
-            self._outcomes.update(await conversation.run())
+            outcomes = await conversation.run()
+            if (conversation.stats.error or "").startswith(SKIP_PREFIX):
+                # The budget stopped it: its unfinished tests are skipped, but what they were asked was paid for.
+                for outcome in outcomes.values():
+                    if outcome.error is not None:
+                        conversation.stats.overhead_usage.add(outcome.usage)
+            self._outcomes.update(outcomes)
         finally:
             self._keep_finished(group, conversation)
 
@@ -363,7 +450,7 @@ class BenchmarkRun:
                 error = None
             channel.emit("score", test=test.key, value=score.value, reasons=list(score.reasons))
             if self.progress is not None:
-                self.progress({"event": "test_end", "test": test.key, "tokens": stored.tokens or 0})
+                self.progress({"event": "test_end", "test": test.key, "group": group, "tokens": stored.tokens or 0})
             self._outcomes[test.key] = TestOutcome(
                 test.definition, list(stored.responses), score, [], stored.tokens or 0, Usage(), error=error,
                 details={"published": stored.verdict_json()},
@@ -393,45 +480,3 @@ class BenchmarkRun:
                 self._log.close()
             if self._lock is not None:
                 self._lock.release()
-
-
-def _assign_groups(
-    suite: str, definitions: list[TestDefinition], span: Span, conversations: int
-) -> list[tuple[str, str, TestDefinition]]:
-    """(key, conversation group, definition) for each test of a suite.
-
-    Isolated: every test is its own conversation.  Otherwise the suite is one conversation, or K:
-    tests are dealt out in (repetition, scenario) order, so each conversation gets a share of every
-    scenario and repetitions of one scenario can run side by side in different conversations.
-    """
-    keyed = [(f"{suite}::{d.test_id}", d) for d in definitions]
-    probes = {key: _context_group(suite, d.context) for key, d in keyed if d.context is not None}
-    scheduled = [(key, d) for key, d in keyed if key not in probes]
-    if span.isolated:
-        group_of = {key: key for key, _ in scheduled}
-    elif conversations == 1:
-        group_of = {key: suite for key, _ in scheduled}
-    else:
-        order = {name: i for i, name in enumerate(dict.fromkeys(d.scenario for _, d in scheduled))}
-        dealt = sorted(scheduled, key=lambda pair: (pair[1].repetition, order[pair[1].scenario]))
-        group_of = {key: f"{suite}-c{index % conversations + 1}" for index, (key, _) in enumerate(dealt)}
-    group_of.update(probes)
-    return [(key, group_of[key], d) for key, d in keyed]
-
-
-def _context_group(suite: str, context: str) -> str:
-    """A probe context is a conversation of its own: its questions share one delivery."""
-    return f"{suite}::{context}"
-
-
-def _check_consistent(settings: Settings, manifest: Manifest, spans: dict[str, Span], conversations: int) -> None:
-    """A resumed or replayed run keeps its own span and split; say so instead of ignoring a flag."""
-    flag = "--mb-resume" if settings.resume else "--mb-replay"
-    if settings.span is not None and any(span != settings.span for span in spans.values()):
-        used = ", ".join(f"{name}={span}" for name, span in spans.items())
-        raise UsageError(f"--span {settings.span} conflicts with the run given to {flag} ({used}); drop --span")
-    if settings.conversations not in (1, conversations):
-        raise UsageError(
-            f"--mb-conversations {settings.conversations} conflicts with the run given to {flag} "
-            f"({conversations}); drop --mb-conversations"
-        )

@@ -26,6 +26,7 @@ T = TypeVar("T")
 class RunLoop:
     def __init__(self) -> None:
         self._loop: asyncio.AbstractEventLoop | None = None
+        self.interruption: str | None = None  # what last stopped the loop from outside (a signal, a timeout)
 
     def run(self, coroutine: Coroutine[Any, Any, T]) -> T:
         """Run a coroutine to its end on the run's loop.
@@ -33,7 +34,10 @@ class RunLoop:
         If the caller is itself inside a running loop (an async test), we never nest: the coroutine
         runs on our loop in a helper thread.  If something stops the loop (a signal, a timeout),
         the coroutine is cancelled before the exception goes on: left pending, it would go on
-        driving its conversation the next time the loop runs, inside another test.
+        driving its conversation the next time the loop runs, inside another test.  Ctrl-C or
+        SIGTERM end the session, so then every task is cancelled, before any can run again: a task
+        that resumed would find the interruption in what it awaited and raise it out of the loop
+        once more.
         """
         if self._loop is None:
             self._loop = asyncio.new_event_loop()
@@ -45,8 +49,9 @@ class RunLoop:
         except RuntimeError:
             try:
                 return loop.run_until_complete(task)
-            except BaseException:
-                _finish_cancelled(loop, task)
+            except BaseException as exc:
+                self.interruption = describe_interruption(exc)
+                _finish_cancelled(loop, task, everything=isinstance(exc, (KeyboardInterrupt, SystemExit)))
                 raise
         with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
             future = pool.submit(loop.run_until_complete, task)
@@ -67,7 +72,10 @@ class RunLoop:
             task.cancel()
         if pending:
             loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
-        loop.run_until_complete(loop.shutdown_asyncgens())
+        try:
+            loop.run_until_complete(loop.shutdown_asyncgens())
+        except RuntimeError:  # a stop left over from an interruption: nothing is left to finish
+            pass
         loop.close()
 
 
@@ -80,16 +88,19 @@ def _quiet_about_interruptions(loop: asyncio.AbstractEventLoop, context: dict[st
     loop.default_exception_handler(context)
 
 
-def _finish_cancelled(loop: asyncio.AbstractEventLoop, task: asyncio.Task[Any]) -> None:
-    """Cancel `task` and let it end: its `finally` blocks run now (programs closed, the outcomes
-    it finished kept)."""
-    if task.done():
-        if not task.cancelled():
-            task.exception()  # retrieved: the caller re-raises what stopped the loop
+def _finish_cancelled(loop: asyncio.AbstractEventLoop, task: asyncio.Task[Any], *, everything: bool = False) -> None:
+    """Cancel `task` (or every task of the loop) and let it end: its `finally` blocks run now
+    (programs closed, agents released, the outcomes it finished kept)."""
+    tasks = [t for t in asyncio.all_tasks(loop) if not t.done()] if everything else [task]
+    if task.done() and not task.cancelled():
+        task.exception()  # retrieved: the caller re-raises what stopped the loop
+    running = [t for t in tasks if not t.done()]
+    if not running:
         return
-    task.cancel()
+    for each in running:
+        each.cancel()
     try:
-        loop.run_until_complete(task)
+        loop.run_until_complete(asyncio.gather(*running, return_exceptions=True))
     except BaseException:  # noqa: BLE001, S110 - the cancellation, or what the cleanup raised: the first exception wins
         pass
 

@@ -12,7 +12,7 @@ import pytest
 
 from pytest_memorybench import fixtures
 from pytest_memorybench.agents.prices import register_price
-from pytest_memorybench.agents.spec import check_agent_spec
+from pytest_memorybench.agents.spec import agent_factory, check_agent_spec
 from pytest_memorybench.judges.spec import DEFAULT_CACHE, check_judge_spec
 from pytest_memorybench.errors import UsageError
 from pytest_memorybench.keys import RUN_KEY
@@ -91,7 +91,7 @@ def start(config: pytest.Config) -> None:
         if settings.estimate is None:
             if settings.agent is not None:
                 check_agent_spec(settings.agent)
-            elif not run.agentless and not _user_defines_agent_fixture(config):
+            elif not run.agentless and not (_user_fixture(config, "memorybench_agent") or _user_fixture(config, "memorybench_agent_factory")):
                 raise UsageError(
                     "--memorybench needs an agent: pass --agent=SPEC (e.g. --agent=recall, "
                     "--agent=openai:gpt-4o-mini) or define a memorybench_agent fixture in conftest.py"
@@ -99,7 +99,7 @@ def start(config: pytest.Config) -> None:
             run.claim_folder()
             run.write_plan()
     if not is_worker(config):
-        run.progress = TerminalProgress(config, total_tests=run.selected_count)
+        run.progress = TerminalProgress(config, total_tests=run.selected_count, in_flight=lambda: run.in_flight)
         if getattr(config.option, "dist", "no") in ("load", "worksteal"):
             # `-n` alone means xdist's "load", which ignores xdist_group, and "worksteal" moves
             # items between workers: two workers could each drive the same conversation.  Keep
@@ -129,11 +129,35 @@ def project_root(config: pytest.Config) -> Path:
 _PATH_OPTIONS = ("mb_rescore", "mb_resume", "mb_replay", "mb_definitions", "mb_baseline", "mb_output")
 
 
-def _user_defines_agent_fixture(config: pytest.Config) -> bool:
-    return any(
-        getattr(plugin, "memorybench_agent", fixtures.memorybench_agent) is not fixtures.memorybench_agent
-        for plugin in config.pluginmanager.get_plugins()
-    )
+def _user_fixture(config: pytest.Config, name: str) -> bool:
+    """Whether a conftest.py (or another plugin) defines the fixture `name` over ours."""
+    ours = getattr(fixtures, name)
+    return any(getattr(plugin, name, ours) is not ours for plugin in config.pluginmanager.get_plugins())
+
+
+def why_conversations_take_turns(config: pytest.Config) -> str | None:
+    """Why this run's conversations cannot overlap, though `--mb-concurrency` allows it: the agent
+    exists once.  None when they may (or there is nothing to overlap)."""
+    run = config.stash[RUN_KEY]
+    limit = run.settings.concurrency
+    if limit == 1 or run.agentless or len({test.group for test in run.tests.values()}) < 2:
+        return None
+    if _user_fixture(config, "memorybench_agent_factory"):
+        return None
+    if _user_fixture(config, "memorybench_agent"):
+        if run.settings.agent is not None:
+            return None  # the fixture may hand back --agent's own agent: the run says so if not
+        return (
+            "your memorybench_agent fixture is one agent, so its conversations take turns; a "
+            f"memorybench_agent_factory fixture that makes a new agent per call lets {limit} run at once"
+        )
+    spec = run.settings.agent
+    if spec is not None and agent_factory(spec) is None:
+        return (
+            f"--agent {spec.display} is one agent object, so its conversations take turns; name a class "
+            f"or a function that makes one to let {limit} run at once"
+        )
+    return None
 
 
 def worker_input(config: pytest.Config) -> dict[str, Any]:
@@ -298,13 +322,14 @@ def header(config: pytest.Config) -> str:
             f"memorybench estimate: agent {agent} | span {spans} | seed {settings.seed} | nothing is called; "
             "the estimate follows the collection"
         )
+    turns = why_conversations_take_turns(config)
     line = (
         f"memorybench: agent {agent} | judge {settings.judge.display} | span {spans} | seed {settings.seed} "
-        f"| profile {settings.profile} "
+        f"| profile {settings.profile} | concurrency {1 if turns else settings.concurrency} "
         f"| run folder {_relative(run.output, config.invocation_params.dir)}{resumed}"
     )
     problems = [f"memorybench: {problem}" for suite in run.suites for problem in suite.problems]
-    return "\n".join([line, *problems])
+    return "\n".join([line, *([f"memorybench: {turns}"] if turns else []), *problems])
 
 
 def _relative(path: Path, base: Path) -> str:

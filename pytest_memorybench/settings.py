@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pytest_memorybench.agents.limits import RateLimits
 from pytest_memorybench.agents.prices import Price
 from pytest_memorybench.agents.spec import AgentOptions, AgentSpec, parse_agent_spec
 from pytest_memorybench.errors import UsageError
@@ -19,6 +20,9 @@ DEFAULT_SUITES = ("ltm",)
 DEFAULT_TIMEOUT = 600.0
 MAX_TIMEOUT = 86_400.0
 MAX_CONVERSATIONS = 1000  # per suite; a suite has fewer tests than that to deal out
+DEFAULT_CONCURRENCY = 4  # conversations driven at once: a real API's usual comfort, a local server's too
+MAX_CONCURRENCY = 256
+MAX_RATE = 1e9  # requests or tokens a minute: anything above is no limit at all
 
 
 @dataclass(frozen=True)
@@ -33,6 +37,7 @@ class Settings:
     output: Path | None
     agent_options: AgentOptions
     conversations: int = 1
+    concurrency: int = DEFAULT_CONCURRENCY  # conversation groups one process drives at once
     resume: Path | None = None  # continue this run folder
     replay: Path | None = None  # re-score this run folder without an agent
     definitions: Path | None = None  # reuse this run folder's definitions
@@ -77,6 +82,9 @@ class Settings:
         conversations = option.mb_conversations
         if not 1 <= conversations <= MAX_CONVERSATIONS:
             raise UsageError(f"--mb-conversations {conversations} must be from 1 to {MAX_CONVERSATIONS}")
+        concurrency = getattr(option, "mb_concurrency", DEFAULT_CONCURRENCY)
+        if not 1 <= concurrency <= MAX_CONCURRENCY:
+            raise UsageError(f"--mb-concurrency {concurrency} must be from 1 to {MAX_CONCURRENCY} conversations at once")
         resume, replay = _run_folder(option.mb_resume, "--mb-resume"), _run_folder(option.mb_replay, "--mb-replay")
         if resume and replay:
             raise UsageError("--mb-resume and --mb-replay exclude each other: continue a run, or re-score it")
@@ -99,8 +107,11 @@ class Settings:
             profile=option.mb_profile,
             threshold=threshold,
             output=Path(option.mb_output) if option.mb_output else None,
-            agent_options=AgentOptions(context_tokens=context, timeout=timeout, thinking_tokens=thinking),
+            agent_options=AgentOptions(
+                context_tokens=context, timeout=timeout, thinking_tokens=thinking, limits=_rate_limits(option)
+            ),
             conversations=conversations,
+            concurrency=concurrency,
             resume=resume,
             replay=replay,
             definitions=_run_folder(option.mb_definitions, "--mb-definitions", need="definitions"),
@@ -144,6 +155,19 @@ class GateSettings:
             max_scenario_drop=scenario_drop,
             min_score=min_score,
         )
+
+
+def _rate_limits(option: Any) -> RateLimits:
+    in_flight = getattr(option, "mb_max_requests", None)
+    if in_flight is not None and not 1 <= in_flight <= MAX_CONCURRENCY:
+        raise UsageError(f"--mb-max-requests {in_flight} must be from 1 to {MAX_CONCURRENCY} requests in flight")
+    rates = {}
+    for flag, name, what in (("--mb-rpm", "mb_rpm", "requests"), ("--mb-tpm", "mb_tpm", "tokens")):
+        value = getattr(option, name, None)
+        if value is not None and not 1 <= value <= MAX_RATE:
+            raise UsageError(f"{flag} {value:g} must be from 1 to {MAX_RATE:g} {what} a minute")
+        rates[name] = value
+    return RateLimits(in_flight, rates["mb_rpm"], rates["mb_tpm"])
 
 
 def _max_cost(value: float | None) -> float | None:

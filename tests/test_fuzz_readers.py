@@ -173,19 +173,21 @@ words = st.none() | st.text(max_size=30)
 
 @FUZZ
 @given(
-    floats=st.fixed_dictionaries({n: numbers for n in ("mb_threshold", "mb_max_cost", "mb_max_drop", "mb_max_scenario_drop", "mb_min_score")}),
-    ints=st.fixed_dictionaries({n: counts for n in ("mb_context", "mb_thinking", "mb_seed")}),
+    floats=st.fixed_dictionaries({n: numbers for n in ("mb_threshold", "mb_max_cost", "mb_max_drop", "mb_max_scenario_drop", "mb_min_score", "mb_rpm", "mb_tpm")}),
+    ints=st.fixed_dictionaries({n: counts for n in ("mb_context", "mb_thinking", "mb_seed", "mb_max_requests")}),
     texts=st.fixed_dictionaries({n: words for n in ("mb_span", "mb_judge", "mb_profile", "mb_agent")}),
     timeout=st.floats() | st.integers(-(10**30), 10**30).map(float),
     conversations=st.integers(-(10**30), 10**30),
+    concurrency=st.integers(-(10**30), 10**30),
     lists=st.fixed_dictionaries({n: st.lists(st.text(max_size=30), max_size=2) for n in ("mb_price", "mb_data")}),
 )
 def test_option_values(
-    floats: dict[str, Any], ints: dict[str, Any], texts: dict[str, Any], timeout: float, conversations: int, lists: dict[str, Any]
+    floats: dict[str, Any], ints: dict[str, Any], texts: dict[str, Any], timeout: float, conversations: int, concurrency: int,
+    lists: dict[str, Any],
 ) -> None:
     """Any value of any option is settings, or one line naming the option (exit 4 in a run)."""
     option = SimpleNamespace(
-        **floats, **ints, **texts, **lists, mb_timeout=timeout, mb_conversations=conversations, mb_suite=None,
+        **floats, **ints, **texts, **lists, mb_timeout=timeout, mb_conversations=conversations, mb_concurrency=concurrency, mb_suite=None,
         mb_output=None, mb_resume=None, mb_replay=None, mb_rescore=None, mb_definitions=None, mb_baseline=None, mb_estimate=False,
     )
     option.mb_judge = option.mb_judge or "local"

@@ -51,6 +51,17 @@ def test_lines_report_tests_done_tokens_and_open_tests() -> None:
     assert capture.suspended == 3
 
 
+def test_concurrent_conversations_add_up_and_show_how_many_are_in_flight() -> None:
+    reporter = Reporter()
+    progress = TerminalProgress(config_with(reporter, Capture()), total_tests=lambda: 4, interval=0, in_flight=lambda: 3)  # type: ignore[arg-type]
+    progress({"event": "test_begin", "test": "ltm::colours[rep1]", "group": "ltm::colours[rep1]", "tokens": 40})
+    progress({"event": "test_begin", "test": "ltm::jokes[rep1]", "group": "ltm::jokes[rep1]", "tokens": 60})
+    progress({"event": "test_end", "test": "ltm::colours[rep1]", "group": "ltm::colours[rep1]", "tokens": 140})
+    assert reporter.lines[-1] == "[memorybench] 1/4 tests done · 3 conversations in flight · 200 tokens · open: jokes[rep1]"
+    progress({"event": "note", "text": "conversations take turns"})
+    assert reporter.lines[-1] == "memorybench: conversations take turns"
+
+
 def test_lines_are_throttled() -> None:
     reporter = Reporter()
     progress = TerminalProgress(config_with(reporter, Capture()), total_tests=lambda: 2, interval=3600)  # type: ignore[arg-type]

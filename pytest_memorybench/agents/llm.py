@@ -26,6 +26,7 @@ from typing import Any, ClassVar
 
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
 
+from pytest_memorybench.agents.limits import RateLimits, gate_for
 from pytest_memorybench.agents.prices import context_window_for, price_for
 from pytest_memorybench.conversation.tokens import default_counter
 from pytest_memorybench.errors import AgentError, UsageError, describe_exception
@@ -73,6 +74,7 @@ class LLMChatAgent(ABC):
         min_wait: float = 1.0,
         max_wait: float = 60.0,
         max_output_tokens: int = DEFAULT_OUTPUT_TOKENS,
+        limits: RateLimits | None = None,
     ) -> None:
         self.model = model
         self.base_url = base_url
@@ -83,6 +85,7 @@ class LLMChatAgent(ABC):
         self.max_wait = max_wait
         self.max_output_tokens = max_output_tokens
         self.usage = Usage()
+        self.gate = gate_for(self.provider, base_url, limits or RateLimits())  # shared with every caller of the endpoint
         self._api_key = self._resolve_api_key(api_key)
         self._client: Any = self._make_client(self._api_key)
         self._owns_client = True
@@ -182,9 +185,11 @@ class LLMChatAgent(ABC):
         async def attempt() -> tuple[Completion, float]:
             if self.model is None:
                 self.model = await self._discover_model()
-            started = time.perf_counter()
-            completion = await self._complete(SYSTEM_PROMPT, turns, **options)
-            return completion, time.perf_counter() - started
+            tokens = _input_tokens(turns) if self.gate.limits.tokens_per_minute else 0
+            async with self.gate.request(tokens):
+                started = time.perf_counter()
+                completion = await self._complete(SYSTEM_PROMPT, turns, **options)
+                return completion, time.perf_counter() - started
 
         retrying = AsyncRetrying(
             stop=stop_after_attempt(self.max_attempts),
@@ -221,10 +226,14 @@ class LLMChatAgent(ABC):
         Jitter keeps parallel workers that failed together from retrying together.
         """
         assert state.outcome is not None
-        hinted = retry_after(state.outcome.exception())
+        error = state.outcome.exception()
+        hinted = retry_after(error)
         if hinted is None:
             hinted = self.min_wait * 2 ** (state.attempt_number - 1) + random.uniform(0, self.min_wait)
-        return min(hinted, self.max_wait)
+        wait = min(hinted, self.max_wait)
+        if getattr(error, "status_code", None) == 429:
+            self.gate.pause(wait)  # the limit is the endpoint's: every conversation waits, not just this one
+        return wait
 
     def _log_retry(self, state: RetryCallState) -> None:
         assert state.outcome is not None and state.next_action is not None
@@ -280,6 +289,11 @@ class LLMChatAgent(ABC):
         if not self._api_key or len(self._api_key) < 8:  # a placeholder ("not-needed", "x") is no secret
             return text
         return text.replace(self._api_key, "[api key]")
+
+
+def _input_tokens(turns: list[Turn]) -> int:
+    counter = default_counter()
+    return counter.count(SYSTEM_PROMPT) + sum(counter.count(turn["content"]) + MESSAGE_OVERHEAD for turn in turns)
 
 
 def not_an_answer(response: Any) -> str:

@@ -14,11 +14,14 @@ import re
 import threading
 import time
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Any, Protocol, TypeVar, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 
 from pytest_memorybench.conversation.tokens import default_counter
 from pytest_memorybench.errors import AgentError, describe_exception
 from pytest_memorybench.records import Message, Usage
+
+if TYPE_CHECKING:
+    from pytest_memorybench.budget import Budget
 
 CAPABILITIES = ("observe", "reset", "retrieve", "fork")
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -101,7 +104,7 @@ async def _in_daemon_thread(func: Callable[..., Any], *args: Any) -> Any:
 class AgentAdapter:
     """Uniform async wrapper around a user's agent object or reply function."""
 
-    def __init__(self, target: Any, name: str, *, timeout: float | None = None) -> None:
+    def __init__(self, target: Any, name: str, *, timeout: float | None = None, budget: Budget | None = None) -> None:
         if callable(target) and not hasattr(target, "reply"):
             function = target
             self._reply: Callable[..., Any] = lambda message: _call(function, message.text)
@@ -112,6 +115,7 @@ class AgentAdapter:
         self.target = target
         self.name = name
         self.timeout = timeout
+        self.budget = budget  # the run's spending, checked before each call and charged after
         self.usage = Usage()
         self.last_reply_cut: int | None = None  # the length of the last reply, when it was cut
 
@@ -123,6 +127,8 @@ class AgentAdapter:
         return [name for name in CAPABILITIES if self.supports(name)]
 
     async def reply(self, message: Message) -> str:
+        if self.budget is not None:
+            self.budget.check()
         before = _usage_snapshot(self.target)
         started = time.perf_counter()
         try:
@@ -145,12 +151,14 @@ class AgentAdapter:
         in its `usage` (a memory that summarises with a model pays for it here); nothing is
         estimated, as observing is no model call unless the agent makes one.  Not a call: `calls`
         counts replies."""
+        if self.budget is not None:
+            self.budget.check()
         before = _usage_snapshot(self.target)
         started = time.perf_counter()
         await self._optional("observe", list(messages))
         spent = _reported(before, self.target) or Usage()
         spent.seconds = time.perf_counter() - started
-        self.usage.add(spent)
+        self._add(spent)
 
     async def reset(self) -> None:
         if self.supports("reset"):
@@ -160,7 +168,7 @@ class AgentAdapter:
         return list(await self._optional("retrieve", query, k))
 
     async def fork(self) -> AgentAdapter:
-        return AgentAdapter(await self._optional("fork"), self.name, timeout=self.timeout)
+        return AgentAdapter(await self._optional("fork"), self.name, timeout=self.timeout, budget=self.budget)
 
     async def prime_answer(self, ideal: str) -> None:
         """Tell a calibration agent (oracle) the ideal answer to the question about to be asked.
@@ -194,7 +202,12 @@ class AgentAdapter:
             delta = Usage(input_tokens=counter.count(sent), output_tokens=counter.count(received))
         delta.seconds = elapsed
         delta.calls = 1
-        self.usage.add(delta)
+        self._add(delta)
+
+    def _add(self, spent: Usage) -> None:
+        self.usage.add(spent)
+        if self.budget is not None:
+            self.budget.charge(spent.cost_usd)
 
 
 def bounded_reply(text: str) -> tuple[str, int | None]:

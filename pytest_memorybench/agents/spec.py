@@ -15,15 +15,18 @@ importable, server reachable) so that a bad spec fails before any test runs, wit
 
 from __future__ import annotations
 
+import functools
 import importlib
 import inspect
 import os
 import re
 import sys
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from typing import Any, Literal
 
+from pytest_memorybench.agents.limits import RateLimits
 from pytest_memorybench.agents.protocol import AgentAdapter
 from pytest_memorybench.errors import UsageError, describe_exception
 
@@ -66,6 +69,7 @@ class AgentOptions:
     context_tokens: int | None = None
     timeout: float | None = 600.0
     thinking_tokens: int | None = None  # Anthropic extended thinking budget
+    limits: RateLimits = field(default_factory=RateLimits)  # the provider's limits, shared by all conversations
 
 
 def builtin_agents() -> dict[str, type]:
@@ -136,6 +140,7 @@ def build_agent(spec: AgentSpec, options: AgentOptions = AgentOptions()) -> Agen
             base_url=spec.base_url,
             context_tokens=options.context_tokens,
             timeout=options.timeout,
+            limits=options.limits,
         )
     elif spec.kind == "anthropic":
         from pytest_memorybench.agents.anthropic_agent import AnthropicAgent
@@ -146,12 +151,23 @@ def build_agent(spec: AgentSpec, options: AgentOptions = AgentOptions()) -> Agen
             context_tokens=options.context_tokens,
             timeout=options.timeout,
             thinking_tokens=options.thinking_tokens,
+            limits=options.limits,
         )
     elif spec.kind == "entry_point":
         target = _instantiate(_load_entry_point(spec), spec)
     else:
         target = _instantiate(_import_target(spec), spec)
     return AgentAdapter(target, spec.display, timeout=options.timeout)
+
+
+def agent_factory(spec: AgentSpec, options: AgentOptions = AgentOptions()) -> Callable[[], AgentAdapter] | None:
+    """How to make a new agent for each conversation; None when the spec names one object (an agent
+    instance, a `str -> str` reply function), which the conversations must then share."""
+    if spec.kind in ("entry_point", "import"):
+        obj = _load_entry_point(spec) if spec.kind == "entry_point" else _import_target(spec)
+        if not (inspect.isclass(obj) or (callable(obj) and not hasattr(obj, "reply") and _required_parameters(obj) == 0)):
+            return None
+    return functools.partial(build_agent, spec, options)
 
 
 def _load_entry_point(spec: AgentSpec) -> Any:

@@ -230,7 +230,7 @@ class ProbeSession:
         self.channel.emit("score", test=probe.test.key, value=score.value, reasons=list(score.reasons))
         span_tokens = answers[-1].tokens if answers else 0
         self.channel.emit("test_end", test=probe.test.key, span_tokens=span_tokens, overrun=False)
-        self.progress({"event": "test_end", "test": probe.test.key, "tokens": span_tokens})
+        self.progress({"event": "test_end", "test": probe.test.key, "group": self.channel.group, "tokens": span_tokens})
         details = self._details(answers)
         if score.details:
             details["scoring"] = dict(score.details)  # for the family's summary (BEAM's tau_norm, F1)

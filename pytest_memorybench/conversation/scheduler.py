@@ -25,7 +25,7 @@ from typing import Any
 
 from pytest_memorybench.agents.oracle import ACKNOWLEDGEMENT as ORACLE_ACKNOWLEDGEMENT
 from pytest_memorybench.conversation.channel import AgentChannel
-from pytest_memorybench.conversation.filler import TriviaSource, make_filler, prefetch
+from pytest_memorybench.conversation.filler import make_filler, prefetch
 from pytest_memorybench.conversation.program import (
     Callback,
     Exchange,
@@ -38,6 +38,7 @@ from pytest_memorybench.conversation.program import (
     Wait,
     scripted_program,
 )
+from pytest_memorybench.conversation.trivia import TriviaSource
 from pytest_memorybench.errors import AgentError
 from pytest_memorybench.records import Score, TestDefinition, TestOutcome, Turn, Usage
 from pytest_memorybench.scenarios import ScoringContext, get_scenario
@@ -231,7 +232,7 @@ class Conversation:
         if run.begin_tokens is None:
             run.begin_tokens = channel.tokens
             channel.emit("test_begin", test=run.test.key, tokens=channel.tokens, time=channel.clock.now())
-            self.progress({"event": "test_begin", "test": run.test.key, "tokens": channel.tokens})
+            self.progress({"event": "test_begin", "test": run.test.key, "group": channel.group, "tokens": channel.tokens})
         if action.is_question:
             run.question_tokens = channel.tokens + channel.counter.count(action.text)
         sent_at = channel.clock.now()
@@ -354,7 +355,7 @@ class Conversation:
         )
         self.channel.emit("score", test=run.test.key, value=score.value, reasons=list(score.reasons))
         self.channel.emit("test_end", test=run.test.key, span_tokens=span_tokens, overrun=run.outcome.overrun)
-        self.progress({"event": "test_end", "test": run.test.key, "tokens": self.channel.tokens})
+        self.progress({"event": "test_end", "test": run.test.key, "group": self.channel.group, "tokens": self.channel.tokens})
 
     def _unfinished(self, run: _Run) -> TestOutcome:
         started = "stopped during this test" if run.begin_tokens is not None else "stopped before this test began"

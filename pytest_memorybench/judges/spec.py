@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from pytest_memorybench.agents.limits import RateLimits
 from pytest_memorybench.agents.spec import API_KEY_VARIABLES, LLM_PROVIDERS, mask_credentials, parse_agent_spec
 from pytest_memorybench.errors import UsageError
 from pytest_memorybench.judges.client import CachedJudge
@@ -70,6 +71,7 @@ def build_judge(
     min_wait: float = 1.0,
     max_wait: float = 60.0,
     max_output_tokens: int = 1024,
+    limits: RateLimits | None = None,
 ) -> CachedJudge:
     """The judge a spec names, behind `CachedJudge`.
 
@@ -101,6 +103,7 @@ def build_judge(
         min_wait=min_wait,
         max_wait=max_wait,
         max_output_tokens=max_output_tokens,
+        limits=limits,
     )
     return CachedJudge(backend, cache_path=cache_path, max_concurrency=max_concurrency, max_attempts=max_attempts)
 

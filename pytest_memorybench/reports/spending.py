@@ -4,6 +4,8 @@ A conversation cannot be stopped halfway without wasting what it cost (its tests
 the end), so the cap decides before a conversation starts: it is skipped, with its items marked
 skipped and the reason, when the run has reached the cap, or when what it would cost at the rate
 seen so far would take the run past it.  Items of conversations already paid for still report.
+Conversations running at once are also stopped at the budget, before their next agent call
+(`budget.Budget`, which asks `reached`).
 
 Spend is what this process paid (agent calls, including intro and filler, and judge calls) plus
 what the other xdist workers have published in the run folder.  Workers are separate processes;
@@ -57,11 +59,19 @@ class SpendingCap:
                 continue  # being replaced right now: the next check reads it
         return own + others
 
-    def reason_to_skip(self, group: str, own: float, driven: Iterable[str]) -> str | None:
-        """Why the conversation `group` must not start, or None if the budget allows it."""
+    def reached(self, own: float) -> str | None:
+        """Why no more agent calls may be made, or None while the budget lasts."""
         spent = self.total(own)
         if spent >= self.cap:
             return f"{SKIP_PREFIX} ${self.cap:.2f} reached: ${spent:.4f} spent on agent and judge calls"
+        return None
+
+    def reason_to_skip(self, group: str, own: float, driven: Iterable[str]) -> str | None:
+        """Why the conversation `group` must not start, or None if the budget allows it."""
+        reached = self.reached(own)
+        if reached is not None:
+            return reached
+        spent = self.total(own)
         done = sum(self.group_sizes.get(name, 0) for name in driven)
         if done and own > 0:
             size = self.group_sizes.get(group, 1)

@@ -36,4 +36,8 @@ class Scenario(Protocol):
     def score(
         self, definition: TestDefinition, responses: Sequence[str], context: ScoringContext
     ) -> Score | Awaitable[Score]:
-        """The verdict; scorers that consult the judge return an awaitable."""
+        """The verdict; scorers that consult the judge return an awaitable.
+
+        A scenario may also have `warm_up()`: slow preparation of its scorer (a heavy import),
+        which the run does in a thread before the conversations need it, not on their loop.
+        """

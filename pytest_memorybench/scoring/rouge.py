@@ -26,6 +26,12 @@ def _scorer(use_stemmer: bool) -> Any:
     return rouge_scorer.RougeScorer(["rougeL"], use_stemmer=use_stemmer)
 
 
+def preload() -> None:
+    """Import rouge-score now, off the run's event loop (`Scenario.warm_up`): imported at the first
+    ROUGE score instead, it would stop every conversation in flight for that second."""
+    _scorer(False)
+
+
 def rouge_l_f(reference: str, candidate: str, *, use_stemmer: bool = False) -> float:
     """The ROUGE-L F-measure of `candidate` against `reference`, in [0, 1].
 

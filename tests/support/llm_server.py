@@ -30,6 +30,7 @@ class RecordedRequest:
     path: str  # without the query string
     headers: dict[str, str]  # keys lower-cased
     body: Any  # decoded JSON, or None
+    at: float = field(default_factory=time.monotonic)  # when it arrived
 
 
 @dataclass
@@ -135,6 +136,9 @@ class LLMServer:
             ("POST", "/v1/messages"): _anthropic_messages,
         }
         self._script: list[Scripted] = []
+        self.latency = 0.0  # seconds every answer takes (a scripted delay adds to it)
+        self.in_flight = 0
+        self.most_in_flight = 0  # the most requests it was answering at once
         self._lock = threading.Lock()
         self._stopping = threading.Event()
         self._httpd = _HTTPServer(("127.0.0.1", 0), _RequestHandler)
@@ -199,9 +203,20 @@ class LLMServer:
     def _respond(self, request: RecordedRequest) -> tuple[int, dict[str, str], Any]:
         with self._lock:
             self.requests.append(request)
-        scripted = self._next_script(request.path) or Scripted()
-        if scripted.delay:
-            self._stopping.wait(scripted.delay)
+            self.in_flight += 1
+            self.most_in_flight = max(self.most_in_flight, self.in_flight)
+        try:
+            return self._respond_now(request)
+        finally:
+            with self._lock:
+                self.in_flight -= 1
+
+    def _respond_now(self, request: RecordedRequest) -> tuple[int, dict[str, str], Any]:
+        queued = self._next_script(request.path)
+        scripted = queued or Scripted()
+        delay = scripted.delay + (self.latency if queued is None else 0.0)  # a scripted answer comes at its own pace
+        if delay:
+            self._stopping.wait(delay)
         if scripted.drop or scripted.truncate is not None:
             status, headers, body = self._answer(request, Scripted(status=scripted.status, body=scripted.body, text=scripted.text))
             return status, {**headers, _BREAK: scripted}, body  # type: ignore[dict-item]

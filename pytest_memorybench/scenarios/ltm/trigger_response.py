@@ -37,6 +37,7 @@ from pytest_memorybench.scenarios.params import at_least, read_params
 from pytest_memorybench.scenarios.waits import spread_over_span
 from pytest_memorybench.scoring.profiles import OFFICIAL, PAPER, Profile
 from pytest_memorybench.scoring.rouge import TRIGGER_RESPONSE_THRESHOLD, rouge_l_f
+from pytest_memorybench.scoring.rouge import preload as preload_rouge
 
 NAME = "ltm.trigger_response"
 SKILLS = ("conflicting_information", "prospective")
@@ -135,6 +136,9 @@ class TriggerResponse:
             params={"goodai_example": example_id, "rouge_threshold": TRIGGER_RESPONSE_THRESHOLD},
             reset_message="Cancel any instructions as to what sentence you should say whenever I do something in particular.",
         )
+
+    def warm_up(self) -> None:
+        preload_rouge()
 
     async def score(
         self, definition: TestDefinition, responses: Sequence[str], context: ScoringContext

@@ -1,0 +1,101 @@
+"""What a provider allows: requests in flight, requests and tokens a minute, and a pause after a 429.
+
+Concurrent conversations all call the same API with the same key, so the provider's limits are
+the run's, not a conversation's: one `ProviderGate` per provider endpoint is shared by every agent
+and judge that calls it.  When the server answers 429 with Retry-After, the pause applies to every
+caller at once: each conversation finding the limit by itself would make N failed requests where
+one suffices.  The rates are leaky buckets (aiolimiter); tokens a minute count the request's input
+as we measure it, since what the reply will cost is known only after the request was let through.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+
+from aiolimiter import AsyncLimiter
+
+
+@dataclass(frozen=True)
+class RateLimits:
+    """`--mb-max-requests`, `--mb-rpm` and `--mb-tpm`; None: no limit of that kind."""
+
+    max_in_flight: int | None = None
+    requests_per_minute: float | None = None
+    tokens_per_minute: float | None = None
+
+    @property
+    def active(self) -> bool:
+        return any(value is not None for value in (self.max_in_flight, self.requests_per_minute, self.tokens_per_minute))
+
+
+class ProviderGate:
+    """The door every request to one provider endpoint passes."""
+
+    def __init__(self, limits: RateLimits) -> None:
+        self.limits = limits
+        self._requests = AsyncLimiter(limits.requests_per_minute, 60) if limits.requests_per_minute else None
+        self._tokens = AsyncLimiter(limits.tokens_per_minute, 60) if limits.tokens_per_minute else None
+        self._slots: asyncio.Semaphore | None = None
+        self._slots_loop: asyncio.AbstractEventLoop | None = None
+        self._paused_until = 0.0  # time.monotonic() before which nobody sends
+        self.in_flight = 0
+        self.most_in_flight = 0  # the highest `in_flight` seen: what a test checks the limit by
+
+    @asynccontextmanager
+    async def request(self, tokens: int) -> AsyncIterator[None]:
+        """Hold a place for one request of about `tokens` input tokens, while it is sent and answered."""
+        await self._wait_out_pause()
+        async with self._semaphore():
+            if self._requests is not None:
+                await self._requests.acquire()
+            if self._tokens is not None:
+                await self._tokens.acquire(min(float(max(tokens, 1)), self._tokens.max_rate))
+            await self._wait_out_pause()  # a 429 may have come while we queued
+            self.in_flight += 1
+            self.most_in_flight = max(self.most_in_flight, self.in_flight)
+            try:
+                yield
+            finally:
+                self.in_flight -= 1
+
+    def pause(self, seconds: float) -> None:
+        """The server asked for a pause (429 + Retry-After): nobody sends before it is over."""
+        self._paused_until = max(self._paused_until, time.monotonic() + seconds)
+
+    async def _wait_out_pause(self) -> None:
+        while (remaining := self._paused_until - time.monotonic()) > 0:
+            await asyncio.sleep(remaining)
+
+    def _semaphore(self) -> asyncio.Semaphore | _NoLimit:
+        """The running loop's semaphore (a test may run several loops in one process)."""
+        if self.limits.max_in_flight is None:
+            return _NO_LIMIT
+        loop = asyncio.get_running_loop()
+        if self._slots is None or self._slots_loop is not loop:
+            self._slots, self._slots_loop = asyncio.Semaphore(self.limits.max_in_flight), loop
+        return self._slots
+
+
+class _NoLimit:
+    async def __aenter__(self) -> None:
+        return None
+
+    async def __aexit__(self, *exc: object) -> None:
+        return None
+
+
+_NO_LIMIT = _NoLimit()
+_GATES: dict[tuple[str, RateLimits], ProviderGate] = {}
+
+
+def gate_for(provider: str, base_url: str | None, limits: RateLimits) -> ProviderGate:
+    """The gate of one endpoint, shared by every agent and judge of the process that calls it."""
+    key = (f"{provider}@{base_url or 'default'}", limits)
+    gate = _GATES.get(key)
+    if gate is None:
+        gate = _GATES[key] = ProviderGate(limits)
+    return gate

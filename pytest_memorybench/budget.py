@@ -1,0 +1,31 @@
+"""What this process's agents have spent, and the check each agent call passes under `--mb-max-cost`.
+
+Deciding before a conversation starts (`reports/spending.SpendingCap`) is not enough when
+several run at once: four conversations starting together would each see the budget untouched.
+So every agent call also asks first; once the budget is spent, the call is not made, and only the
+calls already in flight can take the run past it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from pytest_memorybench.errors import AgentError
+
+
+class BudgetReached(AgentError):
+    """The run's budget is spent: this conversation stops before its next agent call."""
+
+
+class Budget:
+    def __init__(self) -> None:
+        self.agent_usd = 0.0  # every call through any adapter of the run, forks included
+        self.reason_to_stop: Callable[[], str | None] = lambda: None  # set by the cap, when there is one
+
+    def charge(self, usd: float) -> None:
+        self.agent_usd += usd
+
+    def check(self) -> None:
+        reason = self.reason_to_stop()
+        if reason is not None:
+            raise BudgetReached(reason)

@@ -1,0 +1,127 @@
+"""The plan of a run: every test of the selected suites with its conversation group, span and threshold.
+
+The same seed and options make the same plan on every machine and in every xdist worker: the
+definitions are generated deterministically (or read back from a run folder), and the groups
+follow from them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pytest_memorybench.errors import UsageError
+from pytest_memorybench.records import TestDefinition, TestOutcome
+from pytest_memorybench.runfolder import Manifest, load_definition
+from pytest_memorybench.scenarios.probes import ProbeContext
+from pytest_memorybench.settings import Settings
+from pytest_memorybench.spans import ISOLATED, Span
+from pytest_memorybench.suite import Suite
+
+
+@dataclass(frozen=True)
+class PlannedTest:
+    """A definition as the run schedules it: its key (the item's node id), group and threshold."""
+
+    key: str
+    group: str
+    definition: TestDefinition
+    threshold: float
+    span: Span
+
+    def passes(self, outcome: TestOutcome) -> bool:
+        return outcome.error is None and outcome.score.value >= self.threshold
+
+
+@dataclass
+class Plan:
+    tests: dict[str, PlannedTest] = field(default_factory=dict)  # by key, in the suites' order
+    contexts: dict[str, ProbeContext] = field(default_factory=dict)  # probe contexts, by conversation group
+
+    def by_group(self) -> dict[str, list[PlannedTest]]:
+        groups: dict[str, list[PlannedTest]] = {}
+        for test in self.tests.values():
+            groups.setdefault(test.group, []).append(test)
+        return groups
+
+
+def make_plan(
+    suites: list[Suite],
+    spans: dict[str, Span],
+    settings: Settings,
+    conversations: int,
+    *,
+    definitions_from: Path | None = None,
+    each_alone: bool = False,
+) -> Plan:
+    """Every test of `suites`, grouped into conversations.
+
+    `definitions_from`: a run folder whose definitions replace the generated ones (resume, replay,
+    `--mb-definitions`); `each_alone`: every test is its own conversation whatever the span (a
+    published result is scored on its own).
+    """
+    plan = Plan()
+    for suite in suites:
+        generated = suite.generate(settings.seed, data=settings.data)
+        plan.contexts.update((_context_group(suite.name, id), context) for id, context in generated.contexts.items())
+        definitions = generated.definitions
+        if definitions_from is not None:
+            definitions = [load_definition(definitions_from, d) for d in definitions]
+        span = spans[suite.name]
+        definitions = [
+            dataclasses.replace(d, skip_reason=reason) if (reason := suite.too_long_for(d.scenario, span)) else d
+            for d in definitions
+        ]
+        grouping = ISOLATED if each_alone else span
+        for key, group, definition in _assign_groups(suite.name, definitions, grouping, conversations):
+            threshold = settings.threshold if settings.threshold is not None else suite.threshold_for(definition.scenario)
+            plan.tests[key] = PlannedTest(key, group, definition, threshold, span)
+    return plan
+
+
+def planned_size(tests: list[PlannedTest]) -> int:
+    """About how long a conversation will take: its span's filler and its tests' lines."""
+    return sum((test.span.tokens or 0) + 100 * len(test.definition.script) for test in tests)
+
+
+def _assign_groups(
+    suite: str, definitions: list[TestDefinition], span: Span, conversations: int
+) -> list[tuple[str, str, TestDefinition]]:
+    """(key, conversation group, definition) for each test of a suite.
+
+    Isolated: every test is its own conversation.  Otherwise the suite is one conversation, or K:
+    tests are dealt out in (repetition, scenario) order, so each conversation gets a share of every
+    scenario and repetitions of one scenario can run side by side in different conversations.
+    """
+    keyed = [(f"{suite}::{d.test_id}", d) for d in definitions]
+    probes = {key: _context_group(suite, d.context) for key, d in keyed if d.context is not None}
+    scheduled = [(key, d) for key, d in keyed if key not in probes]
+    if span.isolated:
+        group_of = {key: key for key, _ in scheduled}
+    elif conversations == 1:
+        group_of = {key: suite for key, _ in scheduled}
+    else:
+        order = {name: i for i, name in enumerate(dict.fromkeys(d.scenario for _, d in scheduled))}
+        dealt = sorted(scheduled, key=lambda pair: (pair[1].repetition, order[pair[1].scenario]))
+        group_of = {key: f"{suite}-c{index % conversations + 1}" for index, (key, _) in enumerate(dealt)}
+    group_of.update(probes)
+    return [(key, group_of[key], d) for key, d in keyed]
+
+
+def _context_group(suite: str, context: str) -> str:
+    """A probe context is a conversation of its own: its questions share one delivery."""
+    return f"{suite}::{context}"
+
+
+def check_consistent(settings: Settings, manifest: Manifest, spans: dict[str, Span], conversations: int) -> None:
+    """A resumed or replayed run keeps its own span and split; say so instead of ignoring a flag."""
+    flag = "--mb-resume" if settings.resume else "--mb-replay"
+    if settings.span is not None and any(span != settings.span for span in spans.values()):
+        used = ", ".join(f"{name}={span}" for name, span in spans.items())
+        raise UsageError(f"--span {settings.span} conflicts with the run given to {flag} ({used}); drop --span")
+    if settings.conversations not in (1, conversations):
+        raise UsageError(
+            f"--mb-conversations {settings.conversations} conflicts with the run given to {flag} "
+            f"({conversations}); drop --mb-conversations"
+        )

@@ -1,0 +1,138 @@
+"""What a real API needs of concurrent conversations: requests in flight and rates bounded per provider,
+one pause for everyone after a 429, a cost cap that holds, and a judge cache that stays whole.
+
+The real OpenAI client talks to the local fake server (tests/support/llm_server.py), which counts the
+requests it answers at once and when each arrived."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+import pytest_memorybench.agents.recall  # noqa: F401  (numpy must load outside pytester's inner runs)
+from pytest_memorybench.agents.limits import ProviderGate, RateLimits, gate_for
+from pytest_memorybench.judges.client import JudgeCache
+from tests.support.llm_server import LLMServer, last_user_text, word_count
+
+pytest_plugins = ["pytester"]
+
+RUN = ("-p", "no:randomly", "-p", "no:cacheprovider", "--memorybench", "--span=isolated", "-k", "colours or name_list")
+CHAT = "/v1/chat/completions"
+
+
+def agent(server: LLMServer) -> str:
+    return f"--agent=openai:fake-model@{server.openai_url}"
+
+
+def test_concurrent_conversations_share_the_providers_request_limit(pytester: pytest.Pytester, llm_server: LLMServer) -> None:
+    llm_server.latency = 0.1
+    pytester.runpytest_subprocess(*RUN, agent(llm_server), "--mb-output=free")
+    assert llm_server.most_in_flight == 4, "four conversations, four requests at once"
+    llm_server.most_in_flight = 0
+    pytester.runpytest_subprocess(*RUN, agent(llm_server), "--mb-max-requests=2", "--mb-output=limited")
+    assert llm_server.most_in_flight == 2
+    free = json.loads((pytester.path / "free" / "results.json").read_text())["items"]
+    limited = json.loads((pytester.path / "limited" / "results.json").read_text())["items"]
+    assert [item["score"] for item in free] == [item["score"] for item in limited] and len(free) == 6
+
+
+def test_a_429_pauses_every_conversation_once(pytester: pytest.Pytester, llm_server: LLMServer) -> None:
+    llm_server.latency = 0.2
+    llm_server.queue(429, headers={"retry-after": "1"}, path=CHAT)
+    result = pytester.runpytest_subprocess(*RUN, agent(llm_server), "--mb-output=run")
+    assert result.ret in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED), result.stdout.str()
+    chats = llm_server.requests_to(CHAT)
+    refused = chats[0].at  # the first request got the 429, at once; three others arrived with it
+    later = [request.at - refused for request in chats if request.at - refused > 0.05]
+    assert later and min(later) >= 0.95, "no conversation sends before the server's Retry-After is over"
+    totals = json.loads((pytester.path / "run" / "results.json").read_text())["totals"]
+    assert totals["agent_calls"] == len(chats) - 1, "the refused request was retried, once"
+
+
+def test_the_cost_cap_holds_across_concurrent_conversations(pytester: pytest.Pytester, llm_server: LLMServer) -> None:
+    """Each call is checked against the budget before it is made: only the calls already in flight
+    (at most one per conversation) can take the run past it."""
+    llm_server.latency = 0.05
+    cap = 0.5
+    result = pytester.runpytest_subprocess(
+        *RUN, agent(llm_server), "--mb-price=fake-model=1000,2000", f"--mb-max-cost={cap}", "-rs", "--mb-output=run"
+    )
+    assert result.ret in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED), result.stdout.str()  # the echo fails
+    totals = json.loads((pytester.path / "run" / "results.json").read_text())["totals"]
+
+    def cost(request: object) -> float:
+        reply = f"echo: {last_user_text(request.body)}"  # type: ignore[attr-defined]
+        return (word_count(request.body) * 1000 + len(reply.split()) * 2000) / 1e6  # type: ignore[attr-defined]
+
+    costs = [cost(request) for request in llm_server.requests_to(CHAT)]
+    assert sum(costs) == pytest.approx(totals["cost_usd"]), "every request paid for is in the results"
+    assert cap - max(costs) < totals["cost_usd"] <= cap + 4 * max(costs), "stopped at the cap, give or take the calls in flight"
+    result.stdout.fnmatch_lines([f"SKIPPED * --mb-max-cost ${cap:.2f}*"])
+
+
+def test_a_gate_keeps_its_limit_and_its_pause() -> None:
+    async def scenario() -> tuple[int, float]:
+        gate = ProviderGate(RateLimits(max_in_flight=2))
+
+        async def call() -> None:
+            async with gate.request(10):
+                await asyncio.sleep(0.02)
+
+        await asyncio.gather(*(call() for _ in range(8)))
+        gate.pause(0.3)
+        started = time.monotonic()
+        await call()
+        return gate.most_in_flight, time.monotonic() - started
+
+    most, waited = asyncio.run(scenario())
+    assert most == 2 and waited >= 0.3
+
+
+def test_requests_a_minute_hold_back_the_next_request() -> None:
+    async def scenario() -> bool:
+        gate = ProviderGate(RateLimits(requests_per_minute=3))
+        for _ in range(3):
+            async with gate.request(1):
+                pass
+        fourth = asyncio.ensure_future(gate.request(1).__aenter__())
+        await asyncio.sleep(0.3)
+        held = not fourth.done()
+        fourth.cancel()
+        return held
+
+    assert asyncio.run(scenario()), "three a minute: the fourth waits about 20 s"
+
+
+def test_tokens_a_minute_never_wait_for_ever_on_one_large_request() -> None:
+    async def scenario() -> None:
+        gate = ProviderGate(RateLimits(tokens_per_minute=100))
+        async with gate.request(10_000):  # more than a minute's worth: let through once the bucket is full
+            pass
+
+    asyncio.run(asyncio.wait_for(scenario(), 5))
+
+
+def test_agents_and_judges_of_one_endpoint_share_one_gate() -> None:
+    limits = RateLimits(max_in_flight=3)
+    assert gate_for("openai", "http://a/v1", limits) is gate_for("openai", "http://a/v1", limits)
+    assert gate_for("openai", "http://b/v1", limits) is not gate_for("openai", "http://a/v1", limits)
+
+
+def test_the_judge_cache_stays_whole_under_concurrent_writes(tmp_path: Path) -> None:
+    cache = JudgeCache(tmp_path / "cache.sqlite")
+
+    def write(worker: int) -> None:
+        for index in range(50):
+            cache.put(f"{worker}-{index}", "qa", {"correct": index % 2 == 0, "worker": worker})
+
+    threads = [threading.Thread(target=write, args=(worker,)) for worker in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert all(cache.get(f"{w}-{i}") == {"correct": i % 2 == 0, "worker": w} for w in range(8) for i in range(50))
