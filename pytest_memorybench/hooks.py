@@ -215,13 +215,12 @@ class SelectionHooks:
 
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(self, config: pytest.Config, items: list[pytest.Item]) -> None:
-        """A resumed or replayed run goes on with the tests its conversations began with, no others."""
-        if not self.run.logged:
-            return
+        """A resumed or replayed run goes on with the tests its conversations began with, no others;
+        a shard runs its own part, and a merge reports what the shards ran."""
         keep, outside = [], []
         for item in items:
             planned = item.stash.get(PLANNED_KEY, None)
-            (outside if planned is not None and self.run.outside_logged_plan(planned.key) else keep).append(item)
+            (outside if planned is not None and self.run.outside_this_run(planned.key) else keep).append(item)
         if outside:
             config.hook.pytest_deselected(items=outside)
             items[:] = keep

@@ -116,7 +116,7 @@ def _context_group(suite: str, context: str) -> str:
 
 def check_consistent(settings: Settings, manifest: Manifest, spans: dict[str, Span], conversations: int) -> None:
     """A resumed or replayed run keeps its own span and split; say so instead of ignoring a flag."""
-    flag = "--mb-resume" if settings.resume else "--mb-replay"
+    flag = "--mb-resume" if settings.resume else "--mb-replay" if settings.replay else "--mb-merge"
     if settings.span is not None and any(span != settings.span for span in spans.values()):
         used = ", ".join(f"{name}={span}" for name, span in spans.items())
         raise UsageError(f"--span {settings.span} conflicts with the run given to {flag} ({used}); drop --span")

@@ -40,6 +40,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--mb-max-requests", dest="mb_max_requests", type=int, metavar="N", help="at most N requests in flight to one model provider, agent and judge together (default: no limit)")
     group.addoption("--mb-rpm", dest="mb_rpm", type=float, metavar="N", help="at most N requests a minute to one model provider (default: no limit)")
     group.addoption("--mb-tpm", dest="mb_tpm", type=float, metavar="N", help="at most N input tokens a minute to one model provider (default: no limit)")
+    group.addoption("--mb-shard", dest="mb_shard", metavar="I/N", help="run only the I-th of N parts of the run (whole conversations), e.g. on a CI matrix; --mb-merge puts the parts together")
+    group.addoption("--mb-merge", dest="mb_merge", action="append", metavar="DIR", help="report the run folders of all N shards of a run as one run (results, report, JUnit, gates); repeatable")
     group.addoption("--mb-resume", dest="mb_resume", metavar="DIR", help="continue an interrupted run in its folder, without re-asking what was answered")
     group.addoption("--mb-replay", dest="mb_replay", metavar="DIR", help="re-score a finished run with the current scorers, without the agent")
     group.addoption("--mb-rescore", dest="mb_rescore", metavar="PATH", help="score the published results of GoodAI's runner (data/tests/<benchmark> or one agent's results folder) with our scorers, and compare with their verdicts")

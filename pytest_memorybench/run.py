@@ -58,6 +58,7 @@ from pytest_memorybench.records import Score, TestOutcome, Usage
 from pytest_memorybench.reports.spending import SKIP_PREFIX
 from pytest_memorybench.runfolder import (
     MANIFEST,
+    Manifest,
     claim,
     definition_path,
     read_manifest,
@@ -65,7 +66,8 @@ from pytest_memorybench.runfolder import (
 )
 from pytest_memorybench.runloop import RunLoop, describe_interruption
 from pytest_memorybench.scenarios import ScoringContext, get_scenario
-from pytest_memorybench.settings import Settings
+from pytest_memorybench.settings import Settings, Shard
+from pytest_memorybench.shards import deal, fingerprint, read_shards
 from pytest_memorybench.spans import Span
 from pytest_memorybench.suite import Suite, load_suite
 
@@ -81,11 +83,15 @@ class BenchmarkRun:
     def __init__(
         self, settings: Settings, run_id: str, output: Path, *, worker: str | None = None, judge_cache: Path | None = None
     ) -> None:
+        self.merged = read_shards(settings.merge) if settings.merge else None
+        if self.merged is not None:  # the shards' seed and profile, whatever this command says
+            settings = dataclasses.replace(settings, seed=self.merged.seed, profile=self.merged.profile)
         self.settings = settings
         self.judge_cache = judge_cache
         self.worker = worker
         previous = settings.previous_run
-        manifest = read_manifest(previous) if previous else None
+        source = previous or (self.merged.shards[0].folder if self.merged else None)  # the run folder planned before
+        manifest = read_manifest(source) if source else None
         self.run_id = manifest.id if settings.resume and manifest else run_id
         self.output = previous if settings.resume and previous else output
         self.started = datetime.now(timezone.utc)
@@ -101,11 +107,20 @@ class BenchmarkRun:
             check_consistent(settings, manifest, self.spans, self.conversation_count)
         plan = make_plan(
             self.suites, self.spans, settings, self.conversation_count,
-            definitions_from=previous or settings.definitions, each_alone=self.published is not None,
+            definitions_from=source or settings.definitions, each_alone=self.published is not None,
         )  # fmt: skip
         self.tests = plan.tests
         self.contexts = plan.contexts  # by conversation group
         self._by_group = plan.by_group()
+        self.fingerprint = fingerprint(self.tests.values(), self.spans)
+        self.shard = self._shard(settings.shard, manifest)
+        dealt = deal(self._by_group, self.shard.count) if self.shard else {}
+        self._shard_groups = {group for group, index in dealt.items() if self.shard and index == self.shard.index}
+        if self.merged is not None and self.merged.fingerprint != self.fingerprint:
+            raise UsageError(
+                "--mb-merge: the shards ran another plan than this command makes: give it the --mb-suite options "
+                "the shards ran with"
+            )
         self.counter = default_counter()
         self.logged: dict[str, ConversationLog] = read_conversations(previous) if previous else {}
         self.logged_answers = read_probe_answers(iter_events(previous)) if previous else {}
@@ -142,7 +157,22 @@ class BenchmarkRun:
             return f"replaying {self.settings.replay}"
         if self.settings.rescore is not None:
             return f"re-scoring the published results in {self.settings.rescore}"
+        if self.merged is not None:
+            return f"merging {len(self.merged.shards)} shards"
         return None
+
+    @property
+    def shard_share(self) -> str:
+        """How much of the plan this shard runs, for the header: "2 of 5 conversations"."""
+        return f"{len(self._shard_groups)} of {len(self._by_group)} conversation{'s' if len(self._by_group) != 1 else ''}"
+
+    def _shard(self, given: Shard | None, manifest: Manifest | None) -> Shard | None:
+        """The part of the run this process runs: `--mb-shard`, or the one a resumed shard ran."""
+        logged = Shard(*manifest.shard) if manifest is not None and manifest.shard and self.merged is None else None
+        if given is not None and logged is not None and given != logged:
+            flag = "--mb-resume" if self.settings.resume else "--mb-replay"
+            raise UsageError(f"--mb-shard {given} conflicts with the run given to {flag} (shard {logged}); drop --mb-shard")
+        return given or logged
 
     # -- selection and the run folder -------------------------------------------------------------
 
@@ -167,6 +197,15 @@ class BenchmarkRun:
         log = self.logged.get(self.tests[key].group)
         return log is not None and log.tests is not None and key not in log.tests
 
+    def outside_this_run(self, key: str) -> bool:
+        """Test `key` is not this process's to run: another shard's, one no merged shard ran, or
+        outside a resumed conversation's plan."""
+        if self.shard is not None and self.tests[key].group not in self._shard_groups:
+            return True
+        if self.merged is not None and key not in self.merged.records and not self.tests[key].definition.skip_reason:
+            return True  # (a test skipped up front has no record, and is skipped here too)
+        return self.outside_logged_plan(key)
+
     def claim_folder(self) -> None:
         """Lock the run folder for this run (the controller's, or the only process's)."""
         self._lock = claim(self.output, "--mb-resume" if self.settings.resume else "--mb-output")
@@ -185,6 +224,9 @@ class BenchmarkRun:
             "seed": self.settings.seed,
             "replayed_from": str(self.settings.replay) if self.settings.replay else None,
             "rescored_from": str(self.settings.rescore) if self.settings.rescore else None,
+            "fingerprint": self.fingerprint,
+            "shard": {"index": self.shard.index, "count": self.shard.count, "fingerprint": self.fingerprint} if self.shard else None,
+            "merged_from": [str(shard.folder) for shard in self.merged.shards] if self.merged else None,
         }
         write_atomically(self.output / MANIFEST, json.dumps(manifest, indent=2) + "\n")
 
@@ -370,6 +412,8 @@ class BenchmarkRun:
         ]
 
     async def _drive(self, group: str, tests: list[PlannedTest], agent: AgentAdapter | None) -> None:
+        if self.merged is not None:
+            return self._take_merged(tests)
         if group in self.contexts:
             return await self._probe(group, tests, agent)
         if self.published is not None:
@@ -454,6 +498,17 @@ class BenchmarkRun:
             self._outcomes[test.key] = TestOutcome(
                 test.definition, list(stored.responses), score, [], stored.tokens or 0, Usage(), error=error,
                 details={"published": stored.verdict_json()},
+            )
+
+    def _take_merged(self, tests: list[PlannedTest]) -> None:
+        """The outcomes a shard recorded, as its results.json lists them."""
+        assert self.merged is not None
+        for test in tests:
+            record = self.merged.records[test.key]
+            self._outcomes[test.key] = TestOutcome(
+                test.definition, list(record["responses"]), Score(record["score"], tuple(record["reasons"])), [],
+                record["span_tokens"], Usage(**record["usage"]), error=record["error"], span_target=record["span_target"],
+                details=record.get("details") or {},
             )
 
     def conversation_for(self, test: str, agent: Any) -> MemoryConversation:

@@ -20,7 +20,7 @@ from pytest_memorybench.errors import UsageError
 from pytest_memorybench.readers import Malformed, read_json, reading, require
 from pytest_memorybench.records import TestDefinition
 from pytest_memorybench.scenarios.probes import file_stem
-from pytest_memorybench.settings import MAX_CONVERSATIONS
+from pytest_memorybench.settings import MAX_CONVERSATIONS, MAX_SHARDS
 from pytest_memorybench.spans import Span, parse_span
 
 MANIFEST = "run.json"
@@ -35,6 +35,7 @@ class Manifest:
     clock_start: datetime
     spans: dict[str, Span]
     conversations: int
+    shard: tuple[int, int] | None = None  # (index, count) when the run was one part of a split run
 
 
 def read_manifest(folder: Path) -> Manifest:
@@ -51,7 +52,13 @@ def read_manifest(folder: Path) -> Manifest:
             isinstance(conversations, int) and 1 <= conversations <= MAX_CONVERSATIONS,
             f"'conversations' is not a number from 1 to {MAX_CONVERSATIONS}",
         )
-        return Manifest(raw["id"], datetime.fromisoformat(raw["clock_start"]), _spans(spans), conversations)
+        shard = raw.get("shard")
+        part = (shard.get("index"), shard.get("count")) if isinstance(shard, dict) else None
+        require(
+            shard is None or (part is not None and all(type(n) is int for n in part) and 1 <= part[0] <= part[1] <= MAX_SHARDS),
+            f"'shard' needs an index and a count, 1 <= index <= count <= {MAX_SHARDS}",
+        )
+        return Manifest(raw["id"], datetime.fromisoformat(raw["clock_start"]), _spans(spans), conversations, part)
 
 
 def _spans(raw: dict[str, Any]) -> dict[str, Span]:

@@ -200,7 +200,7 @@ def finish(
             stop = None  # every selected test ended after all
         else:
             stopped = stopped_line(config, stop, len(records), scoreable)
-    if not records:
+    if not records and (run.shard is None or stopped is not None or config.option.collectonly):
         if stopped is not None:
             config.stash[RESULTS_KEY] = Finished(None, None, None, None, stopped)
             return config.stash[RESULTS_KEY]
@@ -210,7 +210,11 @@ def finish(
             config.stash[RESULTS_KEY] = Finished(None, None, None, gate)
             return config.stash[RESULTS_KEY]
         return None
-    if run.agentless:
+    if run.merged is not None:  # the shards' own conversations, judging and agent
+        agent = run.merged.agent
+        conversations = run.merged.conversations() + conversations
+        judge_stats = run.merged.judge_stats() + judge_stats
+    elif run.agentless:
         agent = run.agentless
     else:
         agent = run.settings.agent.display if run.settings.agent else "fixture:memorybench_agent"
@@ -271,7 +275,7 @@ def stopped_line(config: pytest.Config, stop: Stop, done: int, selected: int) ->
 
 def event_index(run: BenchmarkRun) -> EventIndex:
     """The run's event logs, and those of the run it replays (which hold the replayed replies)."""
-    return EventIndex([run.output, run.settings.previous_run])
+    return EventIndex([run.output, run.settings.previous_run, *run.settings.merge])
 
 
 def transcripts(run: BenchmarkRun, records: list[dict[str, Any]]) -> dict[str, Any]:
@@ -317,6 +321,8 @@ def header(config: pytest.Config) -> str:
     if not spans:
         spans = "- (probe suites: no interleaving)" if run.suites else "- (no suite: your own tests only)"
     resumed = " (resumed)" if settings.resume else ""
+    if run.shard is not None:
+        resumed += f" | shard {run.shard} of plan {run.fingerprint[:12]} ({run.shard_share})"
     if settings.estimate is not None:
         return (
             f"memorybench estimate: agent {agent} | span {spans} | seed {settings.seed} | nothing is called; "

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,6 +26,29 @@ MAX_CONCURRENCY = 256
 MAX_RATE = 1e9  # requests or tokens a minute: anything above is no limit at all
 
 
+MAX_SHARDS = 1000
+_SHARD = re.compile(r"^\s*(\d{1,4})\s*/\s*(\d{1,4})\s*$")
+
+
+@dataclass(frozen=True)
+class Shard:
+    index: int  # from 1
+    count: int
+
+    def __str__(self) -> str:
+        return f"{self.index}/{self.count}"
+
+    @classmethod
+    def parse(cls, text: str) -> Shard:
+        match = _SHARD.match(text)
+        if match is None or not 1 <= int(match[1]) <= int(match[2]) <= MAX_SHARDS:
+            raise UsageError(
+                f"--mb-shard {text!r}: expected I/N with 1 <= I <= N <= {MAX_SHARDS}, e.g. --mb-shard 2/3 for the "
+                "second of three parts"
+            )
+        return cls(int(match[1]), int(match[2]))
+
+
 @dataclass(frozen=True)
 class Settings:
     agent: AgentSpec | None
@@ -42,6 +66,8 @@ class Settings:
     replay: Path | None = None  # re-score this run folder without an agent
     definitions: Path | None = None  # reuse this run folder's definitions
     rescore: Path | None = None  # score the published GoodAI results in this folder, without an agent
+    shard: Shard | None = None  # run only this part of the run (--mb-shard I/N)
+    merge: tuple[Path, ...] = ()  # the shards' run folders to report as one run (--mb-merge)
     estimate: int | None = None  # reply tokens assumed when only estimating the bill (--mb-estimate)
     data: dict[str, str] = field(default_factory=dict)  # scenario short name → data path
     gate: GateSettings = field(default_factory=lambda: GateSettings())
@@ -92,6 +118,13 @@ class Settings:
         if rescore and (resume or replay):
             flag = "--mb-resume" if resume else "--mb-replay"
             raise UsageError(f"--mb-rescore and {flag} exclude each other: re-score published results, or a run of yours")
+        shard = Shard.parse(option.mb_shard) if getattr(option, "mb_shard", None) is not None else None
+        merge = tuple(_run_folder(folder, "--mb-merge") for folder in getattr(option, "mb_merge", None) or ())
+        if merge:
+            clashing = [flag for flag, value in (("--mb-shard", shard), ("--mb-resume", resume), ("--mb-replay", replay),
+                                                 ("--mb-rescore", rescore), ("--agent", option.mb_agent)) if value]
+            if clashing:
+                raise UsageError(f"--mb-merge reports the shards' results and runs nothing; drop {', '.join(clashing)}")
         agent = parse_agent_spec(option.mb_agent) if option.mb_agent is not None else None
         if thinking is not None and (agent is None or agent.kind != "anthropic"):
             raise UsageError(
@@ -116,6 +149,8 @@ class Settings:
             replay=replay,
             definitions=_run_folder(option.mb_definitions, "--mb-definitions", need="definitions"),
             rescore=rescore,
+            shard=shard,
+            merge=merge,  # type: ignore[arg-type]  (a run folder is never None here)
             estimate=estimate,
             data=_data_paths(option.mb_data or []),
             gate=GateSettings.from_options(option),

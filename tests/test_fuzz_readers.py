@@ -175,7 +175,7 @@ words = st.none() | st.text(max_size=30)
 @given(
     floats=st.fixed_dictionaries({n: numbers for n in ("mb_threshold", "mb_max_cost", "mb_max_drop", "mb_max_scenario_drop", "mb_min_score", "mb_rpm", "mb_tpm")}),
     ints=st.fixed_dictionaries({n: counts for n in ("mb_context", "mb_thinking", "mb_seed", "mb_max_requests")}),
-    texts=st.fixed_dictionaries({n: words for n in ("mb_span", "mb_judge", "mb_profile", "mb_agent")}),
+    texts=st.fixed_dictionaries({n: words for n in ("mb_span", "mb_judge", "mb_profile", "mb_agent", "mb_shard")}),
     timeout=st.floats() | st.integers(-(10**30), 10**30).map(float),
     conversations=st.integers(-(10**30), 10**30),
     concurrency=st.integers(-(10**30), 10**30),
