@@ -42,8 +42,8 @@ from pytest_memorybench.conversation.scheduler import (
 )
 from pytest_memorybench.conversation.tokens import default_counter
 from pytest_memorybench.conversation.trivia import TriviaSource
-from pytest_memorybench.errors import UsageError, describe_exception
-from pytest_memorybench.goodai.rescore import read_published, rescore
+from pytest_memorybench.errors import UsageError
+from pytest_memorybench.goodai.rescore import read_published, rescored_outcome
 from pytest_memorybench.judges.base import JudgeStats
 from pytest_memorybench.judges.client import CachedJudge
 from pytest_memorybench.judges.spec import build_judge
@@ -67,7 +67,7 @@ from pytest_memorybench.runfolder import (
 from pytest_memorybench.runloop import RunLoop, describe_interruption
 from pytest_memorybench.scenarios import ScoringContext, get_scenario
 from pytest_memorybench.settings import Settings, Shard
-from pytest_memorybench.shards import deal, fingerprint, read_shards
+from pytest_memorybench.shards import deal, fingerprint, read_shards, recorded_outcome
 from pytest_memorybench.spans import Span
 from pytest_memorybench.suite import Suite, load_suite
 
@@ -480,36 +480,15 @@ class BenchmarkRun:
         for test in tests:
             stored = self.published.results[test.key]
             channel = AgentChannel(None, group=group, counter=self.counter, clock=SimulatedClock(self.clock_start), log=self.log)
-            for number, (message, reply) in enumerate(stored.exchanges(), 1):
-                is_question = reply is not None and reply in stored.responses
-                channel.emit("message", i=number, source="test", test=test.key, text=message, is_question=is_question)
-                if reply is not None:
-                    channel.emit("reply", i=number, source="test", test=test.key, text=reply)
             scoring = ScoringContext(profile=self.settings.profile, judge=LoggedJudge(self.judge, channel))
-            try:
-                score = await rescore(test.definition, stored, scoring)
-            except Exception as exc:  # noqa: BLE001 - one unusable result must not stop the others
-                score, error = Score(0.0, (f"cannot re-score {stored.path}: {describe_exception(exc)}",)), describe_exception(exc)
-            else:
-                error = None
-            channel.emit("score", test=test.key, value=score.value, reasons=list(score.reasons))
+            self._outcomes[test.key] = await rescored_outcome(test.key, test.definition, stored, channel, scoring)
             if self.progress is not None:
                 self.progress({"event": "test_end", "test": test.key, "group": group, "tokens": stored.tokens or 0})
-            self._outcomes[test.key] = TestOutcome(
-                test.definition, list(stored.responses), score, [], stored.tokens or 0, Usage(), error=error,
-                details={"published": stored.verdict_json()},
-            )
 
     def _take_merged(self, tests: list[PlannedTest]) -> None:
         """The outcomes a shard recorded, as its results.json lists them."""
         assert self.merged is not None
-        for test in tests:
-            record = self.merged.records[test.key]
-            self._outcomes[test.key] = TestOutcome(
-                test.definition, list(record["responses"]), Score(record["score"], tuple(record["reasons"])), [],
-                record["span_tokens"], Usage(**record["usage"]), error=record["error"], span_target=record["span_target"],
-                details=record.get("details") or {},
-            )
+        self._outcomes.update((test.key, recorded_outcome(test.definition, self.merged.records[test.key])) for test in tests)
 
     def conversation_for(self, test: str, agent: Any) -> MemoryConversation:
         """A hand-driven conversation for a user's own test, logged under the test's node id."""

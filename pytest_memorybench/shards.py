@@ -19,6 +19,7 @@ from typing import Any
 from pytest_memorybench.errors import UsageError
 from pytest_memorybench.plan import PlannedTest, planned_size
 from pytest_memorybench.readers import read_json, reading, require
+from pytest_memorybench.records import Score, TestDefinition, TestOutcome, Usage
 from pytest_memorybench.runfolder import MANIFEST
 from pytest_memorybench.settings import Shard
 from pytest_memorybench.spans import Span
@@ -104,6 +105,14 @@ class Merged:
 
     def judge_stats(self) -> list[dict[str, Any]]:
         return [shard.judge_stats() for shard in self.shards]
+
+
+def recorded_outcome(definition: TestDefinition, record: dict[str, Any]) -> TestOutcome:
+    """A test's outcome as a shard's results.json recorded it (what the merged run reports)."""
+    return TestOutcome(
+        definition, list(record["responses"]), Score(record["score"], tuple(record["reasons"])), [], record["span_tokens"],
+        Usage(**record["usage"]), error=record["error"], span_target=record["span_target"], details=record.get("details") or {},
+    )
 
 
 def read_shards(folders: Iterable[Path]) -> Merged:

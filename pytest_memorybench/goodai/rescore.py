@@ -22,14 +22,23 @@ import inspect
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pytest_memorybench.errors import UsageError
-from pytest_memorybench.goodai.definitions import DATASETS, convert, dataset_examples, definition_files, read_config
+from pytest_memorybench.errors import UsageError, describe_exception
+from pytest_memorybench.goodai.definitions import (
+    DATASETS,
+    convert,
+    dataset_examples,
+    definition_files,
+    read_config,
+)
 from pytest_memorybench.goodai.results import ResultFileError, StoredResult, read_result
-from pytest_memorybench.records import Score, TestDefinition
+from pytest_memorybench.records import Score, TestDefinition, TestOutcome, Usage
 from pytest_memorybench.scenarios import ScoringContext, get_scenario
 from pytest_memorybench.suite import Suite, loaded_suite
+
+if TYPE_CHECKING:
+    from pytest_memorybench.conversation.channel import AgentChannel
 
 SINGLE_AGENT_SUITE = "goodai"
 
@@ -127,3 +136,26 @@ async def rescore(definition: TestDefinition, stored: StoredResult, context: Sco
     custom = getattr(scenario, "rescore_goodai", None)
     verdict = custom(definition, stored, context) if custom else scenario.score(definition, list(stored.responses), context)
     return await verdict if inspect.isawaitable(verdict) else verdict
+
+
+async def rescored_outcome(
+    key: str, definition: TestDefinition, stored: StoredResult, channel: AgentChannel, context: ScoringContext
+) -> TestOutcome:
+    """One stored result scored, with its conversation and our verdict written to the run's log
+    for the report; the published verdict is kept beside ours (`details.published`)."""
+    for number, (message, reply) in enumerate(stored.exchanges(), 1):
+        is_question = reply is not None and reply in stored.responses
+        channel.emit("message", i=number, source="test", test=key, text=message, is_question=is_question)
+        if reply is not None:
+            channel.emit("reply", i=number, source="test", test=key, text=reply)
+    try:
+        score = await rescore(definition, stored, context)
+    except Exception as exc:  # noqa: BLE001 - one unusable result must not stop the others
+        score, error = Score(0.0, (f"cannot re-score {stored.path}: {describe_exception(exc)}",)), describe_exception(exc)
+    else:
+        error = None
+    channel.emit("score", test=key, value=score.value, reasons=list(score.reasons))
+    return TestOutcome(
+        definition, list(stored.responses), score, [], stored.tokens or 0, Usage(), error=error,
+        details={"published": stored.verdict_json()},
+    )
