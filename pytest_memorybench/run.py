@@ -136,7 +136,7 @@ class BenchmarkRun:
         self.budget = Budget()
         self.plugin_agent: Any = None  # the agent the plugin's own `memorybench_agent` fixture built
         self._supply: AgentSupply | None = None
-        self._warmed = False
+        self._warm_up: threading.Thread | None = None
         self.pool = ConversationPool(self._run_group, self._upcoming_groups, settings.concurrency)
         self._adapters: dict[int, AgentAdapter] = {}
         self._async_fixtures: list[Any] = []  # async generator agent fixtures we resolved: closed with the run
@@ -319,13 +319,12 @@ class BenchmarkRun:
 
     def _warm_up_scorers(self) -> None:
         """Once: the planned scenarios' slow scorer preparations, in a thread beside the conversations."""
-        if self._warmed:
+        if self._warm_up is not None:
             return
-        self._warmed = True
         scenarios = {self.tests[key].definition.scenario for key in self._selected}
         warm_ups = [warm for name in sorted(scenarios) if (warm := getattr(get_scenario(name), "warm_up", None))]
-        if warm_ups:
-            threading.Thread(target=lambda: [warm() for warm in warm_ups], name="memorybench-warm-up", daemon=True).start()
+        self._warm_up = threading.Thread(target=lambda: [warm() for warm in warm_ups], name="memorybench-warm-up", daemon=True)
+        self._warm_up.start()
 
     def _choose_supply(self, agent: Any, factory: Callable[[], Any] | None) -> None:
         """Decide once where conversations get their agents: made per conversation when a factory
@@ -503,6 +502,8 @@ class BenchmarkRun:
         return self.loop.run(coroutine)
 
     def close(self) -> None:
+        if self._warm_up is not None:
+            self._warm_up.join()  # an import half done when the session ends would be left broken
         try:
             for fixture in self._async_fixtures:
                 self.run_sync(fixture.aclose())

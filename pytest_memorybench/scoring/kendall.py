@@ -13,6 +13,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+from pytest_memorybench.heavy import heavy_import
 from pytest_memorybench.records import Score
 from pytest_memorybench.scoring.text import unique_in_order
 
@@ -129,6 +130,4 @@ def score_beam_ordering(reference: Sequence[str], system: Sequence[str]) -> Scor
 def _kendalltau(*args: Any, **kwargs: Any) -> Any:
     """scipy's kendalltau, imported when first needed: scipy.stats takes about a second to import,
     which every benchmark session (and xdist worker) would pay at start-up otherwise."""
-    from scipy.stats import kendalltau
-
-    return kendalltau(*args, **kwargs)
+    return heavy_import("scipy.stats").kendalltau(*args, **kwargs)

@@ -12,6 +12,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
+from pytest_memorybench.heavy import heavy_import
 from pytest_memorybench.records import Score
 
 TRIGGER_RESPONSE_THRESHOLD = 0.75
@@ -21,8 +22,7 @@ TRIGGER_RESPONSE_THRESHOLD = 0.75
 def _scorer(use_stemmer: bool) -> Any:
     # Imported here: rouge-score pulls in nltk and scipy.stats, over a second of start-up that a
     # session scoring no ROUGE (and every xdist worker) would pay otherwise.
-    from rouge_score import rouge_scorer
-
+    rouge_scorer = heavy_import("rouge_score.rouge_scorer")
     return rouge_scorer.RougeScorer(["rougeL"], use_stemmer=use_stemmer)
 
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from pytest_memorybench.heavy import heavy_import
 from pytest_memorybench.judges.local.text import (
     analyse,
     clean,
@@ -55,11 +56,9 @@ def _tokens(text: str) -> list[_Token]:
 
 @lru_cache(maxsize=8192)
 def _porter(word: str) -> str:
-    from nltk.stem.porter import (
-        PorterStemmer,  # rouge-score's dependency; imported on first use
-    )
-
-    return _STEMMER.setdefault("porter", PorterStemmer()).stem(word)
+    if "porter" not in _STEMMER:  # nltk is rouge-score's dependency; imported on first use
+        _STEMMER["porter"] = heavy_import("nltk.stem.porter").PorterStemmer()
+    return _STEMMER["porter"].stem(word)
 
 
 _STEMMER: dict[str, Any] = {}
