@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import inspect
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -73,6 +74,7 @@ def read_published(path: Path) -> PublishedRun:
         for stored in readings:
             if isinstance(stored, StoredResult) and stored.expected:
                 examples.setdefault(stored.dataset, []).append(stored.expected)
+    rescored = _rescored_against_definitions(stored_results.values(), files)
     suites, results, problems = [], {}, []
     for agent in agents:
         name = SINGLE_AGENT_SUITE if len(agents) == 1 else suite_name(agent.name)
@@ -82,7 +84,9 @@ def read_published(path: Path) -> PublishedRun:
                 problems.append(stored)
                 continue
             try:
-                definition = _definition(stored, files.get(stored.dataset, []), name, examples.get(stored.dataset, []))
+                definition = _definition(
+                    stored, files.get(stored.dataset, []), name, examples.get(stored.dataset, []), stored.dataset in rescored
+                )
             except (ResultFileError, UsageError) as exc:
                 problems.append(str(exc))
                 continue
@@ -116,13 +120,41 @@ def _read_agent(agent: Path) -> list[StoredResult | str]:
     return readings
 
 
-def _definition(stored: StoredResult, files: list[Path], suite: str, examples: list[Any]) -> TestDefinition:
-    path = next((p for p in files if p.name == f"{stored.example_id}.def.json"), None)
+def _definition(
+    stored: StoredResult, files: list[Path], suite: str, examples: list[Any], against_definition: bool
+) -> TestDefinition:
+    path = _definition_file(stored, files)
     if path is None:
         raise ResultFileError(
             f"{stored.path}: no definition {stored.dataset}/{stored.example_id}.def.json beside the results; skipped"
         )
-    return convert(path, stored.dataset, suite, files.index(path) + 1, expected=stored.expected or None, examples=examples)
+    expected = None if against_definition else stored.expected or None
+    return convert(path, stored.dataset, suite, files.index(path) + 1, expected=expected, examples=examples)
+
+
+def _definition_file(stored: StoredResult, files: list[Path]) -> Path | None:
+    return next((p for p in files if p.name == f"{stored.example_id}.def.json"), None)
+
+
+def _rescored_against_definitions(readings: Iterable[list[StoredResult | str]], files: dict[str, list[Path]]) -> set[str]:
+    """The datasets whose stored verdicts were computed with the definitions' expected responses.
+
+    A result is normally scored with the `expected_responses` stored beside it.  But GoodAI
+    re-evaluated older results against later definitions (Spy Meeting's keyword lists grew: "port",
+    "warehouse" became "port", "warehouse", "seaport", "docks") and left the older lists in the files.
+    The verdicts tell which: where more of them quote a list only the definitions have than a list
+    only the result files have, the whole folder's verdicts of that dataset come from the definitions.
+    """
+    evidence: dict[str, int] = {}
+    for stored in (s for results in readings for s in results if isinstance(s, StoredResult)):
+        path = _definition_file(stored, files.get(stored.dataset, []))
+        defined = next(iter(dataset_examples([path])), None) if path is not None else None
+        if not isinstance(defined, list) or not isinstance(stored.expected, list) or defined == stored.expected:
+            continue
+        evidence[stored.dataset] = evidence.get(stored.dataset, 0) + sum(
+            stored.quotes(value) for value in defined if value not in stored.expected
+        ) - sum(stored.quotes(value) for value in stored.expected if value not in defined)
+    return {dataset for dataset, weight in evidence.items() if weight > 0}
 
 
 def suite_name(agent_folder: str) -> str:

@@ -79,6 +79,10 @@ class StoredResult:
             return []
         return [line.text for line in lines[start + 1 :] if line.speaker == "Agent"]
 
+    def quotes(self, value: Any) -> bool:
+        """Whether the verdict's reasoning quotes `value`, a keyword list (as Spy Meeting's does)."""
+        return isinstance(value, list) and bool(value) and any(repr(value) in reason for reason in self.reasons)
+
     def verdict_json(self) -> dict[str, Any]:
         """The published verdict as results.json records it beside ours."""
         record: dict[str, Any] = {"score": round(self.score, 6), "reasons": list(self.reasons), "file": str(self.path)}
