@@ -128,7 +128,10 @@ class BenchmarkHooks:
         """An estimate has planned and costed the items: none of them runs."""
         return True if self.estimate is not None else None
 
+    @pytest.hookimpl(tryfirst=True)  # before the terminal writes the result: the status makes way
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if self.run.progress is not None:
+            self.run.progress.clear()
         record = getattr(report, "memorybench", None)
         if record is not None and report.when == "call":
             self.records_by_item[report.nodeid] = record
@@ -145,6 +148,8 @@ class BenchmarkHooks:
 
     def pytest_keyboard_interrupt(self, excinfo: pytest.ExceptionInfo[BaseException]) -> None:
         self.interruption = describe_interruption(excinfo.value)
+        if self.run.progress is not None:
+            self.run.progress.clear()
 
     @pytest.hookimpl(tryfirst=True)  # before junitxml writes its file: the suite properties go in it
     def pytest_sessionfinish(self, session: pytest.Session) -> None:

@@ -55,6 +55,7 @@ from pytest_memorybench.plan import (
 )
 from pytest_memorybench.pool import ConversationPool
 from pytest_memorybench.records import Score, TestOutcome, Usage
+from pytest_memorybench.reports.progress import TerminalProgress
 from pytest_memorybench.reports.spending import SKIP_PREFIX
 from pytest_memorybench.runfolder import (
     MANIFEST,
@@ -125,7 +126,7 @@ class BenchmarkRun:
         self.logged: dict[str, ConversationLog] = read_conversations(previous) if previous else {}
         self.logged_answers = read_probe_answers(iter_events(previous)) if previous else {}
         self.conversations: dict[str, ConversationStats] = {}
-        self.progress: Callable[[dict[str, Any]], None] | None = None
+        self.progress: TerminalProgress | None = None  # the controller's terminal; none in xdist workers
         self._selected: set[str] = set(self.tests)
         self._order: list[str] = list(self.tests)  # the selected tests, in pytest's order
         self.pending_keys: Callable[[], Iterable[str]] | None = None  # an xdist worker's queue, when known
@@ -293,7 +294,7 @@ class BenchmarkRun:
             self._warm_up_scorers()
             members = self._members(key)
             try:
-                self.run_sync(self.pool.drive(group, lambda group: self._run_group(group, members)))
+                self.run_sync(self._waited_on(self.pool.drive(group, lambda group: self._run_group(group, members))))
             except BaseException as exc:
                 self._mark_cut(group, exc)
                 if isinstance(exc, (KeyboardInterrupt, SystemExit)):
@@ -302,6 +303,17 @@ class BenchmarkRun:
                     self.run_sync(self.pool.cancel([group]))  # a timeout: this conversation only
                 raise
         return self._outcomes[key] if key in self._outcomes else self.cut_outcome(key)
+
+    async def _waited_on(self, driving: Coroutine[Any, Any, None]) -> None:
+        """`driving`, with the progress kept fresh on the terminal while pytest waits on it."""
+        if self.progress is None:
+            return await driving
+        status = asyncio.get_running_loop().create_task(self.progress.keep_fresh(), name="memorybench:status")
+        try:
+            await driving
+        finally:
+            status.cancel()
+            await asyncio.gather(status, return_exceptions=True)
 
     def stop_conversations(self, reason: str) -> None:
         """End the conversations still in flight (the session ends), keeping what they finished."""

@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import io
+import os
+import pty
 import re
+import subprocess
+import sys
 from collections.abc import Iterator
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
@@ -12,6 +19,8 @@ import pytest
 import pytest_memorybench.agents.recall  # noqa: F401  (numpy must load outside pytester's inner runs)
 from pytest_memorybench.reports import progress as progress_module
 from pytest_memorybench.reports.progress import TerminalProgress
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 class Reporter:
@@ -57,7 +66,7 @@ def test_concurrent_conversations_add_up_and_show_how_many_are_in_flight() -> No
     progress({"event": "test_begin", "test": "ltm::colours[rep1]", "group": "ltm::colours[rep1]", "tokens": 40})
     progress({"event": "test_begin", "test": "ltm::jokes[rep1]", "group": "ltm::jokes[rep1]", "tokens": 60})
     progress({"event": "test_end", "test": "ltm::colours[rep1]", "group": "ltm::colours[rep1]", "tokens": 140})
-    assert reporter.lines[-1] == "[memorybench] 1/4 tests done · 3 conversations in flight · 200 tokens · open: jokes[rep1]"
+    assert reporter.lines[-1] == "[memorybench] 1/4 tests done · 200 tokens · 3 conversations in flight · open: jokes[rep1]"
     progress({"event": "note", "text": "conversations take turns"})
     assert reporter.lines[-1] == "memorybench: conversations take turns"
 
@@ -78,3 +87,69 @@ def test_lines_never_leave_a_result_letter_without_its_row(pytester: pytest.Pyte
     assert rows and all(row.startswith("ltm ") for row in rows), "\n".join(lines)
     progress = [line for line in lines if line.startswith("[memorybench] ")]
     assert progress[-1].startswith("[memorybench] 6/6 tests done"), "counted against the selected tests"
+
+
+class Writer:
+    """pytest's terminal writer as the status uses it: its width, the row so far, the file."""
+
+    def __init__(self) -> None:
+        self._file = io.StringIO()
+        self.fullwidth = 60
+        self.width_of_current_line = 10
+
+
+class TerminalReporter(Reporter):
+    isatty = True
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._tw = Writer()
+
+
+def test_on_a_terminal_the_status_is_rewritten_in_place_and_erased_for_pytest() -> None:
+    reporter = TerminalReporter()
+    progress = TerminalProgress(config_with(reporter, Capture()), total_tests=lambda: 2, interval=0.01)  # type: ignore[arg-type]
+    progress({"event": "test_begin", "test": "ltm::colours[rep1]", "tokens": 40})
+
+    async def wait_a_little() -> None:
+        fresh = asyncio.get_running_loop().create_task(progress.keep_fresh())
+        await asyncio.sleep(0.05)
+        fresh.cancel()
+
+    asyncio.run(wait_a_little())
+    progress.clear()  # pytest is about to write the item's result
+    written = reporter._tw._file.getvalue()
+    status = "  [memorybench] 0/2 tests done · 40 tokens · open: colours[rep1]"[: 60 - 10 - 8]
+    drawn = written.split("\x1b[K")
+    assert len(drawn) > 2 and drawn[-1] == ""  # drawn again and again, and erased at the end
+    assert all(piece.endswith(f"\x1b[{len(status)}D") for piece in drawn[:-1])
+    assert status in written and reporter.lines == []  # no full lines on a terminal
+
+
+def test_on_a_real_terminal_the_rows_read_as_pytest_wrote_them(tmp_path: Path) -> None:
+    """Under a pseudo-terminal: the status shows while the agent thinks, and once every status is
+    taken back by its erasing sequence, what is left is pytest's own row."""
+    primary, secondary = pty.openpty()
+    env = {**os.environ, "SLOW_AGENT_SECONDS": "0.4", "PYTHONPATH": str(ROOT), "COLUMNS": "120"}
+    command = [sys.executable, "-m", "pytest", "--memorybench", "--agent=tests.bench.slow_agent:make_agent", "--span=isolated",
+               "-k", "colours or sallyanne", "-p", "no:cacheprovider", "-p", "no:randomly", f"--mb-output={tmp_path / 'run'}"]
+    process = subprocess.Popen(command, cwd=ROOT, env=env, stdin=subprocess.DEVNULL, stdout=secondary, stderr=secondary)
+    os.close(secondary)
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(primary, 65536)
+        except OSError:  # the other side closed
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    process.wait(timeout=60)
+    os.close(primary)
+    raw = b"".join(chunks).decode()
+    assert "  [memorybench] " in raw, raw
+    shown = re.sub(r"  \[memorybench\][^\x1b\r\n]*\x1b\[\d+D\x1b\[K", "", raw)
+    plain = re.sub(r"\x1b\[[0-9;]*m", "", shown)
+    assert "[memorybench]" not in plain and "\x1b[" not in plain
+    rows = [line.strip() for line in plain.splitlines() if re.fullmatch(r"ltm [.F]+\s+\[\s*\d+%\]", line.strip())]
+    assert len(rows) == 1 and rows[0].startswith("ltm ...FFF "), plain
