@@ -220,7 +220,7 @@ def test_agreement_per_scenario_on_the_published_benchmark_3(bench: str) -> None
             stored = run.results[f"{suite.name}::{definition.test_id}"]
             score = asyncio.run(rescore(definition, stored, context))
             by_dataset.setdefault(stored.dataset, []).append((score.value, stored.score))
-    floors = {"Restaurant": 0.75, "Spy Meeting": 0.74, "Jokes": 0.9}
+    floors = {"Restaurant": 0.79, "Spy Meeting": 0.76, "Jokes": 0.94}  # the 32k isolated verdicts mix versions (README)
     for dataset, pairs in by_dataset.items():
         share = sum(abs(ours - theirs) < 1e-6 for ours, theirs in pairs) / len(pairs)
         difference = abs(sum(o for o, _ in pairs) - sum(t for _, t in pairs)) / len(pairs)
