@@ -19,8 +19,7 @@ from pytest_memorybench.goodai.rescore import read_published, rescore, suite_nam
 from pytest_memorybench.goodai.results import parse_log, read_result
 from pytest_memorybench.judges.local import LocalJudge
 from pytest_memorybench.scenarios.base import ScoringContext
-from pytest_memorybench.scenarios.ltm.spy_meeting import SCENARIO as SPY_MEETING
-from tests.support.goodai import CONFIG, goodai_raw, stored_result, write_goodai_run
+from tests.support.goodai import write_goodai_run, write_spy_meeting_run
 
 DEV = Path(__file__).parents[2] / "shared/reference/goodai-ltm-dev/data/tests"
 needs_dev = pytest.mark.skipif(not (DEV / "Benchmark 3 - 1k").is_dir(), reason="../shared/reference is not available")
@@ -86,33 +85,9 @@ def test_prospective_memory_is_scored_from_every_reply_in_the_log(tmp_path: Path
     assert score.value == 1.0, score.reasons  # the quote came in the 3rd reply, which answered another test
 
 
-def _spy_meeting_run(folder: Path, *, with_evidence: bool) -> Path:
-    """Spy Meeting definitions whose keyword lists grew after the results were stored, as GoodAI's did.
-
-    Result 1 decodes every clue with a keyword only the later lists have, and its verdict says
-    "contains" (no list quoted).  Result 2, there `with_evidence`, quotes a later list in its verdict.
-    """
-    spy = [SPY_MEETING.generate("ltm", {}, 0, example) for example in (1, 2)]
-    stored_lists = [[clue["keywords"] for clue in definition.expected["clues"]] for definition in spy]
-    later_lists = [[[*keywords, word] for keywords, word in zip(lists, ("kestrel", "heron", "osprey"))] for lists in stored_lists]
-    (folder / "definitions" / "Spy Meeting").mkdir(parents=True)
-    (folder / "definitions" / "config.yml").write_text(CONFIG.replace("name: colours", "name: spy_meeting"))
-    for example, (definition, lists) in enumerate(zip(spy, later_lists)):
-        (folder / "definitions" / "Spy Meeting" / f"{example}.def.json").write_text(json.dumps(goodai_raw(definition, lists)))
-    results = folder / "results" / "Agent A" / "Spy Meeting"
-    results.mkdir(parents=True)
-    contains = ["Answer contains expected keyword(s)"] * 3
-    reply = "We meet at kestrel, at the heron, and I bring an osprey."
-    (results / "0_0.json").write_text(json.dumps(stored_result([reply], stored_lists[0], 1, contains)))
-    if with_evidence:
-        quoted = [f"{later_lists[1][0]} not found in answer.", *contains[1:]]
-        (results / "1_0.json").write_text(json.dumps(stored_result(["No idea."], stored_lists[1], 0.667, quoted)))
-    return folder
-
-
 @pytest.mark.parametrize("with_evidence", [True, False])
 def test_verdicts_quoting_the_later_definitions_are_rescored_against_them(tmp_path: Path, with_evidence: bool) -> None:
-    run = read_published(_spy_meeting_run(tmp_path / "bench", with_evidence=with_evidence))
+    run = read_published(write_spy_meeting_run(tmp_path / "bench", with_evidence=with_evidence))
     key = "goodai::spy_meeting[rep1]"
     definition = next(d for suite in run.suites for d in suite.loaded if f"goodai::{d.test_id}" == key)
     score = asyncio.run(rescore(definition, run.results[key], ScoringContext("official", LocalJudge())))

@@ -28,6 +28,7 @@ from pytest_memorybench.local_model import (
     LocalModelUnavailable,
     server_command,
 )
+from tests.support.goodai import write_spy_meeting_run
 from tests.support.llm_server import RecordingProxy, content_text, last_user_text
 
 pytestmark = pytest.mark.real_model
@@ -131,6 +132,18 @@ def test_a_judged_scenario_with_a_real_model_as_the_judge(pytester: pytest.Pytes
     totals = json.loads((pytester.path / "run" / "results.json").read_text())["totals"]
     assert totals["judge_calls"] > 0, "the model's replies were judged by the model"
     assert totals["agent_calls"] + totals["judge_calls"] == len(proxy.completions())
+
+
+def test_published_results_rescored_with_a_real_model_as_the_judge(pytester: pytest.Pytester, proxy: RecordingProxy) -> None:
+    """`--mb-rescore` with an LLM judge: each clue a stored reply lacks the keywords of goes to the model."""
+    bench = write_spy_meeting_run(pytester.path / "bench", with_evidence=False)
+    judge = f"--judge=openai:{MODEL_ALIAS}@{proxy.openai_url}"
+    result = pytester.runpytest(*RUN, f"--mb-rescore={bench}", "--mb-profile=official", judge, "--mb-output=run")
+    result.stdout.fnmatch_lines(["*= memorybench agreement =*", "spy_meeting*1*"])
+    records = _items(pytester.path / "run")
+    assert len(records) == 1 and (records[0]["score"] is not None or records[0]["error"]), result.stdout.str()
+    totals = json.loads((pytester.path / "run" / "results.json").read_text())["totals"]
+    assert totals["agent_calls"] == 0 and totals["judge_calls"] == len(proxy.completions()) >= 3, result.stdout.str()
 
 
 def _free_port() -> int:

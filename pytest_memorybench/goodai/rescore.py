@@ -74,7 +74,7 @@ def read_published(path: Path) -> PublishedRun:
         for stored in readings:
             if isinstance(stored, StoredResult) and stored.expected:
                 examples.setdefault(stored.dataset, []).append(stored.expected)
-    rescored = _rescored_against_definitions(stored_results.values(), files)
+    against_definitions = _rescored_against_definitions(stored_results.values(), files)
     suites, results, problems = [], {}, []
     for agent in agents:
         name = SINGLE_AGENT_SUITE if len(agents) == 1 else suite_name(agent.name)
@@ -85,7 +85,7 @@ def read_published(path: Path) -> PublishedRun:
                 continue
             try:
                 definition = _definition(
-                    stored, files.get(stored.dataset, []), name, examples.get(stored.dataset, []), stored.dataset in rescored
+                    stored, files.get(stored.dataset, []), name, examples.get(stored.dataset, []), stored.dataset in against_definitions
                 )
             except (ResultFileError, UsageError) as exc:
                 problems.append(str(exc))
@@ -146,9 +146,12 @@ def _rescored_against_definitions(readings: Iterable[list[StoredResult | str]], 
     only the result files have, the whole folder's verdicts of that dataset come from the definitions.
     """
     evidence: dict[str, int] = {}
+    expected_of: dict[Path, Any] = {}  # each definition file read once
     for stored in (s for results in readings for s in results if isinstance(s, StoredResult)):
         path = _definition_file(stored, files.get(stored.dataset, []))
-        defined = next(iter(dataset_examples([path])), None) if path is not None else None
+        if path is not None and path not in expected_of:
+            expected_of[path] = next(iter(dataset_examples([path])), None)
+        defined = expected_of.get(path) if path is not None else None
         if not isinstance(defined, list) or not isinstance(stored.expected, list) or defined == stored.expected:
             continue
         evidence[stored.dataset] = evidence.get(stored.dataset, 0) + sum(

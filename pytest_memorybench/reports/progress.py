@@ -16,6 +16,7 @@ xdist workers have no terminal: there the per-item reports are the progress.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import time
 from collections.abc import Callable
@@ -97,7 +98,7 @@ class TerminalProgress:
         writer, capture = self._terminal(), self.config.pluginmanager.getplugin("capturemanager")
         room = writer.fullwidth - writer.width_of_current_line - _ROOM_FOR_PERCENTAGE
         text = f"  {status}"[: max(room, 0)]
-        with capture.global_and_fixture_disabled():
+        with capture.global_and_fixture_disabled() if capture is not None else contextlib.nullcontext():
             self.clear()
             writer._file.write(text)
             writer._file.flush()

@@ -12,6 +12,7 @@ from typing import Any
 from pytest_memorybench.records import TestDefinition
 from pytest_memorybench.scenarios.ltm.colours import SCENARIO as COLOURS
 from pytest_memorybench.scenarios.ltm.prospective_memory import SCENARIO as PROSPECTIVE
+from pytest_memorybench.scenarios.ltm.spy_meeting import SCENARIO as SPY_MEETING
 
 CONFIG = """config:
   incompatibilities:
@@ -95,6 +96,31 @@ def write_goodai_run(folder: Path, agents: tuple[str, ...] = ("Agent A - m - 100
         )
         (results / "Mystery Game").mkdir()
         (results / "Mystery Game" / "0_0.json").write_text(json.dumps(stored_result(["x"], ["y"], 0, ["no"])))
+    return folder
+
+
+def write_spy_meeting_run(folder: Path, *, with_evidence: bool) -> Path:
+    """`data/tests/<benchmark>`: Spy Meeting definitions whose keyword lists grew after the results
+    were stored, as GoodAI's did, and one agent's results.
+
+    Result 1 decodes every clue with a keyword only the later lists have, and its verdict says
+    "contains" (no list quoted).  Result 2, there `with_evidence`, quotes a later list in its verdict.
+    """
+    spy = [SPY_MEETING.generate("ltm", {}, 0, example) for example in (1, 2)]
+    stored_lists = [[clue["keywords"] for clue in definition.expected["clues"]] for definition in spy]
+    later_lists = [[[*keywords, word] for keywords, word in zip(lists, ("kestrel", "heron", "osprey"))] for lists in stored_lists]
+    (folder / "definitions" / "Spy Meeting").mkdir(parents=True)
+    (folder / "definitions" / "config.yml").write_text(CONFIG.replace("name: colours", "name: spy_meeting"))
+    for example, (definition, lists) in enumerate(zip(spy, later_lists)):
+        (folder / "definitions" / "Spy Meeting" / f"{example}.def.json").write_text(json.dumps(goodai_raw(definition, lists)))
+    results = folder / "results" / "Agent A" / "Spy Meeting"
+    results.mkdir(parents=True)
+    contains = ["Answer contains expected keyword(s)"] * 3
+    reply = "We meet at kestrel, at the heron, and I bring an osprey."
+    (results / "0_0.json").write_text(json.dumps(stored_result([reply], stored_lists[0], 1, contains)))
+    if with_evidence:
+        quoted = [f"{later_lists[1][0]} not found in answer.", *contains[1:]]
+        (results / "1_0.json").write_text(json.dumps(stored_result(["No idea."], stored_lists[1], 0.667, quoted)))
     return folder
 
 
