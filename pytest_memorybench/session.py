@@ -200,13 +200,14 @@ def finish(
             stop = None  # every selected test ended after all
         else:
             stopped = stopped_line(config, stop, len(records), scoreable)
-    if not records and (run.shard is None or stopped is not None or config.option.collectonly):
+    spent = bool(conversations or run.conversations)  # the agent was asked: what that cost is recorded
+    if not records and not spent and (run.shard is None or stopped is not None or config.option.collectonly):
         if stopped is not None:
             config.stash[RESULTS_KEY] = Finished(None, None, None, None, stopped)
             return config.stash[RESULTS_KEY]
         if run.settings.gate.active and selected and not config.option.collectonly:
             # A gate that passes when nothing was measured would wave a broken run through.
-            gate = GateResult(failures=[f"none of the {selected} benchmark items produced a score; nothing to gate on"])
+            gate = GateResult(failures=[nothing_to_gate(selected)])
             config.stash[RESULTS_KEY] = Finished(None, None, None, gate)
             return config.stash[RESULTS_KEY]
         return None
@@ -233,6 +234,8 @@ def finish(
         )
         if stop is not None:
             gate.failures.append(f"the run stopped early ({stop.reason}); a gate needs every selected test")
+        elif not records and selected:
+            gate.failures.append(nothing_to_gate(selected))
         results["gate"] = gate.to_json()
     path = run.output / "results.json"
     report = run.output / "report.html"
@@ -251,6 +254,10 @@ def finish(
     finished = Finished(results, path, report, gate, stopped)
     config.stash[RESULTS_KEY] = finished
     return finished
+
+
+def nothing_to_gate(selected: int) -> str:
+    return f"none of the {selected} benchmark items produced a score; nothing to gate on"
 
 
 def unreported_records(run: BenchmarkRun, records: list[dict[str, Any]]) -> list[dict[str, Any]]:

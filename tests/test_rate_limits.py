@@ -75,6 +75,17 @@ def test_the_cost_cap_holds_across_concurrent_conversations(pytester: pytest.Pyt
     result.stdout.fnmatch_lines([f"SKIPPED * --mb-max-cost ${cap:.2f}*"])
 
 
+def test_a_cap_reached_before_any_test_ends_still_records_what_was_spent(pytester: pytest.Pytester, llm_server: LLMServer) -> None:
+    """Every test skipped for the budget: the money spent on the way is still in results.json."""
+    result = pytester.runpytest_subprocess(*RUN, agent(llm_server), "--mb-price=fake-model=1000,2000", "--mb-max-cost=0.05", "--mb-output=run")
+    assert result.ret == pytest.ExitCode.OK, result.stdout.str()
+    result.stdout.fnmatch_lines(["*6 skipped*"])
+    results = json.loads((pytester.path / "run" / "results.json").read_text())
+    assert results["items"] == []
+    assert results["totals"]["agent_calls"] == len(llm_server.requests_to(CHAT)) > 0
+    assert results["totals"]["cost_usd"] > 0.05
+
+
 def test_a_gate_keeps_its_limit_and_its_pause() -> None:
     async def scenario() -> tuple[int, float]:
         gate = ProviderGate(RateLimits(max_in_flight=2))
