@@ -59,8 +59,8 @@ def memorybench_agent(
 
         agent = build_agent(run.settings.agent, run.settings.agent_options)
     else:
-        agent = run.adapt(memorybench_agent_factory(), "memorybench_agent_factory")  # type: ignore[misc]
-    run.plugin_agent = agent
+        agent = run.agents.adapt(memorybench_agent_factory(), "memorybench_agent_factory")  # type: ignore[misc]
+    run.agents.plugin_agent = agent
     yield agent
     run.run_sync(agent.aclose())
 

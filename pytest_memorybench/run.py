@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import inspect
 import json
 import secrets
 import threading
@@ -23,7 +22,7 @@ from typing import Any, TypeVar
 from filelock import FileLock
 
 from pytest_memorybench.agents.protocol import AgentAdapter
-from pytest_memorybench.agents.supply import AgentSupply
+from pytest_memorybench.agents.supply import RunAgents
 from pytest_memorybench.budget import Budget
 from pytest_memorybench.conversation.channel import AgentChannel, LoggedJudge
 from pytest_memorybench.conversation.clock import SimulatedClock
@@ -135,13 +134,10 @@ class BenchmarkRun:
         self._cut: dict[str, str] = {}  # conversation group -> what cut its driving short
         self._stopping: str | None = None  # why the run is ending the conversations in flight
         self.budget = Budget()
-        self.plugin_agent: Any = None  # the agent the plugin's own `memorybench_agent` fixture built
-        self._supply: AgentSupply | None = None
         self._warm_up: threading.Thread | None = None
         self.pool = ConversationPool(self._run_group, self._upcoming_groups, settings.concurrency)
-        self._adapters: dict[int, AgentAdapter] = {}
-        self._async_fixtures: list[Any] = []  # async generator agent fixtures we resolved: closed with the run
         self.loop = RunLoop()
+        self.agents = RunAgents(self.run_sync, timeout=settings.agent_options.timeout, budget=self.budget)
         self._log: EventLog | None = None
         self._judge: CachedJudge | None = None
         self._lock: FileLock | None = None
@@ -252,32 +248,6 @@ class BenchmarkRun:
 
     # -- running ----------------------------------------------------------------------------------
 
-    def adapt(self, agent: Any, name: str = "fixture:memorybench_agent") -> AgentAdapter | None:
-        """Wrap a user's agent once, so its state persists across the items that share it."""
-        if agent is None or isinstance(agent, AgentAdapter):
-            return agent
-        adapter = self._adapters.get(id(agent))
-        if adapter is None:
-            adapter = AgentAdapter(
-                self._resolve_async_fixture(agent), name, timeout=self.settings.agent_options.timeout, budget=self.budget
-            )
-            self._adapters[id(agent)] = adapter
-        return adapter
-
-    def _resolve_async_fixture(self, agent: Any) -> Any:
-        """An `async def` agent fixture that reached us unresolved, resolved on the run's loop.
-
-        pytest-asyncio before 0.24 prepares async fixtures only for tests collected from Python
-        modules, so our items get the bare coroutine or async generator; newer versions resolve
-        them.  A generator's teardown runs when the run closes.
-        """
-        if inspect.iscoroutine(agent):
-            return self.run_sync(agent)
-        if inspect.isasyncgen(agent):
-            self._async_fixtures.append(agent)
-            return self.run_sync(agent.__anext__())
-        return agent
-
     def outcome(self, key: str, agent: Any, factory: Callable[[], Any] | None = None) -> TestOutcome:
         """The outcome of test `key`, driving its conversation group first if nobody has yet.
 
@@ -339,17 +309,10 @@ class BenchmarkRun:
         self._warm_up.start()
 
     def _choose_supply(self, agent: Any, factory: Callable[[], Any] | None) -> None:
-        """Decide once where conversations get their agents: made per conversation when a factory
-        is given and no agent fixture of the user's stands in its way, else the one agent."""
-        if self._supply is not None:
+        if self.agents.supply is not None:
             return
-        timeout = self.settings.agent_options.timeout
-        if self.agentless:
-            self._supply = AgentSupply()
-        elif factory is not None and (agent is None or agent is self.plugin_agent):
-            self._supply = AgentSupply(factory=factory, timeout=timeout, budget=self.budget)
-        else:
-            self._supply = AgentSupply(shared=self.adapt(agent))
+        supply = self.agents.choose(agent, factory, agentless=self.agentless is not None)
+        if self.agentless is None and not supply.multiplies:
             if factory is not None and self.pool.limit > 1 and self.progress is not None:
                 # The header could not know: the user's fixture was free to hand back --agent's agent.
                 self.progress({"event": "note", "text": (
@@ -360,17 +323,18 @@ class BenchmarkRun:
 
     async def _run_group(self, group: str, tests: list[PlannedTest] | None = None) -> None:
         """Drive one conversation group with an agent of its own (or the shared one)."""
-        assert self._supply is not None
+        supply = self.agents.supply
+        assert supply is not None
         tests = tests if tests is not None else self._group_tests(group)
         agent = None
         try:
-            agent = await self._supply.acquire()
+            agent = await supply.acquire()
             await self._drive(group, tests, agent)
         except BaseException as exc:
             self._mark_cut(group, exc)
             raise
         finally:
-            await self._supply.release(agent)
+            await supply.release(agent)
 
     def _mark_cut(self, group: str, exc: BaseException) -> None:
         if isinstance(exc, asyncio.CancelledError):
@@ -503,7 +467,7 @@ class BenchmarkRun:
 
     def conversation_for(self, test: str, agent: Any) -> MemoryConversation:
         """A hand-driven conversation for a user's own test, logged under the test's node id."""
-        adapter = self.adapt(agent)
+        adapter = self.agents.adapt(agent)
         if adapter is None:
             raise UsageError("memorybench_conversation needs an agent; --mb-replay has none")
         channel = AgentChannel(adapter, group=test, counter=self.counter, clock=SimulatedClock(self.clock_start), log=self.log)
@@ -517,8 +481,7 @@ class BenchmarkRun:
         if self._warm_up is not None:
             self._warm_up.join()  # an import half done when the session ends would be left broken
         try:
-            for fixture in self._async_fixtures:
-                self.run_sync(fixture.aclose())
+            self.agents.close()
             if self._judge is not None:
                 self.run_sync(self._judge.aclose())
         finally:

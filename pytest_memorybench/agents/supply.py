@@ -11,12 +11,14 @@ turns, and the session header says so.
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Coroutine
+from typing import Any, TypeVar
 
 from pytest_memorybench.agents.protocol import AgentAdapter
 from pytest_memorybench.budget import Budget
 from pytest_memorybench.errors import AgentError, UsageError, describe_exception
+
+T = TypeVar("T")
 
 
 class AgentSupply:
@@ -69,3 +71,58 @@ class AgentSupply:
             return
         await adapter.aclose()
 
+
+
+class RunAgents:
+    """The run's agents: each object a user hands us wrapped once (so its state persists across the
+    items that share it), and the supply conversations draw theirs from, chosen when the first starts."""
+
+    def __init__(
+        self, run_sync: Callable[[Coroutine[Any, Any, Any]], Any], *, timeout: float | None, budget: Budget
+    ) -> None:
+        self._run_sync = run_sync
+        self.timeout = timeout
+        self.budget = budget
+        self.plugin_agent: Any = None  # the agent the plugin's own `memorybench_agent` fixture built
+        self.supply: AgentSupply | None = None
+        self._adapters: dict[int, AgentAdapter] = {}
+        self._async_fixtures: list[Any] = []  # async generator agent fixtures we resolved: closed with the run
+
+    def adapt(self, agent: Any, name: str = "fixture:memorybench_agent") -> AgentAdapter | None:
+        if agent is None or isinstance(agent, AgentAdapter):
+            return agent
+        adapter = self._adapters.get(id(agent))
+        if adapter is None:
+            adapter = AgentAdapter(self._resolve_async_fixture(agent), name, timeout=self.timeout, budget=self.budget)
+            self._adapters[id(agent)] = adapter
+        return adapter
+
+    def _resolve_async_fixture(self, agent: Any) -> Any:
+        """An `async def` agent fixture that reached us unresolved, resolved on the run's loop.
+
+        pytest-asyncio before 0.24 prepares async fixtures only for tests collected from Python
+        modules, so our items get the bare coroutine or async generator; newer versions resolve
+        them.  A generator's teardown runs when the run closes.
+        """
+        if inspect.iscoroutine(agent):
+            return self._run_sync(agent)
+        if inspect.isasyncgen(agent):
+            self._async_fixtures.append(agent)
+            return self._run_sync(agent.__anext__())
+        return agent
+
+    def choose(self, agent: Any, factory: Callable[[], Any] | None, *, agentless: bool) -> AgentSupply:
+        """Where conversations get their agents, decided once: made per conversation when a factory
+        is given and no agent fixture of the user's stands in its way, else the one agent."""
+        if self.supply is None:
+            if agentless:
+                self.supply = AgentSupply()
+            elif factory is not None and (agent is None or agent is self.plugin_agent):
+                self.supply = AgentSupply(factory=factory, timeout=self.timeout, budget=self.budget)
+            else:
+                self.supply = AgentSupply(shared=self.adapt(agent))
+        return self.supply
+
+    def close(self) -> None:
+        for fixture in self._async_fixtures:
+            self._run_sync(fixture.aclose())
