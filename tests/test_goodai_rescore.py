@@ -18,6 +18,7 @@ from pytest_memorybench.errors import UsageError
 from pytest_memorybench.goodai.rescore import read_published, rescore, suite_name
 from pytest_memorybench.goodai.results import parse_log, read_result
 from pytest_memorybench.judges.local import LocalJudge
+from pytest_memorybench.reports.agreement import agreement_lines, disagreements
 from pytest_memorybench.scenarios.base import ScoringContext
 from tests.support.goodai import write_goodai_run, write_spy_meeting_run
 
@@ -93,6 +94,29 @@ def test_verdicts_quoting_the_later_definitions_are_rescored_against_them(tmp_pa
     score = asyncio.run(rescore(definition, run.results[key], ScoringContext("official", LocalJudge())))
     # The folder's other verdict quotes a list only the definitions have: its verdicts come from them.
     assert score.value == (1.0 if with_evidence else 0.0), score.reasons
+
+
+def _rescored(nodeid: str, ours: float, automatic: float, human: float | None = None) -> dict[str, object]:
+    published: dict[str, object] = {"score": automatic, "reasons": ["the judge"], "file": f"{nodeid}.json"}
+    if human is not None:
+        published["human_score"] = human
+    return {"nodeid": nodeid, "scenario": "ltm.restaurant", "score": ours, "details": {"published": published}}
+
+
+def test_disagreements_the_reviewers_corrected_are_counted_and_shown() -> None:
+    items = [
+        _rescored("a::restaurant[rep1]", 0.6, 0.4, human=1.0),  # nearer the correction
+        _rescored("a::restaurant[rep2]", 1.0, 0.2, human=1.0),  # equal to it
+        _rescored("a::restaurant[rep3]", 0.0, 0.8, human=1.0),  # farther
+        _rescored("a::restaurant[rep4]", 0.4, 1.0),  # no correction
+        _rescored("a::restaurant[rep5]", 0.4, 0.4, human=1.0),  # an agreement, whatever the reviewers said
+    ]
+    results = {"run": {"profile": "official", "judge": "local"}, "items": items}
+    assert agreement_lines(results)[-2:] == [
+        "4 disagreement(s): each with both sides' reasons in report.html (section Agreement)",
+        "3 of them are verdicts GoodAI's reviewers corrected by hand: ours is nearer their correction in 2 (equal to it in 1)",
+    ]
+    assert [case["reviewed"] for case in disagreements(items)] == [1.0, 1.0, 1.0, None]
 
 
 # -- the command ------------------------------------------------------------------------------------

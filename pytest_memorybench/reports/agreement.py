@@ -42,6 +42,21 @@ def agrees(item: dict[str, Any]) -> bool:
     return abs(item["score"] - item["details"]["published"]["score"]) < EXACT
 
 
+def corrections(items: list[dict[str, Any]]) -> tuple[int, int, int]:
+    """Among the disagreements, the verdicts GoodAI's reviewers corrected by hand: how many, how
+    many of ours are nearer the correction than the automatic verdict was, and how many equal it."""
+    corrected = nearer = equal = 0
+    for item in published_items(items):
+        published = item["details"]["published"]
+        human = published.get("human_score")
+        if human is None or agrees(item):
+            continue
+        corrected += 1
+        nearer += abs(item["score"] - human) < abs(published["score"] - human)
+        equal += abs(item["score"] - human) < EXACT
+    return corrected, nearer, equal
+
+
 def agreement_rows(items: list[dict[str, Any]]) -> list[AgreementRow]:
     """One row per scenario (over every agent's results), then the total."""
     compared = published_items(items)
@@ -71,6 +86,7 @@ def disagreements(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
             "nodeid": item["nodeid"],
             "ours": item["score"],
             "published": item["details"]["published"]["score"],
+            "reviewed": item["details"]["published"].get("human_score"),
             "our_reasons": item.get("reasons", []),
             "published_reasons": item["details"]["published"].get("reasons", []),
             "responses": item.get("responses", []),
@@ -99,6 +115,12 @@ def agreement_lines(results: dict[str, Any], problems: list[str] | tuple[str, ..
     different = rows[-1].results - rows[-1].agreeing
     if different:
         lines.append(f"{different} disagreement(s): each with both sides' reasons in report.html (section Agreement)")
+        corrected, nearer, equal = corrections(results["items"])
+        if corrected:
+            lines.append(
+                f"{corrected} of them are verdicts GoodAI's reviewers corrected by hand: ours is nearer their "
+                f"correction in {nearer} (equal to it in {equal})"
+            )
     for problem in problems[:5]:
         lines.append(f"skipped: {problem}")
     if len(problems) > 5:
