@@ -12,7 +12,7 @@ import pytest
 
 from pytest_memorybench import fixtures
 from pytest_memorybench.agents.prices import register_price
-from pytest_memorybench.agents.spec import agent_factory, check_agent_spec
+from pytest_memorybench.agents.spec import LLM_PROVIDERS, agent_factory, check_agent_spec
 from pytest_memorybench.judges.spec import DEFAULT_CACHE, check_judge_spec
 from pytest_memorybench.errors import UsageError
 from pytest_memorybench.keys import RUN_KEY
@@ -88,10 +88,10 @@ def start(config: pytest.Config) -> None:
         run = BenchmarkRun(settings, run_id, output.resolve(), judge_cache=project_root(config) / DEFAULT_CACHE)
         check_judge_spec(settings.judge)
         run.judge  # noqa: B018 - building it now turns a missing API key into a usage error
+        if settings.agent is not None and (settings.estimate is None or settings.agent.kind not in LLM_PROVIDERS):
+            check_agent_spec(settings.agent)  # an estimate asks for no key or server; an agent that cannot load is still an error
         if settings.estimate is None:
-            if settings.agent is not None:
-                check_agent_spec(settings.agent)
-            elif not run.agentless and not (_user_fixture(config, "memorybench_agent") or _user_fixture(config, "memorybench_agent_factory")):
+            if settings.agent is None and not run.agentless and not (_user_fixture(config, "memorybench_agent") or _user_fixture(config, "memorybench_agent_factory")):
                 raise UsageError(
                     "--memorybench needs an agent: pass --agent=SPEC (e.g. --agent=recall, "
                     "--agent=openai:gpt-4o-mini) or define a memorybench_agent fixture in conftest.py"

@@ -79,3 +79,11 @@ def test_a_bad_reply_length_is_one_line(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest(*RUN, "--mb-estimate", "--agent=openai:gpt-4o", "--mb-estimate-reply=0")
     assert result.ret == 4
     result.stderr.fnmatch_lines(["ERROR: --mb-estimate-reply 0 must be a positive number of tokens"])
+
+
+def test_an_agent_that_cannot_load_is_one_line_before_any_estimate(pytester: pytest.Pytester) -> None:
+    """No key or server is needed for an estimate, but a spec the run could not load is no plan."""
+    result = pytester.runpytest(*RUN, "--mb-estimate", "--agent=nope:make", "--span=8k")
+    assert result.ret == 4
+    result.stderr.fnmatch_lines(["ERROR: --agent 'nope:make': unknown model prefix 'nope' and no module of that name *"])
+    assert "memorybench estimate" not in result.stdout.str()
