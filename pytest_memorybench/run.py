@@ -309,6 +309,7 @@ class BenchmarkRun:
         self._warm_up.start()
 
     def _choose_supply(self, agent: Any, factory: Callable[[], Any] | None) -> None:
+        """Once: the agents' supply, and one agent's conversations made to take turns."""
         if self.agents.supply is not None:
             return
         supply = self.agents.choose(agent, factory, agentless=self.agentless is not None)

@@ -12,13 +12,11 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Coroutine
-from typing import Any, TypeVar
+from typing import Any
 
 from pytest_memorybench.agents.protocol import AgentAdapter
 from pytest_memorybench.budget import Budget
 from pytest_memorybench.errors import AgentError, UsageError, describe_exception
-
-T = TypeVar("T")
 
 
 class AgentSupply:
@@ -70,7 +68,6 @@ class AgentSupply:
         if adapter is None or self._live.pop(id(adapter.target), None) is None:
             return
         await adapter.aclose()
-
 
 
 class RunAgents:
