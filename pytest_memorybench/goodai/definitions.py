@@ -193,13 +193,18 @@ def upgrade_format(raw: dict[str, Any]) -> dict[str, Any]:
 
 def dataset_examples(paths: Sequence[Path]) -> list[Any]:
     """The expected responses of each definition file, in order (unreadable files left out)."""
-    examples = []
+    return list(expected_by_file(paths).values())
+
+
+def expected_by_file(paths: Sequence[Path]) -> dict[Path, Any]:
+    """Each readable definition file's expected responses, in order."""
+    expected = {}
     for path in paths:
         try:
-            examples.append(_read_json(path).get("expected_responses"))
+            expected[path] = _read_json(path).get("expected_responses")
         except UsageError:
             continue
-    return examples
+    return expected
 
 
 def _read_json(path: Path) -> dict[str, Any]:

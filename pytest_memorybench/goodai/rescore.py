@@ -29,8 +29,8 @@ from pytest_memorybench.errors import UsageError, describe_exception
 from pytest_memorybench.goodai.definitions import (
     DATASETS,
     convert,
-    dataset_examples,
     definition_files,
+    expected_by_file,
     read_config,
 )
 from pytest_memorybench.goodai.results import ResultFileError, StoredResult, read_result
@@ -69,12 +69,13 @@ def read_published(path: Path) -> PublishedRun:
     span, _ = read_config(definitions)
     files = definition_files(definitions)
     stored_results = {agent: _read_agent(agent) for agent in agents}
-    examples = {dataset: dataset_examples(paths) for dataset, paths in files.items()}
+    defined = {dataset: expected_by_file(paths) for dataset, paths in files.items()}  # each file read once
+    examples = {dataset: list(by_file.values()) for dataset, by_file in defined.items()}
     for readings in stored_results.values():  # the keyword lists each result was scored with, too
         for stored in readings:
             if isinstance(stored, StoredResult) and stored.expected:
                 examples.setdefault(stored.dataset, []).append(stored.expected)
-    against_definitions = _rescored_against_definitions(stored_results.values(), files)
+    against_definitions = _rescored_against_definitions(stored_results.values(), files, defined)
     suites, results, problems = [], {}, []
     for agent in agents:
         name = SINGLE_AGENT_SUITE if len(agents) == 1 else suite_name(agent.name)
@@ -136,7 +137,9 @@ def _definition_file(stored: StoredResult, files: list[Path]) -> Path | None:
     return next((p for p in files if p.name == f"{stored.example_id}.def.json"), None)
 
 
-def _rescored_against_definitions(readings: Iterable[list[StoredResult | str]], files: dict[str, list[Path]]) -> set[str]:
+def _rescored_against_definitions(
+    readings: Iterable[list[StoredResult | str]], files: dict[str, list[Path]], defined: dict[str, dict[Path, Any]]
+) -> set[str]:
     """The datasets whose stored verdicts were computed with the definitions' expected responses.
 
     A result is normally scored with the `expected_responses` stored beside it.  But GoodAI
@@ -146,17 +149,14 @@ def _rescored_against_definitions(readings: Iterable[list[StoredResult | str]], 
     only the result files have, the whole folder's verdicts of that dataset come from the definitions.
     """
     evidence: dict[str, int] = {}
-    expected_of: dict[Path, Any] = {}  # each definition file read once
     for stored in (s for results in readings for s in results if isinstance(s, StoredResult)):
         path = _definition_file(stored, files.get(stored.dataset, []))
-        if path is not None and path not in expected_of:
-            expected_of[path] = next(iter(dataset_examples([path])), None)
-        defined = expected_of.get(path) if path is not None else None
-        if not isinstance(defined, list) or not isinstance(stored.expected, list) or defined == stored.expected:
+        expected = defined.get(stored.dataset, {}).get(path) if path is not None else None
+        if not isinstance(expected, list) or not isinstance(stored.expected, list) or expected == stored.expected:
             continue
         evidence[stored.dataset] = evidence.get(stored.dataset, 0) + sum(
-            stored.quotes(value) for value in defined if value not in stored.expected
-        ) - sum(stored.quotes(value) for value in stored.expected if value not in defined)
+            stored.quotes(value) for value in expected if value not in stored.expected
+        ) - sum(stored.quotes(value) for value in stored.expected if value not in expected)
     return {dataset for dataset, weight in evidence.items() if weight > 0}
 
 
