@@ -11,11 +11,9 @@ from __future__ import annotations
 
 import json
 import signal
-import socket
 import subprocess
 import sys
 import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -23,39 +21,15 @@ from typing import Any
 import pytest
 
 import pytest_memorybench.agents.recall  # noqa: F401  (numpy must load outside pytester's inner runs)
-from pytest_memorybench.local_model import (
-    MODEL_ALIAS,
-    LocalModelUnavailable,
-    server_command,
-)
+from pytest_memorybench.local_model import MODEL_ALIAS, LocalModelUnavailable, server_command
 from tests.support.goodai import write_spy_meeting_run
 from tests.support.llm_server import RecordingProxy, content_text, last_user_text
+from tests.support.local_model import free_port, model_server  # noqa: F401  (the fixture)
 
 pytestmark = pytest.mark.real_model
 
 RUN = ("--memorybench", "-p", "no:cacheprovider", "-p", "no:randomly")
 TWO_SCENARIOS = ("--span=1k", "-k", "colours or name_list")
-START_SECONDS = 180
-
-
-@pytest.fixture(scope="module")
-def model_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """The local-model server on a free port, as the README starts it; its OpenAI base URL."""
-    port = _free_port()
-    try:
-        command = server_command(port)
-    except LocalModelUnavailable as missing:
-        pytest.skip(str(missing))
-    log = tmp_path_factory.mktemp("llama") / "server.log"
-    with log.open("wb") as output:
-        server = subprocess.Popen(command, stdout=output, stderr=subprocess.STDOUT)
-    try:
-        url = f"http://127.0.0.1:{port}/v1"
-        _wait_for_models(url, server, log)
-        yield url
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
 
 
 @pytest.fixture
@@ -146,24 +120,20 @@ def test_published_results_rescored_with_a_real_model_as_the_judge(pytester: pyt
     assert totals["agent_calls"] == 0 and totals["judge_calls"] == len(proxy.completions()) >= 3, result.stdout.str()
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-def _wait_for_models(url: str, server: subprocess.Popen[bytes], log: Path) -> None:
-    deadline = time.monotonic() + START_SECONDS
-    while time.monotonic() < deadline:
-        if server.poll() is not None:
-            pytest.fail(f"the model server exited ({server.returncode}):\n{log.read_text()[-2000:]}")
-        try:
-            with urllib.request.urlopen(f"{url}/models", timeout=2) as response:
-                if MODEL_ALIAS in response.read().decode():
-                    return
-        except OSError:
-            time.sleep(0.5)
-    pytest.fail(f"the model server did not answer /v1/models in {START_SECONDS} s:\n{log.read_text()[-2000:]}")
+def test_the_local_model_refuses_weights_it_cannot_load_in_one_line(tmp_path: Path) -> None:
+    """The real build, a GGUF file cut short: the start-up check names the load error and exits 1."""
+    try:
+        served = server_command(0)
+    except LocalModelUnavailable as missing:
+        pytest.skip(str(missing))
+    smollm2 = Path(served[served.index("--model") + 1])
+    cut = tmp_path / "cut.gguf"
+    cut.write_bytes(smollm2.read_bytes()[:1_000_000])
+    command = [sys.executable, "-m", "pytest_memorybench.local_model", "--port", str(free_port()), "--model", str(cut)]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert done.stderr.count("\n") == 1 and done.stderr.startswith("ERROR: the model server exited with code 1"), done.stderr
+    assert "serving" not in done.stdout
 
 
 def _wait_until(condition: Any, process: subprocess.Popen[bytes], *, what: str, seconds: float = 300) -> None:

@@ -1,0 +1,44 @@
+"""The `model_server` fixture: SmolLM2 served by llama-cpp-python on a free loopback port.
+
+It starts the server as `python -m pytest_memorybench.local_model` does, checked with one token:
+without the `local-llm` extra the tests that use it skip; with a build that cannot answer they
+fail with the start-up check's one line (cause and fix), never one dropped connection per test.
+"""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import Iterator
+
+import pytest
+
+from pytest_memorybench.local_model import (
+    LocalModelBroken,
+    LocalModelUnavailable,
+    server_command,
+    start_server,
+)
+
+
+@pytest.fixture(scope="module")
+def model_server() -> Iterator[str]:
+    """The checked local-model server's OpenAI base URL."""
+    port = free_port()
+    try:
+        command = server_command(port)
+    except LocalModelUnavailable as missing:
+        pytest.skip(str(missing))
+    except LocalModelBroken as broken:
+        pytest.fail(str(broken), pytrace=False)
+    try:
+        server = start_server(command, f"http://127.0.0.1:{port}/v1")
+    except LocalModelBroken as broken:
+        pytest.fail(str(broken), pytrace=False)
+    with server:
+        yield server.url
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
