@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_memorybench.fixtures import (  # noqa: F401  (registers them)
+from pytest_memorybench.pytest_integration.fixtures import (  # noqa: F401  (registers them)
     memorybench_agent,
     memorybench_agent_factory,
     memorybench_conversation,
 )
-from pytest_memorybench.markers import BENCHMARK_MARKER, SKILL_MARKERS
+from pytest_memorybench.pytest_integration.markers import BENCHMARK_MARKER, SKILL_MARKERS
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -56,14 +56,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def pytest_cmdline_main(config: pytest.Config) -> int | None:
     if config.getoption("memorybench") or config.getoption("mb_estimate"):
-        from pytest_memorybench.compat import quiet_asyncio_scope_warning
+        from pytest_memorybench.pytest_integration.compat import quiet_asyncio_scope_warning
 
         quiet_asyncio_scope_warning(config)  # before pytest configures its plugins
     if not config.getoption("mb_judge_check"):
         return None
     from pytest_memorybench.judges.metaeval import run_judge_check
     from pytest_memorybench.judges.spec import DEFAULT_CACHE
-    from pytest_memorybench.session import project_root
+    from pytest_memorybench.pytest_integration.session import project_root
 
     return run_judge_check(config.getoption("mb_judge"), project_root(config) / DEFAULT_CACHE, print)
 
@@ -72,6 +72,6 @@ def pytest_configure(config: pytest.Config) -> None:
     for name, description in (BENCHMARK_MARKER, *SKILL_MARKERS.items()):
         config.addinivalue_line("markers", f"{name}: {description}")
     if config.getoption("memorybench") or config.getoption("mb_estimate"):
-        from pytest_memorybench.hooks import activate
+        from pytest_memorybench.pytest_integration.hooks import activate
 
         activate(config)

@@ -14,16 +14,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pytest_memorybench.errors import UsageError
+from pytest_memorybench.core.errors import UsageError
 from pytest_memorybench.goodai.definitions import PREFIX as GOODAI_PREFIX
 from pytest_memorybench.goodai.definitions import load_goodai_definitions
-from pytest_memorybench.readers import reading
-from pytest_memorybench.records import TestDefinition
+from pytest_memorybench.core.readers import reading
+from pytest_memorybench.core.records import TestDefinition
 from pytest_memorybench.scenarios import get_scenario, register_scenario
 from pytest_memorybench.scenarios.probes import ProbeContext, is_probe_scenario
 from pytest_memorybench.scenarios.yaml_scenario import parse_yaml_scenario
-from pytest_memorybench.spans import Span, parse_span
-from pytest_memorybench.yamlfile import Located, load_located
+from pytest_memorybench.core.spans import Span, parse_span
+from pytest_memorybench.core.yamlfile import Located, load_located
 
 _SUITE_KEYS = {"name", "description", "span", "threshold", "repetitions", "incompatible", "scenarios"}
 MAX_REPETITIONS = 1000  # more repetitions than this are a typo, and would plan for hours

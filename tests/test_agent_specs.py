@@ -23,9 +23,9 @@ from pytest_memorybench.agents.spec import (
     check_agent_spec,
     parse_agent_spec,
 )
-from pytest_memorybench.conversation.tokens import ApproximateCounter
-from pytest_memorybench.errors import UsageError
-from pytest_memorybench.records import Message
+from pytest_memorybench.core.tokens import ApproximateCounter
+from pytest_memorybench.core.errors import UsageError
+from pytest_memorybench.core.records import Message
 
 WHEN = datetime(2024, 1, 1)
 
@@ -226,7 +226,7 @@ def test_builtins_need_no_check(name: str) -> None:
 
 AGENT_MODULE = textwrap.dedent(
     '''
-    from pytest_memorybench.records import Message
+    from pytest_memorybench.core.records import Message
 
     CREATED = []
 

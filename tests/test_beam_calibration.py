@@ -22,10 +22,10 @@ from pytest_memorybench.conversation.clock import SimulatedClock
 from pytest_memorybench.conversation.events import EventLog
 from pytest_memorybench.conversation.probing import ProbeSession
 from pytest_memorybench.conversation.scheduler import ScheduledTest
-from pytest_memorybench.conversation.tokens import ApproximateCounter
-from pytest_memorybench.errors import UsageError
+from pytest_memorybench.core.tokens import ApproximateCounter
+from pytest_memorybench.core.errors import UsageError
 from pytest_memorybench.judges.local import LocalJudge
-from pytest_memorybench.records import TestOutcome
+from pytest_memorybench.core.records import TestOutcome
 from pytest_memorybench.scenarios.base import ScoringContext
 from pytest_memorybench.scenarios.beam.generator import plan_chat
 from pytest_memorybench.scenarios.beam.questions import ABILITIES

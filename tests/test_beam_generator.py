@@ -7,8 +7,8 @@ from collections import Counter
 
 import pytest
 
-from pytest_memorybench.conversation.tokens import default_counter
-from pytest_memorybench.errors import UsageError
+from pytest_memorybench.core.tokens import default_counter
+from pytest_memorybench.core.errors import UsageError
 from pytest_memorybench.scenarios.beam import content
 from pytest_memorybench.scenarios.beam.chat import ANY_MARKER, batches, deliver
 from pytest_memorybench.scenarios.beam.generator import ChatPlan, plan_chat

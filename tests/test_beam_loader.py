@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_memorybench.errors import UsageError
+from pytest_memorybench.core.errors import UsageError
 from pytest_memorybench.scenarios.beam.chat import (
     ANY_MARKER,
     ChatMessage,

@@ -10,7 +10,7 @@ import pytest
 
 from pytest_memorybench.judges.base import JudgeStats, JudgeTask, JudgeVerdict
 from pytest_memorybench.judges.local import LocalJudge
-from pytest_memorybench.records import Score
+from pytest_memorybench.core.records import Score
 from pytest_memorybench.scenarios.base import ScoringContext
 from pytest_memorybench.scenarios.beam.scenario import SCENARIO
 from pytest_memorybench.scenarios.beam.scoring import (

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from pytest_memorybench.errors import UsageError
-from pytest_memorybench.records import TestDefinition
+from pytest_memorybench.core.errors import UsageError
+from pytest_memorybench.core.records import TestDefinition
 from pytest_memorybench.scenarios.base import ScoringContext
 from pytest_memorybench.scenarios.ltm.colours import COLOURS, QUESTION, SCENARIO, score_colour
 

@@ -172,7 +172,7 @@ def test_shuffled_order_gives_the_same_scores(project: Project, plain: dict[str,
 
 def test_coverage_measurement_gives_the_same_scores(project: Project, plain: dict[str, Any]) -> None:
     pytest.importorskip("pytest_cov")
-    result, folder = project.run("-p", "no:randomly", "-p", "no:cacheprovider", "--cov=pytest_memorybench.items", "--cov-report=term")
+    result, folder = project.run("-p", "no:randomly", "-p", "no:cacheprovider", "--cov=pytest_memorybench.pytest_integration.items", "--cov-report=term")
     assert "items.py" in result.stdout.str(), "coverage was measured"
     assert scores(folder) == plain
 

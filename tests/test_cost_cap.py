@@ -10,9 +10,9 @@ import pytest
 
 import pytest_memorybench.agents.recall  # noqa: F401  (numpy must load outside pytester's inner runs)
 from pytest_memorybench.agents.prices import PRICES, Price, price_for, register_price
-from pytest_memorybench.errors import UsageError
-from pytest_memorybench.reports.spending import SpendingCap, process_spend
-from pytest_memorybench.settings import _prices
+from pytest_memorybench.core.errors import UsageError
+from pytest_memorybench.runner.spending import SpendingCap, process_spend
+from pytest_memorybench.runner.settings import _prices
 from tests.support.llm_server import LLMServer
 from tests.test_plugin import LAST_STATEMENT_AGENT, colours_only  # noqa: F401  (autouse: a Colours-only ltm)
 from tests.test_user_tests import JUDGED_SUITE
@@ -22,7 +22,7 @@ ISOLATED = ("--memorybench", "--span=isolated", "-p", "no:cacheprovider")
 # The last-statement agent at one cent a reply: four replies per isolated Colours test (three
 # statements, one question), so each conversation costs $0.04.
 PRICED_AGENT = (
-    LAST_STATEMENT_AGENT.replace("import pytest\n", "import pytest\nfrom pytest_memorybench.records import Usage\n")
+    LAST_STATEMENT_AGENT.replace("import pytest\n", "import pytest\nfrom pytest_memorybench.core.records import Usage\n")
     .replace("    def __init__(self):\n", "    def __init__(self):\n        self.usage = Usage()\n")
     .replace(
         "    def reply(self, message):\n",
@@ -97,7 +97,7 @@ def test_a_bad_price_is_one_clear_line(value: str) -> None:
 
 
 def test_a_cap_must_be_positive() -> None:
-    from pytest_memorybench.settings import _max_cost
+    from pytest_memorybench.runner.settings import _max_cost
 
     with pytest.raises(UsageError, match=r"--mb-max-cost 0 must be a positive number of US dollars"):
         _max_cost(0.0)

@@ -12,7 +12,7 @@ from statistics import fmean, pstdev
 
 import pytest
 
-from pytest_memorybench.errors import UsageError
+from pytest_memorybench.core.errors import UsageError
 from pytest_memorybench.judges.local import abstains
 from pytest_memorybench.scenarios.episodic.book import BookPlan, generated_book
 from pytest_memorybench.scenarios.episodic.events import (

@@ -23,9 +23,9 @@ from pytest_memorybench.conversation.clock import SimulatedClock
 from pytest_memorybench.conversation.events import EventLog
 from pytest_memorybench.conversation.probing import ProbeSession
 from pytest_memorybench.conversation.scheduler import ScheduledTest
-from pytest_memorybench.errors import UsageError
+from pytest_memorybench.core.errors import UsageError
 from pytest_memorybench.judges.local import LocalJudge
-from pytest_memorybench.records import TestOutcome
+from pytest_memorybench.core.records import TestOutcome
 from pytest_memorybench.scenarios import SCENARIOS, ScoringContext
 from pytest_memorybench.scenarios.episodic.book import BookPlan, generated_book
 from pytest_memorybench.scenarios.episodic.scenario import SCENARIO

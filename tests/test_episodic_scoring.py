@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from pytest_memorybench.judges.local import LocalJudge
-from pytest_memorybench.records import Score
+from pytest_memorybench.core.records import Score
 from pytest_memorybench.scenarios.base import ScoringContext
 from pytest_memorybench.scenarios.episodic.scenario import EMPTY_ANSWER, SCENARIO
 from pytest_memorybench.scenarios.episodic.scoring import (

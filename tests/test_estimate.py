@@ -9,7 +9,7 @@ import pytest
 
 import pytest_memorybench.agents.recall  # noqa: F401  (numpy must load outside pytester's inner runs)
 from pytest_memorybench.agents.llm import MESSAGE_OVERHEAD
-from pytest_memorybench.conversation.tokens import default_counter
+from pytest_memorybench.core.tokens import default_counter
 from tests.support.llm_server import LLMServer, RecordedRequest, chat_completion, content_text
 
 RUN = ("--memorybench", "-p", "no:cacheprovider", "-p", "no:randomly")

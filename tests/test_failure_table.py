@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_memorybench.runfolder import claim
+from pytest_memorybench.runner.folder import claim
 
 DOC = Path(__file__).parents[1] / "docs" / "failures.md"
 BASE = ("-p", "no:randomly", "-p", "no:cacheprovider", "--memorybench")

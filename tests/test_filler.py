@@ -23,7 +23,7 @@ from pytest_memorybench.conversation.trivia import (
     roman_item,
     to_roman,
 )
-from pytest_memorybench.conversation.tokens import default_counter
+from pytest_memorybench.core.tokens import default_counter
 
 
 class WordCounter:

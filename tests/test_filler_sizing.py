@@ -25,8 +25,8 @@ from pytest_memorybench.conversation.log_reader import read_conversations
 from pytest_memorybench.conversation.filler import FillerTask, make_filler
 from pytest_memorybench.conversation.trivia import PASS_ITEMS, TriviaItem, TriviaSource
 from pytest_memorybench.conversation.scheduler import Conversation, ScheduledTest
-from pytest_memorybench.conversation.tokens import ApproximateCounter, TiktokenCounter, TokenCounter, default_counter
-from pytest_memorybench.records import Message
+from pytest_memorybench.core.tokens import ApproximateCounter, TiktokenCounter, TokenCounter, default_counter
+from pytest_memorybench.core.records import Message
 from pytest_memorybench.scenarios import ScoringContext
 from pytest_memorybench.scenarios.ltm.colours import SCENARIO
 

@@ -22,23 +22,23 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from pytest_memorybench.conversation.log_reader import read_conversations
-from pytest_memorybench.errors import UsageError
+from pytest_memorybench.core.errors import UsageError
 from pytest_memorybench.goodai.definitions import load_goodai_definitions
 from pytest_memorybench.goodai.results import ResultFileError, read_result
 from pytest_memorybench.judges.base import TASK_KINDS
 from pytest_memorybench.judges.json_reply import extract_json
 from pytest_memorybench.judges.prompts import validate
-from pytest_memorybench.reports.gate import Baseline
+from pytest_memorybench.core.results_file import Baseline
 from pytest_memorybench.reports.transcript import EventIndex
-from pytest_memorybench.runfolder import load_definition, read_manifest
+from pytest_memorybench.runner.folder import load_definition, read_manifest
 from pytest_memorybench.scenarios.beam.generator import plan_chat
 from pytest_memorybench.scenarios.beam.writer import write_repository
 from pytest_memorybench.scenarios.episodic.book import BookPlan, generated_book
 from pytest_memorybench.scenarios.episodic.loader import save_book
 from pytest_memorybench.scenarios.membench.published import to_published
 from pytest_memorybench.scenarios.membench.trajectory import generate_case
-from pytest_memorybench.settings import Settings
-from pytest_memorybench.spans import parse_span
+from pytest_memorybench.runner.settings import Settings
+from pytest_memorybench.core.spans import parse_span
 from pytest_memorybench.suite import load_suite
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -260,7 +260,7 @@ def test_run_manifests_and_definitions(run_folder: Path, tmp_path: Path, data: s
     shutil.copytree(run_folder, folder)
     (folder / ".lock").unlink(missing_ok=True)
     mutate_one(folder, "*.json", data.draw)
-    from pytest_memorybench.records import TestDefinition
+    from pytest_memorybench.core.records import TestDefinition
 
     definitions = [TestDefinition.from_dict(json.loads(p.read_text())) for p in sorted((run_folder / "definitions").rglob("*.json"))]
     ends_in_one_line(lambda: read_manifest(folder))

@@ -10,9 +10,10 @@ from types import SimpleNamespace
 import pytest
 
 import pytest_memorybench.agents.recall  # noqa: F401  (numpy must load outside pytester's inner runs)
-from pytest_memorybench.errors import UsageError
-from pytest_memorybench.reports.gate import Baseline, evaluate, gate_lines
-from pytest_memorybench.settings import GateSettings
+from pytest_memorybench.core.errors import UsageError
+from pytest_memorybench.core.results_file import Baseline
+from pytest_memorybench.reports.gate import evaluate, gate_lines
+from pytest_memorybench.runner.settings import GateSettings
 from tests.test_plugin import LAST_STATEMENT_AGENT, colours_only  # noqa: F401  (autouse: a Colours-only ltm)
 
 ISOLATED = ("--memorybench", "--span=isolated", "-p", "no:cacheprovider")

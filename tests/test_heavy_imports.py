@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_memorybench.heavy import heavy_import
+from pytest_memorybench.core.heavy import heavy_import
 
 
 @pytest.fixture

@@ -21,9 +21,9 @@ from pytest_memorybench.agents.protocol import (
     AgentAdapter,
     bounded_reply,
 )
-from pytest_memorybench.errors import AgentError, UsageError
-from pytest_memorybench.records import Message
-from pytest_memorybench.runfolder import claim
+from pytest_memorybench.core.errors import AgentError, UsageError
+from pytest_memorybench.core.records import Message
+from pytest_memorybench.runner.folder import claim
 from tests.support.llm_server import LLMServer
 
 pytest_plugins = ["pytester"]

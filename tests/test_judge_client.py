@@ -20,7 +20,7 @@ import pytest
 import pytest_asyncio
 
 from pytest_memorybench.agents.prices import price_for
-from pytest_memorybench.errors import UsageError
+from pytest_memorybench.core.errors import UsageError
 from pytest_memorybench.judges import prompts
 from pytest_memorybench.judges.base import TASK_KINDS, JudgeTask
 from pytest_memorybench.judges.client import CachedJudge, JudgeCache

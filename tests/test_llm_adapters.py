@@ -27,9 +27,9 @@ from pytest_memorybench.agents.spec import (
     check_agent_spec,
     parse_agent_spec,
 )
-from pytest_memorybench.conversation.tokens import default_counter
-from pytest_memorybench.errors import AgentError, UsageError
-from pytest_memorybench.records import Message
+from pytest_memorybench.core.tokens import default_counter
+from pytest_memorybench.core.errors import AgentError, UsageError
+from pytest_memorybench.core.records import Message
 from tests.support.llm_server import LLMServer, anthropic_message, chat_completion
 
 SECRET = "sk-test-0123456789abcdef"

@@ -11,9 +11,9 @@ import pytest
 
 from pytest_memorybench.agents.null import NullAgent
 from pytest_memorybench.agents.oracle import OracleAgent
-from pytest_memorybench.conversation.tokens import ApproximateCounter
-from pytest_memorybench.errors import UsageError
-from pytest_memorybench.records import TestDefinition
+from pytest_memorybench.core.tokens import ApproximateCounter
+from pytest_memorybench.core.errors import UsageError
+from pytest_memorybench.core.records import TestDefinition
 from pytest_memorybench.scenarios import get_scenario
 from pytest_memorybench.scenarios.base import ScoringContext
 from pytest_memorybench.scenarios.ltm.chapterbreak import (

@@ -14,7 +14,7 @@ import pytest
 
 from pytest_memorybench.agents.null import NullAgent
 from pytest_memorybench.agents.oracle import OracleAgent
-from pytest_memorybench.records import Score, TestDefinition
+from pytest_memorybench.core.records import Score, TestDefinition
 from pytest_memorybench.scenarios import get_scenario
 from pytest_memorybench.scenarios.base import ScoringContext
 from pytest_memorybench.scenarios.ltm.key_value_pairs import leaf, make_pairs

@@ -13,9 +13,9 @@ import pytest
 from pytest_memorybench.scenarios import get_scenario  # first: conversation.program imports the registry
 from pytest_memorybench.agents.null import NullAgent
 from pytest_memorybench.agents.oracle import OracleAgent
-from pytest_memorybench.errors import UsageError
+from pytest_memorybench.core.errors import UsageError
 from pytest_memorybench.judges.base import JudgeStats, JudgeTask, JudgeVerdict
-from pytest_memorybench.records import Message, TestDefinition, TestOutcome
+from pytest_memorybench.core.records import Message, TestDefinition, TestOutcome
 from pytest_memorybench.scenarios.base import ScoringContext
 from pytest_memorybench.scenarios.ltm.jokes import JOKES, QUESTION_TEMPLATE, SCENARIO, elapsed_phrase, score_joke
 from tests.support.engine import converse

@@ -13,10 +13,10 @@ import pytest
 import pytest_memorybench.scenarios  # noqa: F401  (the registry first: scenario modules import the engine)
 from pytest_memorybench.agents.null import NullAgent
 from pytest_memorybench.agents.oracle import OracleAgent
-from pytest_memorybench.errors import UsageError
+from pytest_memorybench.core.errors import UsageError
 from pytest_memorybench.judges.base import JudgeTask, JudgeVerdict
 from pytest_memorybench.judges.local import LocalJudge
-from pytest_memorybench.records import TestDefinition
+from pytest_memorybench.core.records import TestDefinition
 from pytest_memorybench.scenarios import get_scenario
 from pytest_memorybench.scenarios.base import ScoringContext
 from pytest_memorybench.goodai.definitions import load_goodai_definitions

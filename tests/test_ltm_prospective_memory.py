@@ -15,8 +15,8 @@ from pytest_memorybench.agents.null import NullAgent
 from pytest_memorybench.agents.oracle import ACKNOWLEDGEMENT, OracleAgent
 from pytest_memorybench.conversation.program import Finish, Say, TestProgram, Wait
 from pytest_memorybench.conversation.scheduler import INTRO
-from pytest_memorybench.errors import UsageError
-from pytest_memorybench.records import Message, Score, TestDefinition, TestOutcome
+from pytest_memorybench.core.errors import UsageError
+from pytest_memorybench.core.records import Message, Score, TestDefinition, TestOutcome
 from pytest_memorybench.scenarios.base import ScoringContext
 from pytest_memorybench.scenarios.ltm.prospective_memory import (
     INSTRUCTION,

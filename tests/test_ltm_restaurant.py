@@ -15,9 +15,9 @@ from pytest_memorybench.agents.null import NullAgent
 from pytest_memorybench.agents.oracle import OracleAgent
 from pytest_memorybench.conversation.clock import SimulatedClock
 from pytest_memorybench.conversation.program import Finish, ProgramContext, Say, Wait
-from pytest_memorybench.errors import UsageError
+from pytest_memorybench.core.errors import UsageError
 from pytest_memorybench.judges.local import LocalJudge
-from pytest_memorybench.records import Message, Score, TestDefinition
+from pytest_memorybench.core.records import Message, Score, TestDefinition
 from pytest_memorybench.scenarios import get_scenario
 from pytest_memorybench.scenarios.base import ScoringContext
 from pytest_memorybench.scenarios.ltm.restaurant import DEFAULT_MENU, RESET_MESSAGE, SCENARIO, SETUP

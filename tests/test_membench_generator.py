@@ -9,7 +9,7 @@ from datetime import date
 
 import pytest
 
-from pytest_memorybench.conversation.tokens import ApproximateCounter, default_counter
+from pytest_memorybench.core.tokens import ApproximateCounter, default_counter
 from pytest_memorybench.scenarios.membench.emotions import EMOTIONS, NEAR_EMOTIONS
 from pytest_memorybench.scenarios.membench.graph import (
     Event,

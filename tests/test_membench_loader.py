@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from pytest_memorybench.errors import UsageError
+from pytest_memorybench.core.errors import UsageError
 from pytest_memorybench.scenarios import get_scenario
 from pytest_memorybench.scenarios.membench.case import Case
 from pytest_memorybench.scenarios.membench.published import (

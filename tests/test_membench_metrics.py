@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from pytest_memorybench.reports.timings import pooled_percentile, timing_summary
+from pytest_memorybench.core.timings import pooled_percentile, timing_summary
 from pytest_memorybench.scenarios import get_scenario
 from pytest_memorybench.scenarios.base import ScoringContext
 from pytest_memorybench.scenarios.membench.benchmark import (

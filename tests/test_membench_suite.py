@@ -25,9 +25,9 @@ from pytest_memorybench.conversation.clock import SimulatedClock
 from pytest_memorybench.conversation.events import EventLog
 from pytest_memorybench.conversation.probing import ProbeSession
 from pytest_memorybench.conversation.scheduler import ScheduledTest
-from pytest_memorybench.conversation.tokens import ApproximateCounter
-from pytest_memorybench.errors import UsageError
-from pytest_memorybench.records import Message, TestOutcome
+from pytest_memorybench.core.tokens import ApproximateCounter
+from pytest_memorybench.core.errors import UsageError
+from pytest_memorybench.core.records import Message, TestOutcome
 from pytest_memorybench.scenarios import ScoringContext, get_scenario
 from pytest_memorybench.scenarios.membench.benchmark import HEADER
 from pytest_memorybench.scenarios.membench.metrics import NO_RETRIEVE

@@ -24,7 +24,7 @@ from pytest_memorybench.agents.recall import (
     split_choices,
 )
 from pytest_memorybench.agents.spec import build_agent, parse_agent_spec
-from pytest_memorybench.records import Message
+from pytest_memorybench.core.records import Message
 
 WHEN = datetime(2024, 5, 1, 9, 0)
 QUESTION = "How long does the Silver Wave Conference last?\nA. four days\nB. one day\nC. two days\nD. six days\nAnswer with a letter."

@@ -24,7 +24,7 @@ import pytest_memorybench.agents.recall  # noqa: F401  (numpy must load outside 
 from pytest_memorybench.local_model import MODEL_ALIAS, LocalModelUnavailable, server_command
 from tests.support.goodai import write_spy_meeting_run
 from tests.support.llm_server import RecordingProxy, content_text, last_user_text
-from tests.support.local_model import free_port, model_server  # noqa: F401  (the fixture)
+from tests.support.local_model import free_port
 
 pytestmark = pytest.mark.real_model
 

@@ -9,7 +9,7 @@ import pytest
 from pytest_memorybench.agents.null import ABSTENTION
 from pytest_memorybench.agents.oracle import ACKNOWLEDGEMENT
 from pytest_memorybench.agents.recall import RECENCY_BAND, RecallAgent
-from pytest_memorybench.records import Message
+from pytest_memorybench.core.records import Message
 
 WHEN = datetime(2024, 1, 1, 12, 0)
 COLOUR_QUESTION = "What is my favourite colour?"

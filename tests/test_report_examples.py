@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 import pytest_memorybench.agents.recall  # noqa: F401  (numpy must load outside pytester's inner runs)
-from pytest_memorybench.settings import Settings
+from pytest_memorybench.runner.settings import Settings
 
 EXAMPLES = Path(__file__).parents[1] / "examples"
 

@@ -30,8 +30,8 @@ from pytest_memorybench.conversation.program import (
     Wait,
 )
 from pytest_memorybench.conversation.scheduler import INTRO, Conversation, ScheduledTest
-from pytest_memorybench.errors import AgentError
-from pytest_memorybench.records import Message, Score, ScriptLine, TestDefinition, Usage
+from pytest_memorybench.core.errors import AgentError
+from pytest_memorybench.core.records import Message, Score, ScriptLine, TestDefinition, Usage
 from pytest_memorybench.scenarios import ScoringContext
 
 START = datetime(2026, 1, 1, 9, 0, tzinfo=timezone.utc)

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from pytest_memorybench.records import Score
+from pytest_memorybench.core.records import Score
 from pytest_memorybench.scoring.choice import extract_choice, score_choice
 from pytest_memorybench.scoring.exact import score_contains, score_exact, score_regex
 from pytest_memorybench.scoring.items import items_f1

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 import pytest_memorybench.agents.recall  # noqa: F401  (numpy must load outside pytester's inner runs)
-from pytest_memorybench.errors import UsageError
+from pytest_memorybench.core.errors import UsageError
 from pytest_memorybench.reports.snapshot import ScoreTableExtension, latest_run, load_results, score_table, within
 from tests.test_plugin import COLOURS_SUITE
 

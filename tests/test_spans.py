@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_memorybench.errors import UsageError
-from pytest_memorybench.spans import ISOLATED, Span, parse_span
+from pytest_memorybench.core.errors import UsageError
+from pytest_memorybench.core.spans import ISOLATED, Span, parse_span
 
 
 @pytest.mark.parametrize(

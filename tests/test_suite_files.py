@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from pytest_memorybench.errors import UsageError
+from pytest_memorybench.core.errors import UsageError
 from pytest_memorybench.scenarios.ltm.colours import QUESTION
-from pytest_memorybench.spans import ISOLATED, Span, parse_span
+from pytest_memorybench.core.spans import ISOLATED, Span, parse_span
 from pytest_memorybench.suite import Suite, SuiteEntry, builtin_suites, load_suite
 
 

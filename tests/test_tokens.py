@@ -7,7 +7,7 @@ import string
 
 import pytest
 
-from pytest_memorybench.conversation.tokens import (
+from pytest_memorybench.core.tokens import (
     ApproximateCounter,
     TiktokenCounter,
     TokenCounter,

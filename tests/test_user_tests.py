@@ -10,7 +10,7 @@ import pytest
 
 import pytest_memorybench.agents.recall  # noqa: F401  (numpy must load outside pytester's inner runs)
 from pytest_memorybench import assert_choice, assert_regex, assert_rouge_l
-from pytest_memorybench.errors import UsageError
+from pytest_memorybench.core.errors import UsageError
 from pytest_memorybench.suite import load_suite
 
 EXAMPLES = Path(__file__).parents[1] / "examples"

@@ -20,7 +20,7 @@ from typing import Any
 import anthropic
 
 from pytest_memorybench.agents.llm import Completion, LLMChatAgent, Turn, not_an_answer
-from pytest_memorybench.errors import AgentError
+from pytest_memorybench.core.errors import AgentError
 
 
 class AnthropicAgent(LLMChatAgent):

@@ -28,9 +28,9 @@ from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_aft
 
 from pytest_memorybench.agents.limits import RateLimits, gate_for
 from pytest_memorybench.agents.prices import context_window_for, price_for
-from pytest_memorybench.conversation.tokens import default_counter
-from pytest_memorybench.errors import AgentError, UsageError, describe_exception
-from pytest_memorybench.records import Message, Usage
+from pytest_memorybench.core.tokens import default_counter
+from pytest_memorybench.core.errors import AgentError, UsageError, describe_exception
+from pytest_memorybench.core.records import Message, Usage
 
 SYSTEM_PROMPT = "You are a helpful assistant."
 LOCAL_API_KEY = "not-needed"  # compatible local servers ignore the key, but the SDKs insist on one

@@ -31,7 +31,7 @@ from typing import Protocol
 
 from pytest_memorybench.agents.oracle import ACKNOWLEDGEMENT
 from pytest_memorybench.agents.recall import Bm25Memory, answer, is_question, split_choices
-from pytest_memorybench.records import Message
+from pytest_memorybench.core.records import Message
 
 DEFAULT_CONTEXT_WORDS = 24_000
 DEFAULT_RECENT_TURNS = 200

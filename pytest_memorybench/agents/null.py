@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pytest_memorybench.records import Message
+from pytest_memorybench.core.records import Message
 
 ABSTENTION = "I don't know."
 

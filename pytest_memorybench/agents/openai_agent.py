@@ -18,7 +18,7 @@ from typing import Any
 import openai
 
 from pytest_memorybench.agents.llm import Completion, LLMChatAgent, Turn, not_an_answer
-from pytest_memorybench.errors import AgentError
+from pytest_memorybench.core.errors import AgentError
 
 REASONING_OUTPUT_TOKENS = 16_384  # a reasoning model spends output tokens thinking before it answers
 _REASONING = re.compile(r"^(?:o[134](?:-|$)|gpt-5(?!-chat)(?:[.-]|$))")

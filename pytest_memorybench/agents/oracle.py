@@ -8,7 +8,7 @@ acknowledgement, as a well-behaved assistant would give.
 
 from __future__ import annotations
 
-from pytest_memorybench.records import Message
+from pytest_memorybench.core.records import Message
 
 ACKNOWLEDGEMENT = "Noted."
 

@@ -16,12 +16,12 @@ import time
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 
-from pytest_memorybench.conversation.tokens import default_counter
-from pytest_memorybench.errors import AgentError, describe_exception
-from pytest_memorybench.records import Message, Usage
+from pytest_memorybench.core.tokens import default_counter
+from pytest_memorybench.core.errors import AgentError, describe_exception
+from pytest_memorybench.core.records import Message, Usage
 
 if TYPE_CHECKING:
-    from pytest_memorybench.budget import Budget
+    from pytest_memorybench.agents.budget import Budget
 
 CAPABILITIES = ("observe", "reset", "retrieve", "fork")
 _SURROGATE = re.compile("[\ud800-\udfff]")

@@ -36,7 +36,7 @@ from bm25s.stopwords import STOPWORDS_EN
 
 from pytest_memorybench.agents.null import ABSTENTION
 from pytest_memorybench.agents.oracle import ACKNOWLEDGEMENT
-from pytest_memorybench.records import Message
+from pytest_memorybench.core.records import Message
 
 logging.getLogger("bm25s").setLevel(logging.WARNING)  # its per-index DEBUG lines clutter reports
 

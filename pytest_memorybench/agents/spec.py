@@ -28,7 +28,7 @@ from typing import Any, Literal
 
 from pytest_memorybench.agents.limits import RateLimits
 from pytest_memorybench.agents.protocol import AgentAdapter
-from pytest_memorybench.errors import UsageError, describe_exception
+from pytest_memorybench.core.errors import UsageError, describe_exception
 
 ENTRY_POINT_GROUP = "memorybench.agents"
 LLM_PROVIDERS = ("openai", "anthropic")

@@ -15,8 +15,8 @@ from collections.abc import Callable, Coroutine
 from typing import Any
 
 from pytest_memorybench.agents.protocol import AgentAdapter
-from pytest_memorybench.budget import Budget
-from pytest_memorybench.errors import AgentError, UsageError, describe_exception
+from pytest_memorybench.agents.budget import Budget
+from pytest_memorybench.core.errors import AgentError, UsageError, describe_exception
 
 
 class AgentSupply:

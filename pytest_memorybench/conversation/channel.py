@@ -19,10 +19,10 @@ from pytest_memorybench.agents.protocol import AgentAdapter
 from pytest_memorybench.conversation.clock import SimulatedClock
 from pytest_memorybench.conversation.events import EventLog
 from pytest_memorybench.conversation.filler import FillerTask, Prefetch
-from pytest_memorybench.conversation.tokens import TokenCounter, remember
-from pytest_memorybench.errors import AgentError
+from pytest_memorybench.core.tokens import TokenCounter, remember
+from pytest_memorybench.core.errors import AgentError
 from pytest_memorybench.judges.base import Judge, JudgeTask, JudgeVerdict
-from pytest_memorybench.records import Message, Usage
+from pytest_memorybench.core.records import Message, Usage
 
 Source = Literal["test", "filler", "intro"]  # who is speaking to the agent
 

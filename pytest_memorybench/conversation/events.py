@@ -11,7 +11,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from pytest_memorybench.errors import RunFolderUnwritable
+from pytest_memorybench.core.errors import RunFolderUnwritable
 
 
 class EventLog:

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from functools import lru_cache, partial
 from json.encoder import encode_basestring  # type: ignore[attr-defined]
 
-from pytest_memorybench.conversation.tokens import TokenCounter, sums_at_cuts
+from pytest_memorybench.core.tokens import TokenCounter, sums_at_cuts
 from pytest_memorybench.conversation.trivia import PASS_ITEMS, TriviaSource
 
 # ------------------------------------------------------------------------------------------------

@@ -23,12 +23,19 @@ from pytest_memorybench.conversation.channel import AgentChannel
 from pytest_memorybench.conversation.filler import make_filler
 from pytest_memorybench.conversation.trivia import TriviaSource
 from pytest_memorybench.conversation.scheduler import FILLER_CAP_TOKENS
-from pytest_memorybench.records import Turn
+from pytest_memorybench.core.records import Turn
 
 T = TypeVar("T")
 
 
 class MemoryConversation:
+    """A conversation with the agent under test, driven by hand from a user's own test.
+
+    What the `memorybench_conversation` fixture gives: say things, let filler or simulated time
+    pass, ask, and score the reply with the public asserts. Every exchange goes to the run's event
+    log and the item's transcript in the reports, as a benchmark test's would.
+    """
+
     def __init__(
         self,
         channel: AgentChannel,
@@ -49,6 +56,7 @@ class MemoryConversation:
     # -- async ------------------------------------------------------------------------------------
 
     async def asay(self, text: str) -> str:
+        """Tell the agent something; its reply is returned (and logged) but not scored."""
         return await self._exchange(text, is_question=False)
 
     async def aask(self, question: str, *, ideal: str | None = None) -> str:
@@ -77,12 +85,15 @@ class MemoryConversation:
     # -- sync -------------------------------------------------------------------------------------
 
     def say(self, text: str) -> str:
+        """`asay`, for a sync test."""
         return self._run_sync(self.asay(text))
 
     def ask(self, question: str, *, ideal: str | None = None) -> str:
+        """`aask`, for a sync test."""
         return self._run_sync(self.aask(question, ideal=ideal))
 
     def filler(self, tokens: int) -> None:
+        """`afiller`, for a sync test."""
         self._run_sync(self.afiller(tokens))
 
     async def _exchange(self, text: str, *, is_question: bool, ideal: str | None = None) -> str:

@@ -25,9 +25,9 @@ from typing import Any
 from pytest_memorybench.agents.protocol import AgentAdapter
 from pytest_memorybench.conversation.channel import AgentChannel
 from pytest_memorybench.conversation.scheduler import ConversationStats, ScheduledTest
-from pytest_memorybench.errors import AgentError
-from pytest_memorybench.records import Message, Score, TestDefinition, TestOutcome, Turn, Usage
-from pytest_memorybench.reports.timings import timing_summary
+from pytest_memorybench.core.errors import AgentError
+from pytest_memorybench.core.records import Message, Score, TestDefinition, TestOutcome, Turn, Usage
+from pytest_memorybench.core.timings import timing_summary
 from pytest_memorybench.scenarios import ScoringContext, get_scenario
 from pytest_memorybench.scenarios.probes import ProbeContext
 

@@ -14,7 +14,7 @@ from collections.abc import AsyncGenerator, Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Union
 
-from pytest_memorybench.records import Score, TestDefinition
+from pytest_memorybench.core.records import Score, TestDefinition
 
 if TYPE_CHECKING:  # scenarios import this module; importing them back would be circular
     from pytest_memorybench.conversation.clock import SimulatedClock

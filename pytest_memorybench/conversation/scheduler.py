@@ -39,8 +39,8 @@ from pytest_memorybench.conversation.program import (
     scripted_program,
 )
 from pytest_memorybench.conversation.trivia import TriviaSource
-from pytest_memorybench.errors import AgentError
-from pytest_memorybench.records import Score, TestDefinition, TestOutcome, Turn, Usage
+from pytest_memorybench.core.errors import AgentError
+from pytest_memorybench.core.records import Score, TestDefinition, TestOutcome, Turn, Usage
 from pytest_memorybench.scenarios import ScoringContext, get_scenario
 
 INTRO = (

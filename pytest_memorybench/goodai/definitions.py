@@ -16,12 +16,12 @@ from typing import Any
 
 import yaml
 
-from pytest_memorybench.conversation.tokens import default_counter
-from pytest_memorybench.errors import UsageError, describe_exception
-from pytest_memorybench.readers import read_json, reading, require
-from pytest_memorybench.records import TestDefinition
+from pytest_memorybench.core.tokens import default_counter
+from pytest_memorybench.core.errors import UsageError, describe_exception
+from pytest_memorybench.core.readers import read_json, reading, require
+from pytest_memorybench.core.records import TestDefinition
 from pytest_memorybench.scenarios import get_scenario
-from pytest_memorybench.spans import MAX_SPAN_TOKENS, Span
+from pytest_memorybench.core.spans import MAX_SPAN_TOKENS, Span
 
 PREFIX = "goodai-definitions="
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pytest_memorybench.records import ScriptLine
+from pytest_memorybench.core.records import ScriptLine
 
 
 def script_from_goodai(raw: dict[str, Any]) -> tuple[ScriptLine, ...]:

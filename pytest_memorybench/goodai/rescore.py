@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pytest_memorybench.errors import UsageError, describe_exception
+from pytest_memorybench.core.errors import UsageError, describe_exception
 from pytest_memorybench.goodai.definitions import (
     DATASETS,
     convert,
@@ -34,7 +34,7 @@ from pytest_memorybench.goodai.definitions import (
     read_config,
 )
 from pytest_memorybench.goodai.results import ResultFileError, StoredResult, read_result
-from pytest_memorybench.records import Score, TestDefinition, TestOutcome, Usage
+from pytest_memorybench.core.records import Score, TestDefinition, TestOutcome, Usage
 from pytest_memorybench.scenarios import ScoringContext, get_scenario
 from pytest_memorybench.suite import Suite, loaded_suite
 

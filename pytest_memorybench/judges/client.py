@@ -41,7 +41,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from pytest_memorybench.agents.llm import Completion, Turn, token_usage
 from pytest_memorybench.agents.prices import price_for
-from pytest_memorybench.errors import AgentError, describe_exception
+from pytest_memorybench.core.errors import AgentError, describe_exception
 from pytest_memorybench.judges.base import UNPARSEABLE, JudgeStats, JudgeTask, JudgeVerdict
 from pytest_memorybench.judges.json_reply import extract_json
 from pytest_memorybench.judges.prompts import check_payload, prompt_hash, render, validate

@@ -49,7 +49,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pytest_memorybench.errors import describe_exception
+from pytest_memorybench.core.errors import describe_exception
 from pytest_memorybench.judges.base import TASK_KINDS, UNPARSEABLE, Judge, JudgeTask
 from pytest_memorybench.judges.prompts import SCORES, check_payload, validate
 from pytest_memorybench.scoring.items import items_f1

@@ -30,7 +30,7 @@ from pytest_memorybench.agents.anthropic_agent import AnthropicAgent
 from pytest_memorybench.agents.llm import Completion, LLMChatAgent, Turn
 from pytest_memorybench.agents.openai_agent import OpenAIChatAgent, is_reasoning_model
 from pytest_memorybench.agents.spec import mask_credentials
-from pytest_memorybench.errors import AgentError
+from pytest_memorybench.core.errors import AgentError
 
 DEFAULT_TIMEOUT = 120.0
 DEFAULT_MAX_OUTPUT_TOKENS = 1024

@@ -19,7 +19,7 @@ from typing import Literal
 
 from pytest_memorybench.agents.limits import RateLimits
 from pytest_memorybench.agents.spec import API_KEY_VARIABLES, LLM_PROVIDERS, mask_credentials, parse_agent_spec
-from pytest_memorybench.errors import UsageError
+from pytest_memorybench.core.errors import UsageError
 from pytest_memorybench.judges.client import CachedJudge
 
 JudgeKind = Literal["local", "openai", "anthropic"]

@@ -19,12 +19,12 @@ from typing import Any
 
 from pytest_memorybench import __version__
 from pytest_memorybench.conversation.scheduler import ConversationStats
-from pytest_memorybench.errors import UsageError, describe_exception
-from pytest_memorybench.plan import PlannedTest
-from pytest_memorybench.records import TestOutcome
+from pytest_memorybench.core.errors import UsageError, describe_exception
+from pytest_memorybench.runner.plan import PlannedTest
+from pytest_memorybench.core.records import TestOutcome
 from pytest_memorybench.reports.statistics import bootstrap_ci
-from pytest_memorybench.run import BenchmarkRun
-from pytest_memorybench.runfolder import write_atomically
+from pytest_memorybench.runner.run import BenchmarkRun
+from pytest_memorybench.runner.folder import write_atomically
 from pytest_memorybench.scenarios import get_scenario
 
 SCHEMA = "memorybench.results/1"

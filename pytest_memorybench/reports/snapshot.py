@@ -24,7 +24,7 @@ from typing import Any
 
 from syrupy.extensions.json import JSONSnapshotExtension
 
-from pytest_memorybench.errors import UsageError
+from pytest_memorybench.core.errors import UsageError
 
 DEFAULT_RUNS = Path(".memorybench") / "runs"
 

@@ -1,11 +1,17 @@
-"""The scenario registry: suite files name scenarios, this maps names to implementations."""
+"""Scenarios: the four families' generators, loaders and scoring specs, and the registry that names them.
+
+A suite file names scenarios; this maps names to implementations. Each family is a subpackage
+(`ltm`, `episodic`, `beam`, `membench`) with a module per scenario holding its generator, its
+definition and its scoring together; `yaml_scenario` makes a scenario of a user's YAML. It may
+import conversation (programs, tokens), scoring, judges, goodai's formats and core.
+"""
 
 from __future__ import annotations
 
 import importlib
 import pkgutil
 
-from pytest_memorybench.errors import UsageError
+from pytest_memorybench.core.errors import UsageError
 from pytest_memorybench.scenarios.base import Scenario, ScoringContext
 
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from pytest_memorybench.judges.base import Judge
-from pytest_memorybench.records import Score, TestDefinition
+from pytest_memorybench.core.records import Score, TestDefinition
 from pytest_memorybench.scoring.profiles import PAPER, Profile
 
 

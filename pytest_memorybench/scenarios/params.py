@@ -7,8 +7,8 @@ import datetime
 from collections.abc import Mapping
 from typing import Any, TypeVar
 
-from pytest_memorybench.errors import UsageError
-from pytest_memorybench.spans import MAX_SPAN_TOKENS
+from pytest_memorybench.core.errors import UsageError
+from pytest_memorybench.core.spans import MAX_SPAN_TOKENS
 
 P = TypeVar("P")
 MAX_COUNT = 10_000  # questions, chats, chapters, steps… of one scenario

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Awaitable, Protocol, runtime_checkable
 
-from pytest_memorybench.records import Message, Score, ScriptLine, TestDefinition
+from pytest_memorybench.core.records import Message, Score, ScriptLine, TestDefinition
 
 DEFAULT_PACK_TOKENS = 4096
 DEFAULT_HEADER = "Here is an earlier part of our conversation. Remember it; I will ask about it later."

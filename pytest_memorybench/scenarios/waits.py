@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pytest_memorybench.records import ScriptLine
+from pytest_memorybench.core.records import ScriptLine
 
 
 def spread_over_span(line_count: int, share: float = 90.0) -> list[dict[str, float]]:

@@ -24,8 +24,8 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pytest_memorybench.errors import UsageError
-from pytest_memorybench.records import Score, ScriptLine, TestDefinition
+from pytest_memorybench.core.errors import UsageError
+from pytest_memorybench.core.records import Score, ScriptLine, TestDefinition
 from pytest_memorybench.scenarios.base import ScoringContext
 from pytest_memorybench.scenarios.waits import spread_over_span
 

@@ -17,7 +17,7 @@ from collections.abc import Coroutine, Mapping, Sequence
 from typing import Any, TypeVar
 
 from pytest_memorybench.judges.base import Judge
-from pytest_memorybench.records import Score
+from pytest_memorybench.core.records import Score
 from pytest_memorybench.scoring import judged
 from pytest_memorybench.scoring.choice import score_choice
 from pytest_memorybench.scoring.exact import score_regex
@@ -28,6 +28,7 @@ T = TypeVar("T")
 
 
 def assert_regex(pattern: str | re.Pattern[str], reply: str, *, flags: int = 0) -> Score:
+    """Full credit when `pattern` is found in `reply` (`re.search`, with `flags`)."""
     __tracebackhide__ = True
     return _check("regex", score_regex(pattern, reply, flags=flags), 1.0, getattr(pattern, "pattern", pattern), reply)
 
@@ -39,6 +40,7 @@ def assert_rouge_l(reference: str, reply: str, *, threshold: float = 0.75) -> Sc
 
 
 def assert_choice(correct: str, reply: str, options: Mapping[str, str]) -> Score:
+    """Full credit when `reply` picks option `correct` of `options` (letter to text), by letter or by text."""
     __tracebackhide__ = True
     return _check("choice", score_choice(correct, reply, options), 1.0, f"{correct}) {options.get(correct, '')}", reply)
 

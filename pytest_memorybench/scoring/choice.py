@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from pytest_memorybench.records import Score
+from pytest_memorybench.core.records import Score
 from pytest_memorybench.scoring.jsonlist import parse_lenient_json
 from pytest_memorybench.scoring.text import mentions_word, normalise_space
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from pytest_memorybench.records import Score
+from pytest_memorybench.core.records import Score
 from pytest_memorybench.scoring.text import contains_substring, mentions_word, normalise_space
 
 

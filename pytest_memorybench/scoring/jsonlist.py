@@ -13,7 +13,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from pytest_memorybench.records import Score
+from pytest_memorybench.core.records import Score
 
 # A fence, its optional language tag, and its body up to the next fence.
 _FENCE = re.compile(r"```(?:([A-Za-z]*)[ \t]*\n)?(.*?)```", re.DOTALL)

@@ -13,8 +13,8 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from pytest_memorybench.heavy import heavy_import
-from pytest_memorybench.records import Score
+from pytest_memorybench.core.heavy import heavy_import
+from pytest_memorybench.core.records import Score
 from pytest_memorybench.scoring.text import unique_in_order
 
 

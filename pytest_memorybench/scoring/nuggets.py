@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from pytest_memorybench.records import Score
+from pytest_memorybench.core.records import Score
 from pytest_memorybench.scoring.profiles import OFFICIAL, PAPER, Profile
 
 ALLOWED = (0.0, 0.5, 1.0)

@@ -12,8 +12,8 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
-from pytest_memorybench.heavy import heavy_import
-from pytest_memorybench.records import Score
+from pytest_memorybench.core.heavy import heavy_import
+from pytest_memorybench.core.records import Score
 
 TRIGGER_RESPONSE_THRESHOLD = 0.75
 

@@ -96,7 +96,7 @@ def child(mode: str, size: str, seed: int, data: str | None) -> dict[str, Any]:
     from pytest_memorybench.conversation.events import EventLog
     from pytest_memorybench.conversation.probing import ProbeSession
     from pytest_memorybench.conversation.scheduler import ScheduledTest
-    from pytest_memorybench.conversation.tokens import default_counter
+    from pytest_memorybench.core.tokens import default_counter
     from pytest_memorybench.judges.local import LocalJudge
     from pytest_memorybench.scenarios.base import ScoringContext
     from pytest_memorybench.scenarios.beam.scenario import SCENARIO
@@ -153,7 +153,7 @@ def main() -> None:
     sys.path.insert(0, str(ROOT))
     from pytest_memorybench.scenarios.beam.generator import plan_chat
     from pytest_memorybench.scenarios.beam.writer import write_repository
-    from pytest_memorybench.spans import parse_span
+    from pytest_memorybench.core.spans import parse_span
 
     rows = []
     with tempfile.TemporaryDirectory() as folder:

@@ -36,7 +36,7 @@ from collections import Counter
 started = time.perf_counter()
 from pytest_memorybench.scenarios.episodic.scenario import SCENARIO
 from pytest_memorybench.scenarios.episodic.book import BookPlan, generated_book
-from pytest_memorybench.conversation.tokens import default_counter
+from pytest_memorybench.core.tokens import default_counter
 imported = time.perf_counter()
 context = SCENARIO.contexts("episodic", {"chapters": CHAPTERS}, 0)[0]
 planned = time.perf_counter()

@@ -20,8 +20,8 @@ from pytest_memorybench.conversation.clock import SimulatedClock
 from pytest_memorybench.conversation.events import EventLog
 from pytest_memorybench.conversation.trivia import TriviaSource
 from pytest_memorybench.conversation.scheduler import Conversation, ConversationStats, ScheduledTest
-from pytest_memorybench.conversation.tokens import ApproximateCounter
-from pytest_memorybench.records import TestDefinition, TestOutcome
+from pytest_memorybench.core.tokens import ApproximateCounter
+from pytest_memorybench.core.records import TestDefinition, TestOutcome
 from pytest_memorybench.scenarios.base import ScoringContext
 
 

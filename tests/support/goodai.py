@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from pytest_memorybench.records import TestDefinition
+from pytest_memorybench.core.records import TestDefinition
 from pytest_memorybench.scenarios.ltm.colours import SCENARIO as COLOURS
 from pytest_memorybench.scenarios.ltm.prospective_memory import SCENARIO as PROSPECTIVE
 from pytest_memorybench.scenarios.ltm.spy_meeting import SCENARIO as SPY_MEETING

@@ -45,7 +45,7 @@ cases; the rest are these):
 
 from __future__ import annotations
 
-from pytest_memorybench.errors import describe_exception
+from pytest_memorybench.core.errors import describe_exception
 from pytest_memorybench.judges.base import JudgeStats, JudgeTask, JudgeVerdict
 from pytest_memorybench.judges.local.directions import judge_directions
 from pytest_memorybench.judges.local.equivalence import judge_equivalence

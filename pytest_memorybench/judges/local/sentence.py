@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from pytest_memorybench.heavy import heavy_import
+from pytest_memorybench.core.heavy import heavy_import
 from pytest_memorybench.judges.local.text import (
     analyse,
     clean,

@@ -34,8 +34,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pytest_memorybench.errors import UsageError
-from pytest_memorybench.readers import problem
+from pytest_memorybench.core.errors import UsageError
+from pytest_memorybench.core.readers import problem
 from pytest_memorybench.scenarios.beam.chat import batches, read_chat_file, stream_units
 from pytest_memorybench.scenarios.beam.jsonstream import JsonStream, JsonStreamError
 from pytest_memorybench.scenarios.beam.questions import (

@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from pytest_memorybench.errors import UsageError
+from pytest_memorybench.core.errors import UsageError
 
 # The ten abilities (paper §2.2, Table 2), in the published files' spelling and order.
 ABILITIES: tuple[str, ...] = (

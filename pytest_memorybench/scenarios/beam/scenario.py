@@ -29,8 +29,8 @@ from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping, Se
 from dataclasses import dataclass
 from typing import Any
 
-from pytest_memorybench.errors import UsageError
-from pytest_memorybench.records import Message, Score, TestDefinition
+from pytest_memorybench.core.errors import UsageError
+from pytest_memorybench.core.records import Message, Score, TestDefinition
 from pytest_memorybench.scenarios.base import ScoringContext
 from pytest_memorybench.scenarios.beam import generator
 from pytest_memorybench.scenarios.beam.chat import batches, deliver
@@ -45,7 +45,7 @@ from pytest_memorybench.scenarios.beam.scoring import ORDERING_SCORES, score_rep
 from pytest_memorybench.scenarios.beam.summary import summarize
 from pytest_memorybench.scenarios.params import at_least, read_params
 from pytest_memorybench.scenarios.probes import ProbeContext, probe_definition
-from pytest_memorybench.spans import parse_span
+from pytest_memorybench.core.spans import parse_span
 
 NAME = "beam.conversations"
 HEADER = (

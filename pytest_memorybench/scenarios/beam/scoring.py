@@ -34,7 +34,7 @@ from itertools import pairwise
 
 from pytest_memorybench.judges.base import Judge, JudgeTask
 from pytest_memorybench.judges.local import LocalJudge
-from pytest_memorybench.records import Score, TestDefinition
+from pytest_memorybench.core.records import Score, TestDefinition
 from pytest_memorybench.scenarios.base import ScoringContext
 from pytest_memorybench.scenarios.beam.questions import ORDERING
 from pytest_memorybench.scoring.judged import score_rubric

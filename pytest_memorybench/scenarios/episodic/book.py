@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from functools import lru_cache
 
-from pytest_memorybench.conversation.tokens import TokenCounter
+from pytest_memorybench.core.tokens import TokenCounter
 from pytest_memorybench.scenarios.episodic.events import (
     Event,
     EventMeta,

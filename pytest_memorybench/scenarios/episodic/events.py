@@ -31,7 +31,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import accumulate
 
-from pytest_memorybench.errors import UsageError
+from pytest_memorybench.core.errors import UsageError
 from pytest_memorybench.scenarios.episodic.lists import STYLES
 from pytest_memorybench.scenarios.episodic.universe import FEATURES, Universe
 

@@ -27,8 +27,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pytest_memorybench.errors import UsageError
-from pytest_memorybench.readers import read_json, reading
+from pytest_memorybench.core.errors import UsageError
+from pytest_memorybench.core.readers import read_json, reading
 from pytest_memorybench.scenarios.episodic.book import Book, ChapterTruth
 from pytest_memorybench.scenarios.episodic.events import Event, EventMeta
 from pytest_memorybench.scenarios.episodic.questions import Question

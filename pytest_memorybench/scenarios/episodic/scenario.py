@@ -29,8 +29,8 @@ from datetime import date, datetime, timedelta
 from functools import lru_cache
 from typing import Any
 
-from pytest_memorybench.errors import UsageError
-from pytest_memorybench.records import Message, TestDefinition
+from pytest_memorybench.core.errors import UsageError
+from pytest_memorybench.core.records import Message, TestDefinition
 from pytest_memorybench.scenarios.base import ScoringContext
 from pytest_memorybench.scenarios.episodic.book import Book, BookPlan, generated_book
 from pytest_memorybench.scenarios.episodic.events import DISTRIBUTIONS

@@ -33,7 +33,7 @@ from statistics import fmean
 from typing import Any
 
 from pytest_memorybench.judges.base import Judge
-from pytest_memorybench.records import Score, TestDefinition
+from pytest_memorybench.core.records import Score, TestDefinition
 from pytest_memorybench.scenarios.base import ScoringContext
 from pytest_memorybench.scenarios.episodic.questions import BINS
 from pytest_memorybench.scoring.judged import score_items, score_order

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from datetime import date, timedelta
 from functools import lru_cache
 
-from pytest_memorybench.errors import UsageError
+from pytest_memorybench.core.errors import UsageError
 from pytest_memorybench.scenarios.episodic.lists import CONTENTS, LOCATIONS
 
 DATE_FORMAT = "%B %d, %Y"

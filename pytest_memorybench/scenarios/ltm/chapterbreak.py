@@ -53,14 +53,14 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from pytest_memorybench.conversation.tokens import ApproximateCounter
-from pytest_memorybench.errors import UsageError
-from pytest_memorybench.readers import reading
-from pytest_memorybench.records import Score, ScriptLine, TestDefinition
+from pytest_memorybench.core.tokens import ApproximateCounter
+from pytest_memorybench.core.errors import UsageError
+from pytest_memorybench.core.readers import reading
+from pytest_memorybench.core.records import Score, ScriptLine, TestDefinition
 from pytest_memorybench.scenarios.base import ScoringContext
 from pytest_memorybench.goodai.format import script_from_goodai
 from pytest_memorybench.scenarios.params import at_least, read_params
-from pytest_memorybench.spans import MAX_SPAN_TOKENS
+from pytest_memorybench.core.spans import MAX_SPAN_TOKENS
 
 NAME = "ltm.chapterbreak"
 SKILLS = ("recall", "information_integration")

@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from pytest_memorybench.records import TestDefinition
+from pytest_memorybench.core.records import TestDefinition
 from pytest_memorybench.scenarios.ltm.question_set import QuestionSetScenario
 from pytest_memorybench.scenarios.params import at_least, read_params
 

@@ -46,7 +46,7 @@ from typing import TYPE_CHECKING, Any
 from pytest_memorybench.judges.base import Judge
 from pytest_memorybench.judges.local import LocalJudge, analyse
 from pytest_memorybench.judges.local.text import coverage
-from pytest_memorybench.records import Score, ScriptLine, TestDefinition
+from pytest_memorybench.core.records import Score, ScriptLine, TestDefinition
 from pytest_memorybench.scenarios.base import ScoringContext
 from pytest_memorybench.goodai.format import script_from_goodai
 from pytest_memorybench.scenarios.params import read_params

@@ -24,7 +24,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from pytest_memorybench.goodai.format import script_from_goodai
-from pytest_memorybench.records import Score, TestDefinition
+from pytest_memorybench.core.records import Score, TestDefinition
 from pytest_memorybench.scenarios.base import ScoringContext
 from pytest_memorybench.scenarios.ltm.question_set import score_answers
 from pytest_memorybench.scenarios.params import at_least, read_params

@@ -36,7 +36,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from pytest_memorybench.judges.base import JudgeTask, JudgeVerdict
-from pytest_memorybench.records import Score, TestDefinition
+from pytest_memorybench.core.records import Score, TestDefinition
 from pytest_memorybench.scenarios.base import ScoringContext
 from pytest_memorybench.scenarios.ltm.question_set import benchmark_1_checklist, score_answers
 from pytest_memorybench.goodai.format import script_from_goodai

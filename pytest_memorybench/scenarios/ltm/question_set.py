@@ -19,7 +19,7 @@ from typing import Any
 
 from pytest_memorybench.goodai.format import script_from_goodai
 from pytest_memorybench.judges.local import LocalJudge
-from pytest_memorybench.records import Score, ScriptLine, TestDefinition
+from pytest_memorybench.core.records import Score, ScriptLine, TestDefinition
 from pytest_memorybench.scenarios.base import ScoringContext
 from pytest_memorybench.scenarios.waits import spread_over_span
 from pytest_memorybench.scoring.judged import score_reference

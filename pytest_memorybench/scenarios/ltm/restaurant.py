@@ -75,7 +75,7 @@ from pytest_memorybench.conversation import program as actions  # a module: it i
 from pytest_memorybench.conversation.clock import SimulatedClock
 from pytest_memorybench.judges.base import Judge
 from pytest_memorybench.judges.local import LocalJudge
-from pytest_memorybench.records import Score, ScriptLine, TestDefinition
+from pytest_memorybench.core.records import Score, ScriptLine, TestDefinition
 from pytest_memorybench.scenarios.base import ScoringContext
 from pytest_memorybench.scenarios.ltm.restaurant_reading import (
     Menu,

@@ -43,7 +43,7 @@ from collections.abc import Awaitable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Union
 
-from pytest_memorybench.records import Score, TestDefinition
+from pytest_memorybench.core.records import Score, TestDefinition
 from pytest_memorybench.scenarios.base import ScoringContext
 from pytest_memorybench.scenarios.ltm.question_set import benchmark_1_checklist, score_answers
 from pytest_memorybench.goodai.format import script_from_goodai

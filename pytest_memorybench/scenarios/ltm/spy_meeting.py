@@ -41,7 +41,7 @@ from faker import Faker
 
 from pytest_memorybench.judges.base import Judge, JudgeTask
 from pytest_memorybench.judges.local import LocalJudge
-from pytest_memorybench.records import Score, TestDefinition
+from pytest_memorybench.core.records import Score, TestDefinition
 from pytest_memorybench.scenarios.base import ScoringContext
 from pytest_memorybench.goodai.format import script_from_goodai
 from pytest_memorybench.scenarios.params import read_params

@@ -29,7 +29,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from pytest_memorybench.judges.base import Judge, JudgeTask
-from pytest_memorybench.records import Score, ScriptLine, TestDefinition
+from pytest_memorybench.core.records import Score, ScriptLine, TestDefinition
 from pytest_memorybench.scenarios.base import ScoringContext
 from pytest_memorybench.scenarios.ltm.question_set import benchmark_1_checklist, score_answers
 from pytest_memorybench.goodai.format import script_from_goodai

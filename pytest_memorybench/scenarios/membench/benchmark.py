@@ -36,8 +36,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from pytest_memorybench.errors import UsageError
-from pytest_memorybench.records import Score, TestDefinition
+from pytest_memorybench.core.errors import UsageError
+from pytest_memorybench.core.records import Score, TestDefinition
 from pytest_memorybench.scenarios.base import ScoringContext
 from pytest_memorybench.scenarios.membench.case import Case
 from pytest_memorybench.scenarios.membench.metrics import summarize
@@ -49,7 +49,7 @@ from pytest_memorybench.scenarios.membench.questions import (
 )
 from pytest_memorybench.scenarios.membench.trajectory import generate_case
 from pytest_memorybench.scenarios.params import at_least, read_params
-from pytest_memorybench.spans import MAX_SPAN_TOKENS
+from pytest_memorybench.core.spans import MAX_SPAN_TOKENS
 from pytest_memorybench.scenarios.probes import ProbeContext, probe_definition
 from pytest_memorybench.scoring.choice import score_choice
 from pytest_memorybench.scoring.profiles import OFFICIAL

@@ -18,7 +18,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from pytest_memorybench.records import Message
+from pytest_memorybench.core.records import Message
 
 
 @dataclass(frozen=True)

@@ -48,7 +48,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from pytest_memorybench.reports.timings import pooled_percentile
+from pytest_memorybench.core.timings import pooled_percentile
 from pytest_memorybench.scoring.membench import (
     CapacityPoint,
     capacity_point,

@@ -23,7 +23,7 @@ import string
 import threading
 from functools import lru_cache
 
-from pytest_memorybench.conversation.tokens import ApproximateCounter
+from pytest_memorybench.core.tokens import ApproximateCounter
 from pytest_memorybench.scenarios.membench.questions import Step
 
 TOWNS = (

@@ -42,9 +42,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from pytest_memorybench.errors import UsageError
-from pytest_memorybench.readers import read_json, reading
-from pytest_memorybench.records import Message
+from pytest_memorybench.core.errors import UsageError
+from pytest_memorybench.core.readers import read_json, reading
+from pytest_memorybench.core.records import Message
 from pytest_memorybench.scenarios.membench.case import Case, distinctive_texts
 
 FIRST, THIRD = "FirstAgent", "ThirdAgent"

@@ -37,8 +37,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import cache
 
-from pytest_memorybench.conversation.tokens import ApproximateCounter
-from pytest_memorybench.records import Message
+from pytest_memorybench.core.tokens import ApproximateCounter
+from pytest_memorybench.core.records import Message
 from pytest_memorybench.scenarios.membench.case import Case, distinctive_texts
 from pytest_memorybench.scenarios.membench.graph import build_graph
 from pytest_memorybench.scenarios.membench.lists import ACKNOWLEDGEMENTS, WHEREABOUTS

@@ -21,8 +21,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from pytest_memorybench.conversation.tokens import default_counter
-from pytest_memorybench.errors import AgentError, UsageError
+from pytest_memorybench.core.tokens import default_counter
+from pytest_memorybench.core.errors import AgentError, UsageError
 from pytest_memorybench.scenarios.episodic.book import Book, BookPlan, generated_book
 from pytest_memorybench.scenarios.episodic.llm_writer import (
     DEFAULT_ITERMAX,

@@ -11,11 +11,11 @@ from typing import Any
 from pytest_memorybench.agents.limits import RateLimits
 from pytest_memorybench.agents.prices import Price
 from pytest_memorybench.agents.spec import AgentOptions, AgentSpec, parse_agent_spec
-from pytest_memorybench.errors import UsageError
+from pytest_memorybench.core.errors import UsageError
 from pytest_memorybench.judges.spec import JudgeSpec, parse_judge_spec
-from pytest_memorybench.reports.gate import Baseline
+from pytest_memorybench.core.results_file import Baseline
 from pytest_memorybench.scoring.profiles import PROFILES, Profile
-from pytest_memorybench.spans import Span, parse_span
+from pytest_memorybench.core.spans import Span, parse_span
 
 DEFAULT_SUITES = ("ltm",)
 DEFAULT_TIMEOUT = 600.0

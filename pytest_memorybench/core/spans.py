@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 from decimal import Decimal
 
-from pytest_memorybench.errors import UsageError
+from pytest_memorybench.core.errors import UsageError
 
 _SPAN = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kKmM]?)\s*$")
 _MULTIPLIER = {"": 1, "k": 1_000, "m": 1_000_000}

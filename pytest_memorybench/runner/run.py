@@ -11,19 +11,18 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import json
 import secrets
 import threading
 from collections.abc import Callable, Coroutine, Iterable, Iterator
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from filelock import FileLock
 
 from pytest_memorybench.agents.protocol import AgentAdapter
 from pytest_memorybench.agents.supply import RunAgents
-from pytest_memorybench.budget import Budget
+from pytest_memorybench.agents.budget import Budget
 from pytest_memorybench.conversation.channel import AgentChannel, LoggedJudge
 from pytest_memorybench.conversation.clock import SimulatedClock
 from pytest_memorybench.conversation.events import EventLog
@@ -39,37 +38,33 @@ from pytest_memorybench.conversation.scheduler import (
     ConversationStats,
     ScheduledTest,
 )
-from pytest_memorybench.conversation.tokens import default_counter
+from pytest_memorybench.core.tokens import default_counter
 from pytest_memorybench.conversation.trivia import TriviaSource
-from pytest_memorybench.errors import UsageError
+from pytest_memorybench.core.errors import UsageError
 from pytest_memorybench.goodai.rescore import read_published, rescored_outcome
 from pytest_memorybench.judges.base import JudgeStats
 from pytest_memorybench.judges.client import CachedJudge
 from pytest_memorybench.judges.spec import build_judge
-from pytest_memorybench.plan import (
+from pytest_memorybench.runner.plan import (
     PlannedTest,
     check_consistent,
     make_plan,
     planned_size,
 )
-from pytest_memorybench.pool import ConversationPool
-from pytest_memorybench.records import Score, TestOutcome, Usage
-from pytest_memorybench.reports.progress import TerminalProgress
-from pytest_memorybench.reports.spending import SKIP_PREFIX
-from pytest_memorybench.runfolder import (
-    MANIFEST,
-    Manifest,
-    claim,
-    definition_path,
-    read_manifest,
-    write_atomically,
-)
-from pytest_memorybench.runloop import RunLoop, describe_interruption
+from pytest_memorybench.runner.pool import ConversationPool
+from pytest_memorybench.runner.selection import Selection
+from pytest_memorybench.core.records import Score, TestOutcome, Usage
+from pytest_memorybench.runner.spending import SKIP_PREFIX
+from pytest_memorybench.runner.folder import Manifest, claim, read_manifest, write_plan
+from pytest_memorybench.runner.loop import RunLoop, describe_interruption
 from pytest_memorybench.scenarios import ScoringContext, get_scenario
-from pytest_memorybench.settings import Settings, Shard
-from pytest_memorybench.shards import deal, fingerprint, read_shards, recorded_outcome
-from pytest_memorybench.spans import Span
+from pytest_memorybench.runner.settings import Settings, Shard
+from pytest_memorybench.runner.shards import deal, fingerprint, read_shards, recorded_outcome
+from pytest_memorybench.core.spans import Span
 from pytest_memorybench.suite import Suite, load_suite
+
+if TYPE_CHECKING:  # the pytest face hands the run its terminal; the run only calls it
+    from pytest_memorybench.reports.progress import TerminalProgress
 
 T = TypeVar("T")
 
@@ -111,11 +106,10 @@ class BenchmarkRun:
         )  # fmt: skip
         self.tests = plan.tests
         self.contexts = plan.contexts  # by conversation group
-        self._by_group = plan.by_group()
+        by_group = plan.by_group()
         self.fingerprint = fingerprint(self.tests.values(), self.spans)
         self.shard = self._shard(settings.shard, manifest)
-        dealt = deal(self._by_group, self.shard.count) if self.shard else {}
-        self._shard_groups = {group for group, index in dealt.items() if self.shard and index == self.shard.index}
+        dealt = deal(by_group, self.shard.count) if self.shard else {}
         if self.merged is not None and self.merged.fingerprint != self.fingerprint:
             raise UsageError(
                 "--mb-merge: the shards ran another plan than this command makes: give it the --mb-suite options "
@@ -124,10 +118,13 @@ class BenchmarkRun:
         self.counter = default_counter()
         self.logged: dict[str, ConversationLog] = read_conversations(previous) if previous else {}
         self.logged_answers = read_probe_answers(iter_events(previous)) if previous else {}
+        self.selection = Selection(
+            self.tests, by_group, self.logged,
+            shard_groups={group for group, index in dealt.items() if index == self.shard.index} if self.shard else None,
+            merged_keys=self.merged.records if self.merged is not None else None,
+        )  # fmt: skip
         self.conversations: dict[str, ConversationStats] = {}
         self.progress: TerminalProgress | None = None  # the controller's terminal; none in xdist workers
-        self._selected: set[str] = set(self.tests)
-        self._order: list[str] = list(self.tests)  # the selected tests, in pytest's order
         self.pending_keys: Callable[[], Iterable[str]] | None = None  # an xdist worker's queue, when known
         self.may_start: Callable[[str], bool] = lambda group: True  # the cost cap's say on a new conversation
         self._outcomes: dict[str, TestOutcome] = {}
@@ -161,7 +158,8 @@ class BenchmarkRun:
     @property
     def shard_share(self) -> str:
         """How much of the plan this shard runs, for the header: "2 of 5 conversations"."""
-        return f"{len(self._shard_groups)} of {len(self._by_group)} conversation{'s' if len(self._by_group) != 1 else ''}"
+        groups, shard_groups = self.selection.by_group, self.selection.shard_groups or ()
+        return f"{len(shard_groups)} of {len(groups)} conversation{'s' if len(groups) != 1 else ''}"
 
     def _shard(self, given: Shard | None, manifest: Manifest | None) -> Shard | None:
         """The part of the run this process runs: `--mb-shard`, or the one a resumed shard ran."""
@@ -174,34 +172,14 @@ class BenchmarkRun:
     # -- selection and the run folder -------------------------------------------------------------
 
     def select(self, keys: Iterable[str]) -> None:
-        """Remember which tests pytest will run, so a group drives only its selected tests.
-
-        A conversation the run folder had begun keeps the tests it was planned with, whatever is
-        selected now: its log can only be continued by the same conversation.
-        """
-        ordered = [key for key in keys if key in self.tests and not self.outside_logged_plan(key)]
-        selected = set(ordered)
-        for log in self.logged.values():
-            selected |= set(log.tests or ()) & set(self.tests)
-        self._selected = selected
-        self._order = ordered
+        """Remember which tests pytest will run, so a group drives only its selected tests."""
+        self.selection.select(keys)
 
     def selected_count(self) -> int:
-        return len(self._selected)
-
-    def outside_logged_plan(self, key: str) -> bool:
-        """Test `key` belongs to a conversation the run folder began without it (resume, replay)."""
-        log = self.logged.get(self.tests[key].group)
-        return log is not None and log.tests is not None and key not in log.tests
+        return len(self.selection)
 
     def outside_this_run(self, key: str) -> bool:
-        """Test `key` is not this process's to run: another shard's, one no merged shard ran, or
-        outside a resumed conversation's plan."""
-        if self.shard is not None and self.tests[key].group not in self._shard_groups:
-            return True
-        if self.merged is not None and key not in self.merged.records and not self.tests[key].definition.skip_reason:
-            return True  # (a test skipped up front has no record, and is skipped here too)
-        return self.outside_logged_plan(key)
+        return self.selection.outside_this_run(key)
 
     def claim_folder(self) -> None:
         """Lock the run folder for this run (the controller's, or the only process's)."""
@@ -211,9 +189,7 @@ class BenchmarkRun:
         """Save the manifest and every definition; a resumed run keeps the folder's own."""
         if self.settings.resume:
             return
-        for test in self.tests.values():
-            write_atomically(definition_path(self.output, test.definition), test.definition.to_json())
-        manifest = {
+        write_plan(self.output, (test.definition for test in self.tests.values()), {
             "id": self.run_id,
             "clock_start": self.clock_start.isoformat(),
             "spans": {name: str(span) for name, span in self.spans.items()},
@@ -224,8 +200,7 @@ class BenchmarkRun:
             "fingerprint": self.fingerprint,
             "shard": {"index": self.shard.index, "count": self.shard.count, "fingerprint": self.fingerprint} if self.shard else None,
             "merged_from": [str(shard.folder) for shard in self.merged.shards] if self.merged else None,
-        }
-        write_atomically(self.output / MANIFEST, json.dumps(manifest, indent=2) + "\n")
+        })  # fmt: skip
 
     @property
     def log(self) -> EventLog:
@@ -262,7 +237,7 @@ class BenchmarkRun:
                 return self.cut_outcome(key)
             self._choose_supply(agent, factory)
             self._warm_up_scorers()
-            members = self._members(key)
+            members = self.selection.members(key)
             try:
                 self.run_sync(self._waited_on(self.pool.drive(group, lambda group: self._run_group(group, members))))
             except BaseException as exc:
@@ -303,7 +278,7 @@ class BenchmarkRun:
         """Once: the planned scenarios' slow scorer preparations, in a thread beside the conversations."""
         if self._warm_up is not None:
             return
-        scenarios = {self.tests[key].definition.scenario for key in self._selected}
+        scenarios = {self.tests[key].definition.scenario for key in self.selection.keys}
         warm_ups = [warm for name in sorted(scenarios) if (warm := getattr(get_scenario(name), "warm_up", None))]
         self._warm_up = threading.Thread(target=lambda: [warm() for warm in warm_ups], name="memorybench-warm-up", daemon=True)
         self._warm_up.start()
@@ -326,7 +301,7 @@ class BenchmarkRun:
         """Drive one conversation group with an agent of its own (or the shared one)."""
         supply = self.agents.supply
         assert supply is not None
-        tests = tests if tests is not None else self._group_tests(group)
+        tests = tests if tests is not None else self.selection.group_tests(group)
         agent = None
         try:
             agent = await supply.acquire()
@@ -350,10 +325,11 @@ class BenchmarkRun:
         """The conversations this process is to drive next, among those the cost cap lets start:
         the one pytest will ask for next (so no item waits for a free place), then the longest
         first (the last conversation to finish bounds the run)."""
-        keys = self.pending_keys() if self.pending_keys is not None else self._order
+        keys = self.pending_keys() if self.pending_keys is not None else self.selection.order
         groups = dict.fromkeys(self.tests[key].group for key in keys if key in self.tests and key not in self._outcomes)
-        waiting = [group for group in groups if not self.has_started(group) and group not in self._cut and self._group_tests(group)]
-        longest = sorted(waiting[1:], key=lambda group: planned_size(self._group_tests(group)), reverse=True)
+        group_tests = self.selection.group_tests
+        waiting = [group for group in groups if not self.has_started(group) and group not in self._cut and group_tests(group)]
+        longest = sorted(waiting[1:], key=lambda group: planned_size(group_tests(group)), reverse=True)
         return (group for group in waiting[:1] + longest if self.may_start(group))
 
     def cut_outcome(self, key: str) -> TestOutcome:
@@ -376,16 +352,7 @@ class BenchmarkRun:
         """How many tests the item of `key` waits on: its whole conversation's if nobody drove it yet."""
         if key in self._outcomes or self.tests[key].group in self._cut:
             return 1
-        return max(1, len(self._members(key)))
-
-    def _members(self, key: str) -> list[PlannedTest]:
-        """The tests that driving `key`'s conversation runs: the selected ones of its group, and it."""
-        return self._group_tests(self.tests[key].group, also=key)
-
-    def _group_tests(self, group: str, also: str | None = None) -> list[PlannedTest]:
-        return [
-            t for t in self._by_group.get(group, ()) if (t.key in self._selected or t.key == also) and not t.definition.skip_reason
-        ]
+        return max(1, len(self.selection.members(key)))
 
     async def _drive(self, group: str, tests: list[PlannedTest], agent: AgentAdapter | None) -> None:
         if self.merged is not None:

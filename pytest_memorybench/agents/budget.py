@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from pytest_memorybench.errors import AgentError
+from pytest_memorybench.core.errors import AgentError
 
 
 class BudgetReached(AgentError):

@@ -9,16 +9,16 @@ from typing import Any
 
 import pytest
 
-from pytest_memorybench import session as lifecycle  # `session` is a hook argument name
-from pytest_memorybench.compat import TimeoutPerTest
-from pytest_memorybench.items import collect_benchmark
-from pytest_memorybench.keys import OUTCOME_KEY, PLANNED_KEY, RUN_KEY
+from pytest_memorybench.pytest_integration import session as lifecycle  # `session` is a hook argument name
+from pytest_memorybench.pytest_integration.compat import TimeoutPerTest
+from pytest_memorybench.pytest_integration.items import collect_benchmark
+from pytest_memorybench.pytest_integration.keys import OUTCOME_KEY, PLANNED_KEY, RUN_KEY
 from pytest_memorybench.reports.junit import item_properties
 from pytest_memorybench.reports.results import item_record
-from pytest_memorybench.reports.spending import SKIP_PREFIX, SpendingCap, process_spend
+from pytest_memorybench.runner.spending import SKIP_PREFIX, SpendingCap, process_spend
 from pytest_memorybench.reports.transcript import EventIndex
-from pytest_memorybench.run import BenchmarkRun
-from pytest_memorybench.runloop import describe_interruption, end_on_sigterm
+from pytest_memorybench.runner.run import BenchmarkRun
+from pytest_memorybench.runner.loop import describe_interruption, end_on_sigterm
 
 
 def activate(config: pytest.Config) -> None:
@@ -62,13 +62,13 @@ class BenchmarkHooks:
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         planned = [item.stash[PLANNED_KEY] for item in session.items if PLANNED_KEY in item.stash]
         if self.run.settings.estimate is not None:
-            from pytest_memorybench.estimate import estimate_lines
+            from pytest_memorybench.reports.estimate import estimate_lines
 
             self.estimate = estimate_lines(self.run, planned, self.run.settings.estimate)
             return
         self.run.select(test.key for test in planned)
         if lifecycle.is_worker(self.config):
-            from pytest_memorybench.scheduling import worker_queue
+            from pytest_memorybench.runner.scheduling import worker_queue
 
             self.run.pending_keys = lambda: _planned_keys(worker_queue(self.config, session.items) or ())
         self.selected = len(planned)
@@ -246,7 +246,7 @@ class XdistControllerHooks:
         by conversation from the plan, not from node ids (pytest >= 9.2 drops xdist's suffix)."""
         if config.getvalue("dist") != "loadgroup":
             return None
-        from pytest_memorybench.scheduling import ConversationScheduling
+        from pytest_memorybench.runner.scheduling import ConversationScheduling
 
         run = self.benchmark.run
         return ConversationScheduling(config, log, {key: test.group for key, test in run.tests.items()}, run.settings.concurrency)

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from pytest_memorybench.keys import RUN_KEY
+from pytest_memorybench.pytest_integration.keys import RUN_KEY
 
 if TYPE_CHECKING:
     from pytest_memorybench.agents.protocol import AgentAdapter

@@ -16,13 +16,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pytest_memorybench.errors import UsageError
-from pytest_memorybench.plan import PlannedTest, planned_size
-from pytest_memorybench.readers import read_json, reading, require
-from pytest_memorybench.records import Score, TestDefinition, TestOutcome, Usage
-from pytest_memorybench.runfolder import MANIFEST
-from pytest_memorybench.settings import Shard
-from pytest_memorybench.spans import Span
+from pytest_memorybench.core.errors import UsageError
+from pytest_memorybench.runner.plan import PlannedTest, planned_size
+from pytest_memorybench.core.readers import read_json, reading, require
+from pytest_memorybench.core.records import Score, TestDefinition, TestOutcome, Usage
+from pytest_memorybench.runner.folder import MANIFEST
+from pytest_memorybench.runner.settings import Shard
+from pytest_memorybench.core.spans import Span
 
 
 def deal(groups: dict[str, list[PlannedTest]], count: int) -> dict[str, int]:

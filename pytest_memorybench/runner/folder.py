@@ -8,7 +8,9 @@ lock, so two runs never interleave their events in one folder.
 
 from __future__ import annotations
 
+import json
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -16,12 +18,12 @@ from typing import Any
 
 from filelock import FileLock, Timeout
 
-from pytest_memorybench.errors import UsageError
-from pytest_memorybench.readers import Malformed, read_json, reading, require
-from pytest_memorybench.records import TestDefinition
+from pytest_memorybench.core.errors import UsageError
+from pytest_memorybench.core.readers import Malformed, read_json, reading, require
+from pytest_memorybench.core.records import TestDefinition
 from pytest_memorybench.scenarios.probes import file_stem
-from pytest_memorybench.settings import MAX_CONVERSATIONS, MAX_SHARDS
-from pytest_memorybench.spans import Span, parse_span
+from pytest_memorybench.runner.settings import MAX_CONVERSATIONS, MAX_SHARDS
+from pytest_memorybench.core.spans import Span, parse_span
 
 MANIFEST = "run.json"
 LOCK = ".lock"
@@ -90,6 +92,13 @@ def write_atomically(path: Path, text: str) -> None:
         os.replace(temporary, path)
     finally:
         temporary.unlink(missing_ok=True)  # left only when writing failed (a full disk)
+
+
+def write_plan(folder: Path, definitions: Iterable[TestDefinition], manifest: dict[str, Any]) -> None:
+    """Every definition, then the manifest that makes the folder a run folder."""
+    for definition in definitions:
+        write_atomically(definition_path(folder, definition), definition.to_json())
+    write_atomically(folder / MANIFEST, json.dumps(manifest, indent=2) + "\n")
 
 
 def claim(folder: Path, flag: str) -> FileLock:

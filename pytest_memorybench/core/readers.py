@@ -17,7 +17,7 @@ from typing import Any
 
 import yaml
 
-from pytest_memorybench.errors import UsageError, describe_exception
+from pytest_memorybench.core.errors import UsageError, describe_exception
 
 # What a malformed file makes the code that reads it raise: parse errors, and a document of the
 # wrong shape (a list for a mapping, a string for a number, a missing key).

@@ -13,11 +13,11 @@ from typing import Any
 
 import pytest
 
-from pytest_memorybench.keys import OUTCOME_KEY, PLANNED_KEY, RUN_KEY
-from pytest_memorybench.plan import PlannedTest
-from pytest_memorybench.records import TestOutcome
-from pytest_memorybench.reports.spending import SKIP_PREFIX
-from pytest_memorybench.run import BenchmarkRun
+from pytest_memorybench.pytest_integration.keys import OUTCOME_KEY, PLANNED_KEY, RUN_KEY
+from pytest_memorybench.runner.plan import PlannedTest
+from pytest_memorybench.core.records import TestOutcome
+from pytest_memorybench.runner.spending import SKIP_PREFIX
+from pytest_memorybench.runner.run import BenchmarkRun
 
 
 class SuiteCollector(pytest.Collector):

@@ -33,11 +33,11 @@ from pytest_memorybench.agents.openai_agent import (
 )
 from pytest_memorybench.agents.prices import Price, context_window_for, price_for
 from pytest_memorybench.agents.protocol import AgentAdapter
-from pytest_memorybench.conversation.tokens import default_counter
-from pytest_memorybench.plan import PlannedTest
-from pytest_memorybench.records import Usage
+from pytest_memorybench.core.tokens import default_counter
+from pytest_memorybench.runner.plan import PlannedTest
+from pytest_memorybench.core.records import Usage
 from pytest_memorybench.reports.summary import compact_count
-from pytest_memorybench.run import BenchmarkRun
+from pytest_memorybench.runner.run import BenchmarkRun
 
 DEFAULT_REPLY_TOKENS = 50
 # A few models to compare with, whatever the agent: (model as priced, as shown).

@@ -21,8 +21,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from pytest_memorybench.errors import RunFolderUnwritable
-from pytest_memorybench.runfolder import write_atomically
+from pytest_memorybench.core.errors import RunFolderUnwritable
+from pytest_memorybench.runner.folder import write_atomically
 
 FOLDER = "spending"
 SKIP_PREFIX = "--mb-max-cost"

@@ -11,12 +11,12 @@ import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pytest_memorybench.errors import UsageError
-from pytest_memorybench.records import TestDefinition, TestOutcome
-from pytest_memorybench.runfolder import Manifest, load_definition
+from pytest_memorybench.core.errors import UsageError
+from pytest_memorybench.core.records import TestDefinition, TestOutcome
+from pytest_memorybench.runner.folder import Manifest, load_definition
 from pytest_memorybench.scenarios.probes import ProbeContext
-from pytest_memorybench.settings import Settings
-from pytest_memorybench.spans import ISOLATED, Span
+from pytest_memorybench.runner.settings import Settings
+from pytest_memorybench.core.spans import ISOLATED, Span
 from pytest_memorybench.suite import Suite
 
 

@@ -18,7 +18,7 @@ from collections.abc import Callable, Coroutine
 from types import FrameType
 from typing import Any, TypeVar
 
-from pytest_memorybench.errors import RunStopped, Terminated, describe_exception
+from pytest_memorybench.core.errors import RunStopped, Terminated, describe_exception
 
 T = TypeVar("T")
 

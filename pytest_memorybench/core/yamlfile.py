@@ -7,7 +7,7 @@ from typing import Any
 
 import yaml
 
-from pytest_memorybench.readers import Malformed, reading
+from pytest_memorybench.core.readers import Malformed, reading
 
 MAX_YAML_BYTES = 10_000_000  # suites are short; a huge file is a wrong path, not a suite
 

@@ -10,10 +10,10 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from pytest_memorybench.keys import PLANNED_KEY
+from pytest_memorybench.pytest_integration.keys import PLANNED_KEY
 
 if TYPE_CHECKING:
-    from pytest_memorybench.run import BenchmarkRun
+    from pytest_memorybench.runner.run import BenchmarkRun
 
 _ASYNCIO_SCOPE_UNSET = 'The configuration option "asyncio_default_fixture_loop_scope" is unset'
 

@@ -10,12 +10,12 @@ from typing import Any
 
 import pytest
 
-from pytest_memorybench import fixtures
+from pytest_memorybench.pytest_integration import fixtures
 from pytest_memorybench.agents.prices import register_price
 from pytest_memorybench.agents.spec import LLM_PROVIDERS, agent_factory, check_agent_spec
 from pytest_memorybench.judges.spec import DEFAULT_CACHE, check_judge_spec
-from pytest_memorybench.errors import UsageError
-from pytest_memorybench.keys import RUN_KEY
+from pytest_memorybench.core.errors import UsageError
+from pytest_memorybench.pytest_integration.keys import RUN_KEY
 from pytest_memorybench.reports.agreement import agreement_lines
 from pytest_memorybench.reports.gate import GateResult, evaluate, gate_lines
 from pytest_memorybench.reports.html import report_page
@@ -24,9 +24,9 @@ from pytest_memorybench.reports.progress import TerminalProgress
 from pytest_memorybench.reports.results import build_results, conversation_record, item_record, write_results
 from pytest_memorybench.reports.summary import summary_lines
 from pytest_memorybench.reports.transcript import EventIndex
-from pytest_memorybench.run import BenchmarkRun, new_run_id
-from pytest_memorybench.runfolder import write_atomically
-from pytest_memorybench.settings import Settings
+from pytest_memorybench.runner.run import BenchmarkRun, new_run_id
+from pytest_memorybench.runner.folder import write_atomically
+from pytest_memorybench.runner.settings import Settings
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,136 @@
+"""The package's folders are its layers: what each may import, no import cycles, public names where documented.
+
+Each subpackage's docstring says what it holds and which layers it may import; `MAY_IMPORT` is the
+same rule, checked on every module-level import (imports for type checking and inside functions
+are how a lower layer is handed something from above, and are left out).
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import importlib.metadata
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+
+import pytest_memorybench
+
+PACKAGE = Path(pytest_memorybench.__file__).parent
+
+# Top to bottom. A layer imports the ones below it; an import upwards is named here and in the
+# importing package's docstring.
+MAY_IMPORT: dict[str, set[str]] = {
+    "plugin": {"pytest_integration"},
+    "pytest_integration": {"reports", "runner", "suite", "scenarios", "goodai", "conversation", "scoring", "judges", "agents", "core"},
+    "reports": {"runner", "suite", "scenarios", "goodai", "conversation", "scoring", "judges", "agents", "core"},
+    "runner": {"suite", "scenarios", "goodai", "conversation", "scoring", "judges", "agents", "core"},
+    "suite": {"scenarios", "goodai", "conversation", "scoring", "judges", "agents", "core"},
+    "scenarios": {"goodai", "conversation", "scoring", "judges", "agents", "core"},
+    "goodai": {"conversation", "scoring", "judges", "agents", "core", "scenarios", "suite"},  # definitions, rescore
+    "conversation": {"judges", "agents", "core", "scenarios"},  # the scenario registry, to score a test
+    "scoring": {"judges", "agents", "core"},
+    "judges": {"agents", "core", "scoring"},  # the judge check scores extracted items
+    "agents": {"core"},
+    "core": set(),
+    "local_model": set(),
+}
+
+
+def _modules() -> dict[str, Path]:
+    found = {}
+    for path in PACKAGE.rglob("*.py"):
+        parts = ("pytest_memorybench", *path.relative_to(PACKAGE).with_suffix("").parts)
+        found[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    return found
+
+
+def _module_level_imports(path: Path) -> set[str]:
+    """The package's modules that `path` imports when it is imported."""
+    names: set[str] = set()
+    for node in ast.parse(path.read_text()).body:
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            continue
+        for sub in ast.walk(node) if isinstance(node, (ast.If, ast.Try)) else [node]:
+            if isinstance(sub, ast.Import):
+                names.update(alias.name for alias in sub.names)
+            elif isinstance(sub, ast.ImportFrom) and sub.module:
+                names.add(sub.module)
+                names.update(f"{sub.module}.{alias.name}" for alias in sub.names)
+    return {name for name in names if name.startswith("pytest_memorybench")}
+
+
+def _graph() -> dict[str, set[str]]:
+    modules = _modules()
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        targets = {target for target in _module_level_imports(path) if target in modules and target != name}
+        for target in list(targets):  # importing a.b.c imports a.b first
+            parts = target.split(".")
+            targets.update(".".join(parts[:i]) for i in range(2, len(parts)) if not name.startswith(".".join(parts[:i])))
+        graph[name] = targets
+    return graph
+
+
+def _layer(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else "__init__"
+
+
+def test_the_root_holds_at_most_eight_modules() -> None:
+    modules = sorted(path.name for path in PACKAGE.glob("*.py"))
+    assert len(modules) <= 8, modules
+
+
+def test_every_subpackage_says_what_it_holds() -> None:
+    for init in PACKAGE.glob("*/__init__.py"):
+        docstring = ast.get_docstring(ast.parse(init.read_text()))
+        assert docstring and len(docstring.split()) >= 12, f"{init.parent.name}/ has no docstring saying what it holds"
+
+
+def test_no_layer_imports_one_above_it_but_those_named() -> None:
+    upward = defaultdict(set)
+    for module, targets in _graph().items():
+        layer = _layer(module)
+        if layer == "__init__":
+            continue
+        for target in targets:
+            if _layer(target) not in (layer, "__init__") and _layer(target) not in MAY_IMPORT[layer]:
+                upward[module].add(target)
+    assert not upward, dict(upward)
+
+
+def test_no_import_cycles() -> None:
+    graph = _graph()
+    state: dict[str, int] = {}  # 1: on the path, 2: done
+
+    def visit(module: str, path: list[str]) -> None:
+        state[module] = 1
+        for target in sorted(graph[module]):
+            if state.get(target) == 1:
+                pytest.fail("import cycle: " + " -> ".join([*path[path.index(target):], target]))
+            if target not in state:
+                visit(target, [*path, target])
+        state[module] = 2
+
+    for module in sorted(graph):
+        if module not in state:
+            visit(module, [module])
+
+
+def test_the_documented_public_names_import() -> None:
+    for name in pytest_memorybench.__all__:
+        assert getattr(pytest_memorybench, name) is not None, name
+    (entry_point,) = [ep for ep in importlib.metadata.entry_points(group="pytest11") if ep.name == "memorybench"]
+    assert entry_point.value == "pytest_memorybench.plugin"
+    plugin = entry_point.load()
+    assert callable(plugin.pytest_addoption)
+    for module, names in {
+        "pytest_memorybench.agents": ("Agent", "AgentAdapter", "build_agent", "parse_agent_spec"),
+        "pytest_memorybench.judges": ("Judge", "JudgeTask", "JudgeVerdict"),
+        "pytest_memorybench.scoring": ("Score", "PROFILES"),
+        "pytest_memorybench.local_model": ("main", "server_command", "start_server"),
+    }.items():
+        imported = importlib.import_module(module)
+        assert all(hasattr(imported, name) for name in names), module
