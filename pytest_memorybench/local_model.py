@@ -246,6 +246,8 @@ def main(argv: list[str] | None = None) -> int:
     if options.model is not None and not options.model.is_file():
         print(f"ERROR: --model {options.model}: no such file", file=sys.stderr)
         return 2
+    for signum in (signal.SIGTERM, signal.SIGHUP):  # while starting: stop, and take the server along
+        signal.signal(signum, _stop_starting)
     try:
         command = server_command(
             options.port, host=options.host, context_tokens=options.n_ctx, model=options.model, alias=options.alias
@@ -257,6 +259,14 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     except KeyboardInterrupt:
         return 130
+    except _Stopped:
+        return 0
+
+    def forward(signum: int, frame: FrameType | None) -> None:
+        server.process.terminate()  # the wait below returns when it has gone
+
+    for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(signum, forward)
     served = options.model.name if options.model else "SmolLM2-135M-Instruct"
     if options.check:
         server.stop()
@@ -264,14 +274,16 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     print(f"serving {served} as {options.alias} at {url}", flush=True)
     server.output.echo = True
-
-    def forward(signum: int, frame: FrameType | None) -> None:
-        server.process.terminate()  # the wait below returns when it has gone
-
-    for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
-        signal.signal(signum, forward)
     code = server.process.wait()
     return 0 if code in (0, -signal.SIGTERM, -signal.SIGINT) else code
+
+
+class _Stopped(Exception):
+    """SIGTERM or SIGHUP arrived while the server was starting."""
+
+
+def _stop_starting(signum: int, frame: FrameType | None) -> None:
+    raise _Stopped
 
 
 if __name__ == "__main__":

@@ -18,6 +18,8 @@ import pytest
 
 import pytest_memorybench.agents.recall  # noqa: F401  (numpy must load outside pytester's inner runs)
 
+pytestmark = pytest.mark.compat
+
 TWO_SCENARIOS = ("--memorybench", "--span=2k", "-k", "colours or name_list")
 SLOW_AGENT = """
 import asyncio

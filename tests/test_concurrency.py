@@ -10,6 +10,8 @@ import pytest
 
 import pytest_memorybench.agents.recall  # noqa: F401  (numpy must load outside pytester's inner runs)
 
+pytestmark = pytest.mark.e2e
+
 pytest_plugins = ["pytester"]
 
 # The recall baseline with a little latency, counting (in module globals, shared by every instance)

@@ -21,6 +21,8 @@ import pytest
 
 from pytest_memorybench.runner.folder import claim
 
+pytestmark = pytest.mark.e2e
+
 DOC = Path(__file__).parents[1] / "docs" / "failures.md"
 BASE = ("-p", "no:randomly", "-p", "no:cacheprovider", "--memorybench")
 QUICK = (*BASE, "--agent=recall", "--span=isolated", "-k", "colours")

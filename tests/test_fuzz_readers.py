@@ -41,6 +41,8 @@ from pytest_memorybench.runner.settings import Settings
 from pytest_memorybench.core.spans import parse_span
 from pytest_memorybench.suite import load_suite
 
+pytestmark = pytest.mark.fuzz
+
 FIXTURES = Path(__file__).parent / "fixtures"
 DEEP = int(os.environ.get("MB_FUZZ_EXAMPLES", "0"))  # e.g. 2000: a longer, random search, run by hand
 FUZZ = settings(

@@ -14,6 +14,8 @@ import pytest
 
 import pytest_memorybench.agents.recall  # noqa: F401  (the stopping agent builds on it)
 
+pytestmark = pytest.mark.e2e
+
 pytest_plugins = ["pytester"]
 
 STOPPING_AGENT = '''

@@ -153,3 +153,13 @@ def test_on_a_real_terminal_the_rows_read_as_pytest_wrote_them(tmp_path: Path) -
     assert "[memorybench]" not in plain and "\x1b[" not in plain
     rows = [line.strip() for line in plain.splitlines() if re.fullmatch(r"ltm [.F]+\s+\[\s*\d+%\]", line.strip())]
     assert len(rows) == 1 and rows[0].startswith("ltm ...FFF "), plain
+
+
+def test_an_estimate_counts_each_test_once(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`--mb-estimate` plays the tests again for other context windows: the count stays at the tests."""
+    monkeypatch.setattr(progress_module, "INTERVAL_SECONDS", 0.0)
+    result = pytester.runpytest("--memorybench", "--mb-estimate", "--agent=openai:gpt-4o-mini", "--span=isolated", "-p", "no:randomly")
+    progress = [line for line in result.stdout.lines if line.startswith("[memorybench] ")]
+    counts = [re.match(r"\[memorybench\] (\d+)/(\d+) tests done", line) for line in progress]
+    assert counts and all(match and int(match[1]) <= int(match[2]) == 30 for match in counts), progress
+    assert progress[-1].startswith("[memorybench] 30/30 tests done"), progress

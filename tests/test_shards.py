@@ -9,6 +9,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -16,6 +17,8 @@ import pytest
 import yaml
 
 import pytest_memorybench.agents.recall  # noqa: F401  (numpy must load outside pytester's inner runs)
+
+pytestmark = pytest.mark.e2e
 
 pytest_plugins = ["pytester"]
 
@@ -180,12 +183,14 @@ def test_the_example_workflow_runs_here_and_gates_the_merged_run(tmp_path: Path,
         "AGENT": agent,
         "MEMORYBENCH": workflow["env"]["MEMORYBENCH"].replace("--span=32k", "--span=2k"),
         "PYTEST_ADDOPTS": "-p no:randomly -p no:cacheprovider",
+        # The steps' `pytest` and `python` are this interpreter's, activated or not (`.venv/bin/pytest`).
+        "PATH": os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")]),
     }
     shards = jobs["shard"]["strategy"]["matrix"]["shard"]
     assert int(env["SHARDS"]) == len(shards), "SHARDS must match the matrix"
     (tmp_path / "benchmarks").mkdir()
     single = subprocess.run(
-        ["python", "-m", "pytest", *env["MEMORYBENCH"].split(), "--agent=oracle", "--mb-output=baseline-run"],
+        [sys.executable, "-m", "pytest", *env["MEMORYBENCH"].split(), "--agent=oracle", "--mb-output=baseline-run"],
         cwd=tmp_path, env=env, check=False, capture_output=True,
     )
     assert single.returncode == 0, single.stdout.decode()

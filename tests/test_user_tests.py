@@ -157,6 +157,7 @@ def test_an_llm_judge_scores_and_its_verdicts_are_cached(pytester: pytest.Pytest
     assert set(first["run"]["judge_prompt_hashes"]) == {"reference"}
     sent = llm_server.requests_to("/v1/chat/completions")[0].body
     assert sent["temperature"] == 0 and "Biscuit" in json.dumps(sent["messages"])
+    assert "What is my dog called?" in json.dumps(sent["messages"]), "the judge is shown the question"
 
     pytester.runpytest(*command).assert_outcomes(passed=1)
     second = latest_results(pytester)

@@ -115,7 +115,7 @@ def estimate(run: BenchmarkRun, tests: Iterable[PlannedTest], *, reply_tokens: i
     tasks_before = run.judge_stats()["calls"]
     for group, members in groups.items():
         chat = BillingChat(model, reply_tokens=reply_tokens, context_tokens=context_tokens)
-        run.run_sync(run._drive(group, members, AgentAdapter(chat, "estimate")))
+        run.run_sync(run.drive(group, members, AgentAdapter(chat, "estimate")))
         bill = bills[members[0].definition.suite]
         bill.tests += len(members)
         bill.calls += chat.usage.calls
@@ -126,7 +126,11 @@ def estimate(run: BenchmarkRun, tests: Iterable[PlannedTest], *, reply_tokens: i
 
 
 def estimate_lines(run: BenchmarkRun, tests: Sequence[PlannedTest], reply_tokens: int) -> list[str]:
-    """The estimate for the agent's model, then the same run on a few common models."""
+    """The estimate for the agent's model, then the same run on a few common models.
+
+    The run's progress follows the first play only: the plays for other context windows replay the
+    same tests, and counting them again would take "tests done" past the number of tests.
+    """
     agent = run.settings.agent
     model = agent.target if agent is not None and agent.kind in ("openai", "anthropic") and agent.target else None
     context = run.settings.agent_options.context_tokens or context_window_for(model)
@@ -153,7 +157,11 @@ def estimate_lines(run: BenchmarkRun, tests: Sequence[PlannedTest], reply_tokens
     for name in COMPARED:
         window = context_window_for(name)
         if window not in by_window:
-            by_window[window] = estimate(run, tests, reply_tokens=reply_tokens, context_tokens=window, model=name)
+            progress, run.progress = run.progress, None  # shown for the first play only
+            try:
+                by_window[window] = estimate(run, tests, reply_tokens=reply_tokens, context_tokens=window, model=name)
+            finally:
+                run.progress = progress
         total = by_window[window].total.usage
         known = price_for(name)
         assert known is not None

@@ -176,7 +176,8 @@ class BenchmarkRun:
         self.selection.select(keys)
 
     def selected_count(self) -> int:
-        return len(self.selection)
+        """The selected tests that will be driven (not those skipped before they start): the progress's total."""
+        return sum(not self.tests[key].definition.skip_reason for key in self.selection.keys)
 
     def outside_this_run(self, key: str) -> bool:
         return self.selection.outside_this_run(key)
@@ -305,7 +306,7 @@ class BenchmarkRun:
         agent = None
         try:
             agent = await supply.acquire()
-            await self._drive(group, tests, agent)
+            await self.drive(group, tests, agent)
         except BaseException as exc:
             self._mark_cut(group, exc)
             raise
@@ -354,7 +355,12 @@ class BenchmarkRun:
             return 1
         return max(1, len(self.selection.members(key)))
 
-    async def _drive(self, group: str, tests: list[PlannedTest], agent: AgentAdapter | None) -> None:
+    async def drive(self, group: str, tests: list[PlannedTest], agent: AgentAdapter | None) -> None:
+        """Drive conversation group `group` for `tests` with `agent`, keeping every outcome it finishes.
+
+        The one way a group is run, whatever stands in for the agent: a merge's records, probes
+        over a delivered context, published replies re-scored, or a conversation.
+        """
         if self.merged is not None:
             return self._take_merged(tests)
         if group in self.contexts:

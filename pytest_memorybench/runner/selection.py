@@ -42,9 +42,6 @@ class Selection:
         self.keys = selected
         self.order = ordered
 
-    def __len__(self) -> int:
-        return len(self.keys)
-
     def outside_logged_plan(self, key: str) -> bool:
         """Test `key` belongs to a conversation the run folder began without it (resume, replay)."""
         log = self.logged.get(self.tests[key].group)

@@ -33,50 +33,50 @@ _DEFINE_KEYS = {"script", "question", "expected", "ideal", "scorer", "skills", "
 _WAIT_KEYS = {"tokens": "tokens", "minutes": "time", "hours": "time", "percentage": "percentage_finished"}
 
 
-def _contains(expected: Any, reply: str, context: ScoringContext, **params: Any) -> Score:
+def _contains(expected: Any, reply: str, question: str, context: ScoringContext, **params: Any) -> Score:
     from pytest_memorybench.scoring.exact import score_contains
 
     return score_contains(str(expected), reply, **params)
 
 
-def _exact(expected: Any, reply: str, context: ScoringContext, **params: Any) -> Score:
+def _exact(expected: Any, reply: str, question: str, context: ScoringContext, **params: Any) -> Score:
     from pytest_memorybench.scoring.exact import score_exact
 
     return score_exact(str(expected), reply, **params)
 
 
-def _regex(expected: Any, reply: str, context: ScoringContext, pattern: str) -> Score:
+def _regex(expected: Any, reply: str, question: str, context: ScoringContext, pattern: str) -> Score:
     from pytest_memorybench.scoring.exact import score_regex
 
     return score_regex(pattern, reply)
 
 
-def _rouge_l(expected: Any, reply: str, context: ScoringContext, **params: Any) -> Score:
+def _rouge_l(expected: Any, reply: str, question: str, context: ScoringContext, **params: Any) -> Score:
     from pytest_memorybench.scoring.rouge import score_rouge_l
 
     return score_rouge_l(str(expected), reply, **params)
 
 
-def _json_list(expected: Any, reply: str, context: ScoringContext) -> Score:
+def _json_list(expected: Any, reply: str, question: str, context: ScoringContext) -> Score:
     from pytest_memorybench.scoring.jsonlist import score_json_list
 
     return score_json_list([str(item) for item in expected], reply)
 
 
-def _choice(expected: Any, reply: str, context: ScoringContext, options: Mapping[str, str]) -> Score:
+def _choice(expected: Any, reply: str, question: str, context: ScoringContext, options: Mapping[str, str]) -> Score:
     from pytest_memorybench.scoring.choice import score_choice
 
     return score_choice(str(expected), reply, options)
 
 
-def _judge(expected: Any, reply: str, context: ScoringContext) -> Awaitable[Score]:
+def _judge(expected: Any, reply: str, question: str, context: ScoringContext) -> Awaitable[Score]:
     from pytest_memorybench.judges.local import LocalJudge
     from pytest_memorybench.scoring.judged import score_reference
 
-    return score_reference(context.judge or LocalJudge(), question="", expected=str(expected), answer=reply)
+    return score_reference(context.judge or LocalJudge(), question=question, expected=str(expected), answer=reply)
 
 
-# scorer name → (function(expected, reply, context, **params), the parameters it takes).  The
+# scorer name → (function(expected, reply, question, context, **params), the parameters it takes).  The
 # library modules are imported on use: rouge-score alone costs a second at import.
 SCORERS: dict[str, tuple[Callable[..., Score | Awaitable[Score]], set[str]]] = {
     "contains": (_contains, {"whole_word"}),
@@ -119,7 +119,8 @@ class YamlScenario:
 
     def score(self, definition: TestDefinition, responses: Sequence[str], context: ScoringContext) -> Any:
         function, _ = SCORERS[self.scorer]
-        return function(definition.expected, responses[-1] if responses else "", context, **self.scorer_params)
+        question = next((line.text for line in reversed(definition.script) if line.is_question), "")
+        return function(definition.expected, responses[-1] if responses else "", question, context, **self.scorer_params)
 
 
 def parse_yaml_scenario(name: str, define: Any, where: Callable[[str, Any], str]) -> YamlScenario:

@@ -158,7 +158,7 @@ def definitions() -> list[TestDefinition]:
 
 
 async def drive(span: int, agent: OkAgent, log_dir: Path) -> Drive:
-    """Build one Conversation as run.py's `_drive` does and time `run()` alone."""
+    """Build one Conversation as `BenchmarkRun.drive` does and time `run()` alone."""
     tests = [ScheduledTest(f"bench::{d.test_id}", d) for d in definitions()]
     log = EventLog(log_dir / "events.jsonl")
     adapter = AgentAdapter(agent, "bench")
