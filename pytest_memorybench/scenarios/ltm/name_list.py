@@ -38,7 +38,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from faker import Faker
 
 from pytest_memorybench.core.records import Score, TestDefinition
 from pytest_memorybench.scenarios.base import ScoringContext
@@ -77,6 +76,8 @@ class NameListParams:
 
 def draw_names(seed: int, repetition: int, count: int) -> list[str]:
     """The `count` names of repetition `repetition`: its own block of one seeded stream of unique names."""
+    from faker import Faker  # a second to import: only when names are drawn, not for every run
+
     fake = Faker(list(LOCALES))
     fake.seed_instance(f"{NAME}|names|{seed}")
     names: list[str] = []

@@ -37,7 +37,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from faker import Faker
 
 from pytest_memorybench.judges.base import Judge, JudgeTask
 from pytest_memorybench.judges.local import LocalJudge
@@ -116,6 +115,8 @@ def all_keywords() -> set[str]:
 
 def _names(seed: int, repetition: int) -> list[str]:
     """Three different Faker full names, none of which says a keyword ("Rose Baker" would)."""
+    from faker import Faker  # a second to import: only when names are drawn, not for every run
+
     fake = Faker(list(LOCALES))
     fake.seed_instance(f"{NAME}|names|{seed}|{repetition}")
     keywords = all_keywords()
