@@ -50,6 +50,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--mb-max-drop", dest="mb_max_drop", type=float, metavar="X", help="largest drop of the total or a suite mean below the baseline that still passes (default: 0)")
     group.addoption("--mb-max-scenario-drop", dest="mb_max_scenario_drop", type=float, metavar="X", help="also fail when a scenario mean drops more than X below the baseline (default: scenarios are shown, not gated)")
     group.addoption("--mb-min-score", dest="mb_min_score", type=float, metavar="X", help="fail (exit 1) when the mean score of all items is below X")
+    group.addoption("--mb-max-errors", dest="mb_max_errors", metavar="N|P%", help="items that errored (no score: agent, provider or judge failed) a gate lets pass, comparing the rest (default: 0, the gate refuses a run with errors)")
     group.addoption("--mb-max-cost", dest="mb_max_cost", type=float, metavar="USD", help="skip conversations that would take agent and judge spending past USD")
     group.addoption("--mb-price", dest="mb_price", action="append", metavar="MODEL=IN,OUT", help="price of a model missing from the built-in table, USD per million input and output tokens; repeatable")
 

@@ -193,3 +193,41 @@ def test_a_drop_equal_to_the_allowance_passes() -> None:
     base = Baseline(Path("base.json"), results(0.5, None, {}))
     assert evaluate(results(0.4, [0.3, 0.45], {}), baseline=base, max_drop=0.1).passed
     assert not evaluate(results(0.399, [0.3, 0.45], {}), baseline=base, max_drop=0.1).passed
+
+
+def errored_results(errors: int, scored: int = 8) -> dict[str, object]:
+    """This run's results.json content: `scored` items at 0.5, `errors` with no score (a provider outage)."""
+    return {
+        "run": {"span": {"ltm": "isolated"}, "profile": "paper", "agent": "a"},
+        "totals": {"mean": 0.5, "ci95": [0.4, 0.6], "max": scored, "errors": errors, "errors_by_kind": {"provider": errors}},
+        "suites": {"ltm": {"mean": 0.5, "ci95": [0.4, 0.6], "n": scored, "errors": errors}},
+        "scenarios": {},
+        "items": [],
+    }
+
+
+def test_a_gate_refuses_to_judge_a_run_with_errors_and_says_how_to_retry() -> None:
+    gate = evaluate(errored_results(2), baseline=None, min_score=0.9, folder="runs/today")
+    assert gate.failures == [
+        "2 of 10 items errored (provider): nothing to compare; --mb-resume=runs/today retries them "
+        "(allow some with --mb-max-errors N or P%)"
+    ], "an outage is not judged as a regression, nor as a low score"
+    assert not gate.rows
+
+
+@pytest.mark.parametrize(("allowance", "passes"), [("2", True), ("20%", True), ("1", False), ("10%", False)])
+def test_max_errors_lets_the_gate_compare_the_items_that_scored(allowance: str, passes: bool) -> None:
+    settings = GateSettings.from_options(SimpleNamespace(mb_max_errors=allowance))
+    gate = evaluate(errored_results(2), baseline=None, min_score=0.4, max_errors=settings.max_errors, folder="run")
+    assert gate.passed is passes
+    if passes:
+        assert gate.notes == [f"2 of 10 items errored (provider), within --mb-max-errors {allowance}: compared the 8 that scored"]
+        assert gate_lines(gate)[0].startswith("note: 2 of 10 items errored")
+    else:
+        assert gate.failures[0].endswith(f"(--mb-max-errors {allowance} allows 1)")
+
+
+@pytest.mark.parametrize("value", ["-1", "many", "101%", "3.5", "5 %%"])
+def test_a_max_errors_that_is_no_count_is_one_line(value: str) -> None:
+    with pytest.raises(UsageError, match=f"^--mb-max-errors {value!r} is not a count or a percentage: use e.g. 3 or 5%$"):
+        GateSettings.from_options(SimpleNamespace(mb_max_errors=value))

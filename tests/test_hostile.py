@@ -84,7 +84,7 @@ def test_a_hung_sync_agent_does_not_keep_python_from_exiting(pytester: pytest.Py
         "-p", "no:randomly", "--memorybench", "--agent=hung:make", "--span=isolated", "-k", "colours[rep1]",
         "--mb-timeout=0.5", "--mb-output=out", timeout=120,
     )
-    result.assert_outcomes(failed=1)
+    result.assert_outcomes(errors=1)
     result.stdout.fnmatch_lines(["*agent hung:make gave no reply within 0.5 s*"])
 
 
@@ -133,9 +133,26 @@ async def agent(llm_server: LLMServer) -> AsyncIterator[OpenAIChatAgent]:
 @pytest.mark.parametrize(
     ("script", "message"),
     [
-        ({"body": "{not json"}, "the server's answer is not a chat completion: '{not json'"),
-        ({"body": "<html>Bad gateway</html>"}, "the server's answer is not a chat completion: '<html>Bad gateway</html>'"),
-        ({"body": {"id": "x", "object": "chat.completion", "created": 0, "model": "m", "choices": []}}, "the server returned no choices"),
+        ({"body": "{not json", "times": 2}, "gave up after 2 attempts: the server's answer is not a chat completion: '{not json'"),
+        (
+            {"body": '{"choices": [{"message": {"content": "cut', "headers": {"Content-Type": "application/json"}, "times": 2},
+            "gave up after 2 attempts: a reply that is not JSON (Unterminated string starting at, character 37)",
+        ),
+        (
+            {"body": "<html>Bad gateway</html>", "times": 2},
+            "gave up after 2 attempts: the server's answer is not a chat completion: '<html>Bad gateway</html>'",
+        ),
+        (
+            {"body": {"id": "x", "object": "chat.completion", "created": 0, "model": "m", "choices": []}, "times": 2},
+            "gave up after 2 attempts: the server returned no choices",
+        ),
+        (
+            {"body": {"id": "x", "object": "chat.completion", "created": 0, "model": "m", "choices": [{"index": 0, "message": {"role": "assistant"}}]}, "times": 2},
+            "gave up after 2 attempts: the server's answer has no content",
+        ),
+        ({"status": 503, "body": "<html>busy</html>", "times": 2}, "gave up after 2 attempts: HTTP 503 *"),
+        ({"status": 409, "times": 2}, "gave up after 2 attempts: HTTP 409 *"),
+        ({"status": 425, "times": 2}, "gave up after 2 attempts: HTTP 425 *"),
         ({"drop": True, "times": 2}, "gave up after 2 attempts: the connection to * broke (RemoteProtocolError: *"),
         ({"truncate": 10, "times": 2}, "gave up after 2 attempts: the connection to * broke (RemoteProtocolError: *"),
         ({"status": 500, "times": 2}, "gave up after 2 attempts: HTTP 500 *"),
@@ -154,7 +171,14 @@ async def test_a_broken_answer_is_one_line(agent: OpenAIChatAgent, llm_server: L
 
 
 @pytest.mark.asyncio
-@pytest.mark.parametrize("script", [{"drop": True}, {"truncate": 10}, {"status": 429, "headers": {"retry-after": "0"}}, {"status": 429}])
+@pytest.mark.parametrize(
+    "script",
+    [
+        {"drop": True}, {"truncate": 10}, {"status": 429, "headers": {"retry-after": "0"}}, {"status": 429},
+        {"status": 503, "body": "<html>busy</html>"}, {"body": "<html>no</html>"},
+        {"body": '{"choices": [{"mess', "headers": {"Content-Type": "application/json"}},
+    ],
+)
 async def test_a_passing_failure_is_retried(agent: OpenAIChatAgent, llm_server: LLMServer, script: dict[str, Any]) -> None:
     llm_server.queue(**script)
     assert await agent.reply(said("hi")) == "echo: hi"

@@ -20,7 +20,7 @@ import pytest
 import pytest_asyncio
 
 from pytest_memorybench.agents.prices import price_for
-from pytest_memorybench.core.errors import UsageError
+from pytest_memorybench.core.errors import ProviderRefused, UsageError
 from pytest_memorybench.judges import prompts
 from pytest_memorybench.judges.base import TASK_KINDS, JudgeTask
 from pytest_memorybench.judges.client import CachedJudge, JudgeCache
@@ -31,7 +31,7 @@ from pytest_memorybench.judges.prompts import Prompt, prompt_hash, render, valid
 from pytest_memorybench.judges.providers import AnthropicJudgeBackend, JudgeBackend, OpenAIJudgeBackend
 from pytest_memorybench.judges.schemas import schema_for
 from pytest_memorybench.judges.spec import build_judge, parse_judge_spec
-from tests.support.llm_server import LLMServer, anthropic_message
+from tests.support.llm_server import FAULT_KINDS, LLMServer, anthropic_message
 
 SECRET = "sk-test-0123456789abcdef"
 FAST = {"timeout": 5.0, "max_attempts": 3, "min_wait": 0.01, "max_wait": 0.1}
@@ -253,10 +253,22 @@ async def test_a_failing_server_gives_a_judge_error_verdict_not_cached(make: Fac
 @pytest.mark.asyncio
 async def test_rejected_key_is_not_retried_nor_shown(make: Factory, llm_server: LLMServer) -> None:
     llm_server.queue(401, body={"error": {"type": "authentication_error", "message": f"bad key {SECRET}"}})
-    verdict = await make().judge(TASK)
-    assert verdict.error is not None and verdict.error.startswith("judge-error: ")
-    assert "API key was rejected" in verdict.error and SECRET not in verdict.error
+    with pytest.raises(ProviderRefused, match="API key was rejected") as refused:  # no verdict can come: the run stops
+        await make().judge(TASK)
+    assert SECRET not in str(refused.value)
     assert len(judge_requests(llm_server)) == 1
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("kind", sorted(FAULT_KINDS))
+async def test_a_judge_call_rides_out_every_transient_fault(make: Factory, llm_server: LLMServer, kind: str) -> None:
+    """The judge's backend is the agents' adapter: the same retries for the same faults."""
+    scripted = FAULT_KINDS[kind]
+    llm_server.queue(**{**scripted.__dict__, "headers": {**scripted.headers, "retry-after": "0"}})
+    llm_server.queue(text=REFERS)
+    verdict = await make().judge(TASK)
+    assert verdict.ok, verdict.error
+    assert len(judge_requests(llm_server)) == 2
 
 
 @pytest.mark.asyncio
@@ -528,8 +540,8 @@ async def test_a_server_that_takes_no_form_gets_plain_text_and_other_errors_stay
     assert (await judge.judge(TASK)).ok
     assert "response_format" not in judge_requests(llm_server)[-1].body and judge.backend.form == "text"
     llm_server.queue(400, body={"error": {"message": "maximum context length exceeded"}})
-    verdict = await judge.judge(JudgeTask("reference", {**TASK.payload, "answer": "Navy."}, "ltm.colours"))
-    assert verdict.error is not None and "context length" in verdict.error
+    with pytest.raises(ProviderRefused, match="context length"):  # refused, and not for its form
+        await judge.judge(JudgeTask("reference", {**TASK.payload, "answer": "Navy."}, "ltm.colours"))
 
 
 @pytest.mark.asyncio

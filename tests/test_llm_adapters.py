@@ -28,7 +28,7 @@ from pytest_memorybench.agents.spec import (
     parse_agent_spec,
 )
 from pytest_memorybench.core.tokens import default_counter
-from pytest_memorybench.core.errors import AgentError, UsageError
+from pytest_memorybench.core.errors import AgentError, ProviderRefused, UsageError
 from pytest_memorybench.core.records import Message
 from tests.support.llm_server import LLMServer, anthropic_message, chat_completion
 
@@ -282,7 +282,7 @@ async def test_gives_up_after_max_attempts_with_one_line(make: Factory, llm_serv
 @pytest.mark.parametrize("provider", ["openai", "anthropic"])
 async def test_rejected_key_is_not_retried_nor_shown(make: Factory, llm_server: LLMServer, provider: str) -> None:
     llm_server.queue(401, body={"error": {"type": "authentication_error", "message": f"bad key {SECRET}"}})
-    with pytest.raises(AgentError, match="API key was rejected") as excinfo:
+    with pytest.raises(ProviderRefused, match="API key was rejected") as excinfo:
         await make(provider).reply(said("hi"))
     assert len(llm_server.requests) == 1
     assert SECRET not in str(excinfo.value)
@@ -292,9 +292,11 @@ async def test_rejected_key_is_not_retried_nor_shown(make: Factory, llm_server: 
 async def test_client_errors_fail_at_once_and_redact_the_key(make: Factory, llm_server: LLMServer) -> None:
     error = {"type": "invalid_request_error", "message": f"cannot use {SECRET} here"}
     llm_server.queue(400, body={"error": error})
-    with pytest.raises(AgentError) as excinfo:
+    with pytest.raises(ProviderRefused) as excinfo:
         await make().reply(said("hi"))
-    assert str(excinfo.value).endswith("HTTP 400 Bad Request: cannot use [api key] here")
+    assert str(excinfo.value).endswith(
+        "HTTP 400 Bad Request: cannot use [api key] here; not retried, so the run stops before more is spent"
+    )
     assert len(llm_server.requests) == 1
 
 
@@ -302,7 +304,7 @@ async def test_client_errors_fail_at_once_and_redact_the_key(make: Factory, llm_
 async def test_exhausted_quota_is_not_retried(make: Factory, llm_server: LLMServer) -> None:
     error = {"type": "insufficient_quota", "code": "insufficient_quota", "message": "You exceeded your quota."}
     llm_server.queue(429, body={"error": error}, times=3)
-    with pytest.raises(AgentError, match="HTTP 429 Too Many Requests: You exceeded your quota.$"):
+    with pytest.raises(ProviderRefused, match="HTTP 429 Too Many Requests: You exceeded your quota.; not retried"):
         await make().reply(said("hi"))
     assert len(llm_server.requests) == 1
 

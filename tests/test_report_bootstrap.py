@@ -75,5 +75,18 @@ def test_results_rows_carry_mean_interval_n_and_categories() -> None:
     assert probes["categories"]["abstention"]["mean"] == 0.5
     assert probes["categories"]["temporal"]["n"] == 2
     assert "categories" not in scenarios["ltm.colours"] and scenarios["ltm.colours"]["ci95"] is None
-    assert suite_stats(records, seed=0)["ltm"] == {"mean": 1.0, "ci95": None, "n": 1}
+    assert suite_stats(records, seed=0)["ltm"] == {"mean": 1.0, "ci95": None, "n": 1, "errors": 0}
     assert scenario_stats(records, seed=0) == scenarios, "deterministic"
+
+
+def test_items_that_errored_are_counted_and_left_out_of_mean_interval_and_n() -> None:
+    records = [
+        record("beam", "beam.probes", 1.0, "abstention"),
+        record("beam", "beam.probes", None, "abstention"),  # errored: no score
+        record("beam", "beam.probes", 0.0, "temporal"),
+        record("beam", "beam.probes", None, "temporal"),
+    ]
+    probes = scenario_stats(records, seed=0)["beam.probes"]
+    assert (probes["mean"], probes["n"], probes["errors"]) == (0.5, 2, 2)
+    assert probes["categories"]["abstention"] == {"mean": 1.0, "ci95": None, "n": 1, "errors": 1}
+    assert suite_stats(records, seed=0)["beam"]["mean"] == 0.5

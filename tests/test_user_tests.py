@@ -184,3 +184,21 @@ def test_the_judge_check_reports_agreement_and_exits(pytester: pytest.Pytester) 
         ["judge meta-evaluation of local: 96 labelled cases", "overall*96*87*90.6%", "agreement 91% with local*"]
     )
     assert "collected" not in result.stdout.str(), "no tests are run"
+
+
+def test_a_judge_that_cannot_be_asked_makes_its_item_an_error_not_a_zero(pytester: pytest.Pytester, llm_server) -> None:
+    """The judge's provider fails after every retry: the item has no score, as an ERROR saying so."""
+    pytester.makefile(".yaml", judged=JUDGED_SUITE)
+    llm_server.queue(503, headers={"retry-after": "0"}, path="/v1/chat/completions", times=6)
+    result = pytester.runpytest(
+        "--memorybench", "--agent=oracle", "--mb-suite=judged.yaml", f"--judge=openai:judge-model@{llm_server.openai_url}",
+        "-p", "no:cacheprovider",
+    )
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines([
+        "judge error: openai:judge-model@*: gave up after 6 attempts: HTTP 503 Service Unavailable*",
+        "1 item errored (judge 1): no score, left out of every mean; --mb-resume=* retries them",
+    ])
+    [item] = latest_results(pytester)["items"]
+    assert item["score"] is None and item["error_kind"] == "judge" and item["error"].startswith("judge error: ")
+    assert item["responses"] == ["Biscuit"], "the conversation was had; only its verdict is missing"

@@ -19,8 +19,7 @@ from typing import Any
 
 import anthropic
 
-from pytest_memorybench.agents.llm import Completion, LLMChatAgent, Turn, not_an_answer
-from pytest_memorybench.core.errors import AgentError
+from pytest_memorybench.agents.llm import Completion, LLMChatAgent, MalformedReply, Turn, not_an_answer
 
 
 class AnthropicAgent(LLMChatAgent):
@@ -29,6 +28,7 @@ class AnthropicAgent(LLMChatAgent):
     status_error = anthropic.APIStatusError
     connection_error = anthropic.APIConnectionError
     timeout_error = anthropic.APITimeoutError
+    validation_error = anthropic.APIResponseValidationError
 
     def __init__(self, model: str | None, *, thinking_tokens: int | None = None, **options: Any) -> None:
         super().__init__(model, **options)
@@ -50,7 +50,7 @@ class AnthropicAgent(LLMChatAgent):
         )
         usage = getattr(response, "usage", None)  # absent when a compatible server omits it
         if not isinstance(getattr(response, "content", None), list):
-            raise AgentError(f"{self.name}: the server's answer is not a message: {not_an_answer(response)}")
+            raise MalformedReply(f"the server's answer is not a message: {not_an_answer(response)}")
         tool_input = next((block.input for block in response.content if block.type == "tool_use"), None)
         return Completion(
             text=json.dumps(tool_input) if tool_input is not None else "".join(

@@ -29,7 +29,7 @@ from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_aft
 from pytest_memorybench.agents.limits import RateLimits, gate_for
 from pytest_memorybench.agents.prices import context_window_for, price_for
 from pytest_memorybench.core.tokens import default_counter
-from pytest_memorybench.core.errors import AgentError, UsageError, describe_exception
+from pytest_memorybench.core.errors import AgentError, ProviderError, ProviderRefused, UsageError, describe_exception
 from pytest_memorybench.core.records import Message, Usage
 
 SYSTEM_PROMPT = "You are a helpful assistant."
@@ -41,6 +41,13 @@ DEFAULT_OUTPUT_TOKENS = 1024  # the room for a reply, kept free of transcript wh
 log = logging.getLogger(__name__)
 
 Turn = dict[str, str]  # {"role": "user" | "assistant", "content": text}, the shape both APIs take
+
+# Statuses worth another try: a timeout, a conflict, too early, a rate limit; and every 5xx.
+TRANSIENT_STATUSES = frozenset({408, 409, 425, 429})
+
+
+class MalformedReply(Exception):
+    """A 200 that is no answer (no choices, no content, another shape): retried like an outage."""
 
 
 @dataclass(frozen=True)
@@ -61,6 +68,7 @@ class LLMChatAgent(ABC):
     status_error: ClassVar[type[Exception]]
     connection_error: ClassVar[type[Exception]]
     timeout_error: ClassVar[type[Exception]]
+    validation_error: ClassVar[type[Exception]]  # a 200 whose body the SDK cannot read as its type
 
     def __init__(
         self,
@@ -201,23 +209,27 @@ class LLMChatAgent(ABC):
         try:
             return await retrying(attempt)
         except AgentError as exc:
-            raise AgentError(self._redact(str(exc))) from None
+            raise type(exc)(self._redact(str(exc))) from None
         except Exception as exc:  # noqa: BLE001 - the SDK or a compatible server may raise anything
             if self._is_transient(exc):
                 plural = "s" if self.max_attempts != 1 else ""
                 line = f"{self.name}: gave up after {self.max_attempts} attempt{plural}: {self._describe(exc)}"
-            else:
-                line = f"{self.name}: {self._describe(exc)}"
-            raise AgentError(self._redact(line)) from None
+                raise ProviderError(self._redact(line)) from None
+            if isinstance(exc, self.status_error):
+                line = f"{self.name}: {self._describe(exc)}; not retried, so the run stops before more is spent"
+                raise ProviderRefused(self._redact(line)) from None
+            raise ProviderError(self._redact(f"{self.name}: {self._describe(exc)}")) from None
 
     def _is_transient(self, exc: BaseException) -> bool:
-        if isinstance(exc, self.connection_error):
+        """An outage a later attempt can get past: a dropped or cut connection, a timeout, a 408,
+        409, 425, 429 or 5xx (whatever its body), or a 200 whose body is no answer."""
+        if isinstance(exc, (self.connection_error, MalformedReply, json.JSONDecodeError, self.validation_error)):
             return True
         if isinstance(exc, self.status_error):
             status: int = exc.status_code  # type: ignore[attr-defined]
             if _error_code(exc.body) == "insufficient_quota":  # type: ignore[attr-defined]
                 return False  # a 429 that waiting will not fix
-            return status in (408, 429) or status >= 500
+            return status in TRANSIENT_STATUSES or status >= 500
         return False
 
     def _wait(self, state: RetryCallState) -> float:
@@ -255,6 +267,10 @@ class LLMChatAgent(ABC):
             if cause is not None and "connect" not in type(cause).__name__.lower():
                 return f"the connection to {url} broke ({describe_exception(cause)})"  # dropped or cut short
             return f"cannot connect to {url}"
+        if isinstance(exc, MalformedReply):
+            return str(exc)
+        if isinstance(exc, json.JSONDecodeError):
+            return f"a reply that is not JSON ({exc.msg}, character {exc.pos})"
         if isinstance(exc, self.status_error):
             status: int = exc.status_code  # type: ignore[attr-defined]
             reason = exc.response.reason_phrase or _phrase(status)  # type: ignore[attr-defined]

@@ -17,7 +17,7 @@ from typing import Any
 
 import openai
 
-from pytest_memorybench.agents.llm import Completion, LLMChatAgent, Turn, not_an_answer
+from pytest_memorybench.agents.llm import Completion, LLMChatAgent, MalformedReply, Turn, not_an_answer
 from pytest_memorybench.core.errors import AgentError
 
 REASONING_OUTPUT_TOKENS = 16_384  # a reasoning model spends output tokens thinking before it answers
@@ -36,6 +36,7 @@ class OpenAIChatAgent(LLMChatAgent):
     status_error = openai.APIStatusError
     connection_error = openai.APIConnectionError
     timeout_error = openai.APITimeoutError
+    validation_error = openai.APIResponseValidationError
 
     def __init__(self, model: str | None, **options: Any) -> None:
         super().__init__(model, **options)
@@ -56,12 +57,16 @@ class OpenAIChatAgent(LLMChatAgent):
             model=self.model, **self._sampling(system, turns), **options
         )
         if not hasattr(response, "choices"):
-            raise AgentError(f"{self.name}: the server's answer is not a chat completion: {not_an_answer(response)}")
+            raise MalformedReply(f"the server's answer is not a chat completion: {not_an_answer(response)}")
         if not response.choices:
-            raise AgentError(f"{self.name}: the server returned no choices")
+            raise MalformedReply("the server returned no choices")
+        message = getattr(response.choices[0], "message", None)
+        if message is None or getattr(message, "content", None) is None:
+            refusal = getattr(message, "refusal", None)
+            raise MalformedReply(f"the server's answer has no content{f' (refusal: {refusal})' if refusal else ''}")
         usage = response.usage
         return Completion(
-            text=response.choices[0].message.content or "",
+            text=message.content,
             input_tokens=usage.prompt_tokens if usage else None,
             output_tokens=usage.completion_tokens if usage else None,
         )

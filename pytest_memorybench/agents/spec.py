@@ -157,7 +157,10 @@ def build_agent(spec: AgentSpec, options: AgentOptions = AgentOptions()) -> Agen
         target = _instantiate(_load_entry_point(spec), spec)
     else:
         target = _instantiate(_import_target(spec), spec)
-    return AgentAdapter(target, spec.display, timeout=options.timeout)
+    # A model adapter times out each request itself and retries it (a stalled provider is an outage
+    # to ride out); the harness's own limit would cut those retries short, so it only bounds the
+    # agents it cannot see into.
+    return AgentAdapter(target, spec.display, timeout=None if spec.kind in LLM_PROVIDERS else options.timeout)
 
 
 def agent_factory(spec: AgentSpec, options: AgentOptions = AgentOptions()) -> Callable[[], AgentAdapter] | None:

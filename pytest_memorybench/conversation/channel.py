@@ -21,7 +21,7 @@ from pytest_memorybench.conversation.events import EventLog
 from pytest_memorybench.conversation.filler import FillerTask, Prefetch
 from pytest_memorybench.core.tokens import TokenCounter, remember
 from pytest_memorybench.core.errors import AgentError
-from pytest_memorybench.judges.base import Judge, JudgeTask, JudgeVerdict
+from pytest_memorybench.judges.base import JUDGE_ERROR, Judge, JudgeFailed, JudgeTask, JudgeVerdict
 from pytest_memorybench.core.records import Message, Usage
 
 Source = Literal["test", "filler", "intro"]  # who is speaking to the agent
@@ -220,9 +220,12 @@ class LoggedJudge:
         self.stats = judge.stats
 
     async def judge(self, task: JudgeTask) -> JudgeVerdict:
+        """The verdict; JudgeFailed when the judge could not be asked (the test then has no score)."""
         verdict = await self._judge.judge(task)
         self._channel.emit(
             "judge_call", task=task.kind, scorer=task.scorer, fingerprint=task.fingerprint()[:16],
             cached=verdict.cached, verdict=verdict.data, error=verdict.error,
         )
+        if verdict.error is not None and verdict.error.startswith(JUDGE_ERROR):
+            raise JudgeFailed(verdict.error.replace(JUDGE_ERROR, "judge error", 1))
         return verdict

@@ -25,9 +25,10 @@ from typing import Any
 from pytest_memorybench.agents.protocol import AgentAdapter
 from pytest_memorybench.conversation.channel import AgentChannel
 from pytest_memorybench.conversation.scheduler import ConversationStats, ScheduledTest
-from pytest_memorybench.core.errors import AgentError
+from pytest_memorybench.core.errors import AgentError, stop_on_refusal
 from pytest_memorybench.core.records import Message, Score, TestDefinition, TestOutcome, Turn, Usage
 from pytest_memorybench.core.timings import timing_summary
+from pytest_memorybench.judges.base import JudgeFailed
 from pytest_memorybench.scenarios import ScoringContext, get_scenario
 from pytest_memorybench.scenarios.probes import ProbeContext
 
@@ -109,8 +110,9 @@ class ProbeSession:
             try:
                 await self._deliver_and_ask(pending)
             except AgentError as exc:
-                self.error = str(exc)
+                self.error, self.stats.error_kind = str(exc), exc.kind
                 self.channel.emit("agent_error", error=self.error)
+                stop_on_refusal(exc)
             self.channel.emit("probe_end", context=self.context.id, tokens=self.delivery.tokens, turns=self.delivery.turns)
         self.stats.tokens = self.delivery.tokens or self.context.tokens or 0
         self.stats.error = self.error
@@ -223,10 +225,19 @@ class ProbeSession:
             return TestOutcome(
                 definition, responses, Score(0.0, (f"agent error: {error}",)), self._transcript(definition, answers),
                 0, dataclasses.replace(probe.usage), error=error, details=self._details(answers),
+                error_kind=self.stats.error_kind or "agent",
             )
-        score = get_scenario(definition.scenario).score(definition, responses, self.scoring)
-        if inspect.isawaitable(score):
-            score = await score
+        try:
+            score = get_scenario(definition.scenario).score(definition, responses, self.scoring)
+            if inspect.isawaitable(score):
+                score = await score
+        except JudgeFailed as failed:  # asked and answered, but not scored: an error, not a 0
+            self.channel.emit("test_end", test=probe.test.key, error=str(failed))
+            self.progress({"event": "test_end", "test": probe.test.key, "group": self.channel.group, "tokens": 0})
+            return TestOutcome(
+                definition, responses, Score(0.0, (str(failed),)), self._transcript(definition, answers),
+                0, dataclasses.replace(probe.usage), error=str(failed), details=self._details(answers), error_kind=failed.kind,
+            )
         self.channel.emit("score", test=probe.test.key, value=score.value, reasons=list(score.reasons))
         span_tokens = answers[-1].tokens if answers else 0
         self.channel.emit("test_end", test=probe.test.key, span_tokens=span_tokens, overrun=False)

@@ -39,8 +39,9 @@ from pytest_memorybench.conversation.program import (
     scripted_program,
 )
 from pytest_memorybench.conversation.trivia import TriviaSource
-from pytest_memorybench.core.errors import AgentError
+from pytest_memorybench.core.errors import AgentError, stop_on_refusal
 from pytest_memorybench.core.records import Score, TestDefinition, TestOutcome, Turn, Usage
+from pytest_memorybench.judges.base import JudgeFailed
 from pytest_memorybench.scenarios import ScoringContext, get_scenario
 
 INTRO = (
@@ -74,6 +75,7 @@ class ConversationStats:
     overhead_usage: Usage = field(default_factory=Usage)  # intro and filler replies
     repetitions: int = 1
     error: str | None = None
+    error_kind: str | None = None  # AgentError.kind of `error`
 
     @property
     def span_ratio(self) -> float | None:
@@ -155,8 +157,9 @@ class Conversation:
         try:
             await self._loop(runs)
         except AgentError as exc:
-            self.stats.error = str(exc)
+            self.stats.error, self.stats.error_kind = str(exc), exc.kind
             self.channel.emit("agent_error", error=str(exc), time=self.channel.clock.now())
+            stop_on_refusal(exc)
         finally:
             if self.channel.prefetch is not None:
                 self.channel.prefetch.stop()
@@ -209,6 +212,10 @@ class Conversation:
             except StopAsyncIteration:
                 run.script_done = True
                 break
+            except JudgeFailed as failed:  # a dynamic test's judge, mid-conversation: this test ends
+                await run.program.aclose()
+                self._end_without_score(run, str(failed), failed.kind)
+                return
             reply = None
             if isinstance(action, Say):
                 reply = await self._say(run, action)
@@ -340,9 +347,13 @@ class Conversation:
 
     async def _finish(self, run: _Run) -> None:
         definition = run.test.definition
-        score = run.score or get_scenario(definition.scenario).score(definition, run.responses, self.scoring)
-        if inspect.isawaitable(score):
-            score = await score
+        try:
+            score = run.score or get_scenario(definition.scenario).score(definition, run.responses, self.scoring)
+            if inspect.isawaitable(score):
+                score = await score
+        except JudgeFailed as failed:
+            self._end_without_score(run, str(failed), failed.kind)
+            return
         span_tokens = (run.question_tokens or 0) - (run.begin_tokens or 0) if run.question_tokens is not None else 0
         run.outcome = TestOutcome(
             definition,
@@ -362,5 +373,14 @@ class Conversation:
         error = f"{self.stats.error} (conversation {started})"
         return TestOutcome(
             run.test.definition, run.responses, Score(0.0, (f"agent error: {error}",)), run.transcript, 0,
-            dataclasses.replace(run.usage), error=error, span_target=self.span,
+            dataclasses.replace(run.usage), error=error, span_target=self.span, error_kind=self.stats.error_kind,
         )
+
+    def _end_without_score(self, run: _Run, error: str, kind: str) -> None:
+        """A test the conversation got through but could not score (its judge failed): an error, not a 0."""
+        run.outcome = TestOutcome(
+            run.test.definition, run.responses, Score(0.0, (error,)), run.transcript, 0, dataclasses.replace(run.usage),
+            error=error, span_target=self.span, error_kind=kind,
+        )
+        self.channel.emit("test_end", test=run.test.key, error=error)
+        self.progress({"event": "test_end", "test": run.test.key, "group": self.channel.group, "tokens": self.channel.tokens})

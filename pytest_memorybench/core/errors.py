@@ -20,7 +20,25 @@ class UsageError(pytest.UsageError):
 
 
 class AgentError(Exception):
-    """The agent under test could not produce a reply."""
+    """The agent under test could not produce a reply.
+
+    `kind` says whose fault it is, for the reports: "agent" (the user's agent raised, hung or
+    returned nonsense) or "provider" (a model API failed a call after its retries).
+    """
+
+    kind = "agent"
+
+
+class ProviderError(AgentError):
+    """A model provider failed a call after every retry: an outage, not a memory failure."""
+
+    kind = "provider"
+
+
+class ProviderRefused(ProviderError):
+    """A provider refused a request in a way no retry mends (a rejected key, an unknown model, a
+    malformed request).  Every later call would be refused too: a run that meets one stops
+    before more is spent (`RunStopped`), where a caller of the adapter gets a plain error."""
 
 
 def describe_exception(exc: BaseException) -> str:
@@ -44,3 +62,9 @@ class Terminated(RunStopped):
 
 class RunFolderUnwritable(RunStopped):
     """The disk is full, or the folder became read-only: no more can be logged, so nothing more is asked."""
+
+
+def stop_on_refusal(exc: AgentError) -> None:
+    """A provider's refusal ends the whole run, not one conversation: every other call would be refused too."""
+    if isinstance(exc, ProviderRefused):
+        raise RunStopped(f"{exc} (a refusal no retry mends)") from None

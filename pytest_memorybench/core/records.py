@@ -171,9 +171,10 @@ class TestOutcome:
     transcript: list[Turn]
     span_tokens: int
     usage: Usage
-    error: str | None = None
+    error: str | None = None  # set: the test has no score (the agent, its provider or the judge failed, or a cut)
     span_target: int | None = None  # None: isolated
     details: dict[str, Any] = field(default_factory=dict)  # family extras: retrieved ids, timings, curves
+    error_kind: str | None = None  # whose failure: "agent", "provider", "judge", "interrupted"
 
     @property
     def overrun(self) -> bool:

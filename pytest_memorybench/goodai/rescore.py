@@ -35,6 +35,7 @@ from pytest_memorybench.goodai.definitions import (
 )
 from pytest_memorybench.goodai.results import ResultFileError, StoredResult, read_result
 from pytest_memorybench.core.records import Score, TestDefinition, TestOutcome, Usage
+from pytest_memorybench.judges.base import JudgeFailed
 from pytest_memorybench.scenarios import ScoringContext, get_scenario
 from pytest_memorybench.suite import Suite, loaded_suite
 
@@ -183,14 +184,17 @@ async def rescored_outcome(
         channel.emit("message", i=number, source="test", test=key, text=message, is_question=is_question)
         if reply is not None:
             channel.emit("reply", i=number, source="test", test=key, text=reply)
+    error: str | None = None
+    kind: str | None = None
     try:
         score = await rescore(definition, stored, context)
+    except JudgeFailed as failed:  # our judge could not be asked: no verdict to compare
+        score, error, kind = Score(0.0, (str(failed),)), str(failed), failed.kind
     except Exception as exc:  # noqa: BLE001 - one unusable result must not stop the others
         score, error = Score(0.0, (f"cannot re-score {stored.path}: {describe_exception(exc)}",)), describe_exception(exc)
-    else:
-        error = None
+        kind = "published result"
     channel.emit("score", test=key, value=score.value, reasons=list(score.reasons))
     return TestOutcome(
         definition, list(stored.responses), score, [], stored.tokens or 0, Usage(), error=error,
-        details={"published": stored.verdict_json()},
+        details={"published": stored.verdict_json()}, error_kind=kind,
     )

@@ -53,6 +53,17 @@ TASK_KINDS = (
 )
 
 UNPARSEABLE = "judge-unparseable"
+JUDGE_ERROR = "judge-error"  # the judge could not be asked: its provider failed after retries, or a bug
+
+
+class JudgeFailed(Exception):
+    """A run's judge could not give a verdict: the test it scores has no score (an error, not a 0).
+
+    Raised by the run's judge wrapper (`conversation.channel.LoggedJudge`); the public asserts and
+    the judge check use the judge directly and see a verdict with its `error` instead.
+    """
+
+    kind = "judge"
 
 
 @dataclass(frozen=True)

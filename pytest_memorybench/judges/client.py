@@ -14,9 +14,11 @@ of what it cost.  Around that:
   all callers of this client.
 * **Re-asking.**  A reply that is not valid JSON in the task's schema is re-asked, showing the model
   its reply and what was wrong, up to `max_attempts` calls in all; then the verdict carries
-  `error="judge-unparseable: <reason>"`.  Transient HTTP failures (429, 5xx, timeouts) are retried
-  inside the backend; when those retries run out the verdict carries `error="judge-error: <line>"`.
-  `judge()` never raises for a bad reply or a failing server.
+  `error="judge-unparseable: <reason>"`.  Transient failures (429, 5xx, timeouts, dropped
+  connections, replies that are no answer) are retried inside the backend; when those retries run
+  out the verdict carries `error="judge-error: <line>"`.  `judge()` never raises for a bad reply or
+  a failing server, except one that refuses every request (`ProviderRefused`: a rejected key, an
+  unknown model), which no verdict can come from.
 * **Accounting.**  `stats.calls` counts backend calls (each re-ask is one; transient retries inside
   the backend are not), `cache_hits`, tokens (the server's counts, else estimated), `cost_usd`
   from `agents/prices.py`, `unparseable` verdicts, and `prompt_hashes[kind]`.
@@ -41,14 +43,13 @@ from typing import Any, Protocol, runtime_checkable
 
 from pytest_memorybench.agents.llm import Completion, Turn, token_usage
 from pytest_memorybench.agents.prices import price_for
-from pytest_memorybench.core.errors import AgentError, describe_exception
-from pytest_memorybench.judges.base import UNPARSEABLE, JudgeStats, JudgeTask, JudgeVerdict
+from pytest_memorybench.core.errors import AgentError, ProviderRefused, describe_exception
+from pytest_memorybench.judges.base import JUDGE_ERROR, UNPARSEABLE, JudgeStats, JudgeTask, JudgeVerdict
 from pytest_memorybench.judges.json_reply import extract_json
 from pytest_memorybench.judges.prompts import check_payload, prompt_hash, render, validate
 from pytest_memorybench.judges.schemas import schema_for
 
 CACHE_VERSION = 1
-JUDGE_ERROR = "judge-error"
 MAX_REASON = 160  # characters of an error reason kept in a verdict
 
 log = logging.getLogger(__name__)
@@ -125,6 +126,8 @@ class CachedJudge:
         self.stats.prompt_hashes[task.kind] = prompt_hash(task.kind)
         try:
             await self.backend.resolve_model()
+        except ProviderRefused:
+            raise  # no verdict can come from this judge: the caller stops
         except AgentError as exc:
             return self._failed(task, exc)
         key = self.cache_key(task, system, user)
@@ -138,6 +141,9 @@ class CachedJudge:
             try:
                 async with self._limit():
                     completion, _ = await self.backend.complete(system, turns, schema_for(task.kind), task.kind)
+            except ProviderRefused:
+                self.stats.calls += 1
+                raise  # no verdict can come from this judge: the caller stops
             except Exception as exc:  # noqa: BLE001 - AgentError after retries, or a backend bug
                 self.stats.calls += 1
                 return self._failed(task, exc)

@@ -84,7 +84,7 @@ class BenchmarkHooks:
             self.run.budget.reason_to_stop = lambda: cap.reached(self._spent())
 
     @pytest.hookimpl(tryfirst=True)
-    def pytest_runtest_call(self, item: pytest.Item) -> None:
+    def pytest_runtest_setup(self, item: pytest.Item) -> None:
         """Under `--mb-max-cost`, skip a conversation that would overspend, before it starts."""
         if self.cap is None or PLANNED_KEY not in item.stash:
             return
@@ -100,10 +100,12 @@ class BenchmarkHooks:
         self, item: pytest.Item, call: pytest.CallInfo[None]
     ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
         report = yield
-        if report.skipped and call.when == "call" and PLANNED_KEY in item.stash and isinstance(report.longrepr, tuple):
+        if report.skipped and PLANNED_KEY in item.stash and isinstance(report.longrepr, tuple):
             # Point the skip at the item, as a skip mark's reason is, not at the line of this plugin.
             report.longrepr = (item.nodeid, None, report.longrepr[2])  # type: ignore[index]
-        if call.when == "call" and OUTCOME_KEY in item.stash:
+        # The record goes with the report that ends the item: the call's, or a set-up's that errored.
+        ends = call.when == "call" or (call.when == "setup" and report.failed)
+        if ends and OUTCOME_KEY in item.stash:
             planned = item.stash[PLANNED_KEY]
             record = item_record(planned.key, planned, item.stash[OUTCOME_KEY], report.passed)
             report.memorybench = record  # type: ignore[attr-defined]  (travels to the xdist controller)
@@ -133,7 +135,7 @@ class BenchmarkHooks:
         if self.run.progress is not None:
             self.run.progress.clear()
         record = getattr(report, "memorybench", None)
-        if record is not None and report.when == "call":
+        if record is not None:
             self.records_by_item[report.nodeid] = record
             if self.cap is not None:
                 self.cap.publish(self._spent())

@@ -4,6 +4,12 @@ Each planned test becomes a `pytest.Function` under a collector named after its 
 read `ltm::colours[rep1]`, `-k` and `-m` select as usual, and the item can request fixtures (a
 user's `memorybench_agent` in conftest.py overrides the plugin's).  Skills become markers; the
 conversation group becomes an `xdist_group` mark, set at creation so `--dist loadgroup` sees it.
+
+The conversation is the item's set-up, its score the test: an item gets its outcome (driving its
+conversation if nobody has yet) in `setup`, and its body checks the score against the threshold.
+So a test whose conversation could not be had (the agent raised or hung, its provider failed
+after every retry, the judge could not be asked, the run was cut) is an ERROR, as a broken fixture
+is, and only a memory that fell short is a FAILED.
 """
 
 from __future__ import annotations
@@ -49,6 +55,26 @@ class BenchmarkItem(pytest.Function):
     def reportinfo(self) -> tuple[Any, int | None, str]:
         return self.path, None, self.nodeid
 
+    def setup(self) -> None:
+        """The fixtures (the agent), then this test's outcome: its conversation driven if need be."""
+        super().setup()
+        if self.config.option.setuponly:
+            return  # pytest --setup-only: the fixtures, and no conversation
+        run = self.config.stash[RUN_KEY]
+        test = self.stash[PLANNED_KEY]
+        if test.definition.skip_reason:
+            pytest.skip(test.definition.skip_reason)
+        try:
+            outcome = run.outcome(test.key, self.funcargs["memorybench_agent"], self.funcargs["memorybench_agent_factory"])
+        except BaseException:
+            self.stash[OUTCOME_KEY] = run.cut_outcome(test.key)  # recorded as such; pytest reports the cause
+            raise
+        if outcome.error is not None and outcome.error.startswith(SKIP_PREFIX):
+            pytest.skip(outcome.error)  # the budget ran out during its conversation: never asked, not failed
+        self.stash[OUTCOME_KEY] = outcome
+        if outcome.error is not None:
+            pytest.fail(f"{outcome.error}\n(everything before this turn is kept in {run.output})", pytrace=False)
+
 
 def _parse_structured_id(item: pytest.Item) -> None:
     """Give the item the structured node id pytest 9.2 reads back from its cache.
@@ -85,21 +111,9 @@ def collect_benchmark(session: pytest.Session, run: BenchmarkRun) -> list[pytest
 
 
 def memorybench_test(memorybench_agent: Any, memorybench_agent_factory: Any, request: pytest.FixtureRequest) -> None:
-    """The body of every benchmark item: get this test's outcome, then judge it."""
-    run = request.config.stash[RUN_KEY]
+    """The body of every benchmark item: its outcome (had in set-up) against its threshold."""
     test = request.node.stash[PLANNED_KEY]
-    if test.definition.skip_reason:
-        pytest.skip(test.definition.skip_reason)
-    try:
-        outcome = run.outcome(test.key, memorybench_agent, memorybench_agent_factory)
-    except BaseException:
-        request.node.stash[OUTCOME_KEY] = run.cut_outcome(test.key)  # recorded as such; pytest reports the cause
-        raise
-    if outcome.error is not None and outcome.error.startswith(SKIP_PREFIX):
-        pytest.skip(outcome.error)  # the budget ran out during its conversation: never asked, not failed
-    request.node.stash[OUTCOME_KEY] = outcome
-    if outcome.error is not None:
-        pytest.fail(f"{outcome.error}\n(everything before this turn is kept in {run.output})", pytrace=False)
+    outcome = request.node.stash[OUTCOME_KEY]
     if not test.passes(outcome):
         pytest.fail(failure_text(test, outcome), pytrace=False)
 

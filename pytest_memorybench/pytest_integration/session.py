@@ -231,6 +231,8 @@ def finish(
             max_drop=gate_settings.max_drop,
             max_scenario_drop=gate_settings.max_scenario_drop,
             min_score=gate_settings.min_score,
+            max_errors=gate_settings.max_errors,
+            folder=_relative(run.output, config.invocation_params.dir),
         )
         if stop is not None:
             gate.failures.append(f"the run stopped early ({stop.reason}); a gate needs every selected test")

@@ -35,7 +35,11 @@ class AgreementRow:
 
 
 def published_items(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    return [item for item in items if isinstance((item.get("details") or {}).get("published"), dict)]
+    """The items with a published verdict and one of ours (an item that errored has none to compare)."""
+    return [
+        item for item in items
+        if isinstance((item.get("details") or {}).get("published"), dict) and item.get("score") is not None
+    ]
 
 
 def agrees(item: dict[str, Any]) -> bool:

@@ -9,6 +9,10 @@ What fails: the total mean, or any suite's, falling more than `--mb-max-drop` be
 repetitions moves by a third when one item flips.  Each row also says whether the baseline lies
 outside this run's 95 % bootstrap interval: a drop inside it may be noise, one outside it is
 unlikely to be.  `--mb-min-score` fails a total mean below it, with or without a baseline.
+
+Items that errored (the agent, its provider or the judge failed: no score) are no measure of
+memory.  A gate refuses a run that has any, saying how to retry them, unless `--mb-max-errors`
+allows that many; it then compares the items that scored and says how many it left out.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pytest_memorybench.core.results_file import Baseline
+from pytest_memorybench.runner.settings import MaxErrors
 from pytest_memorybench.reports.table import short_name
 
 EPSILON = 1e-9  # means are rounded to 6 places; a drop equal to the allowance is not beyond it
@@ -110,9 +115,13 @@ def evaluate(
     max_drop: float = 0.0,
     max_scenario_drop: float | None = None,
     min_score: float | None = None,
+    max_errors: MaxErrors = MaxErrors(),
+    folder: str = "FOLDER",
 ) -> GateResult:
     """The gate's verdict on `results` (this run's results.json content)."""
     gate = GateResult(baseline=baseline, max_drop=max_drop if baseline else None)
+    if not _errors_allowed(gate, results["totals"], max_errors, folder):
+        return gate
     total = results["totals"].get("mean")
     if baseline is not None:
         gate.rows = _rows(results, baseline.results, max_drop, max_scenario_drop)
@@ -129,6 +138,23 @@ def evaluate(
     if min_score is not None and total is not None and total < min_score - EPSILON:
         gate.failures.append(f"total mean {total:.3f} is below --mb-min-score {min_score:.3f}")
     return gate
+
+
+def _errors_allowed(gate: GateResult, totals: dict[str, Any], max_errors: MaxErrors, folder: str) -> bool:
+    """Whether the gate may judge the items that scored: none errored, or no more than allowed."""
+    errors = totals.get("errors", 0)
+    if not errors:
+        return True
+    kinds = ", ".join(sorted(totals.get("errors_by_kind", {})))
+    items = errors + totals.get("max", 0)
+    counted = f"{errors} of {items} item{'s' if items != 1 else ''} errored ({kinds})"
+    allowed = max_errors.allowed(items)
+    if errors > allowed:
+        allowance = f"--mb-max-errors {max_errors} allows {allowed}" if allowed else "allow some with --mb-max-errors N or P%"
+        gate.failures.append(f"{counted}: nothing to compare; --mb-resume={folder} retries them ({allowance})")
+        return False
+    gate.notes.append(f"{counted}, within --mb-max-errors {max_errors}: compared the {totals.get('max', 0)} that scored")
+    return True
 
 
 def _rows(
@@ -193,10 +219,10 @@ def gate_lines(gate: GateResult) -> list[str]:
     if gate.baseline is not None:
         run = gate.baseline.results.get("run", {})
         lines.append(f"baseline: {gate.baseline.path} (run {run.get('id', '?')}, agent {run.get('agent', '?')})")
-        lines.extend(f"note: {note}" for note in gate.notes)
+    lines.extend(f"note: {note}" for note in gate.notes)
+    if gate.rows:
         lines.append(f"{'':<{LABEL}}{'baseline':>9}{'now':>7}{'change':>8}{'95% CI now':>14}  verdict")
-        for row in gate.rows:
-            lines.append(_table_row(row))
+        lines.extend(_table_row(row) for row in gate.rows)
     if gate.passed:
         allowed = f"no drop beyond {gate.max_drop:.3f}" if gate.max_drop is not None else "total above the minimum"
         lines.append(f"gate passed: {allowed}")

@@ -115,7 +115,7 @@ def _suites(results: dict[str, Any]) -> list[dict[str, Any]]:
         metrics = (row.stats.get("metrics") or {}) if row.level == "scenario" else {}
         suite["rows"].append({
             "label": row.label, "level": row.level, "mean": row.stats["mean"], "ci95": row.stats.get("ci95"),
-            "n": len(row.items), "passed": row.passed, "score": row.score, "tokens": row.tokens,
+            "n": row.scored, "errors": row.errors, "passed": row.passed, "score": row.score, "tokens": row.tokens,
             "seconds": row.seconds, "cost": row.cost, "metrics": _metric_text(metrics),
             "grids": [{"name": name, **grid} for name, value in metrics.items() if (grid := _grid(value))],
         })
@@ -178,7 +178,7 @@ def item_view(record: dict[str, Any], transcript: list[Entry] | None) -> dict[st
     details = record.get("details")
     return {
         **{key: record.get(key) for key in (
-            "nodeid", "scenario", "category", "score", "threshold", "passed", "reasons", "error",
+            "nodeid", "scenario", "category", "score", "threshold", "passed", "reasons", "error", "error_kind",
             "span_tokens", "span_target", "span_overrun", "skills",
         )},
         "qa": qa,

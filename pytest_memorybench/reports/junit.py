@@ -18,11 +18,14 @@ ITEM_PROPERTIES = ("score", "threshold", "scenario", "span_tokens")
 
 
 def item_properties(record: dict[str, Any]) -> list[tuple[str, object]]:
-    """`score`, `threshold`, `scenario`, `span_tokens`, `skills`, and `category` when it has one."""
-    properties: list[tuple[str, object]] = [(name, record[name]) for name in ITEM_PROPERTIES]
+    """`score`, `threshold`, `scenario`, `span_tokens`, `skills`, `category` when it has one, and for
+    an item that errored (no score) `error_kind` in place of the score."""
+    properties: list[tuple[str, object]] = [(name, record[name]) for name in ITEM_PROPERTIES if record[name] is not None]
     properties.append(("skills", " ".join(record["skills"])))
     if record.get("category") is not None:
         properties.append(("category", record["category"]))
+    if record["score"] is None:
+        properties.append(("error_kind", record.get("error_kind") or "agent"))
     return properties
 
 
@@ -39,6 +42,7 @@ def suite_properties(results: dict[str, Any], gate: dict[str, Any] | None) -> li
         ("memorybench.mean", totals["mean"]),
         ("memorybench.ci95", _interval(totals.get("ci95"))),
         ("memorybench.passed", f"{totals['passed']}/{totals['max']}"),
+        ("memorybench.errors", totals.get("errors", 0)),
         ("memorybench.agent_tokens_in", totals["agent_tokens_in"]),
         ("memorybench.agent_tokens_out", totals["agent_tokens_out"]),
         ("memorybench.agent_seconds", totals["agent_seconds"]),

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterable
 from datetime import datetime, timezone
 from pathlib import Path
@@ -31,7 +31,12 @@ SCHEMA = "memorybench.results/1"
 
 
 def item_record(nodeid: str, test: PlannedTest, outcome: TestOutcome, passed: bool) -> dict[str, Any]:
-    """One item as results.json lists it; `category` and `details` only when the scenario has them."""
+    """One item as results.json lists it; `category` and `details` only when the scenario has them.
+
+    An item whose test errored (`error`: the agent, its provider or the judge failed, or the run
+    was cut) has no score: it is no measure of memory, and every mean, interval and pass count
+    leaves it out and counts it under `errors`.
+    """
     definition = outcome.definition
     category = {"category": definition.category} if definition.category is not None else {}
     details = {"details": outcome.details} if outcome.details else {}
@@ -41,7 +46,7 @@ def item_record(nodeid: str, test: PlannedTest, outcome: TestOutcome, passed: bo
         "scenario": definition.scenario,
         "test_id": definition.test_id,
         **category,
-        "score": outcome.score.value,
+        "score": None if outcome.error is not None else outcome.score.value,
         "threshold": test.threshold,
         "passed": passed,
         "reasons": list(outcome.score.reasons),
@@ -54,6 +59,7 @@ def item_record(nodeid: str, test: PlannedTest, outcome: TestOutcome, passed: bo
         "expected": list(definition.ideal_answers),
         "responses": outcome.responses,
         "error": outcome.error,
+        "error_kind": outcome.error_kind if outcome.error is not None else None,
         "usage": dataclasses.asdict(outcome.usage),
         **details,
     }
@@ -73,6 +79,7 @@ def build_results(
     agent_name: str | None,
 ) -> dict[str, Any]:
     records = sorted(items, key=lambda record: record["nodeid"])
+    scored = [record for record in records if record["score"] is not None]
     conversation_list = sorted(conversations, key=lambda record: record["group"])
     usage: dict[str, float] = defaultdict(float)
     for source in [r["usage"] for r in records] + [c["overhead_usage"] for c in conversation_list]:
@@ -102,11 +109,13 @@ def build_results(
             "judge_prompt_hashes": judging["prompt_hashes"],
         },
         "totals": {
-            "score": round(sum(record["score"] for record in records), 6),
-            "max": len(records),
-            "mean": _mean(records),
-            "ci95": bootstrap_ci(_by_scenario(records), seed=settings.seed, label="total"),
-            "passed": sum(record["passed"] for record in records),
+            "score": round(sum(record["score"] for record in scored), 6),
+            "max": len(scored),
+            "mean": _mean(scored),
+            "ci95": bootstrap_ci(_by_scenario(scored), seed=settings.seed, label="total"),
+            "passed": sum(record["passed"] for record in scored),
+            "errors": len(records) - len(scored),
+            "errors_by_kind": dict(Counter(record.get("error_kind") or "agent" for record in records if record["score"] is None)),
             "agent_tokens_in": int(usage["input_tokens"]),
             "agent_tokens_out": int(usage["output_tokens"]),
             "agent_calls": int(usage["calls"]),
@@ -164,10 +173,13 @@ def _grouped(records: list[dict[str, Any]], field: str) -> dict[str, list[dict[s
 
 
 def _stats(records: list[dict[str, Any]], seed: int, label: str) -> dict[str, Any]:
+    """Mean, interval and n of the items that scored; `errors` counts those that did not."""
+    scored = [record for record in records if record["score"] is not None]
     return {
-        "mean": _mean(records),
-        "ci95": bootstrap_ci(_by_scenario(records), seed=seed, label=label),
-        "n": len(records),
+        "mean": _mean(scored),
+        "ci95": bootstrap_ci(_by_scenario(scored), seed=seed, label=label),
+        "n": len(scored),
+        "errors": len(records) - len(scored),
     }
 
 
@@ -186,7 +198,7 @@ def scenario_stats(records: list[dict[str, Any]], seed: int) -> dict[str, dict[s
                 category: _stats(members, seed, f"scenario:{name}:{category}")
                 for category, members in categories.items()
             }
-        metrics = scenario_metrics(name, group)
+        metrics = scenario_metrics(name, [record for record in group if record["score"] is not None])
         if metrics is not None:
             stats["metrics"] = metrics
         scenarios[name] = stats

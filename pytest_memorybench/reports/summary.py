@@ -3,41 +3,47 @@
 CI logs are read in a browser pane or a terminal that wraps at 80 columns; a wrapped table is
 unreadable, so every table line stays within `WIDTH` (free text such as paths may run longer).
 The total row adds what the conversations spent around the tests (`table.py`), so it can exceed
-the sum of the rows.
+the sum of the rows.  A run with items that errored (no score: the agent, its provider or the judge
+failed) gets an `err` column, narrowing the names, and says how to retry them on its last line.
 """
 
 from __future__ import annotations
 
 import textwrap
+from pathlib import Path
 from typing import Any
 
 from pytest_memorybench.reports.table import table_rows
 
 WIDTH = 79
 LABEL = 30
+ERRORS_LABEL = 25  # with the err column: the names give it room
 HEADER = f"{'suite / scenario':<{LABEL}}{'mean':>6}{'95% CI':>13}{'passed':>8}{'tokens':>7}{'secs':>7}{'cost':>8}"
 
 
 def summary_lines(results: dict[str, Any], results_path: str, report_path: str | None = None) -> list[str]:
     items = results["items"]
-    lines = [HEADER]
+    totals = results["totals"]
+    errors = totals.get("errors", 0)
+    table = _Table(errors > 0)
+    lines = [table.header()]
     indent = {"suite": "", "scenario": "  ", "category": "    · "}
     for row in table_rows(results):
         lines.extend(
-            _columns(
-                indent[row.level] + row.label, row.stats["mean"], row.stats.get("ci95"), f"{row.passed}/{len(row.items)}",
-                row.tokens, row.seconds, row.cost,
+            table.row(
+                indent[row.level] + row.label, row.stats["mean"], row.stats.get("ci95"), f"{row.passed}/{row.scored}",
+                row.errors, row.tokens, row.seconds, row.cost,
             )
         )
         if row.level == "scenario":
             lines.extend(metric_lines(row.stats.get("metrics"), indent=4))
-    totals = results["totals"]
     lines.extend(
-        _columns(
+        table.row(
             "total",
             totals.get("mean"),
             totals.get("ci95"),
             f"{totals['passed']}/{totals['max']}",
+            errors,
             totals["agent_tokens_in"] + totals["agent_tokens_out"],
             totals["agent_seconds"],
             totals["cost_usd"],
@@ -73,7 +79,19 @@ def summary_lines(results: dict[str, Any], results_path: str, report_path: str |
     lines.append(f"results: {results_path}")
     if report_path:
         lines.append(f"report:  {report_path}")
+    if errors:
+        lines.append(errors_line(totals, str(Path(results_path).parent)))
     return lines
+
+
+def errors_line(totals: dict[str, Any], folder: str) -> str:
+    """What errored, by whose failure, and how to retry it: the run's last word when it has errors."""
+    kinds = ", ".join(f"{kind} {count}" for kind, count in sorted(totals.get("errors_by_kind", {}).items()))
+    count = totals["errors"]
+    return (
+        f"{count} item{'s' if count != 1 else ''} errored ({kinds}): no score, left out of every mean; "
+        f"--mb-resume={folder} retries them"
+    )
 
 
 def metric_lines(metrics: dict[str, Any] | None, indent: int) -> list[str]:
@@ -95,18 +113,33 @@ def metric_lines(metrics: dict[str, Any] | None, indent: int) -> list[str]:
     return textwrap.wrap(text, WIDTH, initial_indent=" " * indent, subsequent_indent=" " * indent) if text else []
 
 
-def _columns(
-    label: str, mean: float | None, ci: list[float] | None, passed: str, tokens: int, seconds: float, cost: float
-) -> list[str]:
-    """One row; a label too long for its column gets a line of its own, so names are never cut."""
-    mean_text = f"{mean:.3f}" if mean is not None else "-"
-    ci_text = f"[{ci[0]:.2f}, {ci[1]:.2f}]" if ci else "-"
-    numbers = (
-        f"{mean_text:>6}{ci_text:>13}{passed:>8}{compact_count(tokens):>7}{_seconds(seconds):>7}{_money(cost):>8}"
-    )
-    if len(label) > LABEL - 1:
-        return [label, " " * LABEL + numbers]
-    return [f"{label:<{LABEL}}{numbers}"]
+class _Table:
+    """The columns; `err` (items with no score) only in a run that has some."""
+
+    def __init__(self, with_errors: bool) -> None:
+        self.with_errors = with_errors
+        self.label = ERRORS_LABEL if with_errors else LABEL
+
+    def header(self) -> str:
+        if not self.with_errors:
+            return HEADER
+        return f"{'suite / scenario':<{self.label}}{'mean':>6}{'95% CI':>13}{'passed':>8}{'err':>5}{'tokens':>7}{'secs':>7}{'cost':>8}"
+
+    def row(
+        self, label: str, mean: float | None, ci: list[float] | None, passed: str, errors: int, tokens: int,
+        seconds: float, cost: float,
+    ) -> list[str]:
+        """One row; a label too long for its column gets a line of its own, so names are never cut."""
+        mean_text = f"{mean:.3f}" if mean is not None else "-"
+        ci_text = f"[{ci[0]:.2f}, {ci[1]:.2f}]" if ci else "-"
+        error_text = f"{errors or '-':>5}" if self.with_errors else ""
+        numbers = (
+            f"{mean_text:>6}{ci_text:>13}{passed:>8}{error_text}{compact_count(tokens):>7}{_seconds(seconds):>7}"
+            f"{_money(cost):>8}"
+        )
+        if len(label) > self.label - 1:
+            return [label, " " * self.label + numbers]
+        return [f"{label:<{self.label}}{numbers}"]
 
 
 def compact_count(value: float) -> str:

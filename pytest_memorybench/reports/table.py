@@ -29,7 +29,16 @@ class TableRow:
 
     @property
     def score(self) -> float:
-        return sum(item["score"] for item in self.items)
+        return sum(item["score"] for item in self.items if item["score"] is not None)
+
+    @property
+    def errors(self) -> int:
+        """Items with no score: their test errored (agent, provider, judge, a cut), so no mean counts them."""
+        return sum(item["score"] is None for item in self.items)
+
+    @property
+    def scored(self) -> int:
+        return len(self.items) - self.errors
 
     @property
     def tokens(self) -> int:
@@ -57,7 +66,7 @@ def table_rows(results: dict[str, Any]) -> Iterator[TableRow]:
         for scenario in sorted({item["scenario"] for item in members}):
             in_scenario = [item for item in members if item["scenario"] == scenario]
             scenario_stats = results["scenarios"][scenario]
-            if scenario_stats.get("n") != len(in_scenario):  # the scenario runs in other suites too
+            if scenario_stats.get("n", 0) + scenario_stats.get("errors", 0) != len(in_scenario):  # in other suites too
                 scenario_stats = _own_stats(in_scenario, results["run"].get("seed", 0), f"{suite}:{scenario}")
             yield TableRow("scenario", short_name(scenario, suite), scenario, scenario_stats, in_scenario)
             for category, category_stats in scenario_stats.get("categories", {}).items():
@@ -67,6 +76,9 @@ def table_rows(results: dict[str, Any]) -> Iterator[TableRow]:
 
 def _own_stats(items: list[dict[str, Any]], seed: int, label: str) -> dict[str, Any]:
     """Mean and interval of one suite's share of a scenario that several suites run."""
-    scores = [item["score"] for item in items]
+    scores = [item["score"] for item in items if item["score"] is not None]
     mean = round(sum(scores) / len(scores), 6) if scores else None
-    return {"mean": mean, "ci95": bootstrap_ci([scores], seed=seed, label=f"scenario:{label}"), "n": len(scores)}
+    return {
+        "mean": mean, "ci95": bootstrap_ci([scores], seed=seed, label=f"scenario:{label}"), "n": len(scores),
+        "errors": len(items) - len(scores),
+    }

@@ -342,7 +342,10 @@ class BenchmarkRun:
             f"conversation {test.group} was cut short ({self._cut.get(test.group, 'interrupted')}) before this test "
             f"ended, so it has no score; --mb-resume continues the conversation without asking again"
         )
-        return TestOutcome(test.definition, [], Score(0.0, (error,)), [], 0, Usage(), error=error, span_target=test.span.tokens)
+        return TestOutcome(
+            test.definition, [], Score(0.0, (error,)), [], 0, Usage(), error=error, span_target=test.span.tokens,
+            error_kind="interrupted",
+        )
 
     def finished_outcomes(self) -> dict[str, TestOutcome]:
         """Every outcome this process has, including those of tests pytest never got to report

@@ -167,6 +167,7 @@ class GateSettings:
     max_drop: float = 0.0
     max_scenario_drop: float | None = None
     min_score: float | None = None
+    max_errors: MaxErrors = field(default_factory=lambda: MaxErrors())
 
     @property
     def active(self) -> bool:
@@ -178,6 +179,7 @@ class GateSettings:
         max_drop = getattr(option, "mb_max_drop", None)
         scenario_drop = getattr(option, "mb_max_scenario_drop", None)
         min_score = getattr(option, "mb_min_score", None)
+        max_errors = MaxErrors.parse(getattr(option, "mb_max_errors", None))
         for flag, value in (("--mb-max-drop", max_drop), ("--mb-max-scenario-drop", scenario_drop), ("--mb-min-score", min_score)):
             if value is not None and not 0.0 <= value <= 1.0:
                 raise UsageError(f"{flag} {value:g} is outside [0, 1]: means are scores between 0 and 1")
@@ -189,7 +191,35 @@ class GateSettings:
             max_drop=max_drop if max_drop is not None else 0.0,
             max_scenario_drop=scenario_drop,
             min_score=min_score,
+            max_errors=max_errors,
         )
+
+
+_MAX_ERRORS = re.compile(r"^\s*(\d{1,9})\s*(%?)\s*$")
+
+
+@dataclass(frozen=True)
+class MaxErrors:
+    """How many items that errored (no score) a gate lets pass: a count, or a share of the items."""
+
+    count: int = 0
+    percent: float | None = None
+
+    @classmethod
+    def parse(cls, value: str | None) -> MaxErrors:
+        if value is None:
+            return cls()
+        match = _MAX_ERRORS.match(value)
+        if match is None or (match[2] and int(match[1]) > 100):
+            raise UsageError(f"--mb-max-errors {value!r} is not a count or a percentage: use e.g. 3 or 5%")
+        return cls(percent=float(match[1])) if match[2] else cls(count=int(match[1]))
+
+    def allowed(self, items: int) -> int:
+        """The errors allowed among `items` items (a share rounds down)."""
+        return math.floor(items * self.percent / 100) if self.percent is not None else self.count
+
+    def __str__(self) -> str:
+        return f"{self.percent:g}%" if self.percent is not None else str(self.count)
 
 
 def _rate_limits(option: Any) -> RateLimits:

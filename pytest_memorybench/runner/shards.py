@@ -110,8 +110,9 @@ class Merged:
 def recorded_outcome(definition: TestDefinition, record: dict[str, Any]) -> TestOutcome:
     """A test's outcome as a shard's results.json recorded it (what the merged run reports)."""
     return TestOutcome(
-        definition, list(record["responses"]), Score(record["score"], tuple(record["reasons"])), [], record["span_tokens"],
-        Usage(**record["usage"]), error=record["error"], span_target=record["span_target"], details=record.get("details") or {},
+        definition, list(record["responses"]), Score(record["score"] or 0.0, tuple(record["reasons"])), [],
+        record["span_tokens"], Usage(**record["usage"]), error=record["error"], span_target=record["span_target"],
+        details=record.get("details") or {}, error_kind=record.get("error_kind"),
     )
 
 

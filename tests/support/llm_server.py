@@ -9,7 +9,9 @@ can reuse the server by adding their own.
 
 from __future__ import annotations
 
+import hashlib
 import json
+import random
 import threading
 import time
 import urllib.error
@@ -51,6 +53,7 @@ class Scripted:
 
 
 Handler = Callable[[RecordedRequest, str], Any]
+Faults = Callable[[RecordedRequest], "Scripted | None"]  # a fault for this request, or None: answer it
 _BREAK = "x-scripted-break"  # carries a drop or truncation from `_respond` to the request handler
 
 
@@ -136,6 +139,7 @@ class LLMServer:
             ("POST", "/v1/messages"): _anthropic_messages,
         }
         self._script: list[Scripted] = []
+        self.faults: Faults | None = None  # consulted for every request nothing was queued for
         self.latency = 0.0  # seconds every answer takes (a scripted delay adds to it)
         self.in_flight = 0
         self.most_in_flight = 0  # the most requests it was answering at once
@@ -212,7 +216,7 @@ class LLMServer:
                 self.in_flight -= 1
 
     def _respond_now(self, request: RecordedRequest) -> tuple[int, dict[str, str], Any]:
-        queued = self._next_script(request.path)
+        queued = self._next_script(request.path) or (self.faults(request) if self.faults is not None else None)
         scripted = queued or Scripted()
         delay = scripted.delay + (self.latency if queued is None else 0.0)  # a scripted answer comes at its own pace
         if delay:
@@ -326,6 +330,9 @@ class _RequestHandler(BaseHTTPRequestHandler):
             self.close_connection = True
             return
         payload, content_type = _encode(body)
+        given = next((name for name in headers if name.lower() == "content-type"), None)
+        if given is not None:  # a scripted type wins: JSON announced, a body that is not
+            content_type = headers.pop(given)
         self.send_response(status)
         self.send_header("Content-Type", content_type)
         for name, value in headers.items():
@@ -352,3 +359,56 @@ def _encode(body: Any) -> tuple[bytes, str]:
 def llm_server() -> Iterator[LLMServer]:
     with LLMServer() as server:
         yield server
+
+
+CUT_JSON = '{"id": "chatcmpl-1", "object": "chat.completion", "choices": [{"index": 0, "message": {"content": "cu'
+FAULT_KINDS: dict[str, Scripted] = {
+    "429": Scripted(429, headers={"retry-after": "1"}),
+    "500": Scripted(500),
+    "503-html": Scripted(503, body="<html><body><h1>503 Service Temporarily Unavailable</h1></body></html>"),
+    "cut-json": Scripted(200, headers={"Content-Type": "application/json"}, body=CUT_JSON),
+    "no-choices": Scripted(200, body={"id": "chatcmpl-1", "object": "chat.completion", "created": 0, "model": "m", "choices": []}),
+    "reset": Scripted(drop=True),
+    "cut-body": Scripted(truncate=20),
+}
+
+
+class SeededFaults:
+    """A provider that fails a share of requests, each the same way wherever it comes in a run.
+
+    Whether a request fails, and how, is drawn from the seed and the request itself (its body),
+    not from its arrival: conversations running at once in another order meet the same faults.
+    Only the first `per_request` attempts at one request may fail, so a client that retries more
+    often than that always gets through.  `stall` (seconds) adds a kind that answers too late.
+    """
+
+    def __init__(self, rate: float, seed: int, *, per_request: int = 2, stall: float | None = None,
+                 path: str = "/v1/chat/completions") -> None:
+        self.rate = rate
+        self.seed = seed
+        self.per_request = per_request
+        self.path = path
+        self.kinds = dict(FAULT_KINDS)
+        if stall is not None:
+            self.kinds["stall"] = Scripted(delay=stall)
+        self.injected: dict[str, int] = {}  # kind -> how many were served
+        self._attempts: dict[str, int] = {}
+        self._lock = threading.Lock()
+
+    def __call__(self, request: RecordedRequest) -> Scripted | None:
+        if request.path != self.path:
+            return None
+        key = hashlib.sha256(json.dumps(request.body, sort_keys=True).encode()).hexdigest()
+        with self._lock:
+            attempt = self._attempts.get(key, 0)
+            self._attempts[key] = attempt + 1
+        if attempt >= self.per_request:
+            return None
+        draw = random.Random(f"{self.seed}|{key}|{attempt}")
+        if draw.random() >= self.rate:
+            return None
+        kind = draw.choice(sorted(self.kinds))
+        with self._lock:
+            self.injected[kind] = self.injected.get(kind, 0) + 1
+        return self.kinds[kind]
+
