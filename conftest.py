@@ -57,6 +57,8 @@ def pytest_cmdline_main(config: pytest.Config) -> None:
     if config.pluginmanager.hasplugin("xdist") and config.option.numprocesses is None and not worker:
         if not _benchmark(config) and not config.option.collectonly:
             config.option.numprocesses = "auto"
+            if config.option.dist == "no":
+                config.option.dist = "loadgroup"  # tests sharing an expensive fixture keep to one worker
 
 
 def _chooses_itself(config: pytest.Config) -> bool:

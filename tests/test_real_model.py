@@ -26,7 +26,8 @@ from tests.support.goodai import write_spy_meeting_run
 from tests.support.llm_server import RecordingProxy, content_text, last_user_text
 from tests.support.local_model import free_port
 
-pytestmark = pytest.mark.real_model
+# One model server for the module: two would each take a core and make every test slower.
+pytestmark = [pytest.mark.real_model, pytest.mark.xdist_group("real_model")]
 
 RUN = ("--memorybench", "-p", "no:cacheprovider", "-p", "no:randomly")
 TWO_SCENARIOS = ("--span=1k", "-k", "colours or name_list")

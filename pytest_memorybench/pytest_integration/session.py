@@ -231,7 +231,7 @@ def finish(
             max_drop=gate_settings.max_drop,
             max_scenario_drop=gate_settings.max_scenario_drop,
             min_score=gate_settings.min_score,
-            max_errors=gate_settings.max_errors,
+            max_errors=gate_settings.max_errors if stop is None else None,
             folder=_relative(run.output, config.invocation_params.dir),
         )
         if stop is not None:

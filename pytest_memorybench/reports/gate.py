@@ -115,12 +115,16 @@ def evaluate(
     max_drop: float = 0.0,
     max_scenario_drop: float | None = None,
     min_score: float | None = None,
-    max_errors: MaxErrors = MaxErrors(),
+    max_errors: MaxErrors | None = MaxErrors(),
     folder: str = "FOLDER",
 ) -> GateResult:
-    """The gate's verdict on `results` (this run's results.json content)."""
+    """The gate's verdict on `results` (this run's results.json content).
+
+    `max_errors=None` judges without the errors rule: a partial run, whose gate fails for being
+    partial, and whose unfinished tests are errors for that reason.
+    """
     gate = GateResult(baseline=baseline, max_drop=max_drop if baseline else None)
-    if not _errors_allowed(gate, results["totals"], max_errors, folder):
+    if max_errors is not None and not _errors_allowed(gate, results["totals"], max_errors, folder):
         return gate
     total = results["totals"].get("mean")
     if baseline is not None:
