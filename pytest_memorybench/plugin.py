@@ -52,6 +52,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--mb-min-score", dest="mb_min_score", type=float, metavar="X", help="fail (exit 1) when the mean score of all items is below X")
     group.addoption("--mb-max-errors", dest="mb_max_errors", metavar="N|P%", help="items that errored (no score: agent, provider or judge failed) a gate lets pass, comparing the rest (default: 0, the gate refuses a run with errors)")
     group.addoption("--mb-max-cost", dest="mb_max_cost", type=float, metavar="USD", help="skip conversations that would take agent and judge spending past USD")
+    group.addoption("--mb-markdown", dest="mb_markdown", metavar="FILE", help="also write the run's (or the comparison's) table as Markdown to FILE; it is appended to $GITHUB_STEP_SUMMARY when that is set")
+    group.addoption("--mb-compare", dest="mb_compare", nargs="+", action="extend", metavar="RUN", help="compare two or more runs (run folders or results.json files), calling no agent: tables, paired tests, figures")
+    group.addoption("--mb-label", dest="mb_label", action="append", metavar="LABEL", help="the name of each --mb-compare run, in order (default: what tells the runs apart)")
+    group.addoption("--mb-compare-to", dest="mb_compare_to", metavar="LABEL", help="test each run against this one only (default: every pair)")
+    group.addoption("--mb-compare-anyway", dest="mb_compare_anyway", action="store_true", help="compare runs scored with different profiles or judges, saying so")
     group.addoption("--mb-price", dest="mb_price", action="append", metavar="MODEL=IN,OUT", help="price of a model missing from the built-in table, USD per million input and output tokens; repeatable")
 
 
@@ -60,6 +65,10 @@ def pytest_cmdline_main(config: pytest.Config) -> int | None:
         from pytest_memorybench.pytest_integration.compat import quiet_asyncio_scope_warning
 
         quiet_asyncio_scope_warning(config)  # before pytest configures its plugins
+    if config.getoption("mb_compare"):
+        from pytest_memorybench.reports.compare_report import run_comparison
+
+        return run_comparison(config, print)
     if not config.getoption("mb_judge_check"):
         return None
     from pytest_memorybench.judges.metaeval import run_judge_check

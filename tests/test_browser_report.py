@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -92,3 +93,19 @@ def test_the_check_sees_a_script_that_runs(tmp_path: Path) -> None:
     page.write_text(f"<!doctype html><html><body><p>{HOSTILE}</p></body></html>", encoding="utf-8")
     dom = Dom(chromium(tmp_path / "profile", "--virtual-time-budget=5000", "--dump-dom", page.as_uri()))
     assert [a for a in dom.attributes if a[1] == "data-pwned"], "the detector missed a script that ran"
+
+
+def test_a_comparison_page_and_its_figures_render_and_run_nothing(hostile_run: Path, tmp_path: Path) -> None:
+    """compare.html of two runs (one of them the hostile agent's) and its SVG figures, in Chromium."""
+    shutil.copytree(hostile_run / "run", hostile_run / "run-again")
+    command = [sys.executable, "-m", "pytest", "--mb-compare", "run", "run-again", "--mb-label=<script>x</script>", "--mb-label=b",
+               "--mb-output=cmp"]
+    subprocess.run(command, cwd=hostile_run, check=True, capture_output=True)
+    dom = Dom(chromium(tmp_path / "profile", "--virtual-time-budget=5000", "--dump-dom", (hostile_run / "cmp" / "compare.html").as_uri()))
+    assert not dom.scripts, "no script on the page, a label made of one included"
+    text = "".join(dom.text)
+    assert "<script>x</script>" in text and "Is one better than another?" in text and "no significant difference" in text
+    for figure in ("bars.svg",):
+        shot = tmp_path / f"{figure}.png"
+        chromium(tmp_path / "profile", f"--screenshot={shot}", "--window-size=900,500", (hostile_run / "cmp" / figure).as_uri())
+        assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 5_000, "a drawn figure, not a blank one"

@@ -117,6 +117,7 @@ class AgentAdapter:
         self.timeout = timeout
         self.budget = budget  # the run's spending, checked before each call and charged after
         self.usage = Usage()
+        self.reply_seconds: list[float] = []  # each reply's latency, for the run's p50 and p95
         self.last_reply_cut: int | None = None  # the length of the last reply, when it was cut
 
     def supports(self, capability: str) -> bool:
@@ -140,6 +141,7 @@ class AgentAdapter:
         except Exception as exc:  # noqa: BLE001 - user code may raise anything
             raise AgentError(f"agent {self.name} raised {describe_exception(exc)}") from exc
         elapsed = time.perf_counter() - started
+        self.reply_seconds.append(elapsed)
         if not isinstance(result, str):
             raise AgentError(f"agent {self.name} returned {type(result).__name__}, expected str")
         result, self.last_reply_cut = bounded_reply(result)

@@ -102,6 +102,8 @@ class ProbeSession:
 
     async def run(self) -> dict[str, TestOutcome]:
         pending = [probe for probe in self.probes if not probe.complete]
+        agent = self.channel.agent
+        replies_before = len(agent.reply_seconds) if agent is not None else 0
         if pending:
             self.channel.emit(
                 "probe_begin", context=self.context.id, tests=[p.test.key for p in pending],
@@ -116,6 +118,7 @@ class ProbeSession:
             self.channel.emit("probe_end", context=self.context.id, tokens=self.delivery.tokens, turns=self.delivery.turns)
         self.stats.tokens = self.delivery.tokens or self.context.tokens or 0
         self.stats.error = self.error
+        self.stats.time_replies(agent, replies_before)
         self._outcomes = {probe.test.key: await self._outcome(probe) for probe in self.probes}
         return dict(self._outcomes)
 

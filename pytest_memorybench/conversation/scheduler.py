@@ -24,6 +24,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from pytest_memorybench.agents.oracle import ACKNOWLEDGEMENT as ORACLE_ACKNOWLEDGEMENT
+from pytest_memorybench.agents.protocol import AgentAdapter
 from pytest_memorybench.conversation.channel import AgentChannel
 from pytest_memorybench.conversation.filler import make_filler, prefetch
 from pytest_memorybench.conversation.program import (
@@ -41,6 +42,7 @@ from pytest_memorybench.conversation.program import (
 from pytest_memorybench.conversation.trivia import TriviaSource
 from pytest_memorybench.core.errors import AgentError, stop_on_refusal
 from pytest_memorybench.core.records import Score, TestDefinition, TestOutcome, Turn, Usage
+from pytest_memorybench.core.timings import timing_summary
 from pytest_memorybench.judges.base import JudgeFailed
 from pytest_memorybench.scenarios import ScoringContext, get_scenario
 
@@ -76,6 +78,12 @@ class ConversationStats:
     repetitions: int = 1
     error: str | None = None
     error_kind: str | None = None  # AgentError.kind of `error`
+    reply_timing: dict[str, Any] | None = None  # the agent's reply latencies here (core.timings), if it was asked
+
+    def time_replies(self, agent: AgentAdapter | None, since: int) -> None:
+        """Keep the latencies of the replies `agent` gave from its `since`-th reply on."""
+        seconds = agent.reply_seconds[since:] if agent is not None else []
+        self.reply_timing = timing_summary(seconds) if seconds else None
 
     @property
     def span_ratio(self) -> float | None:
@@ -154,6 +162,8 @@ class Conversation:
             "conversation_begin", tests=[t.key for t in self.tests], span=self.span, saving_mode=self.channel.can_save,
             filler=repr(self.filler), clock=self.channel.clock.now(),
         )  # fmt: skip
+        agent = self.channel.agent
+        replies_before = len(agent.reply_seconds) if agent is not None else 0
         try:
             await self._loop(runs)
         except AgentError as exc:
@@ -167,6 +177,7 @@ class Conversation:
             for run in runs:
                 await run.program.aclose()  # tests cut short by an error end here, not at GC
             self.stats.tokens = self.channel.tokens
+            self.stats.time_replies(agent, replies_before)
         self.channel.emit("conversation_end", tokens=self.channel.tokens, span_ratio=self.stats.span_ratio)
         return {run.test.key: run.outcome or self._unfinished(run) for run in runs}
 

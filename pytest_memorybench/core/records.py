@@ -7,6 +7,7 @@ written to the run folder and must reload byte-identically to replay or re-score
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -111,6 +112,13 @@ class TestDefinition:
 
     def to_json(self) -> str:
         return json.dumps(dataclasses.asdict(self), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+    def content_hash(self) -> str:
+        """The test as the agent meets it, whatever suite it runs in: two runs' items are the same test
+        (`--mb-compare` pairs them) when these agree."""
+        data = dataclasses.asdict(self)
+        data.pop("suite")
+        return hashlib.sha256(json.dumps(data, sort_keys=True, ensure_ascii=False).encode()).hexdigest()[:16]
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> TestDefinition:

@@ -19,6 +19,7 @@ from pytest_memorybench.pytest_integration.keys import RUN_KEY
 from pytest_memorybench.reports.agreement import agreement_lines
 from pytest_memorybench.reports.gate import GateResult, evaluate, gate_lines
 from pytest_memorybench.reports.html import report_page
+from pytest_memorybench.reports.markdown import publish, run_markdown
 from pytest_memorybench.reports.junit import add_suite_properties, suite_properties
 from pytest_memorybench.reports.progress import TerminalProgress
 from pytest_memorybench.reports.results import build_results, conversation_record, item_record, write_results
@@ -38,6 +39,7 @@ class Finished:
     report_path: Path | None
     gate: GateResult | None
     stopped: str | None = None  # the line saying the run stopped early, and how to go on
+    markdown: tuple[str, ...] = ()  # where the Markdown summary went (--mb-markdown, the GitHub job summary)
 
 
 @dataclass(frozen=True)
@@ -253,7 +255,8 @@ def finish(
         )
         config.stash[RESULTS_KEY] = Finished(results, None, None, gate, unwritten)
         return config.stash[RESULTS_KEY]
-    finished = Finished(results, path, report, gate, stopped)
+    markdown = publish(run_markdown(results, results.get("gate")), config.getoption("mb_markdown", None))
+    finished = Finished(results, path, report, gate, stopped, tuple(markdown))
     config.stash[RESULTS_KEY] = finished
     return finished
 
@@ -300,7 +303,9 @@ def summary(config: pytest.Config) -> list[str]:
     lines = []
     if finished.results is not None and finished.results_path is not None and finished.report_path is not None:
         base = config.invocation_params.dir
-        lines = summary_lines(finished.results, _relative(finished.results_path, base), _relative(finished.report_path, base))
+        lines = summary_lines(
+            finished.results, _relative(finished.results_path, base), _relative(finished.report_path, base), finished.markdown
+        )
     return lines + ([finished.stopped] if finished.stopped else [])
 
 

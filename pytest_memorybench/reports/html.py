@@ -31,13 +31,20 @@ OPEN_FAILURES = 5  # with more failed items than this, the standalone page opens
 
 
 @lru_cache(maxsize=1)
-def _environment() -> Environment:
+def environment() -> Environment:
+    """The templates, autoescaped, with the report's formatting helpers."""
     environment = Environment(
         loader=FileSystemLoader(TEMPLATES), autoescape=True, undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True
     )
-    environment.globals.update(fmt=_fmt, ci=_ci, count=compact_count)
+    environment.globals.update(fmt=_fmt, ci=_ci, count=compact_count, pval=_pval)
     environment.filters["excerpt"] = excerpt
     return environment
+
+
+def _pval(value: float | None) -> str:
+    if value is None:
+        return "-"
+    return "< 0.001" if value < 0.001 else f"{value:.3f}"
 
 
 def excerpt(text: Any) -> Any:
@@ -54,13 +61,13 @@ def css() -> Markup:
 
 def summary_fragment(results: dict[str, Any], gate: dict[str, Any] | None = None) -> str:
     """Score cards, the gate and each suite's chart and table, with the styles they need."""
-    macros = _environment().get_template("macros.html.j2").module
+    macros = environment().get_template("macros.html.j2").module
     return str(Markup("<style>") + css() + Markup("</style>") + macros.summary(summary_view(results, gate)))  # type: ignore[attr-defined]
 
 
 def item_fragment(record: dict[str, Any], transcript: list[Entry] | None) -> str:
     """One item: score bar, expected and given answers, reasons, and its own transcript."""
-    macros = _environment().get_template("macros.html.j2").module
+    macros = environment().get_template("macros.html.j2").module
     return str(macros.item(item_view(record, transcript)))  # type: ignore[attr-defined]
 
 
@@ -94,7 +101,7 @@ def report_page(
         "disagreements": disagreements(results["items"]),
         "skipped": run.get("rescore_skipped", []),
     }
-    return _environment().get_template("report.html.j2").render(view=view, css=css())
+    return environment().get_template("report.html.j2").render(view=view, css=css())
 
 
 # -- plain data for the templates ------------------------------------------------------------------

@@ -19,6 +19,7 @@ from typing import Any
 
 from pytest_memorybench import __version__
 from pytest_memorybench.conversation.scheduler import ConversationStats
+from pytest_memorybench.core.timings import pooled_percentile
 from pytest_memorybench.core.errors import UsageError, describe_exception
 from pytest_memorybench.runner.plan import PlannedTest
 from pytest_memorybench.core.records import TestOutcome
@@ -45,6 +46,7 @@ def item_record(nodeid: str, test: PlannedTest, outcome: TestOutcome, passed: bo
         "suite": definition.suite,
         "scenario": definition.scenario,
         "test_id": definition.test_id,
+        "definition": definition.content_hash(),
         **category,
         "score": None if outcome.error is not None else outcome.score.value,
         "threshold": test.threshold,
@@ -115,6 +117,7 @@ def build_results(
             "ci95": bootstrap_ci(_by_scenario(scored), seed=settings.seed, label="total"),
             "passed": sum(record["passed"] for record in scored),
             "errors": len(records) - len(scored),
+            "latency": reply_latency(conversation_list),
             "errors_by_kind": dict(Counter(record.get("error_kind") or "agent" for record in records if record["score"] is None)),
             "agent_tokens_in": int(usage["input_tokens"]),
             "agent_tokens_out": int(usage["output_tokens"]),
@@ -132,6 +135,18 @@ def build_results(
         "suites": suite_stats(records, settings.seed),
         "scenarios": scenario_stats(records, settings.seed),
         "items": records,
+    }
+
+
+def reply_latency(conversations: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The median and 95th percentile of every agent reply of the run, pooled from each conversation's timings."""
+    timings = [conversation["reply_timing"] for conversation in conversations if conversation.get("reply_timing")]
+    if not timings:
+        return None
+    return {
+        "replies": sum(timing["calls"] for timing in timings),
+        "p50": round(pooled_percentile(timings, 0.5), 6),
+        "p95": round(pooled_percentile(timings, 0.95), 6),
     }
 
 

@@ -10,6 +10,7 @@ failed) gets an `err` column, narrowing the names, and says how to retry them on
 from __future__ import annotations
 
 import textwrap
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +22,9 @@ ERRORS_LABEL = 25  # with the err column: the names give it room
 HEADER = f"{'suite / scenario':<{LABEL}}{'mean':>6}{'95% CI':>13}{'passed':>8}{'tokens':>7}{'secs':>7}{'cost':>8}"
 
 
-def summary_lines(results: dict[str, Any], results_path: str, report_path: str | None = None) -> list[str]:
+def summary_lines(
+    results: dict[str, Any], results_path: str, report_path: str | None = None, markdown: Sequence[str] = ()
+) -> list[str]:
     items = results["items"]
     totals = results["totals"]
     errors = totals.get("errors", 0)
@@ -53,6 +56,9 @@ def summary_lines(results: dict[str, Any], results_path: str, report_path: str |
         f"agent: {totals['agent_tokens_in']:,} tokens in, {totals['agent_tokens_out']:,} out, "
         f"{totals['agent_calls']:,} calls, {totals['agent_seconds']:.1f} s, ${totals['cost_usd']:.4f}"
     )
+    efficiency = efficiency_text(totals)
+    if efficiency:
+        lines.append(efficiency)
     lines.append(
         f"judge {results['run']['judge']}: {totals['judge_calls']:,} calls, {totals['judge_cache_hits']:,} cache hits, "
         f"{totals['judge_tokens_in'] + totals['judge_tokens_out']:,} tokens, ${totals['judge_cost_usd']:.4f}"
@@ -79,9 +85,21 @@ def summary_lines(results: dict[str, Any], results_path: str, report_path: str |
     lines.append(f"results: {results_path}")
     if report_path:
         lines.append(f"report:  {report_path}")
+    lines.extend(f"markdown: {target}" for target in markdown)
     if errors:
         lines.append(errors_line(totals, str(Path(results_path).parent)))
     return lines
+
+
+def efficiency_text(totals: dict[str, Any]) -> str:
+    """Reply latency (p50, p95) and what a passed test cost: `agent replies: p50 0.41 s, p95 1.90 s · $0.0123 per passed test`."""
+    parts = []
+    latency = totals.get("latency") or {}
+    if latency.get("p50") is not None:
+        parts.append(f"agent replies: p50 {latency['p50']:.2f} s, p95 {latency['p95']:.2f} s")
+    if totals.get("passed") and totals.get("cost_usd"):
+        parts.append(f"${totals['cost_usd'] / totals['passed']:.4f} per passed test")
+    return " · ".join(parts)
 
 
 def errors_line(totals: dict[str, Any], folder: str) -> str:

@@ -1,0 +1,362 @@
+"""`--mb-compare RUN...`: several runs' results.json side by side, the seeds' tables and the answer to
+"is B better than A?", with no agent called.
+
+A comparison pairs the items the runs share: the same test (node id, or test id when each run is
+one suite of another name, as a re-scored GoodAI leaderboard is) with the same definition, scored
+in every run.  What it leaves out, and why, is counted.  On the shared items it tabulates each
+suite's rows (scenarios, and their categories: BEAM's abilities, the episodic question kinds,
+MemBench's memory types) per run, tests each pair of runs (`significance.py`), ranks the runs, and
+sets beside them what each run spent.  Everything here is recomputed from the files.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pytest_memorybench.core.errors import UsageError
+from pytest_memorybench.core.readers import read_json, reading, require
+from pytest_memorybench.core.results_file import SCHEMA_PREFIX
+from pytest_memorybench.reports.significance import PairedTest, average_ranks, cliques, holm, wilcoxon_p
+from pytest_memorybench.reports.statistics import bootstrap_ci
+from pytest_memorybench.reports.table import short_name
+
+IDENTITY = ("agent", "span", "suites", "profile", "judge", "seed")  # what tells runs apart, in label order
+MUST_AGREE = ("profile", "judge")  # scored by other rules: not comparable unless told so
+
+
+@dataclass
+class Run:
+    """One side of a comparison: a results.json (or one suite of it, for a re-scored leaderboard)."""
+
+    label: str
+    source: Path
+    results: dict[str, Any]
+    suite: str | None = None  # set: only this suite of the file is this run
+
+    @property
+    def info(self) -> dict[str, Any]:
+        return self.results.get("run", {})
+
+    @property
+    def items(self) -> list[dict[str, Any]]:
+        items = self.results.get("items", [])
+        return [item for item in items if self.suite is None or item.get("suite") == self.suite]
+
+
+@dataclass(frozen=True)
+class Cell:
+    mean: float | None
+    ci95: list[float] | None
+    passed: int
+    n: int
+
+
+@dataclass
+class Row:
+    level: str  # suite, scenario, category or total
+    label: str
+    cells: list[Cell]
+
+    @property
+    def best(self) -> set[int]:
+        """The runs with the highest mean on this row (all of them on a tie)."""
+        means = [cell.mean for cell in self.cells]
+        top = max((mean for mean in means if mean is not None), default=None)
+        return {index for index, mean in enumerate(means) if mean is not None and top is not None and abs(mean - top) < 1e-9}
+
+
+@dataclass
+class Spending:
+    """What a run spent on the whole of it (not only the shared items), for the efficiency columns."""
+
+    tokens_in: int
+    tokens_out: int
+    calls: int
+    p50: float | None
+    p95: float | None
+    cost: float
+    passed: int
+
+    @property
+    def cost_per_passed(self) -> float | None:
+        return self.cost / self.passed if self.passed else None
+
+
+@dataclass
+class Comparison:
+    runs: list[Run]
+    keyed_by: str  # "node id" or "test id"
+    shared: list[str]
+    left_out: dict[str, list[str]]  # reason -> keys
+    tables: dict[str, list[Row]]  # suite -> rows, then "total"
+    pairs: list[PairedTest]
+    ranks: dict[str, float]
+    groups: list[list[str]]  # runs a critical-difference diagram joins
+    spending: list[Spending]
+    notes: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "schema": "memorybench.comparison/1",
+            "runs": [{"label": run.label, "source": str(run.source), "suite": run.suite, "run": run.info} for run in self.runs],
+            "keyed_by": self.keyed_by,
+            "shared": len(self.shared),
+            "left_out": {reason: keys for reason, keys in self.left_out.items()},
+            "tables": {
+                suite: [
+                    {"level": row.level, "label": row.label, "best": sorted(row.best),
+                     "cells": [cell.__dict__ for cell in row.cells]}
+                    for row in rows
+                ]
+                for suite, rows in self.tables.items()
+            },
+            "pairs": [
+                {**pair.__dict__, "significant": pair.significant, "verdict": pair.verdict()} for pair in self.pairs
+            ],
+            "average_ranks": self.ranks,
+            "not_told_apart": self.groups,
+            "spending": [{**spend.__dict__, "cost_per_passed": spend.cost_per_passed} for spend in self.spending],
+            "notes": self.notes,
+        }
+
+
+# -- reading the runs --------------------------------------------------------------------------
+
+
+def load_runs(paths: Sequence[str], labels: Sequence[str] = ()) -> list[Run]:
+    """The runs named on the command line (run folders or results.json files), labelled; one line per bad input."""
+    runs: list[Run] = []
+    for given in paths:
+        path = Path(given)
+        file = path / "results.json" if path.is_dir() else path
+        if not path.exists():
+            raise UsageError(f"--mb-compare {given}: no such file or folder; give run folders or their results.json")
+        if not file.is_file():
+            raise UsageError(f"--mb-compare {given}: no results.json in this folder; give a run folder of pytest-memorybench")
+        with reading(f"--mb-compare {given}", "give the results.json of a pytest-memorybench run"):
+            results = read_json(file)
+            schema = results.get("schema", "") if isinstance(results, dict) else ""
+            require(str(schema).startswith(SCHEMA_PREFIX), f"not a pytest-memorybench results.json (schema {schema or 'missing'})")
+            require(isinstance(results.get("items"), list), "'items' is not a list")
+        runs.extend(_split_leaderboard(file, results))
+    if len(runs) < 2:
+        raise UsageError("--mb-compare needs two runs or more (run folders or results.json files)")
+    if labels:
+        if len(labels) != len(runs):
+            raise UsageError(f"--mb-label was given {len(labels)} time(s) for {len(runs)} runs; give one label per run, in order")
+        for run, label in zip(runs, labels):
+            run.label = label
+    else:
+        _label(runs)
+    if len({run.label for run in runs}) != len(runs):
+        raise UsageError("--mb-label: two runs have the same label; give each run its own")
+    return runs
+
+
+def _split_leaderboard(file: Path, results: dict[str, Any]) -> list[Run]:
+    """A re-score of a whole GoodAI benchmark folder holds one suite per published agent: one run each."""
+    suites = list(results.get("suites", {}))
+    if results.get("run", {}).get("rescored_from") and len(suites) > 1:
+        return [Run(suite, file, results, suite=suite) for suite in suites]
+    return [Run("", file, results)]
+
+
+def _label(runs: list[Run]) -> None:
+    """Name each run by what tells it from the others (agent, span, suites, …), else by its run id."""
+    for run in runs:
+        if run.suite is not None:
+            run.label = run.suite
+    unlabelled = [run for run in runs if not run.label]
+    differing = [key for key in IDENTITY if len({json.dumps(run.info.get(key), sort_keys=True) for run in unlabelled}) > 1]
+    for run in unlabelled:
+        parts = [_show(key, run.info.get(key)) for key in differing]
+        if not parts:  # alone (beside a leaderboard's agents), or like the others in all but its run
+            agent = run.info.get("agent")
+            parts = [str(agent)] if agent and len(unlabelled) == 1 else [str(run.info.get("id") or run.source.parent.name)]
+        run.label = " ".join(parts)
+
+
+def _show(key: str, value: Any) -> str:
+    if key == "span" and isinstance(value, dict):
+        return ",".join(str(span) for span in value.values()) or "-"
+    if isinstance(value, list):
+        return "+".join(str(part) for part in value)
+    return str(value)
+
+
+# -- comparing ---------------------------------------------------------------------------------
+
+
+def compare(runs: list[Run], *, compare_to: str | None = None, anyway: bool = False, seed: int = 0) -> Comparison:
+    """The comparison of `runs` on the items they share; UsageError when there is nothing to compare."""
+    notes = _differences(runs, anyway)
+    keyed_by = "test id" if _one_suite_each_differently_named(runs) else "node id"
+    keyed = [_keyed(run, keyed_by) for run in runs]
+    shared, left_out = _pair(keyed)
+    if not shared:
+        raise UsageError(
+            "--mb-compare: the runs share no scored item (same test, same definition); "
+            f"left out: {_left_out_text(left_out)}"
+        )
+    tables = _tables(keyed, shared, keyed_by, seed)
+    pairs = _pairs(runs, keyed, shared, compare_to, seed)
+    scores = {run.label: [keyed[index][key]["score"] for key in shared] for index, run in enumerate(runs)}
+    ranks = average_ranks(scores) if len(runs) >= 3 else {}
+    order = sorted(ranks, key=lambda label: ranks[label])
+    groups = cliques(order, pairs) if ranks else []
+    return Comparison(runs, keyed_by, shared, left_out, tables, pairs, ranks, groups, [_spending(run) for run in runs], notes)
+
+
+def _differences(runs: list[Run], anyway: bool) -> list[str]:
+    """Runs scored by other rules (profile, judge) are not comparable: refuse, or say so when told to go on."""
+    notes = []
+    for key in MUST_AGREE:
+        values = {json.dumps(run.info.get(key), sort_keys=True) for run in runs}
+        if len(values) > 1:
+            detail = ", ".join(f"{run.label}: {run.info.get(key)}" for run in runs)
+            if not anyway:
+                raise UsageError(
+                    f"--mb-compare: the runs were scored with different {key}s ({detail}); their scores are not "
+                    "comparable: compare runs of one {key}, or pass --mb-compare-anyway".replace("{key}", key)
+                )
+            notes.append(f"compared anyway (--mb-compare-anyway): different {key}s ({detail})")
+    return notes
+
+
+def _one_suite_each_differently_named(runs: list[Run]) -> bool:
+    suites = [{item.get("suite") for item in run.items} for run in runs]
+    return all(len(names) == 1 for names in suites) and len({next(iter(names)) for names in suites}) > 1
+
+
+def _keyed(run: Run, keyed_by: str) -> dict[str, dict[str, Any]]:
+    return {(item["test_id"] if keyed_by == "test id" else item["nodeid"]): item for item in run.items}
+
+
+def _pair(keyed: list[dict[str, dict[str, Any]]]) -> tuple[list[str], dict[str, list[str]]]:
+    """The keys every run scored with one definition; the others by why they are left out."""
+    left_out: dict[str, list[str]] = {"not in every run": [], "different definitions": [], "errored in a run": []}
+    every = set.intersection(*(set(items) for items in keyed))
+    left_out["not in every run"] = sorted(set().union(*(set(items) for items in keyed)) - every)
+    shared = []
+    for key in sorted(every):
+        items = [items[key] for items in keyed]
+        if len({_definition(item) for item in items}) > 1:
+            left_out["different definitions"].append(key)
+        elif any(item.get("score") is None for item in items):
+            left_out["errored in a run"].append(key)
+        else:
+            shared.append(key)
+    return shared, {reason: keys for reason, keys in left_out.items() if keys}
+
+
+def _definition(item: dict[str, Any]) -> str:
+    """What identifies an item's test: its definition's hash, or (older files) its questions and answers."""
+    return str(item.get("definition") or json.dumps([item.get("scenario"), item.get("questions"), item.get("expected")]))
+
+
+def _left_out_text(left_out: dict[str, list[str]]) -> str:
+    return ", ".join(f"{len(keys)} {reason}" for reason, keys in left_out.items()) or "nothing"
+
+
+def _tables(keyed: list[dict[str, dict[str, Any]]], shared: list[str], keyed_by: str, seed: int) -> dict[str, list[Row]]:
+    """Per suite: the suite row, each scenario, each of its categories; then a total row.
+
+    Runs paired by test id have a suite each (a published agent, a user's run): their rows are
+    grouped by benchmark family (`ltm` of `ltm.colours`) instead.
+    """
+    first = keyed[0]
+    by_suite: dict[str, list[str]] = defaultdict(list)
+    for key in shared:
+        item = first[key]
+        by_suite[item["suite"] if keyed_by == "node id" else item["scenario"].split(".")[0]].append(key)
+    tables: dict[str, list[Row]] = {}
+    for suite, keys in sorted(by_suite.items()):
+        rows = [_row("suite", suite, keys, keyed, seed)]
+        by_scenario: dict[str, list[str]] = defaultdict(list)
+        for key in keys:
+            by_scenario[first[key]["scenario"]].append(key)
+        for scenario, members in sorted(by_scenario.items()):
+            rows.append(_row("scenario", short_name(scenario, suite), members, keyed, seed))
+            by_category: dict[str, list[str]] = defaultdict(list)
+            for key in members:
+                if first[key].get("category") is not None:
+                    by_category[first[key]["category"]].append(key)
+            rows.extend(_row("category", category, found, keyed, seed) for category, found in sorted(by_category.items()))
+        tables[suite] = rows
+    tables["total"] = [_row("total", "total", shared, keyed, seed)]
+    return tables
+
+
+def _row(level: str, label: str, keys: list[str], keyed: list[dict[str, dict[str, Any]]], seed: int) -> Row:
+    cells = []
+    for items in keyed:
+        chosen = [items[key] for key in keys]
+        strata: dict[str, list[float]] = defaultdict(list)
+        for item in chosen:
+            strata[item["scenario"]].append(float(item["score"]))
+        scores = [score for group in strata.values() for score in group]
+        cells.append(Cell(
+            round(sum(scores) / len(scores), 6) if scores else None,
+            bootstrap_ci(list(strata.values()), seed=seed, label=f"compare:{level}:{label}"),
+            sum(bool(item["passed"]) for item in chosen),
+            len(chosen),
+        ))
+    return Row(level, label, cells)
+
+
+def _pairs(
+    runs: list[Run], keyed: list[dict[str, dict[str, Any]]], shared: list[str], compare_to: str | None, seed: int
+) -> list[PairedTest]:
+    """Each pair of runs (or each run against `compare_to`), Holm-corrected together."""
+    labels = [run.label for run in runs]
+    if compare_to is not None and compare_to not in labels:
+        raise UsageError(f"--mb-compare-to {compare_to!r} is none of the runs ({', '.join(labels)})")
+    if compare_to is not None:
+        base = labels.index(compare_to)
+        couples = [(base, other) for other in range(len(runs)) if other != base]
+    else:
+        couples = [(a, b) for a in range(len(runs)) for b in range(a + 1, len(runs))]
+    tests = []
+    for a, b in couples:
+        first = [float(keyed[a][key]["score"]) for key in shared]
+        second = [float(keyed[b][key]["score"]) for key in shared]
+        strata: dict[str, list[float]] = defaultdict(list)
+        for key, x, y in zip(shared, first, second):
+            strata[keyed[a][key]["scenario"]].append(y - x)
+        differences = [value for group in strata.values() for value in group]
+        tests.append(PairedTest(
+            labels[a], labels[b], len(shared), round(sum(differences) / len(differences), 6),
+            bootstrap_ci(list(strata.values()), seed=seed, label=f"compare:{labels[a]}:{labels[b]}"),
+            wilcoxon_p(first, second),
+        ))
+    adjusted = holm([test.p for test in tests])
+    return [PairedTest(t.a, t.b, t.n, t.difference, t.ci95, t.p, p_holm) for t, p_holm in zip(tests, adjusted)]
+
+
+def _spending(run: Run) -> Spending:
+    items = run.items
+    if run.suite is None:
+        totals = run.results.get("totals", {})
+        latency = totals.get("latency") or {}
+        return Spending(
+            int(totals.get("agent_tokens_in", 0)), int(totals.get("agent_tokens_out", 0)), int(totals.get("agent_calls", 0)),
+            latency.get("p50"), latency.get("p95"), float(totals.get("cost_usd", 0.0)), int(totals.get("passed", 0)),
+        )
+    usage = [item.get("usage") or {} for item in items]  # one suite of a file: its own items' spending
+    return Spending(
+        sum(int(u.get("input_tokens", 0)) for u in usage), sum(int(u.get("output_tokens", 0)) for u in usage),
+        sum(int(u.get("calls", 0)) for u in usage), None, None, sum(float(u.get("cost_usd", 0.0)) for u in usage),
+        sum(bool(item.get("passed")) for item in items if item.get("score") is not None),
+    )
+
+
+def keys_text(keys: Iterable[str], limit: int = 3) -> str:
+    """A few of `keys`, for a line: `a, b, c and 4 more`."""
+    keys = list(keys)
+    shown = ", ".join(keys[:limit])
+    return f"{shown} and {len(keys) - limit} more" if len(keys) > limit else shown

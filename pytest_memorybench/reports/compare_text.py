@@ -1,0 +1,81 @@
+"""A comparison on the terminal: 80 columns, as a CI log shows it.
+
+Up to three runs get a cell of mean and interval each; more get their means (the intervals are in
+the comparison report), so the table never wraps.  Then each pair's difference and verdict, the
+average ranks with the runs a test cannot tell apart, what each run spent, and what was left out.
+"""
+
+from __future__ import annotations
+
+from pytest_memorybench.reports.compare import Comparison, Row, keys_text
+
+WIDTH = 79
+LABEL = 22
+
+
+def comparison_lines(comparison: Comparison) -> list[str]:
+    runs = comparison.runs
+    lines = [f"{chr(65 + index)} = {run.label}  ({run.source})" for index, run in enumerate(runs)]
+    left = comparison.left_out
+    lines.append(
+        f"paired by {comparison.keyed_by} on {len(comparison.shared)} item(s) every run scored"
+        + (f"; left out: {'; '.join(f'{len(keys)} {reason} ({keys_text(keys)})' for reason, keys in left.items())}" if left else "")
+    )
+    lines.extend(f"note: {note}" for note in comparison.notes)
+    wide = len(runs) <= 3
+    cell_width = 19 if wide else 8
+    lines += ["", f"{'suite / scenario':<{LABEL}}" + "".join(f"{chr(65 + i):>{cell_width}}" for i in range(len(runs)))]
+    for rows in comparison.tables.values():
+        for row in rows:
+            lines.extend(_row_lines(row, wide, cell_width))
+    lines.append("* best of the row; cells: mean [95% CI] over the shared items" if wide else "* best of the row (means; intervals in the report)")
+    lines.append("")
+    for pair in comparison.pairs:
+        a, b = _letter(comparison, pair.a), _letter(comparison, pair.b)
+        ci = f"[{pair.ci95[0]:+.2f}, {pair.ci95[1]:+.2f}]" if pair.ci95 else "-"
+        difference = f"{pair.difference:+.3f}" if pair.difference is not None else "-"
+        lines.append(f"{b} − {a}  {difference} {ci:>16}  n={pair.n}  {pair.verdict(a, b)}")
+    if comparison.ranks:
+        order = sorted(comparison.ranks, key=lambda label: comparison.ranks[label])
+        lines.append("average rank: " + ", ".join(f"{_letter(comparison, label)} {comparison.ranks[label]:.2f}" for label in order))
+        for group in comparison.groups:
+            lines.append("not told apart (Wilcoxon, Holm): " + " ".join(_letter(comparison, label) for label in group))
+    lines.append("")
+    lines.append(f"{'run':<4}{'tokens in':>10}{'out':>8}{'calls':>7}{'p50 s':>8}{'p95 s':>8}{'cost':>10}{'$/passed':>10}")
+    for index, spend in enumerate(comparison.spending):
+        lines.append(
+            f"{chr(65 + index):<4}{spend.tokens_in:>10,}{spend.tokens_out:>8,}{spend.calls:>7,}{_seconds(spend.p50):>8}"
+            f"{_seconds(spend.p95):>8}{_money(spend.cost):>10}{_money(spend.cost_per_passed):>10}"
+        )
+    return lines
+
+
+def _row_lines(row: Row, wide: bool, width: int) -> list[str]:
+    """One row; a label too long for its column gets a line of its own, so names are never cut."""
+    indent = {"suite": "", "scenario": "  ", "category": "    · ", "total": ""}[row.level]
+    label = indent + row.label
+    cells = []
+    for index, cell in enumerate(row.cells):
+        mark = "*" if index in row.best and len(row.cells) > 1 else " "
+        mean = f"{cell.mean:.3f}" if cell.mean is not None else "-"
+        if wide:
+            ci = f"[{cell.ci95[0]:.2f},{cell.ci95[1]:.2f}]" if cell.ci95 else "-"
+            cells.append(f"{mean}{mark}{ci:>12}")
+        else:
+            cells.append(f"{mean}{mark}")
+    numbers = "".join(f"{cell:>{width}}" for cell in cells)
+    if len(label) > LABEL - 1:
+        return [label, " " * LABEL + numbers]
+    return [f"{label:<{LABEL}}{numbers}"]
+
+
+def _letter(comparison: Comparison, label: str) -> str:
+    return next(chr(65 + index) for index, run in enumerate(comparison.runs) if run.label == label)
+
+
+def _seconds(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2f}"
+
+
+def _money(value: float | None) -> str:
+    return "-" if value is None else f"${value:.4f}"

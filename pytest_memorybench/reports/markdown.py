@@ -1,0 +1,130 @@
+"""Markdown summaries for where CI shows them: a run, a gate's verdict, a comparison.
+
+`--mb-markdown FILE` writes one; when `$GITHUB_STEP_SUMMARY` is set (a GitHub Actions step), the
+same text is appended to it, so the table is on the job's page.  Agent and suite text is put in
+code spans or escaped, so a reply or a scenario name cannot break the table.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from pytest_memorybench.reports.compare import Comparison
+from pytest_memorybench.reports.summary import efficiency_text
+from pytest_memorybench.reports.table import table_rows
+
+STEP_SUMMARY = "GITHUB_STEP_SUMMARY"
+
+
+def run_markdown(results: dict[str, Any], gate: dict[str, Any] | None) -> str:
+    run, totals = results["run"], results["totals"]
+    spans = ", ".join(f"{suite}={span}" for suite, span in run.get("span", {}).items()) or "-"
+    lines = [
+        f"### memorybench: {_text(run.get('agent'))}",
+        "",
+        f"judge {_text(run.get('judge'))} · span {_text(spans)} · profile {_text(run.get('profile'))} · seed {run.get('seed')}"
+        f" · run `{run.get('id')}`" + (" · **partial**" if run.get("partial") else ""),
+        "",
+        "| suite / scenario | mean | 95% CI | passed | errors | tokens | cost |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    indent = {"suite": "", "scenario": "&nbsp;&nbsp;", "category": "&nbsp;&nbsp;&nbsp;&nbsp;· "}
+    for row in table_rows(results):
+        label = indent[row.level] + _text(row.label)
+        if row.level == "suite":
+            label = f"**{label}**"
+        lines.append(
+            f"| {label} | {_mean(row.stats['mean'])} | {_ci(row.stats.get('ci95'))} | {row.passed}/{row.scored} "
+            f"| {row.errors or '-'} | {row.tokens:,} | ${row.cost:.4f} |"
+        )
+    lines.append(
+        f"| **total** | **{_mean(totals.get('mean'))}** | {_ci(totals.get('ci95'))} | {totals['passed']}/{totals['max']} "
+        f"| {totals.get('errors') or '-'} | {totals['agent_tokens_in'] + totals['agent_tokens_out']:,} | ${totals['cost_usd']:.4f} |"
+    )
+    efficiency = efficiency_text(totals)
+    lines += ["", f"agent: {totals['agent_tokens_in']:,} tokens in, {totals['agent_tokens_out']:,} out, "
+                  f"{totals['agent_calls']:,} calls, ${totals['cost_usd']:.4f}" + (f" · {efficiency}" if efficiency else "")]
+    if totals.get("errors"):
+        kinds = ", ".join(f"{kind} {count}" for kind, count in sorted(totals.get("errors_by_kind", {}).items()))
+        lines += ["", f"⚠️ {totals['errors']} item(s) errored ({kinds}): no score, left out of every mean; `--mb-resume` retries them."]
+    if gate is not None:
+        lines += ["", gate_markdown(gate)]
+    return "\n".join(lines) + "\n"
+
+
+def gate_markdown(gate: dict[str, Any]) -> str:
+    verdict = "✅ gate passed" if gate["passed"] else "❌ gate FAILED"
+    lines = [f"**{verdict}**" + (f" against `{gate['baseline']}`" if gate.get("baseline") else "")]
+    lines += [f"- {_text(failure)}" for failure in gate.get("failures", [])]
+    lines += [f"- note: {_text(note)}" for note in gate.get("notes", [])]
+    return "\n".join(lines)
+
+
+def comparison_markdown(comparison: Comparison) -> str:
+    runs = comparison.runs
+    lines = ["### memorybench comparison", ""]
+    lines += [f"- **{chr(65 + index)}** = {_text(run.label)} (`{run.source}`)" for index, run in enumerate(runs)]
+    left = comparison.left_out
+    lines += [
+        "",
+        f"Paired by {comparison.keyed_by} on {len(comparison.shared)} item(s) every run scored"
+        + (f"; left out: {', '.join(f'{len(keys)} {reason}' for reason, keys in left.items())}." if left else "."),
+        "",
+        "| suite / scenario | " + " | ".join(chr(65 + index) for index in range(len(runs))) + " |",
+        "| --- |" + " ---: |" * len(runs),
+    ]
+    for suite, rows in comparison.tables.items():
+        for row in rows:
+            label = _text(row.label)
+            label = f"**{label}**" if row.level in ("suite", "total") else ("&nbsp;&nbsp;" if row.level == "scenario" else "&nbsp;&nbsp;&nbsp;&nbsp;· ") + label
+            cells = [
+                (f"**{_mean(cell.mean)}**" if index in row.best and len(runs) > 1 else _mean(cell.mean)) + f" {_ci(cell.ci95)}"
+                for index, cell in enumerate(row.cells)
+            ]
+            lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    lines += ["", "| pair | difference | 95% CI | verdict |", "| --- | ---: | ---: | --- |"]
+    for pair in comparison.pairs:
+        a, b = (chr(65 + [run.label for run in runs].index(name)) for name in (pair.a, pair.b))
+        difference = f"{pair.difference:+.3f}" if pair.difference is not None else "-"
+        lines.append(f"| {b} − {a} | {difference} | {_ci(pair.ci95)} | {pair.verdict(a, b)} |")
+    lines += ["", "| run | tokens in / out | calls | reply p50 / p95 | cost | $ per passed |", "| --- | ---: | ---: | ---: | ---: | ---: |"]
+    for index, spend in enumerate(comparison.spending):
+        latency = f"{spend.p50:.2f} / {spend.p95:.2f} s" if spend.p50 is not None and spend.p95 is not None else "-"
+        per = f"${spend.cost_per_passed:.4f}" if spend.cost_per_passed is not None else "-"
+        lines.append(f"| {chr(65 + index)} | {spend.tokens_in:,} / {spend.tokens_out:,} | {spend.calls:,} | {latency} | ${spend.cost:.4f} | {per} |")
+    lines += ["", *[f"- note: {_text(note)}" for note in comparison.notes]]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def publish(text: str, path: str | None) -> list[str]:
+    """Write `text` to `path` (if given) and append it to the GitHub job summary (if in one); where it went."""
+    written = []
+    if path:
+        target = Path(path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8")
+        written.append(str(target))
+    summary = os.environ.get(STEP_SUMMARY)
+    if summary:
+        with open(summary, "a", encoding="utf-8") as out:
+            out.write(text + "\n")
+        written.append(f"${STEP_SUMMARY}")
+    return written
+
+
+def _mean(value: float | None) -> str:
+    return f"{value:.3f}" if value is not None else "-"
+
+
+def _ci(value: list[float] | None) -> str:
+    return f"[{value[0]:.2f}, {value[1]:.2f}]" if value else "-"
+
+
+def _text(value: Any) -> str:
+    """Text from runs and suites, safe in a table cell: no pipes, no markup, one line."""
+    text = " ".join(str(value).split())
+    for char in ("\\", "|", "*", "_", "`", "<", ">", "[", "]"):
+        text = text.replace(char, "\\" + char)
+    return text

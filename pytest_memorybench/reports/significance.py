@@ -1,0 +1,110 @@
+"""Is run B better than run A? Paired tests over the items two runs share, as Huet et al. compare models.
+
+The episodic-memory paper ranks models by their average rank and joins, in a critical-difference
+diagram, the pairs that a Wilcoxon signed-rank test over the same questions cannot tell apart
+once Holm's method has corrected for the number of pairs (Demšar 2006; Benavoli et al. 2016).
+The same tools answer a release gate's question: a paired test on the items both runs scored,
+Holm-corrected across every pair compared, and the mean difference with its 95 % bootstrap
+interval (resampled within each scenario, as a run's own intervals are).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from pytest_memorybench.core.heavy import heavy_import
+
+ALPHA = 0.05
+EQUAL = 1e-12  # a paired difference smaller than this is none
+
+
+@dataclass(frozen=True)
+class PairedTest:
+    """Run B against run A on the items both scored: B − A, its interval, and the test's verdict."""
+
+    a: str
+    b: str
+    n: int  # items both runs scored
+    difference: float | None  # mean of B − A
+    ci95: list[float] | None
+    p: float | None  # two-sided Wilcoxon signed-rank p; None with no item in common
+    p_holm: float | None = None
+
+    @property
+    def significant(self) -> bool:
+        return self.p_holm is not None and self.p_holm < ALPHA
+
+    def verdict(self, a: str | None = None, b: str | None = None) -> str:
+        """The answer in words: which run is better, or that the items cannot tell (runs named `a`, `b`
+        when given, e.g. by the letters of a table)."""
+        if self.p is None or self.difference is None:
+            return "no item in common"
+        if not self.significant:
+            return f"no significant difference ({p_text(self.p_holm)}, Holm)"
+        better = (b or self.b) if self.difference > 0 else (a or self.a)
+        return f"{better} is better ({p_text(self.p_holm)}, Holm)"
+
+
+def wilcoxon_p(a: Sequence[float], b: Sequence[float]) -> float | None:
+    """Two-sided p of the Wilcoxon signed-rank test on paired scores (pairs with no difference left
+    out, as Wilcoxon's own rule does); 1.0 when no pair differs, None with no pair at all."""
+    if not a:
+        return None
+    differences = [y - x for x, y in zip(a, b)]
+    if all(abs(difference) < EQUAL for difference in differences):
+        return 1.0
+    stats = heavy_import("scipy.stats")
+    result = stats.wilcoxon(a, b, zero_method="wilcox", alternative="two-sided")
+    p = float(result.pvalue)
+    return 1.0 if math.isnan(p) else p
+
+
+def holm(p_values: Sequence[float | None]) -> list[float | None]:
+    """Holm's step-down adjustment of the p-values of a family of tests (None stays None)."""
+    indexed = sorted((p, index) for index, p in enumerate(p_values) if p is not None)
+    adjusted: list[float | None] = [None] * len(p_values)
+    running = 0.0
+    for rank, (p, index) in enumerate(indexed):
+        running = max(running, min(1.0, (len(indexed) - rank) * p))
+        adjusted[index] = running
+    return adjusted
+
+
+def average_ranks(scores: Mapping[str, Sequence[float]]) -> dict[str, float]:
+    """Each run's rank among the runs on every shared item (1: best, ties share their mean rank), averaged."""
+    names = list(scores)
+    if not names:
+        return {}
+    stats = heavy_import("scipy.stats")
+    count = len(scores[names[0]])
+    totals = dict.fromkeys(names, 0.0)
+    for index in range(count):
+        ranks = stats.rankdata([-scores[name][index] for name in names])
+        for name, rank in zip(names, ranks):
+            totals[name] += float(rank)
+    return {name: round(total / count, 6) if count else math.nan for name, total in totals.items()}
+
+
+def cliques(order: Sequence[str], tests: Sequence[PairedTest]) -> list[list[str]]:
+    """The groups a critical-difference diagram joins: maximal runs of neighbours (in rank order)
+    no pair of which the Holm-corrected test tells apart; single runs are not groups."""
+    different = {frozenset((test.a, test.b)) for test in tests if test.significant}
+    groups: list[list[str]] = []
+    for start in range(len(order)):
+        end = start
+        while end + 1 < len(order) and all(
+            frozenset((order[i], order[end + 1])) not in different for i in range(start, end + 1)
+        ):
+            end += 1
+        group = list(order[start : end + 1])
+        if len(group) > 1 and not any(set(group) <= set(other) for other in groups):
+            groups.append(group)
+    return groups
+
+
+def p_text(value: float | None) -> str:
+    if value is None:
+        return "p -"
+    return "p < 0.001" if value < 0.001 else f"p = {value:.3f}"

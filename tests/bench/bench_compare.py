@@ -1,0 +1,88 @@
+"""Benchmark of `--mb-compare`: ten runs of the 32k LTM suite, and ten BEAM runs, compared.
+
+    python3 tests/bench/bench_compare.py
+
+One real run of each (`recall`), then nine variants of it whose item scores are redrawn (seeded)
+so that every pair differs; the comparison of ten runs has 45 pairs, each with a bootstrap
+interval and a Wilcoxon test, and every row of the table an interval per run.  Timed twice: the
+whole command (`python -m pytest --mb-compare ...`, start-up included) and the comparison alone
+in-process (load, compare, write the page, the JSON and the figures).  Numbers go to
+tests/bench/results/compare.json (git-ignored).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from pytest_memorybench.reports.compare import compare, load_runs  # noqa: E402
+from pytest_memorybench.reports.compare_report import write_comparison  # noqa: E402
+
+RUNS = 10
+
+
+def real_run(folder: Path, *options: str) -> Path:
+    subprocess.run(
+        [sys.executable, "-m", "pytest", "--memorybench", "--agent=recall", "-p", "no:randomly", "-q", f"--mb-output={folder}", *options],
+        cwd=folder.parent, check=False, capture_output=True,
+    )
+    return folder
+
+
+def variants(source: Path, into: Path) -> list[Path]:
+    results = json.loads((source / "results.json").read_text())
+    paths = [source]
+    for index in range(1, RUNS):
+        draw = random.Random(index)
+        changed = json.loads(json.dumps(results))
+        changed["run"]["agent"] = f"variant-{index}"
+        for item in changed["items"]:
+            if item["score"] is not None:
+                item["score"] = round(min(1.0, max(0.0, item["score"] + draw.uniform(-0.3, 0.3))), 3)
+                item["passed"] = item["score"] >= item["threshold"]
+        folder = into / f"{source.name}-{index}"
+        folder.mkdir()
+        (folder / "results.json").write_text(json.dumps(changed))
+        paths.append(folder)
+    return paths
+
+
+def main() -> None:
+    figures: dict[str, dict[str, float]] = {}
+    with tempfile.TemporaryDirectory() as temporary:
+        base = Path(temporary)
+        for name, options in (("ltm-32k", ("--span=32k",)), ("beam", ("--mb-suite=beam",))):
+            source = real_run(base / name, *options)
+            paths = [str(path) for path in variants(source, base)]
+            started = time.perf_counter()
+            comparison = compare(load_runs(paths))
+            write_comparison(base / f"{name}-comparison", comparison)
+            inside = time.perf_counter() - started
+            started = time.perf_counter()
+            done = subprocess.run(
+                [sys.executable, "-m", "pytest", "--mb-compare", *paths, f"--mb-output={base / (name + '-command')}"],
+                cwd=base, capture_output=True, text=True, check=False,
+            )
+            command = time.perf_counter() - started
+            assert done.returncode == 0, done.stdout + done.stderr
+            figures[name] = {
+                "runs": len(paths), "items": len(comparison.shared), "pairs": len(comparison.pairs),
+                "rows": sum(len(rows) for rows in comparison.tables.values()),
+                "compare_seconds": round(inside, 2), "command_seconds": round(command, 2),
+            }
+            print(f"{name}: {figures[name]}")
+    out = ROOT / "tests" / "bench" / "results"
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "compare.json").write_text(json.dumps(figures, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,220 @@
+"""`--mb-compare`: several runs side by side, checked against a hand computation from their results.json."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import pytest_memorybench.agents.recall  # noqa: F401  (numpy must load outside pytester's inner runs)
+from pytest_memorybench.core.errors import UsageError
+from pytest_memorybench.reports.compare import compare, load_runs
+from pytest_memorybench.reports.markdown import STEP_SUMMARY, comparison_markdown, run_markdown
+from pytest_memorybench.reports.significance import holm, wilcoxon_p
+
+BASE = ("--memorybench", "-p", "no:cacheprovider", "-p", "no:randomly", "--span=isolated")
+RUN = (*BASE, "-k", "colours or trigger_response")
+
+
+def make_run(pytester: pytest.Pytester, agent: str, *extra: str) -> Path:
+    """A run of `agent` on Colours and Trigger Response (isolated), in a folder named after it."""
+    output = pytester.path / "".join(["run-", agent, *extra]).replace("=", "-")
+    pytester.runpytest(*RUN, f"--agent={agent}", f"--mb-output={output}", *extra)
+    return output
+
+
+def items(folder: Path) -> dict[str, dict[str, Any]]:
+    return {item["nodeid"]: item for item in json.loads((folder / "results.json").read_text())["items"]}
+
+
+def test_the_table_pairs_and_ranks_agree_with_a_hand_computation(pytester: pytest.Pytester) -> None:
+    folders = []
+    for agent in ("oracle", "recall", "null"):  # the whole isolated suite: enough items for a test to tell
+        pytester.runpytest(*BASE, f"--agent={agent}", f"--mb-output={agent}")
+        folders.append(pytester.path / agent)
+    comparison = compare(load_runs([str(folder) for folder in folders]))
+    assert [run.label for run in comparison.runs] == ["oracle", "recall", "null"], "labelled by what tells them apart"
+    scored = [items(folder) for folder in folders]
+    assert comparison.shared == sorted(scored[0]) and not comparison.left_out
+    for suite_rows in comparison.tables.values():
+        for row in suite_rows:
+            if row.level != "scenario":
+                continue
+            for cell, run_items in zip(row.cells, scored):
+                members = [item for item in run_items.values() if item["scenario"].endswith("." + row.label)]
+                assert cell.mean == pytest.approx(sum(item["score"] for item in members) / len(members))
+                assert (cell.passed, cell.n) == (sum(item["passed"] for item in members), len(members))
+    [total] = comparison.tables["total"]
+    assert [cell.mean for cell in total.cells] == pytest.approx(
+        [sum(item["score"] for item in run.values()) / len(run) for run in scored], abs=1e-6
+    )
+    assert total.best == {0}, "the oracle's row"
+
+    by_pair = {(pair.a, pair.b): pair for pair in comparison.pairs}
+    oracle_null = by_pair["oracle", "null"]
+    keys = sorted(scored[0])
+    raw = [wilcoxon_p([scored[a][k]["score"] for k in keys], [scored[b][k]["score"] for k in keys]) for a, b in ((0, 1), (0, 2), (1, 2))]
+    assert [pair.p for pair in comparison.pairs] == pytest.approx(raw)
+    assert [pair.p_holm for pair in comparison.pairs] == pytest.approx(holm(raw))
+    assert oracle_null.difference == pytest.approx(-1.0) and oracle_null.significant
+    assert oracle_null.verdict() == "oracle is better (p < 0.001, Holm)"
+    assert comparison.ranks["oracle"] < comparison.ranks["recall"] <= comparison.ranks["null"]
+
+
+def test_a_run_against_its_own_resume_shows_no_difference(pytester: pytest.Pytester) -> None:
+    first = make_run(pytester, "recall")
+    again = pytester.path / "again"
+    shutil.copytree(first, again)
+    pytester.runpytest(*RUN, "--agent=recall", f"--mb-resume={again}")
+    [pair] = compare(load_runs([str(first), str(again)], ["first", "resumed"])).pairs
+    assert pair.difference == 0 and pair.p == 1.0 and not pair.significant
+    assert pair.verdict() == "no significant difference (p = 1.000, Holm)"
+
+
+def test_left_out_items_are_counted_by_why(pytester: pytest.Pytester) -> None:
+    whole = make_run(pytester, "oracle")
+    part = pytester.path / "part"
+    pytester.runpytest(*RUN[:-2], "-k", "colours", "--agent=oracle", f"--mb-output={part}")
+    broken = pytester.path / "broken"
+    shutil.copytree(whole, broken)
+    results = json.loads((broken / "results.json").read_text())
+    results["items"][0]["score"] = None  # errored in that run
+    results["items"][1]["definition"] = "another"  # another test under the same name
+    (broken / "results.json").write_text(json.dumps(results))
+    comparison = compare(load_runs([str(whole), str(part), str(broken)], ["whole", "part", "broken"]))
+    names = sorted(items(whole))
+    assert comparison.left_out["not in every run"] == [name for name in names if "trigger" in name]
+    assert comparison.left_out["errored in a run"] == [results["items"][0]["nodeid"]]
+    assert comparison.left_out["different definitions"] == [results["items"][1]["nodeid"]]
+    assert len(comparison.shared) == 1
+
+
+def test_two_spans_of_one_agent_make_a_span_curve(pytester: pytest.Pytester) -> None:
+    folders = []
+    for span in ("1k", "2k"):
+        folder = pytester.path / f"span-{span}"
+        pytester.runpytest(*RUN[:5], f"--span={span}", "-k", "colours", "--agent=recall", f"--mb-output={folder}")
+        folders.append(str(folder))
+    result = pytester.runpytest("--mb-compare", *folders, "--mb-output=cmp", "--mb-compare-anyway")
+    result.stdout.fnmatch_lines(["A = 1k  (*)", "B = 2k  (*)", "figures:    cmp/bars.svg, cmp/span.svg"])
+    svg = ET.parse(pytester.path / "cmp" / "span.svg").getroot()  # a standalone SVG document
+    assert svg.tag == "{http://www.w3.org/2000/svg}svg"
+    assert "score against memory span" in ET.tostring(svg, encoding="unicode")
+
+
+def test_the_command_writes_page_json_figures_and_markdown(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    folders = [str(make_run(pytester, agent)) for agent in ("oracle", "recall", "null")]
+    summary = pytester.path / "step-summary.md"
+    monkeypatch.setenv(STEP_SUMMARY, str(summary))
+    result = pytester.runpytest("--mb-compare", *folders, "--mb-output=cmp", "--mb-markdown=cmp/table.md")
+    assert result.ret == 0
+    result.stdout.fnmatch_lines([
+        "*= memorybench comparison =*",
+        "A = oracle  (*)",
+        "paired by node id on 6 item(s) every run scored",
+        "total   *1.000* [[]1.00,1.00[]]*0.000 *",
+        "B − A  -* n=6  no significant difference (p = *, Holm)",
+        "average rank: A *, B *, C *",
+        "comparison: cmp/compare.html",
+        "figures:    cmp/bars.svg, cmp/cd.svg",
+        "markdown:   cmp/table.md",
+        f"markdown:   ${STEP_SUMMARY}",
+    ])
+    saved = json.loads((pytester.path / "cmp" / "compare.json").read_text())
+    assert saved["schema"] == "memorybench.comparison/1" and saved["shared"] == 6 and len(saved["pairs"]) == 3
+    page = (pytester.path / "cmp" / "compare.html").read_text()
+    assert "<script" not in page and "Content-Security-Policy" in page and "Is one better than another?" in page
+    markdown = (pytester.path / "cmp" / "table.md").read_text()
+    assert markdown.startswith("### memorybench comparison") and "| B − A |" in markdown
+    assert summary.read_text().strip() == markdown.strip(), "appended to the GitHub job summary"
+    for name in ("bars", "cd"):
+        assert ET.parse(pytester.path / "cmp" / f"{name}.svg").getroot().tag == "{http://www.w3.org/2000/svg}svg"
+
+
+def test_a_run_writes_its_markdown_summary(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest(*RUN, "--agent=recall", "--mb-output=run", "--mb-markdown=run.md", "--mb-min-score=0.1")
+    result.stdout.fnmatch_lines(["markdown: run.md"])
+    text = (pytester.path / "run.md").read_text()
+    results = json.loads((pytester.path / "run" / "results.json").read_text())
+    assert text == run_markdown(results, results["gate"])
+    assert "| **total** |" in text and "✅ gate passed" in text and "agent replies: p50" in text
+
+
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        ("missing", "--mb-compare missing: no such file or folder; give run folders or their results.json"),
+        ("not-results", "--mb-compare not-results.json: not a pytest-memorybench results.json (schema missing); give the results.json of a pytest-memorybench run"),
+        ("one", "--mb-compare needs two runs or more (run folders or results.json files)"),
+        ("other-seed", "--mb-compare: the runs share no scored item (same test, same definition); left out: 6 different definitions"),
+        ("other-profile", "--mb-compare: the runs were scored with different profiles (*); their scores are not comparable: compare runs of one profile, or pass --mb-compare-anyway"),
+        ("labels", "--mb-label was given 1 time(s) for 2 runs; give one label per run, in order"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_4(pytester: pytest.Pytester, make: str, message: str) -> None:
+    first = str(make_run(pytester, "recall"))
+    arguments = {
+        "missing": [first, "missing"],
+        "one": [first],
+        "labels": [first, first, "--mb-label=only"],
+    }.get(make)
+    if make == "not-results":
+        (pytester.path / "not-results.json").write_text('{"hello": 1}')
+        arguments = [first, "not-results.json"]
+    elif make == "other-seed":
+        arguments = [first, str(make_run(pytester, "recall", "--mb-seed=1"))]
+    elif make == "other-profile":
+        arguments = [first, str(make_run(pytester, "recall", "--mb-profile=official"))]
+    result = pytester.runpytest("--mb-compare", *arguments)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([f"ERROR: {message}"])
+    assert "Traceback" not in result.stderr.str()
+
+
+def test_a_rescored_leaderboard_splits_into_its_agents_and_a_users_run_joins_by_test_id(tmp_path: Path) -> None:
+    def item(suite: str, test_id: str, score: float) -> dict[str, Any]:
+        return {
+            "nodeid": f"{suite}::{test_id}", "suite": suite, "scenario": "ltm.colours", "test_id": test_id,
+            "definition": f"def-{test_id}", "score": score, "passed": score >= 1, "usage": {},
+        }
+
+    published = {
+        "schema": "memorybench.results/1",
+        "run": {"agent": None, "rescored_from": "Benchmark 3", "profile": "official", "judge": "local"},
+        "suites": {"gpt-4o": {}, "claude": {}},
+        "items": [item("gpt-4o", "colours[rep1]", 1), item("gpt-4o", "colours[rep2]", 0),
+                  item("claude", "colours[rep1]", 0), item("claude", "colours[rep2]", 0)],
+    }
+    mine = {
+        "schema": "memorybench.results/1", "run": {"agent": "mine", "profile": "official", "judge": "local"},
+        "suites": {"goodai-definitions": {}},
+        "items": [item("goodai-definitions", "colours[rep1]", 1), item("goodai-definitions", "colours[rep2]", 1)],
+    }
+    (tmp_path / "published.json").write_text(json.dumps(published))
+    (tmp_path / "mine.json").write_text(json.dumps(mine))
+    comparison = compare(load_runs([str(tmp_path / "published.json"), str(tmp_path / "mine.json")]))
+    assert [run.label for run in comparison.runs] == ["gpt-4o", "claude", "mine"]
+    assert comparison.keyed_by == "test id" and comparison.shared == ["colours[rep1]", "colours[rep2]"]
+    assert [cell.mean for cell in comparison.tables["total"][0].cells] == [0.5, 0.0, 1.0]
+    assert list(comparison.tables) == ["ltm", "total"], "rows grouped by benchmark family"
+    assert "| **total** |" in comparison_markdown(comparison)
+
+
+def test_wilcoxon_and_holm_match_their_definitions() -> None:
+    assert wilcoxon_p([0.0] * 5, [0.0] * 5) == 1.0, "no pair differs"
+    assert wilcoxon_p([], []) is None
+    assert holm([0.01, 0.04, 0.03]) == pytest.approx([0.03, 0.06, 0.06])
+    assert holm([0.2, None]) == [0.2, None]
+    with pytest.raises(UsageError, match="--mb-compare-to 'z' is none of the runs"):
+        compare(load_runs_from_dicts(), compare_to="z")
+
+
+def load_runs_from_dicts() -> list[Any]:
+    from pytest_memorybench.reports.compare import Run
+
+    results = {"items": [{"nodeid": "s::t", "suite": "s", "scenario": "s.t", "test_id": "t", "score": 1.0, "passed": True}], "run": {}}
+    return [Run("a", Path("a"), results), Run("b", Path("b"), results)]
