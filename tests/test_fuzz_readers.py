@@ -29,6 +29,7 @@ from pytest_memorybench.judges.base import TASK_KINDS
 from pytest_memorybench.judges.json_reply import extract_json
 from pytest_memorybench.judges.prompts import validate
 from pytest_memorybench.core.results_file import Baseline
+from pytest_memorybench.reports.compare import compare, load_runs
 from pytest_memorybench.reports.transcript import EventIndex
 from pytest_memorybench.runner.folder import load_definition, read_manifest
 from pytest_memorybench.scenarios.beam.generator import plan_chat
@@ -293,6 +294,15 @@ def test_baselines(run_folder: Path, tmp_path: Path, data: st.DataObject) -> Non
     path = tmp_path / "baseline.json"
     path.write_bytes(data.draw(mutations((run_folder / "results.json").read_bytes())))
     ends_in_one_line(lambda: Baseline.load(str(path)))
+
+
+@FUZZ
+@given(data=st.data())
+def test_compared_runs(run_folder: Path, tmp_path: Path, data: st.DataObject) -> None:
+    """`--mb-compare` on a results.json beside a broken one: a comparison, or one line."""
+    path = tmp_path / "other.json"
+    path.write_bytes(data.draw(mutations((run_folder / "results.json").read_bytes())))
+    ends_in_one_line(lambda: compare(load_runs([str(run_folder / "results.json"), str(path)])))
 
 
 @FUZZ

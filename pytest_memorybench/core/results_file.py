@@ -30,11 +30,17 @@ class Baseline:
         if not path.exists():
             raise UsageError(f"--mb-baseline {value}: no such file; give the results.json of an earlier run")
         with reading(f"--mb-baseline {value}", "give the results.json from an earlier run folder"):
-            results = read_json(path)
-            schema = results.get("schema", "") if isinstance(results, dict) else ""
-            require(str(schema).startswith(SCHEMA_PREFIX), f"not a pytest-memorybench results.json (schema {schema or 'missing'})")
+            results = read_results(path)
             _check_means(results)
         return cls(path.resolve(), results)
+
+
+def read_results(path: Path) -> dict[str, Any]:
+    """The content of a results.json; a `Malformed` (for `readers.reading` to put in one line) if it is none."""
+    results = read_json(path)
+    schema = results.get("schema", "") if isinstance(results, dict) else ""
+    require(str(schema).startswith(SCHEMA_PREFIX), f"not a pytest-memorybench results.json (schema {schema or 'missing'})")
+    return results
 
 
 def _check_means(results: dict[str, Any]) -> None:

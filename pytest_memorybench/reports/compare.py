@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from pytest_memorybench.core.errors import UsageError
-from pytest_memorybench.core.readers import read_json, reading, require
-from pytest_memorybench.core.results_file import SCHEMA_PREFIX
+from pytest_memorybench.core.readers import reading, require
+from pytest_memorybench.core.results_file import read_results
 from pytest_memorybench.reports.significance import PairedTest, average_ranks, cliques, holm, wilcoxon_p
 from pytest_memorybench.reports.statistics import bootstrap_ci
 from pytest_memorybench.reports.table import short_name
@@ -139,10 +139,8 @@ def load_runs(paths: Sequence[str], labels: Sequence[str] = ()) -> list[Run]:
         if not file.is_file():
             raise UsageError(f"--mb-compare {given}: no results.json in this folder; give a run folder of pytest-memorybench")
         with reading(f"--mb-compare {given}", "give the results.json of a pytest-memorybench run"):
-            results = read_json(file)
-            schema = results.get("schema", "") if isinstance(results, dict) else ""
-            require(str(schema).startswith(SCHEMA_PREFIX), f"not a pytest-memorybench results.json (schema {schema or 'missing'})")
-            require(isinstance(results.get("items"), list), "'items' is not a list")
+            results = read_results(file)
+            _check_items(results)
         runs.extend(_split_leaderboard(file, results))
     if len(runs) < 2:
         raise UsageError("--mb-compare needs two runs or more (run folders or results.json files)")
@@ -156,6 +154,20 @@ def load_runs(paths: Sequence[str], labels: Sequence[str] = ()) -> list[Run]:
     if len({run.label for run in runs}) != len(runs):
         raise UsageError("--mb-label: two runs have the same label; give each run its own")
     return runs
+
+
+def _check_items(results: dict[str, Any]) -> None:
+    """What pairing and the tables read of each item must be there, so a hand-edited file is one line."""
+    items = results.get("items")
+    require(isinstance(items, list), "'items' is not a list")
+    require(isinstance(results.get("run", {}), dict) and isinstance(results.get("suites", {}), dict), "'run' or 'suites' is not a mapping")
+    for index, item in enumerate(items):
+        require(isinstance(item, dict), f"item {index} is not a mapping")
+        for key in ("nodeid", "suite", "scenario", "test_id"):
+            require(isinstance(item.get(key), str), f"item {index} has no {key!r}")
+        score = item.get("score")
+        require(score is None or (isinstance(score, (int, float)) and not isinstance(score, bool) and 0 <= score <= 1),
+                f"item {index}: score {score!r} is not a number from 0 to 1")
 
 
 def _split_leaderboard(file: Path, results: dict[str, Any]) -> list[Run]:
@@ -303,7 +315,7 @@ def _row(level: str, label: str, keys: list[str], keyed: list[dict[str, dict[str
         cells.append(Cell(
             round(sum(scores) / len(scores), 6) if scores else None,
             bootstrap_ci(list(strata.values()), seed=seed, label=f"compare:{level}:{label}"),
-            sum(bool(item["passed"]) for item in chosen),
+            sum(bool(item.get("passed")) for item in chosen),
             len(chosen),
         ))
     return Row(level, label, cells)
