@@ -29,6 +29,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--mb-profile", dest="mb_profile", default="paper", metavar="paper|official", help="scoring profile where the original code and its paper disagree (default: paper)")
     group.addoption("--mb-threshold", dest="mb_threshold", type=float, metavar="X", help="pass threshold for every item, overriding the suite's")
     group.addoption("--mb-context", dest="mb_context", type=int, metavar="N", help="context budget in tokens for the built-in LLM adapters (default: the model's)")
+    group.addoption("--mb-memory-model", dest="mb_memory_model", metavar="SPEC", help="a second model for a memory system's own work (extraction, summaries, ratings), e.g. openai:gpt-4.1-nano (default: the answering model)")
+    group.addoption("--mb-embedder", dest="mb_embedder", default="lexical", metavar="lexical|wordllama|openai:MODEL[@URL]", help="what memory systems rank their memories with (default: lexical, BM25)")
     group.addoption("--mb-thinking", dest="mb_thinking", type=int, metavar="TOKENS", help="extended thinking budget for an anthropic:MODEL agent (at least 1024)")
     group.addoption("--mb-output", dest="mb_output", metavar="DIR", help="run folder (default: .memorybench/runs/<run id>)")
     group.addoption("--mb-estimate", action="store_true", help="plan the selected items as they would run and print what they would cost (calls, billed tokens, dollars), calling neither the agent nor a judge")

@@ -112,7 +112,7 @@ def test_unknown_prefix_names_it_and_the_supported_ones() -> None:
     with pytest.raises(UsageError) as excinfo:
         parse_agent_spec("gemini:gemini-1.5-pro")
     message = str(excinfo.value)
-    assert "unknown model prefix 'gemini'" in message
+    assert "'gemini' is neither a model prefix (openai, anthropic) nor a memory mechanism" in message
     assert "openai" in message and "anthropic" in message
     assert "pkg.module:factory" in message
 
@@ -125,7 +125,7 @@ def test_unknown_prefix_with_an_identifier_model_is_rejected_by_the_check() -> N
     with pytest.raises(UsageError) as excinfo:
         check_agent_spec(parsed)
     message = str(excinfo.value)
-    assert "unknown model prefix 'gemini'" in message
+    assert "'gemini' is neither a model prefix (openai, anthropic) nor a memory mechanism" in message
     assert "openai, anthropic" in message
     assert "\n" not in message
 
@@ -317,7 +317,7 @@ def test_check_import_spec_module_with_a_missing_dependency(
     message = str(excinfo.value)
     assert "cannot import 'mb_needs_missing_dep'" in message
     assert "No module named 'mb_missing_dependency_xyz'" in message
-    assert "unknown model prefix" not in message
+    assert "neither a model prefix" not in message
 
 
 def test_check_import_spec_module_that_fails_on_import(

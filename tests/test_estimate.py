@@ -85,5 +85,5 @@ def test_an_agent_that_cannot_load_is_one_line_before_any_estimate(pytester: pyt
     """No key or server is needed for an estimate, but a spec the run could not load is no plan."""
     result = pytester.runpytest(*RUN, "--mb-estimate", "--agent=nope:make", "--span=8k")
     assert result.ret == 4
-    result.stderr.fnmatch_lines(["ERROR: --agent 'nope:make': unknown model prefix 'nope' and no module of that name *"])
+    result.stderr.fnmatch_lines(["ERROR: --agent 'nope:make': 'nope' is neither a model prefix *, nor a module*"])
     assert "memorybench estimate" not in result.stdout.str()

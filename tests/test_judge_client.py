@@ -24,7 +24,7 @@ from pytest_memorybench.core.errors import ProviderRefused, UsageError
 from pytest_memorybench.judges import prompts
 from pytest_memorybench.judges.base import TASK_KINDS, JudgeTask
 from pytest_memorybench.judges.client import CachedJudge, JudgeCache
-from pytest_memorybench.judges.json_reply import extract_json
+from pytest_memorybench.core.json_reply import extract_json
 from pytest_memorybench.judges.local import LocalJudge
 from pytest_memorybench.judges.metaeval import run_judge_check
 from pytest_memorybench.judges.prompts import Prompt, prompt_hash, render, validate

@@ -15,11 +15,12 @@ part of the answer, and Anthropic counts their tokens as output, so they are pri
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
 import anthropic
 
-from pytest_memorybench.agents.llm import Completion, LLMChatAgent, MalformedReply, Turn, not_an_answer
+from pytest_memorybench.agents.llm import Completion, LLMChatAgent, MalformedReply, ToolCall, Turn, not_an_answer
 
 
 class AnthropicAgent(LLMChatAgent):
@@ -58,4 +59,15 @@ class AnthropicAgent(LLMChatAgent):
             ),
             input_tokens=getattr(usage, "input_tokens", None),
             output_tokens=getattr(usage, "output_tokens", None),
+            tool_calls=tuple(
+                ToolCall(block.name, block.input if isinstance(block.input, dict) else None)
+                for block in response.content if block.type == "tool_use"
+            ),
         )
+
+    @classmethod
+    def tool_options(cls, functions: Sequence[dict[str, Any]]) -> dict[str, Any]:
+        return {"tools": [
+            {"name": function["name"], "description": function["description"], "input_schema": function["parameters"]}
+            for function in functions
+        ]}

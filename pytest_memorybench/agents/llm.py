@@ -51,12 +51,22 @@ class MalformedReply(Exception):
 
 
 @dataclass(frozen=True)
+class ToolCall:
+    """A function the model asked to call (OpenAI tool calls, Anthropic tool use), its arguments
+    parsed; `arguments` is None when they were not a JSON object."""
+
+    name: str
+    arguments: dict[str, Any] | None
+
+
+@dataclass(frozen=True)
 class Completion:
     """One model reply; token counts are None when the server did not report usage."""
 
     text: str
     input_tokens: int | None = None
     output_tokens: int | None = None
+    tool_calls: tuple[ToolCall, ...] = ()
 
 
 class LLMChatAgent(ABC):
@@ -131,7 +141,7 @@ class LLMChatAgent(ABC):
         pending = {"role": "user", "content": message.text}
         turns = self._window(pending)
         completion, seconds = await self._request(turns)
-        self._account(completion, turns, seconds)
+        self.usage.add(self._spent(completion, SYSTEM_PROMPT, turns, seconds))
         # Only completed exchanges enter the transcript, so a failed turn leaves no dangling message.
         self._turns += [pending, {"role": "assistant", "content": completion.text}]
         return completion.text
@@ -163,6 +173,23 @@ class LLMChatAgent(ABC):
         if self._owns_client:
             await self._client.close()
 
+    # -- one call with the caller's own prompt ------------------------------------------------
+
+    async def ask(self, system: str, turns: list[Turn], **options: Any) -> tuple[Completion, Usage]:
+        """One stateless call with the caller's own system prompt and turns, retried like a reply
+        and counted in `usage`; a memory system's extraction, summary, rating or answer.
+
+        `options` are request fields the provider takes (`tool_options`)."""
+        completion, seconds = await self._request(alternate(turns), system=system, **options)
+        spent = self._spent(completion, system, turns, seconds)
+        self.usage.add(spent)
+        return completion, spent
+
+    @classmethod
+    def tool_options(cls, functions: Sequence[dict[str, Any]]) -> dict[str, Any]:
+        """The request fields offering `functions` ({name, description, parameters}) as tools."""
+        raise NotImplementedError(f"{cls.provider} takes no tools here")
+
     # -- context ------------------------------------------------------------------------------
 
     def _window(self, pending: Turn) -> list[Turn]:
@@ -189,14 +216,14 @@ class LLMChatAgent(ABC):
 
     # -- calling the API ----------------------------------------------------------------------
 
-    async def _request(self, turns: list[Turn], **options: Any) -> tuple[Completion, float]:
+    async def _request(self, turns: list[Turn], *, system: str = SYSTEM_PROMPT, **options: Any) -> tuple[Completion, float]:
         async def attempt() -> tuple[Completion, float]:
             if self.model is None:
                 self.model = await self._discover_model()
-            tokens = _input_tokens(turns) if self.gate.limits.tokens_per_minute else 0
+            tokens = _input_tokens(system, turns) if self.gate.limits.tokens_per_minute else 0
             async with self.gate.request(tokens):
                 started = time.perf_counter()
-                completion = await self._complete(SYSTEM_PROMPT, turns, **options)
+                completion = await self._complete(system, turns, **options)
                 return completion, time.perf_counter() - started
 
         retrying = AsyncRetrying(
@@ -283,11 +310,11 @@ class LLMChatAgent(ABC):
 
     # -- bookkeeping --------------------------------------------------------------------------
 
-    def _account(self, completion: Completion, turns: list[Turn], seconds: float) -> None:
-        input_tokens, output_tokens = token_usage(completion, SYSTEM_PROMPT, turns)
+    def _spent(self, completion: Completion, system: str, turns: list[Turn], seconds: float) -> Usage:
+        input_tokens, output_tokens = token_usage(completion, system, turns)
         price = price_for(self.model)
         cost = price.cost(input_tokens, output_tokens) if price else 0.0
-        self.usage.add(Usage(input_tokens, output_tokens, seconds, cost, calls=1))
+        return Usage(input_tokens, output_tokens, seconds, cost, calls=1)
 
     def _resolve_api_key(self, explicit: str | None) -> str:
         key = explicit or os.environ.get(self.api_key_variable)
@@ -307,9 +334,9 @@ class LLMChatAgent(ABC):
         return text.replace(self._api_key, "[api key]")
 
 
-def _input_tokens(turns: list[Turn]) -> int:
+def _input_tokens(system: str, turns: list[Turn]) -> int:
     counter = default_counter()
-    return counter.count(SYSTEM_PROMPT) + sum(counter.count(turn["content"]) + MESSAGE_OVERHEAD for turn in turns)
+    return counter.count(system) + sum(counter.count(turn["content"]) + MESSAGE_OVERHEAD for turn in turns)
 
 
 def not_an_answer(response: Any) -> str:
@@ -411,7 +438,7 @@ def _phrase(status: int) -> str:
         return ""
 
 
-def probe_server(base_url: str, spec_text: str, timeout: float = 5.0) -> list[str]:
+def probe_server(base_url: str, spec_text: str, timeout: float = 5.0, *, flag: str = "--agent") -> list[str]:
     """The model ids a server lists; fails in one line only if nothing answers at all.
 
     Any HTTP answer proves the server is up (an Anthropic-style server has no /models and
@@ -428,7 +455,7 @@ def probe_server(base_url: str, spec_text: str, timeout: float = 5.0) -> list[st
     except OSError as exc:  # URLError: refused connections, unknown hosts, timeouts to connect
         reason = getattr(exc, "reason", None) or describe_exception(exc)
         raise UsageError(
-            f"--agent {spec_text}: cannot reach {url} ({reason}); start the server or fix the URL"
+            f"{flag} {spec_text}: cannot reach {url} ({reason}); start the server or fix the URL"
         ) from None
     try:
         return [str(entry["id"]) for entry in json.loads(payload)["data"]]

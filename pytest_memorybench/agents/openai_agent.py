@@ -12,12 +12,14 @@ message (o1-mini and o1-preview take neither, so theirs opens the first user mes
 
 from __future__ import annotations
 
+import json
 import re
+from collections.abc import Sequence
 from typing import Any
 
 import openai
 
-from pytest_memorybench.agents.llm import Completion, LLMChatAgent, MalformedReply, Turn, not_an_answer
+from pytest_memorybench.agents.llm import Completion, LLMChatAgent, MalformedReply, ToolCall, Turn, not_an_answer
 from pytest_memorybench.core.errors import AgentError
 
 REASONING_OUTPUT_TOKENS = 16_384  # a reasoning model spends output tokens thinking before it answers
@@ -61,15 +63,21 @@ class OpenAIChatAgent(LLMChatAgent):
         if not response.choices:
             raise MalformedReply("the server returned no choices")
         message = getattr(response.choices[0], "message", None)
-        if message is None or getattr(message, "content", None) is None:
+        calls = _tool_calls(message)
+        if message is None or (getattr(message, "content", None) is None and not calls):
             refusal = getattr(message, "refusal", None)
             raise MalformedReply(f"the server's answer has no content{f' (refusal: {refusal})' if refusal else ''}")
         usage = response.usage
         return Completion(
-            text=message.content,
+            text=message.content or "",
             input_tokens=usage.prompt_tokens if usage else None,
             output_tokens=usage.completion_tokens if usage else None,
+            tool_calls=calls,
         )
+
+    @classmethod
+    def tool_options(cls, functions: Sequence[dict[str, Any]]) -> dict[str, Any]:
+        return {"tools": [{"type": "function", "function": dict(function)} for function in functions]}
 
     def _sampling(self, system: str, turns: list[Turn]) -> dict[str, Any]:
         """The messages and the sampling fields, as this model takes them."""
@@ -85,3 +93,17 @@ class OpenAIChatAgent(LLMChatAgent):
         else:
             messages = [{"role": "developer", "content": system}, *turns]
         return {"messages": messages, "max_completion_tokens": self.max_output_tokens}
+
+
+def _tool_calls(message: Any) -> tuple[ToolCall, ...]:
+    calls = []
+    for call in getattr(message, "tool_calls", None) or []:
+        function = getattr(call, "function", None)
+        if function is None or not getattr(function, "name", None):
+            continue
+        try:
+            arguments = json.loads(function.arguments or "{}")
+        except (TypeError, ValueError):
+            arguments = None
+        calls.append(ToolCall(function.name, arguments if isinstance(arguments, dict) else None))
+    return tuple(calls)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import dataclasses
 import inspect
 import re
 import threading
@@ -118,6 +119,11 @@ class AgentAdapter:
         self.budget = budget  # the run's spending, checked before each call and charged after
         self.usage = Usage()
         self.reply_seconds: list[float] = []  # each reply's latency, for the run's p50 and p95
+        # A memory system's spending by phase (write: taking a message in; read: answering), when
+        # the agent keeps `phase_usage`; a fork adds to its parent's.
+        self.memory_usage: dict[str, Usage] | None = (
+            {phase: Usage() for phase in target.phase_usage} if isinstance(getattr(target, "phase_usage", None), dict) else None
+        )
         self.last_reply_cut: int | None = None  # the length of the last reply, when it was cut
 
     def supports(self, capability: str) -> bool:
@@ -131,6 +137,7 @@ class AgentAdapter:
         if self.budget is not None:
             self.budget.check()
         before = _usage_snapshot(self.target)
+        phases = self._phases()
         started = time.perf_counter()
         try:
             result = await _within(self._reply(message), self.timeout)
@@ -146,6 +153,7 @@ class AgentAdapter:
             raise AgentError(f"agent {self.name} returned {type(result).__name__}, expected str")
         result, self.last_reply_cut = bounded_reply(result)
         self._account(before, elapsed, message.text, result)
+        self._count_phases(phases)
         return result
 
     async def observe(self, messages: Sequence[Message]) -> None:
@@ -156,11 +164,13 @@ class AgentAdapter:
         if self.budget is not None:
             self.budget.check()
         before = _usage_snapshot(self.target)
+        phases = self._phases()
         started = time.perf_counter()
         await self._optional("observe", list(messages))
         spent = _reported(before, self.target) or Usage()
         spent.seconds = time.perf_counter() - started
         self._add(spent)
+        self._count_phases(phases)
 
     async def reset(self) -> None:
         if self.supports("reset"):
@@ -170,7 +180,10 @@ class AgentAdapter:
         return list(await self._optional("retrieve", query, k))
 
     async def fork(self) -> AgentAdapter:
-        return AgentAdapter(await self._optional("fork"), self.name, timeout=self.timeout, budget=self.budget)
+        twin = AgentAdapter(await self._optional("fork"), self.name, timeout=self.timeout, budget=self.budget)
+        if self.memory_usage is not None and twin.memory_usage is not None:
+            twin.memory_usage = self.memory_usage
+        return twin
 
     async def prime_answer(self, ideal: str) -> None:
         """Tell a calibration agent (oracle) the ideal answer to the question about to be asked.
@@ -205,6 +218,17 @@ class AgentAdapter:
         delta.seconds = elapsed
         delta.calls = 1
         self._add(delta)
+
+    def _phases(self) -> dict[str, Usage] | None:
+        if self.memory_usage is None:
+            return None
+        return {phase: dataclasses.replace(usage) for phase, usage in self.target.phase_usage.items()}
+
+    def _count_phases(self, before: dict[str, Usage] | None) -> None:
+        if before is None or self.memory_usage is None:
+            return
+        for phase, usage in self.target.phase_usage.items():
+            self.memory_usage.setdefault(phase, Usage()).add(usage - before.get(phase, Usage()))
 
     def _add(self, spent: Usage) -> None:
         self.usage.add(spent)

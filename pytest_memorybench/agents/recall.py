@@ -18,7 +18,7 @@ recency band again) the one in the newest statement, so a correction beats what 
 at all it abstains, as it does when nothing matches a plain question.
 
 `answer(question, memory)` is that answerer on its own, so the reference memory agents
-(`agents/memory.py`) can put it behind other memory components.
+(`agents/memory/reference.py`) can put it behind other memory components.
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ _STOPWORDS = frozenset(STOPWORDS_EN) | {
 _OPTION = re.compile(r"^\s*\(?([A-Z])[.)]\s+(\S.*?)\s*$")
 
 
-def _terms(text: str) -> list[str]:
+def terms(text: str) -> list[str]:
     return [word for word in _WORD.findall(text.lower()) if word not in _STOPWORDS]
 
 
@@ -98,27 +98,27 @@ class Bm25Memory:
 
     def add(self, text: str) -> bool:
         """Keep `text` if it has a word worth matching; whether it was kept."""
-        terms = _terms(text)
-        if not terms:
+        words = terms(text)
+        if not words:
             return False
         self.texts.append(text)
-        self._words.append(terms)
-        self._terms.append(frozenset(terms))
-        self._df.update(set(terms))
+        self._words.append(words)
+        self._terms.append(frozenset(words))
+        self._df.update(set(words))
         return True
 
     def __len__(self) -> int:
         return len(self.texts)
 
     def scores(self, query: str) -> np.ndarray:
-        terms = _terms(query)
-        if not terms or not self.texts:
+        asked = terms(query)
+        if not asked or not self.texts:
             return np.zeros(len(self.texts))
         if self._index is None or self._indexed != len(self.texts):
             index = bm25s.BM25()
             index.index(self._words, show_progress=False)
             self._index, self._indexed = index, len(self.texts)
-        return np.asarray(self._index.get_scores(terms))
+        return np.asarray(self._index.get_scores(asked))
 
     def ranked(self, query: str, k: int) -> list[int]:
         """Positions of the top-k statements; within the recency band of the best, newer ranks first.
@@ -127,7 +127,7 @@ class Bm25Memory:
         history) is never among them: it cannot answer itself.
         """
         scores = self.scores(query)
-        asked = _terms(query)
+        asked = terms(query)
         for position, words in enumerate(self._words):
             if words == asked:
                 scores[position] = 0.0
@@ -164,14 +164,14 @@ def pick_option(stem: str, options: dict[str, str], memory: Bm25Memory) -> str |
     if not read:  # the question matches nothing: read what the options match
         query = " ".join(options.values())
         read = memory.ranked(query, READ)
-    asked = set(_terms(query))
+    asked = set(terms(query))
     # How much of the question a statement holds; unlike BM25, a longer statement (a correction
     # with its preamble) is not less relevant for saying more.
     relevance = {p: _weight(memory, asked & memory.terms_of(p)) for p in read}
     together = set().union(*(memory.terms_of(p) for p in read)) if read else set()
     candidates: list[tuple[float, float, int, str]] = []  # (union cover, single support, newest, letter)
     for letter, text in options.items():
-        words = frozenset(_terms(text))
+        words = frozenset(terms(text))
         weight = _weight(memory, words)
         if not weight or not words & together:
             continue

@@ -3,6 +3,8 @@
 Forms, tried in this order:
   recall | null | oracle              built-in agents, no network
   full-memory | recent-memory | retrieval-memory   reference memory agents, no network
+  MECHANISM[(SETTINGS)]:MODEL_SPEC    a memory system over a model (`agents/memory/systems.py`),
+                                      e.g. rag:openai:gpt-4o-mini, light(k=10):openai:NAME@URL
   openai:MODEL[@URL]                  OpenAI chat completions (URL: any compatible server)
   anthropic:MODEL[@URL]               Anthropic messages
   http(s)://HOST/.../v1               an OpenAI-compatible server; the model is its first listed
@@ -24,23 +26,31 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pytest_memorybench.agents.limits import RateLimits
 from pytest_memorybench.agents.protocol import AgentAdapter
 from pytest_memorybench.core.errors import UsageError, describe_exception
+
+if TYPE_CHECKING:
+    from pytest_memorybench.agents.memory.embedders import EmbedderSpec
+    from pytest_memorybench.agents.memory.systems import MemorySpec
 
 ENTRY_POINT_GROUP = "memorybench.agents"
 LLM_PROVIDERS = ("openai", "anthropic")
 API_KEY_VARIABLES = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
 SPEC_FORMS = (
     "recall, null, oracle, full-memory, recent-memory, retrieval-memory, openai:MODEL, anthropic:MODEL, openai:MODEL@URL, "
-    "http://HOST:PORT/v1, an installed memorybench.agents entry point, or pkg.module:factory"
+    "http://HOST:PORT/v1, MECHANISM:MODEL (rag, light, memgpt, …), an installed memorybench.agents entry point, or pkg.module:factory"
 )
 
-Kind = Literal["builtin", "openai", "anthropic", "entry_point", "import"]
+Kind = Literal["builtin", "openai", "anthropic", "memory", "entry_point", "import"]
 _URL = re.compile(r"^https?://\S+$")
 _CREDENTIALS = re.compile(r"(https?://)[^/@\s]+@")
+_NEITHER = (
+    "neither a model prefix (openai, anthropic) nor a memory mechanism (full-context, recent-memory, rag, light, "
+    "ltm-agent, memorybank, generative-agents, memgpt, scm)"
+)
 _IMPORT = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
 
 
@@ -48,8 +58,19 @@ _IMPORT = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
 class AgentSpec:
     text: str
     kind: Kind
-    target: str  # builtin or entry-point name, model name, or "module:attribute"
+    target: str  # builtin or entry-point name, model name, mechanism, or "module:attribute"
     base_url: str | None = None
+    memory: MemorySpec | None = None  # a memory system's mechanism and settings
+    model_spec: AgentSpec | None = None  # the model a memory system answers with
+
+    @property
+    def model(self) -> AgentSpec:
+        """The model spec behind the agent: its own, or a memory system's answering model."""
+        return self.model_spec or self
+
+    @property
+    def calls_a_model(self) -> bool:
+        return self.model.kind in LLM_PROVIDERS
 
     @property
     def display(self) -> str:
@@ -70,6 +91,8 @@ class AgentOptions:
     timeout: float | None = 600.0
     thinking_tokens: int | None = None  # Anthropic extended thinking budget
     limits: RateLimits = field(default_factory=RateLimits)  # the provider's limits, shared by all conversations
+    memory_model: AgentSpec | None = None  # a memory system's model for its own work (default: the answering one)
+    embedder: EmbedderSpec | None = None  # what a memory system ranks with (default: lexical)
 
 
 def builtin_agents() -> dict[str, type]:
@@ -89,6 +112,17 @@ def parse_agent_spec(text: str) -> AgentSpec:
         return AgentSpec(spec, "builtin", spec)
     if _URL.match(spec):
         return AgentSpec(spec, "openai", "", base_url=spec.rstrip("/"))
+    from pytest_memorybench.agents.memory.systems import parse_memory_spec
+
+    memory = parse_memory_spec(spec)
+    if memory is not None:
+        model = parse_agent_spec(memory.model)
+        if model.kind not in LLM_PROVIDERS:
+            raise UsageError(
+                f"--agent {spec!r}: {memory.mechanism} answers with a model: give openai:MODEL, anthropic:MODEL, "
+                f"openai:MODEL@URL or a URL after '{memory.mechanism}:', not {memory.model!r}"
+            )
+        return AgentSpec(spec, "memory", memory.mechanism, base_url=model.base_url, memory=memory, model_spec=model)
     prefix, sep, rest = spec.partition(":")
     if sep and prefix in LLM_PROVIDERS:
         model, at, url = rest.partition("@")
@@ -100,18 +134,23 @@ def parse_agent_spec(text: str) -> AgentSpec:
     if _IMPORT.match(spec):
         return AgentSpec(spec, "import", spec)
     if sep:
-        raise UsageError(
-            f"--agent {spec!r}: unknown model prefix {prefix!r} (supported: openai, anthropic; "
-            f"or pkg.module:factory for your own agent)"
-        )
+        raise UsageError(f"--agent {spec!r}: {prefix!r} is {_NEITHER}; or pkg.module:factory for your own agent")
     if re.fullmatch(r"[\w.-]+", spec):
         return AgentSpec(spec, "entry_point", spec)
     raise UsageError(f"--agent {spec!r} is not an agent spec: use {SPEC_FORMS}")
 
 
-def check_agent_spec(spec: AgentSpec) -> None:
+def check_agent_spec(spec: AgentSpec, options: AgentOptions | None = None) -> None:
     """Fail early, in one line, on what would otherwise fail at the first turn."""
-    if spec.kind in LLM_PROVIDERS:
+    if spec.kind == "memory":
+        from pytest_memorybench.agents.memory.embedders import check_embedder
+
+        check_agent_spec(spec.model)
+        if options is not None and options.memory_model is not None:
+            check_agent_spec(options.memory_model)
+        if options is not None and options.embedder is not None:
+            check_embedder(options.embedder)
+    elif spec.kind in LLM_PROVIDERS:
         from pytest_memorybench.agents.llm import probe_server
 
         if spec.base_url is None:
@@ -132,27 +171,12 @@ def check_agent_spec(spec: AgentSpec) -> None:
 def build_agent(spec: AgentSpec, options: AgentOptions = AgentOptions()) -> AgentAdapter:
     if spec.kind == "builtin":
         target: Any = builtin_agents()[spec.target]()
-    elif spec.kind == "openai":
-        from pytest_memorybench.agents.openai_agent import OpenAIChatAgent
+    elif spec.kind in LLM_PROVIDERS:
+        target = model_agent(spec, options)
+    elif spec.kind == "memory":
+        from pytest_memorybench.agents.memory.build import build_memory_system
 
-        target = OpenAIChatAgent(
-            spec.target or None,
-            base_url=spec.base_url,
-            context_tokens=options.context_tokens,
-            timeout=options.timeout,
-            limits=options.limits,
-        )
-    elif spec.kind == "anthropic":
-        from pytest_memorybench.agents.anthropic_agent import AnthropicAgent
-
-        target = AnthropicAgent(
-            spec.target,
-            base_url=spec.base_url,
-            context_tokens=options.context_tokens,
-            timeout=options.timeout,
-            thinking_tokens=options.thinking_tokens,
-            limits=options.limits,
-        )
+        target = build_memory_system(spec, options)
     elif spec.kind == "entry_point":
         target = _instantiate(_load_entry_point(spec), spec)
     else:
@@ -160,7 +184,31 @@ def build_agent(spec: AgentSpec, options: AgentOptions = AgentOptions()) -> Agen
     # A model adapter times out each request itself and retries it (a stalled provider is an outage
     # to ride out); the harness's own limit would cut those retries short, so it only bounds the
     # agents it cannot see into.
-    return AgentAdapter(target, spec.display, timeout=None if spec.kind in LLM_PROVIDERS else options.timeout)
+    return AgentAdapter(target, spec.display, timeout=None if spec.calls_a_model else options.timeout)
+
+
+def model_agent(spec: AgentSpec, options: AgentOptions) -> Any:
+    """The chat adapter for an `openai:` or `anthropic:` spec."""
+    if spec.kind == "openai":
+        from pytest_memorybench.agents.openai_agent import OpenAIChatAgent
+
+        return OpenAIChatAgent(
+            spec.target or None,
+            base_url=spec.base_url,
+            context_tokens=options.context_tokens,
+            timeout=options.timeout,
+            limits=options.limits,
+        )
+    from pytest_memorybench.agents.anthropic_agent import AnthropicAgent
+
+    return AnthropicAgent(
+        spec.target,
+        base_url=spec.base_url,
+        context_tokens=options.context_tokens,
+        timeout=options.timeout,
+        thinking_tokens=options.thinking_tokens,
+        limits=options.limits,
+    )
 
 
 def agent_factory(spec: AgentSpec, options: AgentOptions = AgentOptions()) -> Callable[[], AgentAdapter] | None:
@@ -196,8 +244,7 @@ def _import_target(spec: AgentSpec) -> Any:
     except ModuleNotFoundError as exc:
         if exc.name == module_name and "." not in module_name:
             raise UsageError(
-                f"--agent {spec.text!r}: unknown model prefix {module_name!r} and no module of that "
-                f"name (model prefixes: {', '.join(LLM_PROVIDERS)}; your own agent: pkg.module:factory)"
+                f"--agent {spec.text!r}: {module_name!r} is {_NEITHER}, nor a module; your own agent: pkg.module:factory"
             ) from None
         raise UsageError(
             f"--agent {spec.text}: cannot import {module_name!r} ({describe_exception(exc)}); "

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -18,6 +18,7 @@ from typing import Any, Literal
 from pytest_memorybench.agents.protocol import AgentAdapter
 from pytest_memorybench.conversation.clock import SimulatedClock
 from pytest_memorybench.conversation.events import EventLog
+from pytest_memorybench.conversation.evidence import EVIDENCE_K, evidence_recall
 from pytest_memorybench.conversation.filler import FillerTask, Prefetch
 from pytest_memorybench.core.tokens import TokenCounter, remember
 from pytest_memorybench.core.errors import AgentError
@@ -41,6 +42,7 @@ class LoggedExchange:
     reply: str | None
     saved: bool = False
     filler: tuple[int, int] | None = None
+    evidence: dict[str, Any] | None = None  # evidence recall measured before a question (conversation.evidence)
 
     @classmethod
     def sending(cls, text: str, saved: bool, filler: FillerTask | None) -> LoggedExchange:
@@ -87,6 +89,7 @@ class AgentChannel:
         self.tokens = 0
         self.exchanges = 0  # numbers each exchange, so a log split over files reassembles in order
         self.last_usage = Usage()  # what the last `say` or `save` cost; nothing when it was replayed
+        self.last_evidence: dict[str, Any] | None = None  # the last question's evidence recall, if measured
         self._replay = deque(replay)
         self._muted = bool(self._replay)
         self._history: list[Message] = []  # since the last reset: what a resumed agent must be told
@@ -111,14 +114,18 @@ class AgentChannel:
         test: str | None = None,
         is_question: bool = False,
         ideal: str | None = None,
+        evidence: Sequence[str] = (),
     ) -> str:
-        """Send one message and return the reply, from the log while replaying, else from the agent."""
-        return await self._exchange(text, source, test, is_question, ideal, None)
+        """Send one message and return the reply, from the log while replaying, else from the agent.
+
+        A question with `evidence` (the texts it needs) first asks an agent with `retrieve` for its
+        memories and measures evidence recall (`last_evidence`), logged with the reply."""
+        return await self._exchange(text, source, test, is_question, ideal, None, evidence)
 
     async def say_filler(self, task: FillerTask, *, ideal: str | None = None) -> str:
         """Send a filler task for the agent to answer (no saving mode), and return its reply."""
         remember(self.counter, task.message, task.message_tokens)  # the agent's usage estimate counts it
-        return await self._exchange(task.message, "filler", None, False, ideal, task)
+        return await self._exchange(task.message, "filler", None, False, ideal, task, ())
 
     async def save(self, task: FillerTask) -> None:
         """Saving mode: give the agent a filler exchange to take in, without asking it to reply.
@@ -139,18 +146,25 @@ class AgentChannel:
         self.exchanges += 1
 
     async def _exchange(
-        self, text: str, source: Source, test: str | None, is_question: bool, ideal: str | None, filler: FillerTask | None
+        self, text: str, source: Source, test: str | None, is_question: bool, ideal: str | None, filler: FillerTask | None,
+        evidence: Sequence[str],
     ) -> str:
         sent_at = self.clock.now()
         content = {"text": text} if filler is None else {"filler": filler_reference(filler)}
         self.emit("message", i=self.exchanges, source=source, test=test, **content, is_question=is_question, time=sent_at)
         logged = self._next_logged(text, saved=False, filler=filler)
         self.last_usage = Usage()
-        cut: dict[str, int] = {}
+        self.last_evidence = None
+        cut: dict[str, Any] = {}
         if logged is not None:
             reply = logged.reply or ""
+            self.last_evidence = logged.evidence
         else:
             agent = await self._live_agent()
+            if evidence and agent.supports("retrieve"):
+                self.last_evidence = evidence_recall(evidence, await agent.retrieve(text, EVIDENCE_K))
+                if self.last_evidence is not None:
+                    cut["evidence"] = self.last_evidence
             if ideal is not None:
                 await agent.prime_answer(ideal)
             before = dataclasses.replace(agent.usage)

@@ -93,7 +93,8 @@ def read_conversations(folder: Path) -> dict[str, ConversationLog]:
                 continue
             filler = message.get("filler")
             replies.setdefault(group, {})[event["i"]] = LoggedExchange(
-                message.get("text"), event.get("text"), saved=kind == "observed", filler=tuple(filler) if filler else None
+                message.get("text"), event.get("text"), saved=kind == "observed", filler=tuple(filler) if filler else None,
+                evidence=event.get("evidence") if isinstance(event.get("evidence"), dict) else None,
             )
     logs: dict[str, ConversationLog] = {}
     for group in {*replies, *planned}:

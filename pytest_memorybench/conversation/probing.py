@@ -24,7 +24,7 @@ from typing import Any
 
 from pytest_memorybench.agents.protocol import AgentAdapter
 from pytest_memorybench.conversation.channel import AgentChannel
-from pytest_memorybench.conversation.scheduler import ConversationStats, ScheduledTest
+from pytest_memorybench.conversation.scheduler import ConversationStats, ScheduledTest, memory_snapshot
 from pytest_memorybench.core.errors import AgentError, stop_on_refusal
 from pytest_memorybench.core.records import Message, Score, TestDefinition, TestOutcome, Turn, Usage
 from pytest_memorybench.core.timings import timing_summary
@@ -104,6 +104,7 @@ class ProbeSession:
         pending = [probe for probe in self.probes if not probe.complete]
         agent = self.channel.agent
         replies_before = len(agent.reply_seconds) if agent is not None else 0
+        memory_before = memory_snapshot(agent)
         if pending:
             self.channel.emit(
                 "probe_begin", context=self.context.id, tests=[p.test.key for p in pending],
@@ -118,7 +119,7 @@ class ProbeSession:
             self.channel.emit("probe_end", context=self.context.id, tokens=self.delivery.tokens, turns=self.delivery.turns)
         self.stats.tokens = self.delivery.tokens or self.context.tokens or 0
         self.stats.error = self.error
-        self.stats.time_replies(agent, replies_before)
+        self.stats.time_replies(agent, replies_before, memory_before)
         self._outcomes = {probe.test.key: await self._outcome(probe) for probe in self.probes}
         return dict(self._outcomes)
 

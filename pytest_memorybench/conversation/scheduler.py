@@ -79,16 +79,28 @@ class ConversationStats:
     error: str | None = None
     error_kind: str | None = None  # AgentError.kind of `error`
     reply_timing: dict[str, Any] | None = None  # the agent's reply latencies here (core.timings), if it was asked
+    memory_usage: dict[str, Usage] | None = None  # a memory system's spending here, by phase (write, read)
 
-    def time_replies(self, agent: AgentAdapter | None, since: int) -> None:
-        """Keep the latencies of the replies `agent` gave from its `since`-th reply on."""
+    def time_replies(self, agent: AgentAdapter | None, since: int, memory_since: dict[str, Usage] | None = None) -> None:
+        """Keep the latencies of the replies `agent` gave from its `since`-th reply on, and what a
+        memory system spent by phase since `memory_since` (`memory_snapshot`)."""
         seconds = agent.reply_seconds[since:] if agent is not None else []
         self.reply_timing = timing_summary(seconds) if seconds else None
+        if agent is not None and agent.memory_usage is not None:
+            before = memory_since or {}
+            self.memory_usage = {phase: usage - before.get(phase, Usage()) for phase, usage in agent.memory_usage.items()}
 
     @property
     def span_ratio(self) -> float | None:
         """Total tokens / (repetitions × span): how much conversation the span cost (GoodAI: 1.26)."""
         return round(self.tokens / (self.repetitions * self.span), 4) if self.span else None
+
+
+def memory_snapshot(agent: AgentAdapter | None) -> dict[str, Usage] | None:
+    """A copy of what a memory system has spent by phase so far, to count a conversation's share."""
+    if agent is None or agent.memory_usage is None:
+        return None
+    return {phase: dataclasses.replace(usage) for phase, usage in agent.memory_usage.items()}
 
 
 @dataclass
@@ -104,6 +116,7 @@ class _Run:
     heard: list[Exchange] = field(default_factory=list)
     responses: list[str] = field(default_factory=list)
     transcript: list[Turn] = field(default_factory=list)
+    evidence: dict[str, Any] | None = None  # evidence recall at the last question (conversation.evidence)
     usage: Usage = field(default_factory=Usage)
     script_done: bool = False
     score: Score | None = None
@@ -164,6 +177,7 @@ class Conversation:
         )  # fmt: skip
         agent = self.channel.agent
         replies_before = len(agent.reply_seconds) if agent is not None else 0
+        memory_before = memory_snapshot(agent)
         try:
             await self._loop(runs)
         except AgentError as exc:
@@ -177,7 +191,7 @@ class Conversation:
             for run in runs:
                 await run.program.aclose()  # tests cut short by an error end here, not at GC
             self.stats.tokens = self.channel.tokens
-            self.stats.time_replies(agent, replies_before)
+            self.stats.time_replies(agent, replies_before, memory_before)
         self.channel.emit("conversation_end", tokens=self.channel.tokens, span_ratio=self.stats.span_ratio)
         return {run.test.key: run.outcome or self._unfinished(run) for run in runs}
 
@@ -255,8 +269,11 @@ class Conversation:
             run.question_tokens = channel.tokens + channel.counter.count(action.text)
         sent_at = channel.clock.now()
         ideal = self._oracle_ideal(action.ideal)
-        reply = await channel.say(action.text, source="test", test=run.test.key, is_question=action.is_question, ideal=ideal)
+        statements = [turn.message for turn in run.transcript if not turn.is_question] if action.is_question else []
+        reply = await channel.say(action.text, source="test", test=run.test.key, is_question=action.is_question, ideal=ideal, evidence=statements)
         run.usage.add(channel.last_usage)
+        if channel.last_evidence is not None:
+            run.evidence = channel.last_evidence
         if action.is_question:
             run.responses.append(reply)
         run.transcript.append(Turn(action.text, reply, sent_at.isoformat(), action.is_question))
@@ -374,6 +391,7 @@ class Conversation:
             span_tokens,
             dataclasses.replace(run.usage),
             span_target=self.span,
+            details={"evidence": run.evidence} if run.evidence is not None else {},
         )
         self.channel.emit("score", test=run.test.key, value=score.value, reasons=list(score.reasons))
         self.channel.emit("test_end", test=run.test.key, span_tokens=span_tokens, overrun=run.outcome.overrun)

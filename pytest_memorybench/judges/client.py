@@ -45,7 +45,7 @@ from pytest_memorybench.agents.llm import Completion, Turn, token_usage
 from pytest_memorybench.agents.prices import price_for
 from pytest_memorybench.core.errors import AgentError, ProviderRefused, describe_exception
 from pytest_memorybench.judges.base import JUDGE_ERROR, UNPARSEABLE, JudgeStats, JudgeTask, JudgeVerdict
-from pytest_memorybench.judges.json_reply import extract_json
+from pytest_memorybench.core.json_reply import extract_json
 from pytest_memorybench.judges.prompts import check_payload, prompt_hash, render, validate
 from pytest_memorybench.judges.schemas import schema_for
 

@@ -12,7 +12,7 @@ import pytest
 
 from pytest_memorybench.pytest_integration import fixtures
 from pytest_memorybench.agents.prices import register_price
-from pytest_memorybench.agents.spec import LLM_PROVIDERS, agent_factory, check_agent_spec
+from pytest_memorybench.agents.spec import agent_factory, check_agent_spec
 from pytest_memorybench.judges.spec import DEFAULT_CACHE, check_judge_spec
 from pytest_memorybench.core.errors import UsageError
 from pytest_memorybench.pytest_integration.keys import RUN_KEY
@@ -90,8 +90,8 @@ def start(config: pytest.Config) -> None:
         run = BenchmarkRun(settings, run_id, output.resolve(), judge_cache=project_root(config) / DEFAULT_CACHE)
         check_judge_spec(settings.judge)
         run.judge  # noqa: B018 - building it now turns a missing API key into a usage error
-        if settings.agent is not None and (settings.estimate is None or settings.agent.kind not in LLM_PROVIDERS):
-            check_agent_spec(settings.agent)  # an estimate asks for no key or server; an agent that cannot load is still an error
+        if settings.agent is not None and (settings.estimate is None or not settings.agent.calls_a_model):
+            check_agent_spec(settings.agent, settings.agent_options)  # an estimate asks for no key or server; an agent that cannot load is still an error
         if settings.estimate is None:
             if settings.agent is None and not run.agentless and not (_user_fixture(config, "memorybench_agent") or _user_fixture(config, "memorybench_agent_factory")):
                 raise UsageError(

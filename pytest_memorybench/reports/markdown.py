@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_memorybench.reports.compare import Comparison
-from pytest_memorybench.reports.summary import efficiency_text
+from pytest_memorybench.reports.summary import efficiency_text, memory_text
 from pytest_memorybench.reports.table import table_rows
 
 STEP_SUMMARY = "GITHUB_STEP_SUMMARY"
@@ -46,6 +46,8 @@ def run_markdown(results: dict[str, Any], gate: dict[str, Any] | None) -> str:
     efficiency = efficiency_text(totals)
     lines += ["", f"agent: {totals['agent_tokens_in']:,} tokens in, {totals['agent_tokens_out']:,} out, "
                   f"{totals['agent_calls']:,} calls, ${totals['cost_usd']:.4f}" + (f" · {efficiency}" if efficiency else "")]
+    if memory_text(totals):
+        lines += ["", memory_text(totals)]
     if totals.get("errors"):
         kinds = ", ".join(f"{kind} {count}" for kind, count in sorted(totals.get("errors_by_kind", {}).items()))
         lines += ["", f"⚠️ {totals['errors']} item(s) errored ({kinds}): no score, left out of every mean; `--mb-resume` retries them."]

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_memorybench import __version__
+from pytest_memorybench.conversation.evidence import mean_recall
 from pytest_memorybench.conversation.scheduler import ConversationStats
 from pytest_memorybench.core.timings import pooled_percentile
 from pytest_memorybench.core.errors import UsageError, describe_exception
@@ -130,12 +131,28 @@ def build_results(
             "judge_tokens_in": judging["input_tokens"],
             "judge_tokens_out": judging["output_tokens"],
             "judge_cost_usd": round(judging["cost_usd"], 6),
+            "memory": memory_phases(conversation_list),
+            "evidence_recall": mean_recall(records),
         },
         "conversations": conversation_list,
         "suites": suite_stats(records, settings.seed),
         "scenarios": scenario_stats(records, settings.seed),
         "items": records,
     }
+
+
+def memory_phases(conversations: list[dict[str, Any]]) -> dict[str, dict[str, float]] | None:
+    """A memory system's spending by phase over the run (MemBench's write and read cost), or None
+    for an agent that does not report it."""
+    phases: dict[str, dict[str, float]] = {}
+    for conversation in conversations:
+        for phase, usage in (conversation.get("memory_usage") or {}).items():
+            total = phases.setdefault(phase, {"calls": 0, "input_tokens": 0, "output_tokens": 0, "seconds": 0.0, "cost_usd": 0.0})
+            for name in total:
+                total[name] += usage.get(name, 0)
+    for total in phases.values():
+        total["seconds"], total["cost_usd"] = round(total["seconds"], 3), round(total["cost_usd"], 6)
+    return phases or None
 
 
 def reply_latency(conversations: list[dict[str, Any]]) -> dict[str, Any] | None:
@@ -213,6 +230,9 @@ def scenario_stats(records: list[dict[str, Any]], seed: int) -> dict[str, dict[s
                 category: _stats(members, seed, f"scenario:{name}:{category}")
                 for category, members in categories.items()
             }
+        recall = mean_recall(group)
+        if recall is not None:
+            stats["evidence_recall"] = recall
         metrics = scenario_metrics(name, [record for record in group if record["score"] is not None])
         if metrics is not None:
             stats["metrics"] = metrics

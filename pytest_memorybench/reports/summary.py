@@ -59,6 +59,12 @@ def summary_lines(
     efficiency = efficiency_text(totals)
     if efficiency:
         lines.append(efficiency)
+    memory = memory_text(totals)
+    if memory:
+        lines.append(memory)
+    recall = totals.get("evidence_recall")
+    if recall:
+        lines.append(f"evidence recall@{recall['k']}: {recall['mean']:.2f} over {recall['questions']} questions (the statements each question needs, among what the agent's memory retrieved)")
     lines.append(
         f"judge {results['run']['judge']}: {totals['judge_calls']:,} calls, {totals['judge_cache_hits']:,} cache hits, "
         f"{totals['judge_tokens_in'] + totals['judge_tokens_out']:,} tokens, ${totals['judge_cost_usd']:.4f}"
@@ -100,6 +106,17 @@ def efficiency_text(totals: dict[str, Any]) -> str:
     if totals.get("passed") and totals.get("cost_usd"):
         parts.append(f"${totals['cost_usd'] / totals['passed']:.4f} per passed test")
     return " · ".join(parts)
+
+
+def memory_text(totals: dict[str, Any]) -> str:
+    """A memory system's model calls by phase: `memory write: 120 calls, 45,210 tokens, 3.1 s, $0.0021 · read: …`."""
+    phases = totals.get("memory") or {}
+    parts = [
+        f"{phase}: {usage['calls']:,} calls, {usage['input_tokens'] + usage['output_tokens']:,} tokens, "
+        f"{usage['seconds']:.1f} s, ${usage['cost_usd']:.4f}"
+        for phase, usage in phases.items()
+    ]
+    return f"memory {' · '.join(parts)}" if parts else ""
 
 
 def errors_line(totals: dict[str, Any], folder: str) -> str:

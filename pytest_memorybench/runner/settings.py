@@ -10,7 +10,7 @@ from typing import Any
 
 from pytest_memorybench.agents.limits import RateLimits
 from pytest_memorybench.agents.prices import Price
-from pytest_memorybench.agents.spec import AgentOptions, AgentSpec, parse_agent_spec
+from pytest_memorybench.agents.spec import LLM_PROVIDERS, AgentOptions, AgentSpec, parse_agent_spec
 from pytest_memorybench.core.errors import UsageError
 from pytest_memorybench.judges.spec import JudgeSpec, parse_judge_spec
 from pytest_memorybench.core.results_file import Baseline
@@ -126,7 +126,7 @@ class Settings:
             if clashing:
                 raise UsageError(f"--mb-merge reports the shards' results and runs nothing; drop {', '.join(clashing)}")
         agent = parse_agent_spec(option.mb_agent) if option.mb_agent is not None else None
-        if thinking is not None and (agent is None or agent.kind != "anthropic"):
+        if thinking is not None and (agent is None or agent.model.kind != "anthropic"):
             raise UsageError(
                 "--mb-thinking sets Anthropic's extended thinking budget and needs --agent anthropic:MODEL; "
                 "OpenAI's reasoning models (o3, o4-mini, gpt-5…) reason without it"
@@ -141,7 +141,8 @@ class Settings:
             threshold=threshold,
             output=Path(option.mb_output) if option.mb_output else None,
             agent_options=AgentOptions(
-                context_tokens=context, timeout=timeout, thinking_tokens=thinking, limits=_rate_limits(option)
+                context_tokens=context, timeout=timeout, thinking_tokens=thinking, limits=_rate_limits(option),
+                **_memory_options(option, agent),
             ),
             conversations=conversations,
             concurrency=concurrency,
@@ -157,6 +158,25 @@ class Settings:
             max_cost=_max_cost(getattr(option, "mb_max_cost", None)),
             prices=_prices(getattr(option, "mb_price", None) or []),
         )
+
+
+def _memory_options(option: Any, agent: AgentSpec | None) -> dict[str, Any]:
+    """`--mb-memory-model` and `--mb-embedder`, which only a memory system (MECHANISM:MODEL) uses."""
+    from pytest_memorybench.agents.memory.embedders import parse_embedder
+
+    worker_text = getattr(option, "mb_memory_model", None)
+    embedder = parse_embedder(getattr(option, "mb_embedder", None) or "lexical")
+    is_memory = agent is not None and agent.kind == "memory"
+    if worker_text is not None or embedder.kind != "lexical":
+        if not is_memory:
+            flag = "--mb-memory-model" if worker_text is not None else "--mb-embedder"
+            raise UsageError(f"{flag} sets up a memory system; give one with --agent MECHANISM:MODEL (e.g. --agent rag:openai:gpt-4o-mini)")
+    worker = None
+    if worker_text is not None:
+        worker = parse_agent_spec(worker_text)
+        if worker.kind not in LLM_PROVIDERS:
+            raise UsageError(f"--mb-memory-model {worker_text!r}: give a model: openai:MODEL, anthropic:MODEL, openai:MODEL@URL or a URL")
+    return {"memory_model": worker, "embedder": embedder}
 
 
 @dataclass(frozen=True)

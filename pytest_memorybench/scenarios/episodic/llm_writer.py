@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from pytest_memorybench.core.errors import UsageError
-from pytest_memorybench.judges.json_reply import extract_json
+from pytest_memorybench.core.json_reply import extract_json
 from pytest_memorybench.scenarios.episodic.book import (
     Book,
     BookPlan,

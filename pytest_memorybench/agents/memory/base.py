@@ -1,0 +1,176 @@
+"""What every memory system shares: the agent protocol around a mechanism, and its prompts.
+
+A mechanism says how it takes messages in (`write`, the *write* phase), how it answers one
+(`answer`, the *read* phase) and what it finds for a query without asking its model (`recall`,
+which `retrieve(query, k)` exposes for evidence recall).  `MemorySystem` turns that into an agent:
+a reply is read then written (the user's message and the reply, as one exchange), observed
+messages are only written, a fork is a deep copy that shares the model's clients and the
+embedder, and a reset starts the memory afresh.
+
+Prompts are plain: memories go into the system prompt under a heading each, recent turns follow
+as chat turns, each line stamped with the benchmark's simulated time where the mechanism keeps it.
+"""
+
+from __future__ import annotations
+
+import copy
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, ClassVar
+
+from pytest_memorybench.agents.llm import SYSTEM_PROMPT, Turn
+from pytest_memorybench.agents.memory.embedders import Embedder
+from pytest_memorybench.agents.memory.index import Index, make_index
+from pytest_memorybench.agents.memory.model import MemoryModel
+from pytest_memorybench.core.records import Message, Usage
+from pytest_memorybench.core.tokens import default_counter
+
+MESSAGE_OVERHEAD = 4  # tokens a chat turn costs beyond its text
+
+
+@dataclass
+class Entry:
+    """One message the memory heard: its place in the conversation, who said it, what, and when."""
+
+    index: int
+    role: str
+    text: str
+    time: datetime | None = None
+
+    @property
+    def line(self) -> str:
+        stamp = f"[{self.time:%Y-%m-%d %H:%M}] " if self.time else ""
+        return f"{stamp}{self.role}: {self.text}"
+
+    @property
+    def turn(self) -> Turn:
+        return {"role": "assistant" if self.role == "assistant" else "user", "content": self.text}
+
+
+def tokens(text: str) -> int:
+    return default_counter().count(text)
+
+
+def exchange_text(entries: Sequence[Entry]) -> str:
+    """Entries as one dialogue segment, a line each."""
+    return "\n".join(entry.line for entry in entries)
+
+
+def newest_that_fit(texts: Sequence[str], budget: int, cost: Any = tokens) -> list[str]:
+    """The newest of `texts` whose costs add up to at most `budget`, in their order."""
+    kept: list[str] = []
+    for text in reversed(texts):
+        budget -= cost(text)
+        if budget < 0:
+            break
+        kept.append(text)
+    return kept[::-1]
+
+
+def section(title: str, lines: Iterable[str]) -> str:
+    """A titled block of the system prompt; empty when there is nothing under it."""
+    body = "\n".join(f"- {line}" for line in lines)
+    return f"## {title}\n{body}" if body else ""
+
+
+def system_prompt(*sections: str) -> str:
+    return "\n\n".join([SYSTEM_PROMPT, *(part for part in sections if part)])
+
+
+class MemorySystem(ABC):
+    """A memory mechanism around a model, as an agent."""
+
+    name: ClassVar[str]
+    settings_type: ClassVar[type]
+    writes_per_message: ClassVar[float] = 0.0  # model calls per message taken in, for --mb-estimate
+    reads_per_message: ClassVar[float] = 1.0  # model calls per reply (the answer included)
+
+    def __init__(self, model: MemoryModel, embedder: Embedder | None = None, settings: Any = None) -> None:
+        self.model = model
+        self.embedder = embedder
+        self.settings = settings if settings is not None else self.settings_type()
+        self.log: list[Entry] = []
+        self.start()
+
+    # -- what a mechanism defines --------------------------------------------------------------
+
+    def start(self) -> None:
+        """Set up an empty memory."""
+
+    @abstractmethod
+    async def write(self, entries: Sequence[Entry]) -> None:
+        """Take in `entries` (an exchange, or observed messages): the write phase."""
+
+    @abstractmethod
+    async def answer(self, entry: Entry) -> str:
+        """The reply to `entry`, from memory: the read phase.  `entry` is in `log` already."""
+
+    @abstractmethod
+    async def recall(self, query: str, k: int) -> list[str]:
+        """The `k` memories the mechanism would find for `query`, without model calls."""
+
+    # -- the agent protocol ------------------------------------------------------------------------
+
+    @property
+    def usage(self) -> Usage:
+        return self.model.usage
+
+    @property
+    def phase_usage(self) -> dict[str, Usage]:
+        return self.model.phase_usage
+
+    async def reply(self, message: Message) -> str:
+        heard = self._hear(message.text, "user", message.timestamp)
+        text = await self.answer(heard)
+        said = self._hear(text, "assistant", message.timestamp)
+        await self.write([heard, said])
+        return text
+
+    async def observe(self, messages: Sequence[Message]) -> None:
+        await self.write([self._hear(message.text, message.role, message.timestamp) for message in messages])
+
+    async def retrieve(self, query: str, k: int) -> list[str]:
+        return await self.recall(query, k)
+
+    async def reset(self) -> None:
+        self.log = []
+        self.start()
+
+    async def fork(self) -> MemorySystem:
+        return copy.deepcopy(self, {id(self.model): self.model.fork(), id(self.embedder): self.embedder})
+
+    async def aclose(self) -> None:
+        await self.model.aclose()
+        close = getattr(self.embedder, "aclose", None)
+        if close is not None:
+            await close()
+
+    # -- helpers for mechanisms ------------------------------------------------------------------
+
+    def new_index(self) -> Index:
+        return make_index(self.embedder, self.model)
+
+    @property
+    def prompt_budget(self) -> int:
+        """Tokens an answering prompt may take: the model's window less the room for its reply."""
+        return max(self.model.context_tokens - self.model.output_tokens, 256)
+
+    def recent_turns(self, count: int, budget: int | None = None) -> list[Turn]:
+        """The last `count` entries before the newest as chat turns, within `budget` tokens."""
+        entries = self.log[-count - 1 : -1] if count > 0 else []
+        if budget is not None:
+            texts = newest_that_fit([entry.text for entry in entries], budget, lambda text: tokens(text) + MESSAGE_OVERHEAD)
+            entries = entries[len(entries) - len(texts) :]
+        return [entry.turn for entry in entries]
+
+    async def reply_with(self, system: str, entry: Entry, turns: Sequence[Turn] = ()) -> str:
+        """Ask the answering model, `system` and `turns` before the user's message."""
+        completion = await self.model.answer(system, [*turns, entry.turn])
+        return completion.text
+
+    def _hear(self, text: str, role: str, time: datetime | None) -> Entry:
+        entry = Entry(len(self.log), "assistant" if role == "assistant" else "user", text, time)
+        self.log.append(entry)
+        return entry

@@ -1,0 +1,48 @@
+"""`full-context`: the whole conversation in the prompt, as far as the model's window reaches.
+
+The long-context baseline of every seed (GoodAI's plain LLMs, Huet et al.'s in-context memory,
+BEAM's long-context models, MemBench's FullMemory): nothing is stored but the transcript, and each
+reply sees the newest turns that fit the window (`--mb-context`, or the model's size) beside the
+room kept for the answer.  It is the LLM adapter's behaviour, named so that a comparison of memory
+systems has its baseline; its write phase costs nothing.
+
+`retrieve` returns what is in the window, newest first: whether the evidence is still in context.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from pytest_memorybench.agents.llm import SYSTEM_PROMPT
+from pytest_memorybench.agents.memory.base import MESSAGE_OVERHEAD, Entry, MemorySystem, newest_that_fit, tokens
+
+
+@dataclass(frozen=True)
+class WindowSettings:
+    pass
+
+
+class FullContext(MemorySystem):
+    name = "full-context"
+    settings_type = WindowSettings
+
+    def kept(self) -> list[Entry]:
+        """The entries the window keeps, of all heard so far (`count` newest at most)."""
+        return self.log
+
+    async def write(self, entries: Sequence[Entry]) -> None:
+        pass  # the log is the memory
+
+    async def answer(self, entry: Entry) -> str:
+        budget = self.prompt_budget - tokens(SYSTEM_PROMPT) - tokens(entry.text) - 2 * MESSAGE_OVERHEAD
+        earlier = [e for e in self.kept() if e is not entry]
+        return await self.reply_with(SYSTEM_PROMPT, entry, [e.turn for e in self._fit(earlier, budget)])
+
+    async def recall(self, query: str, k: int) -> list[str]:
+        return [entry.text for entry in reversed(self._fit(self.kept(), self.prompt_budget))]
+
+    @staticmethod
+    def _fit(entries: list[Entry], budget: int) -> list[Entry]:
+        texts = newest_that_fit([entry.text for entry in entries], budget, lambda text: tokens(text) + MESSAGE_OVERHEAD)
+        return entries[len(entries) - len(texts) :]

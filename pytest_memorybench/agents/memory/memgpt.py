@@ -1,0 +1,221 @@
+"""`memgpt`: MemGPT (Packer et al. 2023) — the model manages its own memory with function calls.
+
+In context: the system prompt with the core memory (a `persona` and a `human` block, each at most
+`core_chars` characters), the recursive summary of what was evicted, and the FIFO queue of recent
+messages.  When the queue passes `queue_share` of the prompt budget, its oldest half is evicted:
+the model folds it into the summary, and the messages stay in recall memory, which
+`conversation_search` searches.  Archival memory is a store the model writes with
+`archival_memory_insert` and reads with `archival_memory_search`; `core_memory_append` and
+`core_memory_replace` edit the core blocks; `send_message` replies to the user.
+
+Each user message starts a loop of at most `steps` model calls: every call may call one function,
+whose result the next call sees, until `send_message` (or a plain text reply) answers.  Functions
+are offered as tools (OpenAI tool calls, Anthropic tool use); a server that refuses tools is asked
+to reply with a JSON object `{"function": NAME, "arguments": {...}}` instead, as is any server when
+`calls=json`.  A call whose function is unknown or whose arguments are not an object gets an error
+result, as MemGPT's own loop returns one to the model; a text that is no call is the reply.  A
+call is charged as a write when it edits memory (core or archival) and as a read otherwise.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from pytest_memorybench.agents.llm import Turn
+from pytest_memorybench.agents.memory.base import MESSAGE_OVERHEAD, Entry, MemorySystem, exchange_text, tokens
+from pytest_memorybench.agents.memory.systems import one_of, positive, require
+from pytest_memorybench.core.errors import ProviderRefused
+from pytest_memorybench.core.json_reply import extract_json
+
+SYSTEM = """You are a helpful assistant with a memory you manage yourself through functions.
+Your core memory is always shown below; edit it with core_memory_append and core_memory_replace
+when you learn something important about the user or yourself. Older messages leave your context:
+search them with conversation_search. Store facts for the long term with archival_memory_insert and
+find them with archival_memory_search. Reply to the user with send_message.
+
+## Core memory
+<persona>
+{persona}
+</persona>
+<human>
+{human}
+</human>
+
+## Summary of earlier conversation
+{summary}"""
+
+JSON_CALLS = """
+
+## How to call a function
+Reply with one JSON object only: {{"function": "NAME", "arguments": {{...}}}}. The functions:
+{functions}"""
+
+EVICT = """Summary of the conversation so far:
+{summary}
+
+Messages leaving your context:
+{messages}
+
+Write the new summary of the conversation so far, keeping names, numbers, dates and instructions."""
+
+FUNCTIONS: list[dict[str, Any]] = [
+    {"name": "send_message", "description": "Send a message to the user.",
+     "parameters": {"type": "object", "properties": {"message": {"type": "string"}}, "required": ["message"]}},
+    {"name": "core_memory_append", "description": "Append text to a core memory block (persona or human).",
+     "parameters": {"type": "object", "properties": {"block": {"type": "string", "enum": ["persona", "human"]}, "content": {"type": "string"}}, "required": ["block", "content"]}},
+    {"name": "core_memory_replace", "description": "Replace text in a core memory block (persona or human).",
+     "parameters": {"type": "object", "properties": {"block": {"type": "string", "enum": ["persona", "human"]}, "old": {"type": "string"}, "new": {"type": "string"}}, "required": ["block", "old", "new"]}},
+    {"name": "archival_memory_insert", "description": "Store a fact in long-term archival memory.",
+     "parameters": {"type": "object", "properties": {"content": {"type": "string"}}, "required": ["content"]}},
+    {"name": "archival_memory_search", "description": "Search long-term archival memory.",
+     "parameters": {"type": "object", "properties": {"query": {"type": "string"}}, "required": ["query"]}},
+    {"name": "conversation_search", "description": "Search earlier messages of the conversation.",
+     "parameters": {"type": "object", "properties": {"query": {"type": "string"}}, "required": ["query"]}},
+]
+WRITES = ("core_memory_append", "core_memory_replace", "archival_memory_insert")
+PERSONA = "I am a helpful assistant who remembers what the user tells me."
+
+
+@dataclass(frozen=True)
+class MemGPTSettings:
+    steps: int = 5
+    core_chars: int = 2_000
+    queue_share: float = 0.7
+    search_k: int = 5
+    calls: str = "tools"
+
+    def __post_init__(self) -> None:
+        positive(steps=self.steps, core_chars=self.core_chars, search_k=self.search_k)
+        require(0 < self.queue_share < 1, f"queue_share must be between 0 and 1, got {self.queue_share:g}")
+        one_of("calls", self.calls, ("tools", "json"))
+
+
+class MemGPT(MemorySystem):
+    name = "memgpt"
+    settings_type = MemGPTSettings
+    writes_per_message = 0.05  # a summary when the queue overflows
+    reads_per_message = 2.0  # a function call or two before send_message
+
+    def start(self) -> None:
+        self.core = {"persona": PERSONA, "human": ""}
+        self.summary = ""
+        self.queue: list[Entry] = []
+        self.recall_index = self.new_index()
+        self.recall_lines: list[str] = []
+        self.archive: list[str] = []
+        self.archive_index = self.new_index()
+        self.evictions = 0
+        self.calls_by_json = self.settings.calls == "json"
+
+    # -- write: the queue, recall memory and eviction ---------------------------------------------
+
+    async def write(self, entries: Sequence[Entry]) -> None:
+        self.queue.extend(entries)
+        lines = [entry.line for entry in entries]
+        await self.recall_index.add(lines, "write")
+        self.recall_lines += lines
+        if self._queue_tokens() > self.settings.queue_share * self.prompt_budget and len(self.queue) > 1:
+            await self.evict()
+
+    def _queue_tokens(self) -> int:
+        return sum(tokens(entry.text) + MESSAGE_OVERHEAD for entry in self.queue)
+
+    async def evict(self) -> None:
+        half = len(self.queue) // 2
+        leaving, self.queue = self.queue[:half], self.queue[half:]
+        prompt = EVICT.format(summary=self.summary or "(none)", messages=exchange_text(leaving))
+        self.summary = (await self.model.work(prompt, "write")).strip()
+        self.evictions += 1
+
+    # -- read: the function-calling loop ----------------------------------------------------------
+
+    def system(self) -> str:
+        text = SYSTEM.format(persona=self.core["persona"], human=self.core["human"], summary=self.summary or "(none)")
+        if self.calls_by_json:
+            text += JSON_CALLS.format(functions="\n".join(f"- {f['name']}({', '.join(f['parameters']['properties'])}): {f['description']}" for f in FUNCTIONS))
+        return text
+
+    async def answer(self, entry: Entry) -> str:
+        turns: list[Turn] = [e.turn for e in self.queue] + [entry.turn]
+        text = ""
+        for _ in range(self.settings.steps):
+            name, arguments, text, spent = await self._step(turns)
+            if name is None:
+                self.model.charge("read", spent)
+                return text
+            self.model.charge("write" if name in WRITES else "read", spent)
+            if name == "send_message" and isinstance(arguments, dict) and isinstance(arguments.get("message"), str):
+                return arguments["message"]
+            result = await self.call(name, arguments)
+            turns += [
+                {"role": "assistant", "content": f"[called {name}({json.dumps(arguments, ensure_ascii=False)})]"},
+                {"role": "user", "content": f"[{name} returned: {result}]"},
+            ]
+        return text
+
+    async def _step(self, turns: list[Turn]) -> tuple[str | None, Any, str, Any]:
+        """One call: (function or None, its arguments, the text, the usage)."""
+        if not self.calls_by_json:
+            try:
+                completion, spent = await self.model.step(self.system(), turns, **self.model.answerer.tool_options(FUNCTIONS))
+            except ProviderRefused as refused:
+                if "tool" not in str(refused).lower():
+                    raise
+                self.calls_by_json = True  # this server takes no tools: functions as JSON from now on
+            else:
+                if completion.tool_calls:
+                    call = completion.tool_calls[0]
+                    return call.name, call.arguments, completion.text, spent
+                return _json_call(completion.text) + (spent,)
+        completion, spent = await self.model.step(self.system(), turns)
+        return _json_call(completion.text) + (spent,)
+
+    async def call(self, name: str, arguments: Any) -> str:
+        if not isinstance(arguments, dict):
+            return "error: the arguments must be a JSON object"
+        block = arguments.get("block")
+        if name in ("core_memory_append", "core_memory_replace") and block not in self.core:
+            return "error: block must be persona or human"
+        if name == "core_memory_append":
+            grown = f"{self.core[block]}\n{arguments.get('content', '')}".strip()
+            if len(grown) > self.settings.core_chars:
+                return f"error: the {block} block would pass {self.settings.core_chars} characters; replace something instead"
+            self.core[block] = grown
+            return "OK"
+        if name == "core_memory_replace":
+            old, new = str(arguments.get("old", "")), str(arguments.get("new", ""))
+            if not old or old not in self.core[block]:
+                return f"error: {old!r} is not in the {block} block"
+            self.core[block] = self.core[block].replace(old, new)[: self.settings.core_chars]
+            return "OK"
+        if name == "archival_memory_insert":
+            content = str(arguments.get("content", "")).strip()
+            if content:
+                self.archive.append(content)
+                await self.archive_index.add([content], "write")
+            return "OK"
+        if name == "archival_memory_search":
+            found = [self.archive[i] for i in await self.archive_index.search(str(arguments.get("query", "")), self.settings.search_k)]
+            return json.dumps(found, ensure_ascii=False) if found else "no results"
+        if name == "conversation_search":
+            found = [self.recall_lines[i] for i in await self.recall_index.search(str(arguments.get("query", "")), self.settings.search_k)]
+            return json.dumps(found, ensure_ascii=False) if found else "no results"
+        return f"error: no function {name!r}; use one of {', '.join(f['name'] for f in FUNCTIONS)}"
+
+    async def recall(self, query: str, k: int) -> list[str]:
+        lines = [self.recall_lines[i] for i in await self.recall_index.search(query, k)]
+        return lines + [self.archive[i] for i in await self.archive_index.search(query, k)]
+
+
+def _json_call(text: str) -> tuple[str | None, Any, str]:
+    """A function call written as JSON in the text, or (None, None, text): the text is the reply."""
+    try:
+        value = extract_json(text)
+    except ValueError:
+        return None, None, text
+    if isinstance(value, dict) and isinstance(value.get("function"), str):
+        return value["function"], value.get("arguments"), text
+    return None, None, text

@@ -1,0 +1,132 @@
+"""`memorybank`: MemoryBank (Zhong et al. 2024) — memories that fade unless recalled.
+
+Every exchange is a memory stamped with the benchmark's simulated time.  When the day changes, the
+model summarises the day's exchanges into an event summary and updates a portrait of the user
+(personality, preferences, facts) from it.  A question retrieves the top `k` memories by
+similarity among those still remembered; each recalled memory's strength S grows by 1 and its
+clock restarts.  Retention follows the Ebbinghaus curve R = exp(-t / S), t in days since the memory
+was made or last recalled, S = 1 at first; a memory whose R falls below `forget_below` is forgotten
+for good.  (MemoryBank's code draws against R at random; a threshold keeps runs reproducible.)
+The prompt holds the portrait, the newest event summaries that fit, the recalled memories and the
+last `recent` messages.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date, datetime
+
+from pytest_memorybench.agents.memory.base import Entry, MemorySystem, exchange_text, newest_that_fit, section, system_prompt, tokens
+from pytest_memorybench.agents.memory.rag import exchanges
+from pytest_memorybench.agents.memory.systems import positive, require
+
+SECONDS_PER_DAY = 86_400.0
+
+DAY_SUMMARY = """Summarise the events and facts of this day's conversation with the user ({day}) in a few sentences.
+Keep names, numbers, dates and anything the user asked to be remembered.
+
+{exchanges}"""
+
+PORTRAIT = """Here is what you know about the user:
+{portrait}
+
+And the summary of the latest day's conversation:
+{summary}
+
+Rewrite the user's portrait (personality, preferences, facts about their life) in a short paragraph."""
+
+
+@dataclass
+class Memory:
+    text: str
+    made: datetime | None
+    last_recall: datetime | None
+    strength: float = 1.0
+    forgotten: bool = False
+
+    def retention(self, now: datetime | None) -> float:
+        if now is None or self.last_recall is None:
+            return 1.0
+        days = max((now - self.last_recall).total_seconds(), 0.0) / SECONDS_PER_DAY
+        return math.exp(-days / self.strength)
+
+
+@dataclass(frozen=True)
+class MemoryBankSettings:
+    k: int = 3
+    forget_below: float = 0.2
+    recent: int = 4
+
+    def __post_init__(self) -> None:
+        positive(k=self.k)
+        require(0 <= self.forget_below < 1, f"forget_below must be from 0 to below 1, got {self.forget_below:g}")
+        require(self.recent >= 0, f"recent must be 0 or more, got {self.recent}")
+
+
+class MemoryBank(MemorySystem):
+    name = "memorybank"
+    settings_type = MemoryBankSettings
+    writes_per_message = 0.02  # two calls a simulated day
+
+    def start(self) -> None:
+        self.memories: list[Memory] = []
+        self.index = self.new_index()
+        self.summaries: list[str] = []
+        self.portrait = ""
+        self.day: date | None = None
+        self.day_texts: list[str] = []
+
+    async def write(self, entries: Sequence[Entry]) -> None:
+        for exchange in exchanges(entries):
+            moment = exchange[0].time
+            if moment is not None and self.day is not None and moment.date() != self.day:
+                await self._close_day()
+            if moment is not None:
+                self.day = moment.date()
+            text = exchange_text(exchange)
+            self.memories.append(Memory(text, moment, moment))
+            self.day_texts.append(text)
+            await self.index.add([text], "write")
+
+    async def _close_day(self) -> None:
+        if not self.day_texts:
+            return
+        summary = await self.model.work(DAY_SUMMARY.format(day=self.day, exchanges="\n\n".join(self.day_texts)), "write")
+        self.summaries.append(f"{self.day}: {summary.strip()}")
+        self.portrait = (await self.model.work(PORTRAIT.format(portrait=self.portrait or "(nothing yet)", summary=summary), "write")).strip()
+        self.day_texts = []
+
+    def forget(self, now: datetime | None) -> None:
+        for memory in self.memories:
+            if not memory.forgotten and memory.retention(now) < self.settings.forget_below:
+                memory.forgotten = True
+
+    def remembered(self) -> list[int]:
+        return [i for i, memory in enumerate(self.memories) if not memory.forgotten]
+
+    async def answer(self, entry: Entry) -> str:
+        if entry.time is not None and self.day is not None and entry.time.date() != self.day:
+            await self._close_day()
+            self.day = entry.time.date()
+        self.forget(entry.time)
+        recalled = await self.index.search(entry.text, self.settings.k, self.remembered())
+        for i in recalled:
+            self.memories[i].strength += 1
+            self.memories[i].last_recall = entry.time
+        budget = self.prompt_budget - tokens(entry.text) - tokens(self.portrait) - 64
+        memories = newest_that_fit([self.memories[i].text for i in sorted(recalled)], budget)
+        budget -= sum(tokens(text) for text in memories)
+        turns = self.recent_turns(self.settings.recent, max(budget // 2, 0))
+        budget -= sum(tokens(turn["content"]) for turn in turns)
+        summaries = newest_that_fit(self.summaries, max(budget, 0))
+        system = system_prompt(
+            section("What you know about the user", [self.portrait] if self.portrait else []),
+            section("Summaries of earlier days", summaries),
+            section("Memories recalled", memories),
+        )
+        return await self.reply_with(system, entry, turns)
+
+    async def recall(self, query: str, k: int) -> list[str]:
+        return [self.memories[i].text for i in await self.index.search(query, k, self.remembered())]

@@ -1,0 +1,108 @@
+"""`rag`: retrieval-augmented generation with the seeds' chunkings.
+
+  chunk=pair       each user–assistant exchange is one document, top 5 (BEAM's RAG baseline, §4.1)
+  chunk=message    each message is one document, top 10 (MemBench's RetrievalMemory)
+  chunk=paragraph  each paragraph of what the user says, labelled with its place ("Chapter 3,
+                   Paragraph 2", or "Message 12, Paragraph 2" where no chapter heading opens the
+                   message), top 5 (Huet et al. §5 chunk a book so; the paper does not give K)
+  chunk=chapter    each message whole, labelled, top 17 (Huet et al. App. E.2: the most events
+                   one question needs in their largest book)
+`k` overrides the chunking's top K.  The retrieved documents, best first, are put before the
+question as the only context (the papers' prompts), cut to the model's window; `recent=N` adds the
+last N messages as chat turns, which none of the papers do (default 0).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from pytest_memorybench.agents.memory.base import Entry, MemorySystem, exchange_text, newest_that_fit, section, system_prompt, tokens
+from pytest_memorybench.agents.memory.systems import one_of, require
+
+CHUNKINGS = ("pair", "message", "paragraph", "chapter")
+DEFAULT_K = {"pair": 5, "message": 10, "paragraph": 5, "chapter": 17}
+_CHAPTER = re.compile(r"^\W*(chapter\s+[\w-]+)", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class RagSettings:
+    chunk: str = "pair"
+    k: int = 0  # 0: the chunking's own top K
+    recent: int = 0
+
+    def __post_init__(self) -> None:
+        one_of("chunk", self.chunk, CHUNKINGS)
+        require(self.k >= 0, f"k must be 1 or more (0: the chunking's default), got {self.k}")
+        require(self.recent >= 0, f"recent must be 0 or more, got {self.recent}")
+
+    @property
+    def top(self) -> int:
+        return self.k or DEFAULT_K[self.chunk]
+
+
+class Rag(MemorySystem):
+    name = "rag"
+    settings_type = RagSettings
+
+    def start(self) -> None:
+        self.documents: list[str] = []
+        self.index = self.new_index()
+
+    async def write(self, entries: Sequence[Entry]) -> None:
+        documents = list(self._documents(entries))
+        await self.index.add(documents, "write")
+        self.documents.extend(documents)
+
+    def _documents(self, entries: Sequence[Entry]) -> list[str]:
+        chunk = self.settings.chunk
+        if chunk == "message":
+            return [entry.line for entry in entries]
+        if chunk == "pair":
+            return [exchange_text(pair) for pair in exchanges(entries)]
+        documents = []
+        for entry in entries:
+            if entry.role != "user":
+                continue
+            heading = _CHAPTER.match(entry.text)
+            place = heading.group(1).title() if heading else f"Message {entry.index + 1}"
+            if chunk == "chapter":
+                documents.append(f"{place}: {entry.text}")
+            else:
+                paragraphs = [part.strip() for part in re.split(r"\n\s*\n", entry.text) if part.strip()]
+                documents += [f"{place}, Paragraph {number}: {text}" for number, text in enumerate(paragraphs, 1)]
+        return documents
+
+    async def answer(self, entry: Entry) -> str:
+        ranked = await self.index.search(entry.text, self.settings.top)
+        turns = self.recent_turns(self.settings.recent, self.prompt_budget // 4)
+        budget = self.prompt_budget - tokens(entry.text) - sum(tokens(turn["content"]) for turn in turns) - 64
+        kept = best_that_fit(ranked, self.documents, budget)
+        return await self.reply_with(system_prompt(section("Retrieved relevant chunks", kept)), entry, turns)
+
+    async def recall(self, query: str, k: int) -> list[str]:
+        return [self.documents[i] for i in await self.index.search(query, k)]
+
+
+def best_that_fit(ranked: list[int], texts: Sequence[str], budget: int) -> list[str]:
+    """The best-ranked texts whose tokens fit `budget` (the worst dropped first), in conversation
+    order: a later statement then reads as the newer one, as it was said."""
+    kept: list[int] = []
+    for i in ranked:
+        budget -= tokens(texts[i])
+        if budget < 0:
+            break
+        kept.append(i)
+    return [texts[i] for i in sorted(kept)]
+
+
+def exchanges(entries: Sequence[Entry]) -> list[list[Entry]]:
+    """Consecutive entries grouped as exchanges: a user message with the replies that follow it."""
+    groups: list[list[Entry]] = []
+    for entry in entries:
+        if entry.role == "user" or not groups:
+            groups.append([entry])
+        else:
+            groups[-1].append(entry)
+    return groups

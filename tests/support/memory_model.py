@@ -1,0 +1,158 @@
+"""A scripted model for memory systems: deterministic replies per kind of request, on the fake server.
+
+Each mechanism's prompts ask for something recognisable (an extraction, a rating, a yes / no, a
+function call, an answer); `MemoryModelScript` answers each the way a careful model would, from the
+prompt alone, so a test can assert what a mechanism stored and what reached its answering prompt:
+  - an answer is read from the prompt: the line of the system prompt or earlier turns that `recall`
+    ranks best for the question (no line: "I don't know."); a statement gets "Noted.";
+  - extractions, notes, summaries and portraits repeat the user's words; importance is 8 for a
+    message asking to "remember", else 2; relevance and the SCM controller say yes when the
+    question shares a word with the notes (or asks something);
+  - MemGPT searches its conversation for a question and answers from what it found, and inserts a
+    message asking to remember something into archival memory; as tool calls when offered tools,
+    as JSON otherwise.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from pytest_memorybench.agents.recall import Bm25Memory, answer, is_question, terms
+from tests.support.llm_server import LLMServer, RecordedRequest, chat_completion, content_text, last_user_text, word_count
+
+NOTED = "Noted."
+_PREFIX = re.compile(r"^(?:-\s*)?(?:\[[^\]]*\]\s*)?(?:(?:user|assistant):\s*)?", re.IGNORECASE)
+_RESULT = re.compile(r"^\[(\w+) returned: (.*)\]$", re.DOTALL)
+
+
+def user_lines(text: str) -> list[str]:
+    return [line.split("user:", 1)[1].strip() for line in text.splitlines() if "user:" in line]
+
+
+def read_answer(question: str, context: list[str]) -> str:
+    if not is_question(question):
+        return NOTED
+    lines = [_PREFIX.sub("", line).strip() for text in context for line in text.splitlines()]
+    memory = Bm25Memory(line for line in lines if line and not line.startswith("#") and line != question)
+    return answer(question, memory)
+
+
+class MemoryModelScript:
+    """The handler for /v1/chat/completions; counts what it was asked, by kind."""
+
+    def __init__(self) -> None:
+        self.asked: dict[str, int] = {}
+        self.answer_prompts: list[str] = []  # the system prompt of every answer
+
+    def install(self, server: LLMServer) -> MemoryModelScript:
+        server.routes[("POST", "/v1/chat/completions")] = self
+        return self
+
+    def __call__(self, request: RecordedRequest, scripted_text: str) -> Any:
+        body = request.body or {}
+        messages = body.get("messages", [])
+        system = content_text(messages[0].get("content")) if messages and messages[0].get("role") == "system" else ""
+        prompt = last_user_text(body)
+        if not scripted_text.startswith("echo: "):  # a test queued this reply
+            kind, reply = "scripted", scripted_text
+        else:
+            kind, reply = self.reply(system, prompt, messages, body)
+        self.asked[kind] = self.asked.get(kind, 0) + 1
+        if isinstance(reply, dict):  # a tool call
+            return self._tool_call(body, reply)
+        words = word_count(body)
+        return chat_completion(body.get("model", "fake-model"), reply, {"prompt_tokens": words, "completion_tokens": len(reply.split()), "total_tokens": words})
+
+    def reply(self, system: str, prompt: str, messages: list[dict[str, Any]], body: dict[str, Any]) -> tuple[str, Any]:
+        if "key-value pairs" in prompt:
+            said = " ".join(user_lines(prompt)) or prompt
+            return "extract", json.dumps({"key_values": {"said": said}, "summary": said})
+        if "scratchpad of salient notes" in prompt:
+            current = prompt.split("Current exchange:", 1)[1].split("Write the new notes", 1)[0]
+            return "notes", "\n".join(user_lines(current)) or "NONE"
+        if prompt.startswith("Compress these scratchpad notes"):
+            notes = [line for line in prompt.splitlines()[2:] if line.strip()]
+            return "compress", "\n".join(notes[len(notes) // 2 :])
+        if "relevant to answering the question" in prompt:
+            question, notes = prompt.removeprefix("Question:").split("Notes:", 1)
+            notes = notes.split("\n\nIs any", 1)[0]
+            return "relevance", "yes" if set(terms(question)) & set(terms(notes)) else "no"
+        if "rate the likely" in prompt:
+            memory = prompt.split("Memory:", 1)[1]
+            return "importance", "8" if "remember" in memory.lower() else "2"
+        if "salient high-level questions" in prompt:
+            return "questions", "What does the user want remembered?\nWhat happened?"
+        if "high-level insights" in prompt:
+            first = next((line for line in prompt.splitlines() if line[:2] == "1."), "1. nothing")
+            return "insights", f"The user cares about this: {first[3:]}"
+        if "search queries" in prompt:
+            message = prompt.split("User's message:", 1)[1].split("Reply with", 1)[0].strip()
+            return "queries", json.dumps([message])
+        if "Rewrite the scratchpad" in prompt:
+            previous = prompt.split("Scratchpad:", 1)[1].split("Latest exchange:", 1)[0].strip()
+            notes = json.loads(previous or "{}").get("notes", []) if previous.startswith("{") else []
+            said = user_lines(prompt.split("Latest exchange:", 1)[1])
+            return "scratchpad", json.dumps({"notes": (notes + said)[-10:]})
+        if "this day's conversation" in prompt:
+            return "day", " ".join(user_lines(prompt))[:400]
+        if "Rewrite the user's portrait" in prompt:
+            return "portrait", "The user: " + prompt.split("latest day's conversation:", 1)[1].strip()[:300]
+        if "do you need to recall" in prompt:
+            message = prompt.split("User's new message:", 1)[1].split("\n\nTo reply", 1)[0]
+            return "controller", "yes" if "?" in message else "no"
+        if prompt.startswith("Summarise this exchange"):
+            return "summary", " ".join(" ".join(user_lines(prompt)).split()[:30])
+        if "Write the new summary of the conversation" in prompt:
+            previous = prompt.split("Summary of the conversation so far:", 1)[1].split("Messages leaving", 1)[0].strip()
+            leaving = " | ".join(user_lines(prompt))
+            return "evict", f"{'' if previous == '(none)' else previous + ' | '}{leaving}"
+        if "manage yourself through functions" in system:
+            return "memgpt", self._memgpt(system, messages, tools="tools" in body)
+        self.answer_prompts.append(system)
+        context = [system] + [content_text(m.get("content")) for m in messages[1:-1]]
+        return "answer", read_answer(prompt, context)
+
+    def _memgpt(self, system: str, messages: list[dict[str, Any]], *, tools: bool) -> Any:
+        last = content_text(messages[-1].get("content"))
+        result = _RESULT.match(last)
+        if result is not None:
+            question = next(content_text(m.get("content")) for m in reversed(messages) if m.get("role") == "user" and not _RESULT.match(content_text(m.get("content"))))
+            found = json.loads(result.group(2)) if result.group(2).startswith("[") else []
+            call = ("send_message", {"message": read_answer(question, [system, *found]) if result.group(1).endswith("search") else NOTED})
+        elif "remember" in last.lower() and not is_question(last):
+            call = ("archival_memory_insert", {"content": last})
+        elif is_question(last):
+            call = ("conversation_search", {"query": last})
+        else:
+            call = ("send_message", {"message": NOTED})
+        if tools:
+            return {"name": call[0], "arguments": call[1]}
+        return json.dumps({"function": call[0], "arguments": call[1]})
+
+    @staticmethod
+    def _tool_call(body: dict[str, Any], call: dict[str, Any]) -> dict[str, Any]:
+        completion = chat_completion(body.get("model", "fake-model"), "", {"prompt_tokens": word_count(body), "completion_tokens": 5, "total_tokens": word_count(body) + 5})
+        message = completion["choices"][0]["message"]
+        message["content"] = None
+        message["tool_calls"] = [{"id": "call_1", "type": "function", "function": {"name": call["name"], "arguments": json.dumps(call["arguments"])}}]
+        completion["choices"][0]["finish_reason"] = "tool_calls"
+        return completion
+
+
+EMBEDDING_DIMENSIONS = 64
+
+
+def embeddings(request: RecordedRequest, text: str) -> Any:
+    """/v1/embeddings: each text's words hashed into a bag-of-words vector (deterministic, lexical)."""
+    inputs = request.body.get("input", [])
+    inputs = [inputs] if isinstance(inputs, str) else inputs
+    data = []
+    for index, value in enumerate(inputs):
+        vector = [0.0] * EMBEDDING_DIMENSIONS
+        for word in terms(str(value)):
+            vector[sum(map(ord, word)) % EMBEDDING_DIMENSIONS] += 1.0
+        data.append({"object": "embedding", "index": index, "embedding": vector})
+    tokens = sum(len(str(value).split()) for value in inputs)
+    return {"object": "list", "data": data, "model": request.body.get("model"), "usage": {"prompt_tokens": tokens, "total_tokens": tokens}}
