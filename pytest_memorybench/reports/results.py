@@ -95,6 +95,7 @@ def build_results(
         "run": {
             "id": run.run_id,
             "agent": agent_name,
+            "embedder": _embedder(settings),
             "judge": judging["name"],
             "span": {name: str(span) for name, span in run.interleaved_spans.items()},
             "seed": settings.seed,
@@ -139,6 +140,14 @@ def build_results(
         "scenarios": scenario_stats(records, settings.seed),
         "items": records,
     }
+
+
+def _embedder(settings: Any) -> str | None:
+    """What a memory system ranked with (`--mb-embedder`), for a run of one."""
+    embedder = settings.agent_options.embedder
+    if settings.agent is None or settings.agent.kind != "memory" or embedder is None:
+        return None
+    return embedder.display
 
 
 def memory_phases(conversations: list[dict[str, Any]]) -> dict[str, dict[str, float]] | None:
