@@ -186,9 +186,10 @@ class LLMChatAgent(ABC):
         return completion, spent
 
     @classmethod
-    def tool_options(cls, functions: Sequence[dict[str, Any]]) -> dict[str, Any]:
-        """The request fields offering `functions` ({name, description, parameters}) as tools."""
-        raise NotImplementedError(f"{cls.provider} takes no tools here")
+    def tool_options(cls, functions: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
+        """The request fields offering `functions` ({name, description, parameters}) as tools;
+        None where this adapter has no tool format (callers then ask for calls as JSON)."""
+        return None
 
     # -- context ------------------------------------------------------------------------------
 

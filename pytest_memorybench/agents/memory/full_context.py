@@ -28,7 +28,7 @@ class FullContext(MemorySystem):
     settings_type = WindowSettings
 
     def kept(self) -> list[Entry]:
-        """The entries the window keeps, of all heard so far (`count` newest at most)."""
+        """The entries the mechanism keeps in view, of all heard so far, before the window cuts them."""
         return self.log
 
     async def write(self, entries: Sequence[Entry]) -> None:

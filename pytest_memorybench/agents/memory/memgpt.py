@@ -158,9 +158,11 @@ class MemGPT(MemorySystem):
 
     async def _step(self, turns: list[Turn]) -> tuple[str | None, Any, str, Any]:
         """One call: (function or None, its arguments, the text, the usage)."""
-        if not self.calls_by_json:
+        tools = None if self.calls_by_json else self.model.answerer.tool_options(FUNCTIONS)
+        self.calls_by_json = tools is None
+        if tools is not None:
             try:
-                completion, spent = await self.model.step(self.system(), turns, **self.model.answerer.tool_options(FUNCTIONS))
+                completion, spent = await self.model.step(self.system(), turns, **tools)
             except ProviderRefused as refused:
                 if "tool" not in str(refused).lower():
                     raise

@@ -18,7 +18,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from pytest_memorybench.agents.memory.base import Entry, MemorySystem, exchange_text, newest_that_fit, section, system_prompt, tokens
+from pytest_memorybench.agents.memory.base import Entry, MemorySystem, exchange_text, section, system_prompt, tokens
 from pytest_memorybench.agents.memory.systems import one_of, require
 
 CHUNKINGS = ("pair", "message", "paragraph", "chapter")
