@@ -25,6 +25,7 @@ import collections
 import importlib.metadata
 import importlib.util
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -80,8 +81,13 @@ def server_command(
     context_tokens: int = CONTEXT_TOKENS,
     model: Path | None = None,
     alias: str = MODEL_ALIAS,
+    embeddings: bool = False,
+    threads: int | None = None,
 ) -> list[str]:
-    """The llama-cpp-python server serving SmolLM2 (or `model`) as `alias`; temperature and seed come per request."""
+    """The llama-cpp-python server serving SmolLM2 (or `model`) as `alias`; temperature and seed come per request.
+
+    With `embeddings`, `/v1/embeddings` is served too (one vector per token: the model has no
+    pooling, and the memory systems' endpoint embedder averages them)."""
     if importlib.util.find_spec("llama_cpp") is None:
         raise LocalModelUnavailable("llama-cpp-python is not installed: pip install 'pytest-memorybench[local-llm]'")
     return [
@@ -91,8 +97,19 @@ def server_command(
         "--host", host,
         "--port", str(port),
         "--n_ctx", str(context_tokens),
+        "--n_threads", str(threads or machine_threads()),  # llama.cpp's own default is half the cores
+        "--n_threads_batch", str(threads or machine_threads()),
         "--verbose", "False",
+        *(["--embedding", "True"] if embeddings else []),
     ]  # fmt: skip
+
+
+def machine_threads() -> int:
+    """The cores this process may use (a container's share, not the host's): one thread each."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
 
 
 class _OutputTail:
@@ -240,6 +257,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--n_ctx", type=int, default=CONTEXT_TOKENS, help="context window in tokens")
     parser.add_argument("--model", type=Path, help="a GGUF file to serve instead of SmolLM2")
     parser.add_argument("--alias", default=MODEL_ALIAS, help="the model name clients ask for")
+    parser.add_argument("--threads", type=int, help="CPU threads for the model (default: one per core this process may use)")
+    parser.add_argument("--embeddings", action="store_true", help="serve /v1/embeddings too (for --mb-embedder openai:ALIAS@URL)")
     parser.add_argument("--check", action="store_true", help="start, ask for one token, stop: is this install sound?")
     options = parser.parse_args(argv)
     url = f"http://{options.host}:{options.port}/v1"
@@ -250,7 +269,8 @@ def main(argv: list[str] | None = None) -> int:
         signal.signal(signum, _stop_starting)
     try:
         command = server_command(
-            options.port, host=options.host, context_tokens=options.n_ctx, model=options.model, alias=options.alias
+            options.port, host=options.host, context_tokens=options.n_ctx, model=options.model, alias=options.alias,
+            embeddings=options.embeddings, threads=options.threads,
         )
         print(f"starting the model server and asking it for one token (up to {START_SECONDS:.0f} s) ...", flush=True)
         server = start_server(command, url, alias=options.alias)
@@ -272,7 +292,13 @@ def main(argv: list[str] | None = None) -> int:
         server.stop()
         print(f"{served} answered a one-token completion: this llama-cpp-python build works here", flush=True)
         return 0
-    print(f"serving {served} as {options.alias} at {url}", flush=True)
+    threads = options.threads or machine_threads()
+    print(
+        f"serving {served} as {options.alias} at {url} with {threads} thread{'s' if threads != 1 else ''}, one request "
+        "at a time (llama-cpp-python's server has one slot: --mb-concurrency auto finds it)"
+        + ("; /v1/embeddings too" if options.embeddings else ""),
+        flush=True,
+    )
     server.output.echo = True
     code = server.process.wait()
     return 0 if code in (0, -signal.SIGTERM, -signal.SIGINT) else code

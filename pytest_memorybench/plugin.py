@@ -38,7 +38,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--mb-judge-check", action="store_true", help="score the packaged labelled cases with --judge and report its agreement with human verdicts, then exit")
     group.addoption("--mb-timeout", dest="mb_timeout", type=float, default=600.0, metavar="SECONDS", help="longest wait for one agent reply (default: 600)")
     group.addoption("--mb-conversations", dest="mb_conversations", type=int, default=1, metavar="K", help="split each suite into K independent conversations, so -n can share the work (default: 1)")
-    group.addoption("--mb-concurrency", dest="mb_concurrency", type=int, default=4, metavar="N", help="drive up to N conversations at once in each process, each with its own agent (default: 4; 1: one after the other)")
+    group.addoption("--mb-concurrency", dest="mb_concurrency", default="auto", metavar="N|auto", help="drive up to N conversations at once in each process, each with its own agent; auto: as many as the provider's measured throughput rewards (default: auto; 1: one after the other)")
     group.addoption("--mb-max-requests", dest="mb_max_requests", type=int, metavar="N", help="at most N requests in flight to one model provider, agent and judge together (default: no limit)")
     group.addoption("--mb-rpm", dest="mb_rpm", type=float, metavar="N", help="at most N requests a minute to one model provider (default: no limit)")
     group.addoption("--mb-tpm", dest="mb_tpm", type=float, metavar="N", help="at most N input tokens a minute to one model provider (default: no limit)")

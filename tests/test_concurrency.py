@@ -140,7 +140,7 @@ def test_one_agent_fixture_runs_its_conversations_one_at_a_time_and_says_why(rec
         "memorybench: agent memorybench_agent fixture | * | concurrency 1 | *",
         (
             "memorybench: your memorybench_agent fixture is one agent, so its conversations take turns; a "
-            "memorybench_agent_factory fixture that makes a new agent per call lets 4 run at once"
+            "memorybench_agent_factory fixture that makes a new agent per call lets several run at once"
         ),
     ])
     assert json.loads((recording.path / "agents.json").read_text())["most"] == 1

@@ -69,6 +69,31 @@ def test_the_estimate_is_within_ten_percent_of_the_billed_run(pytester: pytest.P
     assert abs(_count(billed_out) - billed["agent_tokens_out"]) <= 0.1 * billed["agent_tokens_out"]
 
 
+def billing_memory_work(request: RecordedRequest, text: str) -> Any:
+    """The billing server, answering a memory's JSON requests with JSON, as the estimate assumes."""
+    reply = billing_like_an_api(request, text)
+    if "JSON" in content_text(request.body["messages"][-1].get("content")):
+        message = reply["choices"][0]["message"]
+        message["content"] = json.dumps({"note": message["content"]})
+    return reply
+
+
+@pytest.mark.parametrize("mechanism", ["rag", "light", "scm"])
+def test_a_memory_systems_estimate_counts_its_own_calls_as_the_run_does(pytester: pytest.Pytester, llm_server: LLMServer, mechanism: str) -> None:
+    llm_server.routes[("POST", "/v1/chat/completions")] = billing_memory_work
+    agent = f"--agent={mechanism}:openai:fake-model@{llm_server.openai_url}"
+    selection = ("--span=4k", "-k", "colours or name_list")
+    ran = pytester.runpytest(*RUN, agent, *selection, "--mb-output=run")
+    billed = json.loads((pytester.path / "run" / "results.json").read_text())["totals"]
+    estimated = pytester.runpytest(*RUN, "--mb-estimate", agent, *selection, f"--mb-estimate-reply={REPLY_TOKENS}")
+    total = next(line for line in estimated.stdout.lines if line.startswith("total "))
+    calls, _delivered, billed_in = total.split()[2:5]
+    assert int(calls) == billed["memory"]["write"]["calls"] + billed["memory"]["read"]["calls"], ran.stdout.str()
+    assert abs(_count(billed_in) - billed["agent_tokens_in"]) <= 0.1 * billed["agent_tokens_in"]
+    memory = next(line for line in estimated.stdout.lines if line.startswith("memory: "))
+    assert f"write {billed['memory']['write']['calls']:,} calls" in memory and f"read {billed['memory']['read']['calls']:,} calls" in memory
+
+
 def _count(text: str) -> float:
     """"9.5M", "12k", "943": a count as the table prints it."""
     scale = {"M": 1e6, "k": 1e3}.get(text[-1], 1)

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from pytest_memorybench.local_model import machine_threads
 from tests.support import fake_llama
 from tests.support.local_model import free_port
 
@@ -61,7 +62,11 @@ def test_a_server_that_answers_is_served_until_stopped(tmp_path: Path) -> None:
     process = start(tmp_path, "healthy", port)
     assert process.stdout is not None
     assert process.stdout.readline().startswith("starting the model server and asking it for one token")
-    assert process.stdout.readline() == f"serving SmolLM2-135M-Instruct as smollm2 at http://127.0.0.1:{port}/v1\n"
+    threads = machine_threads()
+    assert process.stdout.readline() == (
+        f"serving SmolLM2-135M-Instruct as smollm2 at http://127.0.0.1:{port}/v1 with {threads} thread{'s' if threads > 1 else ''}, "
+        "one request at a time (llama-cpp-python's server has one slot: --mb-concurrency auto finds it)\n"
+    )
     with urllib.request.urlopen(f"http://127.0.0.1:{port}/v1/models", timeout=10) as response:
         assert b"smollm2" in response.read()
     process.send_signal(signal.SIGTERM)

@@ -21,7 +21,7 @@ from pytest_memorybench.agents.spec import AgentOptions, build_agent, check_agen
 from pytest_memorybench.core.errors import UsageError
 from pytest_memorybench.core.records import Message
 from tests.support.llm_server import LLMServer
-from tests.support.memory_model import NOTED, MemoryModelScript, embeddings
+from tests.support.memory_model import NOTED, MemoryModelScript, embeddings, scripted_memory_server
 
 START = datetime(2024, 3, 1, 9, 0)
 FACT = "Please remember that my locker code is 4512."
@@ -30,10 +30,8 @@ FILLER = [f"Filler message number {n} about trains, weather and the price of tea
 
 @pytest.fixture
 def served() -> Iterator[tuple[LLMServer, MemoryModelScript]]:
-    with LLMServer() as server:
-        script = MemoryModelScript().install(server)
-        server.routes[("POST", "/v1/embeddings")] = embeddings
-        yield server, script
+    with scripted_memory_server() as served:
+        yield served
 
 
 def make(server: LLMServer, spec: str, context: int = 2000, embedder: EmbedderSpec | None = None) -> AgentAdapter:
@@ -181,6 +179,28 @@ def test_memorybank_forgets_what_is_never_recalled_and_keeps_what_is(served) -> 
     assert "## Summaries of earlier days" in script.answer_prompts[-1]
 
 
+@pytest.mark.parametrize("mechanism", ["memorybank", "rag"])
+def test_a_resumed_memory_is_rebuilt_as_the_replies_built_it(served, mechanism: str) -> None:  # noqa: ANN001
+    """`catch_up` with the logged exchanges (their own times) leaves the memory the replies left:
+    MemoryBank answers again, so recalled memories are strengthened and the days close the same."""
+    server, _ = served
+    said = [(FACT, START), ("What is my locker code?", START + timedelta(days=1)), ("And my locker code again?", START + timedelta(days=2))]
+    live = make(server, mechanism)
+    history = []
+    for text, moment in said:
+        history += [Message(text, moment), Message(run(live.reply(Message(text, moment))), moment + timedelta(seconds=5), "assistant")]
+    resumed = make(server, mechanism)
+    run(resumed.catch_up(history))
+    state = lambda agent: ([e.line for e in agent.target.log], agent.target.settings)  # noqa: E731
+    assert state(resumed) == state(live)
+    if mechanism == "memorybank":
+        strengths = [m.strength for m in live.target.memories]
+        assert strengths[0] == 3.0  # the fact, recalled by both questions
+        assert [m.strength for m in resumed.target.memories] == strengths
+        assert resumed.target.summaries == live.target.summaries and resumed.target.portrait == live.target.portrait
+        assert resumed.memory_usage["read"].calls == len(said)  # each message answered again
+
+
 def test_generative_agents_rates_importance_and_reflects_past_the_threshold(served) -> None:  # noqa: ANN001
     server, script = served
     agent = make(server, "generative-agents(reflect_threshold=20)")
@@ -277,6 +297,23 @@ def test_dense_retrieval_through_an_embeddings_endpoint_is_charged_to_the_memory
     assert "4512" in run(agent.reply(Message("What is my locker code?", moment)))
     assert server.requests_to("/v1/embeddings")
     assert agent.memory_usage["write"].calls == 10 and agent.memory_usage["write"].input_tokens > 0  # an exchange each
+
+
+def test_an_endpoint_that_returns_a_vector_per_token_is_pooled(served) -> None:  # noqa: ANN001
+    """llama.cpp serving a chat model has no pooling: its embeddings come per token."""
+    server, _ = served
+
+    def per_token(request, text):  # noqa: ANN001, ANN202
+        body = embeddings(request, text)
+        for item in body["data"]:
+            item["embedding"] = [item["embedding"], [2 * value for value in item["embedding"]]]
+        return body
+
+    server.routes[("POST", "/v1/embeddings")] = per_token
+    agent = make(server, "rag", embedder=parse_embedder(f"openai:embed@{server.openai_url}"))
+    moment = run(tell(agent, [FACT, *FILLER[:8]]))
+    assert "4512" in run(agent.retrieve("What is my locker code?", 1))[0]
+    assert "4512" in run(agent.reply(Message("What is my locker code?", moment)))
 
 
 def test_wordllama_embeds_offline_from_its_wheel() -> None:

@@ -21,7 +21,7 @@ from tests.support.llm_server import LLMServer, last_user_text, word_count
 
 pytest_plugins = ["pytester"]
 
-RUN = ("-p", "no:randomly", "-p", "no:cacheprovider", "--memorybench", "--span=isolated", "-k", "colours or name_list")
+RUN = ("-p", "no:randomly", "-p", "no:cacheprovider", "--memorybench", "--span=isolated", "-k", "colours or name_list", "--mb-concurrency=4")
 CHAT = "/v1/chat/completions"
 
 

@@ -169,3 +169,18 @@ def _items(run: Path) -> list[dict[str, Any]]:
 
 def _answer(body: dict[str, Any]) -> str:
     return content_text(body["choices"][0]["message"]["content"])
+
+
+def test_auto_concurrency_is_not_slower_than_one_at_a_time_on_the_local_server(pytester: pytest.Pytester, proxy: RecordingProxy) -> None:
+    """llama-cpp-python serves one request at a time: the default (auto) must find that, not queue four."""
+    selection = ("--span=isolated", "-k", "colours or name_list")
+    seconds = {}
+    for level in ("1", "auto"):
+        started = time.perf_counter()
+        result = pytester.runpytest(*RUN, agent_at(proxy), *selection, f"--mb-concurrency={level}", f"--mb-output={level}")
+        seconds[level] = time.perf_counter() - started
+        assert len(_items(pytester.path / level)) == 6, result.stdout.str()
+    concurrency = json.loads((pytester.path / "auto" / "results.json").read_text())["run"]["concurrency"]
+    (provider,) = concurrency["providers"]
+    assert provider["level"] <= 2, provider
+    assert seconds["auto"] <= 1.15 * seconds["1"], seconds

@@ -18,6 +18,8 @@ from dataclasses import dataclass
 
 from aiolimiter import AsyncLimiter
 
+from pytest_memorybench.agents.concurrency import AUTO_CEILING, AdaptiveLimit, limit_for
+
 
 @dataclass(frozen=True)
 class RateLimits:
@@ -26,6 +28,7 @@ class RateLimits:
     max_in_flight: int | None = None
     requests_per_minute: float | None = None
     tokens_per_minute: float | None = None
+    adaptive: bool = False  # --mb-concurrency auto: requests in flight follow measured throughput
 
     @property
     def active(self) -> bool:
@@ -35,8 +38,9 @@ class RateLimits:
 class ProviderGate:
     """The door every request to one provider endpoint passes."""
 
-    def __init__(self, limits: RateLimits) -> None:
+    def __init__(self, limits: RateLimits, name: str = "provider") -> None:
         self.limits = limits
+        self.name = name
         self._requests = AsyncLimiter(limits.requests_per_minute, 60) if limits.requests_per_minute else None
         self._tokens = AsyncLimiter(limits.tokens_per_minute, 60) if limits.tokens_per_minute else None
         self._slots: asyncio.Semaphore | None = None
@@ -49,22 +53,46 @@ class ProviderGate:
     async def request(self, tokens: int) -> AsyncIterator[None]:
         """Hold a place for one request of about `tokens` input tokens, while it is sent and answered."""
         await self._wait_out_pause()
-        async with self._semaphore():
-            if self._requests is not None:
-                await self._requests.acquire()
-            if self._tokens is not None:
-                await self._tokens.acquire(min(float(max(tokens, 1)), self._tokens.max_rate))
-            await self._wait_out_pause()  # a 429 may have come while we queued
-            self.in_flight += 1
-            self.most_in_flight = max(self.most_in_flight, self.in_flight)
-            try:
-                yield
-            finally:
-                self.in_flight -= 1
+        adaptive = self.adaptive
+        if adaptive is not None:
+            await adaptive.acquire()
+        answered = False
+        try:
+            async with self._semaphore():
+                if self._requests is not None:
+                    await self._requests.acquire()
+                if self._tokens is not None:
+                    await self._tokens.acquire(min(float(max(tokens, 1)), self._tokens.max_rate))
+                await self._wait_out_pause()  # a 429 may have come while we queued
+                self.in_flight += 1
+                self.most_in_flight = max(self.most_in_flight, self.in_flight)
+                try:
+                    yield
+                    answered = True
+                finally:
+                    self.in_flight -= 1
+        finally:
+            if adaptive is not None:
+                adaptive.release(answered)
+
+    @property
+    def adaptive(self) -> AdaptiveLimit | None:
+        """The endpoint's measured limit under `--mb-concurrency auto` (this run's: looked up each time)."""
+        if not self.limits.adaptive:
+            return None
+        return limit_for(self.name, self.limits.max_in_flight or AUTO_CEILING)
+
+    def push_back(self) -> None:
+        """The endpoint is overloaded (a timeout, a 503): fewer requests at once, when that is ours to set."""
+        limit = self.adaptive
+        if limit is not None:
+            limit.push_back()
 
     def pause(self, seconds: float) -> None:
-        """The server asked for a pause (429 + Retry-After): nobody sends before it is over."""
+        """The server asked for a pause (429 + Retry-After): nobody sends before it is over, and
+        under `--mb-concurrency auto` fewer are sent at once after it."""
         self._paused_until = max(self._paused_until, time.monotonic() + seconds)
+        self.push_back()
 
     async def _wait_out_pause(self) -> None:
         while (remaining := self._paused_until - time.monotonic()) > 0:
@@ -94,8 +122,11 @@ _GATES: dict[tuple[str, RateLimits], ProviderGate] = {}
 
 def gate_for(provider: str, base_url: str | None, limits: RateLimits) -> ProviderGate:
     """The gate of one endpoint, shared by every agent and judge of the process that calls it."""
-    key = (f"{provider}@{base_url or 'default'}", limits)
+    from pytest_memorybench.agents.spec import mask_credentials  # spec builds on this module
+
+    name = mask_credentials(f"{provider}@{base_url or 'default'}")
+    key = (name, limits)
     gate = _GATES.get(key)
     if gate is None:
-        gate = _GATES[key] = ProviderGate(limits)
+        gate = _GATES[key] = ProviderGate(limits, name)
     return gate

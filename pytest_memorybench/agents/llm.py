@@ -271,8 +271,11 @@ class LLMChatAgent(ABC):
         if hinted is None:
             hinted = self.min_wait * 2 ** (state.attempt_number - 1) + random.uniform(0, self.min_wait)
         wait = min(hinted, self.max_wait)
-        if getattr(error, "status_code", None) == 429:
+        status = getattr(error, "status_code", None)
+        if status == 429:
             self.gate.pause(wait)  # the limit is the endpoint's: every conversation waits, not just this one
+        elif status == 503 or isinstance(error, self.timeout_error):
+            self.gate.push_back()  # overloaded: under --mb-concurrency auto, fewer at once
         return wait
 
     def _log_retry(self, state: RetryCallState) -> None:

@@ -17,6 +17,7 @@ import time
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 
+from pytest_memorybench.agents.concurrency import AdaptiveLimit
 from pytest_memorybench.core.tokens import default_counter
 from pytest_memorybench.core.errors import AgentError, describe_exception
 from pytest_memorybench.core.records import Message, Usage
@@ -24,7 +25,7 @@ from pytest_memorybench.core.records import Message, Usage
 if TYPE_CHECKING:
     from pytest_memorybench.agents.budget import Budget
 
-CAPABILITIES = ("observe", "reset", "retrieve", "fork")
+CAPABILITIES = ("observe", "reset", "retrieve", "fork", "catch_up")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 MAX_REPLY_CHARS = 100_000  # about 25k tokens: longer than any answer a memory test asks for
 T = TypeVar("T")
@@ -125,6 +126,7 @@ class AgentAdapter:
             {phase: Usage() for phase in target.phase_usage} if isinstance(getattr(target, "phase_usage", None), dict) else None
         )
         self.last_reply_cut: int | None = None  # the length of the last reply, when it was cut
+        self.limit: AdaptiveLimit | None = None  # replies at once, measured (your agent under --mb-concurrency auto)
 
     def supports(self, capability: str) -> bool:
         return callable(getattr(self.target, capability, None))
@@ -136,17 +138,24 @@ class AgentAdapter:
     async def reply(self, message: Message) -> str:
         if self.budget is not None:
             self.budget.check()
+        if self.limit is not None:
+            await self.limit.acquire()
         before = _usage_snapshot(self.target)
         phases = self._phases()
         started = time.perf_counter()
+        answered = False
         try:
             result = await _within(self._reply(message), self.timeout)
+            answered = True
         except AgentError:
             raise
         except _HarnessTimeout:
             raise AgentError(f"agent {self.name} gave no reply within {self.timeout:g} s") from None
         except Exception as exc:  # noqa: BLE001 - user code may raise anything
             raise AgentError(f"agent {self.name} raised {describe_exception(exc)}") from exc
+        finally:
+            if self.limit is not None:
+                self.limit.release(answered)
         elapsed = time.perf_counter() - started
         self.reply_seconds.append(elapsed)
         if not isinstance(result, str):
@@ -161,12 +170,21 @@ class AgentAdapter:
         in its `usage` (a memory that summarises with a model pays for it here); nothing is
         estimated, as observing is no model call unless the agent makes one.  Not a call: `calls`
         counts replies."""
+        await self._take_in("observe", messages)
+
+    async def catch_up(self, history: Sequence[Message]) -> None:
+        """A resumed run's exchanges before the cut (user, then the agent's logged reply), for the
+        agent to rebuild its state: its own `catch_up` when it has one (a memory system redoes
+        what its replies changed), else `observe`.  Charged as observing is."""
+        await self._take_in("catch_up" if self.supports("catch_up") else "observe", history)
+
+    async def _take_in(self, method: str, messages: Sequence[Message]) -> None:
         if self.budget is not None:
             self.budget.check()
         before = _usage_snapshot(self.target)
         phases = self._phases()
         started = time.perf_counter()
-        await self._optional("observe", list(messages))
+        await self._optional(method, list(messages))
         spent = _reported(before, self.target) or Usage()
         spent.seconds = time.perf_counter() - started
         self._add(spent)

@@ -14,6 +14,7 @@ import inspect
 from collections.abc import Callable, Coroutine
 from typing import Any
 
+from pytest_memorybench.agents.concurrency import AdaptiveLimit
 from pytest_memorybench.agents.protocol import AgentAdapter
 from pytest_memorybench.agents.budget import Budget
 from pytest_memorybench.core.errors import AgentError, UsageError, describe_exception
@@ -35,6 +36,7 @@ class AgentSupply:
         self.timeout = timeout
         self.budget = budget
         self._live: dict[int, AgentAdapter] = {}  # agents made for conversations still running, by target id
+        self.limit: AdaptiveLimit | None = None  # --mb-concurrency auto over your own agents: their replies at once
 
     @property
     def multiplies(self) -> bool:
@@ -60,6 +62,7 @@ class AgentSupply:
                 "at each call (or run with --mb-concurrency 1)"
             )
         adapter.budget = self.budget
+        adapter.limit = self.limit
         self._live[id(adapter.target)] = adapter
         return adapter
 

@@ -13,6 +13,7 @@ from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any, Literal
 
 from pytest_memorybench.agents.protocol import AgentAdapter
@@ -141,7 +142,7 @@ class AgentChannel:
             await agent.observe([Message(task.message, now), Message(task.expected_reply, now, "assistant")])
             self.last_usage = agent.usage - before
         self.tokens += task.tokens
-        self._remember(task.message, task.expected_reply)
+        self._remember(task.message, task.expected_reply, now, now)
         self.emit("observed", i=self.exchanges, source="filler", filler=filler_reference(task), time=now, tokens=self.tokens)
         self.exchanges += 1
 
@@ -174,8 +175,9 @@ class AgentChannel:
             if agent.last_reply_cut is not None:
                 cut["cut_from"] = agent.last_reply_cut  # the reply's length before it was bounded
         self.tokens += (self.counter.count(text) if filler is None else filler.message_tokens) + self.counter.count(reply)
-        self._remember(text, reply)
-        self.emit("reply", i=self.exchanges, source=source, test=test, text=reply, time=self.clock.now(), tokens=self.tokens, **cut)
+        replied_at = self.clock.now()
+        self._remember(text, reply, sent_at, replied_at)
+        self.emit("reply", i=self.exchanges, source=source, test=test, text=reply, time=replied_at, tokens=self.tokens, **cut)
         self.exchanges += 1
         return reply
 
@@ -213,15 +215,14 @@ class AgentChannel:
             raise AgentError(f"conversation {self.group}: the logged run ends here and no agent is given to go on")
         if not self._caught_up:
             self._caught_up = True
-            if self._history and self.agent.supports("observe"):
-                await self.agent.observe(list(self._history))
+            if self._history and (self.agent.supports("catch_up") or self.agent.supports("observe")):
+                await self.agent.catch_up(list(self._history))
             self.emit("resumed", replayed_tokens=self.tokens, told=len(self._history))
         return self.agent
 
-    def _remember(self, text: str, reply: str) -> None:
-        if not self._caught_up:
-            now = self.clock.now()
-            self._history += [Message(text, now), Message(reply, now, "assistant")]
+    def _remember(self, text: str, reply: str, sent_at: datetime, replied_at: datetime) -> None:
+        if not self._caught_up:  # as the agent had them: a memory that keeps time must see the same times
+            self._history += [Message(text, sent_at), Message(reply, replied_at, "assistant")]
 
 
 class LoggedJudge:

@@ -3,33 +3,48 @@
 For an agent with `retrieve(query, k)` (every memory system, and users' agents that implement
 it), a test's question first retrieves the top `EVIDENCE_K` memories.  The evidence is the test's
 own messages that are not questions (GoodAI's statements and instructions: what the question is
-about, said earlier in the conversation); a piece of evidence is recalled when a retrieved memory
-holds its text, ignoring case and spacing (a memory may store the message with a date, a speaker
-or its reply).  Recall is the share recalled, MemBench's recall@k applied to every script-driven
-scenario; the probe families keep their own (MemBench's step ids).  A miss with high recall is the
-model's; with low recall, the memory's.  The channel measures it and logs it with the question's
-reply, so a resumed or replayed run reports the recall the agent had.
+about, said earlier in the conversation).  In BEAM and the episodic books it is the context turns
+the question rests on (BEAM's `source_chat_ids`, the chapters an answer comes from), named by
+`Message.id`; MemBench keeps its own recall@k over step ids.
+
+A piece of evidence is recalled when a retrieved memory holds its text, ignoring case and spacing
+(a memory may store the message with a date, a speaker or its reply), or holds one of its
+paragraphs of at least `PARAGRAPH_CHARS` characters (a memory that chunks a chapter or a long reply
+by paragraph finds the passage, not the whole text).  Recall is the share recalled, MemBench's
+recall@k for every benchmark.  A miss with high recall is the model's; with low recall, the
+memory's.  It is measured before the question is asked and logged with its reply, so a resumed or
+replayed run reports the recall the agent had.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
 EVIDENCE_K = 10
+PARAGRAPH_CHARS = 80
+_PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
 
 
 def _normal(text: str) -> str:
     return " ".join(str(text).split()).casefold()
 
 
+def _pieces(text: str) -> list[str]:
+    """What finds a piece of evidence in a memory: its whole text, or one of its long paragraphs."""
+    whole = _normal(text)
+    paragraphs = [_normal(part) for part in _PARAGRAPH_BREAK.split(str(text))]
+    return [whole, *(part for part in paragraphs if len(part) >= PARAGRAPH_CHARS and part != whole)]
+
+
 def evidence_recall(evidence: Sequence[str], retrieved: Sequence[str]) -> dict[str, Any] | None:
     """{"k", "evidence", "recalled", "recall"} for one question, or None when it has no evidence."""
-    wanted = {_normal(text) for text in evidence if _normal(text)}
+    wanted = {_normal(text): _pieces(text) for text in evidence if _normal(text)}
     if not wanted:
         return None
     memories = [_normal(text) for text in retrieved]
-    recalled = sum(any(text in memory for memory in memories) for text in wanted)
+    recalled = sum(any(piece in memory for piece in pieces for memory in memories) for pieces in wanted.values())
     return {"k": EVIDENCE_K, "evidence": len(wanted), "recalled": recalled, "recall": round(recalled / len(wanted), 6)}
 
 

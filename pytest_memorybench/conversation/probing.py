@@ -24,6 +24,7 @@ from typing import Any
 
 from pytest_memorybench.agents.protocol import AgentAdapter
 from pytest_memorybench.conversation.channel import AgentChannel
+from pytest_memorybench.conversation.evidence import EVIDENCE_K, evidence_recall
 from pytest_memorybench.conversation.scheduler import ConversationStats, ScheduledTest, memory_snapshot
 from pytest_memorybench.core.errors import AgentError, stop_on_refusal
 from pytest_memorybench.core.records import Message, Score, TestDefinition, TestOutcome, Turn, Usage
@@ -45,6 +46,7 @@ class LoggedAnswer:
     retrieved: list[str] | None = None
     seconds: float = 0.0  # the whole ask: retrieve (when asked for) and reply
     retrieve_seconds: float | None = None  # the retrieve call alone: MemBench's read time
+    evidence: dict[str, Any] | None = None  # evidence recall before the question (conversation.evidence)
 
 
 def ask_points(definition: TestDefinition, total: int | None) -> list[int]:
@@ -93,6 +95,8 @@ class ProbeSession:
         self.scoring = scoring
         self.progress = progress or (lambda event: None)
         self.probes = [_Probe(test, ask_points(test.definition, None)) for test in tests]
+        self.evidence_ids = {probe.test.key: evidence_ids(probe.test.definition) for probe in self.probes}
+        self.evidence_texts: dict[int, str] = {}  # the delivered text of each turn some question rests on
         for probe in self.probes:
             probe.answers.update((logged or {}).get(probe.test.key, {}))
         self.stats = ConversationStats(channel.group, None)
@@ -140,7 +144,10 @@ class ProbeSession:
         limit = self.context.observe_batch if observe else self.context.pack_tokens
         batch: list[Message] = []
         batch_size = header
+        wanted = {turn for probe in pending for turn in self.evidence_ids[probe.test.key]} if agent.supports("retrieve") else set()
         for message in self.context.turns():
+            if message.id in wanted:
+                self.evidence_texts[message.id] = message.text
             while due and self.delivery.turns >= due[0]:
                 await self._flush(agent, batch, observe)
                 batch, batch_size = [], header
@@ -203,6 +210,7 @@ class ProbeSession:
     async def _ask_one(self, agent: AgentAdapter, probe: _Probe, index: int) -> None:
         definition = probe.test.definition
         question = definition.questions[0]
+        evidence = await self._evidence_recall(agent, probe, question)
         retrieved, retrieve_seconds = None, None
         started = time.perf_counter()
         k = definition.params.get("retrieve_k")
@@ -214,9 +222,16 @@ class ProbeSession:
         reply = await agent.reply(Message(question, self.delivery.last_time or self.channel.clock.now()))
         probe.usage.add(agent.usage - before)
         seconds = round(time.perf_counter() - started, 6)
-        answer = LoggedAnswer(reply, self.delivery.turns, self.delivery.tokens, retrieved, seconds, retrieve_seconds)
+        answer = LoggedAnswer(reply, self.delivery.turns, self.delivery.tokens, retrieved, seconds, retrieve_seconds, evidence)
         probe.answers[index] = answer
         self.channel.emit("probe_answer", test=probe.test.key, ask=index, **dataclasses.asdict(answer))
+
+    async def _evidence_recall(self, agent: AgentAdapter, probe: _Probe, question: str) -> dict[str, Any] | None:
+        """What share of the turns the question rests on the agent's memory returns for it."""
+        texts = [self.evidence_texts[turn] for turn in self.evidence_ids[probe.test.key] if turn in self.evidence_texts]
+        if not texts or not agent.supports("retrieve"):
+            return None
+        return evidence_recall(texts, [str(item) for item in await agent.retrieve(question, EVIDENCE_K)])
 
     # -- results ----------------------------------------------------------------------------------
 
@@ -269,9 +284,17 @@ class ProbeSession:
             details["retrieved"] = [a.retrieved for a in answers]
         if any(a.retrieve_seconds is not None for a in answers):
             details["retrieve_seconds"] = [a.retrieve_seconds for a in answers]
+        if answers and answers[-1].evidence is not None:
+            details["evidence"] = answers[-1].evidence
         if self.delivery.write_seconds:
             details["write_seconds"] = timing_summary(self.delivery.write_seconds)
         return details
+
+
+def evidence_ids(definition: TestDefinition) -> list[int]:
+    """The context turns (`Message.id`) a probe's question rests on, if its scenario names them."""
+    named = getattr(get_scenario(definition.scenario), "evidence_ids", None)
+    return list(named(definition)) if named is not None else []
 
 
 def pack_transcript(header: str, messages: Sequence[Message]) -> str:

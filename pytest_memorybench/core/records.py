@@ -27,6 +27,7 @@ class Message:
     text: str
     timestamp: datetime
     role: Role = "user"
+    id: int | None = None  # the source's own id for it (BEAM's chat ids, a book's chapter): what evidence names
 
 
 @dataclass(frozen=True)

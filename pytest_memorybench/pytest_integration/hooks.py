@@ -45,6 +45,7 @@ class BenchmarkHooks:
         self.records_by_item: dict[str, dict[str, Any]] = {}  # a rerun item's last report wins
         self.worker_conversations: list[dict[str, Any]] = []
         self.worker_judge_stats: list[dict[str, Any]] = []
+        self.worker_concurrency: list[dict[str, Any]] = []
         self.selected = 0
         self.scoreable = 0  # the selected tests that can have a score (not skipped before they start)
         self.cap: SpendingCap | None = None
@@ -160,7 +161,7 @@ class BenchmarkHooks:
         self.run.stop_conversations("the session ended before their items ran")  # -x, --maxfail: keep what they finished
         finished = lifecycle.finish(
             self.config, self.records, self.worker_conversations, self.worker_judge_stats, selected=self.selected,
-            scoreable=self.scoreable, stop=self._stop(session),
+            scoreable=self.scoreable, stop=self._stop(session), concurrency=self.worker_concurrency,
         )
         failed = finished is not None and (
             (finished.gate is not None and not finished.gate.passed) or (finished.results is not None and finished.results_path is None)
@@ -266,6 +267,8 @@ class XdistControllerHooks:
         self.benchmark.worker_conversations += output.get(lifecycle.WORKER_CONVERSATIONS, [])
         if lifecycle.WORKER_JUDGE in output:
             self.benchmark.worker_judge_stats.append(output[lifecycle.WORKER_JUDGE])
+        if lifecycle.WORKER_CONCURRENCY in output:
+            self.benchmark.worker_concurrency.append(output[lifecycle.WORKER_CONCURRENCY])
 
 
 class HtmlReportHooks:

@@ -6,6 +6,7 @@ import dataclasses
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from collections.abc import Sequence
 from typing import Any
 
 import pytest
@@ -55,6 +56,7 @@ WORKER_RUN_ID = "memorybench_run_id"
 WORKER_OUTPUT = "memorybench_output"
 WORKER_CONVERSATIONS = "memorybench_conversations"
 WORKER_JUDGE = "memorybench_judge"
+WORKER_CONCURRENCY = "memorybench_concurrency"
 WORKER_LOADGROUP = "memorybench_loadgroup"
 
 
@@ -142,6 +144,7 @@ def why_conversations_take_turns(config: pytest.Config) -> str | None:
     exists once.  None when they may (or there is nothing to overlap)."""
     run = config.stash[RUN_KEY]
     limit = run.settings.concurrency
+    many = f"{limit}" if limit else "several"  # auto: as many as the provider rewards
     if limit == 1 or run.agentless or len({test.group for test in run.tests.values()}) < 2:
         return None
     if _user_fixture(config, "memorybench_agent_factory"):
@@ -151,13 +154,13 @@ def why_conversations_take_turns(config: pytest.Config) -> str | None:
             return None  # the fixture may hand back --agent's own agent: the run says so if not
         return (
             "your memorybench_agent fixture is one agent, so its conversations take turns; a "
-            f"memorybench_agent_factory fixture that makes a new agent per call lets {limit} run at once"
+            f"memorybench_agent_factory fixture that makes a new agent per call lets {many} run at once"
         )
     spec = run.settings.agent
     if spec is not None and agent_factory(spec) is None:
         return (
             f"--agent {spec.display} is one agent object, so its conversations take turns; name a class "
-            f"or a function that makes one to let {limit} run at once"
+            f"or a function that makes one to let {many} run at once"
         )
     return None
 
@@ -181,6 +184,7 @@ def finish(
     selected: int = 0,
     scoreable: int = 0,
     stop: Stop | None = None,
+    concurrency: Sequence[dict[str, Any]] = (),
 ) -> Finished | None:
     """Write results.json and report.html on the controller (or the only process), and judge the gate.
 
@@ -194,6 +198,7 @@ def finish(
     if is_worker(config):
         config.workeroutput[WORKER_CONVERSATIONS] = conversation_records(config)  # type: ignore[attr-defined]
         config.workeroutput[WORKER_JUDGE] = run.judge_stats()  # type: ignore[attr-defined]
+        config.workeroutput[WORKER_CONCURRENCY] = run.concurrency_record()  # type: ignore[attr-defined]
         return None
     stopped = None
     if stop is not None:
@@ -221,7 +226,10 @@ def finish(
         agent = run.agentless
     else:
         agent = run.settings.agent.display if run.settings.agent else "fixture:memorybench_agent"
-    results = build_results(run, records, conversations + conversation_records(config), judge_stats + [run.judge_stats()], agent)
+    results = build_results(
+        run, records, conversations + conversation_records(config), judge_stats + [run.judge_stats()], agent,
+        [*concurrency, run.concurrency_record()],
+    )
     if stop is not None:
         results["run"]["partial"] = {"reason": stop.reason, "tests_with_results": len(records), "tests_selected": scoreable}
     gate_settings = run.settings.gate
@@ -345,7 +353,7 @@ def header(config: pytest.Config) -> str:
     turns = why_conversations_take_turns(config)
     line = (
         f"memorybench: agent {agent} | judge {settings.judge.display} | span {spans} | seed {settings.seed} "
-        f"| profile {settings.profile} | concurrency {1 if turns else settings.concurrency} "
+        f"| profile {settings.profile} | concurrency {1 if turns else settings.concurrency or 'auto'} "
         f"| run folder {_relative(run.output, config.invocation_params.dir)}{resumed}"
     )
     problems = [f"memorybench: {problem}" for suite in run.suites for problem in suite.problems]

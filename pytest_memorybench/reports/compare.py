@@ -81,6 +81,11 @@ class Spending:
     p95: float | None
     cost: float
     passed: int
+    memory_calls: tuple[int, int] | None = None  # a memory system's (write, read) model calls
+
+    @property
+    def memory_text(self) -> str:
+        return f"{self.memory_calls[0]:,} / {self.memory_calls[1]:,}" if self.memory_calls else "-"
 
     @property
     def cost_per_passed(self) -> float | None:
@@ -355,9 +360,12 @@ def _spending(run: Run) -> Spending:
     if run.suite is None:
         totals = run.results.get("totals", {})
         latency = totals.get("latency") or {}
+        memory = totals.get("memory") or {}
+        phases = tuple(int((memory.get(phase) or {}).get("calls", 0)) for phase in ("write", "read")) if memory else None
         return Spending(
             int(totals.get("agent_tokens_in", 0)), int(totals.get("agent_tokens_out", 0)), int(totals.get("agent_calls", 0)),
             latency.get("p50"), latency.get("p95"), float(totals.get("cost_usd", 0.0)), int(totals.get("passed", 0)),
+            phases,  # type: ignore[arg-type]
         )
     usage = [item.get("usage") or {} for item in items]  # one suite of a file: its own items' spending
     return Spending(

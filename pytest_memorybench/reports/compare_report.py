@@ -138,7 +138,7 @@ def comparison_page(comparison: Comparison, figures: dict[str, str]) -> str:
         ],
         "cd": Markup(figures["cd"]) if "cd" in figures else None,
         "span": Markup(figures["span"]) if "span" in figures else None,
-        "spending": [{"letter": chr(65 + index), **spend.__dict__, "cost_per_passed": spend.cost_per_passed}
+        "spending": [{"letter": chr(65 + index), **spend.__dict__, "cost_per_passed": spend.cost_per_passed, "memory_text": spend.memory_text}
                      for index, spend in enumerate(comparison.spending)],
     }
     return environment().get_template("compare.html.j2").render(view=view, css=css())

@@ -10,11 +10,15 @@ them (every stage of the Restaurant scene: the most calls).  Neither the agent n
 called, and no key is needed; a judge task is counted, since an LLM judge makes a call for each.
 
 The figures are the tokens a provider bills; what a memory agent that sends less than the whole
-conversation pays is less, and what a model that writes longer replies pays is more.
+conversation pays is less, and what a model that writes longer replies pays is more.  A memory
+system (`--agent MECHANISM:MODEL`) is played as it runs, its mechanism over the stand-in model: its
+own calls (extraction, summaries, ratings; answered with JSON where JSON is asked for) are counted
+as write or read, as a run counts them; retrieval is lexical, so embeddings are not billed.
 """
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -70,6 +74,8 @@ class BillingChat(LLMChatAgent):
         answer, self._primed = self._primed or "Noted.", None
         missing = self.reply_tokens - counter.count(answer)
         text = answer + " ok" * max(0, missing)  # " ok" is one token
+        if turns and "JSON" in turns[-1]["content"]:  # a memory's own work asks for JSON: a model obliges
+            text = json.dumps({"note": text})
         billed = sum(counter.count(part) + MESSAGE_OVERHEAD for part in (system, *(turn["content"] for turn in turns)))
         return Completion(text, input_tokens=billed, output_tokens=counter.count(text))
 
@@ -83,6 +89,7 @@ class SuiteBill:
     calls: int = 0
     delivered: int = 0  # tokens of conversation the agent is told
     usage: Usage = field(default_factory=Usage)
+    memory: dict[str, Usage] = field(default_factory=dict)  # a memory system's calls by phase
 
 
 @dataclass
@@ -102,6 +109,8 @@ class Estimate:
             total.calls += bill.calls
             total.delivered += bill.delivered
             total.usage.add(bill.usage)
+            for phase, usage in bill.memory.items():
+                total.memory.setdefault(phase, Usage()).add(usage)
         return total
 
 
@@ -114,15 +123,31 @@ def estimate(run: BenchmarkRun, tests: Iterable[PlannedTest], *, reply_tokens: i
     bills: dict[str, SuiteBill] = defaultdict(SuiteBill)
     tasks_before = run.judge_stats()["calls"]
     for group, members in groups.items():
-        chat = BillingChat(model, reply_tokens=reply_tokens, context_tokens=context_tokens)
-        run.run_sync(run.drive(group, members, AgentAdapter(chat, "estimate")))
+        agent = _stand_in(run, model, reply_tokens=reply_tokens, context_tokens=context_tokens)
+        run.run_sync(run.drive(group, members, agent))
         bill = bills[members[0].definition.suite]
         bill.tests += len(members)
-        bill.calls += chat.usage.calls
+        bill.calls += agent.target.usage.calls
         bill.delivered += run.conversations[group].tokens
-        bill.usage.add(chat.usage)
+        bill.usage.add(agent.target.usage)
+        for phase, usage in (agent.memory_usage or {}).items():
+            bill.memory.setdefault(phase, Usage()).add(usage)
     spans = {name: str(span) for name, span in run.interleaved_spans.items()}
     return Estimate(model, context_tokens, reply_tokens, dict(bills), run.judge_stats()["calls"] - tasks_before, spans)
+
+
+def _stand_in(run: BenchmarkRun, model: str | None, *, reply_tokens: int, context_tokens: int) -> AgentAdapter:
+    """The billing chat as the agent, or as the model of the memory system the agent is."""
+    chat = BillingChat(model, reply_tokens=reply_tokens, context_tokens=context_tokens)
+    spec = run.settings.agent
+    if spec is None or spec.memory is None:
+        return AgentAdapter(chat, "estimate")
+    from pytest_memorybench.agents.memory.build import build_memory_system
+    from pytest_memorybench.agents.memory.model import MemoryModel
+
+    worker = BillingChat(model, reply_tokens=reply_tokens, context_tokens=context_tokens)  # its replies are never the answer
+    stand_in = MemoryModel(chat, worker)
+    return AgentAdapter(build_memory_system(spec, run.settings.agent_options, stand_in), "estimate")
 
 
 def estimate_lines(run: BenchmarkRun, tests: Sequence[PlannedTest], reply_tokens: int) -> list[str]:
@@ -132,7 +157,7 @@ def estimate_lines(run: BenchmarkRun, tests: Sequence[PlannedTest], reply_tokens
     same tests, and counting them again would take "tests done" past the number of tests.
     """
     agent = run.settings.agent
-    model = agent.target if agent is not None and agent.kind in ("openai", "anthropic") and agent.target else None
+    model = agent.model.target if agent is not None and agent.calls_a_model and agent.model.target else None
     context = run.settings.agent_options.context_tokens or context_window_for(model)
     main = estimate(run, tests, reply_tokens=reply_tokens, context_tokens=context, model=model)
     price = price_for(model)
@@ -150,6 +175,11 @@ def estimate_lines(run: BenchmarkRun, tests: Sequence[PlannedTest], reply_tokens
         )
     if price is None:
         lines.append(f"no price known for {model or 'this agent'}: give one with --mb-price MODEL=IN,OUT, or see the models below")
+    memory = main.total.memory
+    if memory:
+        lines.append("memory: " + " · ".join(
+            f"{phase} {usage.calls:,} calls, {compact_count(usage.input_tokens)} in" for phase, usage in memory.items()
+        ) + " (in the total above)")
     if main.judge_tasks:
         lines.append(f"judge: {main.judge_tasks} tasks; an LLM judge makes at least one call for each (the local judge none)")
     lines.append("the same run on other models (USD per million tokens in / out, context window):")

@@ -91,11 +91,12 @@ def comparison_markdown(comparison: Comparison) -> str:
         a, b = (chr(65 + [run.label for run in runs].index(name)) for name in (pair.a, pair.b))
         difference = f"{pair.difference:+.3f}" if pair.difference is not None else "-"
         lines.append(f"| {b} − {a} | {difference} | {_ci(pair.ci95)} | {pair.verdict(a, b)} |")
-    lines += ["", "| run | tokens in / out | calls | reply p50 / p95 | cost | $ per passed |", "| --- | ---: | ---: | ---: | ---: | ---: |"]
+    lines += ["", "| run | tokens in / out | calls | memory write / read | reply p50 / p95 | cost | $ per passed |",
+              "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
     for index, spend in enumerate(comparison.spending):
         latency = f"{spend.p50:.2f} / {spend.p95:.2f} s" if spend.p50 is not None and spend.p95 is not None else "-"
         per = f"${spend.cost_per_passed:.4f}" if spend.cost_per_passed is not None else "-"
-        lines.append(f"| {chr(65 + index)} | {spend.tokens_in:,} / {spend.tokens_out:,} | {spend.calls:,} | {latency} | ${spend.cost:.4f} | {per} |")
+        lines.append(f"| {chr(65 + index)} | {spend.tokens_in:,} / {spend.tokens_out:,} | {spend.calls:,} | {spend.memory_text} | {latency} | ${spend.cost:.4f} | {per} |")
     lines += ["", *[f"- note: {_text(note)}" for note in comparison.notes]]
     return "\n".join(lines).rstrip() + "\n"
 

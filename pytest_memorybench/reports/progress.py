@@ -25,6 +25,8 @@ from typing import Any
 
 import pytest
 
+from pytest_memorybench.agents.concurrency import active_limits
+
 INTERVAL_SECONDS = 10.0  # between full lines in a log
 STATUS_SECONDS = 1.0  # between rewrites of the status on a terminal
 _ROOM_FOR_PERCENTAGE = 8  # what pytest writes at the end of a row: " [100%]"
@@ -81,8 +83,10 @@ class TerminalProgress:
         running = ", ".join(self.open[:4]) + (" …" if len(self.open) > 4 else "")
         flying = self.in_flight()
         conversations = f" · {flying} conversations in flight" if flying > 1 else ""
+        levels = [limit.level for limit in active_limits()]  # --mb-concurrency auto: the level in use
+        measured = f" · requests at once: {'/'.join(map(str, levels))} (auto)" if levels else ""
         tokens = sum(self.tokens.values())
-        return f"[memorybench] {self.done}/{self.total()} tests done · {tokens:,} tokens{conversations} · open: {running or '-'}"
+        return f"[memorybench] {self.done}/{self.total()} tests done · {tokens:,} tokens{conversations}{measured} · open: {running or '-'}"
 
     def _terminal(self) -> Any:
         """pytest's terminal writer when the output is a terminal that can be rewritten, else None."""

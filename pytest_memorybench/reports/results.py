@@ -80,6 +80,7 @@ def build_results(
     conversations: Iterable[dict[str, Any]],
     judge_stats: Iterable[dict[str, Any]],
     agent_name: str | None,
+    concurrency: Iterable[dict[str, Any]] = (),
 ) -> dict[str, Any]:
     records = sorted(items, key=lambda record: record["nodeid"])
     scored = [record for record in records if record["score"] is not None]
@@ -111,6 +112,7 @@ def build_results(
             "replayed_from": str(settings.replay) if settings.replay else None,
             **_rescore_facts(run),
             "judge_prompt_hashes": judging["prompt_hashes"],
+            "concurrency": _merge_concurrency(list(concurrency), settings.concurrency),
         },
         "totals": {
             "score": round(sum(record["score"] for record in scored), 6),
@@ -140,6 +142,13 @@ def build_results(
         "scenarios": scenario_stats(records, settings.seed),
         "items": records,
     }
+
+
+def _merge_concurrency(processes: list[dict[str, Any]], fixed: int | None) -> dict[str, Any]:
+    """Each process's providers under auto (a worker measures its own), or the fixed number."""
+    if fixed is not None:
+        return {"mode": "fixed", "conversations": fixed}
+    return {"mode": "auto", "providers": [provider for process in processes for provider in process.get("providers", [])]}
 
 
 def _embedder(settings: Any) -> str | None:

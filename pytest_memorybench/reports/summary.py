@@ -64,11 +64,14 @@ def summary_lines(
         lines.append(memory)
     recall = totals.get("evidence_recall")
     if recall:
-        lines.append(f"evidence recall@{recall['k']}: {recall['mean']:.2f} over {recall['questions']} questions (the statements each question needs, among what the agent's memory retrieved)")
+        lines.append(f"evidence recall@{recall['k']}: {recall['mean']:.2f} over {recall['questions']} questions (what each question rests on, among what the agent's memory retrieved)")
     lines.append(
         f"judge {results['run']['judge']}: {totals['judge_calls']:,} calls, {totals['judge_cache_hits']:,} cache hits, "
         f"{totals['judge_tokens_in'] + totals['judge_tokens_out']:,} tokens, ${totals['judge_cost_usd']:.4f}"
     )
+    concurrency = concurrency_line(results["run"].get("concurrency"))
+    if concurrency:
+        lines.append(concurrency)
     contexts = []  # the probe families' contexts, delivered whole before their questions
     for conversation in results.get("conversations", []):
         if conversation["span"]:
@@ -95,6 +98,19 @@ def summary_lines(
     if errors:
         lines.append(errors_line(totals, str(Path(results_path).parent)))
     return lines
+
+
+def concurrency_line(record: dict[str, Any] | None) -> str | None:
+    """What `--mb-concurrency auto` chose for each provider it measured (each worker's, under -n)."""
+    providers = (record or {}).get("providers") or []
+    if not providers:
+        return None
+    parts = []
+    for provider in providers:
+        level = provider["level"]
+        what = "one request at a time" if level == 1 else f"{level} requests at once"
+        parts.append(f"{'settled at' if provider['settled'] else 'at'} {level} ({provider['provider']}: {what})")
+    return "concurrency auto " + "; ".join(parts)
 
 
 def efficiency_text(totals: dict[str, Any]) -> str:

@@ -21,12 +21,20 @@ Starter = Callable[[str], Coroutine[Any, Any, None]]
 
 
 class ConversationPool:
-    def __init__(self, starter: Starter, upcoming: Callable[[], Iterable[str]], limit: int) -> None:
+    def __init__(self, starter: Starter, upcoming: Callable[[], Iterable[str]], limit: int | Callable[[], int]) -> None:
         self.starter = starter  # the coroutine that drives one group to its end
         self.upcoming = upcoming  # groups this process will be asked for next, best first
-        self.limit = limit
+        self._limit = limit  # a number, or what the measured providers allow now (--mb-concurrency auto)
         self._tasks: dict[str, asyncio.Task[None]] = {}
         self._raised: set[str] = set()  # groups whose interruption was raised already
+
+    @property
+    def limit(self) -> int:
+        return self._limit() if callable(self._limit) else self._limit
+
+    @limit.setter
+    def limit(self, value: int) -> None:
+        self._limit = value
 
     @property
     def in_flight(self) -> int:
@@ -54,6 +62,11 @@ class ConversationPool:
     async def _next_end(self) -> None:
         await asyncio.wait([t for t in self._tasks.values() if not t.done()], return_when=asyncio.FIRST_COMPLETED)
         self._raise_interruption()
+
+    def level_changed(self) -> None:
+        """A measured limit moved (`--mb-concurrency auto`): start what it now allows."""
+        if self._tasks:  # only while a conversation runs: the loop is ours then
+            self._fill()
 
     async def cancel(self, groups: Iterable[str] | None = None) -> None:
         """Stop the unfinished conversations (all of them by default) and let them end cleanly."""

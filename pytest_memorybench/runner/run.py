@@ -21,6 +21,14 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from filelock import FileLock
 
 from pytest_memorybench.agents.protocol import AgentAdapter
+from pytest_memorybench.agents.concurrency import (
+    AUTO_CEILING,
+    active_limits,
+    auto_conversations,
+    forget_limits,
+    limit_for,
+    on_level_change,
+)
 from pytest_memorybench.agents.supply import RunAgents
 from pytest_memorybench.agents.budget import Budget
 from pytest_memorybench.conversation.channel import AgentChannel, LoggedJudge
@@ -132,7 +140,11 @@ class BenchmarkRun:
         self._stopping: str | None = None  # why the run is ending the conversations in flight
         self.budget = Budget()
         self._warm_up: threading.Thread | None = None
-        self.pool = ConversationPool(self._run_group, self._upcoming_groups, settings.concurrency)
+        if settings.concurrency is None:
+            forget_limits()  # this run measures its providers afresh
+        self.pool = ConversationPool(self._run_group, self._upcoming_groups, settings.concurrency or auto_conversations)
+        if settings.concurrency is None:
+            on_level_change(self.pool.level_changed)
         self.loop = RunLoop()
         self.agents = RunAgents(self.run_sync, timeout=settings.agent_options.timeout, budget=self.budget)
         self._log: EventLog | None = None
@@ -214,8 +226,17 @@ class BenchmarkRun:
     def judge(self) -> CachedJudge:
         """The run's judge, built on first use (a run whose scorers need none never builds it)."""
         if self._judge is None:
-            self._judge = build_judge(self.settings.judge, cache_path=self.judge_cache, limits=self.settings.agent_options.limits)
+            self._judge = build_judge(
+                self.settings.judge, cache_path=self.judge_cache, limits=self.settings.agent_options.limits,
+                **({} if self.settings.concurrency else {"max_concurrency": AUTO_CEILING}),  # auto: the endpoint's limit decides
+            )
         return self._judge
+
+    def concurrency_record(self) -> dict[str, Any]:
+        """How many requests this process sent at once, and (auto) what each provider's limit did."""
+        if self.settings.concurrency is not None:
+            return {"mode": "fixed", "conversations": self.settings.concurrency, "providers": []}
+        return {"mode": "auto", "providers": [limit.record() for limit in active_limits()]}
 
     def judge_stats(self) -> dict[str, Any]:
         """This process's judging, for results.json (zeros when the judge was never needed)."""
@@ -289,6 +310,9 @@ class BenchmarkRun:
         if self.agents.supply is not None:
             return
         supply = self.agents.choose(agent, factory, agentless=self.agentless is not None)
+        spec = self.settings.agent
+        if self.settings.concurrency is None and supply.multiplies and (spec is None or spec.kind in ("entry_point", "import")):
+            supply.limit = limit_for(f"agent {spec.display if spec else 'memorybench_agent_factory'}")  # your code: measured as a provider
         if self.agentless is None and not supply.multiplies:
             if factory is not None and self.pool.limit > 1 and self.progress is not None:
                 # The header could not know: the user's fixture was free to hand back --agent's agent.

@@ -20,13 +20,17 @@ import pytest
 from xdist.scheduler import LoadGroupScheduling
 
 
+AUTO_SCOPES_PER_WORKER = 8
+
+
 class ConversationScheduling(LoadGroupScheduling):
     """`loadgroup`, with benchmark items grouped by their conversation."""
 
-    def __init__(self, config: pytest.Config, log: Any, groups: Mapping[str, str], concurrency: int = 1) -> None:
+    def __init__(self, config: pytest.Config, log: Any, groups: Mapping[str, str], concurrency: int | None = 1) -> None:
         super().__init__(config, log)
         self.groups = dict(groups)  # node id (without a group suffix) -> conversation group
-        self.per_worker = max(2, concurrency)  # scopes a worker holds at once (xdist's rule: about 2)
+        # Scopes a worker holds at once (xdist's rule: about 2); under auto, room for its level to rise.
+        self.per_worker = max(2, concurrency or AUTO_SCOPES_PER_WORKER)
 
     def _reschedule(self, node: Any) -> None:
         """Top the worker up to `per_worker` unfinished scopes (xdist: when 2 tests are left)."""

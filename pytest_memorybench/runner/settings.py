@@ -21,7 +21,7 @@ DEFAULT_SUITES = ("ltm",)
 DEFAULT_TIMEOUT = 600.0
 MAX_TIMEOUT = 86_400.0
 MAX_CONVERSATIONS = 1000  # per suite; a suite has fewer tests than that to deal out
-DEFAULT_CONCURRENCY = 4  # conversations driven at once: a real API's usual comfort, a local server's too
+AUTO = "auto"
 MAX_CONCURRENCY = 256
 MAX_RATE = 1e9  # requests or tokens a minute: anything above is no limit at all
 
@@ -61,7 +61,7 @@ class Settings:
     output: Path | None
     agent_options: AgentOptions
     conversations: int = 1
-    concurrency: int = DEFAULT_CONCURRENCY  # conversation groups one process drives at once
+    concurrency: int | None = None  # conversation groups one process drives at once; None: auto (agents.concurrency)
     resume: Path | None = None  # continue this run folder
     replay: Path | None = None  # re-score this run folder without an agent
     definitions: Path | None = None  # reuse this run folder's definitions
@@ -108,9 +108,7 @@ class Settings:
         conversations = option.mb_conversations
         if not 1 <= conversations <= MAX_CONVERSATIONS:
             raise UsageError(f"--mb-conversations {conversations} must be from 1 to {MAX_CONVERSATIONS}")
-        concurrency = getattr(option, "mb_concurrency", DEFAULT_CONCURRENCY)
-        if not 1 <= concurrency <= MAX_CONCURRENCY:
-            raise UsageError(f"--mb-concurrency {concurrency} must be from 1 to {MAX_CONCURRENCY} conversations at once")
+        concurrency = _concurrency(getattr(option, "mb_concurrency", AUTO))
         resume, replay = _run_folder(option.mb_resume, "--mb-resume"), _run_folder(option.mb_replay, "--mb-replay")
         if resume and replay:
             raise UsageError("--mb-resume and --mb-replay exclude each other: continue a run, or re-score it")
@@ -141,7 +139,7 @@ class Settings:
             threshold=threshold,
             output=Path(option.mb_output) if option.mb_output else None,
             agent_options=AgentOptions(
-                context_tokens=context, timeout=timeout, thinking_tokens=thinking, limits=_rate_limits(option),
+                context_tokens=context, timeout=timeout, thinking_tokens=thinking, limits=_rate_limits(option, concurrency is None),
                 **_memory_options(option, agent),
             ),
             conversations=conversations,
@@ -242,7 +240,21 @@ class MaxErrors:
         return f"{self.percent:g}%" if self.percent is not None else str(self.count)
 
 
-def _rate_limits(option: Any) -> RateLimits:
+def _concurrency(value: Any) -> int | None:
+    """`--mb-concurrency`: a number of conversations, or None for auto."""
+    text = str(value).strip().lower()
+    if text == AUTO:
+        return None
+    try:
+        concurrency = int(text)
+    except ValueError:
+        concurrency = 0
+    if not 1 <= concurrency <= MAX_CONCURRENCY:
+        raise UsageError(f"--mb-concurrency {value} must be auto or from 1 to {MAX_CONCURRENCY} conversations at once")
+    return concurrency
+
+
+def _rate_limits(option: Any, adaptive: bool) -> RateLimits:
     in_flight = getattr(option, "mb_max_requests", None)
     if in_flight is not None and not 1 <= in_flight <= MAX_CONCURRENCY:
         raise UsageError(f"--mb-max-requests {in_flight} must be from 1 to {MAX_CONCURRENCY} requests in flight")
@@ -252,7 +264,7 @@ def _rate_limits(option: Any) -> RateLimits:
         if value is not None and not 1 <= value <= MAX_RATE:
             raise UsageError(f"{flag} {value:g} must be from 1 to {MAX_RATE:g} {what} a minute")
         rates[name] = value
-    return RateLimits(in_flight, rates["mb_rpm"], rates["mb_tpm"])
+    return RateLimits(in_flight, rates["mb_rpm"], rates["mb_tpm"], adaptive)
 
 
 def _max_cost(value: float | None) -> float | None:

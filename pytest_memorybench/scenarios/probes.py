@@ -57,6 +57,10 @@ class ProbeScenario(Protocol):
     ) -> Score | Awaitable[Score]: ...
 
 
+    # Optional: `evidence_ids(definition) -> Sequence[int]`, the ids (`Message.id`) of the context
+    # turns a question rests on; with it, agents that can `retrieve` get evidence recall measured.
+
+
 def is_probe_scenario(scenario: object) -> bool:
     return callable(getattr(scenario, "contexts", None))
 

@@ -19,7 +19,7 @@ from http.server import BaseHTTPRequestHandler, HTTPServer
 
 BEHAVIOUR = {behaviour!r}
 parser = argparse.ArgumentParser()
-for option in ("--model", "--model_alias", "--host", "--port", "--n_ctx", "--verbose"):
+for option in ("--model", "--model_alias", "--host", "--port", "--n_ctx", "--n_threads", "--n_threads_batch", "--embedding", "--verbose"):
     parser.add_argument(option)
 options = parser.parse_args()
 if BEHAVIOUR == "bad-weights":

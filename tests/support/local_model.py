@@ -23,9 +23,19 @@ from pytest_memorybench.local_model import (
 @pytest.fixture(scope="module")
 def model_server() -> Iterator[str]:
     """The checked local-model server's OpenAI base URL."""
+    yield from serving()
+
+
+@pytest.fixture(scope="module")
+def embedding_server() -> Iterator[str]:
+    """The same, serving `/v1/embeddings` too (the memory systems' endpoint embedder)."""
+    yield from serving(embeddings=True)
+
+
+def serving(*, embeddings: bool = False) -> Iterator[str]:
     port = free_port()
     try:
-        command = server_command(port)
+        command = server_command(port, embeddings=embeddings)
     except LocalModelUnavailable as missing:
         pytest.skip(str(missing))
     except LocalModelBroken as broken:

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from pytest_memorybench.agents.recall import Bm25Memory, answer, is_question, terms
@@ -156,3 +158,12 @@ def embeddings(request: RecordedRequest, text: str) -> Any:
         data.append({"object": "embedding", "index": index, "embedding": vector})
     tokens = sum(len(str(value).split()) for value in inputs)
     return {"object": "list", "data": data, "model": request.body.get("model"), "usage": {"prompt_tokens": tokens, "total_tokens": tokens}}
+
+
+@contextmanager
+def scripted_memory_server() -> Iterator[tuple[LLMServer, MemoryModelScript]]:
+    """The scripted memory model on a loopback port, with its `/v1/embeddings` route."""
+    with LLMServer() as server:
+        script = MemoryModelScript().install(server)
+        server.routes[("POST", "/v1/embeddings")] = embeddings
+        yield server, script

@@ -84,8 +84,7 @@ class MemorySystem(ABC):
 
     name: ClassVar[str]
     settings_type: ClassVar[type]
-    writes_per_message: ClassVar[float] = 0.0  # model calls per message taken in, for --mb-estimate
-    reads_per_message: ClassVar[float] = 1.0  # model calls per reply (the answer included)
+    answer_changes_memory: ClassVar[bool] = False  # answering updates the memory (a resume redoes it)
 
     def __init__(self, model: MemoryModel, embedder: Embedder | None = None, settings: Any = None) -> None:
         self.model = model
@@ -131,8 +130,25 @@ class MemorySystem(ABC):
     async def observe(self, messages: Sequence[Message]) -> None:
         await self.write([self._hear(message.text, message.role, message.timestamp) for message in messages])
 
+    async def catch_up(self, history: Sequence[Message]) -> None:
+        """A resumed run's earlier exchanges, taken in as the replies took them: each user message
+        is answered again when answering changes the memory (what was recalled, a function call),
+        the answer thrown away, and the logged reply written with it.  With a deterministic model
+        the memory ends as the uninterrupted run's did."""
+        for user, said in zip(history[::2], history[1::2]):
+            heard = self._hear(user.text, "user", user.timestamp)
+            if self.answer_changes_memory:
+                await self.answer(heard)
+            await self.write([heard, self._hear(said.text, "assistant", user.timestamp)])
+
     async def retrieve(self, query: str, k: int) -> list[str]:
         return await self.recall(query, k)
+
+    async def prime_answer(self, ideal: str) -> None:
+        """The harness's cue to a calibration model (the estimate's stand-in): for the answer only."""
+        primed = getattr(self.model.answerer, "prime_answer", None)
+        if primed is not None:
+            await primed(ideal)
 
     async def reset(self) -> None:
         self.log = []

@@ -114,6 +114,13 @@ def _wordllama() -> Any:
     return wordllama.WordLlama.load(cache_dir=Path(wordllama.__file__).parent, disable_download=True)
 
 
+def pooled(embedding: Sequence[Any]) -> np.ndarray:
+    """One vector for a text: a server without pooling (llama.cpp serving a chat model) returns
+    one per token, and their mean stands for the text."""
+    vector = np.asarray(embedding, dtype=np.float32)
+    return vector.mean(axis=0) if vector.ndim == 2 else vector
+
+
 class EndpointEmbedder:
     """An OpenAI-compatible `/v1/embeddings`, in batches, with transient failures retried."""
 
@@ -130,7 +137,7 @@ class EndpointEmbedder:
         self._client = openai.AsyncOpenAI(api_key=key, base_url=base_url, max_retries=0, timeout=120)
 
     async def embed(self, texts: Sequence[str]) -> tuple[np.ndarray, Usage]:
-        rows: list[list[float]] = []
+        rows: list[np.ndarray] = []
         spent = Usage()
         for start in range(0, len(texts), BATCH):
             batch = [text or " " for text in texts[start : start + BATCH]]  # servers refuse an empty input
@@ -141,7 +148,7 @@ class EndpointEmbedder:
             ):
                 with attempt:
                     response = await self._client.embeddings.create(model=self.model, input=batch)
-            rows.extend(list(item.embedding) for item in sorted(response.data, key=lambda item: item.index))
+            rows.extend(pooled(item.embedding) for item in sorted(response.data, key=lambda item: item.index))
             usage = getattr(response, "usage", None)
             spent.add(Usage(input_tokens=getattr(usage, "prompt_tokens", 0) or 0, seconds=time.perf_counter() - started, calls=1))
         vectors = np.asarray(rows, dtype=np.float32)

@@ -73,7 +73,7 @@ class GenerativeAgentsSettings:
 class GenerativeAgents(MemorySystem):
     name = "generative-agents"
     settings_type = GenerativeAgentsSettings
-    writes_per_message = 1.0  # an importance rating per observation (and reflections now and then)
+    answer_changes_memory = True  # retrieval refreshes last access
 
     def start(self) -> None:
         self.stream: list[Observation] = []

@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from pytest_memorybench.agents.memory.base import Entry, MemorySystem, exchange_text, newest_that_fit, section, system_prompt, tokens
+from pytest_memorybench.agents.memory.model import first_word
 from pytest_memorybench.agents.memory.rag import best_that_fit, exchanges
 from pytest_memorybench.agents.memory.systems import positive, require
 
@@ -76,8 +77,6 @@ class LightSettings:
 class Light(MemorySystem):
     name = "light"
     settings_type = LightSettings
-    writes_per_message = 1.0  # extraction and notes once per exchange of two messages
-    reads_per_message = 2.0  # the answer, and relevance checks of the scratchpad's chunks
 
     def start(self) -> None:
         self.segments: list[str] = []
@@ -147,7 +146,7 @@ class Light(MemorySystem):
         relevant = []
         for chunk in self.scratchpad_chunks():
             verdict = await self.model.work(RELEVANT.format(question=entry.text, chunk=chunk), "read")
-            if verdict.strip().lower().startswith("yes"):
+            if first_word(verdict) == "yes":
                 relevant.append(chunk)
         budget = self.prompt_budget - tokens(entry.text) - 64
         found = best_that_fit(ranked, self.segments, budget)

@@ -56,8 +56,6 @@ class LtmAgentSettings:
 class LtmAgent(MemorySystem):
     name = "ltm-agent"
     settings_type = LtmAgentSettings
-    writes_per_message = 0.5  # one scratchpad update per exchange
-    reads_per_message = 2.0  # queries, then the answer
 
     def start(self) -> None:
         self.chunks: list[str] = []

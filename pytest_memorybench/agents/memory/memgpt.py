@@ -96,8 +96,7 @@ class MemGPTSettings:
 class MemGPT(MemorySystem):
     name = "memgpt"
     settings_type = MemGPTSettings
-    writes_per_message = 0.05  # a summary when the queue overflows
-    reads_per_message = 2.0  # a function call or two before send_message
+    answer_changes_memory = True  # its function calls edit memory
 
     def start(self) -> None:
         self.core = {"persona": PERSONA, "human": ""}

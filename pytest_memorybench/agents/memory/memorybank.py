@@ -68,7 +68,7 @@ class MemoryBankSettings:
 class MemoryBank(MemorySystem):
     name = "memorybank"
     settings_type = MemoryBankSettings
-    writes_per_message = 0.02  # two calls a simulated day
+    answer_changes_memory = True  # recalling strengthens a memory
 
     def start(self) -> None:
         self.memories: list[Memory] = []

@@ -14,6 +14,7 @@ empty extraction, a default rating), so a weak model lowers the score and never 
 from __future__ import annotations
 
 import copy
+import re
 from collections.abc import Sequence
 from typing import Any, Literal
 
@@ -25,6 +26,13 @@ Phase = Literal["write", "read"]
 PHASES: tuple[Phase, ...] = ("write", "read")
 WORK_SYSTEM = "You are the memory module of a conversational assistant. Follow the instructions exactly."
 JSON_AGAIN = "Your last reply could not be read as JSON. Reply again with the JSON only."
+_WORD = re.compile(r"[a-z]+")
+
+
+def first_word(reply: str) -> str:
+    """A yes/no verdict's word, however it is set ("Yes.", "**No**"), lower-cased: "Noted" is not "no"."""
+    found = _WORD.search(reply.lower())
+    return found.group() if found else ""
 
 
 class MemoryModel:

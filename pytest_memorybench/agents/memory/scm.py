@@ -17,6 +17,7 @@ import numpy as np
 
 from pytest_memorybench.agents.memory.base import Entry, MemorySystem, exchange_text, newest_that_fit, section, system_prompt, tokens
 from pytest_memorybench.agents.memory.index import top
+from pytest_memorybench.agents.memory.model import first_word
 from pytest_memorybench.agents.memory.rag import exchanges
 from pytest_memorybench.agents.memory.systems import positive, require
 
@@ -49,8 +50,6 @@ class ScmSettings:
 class SelfControlledMemory(MemorySystem):
     name = "scm"
     settings_type = ScmSettings
-    writes_per_message = 0.1  # summaries of long exchanges
-    reads_per_message = 2.0  # the controller, then the answer
 
     def start(self) -> None:
         self.memories: list[str] = []
@@ -78,7 +77,7 @@ class SelfControlledMemory(MemorySystem):
         recent = exchange_text(self.log[-self.settings.recent - 1 : -1]) if self.settings.recent else ""
         verdict = await self.model.work(CONTROLLER.format(recent=recent or "(none)", message=entry.text), "read")
         memories: list[str] = []
-        if not verdict.strip().lower().startswith("no"):
+        if first_word(verdict) != "no":
             self.controller_yes += 1
             memories = [self.shown[i] for i in sorted(await self.ranked(entry.text, self.settings.k))]
         budget = self.prompt_budget - tokens(entry.text) - 64

@@ -226,7 +226,8 @@ def deliver(chat: Iterable[Batch], *, strip_markers: bool = True) -> Iterator[Me
         start = datetime.combine(day, DAY_START)
         for position, message in enumerate(batch.messages):
             text = strip_marker(message.content) if strip_markers else message.content
-            yield Message(text, start + position * MESSAGE_GAP, "assistant" if message.role == "assistant" else "user")
+            role = "assistant" if message.role == "assistant" else "user"
+            yield Message(text, start + position * MESSAGE_GAP, role, message.id)
 
 
 __all__ = [

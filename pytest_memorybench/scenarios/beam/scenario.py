@@ -133,6 +133,10 @@ class BeamConversations:
             contexts.append(ProbeContext(plan.id, tuple(probes), _stream(units, settings.strip_markers), header=HEADER))
         return contexts
 
+    def evidence_ids(self, definition: TestDefinition) -> list[int]:
+        """The chat messages the question rests on (its `source_chat_ids`): evidence recall's target."""
+        return list((definition.expected or {}).get("source_chat_ids") or ())
+
     def score(self, definition: TestDefinition, responses: Sequence[str], context: ScoringContext) -> Awaitable[Score]:
         return score_reply(definition, responses, context)
 

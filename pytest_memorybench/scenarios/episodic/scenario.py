@@ -202,8 +202,8 @@ def book_turns(book: Book, delivery: str) -> Iterator[Message]:
     if delivery == "document":
         yield Message(book.document(), START)
         return
-    for offset, text in enumerate(book.chapters()):
-        yield Message(text, START + timedelta(minutes=offset))
+    for offset, truth in enumerate(book.truths):
+        yield Message(book.heading_and_body(truth.chapter), START + timedelta(minutes=offset), id=truth.chapter)
 
 
 class EpisodicBook:
@@ -242,6 +242,12 @@ class EpisodicBook:
                 header=HEADERS[settings.delivery],
             )
         ]
+
+    def evidence_ids(self, definition: TestDefinition) -> list[int]:
+        """The chapters the answer comes from, when each chapter is a message of its own."""
+        if definition.params.get("delivery") != "chapters":
+            return []  # one message holds the whole book: retrieving it says nothing
+        return list((definition.expected or {}).get("chapters") or ())
 
     def score(self, definition: TestDefinition, responses: Sequence[str], context: ScoringContext) -> Any:
         return score_question(definition, responses, context)

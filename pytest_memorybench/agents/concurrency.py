@@ -1,0 +1,211 @@
+"""Concurrency that finds its own level: `--mb-concurrency auto`.
+
+Whether sending more requests at once makes a run faster depends on what serves them, which users
+rarely know: a llama.cpp server computes one request at a time (more only queue, and compete for
+the same cores), vLLM or a hosted API serve many, a rate-limited key serves as many as its limit.
+So the level is measured, per provider (an endpoint, or a Python agent): `AdaptiveLimit` lets at
+most `level` requests through at once and watches the throughput they achieve (replies a second).
+
+It starts at one and doubles the level while each doubling pays (slow start), then raises it one
+at a time; a raise that does not pay enough (at least a quarter of the ideal gain: a doubling must
+bring 25 % more replies a second, 8 → 9 about 3 %) is taken back and the level settles, to be
+probed again one step up every few windows.  A push back from the provider (429, a timeout, an
+overloaded 503) halves it at once: the additive-increase / multiplicative-decrease rule TCP made
+standard.  A window whose requests did not fill the level (too few conversations, an agent busy
+with its own work) decides nothing.  The level never exceeds `ceiling` (`--mb-max-requests`, the
+run's conversations, `AUTO_CEILING`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+AUTO_CEILING = 32  # requests in flight auto mode tries at most, without --mb-max-requests
+MIN_SAMPLES = 4  # replies a window needs before it decides: one per request in flight (two past slow start)
+GAIN_SHARE = 0.25  # of the ideal gain a raise must bring to be kept
+UTILISED = 0.7  # share of the level the requests in flight must fill for a window to count
+PROBE_EVERY = 4  # windows at a settled level before trying one more
+UNMEASURED_CONVERSATIONS = 4  # conversations at once under auto while no provider is measured
+
+
+@dataclass(frozen=True)
+class LevelChange:
+    """One step of the controller, for results.json: when, to what level, on what measurement."""
+
+    seconds: float  # since the limit was made
+    level: int
+    throughput: float | None  # replies a second measured at the level left behind
+    why: str
+
+    def as_list(self) -> list[object]:
+        return [round(self.seconds, 3), self.level, None if self.throughput is None else round(self.throughput, 4), self.why]
+
+
+class AdaptiveLimit:
+    """At most `level` requests at once to one provider, the level set by measured throughput."""
+
+    def __init__(self, name: str, *, ceiling: int = AUTO_CEILING, clock: Callable[[], float] = time.monotonic) -> None:
+        self.name = name
+        self.ceiling = max(1, ceiling)
+        self.level = 1
+        self.in_flight = 0
+        self.most_in_flight = 0
+        self.settled = False
+        self._clock = clock
+        self._born = clock()
+        self.changes: list[LevelChange] = [LevelChange(0.0, 1, None, "start")]
+        self._measured: dict[int, float] = {}  # level -> throughput last measured there
+        self._raised_from: int | None = None  # the level the current one was raised from, on trial
+        self._slow_start = True
+        self._settled_windows = 0
+        self._calm_after = 0.0  # clock time before which a push back repeats the last one
+        self._latency = 0.0  # a request's mean time in flight, from the last window (Little's law)
+        self._waiters: list[asyncio.Future[None]] = []
+        self._new_window()
+
+    # -- the door ---------------------------------------------------------------------------------
+
+    async def acquire(self) -> None:
+        while self.in_flight >= self.level:
+            waiter = asyncio.get_running_loop().create_future()
+            self._waiters.append(waiter)
+            try:
+                await waiter
+            except BaseException:
+                self._waiters.remove(waiter)
+                self._wake()  # a place it was woken for goes to the next in line
+                raise
+            self._waiters.remove(waiter)
+        self._account()
+        self.in_flight += 1
+        self.most_in_flight = max(self.most_in_flight, self.in_flight)
+
+    def release(self, answered: bool) -> None:
+        """A request is over; `answered`: it brought a reply (failures measure nothing)."""
+        self._account()
+        self.in_flight -= 1
+        if answered:
+            self._done += 1
+            if self._done >= max(MIN_SAMPLES, self.level if self._slow_start else 2 * self.level):
+                self._decide()
+        self._wake()
+
+    def push_back(self) -> None:
+        """The provider refused the pace (429, timeout, overload): halve the level at once."""
+        now = self._clock()
+        if now < self._calm_after:
+            return  # the requests in flight when it came say the same thing again
+        self._calm_after = now + 2 * self._latency
+        self._slow_start = False
+        self._raised_from = None
+        self._change(max(1, self.level // 2), None, "pushed back")
+
+    def set_ceiling(self, ceiling: int) -> None:
+        self.ceiling = max(1, ceiling)
+        if self.level > self.ceiling:
+            self._change(self.ceiling, None, "ceiling")
+
+    # -- measuring --------------------------------------------------------------------------------
+
+    def _new_window(self) -> None:
+        self._start = self._last = self._clock()
+        self._done = 0
+        self._busy = 0.0  # integral of requests in flight over the window's time
+
+    def _account(self) -> None:
+        now = self._clock()
+        self._busy += self.in_flight * (now - self._last)
+        self._last = now
+
+    def _decide(self) -> None:
+        elapsed = max(self._clock() - self._start, 1e-9)
+        throughput = self._done / elapsed
+        self._latency = self._busy / self._done
+        if self._busy / (elapsed * self.level) < UTILISED:
+            self._new_window()  # demand did not fill the level: nothing learnt about it
+            return
+        level, before = self.level, self._raised_from
+        self._measured[level] = throughput
+        self._raised_from = None
+        if before is not None:  # a raise on trial: kept if it paid
+            if throughput < self._measured[before] * (1 + GAIN_SHARE * (level / before - 1)):
+                self._slow_start, self.settled, self._settled_windows = False, True, 0
+                self._change(before, throughput, "no gain")
+                return
+            self.settled = False
+        elif self.settled:
+            self._settled_windows += 1
+            if self._settled_windows < PROBE_EVERY:
+                self._new_window()
+                return
+            self._settled_windows = 0
+        if level >= self.ceiling:
+            self.settled = True
+            self._new_window()
+            return
+        self._raised_from = level
+        self._change(min(self.ceiling, level * 2 if self._slow_start else level + 1), throughput, "probing" if self.settled else "gain")
+
+    def _change(self, level: int, throughput: float | None, why: str) -> None:
+        if level != self.level:
+            self.changes.append(LevelChange(self._clock() - self._born, level, throughput, why))
+        self.level = level
+        self._new_window()
+        self._wake()
+        for listener in _LISTENERS:
+            listener()
+
+    def _wake(self) -> None:
+        for waiter in self._waiters[: max(0, self.level - self.in_flight)]:
+            if not waiter.done():
+                waiter.set_result(None)
+
+    # -- reporting --------------------------------------------------------------------------------
+
+    def record(self) -> dict[str, object]:
+        return {
+            "provider": self.name,
+            "level": self.level,
+            "settled": self.settled,
+            "most_in_flight": self.most_in_flight,
+            "changes": [change.as_list() for change in self.changes],
+        }
+
+
+_LIMITS: dict[str, AdaptiveLimit] = {}
+_LISTENERS: list[Callable[[], None]] = []  # told of every change of level (the run's conversation pool)
+
+
+def limit_for(name: str, ceiling: int = AUTO_CEILING) -> AdaptiveLimit:
+    """The limit of one provider in this process, made on first use: every caller shares it."""
+    limit = _LIMITS.get(name)
+    if limit is None:
+        limit = _LIMITS[name] = AdaptiveLimit(name, ceiling=ceiling)
+    return limit
+
+
+def active_limits() -> list[AdaptiveLimit]:
+    """The providers measured in this process, in the order they were first called."""
+    return list(_LIMITS.values())
+
+
+def forget_limits() -> None:
+    """A new run measures afresh (a test may run several in one process)."""
+    _LIMITS.clear()
+    _LISTENERS.clear()
+
+
+def on_level_change(listener: Callable[[], None]) -> None:
+    """Call `listener` (on the event loop) whenever a provider's level changes."""
+    _LISTENERS.append(listener)
+
+
+def auto_conversations() -> int:
+    """Conversations to drive at once under auto: twice the level of the busiest measured provider
+    (so a raise finds callers to fill it), or `UNMEASURED_CONVERSATIONS` while none is measured (a
+    built-in agent and the local judge call no provider)."""
+    levels = [limit.level for limit in _LIMITS.values()]
+    return max(2, 2 * max(levels)) if levels else UNMEASURED_CONVERSATIONS

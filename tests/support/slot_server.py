@@ -1,0 +1,130 @@
+"""Simulated providers for the concurrency controller: so many slots, a service time, a rate limit.
+
+Each `serve()` is one request: it waits for a slot (a server with one slot queues the rest, and
+with `contention` each waiting request slows the one being served, as requests competing for the
+same cores do) and takes `service` seconds.  A server with a `rate` answers "too fast" (a 429)
+above so many requests a second.  `drive` plays clients against one, through an `AdaptiveLimit`
+or a fixed number at once, and returns the wall time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections import deque
+from dataclasses import dataclass, field
+
+from pytest_memorybench.agents.concurrency import AdaptiveLimit
+
+
+RATE_WINDOW = 0.2  # seconds over which a rate limit counts: a burst of a fifth of a second's worth
+
+
+class TooFast(Exception):
+    """The simulated 429."""
+
+
+@dataclass
+class SlotServer:
+    slots: int | None  # None: any number at once
+    service: float = 0.02
+    contention: float = 0.0  # extra service time per request waiting, as a share of `service`
+    rate: float | None = None  # requests a second allowed; above it, TooFast
+    served: int = 0
+    refused: int = 0
+    most_at_once: int = 0
+    _busy: int = 0
+    _waiting: int = 0
+    _recent: deque[float] = field(default_factory=deque)
+    _door: asyncio.Semaphore | None = None
+
+    async def serve(self) -> None:
+        if self.rate is not None:
+            now = time.monotonic()
+            while self._recent and now - self._recent[0] > RATE_WINDOW:
+                self._recent.popleft()
+            if len(self._recent) >= self.rate * RATE_WINDOW:
+                self.refused += 1
+                raise TooFast
+            self._recent.append(now)
+        if self.slots is not None and self._door is None:
+            self._door = asyncio.Semaphore(self.slots)
+        self._waiting += 1
+        if self._door is not None:
+            await self._door.acquire()
+        self._waiting -= 1
+        self._busy += 1
+        self.most_at_once = max(self.most_at_once, self._busy)
+        try:
+            await asyncio.sleep(self.service * (1 + self.contention * self._waiting))
+        finally:
+            self._busy -= 1
+            if self._door is not None:
+                self._door.release()
+        self.served += 1
+
+
+async def _drive(server: SlotServer, requests: int, clients: int, limit: AdaptiveLimit | None, fixed: int) -> float:
+    left = requests
+    gate = asyncio.Semaphore(fixed)
+
+    async def client() -> None:
+        nonlocal left
+        while left > 0:
+            left -= 1
+            while True:
+                if limit is not None:
+                    await limit.acquire()
+                else:
+                    await gate.acquire()
+                try:
+                    await server.serve()
+                except TooFast:
+                    if limit is not None:
+                        limit.release(False)
+                        limit.push_back()
+                    else:
+                        gate.release()
+                    await asyncio.sleep(0.05)
+                    continue
+                if limit is not None:
+                    limit.release(True)
+                else:
+                    gate.release()
+                break
+
+    started = time.perf_counter()
+    await asyncio.gather(*(client() for _ in range(clients)))
+    return time.perf_counter() - started
+
+
+def drive(server: SlotServer, requests: int, *, clients: int = 32, limit: AdaptiveLimit | None = None, fixed: int = 1) -> float:
+    """Wall seconds for `requests` through `limit` (or `fixed` at once) by `clients` callers."""
+    return asyncio.run(_drive(server, requests, clients, limit, fixed))
+
+
+def slotted_route(slots: int | None, service: float, contention: float = 0.0):  # noqa: ANN201 - an LLMServer route
+    """A chat-completions route for `LLMServer` that serves `slots` requests at once (None: any
+    number), each taking `service` seconds (longer by `contention` × `service` for each request
+    queued behind it), and answers with the message it was sent."""
+    import threading
+
+    from tests.support.llm_server import chat_completion, last_user_text
+
+    door = threading.Semaphore(slots) if slots else None
+    queued = [0]
+
+    def route(request, text):  # noqa: ANN001, ANN202
+        queued[0] += 1
+        if door is not None:
+            door.acquire()
+        queued[0] -= 1
+        try:
+            time.sleep(service * (1 + contention * queued[0]))
+        finally:
+            if door is not None:
+                door.release()
+        usage = {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}
+        return chat_completion("model", "Noted: " + last_user_text(request.body)[:60], usage)
+
+    return route

@@ -1,0 +1,118 @@
+"""The concurrency controller against simulated providers: it settles near what each can serve."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import pytest_memorybench.agents.recall  # noqa: F401  (numpy must load outside pytester's inner runs)
+from pytest_memorybench.agents.concurrency import AUTO_CEILING, AdaptiveLimit
+from tests.support.llm_server import LLMServer
+from tests.support.slot_server import SlotServer, drive, slotted_route
+
+
+def test_one_slot_settles_at_one_and_is_no_slower_than_one_at_a_time() -> None:
+    server = SlotServer(slots=1, contention=0.2)
+    limit = AdaptiveLimit("one slot")
+    auto = drive(server, 120, limit=limit)
+    assert limit.level == 1 and limit.settled, limit.changes
+    one = drive(SlotServer(slots=1, contention=0.2), 120, fixed=1)
+    assert auto <= 1.1 * one, (auto, one)
+
+
+def test_four_slots_settle_at_four() -> None:
+    limit = AdaptiveLimit("four slots")
+    drive(SlotServer(slots=4), 400, limit=limit)
+    assert limit.level in (4, 5) and limit.settled, limit.changes  # 5: a probe one up, on trial
+    assert [change.level for change in limit.changes[:5]] == [1, 2, 4, 8, 4]
+
+
+def test_a_server_that_serves_any_number_is_driven_to_the_ceiling_and_never_past_it() -> None:
+    server = SlotServer(slots=None)
+    limit = AdaptiveLimit("unlimited", ceiling=12)
+    drive(server, 300, limit=limit)
+    assert limit.level == 12 and server.most_at_once == limit.most_in_flight == 12
+
+
+def test_a_rate_limit_pushes_the_level_back_to_about_its_rate() -> None:
+    server = SlotServer(slots=None, service=0.05, rate=100)  # 100 a second: five requests of 50 ms at once
+    limit = AdaptiveLimit("rate limited")
+    drive(server, 600, limit=limit)
+    assert 3 <= limit.level <= 7, limit.changes  # a saw-tooth around five
+    assert any(change.why == "pushed back" for change in limit.changes)
+    assert server.refused < 0.1 * server.served
+
+
+def test_a_window_the_callers_do_not_fill_decides_nothing() -> None:
+    limit = AdaptiveLimit("two callers")
+    drive(SlotServer(slots=None), 100, clients=2, limit=limit)
+    assert limit.level <= 4 and limit.most_in_flight == 2  # raised to 4 once, never found wanting
+
+
+@pytest.mark.parametrize("ceiling", [1, 3])
+def test_the_ceiling_bounds_the_level(ceiling: int) -> None:
+    limit = AdaptiveLimit("bounded", ceiling=ceiling)
+    drive(SlotServer(slots=None), 60, limit=limit)
+    assert limit.most_in_flight == limit.level == ceiling
+
+
+# -- through the plugin --------------------------------------------------------------------------
+
+pytest_plugins = ["pytester"]
+RUN = ("--memorybench", "-p", "no:cacheprovider", "-p", "no:randomly", "--span=isolated")
+
+
+def _concurrency(folder: Path) -> dict[str, Any]:
+    return json.loads((folder / "results.json").read_text())["run"]["concurrency"]
+
+
+@pytest.fixture
+def served() -> Iterator[LLMServer]:
+    with LLMServer() as server:
+        yield server
+
+
+def test_auto_is_the_default_and_settles_low_against_one_slot(pytester: pytest.Pytester, served: LLMServer) -> None:
+    served.routes[("POST", "/v1/chat/completions")] = slotted_route(1, 0.2)
+    result = pytester.runpytest(*RUN, f"--agent=openai:model@{served.openai_url}", "-k", "colours or name_list", "--mb-output=run")
+    result.stdout.fnmatch_lines(["memorybench: agent * | concurrency auto | *", "concurrency auto * at *(openai@http://127.0.0.1:*/v1: *)"])
+    (provider,) = _concurrency(pytester.path / "run")["providers"]
+    assert provider["level"] <= 2 and provider["changes"][0] == [0.0, 1, None, "start"], provider
+
+
+def test_auto_climbs_against_a_server_that_serves_any_number(pytester: pytest.Pytester, served: LLMServer) -> None:
+    served.routes[("POST", "/v1/chat/completions")] = slotted_route(None, 0.5)  # long enough for our CPU to keep up
+    pytester.runpytest(*RUN, f"--agent=openai:model@{served.openai_url}", "--mb-output=run")
+    (provider,) = _concurrency(pytester.path / "run")["providers"]
+    assert provider["level"] >= 8 and 8 <= provider["most_in_flight"] <= AUTO_CEILING, provider["changes"]
+    assert [change[1] for change in provider["changes"][:4]] == [1, 2, 4, 8]
+
+
+def test_auto_never_passes_max_requests(pytester: pytest.Pytester, served: LLMServer) -> None:
+    served.routes[("POST", "/v1/chat/completions")] = slotted_route(None, 0.1)
+    pytester.runpytest(*RUN, f"--agent=openai:model@{served.openai_url}", "--mb-max-requests=3", "-k", "not chapterbreak", "--mb-output=run")
+    (provider,) = _concurrency(pytester.path / "run")["providers"]
+    assert provider["most_in_flight"] <= 3 and provider["level"] == 3, provider
+
+
+def test_your_own_agent_is_measured_as_a_provider(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SLOW_AGENT_SECONDS", "0.1")
+    pytester.runpytest(*RUN, "--agent=tests.bench.slow_agent:make_agent", "-k", "not chapterbreak", "--mb-output=run")
+    (provider,) = _concurrency(pytester.path / "run")["providers"]
+    assert provider["provider"] == "agent tests.bench.slow_agent:make_agent" and provider["level"] >= 4, provider
+
+
+def test_a_fixed_number_is_kept_and_recorded(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest(*RUN, "--agent=recall", "--mb-concurrency=2", "-k", "colours", "--mb-output=run")
+    result.stdout.fnmatch_lines(["memorybench: agent recall | * | concurrency 2 | *"])
+    assert _concurrency(pytester.path / "run") == {"mode": "fixed", "conversations": 2}
+
+
+def test_a_bad_concurrency_is_one_line(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest(*RUN, "--agent=recall", "--mb-concurrency=lots")
+    assert result.ret == 4
+    result.stderr.fnmatch_lines(["ERROR: --mb-concurrency lots must be auto or from 1 to 256 conversations at once"])

@@ -1,0 +1,37 @@
+"""Every memory system end to end on a real model: SmolLM2-135M on llama-cpp-python, embeddings too.
+
+The scripted model of `test_memory_systems.py` checks what each mechanism does; this checks that
+each one survives a real server: its JSON that is not JSON, tool calls it does not make, verdicts
+that are neither yes nor no, and per-token embeddings.  A 135M model remembers little: the run
+must be complete (every item scored, none an error) and its memory's calls counted, whatever the
+score.  Needs the `local-llm` extra; run with `-m real_model`.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import pytest_memorybench.agents.recall  # noqa: F401  (numpy must load outside pytester's inner runs)
+from pytest_memorybench.agents.memory.systems import MECHANISMS
+from pytest_memorybench.local_model import MODEL_ALIAS
+
+pytestmark = [pytest.mark.real_model, pytest.mark.xdist_group("real_model")]
+
+
+@pytest.mark.parametrize("mechanism", list(MECHANISMS))
+def test_every_mechanism_runs_on_smollm2_with_no_item_error(pytester: pytest.Pytester, embedding_server: str, mechanism: str) -> None:
+    model = f"openai:{MODEL_ALIAS}@{embedding_server}"
+    result = pytester.runpytest(
+        "--memorybench", "-p", "no:cacheprovider", "-p", "no:randomly", f"--agent={mechanism}:{model}",
+        f"--mb-embedder={model}", "--span=isolated", "--mb-context=2048", "-k", "colours and rep1", "--mb-output=run",
+    )
+    results = json.loads((pytester.path / "run" / "results.json").read_text())
+    items = results["items"]
+    assert len(items) == 1 and items[0]["score"] is not None and not items[0]["error"], result.stdout.str()
+    memory = results["totals"]["memory"]
+    assert memory["read"]["calls"] >= 1 and memory["read"]["input_tokens"] > 0
+    assert results["run"]["embedder"] == model
+    if mechanism in ("rag", "ltm-agent", "memorybank", "generative-agents", "scm"):  # dense retrieval: embeddings are charged
+        assert memory["write"]["calls"] >= 1 and memory["write"]["input_tokens"] > 0
