@@ -28,6 +28,7 @@ MIN_SAMPLES = 4  # replies a window needs before it decides: one per request in 
 GAIN_SHARE = 0.25  # of the ideal gain a raise must bring to be kept
 UTILISED = 0.7  # share of the level the requests in flight must fill for a window to count
 PROBE_EVERY = 4  # windows at a settled level before trying one more
+RECORDED_CHANGES = 500  # the latest changes results.json keeps (a day-long run probes thousands of times)
 UNMEASURED_CONVERSATIONS = 4  # conversations at once under auto while no provider is measured
 
 
@@ -103,11 +104,6 @@ class AdaptiveLimit:
         self._raised_from = None
         self._change(max(1, self.level // 2), None, "pushed back")
 
-    def set_ceiling(self, ceiling: int) -> None:
-        self.ceiling = max(1, ceiling)
-        if self.level > self.ceiling:
-            self._change(self.ceiling, None, "ceiling")
-
     # -- measuring --------------------------------------------------------------------------------
 
     def _new_window(self) -> None:
@@ -171,7 +167,7 @@ class AdaptiveLimit:
             "level": self.level,
             "settled": self.settled,
             "most_in_flight": self.most_in_flight,
-            "changes": [change.as_list() for change in self.changes],
+            "changes": [change.as_list() for change in self.changes[:1] + self.changes[1:][-RECORDED_CHANGES:]],
         }
 
 

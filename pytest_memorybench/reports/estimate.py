@@ -55,11 +55,12 @@ class BillingChat(LLMChatAgent):
     api_key_variable = "MEMORYBENCH_ESTIMATE"
     status_error = connection_error = timeout_error = RuntimeError
 
-    def __init__(self, model: str | None, *, reply_tokens: int, context_tokens: int) -> None:
+    def __init__(self, model: str | None, *, reply_tokens: int, context_tokens: int, does_memory_work: bool = False) -> None:
         # The room left for the reply when trimming is what the real adapter leaves (more for reasoning).
         reserved = REASONING_OUTPUT_TOKENS if is_reasoning_model(model) else DEFAULT_OUTPUT_TOKENS
         super().__init__(model or "chat-model", api_key="not-used", context_tokens=context_tokens, max_output_tokens=reserved)
         self.reply_tokens = reply_tokens
+        self.does_memory_work = does_memory_work  # a memory system's own calls: JSON where JSON is asked for
         self._primed: str | None = None
 
     def _make_client(self, api_key: str) -> Any:
@@ -74,7 +75,7 @@ class BillingChat(LLMChatAgent):
         answer, self._primed = self._primed or "Noted.", None
         missing = self.reply_tokens - counter.count(answer)
         text = answer + " ok" * max(0, missing)  # " ok" is one token
-        if turns and "JSON" in turns[-1]["content"]:  # a memory's own work asks for JSON: a model obliges
+        if self.does_memory_work and turns and "JSON" in turns[-1]["content"]:  # a model obliges
             text = json.dumps({"note": text})
         billed = sum(counter.count(part) + MESSAGE_OVERHEAD for part in (system, *(turn["content"] for turn in turns)))
         return Completion(text, input_tokens=billed, output_tokens=counter.count(text))
@@ -145,7 +146,7 @@ def _stand_in(run: BenchmarkRun, model: str | None, *, reply_tokens: int, contex
     from pytest_memorybench.agents.memory.build import build_memory_system
     from pytest_memorybench.agents.memory.model import MemoryModel
 
-    worker = BillingChat(model, reply_tokens=reply_tokens, context_tokens=context_tokens)  # its replies are never the answer
+    worker = BillingChat(model, reply_tokens=reply_tokens, context_tokens=context_tokens, does_memory_work=True)
     stand_in = MemoryModel(chat, worker)
     return AgentAdapter(build_memory_system(spec, run.settings.agent_options, stand_in), "estimate")
 

@@ -228,7 +228,8 @@ class BenchmarkRun:
         if self._judge is None:
             self._judge = build_judge(
                 self.settings.judge, cache_path=self.judge_cache, limits=self.settings.agent_options.limits,
-                **({} if self.settings.concurrency else {"max_concurrency": AUTO_CEILING}),  # auto: the endpoint's limit decides
+                # auto: a model judge's endpoint limit decides how many at once (the local judge is CPU)
+                **({"max_concurrency": AUTO_CEILING} if self.settings.concurrency is None and self.settings.judge.kind != "local" else {}),
             )
         return self._judge
 
@@ -318,7 +319,7 @@ class BenchmarkRun:
                 # The header could not know: the user's fixture was free to hand back --agent's agent.
                 self.progress({"event": "note", "text": (
                     "your memorybench_agent fixture gave one agent, so its conversations take turns; a "
-                    f"memorybench_agent_factory fixture lets {self.pool.limit} run at once"
+                    f"memorybench_agent_factory fixture lets {self.settings.concurrency or 'several'} run at once"
                 )})
             self.pool.limit = 1  # one agent: its conversations take turns
 
