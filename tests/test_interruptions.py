@@ -122,3 +122,62 @@ def test_maxfail_writes_what_finished_and_says_how_to_go_on(stopping: pytest.Pyt
     result.stdout.fnmatch_lines(["stopped early: resume with --mb-resume=x (? of 6 tests have results; stopping after 1 failures)"])
     partial = json.loads((stopping.path / "x" / "results.json").read_text())["run"]["partial"]
     assert partial["tests_selected"] == 6 and partial["tests_with_results"] < 6
+
+
+RECORDING_AGENT = '''
+import json, os, signal
+from pytest_memorybench.agents.recall import RecallAgent
+
+class Recording(RecallAgent):
+    """The recall baseline, noting how it is told things: replies (with their times) and, after a
+    resume, what it observes and what it catches up on; it signals its own process at reply N."""
+
+    def __init__(self):
+        super().__init__()
+        self.replies = 0
+
+    def note(self, kind, messages):
+        with open(os.environ["MB_TOLD"], "a") as log:
+            log.write(json.dumps([kind, [[m.role, m.text, m.timestamp.isoformat()] for m in messages]]) + "\\n")
+
+    async def reply(self, message):
+        self.replies += 1
+        self.note("reply", [message])
+        if self.replies == int(os.environ.get("MB_STOP_AT", "0")):
+            os.kill(os.getpid(), signal.SIGKILL)
+        return await super().reply(message)
+
+    async def observe(self, messages):
+        self.note("observe", messages)
+        return await super().observe(messages)
+
+    async def catch_up(self, messages):
+        self.note("catch_up", messages)
+        return await super().observe(messages)
+
+def make():
+    return Recording()
+'''
+
+
+def test_a_resumed_agent_catches_up_on_its_replies_and_observes_what_it_observed(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytester.makepyfile(recording=RECORDING_AGENT)
+    monkeypatch.setenv("PYTHONPATH", str(pytester.path), prepend=":")
+    told = pytester.path / "told.jsonl"
+    monkeypatch.setenv("MB_TOLD", str(told))
+    args = ("-p", "no:randomly", "-p", "no:cacheprovider", "--memorybench", "--agent=recording:make", "--span=4k", "-k", "colours and rep1")
+    monkeypatch.setenv("MB_STOP_AT", "3")
+    killed = pytester.runpytest_subprocess(*args, "--mb-output=run")
+    assert killed.ret == -9
+    first = [json.loads(line) for line in told.read_text().splitlines()]
+    told.write_text("")
+    monkeypatch.setenv("MB_STOP_AT", "0")
+    pytester.runpytest_subprocess(*args, "--mb-resume=run")
+    again = [json.loads(line) for line in told.read_text().splitlines()]
+    replied = [message for kind, messages in first if kind == "reply" for message in messages][:2]  # the third was cut
+    caught_up = [message for kind, messages in again if kind == "catch_up" for message in messages if message[0] == "user"]
+    assert caught_up == replied, "each earlier reply's message, with the time it was sent"
+    observed = [message for kind, messages in first if kind == "observe" for message in messages]
+    assert observed and [m for kind, messages in again if kind == "observe" for m in messages][: len(observed)] == observed

@@ -93,7 +93,9 @@ class AgentChannel:
         self.last_evidence: dict[str, Any] | None = None  # the last question's evidence recall, if measured
         self._replay = deque(replay)
         self._muted = bool(self._replay)
-        self._history: list[Message] = []  # since the last reset: what a resumed agent must be told
+        # Since the last reset, what a resumed agent must be told: runs of exchanges it observed
+        # (saving mode) or replied to, kept apart so each is taken in again as it was.
+        self._history: list[tuple[bool, list[Message]]] = []
         self._caught_up = not self._replay
         self.can_save = saving_mode if saving_mode is not None else bool(agent and agent.supports("observe"))
         self.prefetch: Prefetch | None = None  # builds filler while the agent is busy (Conversation.run)
@@ -142,7 +144,7 @@ class AgentChannel:
             await agent.observe([Message(task.message, now), Message(task.expected_reply, now, "assistant")])
             self.last_usage = agent.usage - before
         self.tokens += task.tokens
-        self._remember(task.message, task.expected_reply, now, now)
+        self._remember(task.message, task.expected_reply, now, now, observed=True)
         self.emit("observed", i=self.exchanges, source="filler", filler=filler_reference(task), time=now, tokens=self.tokens)
         self.exchanges += 1
 
@@ -215,14 +217,20 @@ class AgentChannel:
             raise AgentError(f"conversation {self.group}: the logged run ends here and no agent is given to go on")
         if not self._caught_up:
             self._caught_up = True
-            if self._history and (self.agent.supports("catch_up") or self.agent.supports("observe")):
-                await self.agent.catch_up(list(self._history))
-            self.emit("resumed", replayed_tokens=self.tokens, told=len(self._history))
+            if self.agent.supports("catch_up") or self.agent.supports("observe"):
+                for observed, messages in self._history:
+                    await (self.agent.observe(messages) if observed else self.agent.catch_up(messages))
+            self.emit("resumed", replayed_tokens=self.tokens, told=sum(len(messages) for _, messages in self._history))
         return self.agent
 
-    def _remember(self, text: str, reply: str, sent_at: datetime, replied_at: datetime) -> None:
-        if not self._caught_up:  # as the agent had them: a memory that keeps time must see the same times
-            self._history += [Message(text, sent_at), Message(reply, replied_at, "assistant")]
+    def _remember(self, text: str, reply: str, sent_at: datetime, replied_at: datetime, *, observed: bool = False) -> None:
+        if self._caught_up:
+            return
+        exchange = [Message(text, sent_at), Message(reply, replied_at, "assistant")]  # the times it had them
+        if self._history and self._history[-1][0] == observed:
+            self._history[-1][1].extend(exchange)
+        else:
+            self._history.append((observed, exchange))
 
 
 class LoggedJudge:

@@ -146,12 +146,12 @@ class ProbeSession:
         batch_size = header
         wanted = {turn for probe in pending for turn in self.evidence_ids[probe.test.key]} if agent.supports("retrieve") else set()
         for message in self.context.turns():
-            if message.id in wanted:
-                self.evidence_texts[message.id] = message.text
             while due and self.delivery.turns >= due[0]:
                 await self._flush(agent, batch, observe)
                 batch, batch_size = [], header
                 await self._ask(agent, pending, due.pop(0))
+            if message.id in wanted:  # delivered from here on: a question after it may find it
+                self.evidence_texts[message.id] = message.text
             # The tokens the agent receives: the text itself, or its dated transcript line.
             tokens = self.channel.counter.count(message.text if observe else transcript_line(message))
             size = 1 if observe else tokens
