@@ -187,6 +187,47 @@ def test_restaurant(reply: str, dishes: list[str], drinks: list[str], other: str
     assert (data["dishes"], data["drinks"], data["other"]) == (dishes, drinks, other)
 
 
+# Where the offline reading parted from GoodAI's judge on published scenes (issue 35), one rule per class,
+# on our own menu: a drink inside a dish's name, a "Selection of …" item, a dish with its sides.
+RULES_MENU = [
+    "Seared Duck Breast with Cherry Port Sauce, served with Fondant Potatoes", "Mussels in White Wine and Garlic Broth",
+    "Selection of Cheeses", "Charred Leek Tart", "Pork Belly with Cider Glaze and Apple Slaw",
+]
+RULES_DRINKS = ["White Wine (Glass or Bottle)", "Selection of Herbal Teas", "Cider", "Still Water"]
+DUCK, MUSSELS, CHEESES, TART, PORK = RULES_MENU
+
+
+@pytest.mark.parametrize(
+    ("reply", "dishes", "drinks", "other"),
+    [
+        # a reply that orders nothing: the agent plays the waiter, offers help, praises the house's food
+        ("Good evening and welcome! I'd be glad to help you with our selection. What would you like to drink?", [], [], None),
+        ("Can I tempt you with the mussels tonight? They are very popular.", [], [], None),
+        ("Good evening! Our leek tart is a house favourite.", [], [], None),
+        ("Lovely to see the selection here.", [], [], None),
+        ("Cheeses, please.", [CHEESES], [], None),
+        # a dish with other sides or another sauce than the menu lists is not the menu's dish
+        ("I'll have the duck breast, but with mashed potatoes instead of the fondant potatoes.", [DUCK], [], "mashed potatoes"),
+        ("Could I get the leek tart with a side of fries?", [TART], [], "fries"),
+        ("I'll take the pork belly. Can I swap the slaw for a green salad?", [PORK], [], "slaw green"),
+        ("I'll have the duck breast with the cherry port sauce and fondant potatoes.", [DUCK], [], None),
+        # a dish named in full with its sides is the menu's dish, and what its name holds is not ordered apart
+        ("I'll have the Seared Duck Breast with Cherry Port Sauce, served with Fondant Potatoes.", [DUCK], [], None),
+        ("I'll have the mussels in white wine and garlic broth, please.", [MUSSELS], [], None),
+        ("The Pork Belly with Cider Glaze and Apple Slaw for me.", [PORK], [], None),
+        ("A glass of the white wine and the pork belly, please.", [PORK], [RULES_DRINKS[0]], None),
+        # ordering again is ordering; pointing back at the order already given is not
+        ("In that case the leek tart, and I'd still like the pork belly.", [TART, PORK], [], None),
+        ("The leek tart then. Please bring the pork belly as originally planned.", [TART], [], None),
+        ("I'll have the leek tart, and the pork belly to follow, as originally planned.", [TART], [], None),
+        ("A still water, please.", [], ["Still Water"], None),
+    ],
+)
+def test_restaurant_rules(reply: str, dishes: list[str], drinks: list[str], other: str | None) -> None:
+    data = verdict("restaurant", reply=reply, menu=RULES_MENU, drinks=RULES_DRINKS)
+    assert (data["dishes"], data["drinks"], data["other"]) == (dishes, drinks, other)
+
+
 # -- items -----------------------------------------------------------------------------------------------
 
 

@@ -7,18 +7,26 @@ only its head has ("the calamari"), or by most of its words in another order.  T
 clause by clause; a mention counts as an order unless a cue before it in its clause rules it out
 ("no soup", "not the fish", "instead of", "thank you for the X", "allergic to"), or it sits in a
 question that orders nothing ("Is the soup vegetarian?"; "How about the soup?" does order).  Where
-two items claim the same words, the one whose name they cover best wins.  Whatever the reply asks
-for that is on neither list goes to `other`.
+two items claim the same words, the one whose name they cover best wins, and what lies inside a
+name the reply spells out is that item's ("Mussels in White Wine …" orders no wine).
+
+What GoodAI's judge does not take for an order, neither do we: a sentence in the waiter's voice
+("Can I help you with our selection?", "Our tart is very popular"), a lone menu word outside any
+ordering sentence, and a pointer back at the order already given ("…, as originally planned");
+"I'd still like the X" does order X again.  Whatever the reply asks for that is on neither list goes
+to `other`, and so does what a change asked of an ordered dish adds to it ("the duck, but with
+mashed potatoes"): the changed dish is not the menu's.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
 
+from pytest_memorybench.judges.local.restaurant_words import DESCRIPTIVE, DRINK_WORDS, FOOD_WORDS, GENERIC, NOT_FOOD
 from pytest_memorybench.judges.local.text import STOPWORDS, clean, stem
 
 _CLAUSE = re.compile(r"[^.!?;,\n]+(?:[.!?;,\n]+|$)")
@@ -32,12 +40,39 @@ _NEGATION_PHRASES = (
     ("thanks", "for"), ("thank", "you", "so", "much", "for"), ("other", "than"), ("unavailability", "of"),
     ("out", "of"), ("tell", "me", "more"), ("more", "about"), ("recommend",), ("recommendation",),
     ("shame", "about"), ("bad", "about"), ("unfortunate", "about"), ("sorry", "about"), ("heart", "set", "on"),
-    ("looking", "forward", "to"), ("was", "hoping", "for"), ("still",), ("as", "planned"), ("as", "originally"),
+    ("looking", "forward", "to"), ("was", "hoping", "for"),
 )
-# A clause saying a dish cannot be had rules out every mention in it, before the cue or after.
-_UNAVAILABLE = re.compile(r"\b(?:unavailable|not\s+(?:being\s+)?available|(?:isn'?t|wasn'?t)\s+available|sold\s+out|out\s+of\s+stock)\b")
-_ORDER_WORDS = frozenset({"have", "get", "take", "order", "like", "want", "bring", "try", "please", "ill", "id"})
-_ORDER_QUESTIONS = (("how", "about"), ("what", "about"))
+# A sentence in the waiter's voice orders nothing, whatever it names: it offers, asks the diner's
+# wish or praises the house's food ("What would you like to drink?", "Can I help you with our selection?").
+_OFFER = re.compile(
+    r"\b(?:(?:would|do|will)\s+you\s+(?:like|want|care|prefer)|what\s+(?:can|may|shall)\s+i\s+(?:get|bring|offer)"
+    r"|(?:can|may|could|shall)\s+i\s+(?:get|bring|offer|interest|tempt|recommend|suggest|help)\s+you"
+    r"|(?:help|assist)\s+you|are\s+you\s+ready|let\s+me\s+know\s+(?:if|what|when)\s+you"
+    r"|our\s+(?:selection|specials?|menu|chef|kitchen|house|wine\s+list|drinks?\s+list)"
+    r"|(?:is|are)\s+(?:very\s+|really\s+)?(?:popular|a\s+(?:house|customer|local)\s+favou?rite|highly\s+recommended))"
+)
+# A change asked of a dish ("… but with fries", "can I substitute the rice for a salad"): what it adds
+# that the dish's name does not list is not on the menu.  "with" is such a cue only after a dish in
+# its own sentence; the verbs of change wherever a dish is ordered.
+_WITH = re.compile(r"\bwith\b(?P<what>[^.!?;\n]+)")
+_CHANGE = re.compile(r"\b(?:substitute|swap|switch|replace|change|add|extra|side\s+of)\b(?P<what>[^.!?;\n]+)")
+# A clause saying a dish cannot be had, or a sentence pointing back at the order already given ("…, as
+# originally planned"), rules out every mention in it, before the cue or after.
+_UNAVAILABLE = re.compile(
+    r"\b(?:unavailable|not\s+(?:being\s+)?available|(?:isn'?t|wasn'?t)\s+available|sold\s+out|out\s+of\s+stock)\b"
+)
+_AS_ORDERED = re.compile(
+    r"\bas\s+(?:originally\s+|previously\s+|already\s+|first\s+)?(?:planned|ordered|requested|discussed|mentioned)\b"
+    r"|\bi\s+(?:already\s+|originally\s+|previously\s+)?ordered\s+(?:before|earlier|already)\b|\b(?:my|the)\s+original\s+order\b"
+)
+_ORDER_WORDS = frozenset(
+    {"have", "get", "take", "order", "like", "want", "bring", "try", "please", "ill", "id", "substitute", "swap", "switch", "change"}
+)
+ABBREVIATION_CHARS = 4  # "parm" for "parmesan"; shorter beginnings are too often other words
+SHORT_REPLY_WORDS = 6  # a reply this short that names an item orders it ("The calamari, please.")
+# Phrases that order ("How about the soup?", "the salad will do", "in that case, the soup").
+_ORDER_PHRASES = (("how", "about"), ("what", "about"), ("will", "do"), ("go", "for"), ("for", "me"), ("in", "that", "case"))
+_PAST_ORDER = (("ordered",), ("asked", "for"))  # "I asked for the salmon": names an order, asks nothing
 _ORDER_PHRASE = re.compile(
     r"\b(?:(?:i'?ll|i\s+will|i'?d|i\s+would|can\s+i|could\s+i|may\s+i|let\s+me)\s+"
     r"(?:(?:like|love)\s+(?:to\s+(?:order|have|get|try|start\s+with|begin\s+with|go\s+with)\s+)?"
@@ -45,39 +80,8 @@ _ORDER_PHRASE = re.compile(
     r"|i\s+want\s+(?:to\s+(?:order|have|get|try)\s+)?)"
     r"(?P<what>[^.!?;\n]+)"
 )
-# Words of an ordering phrase that name no food: courses, time, the menu, the service.
+# Words after which an ordering phrase goes on to something else.
 _THEN = re.compile(r"\b(?:while|because|since|so\s+that|until|if|when|but|although|though)\b")
-_NOT_FOOD = frozenset(
-    """minute moment second look bill check menu time table recommendation help appetizer appetiser starter
-    main course entree entrée dessert side meal dish order something anything option choice drink beverage
-    food thing same one instead also too now first just sandwich salad soup pasta burger plate bowl wrap
-    glass cup bottle portion serving piece dishes""".split()
-)
-# Words that name a drink (our own list), for drinks asked for that a menu does not list.
-DRINK_WORDS = frozenset(
-    """water still sparkling mineral soda tonic lemonade juice squash smoothie milkshake shake milk tea coffee
-    espresso latte cappuccino americano macchiato mocha cocoa wine red white rose prosecco champagne cava
-    cabernet merlot pinot noir grigio sauvignon chardonnay riesling malbec shiraz syrah rioja chianti
-    zinfandel beer lager ale stout cider cocktail mojito margarita martini gin whisky whiskey vodka rum
-    bourbon brandy sherry sake coke cola pepsi sprite fanta seltzer kombucha""".split()
-)
-# Words that name something to eat, beyond a menu's own words (our own list): a phrase left over
-# after the menu items is an off-menu order only if it names food or drink.
-FOOD_WORDS = frozenset(
-    """toast bread roll bagel sandwich burger pizza pasta noodle rice fries chips potato salad soup stew curry
-    steak beef pork lamb chicken turkey duck fish salmon tuna cod prawn shrimp lobster crab oyster mussel
-    egg omelette bacon sausage ham cheese tofu bean lentil vegetable veg mushroom tomato avocado fruit berry
-    apple banana cake pie tart pudding ice cream sorbet cookie brownie waffle pancake dessert taco burrito
-    wrap kebab sushi ramen dumpling side water wine beer juice tea coffee soda lemonade cocktail milk
-    smoothie cider""".split()
-)
-# Describing words a dish name may start with: never enough to name the dish alone.
-_DESCRIPTIVE = frozenset(
-    """classic crispy fresh warm hot cold chilled spicy sweet sour creamy rich light homemade house special
-    vegan vegetarian halal kosher organic seasonal traditional spiced velvet hearty wild slow""".split()
-)
-# "A drink" names no item even where one item's name says "drinks"; "the salad" names the only salad.
-_GENERIC = frozenset(stem(word) for word in "drink beverage dish meal food side option choice course order thing".split())
 _MODIFIER = re.compile(r"\s+(?:with|served|in|on|over|drizzled|topped|and\s+served)\s+|\s*\(|,\s+(?=served|with)", re.IGNORECASE)
 _VARIANTS = re.compile(r"\(([^)]*)\)")
 
@@ -88,6 +92,7 @@ class _Token:
     position: int  # character offset in the reply
     negated: bool
     word: str = ""
+    ordering: bool = True  # its sentence orders something, or the reply is a few words
 
 
 @dataclass(frozen=True)
@@ -104,6 +109,7 @@ class _Mention:
     last: int
     strength: float  # how much of the item's name the mention covers
     positive: bool
+    hits: tuple[int, ...] = ()  # the tokens that name the item (first..last may hold others)
 
 
 def _content(text: str) -> tuple[str, ...]:
@@ -126,39 +132,59 @@ def _tokens(reply: str) -> list[_Token]:
     """The reply's content words, each marked negated when a cue before it in its clause part rules it out.
 
     A question that orders nothing ("Is the soup vegetarian?", "…, the salmon is still available,
-    right?") rules out every mention in it, whatever its commas.
+    right?") and a sentence in the waiter's voice (`_OFFER`) rule out every mention in them,
+    whatever their commas; a pointer back at the order already given rules out its clause, or
+    the clause before it when it stands alone ("I'll keep the soup, as originally planned").  A
+    word is `ordering` when its sentence has an ordering word, or the whole reply is a few words
+    ("Calamari, please." / "The calamari.").
     """
     tokens: list[_Token] = []
     text = clean(reply)
-    questions = [(m.start(), m.end()) for m in _SENTENCE.finditer(text) if m.group(0).rstrip().endswith("?")]
-    for clause in _CLAUSE.finditer(text):
+    sentences = [(m.start(), m.end(), m.group(0)) for m in _SENTENCE.finditer(text)]
+    short = len(re.findall(r"[a-z0-9']+", text)) <= SHORT_REPLY_WORDS
+    clauses = list(_CLAUSE.finditer(text))
+    pointing_back = {number for number, clause in enumerate(clauses) if _AS_ORDERED.search(clause.group(0))}
+    pointing_back |= {
+        number - 1 for number in pointing_back
+        if number and _AS_ORDERED.match(re.sub(r"^[\s,]*(?:and\s+|just\s+)?", "", clauses[number].group(0)))
+    }
+    for number, clause in enumerate(clauses):
         body = clause.group(0)
         raw = [(m.group(0).replace("'", ""), clause.start() + m.start()) for m in re.finditer(r"[a-z0-9']+", body)]
         plain = [token for token, _ in raw]
-        sentence = next((text[a:b] for a, b in questions if a <= clause.start() < b), None)
-        asking = sentence is not None and not _orders(sentence)
-        negated_from = 0 if asking or _UNAVAILABLE.search(body) else len(raw)
+        sentence = next((words for start, end, words in sentences if start <= clause.start() < end), body)
+        ordering = _orders(sentence)
+        silenced = (sentence.rstrip().endswith("?") and not ordering) or _OFFER.search(sentence) or (
+            number in pointing_back or _UNAVAILABLE.search(body)
+        )
+        ordering = ordering or _has_phrase(_words(sentence), _PAST_ORDER)
+        negated_from = 0 if silenced else len(raw)
         for index, token in enumerate(plain):
-            still_water = token == "still" and index + 1 < len(plain) and plain[index + 1] in ("water", "mineral")
             if _starts(plain, index, ("wouldnt", "say", "no")) or _starts(plain, index, ("would", "not", "say", "no")):
                 break  # "I wouldn't say no to the soup" is a yes
-            if token in _NEGATION_WORDS or token in _NEGATED_CONTRACTIONS or (not still_water and any(
+            if token in _NEGATION_WORDS or token in _NEGATED_CONTRACTIONS or any(
                 _starts(plain, index, phrase) for phrase in _NEGATION_PHRASES
-            )):
+            ):
                 negated_from = min(negated_from, index)
                 break
         for index, (token, position) in enumerate(raw):
             if token not in STOPWORDS:
-                tokens.append(_Token(stem(token), position, index >= negated_from, token))
+                tokens.append(_Token(stem(token), position, index >= negated_from, token, ordering or short))
     return tokens
 
 
 def _orders(sentence: str) -> bool:
-    """A question that orders: "Could I have the soup?", "How about the soup?"."""
-    words = [word.replace("'", "") for word in re.findall(r"[a-z0-9']+", sentence)]
-    return bool(_ORDER_WORDS & set(words)) or any(
-        _starts(words, index, phrase) for index in range(len(words)) for phrase in _ORDER_QUESTIONS
-    )
+    """A sentence that orders: "Could I have the soup?", "How about the soup?", "The soup will do."."""
+    words = _words(sentence)
+    return bool(_ORDER_WORDS & set(words)) or _has_phrase(words, _ORDER_PHRASES)
+
+
+def _words(text: str) -> list[str]:
+    return [word.replace("'", "") for word in re.findall(r"[a-z0-9']+", text)]
+
+
+def _has_phrase(words: Sequence[str], phrases: Sequence[tuple[str, ...]]) -> bool:
+    return any(_starts(words, index, phrase) for index in range(len(words)) for phrase in phrases)
 
 
 def _starts(words: Sequence[str], index: int, phrase: tuple[str, ...]) -> bool:
@@ -175,7 +201,7 @@ def _distinctive(items: Sequence[_Item]) -> dict[str, _Item]:
     return {
         word: by_name[next(iter(names))]
         for word, names in owners.items()
-        if len(names) == 1 and len(word) >= 4 and not word.endswith("ed") and word not in _DESCRIPTIVE | _GENERIC
+        if len(names) == 1 and len(word) >= 4 and not word.endswith("ed") and word not in DESCRIPTIVE | GENERIC
         and any(word in name for name in by_name[next(iter(names))].names)
     }
 
@@ -198,7 +224,7 @@ def _find(items: Sequence[_Item], tokens: Sequence[_Token]) -> list[_Mention]:
     distinctive = _distinctive(items)
     for index, token in enumerate(tokens):
         item = distinctive.get(token.stem)
-        if item is not None:
+        if item is not None and token.ordering:  # a lone word orders only where something is ordered
             found.append(_mention(item, tokens, [index], 0.5))
     return _resolve(found)
 
@@ -222,7 +248,7 @@ def _windows(name: tuple[str, ...], stems: Sequence[str], slack: int) -> list[tu
 
 
 def _mention(item: _Item, tokens: Sequence[_Token], hits: list[int], strength: float) -> _Mention:
-    return _Mention(item, hits[0], hits[-1], strength, not any(tokens[index].negated for index in hits))
+    return _Mention(item, hits[0], hits[-1], strength, not any(tokens[index].negated for index in hits), tuple(hits))
 
 
 def _resolve(mentions: list[_Mention]) -> list[_Mention]:
@@ -236,6 +262,24 @@ def _resolve(mentions: list[_Mention]) -> list[_Mention]:
         if not overlaps:
             kept.append(mention)
     return sorted(kept, key=lambda m: m.first)
+
+
+def _extent(mention: _Mention, tokens: Sequence[_Token]) -> int:
+    """The last token of a mention with the words of its full name that follow it ("the Filet Mignon
+    with Red Wine Demi-Glace …": the red wine is the dish's sauce, not a drink)."""
+    index = mention.last
+    while index + 1 < len(tokens) and tokens[index + 1].stem in mention.item.words:
+        index += 1
+    return index
+
+
+def _inside_names(mentions: Sequence[_Mention], tokens: Sequence[_Token]) -> list[_Mention]:
+    """Mentions that lie inside another item's name as the reply spells it out are part of that name."""
+    spans = [(mention.first, _extent(mention, tokens), mention.item.name) for mention in mentions if mention.strength >= 1]
+    return [
+        mention for mention in mentions
+        if not any(first <= mention.first and mention.last <= last and name != mention.item.name for first, last, name in spans)
+    ]
 
 
 def _ordered(mentions: Sequence[_Mention], names: Sequence[str]) -> list[str]:
@@ -253,12 +297,25 @@ def judge_restaurant(payload: Mapping[str, Any]) -> dict[str, Any]:
     menu = [str(item) for item in payload["menu"]]
     drinks = [str(item) for item in payload["drinks"]]
     items = [_item(name) for name in (*menu, *drinks)]
-    tokens = _tokens(reply)
-    mentions = _corrected(_find(items, tokens), tokens, clean(reply), set(drinks))
+    tokens = _abbreviations_spelled_out(_tokens(reply), items)
+    mentions = _corrected(_inside_names(_find(items, tokens), tokens), tokens, clean(reply), set(drinks))
     dishes, ordered_drinks = _ordered(mentions, menu), _ordered(mentions, drinks)
-    other = _off_menu(reply, items, tokens, mentions)
+    other = _off_menu(reply, items, tokens, mentions, set(menu))
     reason = "mentions found by name" if dishes or ordered_drinks else "no menu item or drink ordered"
     return {"dishes": dishes, "drinks": ordered_drinks, "other": ", ".join(other) or None, "reason": reason}
+
+
+def _abbreviations_spelled_out(tokens: list[_Token], items: Sequence[_Item]) -> list[_Token]:
+    """A word that is no menu word but begins exactly one ("parm", "carbon") stands for that word."""
+    vocabulary = {word for item in items for word in item.words}
+    spelled = []
+    for token in tokens:
+        if token.stem not in vocabulary and len(token.stem) >= ABBREVIATION_CHARS:
+            longer = [word for word in vocabulary if word.startswith(token.stem)]
+            if len(longer) == 1:
+                token = replace(token, stem=longer[0])
+        spelled.append(token)
+    return spelled
 
 
 _CORRECTION = re.compile(
@@ -282,25 +339,36 @@ def _corrected(mentions: list[_Mention], tokens: Sequence[_Token], text: str, dr
     return mentions
 
 
-def _off_menu(reply: str, items: Sequence[_Item], tokens: Sequence[_Token], mentions: Sequence[_Mention]) -> list[str]:
+def _off_menu(
+    reply: str, items: Sequence[_Item], tokens: Sequence[_Token], mentions: Sequence[_Mention], dishes: set[str]
+) -> list[str]:
     """What an ordering phrase asks for that names no menu item or drink ("the avocado toast").
 
     The words of a mentioned item, and the words of its full name that follow it ("… served with
     Spaghetti"), belong to that item; what is left of the phrase, less words that name no food
-    (courses, "instead", the menu), is something ordered off the menu.
+    (courses, "instead", the menu), is something ordered off the menu.  So is what a change asked
+    of an ordered dish adds to it ("the salmon, but with a side of fries").
     """
-    covered: set[int] = set()
-    for mention in mentions:
-        index = mention.first
-        while index < len(tokens) and (index <= mention.last or tokens[index].stem in mention.item.words):
-            covered.add(index)
-            index += 1
-    not_food = {stem(word) for word in _NOT_FOOD}
+    text = clean(reply)
+    covered = {
+        index for mention in mentions for index in (*mention.hits, *range(mention.last, _extent(mention, tokens) + 1))
+    }
+    not_food = {stem(word) for word in NOT_FOOD}
     food = {stem(word) for word in (*FOOD_WORDS, *DRINK_WORDS)} | {word for item in items for word in item.words}
-    other: list[list[tuple[str, str]]] = []
-    for match in _ORDER_PHRASE.finditer(clean(reply)):
-        if match.group("what").lstrip().startswith("to "):
-            continue
+    # (phrase, words it may repeat of the dish it changes)
+    spans: list[tuple[re.Match[str], frozenset[str]]] = [
+        (match, frozenset()) for match in _ORDER_PHRASE.finditer(text) if not match.group("what").lstrip().startswith("to ")
+    ]
+    ordered = [m for m in mentions if m.positive and m.item.name in dishes]
+    for match in _WITH.finditer(text):
+        dish = _dish_before(match.start(), text, tokens, mentions, dishes)
+        if dish is not None:
+            spans.append((match, frozenset(dish.words)))
+    if ordered:
+        everything_ordered = frozenset(word for mention in ordered for word in mention.item.words)
+        spans += [(match, everything_ordered) for match in _CHANGE.finditer(text)]
+    other: list[tuple[list[tuple[str, str]], frozenset[str]]] = []
+    for match, own in spans:
         start = match.start("what")
         stop = _THEN.search(match.group("what"))
         end = start + stop.start() if stop else match.end("what")
@@ -310,9 +378,20 @@ def _off_menu(reply: str, items: Sequence[_Item], tokens: Sequence[_Token], ment
             if inside and index not in covered and token.stem not in not_food:
                 group.append((token.word or token.stem, token.stem))
             elif group:
-                other.append(group)
+                other.append((group, own))
                 group = []
         if group:
-            other.append(group)
-    named = [" ".join(word for word, _ in group) for group in other if any(stem_ in food for _, stem_ in group)]
-    return list(dict.fromkeys(named))
+            other.append((group, own))
+    named = [
+        [word for word, _ in group] for group, own in other
+        if any(stem_ in food for _, stem_ in group) and not all(stem_ in own for _, stem_ in group)
+    ]
+    kept = [words for words in named if not any(set(words) < set(longer) for longer in named)]
+    return list(dict.fromkeys(" ".join(words) for words in kept))
+
+
+def _dish_before(position: int, text: str, tokens: Sequence[_Token], mentions: Sequence[_Mention], dishes: set[str]) -> _Item | None:
+    """The dish a "with" at `position` changes: the last item ordered before it in its sentence, if a dish."""
+    sentence_start = max(text.rfind(mark, 0, position) for mark in ".!?\n") + 1
+    before = [m for m in mentions if m.positive and sentence_start <= tokens[m.first].position < position]
+    return before[-1].item if before and before[-1].item.name in dishes else None

@@ -22,7 +22,7 @@ from rapidfuzz import fuzz, process
 
 from pytest_memorybench.judges.base import Judge, JudgeTask
 from pytest_memorybench.judges.local import analyse, clean
-from pytest_memorybench.judges.local.restaurant import DRINK_WORDS, FOOD_WORDS
+from pytest_memorybench.judges.local.restaurant_words import DRINK_WORDS, FOOD_WORDS
 from pytest_memorybench.scoring.judged import score_reference
 
 NOTICE_SENTENCE = "This is not what I ordered."
