@@ -35,7 +35,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--mb-output", dest="mb_output", metavar="DIR", help="run folder (default: .memorybench/runs/<run id>)")
     group.addoption("--mb-estimate", action="store_true", help="plan the selected items as they would run and print what they would cost (calls, billed tokens, dollars), calling neither the agent nor a judge")
     group.addoption("--mb-estimate-reply", dest="mb_estimate_reply", type=int, default=50, metavar="TOKENS", help="the reply length --mb-estimate assumes (default: 50)")
-    group.addoption("--mb-judge-check", action="store_true", help="score the packaged labelled cases with --judge and report its agreement with human verdicts, then exit")
+    group.addoption("--mb-judge-check", action="store_true", help="score the packaged labelled cases and wrong answers with --judge: agreement with human verdicts and false acceptance per kind, then exit")
+    group.addoption("--mb-min-agreement", dest="mb_min_agreement", type=float, metavar="X", help="with --mb-judge-check: exit 1 when the judge agrees with fewer than this share of the labelled cases (0-1)")
+    group.addoption("--mb-max-false-accept", dest="mb_max_false_accept", type=float, metavar="Y", help="with --mb-judge-check: exit 1 when the judge accepts more than this share of any kind's wrong answers (0-1)")
     group.addoption("--mb-timeout", dest="mb_timeout", type=float, default=600.0, metavar="SECONDS", help="longest wait for one agent reply (default: 600)")
     group.addoption("--mb-conversations", dest="mb_conversations", type=int, default=1, metavar="K", help="split each suite into K independent conversations, so -n can share the work (default: 1)")
     group.addoption("--mb-concurrency", dest="mb_concurrency", default="auto", metavar="N|auto", help="drive up to N conversations at once in each process, each with its own agent; auto: as many as the provider's measured throughput rewards (default: auto; 1: one after the other)")
@@ -58,7 +60,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--mb-compare", dest="mb_compare", nargs="+", action="extend", metavar="RUN", help="compare two or more runs (run folders or results.json files), calling no agent: tables, paired tests, figures")
     group.addoption("--mb-label", dest="mb_label", action="append", metavar="LABEL", help="the name of each --mb-compare run, in order (default: what tells the runs apart)")
     group.addoption("--mb-compare-to", dest="mb_compare_to", metavar="LABEL", help="test each run against this one only (default: every pair)")
-    group.addoption("--mb-compare-anyway", dest="mb_compare_anyway", action="store_true", help="compare runs scored with different profiles or judges, saying so")
+    group.addoption("--mb-compare-anyway", dest="mb_compare_anyway", action="store_true", help="compare runs scored with different profiles or judges (--mb-compare, or a --mb-baseline gate), saying so")
     group.addoption("--mb-price", dest="mb_price", action="append", metavar="MODEL=IN,OUT", help="price of a model missing from the built-in table, USD per million input and output tokens; repeatable")
 
 
@@ -73,11 +75,14 @@ def pytest_cmdline_main(config: pytest.Config) -> int | None:
         return run_comparison(config, print)
     if not config.getoption("mb_judge_check"):
         return None
-    from pytest_memorybench.judges.metaeval import run_judge_check
+    from pytest_memorybench.judges.judge_check import run_judge_check
     from pytest_memorybench.judges.spec import DEFAULT_CACHE
     from pytest_memorybench.pytest_integration.session import project_root
 
-    return run_judge_check(config.getoption("mb_judge"), project_root(config) / DEFAULT_CACHE, print)
+    return run_judge_check(
+        config.getoption("mb_judge"), project_root(config) / DEFAULT_CACHE, print,
+        min_agreement=config.getoption("mb_min_agreement"), max_false_accept=config.getoption("mb_max_false_accept"),
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:

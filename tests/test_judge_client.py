@@ -25,8 +25,8 @@ from pytest_memorybench.judges import prompts
 from pytest_memorybench.judges.base import TASK_KINDS, JudgeTask
 from pytest_memorybench.judges.client import CachedJudge, JudgeCache
 from pytest_memorybench.core.json_reply import extract_json
-from pytest_memorybench.judges.local import LocalJudge
-from pytest_memorybench.judges.metaeval import run_judge_check
+from pytest_memorybench.judges.local import VERSION, LocalJudge
+from pytest_memorybench.judges.judge_check import run_judge_check
 from pytest_memorybench.judges.prompts import Prompt, prompt_hash, render, validate
 from pytest_memorybench.judges.providers import AnthropicJudgeBackend, JudgeBackend, OpenAIJudgeBackend
 from pytest_memorybench.judges.schemas import schema_for
@@ -408,7 +408,7 @@ async def test_local_spec_builds_an_uncached_local_judge(tmp_path: Path) -> None
     verdict = await judge.judge(TASK)
     assert verdict.data is not None and verdict.data["refers"] is True
     assert (judge.stats.calls, judge.stats.cache_hits) == (1, 0)
-    assert judge.stats.prompt_hashes == {"reference": "local-4"}
+    assert judge.stats.prompt_hashes == {"reference": VERSION}
     assert not (tmp_path / "cache.sqlite").exists()
 
 
@@ -563,7 +563,7 @@ def test_a_judge_check_with_mostly_unusable_verdicts_says_so_and_exits_1(llm_ser
     status = run_judge_check(f"openai:fake-model@{llm_server.openai_url}", None, lines.append)
     assert status == 1
     assert lines[0].startswith("[memorybench] judged ") and lines[-2].startswith("agreement 0%")
-    assert lines[-1].startswith("ERROR: 96 of 96 verdicts of openai:fake-model@") and "judge-unparseable" in lines[-1]
+    assert lines[-1].startswith("ERROR: 285 of 285 verdicts of openai:fake-model@") and "judge-unparseable" in lines[-1]
 
 
 # -- prompts, JSON repair, validation ----------------------------------------------------------------------------

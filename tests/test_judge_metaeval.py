@@ -9,24 +9,31 @@ from typing import Any
 
 import pytest
 
-from pytest_memorybench.judges.base import TASK_KINDS, JudgeStats, JudgeTask, JudgeVerdict
+from pytest_memorybench.judges.base import (
+    TASK_KINDS,
+    JudgeStats,
+    JudgeTask,
+    JudgeVerdict,
+)
+from pytest_memorybench.judges.evaluation import (
+    JudgeCheckReport,
+    KindAgreement,
+    evaluate_judge,
+)
+from pytest_memorybench.judges.judge_check import report_lines
 from pytest_memorybench.judges.local import LocalJudge
 from pytest_memorybench.judges.metaeval import (
     CASES_FILE,
     JudgeCase,
-    JudgeCheckReport,
-    KindAgreement,
     check_label,
     compare,
-    evaluate_judge,
     human_items_f1,
     label_verdict,
     load_cases,
-    report_lines,
-    route_end,
 )
 from pytest_memorybench.judges.prompts import check_payload, validate
 from pytest_memorybench.judges.spec import build_judge
+from pytest_memorybench.judges.verdicts import route_end
 
 CASES = load_cases()
 MINIMUM = {kind: 6 if kind in ("restaurant", "directions") else 8 for kind in TASK_KINDS}
@@ -268,7 +275,7 @@ async def test_a_judge_that_agrees_with_the_humans_scores_100_percent() -> None:
 @pytest.mark.asyncio
 async def test_judge_errors_count_as_disagreements_and_are_listed() -> None:
     judge = BrokenJudge()
-    report = await evaluate_judge(judge, CASES, concurrency=3)
+    report = await evaluate_judge(judge, CASES, (), concurrency=3)
     assert judge.calls == len(CASES)
     assert (report.agreed, report.agreement) == (0, 0.0)
     assert len(report.disagreements) == len(report.errors) == len(CASES)
@@ -297,7 +304,12 @@ LOCAL_AGREEMENT = {
     "interpretation": (9, 10),
 }
 LOCAL_OVERALL = (87, 96)
-LOCAL_ITEM_CREDITS = (16, 20)
+# Wrong answers the local judge accepts, of those asked, per kind: the README's false-acceptance table.
+LOCAL_FALSE_ACCEPTANCE = {kind: (0, 20) for kind in TASK_KINDS} | {
+    "reference": (0, 24), "sentence": (0, 21), "directions": (0, 21), "restaurant": (0, 21), "items": (0, 22),
+    "equivalence": (1, 20), "interpretation": (1, 20),
+}
+LOCAL_ITEM_CREDITS = (17, 20)
 
 
 @pytest.mark.asyncio
@@ -327,17 +339,25 @@ async def test_report_lines() -> None:
     report = await evaluate_judge(LocalJudge(), CASES)
     lines = report_lines(report)
     assert all(len(line) <= 80 for line in lines), [line for line in lines if len(line) > 80]
-    assert lines[0] == f"judge meta-evaluation of local: {len(CASES)} labelled cases"
-    assert lines[1].split() == ["kind", "cases", "agreed", "agreement"]
+    wrong = sum(tally.total for tally in report.false_accepts.values())
+    assert lines[0] == f"judge check of local: {len(CASES)} labelled cases, {wrong} wrong answers"
+    assert lines[1].split() == ["kind", "cases", "agreed", "agreement", "wrong", "accepted", "false", "accept"]
     for offset, kind in enumerate(TASK_KINDS, start=2):
         agreed, total = LOCAL_AGREEMENT[kind]
-        assert lines[offset].split() == [kind, str(total), str(agreed), f"{agreed / total * 100:.1f}%"]
-    assert lines[2 + len(TASK_KINDS)].split() == ["overall", "96", "87", "90.6%"]
-    assert "items: per-item credits agree for 16 of 20 (80.0%)" in lines
+        accepted, asked = LOCAL_FALSE_ACCEPTANCE[kind]
+        assert lines[offset].split() == [
+            kind, str(total), str(agreed), f"{agreed / total * 100:.1f}%", str(asked), str(accepted), f"{accepted / asked * 100:.1f}%"
+        ]
+    assert lines[2 + len(TASK_KINDS)].split() == ["overall", "96", "87", "90.6%", str(wrong), "2", f"{200 / wrong:.1f}%"]
+    assert "items: per-item credits agree for 17 of 20 (85.0%)" in lines
     assert f"disagreements: {len(report.disagreements)}" in lines
     header = lines.index(f"disagreements: {len(report.disagreements)}") + 1
     assert lines[header].split() == ["case", "human", "judge"]
-    listed = lines[header + 1 : -1]
+    accepted_header = lines.index("wrong answers accepted: 2 (ids in wrong_answers.jsonl)")
+    assert [line.split() for line in lines[accepted_header + 1 : accepted_header + 3]] == [
+        ["equivalence-wrong-03", "partial"], ["interpretation-wrong-17", "hedge"]
+    ]
+    listed = lines[header + 1 : accepted_header]
     assert len(listed) == len(report.disagreements) == 9
     shown_ids = [line.split()[0] for line in listed]
     assert shown_ids[0] == report.disagreements[0].id

@@ -8,6 +8,7 @@ import pytest
 
 from pytest_memorybench.judges.base import TASK_KINDS, JudgeTask
 from pytest_memorybench.judges.local import (
+    VERSION,
     LocalJudge,
     abstains,
     analyse,
@@ -15,6 +16,7 @@ from pytest_memorybench.judges.local import (
     parse_number,
     rouge_l,
 )
+from pytest_memorybench.judges.local.stance import stance
 from pytest_memorybench.judges.prompts import validate
 
 JUDGE = LocalJudge()
@@ -290,7 +292,10 @@ def test_order(predicted: list[str], ground_truth: list[str], indexes: list[int]
         ("States that the user's sister is called Ana and lives in Lisbon", "Your sister Ana lives in Lisbon.", 1),
         ("States that the user's sister is called Ana and lives in Lisbon", "Your sister is Ana.", 0.5),
         ("States that the user's sister is called Ana and lives in Lisbon", "I recommend a trip to Rome.", 0),
-        ("Mentions that the meeting was moved to 3 pm", "The meeting is now at 4 pm.", 0.5),
+        ("Mentions that the meeting was moved to 3 pm", "The meeting is now at 4 pm.", 0),  # another time earns nothing
+        ("States that the commute is 25 km", "Your old commute was 12 km.", 0),
+        ("States that the commute is 25 km", "It's not 25 km any more since you moved again.", 0),
+        ("States that the commute is 25 km", "Your commute is twenty-five kilometres each way now.", 1),
         ("Does not mention the user's old job at the bank", "Update your CV and apply to startups.", 1),
         ("Does not mention the user's old job at the bank", "Given your old job at the bank, try fintechs.", 0),
         ("Avoids recommending peanuts", "Try almonds or cashews as a snack.", 1),
@@ -338,7 +343,7 @@ async def test_local_judge_is_a_judge_with_stats() -> None:
     assert verdict_.ok and not verdict_.cached
     assert judge.name == "local"
     assert (judge.stats.calls, judge.stats.cache_hits, judge.stats.cost_usd) == (1, 0, 0.0)
-    assert judge.stats.prompt_hashes == {"equivalence": "local-4"}
+    assert judge.stats.prompt_hashes == {"equivalence": VERSION}
 
 
 def test_every_kind_is_answered() -> None:
@@ -356,3 +361,29 @@ def test_every_kind_is_answered() -> None:
     for kind in TASK_KINDS:
         result = JUDGE.judge_now(JudgeTask(kind, payloads[kind]))
         assert result.ok, (kind, result.error)
+
+
+# -- stance: whether an answer asserts what it mentions -------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("answer", "mention", "why"),
+    [
+        ("your cat is called mochi.", "mochi", None),
+        ("i think your cat is called mochi.", "mochi", None),
+        ("your cat is definitely not called mochi.", "mochi", "negated"),
+        ("neither tomás nor aiko could make it.", "aiko", "negated"),
+        ("you skipped the pottery workshop and the quiz night.", "quiz", "negated"),
+        ("tomás didn't come to the party.", "tomás", "negated"),
+        ("it's one of mochi, miso or maple.", "mochi", "hedged"),
+        ("maybe it was mochi.", "mochi", "hedged"),
+        ("bring lock picks or other quiet tools.", "lock", None),
+        ("was it porto?", "porto", "asked"),
+        ("your cat is mochi, right?", "mochi", None),
+        ("i can't recall whether you said mochi.", "mochi", "doubted"),
+        ("i don't remember much, but your cat is mochi.", "mochi", None),
+    ],
+)
+def test_stance(answer: str, mention: str, why: str | None) -> None:
+    start = answer.index(mention)
+    assert stance(answer, start, start + len(mention)) == why

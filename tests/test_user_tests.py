@@ -180,10 +180,14 @@ def test_an_unparseable_judge_reply_scores_zero_with_its_reason(pytester: pytest
 def test_the_judge_check_reports_agreement_and_exits(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest_subprocess("--mb-judge-check")
     assert result.ret == 0
-    result.stdout.fnmatch_lines(
-        ["judge meta-evaluation of local: 96 labelled cases", "overall*96*87*90.6%", "agreement 91% with local*"]
-    )
+    result.stdout.fnmatch_lines([
+        "judge check of local: 96 labelled cases, 189 wrong answers", "overall*96*87*90.6%*189*2*1.1%",
+        "agreement 91% with local*",
+    ])
     assert "collected" not in result.stdout.str(), "no tests are run"
+    gated = pytester.runpytest_subprocess("--mb-judge-check", "--mb-min-agreement=0.9", "--mb-max-false-accept=0.01")
+    assert gated.ret == 1
+    gated.stdout.fnmatch_lines(["FAILED judge check: equivalence: accepts 1 of 20 wrong answers (5.0%), above --mb-max-false-accept 1.0%"])
 
 
 def test_a_judge_that_cannot_be_asked_makes_its_item_an_error_not_a_zero(pytester: pytest.Pytester, llm_server) -> None:

@@ -113,6 +113,9 @@ class JudgeStats:
     cost_usd: float = 0.0
     unparseable: int = 0
     prompt_hashes: dict[str, str] = field(default_factory=dict)  # task kind → hash of its prompt template
+    model: str | None = None  # the model an LLM judge answered with (discovered when the spec names none)
+    output_form: str | None = None  # the structured-output form the server took ("json_schema", "tool", "text")
+    version: str | None = None  # the local judge's rules version
 
 
 class Judge(Protocol):

@@ -92,7 +92,7 @@ class CachedJudge:
         self.max_concurrency = max_concurrency
         self.max_attempts = max_attempts
         self.scorer_version = scorer_version
-        self.stats = JudgeStats()
+        self.stats = JudgeStats(model=getattr(backend, "model", None), version=getattr(backend, "version", None) or None)
         self.cache = JudgeCache(cache_path, timeout=lock_timeout) if cache_path is not None else None
         self._is_llm = isinstance(backend, TextBackend)
         self._semaphore: asyncio.Semaphore | None = None
@@ -148,6 +148,8 @@ class CachedJudge:
                 self.stats.calls += 1
                 return self._failed(task, exc)
             self._account(completion, system, turns)
+            self.stats.model = self.backend.model
+            self.stats.output_form = getattr(self.backend, "form", None)
             try:
                 data = validate(task.kind, extract_json(completion.text), task.payload)
             except ValueError as exc:
@@ -190,6 +192,7 @@ class CachedJudge:
         check_payload(task.kind, task.payload)
         version = getattr(self.backend, "version", "")
         self.stats.prompt_hashes[task.kind] = str(version)
+        self.stats.version = str(version) or None
         key = _sha256(
             {
                 "cache_version": CACHE_VERSION,

@@ -6,9 +6,9 @@ situations, one JSON object a line:
     {"id": "reference-01", "kind": "reference", "payload": {...the task's input payload...},
      "label": {...the human verdict...}, "note": "why a human decides this way"}
 
-`evaluate_judge(judge, cases)` asks the judge every case and compares its verdict with the label;
-`report_lines(report)` prints the result as a short table.  A judge error (an unparseable reply, an
-exception, a verdict outside the task's schema) counts as a disagreement and is listed.
+`compare(case, verdict)` sets a judge's verdict against the label; `evaluation.evaluate_judge` asks
+a judge every case (and the wrong answers), `judge_check` prints the result.  A judge error (an
+unparseable reply, an exception, a verdict outside the task's schema) counts as a disagreement.
 
 Labels and comparison rules, one small function per kind (`compare_<kind>`):
 
@@ -41,26 +41,25 @@ Labels and comparison rules, one small function per kind (`compare_<kind>`):
 
 from __future__ import annotations
 
-import asyncio
 import json
-import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
-from pytest_memorybench.core.errors import describe_exception
-from pytest_memorybench.judges.base import TASK_KINDS, UNPARSEABLE, Judge, JudgeTask
-from pytest_memorybench.judges.prompts import SCORES, check_payload, validate
+from pytest_memorybench.judges.base import TASK_KINDS, JudgeTask
+from pytest_memorybench.judges.prompts import SCORES, check_payload
+from pytest_memorybench.judges.verdicts import reference_correct, route_end
 from pytest_memorybench.scoring.items import items_f1
 
+class _Identified(Protocol):
+    id: str
+
+
+T = TypeVar("T", bound=_Identified)
 CASES_FILE = Path(__file__).parent / "data" / "judge_cases.jsonl"
 SCORER = "metaeval"  # the `scorer` of the tasks asked: part of an LLM judge's cache key
 F1_TOLERANCE = 0.25  # items: |F1 judge - F1 human| up to this counts as agreement
-MAX_DISAGREEMENTS = 10  # listed by `report_lines`
-WIDTH = 80
-
-_STEPS = {"north": (0, 1), "south": (0, -1), "east": (1, 0), "west": (-1, 0)}
 
 
 @dataclass(frozen=True)
@@ -87,76 +86,30 @@ class Comparison:
     units: tuple[int, int] | None = None  # items: ground-truth items whose credit agrees, of all
 
 
-@dataclass(frozen=True)
-class Disagreement:
-    id: str
-    kind: str
-    expected: dict[str, Any]  # the human label, in display terms (items: with its F1)
-    got: dict[str, Any] | None  # the judge's verdict in the label's terms; None after an error
-    error: str | None = None
-
-
-@dataclass
-class KindAgreement:
-    kind: str
-    agreed: int = 0
-    total: int = 0
-
-    @property
-    def rate(self) -> float:
-        return self.agreed / self.total if self.total else 0.0
-
-
-@dataclass
-class JudgeCheckReport:
-    """Agreement of one judge with the human labels, per task kind and overall."""
-
-    judge: str
-    kinds: dict[str, KindAgreement] = field(default_factory=dict)  # in TASK_KINDS order
-    disagreements: list[Disagreement] = field(default_factory=list)
-    item_credits: tuple[int, int] = (0, 0)  # items: per-ground-truth-item credits agreed, of all
-
-    @property
-    def total(self) -> int:
-        return sum(kind.total for kind in self.kinds.values())
-
-    @property
-    def agreed(self) -> int:
-        return sum(kind.agreed for kind in self.kinds.values())
-
-    @property
-    def agreement(self) -> float:
-        """The share of cases where the judge agrees with the human (0.0 when there are none)."""
-        return self.agreed / self.total if self.total else 0.0
-
-    def agreement_for(self, kind: str) -> float:
-        return self.kinds[kind].rate
-
-    @property
-    def errors(self) -> list[Disagreement]:
-        return [item for item in self.disagreements if item.error is not None]
-
-
 # -- loading ------------------------------------------------------------------------------------------
 
 
 def load_cases(path: str | Path | None = None) -> list[JudgeCase]:
     """The cases of a JSONL file (default: the packaged set), checked; ValueError names the line."""
-    path = Path(path) if path is not None else CASES_FILE
-    cases: list[JudgeCase] = []
+    return load_jsonl(Path(path) if path is not None else CASES_FILE, _case)
+
+
+def load_jsonl(path: Path, parse: Callable[[Any], T]) -> list[T]:
+    """One record a line, each read by `parse` and with an `id` no other has; ValueError names the line."""
+    records: list[T] = []
     seen: set[str] = set()
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
         if not line.strip():
             continue
         try:
-            case = _case(json.loads(line))
-            if case.id in seen:
-                raise ValueError(f"duplicate id {case.id!r}")
+            record = parse(json.loads(line))
+            if record.id in seen:
+                raise ValueError(f"duplicate id {record.id!r}")
         except (ValueError, TypeError, KeyError) as exc:
             raise ValueError(f"{path}:{number}: {exc}") from None
-        seen.add(case.id)
-        cases.append(case)
-    return cases
+        seen.add(record.id)
+        records.append(record)
+    return records
 
 
 def _case(raw: Any) -> JudgeCase:
@@ -239,12 +192,6 @@ def _fold(name: str) -> str:
     return " ".join(str(name).split()).casefold()
 
 
-def reference_correct(data: Mapping[str, Any]) -> bool:
-    """GoodAI's rule on a reference verdict, exactly as `score_reference` applies it."""
-    numeric, match = bool(data.get("expected_is_number")), data.get("numbers_match")
-    return bool(data["refers"]) and not (numeric and match is False)
-
-
 def compare_reference(label: Mapping[str, Any], data: Mapping[str, Any], payload: Mapping[str, Any]) -> Comparison:
     got = reference_correct(data)
     return Comparison(got == label["correct"], dict(label), {"correct": got})
@@ -253,15 +200,6 @@ def compare_reference(label: Mapping[str, Any], data: Mapping[str, Any], payload
 def compare_sentence(label: Mapping[str, Any], data: Mapping[str, Any], payload: Mapping[str, Any]) -> Comparison:
     got = bool(data["present"])
     return Comparison(got == label["present"], dict(label), {"present": got})
-
-
-def route_end(hops: Iterable[Mapping[str, Any]]) -> list[int]:
-    """Where the hops lead from (0, 0): north = +y, east = +x."""
-    x = y = 0
-    for hop in hops:
-        dx, dy = _STEPS[str(hop["direction"]).lower()]
-        x, y = x + dx * int(hop["kilometers"]), y + dy * int(hop["kilometers"])
-    return [x, y]
 
 
 def compare_directions(label: Mapping[str, Any], data: Mapping[str, Any], payload: Mapping[str, Any]) -> Comparison:
@@ -374,223 +312,3 @@ def label_verdict(kind: str, label: Mapping[str, Any], payload: Mapping[str, Any
     if kind == "interpretation":
         return {"valid": label["valid"]}
     raise ValueError(f"unknown judge task {kind!r}")
-
-
-# -- running ------------------------------------------------------------------------------------------
-
-
-async def evaluate_judge(
-    judge: Judge,
-    cases: Sequence[JudgeCase] | None = None,
-    *,
-    concurrency: int = 8,
-    progress: Callable[[int, int, int], None] | None = None,
-) -> JudgeCheckReport:
-    """Ask `judge` every case (default: the packaged set) and measure its agreement with the labels.
-
-    At most `concurrency` cases are in flight (a `CachedJudge` bounds its own calls too).  A judge
-    that raises, returns an error verdict or a verdict outside the task's schema disagrees, and the
-    error is kept in the disagreement.  `progress(done, total, errors)` hears of every finished case.
-    """
-    if concurrency < 1:
-        raise ValueError("concurrency must be at least 1")
-    cases = load_cases() if cases is None else list(cases)
-    semaphore = asyncio.Semaphore(concurrency)
-    finished = [0, 0]  # cases done, of which errors
-
-    async def one(case: JudgeCase) -> tuple[Comparison | None, str | None]:
-        result = await judged(case)
-        finished[0] += 1
-        finished[1] += result[1] is not None
-        if progress is not None:
-            progress(finished[0], len(cases), finished[1])
-        return result
-
-    async def judged(case: JudgeCase) -> tuple[Comparison | None, str | None]:
-        async with semaphore:
-            try:
-                verdict = await judge.judge(case.task())
-            except Exception as exc:  # noqa: BLE001 - a failing judge costs the case, not the run
-                return None, f"judge-error: {describe_exception(exc)}"
-        if not verdict.ok:
-            return None, verdict.error or "the judge gave no verdict"
-        try:
-            data = validate(case.kind, verdict.data, case.payload)
-        except ValueError as exc:
-            return None, f"{UNPARSEABLE}: {exc}"
-        try:
-            return compare(case, data), None
-        except (KeyError, TypeError, ValueError) as exc:  # a verdict validate() let through but the rule cannot read
-            return None, f"{UNPARSEABLE}: {describe_exception(exc)}"
-
-    results = await asyncio.gather(*(one(case) for case in cases))
-    report = JudgeCheckReport(str(getattr(judge, "name", type(judge).__name__)))
-    present = {case.kind for case in cases}
-    report.kinds = {kind: KindAgreement(kind) for kind in TASK_KINDS if kind in present}
-    credits_agreed = credits_total = 0
-    for case, (comparison, error) in zip(cases, results):
-        tally = report.kinds[case.kind]
-        tally.total += 1
-        if case.kind == "items":
-            credits_total += len(case.payload["ground_truth"])
-            credits_agreed += comparison.units[0] if comparison is not None and comparison.units else 0
-        if comparison is not None and comparison.agree:
-            tally.agreed += 1
-            continue
-        expected = comparison.expected if comparison is not None else _display_label(case)
-        got = comparison.got if comparison is not None else None
-        report.disagreements.append(Disagreement(case.id, case.kind, expected, got, error))
-    report.item_credits = (credits_agreed, credits_total)
-    return report
-
-
-def _display_label(case: JudgeCase) -> dict[str, Any]:
-    if case.kind == "items":
-        return {**case.label, "f1": round(human_items_f1(case.label, [str(v) for v in case.payload["ground_truth"]]), 3)}
-    return dict(case.label)
-
-
-# -- the report ---------------------------------------------------------------------------------------
-
-
-def describe(kind: str, terms: Mapping[str, Any] | None) -> str:
-    """A verdict in label terms, in a few words."""
-    if terms is None:
-        return "-"
-    if kind == "reference":
-        return "correct" if terms["correct"] else "not correct"
-    if kind == "sentence":
-        return "present" if terms["present"] else "absent"
-    if kind == "equivalence":
-        return "equivalent" if terms["equivalent"] else "not equivalent"
-    if kind == "interpretation":
-        return "decoded" if terms["valid"] else "not decoded"
-    if kind == "directions":
-        x, y = terms["end"]
-        return f"ends at ({x}, {y})"
-    if kind == "restaurant":
-        parts = [", ".join(terms["dishes"]), ", ".join(terms["drinks"])]
-        return " + ".join(part for part in parts if part) or "orders nothing"
-    if kind == "items":
-        credits = " ".join(f"{value:g}" for value in terms["matching"]) or "none"
-        extra = f" +{terms['extra']} extra" if terms.get("extra") else ""
-        head = "abstains" if terms["abstains"] else f"credits {credits}{extra}"
-        return f"{head}, F1 {terms['f1']:.2f}"
-    if kind == "order":
-        return "[" + ", ".join(str(index) for index in terms["predicted_indexes"]) + "]"
-    if kind == "nugget":
-        return f"score {terms['score']:g}"
-    return json.dumps(dict(terms), ensure_ascii=False)
-
-
-def _fit(text: str, width: int) -> str:
-    text = " ".join(str(text).split())
-    return text if len(text) <= width else text[: max(0, width - 1)] + "…"
-
-
-def _percent(rate: float) -> str:
-    return f"{rate * 100:.1f}%"
-
-
-def interpretation(report: JudgeCheckReport) -> str:
-    """One line (at most 80 columns) on how far to trust the judge."""
-    if not report.total:
-        return "no cases were judged: nothing is measured"
-    rate = report.agreement
-    weakest = min(report.kinds.values(), key=lambda kind: (kind.rate, kind.kind))
-    if rate >= 0.9:
-        advice = "close to the human labels; trust its scores"
-    elif rate >= 0.75:
-        advice = f"fine for most uses; spot-check {weakest.kind} verdicts"
-    elif rate >= 0.6:
-        advice = f"a rough guide only; weakest on {weakest.kind} ({weakest.rate * 100:.0f}%)"
-    else:
-        advice = "too far from the human labels to trust"
-    head = f"agreement {rate * 100:.0f}% with "
-    room = WIDTH - len(head) - len(advice) - 2
-    return f"{head}{_fit(report.judge, max(room, 8))}: {advice}"[:WIDTH]
-
-
-def _round_robin(disagreements: Sequence[Disagreement]) -> list[Disagreement]:
-    """Disagreements taking turns by kind, so a short list shows every kind's weak spots."""
-    by_kind: dict[str, list[Disagreement]] = {}
-    for item in disagreements:
-        by_kind.setdefault(item.kind, []).append(item)
-    queues = list(by_kind.values())
-    result = []
-    for turn in range(max((len(queue) for queue in queues), default=0)):
-        result.extend(queue[turn] for queue in queues if turn < len(queue))
-    return result
-
-
-def report_lines(report: JudgeCheckReport, *, max_disagreements: int = MAX_DISAGREEMENTS) -> list[str]:
-    """The report as a table of lines of at most 80 columns.
-
-    Kinds, cases, agreement; the overall line; the items' per-item credit agreement; up to
-    `max_disagreements` disagreements (taking turns by kind); a one-line interpretation.
-    """
-    lines = [
-        _fit(f"judge meta-evaluation of {report.judge}: {report.total} labelled cases", WIDTH),
-        f"{'kind':<14}{'cases':>7}{'agreed':>8}{'agreement':>11}",
-    ]
-    for tally in report.kinds.values():
-        lines.append(f"{tally.kind:<14}{tally.total:>7}{tally.agreed:>8}{_percent(tally.rate):>11}")
-    lines.append(f"{'overall':<14}{report.total:>7}{report.agreed:>8}{_percent(report.agreement):>11}")
-    agreed, total = report.item_credits
-    if total:
-        lines.append(f"items: per-item credits agree for {agreed} of {total} ({_percent(agreed / total)})")
-    if report.disagreements:
-        shown = _round_robin(report.disagreements)[:max_disagreements]
-        more = f", first {len(shown)} shown" if len(shown) < len(report.disagreements) else ""
-        lines.append(f"disagreements: {len(report.disagreements)}{more}")
-        lines.append(f"  {'case':<15} {'human':<31} judge")
-        for item in shown:
-            judge_said = f"error: {item.error}" if item.error else describe(item.kind, item.got)
-            head = f"  {_fit(item.id, 15):<15} {_fit(describe(item.kind, item.expected), 31):<31} "
-            lines.append(head + _fit(judge_said, WIDTH - len(head)))
-    else:
-        lines.append("disagreements: none")
-    lines.append(interpretation(report))
-    return lines
-
-
-PROGRESS_SECONDS = 5.0
-UNUSABLE_SHARE = 0.5  # a check in which more verdicts than this are errors measures nothing
-
-
-def run_judge_check(judge_spec: str, cache_path: Path | None, write: Callable[[str], None]) -> int:
-    """`pytest --mb-judge-check`: score the labelled set with the chosen judge and print agreement.
-
-    A line every few seconds says how far it is (an LLM judge on a small machine takes minutes).
-    Exit 1 when most verdicts were errors (unparseable or failed calls): the agreement figure would
-    measure the server, not the judge, and one line says so.
-    """
-    from pytest_memorybench.judges.spec import build_judge, check_judge_spec, parse_judge_spec
-
-    spec = parse_judge_spec(judge_spec)
-    check_judge_spec(spec)
-    judge = build_judge(spec, cache_path=cache_path)
-    last = [time.monotonic()]
-
-    def progress(done: int, total: int, errors: int) -> None:
-        if done == total or time.monotonic() - last[0] >= PROGRESS_SECONDS:
-            last[0] = time.monotonic()
-            write(f"[memorybench] judged {done}/{total} cases" + (f", {errors} unusable so far" if errors else ""))
-
-    async def check() -> JudgeCheckReport:
-        try:
-            return await evaluate_judge(judge, progress=progress)
-        finally:
-            await judge.aclose()
-
-    report = asyncio.run(check())
-    for line in report_lines(report):
-        write(line)
-    if report.total and len(report.errors) > UNUSABLE_SHARE * report.total:
-        first = report.errors[0].error or "no verdict"
-        write(
-            f"ERROR: {len(report.errors)} of {report.total} verdicts of {report.judge} were unusable "
-            f"(first: {_fit(first, 120)}); check the model and the server before trusting this judge"
-        )
-        return 1
-    return 0

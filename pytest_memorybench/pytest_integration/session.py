@@ -243,6 +243,7 @@ def finish(
             min_score=gate_settings.min_score,
             max_errors=gate_settings.max_errors if stop is None else None,
             folder=_relative(run.output, config.invocation_params.dir),
+            anyway=gate_settings.anyway,
         )
         if stop is not None:
             gate.failures.append(f"the run stopped early ({stop.reason}); a gate needs every selected test")

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pytest_memorybench.judges.identity import judged_differently
 from pytest_memorybench.core.errors import UsageError
 from pytest_memorybench.core.readers import reading, require
 from pytest_memorybench.core.results_file import read_results
@@ -26,7 +27,7 @@ from pytest_memorybench.reports.statistics import bootstrap_ci
 from pytest_memorybench.reports.table import short_name
 
 IDENTITY = ("agent", "span", "suites", "profile", "judge", "seed")  # what tells runs apart, in label order
-MUST_AGREE = ("profile", "judge")  # scored by other rules: not comparable unless told so
+MUST_AGREE = ("profile",)  # scored by other rules: not comparable unless told so (and the judge: `judged_differently`)
 
 
 @dataclass
@@ -242,6 +243,15 @@ def _differences(runs: list[Run], anyway: bool) -> list[str]:
                     "comparable: compare runs of one {key}, or pass --mb-compare-anyway".replace("{key}", key)
                 )
             notes.append(f"compared anyway (--mb-compare-anyway): different {key}s ({detail})")
+    for run in runs[1:]:
+        judged = judged_differently(runs[0].info, run.info)
+        if judged is not None and not anyway:
+            raise UsageError(
+                f"--mb-compare: {runs[0].label} and {run.label} were judged differently ({judged}); their scores are "
+                "not comparable: judge both alike, or pass --mb-compare-anyway"
+            )
+        if judged is not None:
+            notes.append(f"compared anyway (--mb-compare-anyway): {runs[0].label} and {run.label} judged differently ({judged})")
     return notes
 
 

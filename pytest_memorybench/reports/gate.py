@@ -20,6 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from pytest_memorybench.judges.identity import judged_differently
 from pytest_memorybench.core.results_file import Baseline
 from pytest_memorybench.runner.settings import MaxErrors
 from pytest_memorybench.reports.table import short_name
@@ -117,19 +118,31 @@ def evaluate(
     min_score: float | None = None,
     max_errors: MaxErrors | None = MaxErrors(),
     folder: str = "FOLDER",
+    anyway: bool = False,
 ) -> GateResult:
     """The gate's verdict on `results` (this run's results.json content).
 
     `max_errors=None` judges without the errors rule: a partial run, whose gate fails for being
-    partial, and whose unfinished tests are errors for that reason.
+    partial, and whose unfinished tests are errors for that reason.  A baseline judged differently
+    (another judge, model, prompt version or local rules) is refused unless `anyway`: its means
+    measure another judge as much as the agent.
     """
     gate = GateResult(baseline=baseline, max_drop=max_drop if baseline else None)
     if max_errors is not None and not _errors_allowed(gate, results["totals"], max_errors, folder):
         return gate
     total = results["totals"].get("mean")
     if baseline is not None:
+        judged = judged_differently(baseline.results.get("run", {}), results["run"])
+        if judged is not None and not anyway:
+            gate.failures.append(
+                f"the baseline was judged differently ({judged}): its scores are not comparable; "
+                "judge both runs alike, or pass --mb-compare-anyway"
+            )
+            return gate
         gate.rows = _rows(results, baseline.results, max_drop, max_scenario_drop)
         gate.notes = _differences(results["run"], baseline.results.get("run", {}))
+        if judged is not None:
+            gate.notes.append(f"compared anyway (--mb-compare-anyway): judged differently ({judged})")
         for row in gate.rows:
             if row.regressed:
                 assert row.change is not None and row.allowed_drop is not None
@@ -205,7 +218,7 @@ def _total_mean(base: dict[str, Any]) -> float | None:
 def _differences(now: dict[str, Any], base: dict[str, Any]) -> list[str]:
     """Settings that make means incomparable, said once instead of silently compared."""
     notes = []
-    for key in ("span", "profile", "judge", "seed", "agent"):
+    for key in ("span", "profile", "seed", "agent"):
         if key in base and base[key] != now.get(key):
             notes.append(f"the baseline ran with {key} {_show(base[key])}, this run with {_show(now.get(key))}")
     return notes

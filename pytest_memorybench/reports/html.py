@@ -19,6 +19,7 @@ from typing import Any
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup
 
+from pytest_memorybench.judges.identity import describe_identity, identity_of
 from pytest_memorybench.reports.agreement import agreement_rows, disagreements
 from pytest_memorybench.reports.summary import compact_count
 from pytest_memorybench.reports.svg import line_chart, score_chart
@@ -88,7 +89,7 @@ def report_page(
     view["facts"] = [
         (name, str(value))
         for name, value in {
-            "run id": run.get("id"), "agent": run.get("agent"), "judge": run.get("judge"), "seed": run.get("seed"),
+            "run id": run.get("id"), "agent": run.get("agent"), "judge": describe_identity(identity_of(run)), "seed": run.get("seed"),
             "profile": run.get("profile"), "started": run.get("started"), "finished": run.get("finished"),
             "pytest-memorybench": run.get("package_version"), "token counter": run.get("token_counter"),
             "resumed": run.get("resumed"), "replayed from": run.get("replayed_from"),

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_memorybench import __version__
+from pytest_memorybench.judges.identity import judge_identity
 from pytest_memorybench.conversation.evidence import mean_recall
 from pytest_memorybench.conversation.scheduler import ConversationStats
 from pytest_memorybench.core.timings import pooled_percentile
@@ -112,6 +113,7 @@ def build_results(
             "replayed_from": str(settings.replay) if settings.replay else None,
             **_rescore_facts(run),
             "judge_prompt_hashes": judging["prompt_hashes"],
+            "judge_identity": judge_identity(judging),
             "concurrency": _merge_concurrency(list(concurrency), settings.concurrency),
         },
         "totals": {
@@ -197,6 +199,8 @@ def _merge_judge_stats(per_process: list[dict[str, Any]]) -> dict[str, Any]:
     merged: dict[str, Any] = {"name": per_process[0]["name"], "prompt_hashes": {}}
     for stats in per_process:
         merged["prompt_hashes"].update(stats["prompt_hashes"])
+        for key in ("model", "output_form", "version"):  # whichever process used the judge knows them
+            merged[key] = merged.get(key) or stats.get(key)
         for key in ("calls", "cache_hits", "unparseable", "input_tokens", "output_tokens", "cost_usd"):
             merged[key] = merged.get(key, 0) + stats[key]
     return merged

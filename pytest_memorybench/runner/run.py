@@ -51,6 +51,7 @@ from pytest_memorybench.conversation.trivia import TriviaSource
 from pytest_memorybench.core.errors import UsageError
 from pytest_memorybench.goodai.rescore import read_published, rescored_outcome
 from pytest_memorybench.judges.base import JudgeStats
+from pytest_memorybench.judges.local import VERSION as LOCAL_VERSION
 from pytest_memorybench.judges.client import CachedJudge
 from pytest_memorybench.judges.spec import build_judge
 from pytest_memorybench.runner.plan import (
@@ -241,7 +242,11 @@ class BenchmarkRun:
 
     def judge_stats(self) -> dict[str, Any]:
         """This process's judging, for results.json (zeros when the judge was never needed)."""
-        stats = dataclasses.asdict(self._judge.stats) if self._judge is not None else dataclasses.asdict(JudgeStats())
+        if self._judge is not None:
+            stats = dataclasses.asdict(self._judge.stats)
+        else:  # never needed: the spec says who would have judged
+            spec = self.settings.judge
+            stats = dataclasses.asdict(JudgeStats(model=spec.model, version=LOCAL_VERSION if spec.kind == "local" else None))
         return {"name": self._judge.name if self._judge is not None else self.settings.judge.display, **stats}
 
     # -- running ----------------------------------------------------------------------------------

@@ -186,6 +186,7 @@ class GateSettings:
     max_scenario_drop: float | None = None
     min_score: float | None = None
     max_errors: MaxErrors = field(default_factory=lambda: MaxErrors())
+    anyway: bool = False  # --mb-compare-anyway: a baseline judged differently is compared, with a note
 
     @property
     def active(self) -> bool:
@@ -210,6 +211,7 @@ class GateSettings:
             max_scenario_drop=scenario_drop,
             min_score=min_score,
             max_errors=max_errors,
+            anyway=bool(getattr(option, "mb_compare_anyway", False)),
         )
 
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pytest_memorybench.judges.identity import identity_of
 from pytest_memorybench.core.errors import UsageError
 from pytest_memorybench.runner.plan import PlannedTest, planned_size
 from pytest_memorybench.core.readers import read_json, reading, require
@@ -61,6 +62,7 @@ class ShardFolder:
     def judge_stats(self) -> dict[str, Any]:
         """Its judging, in the shape `run.judge_stats()` has."""
         run, totals = self.results["run"], self.results["totals"]
+        identity = identity_of(run)
         return {
             "name": run["judge"],
             "prompt_hashes": dict(run.get("judge_prompt_hashes") or {}),
@@ -70,6 +72,9 @@ class ShardFolder:
             "input_tokens": totals["judge_tokens_in"],
             "output_tokens": totals["judge_tokens_out"],
             "cost_usd": totals["judge_cost_usd"],
+            "model": identity["model"],
+            "output_form": identity["output_form"],
+            "version": identity["local_version"],
         }
 
 

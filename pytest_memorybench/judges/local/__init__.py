@@ -66,7 +66,7 @@ from pytest_memorybench.judges.local.text import (
 )
 from pytest_memorybench.judges.prompts import check_payload, validate
 
-VERSION = "local-4"  # bump when a rule changes: it is recorded with results like a prompt hash
+VERSION = "local-5"  # bump when a rule changes: it is recorded with results like a prompt hash
 
 
 class LocalJudge:
@@ -76,7 +76,7 @@ class LocalJudge:
     version = VERSION
 
     def __init__(self) -> None:
-        self.stats = JudgeStats()
+        self.stats = JudgeStats(version=VERSION)
 
     async def judge(self, task: JudgeTask) -> JudgeVerdict:
         return self.judge_now(task)

@@ -95,6 +95,8 @@ def _read_step(
         turn = _TURN.search(text)
         if turn is not None:
             headings = [_Event(turn.start(), turn.end(), "dir", _turned(previous, turn.group(0)))]
+    if any(a.value != b.value and re.search(r"\bor\b", text[a.end : b.start]) for a, b in zip(headings, headings[1:])):
+        return None, False, where  # "5 km north or maybe south": no leg anyone could walk
     if not kms or not headings:
         if spots and previous is None:  # "Start at the Library."
             where = next((e.value for e in spots if e.role == "from"), spots[0].value)

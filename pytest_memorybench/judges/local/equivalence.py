@@ -9,6 +9,7 @@ from typing import Any
 from rapidfuzz import fuzz
 
 from pytest_memorybench.judges.local.text import (
+    WORD_MATCH,
     analyse,
     clean,
     coverage,
@@ -16,7 +17,12 @@ from pytest_memorybench.judges.local.text import (
     has_value,
 )
 
-_NEGATION = re.compile(r"\b(?:not|never|no|nor|neither|cannot)\b|n't")
+_NEGATION = re.compile(r"\b(?:not|never|no|nor|neither|cannot|no\s+longer|stopped|quit|gave\s+up)\b|n't")
+# A text that only supposes what the other states ("might move", "is thinking about adopting").
+_SUPPOSED = re.compile(
+    r"\b(?:may|might|could|would|considering|thinking\s+(?:about|of)|plans?\s+to|planning|wants?\s+to|hopes?\s+to|if)\b"
+)
+_FROM_TO = re.compile(r"\bfrom\s+([\w' ]+?)\s+to\s+([\w' ]+?)(?=[.,;!?]|$)")
 _NAME = re.compile(r"(?<=[a-z,;]\s)([A-Z][a-z]+)")
 # Words of opposite meaning (our own short list): the same sentence with one or the other differs.
 _OPPOSITES = (
@@ -27,14 +33,40 @@ _OPPOSITES = (
     ({"accept", "accepted", "accepts", "agree", "agreed"}, {"reject", "rejected", "rejects", "decline", "declined", "refuse", "refused"}),
     ({"start", "started", "begin", "began", "join", "joined"}, {"stop", "stopped", "quit", "quitting", "finish", "finished", "leave", "left"}),
     ({"buy", "bought", "buys"}, {"sell", "sold", "sells"}),
-    ({"increase", "increased", "rise", "rose", "raised"}, {"decrease", "decreased", "fall", "fell", "cut", "lowered"}),
+    ({"increase", "increased", "rise", "rose", "raised", "up"}, {"decrease", "decreased", "fall", "fell", "cut", "lowered", "down"}),
 )
+
+
+SUBSTITUTION_CONTEXT = 2  # shared words around a single swapped word ("daughter" / "son") that make it a detail
+
+
+def _synonyms(first: str, second: str) -> bool:
+    """Two stems that say the same: spelling variants, or one side of an `_OPPOSITES` pair ("start" / "began")."""
+    if fuzz.ratio(first, second) >= WORD_MATCH:
+        return True
+    return any(
+        any(word.startswith(first) for word in side) and any(word.startswith(second) for word in side)
+        for pair in _OPPOSITES for side in pair
+    )
+
+
+_STATEMENT = re.compile(r"^\W*(?:the\s+)?(?:user|users|i|he|she|they|we|you|my|his|her|their)\b", re.IGNORECASE)
 
 
 def _says_otherwise(first: str, second: str) -> str | None:
     """Why two texts sharing most words still differ: one negated, opposite verbs, other names."""
     if bool(_NEGATION.search(clean(first))) != bool(_NEGATION.search(clean(second))):
         return "one text negates what the other states"
+    if bool(_SUPPOSED.search(clean(first))) != bool(_SUPPOSED.search(clean(second))):
+        return "one text only supposes what the other states"
+    ends = (_FROM_TO.search(clean(first)), _FROM_TO.search(clean(second)))
+    if ends[0] and ends[1] and (ends[0].group(1), ends[0].group(2)) == (ends[1].group(2), ends[1].group(1)):
+        return "the texts go in opposite directions"
+    own = (set(analyse(first).content), set(analyse(second).content))
+    if len(own[0] - own[1]) == 1 and len(own[1] - own[0]) == 1 and len(own[0] & own[1]) >= SUBSTITUTION_CONTEXT:
+        mine, theirs = next(iter(own[0] - own[1])), next(iter(own[1] - own[0]))
+        if not _synonyms(mine, theirs):
+            return f"one detail differs ({mine} / {theirs})"
     words = (set(re.findall(r"[a-z]+", clean(first))), set(re.findall(r"[a-z]+", clean(second))))
     for positive, negative in _OPPOSITES:
         if (words[0] & positive and words[1] & negative and not words[0] & negative) or (
@@ -66,8 +98,9 @@ def judge_equivalence(payload: Mapping[str, Any]) -> dict[str, Any]:
         return {"equivalent": False, "reason": different}
     there, back = coverage(short.content, long.content_set), coverage(long.content, short.content_set)
     # A short label every word of which the longer text uses ("Core functionality" in "Setting up
-    # the core functionality, with tests") names the same event, however much the other adds.
-    contained = there == 1.0 and len(set(short.content)) >= 2
+    # the core functionality, with tests") names the same event, however much the other adds; a
+    # statement about someone ("The user was in Paris") is no label and may leave out the event.
+    contained = there == 1.0 and len(set(short.content)) >= 2 and not _STATEMENT.match(short.text)
     same = fuzz.token_sort_ratio(first.norm, second.norm) >= 90 or (there >= 0.7 and back >= 0.35) or contained
     return {"equivalent": same, "reason": f"word overlap {there:.0%} / {back:.0%}"}
 

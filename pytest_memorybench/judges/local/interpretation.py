@@ -5,7 +5,8 @@ Evidence is a meaning word in the answer: as it is, inflected ("docks" for "dock
 a compound whose other part the statement or the answer itself uses ("seaport" where the
 statement speaks of the sea, "lock-picking" where it speaks of locked doors, "night-time" where it
 speaks of time), so that "transport" is no decoding of "port" nor "cargo" of "car".  Repeating
-the statement earns nothing: only the meaning words are looked for.  Synonyms beyond these forms
+the statement earns nothing: only the meaning words are looked for, and only where the answer
+asserts them (`stance`: "Don't bring a boat" and "a canoe, or a towel, whichever" decode nothing).  Synonyms beyond these forms
 ("a tool that opens locks" for "key") need an LLM judge.
 """
 
@@ -15,6 +16,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from pytest_memorybench.judges.local.stance import stance
 from pytest_memorybench.judges.local.text import abstains, clean, stem
 
 _SUFFIXES = ("", "s", "es", "ing", "ed", "er", "ers", "d")
@@ -26,14 +28,22 @@ def judge_interpretation(payload: Mapping[str, Any]) -> dict[str, Any]:
     meanings = [clean(str(word)) for word in payload["keywords"]]
     if not answer.strip() or abstains(answer):
         return {"valid": False, "reason": "no decoding given"}
-    words = re.findall(r"[a-z]+(?:-[a-z]+)*", answer)
+    words = list(re.finditer(r"[a-z]+(?:-[a-z]+)*", answer))
     grounding = {stem(word) for word in re.findall(r"[a-z]+", f"{statement} {answer}") if len(word) >= 3}
+    refused = None
     for meaning in meanings:
         head = meaning.split()[-1] if meaning.split() else ""
-        for word in words:
+        for match in words:
+            word = match.group(0)
             if _decodes(word, meaning, head, grounding):
-                return {"valid": True, "reason": f"the answer says {word!r} for {meaning!r}"}
-    return {"valid": False, "reason": "none of the meanings is in the answer"}
+                why = stance(answer, match.start(), match.end(), or_hedges=False)
+                if why is None:
+                    return {"valid": True, "reason": f"the answer says {word!r} for {meaning!r}"}
+                refused = refused or f"the answer names {word!r} only {_WHY[why]}"
+    return {"valid": False, "reason": refused or "none of the meanings is in the answer"}
+
+
+_WHY = {"negated": "to deny it", "hedged": "as one of several guesses", "asked": "in a question", "doubted": "inside an abstention"}
 
 
 def _decodes(word: str, meaning: str, head: str, grounding: set[str]) -> bool:

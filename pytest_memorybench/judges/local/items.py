@@ -8,6 +8,7 @@ from typing import Any
 
 from rapidfuzz import fuzz
 
+from pytest_memorybench.judges.local.stance import asserted
 from pytest_memorybench.judges.local.text import (
     Analysis,
     abstains,
@@ -18,13 +19,46 @@ from pytest_memorybench.judges.local.text import (
     has_value,
     ordinals,
     phrase_in,
+    stem,
+    word_found,
 )
 
 # items and order --------------------------------------------------------------------------------------
 
 
 def item_score(item: str, answer: str, *, ignore: frozenset[str] = frozenset()) -> tuple[float, int]:
-    """(1 | 0.5 | 0, character position of the evidence) for one ground-truth item in an answer."""
+    """(1 | 0.5 | 0, character position of the evidence) for one ground-truth item in an answer.
+
+    An item the answer names only to deny it, among alternatives, in a question or inside an
+    abstention (`stance`) earns nothing.
+    """
+    score, position = _word_score(item, answer, ignore)
+    if score and not asserted(clean(answer), _mentions(clean(answer), analyse(item))):
+        return 0, -1
+    return score, position
+
+
+# Words that name a kind of event or place, not which one: "the film night" is not "Quiz Night".
+GENERIC_ITEM_WORDS = frozenset(
+    stem(word) for word in """night day evening morning class workshop party show event session meeting trip visit
+    festival fair market club centre center hall park street road house district place lake river hill mountain
+    cafe restaurant shop store appointment lesson course""".split()
+)
+
+
+def _mentions(lowered: str, wanted: Analysis) -> list[tuple[int, int]]:
+    """Where the item's words occur in the answer (each occurrence of each content word, or its text)."""
+    spans = [
+        (match.start(), match.end())
+        for word in wanted.content
+        for match in re.finditer(rf"\b{re.escape(word[:max(4, len(word) - 1)])}\w*", lowered)
+    ]
+    text = clean(wanted.text)
+    spans += [(match.start(), match.end()) for match in re.finditer(re.escape(text), lowered)] if text else []
+    return spans or [(0, 0)]
+
+
+def _word_score(item: str, answer: str, ignore: frozenset[str]) -> tuple[float, int]:
     wanted, given = analyse(item), analyse(answer)
     lowered = clean(answer)
     if phrase_in(item, answer) and not (wanted.content_set and wanted.content_set <= ignore):
@@ -44,7 +78,9 @@ def item_score(item: str, answer: str, *, ignore: frozenset[str] = frozenset()) 
     full, half = (0.5, 0.25) if len(words) > 12 else (0.75, 0.5)
     if share >= full and numbers_ok:
         score: float = 1
-    elif share >= half or (share >= full and not numbers_ok):
+    elif (share >= half or (share >= full and not numbers_ok)) and any(
+        word_found(word, pool) for word in words if word not in GENERIC_ITEM_WORDS
+    ):
         score = 0.5
     else:
         return 0, -1
@@ -156,7 +192,41 @@ def same_item(first: str, second: str) -> bool:
     short, long = (a, b) if len(set(a.content)) <= len(set(b.content)) else (b, a)
     if not short.content:
         return False
+    if _denied(first) != _denied(second) or _other_deed(first, second):
+        return False  # "no dentist" is not "Dentist visit"; "Booked a flight" is not "Flight to Oslo"
     if fuzz.token_sort_ratio(a.norm, b.norm) >= 88:
         return True
     return coverage(short.content, long.content_set) >= 0.66 and coverage(long.content, short.content_set) >= 0.34
+
+
+_DENIED = re.compile(r"\b(?:no|not|never|didn'?t|did\s+not|skipped|missed|cancell?ed)\b")
+# Deeds around an event that are not the event: planning it, booking it, buying for it, calling it off.
+_AROUND = frozenset(
+    stem(word) for word in "planned booked bought looked considered scheduled postponed cancelled canceled thought".split()
+)
+
+
+def _denied(name: str) -> bool:
+    return bool(_DENIED.search(clean(name)))
+
+
+def _other_deed(first: str, second: str) -> bool:
+    """Two names that start with different deeds ("Planned a raised bed" / "Built a raised bed"),
+    or one with a deed around the event the other names ("Booked a flight to Oslo" / "Flight to Oslo")."""
+    deeds = [_deed(first), _deed(second)]
+    if all(deeds):
+        return deeds[0] != deeds[1]
+    return any(deed in _AROUND for deed in deeds if deed)
+
+
+def _deed(name: str) -> str | None:
+    """The stem of a name's leading past-tense verb ("Planted tomatoes" → "plant"), if it has one."""
+    words = re.findall(r"[a-z]+", clean(name))
+    if not words:
+        return None
+    first = words[0]
+    return stem(first) if first.endswith("ed") or first in _IRREGULAR_PAST else None
+
+
+_IRREGULAR_PAST = frozenset("built bought began went took made met ran saw won lost left got gave told sold".split())
 

@@ -6,6 +6,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from pytest_memorybench.judges.local.stance import asserted, value_spans
 from pytest_memorybench.judges.local.text import (
     UNIT_WORDS,
     Analysis,
@@ -15,6 +16,7 @@ from pytest_memorybench.judges.local.text import (
     coverage,
     dates_agree,
     has_value,
+    times_agree,
 )
 
 # nugget and equivalence -------------------------------------------------------------------------------
@@ -80,10 +82,15 @@ def judge_nugget(payload: Mapping[str, Any]) -> dict[str, Any]:
     content = _without_meta(requirement.content)
     if requirement.numbers:  # "25 km": the unit goes with the value, in whatever spelling
         content = tuple(word for word in content if word not in UNIT_WORDS)
-    requirement = Analysis(requirement.text, requirement.norm, content, requirement.numbers, requirement.dates)
+    requirement = Analysis(requirement.text, requirement.norm, content, requirement.numbers, requirement.dates, requirement.times)
     numbers = [has_value(n, given.numbers) for n in requirement.numbers]
     numbers_ok = all(numbers)
     dates_ok = dates_agree(requirement.dates, given.dates)
+    if _has_values(requirement, nugget):
+        # A criterion with values is about the values: words of the subject without them, or the
+        # values denied, doubted or offered among others, earn nothing.
+        if not _values_stated(requirement, answer):
+            return {"score": 0, "reason": "the response does not state the criterion's values"}
     if requirement.content and not _NEGATED_CRITERION.search(nugget) and _contradicts(answer, requirement.content):
         return {"score": 0, "reason": "the response says the opposite of the criterion"}
     # Words the question already says ("the commute" of "how far is my commute?") are the subject,
@@ -131,3 +138,19 @@ def _prohibited(nugget: str) -> str | None:
             return match.group("x")
     return None
 
+
+def _has_values(requirement: Analysis, nugget: str) -> bool:
+    """Whether the criterion names values; "one" alone is a pronoun ("clarify which one is true")."""
+    numbers = [n for n in requirement.numbers if not (n == 1 and not re.search(r"\b1\b", nugget))]
+    return bool(numbers or requirement.dates or requirement.times)
+
+
+def _values_stated(requirement: Analysis, answer: str) -> bool:
+    """Whether the answer asserts at least one of the criterion's values (numbers, dates, times)."""
+    text = clean(answer)
+    holds = [
+        *(lambda found, n=number: has_value(n, found.numbers) for number in requirement.numbers),
+        *(lambda found, d=date: dates_agree([d], found.dates) for date in requirement.dates),
+        *(lambda found, t=time: times_agree([t], found.times) for time in requirement.times),
+    ]
+    return any(asserted(text, value_spans(text, test)) for test in holds)

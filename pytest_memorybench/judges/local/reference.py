@@ -6,6 +6,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from pytest_memorybench.judges.local.stance import asserted, stance
 from pytest_memorybench.judges.local.text import (
     analyse,
     clean,
@@ -22,14 +23,39 @@ def judge_reference(payload: Mapping[str, Any]) -> dict[str, Any]:
     expected, answer = str(payload["expected"]), str(payload["answer"] or "")
     value = parse_number(expected)
     if value is not None:
-        matched = has_value(value, analyse(answer).numbers)
-        return {"refers": matched, "expected_is_number": True, "numbers_match": matched,
-                "reason": f"the answer {'states' if matched else 'does not state'} the value {value:g}"}
+        matched, why = _states_value(value, answer, str(payload.get("question") or ""))
+        return {"refers": matched, "expected_is_number": True, "numbers_match": matched, "reason": why}
     refers, why = _refers(expected, answer)
     return {"refers": refers, "expected_is_number": False, "numbers_match": None, "reason": why}
 
 
-_NEGATION_BEFORE = re.compile(r"(?:\bnot|\bno|\bnever|n't|\bnor|\bneither)(?:\s+\w+){0,2}\s*$")
+def _states_value(value: float, answer: str, question: str) -> tuple[bool, str]:
+    """The answer states `value` as its answer: not denied, offered among others, asked or doubted, and
+    where a sentence about the question's subject gives values, one of them ("three is common; you
+    have four siblings" states four)."""
+    if not has_value(value, analyse(answer).numbers):
+        return False, f"the answer does not state the value {value:g}"
+    text = clean(answer)
+    spans = [(m.start(), m.end()) for m in re.finditer(r"[\w.,:'-]+", text) if _word_value(m.group(0)) == value]
+    if spans and not asserted(text, spans):
+        return False, f"the answer gives the value {value:g} only {_why(text, spans)}"
+    subject = set(analyse(question).content)
+    on_subject = [analyse(sentence) for sentence in re.split(r"(?<=[.!?;])\s+", text) if subject & set(analyse(sentence).content)]
+    values = [number for sentence in on_subject for number in sentence.numbers]
+    if values and not has_value(value, values):
+        return False, f"the answer gives another value than {value:g} for what was asked"
+    return True, f"the answer states the value {value:g}"
+
+
+def _word_value(word: str) -> float | None:
+    return parse_number(word.strip(".,:'-"))
+
+
+_WHY = {"negated": "to deny it", "hedged": "as one of several", "asked": "in a question", "doubted": "inside an abstention"}
+
+
+def _why(text: str, spans: list[tuple[int, int]]) -> str:
+    return _WHY.get(stance(text, *spans[0]) or "", "without stating it")
 
 
 def _refers(expected: str, answer: str) -> tuple[bool, str]:
@@ -43,10 +69,10 @@ def _refers(expected: str, answer: str) -> tuple[bool, str]:
     if not all(has_value(number, given.numbers) for number in wanted.numbers):
         return False, "a number of the expected answer is missing"
     if phrase_in(expected, answer):
-        if _only_negated(wanted.norm, clean(answer)):
-            return False, "the answer mentions the expected answer only to deny it"
-        if _among_alternatives(wanted.norm, clean(answer)):
-            return False, "the answer names the expected answer only as one of several it cannot choose between"
+        text = clean(answer)
+        spans = _phrase_spans(wanted.norm, text)
+        if spans and not asserted(text, spans):
+            return False, f"the answer names the expected answer only {_why(text, spans)}"
         return True, "the answer contains the expected answer"
     words = wanted.content
     if not words:
@@ -59,19 +85,7 @@ def _refers(expected: str, answer: str) -> tuple[bool, str]:
     return False, f"the answer covers only {share:.0%} of the expected answer's words"
 
 
-_UNSURE = re.compile(r"\b(?:either|not\s+(?:sure|certain)|unsure|maybe|perhaps|might\s+have|can'?t\s+(?:remember|recall)\s+which)\b")
-
-
-def _among_alternatives(phrase: str, lowered_answer: str) -> bool:
-    """"It was either Japan, South Korea or Vietnam, I'm not sure which": a guess among candidates."""
-    for sentence in re.split(r"(?<=[.!?])\s+|\n+", lowered_answer):
-        if phrase_in(phrase, sentence) and re.search(r"\bor\b", sentence) and _UNSURE.search(sentence):
-            return True
-    return False
-
-
-def _only_negated(phrase: str, lowered_answer: str) -> bool:
+def _phrase_spans(phrase: str, lowered_answer: str) -> list[tuple[int, int]]:
     words = phrase.split()
     pattern = re.compile(r"(?<![\w])" + r"\W+(?:(?:a|an|the)\W+)?".join(re.escape(w) for w in words) + r"(?![\w])")
-    matches = list(pattern.finditer(lowered_answer))
-    return bool(matches) and all(_NEGATION_BEFORE.search(lowered_answer[: m.start()]) for m in matches)
+    return [(match.start(), match.end()) for match in pattern.finditer(lowered_answer)]

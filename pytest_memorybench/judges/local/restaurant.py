@@ -26,7 +26,13 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
 
-from pytest_memorybench.judges.local.restaurant_words import DESCRIPTIVE, DRINK_WORDS, FOOD_WORDS, GENERIC, NOT_FOOD
+from pytest_memorybench.judges.local.restaurant_words import (
+    DESCRIPTIVE,
+    DRINK_WORDS,
+    FOOD_WORDS,
+    GENERIC,
+    NOT_FOOD,
+)
 from pytest_memorybench.judges.local.text import STOPWORDS, clean, stem
 
 _CLAUSE = re.compile(r"[^.!?;,\n]+(?:[.!?;,\n]+|$)")
@@ -49,7 +55,12 @@ _OFFER = re.compile(
     r"|(?:can|may|could|shall)\s+i\s+(?:get|bring|offer|interest|tempt|recommend|suggest|help)\s+you"
     r"|(?:help|assist)\s+you|are\s+you\s+ready|let\s+me\s+know\s+(?:if|what|when)\s+you"
     r"|our\s+(?:selection|specials?|menu|chef|kitchen|house|wine\s+list|drinks?\s+list)"
-    r"|(?:is|are)\s+(?:very\s+|really\s+)?(?:popular|a\s+(?:house|customer|local)\s+favou?rite|highly\s+recommended))"
+    r"|(?:is|are)\s+(?:very\s+|really\s+)?(?:popular|a\s+(?:house|customer|local)\s+favou?rite|highly\s+recommended)"
+    r"|here\s+(?:is|are)\s+your)"
+)
+# A clause about meals had before orders nothing ("I've had mussels in Brussels once", "I was having the wine").
+_HAD_BEFORE = re.compile(
+    r"\b(?:i\s+was\s+having|i\s+had|i'?ve\s+had|i\s+have\s+had|i\s+once|i\s+used\s+to|earlier|last\s+(?:time|week|night|year))\b"
 )
 # A change asked of a dish ("… but with fries", "can I substitute the rice for a salad"): what it adds
 # that the dish's name does not list is not on the menu.  "with" is such a cue only after a dish in
@@ -155,7 +166,7 @@ def _tokens(reply: str) -> list[_Token]:
         sentence = next((words for start, end, words in sentences if start <= clause.start() < end), body)
         ordering = _orders(sentence)
         silenced = (sentence.rstrip().endswith("?") and not ordering) or _OFFER.search(sentence) or (
-            number in pointing_back or _UNAVAILABLE.search(body)
+            number in pointing_back or _UNAVAILABLE.search(body) or _HAD_BEFORE.search(body)
         )
         ordering = ordering or _has_phrase(_words(sentence), _PAST_ORDER)
         negated_from = 0 if silenced else len(raw)

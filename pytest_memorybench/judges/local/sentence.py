@@ -10,6 +10,7 @@ from typing import Any
 
 from pytest_memorybench.core.heavy import heavy_import
 from pytest_memorybench.judges.local.text import (
+    STOPWORDS,
     analyse,
     clean,
     dates_agree,
@@ -46,7 +47,7 @@ def _tokens(text: str) -> list[_Token]:
         )
         if idiom is not None:
             width = next(len(words) for words, meaning in _IDIOMS.items() if tuple(m.group(0) for m in raw[index : index + len(words)]) == words)
-            tokens.append(_Token(idiom, raw[index].start(), raw[index + width - 1].end()))
+            tokens.append(_Token(_porter(idiom), raw[index].start(), raw[index + width - 1].end()))
             index += width
             continue
         tokens.append(_Token(_porter(raw[index].group(0)), raw[index].start(), raw[index].end()))
@@ -75,7 +76,18 @@ def _same_claim(candidate: str, target: str, candidate_words: Sequence[str], tar
         return False
     if not dates_agree(wanted.dates, given.dates) or not times_agree(wanted.times, given.times):
         return False
+    if _HEDGED.search(clean(candidate)) and not _HEDGED.search(clean(target)):
+        return False  # "… seventeen or twenty-seven", "on the left, or maybe the right"
+    stop = {_porter(word) for word in STOPWORDS}
+    content = {word for word in target_words if word not in stop | negations and not word.isdigit()}
+    missing = len(content - set(candidate_words))
+    if missing > (1 if len(content) >= LONG_SENTENCE_WORDS else 0):
+        return False  # "The owl flies." is not "The owl flies at midnight."; "feed the cat" is not "water the basil"
     return opposed & set(target_words) <= set(candidate_words)
+
+
+LONG_SENTENCE_WORDS = 6  # a target with this many content words may lose one in a paraphrase
+_HEDGED = re.compile(r"\bor\b(?!\s+not\b)|\b(?:maybe|perhaps|either|possibly)\b")
 
 
 def _lcs_span(candidate: Sequence[str], reference: Sequence[str]) -> tuple[int, int] | None:
