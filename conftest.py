@@ -53,12 +53,28 @@ def _benchmark(config: pytest.Config) -> bool:
 
 @pytest.hookimpl(tryfirst=True)  # before xdist's own, which reads -n
 def pytest_cmdline_main(config: pytest.Config) -> None:
-    worker = hasattr(config, "workerinput")
-    if config.pluginmanager.hasplugin("xdist") and config.option.numprocesses is None and not worker:
+    worker = getattr(config, "workerinput", None)
+    if worker is not None:
+        if worker.get(LOADGROUP):  # a worker re-reads the command line, which does not say loadgroup
+            config.option.loadgroup = True
+        return
+    if config.pluginmanager.hasplugin("xdist") and config.option.numprocesses is None:
         if not _benchmark(config) and not config.option.collectonly:
             config.option.numprocesses = "auto"
             if config.option.dist == "no":
                 config.option.dist = "loadgroup"  # tests sharing an expensive fixture keep to one worker
+
+
+LOADGROUP = "tests_loadgroup"
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: object) -> None:
+    """Tell each xdist worker that the run is `loadgroup`: it tags the items of an `xdist_group`
+    only when it knows, and without the tags the two real-model modules (each starting its own
+    SmolLM2 server, which takes every core) would run on two workers at once and crawl."""
+    config = node.config  # type: ignore[attr-defined]
+    node.workerinput[LOADGROUP] = config.option.dist == "loadgroup"  # type: ignore[attr-defined]
 
 
 def _chooses_itself(config: pytest.Config) -> bool:
