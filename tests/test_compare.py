@@ -153,6 +153,7 @@ def test_a_run_writes_its_markdown_summary(pytester: pytest.Pytester) -> None:
         ("other-seed", "--mb-compare: the runs share no scored item (same test, same definition); left out: 6 different definitions"),
         ("other-profile", "--mb-compare: the runs were scored with different profiles (*); their scores are not comparable: compare runs of one profile, or pass --mb-compare-anyway"),
         ("labels", "--mb-label was given 1 time(s) for 2 runs; give one label per run, in order"),
+        ("other-judge", "--mb-compare: * and * were judged differently (judge local vs openai:gpt-4o-mini); their scores are not comparable: judge both alike, or pass --mb-compare-anyway"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_4(pytester: pytest.Pytester, make: str, message: str) -> None:
@@ -169,6 +170,11 @@ def test_bad_input_is_one_line_and_exit_4(pytester: pytest.Pytester, make: str, 
         arguments = [first, str(make_run(pytester, "recall", "--mb-seed=1"))]
     elif make == "other-profile":
         arguments = [first, str(make_run(pytester, "recall", "--mb-profile=official"))]
+    elif make == "other-judge":  # as if an LLM judge had scored the same replies
+        results = json.loads((Path(first) / "results.json").read_text())
+        results["run"]["judge"] = results["run"]["judge_identity"]["spec"] = "openai:gpt-4o-mini"
+        (pytester.path / "llm-judged.json").write_text(json.dumps(results))
+        arguments = [first, "llm-judged.json"]
     result = pytester.runpytest("--mb-compare", *arguments)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines([f"ERROR: {message}"])
