@@ -16,7 +16,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from pytest_memorybench.judges.local.stance import stance
+from pytest_memorybench.judges.local.stance import EXPLAINED, stance
 from pytest_memorybench.judges.local.text import abstains, clean, stem
 
 _SUFFIXES = ("", "s", "es", "ing", "ed", "er", "ers", "d")
@@ -39,11 +39,8 @@ def judge_interpretation(payload: Mapping[str, Any]) -> dict[str, Any]:
                 why = stance(answer, match.start(), match.end(), or_hedges=False)
                 if why is None:
                     return {"valid": True, "reason": f"the answer says {word!r} for {meaning!r}"}
-                refused = refused or f"the answer names {word!r} only {_WHY[why]}"
+                refused = refused or f"the answer names {word!r} only {EXPLAINED[why]}"
     return {"valid": False, "reason": refused or "none of the meanings is in the answer"}
-
-
-_WHY = {"negated": "to deny it", "hedged": "as one of several guesses", "asked": "in a question", "doubted": "inside an abstention"}
 
 
 def _decodes(word: str, meaning: str, head: str, grounding: set[str]) -> bool:

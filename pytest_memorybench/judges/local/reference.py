@@ -6,7 +6,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from pytest_memorybench.judges.local.stance import asserted, stance
+from pytest_memorybench.judges.local.stance import EXPLAINED, asserted, stance
 from pytest_memorybench.judges.local.text import (
     analyse,
     clean,
@@ -51,11 +51,8 @@ def _word_value(word: str) -> float | None:
     return parse_number(word.strip(".,:'-"))
 
 
-_WHY = {"negated": "to deny it", "hedged": "as one of several", "asked": "in a question", "doubted": "inside an abstention"}
-
-
 def _why(text: str, spans: list[tuple[int, int]]) -> str:
-    return _WHY.get(stance(text, *spans[0]) or "", "without stating it")
+    return EXPLAINED.get(stance(text, *spans[0]) or "", "without stating it")
 
 
 def _refers(expected: str, answer: str) -> tuple[bool, str]:

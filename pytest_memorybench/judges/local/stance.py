@@ -41,6 +41,8 @@ _DOUBT = re.compile(
     r"(?:know|remember|recall|tell|say)\s+(?:if|whether)|no\s+idea\s+(?:if|whether))\b"
 )
 OR_REACH = 6  # words between a mention and an "or" that makes it one of several
+# How a verdict's reason says why a mention earns nothing.
+EXPLAINED = {"negated": "to deny it", "hedged": "as one of several guesses", "asked": "in a question", "doubted": "inside an abstention"}
 
 
 def stance(text: str, start: int, end: int | None = None, *, or_hedges: bool = True) -> str | None:
