@@ -25,7 +25,7 @@ from pytest_memorybench.judges.base import TASK_KINDS
 from pytest_memorybench.local_model import MODEL_ALIAS, LocalModelUnavailable, server_command
 from tests.support.goodai import write_spy_meeting_run
 from tests.support.llm_server import RecordingProxy, content_text, last_user_text
-from tests.support.local_model import free_port
+from tests.support.local_model import REPLY_TOKENS, free_port
 
 # One model server for the module: two would each take a core and make every test slower.
 pytestmark = [pytest.mark.real_model, pytest.mark.xdist_group("real_model")]
@@ -36,7 +36,7 @@ TWO_SCENARIOS = ("--span=1k", "-k", "colours or name_list")
 
 @pytest.fixture
 def proxy(model_server: str) -> Iterator[RecordingProxy]:
-    with RecordingProxy(model_server.removesuffix("/v1")) as recording:
+    with RecordingProxy(model_server.removesuffix("/v1"), reply_tokens=REPLY_TOKENS) as recording:
         yield recording
 
 

@@ -10,19 +10,29 @@ score.  Needs the `local-llm` extra; run with `-m real_model`.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 
 import pytest
 
 import pytest_memorybench.agents.recall  # noqa: F401  (numpy must load outside pytester's inner runs)
 from pytest_memorybench.agents.memory.systems import MECHANISMS
 from pytest_memorybench.local_model import MODEL_ALIAS
+from tests.support.llm_server import RecordingProxy
+from tests.support.local_model import REPLY_TOKENS
 
 pytestmark = [pytest.mark.real_model, pytest.mark.xdist_group("real_model")]
 
 
+@pytest.fixture(scope="module")
+def capped_server(embedding_server: str) -> Iterator[str]:
+    """The embedding server behind a proxy that keeps each completion short (`REPLY_TOKENS`)."""
+    with RecordingProxy(embedding_server.removesuffix("/v1"), reply_tokens=REPLY_TOKENS) as proxy:
+        yield proxy.openai_url
+
+
 @pytest.mark.parametrize("mechanism", list(MECHANISMS))
-def test_every_mechanism_runs_on_smollm2_with_no_item_error(pytester: pytest.Pytester, embedding_server: str, mechanism: str) -> None:
-    model = f"openai:{MODEL_ALIAS}@{embedding_server}"
+def test_every_mechanism_runs_on_smollm2_with_no_item_error(pytester: pytest.Pytester, capped_server: str, mechanism: str) -> None:
+    model = f"openai:{MODEL_ALIAS}@{capped_server}"
     result = pytester.runpytest(
         "--memorybench", "-p", "no:cacheprovider", "-p", "no:randomly", f"--agent={mechanism}:{model}",
         f"--mb-embedder={model}", "--span=isolated", "--mb-context=2048", "-k", "colours and rep1", "--mb-output=run",

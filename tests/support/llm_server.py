@@ -250,11 +250,18 @@ class Exchange:
 
 
 class RecordingProxy(LLMServer):
-    """Passes every request on to a real server and keeps both sides, to check what a run recorded."""
+    """Passes every request on to a real server and keeps both sides, to check what a run recorded.
 
-    def __init__(self, upstream: str) -> None:
+    `reply_tokens` caps every completion the server is asked for at that many tokens: a small
+    model on two cores writes a few dozen tokens a second and often rambles to the cap it is
+    given (1,024 for an agent's reply), and what the real-model tests check is the wiring, not
+    the length of its answers.
+    """
+
+    def __init__(self, upstream: str, *, reply_tokens: int | None = None) -> None:
         super().__init__()
         self.upstream = upstream.rstrip("/")
+        self.reply_tokens = reply_tokens
         self.exchanges: list[Exchange] = []
         self._in_flight = 0
 
@@ -274,7 +281,13 @@ class RecordingProxy(LLMServer):
                 self._in_flight -= 1
 
     def _forward(self, request: RecordedRequest) -> tuple[int, dict[str, str], Any]:
-        data = None if request.body is None else json.dumps(request.body).encode()
+        body = request.body
+        if self.reply_tokens is not None and isinstance(body, dict):
+            body = {
+                **body,
+                **{key: min(int(body[key]), self.reply_tokens) for key in ("max_tokens", "max_completion_tokens") if body.get(key)},
+            }
+        data = None if body is None else json.dumps(body).encode()
         forwarded = urllib.request.Request(
             self.upstream + request.path, data=data, method=request.method, headers={"Content-Type": "application/json"}
         )

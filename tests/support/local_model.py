@@ -20,6 +20,11 @@ from pytest_memorybench.local_model import (
 )
 
 
+# What the real-model tests let SmolLM2 write in one completion (through `RecordingProxy`): enough
+# for a judge's JSON verdict or a short reply, and it keeps the whole real-model group to minutes.
+REPLY_TOKENS = 160
+
+
 @pytest.fixture(scope="module")
 def model_server() -> Iterator[str]:
     """The checked local-model server's OpenAI base URL."""
