@@ -22,6 +22,7 @@ from pytest_memorybench.judges.judge_check import (
     report_lines,
     run_judge_check,
     shortfalls,
+    spread,
 )
 from pytest_memorybench.judges.local import LocalJudge
 from pytest_memorybench.judges.metaeval import load_cases
@@ -145,3 +146,17 @@ def test_the_judge_check_is_a_gate(capsys: pytest.CaptureFixture[str]) -> None:
     ]
     with pytest.raises(UsageError, match="--mb-max-false-accept 5 is not a share: give a number from 0 to 1"):
         run_judge_check("local", None, lines.append, max_false_accept=5)
+
+
+def test_a_sample_asks_a_few_of_each_task_spread_through_it() -> None:
+    cases = load_cases()
+    sample = spread(cases, 2)
+    assert Counter(case.kind for case in sample) == {kind: 2 for kind in TASK_KINDS}
+    references = [case for case in cases if case.kind == "reference"]
+    assert [case.id for case in sample if case.kind == "reference"] == [references[0].id, references[len(references) // 2].id]
+    assert spread(WRONG, None) == WRONG
+    lines: list[str] = []
+    assert run_judge_check("local", None, lines.append, sample=2) == 0
+    assert lines[0] == "[memorybench] judged 36/36" and lines[1] == "judge check of local: 18 labelled cases, 18 wrong answers"
+    with pytest.raises(UsageError, match="--mb-judge-sample 0 asks nothing"):
+        run_judge_check("local", None, lines.append, sample=0)

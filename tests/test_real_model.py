@@ -91,10 +91,12 @@ def test_a_killed_run_resumes_without_asking_again(pytester: pytest.Pytester, pr
 
 
 def test_the_judge_check_runs_on_a_real_model(pytester: pytest.Pytester, proxy: RecordingProxy) -> None:
-    """Agreement and false acceptance of an LLM judge: whatever SmolLM2's figures are, they exist and are printed."""
-    result = pytester.runpytest_subprocess("--mb-judge-check", f"--judge=openai:{MODEL_ALIAS}@{proxy.openai_url}")
+    """Agreement and false acceptance of an LLM judge: whatever SmolLM2's figures are, they exist and are
+    printed.  Four of each set per task: SmolLM2 takes about 5 s a verdict here, the whole check 25 min."""
+    judge = f"--judge=openai:{MODEL_ALIAS}@{proxy.openai_url}"
+    result = pytester.runpytest_subprocess("--mb-judge-check", judge, "--mb-judge-sample=4")
     output = result.stdout.str()
-    assert "[memorybench] judged 285/285" in output
+    assert "[memorybench] judged 72/72" in output
     assert result.ret == 0 or "ERROR: " in output, output  # a small model may be unusable: then one line says so
     table = [line for line in output.splitlines() if line.split()[:1] and line.split()[0] in (*TASK_KINDS, "overall")]
     assert len(table) == len(TASK_KINDS) + 1 and all(line.endswith("%") for line in table), output

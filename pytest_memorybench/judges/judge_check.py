@@ -15,15 +15,23 @@ import json
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from pytest_memorybench.core.errors import UsageError
 from pytest_memorybench.judges.evaluation import JudgeCheckReport, evaluate_judge
-from pytest_memorybench.judges.wrong_answers import WRONG_ANSWERS_FILE
+from pytest_memorybench.judges.metaeval import load_cases
+from pytest_memorybench.judges.wrong_answers import WRONG_ANSWERS_FILE, load_wrong_answers
 
 WIDTH = 80
 MAX_DISAGREEMENTS = 10  # listed by `report_lines`
 MAX_ACCEPTED = 10
+
+
+class _Kinded(Protocol):
+    kind: str
+
+
+T = TypeVar("T", bound=_Kinded)
 
 
 def describe(kind: str, terms: Mapping[str, Any] | None) -> str:
@@ -166,6 +174,19 @@ def shortfalls(report: JudgeCheckReport, min_agreement: float | None, max_false_
     return found
 
 
+def spread(records: Sequence[T], per_kind: int | None) -> list[T]:
+    """At most `per_kind` records of each kind, evenly spaced through that kind's (all when None)."""
+    if per_kind is None:
+        return list(records)
+    by_kind: dict[str, list[T]] = {}
+    for record in records:
+        by_kind.setdefault(record.kind, []).append(record)
+    chosen = {
+        id(group[index * len(group) // per_kind]) for group in by_kind.values() for index in range(min(per_kind, len(group)))
+    }
+    return [record for record in records if id(record) in chosen]
+
+
 PROGRESS_SECONDS = 5.0
 UNUSABLE_SHARE = 0.5  # a check in which more verdicts than this are errors measures nothing
 LOOSE_FALSE_ACCEPT = 0.1  # the interpretation warns above this false acceptance in any kind
@@ -178,9 +199,12 @@ def run_judge_check(
     *,
     min_agreement: float | None = None,
     max_false_accept: float | None = None,
+    sample: int | None = None,
 ) -> int:
     """`pytest --mb-judge-check`: score the labelled set and the wrong answers with the chosen judge.
 
+    `sample` asks at most that many labelled cases and that many wrong answers per task, spread
+    evenly over each (a quick or cheap check of a slow or paid judge; the figures are then rougher).
     A line every few seconds says how far it is (an LLM judge on a small machine takes minutes).
     Exit 1 when most verdicts were errors (unparseable or failed calls: the figures would measure
     the server, not the judge), or when the judge falls short of the gate, one line per shortfall.
@@ -194,6 +218,8 @@ def run_judge_check(
     for option, value in (("--mb-min-agreement", min_agreement), ("--mb-max-false-accept", max_false_accept)):
         if value is not None and not 0 <= value <= 1:
             raise UsageError(f"{option} {value:g} is not a share: give a number from 0 to 1 (e.g. 0.9 for 90 %)")
+    if sample is not None and sample < 1:
+        raise UsageError(f"--mb-judge-sample {sample} asks nothing: give how many cases per task to ask (1 or more)")
     spec = parse_judge_spec(judge_spec)
     check_judge_spec(spec)
     judge = build_judge(spec, cache_path=cache_path)
@@ -206,7 +232,7 @@ def run_judge_check(
 
     async def check() -> JudgeCheckReport:
         try:
-            return await evaluate_judge(judge, progress=progress)
+            return await evaluate_judge(judge, spread(load_cases(), sample), spread(load_wrong_answers(), sample), progress=progress)
         finally:
             await judge.aclose()
 
