@@ -200,13 +200,8 @@ def on_level_change(listener: Callable[[], None]) -> None:
 
 
 def auto_conversations() -> int:
-    """Conversations to drive at once under auto: the level of the busiest measured provider (a
-    raise opens the conversations that fill it), or `UNMEASURED_CONVERSATIONS` while none is
-    measured (a built-in agent and the local judge call no provider).
-
-    Not more: a one-slot server with a prompt cache (llama.cpp) answers a conversation's next turn
-    from the prompt it has cached, while conversations taking turns make it read each whole prompt
-    again (measured with SmolLM2: twice the level made auto 1.4x slower than one at a time).
-    """
+    """Conversations to drive at once under auto: twice the level of the busiest measured provider
+    (so a raise finds callers to fill it), or `UNMEASURED_CONVERSATIONS` while none is measured (a
+    built-in agent and the local judge call no provider)."""
     levels = [limit.level for limit in _LIMITS.values()]
-    return max(levels) if levels else UNMEASURED_CONVERSATIONS
+    return max(2, 2 * max(levels)) if levels else UNMEASURED_CONVERSATIONS
