@@ -563,7 +563,7 @@ def test_a_judge_check_with_mostly_unusable_verdicts_says_so_and_exits_1(llm_ser
     status = run_judge_check(f"openai:fake-model@{llm_server.openai_url}", None, lines.append)
     assert status == 1
     assert lines[0].startswith("[memorybench] judged ") and lines[-2].startswith("agreement 0%")
-    assert lines[-1].startswith("ERROR: 285 of 285 verdicts of openai:fake-model@") and "judge-unparseable" in lines[-1]
+    assert lines[-1].startswith("ERROR: 321 of 321 verdicts of openai:fake-model@") and "judge-unparseable" in lines[-1]
 
 
 # -- prompts, JSON repair, validation ----------------------------------------------------------------------------
@@ -586,6 +586,7 @@ PAYLOADS: dict[str, dict[str, Any]] = {
     "nugget": {"question": "Q?", "nugget": "N", "answer": "A"},
     "equivalence": {"first": "F", "second": "S"},
     "interpretation": {"statement": "S", "keywords": ["k1", "k2"], "answer": "A"},
+    "answer": {"question": "Q?", "expected": "E", "answer": "A", "rule": "days"},
 }
 
 

@@ -140,9 +140,10 @@ def test_the_judge_check_is_a_gate(capsys: pytest.CaptureFixture[str]) -> None:
     assert run_judge_check("local", None, lines.append, min_agreement=0.95, max_false_accept=0.0) == 1
     failed = [line for line in lines if line.startswith("FAILED judge check: ")]
     assert failed == [
-        "FAILED judge check: agreement 90.6% with the human labels is below --mb-min-agreement 95.0%",
+        "FAILED judge check: agreement 92.0% with the human labels is below --mb-min-agreement 95.0%",
         "FAILED judge check: equivalence: accepts 1 of 20 wrong answers (5.0%), above --mb-max-false-accept 0.0%",
         "FAILED judge check: interpretation: accepts 1 of 20 wrong answers (5.0%), above --mb-max-false-accept 0.0%",
+        "FAILED judge check: answer: accepts 1 of 20 wrong answers (5.0%), above --mb-max-false-accept 0.0%",
     ]
     with pytest.raises(UsageError, match="--mb-max-false-accept 5 is not a share: give a number from 0 to 1"):
         run_judge_check("local", None, lines.append, max_false_accept=5)
@@ -157,6 +158,6 @@ def test_a_sample_asks_a_few_of_each_task_spread_through_it() -> None:
     assert spread(WRONG, None) == WRONG
     lines: list[str] = []
     assert run_judge_check("local", None, lines.append, sample=2) == 0
-    assert lines[0] == "[memorybench] judged 36/36" and lines[1] == "judge check of local: 18 labelled cases, 18 wrong answers"
+    assert lines[0] == "[memorybench] judged 40/40" and lines[1] == "judge check of local: 20 labelled cases, 20 wrong answers"
     with pytest.raises(UsageError, match="--mb-judge-sample 0 asks nothing"):
         run_judge_check("local", None, lines.append, sample=0)

@@ -357,6 +357,7 @@ def test_every_kind_is_answered() -> None:
         "nugget": {"question": "", "nugget": "", "answer": ""},
         "equivalence": {"first": "", "second": ""},
         "interpretation": {"statement": "", "keywords": [], "answer": ""},
+        "answer": {"question": "", "expected": "", "answer": "", "rule": "generous"},
     }
     for kind in TASK_KINDS:
         result = JUDGE.judge_now(JudgeTask(kind, payloads[kind]))

@@ -39,6 +39,11 @@ Task kinds, inputs → output JSON (all outputs may also carry a free-text "reas
   equivalence  {first, second}
                → {"equivalent": bool}
                BEAM Listing 21: do the two snippets state the same event or fact.
+  answer       {question, expected, answer, rule}
+               → {"correct": bool}
+               LoCoMo's "J" of the common evaluation pipelines (rule `generous`) and LongMemEval's
+               per-type checks (`contains`, `days`, `update`, `preference`, `abstention`): is the
+               answer right, by that rule (`prompts.ANSWER_RULES` says each rule in words).
 """
 
 from __future__ import annotations
@@ -50,6 +55,7 @@ from typing import Any, Protocol
 
 TASK_KINDS = (
     "reference", "sentence", "directions", "restaurant", "items", "order", "nugget", "equivalence", "interpretation",
+    "answer",
 )
 
 UNPARSEABLE = "judge-unparseable"

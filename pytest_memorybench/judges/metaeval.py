@@ -134,7 +134,9 @@ def _case(raw: Any) -> JudgeCase:
     return JudgeCase(case_id, kind, payload, label, note)
 
 
-_BOOLEAN_LABELS = {"reference": "correct", "sentence": "present", "equivalence": "equivalent", "interpretation": "valid"}
+_BOOLEAN_LABELS = {
+    "reference": "correct", "sentence": "present", "equivalence": "equivalent", "interpretation": "valid", "answer": "correct",
+}
 
 
 def check_label(kind: str, label: Mapping[str, Any], payload: Mapping[str, Any]) -> None:
@@ -255,6 +257,11 @@ def compare_interpretation(label: Mapping[str, Any], data: Mapping[str, Any], pa
     return Comparison(got == label["valid"], dict(label), {"valid": got})
 
 
+def compare_answer(label: Mapping[str, Any], data: Mapping[str, Any], payload: Mapping[str, Any]) -> Comparison:
+    got = bool(data["correct"])
+    return Comparison(got == label["correct"], dict(label), {"correct": got})
+
+
 COMPARATORS: dict[str, Callable[[Mapping[str, Any], Mapping[str, Any], Mapping[str, Any]], Comparison]] = {
     "reference": compare_reference,
     "sentence": compare_sentence,
@@ -265,6 +272,7 @@ COMPARATORS: dict[str, Callable[[Mapping[str, Any], Mapping[str, Any], Mapping[s
     "nugget": compare_nugget,
     "equivalence": compare_equivalence,
     "interpretation": compare_interpretation,
+    "answer": compare_answer,
 }
 assert set(COMPARATORS) == set(TASK_KINDS)
 
@@ -311,4 +319,6 @@ def label_verdict(kind: str, label: Mapping[str, Any], payload: Mapping[str, Any
         return {"equivalent": label["equivalent"]}
     if kind == "interpretation":
         return {"valid": label["valid"]}
+    if kind == "answer":
+        return {"correct": label["correct"]}
     raise ValueError(f"unknown judge task {kind!r}")

@@ -3,8 +3,9 @@
 Each task kind (see `base.py`) has a system prompt and a user template; `render(kind, payload)`
 fills the template.  The wording is ours; the meaning follows the papers' judge prompts:
 GoodAI LTM (reference checker, sentence extraction, route conversion, restaurant order parsing),
-the episodic-memory benchmark (item matching and list alignment) and BEAM (rubric nuggets and fact
-equivalence).  Every prompt asks for one JSON object and nothing else.
+the episodic-memory benchmark (item matching and list alignment), BEAM (rubric nuggets and fact
+equivalence), the LoCoMo evaluation pipelines' generous "J" grader and LongMemEval's per-type answer
+checks (`ANSWER_RULES`).  Every prompt asks for one JSON object and nothing else.
 
 `prompt_hash(kind)` fingerprints a template, so results can say which wording produced them;
 changing a prompt changes its hash and, through the rendered text, every cache key.
@@ -18,7 +19,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from string import Template
 from typing import Any
 
@@ -37,10 +38,53 @@ class Prompt:
     system: str
     template: str  # string.Template: $field is replaced by the rendered payload field
     fields: tuple[str, ...]
+    # Wording chosen by the payload's `rule` field and put in for $guidance (part of the hash).
+    guidance: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def text(self) -> str:
-        return f"{self.system}\n\x00\n{self.template}"
+        rules = "".join(f"\n\x00{rule}\n{text}" for rule, text in sorted(self.guidance.items()))
+        return f"{self.system}\n\x00\n{self.template}{rules}"
+
+
+# How the `answer` task decides, per rule: LoCoMo's J as the common pipelines grade it, and the
+# checks of LongMemEval's evaluation by question type.  The wording is ours.
+ANSWER_RULES: dict[str, str] = {
+    "generous": (
+        "The question is about something said earlier in a long conversation between two people. The expected "
+        "answer is usually short. Be generous: the answer is correct when it is about the same thing as the "
+        "expected answer, even if it is longer, worded differently or adds detail. For a question about time, "
+        "it is correct when it points to the same date or period, in any format (\"7 May\" and \"May 7th\"), "
+        "or relative to the conversation (\"last week\") when that lands on the same period. It is wrong when "
+        "it names something else, declines, or says it does not know."
+    ),
+    "contains": (
+        "The answer is correct when it contains the expected answer, says something equivalent to it, or gives "
+        "every step that leads to it. It is wrong when it gives only part of what the expected answer requires, "
+        "something else, or no answer."
+    ),
+    "days": (
+        "The answer is correct when it contains the expected answer, says something equivalent to it, or gives "
+        "every step that leads to it; it is wrong when it gives only part of it. A count of days, weeks or "
+        "months that is off by one (19 days where 18 are expected) still counts as correct."
+    ),
+    "update": (
+        "The expected answer is the most recent value of something that changed over time. The answer is correct "
+        "when it gives that value as the current one, even if it also mentions what was true before. It is "
+        "wrong when it gives only an earlier value, or gives no answer."
+    ),
+    "preference": (
+        "The expected answer is a rubric: what a response personalised to this user should do. The answer is "
+        "correct when it recalls and uses the user's own preferences or circumstances as the rubric describes; "
+        "it need not cover every point. It is wrong when it is generic, ignores the user's preferences, or "
+        "contradicts them."
+    ),
+    "abstention": (
+        "The question cannot be answered from the conversation; the expected answer explains why. The answer is "
+        "correct when it says so: that the information was never given, is incomplete, or that something else "
+        "was said but not what is asked. It is wrong when it answers the question as if it knew."
+    ),
+}
 
 
 PROMPTS: dict[str, Prompt] = {
@@ -268,6 +312,32 @@ $answer
 Repeating the coded message in its own words is not a decoding. Format: {"valid": true or false}""",
         fields=("statement", "keywords", "answer"),
     ),
+    "answer": Prompt(
+        system=(
+            "You grade an assistant's answer to a question about an earlier conversation against the expected "
+            f"answer, by the rule you are given. {_JSON_ONLY}"
+        ),
+        template="""Question:
+<question>
+$question
+</question>
+
+Expected answer:
+<expected>
+$expected
+</expected>
+
+The assistant's answer:
+<answer>
+$answer
+</answer>
+
+Rule ($rule): $guidance
+
+Format: {"correct": true or false, "reason": "one short sentence"}""",
+        fields=("question", "expected", "answer", "rule"),
+        guidance=ANSWER_RULES,
+    ),
 }
 
 assert set(PROMPTS) == set(TASK_KINDS)
@@ -286,6 +356,8 @@ def render(kind: str, payload: Mapping[str, Any]) -> tuple[str, str]:
         values["count"] = str(len(_strings(payload["ground_truth"], "ground_truth")))
     elif kind == "order":
         values["count"] = str(len(_strings(payload["predicted"], "predicted")))
+    if prompt.guidance:
+        values["guidance"] = prompt.guidance[str(payload["rule"])]
     return prompt.system, Template(prompt.template).substitute(values)
 
 
@@ -297,6 +369,8 @@ def check_payload(kind: str, payload: Mapping[str, Any]) -> Prompt:
     missing = [name for name in prompt.fields if name not in payload]
     if missing:
         raise ValueError(f"judge task {kind!r} needs payload field(s) {', '.join(missing)}")
+    if prompt.guidance and payload["rule"] not in prompt.guidance:
+        raise ValueError(f"judge task {kind!r}: rule {payload['rule']!r} is not one of {', '.join(prompt.guidance)}")
     return prompt
 
 
@@ -441,6 +515,14 @@ def _interpretation(data: dict[str, Any], payload: Mapping[str, Any]) -> dict[st
     return {"valid": _bool(data, "valid")}
 
 
+def _answer(data: dict[str, Any], payload: Mapping[str, Any]) -> dict[str, Any]:
+    if "correct" not in data and isinstance(data.get("label"), str):  # the pipelines' {"label": "CORRECT"}
+        label = data["label"].strip().upper()
+        if label in ("CORRECT", "WRONG"):
+            return {"correct": label == "CORRECT"}
+    return {"correct": _bool(data, "correct")}
+
+
 _VALIDATORS = {
     "reference": _reference,
     "sentence": _sentence,
@@ -451,6 +533,7 @@ _VALIDATORS = {
     "nugget": _nugget,
     "equivalence": _equivalence,
     "interpretation": _interpretation,
+    "answer": _answer,
 }
 
 _TRUE = {"true", "yes", "y"}

@@ -65,6 +65,7 @@ SCHEMAS: dict[str, dict[str, Any]] = {
     "nugget": _object({"score": _SCORE}),
     "equivalence": _object({"equivalent": _BOOLEAN}),
     "interpretation": _object({"valid": _BOOLEAN}),
+    "answer": _object({"correct": _BOOLEAN}),
 }
 
 assert set(SCHEMAS) == set(TASK_KINDS)

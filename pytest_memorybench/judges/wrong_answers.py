@@ -20,6 +20,7 @@ What counts as accepting, per kind (the verdict is the task's output, validated)
   sentence        "present"
   equivalence     "equivalent"
   interpretation  "valid"
+  answer          "correct"
   nugget          any credit (score > 0)
   items           any ground-truth item credited
   order           any predicted item matched to a ground-truth item
@@ -95,8 +96,8 @@ def accepts(answer: WrongAnswer, data: Mapping[str, Any]) -> bool:
     kind = answer.kind
     if kind == "reference":
         return reference_correct(data)
-    if kind in ("sentence", "equivalence", "interpretation"):
-        return bool(data[{"sentence": "present", "equivalence": "equivalent", "interpretation": "valid"}[kind]])
+    if kind in ("sentence", "equivalence", "interpretation", "answer"):
+        return bool(data[{"sentence": "present", "equivalence": "equivalent", "interpretation": "valid", "answer": "correct"}[kind]])
     if kind == "nugget":
         return float(data["score"]) > 0
     if kind == "items":

@@ -29,6 +29,8 @@ Per task kind:
                compound whose other part the statement or the answer uses ("seaport", "lock-picking").
   equivalence  content words of the shorter text covered by the longer (and a little back); numbers
                and dates must agree where both texts give them.
+  answer       the reference rule for LoCoMo's J and LongMemEval's checks, a count one off allowed
+               for `days`, the rubric's specifics for `preference`, an abstention for `abstention`.
 
 Where it is weaker than an LLM judge (the meta-evaluation measures how much: 91 % of its labelled
 cases; the rest are these):
@@ -47,6 +49,7 @@ from __future__ import annotations
 
 from pytest_memorybench.core.errors import describe_exception
 from pytest_memorybench.judges.base import JudgeStats, JudgeTask, JudgeVerdict
+from pytest_memorybench.judges.local.answer import judge_answer
 from pytest_memorybench.judges.local.directions import judge_directions
 from pytest_memorybench.judges.local.equivalence import judge_equivalence
 from pytest_memorybench.judges.local.interpretation import judge_interpretation
@@ -66,7 +69,7 @@ from pytest_memorybench.judges.local.text import (
 )
 from pytest_memorybench.judges.prompts import check_payload, validate
 
-VERSION = "local-5"  # bump when a rule changes: it is recorded with results like a prompt hash
+VERSION = "local-6"  # bump when a rule changes: it is recorded with results like a prompt hash
 
 
 class LocalJudge:
@@ -103,6 +106,7 @@ _JUDGES = {
     "nugget": judge_nugget,
     "equivalence": judge_equivalence,
     "interpretation": judge_interpretation,
+    "answer": judge_answer,
 }
 
 __all__ = ["VERSION", "LocalJudge", "abstains", "analyse", "clean", "normalise", "parse_number", "rouge_l"]
