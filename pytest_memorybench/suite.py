@@ -149,12 +149,17 @@ def _reading_data(scenario: str, params: Mapping[str, Any]) -> Any:
 
 def _with_data(entry: SuiteEntry, data: Mapping[str, str]) -> dict[str, Any]:
     """`--mb-data NAME=PATH` names a scenario (`ltm.chapterbreak`), its short name (`chapterbreak`)
-    or its family (`beam`: every scenario of the family reads that path)."""
+    or its family (`beam`: every scenario of the family reads that path).  A scenario may read
+    more files under names of their own (`data_params`, e.g. `locomo_audit` → `audit_path`)."""
     family, _, short = entry.scenario.rpartition(".")
+    params = dict(entry.params)
     key = next((name for name in (entry.scenario, short, family) if name in data), None)
-    if key is not None and "data_path" not in entry.params:
-        return {**entry.params, "data_path": data[key]}
-    return entry.params
+    if key is not None and "data_path" not in params:
+        params["data_path"] = data[key]
+    for name, param in getattr(get_scenario(entry.scenario), "data_params", {}).items():
+        if name in data and param not in params:
+            params[param] = data[name]
+    return params
 
 
 def load_suite(name_or_path: str) -> Suite:

@@ -31,7 +31,7 @@ from pytest_memorybench.core.records import Message, Score, TestDefinition, Test
 from pytest_memorybench.core.timings import timing_summary
 from pytest_memorybench.judges.base import JudgeFailed
 from pytest_memorybench.scenarios import ScoringContext, get_scenario
-from pytest_memorybench.scenarios.probes import ProbeContext
+from pytest_memorybench.scenarios.probes import ProbeContext, ideal_answer
 
 MAX_PARALLEL_FORKS = 8
 
@@ -217,9 +217,9 @@ class ProbeSession:
         if k and agent.supports("retrieve"):
             retrieved = [str(item) for item in await agent.retrieve(question, int(k))]
             retrieve_seconds = round(time.perf_counter() - started, 6)
-        await agent.prime_answer(definition.ideal_answers[0])
+        await agent.prime_answer(ideal_answer(definition, self.scoring.profile))
         before = dataclasses.replace(agent.usage)
-        reply = await agent.reply(Message(question, self.delivery.last_time or self.channel.clock.now()))
+        reply = await agent.reply(Message(question, asked_at(definition) or self.delivery.last_time or self.channel.clock.now()))
         probe.usage.add(agent.usage - before)
         seconds = round(time.perf_counter() - started, 6)
         answer = LoggedAnswer(reply, self.delivery.turns, self.delivery.tokens, retrieved, seconds, retrieve_seconds, evidence)
@@ -270,7 +270,7 @@ class ProbeSession:
         )
 
     def _transcript(self, definition: TestDefinition, answers: list[LoggedAnswer]) -> list[Turn]:
-        stamp = (self.delivery.last_time or self.channel.clock.now()).isoformat()
+        stamp = (asked_at(definition) or self.delivery.last_time or self.channel.clock.now()).isoformat()
         return [Turn(definition.questions[0], answer.text, stamp, is_question=True) for answer in answers]
 
     def _details(self, answers: list[LoggedAnswer]) -> dict[str, Any]:
@@ -289,6 +289,13 @@ class ProbeSession:
         if self.delivery.write_seconds:
             details["write_seconds"] = timing_summary(self.delivery.write_seconds)
         return details
+
+
+def asked_at(definition: TestDefinition) -> datetime | None:
+    """When the question is asked on the simulated clock, if its scenario says (LongMemEval's
+    `question_date`, `params["asked_at"]` in ISO form); else right after the context's last turn."""
+    stamp = definition.params.get("asked_at")
+    return datetime.fromisoformat(stamp) if stamp else None
 
 
 def evidence_ids(definition: TestDefinition) -> list[int]:

@@ -14,7 +14,9 @@ from pathlib import Path
 from pytest_memorybench.core.errors import UsageError
 from pytest_memorybench.core.records import TestDefinition, TestOutcome
 from pytest_memorybench.runner.folder import Manifest, load_definition
+from pytest_memorybench.scenarios import SCENARIOS
 from pytest_memorybench.scenarios.probes import ProbeContext
+from pytest_memorybench.scoring.profiles import profiles_of
 from pytest_memorybench.runner.settings import Settings
 from pytest_memorybench.core.spans import ISOLATED, Span
 from pytest_memorybench.suite import Suite
@@ -69,8 +71,9 @@ def make_plan(
         if definitions_from is not None:
             definitions = [load_definition(definitions_from, d) for d in definitions]
         span = spans[suite.name]
+        _check_profile(suite, settings.profile)
         definitions = [
-            dataclasses.replace(d, skip_reason=reason) if (reason := suite.too_long_for(d.scenario, span)) else d
+            dataclasses.replace(d, skip_reason=reason) if (reason := _sits_out(suite, d, span, settings.profile)) else d
             for d in definitions
         ]
         grouping = ISOLATED if each_alone else span
@@ -78,6 +81,27 @@ def make_plan(
             threshold = settings.threshold if settings.threshold is not None else suite.threshold_for(definition.scenario)
             plan.tests[key] = PlannedTest(key, group, definition, threshold, span)
     return plan
+
+
+def _check_profile(suite: Suite, profile: str) -> None:
+    for entry in suite.entries:
+        takes = profiles_of(SCENARIOS.get(entry.scenario))
+        if profile not in takes:
+            raise UsageError(
+                f"--mb-profile {profile}: scenario {entry.scenario} of suite {suite.name} is scored under "
+                f"{' or '.join(takes)} only (the audited profile needs a benchmark with an audit: LoCoMo)"
+            )
+
+
+def _sits_out(suite: Suite, definition: TestDefinition, span: Span, profile: str) -> str | None:
+    """Why a test is skipped in this run: too long for its span, or left out by the profile (a
+    question the LoCoMo audit found unanswerable, under `audited`)."""
+    if definition.skip_reason:
+        return definition.skip_reason
+    reason = suite.too_long_for(definition.scenario, span)
+    if reason is None and (excluded := getattr(SCENARIOS.get(definition.scenario), "excluded", None)) is not None:
+        reason = excluded(definition, profile)
+    return reason
 
 
 def planned_size(tests: list[PlannedTest]) -> int:

@@ -104,6 +104,12 @@ def probe_definition(
     )
 
 
+def ideal_answer(definition: TestDefinition, profile: str) -> str:
+    """What the calibration oracle answers under `profile`: the definition's ideal answer, or the
+    gold a profile corrects (`params["ideal_by_profile"]`, e.g. the LoCoMo audit's answer)."""
+    return (definition.params.get("ideal_by_profile") or {}).get(profile) or definition.ideal_answers[0]
+
+
 _UNSAFE = re.compile(r"[^A-Za-z0-9._\[\]-]+")
 
 
@@ -122,6 +128,7 @@ __all__ = [
     "ProbeContext",
     "ProbeScenario",
     "file_stem",
+    "ideal_answer",
     "is_probe_scenario",
     "probe_definition",
 ]

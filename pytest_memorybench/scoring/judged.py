@@ -40,6 +40,20 @@ async def score_reference(judge: Judge, *, question: str, expected: str, answer:
     return Score(1.0 if correct else 0.0, (reason,))
 
 
+async def score_answer(judge: Judge, *, question: str, expected: str, answer: str, rule: str, scorer: str) -> Score:
+    """1 when the judge finds the answer right by `rule` (LoCoMo's J, LongMemEval's checks), else 0."""
+    verdict = await judge.judge(
+        JudgeTask("answer", {"question": question, "expected": expected, "answer": answer, "rule": rule}, scorer)
+    )
+    if not verdict.ok:
+        return _failed(verdict)
+    data = verdict.data or {}
+    correct = bool(data.get("correct"))
+    why = f": {data['reason']}" if data.get("reason") else ""
+    reason = f"judge {judge.name} finds the answer {'right' if correct else 'wrong'} against {expected!r} by the {rule} rule{why}"
+    return Score(1.0 if correct else 0.0, (reason,))
+
+
 async def score_items(
     judge: Judge,
     *,

@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from pytest_memorybench.judges.local.reference import judge_reference
-from pytest_memorybench.judges.local.text import abstains, analyse, coverage, parse_number, same_value
+from pytest_memorybench.judges.local.text import abstains, analyse, coverage, normalise, parse_number, same_value
 
 # Words every preference rubric uses and no answer needs to repeat.
 _RUBRIC_WORDS = frozenset(
@@ -39,6 +39,8 @@ _GOES_ON = re.compile(r"\b(?:but|though|although|however)\b[^.;!?]*\b(?:is|was|a
 
 def judge_answer(payload: Mapping[str, Any]) -> dict[str, Any]:
     rule, answer = str(payload["rule"]), str(payload["answer"] or "")
+    if normalise(answer) and normalise(answer) == normalise(str(payload["expected"])):
+        return {"correct": True, "reason": "the answer is the expected answer"}
     if rule == "abstention":
         said = abstains(answer) and not _GOES_ON.search(answer)
         return {"correct": said, "reason": "the answer says it does not know" if said else "the answer answers as if it knew"}

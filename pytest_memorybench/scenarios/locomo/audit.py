@@ -53,7 +53,11 @@ def corrected_answer(text: str) -> str:
 def load_audit(path: str | Path) -> dict[tuple[int, int], tuple[str, Correction]]:
     """(sample index, question index) → (the question as the audit quotes it, its correction)."""
     with open(path, encoding="utf-8") as handle:
-        data = json.load(handle)
+        return corrections_from(json.load(handle))
+
+
+def corrections_from(data: Any) -> dict[tuple[int, int], tuple[str, Correction]]:
+    """The corrections of parsed `errors.json` data."""
     if not isinstance(data, list):
         raise Malformed("expected a JSON list of findings, as in the audit's errors.json")
     found: dict[tuple[int, int], tuple[str, Correction]] = {}
@@ -79,4 +83,4 @@ def load_audit(path: str | Path) -> dict[tuple[int, int], tuple[str, Correction]
     return found
 
 
-__all__ = ["AUDIT_SOURCE", "CITATION_ONLY", "Correction", "corrected_answer", "load_audit"]
+__all__ = ["AUDIT_SOURCE", "CITATION_ONLY", "Correction", "corrected_answer", "corrections_from", "load_audit"]

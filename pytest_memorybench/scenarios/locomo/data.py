@@ -103,7 +103,11 @@ def parse_date_time(text: str) -> datetime:
 def load_samples(path: str | Path) -> list[Sample]:
     """The samples of a `locomo10.json`-shaped file (Malformed naming the record on bad input)."""
     with open(path, encoding="utf-8") as handle:
-        data = json.load(handle)
+        return samples_from(json.load(handle))
+
+
+def samples_from(data: Any) -> list[Sample]:
+    """The samples of parsed `locomo10.json` data."""
     if not isinstance(data, list) or not data:
         raise Malformed("expected a non-empty JSON list of samples, as in locomo10.json")
     return [_sample(index, raw) for index, raw in enumerate(data)]
@@ -192,6 +196,7 @@ __all__ = [
     "Session",
     "Turn",
     "load_samples",
+    "samples_from",
     "parse_date_time",
     "turn_number",
 ]

@@ -1,0 +1,219 @@
+"""`locomo.conversations`: LoCoMo's ten long conversations, each question a pytest item.
+
+One context per conversation: its sessions are delivered in order, every turn dated on the
+simulated clock at its session's date and time, with its speaker's name (the first speaker's
+turns as the user's, the second's as the assistant's, so an agent hears both sides) and a shared
+photo as its caption.  Then each question is asked as an independent probe.  Items are named
+`<sample_id>::<category>[<index>]` (the index in the sample's `qa` list, as the audit counts),
+marked with their category (`-m temporal`), and carry it as their summary category.
+
+Where the conversations come from:
+  * `data_path` (`--mb-data locomo=PATH`): the published `locomo10.json`, or `conversations`
+    of it ("conv-26,conv-30");
+  * otherwise `generated` conversations of our generator (`generator.py`), and one skipped item
+    saying where the published data is.
+`audit_path` (`--mb-data locomo_audit=PATH`): the audit's `errors.json`; it is what the `audited`
+profile scores against (generated conversations carry their own).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Awaitable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, replace
+from datetime import timedelta
+from typing import Any
+
+from pytest_memorybench.core.records import Message, Score, TestDefinition
+from pytest_memorybench.scenarios.base import ScoringContext
+from pytest_memorybench.scenarios.locomo.audit import AUDIT_SOURCE, Correction, corrections_from, load_audit
+from pytest_memorybench.scenarios.locomo.data import (
+    ADVERSARIAL,
+    CATEGORIES,
+    DOWNLOAD,
+    NOT_MENTIONED,
+    Question,
+    Sample,
+    load_samples,
+    samples_from,
+    turn_number,
+)
+from pytest_memorybench.scenarios.locomo.generator import generate_sample
+from pytest_memorybench.scenarios.locomo.scoring import score_reply
+from pytest_memorybench.scenarios.locomo.summary import summarize
+from pytest_memorybench.scenarios.params import at_least, read_params
+from pytest_memorybench.scenarios.probes import ProbeContext, probe_definition
+from pytest_memorybench.scoring.profiles import AUDITED, PAPER, PROFILES
+
+NAME = "locomo.conversations"
+TURN_GAP = timedelta(seconds=30)
+ANSWER_STYLE = "Answer with a short phrase, using words from the conversation where you can."
+NEEDS_AUDIT = (
+    "the audited profile scores against the LoCoMo audit's corrected answers: download errors.json from "
+    f"{AUDIT_SOURCE.split(' ')[0]} and pass --mb-data locomo_audit=PATH"
+)
+
+
+@dataclass(frozen=True)
+class LocomoParams:
+    data_path: str = ""
+    audit_path: str = ""
+    conversations: str = ""  # published data: which samples, e.g. "conv-26,conv-30" (all when empty)
+    generated: int = 1  # without data: how many conversations of our generator
+    sessions: int = 6  # generated conversations: sessions each
+
+    def __post_init__(self) -> None:
+        at_least("generated", self.generated, 1)
+        at_least("sessions", self.sessions, 4)
+
+
+class LocomoConversations:
+    name = NAME
+    skills = tuple(CATEGORIES.values())
+    profiles = PROFILES
+    data_params = {"locomo_audit": "audit_path"}
+
+    def contexts(self, suite: str, params: Mapping[str, Any], seed: int) -> list[ProbeContext]:
+        settings = read_params(LocomoParams, NAME, params)
+        if settings.data_path:
+            samples = load_samples(settings.data_path)
+            wanted = {part.strip() for part in settings.conversations.split(",") if part.strip()}
+            if wanted:
+                unknown = wanted - {sample.sample_id for sample in samples}
+                if unknown:
+                    raise ValueError(f"conversations: no sample {sorted(unknown)[0]!r} in the file")
+                samples = [sample for sample in samples if sample.sample_id in wanted]
+            audit = load_audit(settings.audit_path) if settings.audit_path else None
+            return [_context(suite, seed, sample, audit, "published") for sample in samples]
+        contexts = []
+        for number in range(1, settings.generated + 1):
+            raw, findings = generate_sample(seed, number, settings.sessions)
+            [sample] = samples_from([raw])
+            sample = Sample(number - 1, sample.sample_id, sample.speakers, sample.sessions, sample.questions)
+            contexts.append(_context(suite, seed, sample, corrections_from(findings), "generated"))
+        missing = probe_definition(
+            suite=suite, scenario=NAME, seed=seed, context="locomo10", probe_id="locomo10::published",
+            question="", ideal_answer="", expected=None, category="published",
+        )  # fmt: skip
+        contexts.append(ProbeContext("locomo10", (replace(missing, skip_reason=DOWNLOAD),), lambda: iter(())))
+        return contexts
+
+    def evidence_ids(self, definition: TestDefinition) -> list[int]:
+        return list((definition.expected or {}).get("evidence_ids") or ())
+
+    def excluded(self, definition: TestDefinition, profile: str) -> str | None:
+        """Under `audited`: questions the audit found unanswerable sit out; without an audit, all do."""
+        expected = definition.expected
+        if profile != AUDITED or not isinstance(expected, dict) or expected.get("category") == ADVERSARIAL:
+            return None
+        if not expected.get("audited"):
+            return NEEDS_AUDIT
+        audit = expected.get("audit")
+        if audit and audit.get("unanswerable"):
+            return f"left out under the audited profile: the audit finds it unanswerable ({audit['answer']})"
+        return None
+
+    def score(self, definition: TestDefinition, responses: Sequence[str], context: ScoringContext) -> Awaitable[Score]:
+        return score_reply(definition, responses, context)
+
+    def summarize(self, records: list[dict[str, Any]]) -> dict[str, Any]:
+        return summarize(records)
+
+
+def _context(
+    suite: str, seed: int, sample: Sample, audit: dict[tuple[int, int], tuple[str, Correction]] | None, source: str
+) -> ProbeContext:
+    a, b = sample.speakers
+    header = (
+        f"Here is a conversation between {a} and {b} over several sessions, each message dated. "
+        "Remember it; I will ask you about it later."
+    )
+    probes = tuple(
+        _definition(suite, seed, sample, question, audit, source) for question in sample.questions
+    )
+    return ProbeContext(sample.sample_id, probes, lambda: _turns(sample), header=header)
+
+
+def _turns(sample: Sample) -> Iterator[Message]:
+    first = sample.speakers[0]
+    for session in sample.sessions:
+        for position, turn in enumerate(session.turns):
+            text = f"{turn.speaker}: {turn.text}"
+            if turn.caption:
+                text += f" [shares {turn.caption}]"
+            role = "user" if turn.speaker == first else "assistant"
+            yield Message(text, session.when + position * TURN_GAP, role, turn.id)
+
+
+def _definition(
+    suite: str,
+    seed: int,
+    sample: Sample,
+    q: Question,
+    audit: dict[tuple[int, int], tuple[str, Correction]] | None,
+    source: str,
+) -> TestDefinition:
+    category = q.category_name
+    expected: dict[str, Any] = {
+        "question": q.question,
+        "category": q.category,
+        "answer": q.answer,
+        "evidence_ids": _evidence_numbers(q.evidence),
+        "audited": audit is not None,
+    }
+    params: dict[str, Any] = {"source": source, "sample": sample.sample_id, "qa": q.index}
+    if q.category == ADVERSARIAL:
+        # The paper's code poses it as a choice between the plausible answer and "not mentioned";
+        # the order is drawn per question from the seed.
+        options = [q.adversarial_answer or q.answer or "", NOT_MENTIONED]
+        random.Random(f"locomo|{seed}|{sample.sample_id}|{q.index}").shuffle(options)
+        letter = "ab"[options.index(NOT_MENTIONED)]
+        question = f"{q.question} Choose one: (a) {options[0]} (b) {options[1]}."
+        expected.update(adversarial_answer=q.adversarial_answer, absent_option=letter)
+        ideal = NOT_MENTIONED
+    else:
+        question = f"{q.question} {ANSWER_STYLE}"
+        ideal = str(q.answer)
+        if q.category == 3 and ";" in ideal:  # the paper's code scores category 3 on the gold before its ";"
+            params["ideal_by_profile"] = {PAPER: ideal.split(";")[0].strip()}
+        finding = (audit or {}).get((sample.index, q.index))
+        if finding is not None:
+            correction = finding[1]
+            expected["audit"] = correction.to_json()
+            if correction.changes_answer:
+                params.setdefault("ideal_by_profile", {})[AUDITED] = correction.answer
+            if correction.evidence:
+                expected["audit_evidence_ids"] = _evidence_numbers(correction.evidence)
+    return probe_definition(
+        suite=suite,
+        scenario=NAME,
+        seed=seed,
+        context=sample.sample_id,
+        probe_id=f"{sample.sample_id}::{category}[{q.index}]",
+        question=question,
+        ideal_answer=ideal,
+        expected=expected,
+        category=category,
+        skills=(category,),
+        markers=(category,),
+        params=params,
+        index=q.index + 1,
+    )
+
+
+def _evidence_numbers(evidence: Sequence[str]) -> list[int]:
+    """The turns a question cites, as `Message.id`s; the data's few malformed ids ("D:11:26",
+    "D8:6; D9:17") are split or dropped."""
+    numbers = []
+    for item in evidence:
+        for part in item.replace(";", " ").split():
+            try:
+                numbers.append(turn_number(part))
+            except ValueError:
+                continue
+    return numbers
+
+
+SCENARIO = LocomoConversations()
+
+__all__ = ["NAME", "SCENARIO", "LocomoConversations", "LocomoParams"]

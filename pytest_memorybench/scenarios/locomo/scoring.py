@@ -1,0 +1,121 @@
+"""Scoring a reply to a LoCoMo question under the three profiles.
+
+  paper     the paper's code (`task_eval/evaluation.py`): token F1 after its normalisation (lower
+            case, commas and other punctuation removed, "a", "an", "the" and "and" removed) and
+            Porter stemming (NLTK's, as the code uses); categories 2, 3 and 4 on the whole answer,
+            category 3's gold cut at its first ";"; category 1 (multi-hop) split at commas into
+            sub-answers, each gold part scored by its best-matching reply part, averaged.
+  official  the LLM-as-judge "J" of the common evaluation pipelines: right (1) or wrong (0), graded
+            generously against the gold answer (judge task `answer`, rule `generous`).
+  audited   `official` against the audit's corrected gold answer where it has one; questions it
+            found unanswerable are left out of the run (`LocomoConversations.excluded`).
+
+Category 5 (adversarial) is asked as the multiple choice the paper's code means to pose (the
+plausible wrong answer against "Not mentioned in the conversation", in a seeded order; the
+original formatter fails on these items, which have no `answer`), and under every profile it is
+right when the reply says the information is not there: the code's rule (the reply contains "not
+mentioned" or "no information available"), or the reply is just that option's letter.  The common
+pipelines leave category 5 out; the summary reports categories 1-4 apart so both numbers are there.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+from collections import Counter
+from collections.abc import Sequence
+from functools import lru_cache
+from statistics import fmean
+
+from nltk.stem.porter import PorterStemmer
+
+from pytest_memorybench.core.records import Score, TestDefinition
+from pytest_memorybench.judges.local import LocalJudge
+from pytest_memorybench.scenarios.base import ScoringContext
+from pytest_memorybench.scoring.judged import score_answer
+from pytest_memorybench.scoring.profiles import AUDITED, PAPER
+
+SCORER = "locomo"
+_ARTICLES = re.compile(r"\b(a|an|the|and)\b")
+_PUNCTUATION = str.maketrans("", "", string.punctuation)
+_STEMMER = PorterStemmer()
+_ABSENT = ("no information available", "not mentioned")
+
+
+def normalize_answer(text: str) -> str:
+    """The paper's normalisation: commas out, lower case, punctuation out, articles and "and" out."""
+    text = text.replace(",", "").lower().translate(_PUNCTUATION)
+    return " ".join(_ARTICLES.sub(" ", text).split())
+
+
+@lru_cache(maxsize=65536)
+def _stem(word: str) -> str:
+    return _STEMMER.stem(word)
+
+
+def token_f1(prediction: str, gold: str) -> float:
+    """F1 over stemmed tokens (0 when they share none)."""
+    predicted = [_stem(word) for word in normalize_answer(prediction).split()]
+    wanted = [_stem(word) for word in normalize_answer(gold).split()]
+    same = sum((Counter(predicted) & Counter(wanted)).values())
+    if same == 0:
+        return 0.0
+    precision, recall = same / len(predicted), same / len(wanted)
+    return 2 * precision * recall / (precision + recall)
+
+
+def multi_answer_f1(prediction: str, gold: str) -> float:
+    """Category 1: each comma-separated gold part scored by its best reply part, averaged."""
+    parts = [part.strip() for part in prediction.split(",")]
+    return fmean(max(token_f1(part, wanted.strip()) for part in parts) for wanted in gold.split(","))
+
+
+def paper_f1(category: int, reply: str, gold: str) -> float:
+    if category == 3:
+        gold = gold.split(";")[0].strip()
+    if category == 1:
+        return multi_answer_f1(reply, gold)
+    return token_f1(reply, gold)
+
+
+def says_absent(reply: str, letter: str | None = None) -> bool:
+    """Category 5's rule: the reply says the conversation does not have it (or picks that option)."""
+    lowered = reply.lower()
+    if any(phrase in lowered for phrase in _ABSENT):
+        return True
+    return letter is not None and re.fullmatch(rf"\W*\(?{letter}\)?\W*", lowered) is not None
+
+
+def gold_answer(definition: TestDefinition, profile: str) -> tuple[str, str | None]:
+    """(the gold answer the profile scores against, a note when the audit changed it)."""
+    expected = definition.expected
+    audit = expected.get("audit") if profile == AUDITED else None
+    if audit and audit["answer"] != expected["answer"] and audit["error_type"] != "WRONG_CITATION":
+        note = f"gold corrected by the audit ({audit['error_type']}): {expected['answer']!r} -> {audit['answer']!r}"
+        return audit["answer"], note
+    return expected["answer"], None
+
+
+async def score_reply(definition: TestDefinition, responses: Sequence[str], context: ScoringContext) -> Score:
+    expected = definition.expected
+    category = int(expected["category"])
+    reply = responses[-1] if responses else ""
+    if category == 5:
+        letter = expected.get("absent_option")
+        right = says_absent(reply, letter)
+        why = "says the conversation does not mention it" if right else "does not say the conversation lacks it"
+        return Score(1.0 if right else 0.0, (f"the reply {why} (category 5, {context.profile} profile)",))
+    gold, note = gold_answer(definition, context.profile)
+    notes = (note,) if note else ()
+    if context.profile == PAPER:
+        value = paper_f1(category, reply, gold)
+        rule = "sub-answer F1" if category == 1 else "token F1"
+        return Score(round(value, 6), (*notes, f"{rule} {value:.3f} against {gold!r} (paper profile)"))
+    judge = context.judge or LocalJudge()
+    score = await score_answer(
+        judge, question=str(expected["question"]), expected=gold, answer=reply, rule="generous", scorer=SCORER
+    )
+    return Score(score.value, (*notes, *score.reasons, f"{context.profile} profile"))
+
+
+__all__ = ["gold_answer", "multi_answer_f1", "normalize_answer", "paper_f1", "says_absent", "score_reply", "token_f1"]
