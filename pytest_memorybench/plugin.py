@@ -37,6 +37,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--mb-estimate-reply", dest="mb_estimate_reply", type=int, default=50, metavar="TOKENS", help="the reply length --mb-estimate assumes (default: 50)")
     group.addoption("--mb-judge-check", action="store_true", help="score the packaged labelled cases and wrong answers with --judge: agreement with human verdicts and false acceptance per kind, then exit")
     group.addoption("--mb-min-agreement", dest="mb_min_agreement", type=float, metavar="X", help="with --mb-judge-check: exit 1 when the judge agrees with fewer than this share of the labelled cases (0-1)")
+    group.addoption("--mb-sample", dest="mb_sample", type=int, metavar="N", help="run a seeded subset of about N items per suite, stratified by scenario and category (a cheap CI run of a large benchmark)")
     group.addoption("--mb-judge-sample", dest="mb_judge_sample", type=int, metavar="N", help="with --mb-judge-check: ask at most N labelled cases and N wrong answers per task (a quicker, rougher check)")
     group.addoption("--mb-max-false-accept", dest="mb_max_false_accept", type=float, metavar="Y", help="with --mb-judge-check: exit 1 when the judge accepts more than this share of any kind's wrong answers (0-1)")
     group.addoption("--mb-timeout", dest="mb_timeout", type=float, default=600.0, metavar="SECONDS", help="longest wait for one agent reply (default: 600)")

@@ -8,6 +8,7 @@ follow from them.
 from __future__ import annotations
 
 import dataclasses
+import random
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -68,6 +69,8 @@ def make_plan(
         generated = suite.generate(settings.seed, data=settings.data)
         plan.contexts.update((_context_group(suite.name, id), context) for id, context in generated.contexts.items())
         definitions = generated.definitions
+        if settings.sample is not None:
+            definitions = stratified_sample(definitions, settings.sample, settings.seed)
         if definitions_from is not None:
             definitions = [load_definition(definitions_from, d) for d in definitions]
         span = spans[suite.name]
@@ -81,6 +84,24 @@ def make_plan(
             threshold = settings.threshold if settings.threshold is not None else suite.threshold_for(definition.scenario)
             plan.tests[key] = PlannedTest(key, group, definition, threshold, span)
     return plan
+
+
+def stratified_sample(definitions: list[TestDefinition], size: int, seed: int) -> list[TestDefinition]:
+    """About `size` of `definitions`, drawn with `seed` from each (scenario, category) stratum in
+    proportion to its share (at least one from each), in their original order.  Skipped items
+    (data not given) stay: they cost nothing and say what is missing."""
+    strata: dict[tuple[str, str], list[int]] = {}
+    for index, definition in enumerate(definitions):
+        if not definition.skip_reason:
+            strata.setdefault((definition.scenario, definition.category or ""), []).append(index)
+    total = sum(len(members) for members in strata.values())
+    if size >= total:
+        return definitions
+    keep = {index for index, definition in enumerate(definitions) if definition.skip_reason}
+    for (scenario, category), members in sorted(strata.items()):
+        share = max(1, round(size * len(members) / total))
+        keep.update(random.Random(f"sample|{seed}|{scenario}|{category}").sample(members, min(share, len(members))))
+    return [definition for index, definition in enumerate(definitions) if index in keep]
 
 
 def _check_profile(suite: Suite, profile: str) -> None:

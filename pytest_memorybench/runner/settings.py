@@ -73,6 +73,7 @@ class Settings:
     gate: GateSettings = field(default_factory=lambda: GateSettings())
     max_cost: float | None = None  # USD the run may spend on agent and judge calls
     prices: dict[str, Price] = field(default_factory=dict)  # model → price, beyond the built-in table
+    sample: int | None = None  # about this many items per suite, stratified (--mb-sample N)
 
     @property
     def previous_run(self) -> Path | None:
@@ -155,6 +156,7 @@ class Settings:
             gate=GateSettings.from_options(option),
             max_cost=_max_cost(getattr(option, "mb_max_cost", None)),
             prices=_prices(getattr(option, "mb_price", None) or []),
+            sample=_sample(getattr(option, "mb_sample", None)),
         )
 
 
@@ -294,6 +296,12 @@ def _prices(values: list[str]) -> dict[str, Price]:
             ) from None
         prices[model] = price
     return prices
+
+
+def _sample(value: int | None) -> int | None:
+    if value is not None and value < 1:
+        raise UsageError(f"--mb-sample {value} must be a positive number of items")
+    return value
 
 
 def _data_paths(values: list[str]) -> dict[str, str]:

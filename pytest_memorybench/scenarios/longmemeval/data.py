@@ -1,0 +1,130 @@
+"""LongMemEval's records and loader (`longmemeval_s*.json`, `_m*.json`, `_oracle.json`).
+
+Each file is a JSON list of questions: `question_id` (ending in `_abs` for an abstention
+question), `question_type` (single-session-user, single-session-assistant,
+single-session-preference, temporal-reasoning, knowledge-update, multi-session), `question`,
+`answer`, `question_date`, and the question's own history: `haystack_session_ids`,
+`haystack_dates` and `haystack_sessions` (lists of `{role, content}` turns, evidence turns flagged
+`has_answer`), with `answer_session_ids` naming the evidence sessions.  Dates are written
+"2023/05/20 (Sat) 02:21".  A malformed file fails with one line naming the record.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from pytest_memorybench.core.readers import Malformed
+
+TYPES = {
+    "single-session-user": "single_session_user",
+    "single-session-assistant": "single_session_assistant",
+    "single-session-preference": "single_session_preference",
+    "temporal-reasoning": "temporal_reasoning",
+    "knowledge-update": "knowledge_update",
+    "multi-session": "multi_session",
+}
+ABSTENTION = "abstention"
+_DATE = re.compile(r"^\s*(\d{4})/(\d{1,2})/(\d{1,2})\s*(?:\([A-Za-z]{3}\))?\s*(\d{1,2}):(\d{2})\s*$")
+
+
+@dataclass(frozen=True)
+class HistoryTurn:
+    role: str
+    content: str
+    has_answer: bool = False
+
+
+@dataclass(frozen=True)
+class HistorySession:
+    id: str
+    when: datetime
+    turns: tuple[HistoryTurn, ...]
+
+
+@dataclass(frozen=True)
+class Entry:
+    question_id: str
+    question_type: str  # as published, e.g. "temporal-reasoning"
+    question: str
+    answer: str
+    question_date: datetime
+    sessions: tuple[HistorySession, ...]
+    answer_session_ids: tuple[str, ...]
+
+    @property
+    def abstention(self) -> bool:
+        return self.question_id.endswith("_abs")
+
+    @property
+    def category(self) -> str:
+        """The summary row: the question type, or `abstention` for the unanswerable ones."""
+        return ABSTENTION if self.abstention else TYPES[self.question_type]
+
+
+def parse_date(text: str) -> datetime:
+    match = _DATE.match(str(text))
+    if match is None:
+        raise Malformed(f"date {text!r} is not like '2023/05/20 (Sat) 02:21'")
+    year, month, day, hour, minute = map(int, match.groups())
+    try:
+        return datetime(year, month, day, hour, minute)
+    except ValueError:
+        raise Malformed(f"date {text!r} is not a real date") from None
+
+
+def format_date(when: datetime) -> str:
+    return f"{when:%Y/%m/%d} ({when:%a}) {when:%H:%M}"
+
+
+def load_entries(path: str | Path) -> list[Entry]:
+    with open(path, encoding="utf-8") as handle:
+        return entries_from(json.load(handle))
+
+
+def entries_from(data: Any) -> list[Entry]:
+    if not isinstance(data, list) or not data:
+        raise Malformed("expected a non-empty JSON list of questions, as in longmemeval_s.json")
+    return [_entry(number, raw) for number, raw in enumerate(data)]
+
+
+def _entry(number: int, raw: Any) -> Entry:
+    if not isinstance(raw, dict):
+        raise Malformed(f"question {number}: expected an object")
+    question_id = raw.get("question_id")
+    where = f"question {number} ({question_id})"
+    for name in ("question_id", "question_type", "question", "question_date"):
+        if not isinstance(raw.get(name), str):
+            raise Malformed(f"{where}: needs a {name!r} string")
+    if raw["question_type"] not in TYPES:
+        raise Malformed(f"{where}: question_type {raw['question_type']!r} is not one of {', '.join(TYPES)}")
+    if raw.get("answer") is None:
+        raise Malformed(f"{where}: needs an 'answer'")
+    ids, dates, sessions = raw.get("haystack_session_ids"), raw.get("haystack_dates"), raw.get("haystack_sessions")
+    if not (isinstance(ids, list) and isinstance(dates, list) and isinstance(sessions, list)) or not len(ids) == len(dates) == len(sessions):
+        raise Malformed(f"{where}: haystack_session_ids, haystack_dates and haystack_sessions must be lists of one length")
+    try:
+        history = tuple(
+            HistorySession(str(session_id), parse_date(date), tuple(_turn(turn) for turn in turns))
+            for session_id, date, turns in zip(ids, dates, sessions)
+        )
+        asked = parse_date(raw["question_date"])
+    except Malformed as exc:
+        raise Malformed(f"{where}: {exc}") from None
+    return Entry(
+        raw["question_id"], raw["question_type"], raw["question"], str(raw["answer"]), asked, history,
+        tuple(str(item) for item in raw.get("answer_session_ids") or ()),
+    )  # fmt: skip
+
+
+def _turn(raw: Any) -> HistoryTurn:
+    if not isinstance(raw, dict) or raw.get("role") not in ("user", "assistant") or not isinstance(raw.get("content"), str):
+        raise Malformed("a turn needs 'role' (user or assistant) and 'content'")
+    return HistoryTurn(raw["role"], raw["content"], bool(raw.get("has_answer")))
+
+
+__all__ = ["ABSTENTION", "TYPES", "Entry", "HistorySession", "HistoryTurn", "entries_from", "format_date", "load_entries", "parse_date"]

@@ -1,0 +1,125 @@
+"""`longmemeval.questions`: LongMemEval's questions, each with its own history, each a pytest item.
+
+Every question is a context of its own: its history's sessions are delivered in order, every turn
+dated at its session's timestamp (user and assistant turns as they were), then the question is
+asked at its `question_date` on the simulated clock.  Items are named `<question_id>::<category>`
+(the question type, or `abstention` for `_abs` questions), marked with it (`-m temporal_reasoning`).
+
+Scoring is the paper's evaluation (`src/evaluation/evaluate_qa.py`): a yes/no judge verdict with a
+prompt per question type, here the judge task `answer` with the matching rule: `days` for
+temporal reasoning (a count off by one is accepted), `update` for knowledge updates (the updated
+value counts even beside the old one), `preference` for single-session preference (the answer
+is a rubric), `abstention` for `_abs` questions, `contains` for the rest.  The paper and its code
+agree, so `paper` and `official` score alike.  Evidence recall (agents with `retrieve`) is turn-
+level, over the turns flagged `has_answer`.
+
+Where the questions come from: `data_path` (`--mb-data longmemeval=PATH`: `longmemeval_s*.json`,
+`_m*.json` or `_oracle.json`, all read whole), or `generated` sets of our generator (seven
+questions each).  500 questions of 115k tokens are a large bill: `--mb-estimate` prices it first,
+`--mb-sample N` runs a stratified subset.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+
+from pytest_memorybench.core.records import Message, Score, TestDefinition
+from pytest_memorybench.judges.local import LocalJudge
+from pytest_memorybench.scenarios.base import ScoringContext
+from pytest_memorybench.scenarios.longmemeval.data import ABSTENTION, TYPES, Entry, entries_from, load_entries
+from pytest_memorybench.scenarios.longmemeval.generator import generate_entries
+from pytest_memorybench.scenarios.params import at_least, read_params
+from pytest_memorybench.scenarios.probes import ProbeContext, probe_definition
+from pytest_memorybench.scoring.judged import score_answer
+
+NAME = "longmemeval.questions"
+SCORER = "longmemeval"
+TURN_GAP = timedelta(seconds=20)
+HEADER = "Here is our chat history, each message dated. Remember it; I will ask you about it later."
+RULES = {"temporal-reasoning": "days", "knowledge-update": "update", "single-session-preference": "preference"}
+ABSTAINING = "That was never mentioned in our conversations."
+
+
+@dataclass(frozen=True)
+class LongMemEvalParams:
+    data_path: str = ""
+    generated: int = 1  # without data: how many sets of seven generated questions
+    filler_sessions: int = 3  # generated histories: sessions beside the evidence
+
+    def __post_init__(self) -> None:
+        at_least("generated", self.generated, 1)
+        at_least("filler_sessions", self.filler_sessions, 2)
+
+
+def rule_for(entry_type: str, abstention: bool) -> str:
+    return "abstention" if abstention else RULES.get(entry_type, "contains")
+
+
+class LongMemEvalQuestions:
+    name = NAME
+    skills = (*TYPES.values(), ABSTENTION)
+
+    def contexts(self, suite: str, params: Mapping[str, Any], seed: int) -> list[ProbeContext]:
+        settings = read_params(LongMemEvalParams, NAME, params)
+        if settings.data_path:
+            entries = load_entries(settings.data_path)
+            source = "published"
+        else:
+            raw = [e for number in range(1, settings.generated + 1) for e in generate_entries(seed, number, settings.filler_sessions)]
+            entries, source = entries_from(raw), "generated"
+        return [ProbeContext(entry.question_id, (_definition(suite, seed, entry, source),), _stream(entry), header=HEADER) for entry in entries]
+
+    def evidence_ids(self, definition: TestDefinition) -> list[int]:
+        return list((definition.expected or {}).get("evidence_ids") or ())
+
+    async def score(self, definition: TestDefinition, responses: Sequence[str], context: ScoringContext) -> Score:
+        expected = definition.expected
+        reply = responses[-1] if responses else ""
+        return await score_answer(
+            context.judge or LocalJudge(), question=definition.params["question"], expected=expected["answer"],
+            answer=reply, rule=expected["rule"], scorer=SCORER,
+        )  # fmt: skip
+
+
+def _stream(entry: Entry) -> Any:
+    def turns() -> Iterator[Message]:
+        for number, session in enumerate(entry.sessions):
+            for position, turn in enumerate(session.turns):
+                role = "assistant" if turn.role == "assistant" else "user"
+                yield Message(turn.content, session.when + position * TURN_GAP, role, number * 10_000 + position)
+
+    return turns
+
+
+def _definition(suite: str, seed: int, entry: Entry, source: str) -> TestDefinition:
+    evidence = [
+        number * 10_000 + position
+        for number, session in enumerate(entry.sessions)
+        for position, turn in enumerate(session.turns)
+        if turn.has_answer
+    ]
+    rule = rule_for(entry.question_type, entry.abstention)
+    ideal = f"{ABSTAINING} {entry.answer}" if entry.abstention else entry.answer
+    return probe_definition(
+        suite=suite,
+        scenario=NAME,
+        seed=seed,
+        context=entry.question_id,
+        probe_id=f"{entry.question_id}::{entry.category}",
+        question=entry.question,
+        ideal_answer=ideal,
+        expected={"answer": entry.answer, "rule": rule, "type": entry.question_type, "evidence_ids": evidence,
+                  "answer_session_ids": list(entry.answer_session_ids)},
+        category=entry.category,
+        skills=(entry.category,),
+        markers=(entry.category,),
+        params={"source": source, "question": entry.question, "asked_at": entry.question_date.isoformat()},
+    )  # fmt: skip
+
+
+SCENARIO = LongMemEvalQuestions()
+
+__all__ = ["NAME", "SCENARIO", "LongMemEvalParams", "LongMemEvalQuestions", "rule_for"]
