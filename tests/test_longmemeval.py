@@ -31,12 +31,12 @@ async def _score(definition: TestDefinition, reply: str) -> float:
 @pytest.mark.parametrize(
     ("category", "right", "wrong"),
     [
-        ("single_session_user", "It's a {answer}, the blue gravel bike.", "You didn't say which brand."),
-        ("single_session_assistant", "I suggested {answer} for brunch.", "I recommended a bakery near the station."),
+        ("single_user", "It's a {answer}, the blue gravel bike.", "You didn't say which brand."),
+        ("single_assistant", "I suggested {answer} for brunch.", "I recommended a bakery near the station."),
         ("temporal_reasoning", "{off_by_one} days passed between them.", "About two months."),
         ("knowledge_update", "It used to be longer, but now it takes {answer}.", "It takes 55 minutes each way."),
         ("multi_session", "You have bought {answer} houseplants in all.", "You bought 2 houseplants."),
-        ("single_session_preference", "Since you cook vegetarian, try a tofu stir-fry in your new cast-iron wok.",
+        ("single_preference", "Since you cook vegetarian, try a tofu stir-fry in your new cast-iron wok.",
          "How about a roast chicken with potatoes?"),
         ("abstention", "You never mentioned a car, only a new bike.", "Your new car is a Halden."),
     ],
@@ -52,7 +52,7 @@ async def test_each_question_type_is_judged_by_its_rule(category: str, right: st
 def test_rules_and_dates_follow_the_record() -> None:
     definitions = _definitions()
     assert {category: d.expected["rule"] for category, d in definitions.items()} == {
-        "single_session_user": "contains", "single_session_assistant": "contains", "single_session_preference": "preference",
+        "single_user": "contains", "single_assistant": "contains", "single_preference": "preference",
         "temporal_reasoning": "days", "knowledge_update": "update", "multi_session": "contains", "abstention": "abstention",
     }  # fmt: skip
     temporal = definitions["temporal_reasoning"]
@@ -101,6 +101,8 @@ def test_calibration_on_generated_questions(pytester: pytest.Pytester, tmp_path:
         means[agent] = results["scenarios"]["longmemeval.questions"]["mean"]
         if agent == "recall":
             assert results["scenarios"]["longmemeval.questions"]["evidence_recall"]["mean"] > 0.5
+            metrics = results["scenarios"]["longmemeval.questions"]["metrics"]
+            assert 0.5 < metrics["session recall@10"] <= 1.0 and "turn recall@10" in metrics
     assert means["oracle"] == 1.0
     assert means["null"] == pytest.approx(1 / 7)  # it abstains: right on the abstention question only
     assert means["null"] < means["recall"] < means["oracle"]

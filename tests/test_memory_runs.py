@@ -139,3 +139,12 @@ def test_compare_sets_each_memorys_write_and_read_calls_beside_its_spending(pyte
         row = next(line for line in result.stdout.lines if line.startswith(f"{letter}   ") and "$" in line)
         assert row.rstrip().endswith(f"{calls[name]['write']['calls']:,} / {calls[name]['read']['calls']:,}"), row
     assert "| memory write / read |" in (pytester.path / "compare.md").read_text()
+
+
+def test_evidence_recall_counts_the_units_found() -> None:
+    evidence = ["I bought 3 plants.", "I bought 2 more plants.", "My commute is 35 minutes."]
+    recall = evidence_recall(evidence, ["[2023-05-01] user: I bought 3 plants."], ["session 1", "session 3", "session 3"])
+    assert recall is not None
+    assert (recall["recalled"], recall["evidence"]) == (1, 3)
+    assert (recall["groups_recalled"], recall["groups"]) == (1, 2)
+    assert "groups" not in (evidence_recall(evidence, []) or {})

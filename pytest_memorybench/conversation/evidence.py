@@ -38,14 +38,28 @@ def _pieces(text: str) -> list[str]:
     return [whole, *(part for part in paragraphs if len(part) >= PARAGRAPH_CHARS and part != whole)]
 
 
-def evidence_recall(evidence: Sequence[str], retrieved: Sequence[str]) -> dict[str, Any] | None:
-    """{"k", "evidence", "recalled", "recall"} for one question, or None when it has no evidence."""
+def evidence_recall(
+    evidence: Sequence[str], retrieved: Sequence[str], groups: Sequence[str] | None = None
+) -> dict[str, Any] | None:
+    """{"k", "evidence", "recalled", "recall"} for one question, or None when it has no evidence.
+
+    `groups`, parallel to `evidence`, names the unit each piece belongs to (LongMemEval's sessions):
+    then "groups" and "groups_recalled" count the units with at least one piece recalled.
+    """
     wanted = {_normal(text): _pieces(text) for text in evidence if _normal(text)}
     if not wanted:
         return None
     memories = [_normal(text) for text in retrieved]
-    recalled = sum(any(piece in memory for piece in pieces for memory in memories) for pieces in wanted.values())
-    return {"k": EVIDENCE_K, "evidence": len(wanted), "recalled": recalled, "recall": round(recalled / len(wanted), 6)}
+    found = {text: any(piece in memory for piece in pieces for memory in memories) for text, pieces in wanted.items()}
+    recalled = sum(found.values())
+    result: dict[str, Any] = {"k": EVIDENCE_K, "evidence": len(wanted), "recalled": recalled, "recall": round(recalled / len(wanted), 6)}
+    if groups is not None:
+        units: dict[str, bool] = {}
+        for text, group in zip(evidence, groups):
+            if _normal(text):
+                units[group] = units.get(group, False) or found[_normal(text)]
+        result.update(groups=len(units), groups_recalled=sum(units.values()))
+    return result
 
 
 def mean_recall(records: Sequence[dict[str, Any]]) -> dict[str, Any] | None:

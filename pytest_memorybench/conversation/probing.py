@@ -228,10 +228,13 @@ class ProbeSession:
 
     async def _evidence_recall(self, agent: AgentAdapter, probe: _Probe, question: str) -> dict[str, Any] | None:
         """What share of the turns the question rests on the agent's memory returns for it."""
-        texts = [self.evidence_texts[turn] for turn in self.evidence_ids[probe.test.key] if turn in self.evidence_texts]
-        if not texts or not agent.supports("retrieve"):
+        turns = [turn for turn in self.evidence_ids[probe.test.key] if turn in self.evidence_texts]
+        if not turns or not agent.supports("retrieve"):
             return None
-        return evidence_recall(texts, [str(item) for item in await agent.retrieve(question, EVIDENCE_K)])
+        grouping = evidence_groups(probe.test.definition)
+        groups = [grouping.get(turn, str(turn)) for turn in turns] if grouping else None
+        retrieved = [str(item) for item in await agent.retrieve(question, EVIDENCE_K)]
+        return evidence_recall([self.evidence_texts[turn] for turn in turns], retrieved, groups)
 
     # -- results ----------------------------------------------------------------------------------
 
@@ -302,6 +305,13 @@ def evidence_ids(definition: TestDefinition) -> list[int]:
     """The context turns (`Message.id`) a probe's question rests on, if its scenario names them."""
     named = getattr(get_scenario(definition.scenario), "evidence_ids", None)
     return list(named(definition)) if named is not None else []
+
+
+def evidence_groups(definition: TestDefinition) -> dict[int, str]:
+    """The unit (a session) each evidence turn belongs to, if the scenario names them: evidence
+    recall then also counts the units found (`evidence_groups(definition) -> {turn id: unit}`)."""
+    named = getattr(get_scenario(definition.scenario), "evidence_groups", None)
+    return dict(named(definition)) if named is not None else {}
 
 
 def pack_transcript(header: str, messages: Sequence[Message]) -> str:

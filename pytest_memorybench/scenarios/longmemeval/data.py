@@ -20,10 +20,11 @@ from typing import Any
 
 from pytest_memorybench.core.readers import Malformed
 
+# The published question types and the short names items carry (markers, summary rows).
 TYPES = {
-    "single-session-user": "single_session_user",
-    "single-session-assistant": "single_session_assistant",
-    "single-session-preference": "single_session_preference",
+    "single-session-user": "single_user",
+    "single-session-assistant": "single_assistant",
+    "single-session-preference": "single_preference",
     "temporal-reasoning": "temporal_reasoning",
     "knowledge-update": "knowledge_update",
     "multi-session": "multi_session",

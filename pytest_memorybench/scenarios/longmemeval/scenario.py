@@ -11,7 +11,9 @@ temporal reasoning (a count off by one is accepted), `update` for knowledge upda
 value counts even beside the old one), `preference` for single-session preference (the answer
 is a rubric), `abstention` for `_abs` questions, `contains` for the rest.  The paper and its code
 agree, so `paper` and `official` score alike.  Evidence recall (agents with `retrieve`) is turn-
-level, over the turns flagged `has_answer`.
+level, over the turns flagged `has_answer`, and session-level: an evidence session counts as found
+when one of its evidence turns is among what the agent retrieves (the paper ranks whole sessions;
+our agents retrieve what they stored, so the session level is read from the turns).
 
 Where the questions come from: `data_path` (`--mb-data longmemeval=PATH`: `longmemeval_s*.json`,
 `_m*.json` or `_oracle.json`, all read whole), or `generated` sets of our generator (seven
@@ -31,6 +33,7 @@ from pytest_memorybench.judges.local import LocalJudge
 from pytest_memorybench.scenarios.base import ScoringContext
 from pytest_memorybench.scenarios.longmemeval.data import ABSTENTION, TYPES, Entry, entries_from, load_entries
 from pytest_memorybench.scenarios.longmemeval.generator import generate_entries
+from pytest_memorybench.scenarios.longmemeval.summary import summarize
 from pytest_memorybench.scenarios.params import at_least, read_params
 from pytest_memorybench.scenarios.probes import ProbeContext, probe_definition
 from pytest_memorybench.scoring.judged import score_answer
@@ -38,6 +41,7 @@ from pytest_memorybench.scoring.judged import score_answer
 NAME = "longmemeval.questions"
 SCORER = "longmemeval"
 TURN_GAP = timedelta(seconds=20)
+SESSION_IDS = 10_000  # a turn's Message.id: session number × this + its position
 HEADER = "Here is our chat history, each message dated. Remember it; I will ask you about it later."
 RULES = {"temporal-reasoning": "days", "knowledge-update": "update", "single-session-preference": "preference"}
 ABSTAINING = "That was never mentioned in our conversations."
@@ -75,6 +79,13 @@ class LongMemEvalQuestions:
     def evidence_ids(self, definition: TestDefinition) -> list[int]:
         return list((definition.expected or {}).get("evidence_ids") or ())
 
+    def evidence_groups(self, definition: TestDefinition) -> dict[int, str]:
+        """Each evidence turn's session: session-level recall counts the evidence sessions found."""
+        return {turn: f"session {turn // SESSION_IDS}" for turn in self.evidence_ids(definition)}
+
+    def summarize(self, records: list[dict[str, Any]]) -> dict[str, Any]:
+        return summarize(records)
+
     async def score(self, definition: TestDefinition, responses: Sequence[str], context: ScoringContext) -> Score:
         expected = definition.expected
         reply = responses[-1] if responses else ""
@@ -89,14 +100,14 @@ def _stream(entry: Entry) -> Any:
         for number, session in enumerate(entry.sessions):
             for position, turn in enumerate(session.turns):
                 role = "assistant" if turn.role == "assistant" else "user"
-                yield Message(turn.content, session.when + position * TURN_GAP, role, number * 10_000 + position)
+                yield Message(turn.content, session.when + position * TURN_GAP, role, number * SESSION_IDS + position)
 
     return turns
 
 
 def _definition(suite: str, seed: int, entry: Entry, source: str) -> TestDefinition:
     evidence = [
-        number * 10_000 + position
+        number * SESSION_IDS + position
         for number, session in enumerate(entry.sessions)
         for position, turn in enumerate(session.turns)
         if turn.has_answer
