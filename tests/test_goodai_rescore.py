@@ -160,7 +160,7 @@ def test_the_rescored_run_is_a_baseline_for_a_run_on_the_same_definitions(pytest
 def test_a_missing_rescore_folder_is_one_line(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest(*RUN, "--mb-rescore=no/such/folder")
     assert result.ret == 4
-    result.stderr.fnmatch_lines(["ERROR: --mb-rescore no/such/folder: no such folder"])
+    result.stderr.fnmatch_lines(["ERROR: --mb-rescore no/such/folder: no such file or folder"])
 
 
 # -- parity with the published Benchmark 3 verdicts ------------------------------------------------------

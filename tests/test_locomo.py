@@ -236,3 +236,56 @@ def test_the_audit_matches_the_published_questions() -> None:
     changing = [c for _, c in audit.values() if c.error_type != "WRONG_CITATION"]
     assert len(changing) == 99  # the audit's count of score-changing findings
     assert sum(c.unanswerable for c in changing) == 3
+
+
+# -- re-scoring a pipeline's published verdicts -------------------------------------------------------------------
+
+
+def _eval_results(path: Path) -> Path:
+    """An eval_results.json in the pipelines' format, over our generated conversation: the judge
+    there accepted every right answer and, wrongly, one vague one."""
+    raw, _ = generate_sample(0, 1)
+    answers = []
+    for index, qa in enumerate(raw["qa"]):
+        if qa["category"] == 5:
+            continue
+        right = index % 3 != 2
+        generated = str(qa["answer"]) if right else "Something to do with their family, I think."
+        judged = right or index == 2  # the vague answer to question 2 was accepted by 2 of 3 judgments
+        answers.append({
+            "question_id": index, "question": qa["question"], "golden_answer": qa["answer"], "generated_answer": generated,
+            "llm_judgments": {"judgment_1": judged, "judgment_2": judged, "judgment_3": right}, "category": str(qa["category"]),
+        })  # fmt: skip
+    path.write_text(json.dumps({"total_questions": len(answers), "correct": 0, "accuracy": 0.0,
+                                "detailed_results": {"0": answers}, "metadata": {"judge_model": "some-model"}}))  # fmt: skip
+    return path
+
+
+def test_a_pipelines_eval_results_are_rescored_with_agreement_per_category(pytester: pytest.Pytester) -> None:
+    path = _eval_results(pytester.path / "eval_results.json")
+    out = pytester.path / "out"
+    result = pytester.runpytest("--memorybench", f"--mb-rescore={path}", "--mb-profile=official", f"--mb-output={out}", "-p", "no:cacheprovider")
+    assert result.ret in (0, 1), result.outlines[-20:]
+    result.stdout.fnmatch_lines([
+        "*memorybench agreement*",
+        "locomo.conversations * 8 * 87.5% * 0.625 * 0.750 *",
+        "  multi_hop * 1 * 100.0% *",
+        "  open_domain * 1 * 100.0% *",
+        "  single_hop * 4 * 100.0% *",
+        "  temporal * 2 * 50.0% * 0.000 * 0.500 *",
+        "all * 8 * 87.5% *",
+        "1 disagreement(s)*",
+    ])  # fmt: skip
+    items = json.loads((out / "results.json").read_text())["items"]
+    [disagreement] = [item for item in items if item["score"] != item["details"]["published"]["score"]]
+    assert disagreement["details"]["published"]["score"] == 1.0 and disagreement["score"] == 0.0
+    assert disagreement["category"] == "temporal"
+
+
+def test_a_malformed_eval_results_is_one_line(pytester: pytest.Pytester) -> None:
+    path = pytester.path / "eval_results.json"
+    path.write_text(json.dumps({"detailed_results": {"0": [{"question": "Q?", "golden_answer": "A", "generated_answer": "B", "category": "4"}]}}))
+    result = pytester.runpytest("--memorybench", f"--mb-rescore={path}", "-p", "no:cacheprovider")
+    assert result.ret == 4
+    [error] = [line for line in result.errlines if line.startswith("ERROR:")]
+    assert error.startswith("ERROR: --mb-rescore ") and "detailed_results['0'][0]: 'llm_judgments' must map judgment names" in error

@@ -62,12 +62,20 @@ def corrections(items: list[dict[str, Any]]) -> tuple[int, int, int]:
 
 
 def agreement_rows(items: list[dict[str, Any]]) -> list[AgreementRow]:
-    """One row per scenario (over every agent's results), then the total."""
+    """One row per scenario (over every agent's results) and, under it, one per category its items
+    have (LoCoMo's), then the total."""
     compared = published_items(items)
     by_scenario: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for item in compared:
         by_scenario[item["scenario"]].append(item)
-    rows = [_row(short_name(name, "ltm"), group) for name, group in sorted(by_scenario.items())]
+    rows = []
+    for name, group in sorted(by_scenario.items()):
+        rows.append(_row(short_name(name, "ltm"), group))
+        by_category: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        for item in group:
+            if item.get("category"):
+                by_category[str(item["category"])].append(item)
+        rows.extend(_row(f"  {category}", members) for category, members in sorted(by_category.items()))
     if compared:
         rows.append(_row("all", compared))
     return rows

@@ -49,7 +49,8 @@ from pytest_memorybench.conversation.scheduler import (
 from pytest_memorybench.core.tokens import default_counter
 from pytest_memorybench.conversation.trivia import TriviaSource
 from pytest_memorybench.core.errors import UsageError
-from pytest_memorybench.goodai.rescore import read_published, rescored_outcome
+from pytest_memorybench.goodai.rescore import PublishedRun, read_published, rescored_outcome
+from pytest_memorybench.runner.locomo_results import is_eval_results, read_eval_results
 from pytest_memorybench.judges.base import JudgeStats
 from pytest_memorybench.judges.local import VERSION as LOCAL_VERSION
 from pytest_memorybench.judges.client import CachedJudge
@@ -101,7 +102,7 @@ class BenchmarkRun:
         self.started = datetime.now(timezone.utc)
         self.clock_start = manifest.clock_start if manifest else self.started
         self.conversation_count = manifest.conversations if manifest else settings.conversations
-        self.published = read_published(settings.rescore) if settings.rescore is not None else None
+        self.published = _read_published(settings.rescore) if settings.rescore is not None else None
         self.suites: list[Suite] = (
             list(self.published.suites) if self.published else [load_suite(name) for name in settings.suites]
         )
@@ -497,3 +498,8 @@ class BenchmarkRun:
                 self._log.close()
             if self._lock is not None:
                 self._lock.release()
+
+
+def _read_published(path: Path) -> PublishedRun:
+    """Published verdicts to re-score: a LoCoMo pipeline's eval_results.json, or GoodAI's results."""
+    return read_eval_results(path) if is_eval_results(path) else read_published(path)

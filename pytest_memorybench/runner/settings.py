@@ -113,7 +113,7 @@ class Settings:
         resume, replay = _run_folder(option.mb_resume, "--mb-resume"), _run_folder(option.mb_replay, "--mb-replay")
         if resume and replay:
             raise UsageError("--mb-resume and --mb-replay exclude each other: continue a run, or re-score it")
-        rescore = _existing_folder(getattr(option, "mb_rescore", None), "--mb-rescore")
+        rescore = _existing_path(getattr(option, "mb_rescore", None), "--mb-rescore")
         if rescore and (resume or replay):
             flag = "--mb-resume" if resume else "--mb-replay"
             raise UsageError(f"--mb-rescore and {flag} exclude each other: re-score published results, or a run of yours")
@@ -316,13 +316,14 @@ def _data_paths(values: list[str]) -> dict[str, str]:
     return paths
 
 
-def _existing_folder(value: str | None, flag: str) -> Path | None:
+def _existing_path(value: str | None, flag: str) -> Path | None:
+    """A folder (GoodAI's results) or a file (a LoCoMo pipeline's eval_results.json)."""
     if value is None:
         return None
-    folder = Path(value)
-    if not folder.is_dir():
-        raise UsageError(f"{flag} {value}: no such folder")
-    return folder.resolve()
+    path = Path(value)
+    if not path.exists():
+        raise UsageError(f"{flag} {value}: no such file or folder")
+    return path.resolve()
 
 
 def _run_folder(value: str | None, flag: str, need: str = "run.json") -> Path | None:

@@ -1,0 +1,122 @@
+"""Re-scoring published LoCoMo verdicts: `pytest --memorybench --mb-rescore eval_results.json`.
+
+The common evaluation pipelines write an `eval_results.json`: `{total_questions, correct,
+accuracy, detailed_results, metadata}`, `detailed_results` mapping each conversation's index (a
+string) to a list of `{question_id, question, golden_answer, generated_answer, llm_judgments:
+{judgment_1: bool, ...}, category}`.  Each judged answer becomes an item of the suite `locomo`,
+scored by our LoCoMo scorer under the run's profile and judge, with the pipeline's verdict (the
+majority of its judgments: right when more than half say so) kept beside ours for the agreement
+table, which gives a row per category.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pytest_memorybench.core.errors import UsageError
+from pytest_memorybench.core.readers import Malformed, reading
+from pytest_memorybench.core.records import TestDefinition
+from pytest_memorybench.core.spans import ISOLATED
+from pytest_memorybench.goodai.rescore import PublishedRun
+from pytest_memorybench.scenarios.locomo.data import ADVERSARIAL, CATEGORIES
+from pytest_memorybench.scenarios.locomo.scenario import NAME
+from pytest_memorybench.scenarios.probes import probe_definition
+from pytest_memorybench.suite import loaded_suite
+
+SUITE = "locomo"
+FILE_NAME = "eval_results.json"
+
+
+@dataclass(frozen=True)
+class JudgedAnswer:
+    """One answer a pipeline judged, in the shape the re-scoring run reads a stored result."""
+
+    path: Path
+    question: str
+    responses: tuple[str, ...]
+    judgments: tuple[bool, ...]
+    tokens: int | None = None
+
+    @property
+    def score(self) -> float:
+        return 1.0 if sum(self.judgments) * 2 > len(self.judgments) else 0.0
+
+    def exchanges(self) -> list[tuple[str, str | None]]:
+        return [(self.question, self.responses[0])]
+
+    def verdict_json(self) -> dict[str, Any]:
+        votes = f"{sum(self.judgments)} of {len(self.judgments)} judgments say correct"
+        return {"score": self.score, "reasons": [votes], "file": str(self.path)}
+
+
+def is_eval_results(path: Path) -> bool:
+    """A LoCoMo pipeline's results file, or a folder holding one."""
+    return (path.is_file() and path.suffix == ".json") or (path.is_dir() and (path / FILE_NAME).is_file())
+
+
+def read_eval_results(path: Path) -> PublishedRun:
+    file = path / FILE_NAME if path.is_dir() else path
+    with reading(f"--mb-rescore {file}", "give an eval_results.json as the LoCoMo evaluation pipelines write it"):
+        data = json.loads(file.read_text(encoding="utf-8"))
+        definitions, results = _items(file, data)
+    if not definitions:
+        raise UsageError(f"--mb-rescore {file}: no judged answer in its detailed_results")
+    suite = loaded_suite(SUITE, file, ISOLATED, definitions, f"published LoCoMo verdicts from {file}")
+    return PublishedRun(file.parent, (suite,), results, ())
+
+
+def _items(file: Path, data: Any) -> tuple[list[TestDefinition], dict[str, JudgedAnswer]]:
+    if not isinstance(data, dict) or not isinstance(data.get("detailed_results"), dict):
+        raise Malformed("expected an object with 'detailed_results' (conversation index -> judged answers)")
+    definitions: list[TestDefinition] = []
+    results: dict[str, JudgedAnswer] = {}
+    for conversation, answers in sorted(data["detailed_results"].items(), key=lambda pair: _order(pair[0])):
+        if not isinstance(answers, list):
+            raise Malformed(f"detailed_results[{conversation!r}] must be a list")
+        for position, raw in enumerate(answers):
+            definition, answer = _item(file, conversation, position, raw)
+            key = f"{SUITE}::{definition.test_id}"
+            if key in results:
+                raise Malformed(f"detailed_results[{conversation!r}][{position}]: a second answer to {definition.probe_id}")
+            definitions.append(definition)
+            results[key] = answer
+    return definitions, results
+
+
+def _order(key: str) -> tuple[int, str]:
+    return (int(key), "") if key.isdigit() else (1 << 30, key)
+
+
+def _item(file: Path, conversation: str, position: int, raw: Any) -> tuple[TestDefinition, JudgedAnswer]:
+    where = f"detailed_results[{conversation!r}][{position}]"
+    if not isinstance(raw, dict):
+        raise Malformed(f"{where}: expected an object")
+    question, gold, generated = raw.get("question"), raw.get("golden_answer"), raw.get("generated_answer")
+    if not isinstance(question, str) or gold is None or not isinstance(generated, str):
+        raise Malformed(f"{where}: needs 'question', 'golden_answer' and 'generated_answer'")
+    judgments = raw.get("llm_judgments")
+    if not isinstance(judgments, dict) or not judgments or not all(isinstance(v, bool) for v in judgments.values()):
+        raise Malformed(f"{where}: 'llm_judgments' must map judgment names to true or false")
+    try:
+        category = int(raw.get("category"))  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        category = 0
+    if category not in CATEGORIES:
+        raise Malformed(f"{where}: category {raw.get('category')!r} is not one of 1-5")
+    name = CATEGORIES[category]
+    question_id = str(raw.get("question_id", position))
+    expected: dict[str, Any] = {"question": question, "category": category, "answer": str(gold), "audited": False}
+    if category == ADVERSARIAL:
+        expected["absent_option"] = None
+    definition = probe_definition(
+        suite=SUITE, scenario=NAME, seed=0, context=f"conv-{conversation}", probe_id=f"conv-{conversation}::{name}[{question_id}]",
+        question=question, ideal_answer=str(gold), expected=expected, category=name, skills=(name,), markers=(name,),
+        params={"source": "published verdicts"}, index=position + 1,
+    )  # fmt: skip
+    return definition, JudgedAnswer(file, question, (generated,), tuple(judgments.values()))
+
+
+__all__ = ["FILE_NAME", "JudgedAnswer", "is_eval_results", "read_eval_results"]
