@@ -59,7 +59,7 @@ def summarize(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         metrics["categories 1-5"] = round(fmean(every), 4)
     narrow = [row["separable"] for row in table.values()]
     if narrow:
-        metrics["differences a category cannot resolve"] = f"below ±{min(narrow):.2f} to ±{max(narrow):.2f}"
+        metrics["category resolution (Wilson half-width)"] = f"±{min(narrow):.2f} to ±{max(narrow):.2f}"
     metrics["table"] = table
     return metrics
 

@@ -71,10 +71,10 @@ def generate_entries(seed: int, number: int = 1, filler_sessions: int = 3) -> li
                            [("user", f"I bought {more_plants} more houseplants for the bedroom.")]]),
     }  # fmt: skip
     entries = []
-    for question_type, (question, answer, evidence) in planted.items():
-        entries.append(_entry(rng, f"gen{number}_{question_type}", question_type, question, answer, evidence, start, gap_days, filler_sessions))
+    for index, (question_type, (question, answer, evidence)) in enumerate(planted.items(), 1):
+        entries.append(_entry(rng, f"gen{number}-{index}", question_type, question, answer, evidence, start, gap_days, filler_sessions))
     entries.append(_entry(
-        rng, f"gen{number}_car_abs", "single-session-user", "What brand is my new car?",
+        rng, f"gen{number}-{len(planted) + 1}_abs", "single-session-user", "What brand is my new car?",
         "The user never mentioned a car; they mentioned buying a new bike.",
         planted["single-session-user"][2], start, gap_days, filler_sessions,
     ))  # fmt: skip
