@@ -289,3 +289,17 @@ def test_a_malformed_eval_results_is_one_line(pytester: pytest.Pytester) -> None
     assert result.ret == 4
     [error] = [line for line in result.errlines if line.startswith("ERROR:")]
     assert error.startswith("ERROR: --mb-rescore ") and "detailed_results['0'][0]: 'llm_judgments' must map judgment names" in error
+
+
+def test_an_audit_of_other_data_is_one_line(pytester: pytest.Pytester, tmp_path: Path) -> None:
+    data, audit = write_locomo(tmp_path, conversations=1)
+    findings = json.loads(audit.read_text())
+    findings[0]["question"] = "What colour is the sky?"
+    audit.write_text(json.dumps(findings))
+    result = pytester.runpytest(
+        "--memorybench", "--mb-suite=locomo", "--agent=null", f"--mb-data=locomo={data}", f"--mb-data=locomo_audit={audit}",
+        "-p", "no:cacheprovider",
+    )  # fmt: skip
+    assert result.ret == 4
+    [error] = [line for line in result.errlines if line.startswith("ERROR:")]
+    assert "is about 'What colour is the sky?'" in error and "give the audit of this release" in error

@@ -24,6 +24,8 @@ from dataclasses import dataclass, replace
 from datetime import timedelta
 from typing import Any
 
+from pytest_memorybench.core.errors import UsageError
+from pytest_memorybench.core.readers import reading
 from pytest_memorybench.core.records import Message, Score, TestDefinition
 from pytest_memorybench.scenarios.base import ScoringContext
 from pytest_memorybench.scenarios.locomo.audit import AUDIT_SOURCE, Correction, corrections_from, load_audit
@@ -81,9 +83,9 @@ class LocomoConversations:
             if wanted:
                 unknown = wanted - {sample.sample_id for sample in samples}
                 if unknown:
-                    raise ValueError(f"conversations: no sample {sorted(unknown)[0]!r} in the file")
+                    raise UsageError(f"scenario {NAME}: conversations: no sample {sorted(unknown)[0]!r} in {settings.data_path}")
                 samples = [sample for sample in samples if sample.sample_id in wanted]
-            audit = load_audit(settings.audit_path) if settings.audit_path else None
+            audit = _audit(settings.audit_path, samples) if settings.audit_path else None
             return [_context(suite, seed, sample, audit, "published") for sample in samples]
         contexts = []
         for number in range(1, settings.generated + 1):
@@ -118,6 +120,22 @@ class LocomoConversations:
 
     def summarize(self, records: list[dict[str, Any]]) -> dict[str, Any]:
         return summarize(records)
+
+
+def _audit(path: str, samples: Sequence[Sample]) -> dict[tuple[int, int], tuple[str, Correction]]:
+    """The audit's corrections, checked against the questions they correct (an audit of another
+    release of the data would correct the wrong questions)."""
+    with reading(f"LoCoMo audit {path}", "give the audit's errors.json"):
+        audit = load_audit(path)
+    questions = {(sample.index, q.index): q.question for sample in samples for q in sample.questions}
+    indexes = {sample.index for sample in samples}
+    for (sample, index), (text, _) in audit.items():
+        if sample in indexes and " ".join(questions.get((sample, index), "").split()) != " ".join(text.split()):
+            raise UsageError(
+                f"LoCoMo audit {path}: locomo_{sample}_qa{index} is about {text!r}, not a question of this "
+                "locomo10.json at that place; give the audit of this release of the data"
+            )
+    return audit
 
 
 def _context(
