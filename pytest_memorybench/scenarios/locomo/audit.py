@@ -19,7 +19,7 @@ from typing import Any
 from pytest_memorybench.core.readers import Malformed
 
 CITATION_ONLY = "WRONG_CITATION"
-AUDIT_SOURCE = "github.com/dial481/locomo-audit (errors.json)"
+AUDIT_URL = "github.com/dial481/locomo-audit"
 _QUESTION_ID = re.compile(r"^locomo_(\d+)_qa(\d+)$")
 _UNANSWERABLE = re.compile(r"^\s*cannot (?:be )?(?:reliably )?(?:be )?determined", re.IGNORECASE)
 _CITED = re.compile(r"\s*\((?:D\d+:\d+(?:-\d+)?[,;\s]*)+[^)]*\)")  # "(D4:8, D8:34)" after a claim
@@ -83,4 +83,4 @@ def corrections_from(data: Any) -> dict[tuple[int, int], tuple[str, Correction]]
     return found
 
 
-__all__ = ["AUDIT_SOURCE", "CITATION_ONLY", "Correction", "corrected_answer", "corrections_from", "load_audit"]
+__all__ = ["AUDIT_URL", "CITATION_ONLY", "Correction", "corrected_answer", "corrections_from", "load_audit"]

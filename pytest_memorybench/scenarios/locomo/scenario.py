@@ -28,7 +28,7 @@ from pytest_memorybench.core.errors import UsageError
 from pytest_memorybench.core.readers import reading
 from pytest_memorybench.core.records import Message, Score, TestDefinition
 from pytest_memorybench.scenarios.base import ScoringContext
-from pytest_memorybench.scenarios.locomo.audit import AUDIT_SOURCE, Correction, corrections_from, load_audit
+from pytest_memorybench.scenarios.locomo.audit import AUDIT_URL, Correction, corrections_from, load_audit
 from pytest_memorybench.scenarios.locomo.data import (
     ADVERSARIAL,
     CATEGORIES,
@@ -52,7 +52,7 @@ TURN_GAP = timedelta(seconds=30)
 ANSWER_STYLE = "Answer with a short phrase, using words from the conversation where you can."
 NEEDS_AUDIT = (
     "the audited profile scores against the LoCoMo audit's corrected answers: download errors.json from "
-    f"{AUDIT_SOURCE.split(' ')[0]} and pass --mb-data locomo_audit=PATH"
+    f"{AUDIT_URL} and pass --mb-data locomo_audit=PATH"
 )
 
 

@@ -32,6 +32,7 @@ from nltk.stem.porter import PorterStemmer
 from pytest_memorybench.core.records import Score, TestDefinition
 from pytest_memorybench.judges.local import LocalJudge
 from pytest_memorybench.scenarios.base import ScoringContext
+from pytest_memorybench.scenarios.locomo.audit import CITATION_ONLY
 from pytest_memorybench.scoring.judged import score_answer
 from pytest_memorybench.scoring.profiles import AUDITED, PAPER
 
@@ -90,7 +91,7 @@ def gold_answer(definition: TestDefinition, profile: str) -> tuple[str, str | No
     """(the gold answer the profile scores against, a note when the audit changed it)."""
     expected = definition.expected
     audit = expected.get("audit") if profile == AUDITED else None
-    if audit and audit["answer"] != expected["answer"] and audit["error_type"] != "WRONG_CITATION":
+    if audit and audit["answer"] != expected["answer"] and audit["error_type"] != CITATION_ONLY:
         note = f"gold corrected by the audit ({audit['error_type']}): {expected['answer']!r} -> {audit['answer']!r}"
         return audit["answer"], note
     return expected["answer"], None
