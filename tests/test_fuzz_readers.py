@@ -27,7 +27,7 @@ from pytest_memorybench.goodai.definitions import load_goodai_definitions
 from pytest_memorybench.goodai.results import ResultFileError, read_result
 from pytest_memorybench.judges.base import TASK_KINDS
 from pytest_memorybench.core.json_reply import extract_json
-from pytest_memorybench.judges.prompts import validate
+from pytest_memorybench.judges.replies import validate
 from pytest_memorybench.core.results_file import Baseline
 from pytest_memorybench.reports.compare import compare, load_runs
 from pytest_memorybench.reports.transcript import EventIndex

@@ -27,7 +27,8 @@ from pytest_memorybench.judges.client import CachedJudge, JudgeCache
 from pytest_memorybench.core.json_reply import extract_json
 from pytest_memorybench.judges.local import VERSION, LocalJudge
 from pytest_memorybench.judges.judge_check import run_judge_check
-from pytest_memorybench.judges.prompts import Prompt, prompt_hash, render, validate
+from pytest_memorybench.judges.prompts import Prompt, prompt_hash, render
+from pytest_memorybench.judges.replies import validate
 from pytest_memorybench.judges.providers import AnthropicJudgeBackend, JudgeBackend, OpenAIJudgeBackend
 from pytest_memorybench.judges.schemas import schema_for
 from pytest_memorybench.judges.spec import build_judge, parse_judge_spec

@@ -31,7 +31,8 @@ from pytest_memorybench.judges.metaeval import (
     label_verdict,
     load_cases,
 )
-from pytest_memorybench.judges.prompts import check_payload, validate
+from pytest_memorybench.judges.prompts import check_payload
+from pytest_memorybench.judges.replies import validate
 from pytest_memorybench.judges.spec import build_judge
 from pytest_memorybench.judges.verdicts import route_end
 

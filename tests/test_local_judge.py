@@ -17,7 +17,7 @@ from pytest_memorybench.judges.local import (
     rouge_l,
 )
 from pytest_memorybench.judges.local.stance import stance
-from pytest_memorybench.judges.prompts import validate
+from pytest_memorybench.judges.replies import validate
 
 JUDGE = LocalJudge()
 

@@ -46,7 +46,8 @@ from pytest_memorybench.agents.prices import price_for
 from pytest_memorybench.core.errors import AgentError, ProviderRefused, describe_exception
 from pytest_memorybench.judges.base import JUDGE_ERROR, UNPARSEABLE, JudgeStats, JudgeTask, JudgeVerdict
 from pytest_memorybench.core.json_reply import extract_json
-from pytest_memorybench.judges.prompts import check_payload, prompt_hash, render, validate
+from pytest_memorybench.judges.prompts import check_payload, prompt_hash, render
+from pytest_memorybench.judges.replies import validate
 from pytest_memorybench.judges.schemas import schema_for
 
 CACHE_VERSION = 1

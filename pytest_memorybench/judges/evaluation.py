@@ -21,7 +21,7 @@ from pytest_memorybench.judges.metaeval import (
     human_items_f1,
     load_cases,
 )
-from pytest_memorybench.judges.prompts import validate
+from pytest_memorybench.judges.replies import validate
 from pytest_memorybench.judges.wrong_answers import (
     WrongAnswer,
     accepts,

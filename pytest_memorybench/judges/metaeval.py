@@ -48,7 +48,8 @@ from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
 from pytest_memorybench.judges.base import TASK_KINDS, JudgeTask
-from pytest_memorybench.judges.prompts import SCORES, check_payload
+from pytest_memorybench.judges.prompts import check_payload
+from pytest_memorybench.judges.replies import SCORES
 from pytest_memorybench.judges.verdicts import reference_correct, route_end
 from pytest_memorybench.scoring.items import items_f1
 

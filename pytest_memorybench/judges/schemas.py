@@ -4,7 +4,7 @@ OpenAI-compatible servers take a schema in `response_format` (in one of two form
 `providers.py`), Anthropic as a tool's `input_schema`; a constrained small model then answers in
 valid JSON.  Free-text fields carry a `maxLength`: without one a small model can write a reason
 until it runs out of tokens and the reply is cut mid-string.  The schemas describe what
-`prompts.validate` accepts; validation still runs on every reply, constrained or not.
+`replies.validate` accepts; validation still runs on every reply, constrained or not.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from pytest_memorybench.judges.base import TASK_KINDS
-from pytest_memorybench.judges.prompts import DIRECTIONS
+from pytest_memorybench.judges.replies import DIRECTIONS
 
 REASON_LENGTH = 200  # characters of a free-text reason
 NAME_LENGTH = 120  # characters of a name in a list (a dish, a place, an item)

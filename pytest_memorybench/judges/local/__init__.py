@@ -67,7 +67,8 @@ from pytest_memorybench.judges.local.text import (
     parse_number,
     rouge_l,
 )
-from pytest_memorybench.judges.prompts import check_payload, validate
+from pytest_memorybench.judges.prompts import check_payload
+from pytest_memorybench.judges.replies import validate
 
 VERSION = "local-6"  # bump when a rule changes: it is recorded with results like a prompt hash
 
