@@ -87,12 +87,9 @@ class LocomoConversations:
                 samples = [sample for sample in samples if sample.sample_id in wanted]
             audit = _audit(settings.audit_path, samples) if settings.audit_path else None
             return [_context(suite, seed, sample, audit, "published") for sample in samples]
-        contexts = []
-        for number in range(1, settings.generated + 1):
-            raw, findings = generate_sample(seed, number, settings.sessions)
-            [sample] = samples_from([raw])
-            sample = Sample(number - 1, sample.sample_id, sample.speakers, sample.sessions, sample.questions)
-            contexts.append(_context(suite, seed, sample, corrections_from(findings), "generated"))
+        generated = [generate_sample(seed, number, settings.sessions) for number in range(1, settings.generated + 1)]
+        audit = corrections_from([finding for _, findings in generated for finding in findings])
+        contexts = [_context(suite, seed, sample, audit, "generated") for sample in samples_from([raw for raw, _ in generated])]
         missing = probe_definition(
             suite=suite, scenario=NAME, seed=seed, context="locomo10", probe_id="locomo10::published",
             question="", ideal_answer="", expected=None, category="published",
