@@ -23,7 +23,7 @@ questions each).  500 questions of 115k tokens are a large bill: `--mb-estimate`
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -95,7 +95,8 @@ class LongMemEvalQuestions:
         )  # fmt: skip
 
 
-def _stream(entry: Entry) -> Any:
+def _stream(entry: Entry) -> Callable[[], Iterator[Message]]:
+    """The question's history, as a fresh stream of dated messages each time it is called."""
     def turns() -> Iterator[Message]:
         for number, session in enumerate(entry.sessions):
             for position, turn in enumerate(session.turns):
