@@ -19,11 +19,12 @@ pytestmark = pytest.mark.e2e
 pytest_plugins = ["pytester"]
 
 STOPPING_AGENT = '''
-import os, signal
+import asyncio, os, signal
 from pytest_memorybench.agents.recall import RecallAgent
 
 class Stopping(RecallAgent):
-    """The recall baseline, counting its replies in a file, that signals its own process at reply N."""
+    """The recall baseline, counting its replies in a file, that signals its own process at reply N
+    and, when told to, takes its time over each reply."""
 
     def __init__(self):
         super().__init__()
@@ -35,6 +36,7 @@ class Stopping(RecallAgent):
             log.write("reply\\n")
         if self.replies == int(os.environ.get("MB_STOP_AT", "0")):
             os.kill(os.getpid(), getattr(signal, os.environ["MB_SIGNAL"]))
+        await asyncio.sleep(float(os.environ["MB_DELAY"]))
         return await super().reply(message)
 
 def make():
@@ -51,13 +53,16 @@ def stopping(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pyte
     return pytester
 
 
-def run(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, folder: str, *args: str, stop_at: int = 0, signal: str = "SIGINT") -> tuple[pytest.RunResult, int]:
+def run(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, folder: str, *args: str, stop_at: int = 0, signal: str = "SIGINT", delay: float = 0.0
+) -> tuple[pytest.RunResult, int]:
     """One run; returns it and how many replies the agent gave (asked) in it."""
     replies = pytester.path / f"{folder}-replies-{len(list(pytester.path.glob(f'{folder}-replies-*')))}.txt"
     replies.write_text("")
     monkeypatch.setenv("MB_REPLIES", str(replies))
     monkeypatch.setenv("MB_STOP_AT", str(stop_at))
     monkeypatch.setenv("MB_SIGNAL", signal)
+    monkeypatch.setenv("MB_DELAY", str(delay))
     result = pytester.runpytest_subprocess(*RUN, *args)
     return result, len(replies.read_text().splitlines())
 
@@ -116,8 +121,12 @@ def test_kill_9_loses_at_most_the_exchange_in_flight(
 
 
 def test_maxfail_writes_what_finished_and_says_how_to_go_on(stopping: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Isolated, each test is its own conversation: `-x` leaves some never driven."""
-    result, _ = run(stopping, monkeypatch, "x", "--mb-output=x", "--span=isolated", "-x")
+    """Isolated, each test is its own conversation: `-x` leaves some never driven.
+
+    The agent takes 0.2 s a reply, so the last conversations are still being driven when the first
+    failure stops pytest (an instant agent can finish all six first: then nothing stopped early).
+    """
+    result, _ = run(stopping, monkeypatch, "x", "--mb-output=x", "--span=isolated", "-x", delay=0.2)
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.stdout.fnmatch_lines(["stopped early: resume with --mb-resume=x (? of 6 tests have results; stopping after 1 failures)"])
     partial = json.loads((stopping.path / "x" / "results.json").read_text())["run"]["partial"]
