@@ -8,13 +8,13 @@ published layouts.
 from __future__ import annotations
 
 import json
-import random
 from datetime import datetime
 from pathlib import Path
 
 import pytest
 
 from pytest_memorybench.core.errors import UsageError
+from pytest_memorybench.core.jsonstream import JsonStreamError
 from pytest_memorybench.scenarios.beam.chat import (
     ANY_MARKER,
     ChatMessage,
@@ -27,7 +27,6 @@ from pytest_memorybench.scenarios.beam.chat import (
     strip_marker,
 )
 from pytest_memorybench.scenarios.beam.generator import plan_chat
-from pytest_memorybench.scenarios.beam.jsonstream import JsonStream, JsonStreamError
 from pytest_memorybench.scenarios.beam.loader import find_conversations, size_label
 from pytest_memorybench.scenarios.beam.questions import (
     ABILITIES,
@@ -41,61 +40,6 @@ needs_reference = pytest.mark.skipif(not (REFERENCE / "chats").is_dir(), reason=
 
 
 # -- the streaming reader ------------------------------------------------------------------------------
-
-
-def _random_json(rng: random.Random, depth: int = 0) -> object:
-    roll = rng.random()
-    if depth > 3 or roll < 0.3:
-        return rng.choice([7, -2.5e3, True, None, 'quote " and \\ backslash\n', "é" * rng.randint(0, 40), "x" * rng.randint(0, 700)])
-    if roll < 0.65:
-        return [_random_json(rng, depth + 1) for _ in range(rng.randint(0, 4))]
-    return {f"key{i}": _random_json(rng, depth + 1) for i in range(rng.randint(0, 4))}
-
-
-@pytest.mark.parametrize("chunk", [1, 5, 64, 1 << 20])
-def test_the_stream_reads_and_skips_values_exactly_at_any_chunk_size(tmp_path: Path, chunk: int) -> None:
-    rng = random.Random(chunk)
-    for trial in range(40):
-        data = [_random_json(rng) for _ in range(rng.randint(0, 5))]
-        path = tmp_path / f"{trial}.json"
-        path.write_text(json.dumps(data, indent=rng.choice([None, 2]), ensure_ascii=False), encoding="utf-8")
-        keep = [rng.random() < 0.5 for _ in data]
-        got = []
-        with JsonStream(path, chunk) as stream:
-            for index, _ in enumerate(stream.items()):
-                if keep[index]:
-                    got.append(stream.value())
-                else:
-                    stream.skip()
-            assert stream.at_end()
-        assert got == [value for value, kept in zip(data, keep) if kept]
-
-
-def test_the_stream_holds_one_value_at_a_time_however_long_the_file(tmp_path: Path) -> None:
-    """The buffer never grows past a chunk plus the value being parsed (a batch), nor while
-    skipping a value bigger than the whole buffer."""
-    values = [{"turns": [["word " * 200] * 5]} for _ in range(300)]
-    path = tmp_path / "chat.json"
-    path.write_text(json.dumps([{"plan-1": values}, "x" * 200_000, values]), encoding="utf-8")
-    largest = max(len(json.dumps(v)) for v in values)
-    chunk = 4096
-    seen = 0
-    with JsonStream(path, chunk) as stream:
-        for _ in stream.items():
-            if stream.peek() == '"':
-                stream.skip()
-            elif stream.peek() == "{":
-                for _key in stream.members():
-                    for _ in stream.items():
-                        stream.value()
-                        seen += 1
-                        assert len(stream._buffer) <= largest + 2 * chunk
-            else:
-                for _ in stream.items():
-                    stream.value()
-                    seen += 1
-                    assert len(stream._buffer) <= largest + 2 * chunk
-    assert seen == 600 and path.stat().st_size > 100 * (largest + 2 * chunk)
 
 
 def test_broken_json_names_the_file_and_the_offset(tmp_path: Path) -> None:

@@ -4,6 +4,6 @@
 `errors` the one-line usage and input errors; `readers` and `yamlfile` read user files and say
 where they are wrong; `spans` parses memory spans; `tokens` counts tokens; `timings` summarises
 call times; `results_file` reads an earlier run's results.json back; `json_reply` gets JSON out
-of a model's reply; `heavy` imports slow
+of a model's reply; `jsonstream` reads huge JSON files one value at a time; `heavy` imports slow
 third-party modules one thread at a time. It imports nothing else of the package.
 """

@@ -2,7 +2,6 @@
 
 Modules, one idea each:
   questions   the probing-question records and their field-name normalisation
-  jsonstream  reading huge JSON files one value at a time
   chat        batches, turns and messages of a chat; plan markers; time anchors
   loader      the published data under a user's path (repository layout, Hugging Face export)
   content     the words and sentences our generator writes with

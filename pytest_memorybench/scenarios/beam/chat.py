@@ -27,8 +27,8 @@ from datetime import date, datetime, time, timedelta
 from pathlib import Path
 from typing import Any
 
+from pytest_memorybench.core.jsonstream import JsonStream
 from pytest_memorybench.core.records import Message
-from pytest_memorybench.scenarios.beam.jsonstream import JsonStream
 
 MARKER = re.compile(r"[ \t]*->->[ \t]*\d+[ \t]*,[ \t]*(?:\d+|N/?A)[ \t]*\Z")
 ANY_MARKER = re.compile(r"->->\s*\d+\s*,")

@@ -16,7 +16,7 @@ file (its size from its name, `100K.jsonl`, `beam-1M.json`, or else from a one-s
 parameter), or a folder of files named by their size.  Parquet files are not read: export them with
 `datasets.load_dataset(...).to_json(...)`.
 
-Chats are never loaded whole: they stream one batch at a time (`jsonstream`), also out of a
+Chats are never loaded whole: they stream one batch at a time (`core.jsonstream`), also out of a
 Hugging Face row holding a 10M-token chat on one line.
 
 Listing conversations also reads every chat once, batch by batch, as delivery will (one pass over
@@ -35,9 +35,9 @@ from pathlib import Path
 from typing import Any
 
 from pytest_memorybench.core.errors import UsageError
+from pytest_memorybench.core.jsonstream import JsonStream, JsonStreamError
 from pytest_memorybench.core.readers import problem
 from pytest_memorybench.scenarios.beam.chat import batches, read_chat_file, stream_units
-from pytest_memorybench.scenarios.beam.jsonstream import JsonStream, JsonStreamError
 from pytest_memorybench.scenarios.beam.questions import (
     ProbingQuestion,
     parse_probing_questions,

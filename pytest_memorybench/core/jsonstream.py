@@ -1,19 +1,23 @@
 """Reading one element of a huge JSON file at a time, with the standard library only.
 
-A BEAM 10M `chat.json` is about 40 MB of JSON and a Hugging Face export row holds a whole chat on
-one line; `json.load` would hold all of it, several times over as Python objects.  This reader
-walks the file's structure in chunks and parses only the values the caller asks for, so at most
-one batch of a chat (its text plus the buffer around it) is in memory at once.
+A BEAM 10M `chat.json` is about 40 MB of JSON, a Hugging Face export row holds a whole chat on
+one line, and LongMemEval's M file is 2.7 GB in one list; `json.load` would hold all of it,
+several times over as Python objects.  This reader walks the file's structure in chunks and
+parses only the values the caller asks for, so at most one value (a BEAM batch, a LongMemEval
+question) plus the buffer around it is in memory at once.  `position()` gives the byte offset of
+the next value and a stream can start at such an offset, so a caller can index a big file once
+and come back for one value later without walking the file again.
 
 Why not ijson?  It would do the same, but it is not installed here by default and its fast
 backend needs a compiled library; what BEAM needs (walk arrays and objects, parse or skip one
-value) is this small scanner: strings and brackets are found with regular expressions (C speed),
-and each captured value is handed to `json.loads`, so the file is still parsed by the standard
-library.  Malformed JSON raises `JsonStreamError` naming the file and the character offset.
+value) is this small scanner: string ends and brackets are found by `str.find` and regular
+expressions (C speed), and each captured value is handed to `json.loads`, so the file is still
+parsed by the standard library.  Malformed JSON raises `JsonStreamError` naming the file and the character offset.
 """
 
 from __future__ import annotations
 
+import io
 import json
 import re
 from collections.abc import Iterator
@@ -25,8 +29,21 @@ CHUNK = 1 << 20  # characters read at a time
 
 _WHITESPACE = re.compile(r"[ \t\r\n]*")
 _BRACKET_OR_QUOTE = re.compile(r'["\[\]{}]')
-_STRING_REST = re.compile(r'[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)  # after the opening quote
 _SCALAR = re.compile(r"[^ \t\r\n,\]}]+")
+
+
+def _string_end(buffer: str, start: int) -> int | None:
+    """Just past the closing quote of the string whose text begins at `start`; None when the
+    buffer ends first.  `str.find` runs at memory speed, and escaped quotes are rare."""
+    index = start
+    while (quote := buffer.find('"', index)) >= 0:
+        before = quote
+        while before > start and buffer[before - 1] == "\\":
+            before -= 1
+        if (quote - before) % 2 == 0:  # an even run of backslashes escapes itself, not the quote
+            return quote + 1
+        index = quote + 1
+    return None
 
 
 class JsonStreamError(ValueError):
@@ -40,13 +57,17 @@ class JsonStream:
     Use it as a context manager, or call `close()`.
     """
 
-    def __init__(self, path: Path, chunk: int = CHUNK) -> None:
+    def __init__(self, path: Path, chunk: int = CHUNK, start: int = 0) -> None:
+        """`start`: a byte offset from `position()` of an earlier stream over the same file."""
         self.path = Path(path)
         self.chunk = chunk
-        self._file: TextIO = open(self.path, encoding="utf-8")  # noqa: SIM115 - closed by close()
+        raw = open(self.path, "rb")  # noqa: SIM115 - closed by close()
+        raw.seek(start)
+        self._file: TextIO = io.TextIOWrapper(raw, encoding="utf-8")
         self._buffer = ""
         self._pos = 0  # cursor within the buffer
         self._dropped = 0  # characters dropped from the buffer's front, for error offsets
+        self._dropped_bytes = start  # and their size in the file, for `position()`
         self._eof = False
 
     def __enter__(self) -> JsonStream:
@@ -64,14 +85,19 @@ class JsonStream:
         offset = self._dropped + (self._pos if at is None else at)
         return JsonStreamError(f"{self.path}: not valid JSON at character {offset:,}: {problem}")
 
+    def _drop(self, count: int) -> None:
+        """Forget the buffer's first `count` characters (the cursor stays where it is)."""
+        if count > 0:
+            self._dropped_bytes += len(self._buffer[:count].encode("utf-8"))
+            self._buffer = self._buffer[count:]
+            self._dropped += count
+            self._pos -= count
+
     def _read_more(self, keep_from: int) -> bool:
         """Append a chunk, dropping the buffer before `keep_from`; False at the end of the file."""
         if self._eof:
             return False
-        if keep_from > 0:
-            self._buffer = self._buffer[keep_from:]
-            self._dropped += keep_from
-            self._pos -= keep_from
+        self._drop(keep_from)
         text = self._file.read(self.chunk)
         if not text:
             self._eof = True
@@ -104,10 +130,8 @@ class JsonStream:
         first = self.peek()
         if not first:
             raise self._fail("expected a value, found the end of the file")
-        if keep and self._pos:
-            self._buffer = self._buffer[self._pos:]
-            self._dropped += self._pos
-            self._pos = 0
+        if keep:
+            self._drop(self._pos)
         start = self._pos
         if first not in '"[{':
             while True:
@@ -125,15 +149,15 @@ class JsonStream:
         index = start
         while True:
             if self._buffer[index] == '"':
-                match = _STRING_REST.match(self._buffer, index + 1)
-                if match is None:  # the string goes on past the buffer
+                end = _string_end(self._buffer, index + 1)
+                if end is None:  # the string goes on past the buffer
                     keep_from = 0 if keep else index
                     self._pos = index
                     if not self._read_more(keep_from):
                         raise self._fail("unterminated string", index)
                     index = self._pos
                     continue
-                index = match.end()
+                index = end
                 if depth == 0:
                     self._pos = index
                     return index
@@ -152,6 +176,11 @@ class JsonStream:
             index = match.start()
 
     # -- what callers use --------------------------------------------------------------------------
+
+    def position(self) -> int:
+        """The byte offset in the file of the next value (a `start` for a later stream)."""
+        self.peek()
+        return self._dropped_bytes + len(self._buffer[: self._pos].encode("utf-8"))
 
     def value(self) -> Any:
         """Parse the value under the cursor and move past it."""
