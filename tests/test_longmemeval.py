@@ -13,7 +13,7 @@ import pytest
 from pytest_memorybench.core.records import TestDefinition
 from pytest_memorybench.judges.local import LocalJudge
 from pytest_memorybench.scenarios.base import ScoringContext
-from pytest_memorybench.scenarios.longmemeval.data import entries_from, parse_date
+from pytest_memorybench.scenarios.longmemeval.data import entries_from, load_entries, parse_date
 from pytest_memorybench.scenarios.longmemeval.generator import generate_entries, write_longmemeval
 from pytest_memorybench.scenarios.longmemeval.scenario import SCENARIO
 
@@ -57,9 +57,9 @@ def test_rules_and_dates_follow_the_record() -> None:
     }  # fmt: skip
     temporal = definitions["temporal_reasoning"]
     [entry] = [e for e in entries_from(generate_entries(0)) if e.question_type == "temporal-reasoning"]
-    first, second = (session.when for session in entry.sessions if any(turn.has_answer for turn in session.turns))
+    first, second = (session.when for session in entry.sessions() if any(turn.has_answer for turn in session.turns))
     assert temporal.expected["answer"] == f"{(second.date() - first.date()).days} days"
-    assert datetime.fromisoformat(temporal.params["asked_at"]) == entry.question_date > entry.sessions[-1].when
+    assert datetime.fromisoformat(temporal.params["asked_at"]) == entry.question_date > entry.sessions()[-1].when
 
 
 def test_the_question_is_asked_on_its_question_date(pytester: pytest.Pytester) -> None:
@@ -133,6 +133,18 @@ def test_malformed_files_are_one_line(pytester: pytest.Pytester, change: Any, me
     assert result.ret == 4
     errors = [line for line in result.errlines if line.startswith("ERROR:")]
     assert len(errors) == 1 and message in errors[0] and "question 2" in errors[0], result.errlines
+
+
+def test_a_file_is_indexed_and_each_history_read_again_when_delivered(tmp_path: Path) -> None:
+    """What the loader keeps of a file is its questions' facts; the histories come from the file."""
+    path = write_longmemeval(tmp_path / "longmemeval_m.json", numbers=2)
+    in_memory = entries_from(json.loads(path.read_text(encoding="utf-8")))
+    from_file = load_entries(path)
+    assert from_file == in_memory  # every fact, evidence turns included
+    assert [entry.sessions() for entry in from_file] == [entry.sessions() for entry in in_memory]
+    path.write_text("[]", encoding="utf-8")  # the file is where the histories live
+    with pytest.raises(ValueError, match="not valid JSON"):
+        from_file[3].sessions()
 
 
 def test_dates_read_as_published() -> None:

@@ -7,17 +7,24 @@ single-session-preference, temporal-reasoning, knowledge-update, multi-session),
 `haystack_dates` and `haystack_sessions` (lists of `{role, content}` turns, evidence turns flagged
 `has_answer`), with `answer_session_ids` naming the evidence sessions.  Dates are written
 "2023/05/20 (Sat) 02:21".  A malformed file fails with one line naming the record.
+
+The M file is 2.7 GB (500 questions of ~500 sessions), too much to hold: a file is read one
+question at a time (`core.jsonstream`), each checked and indexed (its facts, its evidence turns,
+where it starts in the file), and its history read again from there when it is delivered.  So a
+run holds one history at a time, whatever the file's size.
 """
 
 from __future__ import annotations
 
-import json
 import re
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 from datetime import datetime
+from functools import partial
 from pathlib import Path
 from typing import Any
 
+from pytest_memorybench.core.jsonstream import JsonStream
 from pytest_memorybench.core.readers import Malformed
 
 # The published question types and the short names items carry (markers, summary rows).
@@ -54,8 +61,13 @@ class Entry:
     question: str
     answer: str
     question_date: datetime
-    sessions: tuple[HistorySession, ...]
     answer_session_ids: tuple[str, ...]
+    evidence: tuple[tuple[int, int], ...]  # (session number, turn position) of each has_answer turn
+    history: Callable[[], tuple[HistorySession, ...]] = field(repr=False, compare=False)
+
+    def sessions(self) -> tuple[HistorySession, ...]:
+        """The question's history (from a file: read again each time, so it is not held)."""
+        return self.history()
 
     @property
     def abstention(self) -> bool:
@@ -82,15 +94,34 @@ def format_date(when: datetime) -> str:
     return f"{when:%Y/%m/%d} ({when:%a}) {when:%H:%M}"
 
 
+NOT_A_LIST = "expected a non-empty JSON list of questions, as in longmemeval_s.json"
+
+
 def load_entries(path: str | Path) -> list[Entry]:
-    with open(path, encoding="utf-8") as handle:
-        return entries_from(json.load(handle))
+    """The file's questions, each checked; their histories stay in the file until delivered."""
+    entries = []
+    with JsonStream(Path(path)) as stream:
+        if stream.peek() != "[":
+            raise Malformed(NOT_A_LIST)
+        for number, _ in enumerate(stream.items()):
+            start = stream.position()
+            entry = _entry(number, stream.value())
+            entries.append(replace(entry, history=partial(_read_history, Path(path), start, number)))
+    if not entries:
+        raise Malformed(NOT_A_LIST)
+    return entries
 
 
 def entries_from(data: Any) -> list[Entry]:
+    """Questions already in memory (our generator's)."""
     if not isinstance(data, list) or not data:
-        raise Malformed("expected a non-empty JSON list of questions, as in longmemeval_s.json")
+        raise Malformed(NOT_A_LIST)
     return [_entry(number, raw) for number, raw in enumerate(data)]
+
+
+def _read_history(path: Path, start: int, number: int) -> tuple[HistorySession, ...]:
+    with JsonStream(path, start=start) as stream:
+        return _entry(number, stream.value()).sessions()
 
 
 def _entry(number: int, raw: Any) -> Entry:
@@ -116,9 +147,15 @@ def _entry(number: int, raw: Any) -> Entry:
         asked = parse_date(raw["question_date"])
     except Malformed as exc:
         raise Malformed(f"{where}: {exc}") from None
+    evidence = tuple(
+        (session_number, position)
+        for session_number, session in enumerate(history)
+        for position, turn in enumerate(session.turns)
+        if turn.has_answer
+    )
     return Entry(
-        raw["question_id"], raw["question_type"], raw["question"], str(raw["answer"]), asked, history,
-        tuple(str(item) for item in raw.get("answer_session_ids") or ()),
+        raw["question_id"], raw["question_type"], raw["question"], str(raw["answer"]), asked,
+        tuple(str(item) for item in raw.get("answer_session_ids") or ()), evidence, lambda: history,
     )  # fmt: skip
 
 

@@ -16,7 +16,8 @@ when one of its evidence turns is among what the agent retrieves (the paper rank
 our agents retrieve what they stored, so the session level is read from the turns).
 
 Where the questions come from: `data_path` (`--mb-data longmemeval=PATH`: `longmemeval_s*.json`,
-`_m*.json` or `_oracle.json`, all read whole), or `generated` sets of our generator (seven
+`_m*.json` or `_oracle.json`, read a question at a time: a history is held only while it is
+delivered), or `generated` sets of our generator (seven
 questions each).  500 questions of 115k tokens are a large bill: `--mb-estimate` prices it first,
 `--mb-sample N` runs a stratified subset.
 """
@@ -98,7 +99,7 @@ class LongMemEvalQuestions:
 def _stream(entry: Entry) -> Callable[[], Iterator[Message]]:
     """The question's history, as a fresh stream of dated messages each time it is called."""
     def turns() -> Iterator[Message]:
-        for number, session in enumerate(entry.sessions):
+        for number, session in enumerate(entry.sessions()):
             for position, turn in enumerate(session.turns):
                 role = "assistant" if turn.role == "assistant" else "user"
                 yield Message(turn.content, session.when + position * TURN_GAP, role, number * SESSION_IDS + position)
@@ -107,12 +108,7 @@ def _stream(entry: Entry) -> Callable[[], Iterator[Message]]:
 
 
 def _definition(suite: str, seed: int, entry: Entry, source: str) -> TestDefinition:
-    evidence = [
-        number * SESSION_IDS + position
-        for number, session in enumerate(entry.sessions)
-        for position, turn in enumerate(session.turns)
-        if turn.has_answer
-    ]
+    evidence = [number * SESSION_IDS + position for number, position in entry.evidence]
     rule = rule_for(entry.question_type, entry.abstention)
     ideal = f"{ABSTAINING} {entry.answer}" if entry.abstention else entry.answer
     return probe_definition(
