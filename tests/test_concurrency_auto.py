@@ -96,7 +96,10 @@ def test_auto_never_passes_max_requests(pytester: pytest.Pytester, served: LLMSe
     served.routes[("POST", "/v1/chat/completions")] = slotted_route(None, 0.1)
     pytester.runpytest(*RUN, f"--agent=openai:model@{served.openai_url}", "--mb-max-requests=3", "-k", "not chapterbreak", "--mb-output=run")
     (provider,) = _concurrency(pytester.path / "run")["providers"]
-    assert provider["most_in_flight"] <= 3 and provider["level"] == 3, provider
+    levels = [change[1] for change in provider["changes"]]
+    # It is raised to the cap and never past it; whether it stays there depends on the gain it
+    # measured at 3 (on a loaded machine 3 may serve no faster than 2: then it goes back to 2).
+    assert provider["most_in_flight"] <= 3 and max(levels) == 3 and provider["level"] <= 3, provider
 
 
 def test_your_own_agent_is_measured_as_a_provider(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
