@@ -4,7 +4,7 @@ pytest asks for results one item at a time; conversations, though, are driven a 
 `BenchmarkRun` bridges the two: the first item of a conversation group to run drives the whole
 group for the items that were selected, caches every outcome, and later items read their own.
 While it waits, the conversations this process runs next are driven beside it (`pool.py`), each
-with an agent of its own (`agents/supply.py`).
+with an agent of its own (`agents/supply.py`); how one group is driven is `driving.py`.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import asyncio
 import dataclasses
 import secrets
 import threading
-from collections.abc import Callable, Coroutine, Iterable, Iterator
+from collections.abc import Callable, Coroutine, Iterable, Iterator, Mapping
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -31,7 +31,7 @@ from pytest_memorybench.agents.concurrency import (
 )
 from pytest_memorybench.agents.supply import RunAgents
 from pytest_memorybench.agents.budget import Budget
-from pytest_memorybench.conversation.channel import AgentChannel, LoggedJudge
+from pytest_memorybench.conversation.channel import AgentChannel
 from pytest_memorybench.conversation.clock import SimulatedClock
 from pytest_memorybench.conversation.events import EventLog
 from pytest_memorybench.conversation.interactive import MemoryConversation
@@ -41,15 +41,11 @@ from pytest_memorybench.conversation.log_reader import (
     read_conversations,
 )
 from pytest_memorybench.conversation.probing import ProbeSession, read_probe_answers
-from pytest_memorybench.conversation.scheduler import (
-    Conversation,
-    ConversationStats,
-    ScheduledTest,
-)
+from pytest_memorybench.conversation.scheduler import Conversation, ConversationStats
 from pytest_memorybench.core.tokens import default_counter
 from pytest_memorybench.conversation.trivia import TriviaSource
 from pytest_memorybench.core.errors import UsageError
-from pytest_memorybench.goodai.rescore import PublishedRun, read_published, rescored_outcome
+from pytest_memorybench.goodai.rescore import PublishedRun, read_published
 from pytest_memorybench.runner.locomo_results import is_eval_results, read_eval_results
 from pytest_memorybench.judges.base import JudgeStats
 from pytest_memorybench.judges.local import VERSION as LOCAL_VERSION
@@ -61,15 +57,15 @@ from pytest_memorybench.runner.plan import (
     make_plan,
     planned_size,
 )
+from pytest_memorybench.runner.driving import drive_group
 from pytest_memorybench.runner.pool import ConversationPool
 from pytest_memorybench.runner.selection import Selection
 from pytest_memorybench.core.records import Score, TestOutcome, Usage
-from pytest_memorybench.runner.spending import SKIP_PREFIX
 from pytest_memorybench.runner.folder import Manifest, claim, read_manifest, write_plan
 from pytest_memorybench.runner.loop import RunLoop, describe_interruption
-from pytest_memorybench.scenarios import ScoringContext, get_scenario
+from pytest_memorybench.scenarios import get_scenario
 from pytest_memorybench.runner.settings import Settings, Shard
-from pytest_memorybench.runner.shards import deal, fingerprint, read_shards, recorded_outcome
+from pytest_memorybench.runner.shards import deal, fingerprint, read_shards
 from pytest_memorybench.core.spans import Span
 from pytest_memorybench.suite import Suite, load_suite
 
@@ -390,88 +386,18 @@ class BenchmarkRun:
         return max(1, len(self.selection.members(key)))
 
     async def drive(self, group: str, tests: list[PlannedTest], agent: AgentAdapter | None) -> None:
-        """Drive conversation group `group` for `tests` with `agent`, keeping every outcome it finishes.
+        """Drive conversation group `group` for `tests` with `agent` (`driving.drive_group`)."""
+        await drive_group(self, group, tests, agent)
 
-        The one way a group is run, whatever stands in for the agent: a merge's records, probes
-        over a delivered context, published replies re-scored, or a conversation.
-        """
-        if self.merged is not None:
-            return self._take_merged(tests)
-        if group in self.contexts:
-            return await self._probe(group, tests, agent)
-        if self.published is not None:
-            return await self._rescore(group, tests)
-        logged = self.logged.get(group)
-        channel = AgentChannel(
-            None if self.agentless else agent,
-            group=group,
-            counter=self.counter,
-            clock=SimulatedClock(self.clock_start),
-            log=self.log,
-            replay=logged.exchanges if logged else (),
-            saving_mode=logged.saving_mode if logged else None,
-        )
-        suite = next(s for s in self.suites if s.name == tests[0].definition.suite)
-        conversation = Conversation(
-            [ScheduledTest(t.key, t.definition) for t in tests],
-            channel,
-            span=tests[0].span.tokens,
-            scoring=ScoringContext(profile=self.settings.profile, judge=LoggedJudge(self.judge, channel)),
-            filler=TriviaSource(self.settings.seed),
-            incompatible=suite.incompatible,
-            programs=lambda scenario: getattr(get_scenario(scenario), "program", None),
-            progress=self.progress,
-        )
-        try:
-            outcomes = await conversation.run()
-            if (conversation.stats.error or "").startswith(SKIP_PREFIX):
-                # The budget stopped it: its unfinished tests are skipped, but what they were asked was paid for.
-                for outcome in outcomes.values():
-                    if outcome.error is not None:
-                        conversation.stats.overhead_usage.add(outcome.usage)
-            self._outcomes.update(outcomes)
-        finally:
-            self._keep_finished(group, conversation)
+    def record_outcomes(self, outcomes: Mapping[str, TestOutcome]) -> None:
+        """The outcomes a group's driving gave its tests."""
+        self._outcomes.update(outcomes)
 
-    async def _probe(self, group: str, tests: list[PlannedTest], agent: AgentAdapter | None) -> None:
-        channel = AgentChannel(
-            None if self.agentless else agent, group=group, counter=self.counter,
-            clock=SimulatedClock(self.clock_start), log=self.log,
-        )
-        session = ProbeSession(
-            self.contexts[group],
-            [ScheduledTest(t.key, t.definition) for t in tests],
-            channel,
-            scoring=ScoringContext(profile=self.settings.profile, judge=LoggedJudge(self.judge, channel)),
-            logged=self.logged_answers,
-            progress=self.progress,
-        )
-        try:
-            self._outcomes.update(await session.run())
-        finally:
-            self._keep_finished(group, session)
-
-    def _keep_finished(self, group: str, conversation: Conversation | ProbeSession) -> None:
+    def keep_finished(self, group: str, conversation: Conversation | ProbeSession) -> None:
         """Keep what a conversation finished, also when something cut it short."""
         for key, outcome in conversation.finished().items():
             self._outcomes.setdefault(key, outcome)
         self.conversations[group] = conversation.stats
-
-    async def _rescore(self, group: str, tests: list[PlannedTest]) -> None:
-        """Score stored GoodAI results; their conversations go to the log for the report."""
-        assert self.published is not None
-        for test in tests:
-            stored = self.published.results[test.key]
-            channel = AgentChannel(None, group=group, counter=self.counter, clock=SimulatedClock(self.clock_start), log=self.log)
-            scoring = ScoringContext(profile=self.settings.profile, judge=LoggedJudge(self.judge, channel))
-            self._outcomes[test.key] = await rescored_outcome(test.key, test.definition, stored, channel, scoring)
-            if self.progress is not None:
-                self.progress({"event": "test_end", "test": test.key, "group": group, "tokens": stored.tokens or 0})
-
-    def _take_merged(self, tests: list[PlannedTest]) -> None:
-        """The outcomes a shard recorded, as its results.json lists them."""
-        assert self.merged is not None
-        self._outcomes.update((test.key, recorded_outcome(test.definition, self.merged.records[test.key])) for test in tests)
 
     def conversation_for(self, test: str, agent: Any) -> MemoryConversation:
         """A hand-driven conversation for a user's own test, logged under the test's node id."""
