@@ -9,10 +9,11 @@ the next value and a stream can start at such an offset, so a caller can index a
 and come back for one value later without walking the file again.
 
 Why not ijson?  It would do the same, but it is not installed here by default and its fast
-backend needs a compiled library; what BEAM needs (walk arrays and objects, parse or skip one
-value) is this small scanner: string ends and brackets are found by `str.find` and regular
+backend needs a compiled library; what the loaders need (walk arrays and objects, parse or skip
+one value) is this small scanner: string ends and brackets are found by `str.find` and regular
 expressions (C speed), and each captured value is handed to `json.loads`, so the file is still
-parsed by the standard library.  Malformed JSON raises `JsonStreamError` naming the file and the character offset.
+parsed by the standard library.  Malformed JSON raises `JsonStreamError` naming the file and the
+character offset.
 """
 
 from __future__ import annotations

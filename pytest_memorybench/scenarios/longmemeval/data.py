@@ -37,6 +37,7 @@ TYPES = {
     "multi-session": "multi_session",
 }
 ABSTENTION = "abstention"
+NOT_A_LIST = "expected a non-empty JSON list of questions, as in longmemeval_s.json"
 _DATE = re.compile(r"^\s*(\d{4})/(\d{1,2})/(\d{1,2})\s*(?:\([A-Za-z]{3}\))?\s*(\d{1,2}):(\d{2})\s*$")
 
 
@@ -94,19 +95,16 @@ def format_date(when: datetime) -> str:
     return f"{when:%Y/%m/%d} ({when:%a}) {when:%H:%M}"
 
 
-NOT_A_LIST = "expected a non-empty JSON list of questions, as in longmemeval_s.json"
-
-
 def load_entries(path: str | Path) -> list[Entry]:
     """The file's questions, each checked; their histories stay in the file until delivered."""
-    entries = []
-    with JsonStream(Path(path)) as stream:
+    path, entries = Path(path), []
+    with JsonStream(path) as stream:
         if stream.peek() != "[":
             raise Malformed(NOT_A_LIST)
         for number, _ in enumerate(stream.items()):
             start = stream.position()
             entry = _entry(number, stream.value())
-            entries.append(replace(entry, history=partial(_read_history, Path(path), start, number)))
+            entries.append(replace(entry, history=partial(_read_history, path, start, number)))
     if not entries:
         raise Malformed(NOT_A_LIST)
     return entries

@@ -17,9 +17,8 @@ our agents retrieve what they stored, so the session level is read from the turn
 
 Where the questions come from: `data_path` (`--mb-data longmemeval=PATH`: `longmemeval_s*.json`,
 `_m*.json` or `_oracle.json`, read a question at a time: a history is held only while it is
-delivered), or `generated` sets of our generator (seven
-questions each).  500 questions of 115k tokens are a large bill: `--mb-estimate` prices it first,
-`--mb-sample N` runs a stratified subset.
+delivered), or `generated` sets of our generator (seven questions each).  500 questions of 115k
+tokens are a large bill: `--mb-estimate` prices it first, `--mb-sample N` runs a stratified subset.
 """
 
 from __future__ import annotations
