@@ -177,6 +177,15 @@ def load_suite(name_or_path: str) -> Suite:
         return _parse_suite(data, path)
 
 
+def suite_source(name_or_path: str) -> str:
+    """`--mb-suite`'s value as a run folder keeps it: a built-in's name, a file's absolute path
+    (a resumed or replayed run may be started from another directory)."""
+    if name_or_path in builtin_suites():
+        return name_or_path
+    prefix = GOODAI_PREFIX if name_or_path.startswith(GOODAI_PREFIX) else ""
+    return prefix + str(Path(name_or_path.removeprefix(prefix)).resolve())
+
+
 def _parse_suite(data: Any, path: Path) -> Suite:
     def fail(problem: str) -> UsageError:
         return UsageError(f"suite file {path}: {problem}")

@@ -389,6 +389,43 @@ def test_replaying_a_finished_run_rescores_it_without_the_agent(pytester: pytest
     assert totals["agent_calls"] == 0
 
 
+def test_a_replay_or_resume_runs_the_suites_and_data_the_run_was_planned_with(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Given only the folder, from another directory: its suites and its data files, not the default suite."""
+    from pytest_memorybench.scenarios.longmemeval.generator import write_longmemeval
+
+    monkeypatch.delenv("PYTEST_ADDOPTS")
+    data = write_longmemeval(pytester.path / "data" / "longmemeval_s.json", numbers=2)
+    suite = pytester.path / "mine.yaml"
+    suite.write_text("name: mine\nscenarios:\n  - ltm.colours\n")
+    common = ("--memorybench", "-p", "no:cacheprovider")
+    pytester.runpytest(*common, "--agent=recall", "--mb-suite=longmemeval", f"--mb-data=longmemeval={data}", f"--mb-suite={suite}",
+                       "--span=2k", "--mb-output=original")  # fmt: skip
+    manifest = json.loads((pytester.path / "original" / "run.json").read_text())
+    assert manifest["suites"] == ["longmemeval", str(suite)] and manifest["data"] == {"longmemeval": str(data)}
+    elsewhere = pytester.mkdir("elsewhere")
+    monkeypatch.chdir(elsewhere)
+    replayed = pytester.runpytest(*common, "--mb-replay=../original", "--mb-output=replayed")
+    monkeypatch.chdir(pytester.path)
+    replayed.assert_outcomes(passed=5, failed=10)  # 14 LongMemEval questions and mine.yaml's colours
+    verdicts = [[(i["nodeid"], i["score"], i["reasons"]) for i in comparable_items(folder)] for folder in (elsewhere / "replayed", pytester.path / "original")]
+    assert verdicts[0] == verdicts[1]
+
+    data.rename(data.with_suffix(".moved"))
+    gone = pytester.runpytest_subprocess(*common, "--mb-resume=original")
+    assert gone.ret == pytest.ExitCode.USAGE_ERROR
+    gone.stderr.fnmatch_lines([f"ERROR: the run in *original read longmemeval from {data}, which is gone; give --mb-data longmemeval=PATH"])
+
+
+def test_a_run_folder_from_before_suites_were_recorded_names_them_by_its_spans(tmp_path: Path) -> None:
+    from pytest_memorybench.runner.folder import read_manifest
+
+    (tmp_path / "run.json").write_text(json.dumps({"id": "x", "clock_start": "2026-01-01T00:00:00+00:00", "spans": {"ltm": "2k", "beam": "isolated"}}))
+    manifest = read_manifest(tmp_path)
+    assert manifest.suites == ("ltm", "beam") and manifest.data == {}
+
+
 def test_a_replay_keeps_the_runs_own_span(pytester: pytest.Pytester) -> None:
     pytester.runpytest("--memorybench", "--agent=oracle", "--span=2k", "--mb-output=original", "-p", "no:cacheprovider")
     result = pytester.runpytest_subprocess("--memorybench", "--mb-replay=original", "--span=8k")

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -38,6 +38,8 @@ class Manifest:
     spans: dict[str, Span]
     conversations: int
     shard: tuple[int, int] | None = None  # (index, count) when the run was one part of a split run
+    suites: tuple[str, ...] = ()  # the suites it ran, as --mb-suite names them (older folders: its spans' names)
+    data: dict[str, str] = field(default_factory=dict)  # the data files it read (--mb-data)
 
 
 def read_manifest(folder: Path) -> Manifest:
@@ -60,7 +62,13 @@ def read_manifest(folder: Path) -> Manifest:
             shard is None or (part is not None and all(type(n) is int for n in part) and 1 <= part[0] <= part[1] <= MAX_SHARDS),
             f"'shard' needs an index and a count, 1 <= index <= count <= {MAX_SHARDS}",
         )
-        return Manifest(raw["id"], datetime.fromisoformat(raw["clock_start"]), _spans(spans), conversations, part)
+        suites = raw.get("suites", list(spans)) or []  # null: re-scored published results, no suite to name
+        require(isinstance(suites, list) and all(isinstance(name, str) for name in suites), "'suites' is not a list of names")
+        data = raw.get("data") or {}
+        require(isinstance(data, dict) and all(isinstance(path, str) for path in data.values()), "'data' is not a mapping of paths")
+        return Manifest(
+            raw["id"], datetime.fromisoformat(raw["clock_start"]), _spans(spans), conversations, part, tuple(suites), dict(data)
+        )
 
 
 def _spans(raw: dict[str, Any]) -> dict[str, Span]:

@@ -67,7 +67,7 @@ from pytest_memorybench.scenarios import get_scenario
 from pytest_memorybench.runner.settings import Settings, Shard
 from pytest_memorybench.runner.shards import deal, fingerprint, read_shards
 from pytest_memorybench.core.spans import Span
-from pytest_memorybench.suite import Suite, load_suite
+from pytest_memorybench.suite import Suite, load_suite, suite_source
 
 if TYPE_CHECKING:  # the pytest face hands the run its terminal; the run only calls it
     from pytest_memorybench.reports.progress import TerminalProgress
@@ -204,6 +204,8 @@ class BenchmarkRun:
             "id": self.run_id,
             "clock_start": self.clock_start.isoformat(),
             "spans": {name: str(span) for name, span in self.spans.items()},
+            "suites": None if self.published else [suite_source(name) for name in self.settings.suites],
+            "data": self.settings.data,
             "conversations": self.conversation_count,
             "seed": self.settings.seed,
             "replayed_from": str(self.settings.replay) if self.settings.replay else None,

@@ -124,6 +124,7 @@ class Settings:
                                                  ("--mb-rescore", rescore), ("--agent", option.mb_agent)) if value]
             if clashing:
                 raise UsageError(f"--mb-merge reports the shards' results and runs nothing; drop {', '.join(clashing)}")
+        suites, data = _as_planned(option, resume or replay or (merge[0] if merge else None), paths_given)
         agent = parse_agent_spec(option.mb_agent) if option.mb_agent is not None else None
         if thinking is not None and (agent is None or agent.model.kind != "anthropic"):
             raise UsageError(
@@ -134,7 +135,7 @@ class Settings:
             agent=agent,
             judge=judge,
             span=parse_span(option.mb_span) if option.mb_span is not None else None,
-            suites=tuple(option.mb_suite or (() if paths_given else DEFAULT_SUITES)),
+            suites=suites,
             seed=option.mb_seed,
             profile=option.mb_profile,
             threshold=threshold,
@@ -152,7 +153,7 @@ class Settings:
             shard=shard,
             merge=merge,  # type: ignore[arg-type]  (a run folder is never None here)
             estimate=estimate,
-            data=_data_paths(option.mb_data or []),
+            data=data,
             gate=GateSettings.from_options(option),
             max_cost=_max_cost(getattr(option, "mb_max_cost", None)),
             prices=_prices(getattr(option, "mb_price", None) or []),
@@ -302,6 +303,26 @@ def _sample(value: int | None) -> int | None:
     if value is not None and value < 1:
         raise UsageError(f"--mb-sample {value} must be a positive number of items")
     return value
+
+
+def _as_planned(option: Any, previous: Path | None, paths_given: bool) -> tuple[tuple[str, ...], dict[str, str]]:
+    """The suites and data files to run: the options', or else, continuing or re-scoring a run
+    (`--mb-resume`, `--mb-replay`, `--mb-merge`), the ones that run was planned with."""
+    suites = tuple(option.mb_suite or (() if paths_given else DEFAULT_SUITES))
+    data = _data_paths(option.mb_data or [])
+    if previous is None:
+        return suites, data
+    from pytest_memorybench.runner.folder import read_manifest  # the folder layer reads settings' limits
+
+    manifest = read_manifest(previous)
+    if not option.mb_suite and not paths_given and manifest.suites:
+        suites = manifest.suites
+    for name, path in manifest.data.items():
+        if name not in data:
+            if not Path(path).exists():
+                raise UsageError(f"the run in {previous} read {name} from {path}, which is gone; give --mb-data {name}=PATH")
+            data[name] = path
+    return suites, data
 
 
 def _data_paths(values: list[str]) -> dict[str, str]:
