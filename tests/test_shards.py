@@ -65,14 +65,26 @@ scenarios:
     params: {tokens: 100K, chats: 3}
 """
 
+# LoCoMo with three generated conversations (and the item that says where the published data is).
+LOCOMO_THREE = """
+name: locomo
+threshold: 0.5
+scenarios:
+  - scenario: locomo.conversations
+    params: {generated: 3}
+"""
+
 
 @pytest.mark.parametrize(
     ("suite", "options"),
-    [("ltm", ("--span=isolated",)), ("ltm", ("--span=2k", "--mb-conversations=5")), ("beam3.yaml", ())],
-    ids=["ltm-isolated", "ltm-2k-split", "beam"],
-)
+    [
+        ("ltm", ("--span=isolated",)), ("ltm", ("--span=2k", "--mb-conversations=5")), ("beam3.yaml", ()),
+        ("locomo3.yaml", ("--mb-profile=official",)), ("longmemeval", ()),
+    ],
+    ids=["ltm-isolated", "ltm-2k-split", "beam", "locomo", "longmemeval"],
+)  # fmt: skip
 def test_shards_merged_are_the_single_run(pytester: pytest.Pytester, suite: str, options: tuple[str, ...]) -> None:
-    pytester.makefile(".yaml", beam3=BEAM_THREE_CHATS)
+    pytester.makefile(".yaml", beam3=BEAM_THREE_CHATS, locomo3=LOCOMO_THREE)
     common = (*QUIET, "--memorybench", f"--mb-suite={suite}", *options)
     gate = "--mb-min-score=0.3"
     single = pytester.runpytest_subprocess(*common, gate, "--agent=recall", "--mb-output=single", "--junitxml=single.xml")
