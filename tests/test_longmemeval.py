@@ -16,6 +16,7 @@ from pytest_memorybench.scenarios.base import ScoringContext
 from pytest_memorybench.scenarios.longmemeval.data import entries_from, load_entries, parse_date
 from pytest_memorybench.scenarios.longmemeval.generator import generate_entries, write_longmemeval
 from pytest_memorybench.scenarios.longmemeval.scenario import SCENARIO
+from tests.test_plugin import FLAKY_RECALL_AGENT, comparable_items
 
 
 def _definitions() -> dict[str, TestDefinition]:
@@ -113,6 +114,20 @@ def test_a_sample_is_stratified_by_question_type(pytester: pytest.Pytester, tmp_
     results = _run(pytester, "--agent=oracle", f"--mb-data=longmemeval={data}", "--mb-sample=7")
     categories = [item["category"] for item in results["items"]]
     assert len(categories) == 7 and len(set(categories)) == 7
+
+
+def test_a_run_cut_by_an_agent_error_resumes_to_the_whole_run(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The question whose reply failed is asked again on its re-delivered history; no other is."""
+    pytester.makeconftest(FLAKY_RECALL_AGENT)
+    common = ("--memorybench", "-p", "no:cacheprovider")
+    pytester.runpytest(*common, "--mb-suite=longmemeval", "--mb-output=whole")
+    monkeypatch.setenv("FAIL_AT", "3")
+    pytester.runpytest(*common, "--mb-suite=longmemeval", "--mb-output=broken").assert_outcomes(passed=2, failed=4, errors=1)
+    monkeypatch.delenv("FAIL_AT")
+    resumed = pytester.runpytest(*common, "--mb-resume=broken")  # the folder says which suite
+    resumed.assert_outcomes(passed=2, failed=5)
+    verdicts = [[(i["nodeid"], i["score"], i["responses"]) for i in comparable_items(pytester.path / run)] for run in ("whole", "broken")]
+    assert verdicts[0] == verdicts[1]
 
 
 @pytest.mark.parametrize(
