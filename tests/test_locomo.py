@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from pytest_memorybench.conversation.probing import evidence_ids
 from pytest_memorybench.core.records import TestDefinition
 from pytest_memorybench.judges.local import LocalJudge
 from pytest_memorybench.scenarios.base import ScoringContext
@@ -102,6 +103,14 @@ def test_the_audited_profile_leaves_out_unanswerable_questions_and_needs_an_audi
     )
     no_audit = TestDefinition(**{**vars(citation), "expected": {**citation.expected, "audited": False}})
     assert SCENARIO.excluded(no_audit, "audited") == NEEDS_AUDIT
+
+
+def test_under_audited_evidence_recall_counts_the_audits_citations() -> None:
+    citation = next(d for d in _definitions().values() if (d.expected.get("audit") or {}).get("error_type") == "WRONG_CITATION")
+    published, audited = evidence_ids(citation, "official"), evidence_ids(citation, "audited")
+    assert published == citation.expected["evidence_ids"] == evidence_ids(citation, "paper")
+    assert audited and set(audited) != set(published)
+    assert [f"D{turn // 1000}:{turn % 1000}" for turn in audited] == citation.expected["audit"]["evidence"]
 
 
 @pytest.mark.asyncio

@@ -95,7 +95,7 @@ class ProbeSession:
         self.scoring = scoring
         self.progress = progress or (lambda event: None)
         self.probes = [_Probe(test, ask_points(test.definition, None)) for test in tests]
-        self.evidence_ids = {probe.test.key: evidence_ids(probe.test.definition) for probe in self.probes}
+        self.evidence_ids = {probe.test.key: evidence_ids(probe.test.definition, scoring.profile) for probe in self.probes}
         self.evidence_texts: dict[int, str] = {}  # the delivered text of each turn some question rests on
         for probe in self.probes:
             probe.answers.update((logged or {}).get(probe.test.key, {}))
@@ -301,8 +301,13 @@ def asked_at(definition: TestDefinition) -> datetime | None:
     return datetime.fromisoformat(stamp) if stamp else None
 
 
-def evidence_ids(definition: TestDefinition) -> list[int]:
-    """The context turns (`Message.id`) a probe's question rests on, if its scenario names them."""
+def evidence_ids(definition: TestDefinition, profile: str | None = None) -> list[int]:
+    """The context turns (`Message.id`) a probe's question rests on, if its scenario names them;
+    a profile that corrects the gold may correct these too (`params["evidence_by_profile"]`, e.g.
+    the LoCoMo audit's citations under `audited`)."""
+    corrected = (definition.params.get("evidence_by_profile") or {}).get(profile)
+    if corrected is not None:
+        return list(corrected)
     named = getattr(get_scenario(definition.scenario), "evidence_ids", None)
     return list(named(definition)) if named is not None else []
 

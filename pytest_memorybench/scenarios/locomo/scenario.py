@@ -198,7 +198,7 @@ def _definition(
             if correction.changes_answer:
                 params.setdefault("ideal_by_profile", {})[AUDITED] = correction.answer
             if correction.evidence:
-                expected["audit_evidence_ids"] = _evidence_numbers(correction.evidence)
+                params["evidence_by_profile"] = {AUDITED: _evidence_numbers(correction.evidence)}
     return probe_definition(
         suite=suite,
         scenario=NAME,
