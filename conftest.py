@@ -53,28 +53,32 @@ def _benchmark(config: pytest.Config) -> bool:
 
 @pytest.hookimpl(tryfirst=True)  # before xdist's own, which reads -n
 def pytest_cmdline_main(config: pytest.Config) -> None:
-    worker = getattr(config, "workerinput", None)
-    if worker is not None:
-        if worker.get(LOADGROUP):  # a worker re-reads the command line, which does not say loadgroup
-            config.option.loadgroup = True
+    if getattr(config, "workerinput", None) is not None:
         return
     if config.pluginmanager.hasplugin("xdist") and config.option.numprocesses is None:
         if not _benchmark(config) and not config.option.collectonly:
             config.option.numprocesses = "auto"
             if config.option.dist == "no":
-                config.option.dist = "loadgroup"  # tests sharing an expensive fixture keep to one worker
+                config.option.dist = "loadgroup"  # the real-model modules keep to one worker (ONE_WORKER)
 
 
-LOADGROUP = "tests_loadgroup"
+# Modules that start a SmolLM2 server of their own, which takes every core: one worker runs them,
+# one after the other (two at once would each crawl).  xdist's `xdist_group` mark would say so, but
+# from pytest 9.2 it silently stops grouping (pytest-xdist #1386), so the scheduler groups them by path.
+ONE_WORKER = {"tests/test_real_model.py": "real_model", "tests/test_real_model_memory.py": "real_model"}
 
 
 @pytest.hookimpl(optionalhook=True)
-def pytest_configure_node(node: object) -> None:
-    """Tell each xdist worker that the run is `loadgroup`: it tags the items of an `xdist_group`
-    only when it knows, and without the tags the two real-model modules (each starting its own
-    SmolLM2 server, which takes every core) would run on two workers at once and crawl."""
-    config = node.config  # type: ignore[attr-defined]
-    node.workerinput[LOADGROUP] = config.option.dist == "loadgroup"  # type: ignore[attr-defined]
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
+    if config.option.dist != "loadgroup" or _benchmark(config):
+        return None  # a benchmark run started here is scheduled by the plugin, as a user's would be
+    from xdist.scheduler import LoadGroupScheduling
+
+    class ModuleGroups(LoadGroupScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return ONE_WORKER.get(nodeid.split("::")[0]) or super()._split_scope(nodeid)
+
+    return ModuleGroups(config, log)
 
 
 def _chooses_itself(config: pytest.Config) -> bool:

@@ -28,7 +28,7 @@ from tests.support.llm_server import RecordingProxy, content_text, last_user_tex
 from tests.support.local_model import REPLY_TOKENS, free_port
 
 # One model server for the module: two would each take a core and make every test slower.
-pytestmark = [pytest.mark.real_model, pytest.mark.xdist_group("real_model")]
+pytestmark = pytest.mark.real_model  # one worker runs this module and its twin (conftest.ONE_WORKER)
 
 RUN = ("--memorybench", "-p", "no:cacheprovider", "-p", "no:randomly")
 TWO_SCENARIOS = ("--span=1k", "-k", "colours or name_list")

@@ -20,7 +20,7 @@ from pytest_memorybench.local_model import MODEL_ALIAS
 from tests.support.llm_server import RecordingProxy
 from tests.support.local_model import REPLY_TOKENS
 
-pytestmark = [pytest.mark.real_model, pytest.mark.xdist_group("real_model")]
+pytestmark = pytest.mark.real_model  # one worker runs this module and its twin (conftest.ONE_WORKER)
 
 
 @pytest.fixture(scope="module")
