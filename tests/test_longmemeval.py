@@ -117,7 +117,8 @@ def test_a_sample_is_stratified_by_question_type(pytester: pytest.Pytester, tmp_
 
 
 def test_a_run_cut_by_an_agent_error_resumes_to_the_whole_run(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The question whose reply failed is asked again on its re-delivered history; no other is."""
+    """The question whose reply failed is asked again on its re-delivered history, and the run ends
+    with the whole run's replies and scores."""
     pytester.makeconftest(FLAKY_RECALL_AGENT)
     common = ("--memorybench", "-p", "no:cacheprovider")
     pytester.runpytest(*common, "--mb-suite=longmemeval", "--mb-output=whole")
