@@ -32,7 +32,9 @@ if sys.dont_write_bytecode:
     sys.pycache_prefix = _PYCACHE
 
 SLOW_GROUPS = {
-    "real_model": "talks to SmolLM2 served by llama-cpp-python (needs the local-llm extra; skipped without it)",
+    "real_model": (
+        "talks to SmolLM2 served by llama-cpp-python (needs the local-llm extra; skipped without it)"
+    ),
     "browser": "renders report.html in headless Chromium (skipped without it)",
     "compat": "the plugin beside other pytest plugins, and on the oldest pytest we support",
     "fuzz": "long property-based fuzzing of every reader of users' files",
@@ -86,7 +88,9 @@ def _chooses_itself(config: pytest.Config) -> bool:
     if config.getoption("markexpr") or _benchmark(config):
         return True
     whole = {config.rootpath, config.rootpath / "tests"}
-    return any((config.invocation_params.dir / arg.split("::")[0]).resolve() not in whole for arg in config.args)
+    return any(
+        (config.invocation_params.dir / arg.split("::")[0]).resolve() not in whole for arg in config.args
+    )
 
 
 def pytest_report_header(config: pytest.Config) -> str | None:

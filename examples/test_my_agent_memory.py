@@ -25,5 +25,9 @@ def test_picks_the_updated_fact_from_multiple_choices(memorybench_conversation):
     chat.say("I moved my spare key: it is now inside the garden lantern.")
     chat.filler(tokens=1_000)
     options = {"A": "under the blue flowerpot", "B": "inside the garden lantern", "C": "in the letterbox"}
-    reply = chat.ask("Where is my spare key now? A) under the blue flowerpot B) inside the garden lantern C) in the letterbox", ideal="B")
+    reply = chat.ask(
+        "Where is my spare key now? A) under the blue flowerpot B) inside the garden lantern C) in the"
+        " letterbox",
+        ideal="B",
+    )
     assert_choice("B", reply, options)

@@ -12,7 +12,14 @@ pytest.register_assert_rewrite("pytest_memorybench.scoring.asserts")
 
 from pytest_memorybench.core.records import Message, Score, TestDefinition  # noqa: E402
 
-_ASSERTS = ("assert_choice", "assert_items_f1", "assert_kendall_tau", "assert_nuggets", "assert_regex", "assert_rouge_l")
+_ASSERTS = (
+    "assert_choice",
+    "assert_items_f1",
+    "assert_kendall_tau",
+    "assert_nuggets",
+    "assert_regex",
+    "assert_rouge_l",
+)
 
 
 def __getattr__(name: str) -> object:

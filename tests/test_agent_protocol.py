@@ -11,9 +11,9 @@ from pytest_memorybench.agents import protocol
 from pytest_memorybench.agents.null import NullAgent
 from pytest_memorybench.agents.oracle import OracleAgent
 from pytest_memorybench.agents.protocol import CAPABILITIES, Agent, AgentAdapter
-from pytest_memorybench.core.tokens import ApproximateCounter
 from pytest_memorybench.core.errors import AgentError
 from pytest_memorybench.core.records import Message, Usage
+from pytest_memorybench.core.tokens import ApproximateCounter
 
 WHEN = datetime(2024, 5, 17, 9, 30)
 

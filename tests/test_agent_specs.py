@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from pytest_memorybench.agents import protocol, spec as spec_module
+from pytest_memorybench.agents import protocol
+from pytest_memorybench.agents import spec as spec_module
 from pytest_memorybench.agents.null import NullAgent
 from pytest_memorybench.agents.oracle import OracleAgent
 from pytest_memorybench.agents.protocol import AgentAdapter
@@ -23,9 +24,9 @@ from pytest_memorybench.agents.spec import (
     check_agent_spec,
     parse_agent_spec,
 )
-from pytest_memorybench.core.tokens import ApproximateCounter
 from pytest_memorybench.core.errors import UsageError
 from pytest_memorybench.core.records import Message
+from pytest_memorybench.core.tokens import ApproximateCounter
 
 WHEN = datetime(2024, 1, 1)
 
@@ -203,6 +204,7 @@ def test_only_the_providers_own_key_counts(monkeypatch: pytest.MonkeyPatch) -> N
 def test_base_url_probes_the_server_instead_of_the_key(monkeypatch: pytest.MonkeyPatch) -> None:
     llm = pytest.importorskip("pytest_memorybench.agents.llm")
     probed: list[tuple[str, str]] = []
+
     def fake_probe(url: str, text: str, *args: object, **kwargs: object) -> list[str]:
         probed.append((url, text))
         return ["m"]
@@ -225,7 +227,7 @@ def test_builtins_need_no_check(name: str) -> None:
 # --- user modules for import specs ---------------------------------------------------------------
 
 AGENT_MODULE = textwrap.dedent(
-    '''
+    """
     from pytest_memorybench.core.records import Message
 
     CREATED = []
@@ -274,7 +276,7 @@ AGENT_MODULE = textwrap.dedent(
 
     class Holder:
         inner = staticmethod(shout)
-    '''
+    """
 )
 
 _counter = itertools.count()
@@ -457,9 +459,7 @@ def test_build_agent_passes_the_timeout(agent_module: str) -> None:
 
 @pytest.mark.asyncio
 async def test_build_agent_from_entry_point_class(monkeypatch: pytest.MonkeyPatch) -> None:
-    fake_entry_points(
-        monkeypatch, FakeEntryPoint("other", NullAgent), FakeEntryPoint("mine", RecallAgent)
-    )
+    fake_entry_points(monkeypatch, FakeEntryPoint("other", NullAgent), FakeEntryPoint("mine", RecallAgent))
     adapter = build_agent(parse_agent_spec("mine"))
     assert isinstance(adapter.target, RecallAgent)
     assert adapter.name == "mine"

@@ -22,10 +22,10 @@ from pytest_memorybench.conversation.clock import SimulatedClock
 from pytest_memorybench.conversation.events import EventLog
 from pytest_memorybench.conversation.probing import ProbeSession
 from pytest_memorybench.conversation.scheduler import ScheduledTest
-from pytest_memorybench.core.tokens import ApproximateCounter
 from pytest_memorybench.core.errors import UsageError
-from pytest_memorybench.judges.local import LocalJudge
 from pytest_memorybench.core.records import TestOutcome
+from pytest_memorybench.core.tokens import ApproximateCounter
+from pytest_memorybench.judges.local import LocalJudge
 from pytest_memorybench.scenarios.base import ScoringContext
 from pytest_memorybench.scenarios.beam.generator import plan_chat
 from pytest_memorybench.scenarios.beam.questions import ABILITIES
@@ -41,11 +41,16 @@ def _run(
     (context,) = SCENARIO.contexts("beam", {"tokens": "100K", **params}, seed=seed)
     log = EventLog(tmp_path / f"{type(agent).__name__}-{profile}.jsonl")
     channel = AgentChannel(
-        AgentAdapter(agent, type(agent).__name__), group=f"beam::{context.id}", counter=ApproximateCounter(),
-        clock=SimulatedClock(datetime(2024, 1, 1)), log=log,
+        AgentAdapter(agent, type(agent).__name__),
+        group=f"beam::{context.id}",
+        counter=ApproximateCounter(),
+        clock=SimulatedClock(datetime(2024, 1, 1)),
+        log=log,
     )
     tests = [ScheduledTest(f"beam::{d.test_id}", d) for d in context.probes]
-    session = ProbeSession(context, tests, channel, scoring=ScoringContext(profile=profile, judge=LocalJudge()))  # type: ignore[arg-type]
+    session = ProbeSession(
+        context, tests, channel, scoring=ScoringContext(profile=profile, judge=LocalJudge())
+    )  # type: ignore[arg-type]
     try:
         return asyncio.run(session.run())
     finally:
@@ -119,7 +124,9 @@ def test_an_agent_without_observe_gets_dated_transcripts(tmp_path: Path) -> None
 
     agent = Listener()
     _run(agent, tmp_path)
-    deliveries = [text for text in agent.heard if text.startswith("Here is an earlier part of our conversation")]
+    deliveries = [
+        text for text in agent.heard if text.startswith("Here is an earlier part of our conversation")
+    ]
     assert len(deliveries) >= 20 and len(agent.heard) == len(deliveries) + 20
     assert "] user: Hi! I'm " in deliveries[0] and "] assistant: " in deliveries[0]
 
@@ -145,10 +152,15 @@ def test_an_observing_agent_gets_every_turn_with_its_role_and_answers_on_forks(t
     outcomes = _run(agent, tmp_path)
     observed = agent.log["observed"]
     assert len(observed) == 200 and all(size <= 64 for size in agent.log["calls"])
-    assert [role for role, _, _ in observed] == ["user", "assistant"] * 100  # recorded replies as role assistant
+    assert [role for role, _, _ in observed] == [
+        "user",
+        "assistant",
+    ] * 100  # recorded replies as role assistant
     assert not any("->->" in text for _, text, _ in observed)
     assert [stamp for _, _, stamp in observed] == sorted(stamp for _, _, stamp in observed)
-    assert len(agent.log["forks"]) == len(agent.log["asked"]) == len(outcomes) == 20  # each question on its own fork
+    assert (
+        len(agent.log["forks"]) == len(agent.log["asked"]) == len(outcomes) == 20
+    )  # each question on its own fork
 
 
 # -- through the plugin ------------------------------------------------------------------------------
@@ -160,12 +172,21 @@ def _plugin(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
 
 def test_the_suite_runs_with_ability_markers_and_writes_the_table(pytester: pytest.Pytester) -> None:
     run = pytester.path / "run"
-    result = _plugin(pytester, "--agent=oracle", f"--mb-output={run}", "-m", "knowledge_update or event_ordering", "--strict-markers")
+    result = _plugin(
+        pytester,
+        "--agent=oracle",
+        f"--mb-output={run}",
+        "-m",
+        "knowledge_update or event_ordering",
+        "--strict-markers",
+    )
     result.assert_outcomes(passed=4, deselected=16)
     results = json.loads((run / "results.json").read_text())
     assert sorted(item["test_id"] for item in results["items"]) == [
-        "gen-100K-1::event_ordering[1]", "gen-100K-1::event_ordering[2]",
-        "gen-100K-1::knowledge_update[1]", "gen-100K-1::knowledge_update[2]",
+        "gen-100K-1::event_ordering[1]",
+        "gen-100K-1::event_ordering[2]",
+        "gen-100K-1::knowledge_update[1]",
+        "gen-100K-1::knowledge_update[2]",
     ]
     metrics = results["scenarios"]["beam.conversations"]["metrics"]
     assert metrics["table"] == {"100K": {"event_ordering": 1.0, "knowledge_update": 1.0, "average": 1.0}}
@@ -175,7 +196,9 @@ def test_the_suite_runs_with_ability_markers_and_writes_the_table(pytester: pyte
 
 def test_published_layout_data_runs_through_mb_data(pytester: pytest.Pytester, tmp_path: Path) -> None:
     write_repository(plan_chat(30_000, seed=4), tmp_path / "BEAM", number=3)
-    result = _plugin(pytester, "--agent=null", f"--mb-data=beam={tmp_path / 'BEAM'}", "-m", "abstention", "-v")
+    result = _plugin(
+        pytester, "--agent=null", f"--mb-data=beam={tmp_path / 'BEAM'}", "-m", "abstention", "-v"
+    )
     result.assert_outcomes(passed=2, deselected=18)
     result.stdout.fnmatch_lines(["*beam::30K-3::abstention?1? PASSED*"])
 
@@ -198,10 +221,19 @@ def test_a_malformed_chat_json_is_one_line_and_exit_four(pytester: pytest.Pytest
     assert "Traceback" not in result.stdout.str() + result.stderr.str()
 
 
-@pytest.mark.skipif(not (REFERENCE / "chats").is_dir(), reason=f"BEAM reference data not found at {REFERENCE}")
+@pytest.mark.skipif(
+    not (REFERENCE / "chats").is_dir(), reason=f"BEAM reference data not found at {REFERENCE}"
+)
 def test_the_reference_conversations_run_and_absent_chats_skip(pytester: pytest.Pytester) -> None:
     run = pytester.path / "run"
-    result = _plugin(pytester, "--agent=oracle", f"--mb-data=beam={REFERENCE}", f"--mb-output={run}", "-m", "size_100k or size_1m")
+    result = _plugin(
+        pytester,
+        "--agent=oracle",
+        f"--mb-data=beam={REFERENCE}",
+        f"--mb-output={run}",
+        "-m",
+        "size_100k or size_1m",
+    )
     outcomes = result.parseoutcomes()
     assert outcomes["skipped"] == 20 and outcomes["deselected"] == 20  # 1M-1's chat is absent; 10M deselected
     assert outcomes.get("passed", 0) + outcomes.get("failed", 0) == 40

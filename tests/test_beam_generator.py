@@ -7,8 +7,8 @@ from collections import Counter
 
 import pytest
 
-from pytest_memorybench.core.tokens import default_counter
 from pytest_memorybench.core.errors import UsageError
+from pytest_memorybench.core.tokens import default_counter
 from pytest_memorybench.scenarios.beam import content
 from pytest_memorybench.scenarios.beam.chat import ANY_MARKER, batches, deliver
 from pytest_memorybench.scenarios.beam.generator import ChatPlan, plan_chat
@@ -74,14 +74,23 @@ def test_every_question_s_sources_are_the_turns_that_plant_its_facts() -> None:
             assert sum("never" in t for t in texts) == 1
         elif q.ability in ("instruction_following", "preference_following"):
             assert len(texts) == 1 and texts[0].rstrip(" ->,0123456789") in (
-                *(i.said.format(plan_task=plan.domain.plan_task, costly=plan.domain.costly, option_a=plan.domain.options[0],
-                                option_b=plan.domain.options[1]) for i in content.INSTRUCTIONS),
+                *(
+                    i.said.format(
+                        plan_task=plan.domain.plan_task,
+                        costly=plan.domain.costly,
+                        option_a=plan.domain.options[0],
+                        option_b=plan.domain.options[1],
+                    )
+                    for i in content.INSTRUCTIONS
+                ),
                 *(p.said for p in content.PREFERENCES),
             )
     # Source turns sit after the first tenth of the chat (BEAM's Table 7: none in the first decile).
     first_tenth = 2 * plan.turns // 10
     assert all(s >= 2 for q in plan.questions for s in q.source_ids)
-    assert sum(s < first_tenth for q in plan.questions for s in q.source_ids) <= 6  # instructions and preferences come early
+    assert (
+        sum(s < first_tenth for q in plan.questions for s in q.source_ids) <= 6
+    )  # instructions and preferences come early
 
 
 def test_temporal_answers_are_the_days_between_the_anchors() -> None:

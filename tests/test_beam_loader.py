@@ -36,7 +36,9 @@ from pytest_memorybench.scenarios.beam.questions import (
 from pytest_memorybench.scenarios.beam.writer import write_export_row, write_repository
 
 REFERENCE = Path(__file__).resolve().parents[2] / "shared" / "reference" / "beam"
-needs_reference = pytest.mark.skipif(not (REFERENCE / "chats").is_dir(), reason=f"BEAM reference data not found at {REFERENCE}")
+needs_reference = pytest.mark.skipif(
+    not (REFERENCE / "chats").is_dir(), reason=f"BEAM reference data not found at {REFERENCE}"
+)
 
 
 # -- the streaming reader ------------------------------------------------------------------------------
@@ -57,12 +59,23 @@ def _message(role: str, content: str, **extra: object) -> dict[str, object]:
 
 
 def test_the_three_published_chat_shapes_give_the_same_batches(tmp_path: Path) -> None:
-    turn1 = [_message("user", "Plan my week ->-> 1,1", id=0, question_type="main_question", time_anchor="March-15-2024"),
-             _message("assistant", "Sure.", id=1)]
-    turn2 = [_message("user", "Add gym ->-> 1,2", id=2, question_type="main_question"), _message("assistant", "Done.", id=3),
-             _message("user", "Mornings", id=4, question_type="answer_ai_question"), _message("assistant", "Noted.", id=5)]
+    turn1 = [
+        _message(
+            "user", "Plan my week ->-> 1,1", id=0, question_type="main_question", time_anchor="March-15-2024"
+        ),
+        _message("assistant", "Sure.", id=1),
+    ]
+    turn2 = [
+        _message("user", "Add gym ->-> 1,2", id=2, question_type="main_question"),
+        _message("assistant", "Done.", id=3),
+        _message("user", "Mornings", id=4, question_type="answer_ai_question"),
+        _message("assistant", "Noted.", id=5),
+    ]
     repository = [{"batch_number": 1, "turns": [turn1, turn2], "time_anchor": None}]
-    ten_million = [{"plan-1": repository}, {"plan-2": [{"batch_number": 1, "turns": [turn1], "time_anchor": None}]}]
+    ten_million = [
+        {"plan-1": repository},
+        {"plan-2": [{"batch_number": 1, "turns": [turn1], "time_anchor": None}]},
+    ]
     export = [[*turn1, *turn2]]
     shapes = {"repository": repository, "10M": ten_million, "export": export}
     for name, chat in shapes.items():
@@ -77,7 +90,14 @@ def test_the_three_published_chat_shapes_give_the_same_batches(tmp_path: Path) -
 
 def test_delivery_dates_messages_by_their_batch_anchor_and_strips_markers() -> None:
     chat = [
-        {"turns": [[_message("user", "Hello ->-> 1,1", time_anchor="March-15-2024"), _message("assistant", "Hi ->->  1,1")]]},
+        {
+            "turns": [
+                [
+                    _message("user", "Hello ->-> 1,1", time_anchor="March-15-2024"),
+                    _message("assistant", "Hi ->->  1,1"),
+                ]
+            ]
+        },
         {"turns": [[_message("user", "Again ->-> 2,N/A"), _message("assistant", "Yes")]]},
     ]
     messages = list(deliver(batches(iter_units(chat))))
@@ -104,11 +124,21 @@ def test_time_anchors_in_several_spellings() -> None:
 
 
 def test_flat_messages_are_grouped_into_turns_at_main_questions() -> None:
-    flat = [ChatMessage("user", "a", question_type="main_question"), ChatMessage("assistant", "b"),
-            ChatMessage("user", "c", question_type="followup_question"), ChatMessage("assistant", "d"),
-            ChatMessage("user", "e", question_type="main_question"), ChatMessage("assistant", "f")]
+    flat = [
+        ChatMessage("user", "a", question_type="main_question"),
+        ChatMessage("assistant", "b"),
+        ChatMessage("user", "c", question_type="followup_question"),
+        ChatMessage("assistant", "d"),
+        ChatMessage("user", "e", question_type="main_question"),
+        ChatMessage("assistant", "f"),
+    ]
     assert [len(turn) for turn in group_turns(flat)] == [4, 2]
-    untyped = [ChatMessage("user", "a"), ChatMessage("assistant", "b"), ChatMessage("user", "c"), ChatMessage("assistant", "d")]
+    untyped = [
+        ChatMessage("user", "a"),
+        ChatMessage("assistant", "b"),
+        ChatMessage("user", "c"),
+        ChatMessage("assistant", "d"),
+    ]
     assert [len(turn) for turn in group_turns(untyped)] == [2, 2]
 
 
@@ -117,11 +147,36 @@ def test_flat_messages_are_grouped_into_turns_at_main_questions() -> None:
 
 def test_answer_field_variants_and_source_id_shapes_are_normalised() -> None:
     raw = {
-        "abstention": [{"question": "Q1?", "ideal_response": "No info.", "rubric": ["Based on the provided chat, there is no information"], "source_chat_ids": None}],
-        "contradiction_resolution": [{"question": "Q2?", "ideal_answer": "Which?", "rubric": ["a", "b"], "source_chat_ids": {"first_statement": [58], "second_statement": [24]}}],
-        "summarization": [{"question": "Q3?", "ideal_summary": "Sum.", "rubric": ["c"], "source_chat_ids": [4, 5]}],
-        "instruction_following": [{"question": "Q4?", "expected_compliance": "Code blocks.", "rubric": ["d"], "compliance_indicators": ["x"]}],
-        "Information Update": [{"question": "Q5?", "answer": "250ms", "rubric": "LLM response should state: 250ms"}],
+        "abstention": [
+            {
+                "question": "Q1?",
+                "ideal_response": "No info.",
+                "rubric": ["Based on the provided chat, there is no information"],
+                "source_chat_ids": None,
+            }
+        ],
+        "contradiction_resolution": [
+            {
+                "question": "Q2?",
+                "ideal_answer": "Which?",
+                "rubric": ["a", "b"],
+                "source_chat_ids": {"first_statement": [58], "second_statement": [24]},
+            }
+        ],
+        "summarization": [
+            {"question": "Q3?", "ideal_summary": "Sum.", "rubric": ["c"], "source_chat_ids": [4, 5]}
+        ],
+        "instruction_following": [
+            {
+                "question": "Q4?",
+                "expected_compliance": "Code blocks.",
+                "rubric": ["d"],
+                "compliance_indicators": ["x"],
+            }
+        ],
+        "Information Update": [
+            {"question": "Q5?", "answer": "250ms", "rubric": "LLM response should state: 250ms"}
+        ],
     }
     questions = {q.ability: q for q in parse_probing_questions(raw, "test")}
     assert questions["abstention"].answer == "No info." and questions["abstention"].source_ids == ()
@@ -136,7 +191,18 @@ def test_answer_field_variants_and_source_id_shapes_are_normalised() -> None:
 
 
 def test_the_export_s_python_literal_string_is_parsed_safely() -> None:
-    literal = repr({"abstention": [{"question": "Q?", "ideal_response": "None here.", "rubric": ["no information"], "source_chat_ids": None}]})
+    literal = repr(
+        {
+            "abstention": [
+                {
+                    "question": "Q?",
+                    "ideal_response": "None here.",
+                    "rubric": ["no information"],
+                    "source_chat_ids": None,
+                }
+            ]
+        }
+    )
     assert parse_probing_questions(literal, "row 1")[0].answer == "None here."
     with pytest.raises(UsageError, match="row 2: the probing questions are neither"):
         parse_probing_questions("__import__('os').system('true')", "row 2")
@@ -180,19 +246,38 @@ def test_a_generated_chat_round_trips_through_a_hugging_face_export(tmp_path: Pa
 
 def test_a_10m_export_row_without_a_top_level_chat_reads_its_plans(tmp_path: Path) -> None:
     def batch(first_id: int, text: str) -> list[dict[str, object]]:
-        return [_message("user", f"{text} ->-> 1,1", id=first_id, question_type="main_question", time_anchor="May-02-2024"),
-                _message("assistant", "ok", id=first_id + 1)]
+        return [
+            _message(
+                "user",
+                f"{text} ->-> 1,1",
+                id=first_id,
+                question_type="main_question",
+                time_anchor="May-02-2024",
+            ),
+            _message("assistant", "ok", id=first_id + 1),
+        ]
 
-    questions = repr({"abstention": [{"question": "Q?", "ideal_response": "No.", "rubric": ["no information"]}]})
+    questions = repr(
+        {"abstention": [{"question": "Q?", "ideal_response": "No.", "rubric": ["no information"]}]}
+    )
     row = {
-        "conversation_id": 4, "chat": [], "probing_questions": questions,
-        "plans": [{"plan_id": 1, "chat": [batch(0, "first")]}, {"plan_id": 2, "chat": [batch(2, "second"), batch(4, "third")]}],
+        "conversation_id": 4,
+        "chat": [],
+        "probing_questions": questions,
+        "plans": [
+            {"plan_id": 1, "chat": [batch(0, "first")]},
+            {"plan_id": 2, "chat": [batch(2, "second"), batch(4, "third")]},
+        ],
     }
     export = tmp_path / "beam-10M.jsonl"
     export.write_text(json.dumps(row) + "\n", encoding="utf-8")
     (conversation,) = find_conversations(export)
     assert conversation.id == "10M-4"
-    assert [m.text for m in deliver(batches(conversation.units())) if m.role == "user"] == ["first", "second", "third"]
+    assert [m.text for m in deliver(batches(conversation.units())) if m.role == "user"] == [
+        "first",
+        "second",
+        "third",
+    ]
 
 
 def test_bad_data_paths_fail_with_one_line(tmp_path: Path) -> None:
@@ -207,7 +292,11 @@ def test_bad_data_paths_fail_with_one_line(tmp_path: Path) -> None:
     unsized.write_text("", encoding="utf-8")
     with pytest.raises(UsageError, match="cannot tell the conversation size"):
         find_conversations(unsized)
-    assert size_label("chats/10M") == "10M" and size_label("beam-1m.jsonl") == "1M" and size_label("100kb") is None
+    assert (
+        size_label("chats/10M") == "10M"
+        and size_label("beam-1m.jsonl") == "1M"
+        and size_label("100kb") is None
+    )
 
 
 def test_a_broken_chat_is_a_usage_error_when_conversations_are_listed(tmp_path: Path) -> None:
@@ -239,8 +328,13 @@ def test_a_broken_export_row_is_a_usage_error_naming_the_row(tmp_path: Path) -> 
     export.write_text(good + good[: len(good) // 2] + "\n", encoding="utf-8")
     with pytest.raises(UsageError, match=r"100K\.jsonl: not valid JSON at character"):
         find_conversations(export)
-    questions = repr({"abstention": [{"question": "Q?", "ideal_response": "No.", "rubric": ["no information"]}]})
-    export.write_text(json.dumps({"conversation_id": 2, "chat": [], "probing_questions": questions}) + "\n", encoding="utf-8")
+    questions = repr(
+        {"abstention": [{"question": "Q?", "ideal_response": "No.", "rubric": ["no information"]}]}
+    )
+    export.write_text(
+        json.dumps({"conversation_id": 2, "chat": [], "probing_questions": questions}) + "\n",
+        encoding="utf-8",
+    )
     with pytest.raises(UsageError, match=r"100K\.jsonl row 1: no chat messages"):
         find_conversations(export)
 
@@ -248,25 +342,43 @@ def test_a_broken_export_row_is_a_usage_error_naming_the_row(tmp_path: Path) -> 
 def test_a_10m_export_chat_of_plan_objects_with_null_plans_streams_in_order(tmp_path: Path) -> None:
     """BEAM-10M's `chat` is a list of {"plan-k": [batches]}; an Arrow export gives every element
     every plan key, the others null."""
+
     def batch(first_id: int, text: str, anchor: str) -> dict[str, object]:
-        turn = [_message("user", f"{text} ->-> 1,1", id=first_id, question_type="main_question", time_anchor=anchor),
-                _message("assistant", f"re {text}", id=first_id + 1, question_type=None, time_anchor=None)]
+        turn = [
+            _message(
+                "user", f"{text} ->-> 1,1", id=first_id, question_type="main_question", time_anchor=anchor
+            ),
+            _message("assistant", f"re {text}", id=first_id + 1, question_type=None, time_anchor=None),
+        ]
         return {"batch_number": 1, "turns": [turn], "time_anchor": None}
 
-    questions = repr({"abstention": [{"question": "Q?", "ideal_response": "No.", "rubric": ["no information"]}]})
+    questions = repr(
+        {"abstention": [{"question": "Q?", "ideal_response": "No.", "rubric": ["no information"]}]}
+    )
     chat = [
         {"plan-1": [batch(0, "first", "May-02-2024"), batch(2, "second", "May-09-2024")], "plan-2": None},
         {"plan-1": None, "plan-2": [batch(4, "third", "June-01-2024")]},
     ]
     export = tmp_path / "BEAM-10M.jsonl"
-    export.write_text(json.dumps({"conversation_id": 1, "chat": chat, "probing_questions": questions}) + "\n", encoding="utf-8")
+    export.write_text(
+        json.dumps({"conversation_id": 1, "chat": chat, "probing_questions": questions}) + "\n",
+        encoding="utf-8",
+    )
     (conversation,) = find_conversations(export)
     messages = list(deliver(batches(conversation.units())))
     assert [(m.role, m.text) for m in messages] == [
-        ("user", "first"), ("assistant", "re first"), ("user", "second"), ("assistant", "re second"),
-        ("user", "third"), ("assistant", "re third"),
+        ("user", "first"),
+        ("assistant", "re first"),
+        ("user", "second"),
+        ("assistant", "re second"),
+        ("user", "third"),
+        ("assistant", "re third"),
     ]
-    assert [m.timestamp.date().isoformat() for m in messages[::2]] == ["2024-05-02", "2024-05-09", "2024-06-01"]
+    assert [m.timestamp.date().isoformat() for m in messages[::2]] == [
+        "2024-05-02",
+        "2024-05-09",
+        "2024-06-01",
+    ]
 
 
 # -- the two real conversations --------------------------------------------------------------------------
@@ -291,14 +403,21 @@ def test_the_reference_conversations_load_with_their_counts() -> None:
     assert counts["100K-5"] == (3, 81, 232)  # chat_trunecated.json, as the official answer script reads
     untruncated = {c.id: c for c in find_conversations(REFERENCE, sizes=("100K",), truncated=False)}["100K-5"]
     full = list(batches(untruncated.units()))
-    assert (len(full), sum(len(b.turns) for b in full), sum(1 for b in full for _ in b.messages)) == (3, 84, 238)
+    assert (len(full), sum(len(b.turns) for b in full), sum(1 for b in full for _ in b.messages)) == (
+        3,
+        84,
+        238,
+    )
     # Ids run over the whole chat, so the probing questions' source_chat_ids point into it.
     ids = [m.id for b in batches(conversations["100K-1"].units()) for m in b.messages]
     assert ids == list(range(188))
     cited = {i for q in conversations["100K-1"].questions for i in q.source_ids}
     assert cited and cited <= set(ids)
     # The schema is the same at every size; 10M event-ordering rubrics are the longest.
-    orderings = {name: [len(q.rubric) for q in c.questions if q.ability == "event_ordering"] for name, c in conversations.items()}
+    orderings = {
+        name: [len(q.rubric) for q in c.questions if q.ability == "event_ordering"]
+        for name, c in conversations.items()
+    }
     assert orderings == {"100K-1": [3, 5], "100K-5": [6, 5], "1M-1": [10, 10], "10M-1": [20, 11]}
 
 
@@ -308,7 +427,10 @@ def test_the_reference_chat_is_dated_and_its_plan_markers_stripped() -> None:
     chat = list(batches(conversation.units()))
     assert [b.time_anchor for b in chat] == ["March-15-2024", "April-05-2024", "April-25-2024"]
     messages = list(deliver(chat))
-    assert [m.timestamp.date().isoformat() for m in (messages[0], messages[-1])] == ["2024-03-15", "2024-04-25"]
+    assert [m.timestamp.date().isoformat() for m in (messages[0], messages[-1])] == [
+        "2024-03-15",
+        "2024-04-25",
+    ]
     assert not any(ANY_MARKER.search(m.text) for m in messages)
     assert sum(1 for m in deliver(chat, strip_markers=False) if ANY_MARKER.search(m.text)) == 79
     assert sum(m.role == "assistant" for m in messages) == 94
@@ -326,7 +448,10 @@ def test_the_second_reference_chat_has_markers_in_assistant_turns_too() -> None:
     assert any("->->  3,8" in m.text for m in kept)
     stripped = list(deliver(chat))
     assert len(stripped) == 232 and not any("->->" in m.text for m in stripped)
-    assert [m.timestamp.date().isoformat() for m in (stripped[0], stripped[-1])] == ["2024-01-10", "2024-04-05"]
+    assert [m.timestamp.date().isoformat() for m in (stripped[0], stripped[-1])] == [
+        "2024-01-10",
+        "2024-04-05",
+    ]
 
 
 @needs_reference
@@ -339,7 +464,11 @@ def test_the_reference_questions_normalise_every_field_variant() -> None:
     assert all(q.answer for q in conversation.questions)  # every variant found its reference answer
     assert by_ability["abstention"][0].answer.startswith("Based on the provided chat")
     assert by_ability["contradiction_resolution"][0].source_ids == (58, 24)
-    assert by_ability["event_ordering"][0].rubric == ("Core functionality", "Transaction error handling", "Security and deployment")
+    assert by_ability["event_ordering"][0].rubric == (
+        "Core functionality",
+        "Transaction error handling",
+        "Security and deployment",
+    )
     assert by_ability["knowledge_update"][0].source_ids == (86, 114)
     assert "compliance_indicators" in by_ability["instruction_following"][0].extra
 
@@ -358,16 +487,23 @@ def test_every_reference_question_file_normalises_to_its_own_fields() -> None:
     checked = 0
     for conversation in find_conversations(REFERENCE):
         folder = REFERENCE / "chats" / conversation.size / conversation.number
-        raw = json.loads((folder / "probing_questions" / "probing_questions.json").read_text(encoding="utf-8"))
+        raw = json.loads(
+            (folder / "probing_questions" / "probing_questions.json").read_text(encoding="utf-8")
+        )
         for q in conversation.questions:
             item = raw[q.ability][q.index - 1]
             assert q.answer == item[PUBLISHED_ANSWER_FIELD.get(q.ability, "answer")].strip()
-            assert q.rubric == tuple(n.strip() for n in item["rubric"]) and q.question == item["question"].strip()
+            assert (
+                q.rubric == tuple(n.strip() for n in item["rubric"])
+                and q.question == item["question"].strip()
+            )
             ids = item.get("source_chat_ids")
             parts = list(ids.values()) if isinstance(ids, dict) else list(ids or [])
             flat = [i for part in parts for i in (part if isinstance(part, list) else [part])]
             assert q.source_ids == tuple(dict.fromkeys(flat))
-            assert isinstance(ids, dict) == (q.ability in ("contradiction_resolution", "knowledge_update", "temporal_reasoning"))
+            assert isinstance(ids, dict) == (
+                q.ability in ("contradiction_resolution", "knowledge_update", "temporal_reasoning")
+            )
             if isinstance(ids, dict) or any(isinstance(part, list) for part in parts):
                 assert q.extra["source_chat_ids"] == ids  # roles and per-event groups are kept
             checked += 1
@@ -376,4 +512,7 @@ def test_every_reference_question_file_normalises_to_its_own_fields() -> None:
     (big,) = find_conversations(REFERENCE, sizes=("1M",))
     ordering = next(q for q in big.questions if q.ability == "event_ordering")
     assert len(ordering.extra["source_chat_ids"]) == len(ordering.rubric) == 10
-    assert ordering.source_ids[:3] == (222, 228, 346) and len(ordering.source_ids) == len(set(ordering.source_ids)) == 25
+    assert (
+        ordering.source_ids[:3] == (222, 228, 346)
+        and len(ordering.source_ids) == len(set(ordering.source_ids)) == 25
+    )

@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
+from pytest_memorybench.core.records import Score
 from pytest_memorybench.judges.base import JudgeStats, JudgeTask, JudgeVerdict
 from pytest_memorybench.judges.local import LocalJudge
-from pytest_memorybench.core.records import Score
 from pytest_memorybench.scenarios.base import ScoringContext
 from pytest_memorybench.scenarios.beam.scenario import SCENARIO
 from pytest_memorybench.scenarios.beam.scoring import (
@@ -44,8 +44,15 @@ class ScriptedJudge:
 
 def _definition(ability: str, rubric: list[str], question: str = "How is it going?") -> Any:
     return probe_definition(
-        suite="beam", scenario=SCENARIO.name, seed=0, context="c", probe_id=f"100K-1::{ability}[1]",
-        question=question, ideal_answer="-", expected={"ability": ability, "rubric": rubric}, category=ability,
+        suite="beam",
+        scenario=SCENARIO.name,
+        seed=0,
+        context="c",
+        probe_id=f"100K-1::{ability}[1]",
+        question=question,
+        ideal_answer="-",
+        expected={"ability": ability, "rubric": rubric},
+        category=ability,
     )
 
 
@@ -58,14 +65,22 @@ def _score(ability: str, rubric: list[str], reply: str, judge: Any, profile: str
 
 
 def test_nuggets_average_with_half_credit_on_paper_and_truncated_on_official() -> None:
-    rubric = ["LLM response should state: 250ms", "LLM response should mention: caching", "LLM response should mention: March"]
+    rubric = [
+        "LLM response should state: 250ms",
+        "LLM response should mention: caching",
+        "LLM response should mention: March",
+    ]
     judge = ScriptedJudge(dict(zip(rubric, [1, 0.5, 0])))
     paper = _score("knowledge_update", rubric, "about 250ms", judge)
     official = _score("knowledge_update", rubric, "about 250ms", judge, profile="official")
     assert paper.value == pytest.approx(0.5)  # (1 + 0.5 + 0) / 3
     assert official.value == pytest.approx(1 / 3)  # int(0.5) = 0
     assert any("truncation dropped 1 half credit" in reason for reason in official.reasons)
-    assert paper.details == official.details == {"verdicts": [1.0, 0.5, 0.0], "paper": 0.5, "official": pytest.approx(1 / 3)}
+    assert (
+        paper.details
+        == official.details
+        == {"verdicts": [1.0, 0.5, 0.0], "paper": 0.5, "official": pytest.approx(1 / 3)}
+    )
 
 
 def test_official_judging_does_not_show_the_question() -> None:
@@ -78,9 +93,19 @@ def test_official_judging_does_not_show_the_question() -> None:
 
 def test_the_local_judge_reads_beam_s_contain_stem() -> None:
     """Instruction, preference and summarization rubrics say "should contain: X"; X is the criterion."""
-    rubric = ["LLM response should contain: suggests lightweight libraries", "LLM response should contain: avoids recommending heavy frameworks"]
-    good = _score("preference_following", rubric, "I suggest lightweight libraries: Flask-Login and sqlite3.", LocalJudge())
-    heavy = _score("preference_following", rubric, "Use Django with heavy frameworks for everything.", LocalJudge())
+    rubric = [
+        "LLM response should contain: suggests lightweight libraries",
+        "LLM response should contain: avoids recommending heavy frameworks",
+    ]
+    good = _score(
+        "preference_following",
+        rubric,
+        "I suggest lightweight libraries: Flask-Login and sqlite3.",
+        LocalJudge(),
+    )
+    heavy = _score(
+        "preference_following", rubric, "Use Django with heavy frameworks for everything.", LocalJudge()
+    )
     assert good.value == 1.0 and heavy.value == 0.0
 
 
@@ -116,7 +141,9 @@ def test_a_missing_event_and_a_swap() -> None:
 
 def test_an_extra_item_costs_precision_not_order() -> None:
     score = _ordering("Alpha\nBravo\nCharlie\nDelta\nEcho party")
-    assert score.value == pytest.approx(1.0)  # the extra item is last in the reply and tied last in the reference
+    assert score.value == pytest.approx(
+        1.0
+    )  # the extra item is last in the reply and tied last in the reference
     assert score.details["precision"] == pytest.approx(4 / 5) and score.details["fp"] == 1
 
 
@@ -173,8 +200,16 @@ def test_event_ordering_through_the_scenario_uses_the_ordering_path() -> None:
 # -- the summary -------------------------------------------------------------------------------------
 
 
-def _record(test_id: str, category: str, score: float, details: dict[str, Any] | None = None) -> dict[str, Any]:
-    return {"test_id": test_id, "category": category, "score": score, "details": {"scoring": details or {}}, "error": None}
+def _record(
+    test_id: str, category: str, score: float, details: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    return {
+        "test_id": test_id,
+        "category": category,
+        "score": score,
+        "details": {"scoring": details or {}},
+        "error": None,
+    }
 
 
 def test_summary_averages_questions_then_conversations_then_abilities_per_size() -> None:
@@ -182,9 +217,19 @@ def test_summary_averages_questions_then_conversations_then_abilities_per_size()
         _record("100K-1::knowledge_update[1]", "knowledge_update", 1.0, {"paper": 1.0, "official": 1.0}),
         _record("100K-1::knowledge_update[2]", "knowledge_update", 0.5, {"paper": 0.5, "official": 0.0}),
         _record("100K-2::knowledge_update[1]", "knowledge_update", 0.0, {"paper": 0.0, "official": 0.0}),
-        _record("100K-1::event_ordering[1]", "event_ordering", 0.8, {"tau_norm": 0.8, "final_score": 0.4, "f1": 0.5}),
+        _record(
+            "100K-1::event_ordering[1]",
+            "event_ordering",
+            0.8,
+            {"tau_norm": 0.8, "final_score": 0.4, "f1": 0.5},
+        ),
         _record("gen-1M-1::abstention[1]", "abstention", 1.0, {"paper": 1.0, "official": 1.0}),
-        {"test_id": "100K-3::abstention[1]", "category": "abstention", "score": 0.0, "error": "agent error: timeout"},
+        {
+            "test_id": "100K-3::abstention[1]",
+            "category": "abstention",
+            "score": 0.0,
+            "error": "agent error: timeout",
+        },
     ]
     metrics = summarize(records)
     # knowledge_update at 100K: conversation means 0.75 and 0.0, then their mean.
@@ -192,10 +237,18 @@ def test_summary_averages_questions_then_conversations_then_abilities_per_size()
     assert metrics["table"]["1M"] == {"abstention": 1.0, "average": 1.0}
     assert metrics["100K average"] == 0.5875 and metrics["1M average"] == 1.0
     # Two sizes: every cell of the table is also a scalar for the terminal, sizes shortest first.
-    assert list(metrics)[:5] == ["100K average", "100K event_ordering", "100K knowledge_update", "1M average", "1M abstention"]
+    assert list(metrics)[:5] == [
+        "100K average",
+        "100K event_ordering",
+        "100K knowledge_update",
+        "1M average",
+        "1M abstention",
+    ]
     assert metrics["100K knowledge_update"] == 0.375 and list(metrics["table"]) == ["100K", "1M"]
     assert metrics["event_ordering tau_norm"] == 0.8 and metrics["event_ordering tau_norm×F1"] == 0.4
-    assert metrics["nuggets paper"] == pytest.approx(0.625) and metrics["nuggets official"] == pytest.approx(0.5)
+    assert metrics["nuggets paper"] == pytest.approx(0.625) and metrics["nuggets official"] == pytest.approx(
+        0.5
+    )
     assert summarize([]) == {"table": {}}
 
 

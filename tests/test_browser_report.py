@@ -24,10 +24,15 @@ import pytest_memorybench.agents.recall  # noqa: F401  (numpy must load outside 
 from tests.test_plugin import colours_only  # noqa: F401  (autouse: a Colours-only ltm)
 from tests.test_report_html import HOSTILE, HOSTILE_AGENT
 
-CHROMIUM = next((path for name in ("chromium", "chromium-browser", "google-chrome") if (path := shutil.which(name))), None)
+CHROMIUM = next(
+    (path for name in ("chromium", "chromium-browser", "google-chrome") if (path := shutil.which(name))), None
+)
 FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking")
 
-pytestmark = [pytest.mark.browser, pytest.mark.skipif(CHROMIUM is None, reason="no Chromium binary (Debian: apt-get install chromium)")]
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(CHROMIUM is None, reason="no Chromium binary (Debian: apt-get install chromium)"),
+]
 
 
 class Dom(HTMLParser):
@@ -62,15 +67,22 @@ def chromium(profile: Path, *arguments: str) -> str:
 def hostile_run(pytester: pytest.Pytester) -> Path:
     pytester.makeconftest(HOSTILE_AGENT)
     result = pytester.runpytest(
-        "--memorybench", "--span=isolated", "-p", "no:cacheprovider", "--mb-output=run",
-        "--html=report/r.html", "--self-contained-html",
+        "--memorybench",
+        "--span=isolated",
+        "-p",
+        "no:cacheprovider",
+        "--mb-output=run",
+        "--html=report/r.html",
+        "--self-contained-html",
     )
     result.assert_outcomes(failed=3)
     return pytester.path
 
 
 @pytest.mark.parametrize("page", ["run/report.html", "report/r.html"], ids=["standalone", "pytest-html"])
-def test_a_hostile_reply_is_shown_as_text_and_runs_nothing(hostile_run: Path, tmp_path: Path, page: str) -> None:
+def test_a_hostile_reply_is_shown_as_text_and_runs_nothing(
+    hostile_run: Path, tmp_path: Path, page: str
+) -> None:
     url = (hostile_run / page).as_uri()
     dom = Dom(chromium(tmp_path / "profile", "--virtual-time-budget=5000", "--dump-dom", url))
     assert not [a for a in dom.attributes if a[1] == "data-pwned"], "an injected script ran"
@@ -83,8 +95,16 @@ def test_a_hostile_reply_is_shown_as_text_and_runs_nothing(hostile_run: Path, tm
     screenshots = Path(os.environ.get("MEMORYBENCH_SCREENSHOTS", tmp_path))
     screenshots.mkdir(parents=True, exist_ok=True)
     shot = screenshots / f"{page.replace('/', '-')}.png"
-    chromium(tmp_path / "profile", "--virtual-time-budget=5000", f"--screenshot={shot}", "--window-size=1280,2000", url)
-    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 20_000, "a rendered page, not a blank one"
+    chromium(
+        tmp_path / "profile",
+        "--virtual-time-budget=5000",
+        f"--screenshot={shot}",
+        "--window-size=1280,2000",
+        url,
+    )
+    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 20_000, (
+        "a rendered page, not a blank one"
+    )
 
 
 def test_the_check_sees_a_script_that_runs(tmp_path: Path) -> None:
@@ -98,14 +118,41 @@ def test_the_check_sees_a_script_that_runs(tmp_path: Path) -> None:
 def test_a_comparison_page_and_its_figures_render_and_run_nothing(hostile_run: Path, tmp_path: Path) -> None:
     """compare.html of two runs (one of them the hostile agent's) and its SVG figures, in Chromium."""
     shutil.copytree(hostile_run / "run", hostile_run / "run-again")
-    command = [sys.executable, "-m", "pytest", "--mb-compare", "run", "run-again", "--mb-label=<script>x</script>", "--mb-label=b",
-               "--mb-output=cmp"]
+    command = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "--mb-compare",
+        "run",
+        "run-again",
+        "--mb-label=<script>x</script>",
+        "--mb-label=b",
+        "--mb-output=cmp",
+    ]
     subprocess.run(command, cwd=hostile_run, check=True, capture_output=True)
-    dom = Dom(chromium(tmp_path / "profile", "--virtual-time-budget=5000", "--dump-dom", (hostile_run / "cmp" / "compare.html").as_uri()))
+    dom = Dom(
+        chromium(
+            tmp_path / "profile",
+            "--virtual-time-budget=5000",
+            "--dump-dom",
+            (hostile_run / "cmp" / "compare.html").as_uri(),
+        )
+    )
     assert not dom.scripts, "no script on the page, a label made of one included"
     text = "".join(dom.text)
-    assert "<script>x</script>" in text and "Is one better than another?" in text and "no significant difference" in text
+    assert (
+        "<script>x</script>" in text
+        and "Is one better than another?" in text
+        and "no significant difference" in text
+    )
     for figure in ("bars.svg",):
         shot = tmp_path / f"{figure}.png"
-        chromium(tmp_path / "profile", f"--screenshot={shot}", "--window-size=900,500", (hostile_run / "cmp" / figure).as_uri())
-        assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 5_000, "a drawn figure, not a blank one"
+        chromium(
+            tmp_path / "profile",
+            f"--screenshot={shot}",
+            "--window-size=900,500",
+            (hostile_run / "cmp" / figure).as_uri(),
+        )
+        assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 5_000, (
+            "a drawn figure, not a blank one"
+        )

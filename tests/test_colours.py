@@ -12,7 +12,9 @@ from pytest_memorybench.core.records import TestDefinition
 from pytest_memorybench.scenarios.base import ScoringContext
 from pytest_memorybench.scenarios.ltm.colours import COLOURS, QUESTION, SCENARIO, score_colour
 
-REFERENCE_CASES = Path(__file__).parents[2] / "shared/reference/goodai-ltm/datasets/test/test_cases_colours.json"
+REFERENCE_CASES = (
+    Path(__file__).parents[2] / "shared/reference/goodai-ltm/datasets/test/test_cases_colours.json"
+)
 
 
 def generate(seed: int = 0, repetition: int = 1, **params: int) -> TestDefinition:
@@ -24,7 +26,9 @@ def test_same_seed_gives_byte_identical_definitions() -> None:
 
 
 def test_seeds_and_repetitions_give_different_content() -> None:
-    scripts = {tuple(line.text for line in generate(seed, rep).script) for seed in range(5) for rep in (1, 2, 3)}
+    scripts = {
+        tuple(line.text for line in generate(seed, rep).script) for seed in range(5) for rep in (1, 2, 3)
+    }
     assert len(scripts) == 15
 
 
@@ -48,7 +52,12 @@ def test_shape_follows_the_paper() -> None:
 
 def test_waits_spread_the_lines_over_ninety_percent_of_the_span() -> None:
     waits = [line.wait for line in generate().script]
-    assert waits == [{"percentage_finished": 30.0}, {"percentage_finished": 60.0}, {"percentage_finished": 90.0}, {}]
+    assert waits == [
+        {"percentage_finished": 30.0},
+        {"percentage_finished": 60.0},
+        {"percentage_finished": 90.0},
+        {},
+    ]
 
 
 def test_colour_changes_parameter() -> None:
@@ -67,7 +76,13 @@ def test_colour_changes_parameter() -> None:
         ("Blue", "Green, not Blue", 1, 1, "both rules only ask that the colour is mentioned"),
         ("Green", "Green, not Blue", 1, 1, "the other colour is mentioned too"),
         ("Red", "I don't know.", 0, 0, "abstention"),
-        ("Red", "Sorry, I was bored and forgot.", 0, 1, "'red' inside 'bored': the official substring false positive"),
+        (
+            "Red",
+            "Sorry, I was bored and forgot.",
+            0,
+            1,
+            "'red' inside 'bored': the official substring false positive",
+        ),
         ("Red", "It was a colored pencil, I think.", 0, 1, "'red' inside 'colored'"),
         ("Blue", "Blue-green, I believe.", 0, 1, "a hyphen joins words: blue-green is not blue"),
         ("Gold", "Golden, like the sun.", 0, 1, "'golden' is another word"),
@@ -76,7 +91,9 @@ def test_colour_changes_parameter() -> None:
         ("Navy", "Navy blue is your favourite colour.", 1, 1, "a separate word before another"),
     ],
 )
-def test_scorer_verdicts_under_both_profiles(expected: str, reply: str, paper: int, official: int, why: str) -> None:
+def test_scorer_verdicts_under_both_profiles(
+    expected: str, reply: str, paper: int, official: int, why: str
+) -> None:
     assert score_colour(expected, reply, "paper").value == paper, why
     assert score_colour(expected, reply, "official").value == official, why
 

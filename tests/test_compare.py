@@ -37,7 +37,9 @@ def test_the_table_pairs_and_ranks_agree_with_a_hand_computation(pytester: pytes
         pytester.runpytest(*BASE, f"--agent={agent}", f"--mb-output={agent}")
         folders.append(pytester.path / agent)
     comparison = compare(load_runs([str(folder) for folder in folders]))
-    assert [run.label for run in comparison.runs] == ["oracle", "recall", "null"], "labelled by what tells them apart"
+    assert [run.label for run in comparison.runs] == ["oracle", "recall", "null"], (
+        "labelled by what tells them apart"
+    )
     scored = [items(folder) for folder in folders]
     assert comparison.shared == sorted(scored[0]) and not comparison.left_out
     for suite_rows in comparison.tables.values():
@@ -57,7 +59,10 @@ def test_the_table_pairs_and_ranks_agree_with_a_hand_computation(pytester: pytes
     by_pair = {(pair.a, pair.b): pair for pair in comparison.pairs}
     oracle_null = by_pair["oracle", "null"]
     keys = sorted(scored[0])
-    raw = [wilcoxon_p([scored[a][k]["score"] for k in keys], [scored[b][k]["score"] for k in keys]) for a, b in ((0, 1), (0, 2), (1, 2))]
+    raw = [
+        wilcoxon_p([scored[a][k]["score"] for k in keys], [scored[b][k]["score"] for k in keys])
+        for a, b in ((0, 1), (0, 2), (1, 2))
+    ]
     assert [pair.p for pair in comparison.pairs] == pytest.approx(raw)
     assert [pair.p_holm for pair in comparison.pairs] == pytest.approx(holm(raw))
     assert oracle_null.difference == pytest.approx(-1.0) and oracle_null.significant
@@ -97,7 +102,9 @@ def test_two_spans_of_one_agent_make_a_span_curve(pytester: pytest.Pytester) -> 
     folders = []
     for span in ("1k", "2k"):
         folder = pytester.path / f"span-{span}"
-        pytester.runpytest(*RUN[:5], f"--span={span}", "-k", "colours", "--agent=recall", f"--mb-output={folder}")
+        pytester.runpytest(
+            *RUN[:5], f"--span={span}", "-k", "colours", "--agent=recall", f"--mb-output={folder}"
+        )
         folders.append(str(folder))
     result = pytester.runpytest("--mb-compare", *folders, "--mb-output=cmp", "--mb-compare-anyway")
     result.stdout.fnmatch_lines(["A = 1k  (*)", "B = 2k  (*)", "figures:    cmp/bars.svg, cmp/span.svg"])
@@ -106,37 +113,47 @@ def test_two_spans_of_one_agent_make_a_span_curve(pytester: pytest.Pytester) -> 
     assert "score against memory span" in ET.tostring(svg, encoding="unicode")
 
 
-def test_the_command_writes_page_json_figures_and_markdown(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_command_writes_page_json_figures_and_markdown(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
     folders = [str(make_run(pytester, agent)) for agent in ("oracle", "recall", "null")]
     summary = pytester.path / "step-summary.md"
     monkeypatch.setenv(STEP_SUMMARY, str(summary))
     result = pytester.runpytest("--mb-compare", *folders, "--mb-output=cmp", "--mb-markdown=cmp/table.md")
     assert result.ret == 0
-    result.stdout.fnmatch_lines([
-        "*= memorybench comparison =*",
-        "A = oracle  (*)",
-        "paired by node id on 6 item(s) every run scored",
-        "total   *1.000* [[]1.00,1.00[]]*0.000 *",
-        "B − A  -* n=6  no significant difference (p = *, Holm)",
-        "average rank: A *, B *, C *",
-        "comparison: cmp/compare.html",
-        "figures:    cmp/bars.svg, cmp/cd.svg",
-        "markdown:   cmp/table.md",
-        f"markdown:   ${STEP_SUMMARY}",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "*= memorybench comparison =*",
+            "A = oracle  (*)",
+            "paired by node id on 6 item(s) every run scored",
+            "total   *1.000* [[]1.00,1.00[]]*0.000 *",
+            "B − A  -* n=6  no significant difference (p = *, Holm)",
+            "average rank: A *, B *, C *",
+            "comparison: cmp/compare.html",
+            "figures:    cmp/bars.svg, cmp/cd.svg",
+            "markdown:   cmp/table.md",
+            f"markdown:   ${STEP_SUMMARY}",
+        ]
+    )
     saved = json.loads((pytester.path / "cmp" / "compare.json").read_text())
     assert saved["schema"] == "memorybench.comparison/1" and saved["shared"] == 6 and len(saved["pairs"]) == 3
     page = (pytester.path / "cmp" / "compare.html").read_text()
-    assert "<script" not in page and "Content-Security-Policy" in page and "Is one better than another?" in page
+    assert (
+        "<script" not in page and "Content-Security-Policy" in page and "Is one better than another?" in page
+    )
     markdown = (pytester.path / "cmp" / "table.md").read_text()
     assert markdown.startswith("### memorybench comparison") and "| B − A |" in markdown
     assert summary.read_text().strip() == markdown.strip(), "appended to the GitHub job summary"
     for name in ("bars", "cd"):
-        assert ET.parse(pytester.path / "cmp" / f"{name}.svg").getroot().tag == "{http://www.w3.org/2000/svg}svg"
+        assert (
+            ET.parse(pytester.path / "cmp" / f"{name}.svg").getroot().tag == "{http://www.w3.org/2000/svg}svg"
+        )
 
 
 def test_a_run_writes_its_markdown_summary(pytester: pytest.Pytester) -> None:
-    result = pytester.runpytest(*RUN, "--agent=recall", "--mb-output=run", "--mb-markdown=run.md", "--mb-min-score=0.1")
+    result = pytester.runpytest(
+        *RUN, "--agent=recall", "--mb-output=run", "--mb-markdown=run.md", "--mb-min-score=0.1"
+    )
     result.stdout.fnmatch_lines(["markdown: run.md"])
     text = (pytester.path / "run.md").read_text()
     results = json.loads((pytester.path / "run" / "results.json").read_text())
@@ -148,12 +165,36 @@ def test_a_run_writes_its_markdown_summary(pytester: pytest.Pytester) -> None:
     ("make", "message"),
     [
         ("missing", "--mb-compare missing: no such file or folder; give run folders or their results.json"),
-        ("not-results", "--mb-compare not-results.json: not a pytest-memorybench results.json (schema missing); give the results.json of a pytest-memorybench run"),
+        (
+            "not-results",
+            (
+                "--mb-compare not-results.json: not a pytest-memorybench results.json (schema missing); give"
+                " the results.json of a pytest-memorybench run"
+            ),
+        ),
         ("one", "--mb-compare needs two runs or more (run folders or results.json files)"),
-        ("other-seed", "--mb-compare: the runs share no scored item (same test, same definition); left out: 6 different definitions"),
-        ("other-profile", "--mb-compare: the runs were scored with different profiles (*); their scores are not comparable: compare runs of one profile, or pass --mb-compare-anyway"),
+        (
+            "other-seed",
+            (
+                "--mb-compare: the runs share no scored item (same test, same definition); left out: 6"
+                " different definitions"
+            ),
+        ),
+        (
+            "other-profile",
+            (
+                "--mb-compare: the runs were scored with different profiles (*); their scores are not"
+                " comparable: compare runs of one profile, or pass --mb-compare-anyway"
+            ),
+        ),
         ("labels", "--mb-label was given 1 time(s) for 2 runs; give one label per run, in order"),
-        ("other-judge", "--mb-compare: * and * were judged differently (judge local vs openai:gpt-4o-mini); their scores are not comparable: judge both alike, or pass --mb-compare-anyway"),
+        (
+            "other-judge",
+            (
+                "--mb-compare: * and * were judged differently (judge local vs openai:gpt-4o-mini); their"
+                " scores are not comparable: judge both alike, or pass --mb-compare-anyway"
+            ),
+        ),
     ],
 )
 def test_bad_input_is_one_line_and_exit_4(pytester: pytest.Pytester, make: str, message: str) -> None:
@@ -181,24 +222,40 @@ def test_bad_input_is_one_line_and_exit_4(pytester: pytest.Pytester, make: str, 
     assert "Traceback" not in result.stderr.str()
 
 
-def test_a_rescored_leaderboard_splits_into_its_agents_and_a_users_run_joins_by_test_id(tmp_path: Path) -> None:
+def test_a_rescored_leaderboard_splits_into_its_agents_and_a_users_run_joins_by_test_id(
+    tmp_path: Path,
+) -> None:
     def item(suite: str, test_id: str, score: float) -> dict[str, Any]:
         return {
-            "nodeid": f"{suite}::{test_id}", "suite": suite, "scenario": "ltm.colours", "test_id": test_id,
-            "definition": f"def-{test_id}", "score": score, "passed": score >= 1, "usage": {},
+            "nodeid": f"{suite}::{test_id}",
+            "suite": suite,
+            "scenario": "ltm.colours",
+            "test_id": test_id,
+            "definition": f"def-{test_id}",
+            "score": score,
+            "passed": score >= 1,
+            "usage": {},
         }
 
     published = {
         "schema": "memorybench.results/1",
         "run": {"agent": None, "rescored_from": "Benchmark 3", "profile": "official", "judge": "local"},
         "suites": {"gpt-4o": {}, "claude": {}},
-        "items": [item("gpt-4o", "colours[rep1]", 1), item("gpt-4o", "colours[rep2]", 0),
-                  item("claude", "colours[rep1]", 0), item("claude", "colours[rep2]", 0)],
+        "items": [
+            item("gpt-4o", "colours[rep1]", 1),
+            item("gpt-4o", "colours[rep2]", 0),
+            item("claude", "colours[rep1]", 0),
+            item("claude", "colours[rep2]", 0),
+        ],
     }
     mine = {
-        "schema": "memorybench.results/1", "run": {"agent": "mine", "profile": "official", "judge": "local"},
+        "schema": "memorybench.results/1",
+        "run": {"agent": "mine", "profile": "official", "judge": "local"},
         "suites": {"goodai-definitions": {}},
-        "items": [item("goodai-definitions", "colours[rep1]", 1), item("goodai-definitions", "colours[rep2]", 1)],
+        "items": [
+            item("goodai-definitions", "colours[rep1]", 1),
+            item("goodai-definitions", "colours[rep2]", 1),
+        ],
     }
     (tmp_path / "published.json").write_text(json.dumps(published))
     (tmp_path / "mine.json").write_text(json.dumps(mine))
@@ -222,5 +279,10 @@ def test_wilcoxon_and_holm_match_their_definitions() -> None:
 def load_runs_from_dicts() -> list[Any]:
     from pytest_memorybench.reports.compare import Run
 
-    results = {"items": [{"nodeid": "s::t", "suite": "s", "scenario": "s.t", "test_id": "t", "score": 1.0, "passed": True}], "run": {}}
+    results = {
+        "items": [
+            {"nodeid": "s::t", "suite": "s", "scenario": "s.t", "test_id": "t", "score": 1.0, "passed": True}
+        ],
+        "run": {},
+    }
     return [Run("a", Path("a"), results), Run("b", Path("b"), results)]

@@ -67,7 +67,11 @@ def _results(folder: Path) -> dict[str, Any]:
 
 def _events(folder: Path) -> list[dict[str, Any]]:
     """The run's events, from every process that wrote some (xdist workers write their own file)."""
-    return [json.loads(line) for path in sorted(folder.glob("events*.jsonl")) for line in path.read_text().splitlines()]
+    return [
+        json.loads(line)
+        for path in sorted(folder.glob("events*.jsonl"))
+        for line in path.read_text().splitlines()
+    ]
 
 
 @pytest.fixture
@@ -91,9 +95,13 @@ def test_a_timeout_per_test_never_cuts_the_conversation_it_allows(project: Proje
     _, folder = project.run("-p", "no:randomly", agent="--agent=slowagent:make")
     unlimited = scores(folder)
     # Each test takes well under a second; the conversation of six takes longer than one.
-    result, limited = project.run("-p", "no:randomly", "--timeout=1", f"--timeout-method={method}", agent="--agent=slowagent:make")
+    result, limited = project.run(
+        "-p", "no:randomly", "--timeout=1", f"--timeout-method={method}", agent="--agent=slowagent:make"
+    )
     assert scores(limited) == unlimited, result.stdout.str()
-    assert _results(limited)["totals"]["agent_seconds"] > 1, "the conversation took longer than one test's limit"
+    assert _results(limited)["totals"]["agent_seconds"] > 1, (
+        "the conversation took longer than one test's limit"
+    )
 
 
 def test_a_conversation_cut_by_a_timeout_is_not_driven_again(project: Project) -> None:
@@ -105,9 +113,14 @@ def test_a_conversation_cut_by_a_timeout_is_not_driven_again(project: Project) -
     assert len(records) == 6
     cut = [record for record in records if record["error"] and "was cut short" in record["error"]]
     assert cut, "the tests the cut left say so"
-    assert all(record["score"] is None and record["error_kind"] == "interrupted" and not record["passed"] for record in cut)
+    assert all(
+        record["score"] is None and record["error_kind"] == "interrupted" and not record["passed"]
+        for record in cut
+    )
     assert len(planned(folder)) == 1, "driven once: a re-drive would ask the agent again from the start"
-    result.stdout.fnmatch_lines(["*conversation ltm was cut short (Timeout (>0.6s) from pytest-timeout.)*--mb-resume*"])
+    result.stdout.fnmatch_lines(
+        ["*conversation ltm was cut short (Timeout (>0.6s) from pytest-timeout.)*--mb-resume*"]
+    )
 
 
 # -- selection: --lf, --ff, --nf, --sw, --deselect -------------------------------------------
@@ -123,14 +136,18 @@ def test_last_failed_runs_exactly_the_failed_items_in_one_conversation(project: 
     assert [sorted(tests) for tests in planned(again)] == [failed], "planned from the selected tests"
 
 
-def test_failed_first_and_new_first_reorder_without_changing_a_score(project: Project, plain: dict[str, Any]) -> None:
+def test_failed_first_and_new_first_reorder_without_changing_a_score(
+    project: Project, plain: dict[str, Any]
+) -> None:
     project.run("-p", "no:randomly")  # fills the cache
     for option in ("--ff", "--nf"):
         result, folder = project.run("-p", "no:randomly", option)
         assert scores(folder) == plain, (option, result.stdout.str())
 
 
-def test_stepwise_stops_at_the_first_failure_and_goes_on_from_it(project: Project, plain: dict[str, Any]) -> None:
+def test_stepwise_stops_at_the_first_failure_and_goes_on_from_it(
+    project: Project, plain: dict[str, Any]
+) -> None:
     order = list(plain)  # the plan's order, which is pytest's without shuffling
     first_failure = next(key for key in order if not plain[key][1])
     result, first = project.run("-p", "no:randomly", "--sw")
@@ -153,7 +170,9 @@ def test_deselect_leaves_the_item_out_of_the_conversation(project: Project) -> N
 # -- plugins that must not change a score -----------------------------------------------------
 
 
-def test_rerunning_failures_rereports_without_asking_or_paying_again(project: Project, plain: dict[str, Any]) -> None:
+def test_rerunning_failures_rereports_without_asking_or_paying_again(
+    project: Project, plain: dict[str, Any]
+) -> None:
     pytest.importorskip("pytest_rerunfailures")
     _, once = project.run("-p", "no:randomly", "-p", "no:cacheprovider")
     result, rerun = project.run("-p", "no:randomly", "-p", "no:cacheprovider", "--reruns", "1")
@@ -174,7 +193,14 @@ def test_shuffled_order_gives_the_same_scores(project: Project, plain: dict[str,
 
 def test_coverage_measurement_gives_the_same_scores(project: Project, plain: dict[str, Any]) -> None:
     pytest.importorskip("pytest_cov")
-    result, folder = project.run("-p", "no:randomly", "-p", "no:cacheprovider", "--cov=pytest_memorybench.pytest_integration.items", "--cov-report=term")
+    result, folder = project.run(
+        "-p",
+        "no:randomly",
+        "-p",
+        "no:cacheprovider",
+        "--cov=pytest_memorybench.pytest_integration.items",
+        "--cov-report=term",
+    )
     assert "items.py" in result.stdout.str(), "coverage was measured"
     assert scores(folder) == plain
 
@@ -182,9 +208,13 @@ def test_coverage_measurement_gives_the_same_scores(project: Project, plain: dic
 @pytest.mark.parametrize("dist", ["worksteal", "loadscope"])
 def test_xdist_distribution_modes_keep_each_conversation_on_one_worker(project: Project, dist: str) -> None:
     _, serial = project.run("-p", "no:randomly", "-p", "no:cacheprovider", "--mb-conversations=2")
-    result, spread = project.run("-p", "no:randomly", "-p", "no:cacheprovider", "--mb-conversations=2", "-n", "2", "--dist", dist)
+    result, spread = project.run(
+        "-p", "no:randomly", "-p", "no:cacheprovider", "--mb-conversations=2", "-n", "2", "--dist", dist
+    )
     assert scores(spread) == scores(serial), result.stdout.str()
-    assert sorted(map(sorted, planned(spread))) == sorted(map(sorted, planned(serial))), "each conversation driven once"
+    assert sorted(map(sorted, planned(spread))) == sorted(map(sorted, planned(serial))), (
+        "each conversation driven once"
+    )
 
 
 # -- pytest-asyncio ---------------------------------------------------------------------------
@@ -214,8 +244,12 @@ async def memorybench_agent():
 def test_a_session_scoped_async_agent_fixture_under_pytest_asyncio(
     project: Project, plain: dict[str, Any], mode: str
 ) -> None:
-    decorator = ("import pytest_asyncio", "@pytest_asyncio.fixture") if mode == "strict" else ("", "@pytest.fixture")
-    project.pytester.makeconftest(ASYNC_AGENT_FIXTURE.format(decorator_import=decorator[0], decorator=decorator[1]))
+    decorator = (
+        ("import pytest_asyncio", "@pytest_asyncio.fixture") if mode == "strict" else ("", "@pytest.fixture")
+    )
+    project.pytester.makeconftest(
+        ASYNC_AGENT_FIXTURE.format(decorator_import=decorator[0], decorator=decorator[1])
+    )
     options = ("-p", "no:randomly", "-p", "no:cacheprovider", f"--asyncio-mode={mode}")
     extra = ("-o", "asyncio_default_fixture_loop_scope=session") if _asyncio_has_loop_scope() else ()
     result, folder = project.run(*options, *extra, agent="--agent=recall")
@@ -239,6 +273,8 @@ def test_a_project_without_asyncio_settings_sees_no_asyncio_warning(pytester: py
     own = pytester.runpytest_subprocess("-p", "no:randomly")
     if "is unset" not in own.stdout.str() + own.stderr.str():
         pytest.skip("this pytest and pytest-asyncio do not show the unset-loop-scope warning")
-    benchmark = pytester.runpytest_subprocess("--memorybench", "--agent=recall", "--span=isolated", "-k", "colours")
+    benchmark = pytester.runpytest_subprocess(
+        "--memorybench", "--agent=recall", "--span=isolated", "-k", "colours"
+    )
     assert benchmark.ret == 0
     assert "is unset" not in benchmark.stdout.str() + benchmark.stderr.str()

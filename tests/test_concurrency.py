@@ -17,7 +17,7 @@ pytest_plugins = ["pytester"]
 # The recall baseline with a little latency, counting (in module globals, shared by every instance)
 # the replies given and the most conversations answered at once; each instance keeps what it was
 # sent, and the session writes it all to agents.json.  MB_STOP_AT=N kills the process at reply N.
-RECORDING_AGENT = '''
+RECORDING_AGENT = """
 import asyncio, json, os, signal
 from pytest_memorybench.agents.recall import RecallAgent
 
@@ -47,7 +47,7 @@ class Recording(RecallAgent):
 def save():
     with open("agents.json", "w") as out:
         json.dump({"most": FLIGHT["most"], "sent": [agent.sent for agent in AGENTS if agent.sent]}, out)
-'''
+"""
 FACTORY_CONFTEST = """
 import pytest
 from recording import Recording, save
@@ -87,7 +87,9 @@ def recording(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pyt
 
 
 def scores(folder: Path) -> dict[str, float]:
-    return {item["nodeid"]: item["score"] for item in json.loads((folder / "results.json").read_text())["items"]}
+    return {
+        item["nodeid"]: item["score"] for item in json.loads((folder / "results.json").read_text())["items"]
+    }
 
 
 def sent_by_group(folder: Path) -> dict[str, list[str]]:
@@ -101,11 +103,17 @@ def sent_by_group(folder: Path) -> dict[str, list[str]]:
     return said
 
 
-def test_concurrent_conversations_each_have_their_own_agent_and_score_as_a_serial_run(recording: pytest.Pytester) -> None:
+def test_concurrent_conversations_each_have_their_own_agent_and_score_as_a_serial_run(
+    recording: pytest.Pytester,
+) -> None:
     recording.makeconftest(FACTORY_CONFTEST)
-    serial = recording.runpytest_subprocess(*RUN, "--span=isolated", "--mb-concurrency=1", "--mb-output=serial")
+    serial = recording.runpytest_subprocess(
+        *RUN, "--span=isolated", "--mb-concurrency=1", "--mb-output=serial"
+    )
     serial_most = json.loads((recording.path / "agents.json").read_text())["most"]
-    result = recording.runpytest_subprocess(*RUN, "--span=isolated", "--mb-concurrency=4", "--mb-output=concurrent")
+    result = recording.runpytest_subprocess(
+        *RUN, "--span=isolated", "--mb-concurrency=4", "--mb-output=concurrent"
+    )
     assert result.ret == serial.ret == pytest.ExitCode.TESTS_FAILED, "the recall baseline fails some items"
     result.stdout.fnmatch_lines(["memorybench: agent memorybench_agent fixture | * | concurrency 4 | *"])
     agents = json.loads((recording.path / "agents.json").read_text())
@@ -114,7 +122,9 @@ def test_concurrent_conversations_each_have_their_own_agent_and_score_as_a_seria
     assert len(said) == 30 == len(agents["sent"]), "one agent per conversation"
     logged = {text for texts in said.values() for text in texts}  # filler is logged by reference, not text
     heard = [[text for text in sent if text in logged] for sent in agents["sent"]]
-    assert sorted(heard) == sorted(said.values()), "each agent heard exactly one conversation, nothing of another"
+    assert sorted(heard) == sorted(said.values()), (
+        "each agent heard exactly one conversation, nothing of another"
+    )
     assert scores(recording.path / "concurrent") == scores(recording.path / "serial")
     assert sent_by_group(recording.path / "concurrent") == sent_by_group(recording.path / "serial")
 
@@ -133,28 +143,32 @@ def test_split_conversations_overlap_with_a_spec_agent_and_under_xdist(pytester:
     assert sent_by_group(pytester.path / "workers") == sent_by_group(pytester.path / "serial")
 
 
-def test_one_agent_fixture_runs_its_conversations_one_at_a_time_and_says_why(recording: pytest.Pytester) -> None:
+def test_one_agent_fixture_runs_its_conversations_one_at_a_time_and_says_why(
+    recording: pytest.Pytester,
+) -> None:
     recording.makeconftest(FIXTURE_CONFTEST)
     result = recording.runpytest_subprocess(*RUN, "--span=isolated", "-k", "colours")
-    result.stdout.fnmatch_lines([
-        "memorybench: agent memorybench_agent fixture | * | concurrency 1 | *",
-        (
-            "memorybench: your memorybench_agent fixture is one agent, so its conversations take turns; a "
-            "memorybench_agent_factory fixture that makes a new agent per call lets several run at once"
-        ),
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "memorybench: agent memorybench_agent fixture | * | concurrency 1 | *",
+            (
+                "memorybench: your memorybench_agent fixture is one agent, so its conversations take turns; a"
+                " memorybench_agent_factory fixture that makes a new agent per call lets several run at once"
+            ),
+        ]
+    )
     assert json.loads((recording.path / "agents.json").read_text())["most"] == 1
 
 
 def test_a_factory_that_hands_out_one_agent_twice_is_one_clear_line(recording: pytest.Pytester) -> None:
     recording.makeconftest(SAME_AGENT_CONFTEST)
     result = recording.runpytest_subprocess(*RUN, "--span=isolated", "-k", "colours")
-    result.stdout.fnmatch_lines([
-        (
-            "*memorybench_agent_factory returned an agent that another conversation is using; it must make a new one "
-            "at each call (or run with --mb-concurrency 1)*"
-        )
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "*memorybench_agent_factory returned an agent that another conversation is using; it must make a"
+            " new one at each call (or run with --mb-concurrency 1)*"
+        ]
+    )
     assert "Traceback" not in result.stdout.str() + result.stderr.str()
 
 

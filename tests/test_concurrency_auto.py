@@ -76,16 +76,29 @@ def served() -> Iterator[LLMServer]:
         yield server
 
 
-def test_auto_is_the_default_and_settles_low_against_one_slot(pytester: pytest.Pytester, served: LLMServer) -> None:
+def test_auto_is_the_default_and_settles_low_against_one_slot(
+    pytester: pytest.Pytester, served: LLMServer
+) -> None:
     served.routes[("POST", "/v1/chat/completions")] = slotted_route(1, 0.2)
-    result = pytester.runpytest(*RUN, f"--agent=openai:model@{served.openai_url}", "-k", "colours or name_list", "--mb-output=run")
-    result.stdout.fnmatch_lines(["memorybench: agent * | concurrency auto | *", "concurrency auto * at *(openai@http://127.0.0.1:*/v1: *)"])
+    result = pytester.runpytest(
+        *RUN, f"--agent=openai:model@{served.openai_url}", "-k", "colours or name_list", "--mb-output=run"
+    )
+    result.stdout.fnmatch_lines(
+        [
+            "memorybench: agent * | concurrency auto | *",
+            "concurrency auto * at *(openai@http://127.0.0.1:*/v1: *)",
+        ]
+    )
     (provider,) = _concurrency(pytester.path / "run")["providers"]
     assert provider["level"] <= 2 and provider["changes"][0] == [0.0, 1, None, "start"], provider
 
 
-def test_auto_climbs_against_a_server_that_serves_any_number(pytester: pytest.Pytester, served: LLMServer) -> None:
-    served.routes[("POST", "/v1/chat/completions")] = slotted_route(None, 0.5)  # long enough for our CPU to keep up
+def test_auto_climbs_against_a_server_that_serves_any_number(
+    pytester: pytest.Pytester, served: LLMServer
+) -> None:
+    served.routes[("POST", "/v1/chat/completions")] = slotted_route(
+        None, 0.5
+    )  # long enough for our CPU to keep up
     pytester.runpytest(*RUN, f"--agent=openai:model@{served.openai_url}", "--mb-output=run")
     (provider,) = _concurrency(pytester.path / "run")["providers"]
     assert provider["level"] >= 8 and 8 <= provider["most_in_flight"] <= AUTO_CEILING, provider["changes"]
@@ -94,7 +107,14 @@ def test_auto_climbs_against_a_server_that_serves_any_number(pytester: pytest.Py
 
 def test_auto_never_passes_max_requests(pytester: pytest.Pytester, served: LLMServer) -> None:
     served.routes[("POST", "/v1/chat/completions")] = slotted_route(None, 0.1)
-    pytester.runpytest(*RUN, f"--agent=openai:model@{served.openai_url}", "--mb-max-requests=3", "-k", "not chapterbreak", "--mb-output=run")
+    pytester.runpytest(
+        *RUN,
+        f"--agent=openai:model@{served.openai_url}",
+        "--mb-max-requests=3",
+        "-k",
+        "not chapterbreak",
+        "--mb-output=run",
+    )
     (provider,) = _concurrency(pytester.path / "run")["providers"]
     levels = [change[1] for change in provider["changes"]]
     # It is raised to the cap and never past it; whether it stays there depends on the gain it
@@ -102,15 +122,23 @@ def test_auto_never_passes_max_requests(pytester: pytest.Pytester, served: LLMSe
     assert provider["most_in_flight"] <= 3 and max(levels) == 3 and provider["level"] <= 3, provider
 
 
-def test_your_own_agent_is_measured_as_a_provider(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_your_own_agent_is_measured_as_a_provider(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("SLOW_AGENT_SECONDS", "0.1")
-    pytester.runpytest(*RUN, "--agent=tests.bench.slow_agent:make_agent", "-k", "not chapterbreak", "--mb-output=run")
+    pytester.runpytest(
+        *RUN, "--agent=tests.bench.slow_agent:make_agent", "-k", "not chapterbreak", "--mb-output=run"
+    )
     (provider,) = _concurrency(pytester.path / "run")["providers"]
-    assert provider["provider"] == "agent tests.bench.slow_agent:make_agent" and provider["level"] >= 4, provider
+    assert provider["provider"] == "agent tests.bench.slow_agent:make_agent" and provider["level"] >= 4, (
+        provider
+    )
 
 
 def test_a_fixed_number_is_kept_and_recorded(pytester: pytest.Pytester) -> None:
-    result = pytester.runpytest(*RUN, "--agent=recall", "--mb-concurrency=2", "-k", "colours", "--mb-output=run")
+    result = pytester.runpytest(
+        *RUN, "--agent=recall", "--mb-concurrency=2", "-k", "colours", "--mb-output=run"
+    )
     result.stdout.fnmatch_lines(["memorybench: agent recall | * | concurrency 2 | *"])
     assert _concurrency(pytester.path / "run") == {"mode": "fixed", "conversations": 2}
 
@@ -118,4 +146,6 @@ def test_a_fixed_number_is_kept_and_recorded(pytester: pytest.Pytester) -> None:
 def test_a_bad_concurrency_is_one_line(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest(*RUN, "--agent=recall", "--mb-concurrency=lots")
     assert result.ret == 4
-    result.stderr.fnmatch_lines(["ERROR: --mb-concurrency lots must be auto or from 1 to 256 conversations at once"])
+    result.stderr.fnmatch_lines(
+        ["ERROR: --mb-concurrency lots must be auto or from 1 to 256 conversations at once"]
+    )

@@ -20,11 +20,11 @@ import shlex
 import shutil
 import subprocess
 import sys
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+import tomllib
 
 REPO = Path(__file__).resolve().parents[1]
 PAGES = [REPO / "README.md", *sorted((REPO / "docs").rglob("*.md"))]
@@ -99,7 +99,9 @@ def _blocks(page: Path) -> list[Block]:
             i += 1
             continue
         not_run = NOT_RUN.search(before)
-        found.append(Block(page, start + 1, body, not_run.group(1) if not_run else None, bool(OUTPUT.search(before))))
+        found.append(
+            Block(page, start + 1, body, not_run.group(1) if not_run else None, bool(OUTPUT.search(before)))
+        )
     last_command: Block | None = None
     for block in found:
         if block.commands:
@@ -151,13 +153,21 @@ def test_the_command_runs_as_written(block: Block, tmp_path: Path) -> None:
     output = ""
     for command in block.commands:
         argv = shlex.split(command)
-        argv = [sys.executable, "-m", argv[0], *argv[1:]] if argv[0] in ("pytest", "mkdocs") else [sys.executable, *argv[1:]]
+        argv = (
+            [sys.executable, "-m", argv[0], *argv[1:]]
+            if argv[0] in ("pytest", "mkdocs")
+            else [sys.executable, *argv[1:]]
+        )
         if argv[2:3] == ["mkdocs"]:
             argv += ["--config-file", str(REPO / "mkdocs.yml"), "--site-dir", str(tmp_path / "site")]
         done = subprocess.run(argv, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=SECONDS)
         output = done.stdout + done.stderr
-        assert done.returncode in (0, 1), f"{block.where}: `{command}` exited {done.returncode}:\n{output[-3000:]}"
-        assert "Traceback" not in output and "INTERNALERROR" not in output, f"{block.where}: `{command}`:\n{output[-3000:]}"
+        assert done.returncode in (0, 1), (
+            f"{block.where}: `{command}` exited {done.returncode}:\n{output[-3000:]}"
+        )
+        assert "Traceback" not in output and "INTERNALERROR" not in output, (
+            f"{block.where}: `{command}`:\n{output[-3000:]}"
+        )
     if block.output:
         _shown_in(block.output, output, block.where)
 
@@ -175,4 +185,7 @@ def _shown_in(shown: list[str], output: str, where: str) -> None:
                 at = index + 1
                 break
         else:
-            raise AssertionError(f"{where}: the output shown has\n  {line.strip()}\nwhich the command did not print:\n{output[-3000:]}")
+            raise AssertionError(
+                f"{where}: the output shown has\n  {line.strip()}\nwhich the command did not"
+                f" print:\n{output[-3000:]}"
+            )

@@ -68,7 +68,19 @@ def test_every_content_has_ten_distinct_details_that_read_as_statements() -> Non
 
 
 def test_prose_banks_never_ask_never_decline_and_use_known_placeholders() -> None:
-    allowed = {"first", "entity", "date", "location", "content", "detail", "other", "they", "them", "their", "themself"}
+    allowed = {
+        "first",
+        "entity",
+        "date",
+        "location",
+        "content",
+        "detail",
+        "other",
+        "they",
+        "them",
+        "their",
+        "themself",
+    }
     sentences = [*SHARED_FILLERS, *SHARED_COMPANIONS]
     for style, bank in BANKS.items():
         assert style in STYLES
@@ -102,7 +114,9 @@ def test_the_universe_has_the_papers_sizes_distinct_items_and_is_deterministic()
     for feature in FEATURES:
         items = universe.items(feature)
         assert len(items) == 100 and len(set(items)) == 100
-    assert len(universe.first_names) == 100 and len(universe.last_names) == 100  # first names tell people apart
+    assert (
+        len(universe.first_names) == 100 and len(universe.last_names) == 100
+    )  # first names tell people apart
     assert not universe.first_names & universe.last_names
     assert Counter(universe.pronouns.values()) == {"she": 50, "he": 50}
     assert all(re.fullmatch(r"[A-Z][a-z]+ \d\d, 20(24|25|26)", day) for day in universe.dates)
@@ -176,7 +190,9 @@ def test_the_exact_expectations_of_d_round_to_table_6(events: int, distribution:
 
 
 @pytest.mark.parametrize(("events", "distribution"), list(TABLE_6))
-def test_the_unconstrained_feature_repeats_as_d_predicts_over_a_seed_sweep(events: int, distribution: str) -> None:
+def test_the_unconstrained_feature_repeats_as_d_predicts_over_a_seed_sweep(
+    events: int, distribution: str
+) -> None:
     # Contents are drawn from D with no constraint, so their repetition counts must match the
     # exact expectation within sampling error (4 standard errors over 200 seeds).
     universe = build_universe(0)
@@ -193,7 +209,9 @@ def test_the_unconstrained_feature_repeats_as_d_predicts_over_a_seed_sweep(event
 
 def test_list_positions_follow_the_truncated_geometric_law() -> None:
     universe = build_universe(0)
-    positions = [universe.contents.index(e.content) for seed in range(100) for e in sample_events(universe, 200, seed)]
+    positions = [
+        universe.contents.index(e.content) for seed in range(100) for e in sample_events(universe, 200, seed)
+    ]
     weights = position_weights("geometric", 100, 0.1)
     mean = sum(i * w for i, w in enumerate(weights))  # about 9.0
     spread = math.sqrt(sum((i - mean) ** 2 * w for i, w in enumerate(weights)) / len(positions))
@@ -304,15 +322,25 @@ META = EventMeta(2, {"date": 1, "location": 1, "entity": 2, "content": 2}, "myst
 
 
 def test_the_exact_checks_accept_a_good_candidate_and_name_each_fault() -> None:
-    good = "(1) On March 01, 2024 the wind rose at Amberline Ferry Pier.\n\n(2) Ada Stone waited; then Ada played a glissando for $entity_1."
+    good = (
+        "(1) On March 01, 2024 the wind rose at Amberline Ferry Pier.\n\n(2) Ada Stone waited; then Ada"
+        " played a glissando for $entity_1."
+    )
     paragraphs, problems = split_numbered(good)
-    assert problems == [] and placement_problems(paragraphs, EVENT, META) == [] and placeholder_problems(good) == []
+    assert (
+        problems == []
+        and placement_problems(paragraphs, EVENT, META) == []
+        and placeholder_problems(good) == []
+    )
     swapped = (
-        "(1) Ada Stone waited at Amberline Ferry Pier.\n\n(2) March 01, 2024: Ada played a glissando. Ada Stone bowed."
+        "(1) Ada Stone waited at Amberline Ferry Pier.\n\n(2) March 01, 2024: Ada played a glissando. Ada"
+        " Stone bowed."
     )
     faults = placement_problems(split_numbered(swapped)[0], EVENT, META)
     assert "date 'March 01, 2024' is missing from paragraph 1" in faults
     assert "entity 'Ada Stone' also appears in paragraph(s) [1]" in faults
     assert split_numbered("(1) one\n\n(3) three")[1] == ["paragraphs are numbered [1, 3], not 1, 2, 3, …"]
     assert placement_problems(["only one"], EVENT, META) == ["1 paragraphs instead of 2"]
-    assert placeholder_problems("met $Entity1 and $entity_2") == ["malformed character placeholder(s): $Entity1"]
+    assert placeholder_problems("met $Entity1 and $entity_2") == [
+        "malformed character placeholder(s): $Entity1"
+    ]

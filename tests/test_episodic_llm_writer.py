@@ -45,12 +45,16 @@ _ASKS = {
 def obedient_chapter(user: str, fault: str | None = None) -> str:
     """A chapter that does what the prompt asks, except for `fault`."""
     count = int(re.search(r"Write exactly (\d+) paragraph", user).group(1))  # type: ignore[union-attr]
-    paragraphs = [[f"The light changed over the water, and $entity_{k % 2 + 1} looked up."] for k in range(count)]
+    paragraphs = [
+        [f"The light changed over the water, and $entity_{k % 2 + 1} looked up."] for k in range(count)
+    ]
     for feature, pattern in _ASKS.items():
         text, where = pattern.search(user).groups()  # type: ignore[union-attr]
         if fault == "missing_date" and feature == "date":
             continue
-        paragraphs[int(where) - 1].append(f"Then {text} mattered." if feature != "content" else f"At last {text}.")
+        paragraphs[int(where) - 1].append(
+            f"Then {text} mattered." if feature != "content" else f"At last {text}."
+        )
     if fault == "named_character":
         paragraphs[0].append("Old $Nemo waved.")
     return "\n\n".join(f"({k}) " + " ".join(sentences) for k, sentences in enumerate(paragraphs, 1))
@@ -81,7 +85,9 @@ PLAN = BookPlan(4, 6)
 
 
 def event_and_meta(index: int = 0) -> tuple[Any, Any]:
-    return sample_events(build_universe(PLAN.seed), PLAN.chapters, PLAN.seed)[index], sample_meta(index, PLAN.seed)
+    return sample_events(build_universe(PLAN.seed), PLAN.chapters, PLAN.seed)[index], sample_meta(
+        index, PLAN.seed
+    )
 
 
 def test_the_prompt_carries_the_event_and_its_layout() -> None:
@@ -141,7 +147,9 @@ def test_an_event_without_a_valid_chapter_is_dropped_and_chapters_renumbered() -
 
 def test_placeholders_become_distinct_names_in_order_of_appearance() -> None:
     names = iter(["Noa Kerr", "Reid Voss"])
-    filled, cast = fill_placeholders(["$entity_2 met $entity_10.", "Then $entity_2 left."], lambda: next(names))
+    filled, cast = fill_placeholders(
+        ["$entity_2 met $entity_10.", "Then $entity_2 left."], lambda: next(names)
+    )
     assert cast == ("Noa Kerr", "Reid Voss") and filled == ["Noa Kerr met Reid Voss.", "Then Noa Kerr left."]
 
 
@@ -156,9 +164,15 @@ def test_an_llm_book_is_saved_loaded_and_calibrates(tmp_path: Path) -> None:
 
 def _serve_obedient_model(llm_server: LLMServer) -> None:
     def reply(request: Any, text: str) -> Any:
-        system = next((content_text(m["content"]) for m in request.body["messages"] if m["role"] == "system"), "")
+        system = next(
+            (content_text(m["content"]) for m in request.body["messages"] if m["role"] == "system"), ""
+        )
         user = content_text(request.body["messages"][-1]["content"])
-        answer = json.dumps({str(k): True for k in range(1, 5)}) if system == CHECK_SYSTEM else obedient_chapter(user)
+        answer = (
+            json.dumps({str(k): True for k in range(1, 5)})
+            if system == CHECK_SYSTEM
+            else obedient_chapter(user)
+        )
         return chat_completion(request.body["model"], answer, None)
 
     llm_server.routes[("POST", "/v1/chat/completions")] = reply
@@ -202,13 +216,27 @@ def test_the_write_command_fails_in_one_line_when_the_model_does(
     llm_server: LLMServer, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     llm_server.queue(401, path="/v1/chat/completions", times=10)  # not worth retrying: fails at once
-    args = ["write", "--chapters", "2", "--writer", "llm", "--model", f"openai:fake-model@{llm_server.openai_url}"]
+    args = [
+        "write",
+        "--chapters",
+        "2",
+        "--writer",
+        "llm",
+        "--model",
+        f"openai:fake-model@{llm_server.openai_url}",
+    ]
     assert main([*args, "--out", str(tmp_path / "llm")]) == 1
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and err[0].startswith("error: the model failed, no book was written:") and "401" in err[0]
+    assert (
+        len(err) == 1
+        and err[0].startswith("error: the model failed, no book was written:")
+        and "401" in err[0]
+    )
     assert not (tmp_path / "llm").exists()
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    assert main(["write", "--writer", "llm", "--model", "openai:gpt-4o-mini", "--out", str(tmp_path / "x")]) == 4
+    assert (
+        main(["write", "--writer", "llm", "--model", "openai:gpt-4o-mini", "--out", str(tmp_path / "x")]) == 4
+    )
     assert "--model openai:gpt-4o-mini: OPENAI_API_KEY is not set" in capsys.readouterr().err
 
 

@@ -32,7 +32,9 @@ PARQUETS = {"df_book_groundtruth.parquet": "PAR1", "df_qa.parquet": "PAR1"}
 PUBLISHED_BINS = {"0": "0", "1": "1", "2": "2", "3-5": "{3,4,5}", "6+": "6+"}
 
 
-def published_rows(book: Book, questions: list[Question]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+def published_rows(
+    book: Book, questions: list[Question]
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     truths = [
         {
             "chapter": t.chapter,
@@ -47,7 +49,9 @@ def published_rows(book: Book, questions: list[Question]) -> tuple[list[dict[str
     ]
     qa = []
     for q in questions:
-        answer: Any = set(q.answer) if q.get == "all" else list(q.answer)  # pandas kept sets; pyarrow lists them
+        answer: Any = (
+            set(q.answer) if q.get == "all" else list(q.answer)
+        )  # pandas kept sets; pyarrow lists them
         detailed = (
             {chapter: item for chapter, item in zip(q.chapters, q.answer)}
             if q.get == "all" and q.retrieval_type != "Other entities"
@@ -112,7 +116,9 @@ def test_the_published_layout_loads_with_its_own_questions(tmp_path: Path) -> No
         if want.get == "all" and want.retrieval_type != "Other entities":
             assert got.answer == want.answer  # back in chapter order, from correct_answer_detailed
         else:
-            assert sorted(got.answer) == sorted(want.answer) if want.get == "all" else got.answer == want.answer
+            assert (
+                sorted(got.answer) == sorted(want.answer) if want.get == "all" else got.answer == want.answer
+            )
         assert got.strategy == want.strategy and sorted(got.changed) == sorted(want.changed)
 
 
@@ -132,14 +138,18 @@ def test_several_books_below_the_path_must_be_chosen_from(tmp_path: Path) -> Non
         load_book(tmp_path)
 
 
-def test_without_pyarrow_the_error_says_how_to_install_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_without_pyarrow_the_error_says_how_to_install_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     folder = tmp_path / "book"
     folder.mkdir()
     (folder / "book.json").write_text(json.dumps("Chapter 1\n\nA day."))
     for name in ("df_book_groundtruth.parquet", "df_qa.parquet"):
         (folder / name).write_bytes(b"PAR1")
     monkeypatch.setitem(sys.modules, "pyarrow.parquet", None)
-    with pytest.raises(UsageError, match=r"needs pyarrow; install it with pip install 'pytest-memorybench\[parquet\]'"):
+    with pytest.raises(
+        UsageError, match=r"needs pyarrow; install it with pip install 'pytest-memorybench\[parquet\]'"
+    ):
         load_book(folder)
 
 
@@ -157,7 +167,9 @@ def test_without_pyarrow_the_error_says_how_to_install_it(tmp_path: Path, monkey
         ),
     ],
 )
-def test_bad_book_folders_are_one_line_usage_errors(tmp_path: Path, files: dict[str, str], message: str) -> None:
+def test_bad_book_folders_are_one_line_usage_errors(
+    tmp_path: Path, files: dict[str, str], message: str
+) -> None:
     for name, text in files.items():
         (tmp_path / name).write_text(text)
     with pytest.raises(UsageError, match=message):

@@ -38,7 +38,10 @@ def test_the_36_templates_cover_every_cue_and_trace_as_table_10_does() -> None:
     assert Counter(t.get for t in TEMPLATES) == {"all": 30, "latest": 3, "chronological": 3}
     cues = Counter(t.cue_label for t in TEMPLATES if t.get == "all")
     assert len(cues) == 15 and "(*,*,*,*)" not in cues  # every cue but the empty one
-    assert {t.trace for t in TEMPLATES if t.cue_label == "(t,s,ent,c)"} == {"Other entities", "Full event details"}
+    assert {t.trace for t in TEMPLATES if t.cue_label == "(t,s,ent,c)"} == {
+        "Other entities",
+        "Full event details",
+    }
     for template in TEMPLATES:
         # no template asks for a feature its cue gives away
         assert not (template.trace == "Times" and template.cue[0]) and not (
@@ -71,7 +74,8 @@ def mini_book() -> Book:
         (MAY10, AMBER, BEN, HARP, ("Flo Gale",)),
     ]
     truths = tuple(
-        ChapterTruth(n, Event(t, s, e, c, "did something"), post) for n, (t, s, e, c, post) in enumerate(rows, 1)
+        ChapterTruth(n, Event(t, s, e, c, "did something"), post)
+        for n, (t, s, e, c, post) in enumerate(rows, 1)
     )
     unused = {
         "date": ("June 02, 2025",),
@@ -179,7 +183,9 @@ def test_selection_keeps_at_most_five_per_template_and_bin_and_fills_bins_0_and_
     assert per_bin["0"] == per_bin["1"] == 36 * 5  # as the paper reports for both books
     assert per_bin["6+"] > 0 and set(per_bin) == set(BINS)
     assert select(pool, 5, 0) == chosen and select(pool, 5, 1) != chosen
-    assert [(q.template, BINS.index(q.bin)) for q in chosen] == sorted((q.template, BINS.index(q.bin)) for q in chosen)
+    assert [(q.template, BINS.index(q.bin)) for q in chosen] == sorted(
+        (q.template, BINS.index(q.bin)) for q in chosen
+    )
 
 
 def test_the_short_book_has_the_papers_shape_of_question_set() -> None:

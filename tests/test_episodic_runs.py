@@ -24,8 +24,8 @@ from pytest_memorybench.conversation.events import EventLog
 from pytest_memorybench.conversation.probing import ProbeSession
 from pytest_memorybench.conversation.scheduler import ScheduledTest
 from pytest_memorybench.core.errors import UsageError
-from pytest_memorybench.judges.local import LocalJudge
 from pytest_memorybench.core.records import TestOutcome
+from pytest_memorybench.judges.local import LocalJudge
 from pytest_memorybench.scenarios import SCENARIOS, ScoringContext
 from pytest_memorybench.scenarios.episodic.book import BookPlan, generated_book
 from pytest_memorybench.scenarios.episodic.scenario import SCENARIO
@@ -46,7 +46,9 @@ def run(context: ProbeContext, agent: Any, tmp_path: Path) -> dict[str, TestOutc
     )
     tests = [ScheduledTest(f"episodic::{d.test_id}", d) for d in context.probes]
     try:
-        return asyncio.run(ProbeSession(context, tests, channel, scoring=ScoringContext(judge=LocalJudge())).run())
+        return asyncio.run(
+            ProbeSession(context, tests, channel, scoring=ScoringContext(judge=LocalJudge())).run()
+        )
     finally:
         log.close()
 
@@ -130,7 +132,9 @@ def test_item_ids_markers_and_categories(short_book: ProbeContext) -> None:
     ids = [d.test_id for d in short_book.probes]
     assert len(set(ids)) == len(ids)
     assert ids[0] == "q0000[t00-(t,*,*,*)-spaces]"
-    pattern = re.compile(r"q\d{4}\[t\d\d-\((t|\*),(s|\*),(ent|\*),(c|\*)\)-[a-z_]+(-latest|-chronological)?\]")
+    pattern = re.compile(
+        r"q\d{4}\[t\d\d-\((t|\*),(s|\*),(ent|\*),(c|\*)\)-[a-z_]+(-latest|-chronological)?\]"
+    )
     assert all(pattern.fullmatch(test_id) for test_id in ids)
     for definition in short_book.probes:
         expected = definition.expected
@@ -160,7 +164,10 @@ def test_contexts_are_deterministic_and_stream_their_turns(short_book: ProbeCont
         ({"delivery": "scroll"}, "delivery must be one of chapters, document"),
         ({"chapters": 0}, "chapters must be at least 1"),
         ({"start_date": "March 2024"}, "start_date must be an ISO date"),
-        ({"start_date": "2026-01-01", "end_date": "2024-01-01"}, "start_date 2026-01-01 is after end_date 2024-01-01"),
+        (
+            {"start_date": "2026-01-01", "end_date": "2024-01-01"},
+            "start_date 2026-01-01 is after end_date 2024-01-01",
+        ),
         ({"p": 1.5}, "p must be strictly between 0 and 1, got 1.5"),
         ({"chapters": 5_000, "universe_size": 2}, "5000 events cannot have distinct (date, location) pairs"),
         ({"chapters": 20_000}, "chapters must be at most 10,000, got 20,000"),

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from pytest_memorybench.judges.local import LocalJudge
 from pytest_memorybench.core.records import Score
+from pytest_memorybench.judges.local import LocalJudge
 from pytest_memorybench.scenarios.base import ScoringContext
 from pytest_memorybench.scenarios.episodic.scenario import EMPTY_ANSWER, SCENARIO
 from pytest_memorybench.scenarios.episodic.scoring import (
@@ -57,10 +57,18 @@ def score(
     [
         (EMPTY_ANSWER, [], 1.0),  # nothing to find, nothing claimed: abstention credit
         ("I don't know.", [], 1.0),
-        ("- Amberline Ferry Pier\n- Kestrel Point Lighthouse", [], 0.0),  # a hallucination where nothing exists
+        (
+            "- Amberline Ferry Pier\n- Kestrel Point Lighthouse",
+            [],
+            0.0,
+        ),  # a hallucination where nothing exists
         ("I don't know.", ["Amberline Ferry Pier"], 0.0),  # a miss
         ("- Redcliffe Lido\n- Sandpiper Dunes", ["Amberline Ferry Pier"], 0.0),  # P = R = 0
-        ("- Redcliffe Lido\n- Amberline Ferry Pier\n- Sandpiper Dunes", ["Amberline Ferry Pier"], 1.0),  # lenient #pred
+        (
+            "- Redcliffe Lido\n- Amberline Ferry Pier\n- Sandpiper Dunes",
+            ["Amberline Ferry Pier"],
+            1.0,
+        ),  # lenient #pred
         (
             "- Amberline Ferry Pier\n- Kestrel Point Lighthouse",
             ["Amberline Ferry Pier", "Kestrel Point Lighthouse", "Redcliffe Lido"],
@@ -111,7 +119,10 @@ def test_the_f1_rules_themselves() -> None:
 def test_full_event_questions_are_judged_against_the_chapter_text() -> None:
     chapter = "The harbour was loud. Ada played a glissando while Bo Reed watched the boats come in at dusk."
     assert score(chapter, ["Full chapter 3"], trace="Full event details", judge_answer=[chapter]).value == 1.0
-    assert score("I don't know.", ["Full chapter 3"], trace="Full event details", judge_answer=[chapter]).value == 0.0
+    assert (
+        score("I don't know.", ["Full chapter 3"], trace="Full event details", judge_answer=[chapter]).value
+        == 0.0
+    )
 
 
 @pytest.mark.parametrize(
@@ -142,7 +153,9 @@ def test_kendall_tau_on_concrete_alignments(indexes: list[int], tau: float | Non
         ("I don't know.", 0.0, 0),
     ],
 )
-def test_chronological_questions_score_the_order_on_exact_matches(answer: str, value: float, found: int) -> None:
+def test_chronological_questions_score_the_order_on_exact_matches(
+    answer: str, value: float, found: int
+) -> None:
     result = score(answer, [JAN15, MAR01, MAY10], trace="Times", get="chronological")
     assert result.value == pytest.approx(value)
     parsed = parse_chronology(result.reasons)
@@ -151,7 +164,9 @@ def test_chronological_questions_score_the_order_on_exact_matches(answer: str, v
 
 
 def test_a_chronological_question_with_one_distinct_item_scores_its_f1() -> None:
-    result = score("Amberline Ferry Pier", ["Amberline Ferry Pier", "Amberline Ferry Pier"], get="chronological")
+    result = score(
+        "Amberline Ferry Pier", ["Amberline Ferry Pier", "Amberline Ferry Pier"], get="chronological"
+    )
     assert result.value == 1.0 and parse_chronology(result.reasons) is None
 
 

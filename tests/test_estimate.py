@@ -24,18 +24,20 @@ def no_keys(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_the_estimate_prints_the_bill_without_a_key_or_a_run_folder(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest(*RUN, "--mb-estimate", "--agent=openai:gpt-4o", "--span=32k")
     assert result.ret == 0
-    result.stdout.fnmatch_lines([
-        "memorybench estimate: agent openai:gpt-4o | span ltm=32k | seed 0 | nothing is called*",
-        "*= memorybench estimate =*",
-        "openai:gpt-4o · context 128,000 tokens · replies of 50 tokens · span ltm=32k",
-        "suite*tests*calls*delivered*billed in*billed out*cost",
-        "ltm*30*$*",
-        "total*30*$*",
-        "judge: * tasks; an LLM judge makes at least one call for each*",
-        "the same run on other models*",
-        "  gpt-4o-mini*$0.15 / $0.60*128,000*$*",
-        "*no tests ran*",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "memorybench estimate: agent openai:gpt-4o | span ltm=32k | seed 0 | nothing is called*",
+            "*= memorybench estimate =*",
+            "openai:gpt-4o · context 128,000 tokens · replies of 50 tokens · span ltm=32k",
+            "suite*tests*calls*delivered*billed in*billed out*cost",
+            "ltm*30*$*",
+            "total*30*$*",
+            "judge: * tasks; an LLM judge makes at least one call for each*",
+            "the same run on other models*",
+            "  gpt-4o-mini*$0.15 / $0.60*128,000*$*",
+            "*no tests ran*",
+        ]
+    )
     assert not (pytester.path / ".memorybench").exists()
 
 
@@ -49,19 +51,29 @@ def billing_like_an_api(request: RecordedRequest, text: str) -> Any:
     counter = default_counter()
     reply = "Noted." + " ok" * (REPLY_TOKENS - counter.count("Noted."))
     messages = request.body.get("messages", [])
-    prompt = sum(counter.count(content_text(message.get("content"))) + MESSAGE_OVERHEAD for message in messages)
+    prompt = sum(
+        counter.count(content_text(message.get("content"))) + MESSAGE_OVERHEAD for message in messages
+    )
     completion = counter.count(reply)
-    return chat_completion("fake-model", reply, {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion})
+    return chat_completion(
+        "fake-model",
+        reply,
+        {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion},
+    )
 
 
 @pytest.mark.parametrize("span", ["4k", "isolated"])
-def test_the_estimate_is_within_ten_percent_of_the_billed_run(pytester: pytest.Pytester, llm_server: LLMServer, span: str) -> None:
+def test_the_estimate_is_within_ten_percent_of_the_billed_run(
+    pytester: pytest.Pytester, llm_server: LLMServer, span: str
+) -> None:
     llm_server.routes[("POST", "/v1/chat/completions")] = billing_like_an_api
     agent = f"--agent=openai:fake-model@{llm_server.openai_url}"
     selection = ("-k", "colours or name_list or shopping or sallyanne")
     ran = pytester.runpytest(*RUN, agent, f"--span={span}", *selection, "--mb-output=run")
     billed = json.loads((pytester.path / "run" / "results.json").read_text())["totals"]
-    estimated = pytester.runpytest(*RUN, "--mb-estimate", agent, f"--span={span}", *selection, f"--mb-estimate-reply={REPLY_TOKENS}")
+    estimated = pytester.runpytest(
+        *RUN, "--mb-estimate", agent, f"--span={span}", *selection, f"--mb-estimate-reply={REPLY_TOKENS}"
+    )
     total = next(line for line in estimated.stdout.lines if line.startswith("total "))
     calls, _delivered, billed_in, billed_out = total.split()[2:6]
     assert int(calls) == billed["agent_calls"], ran.stdout.str()
@@ -79,23 +91,32 @@ def billing_memory_work(request: RecordedRequest, text: str) -> Any:
 
 
 @pytest.mark.parametrize("mechanism", ["rag", "light", "scm"])
-def test_a_memory_systems_estimate_counts_its_own_calls_as_the_run_does(pytester: pytest.Pytester, llm_server: LLMServer, mechanism: str) -> None:
+def test_a_memory_systems_estimate_counts_its_own_calls_as_the_run_does(
+    pytester: pytest.Pytester, llm_server: LLMServer, mechanism: str
+) -> None:
     llm_server.routes[("POST", "/v1/chat/completions")] = billing_memory_work
     agent = f"--agent={mechanism}:openai:fake-model@{llm_server.openai_url}"
     selection = ("--span=4k", "-k", "colours or name_list")
     ran = pytester.runpytest(*RUN, agent, *selection, "--mb-output=run")
     billed = json.loads((pytester.path / "run" / "results.json").read_text())["totals"]
-    estimated = pytester.runpytest(*RUN, "--mb-estimate", agent, *selection, f"--mb-estimate-reply={REPLY_TOKENS}")
+    estimated = pytester.runpytest(
+        *RUN, "--mb-estimate", agent, *selection, f"--mb-estimate-reply={REPLY_TOKENS}"
+    )
     total = next(line for line in estimated.stdout.lines if line.startswith("total "))
     calls, _delivered, billed_in = total.split()[2:5]
-    assert int(calls) == billed["memory"]["write"]["calls"] + billed["memory"]["read"]["calls"], ran.stdout.str()
+    assert int(calls) == billed["memory"]["write"]["calls"] + billed["memory"]["read"]["calls"], (
+        ran.stdout.str()
+    )
     assert abs(_count(billed_in) - billed["agent_tokens_in"]) <= 0.1 * billed["agent_tokens_in"]
     memory = next(line for line in estimated.stdout.lines if line.startswith("memory: "))
-    assert f"write {billed['memory']['write']['calls']:,} calls" in memory and f"read {billed['memory']['read']['calls']:,} calls" in memory
+    assert (
+        f"write {billed['memory']['write']['calls']:,} calls" in memory
+        and f"read {billed['memory']['read']['calls']:,} calls" in memory
+    )
 
 
 def _count(text: str) -> float:
-    """"9.5M", "12k", "943": a count as the table prints it."""
+    """ "9.5M", "12k", "943": a count as the table prints it."""
     scale = {"M": 1e6, "k": 1e3}.get(text[-1], 1)
     return float(text.rstrip("Mk")) * scale
 
@@ -110,5 +131,7 @@ def test_an_agent_that_cannot_load_is_one_line_before_any_estimate(pytester: pyt
     """No key or server is needed for an estimate, but a spec the run could not load is no plan."""
     result = pytester.runpytest(*RUN, "--mb-estimate", "--agent=nope:make", "--span=8k")
     assert result.ret == 4
-    result.stderr.fnmatch_lines(["ERROR: --agent 'nope:make': 'nope' is neither a model prefix *, nor a module*"])
+    result.stderr.fnmatch_lines(
+        ["ERROR: --agent 'nope:make': 'nope' is neither a model prefix *, nor a module*"]
+    )
     assert "memorybench estimate" not in result.stdout.str()

@@ -26,7 +26,7 @@ pytestmark = pytest.mark.e2e
 DOC = Path(__file__).parents[1] / "docs" / "failures.md"
 BASE = ("-p", "no:randomly", "-p", "no:cacheprovider", "--memorybench")
 QUICK = (*BASE, "--agent=recall", "--span=isolated", "-k", "colours")
-AGENTS = '''
+AGENTS = """
 import os, signal, time
 from pytest_memorybench.agents.recall import RecallAgent
 
@@ -52,7 +52,7 @@ class Stopping(RecallAgent):
 
 def stopping():
     return Stopping()
-'''
+"""
 
 
 @dataclass(frozen=True)
@@ -78,51 +78,168 @@ def _write(name: str, content: bytes | str) -> Callable[[Path], None]:
 BINARY = bytes(range(128, 256)) * 4
 USAGE, FAILED, INTERRUPTED = 4, 1, 2
 DRILLS = [
-    Drill("a suite file that is binary", (*BASE, "--agent=recall", "--mb-suite=bin.yaml"), USAGE,
-          r"ERROR: suite file bin.yaml: not UTF-8 text", _write("bin.yaml", BINARY)),
-    Drill("a suite file nested thousands deep", (*BASE, "--agent=recall", "--mb-suite=deep.yaml"), USAGE,
-          r"ERROR: suite file deep.yaml: nested too deeply", _write("deep.yaml", "a: " + "[" * 5000 + "]" * 5000)),
-    Drill("a suite file with an unknown key", (*BASE, "--agent=recall", "--mb-suite=typo.yaml"), USAGE,
-          r"ERROR: suite file typo.yaml: unknown key 'scenarioz'", _write("typo.yaml", "name: s\nscenarioz: [ltm.colours]\n")),
-    Drill("a span beyond any benchmark", (*BASE, "--agent=recall", "--span=99999999999999999999k"), USAGE,
-          r"ERROR: --span .* is beyond the largest span supported"),
-    Drill("a span that is no span", (*BASE, "--agent=recall", "--span=lots"), USAGE, r"ERROR: --span 'lots' is not a memory span"),
-    Drill("an absurd count", (*BASE, "--agent=recall", "--mb-conversations=100000000"), USAGE,
-          r"ERROR: --mb-conversations 100000000 must be from 1 to 1000"),
+    Drill(
+        "a suite file that is binary",
+        (*BASE, "--agent=recall", "--mb-suite=bin.yaml"),
+        USAGE,
+        r"ERROR: suite file bin.yaml: not UTF-8 text",
+        _write("bin.yaml", BINARY),
+    ),
+    Drill(
+        "a suite file nested thousands deep",
+        (*BASE, "--agent=recall", "--mb-suite=deep.yaml"),
+        USAGE,
+        r"ERROR: suite file deep.yaml: nested too deeply",
+        _write("deep.yaml", "a: " + "[" * 5000 + "]" * 5000),
+    ),
+    Drill(
+        "a suite file with an unknown key",
+        (*BASE, "--agent=recall", "--mb-suite=typo.yaml"),
+        USAGE,
+        r"ERROR: suite file typo.yaml: unknown key 'scenarioz'",
+        _write("typo.yaml", "name: s\nscenarioz: [ltm.colours]\n"),
+    ),
+    Drill(
+        "a span beyond any benchmark",
+        (*BASE, "--agent=recall", "--span=99999999999999999999k"),
+        USAGE,
+        r"ERROR: --span .* is beyond the largest span supported",
+    ),
+    Drill(
+        "a span that is no span",
+        (*BASE, "--agent=recall", "--span=lots"),
+        USAGE,
+        r"ERROR: --span 'lots' is not a memory span",
+    ),
+    Drill(
+        "an absurd count",
+        (*BASE, "--agent=recall", "--mb-conversations=100000000"),
+        USAGE,
+        r"ERROR: --mb-conversations 100000000 must be from 1 to 1000",
+    ),
     Drill("an unknown agent", (*BASE, "--agent=nosuchmodule:make"), USAGE, r"ERROR: .*nosuchmodule"),
     Drill("an unknown judge", (*BASE, "--agent=recall", "--judge=nonsense"), USAGE, r"ERROR: .*nonsense"),
-    Drill("an --mb-output that is a file", (*QUICK, "--mb-output=taken"), USAGE,
-          r"ERROR: --mb-output .*taken: a file is there, not a folder", _write("taken", "x")),
-    Drill("an --mb-output that cannot be made", (*QUICK, "--mb-output=taken/run"), USAGE,
-          r"ERROR: --mb-output .*taken/run: cannot write there", _write("taken", "x")),
-    Drill("an --mb-output another run is using", (*QUICK, "--mb-output=busy"), USAGE,
-          r"ERROR: --mb-output .*busy: another pytest-memorybench run is using this folder"),
-    Drill("a binary --mb-baseline", (*QUICK, "--mb-baseline=base.json"), USAGE,
-          r"ERROR: --mb-baseline base.json: not UTF-8 text", _write("base.json", BINARY)),
-    Drill("a --mb-baseline that is not a results.json", (*QUICK, "--mb-baseline=base.json"), USAGE,
-          r"ERROR: --mb-baseline base.json: not a pytest-memorybench results.json", _write("base.json", "[1, 2]")),
-    Drill("--mb-resume on a folder that is no run", (*QUICK, "--mb-resume=."), USAGE, r"ERROR: --mb-resume \.: not a pytest-memorybench run folder"),
-    Drill("--mb-replay on a corrupted run.json", (*BASE, "--mb-replay=old"), USAGE,
-          r"ERROR: .*old/run.json: not UTF-8 text", _write("old/run.json", BINARY)),
-    Drill("--mb-data naming a missing file", (*QUICK, "--mb-data=chapterbreak=gone.json"), USAGE, r"ERROR: --mb-data chapterbreak=gone.json: gone.json does not exist"),
-    Drill("--mb-data holding broken JSON", (*BASE, "--agent=recall", "--span=isolated", "-k", "chapterbreak", "--mb-data=chapterbreak=cb.json"), USAGE,
-          r"ERROR: .*cb.json: not valid JSON", _write("cb.json", '{"a": [1, 2')),
-    Drill("a GoodAI folder without config.yml", (*BASE, "--agent=recall", "--mb-suite=goodai-definitions=."), USAGE, r"ERROR: goodai-definitions=\.: no config.yml there"),
-    Drill("an agent that raises", (*BASE, "--agent=agents:raises", "--span=isolated", "-k", "colours"), FAILED,
-          r"^agent agents:raises raised ConnectionError: model server refused the connection"),
-    Drill("an agent that returns None", (*BASE, "--agent=agents:none", "--span=isolated", "-k", "colours"), FAILED,
-          r"^agent agents:none returned NoneType, expected str"),
-    Drill("an agent that hangs past --mb-timeout", (*BASE, "--agent=agents:hangs", "--span=isolated", "-k", "colours and rep1", "--mb-timeout=0.5"), FAILED,
-          r"^agent agents:hangs gave no reply within 0.5 s"),
-    Drill("Ctrl-C during a run", (*BASE, "--agent=agents:stopping", "--span=2k", "-k", "colours or name_list", "--mb-output=run"), INTERRUPTED,
-          r"interrupted: resume with --mb-resume=run \(\d of 6 tests have results; interrupted by Ctrl-C\)", env={"MB_SIGNAL": "SIGINT"}),
-    Drill("SIGTERM (CI cancels the job)", (*BASE, "--agent=agents:stopping", "--span=2k", "-k", "colours or name_list", "--mb-output=run"), INTERRUPTED,
-          r"interrupted: resume with --mb-resume=run \(\d of 6 tests have results; terminated by SIGTERM\)", env={"MB_SIGNAL": "SIGTERM"}),
-    Drill("-x stops at the first failure", (*BASE, "--agent=recall", "--span=isolated", "-k", "colours or name_list", "--mb-output=run", "-x",
-                                           "--mb-concurrency=1"), FAILED,  # one at a time: what has finished is the same on every machine
-          r"stopped early: resume with --mb-resume=run \(\d of 6 tests have results; stopping after 1 failures\)"),
-    Drill("the disk fills up during a run", (*BASE, "--agent=recall", "--span=2k", "-k", "colours or name_list", "--mb-output=run"), INTERRUPTED,
-          r"cannot write the results in run \(File too large\); make room, then --mb-resume=run writes them", file_size_limit=12_000),
+    Drill(
+        "an --mb-output that is a file",
+        (*QUICK, "--mb-output=taken"),
+        USAGE,
+        r"ERROR: --mb-output .*taken: a file is there, not a folder",
+        _write("taken", "x"),
+    ),
+    Drill(
+        "an --mb-output that cannot be made",
+        (*QUICK, "--mb-output=taken/run"),
+        USAGE,
+        r"ERROR: --mb-output .*taken/run: cannot write there",
+        _write("taken", "x"),
+    ),
+    Drill(
+        "an --mb-output another run is using",
+        (*QUICK, "--mb-output=busy"),
+        USAGE,
+        r"ERROR: --mb-output .*busy: another pytest-memorybench run is using this folder",
+    ),
+    Drill(
+        "a binary --mb-baseline",
+        (*QUICK, "--mb-baseline=base.json"),
+        USAGE,
+        r"ERROR: --mb-baseline base.json: not UTF-8 text",
+        _write("base.json", BINARY),
+    ),
+    Drill(
+        "a --mb-baseline that is not a results.json",
+        (*QUICK, "--mb-baseline=base.json"),
+        USAGE,
+        r"ERROR: --mb-baseline base.json: not a pytest-memorybench results.json",
+        _write("base.json", "[1, 2]"),
+    ),
+    Drill(
+        "--mb-resume on a folder that is no run",
+        (*QUICK, "--mb-resume=."),
+        USAGE,
+        r"ERROR: --mb-resume \.: not a pytest-memorybench run folder",
+    ),
+    Drill(
+        "--mb-replay on a corrupted run.json",
+        (*BASE, "--mb-replay=old"),
+        USAGE,
+        r"ERROR: .*old/run.json: not UTF-8 text",
+        _write("old/run.json", BINARY),
+    ),
+    Drill(
+        "--mb-data naming a missing file",
+        (*QUICK, "--mb-data=chapterbreak=gone.json"),
+        USAGE,
+        r"ERROR: --mb-data chapterbreak=gone.json: gone.json does not exist",
+    ),
+    Drill(
+        "--mb-data holding broken JSON",
+        (*BASE, "--agent=recall", "--span=isolated", "-k", "chapterbreak", "--mb-data=chapterbreak=cb.json"),
+        USAGE,
+        r"ERROR: .*cb.json: not valid JSON",
+        _write("cb.json", '{"a": [1, 2'),
+    ),
+    Drill(
+        "a GoodAI folder without config.yml",
+        (*BASE, "--agent=recall", "--mb-suite=goodai-definitions=."),
+        USAGE,
+        r"ERROR: goodai-definitions=\.: no config.yml there",
+    ),
+    Drill(
+        "an agent that raises",
+        (*BASE, "--agent=agents:raises", "--span=isolated", "-k", "colours"),
+        FAILED,
+        r"^agent agents:raises raised ConnectionError: model server refused the connection",
+    ),
+    Drill(
+        "an agent that returns None",
+        (*BASE, "--agent=agents:none", "--span=isolated", "-k", "colours"),
+        FAILED,
+        r"^agent agents:none returned NoneType, expected str",
+    ),
+    Drill(
+        "an agent that hangs past --mb-timeout",
+        (*BASE, "--agent=agents:hangs", "--span=isolated", "-k", "colours and rep1", "--mb-timeout=0.5"),
+        FAILED,
+        r"^agent agents:hangs gave no reply within 0.5 s",
+    ),
+    Drill(
+        "Ctrl-C during a run",
+        (*BASE, "--agent=agents:stopping", "--span=2k", "-k", "colours or name_list", "--mb-output=run"),
+        INTERRUPTED,
+        r"interrupted: resume with --mb-resume=run \(\d of 6 tests have results; interrupted by Ctrl-C\)",
+        env={"MB_SIGNAL": "SIGINT"},
+    ),
+    Drill(
+        "SIGTERM (CI cancels the job)",
+        (*BASE, "--agent=agents:stopping", "--span=2k", "-k", "colours or name_list", "--mb-output=run"),
+        INTERRUPTED,
+        r"interrupted: resume with --mb-resume=run \(\d of 6 tests have results; terminated by SIGTERM\)",
+        env={"MB_SIGNAL": "SIGTERM"},
+    ),
+    Drill(
+        "-x stops at the first failure",
+        (
+            *BASE,
+            "--agent=recall",
+            "--span=isolated",
+            "-k",
+            "colours or name_list",
+            "--mb-output=run",
+            "-x",
+            "--mb-concurrency=1",
+        ),
+        FAILED,  # one at a time: what has finished is the same on every machine
+        r"stopped early: resume with --mb-resume=run \(\d of 6 tests have results; stopping after 1"
+        r" failures\)",
+    ),
+    Drill(
+        "the disk fills up during a run",
+        (*BASE, "--agent=recall", "--span=2k", "-k", "colours or name_list", "--mb-output=run"),
+        INTERRUPTED,
+        r"cannot write the results in run \(File too large\); make room, then --mb-resume=run writes them",
+        file_size_limit=12_000,
+    ),
 ]
 SEEN: dict[str, tuple[str, int]] = {}
 
@@ -130,7 +247,11 @@ SEEN: dict[str, tuple[str, int]] = {}
 def run_drill(drill: Drill, folder: Path) -> subprocess.CompletedProcess[str]:
     (folder / "agents.py").write_text(AGENTS)
     drill.setup(folder)
-    env = {**os.environ, **drill.env, "PYTHONPATH": os.pathsep.join([str(folder), os.environ.get("PYTHONPATH", "")])}
+    env = {
+        **os.environ,
+        **drill.env,
+        "PYTHONPATH": os.pathsep.join([str(folder), os.environ.get("PYTHONPATH", "")]),
+    }
 
     def limit() -> None:
         if drill.file_size_limit is not None:
@@ -139,7 +260,16 @@ def run_drill(drill: Drill, folder: Path) -> subprocess.CompletedProcess[str]:
     command = [sys.executable, "-m", "pytest", *drill.args]
     held = claim(folder / "busy", "--mb-output") if "--mb-output=busy" in drill.args else None
     try:
-        return subprocess.run(command, cwd=folder, env=env, capture_output=True, text=True, timeout=300, preexec_fn=limit, check=False)
+        return subprocess.run(
+            command,
+            cwd=folder,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            preexec_fn=limit,
+            check=False,
+        )
     finally:
         if held is not None:
             held.release()
@@ -149,12 +279,21 @@ def run_drill(drill: Drill, folder: Path) -> subprocess.CompletedProcess[str]:
 def test_each_failure_is_one_clear_line(tmp_path: Path, drill: Drill) -> None:
     result = run_drill(drill, tmp_path)
     output = result.stdout + result.stderr
-    for noise in ("INTERNALERROR", "Traceback", "Task was destroyed", "Event loop is closed", "never retrieved"):
+    for noise in (
+        "INTERNALERROR",
+        "Traceback",
+        "Task was destroyed",
+        "Event loop is closed",
+        "never retrieved",
+    ):
         assert noise not in output, output
     assert result.returncode == drill.exit_code, output
     lines = [line for line in output.splitlines() if re.search(drill.line, line)]
     assert lines, output
-    SEEN[drill.situation] = (lines[0].replace(str(tmp_path) + os.sep, "").replace(str(tmp_path), "."), result.returncode)
+    SEEN[drill.situation] = (
+        lines[0].replace(str(tmp_path) + os.sep, "").replace(str(tmp_path), "."),
+        result.returncode,
+    )
 
 
 def failure_table() -> str:
@@ -173,4 +312,6 @@ def test_the_table_in_docs_is_what_the_drills_show() -> None:
     table = failure_table()
     if os.environ.get("MB_WRITE_FAILURES"):
         DOC.write_text(intro + table, encoding="utf-8")
-    assert DOC.read_text(encoding="utf-8") == intro + table, "MB_WRITE_FAILURES=1 pytest tests/test_failure_table.py rewrites it"
+    assert DOC.read_text(encoding="utf-8") == intro + table, (
+        "MB_WRITE_FAILURES=1 pytest tests/test_failure_table.py rewrites it"
+    )

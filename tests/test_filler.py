@@ -277,9 +277,7 @@ def test_missing_answer_fails(task: FillerTask) -> None:
         a
         for a in answers
         if answers.count(a) == 1
-        and not any(
-            re.search(rf"(?<!\w){re.escape(a.lower())}(?!\w)", b.lower()) for b in answers if b != a
-        )
+        and not any(re.search(rf"(?<!\w){re.escape(a.lower())}(?!\w)", b.lower()) for b in answers if b != a)
     )
     rest = [a for a in answers if a != dropped]
     assert not check_filler_reply(task, json.dumps(rest))

@@ -21,12 +21,12 @@ from pytest_memorybench.conversation import filler
 from pytest_memorybench.conversation.channel import AgentChannel, LoggedExchange
 from pytest_memorybench.conversation.clock import SimulatedClock
 from pytest_memorybench.conversation.events import EventLog
-from pytest_memorybench.conversation.log_reader import read_conversations
 from pytest_memorybench.conversation.filler import FillerTask, make_filler
-from pytest_memorybench.conversation.trivia import PASS_ITEMS, TriviaItem, TriviaSource
+from pytest_memorybench.conversation.log_reader import read_conversations
 from pytest_memorybench.conversation.scheduler import Conversation, ScheduledTest
-from pytest_memorybench.core.tokens import ApproximateCounter, TiktokenCounter, TokenCounter, default_counter
+from pytest_memorybench.conversation.trivia import PASS_ITEMS, TriviaItem, TriviaSource
 from pytest_memorybench.core.records import Message
+from pytest_memorybench.core.tokens import ApproximateCounter, TiktokenCounter, TokenCounter, default_counter
 from pytest_memorybench.scenarios import ScoringContext
 from pytest_memorybench.scenarios.ltm.colours import SCENARIO
 
@@ -68,24 +68,36 @@ def forget_kept_passes() -> None:
 
 
 def cases() -> list[tuple[int, int, int, int]]:
-    """(seed, start, need, cap): starts at, inside and across pass boundaries, needs from 0 to past the cap."""
+    """(seed, start, need, cap): starts at, inside and across pass boundaries, needs from 0 to past the
+    cap."""
     rng = random.Random(5)
     starts = [0, 1, POOL - 1, POOL, 2 * POOL - 3, 7 * POOL + 11]
     return [
-        (rng.choice((0, 3, 2**40 + 1)), rng.choice(starts), rng.choice((0, 1, 40, rng.randrange(5000))), rng.choice((4096, 700)))
+        (
+            rng.choice((0, 3, 2**40 + 1)),
+            rng.choice(starts),
+            rng.choice((0, 1, 40, rng.randrange(5000))),
+            rng.choice((4096, 700)),
+        )
         for _ in range(60)
     ]
 
 
-def reference_filler(source: TriviaSource, start: int, need: int, cap: int, counter: TokenCounter) -> tuple[str, str, int, int]:
-    """make_filler as it was first written, one item and one count at a time: (message, reply, tokens, items)."""
+def reference_filler(
+    source: TriviaSource, start: int, need: int, cap: int, counter: TokenCounter
+) -> tuple[str, str, int, int]:
+    """make_filler as it was first written, one item and one count at a time: (message, reply, tokens,
+    items)."""
     target = min(need, cap)
     estimate = counter.count(filler.INSTRUCTION) + counter.count("[]") - counter.count(",")
     lines, answers, index = [filler.INSTRUCTION], [], start
     while True:
         item = source.item(index)
         index += 1
-        line, piece = f"Q: {item.question}, A: {item.answer}", f" {json.dumps(item.answer, ensure_ascii=False)},"
+        line, piece = (
+            f"Q: {item.question}, A: {item.answer}",
+            f" {json.dumps(item.answer, ensure_ascii=False)},",
+        )
         estimate += counter.count("\n") + counter.count(line) + counter.count(piece)
         lines.append(line)
         answers.append(item.answer)
@@ -102,23 +114,39 @@ def test_tasks_are_those_of_the_first_make_filler(counter: TokenCounter) -> None
     for seed, start, need, cap in cases()[:25]:
         task = make_filler(TriviaSource(seed), start, need, cap, counter)
         expected = reference_filler(TriviaSource(seed), start, need, cap, counter)
-        assert (task.message, task.expected_reply, task.tokens, task.items) == expected, (seed, start, need, cap)
+        assert (task.message, task.expected_reply, task.tokens, task.items) == expected, (
+            seed,
+            start,
+            need,
+            cap,
+        )
 
 
 def test_summed_counts_give_the_tasks_whole_counts_give(counter: TokenCounter) -> None:
     for seed, start, need, cap in cases():
         task = make_filler(TriviaSource(seed), start, need, cap, counter)
-        assert task == make_filler(TriviaSource(seed), start, need, cap, Plain(counter)), (seed, start, need, cap)
+        assert task == make_filler(TriviaSource(seed), start, need, cap, Plain(counter)), (
+            seed,
+            start,
+            need,
+            cap,
+        )
         assert task.message_tokens == fresh_count(counter, task.message)
         assert task.reply_tokens == fresh_count(counter, task.expected_reply)
-        assert json.loads(task.expected_reply) == [line.split(", A: ", 1)[1] for line in task.message.split("\n")[1:]]
+        assert json.loads(task.expected_reply) == [
+            line.split(", A: ", 1)[1] for line in task.message.split("\n")[1:]
+        ]
 
 
 def test_kept_passes_change_nothing(counter: TokenCounter) -> None:
     forget_kept_passes()
-    late_first = [make_filler(TriviaSource(0), start, 3000, 4096, counter) for start in (3 * POOL - 5, 900, 0)]
+    late_first = [
+        make_filler(TriviaSource(0), start, 3000, 4096, counter) for start in (3 * POOL - 5, 900, 0)
+    ]
     forget_kept_passes()
-    early_first = [make_filler(TriviaSource(0), start, 3000, 4096, counter) for start in (0, 900, 3 * POOL - 5)]
+    early_first = [
+        make_filler(TriviaSource(0), start, 3000, 4096, counter) for start in (0, 900, 3 * POOL - 5)
+    ]
     assert late_first == early_first[::-1]
 
 
@@ -141,7 +169,9 @@ def test_a_prefetch_ahead_of_the_conversation_changes_nothing(counter: TokenCoun
     kept = [part for key, part in filler._PASSES.items() if key[2] == 2]
     assert len(kept) >= 2 and all(len(part.lines) > 0 for part in kept), "the task built passes ahead"
     assert filler.prefetch(TriviaSource(2), 0, counter, 4096) is None, "nothing to build for no filler"
-    assert filler.prefetch(TriviaSource(2), 1000, Plain(counter), 4096) is None, "nothing is kept for such a counter"
+    assert filler.prefetch(TriviaSource(2), 1000, Plain(counter), 4096) is None, (
+        "nothing is kept for such a counter"
+    )
 
 
 async def until_idle(ahead: filler.Prefetch) -> None:
@@ -168,7 +198,9 @@ def test_a_prefetch_makes_the_next_full_messages_ahead(counter: TokenCounter) ->
         sent = [make_filler(TriviaSource(4), 0, 50_000, 4096, counter)]  # a wait needing several messages
         while len(sent) < 3:
             sent.append(make_filler(TriviaSource(4), sent[-1].next_index, 50_000, 4096, counter))
-        last = make_filler(TriviaSource(4), sent[-1].next_index, 700, 4096, counter)  # what the wait still needs
+        last = make_filler(
+            TriviaSource(4), sent[-1].next_index, 700, 4096, counter
+        )  # what the wait still needs
         ahead.follow(last.next_index)
         with ahead.agent_busy():
             await until_idle(ahead)
@@ -176,9 +208,13 @@ def test_a_prefetch_makes_the_next_full_messages_ahead(counter: TokenCounter) ->
         return kept, sent, last
 
     kept, sent, last = asyncio.run(conversation())
-    assert len(kept) == filler.AHEAD_MESSAGES and all(a is b for a, b in zip(sent, kept)), "made ahead, then sent"
+    assert len(kept) == filler.AHEAD_MESSAGES and all(a is b for a, b in zip(sent, kept)), (
+        "made ahead, then sent"
+    )
     assert sent == fresh, "the same messages as made on the spot"
-    assert (type(counter), counter.name, 4, last.next_index, 4096) in filler._MADE, "the chain follows the conversation"
+    assert (type(counter), counter.name, 4, last.next_index, 4096) in filler._MADE, (
+        "the chain follows the conversation"
+    )
 
 
 def test_a_prefetch_waits_while_the_agent_is_idle(counter: TokenCounter) -> None:
@@ -193,7 +229,9 @@ def test_a_prefetch_waits_while_the_agent_is_idle(counter: TokenCounter) -> None
         return idle.task.cancelled()
 
     assert asyncio.run(agent_idle()), "a stopped prefetch ends"
-    assert all(len(part.lines) == 0 for key, part in filler._PASSES.items() if key[2] == 3), "nothing was built"
+    assert all(len(part.lines) == 0 for key, part in filler._PASSES.items() if key[2] == 3), (
+        "nothing was built"
+    )
 
 
 def test_a_walk_across_passes_chains_without_gaps(counter: TokenCounter) -> None:
@@ -214,7 +252,9 @@ def test_any_source_with_items_will_do(counter: TokenCounter) -> None:
             return TriviaItem(item.question.upper(), item.answer.upper())
 
     task = make_filler(Shouting(), 10, 500, 4096, counter)  # type: ignore[arg-type]
-    assert task.message.split("\n")[1] == f"Q: {Shouting().item(10).question}, A: {Shouting().item(10).answer}"
+    assert (
+        task.message.split("\n")[1] == f"Q: {Shouting().item(10).question}, A: {Shouting().item(10).answer}"
+    )
     assert task.tokens == fresh_count(counter, task.message) + fresh_count(counter, task.expected_reply)
 
 
@@ -245,7 +285,9 @@ class Listener:
 def test_the_channel_uses_counts_it_is_given(tmp_path: Path) -> None:
     tally = Tally()
     log = EventLog(tmp_path / "events.jsonl")
-    channel = AgentChannel(AgentAdapter(Listener(), "listener"), group="g", counter=tally, clock=SimulatedClock(), log=log)
+    channel = AgentChannel(
+        AgentAdapter(Listener(), "listener"), group="g", counter=tally, clock=SimulatedClock(), log=log
+    )
 
     async def talk() -> None:
         await channel.save(FillerTask("one two three", "four five", 50, 3, 3, 30))
@@ -260,7 +302,9 @@ def test_the_channel_uses_counts_it_is_given(tmp_path: Path) -> None:
 
 def test_filler_is_logged_by_reference_and_read_back(tmp_path: Path) -> None:
     log = EventLog(tmp_path / "events.jsonl")
-    channel = AgentChannel(AgentAdapter(Listener(), "listener"), group="g", counter=Tally(), clock=SimulatedClock(), log=log)
+    channel = AgentChannel(
+        AgentAdapter(Listener(), "listener"), group="g", counter=Tally(), clock=SimulatedClock(), log=log
+    )
     saved, said = FillerTask("Q: one", '["one"]', 4, 1, 8, 2), FillerTask("Q: two", '["two"]', 4, 1, 9, 2)
 
     async def talk() -> None:
@@ -277,8 +321,12 @@ def test_filler_is_logged_by_reference_and_read_back(tmp_path: Path) -> None:
         LoggedExchange(None, "fine thanks", saved=False, filler=(8, 1)),
     ]
     assert exchanges[0].same_message(LoggedExchange.sending("Q: one", True, saved))
-    assert not exchanges[0].same_message(LoggedExchange.sending("Q: one", True, said)), "told apart by reference"
-    assert not exchanges[1].same_message(LoggedExchange.sending("Q: two", True, said)), "saved and said filler differ"
+    assert not exchanges[0].same_message(LoggedExchange.sending("Q: one", True, said)), (
+        "told apart by reference"
+    )
+    assert not exchanges[1].same_message(LoggedExchange.sending("Q: two", True, said)), (
+        "saved and said filler differ"
+    )
 
 
 # --- a whole conversation ---------------------------------------------------------------------------
@@ -300,9 +348,13 @@ def test_a_conversation_is_the_same_whatever_was_kept(tmp_path: Path, agent: typ
         definitions = [SCENARIO.generate("bench", {}, 0, repetition) for repetition in (1, 2)]
         log = EventLog(tmp_path / name)
         clock = SimulatedClock(datetime(2026, 1, 1, tzinfo=timezone.utc))
-        channel = AgentChannel(AgentAdapter(agent(), "a"), group="g", counter=default_counter(), clock=clock, log=log)
+        channel = AgentChannel(
+            AgentAdapter(agent(), "a"), group="g", counter=default_counter(), clock=clock, log=log
+        )
         tests = [ScheduledTest(d.test_id, d) for d in definitions]
-        asyncio.run(Conversation(tests, channel, span=8000, scoring=ScoringContext(), filler=TriviaSource(0)).run())
+        asyncio.run(
+            Conversation(tests, channel, span=8000, scoring=ScoringContext(), filler=TriviaSource(0)).run()
+        )
         log.close()
         return (tmp_path / name).read_text(encoding="utf-8")
 

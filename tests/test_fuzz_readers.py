@@ -23,23 +23,23 @@ from hypothesis import strategies as st
 
 from pytest_memorybench.conversation.log_reader import read_conversations
 from pytest_memorybench.core.errors import UsageError
+from pytest_memorybench.core.json_reply import extract_json
+from pytest_memorybench.core.results_file import Baseline
+from pytest_memorybench.core.spans import parse_span
 from pytest_memorybench.goodai.definitions import load_goodai_definitions
 from pytest_memorybench.goodai.results import ResultFileError, read_result
 from pytest_memorybench.judges.base import TASK_KINDS
-from pytest_memorybench.core.json_reply import extract_json
 from pytest_memorybench.judges.replies import validate
-from pytest_memorybench.core.results_file import Baseline
 from pytest_memorybench.reports.compare import compare, load_runs
 from pytest_memorybench.reports.transcript import EventIndex
 from pytest_memorybench.runner.folder import load_definition, read_manifest
+from pytest_memorybench.runner.settings import Settings
 from pytest_memorybench.scenarios.beam.generator import plan_chat
 from pytest_memorybench.scenarios.beam.writer import write_repository
 from pytest_memorybench.scenarios.episodic.book import BookPlan, generated_book
 from pytest_memorybench.scenarios.episodic.loader import save_book
 from pytest_memorybench.scenarios.membench.published import to_published
 from pytest_memorybench.scenarios.membench.trajectory import generate_case
-from pytest_memorybench.runner.settings import Settings
-from pytest_memorybench.core.spans import parse_span
 from pytest_memorybench.suite import load_suite
 
 pytestmark = pytest.mark.fuzz
@@ -55,8 +55,14 @@ FUZZ = settings(
 )
 
 json_values = st.recursive(
-    st.none() | st.booleans() | st.integers(-(10**12), 10**12) | st.floats(allow_nan=False) | st.text(max_size=20),
-    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=10), children, max_size=4),
+    st.none()
+    | st.booleans()
+    | st.integers(-(10**12), 10**12)
+    | st.floats(allow_nan=False)
+    | st.text(max_size=20),
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=10), children, max_size=4)
+    ),
     max_leaves=12,
 )
 
@@ -79,7 +85,11 @@ def mutations(draw: st.DrawFn, original: bytes) -> bytes:
         return draw(st.binary(max_size=200))
     if kind == "nested":
         depth = draw(st.integers(100, 50_000))
-        return ("[" * depth + "]" * depth).encode() if draw(st.booleans()) else ("a:\n" + "- " * depth + "x\n").encode()
+        return (
+            ("[" * depth + "]" * depth).encode()
+            if draw(st.booleans())
+            else ("a:\n" + "- " * depth + "x\n").encode()
+        )
     return json.dumps(draw(json_values)).encode()
 
 
@@ -92,7 +102,9 @@ def _replace_a_value(original: bytes, draw: st.DrawFn) -> bytes:
     paths: list[tuple[Any, Any]] = []
 
     def walk(node: Any) -> None:
-        children = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
+        children = (
+            node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
+        )
         for key, child in children:
             paths.append((node, key))
             walk(child)
@@ -128,14 +140,24 @@ def pristine(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("pristine")
     save_book(generated_book(BookPlan(0, 6)), root / "book", {"writer": "template", "seed": 0})
     write_repository(plan_chat(20_000, seed=1), root / "beam", number=1)
-    cases = [generate_case(f"g-{i}", "knowledge_update", seed=i, dialogue=True, target_tokens=800, related=4) for i in range(2)]
+    cases = [
+        generate_case(f"g-{i}", "knowledge_update", seed=i, dialogue=True, target_tokens=800, related=4)
+        for i in range(2)
+    ]
     (root / "membench" / "FirstAgent").mkdir(parents=True)
     (root / "membench" / "FirstAgent" / "knowledge_update.json").write_text(
-        json.dumps({"events": [to_published(c, dialogue=True, noise_inserted=False, tid=i) for i, c in enumerate(cases)]})
+        json.dumps(
+            {
+                "events": [
+                    to_published(c, dialogue=True, noise_inserted=False, tid=i) for i, c in enumerate(cases)
+                ]
+            }
+        )
     )
     shutil.copy(FIXTURES / "chapterbreak_mini.json", root / "chapterbreak.json")
     (root / "suite.yaml").write_text(
-        "name: mine\nspan: 2k\nrepetitions: 2\nscenarios:\n  - scenario: ltm.colours\n    params: {}\n  - ltm.name_list\n"
+        "name: mine\nspan: 2k\nrepetitions: 2\nscenarios:\n  - scenario: ltm.colours\n    params: {}\n  -"
+        " ltm.name_list\n"
     )
     return root
 
@@ -164,7 +186,9 @@ def test_suite_files(pristine: Path, tmp_path: Path, data: st.DataObject) -> Non
 
 
 @FUZZ
-@given(text=st.text(max_size=40) | st.from_regex(r"\s*[0-9]{1,30}(\.[0-9]{0,5})?\s*[kKmMgG]?\s*", fullmatch=True))
+@given(
+    text=st.text(max_size=40) | st.from_regex(r"\s*[0-9]{1,30}(\.[0-9]{0,5})?\s*[kKmMgG]?\s*", fullmatch=True)
+)
 def test_span_values(text: str) -> None:
     ends_in_one_line(lambda: parse_span(text))
 
@@ -176,22 +200,59 @@ words = st.none() | st.text(max_size=30)
 
 @FUZZ
 @given(
-    floats=st.fixed_dictionaries({n: numbers for n in ("mb_threshold", "mb_max_cost", "mb_max_drop", "mb_max_scenario_drop", "mb_min_score", "mb_rpm", "mb_tpm")}),
-    ints=st.fixed_dictionaries({n: counts for n in ("mb_context", "mb_thinking", "mb_seed", "mb_max_requests")}),
-    texts=st.fixed_dictionaries({n: words for n in ("mb_span", "mb_judge", "mb_profile", "mb_agent", "mb_shard")}),
+    floats=st.fixed_dictionaries(
+        {
+            n: numbers
+            for n in (
+                "mb_threshold",
+                "mb_max_cost",
+                "mb_max_drop",
+                "mb_max_scenario_drop",
+                "mb_min_score",
+                "mb_rpm",
+                "mb_tpm",
+            )
+        }
+    ),
+    ints=st.fixed_dictionaries(
+        {n: counts for n in ("mb_context", "mb_thinking", "mb_seed", "mb_max_requests")}
+    ),
+    texts=st.fixed_dictionaries(
+        {n: words for n in ("mb_span", "mb_judge", "mb_profile", "mb_agent", "mb_shard")}
+    ),
     timeout=st.floats() | st.integers(-(10**30), 10**30).map(float),
     conversations=st.integers(-(10**30), 10**30),
     concurrency=st.integers(-(10**30), 10**30),
-    lists=st.fixed_dictionaries({n: st.lists(st.text(max_size=30), max_size=2) for n in ("mb_price", "mb_data")}),
+    lists=st.fixed_dictionaries(
+        {n: st.lists(st.text(max_size=30), max_size=2) for n in ("mb_price", "mb_data")}
+    ),
 )
 def test_option_values(
-    floats: dict[str, Any], ints: dict[str, Any], texts: dict[str, Any], timeout: float, conversations: int, concurrency: int,
+    floats: dict[str, Any],
+    ints: dict[str, Any],
+    texts: dict[str, Any],
+    timeout: float,
+    conversations: int,
+    concurrency: int,
     lists: dict[str, Any],
 ) -> None:
     """Any value of any option is settings, or one line naming the option (exit 4 in a run)."""
     option = SimpleNamespace(
-        **floats, **ints, **texts, **lists, mb_timeout=timeout, mb_conversations=conversations, mb_concurrency=concurrency, mb_suite=None,
-        mb_output=None, mb_resume=None, mb_replay=None, mb_rescore=None, mb_definitions=None, mb_baseline=None, mb_estimate=False,
+        **floats,
+        **ints,
+        **texts,
+        **lists,
+        mb_timeout=timeout,
+        mb_conversations=conversations,
+        mb_concurrency=concurrency,
+        mb_suite=None,
+        mb_output=None,
+        mb_resume=None,
+        mb_replay=None,
+        mb_rescore=None,
+        mb_definitions=None,
+        mb_baseline=None,
+        mb_estimate=False,
     )
     option.mb_judge = option.mb_judge or "local"
     option.mb_profile = option.mb_profile or "paper"
@@ -200,7 +261,11 @@ def test_option_values(
 
 
 @FUZZ
-@given(text=st.text(max_size=300) | json_values.map(json.dumps) | st.from_regex(r"```(json)?\s*[\[{].{0,50}", fullmatch=True))
+@given(
+    text=st.text(max_size=300)
+    | json_values.map(json.dumps)
+    | st.from_regex(r"```(json)?\s*[\[{].{0,50}", fullmatch=True)
+)
 def test_judge_replies(text: str) -> None:
     ends_in_one_line(lambda: extract_json(text), ValueError)
 
@@ -209,7 +274,11 @@ def test_judge_replies(text: str) -> None:
 @given(
     kind=st.sampled_from(TASK_KINDS),
     data=json_values,
-    payload=st.dictionaries(st.sampled_from(["ground_truth", "predicted", "places", "menu", "drinks", "keywords"]), json_values, max_size=3),
+    payload=st.dictionaries(
+        st.sampled_from(["ground_truth", "predicted", "places", "menu", "drinks", "keywords"]),
+        json_values,
+        max_size=3,
+    ),
 )
 def test_judge_verdicts(kind: str, data: Any, payload: dict[str, Any]) -> None:
     """What an LLM judge answered, parsed: a verdict, or the ValueError that makes the client ask again."""
@@ -222,7 +291,9 @@ def test_judge_verdicts(kind: str, data: Any, payload: dict[str, Any]) -> None:
 def read_data(folder: Path, scenario: str, path: Path) -> None:
     """Plan a suite that reads `path`, as `--mb-data` does, and deliver every context it made."""
     suite_file = folder / f"{scenario}.yaml"
-    suite_file.write_text(f"name: data\nscenarios:\n  - scenario: {scenario}\n    params: {{data_path: '{path}'}}\n")
+    suite_file.write_text(
+        f"name: data\nscenarios:\n  - scenario: {scenario}\n    params: {{data_path: '{path}'}}\n"
+    )
     generated = load_suite(str(suite_file)).generate(0)
     for context in generated.contexts.values():
         list(context.turns())
@@ -230,13 +301,22 @@ def read_data(folder: Path, scenario: str, path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("name", "scenario"),
-    [("book", "episodic.book"), ("beam", "beam.conversations"), ("membench", "membench.participation"), ("chapterbreak.json", "ltm.chapterbreak")],
+    [
+        ("book", "episodic.book"),
+        ("beam", "beam.conversations"),
+        ("membench", "membench.participation"),
+        ("chapterbreak.json", "ltm.chapterbreak"),
+    ],
 )
 @FUZZ
 @given(data=st.data())
-def test_data_of_every_family(pristine: Path, tmp_path: Path, name: str, scenario: str, data: st.DataObject) -> None:
+def test_data_of_every_family(
+    pristine: Path, tmp_path: Path, name: str, scenario: str, data: st.DataObject
+) -> None:
     path = fresh(pristine, tmp_path, name)
-    mutate_one(path, "*", data.draw) if path.is_dir() else path.write_bytes(data.draw(mutations(path.read_bytes())))
+    mutate_one(path, "*", data.draw) if path.is_dir() else path.write_bytes(
+        data.draw(mutations(path.read_bytes()))
+    )
     ends_in_one_line(lambda: read_data(tmp_path, scenario, path))
 
 
@@ -248,8 +328,22 @@ def run_folder(pristine: Path, tmp_path_factory: pytest.TempPathFactory) -> Path
     """A finished run's folder (run.json, definitions, events.jsonl, results.json), from a real run."""
     folder = tmp_path_factory.mktemp("run") / "run"
     code = pytest.main(
-        ["-q", "-p", "no:randomly", "-p", "no:cacheprovider", "--memorybench", "--agent=recall", "--span=2k",
-         "-k", "colours", f"--mb-output={folder}", f"--rootdir={folder.parent}", "-o", "addopts="]
+        [
+            "-q",
+            "-p",
+            "no:randomly",
+            "-p",
+            "no:cacheprovider",
+            "--memorybench",
+            "--agent=recall",
+            "--span=2k",
+            "-k",
+            "colours",
+            f"--mb-output={folder}",
+            f"--rootdir={folder.parent}",
+            "-o",
+            "addopts=",
+        ]
     )
     assert code == pytest.ExitCode.OK
     return folder
@@ -265,14 +359,20 @@ def test_run_manifests_and_definitions(run_folder: Path, tmp_path: Path, data: s
     mutate_one(folder, "*.json", data.draw)
     from pytest_memorybench.core.records import TestDefinition
 
-    definitions = [TestDefinition.from_dict(json.loads(p.read_text())) for p in sorted((run_folder / "definitions").rglob("*.json"))]
+    definitions = [
+        TestDefinition.from_dict(json.loads(p.read_text()))
+        for p in sorted((run_folder / "definitions").rglob("*.json"))
+    ]
     ends_in_one_line(lambda: read_manifest(folder))
     for definition in definitions:
         ends_in_one_line(lambda definition=definition: load_definition(folder, definition))
 
 
 @FUZZ
-@given(data=st.data(), lines=st.lists(st.binary(max_size=80) | json_values.map(lambda v: json.dumps(v).encode()), max_size=6))
+@given(
+    data=st.data(),
+    lines=st.lists(st.binary(max_size=80) | json_values.map(lambda v: json.dumps(v).encode()), max_size=6),
+)
 def test_event_logs(run_folder: Path, tmp_path: Path, data: st.DataObject, lines: list[bytes]) -> None:
     """Events are never trusted: torn, corrupted, reordered or foreign lines are skipped, never fatal."""
     folder = tmp_path / "events"
@@ -309,7 +409,11 @@ def test_compared_runs(run_folder: Path, tmp_path: Path, data: st.DataObject) ->
 @given(document=json_values, name=st.sampled_from(["0_0.json", "1.json", "x_y_z.json"]))
 def test_published_goodai_results(tmp_path: Path, document: Any, name: str) -> None:
     path = tmp_path / name
-    path.write_text(json.dumps({"actual_responses": [], "score": 0, **document} if isinstance(document, dict) else document))
+    path.write_text(
+        json.dumps(
+            {"actual_responses": [], "score": 0, **document} if isinstance(document, dict) else document
+        )
+    )
     ends_in_one_line(lambda: read_result(path, "agent", "Colours"), ResultFileError)
 
 
@@ -327,7 +431,9 @@ def test_goodai_definition_folders(tmp_path: Path, data: st.DataObject) -> None:
     folder = tmp_path / "definitions"
     shutil.rmtree(folder, ignore_errors=True)
     (folder / "Colours").mkdir(parents=True)
-    (folder / "config.yml").write_text("datasets:\n  args:\n    memory_span: 2000\nconfig:\n  incompatibilities: []\n")
+    (folder / "config.yml").write_text(
+        "datasets:\n  args:\n    memory_span: 2000\nconfig:\n  incompatibilities: []\n"
+    )
     (folder / "Colours" / "0.def.json").write_text(json.dumps(GOODAI_DEFINITION))
     (folder / "Colours" / "1.def.json").write_text(json.dumps(GOODAI_DEFINITION))
     mutate_one(folder, "*[ly]*", data.draw)

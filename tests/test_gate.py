@@ -22,21 +22,34 @@ ISOLATED = ("--memorybench", "--span=isolated", "-p", "no:cacheprovider")
 # passes and rep2, rep3 fail, so Colours scores [1, 0, 0], mean 0.333, with a 95 % interval [0, 1].
 FIRST_CONVERSATION_ONLY = LAST_STATEMENT_AGENT.replace(
     '    def reset(self):\n        self.last = ""',
-    '    def reset(self):\n        self.last = ""\n        self.conversations = getattr(self, "conversations", 0) + 1',
-).replace("            return self.last\n", "            return self.last if self.conversations == 1 else \"I don't know.\"\n")
-
+    '    def reset(self):\n        self.last = ""\n        self.conversations = getattr(self,'
+    ' "conversations", 0) + 1',
+).replace(
+    "            return self.last\n",
+    '            return self.last if self.conversations == 1 else "I don\'t know."\n',
+)
 
 
 def baseline_file(path: Path, mean: float, **run: object) -> Path:
     """A results.json as an earlier run would have left it, with every mean at `mean`."""
-    path.write_text(json.dumps({
-        "schema": "memorybench.results/1",
-        "run": {"id": "earlier", "agent": "oracle", "span": {"ltm": "isolated"}, "profile": "paper", **run},
-        "totals": {"score": 3 * mean, "max": 3, "mean": mean},
-        "suites": {"ltm": {"mean": mean, "ci95": None, "n": 3}},
-        "scenarios": {"ltm.colours": {"mean": mean, "ci95": None, "n": 3}},
-        "items": [],
-    }))
+    path.write_text(
+        json.dumps(
+            {
+                "schema": "memorybench.results/1",
+                "run": {
+                    "id": "earlier",
+                    "agent": "oracle",
+                    "span": {"ltm": "isolated"},
+                    "profile": "paper",
+                    **run,
+                },
+                "totals": {"score": 3 * mean, "max": 3, "mean": mean},
+                "suites": {"ltm": {"mean": mean, "ci95": None, "n": 3}},
+                "scenarios": {"ltm.colours": {"mean": mean, "ci95": None, "n": 3}},
+                "items": [],
+            }
+        )
+    )
     return path
 
 
@@ -46,32 +59,53 @@ def test_a_drop_outside_the_interval_fails_the_session_although_every_item_passe
 ) -> None:
     pytester.runpytest(*ISOLATED, "--agent=oracle", "--mb-output=base").assert_outcomes(passed=3)
     result = pytester.runpytest(
-        *ISOLATED, "--agent=null", "--mb-threshold=0", "--mb-baseline=base/results.json", "--mb-max-drop=0.1",
-        "--mb-output=now", *parallel,
+        *ISOLATED,
+        "--agent=null",
+        "--mb-threshold=0",
+        "--mb-baseline=base/results.json",
+        "--mb-max-drop=0.1",
+        "--mb-output=now",
+        *parallel,
     )
     result.assert_outcomes(passed=3)
     assert result.ret == pytest.ExitCode.TESTS_FAILED
-    result.stdout.fnmatch_lines([
-        "*= memorybench gate =*",
-        "baseline: *base/results.json (run *, agent oracle)",
-        "note: the baseline ran with agent oracle, this run with null",
-        "*baseline*now*change*95% CI now*verdict",
-        "total                      1.000  0.000  -1.000  [[]0.00, 0.00[]]  FAIL, outside CI",
-        "ltm                        1.000  0.000  -1.000  [[]0.00, 0.00[]]  FAIL, outside CI",
-        "  colours                  1.000  0.000  -1.000  [[]0.00, 0.00[]]  drop, outside CI",
-        "gate FAILED: total fell 1.000 (from 1.000 to 0.000), more than the 0.100 allowed; outside 95% CI",
-        "gate FAILED: suite ltm fell 1.000*",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "*= memorybench gate =*",
+            "baseline: *base/results.json (run *, agent oracle)",
+            "note: the baseline ran with agent oracle, this run with null",
+            "*baseline*now*change*95% CI now*verdict",
+            "total                      1.000  0.000  -1.000  [[]0.00, 0.00[]]  FAIL, outside CI",
+            "ltm                        1.000  0.000  -1.000  [[]0.00, 0.00[]]  FAIL, outside CI",
+            "  colours                  1.000  0.000  -1.000  [[]0.00, 0.00[]]  drop, outside CI",
+            (
+                "gate FAILED: total fell 1.000 (from 1.000 to 0.000), more than the 0.100 allowed; outside"
+                " 95% CI"
+            ),
+            "gate FAILED: suite ltm fell 1.000*",
+        ]
+    )
     gate = json.loads((pytester.path / "now" / "results.json").read_text())["gate"]
     assert gate["passed"] is False and len(gate["failures"]) == 2
-    assert [row["verdict"] for row in gate["rows"]] == ["FAIL, outside CI", "FAIL, outside CI", "drop, outside CI"]
+    assert [row["verdict"] for row in gate["rows"]] == [
+        "FAIL, outside CI",
+        "FAIL, outside CI",
+        "drop, outside CI",
+    ]
 
 
 def test_the_same_scores_pass_the_gate(pytester: pytest.Pytester) -> None:
     pytester.runpytest(*ISOLATED, "--agent=oracle", "--mb-output=base").assert_outcomes(passed=3)
-    result = pytester.runpytest(*ISOLATED, "--agent=oracle", "--mb-baseline=base/results.json", "--mb-max-drop=0")
+    result = pytester.runpytest(
+        *ISOLATED, "--agent=oracle", "--mb-baseline=base/results.json", "--mb-max-drop=0"
+    )
     assert result.ret == pytest.ExitCode.OK
-    result.stdout.fnmatch_lines(["total                      1.000  1.000  +0.000  [[]1.00, 1.00[]]  ok", "gate passed: no drop beyond 0.000"])
+    result.stdout.fnmatch_lines(
+        [
+            "total                      1.000  1.000  +0.000  [[]1.00, 1.00[]]  ok",
+            "gate passed: no drop beyond 0.000",
+        ]
+    )
 
 
 def test_a_drop_inside_the_interval_is_told_apart(pytester: pytest.Pytester) -> None:
@@ -80,16 +114,20 @@ def test_a_drop_inside_the_interval_is_told_apart(pytester: pytest.Pytester) -> 
 
     strict = pytester.runpytest(*ISOLATED, f"--mb-baseline={baseline}", "--mb-max-drop=0.1")
     strict.assert_outcomes(passed=1, failed=2)
-    strict.stdout.fnmatch_lines([
-        "total                      0.500  0.333  -0.167  [[]0.00, 1.00[]]  FAIL, inside CI",
-        "gate FAILED: total fell 0.167 (from 0.500 to 0.333), more than the 0.100 allowed; inside 95% CI",
-    ])
+    strict.stdout.fnmatch_lines(
+        [
+            "total                      0.500  0.333  -0.167  [[]0.00, 1.00[]]  FAIL, inside CI",
+            "gate FAILED: total fell 0.167 (from 0.500 to 0.333), more than the 0.100 allowed; inside 95% CI",
+        ]
+    )
 
     lenient = pytester.runpytest(*ISOLATED, f"--mb-baseline={baseline}", "--mb-max-drop=0.2")
-    lenient.stdout.fnmatch_lines([
-        "total                      0.500  0.333  -0.167  [[]0.00, 1.00[]]  drop, inside CI",
-        "gate passed: no drop beyond 0.200",
-    ])
+    lenient.stdout.fnmatch_lines(
+        [
+            "total                      0.500  0.333  -0.167  [[]0.00, 1.00[]]  drop, inside CI",
+            "gate passed: no drop beyond 0.200",
+        ]
+    )
     assert lenient.ret == pytest.ExitCode.TESTS_FAILED, "items failed: the gate passing does not hide them"
 
 
@@ -97,7 +135,11 @@ def test_scenarios_are_gated_only_when_asked(pytester: pytest.Pytester) -> None:
     pytester.makeconftest(FIRST_CONVERSATION_ONLY)
     baseline = baseline_file(pytester.path / "base.json", 0.5)
     result = pytester.runpytest(
-        *ISOLATED, "--mb-threshold=0", f"--mb-baseline={baseline}", "--mb-max-drop=0.2", "--mb-max-scenario-drop=0.1"
+        *ISOLATED,
+        "--mb-threshold=0",
+        f"--mb-baseline={baseline}",
+        "--mb-max-drop=0.2",
+        "--mb-max-scenario-drop=0.1",
     )
     result.assert_outcomes(passed=3)
     assert result.ret == pytest.ExitCode.TESTS_FAILED
@@ -108,7 +150,9 @@ def test_min_score_fails_a_low_total(pytester: pytest.Pytester) -> None:
     low = pytester.runpytest(*ISOLATED, "--agent=null", "--mb-threshold=0", "--mb-min-score=0.5")
     low.assert_outcomes(passed=3)
     assert low.ret == pytest.ExitCode.TESTS_FAILED
-    low.stdout.fnmatch_lines(["*= memorybench gate =*", "gate FAILED: total mean 0.000 is below --mb-min-score 0.500"])
+    low.stdout.fnmatch_lines(
+        ["*= memorybench gate =*", "gate FAILED: total mean 0.000 is below --mb-min-score 0.500"]
+    )
 
     high = pytester.runpytest(*ISOLATED, "--agent=oracle", "--mb-min-score=0.5")
     assert high.ret == pytest.ExitCode.OK
@@ -117,10 +161,14 @@ def test_min_score_fails_a_low_total(pytester: pytest.Pytester) -> None:
 
 def test_a_gate_with_nothing_measured_fails(pytester: pytest.Pytester) -> None:
     """ChapterBreak without its data is skipped: a gate must not pass a run that measured nothing."""
-    result = pytester.runpytest(*ISOLATED, "--agent=oracle", "--mb-suite=ltm", "-k", "chapterbreak", "--mb-min-score=0.5")
+    result = pytester.runpytest(
+        *ISOLATED, "--agent=oracle", "--mb-suite=ltm", "-k", "chapterbreak", "--mb-min-score=0.5"
+    )
     result.assert_outcomes(skipped=3, deselected=30)
     assert result.ret == pytest.ExitCode.TESTS_FAILED
-    result.stdout.fnmatch_lines(["gate FAILED: none of the 3 benchmark items produced a score; nothing to gate on"])
+    result.stdout.fnmatch_lines(
+        ["gate FAILED: none of the 3 benchmark items produced a score; nothing to gate on"]
+    )
 
 
 def test_a_bad_baseline_is_one_line_and_exit_code_4(pytester: pytest.Pytester) -> None:
@@ -128,8 +176,8 @@ def test_a_bad_baseline_is_one_line_and_exit_code_4(pytester: pytest.Pytester) -
     result = pytester.runpytest_subprocess(*ISOLATED, "--agent=null", "--mb-baseline=broken.json")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert [line for line in result.stderr.lines if line.strip()] == [
-        "ERROR: --mb-baseline broken.json: not valid JSON (Expecting property name enclosed in double quotes, "
-        "line 1); give the results.json from an earlier run folder"
+        "ERROR: --mb-baseline broken.json: not valid JSON (Expecting property name enclosed in double quotes,"
+        " line 1); give the results.json from an earlier run folder"
     ]
     assert "Traceback" not in result.stdout.str()
 
@@ -137,10 +185,19 @@ def test_a_bad_baseline_is_one_line_and_exit_code_4(pytester: pytest.Pytester) -
 @pytest.mark.parametrize(
     ("options", "message"),
     [
-        ({"mb_baseline": "missing.json"}, "--mb-baseline missing.json: no such file; give the results.json of an earlier run"),
-        ({"mb_baseline": "other.json"}, "--mb-baseline other.json: not a pytest-memorybench results.json (schema missing); *"),
+        (
+            {"mb_baseline": "missing.json"},
+            "--mb-baseline missing.json: no such file; give the results.json of an earlier run",
+        ),
+        (
+            {"mb_baseline": "other.json"},
+            "--mb-baseline other.json: not a pytest-memorybench results.json (schema missing); *",
+        ),
         ({"mb_baseline": "."}, "--mb-baseline .: a folder, not a file; give the results.json *"),
-        ({"mb_baseline": "binary.json"}, "--mb-baseline binary.json: not UTF-8 text (is it a binary file?); *"),
+        (
+            {"mb_baseline": "binary.json"},
+            "--mb-baseline binary.json: not UTF-8 text (is it a binary file?); *",
+        ),
         ({"mb_baseline": "means.json"}, "--mb-baseline means.json: suites.ltm.mean is not a number; *"),
         ({"mb_max_drop": 0.1}, "--mb-max-drop needs --mb-baseline PREVIOUS_RESULTS.json to compare with"),
         ({"mb_baseline": "base.json", "mb_max_drop": 5.0}, "--mb-max-drop 5 is outside [[]0, 1[]]: *"),
@@ -152,7 +209,9 @@ def test_bad_gate_options_say_what_is_wrong(
 ) -> None:
     monkeypatch.chdir(tmp_path)
     (tmp_path / "binary.json").write_bytes(b"\x89PNG\r\n\x1a\n\xff\xfe")
-    (tmp_path / "means.json").write_text('{"schema": "memorybench.results/1", "totals": {"mean": 0.5}, "suites": {"ltm": {"mean": "high"}}}')
+    (tmp_path / "means.json").write_text(
+        '{"schema": "memorybench.results/1", "totals": {"mean": 0.5}, "suites": {"ltm": {"mean": "high"}}}'
+    )
     (tmp_path / "other.json").write_text('{"totals": {}}')
     baseline_file(tmp_path / "base.json", 1.0)
     with pytest.raises(UsageError) as error:
@@ -184,8 +243,10 @@ def test_rows_say_new_not_run_and_notes_name_what_differs(tmp_path: Path) -> Non
     assert gate.passed
     verdicts = {row.label.strip(): row.verdict for row in gate.rows}
     assert verdicts == {"total": "ok", "ltm": "ok", "colours": "ok", "jokes": "not run", "shopping": "new"}
-    assert gate.notes == ["the baseline ran with span ltm=32k, this run with ltm=2k",
-                          "the baseline ran with seed 0, this run with 1"]
+    assert gate.notes == [
+        "the baseline ran with span ltm=32k, this run with ltm=2k",
+        "the baseline ran with seed 0, this run with 1",
+    ]
     assert all(len(line) <= 80 for line in gate_lines(gate) if not line.startswith(("baseline:", "note:")))
 
 
@@ -199,7 +260,13 @@ def errored_results(errors: int, scored: int = 8) -> dict[str, object]:
     """This run's results.json content: `scored` items at 0.5, `errors` with no score (a provider outage)."""
     return {
         "run": {"span": {"ltm": "isolated"}, "profile": "paper", "agent": "a"},
-        "totals": {"mean": 0.5, "ci95": [0.4, 0.6], "max": scored, "errors": errors, "errors_by_kind": {"provider": errors}},
+        "totals": {
+            "mean": 0.5,
+            "ci95": [0.4, 0.6],
+            "max": scored,
+            "errors": errors,
+            "errors_by_kind": {"provider": errors},
+        },
         "suites": {"ltm": {"mean": 0.5, "ci95": [0.4, 0.6], "n": scored, "errors": errors}},
         "scenarios": {},
         "items": [],
@@ -218,10 +285,15 @@ def test_a_gate_refuses_to_judge_a_run_with_errors_and_says_how_to_retry() -> No
 @pytest.mark.parametrize(("allowance", "passes"), [("2", True), ("20%", True), ("1", False), ("10%", False)])
 def test_max_errors_lets_the_gate_compare_the_items_that_scored(allowance: str, passes: bool) -> None:
     settings = GateSettings.from_options(SimpleNamespace(mb_max_errors=allowance))
-    gate = evaluate(errored_results(2), baseline=None, min_score=0.4, max_errors=settings.max_errors, folder="run")
+    gate = evaluate(
+        errored_results(2), baseline=None, min_score=0.4, max_errors=settings.max_errors, folder="run"
+    )
     assert gate.passed is passes
     if passes:
-        assert gate.notes == [f"2 of 10 items errored (provider), within --mb-max-errors {allowance}: compared the 8 that scored"]
+        assert gate.notes == [
+            f"2 of 10 items errored (provider), within --mb-max-errors {allowance}: compared the 8 that"
+            " scored"
+        ]
         assert gate_lines(gate)[0].startswith("note: 2 of 10 items errored")
     else:
         assert gate.failures[0].endswith(f"(--mb-max-errors {allowance} allows 1)")
@@ -229,5 +301,7 @@ def test_max_errors_lets_the_gate_compare_the_items_that_scored(allowance: str, 
 
 @pytest.mark.parametrize("value", ["-1", "many", "101%", "3.5", "5 %%"])
 def test_a_max_errors_that_is_no_count_is_one_line(value: str) -> None:
-    with pytest.raises(UsageError, match=f"^--mb-max-errors {value!r} is not a count or a percentage: use e.g. 3 or 5%$"):
+    with pytest.raises(
+        UsageError, match=f"^--mb-max-errors {value!r} is not a count or a percentage: use e.g. 3 or 5%$"
+    ):
         GateSettings.from_options(SimpleNamespace(mb_max_errors=value))

@@ -16,6 +16,7 @@ from tests.support.goodai import write_goodai_folder
 
 REFERENCE = Path(__file__).parents[2] / "shared/reference/goodai-ltm/data/tests/Benchmark 3 - 32k/definitions"
 
+
 def test_a_goodai_folder_loads_as_a_suite(tmp_path: Path) -> None:
     write_goodai_folder(tmp_path)
     suite = load_suite(f"goodai-definitions={tmp_path}")
@@ -30,13 +31,21 @@ def test_a_goodai_folder_loads_as_a_suite(tmp_path: Path) -> None:
 def test_a_goodai_folder_runs_end_to_end(pytester: pytest.Pytester, tmp_path: Path) -> None:
     write_goodai_folder(pytester.path / "defs")
     for agent, outcomes in (("oracle", {"passed": 2}), ("null", {"failed": 2})):
-        result = pytester.runpytest("--memorybench", f"--agent={agent}", "--mb-suite=goodai-definitions=defs", "-p", "no:cacheprovider")
+        result = pytester.runpytest(
+            "--memorybench",
+            f"--agent={agent}",
+            "--mb-suite=goodai-definitions=defs",
+            "-p",
+            "no:cacheprovider",
+        )
         result.assert_outcomes(**outcomes)
     result.stdout.fnmatch_lines(["memorybench: agent null | judge local | span goodai=4k*"])
 
 
 def test_a_folder_without_config_says_what_to_give(tmp_path: Path) -> None:
-    with pytest.raises(UsageError, match="no config.yml there; give the 'definitions' folder of a GoodAI run"):
+    with pytest.raises(
+        UsageError, match="no config.yml there; give the 'definitions' folder of a GoodAI run"
+    ):
         load_suite(f"goodai-definitions={tmp_path}")
 
 
@@ -48,15 +57,23 @@ def test_the_published_colours_definitions(tmp_path: Path) -> None:
     assert str(suite.span) == "32k"
     first = suite.definitions(0)[0]
     assert [line.text for line in first.script][-1] == "What is my favourite colour?"
-    assert [line.wait for line in first.script][:3] == [{"percentage_finished": 30.0}, {"percentage_finished": 60.0}, {"percentage_finished": 90.0}]
+    assert [line.wait for line in first.script][:3] == [
+        {"percentage_finished": 30.0},
+        {"percentage_finished": 60.0},
+        {"percentage_finished": 90.0},
+    ]
 
 
 @pytest.mark.skipif(not REFERENCE.is_dir(), reason="../shared/reference is not available")
 def test_the_published_benchmark_3_runs_through_our_engine(pytester: pytest.Pytester) -> None:
     """All 33 tests of GoodAI's Benchmark 3 (11 scenarios × 3): the oracle passes every one, null none."""
     suite = f"--mb-suite=goodai-definitions={REFERENCE}"
-    pytester.runpytest("--memorybench", "--agent=oracle", "--span=isolated", suite, "-p", "no:cacheprovider").assert_outcomes(passed=33)
-    pytester.runpytest("--memorybench", "--agent=null", "--span=isolated", suite, "-p", "no:cacheprovider").assert_outcomes(failed=33)
+    pytester.runpytest(
+        "--memorybench", "--agent=oracle", "--span=isolated", suite, "-p", "no:cacheprovider"
+    ).assert_outcomes(passed=33)
+    pytester.runpytest(
+        "--memorybench", "--agent=null", "--span=isolated", suite, "-p", "no:cacheprovider"
+    ).assert_outcomes(failed=33)
 
 
 # -- Benchmarks 1 and 2: the older formats ------------------------------------------------------
@@ -78,7 +95,11 @@ def test_a_benchmark_1_folder_reads_its_spacings_and_its_prose_expectation(tmp_p
     assert [line.wait for line in recall.script] == [{"tokens": 500}] * len(recall.script)
     # "after the next 4 statements": the reply to the 4th message after the instruction, whose own
     # reply is the first: the 5th.
-    assert quote.expected == {"quote": "Boil the kettle before you need the tea.", "author": "Wilhelmina", "nth": 5}
+    assert quote.expected == {
+        "quote": "Boil the kettle before you need the tea.",
+        "author": "Wilhelmina",
+        "nth": 5,
+    }
     # No memory span in the config: the longest test, with its waits, is the span.
     assert suite.span.tokens is not None and suite.span.tokens > 500 * len(recall.script)
 
@@ -87,10 +108,19 @@ def test_a_benchmark_2_prospective_memory_takes_its_quote_from_the_statement() -
     from pytest_memorybench.scenarios.ltm.prospective_memory import SCENARIO as PROSPECTIVE
 
     raw = {
-        "script": ["'Never trust a calm sea.' - Ottoline Parr", "Please recite the quote from Ottoline Parr in the 3rd new message after this one."],
+        "script": [
+            "'Never trust a calm sea.' - Ottoline Parr",
+            "Please recite the quote from Ottoline Parr in the 3rd new message after this one.",
+        ],
         "is_question": [False, True],
-        "waits": [{"tokens": 800, "time": 0, "percentage_finished": 0.0}, {"tokens": 0, "time": 0, "percentage_finished": 0.0}],
-        "expected_responses": ["To complete the task, recite the quote from Ottoline Parr in the 3rd new message following this one."],
+        "waits": [
+            {"tokens": 800, "time": 0, "percentage_finished": 0.0},
+            {"tokens": 0, "time": 0, "percentage_finished": 0.0},
+        ],
+        "expected_responses": [
+            "To complete the task, recite the quote from Ottoline Parr in the 3rd new message following this"
+            " one."
+        ],
     }
     definition = PROSPECTIVE.from_goodai(raw, "0", "goodai", 1)
     assert definition.expected == {"quote": "Never trust a calm sea.", "author": "Ottoline Parr", "nth": 4}
@@ -102,10 +132,19 @@ def test_a_file_we_cannot_read_is_one_line_and_the_rest_runs(pytester: pytest.Py
 
     folder = pytester.path / "defs"
     write_v1_folder(folder)
-    (folder / "Delayed Recall" / "1.def.json").write_text('{"script": ["no waits of any kind"], "is_question": [false]}')
+    (folder / "Delayed Recall" / "1.def.json").write_text(
+        '{"script": ["no waits of any kind"], "is_question": [false]}'
+    )
     (folder / "Movies").mkdir()
     (folder / "Movies" / "0.def.json").write_text("{}")
-    result = pytester.runpytest("--memorybench", "--agent=oracle", "--mb-suite=goodai-definitions=defs", "-p", "no:cacheprovider", "-rs")
+    result = pytester.runpytest(
+        "--memorybench",
+        "--agent=oracle",
+        "--mb-suite=goodai-definitions=defs",
+        "-p",
+        "no:cacheprovider",
+        "-rs",
+    )
     result.assert_outcomes(passed=2, skipped=1)
     result.stdout.fnmatch_lines([
         "memorybench: *defs/Movies: no scenario reads the GoodAI dataset 'Movies'; its definitions are skipped",
@@ -122,11 +161,19 @@ LONGER_SPANS = ["120k", "200k", "500k"]
 
 
 @pytest.mark.skipif(not DEV.is_dir(), reason="../shared/reference is not available")
-@pytest.mark.parametrize("folder", [*PUBLISHED_FOLDERS, *LONGER_SPANS], ids=lambda folder: getattr(folder, "name", f"Benchmark 3 - {folder}"))
+@pytest.mark.parametrize(
+    "folder",
+    [*PUBLISHED_FOLDERS, *LONGER_SPANS],
+    ids=lambda folder: getattr(folder, "name", f"Benchmark 3 - {folder}"),
+)
 def test_every_published_definitions_folder_runs(pytester: pytest.Pytester, folder: Path | str) -> None:
-    """Benchmarks 1, 2 and 3 as GoodAI published them: the oracle passes them all, null none, no error line."""
+    """Benchmarks 1, 2 and 3 as GoodAI published them: the oracle passes them all, null none, no error
+    line."""
     if isinstance(folder, str):
-        span_config, folder = CONFIGS / f"benchmark-v3-{folder}.yml", pytester.path / f"Benchmark 3 - {folder}"
+        span_config, folder = (
+            CONFIGS / f"benchmark-v3-{folder}.yml",
+            pytester.path / f"Benchmark 3 - {folder}",
+        )
         shutil.copytree(REFERENCE, folder / "definitions")
         shutil.copyfile(span_config, folder / "definitions" / "config.yml")
     if not folder.is_dir():

@@ -32,7 +32,9 @@ def test_benchmark_2_names_take_a_point_off_for_every_unexpected_or_repeated_nam
 
 def test_older_shopping_counts_right_quantities_and_benchmark_2_penalises_unknown_items() -> None:
     expected = [["pear", 2], ["rice", 1]]
-    reply = '[{"item": "Pears", "quantity": 2}, {"item": "rice", "quantity": 3}, {"item": "soap", "quantity": 1}]'
+    reply = (
+        '[{"item": "Pears", "quantity": 2}, {"item": "rice", "quantity": 3}, {"item": "soap", "quantity": 1}]'
+    )
     assert score_shopping_older(expected, reply, penalise_unknown=False).value == pytest.approx(1 / 2)
     assert score_shopping_older(expected, reply, penalise_unknown=True).value == 0.0
 

@@ -21,19 +21,23 @@ from pytest_memorybench.core.heavy import heavy_import
 @pytest.fixture
 def entangled(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     """Two modules that import each other (as nltk's do): alpha, slow to start, reads beta's value."""
-    (tmp_path / "mb_alpha.py").write_text(textwrap.dedent("""
+    (tmp_path / "mb_alpha.py").write_text(
+        textwrap.dedent("""
         import sys, time
         sys.mb_beta_begun.wait(1)  # beta's thread is inside beta (never, when imports take turns)
         time.sleep(0.1)  # ... and waiting for alpha
         import mb_beta
         VALUE = mb_beta.VALUE
-    """))
-    (tmp_path / "mb_beta.py").write_text(textwrap.dedent("""
+    """)
+    )
+    (tmp_path / "mb_beta.py").write_text(
+        textwrap.dedent("""
         import sys
         sys.mb_beta_begun.set()
         import mb_alpha
         VALUE = 1
-    """))
+    """)
+    )
     monkeypatch.setattr(sys, "mb_beta_begun", threading.Event(), raising=False)
     monkeypatch.syspath_prepend(str(tmp_path))
     yield

@@ -38,7 +38,9 @@ def said(text: str) -> Message:
 
 
 @pytest.mark.asyncio
-@pytest.mark.parametrize(("returned", "kind"), [(None, "NoneType"), (b"bytes", "bytes"), ({"text": "hi"}, "dict"), (42, "int")])
+@pytest.mark.parametrize(
+    ("returned", "kind"), [(None, "NoneType"), (b"bytes", "bytes"), ({"text": "hi"}, "dict"), (42, "int")]
+)
 async def test_a_reply_that_is_not_text_is_one_line(returned: Any, kind: str) -> None:
     adapter = AgentAdapter(lambda text: returned, "odd")
     with pytest.raises(AgentError, match=f"^agent odd returned {kind}, expected str$"):
@@ -77,12 +79,18 @@ async def test_a_sync_agent_that_hangs_is_given_up_at_the_timeout_and_its_late_a
 
 def test_a_hung_sync_agent_does_not_keep_python_from_exiting(pytester: pytest.Pytester) -> None:
     """After an interruption the agent's thread is abandoned: the process ends anyway."""
-    pytester.makepyfile(
-        hung="import time\n\ndef make():\n    return lambda text: time.sleep(3600)\n"
-    )
+    pytester.makepyfile(hung="import time\n\ndef make():\n    return lambda text: time.sleep(3600)\n")
     result = pytester.runpytest_subprocess(
-        "-p", "no:randomly", "--memorybench", "--agent=hung:make", "--span=isolated", "-k", "colours[rep1]",
-        "--mb-timeout=0.5", "--mb-output=out", timeout=120,
+        "-p",
+        "no:randomly",
+        "--memorybench",
+        "--agent=hung:make",
+        "--span=isolated",
+        "-k",
+        "colours[rep1]",
+        "--mb-timeout=0.5",
+        "--mb-output=out",
+        timeout=120,
     )
     result.assert_outcomes(errors=1)
     result.stdout.fnmatch_lines(["*agent hung:make gave no reply within 0.5 s*"])
@@ -91,7 +99,14 @@ def test_a_hung_sync_agent_does_not_keep_python_from_exiting(pytester: pytest.Py
 def test_a_runaway_agent_writes_a_bounded_run_folder(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(runaway="def make():\n    return lambda text: 'x' * 10_000_000\n")
     result = pytester.runpytest_subprocess(
-        "-p", "no:randomly", "--memorybench", "--agent=runaway:make", "--span=isolated", "-k", "colours", "--mb-output=out"
+        "-p",
+        "no:randomly",
+        "--memorybench",
+        "--agent=runaway:make",
+        "--span=isolated",
+        "-k",
+        "colours",
+        "--mb-output=out",
     )
     result.assert_outcomes(failed=3)
     out = pytester.path / "out"
@@ -109,7 +124,14 @@ def test_a_runaway_agent_that_takes_filler_in_saving_mode_runs_to_the_end(pytest
         "    def observe(self, messages):\n        pass\n\n\ndef make():\n    return Agent()\n"
     )
     result = pytester.runpytest_subprocess(
-        "-p", "no:randomly", "--memorybench", "--agent=observer:make", "--span=200k", "-k", "colours and rep1", "--mb-output=out"
+        "-p",
+        "no:randomly",
+        "--memorybench",
+        "--agent=observer:make",
+        "--span=200k",
+        "-k",
+        "colours and rep1",
+        "--mb-output=out",
     )
     result.assert_outcomes(failed=1)
     events = [json.loads(line) for line in (pytester.path / "out" / "events.jsonl").read_text().splitlines()]
@@ -133,33 +155,66 @@ async def agent(llm_server: LLMServer) -> AsyncIterator[OpenAIChatAgent]:
 @pytest.mark.parametrize(
     ("script", "message"),
     [
-        ({"body": "{not json", "times": 2}, "gave up after 2 attempts: the server's answer is not a chat completion: '{not json'"),
         (
-            {"body": '{"choices": [{"message": {"content": "cut', "headers": {"Content-Type": "application/json"}, "times": 2},
-            "gave up after 2 attempts: a reply that is not JSON (Unterminated string starting at, character 37)",
+            {"body": "{not json", "times": 2},
+            "gave up after 2 attempts: the server's answer is not a chat completion: '{not json'",
+        ),
+        (
+            {
+                "body": '{"choices": [{"message": {"content": "cut',
+                "headers": {"Content-Type": "application/json"},
+                "times": 2,
+            },
+            (
+                "gave up after 2 attempts: a reply that is not JSON (Unterminated string starting at,"
+                " character 37)"
+            ),
         ),
         (
             {"body": "<html>Bad gateway</html>", "times": 2},
-            "gave up after 2 attempts: the server's answer is not a chat completion: '<html>Bad gateway</html>'",
+            (
+                "gave up after 2 attempts: the server's answer is not a chat completion: '<html>Bad"
+                " gateway</html>'"
+            ),
         ),
         (
-            {"body": {"id": "x", "object": "chat.completion", "created": 0, "model": "m", "choices": []}, "times": 2},
+            {
+                "body": {"id": "x", "object": "chat.completion", "created": 0, "model": "m", "choices": []},
+                "times": 2,
+            },
             "gave up after 2 attempts: the server returned no choices",
         ),
         (
-            {"body": {"id": "x", "object": "chat.completion", "created": 0, "model": "m", "choices": [{"index": 0, "message": {"role": "assistant"}}]}, "times": 2},
+            {
+                "body": {
+                    "id": "x",
+                    "object": "chat.completion",
+                    "created": 0,
+                    "model": "m",
+                    "choices": [{"index": 0, "message": {"role": "assistant"}}],
+                },
+                "times": 2,
+            },
             "gave up after 2 attempts: the server's answer has no content",
         ),
         ({"status": 503, "body": "<html>busy</html>", "times": 2}, "gave up after 2 attempts: HTTP 503 *"),
         ({"status": 409, "times": 2}, "gave up after 2 attempts: HTTP 409 *"),
         ({"status": 425, "times": 2}, "gave up after 2 attempts: HTTP 425 *"),
-        ({"drop": True, "times": 2}, "gave up after 2 attempts: the connection to * broke (RemoteProtocolError: *"),
-        ({"truncate": 10, "times": 2}, "gave up after 2 attempts: the connection to * broke (RemoteProtocolError: *"),
+        (
+            {"drop": True, "times": 2},
+            "gave up after 2 attempts: the connection to * broke (RemoteProtocolError: *",
+        ),
+        (
+            {"truncate": 10, "times": 2},
+            "gave up after 2 attempts: the connection to * broke (RemoteProtocolError: *",
+        ),
         ({"status": 500, "times": 2}, "gave up after 2 attempts: HTTP 500 *"),
         ({"status": 429, "times": 2}, "gave up after 2 attempts: HTTP 429 *"),
     ],
 )
-async def test_a_broken_answer_is_one_line(agent: OpenAIChatAgent, llm_server: LLMServer, script: dict[str, Any], message: str) -> None:
+async def test_a_broken_answer_is_one_line(
+    agent: OpenAIChatAgent, llm_server: LLMServer, script: dict[str, Any], message: str
+) -> None:
     llm_server.queue(**script)
     with pytest.raises(AgentError) as error:
         await agent.reply(said("hi"))
@@ -174,12 +229,18 @@ async def test_a_broken_answer_is_one_line(agent: OpenAIChatAgent, llm_server: L
 @pytest.mark.parametrize(
     "script",
     [
-        {"drop": True}, {"truncate": 10}, {"status": 429, "headers": {"retry-after": "0"}}, {"status": 429},
-        {"status": 503, "body": "<html>busy</html>"}, {"body": "<html>no</html>"},
+        {"drop": True},
+        {"truncate": 10},
+        {"status": 429, "headers": {"retry-after": "0"}},
+        {"status": 429},
+        {"status": 503, "body": "<html>busy</html>"},
+        {"body": "<html>no</html>"},
         {"body": '{"choices": [{"mess', "headers": {"Content-Type": "application/json"}},
     ],
 )
-async def test_a_passing_failure_is_retried(agent: OpenAIChatAgent, llm_server: LLMServer, script: dict[str, Any]) -> None:
+async def test_a_passing_failure_is_retried(
+    agent: OpenAIChatAgent, llm_server: LLMServer, script: dict[str, Any]
+) -> None:
     llm_server.queue(**script)
     assert await agent.reply(said("hi")) == "echo: hi"
     assert len(llm_server.requests) == 2
@@ -207,7 +268,10 @@ def test_a_run_on_a_folder_another_run_holds_stops_before_writing(pytester: pyte
         for flag in ("--mb-output=shared", "--mb-resume=shared"):
             result = pytester.runpytest_subprocess(*quick, flag)
             assert result.ret == pytest.ExitCode.USAGE_ERROR
-            assert "another pytest-memorybench run is using this folder; wait for it to end" in result.stderr.str()
+            assert (
+                "another pytest-memorybench run is using this folder; wait for it to end"
+                in result.stderr.str()
+            )
             assert (pytester.path / "shared" / "events.jsonl").read_bytes() == events
     finally:
         held.release()

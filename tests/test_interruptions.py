@@ -42,8 +42,23 @@ class Stopping(RecallAgent):
 def make():
     return Stopping()
 '''
-RUN = ("-p", "no:randomly", "-p", "no:cacheprovider", "--memorybench", "--agent=stopping:make", "--span=2k", "-k", "colours or name_list")
-ASYNCIO_NOISE = ("Task was destroyed", "Event loop is closed", "Task exception was never retrieved", "Traceback")
+RUN = (
+    "-p",
+    "no:randomly",
+    "-p",
+    "no:cacheprovider",
+    "--memorybench",
+    "--agent=stopping:make",
+    "--span=2k",
+    "-k",
+    "colours or name_list",
+)
+ASYNCIO_NOISE = (
+    "Task was destroyed",
+    "Event loop is closed",
+    "Task exception was never retrieved",
+    "Traceback",
+)
 
 
 @pytest.fixture
@@ -54,7 +69,13 @@ def stopping(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pyte
 
 
 def run(
-    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, folder: str, *args: str, stop_at: int = 0, signal: str = "SIGINT", delay: float = 0.0
+    pytester: pytest.Pytester,
+    monkeypatch: pytest.MonkeyPatch,
+    folder: str,
+    *args: str,
+    stop_at: int = 0,
+    signal: str = "SIGINT",
+    delay: float = 0.0,
 ) -> tuple[pytest.RunResult, int]:
     """One run; returns it and how many replies the agent gave (asked) in it."""
     replies = pytester.path / f"{folder}-replies-{len(list(pytester.path.glob(f'{folder}-replies-*')))}.txt"
@@ -85,20 +106,30 @@ def reference(stopping: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> tup
     return _REFERENCE[0]
 
 
-@pytest.mark.parametrize(("signal", "reason"), [("SIGINT", "interrupted by Ctrl-C"), ("SIGTERM", "terminated by SIGTERM")])
+@pytest.mark.parametrize(
+    ("signal", "reason"), [("SIGINT", "interrupted by Ctrl-C"), ("SIGTERM", "terminated by SIGTERM")]
+)
 def test_a_signal_ends_the_run_cleanly_with_partial_results_and_a_resume_line(
-    stopping: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, reference: tuple[dict[str, float], int], signal: str, reason: str
+    stopping: pytest.Pytester,
+    monkeypatch: pytest.MonkeyPatch,
+    reference: tuple[dict[str, float], int],
+    signal: str,
+    reason: str,
 ) -> None:
     expected, total = reference
     result, asked = run(stopping, monkeypatch, "cut", "--mb-output=cut", stop_at=total // 2, signal=signal)
     assert result.ret == pytest.ExitCode.INTERRUPTED
     output = result.stdout.str() + result.stderr.str()
     assert not [noise for noise in ASYNCIO_NOISE if noise in output], output
-    result.stdout.fnmatch_lines([f"interrupted: resume with --mb-resume=cut (* of 6 tests have results; {reason})"])
+    result.stdout.fnmatch_lines(
+        [f"interrupted: resume with --mb-resume=cut (* of 6 tests have results; {reason})"]
+    )
     partial = json.loads((stopping.path / "cut" / "results.json").read_text())["run"]["partial"]
     assert partial["reason"] == reason and 0 < partial["tests_with_results"] < 6
     assert "partial run" in (stopping.path / "cut" / "report.html").read_text()
-    assert scores(stopping.path / "cut").items() <= expected.items()  # what finished, scored as in a whole run
+    assert (
+        scores(stopping.path / "cut").items() <= expected.items()
+    )  # what finished, scored as in a whole run
 
     resumed, asked_again = run(stopping, monkeypatch, "cut", "--mb-resume=cut")
     assert resumed.ret == 1
@@ -108,11 +139,16 @@ def test_a_signal_ends_the_run_cleanly_with_partial_results_and_a_resume_line(
 
 @pytest.mark.parametrize("stop_at", [1, 7, 18, 29])
 def test_kill_9_loses_at_most_the_exchange_in_flight(
-    stopping: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, reference: tuple[dict[str, float], int], stop_at: int
+    stopping: pytest.Pytester,
+    monkeypatch: pytest.MonkeyPatch,
+    reference: tuple[dict[str, float], int],
+    stop_at: int,
 ) -> None:
     expected, total = reference
     assert stop_at < total
-    killed, asked = run(stopping, monkeypatch, "killed", "--mb-output=killed", stop_at=stop_at, signal="SIGKILL")
+    killed, asked = run(
+        stopping, monkeypatch, "killed", "--mb-output=killed", stop_at=stop_at, signal="SIGKILL"
+    )
     assert killed.ret == -9 and asked == stop_at
     resumed, asked_again = run(stopping, monkeypatch, "killed", "--mb-resume=killed")
     assert resumed.ret == 1
@@ -120,7 +156,9 @@ def test_kill_9_loses_at_most_the_exchange_in_flight(
     assert asked_again == total - stop_at + 1  # the reply the kill cut off is asked again, nothing before it
 
 
-def test_maxfail_writes_what_finished_and_says_how_to_go_on(stopping: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_maxfail_writes_what_finished_and_says_how_to_go_on(
+    stopping: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Isolated, each test is its own conversation: `-x` leaves some never driven.
 
     The agent takes 0.2 s a reply, so the last conversations are still being driven when the first
@@ -128,7 +166,9 @@ def test_maxfail_writes_what_finished_and_says_how_to_go_on(stopping: pytest.Pyt
     """
     result, _ = run(stopping, monkeypatch, "x", "--mb-output=x", "--span=isolated", "-x", delay=0.2)
     assert result.ret == pytest.ExitCode.TESTS_FAILED
-    result.stdout.fnmatch_lines(["stopped early: resume with --mb-resume=x (? of 6 tests have results; stopping after 1 failures)"])
+    result.stdout.fnmatch_lines(
+        ["stopped early: resume with --mb-resume=x (? of 6 tests have results; stopping after 1 failures)"]
+    )
     partial = json.loads((stopping.path / "x" / "results.json").read_text())["run"]["partial"]
     assert partial["tests_selected"] == 6 and partial["tests_with_results"] < 6
 
@@ -176,7 +216,17 @@ def test_a_resumed_agent_catches_up_on_its_replies_and_observes_what_it_observed
     monkeypatch.setenv("PYTHONPATH", str(pytester.path), prepend=":")
     told = pytester.path / "told.jsonl"
     monkeypatch.setenv("MB_TOLD", str(told))
-    args = ("-p", "no:randomly", "-p", "no:cacheprovider", "--memorybench", "--agent=recording:make", "--span=4k", "-k", "colours and rep1")
+    args = (
+        "-p",
+        "no:randomly",
+        "-p",
+        "no:cacheprovider",
+        "--memorybench",
+        "--agent=recording:make",
+        "--span=4k",
+        "-k",
+        "colours and rep1",
+    )
     monkeypatch.setenv("MB_STOP_AT", "3")
     killed = pytester.runpytest_subprocess(*args, "--mb-output=run")
     assert killed.ret == -9
@@ -185,8 +235,20 @@ def test_a_resumed_agent_catches_up_on_its_replies_and_observes_what_it_observed
     monkeypatch.setenv("MB_STOP_AT", "0")
     pytester.runpytest_subprocess(*args, "--mb-resume=run")
     again = [json.loads(line) for line in told.read_text().splitlines()]
-    replied = [message for kind, messages in first if kind == "reply" for message in messages][:2]  # the third was cut
-    caught_up = [message for kind, messages in again if kind == "catch_up" for message in messages if message[0] == "user"]
+    replied = [message for kind, messages in first if kind == "reply" for message in messages][
+        :2
+    ]  # the third was cut
+    caught_up = [
+        message
+        for kind, messages in again
+        if kind == "catch_up"
+        for message in messages
+        if message[0] == "user"
+    ]
     assert caught_up == replied, "each earlier reply's message, with the time it was sent"
     observed = [message for kind, messages in first if kind == "observe" for message in messages]
-    assert observed and [m for kind, messages in again if kind == "observe" for m in messages][: len(observed)] == observed
+    assert (
+        observed
+        and [m for kind, messages in again if kind == "observe" for m in messages][: len(observed)]
+        == observed
+    )

@@ -14,7 +14,19 @@ from pytest_memorybench.core.jsonstream import JsonStream
 def _random_json(rng: random.Random, depth: int = 0) -> object:
     roll = rng.random()
     if depth > 3 or roll < 0.3:
-        return rng.choice([7, -2.5e3, True, None, 'quote " and \\ backslash\n', "ends in backslashes \\\\", '\\"', "é" * rng.randint(0, 40), "x" * rng.randint(0, 700)])
+        return rng.choice(
+            [
+                7,
+                -2.5e3,
+                True,
+                None,
+                'quote " and \\ backslash\n',
+                "ends in backslashes \\\\",
+                '\\"',
+                "é" * rng.randint(0, 40),
+                "x" * rng.randint(0, 700),
+            ]
+        )
     if roll < 0.65:
         return [_random_json(rng, depth + 1) for _ in range(rng.randint(0, 4))]
     return {f"key{i}": _random_json(rng, depth + 1) for i in range(rng.randint(0, 4))}

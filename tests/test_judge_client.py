@@ -21,15 +21,15 @@ import pytest_asyncio
 
 from pytest_memorybench.agents.prices import price_for
 from pytest_memorybench.core.errors import ProviderRefused, UsageError
+from pytest_memorybench.core.json_reply import extract_json
 from pytest_memorybench.judges import prompts
 from pytest_memorybench.judges.base import TASK_KINDS, JudgeTask
 from pytest_memorybench.judges.client import CachedJudge, JudgeCache
-from pytest_memorybench.core.json_reply import extract_json
-from pytest_memorybench.judges.local import VERSION, LocalJudge
 from pytest_memorybench.judges.judge_check import run_judge_check
+from pytest_memorybench.judges.local import VERSION, LocalJudge
 from pytest_memorybench.judges.prompts import Prompt, prompt_hash, render
-from pytest_memorybench.judges.replies import validate
 from pytest_memorybench.judges.providers import AnthropicJudgeBackend, JudgeBackend, OpenAIJudgeBackend
+from pytest_memorybench.judges.replies import validate
 from pytest_memorybench.judges.schemas import schema_for
 from pytest_memorybench.judges.spec import build_judge, parse_judge_spec
 from tests.support.llm_server import FAULT_KINDS, LLMServer, anthropic_message
@@ -60,8 +60,13 @@ async def make(llm_server: LLMServer, tmp_path: Path) -> AsyncIterator[Factory]:
     made: list[CachedJudge] = []
 
     def factory(
-        provider: str = "openai", model: str = "fake-model", *, cache: Path | None = tmp_path / "cache.sqlite",
-        max_concurrency: int = 4, max_attempts: int = 3, **settings: Any,
+        provider: str = "openai",
+        model: str = "fake-model",
+        *,
+        cache: Path | None = tmp_path / "cache.sqlite",
+        max_concurrency: int = 4,
+        max_attempts: int = 3,
+        **settings: Any,
     ) -> CachedJudge:
         options = {"api_key": SECRET, **FAST, **settings}
         backend: JudgeBackend
@@ -69,7 +74,9 @@ async def make(llm_server: LLMServer, tmp_path: Path) -> AsyncIterator[Factory]:
             backend = OpenAIJudgeBackend(model, base_url=llm_server.openai_url, **options)
         else:
             backend = AnthropicJudgeBackend(model, base_url=llm_server.url, **options)
-        judge = CachedJudge(backend, cache_path=cache, max_concurrency=max_concurrency, max_attempts=max_attempts)
+        judge = CachedJudge(
+            backend, cache_path=cache, max_concurrency=max_concurrency, max_attempts=max_attempts
+        )
         made.append(judge)
         return judge
 
@@ -87,16 +94,26 @@ def judge_requests(server: LLMServer) -> list[Any]:
 
 @pytest.mark.asyncio
 @pytest.mark.parametrize("provider", ["openai", "anthropic"])
-async def test_verdict_is_parsed_validated_and_accounted(make: Factory, llm_server: LLMServer, provider: str) -> None:
+async def test_verdict_is_parsed_validated_and_accounted(
+    make: Factory, llm_server: LLMServer, provider: str
+) -> None:
     llm_server.queue(text=REFERS)
     judge = make(provider)
     verdict = await judge.judge(TASK)
     assert verdict.ok and not verdict.cached
-    assert verdict.data == {"refers": True, "expected_is_number": False, "numbers_match": None, "reason": "same colour"}
+    assert verdict.data == {
+        "refers": True,
+        "expected_is_number": False,
+        "numbers_match": None,
+        "reason": "same colour",
+    }
     [request] = judge_requests(llm_server)
     system, user = render("reference", TASK.payload)
     if provider == "openai":
-        assert request.body["messages"] == [{"role": "system", "content": system}, {"role": "user", "content": user}]
+        assert request.body["messages"] == [
+            {"role": "system", "content": system},
+            {"role": "user", "content": user},
+        ]
         assert request.body["temperature"] == 0
     else:
         assert request.body["system"] == system
@@ -109,7 +126,10 @@ async def test_verdict_is_parsed_validated_and_accounted(make: Factory, llm_serv
     assert judge.stats.output_tokens == len(REFERS.split())
     assert judge.stats.cost_usd == 0  # an unknown model is free
     assert judge.stats.prompt_hashes == {"reference": prompt_hash("reference")}
-    assert judge.name == f"{provider}:fake-model@{llm_server.openai_url if provider == 'openai' else llm_server.url}"
+    assert (
+        judge.name
+        == f"{provider}:fake-model@{llm_server.openai_url if provider == 'openai' else llm_server.url}"
+    )
 
 
 @pytest.mark.asyncio
@@ -119,7 +139,9 @@ async def test_known_judge_models_are_priced(make: Factory, llm_server: LLMServe
     await judge.judge(TASK)
     price = price_for("gpt-4o-mini")
     assert price is not None
-    assert judge.stats.cost_usd == pytest.approx(price.cost(judge.stats.input_tokens, judge.stats.output_tokens))
+    assert judge.stats.cost_usd == pytest.approx(
+        price.cost(judge.stats.input_tokens, judge.stats.output_tokens)
+    )
     assert judge.stats.cost_usd > 0
 
 
@@ -128,18 +150,25 @@ async def test_known_judge_models_are_priced(make: Factory, llm_server: LLMServe
     "reply",
     [
         f"```json\n{REFERS}\n```",
-        'Here is my verdict:\n{"refers": true, "expected_is_number": false, "numbers_match": null,}\nHope it helps.',
+        (
+            'Here is my verdict:\n{"refers": true, "expected_is_number": false, "numbers_match": null,}\nHope'
+            " it helps."
+        ),
         "{'refers': True, 'expected_is_number': False, 'numbers_match': None, 'reason': 'it's blue'}",
         '{"refers": "yes", "expected_is_number": "no"}',
     ],
     ids=["code-fence", "prose-and-trailing-comma", "python-literals", "lenient-booleans"],
 )
-async def test_slightly_malformed_replies_are_repaired(make: Factory, llm_server: LLMServer, reply: str) -> None:
+async def test_slightly_malformed_replies_are_repaired(
+    make: Factory, llm_server: LLMServer, reply: str
+) -> None:
     llm_server.queue(text=reply)
     judge = make()
     verdict = await judge.judge(TASK)
     assert verdict.ok, verdict.error
-    assert verdict.data is not None and verdict.data["refers"] is True and verdict.data["numbers_match"] is None
+    assert (
+        verdict.data is not None and verdict.data["refers"] is True and verdict.data["numbers_match"] is None
+    )
     assert judge.stats.calls == 1
 
 
@@ -148,7 +177,9 @@ async def test_slightly_malformed_replies_are_repaired(make: Factory, llm_server
 
 @pytest.mark.asyncio
 @pytest.mark.parametrize("provider", ["openai", "anthropic"])
-async def test_second_identical_task_comes_from_the_cache(make: Factory, llm_server: LLMServer, provider: str) -> None:
+async def test_second_identical_task_comes_from_the_cache(
+    make: Factory, llm_server: LLMServer, provider: str
+) -> None:
     llm_server.queue(text=REFERS)
     judge = make(provider)
     first, second = await judge.judge(TASK), await judge.judge(TASK)
@@ -178,8 +209,11 @@ async def test_cache_key_changes_with_model_prompt_and_scorer(
     assert not (await make("anthropic").judge(TASK)).cached
     changed_payload = JudgeTask(TASK.kind, {**TASK.payload, "answer": "Blue!"}, scorer=TASK.scorer)
     assert not (await judge.judge(changed_payload)).cached
-    reworded = Prompt(prompts.PROMPTS["reference"].system + " Be brief.", prompts.PROMPTS["reference"].template,
-                      prompts.PROMPTS["reference"].fields)
+    reworded = Prompt(
+        prompts.PROMPTS["reference"].system + " Be brief.",
+        prompts.PROMPTS["reference"].template,
+        prompts.PROMPTS["reference"].fields,
+    )
     monkeypatch.setitem(prompts.PROMPTS, "reference", reworded)
     assert not (await judge.judge(TASK)).cached
     assert len(judge_requests(llm_server)) == 6
@@ -196,8 +230,9 @@ def test_cache_key_covers_parameters(tmp_path: Path) -> None:
     assert key() != key(max_output_tokens=99)
     other_url = OpenAIJudgeBackend("m", base_url="http://127.0.0.1:8/v1")
     assert key() != CachedJudge(other_url, cache_path=None).cache_key(TASK, system, user)
-    versioned = CachedJudge(OpenAIJudgeBackend("m", base_url="http://127.0.0.1:9/v1"), cache_path=None,
-                            scorer_version="2")
+    versioned = CachedJudge(
+        OpenAIJudgeBackend("m", base_url="http://127.0.0.1:9/v1"), cache_path=None, scorer_version="2"
+    )
     assert key() != versioned.cache_key(TASK, system, user)
 
 
@@ -214,7 +249,9 @@ async def test_without_a_cache_path_nothing_is_stored(make: Factory, llm_server:
 
 
 @pytest.mark.asyncio
-async def test_rate_limit_is_retried_after_the_wait_the_server_asks(make: Factory, llm_server: LLMServer) -> None:
+async def test_rate_limit_is_retried_after_the_wait_the_server_asks(
+    make: Factory, llm_server: LLMServer
+) -> None:
     llm_server.queue(429, headers={"retry-after-ms": "80"})
     llm_server.queue(text=REFERS)
     judge = make(min_wait=0.001)
@@ -237,7 +274,9 @@ async def test_server_error_is_retried(make: Factory, llm_server: LLMServer, pro
 
 
 @pytest.mark.asyncio
-async def test_a_failing_server_gives_a_judge_error_verdict_not_cached(make: Factory, llm_server: LLMServer) -> None:
+async def test_a_failing_server_gives_a_judge_error_verdict_not_cached(
+    make: Factory, llm_server: LLMServer
+) -> None:
     llm_server.queue(500, times=3)
     judge = make()
     verdict = await judge.judge(TASK)
@@ -254,7 +293,9 @@ async def test_a_failing_server_gives_a_judge_error_verdict_not_cached(make: Fac
 @pytest.mark.asyncio
 async def test_rejected_key_is_not_retried_nor_shown(make: Factory, llm_server: LLMServer) -> None:
     llm_server.queue(401, body={"error": {"type": "authentication_error", "message": f"bad key {SECRET}"}})
-    with pytest.raises(ProviderRefused, match="API key was rejected") as refused:  # no verdict can come: the run stops
+    with pytest.raises(
+        ProviderRefused, match="API key was rejected"
+    ) as refused:  # no verdict can come: the run stops
         await make().judge(TASK)
     assert SECRET not in str(refused.value)
     assert len(judge_requests(llm_server)) == 1
@@ -262,7 +303,9 @@ async def test_rejected_key_is_not_retried_nor_shown(make: Factory, llm_server: 
 
 @pytest.mark.asyncio
 @pytest.mark.parametrize("kind", sorted(FAULT_KINDS))
-async def test_a_judge_call_rides_out_every_transient_fault(make: Factory, llm_server: LLMServer, kind: str) -> None:
+async def test_a_judge_call_rides_out_every_transient_fault(
+    make: Factory, llm_server: LLMServer, kind: str
+) -> None:
     """The judge's backend is the agents' adapter: the same retries for the same faults."""
     scripted = FAULT_KINDS[kind]
     llm_server.queue(**{**scripted.__dict__, "headers": {**scripted.headers, "retry-after": "0"}})
@@ -273,7 +316,9 @@ async def test_a_judge_call_rides_out_every_transient_fault(make: Factory, llm_s
 
 
 @pytest.mark.asyncio
-async def test_unparseable_reply_is_reasked_then_reported_not_cached(make: Factory, llm_server: LLMServer) -> None:
+async def test_unparseable_reply_is_reasked_then_reported_not_cached(
+    make: Factory, llm_server: LLMServer
+) -> None:
     llm_server.queue(text="I think the answer refers to blue.", times=3)
     judge = make(max_attempts=3)
     verdict = await judge.judge(TASK)
@@ -296,8 +341,12 @@ async def test_unparseable_reply_is_reasked_then_reported_not_cached(make: Facto
 async def test_schema_invalid_reply_is_reasked_until_valid(make: Factory, llm_server: LLMServer) -> None:
     task = JudgeTask(
         "items",
-        {"question": "Which events?", "retrieval_type": "events", "ground_truth": ["Hackathon", "Book Fair"],
-         "answer": "A hackathon."},
+        {
+            "question": "Which events?",
+            "retrieval_type": "events",
+            "ground_truth": ["Hackathon", "Book Fair"],
+            "answer": "A hackathon.",
+        },
     )
     llm_server.queue(text='{"identified": ["hackathon"], "matching": [1]}')
     llm_server.queue(text='{"identified": ["hackathon"], "matching": [1, 0]}')
@@ -347,8 +396,7 @@ async def test_concurrent_calls_are_bounded(make: Factory, llm_server: LLMServer
 
 # -- several processes share a cache file -------------------------------------------------------------------
 
-WRITER = textwrap.dedent(
-    """
+WRITER = textwrap.dedent("""
     import asyncio, sys
     from pathlib import Path
     from pytest_memorybench.judges.base import JudgeTask
@@ -363,16 +411,19 @@ WRITER = textwrap.dedent(
         print(judge.stats.calls + judge.stats.cache_hits)
 
     asyncio.run(main(sys.argv[1], sys.argv[2], int(sys.argv[3])))
-    """
-)
+    """)
 
 
 @pytest.mark.asyncio
 async def test_processes_share_one_cache_file(tmp_path: Path) -> None:
     path, count = tmp_path / "shared" / "judge-cache.sqlite", 40
     writers = [
-        subprocess.Popen([sys.executable, "-c", WRITER, str(path), worker, str(count)],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        subprocess.Popen(
+            [sys.executable, "-c", WRITER, str(path), worker, str(count)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         for worker in ("w1", "w2")
     ]
     for writer in writers:
@@ -390,7 +441,9 @@ async def test_processes_share_one_cache_file(tmp_path: Path) -> None:
     await judge.aclose()
 
 
-def test_an_unusable_cache_file_means_judging_without_it(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+def test_an_unusable_cache_file_means_judging_without_it(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     path = tmp_path / "cache.sqlite"
     path.write_text("this is not a database")
     judge = CachedJudge(LocalJudge(), cache_path=path)
@@ -399,7 +452,8 @@ def test_an_unusable_cache_file_means_judging_without_it(tmp_path: Path, caplog:
     assert "judge cache" in caplog.text and "unusable" in caplog.text
 
 
-# -- the local judge through the client ------------------------------------------------------------------------
+# -- the local judge through the client
+# ------------------------------------------------------------------------
 
 
 @pytest.mark.asyncio
@@ -419,7 +473,8 @@ async def test_a_bad_payload_is_the_callers_bug() -> None:
         await build_judge("local", cache_path=None).judge(JudgeTask("reference", {"answer": "x"}))
 
 
-# -- specs -------------------------------------------------------------------------------------------------------
+# -- specs
+# -------------------------------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -444,7 +499,10 @@ def test_judge_specs_parse(text: str, kind: str, model: str | None, url: str | N
         ("gpt-4o", "^--judge 'gpt-4o' is not a judge: use local, "),
         ("", "^--judge is empty"),
         ("openai:", "^--judge 'openai:': expected openai:MODEL"),
-        ("openai:gpt-4o", "^--judge openai:gpt-4o: OPENAI_API_KEY is not set; export it, or point the judge at"),
+        (
+            "openai:gpt-4o",
+            "^--judge openai:gpt-4o: OPENAI_API_KEY is not set; export it, or point the judge at",
+        ),
         ("anthropic:claude-haiku-4-5", "^--judge anthropic:claude-haiku-4-5: ANTHROPIC_API_KEY is not set"),
     ],
 )
@@ -457,13 +515,19 @@ def test_bad_judge_specs_are_usage_errors(tmp_path: Path, text: str, message: st
 def test_a_key_in_the_environment_or_a_url_is_enough(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", SECRET)
     assert build_judge("openai:gpt-4o-mini", cache_path=None).name == "openai:gpt-4o-mini"
-    assert build_judge("anthropic:x@http://127.0.0.1:9", cache_path=None).name == "anthropic:x@http://127.0.0.1:9"
+    assert (
+        build_judge("anthropic:x@http://127.0.0.1:9", cache_path=None).name
+        == "anthropic:x@http://127.0.0.1:9"
+    )
 
 
 def test_credentials_in_a_url_are_masked_in_the_name() -> None:
     judge = build_judge("openai:m@http://user:pw@127.0.0.1:9/v1", cache_path=None)
     assert judge.name == "openai:m@http://***@127.0.0.1:9/v1"
-    assert parse_judge_spec("openai:m@http://user:pw@127.0.0.1:9/v1").display == "openai:m@http://***@127.0.0.1:9/v1"
+    assert (
+        parse_judge_spec("openai:m@http://user:pw@127.0.0.1:9/v1").display
+        == "openai:m@http://***@127.0.0.1:9/v1"
+    )
 
 
 @pytest.mark.asyncio
@@ -496,8 +560,13 @@ async def test_bare_url_without_models_is_a_judge_error(llm_server: LLMServer) -
 # -- structured output ------------------------------------------------------------------------------------
 
 # What llama-cpp-python's server (0.3.36) answers to the json_schema form: a validation error, as HTTP 500.
-LLAMA_REFUSAL = {"error": {"message": "1 validation error: ('body', 'response_format', 'type') Input should be "
-                           "'text' or 'json_object'", "type": "internal_server_error"}}
+LLAMA_REFUSAL = {
+    "error": {
+        "message": "1 validation error: ('body', 'response_format', 'type') Input should be "
+        "'text' or 'json_object'",
+        "type": "internal_server_error",
+    }
+}
 
 
 @pytest.mark.asyncio
@@ -507,14 +576,17 @@ async def test_openai_judges_ask_for_the_tasks_json_schema(make: Factory, llm_se
     assert verdict.ok
     [request] = judge_requests(llm_server)
     assert request.body["response_format"] == {
-        "type": "json_schema", "json_schema": {"name": "reference", "schema": schema_for("reference")},
+        "type": "json_schema",
+        "json_schema": {"name": "reference", "schema": schema_for("reference")},
     }
     reason = request.body["response_format"]["json_schema"]["schema"]["properties"]["reason"]
     assert reason == {"type": "string", "maxLength": 200}  # a small model must not write until max_tokens
 
 
 @pytest.mark.asyncio
-async def test_a_server_that_refuses_a_form_gets_the_next_and_the_run_remembers_it(make: Factory, llm_server: LLMServer) -> None:
+async def test_a_server_that_refuses_a_form_gets_the_next_and_the_run_remembers_it(
+    make: Factory, llm_server: LLMServer
+) -> None:
     llm_server.queue(500, body=LLAMA_REFUSAL)
     llm_server.queue(text=REFERS, times=2)
     judge = make(cache=None)
@@ -535,7 +607,11 @@ async def test_a_server_that_takes_no_form_gets_plain_text_and_other_errors_stay
     make: Factory, llm_server: LLMServer
 ) -> None:
     for form in ("json_schema", "json_object"):
-        llm_server.queue(400, body={"error": {"message": f"response_format {form} is not supported"}}, times=1 + (form == "json_object"))
+        llm_server.queue(
+            400,
+            body={"error": {"message": f"response_format {form} is not supported"}},
+            times=1 + (form == "json_object"),
+        )
     llm_server.queue(text=REFERS)
     judge = make(cache=None)
     assert (await judge.judge(TASK)).ok
@@ -546,7 +622,9 @@ async def test_a_server_that_takes_no_form_gets_plain_text_and_other_errors_stay
 
 
 @pytest.mark.asyncio
-async def test_anthropic_judges_answer_through_a_tool_with_the_schema(make: Factory, llm_server: LLMServer) -> None:
+async def test_anthropic_judges_answer_through_a_tool_with_the_schema(
+    make: Factory, llm_server: LLMServer
+) -> None:
     verdict_data = {"refers": True, "expected_is_number": False, "numbers_match": None, "reason": "blue"}
     body = anthropic_message("fake-model", "", {"input_tokens": 10, "output_tokens": 5})
     body["content"] = [{"type": "tool_use", "id": "toolu_1", "name": "reference", "input": verdict_data}]
@@ -554,7 +632,9 @@ async def test_anthropic_judges_answer_through_a_tool_with_the_schema(make: Fact
     verdict = await make("anthropic").judge(TASK)
     assert verdict.ok and verdict.data == {**verdict_data, "reason": "blue"}
     [request] = judge_requests(llm_server)
-    assert request.body["tools"] == [{"name": "reference", "description": "Record the verdict.", "input_schema": schema_for("reference")}]
+    assert request.body["tools"] == [
+        {"name": "reference", "description": "Record the verdict.", "input_schema": schema_for("reference")}
+    ]
     assert request.body["tool_choice"] == {"type": "tool", "name": "reference"}
 
 
@@ -564,10 +644,14 @@ def test_a_judge_check_with_mostly_unusable_verdicts_says_so_and_exits_1(llm_ser
     status = run_judge_check(f"openai:fake-model@{llm_server.openai_url}", None, lines.append)
     assert status == 1
     assert lines[0].startswith("[memorybench] judged ") and lines[-2].startswith("agreement 0%")
-    assert lines[-1].startswith("ERROR: 321 of 321 verdicts of openai:fake-model@") and "judge-unparseable" in lines[-1]
+    assert (
+        lines[-1].startswith("ERROR: 321 of 321 verdicts of openai:fake-model@")
+        and "judge-unparseable" in lines[-1]
+    )
 
 
-# -- prompts, JSON repair, validation ----------------------------------------------------------------------------
+# -- prompts, JSON repair, validation
+# ----------------------------------------------------------------------------
 
 
 def test_every_kind_has_a_prompt_with_a_stable_short_hash() -> None:
@@ -619,8 +703,11 @@ def test_json_is_extracted_and_repaired(text: str, expected: Any) -> None:
 
 @pytest.mark.parametrize(
     ("text", "reason"),
-    [("", "the reply is empty"), ("no braces here", "no JSON object in the reply"),
-     ('{"a": 1, "b": [2, 3', "the JSON in the reply is malformed")],
+    [
+        ("", "the reply is empty"),
+        ("no braces here", "no JSON object in the reply"),
+        ('{"a": 1, "b": [2, 3', "the JSON in the reply is malformed"),
+    ],
 )
 def test_json_that_cannot_be_mended_says_why(text: str, reason: str) -> None:
     with pytest.raises(ValueError, match=f"^{reason}$"):
@@ -630,18 +717,37 @@ def test_json_that_cannot_be_mended_says_why(text: str, reason: str) -> None:
 @pytest.mark.parametrize(
     ("kind", "data", "payload", "expected"),
     [
-        ("reference", {"refers": "true", "expected_is_number": 0, "numbers_match": False, "explanation": " ok  "},
-         None, {"refers": True, "expected_is_number": False, "numbers_match": None, "reason": "ok"}),
+        (
+            "reference",
+            {"refers": "true", "expected_is_number": 0, "numbers_match": False, "explanation": " ok  "},
+            None,
+            {"refers": True, "expected_is_number": False, "numbers_match": None, "reason": "ok"},
+        ),
         ("sentence", {"present": False, "extracted": "x"}, None, {"present": False, "extracted": None}),
-        ("directions", [{"origin": "park", "kilometers": "3", "direction": "N", "destination": "Library"}],
-         {"places": ["Park", "Library"]},
-         {"hops": [{"origin": "Park", "kilometers": 3, "direction": "north", "destination": "Library"}]}),
-        ("restaurant", {"dishes": ["soup", "soup"], "drinks": [], "other": ""}, {"menu": ["Soup"], "drinks": []},
-         {"dishes": ["Soup"], "drinks": [], "other": None}),
-        ("items", {"identified": ["x"], "matching": [1.0, "0.5", {"y": 0}]}, {"ground_truth": ["x", "y", "y"]},
-         {"identified": ["x"], "matching": [1, 0.5, 0]}),
-        ("order", {"predicted_indexes": [1, "-1", 0.0]}, {"predicted": ["a", "b", "c"], "ground_truth": ["x", "y"]},
-         {"predicted_indexes": [1, -1, 0]}),
+        (
+            "directions",
+            [{"origin": "park", "kilometers": "3", "direction": "N", "destination": "Library"}],
+            {"places": ["Park", "Library"]},
+            {"hops": [{"origin": "Park", "kilometers": 3, "direction": "north", "destination": "Library"}]},
+        ),
+        (
+            "restaurant",
+            {"dishes": ["soup", "soup"], "drinks": [], "other": ""},
+            {"menu": ["Soup"], "drinks": []},
+            {"dishes": ["Soup"], "drinks": [], "other": None},
+        ),
+        (
+            "items",
+            {"identified": ["x"], "matching": [1.0, "0.5", {"y": 0}]},
+            {"ground_truth": ["x", "y", "y"]},
+            {"identified": ["x"], "matching": [1, 0.5, 0]},
+        ),
+        (
+            "order",
+            {"predicted_indexes": [1, "-1", 0.0]},
+            {"predicted": ["a", "b", "c"], "ground_truth": ["x", "y"]},
+            {"predicted_indexes": [1, -1, 0]},
+        ),
         ("nugget", {"score": 1.0, "reason": "fine"}, None, {"score": 1, "reason": "fine"}),
         ("equivalence", {"equivalent": "no"}, None, {"equivalent": False}),
     ],
@@ -654,19 +760,40 @@ def test_validation_normalises(kind: str, data: Any, payload: Any, expected: dic
     ("kind", "data", "payload", "reason"),
     [
         ("reference", {"refers": True}, None, "missing field 'expected_is_number'"),
-        ("reference", {"refers": "maybe", "expected_is_number": False}, None, "'refers' must be true or false"),
+        (
+            "reference",
+            {"refers": "maybe", "expected_is_number": False},
+            None,
+            "'refers' must be true or false",
+        ),
         ("sentence", ["present"], None, "expected a JSON object, got a list"),
-        ("directions", {"hops": [{"origin": "A", "kilometers": 2, "direction": "up", "destination": "B"}]}, None,
-         "hop 0: direction 'up' is not north, south, east or west"),
-        ("directions", {"hops": [{"origin": "A", "kilometers": 2.5, "direction": "east", "destination": "B"}]}, None,
-         "hop 0: 'kilometers' must be a whole number"),
+        (
+            "directions",
+            {"hops": [{"origin": "A", "kilometers": 2, "direction": "up", "destination": "B"}]},
+            None,
+            "hop 0: direction 'up' is not north, south, east or west",
+        ),
+        (
+            "directions",
+            {"hops": [{"origin": "A", "kilometers": 2.5, "direction": "east", "destination": "B"}]},
+            None,
+            "hop 0: 'kilometers' must be a whole number",
+        ),
         ("restaurant", {"dishes": "Soup", "drinks": []}, None, "'dishes' must be a list"),
         ("items", {"identified": [], "matching": [1, 0.7]}, None, r"matching\[1\] must be 0, 0.5 or 1"),
-        ("items", {"identified": [], "matching": [1]}, {"ground_truth": ["a", "b"]},
-         "'matching' has 1 scores for 2 ground-truth items"),
+        (
+            "items",
+            {"identified": [], "matching": [1]},
+            {"ground_truth": ["a", "b"]},
+            "'matching' has 1 scores for 2 ground-truth items",
+        ),
         ("order", {"predicted_indexes": [0, -2]}, None, r"predicted_indexes\[1\] must be an integer >= -1"),
-        ("order", {"predicted_indexes": [0, 5]}, {"predicted": ["a", "b"], "ground_truth": ["x"]},
-         "index 5 is past the 1-item ground truth"),
+        (
+            "order",
+            {"predicted_indexes": [0, 5]},
+            {"predicted": ["a", "b"], "ground_truth": ["x"]},
+            "index 5 is past the 1-item ground truth",
+        ),
         ("order", {"predicted_indexes": [0]}, {"predicted": ["a", "b"]}, "'predicted_indexes' has 1 entries"),
         ("nugget", {"score": 2}, None, "score must be 0, 0.5 or 1"),
         ("equivalence", {}, None, "missing field 'equivalent'"),

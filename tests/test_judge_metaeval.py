@@ -51,7 +51,9 @@ class OracleJudge:
 
     def __init__(self, cases: list[JudgeCase]) -> None:
         self.stats = JudgeStats()
-        self.answers = {key(case.kind, case.payload): label_verdict(case.kind, case.label, case.payload) for case in cases}
+        self.answers = {
+            key(case.kind, case.payload): label_verdict(case.kind, case.label, case.payload) for case in cases
+        }
 
     async def judge(self, task: JudgeTask) -> JudgeVerdict:
         return JudgeVerdict(task.kind, self.answers[key(task.kind, task.payload)])
@@ -104,7 +106,9 @@ def test_every_case_is_well_formed(case: JudgeCase) -> None:
 def test_the_set_mixes_agreeing_and_disagreeing_answers() -> None:
     """Every boolean kind has cases on both sides, so a constant judge cannot score well."""
     sides = {
-        "reference": "correct", "sentence": "present", "equivalence": "equivalent",
+        "reference": "correct",
+        "sentence": "present",
+        "equivalence": "equivalent",
     }
     for kind, name in sides.items():
         values = {case.label[name] for case in CASES if case.kind == kind}
@@ -114,11 +118,18 @@ def test_the_set_mixes_agreeing_and_disagreeing_answers() -> None:
 
 
 def test_load_cases_reads_a_file_and_names_the_bad_line(tmp_path: Path) -> None:
-    good = {"id": "e-1", "kind": "equivalence", "payload": {"first": "a cat", "second": "a cat"},
-            "label": {"equivalent": True}, "note": "same"}
+    good = {
+        "id": "e-1",
+        "kind": "equivalence",
+        "payload": {"first": "a cat", "second": "a cat"},
+        "label": {"equivalent": True},
+        "note": "same",
+    }
     path = tmp_path / "cases.jsonl"
     path.write_text(json.dumps(good) + "\n\n", encoding="utf-8")
-    assert load_cases(path) == [JudgeCase("e-1", "equivalence", good["payload"], {"equivalent": True}, "same")]
+    assert load_cases(path) == [
+        JudgeCase("e-1", "equivalence", good["payload"], {"equivalent": True}, "same")
+    ]
 
     bad_lines = [
         ({**good, "kind": "poetry"}, "unknown kind"),
@@ -189,40 +200,140 @@ def hop(km: int, direction: str) -> dict[str, Any]:
     ("kind", "payload", "label", "data", "agree"),
     [
         # reference: GoodAI's rule on the verdict
-        ("reference", REFERENCE, {"correct": True}, {"refers": True, "expected_is_number": True, "numbers_match": True}, True),
-        ("reference", REFERENCE, {"correct": True}, {"refers": True, "expected_is_number": True, "numbers_match": False}, False),
-        ("reference", REFERENCE, {"correct": True}, {"refers": True, "expected_is_number": True, "numbers_match": None}, True),
-        ("reference", REFERENCE, {"correct": False}, {"refers": False, "expected_is_number": False, "numbers_match": None}, True),
-        ("reference", REFERENCE, {"correct": False}, {"refers": True, "expected_is_number": False, "numbers_match": None}, False),
+        (
+            "reference",
+            REFERENCE,
+            {"correct": True},
+            {"refers": True, "expected_is_number": True, "numbers_match": True},
+            True,
+        ),
+        (
+            "reference",
+            REFERENCE,
+            {"correct": True},
+            {"refers": True, "expected_is_number": True, "numbers_match": False},
+            False,
+        ),
+        (
+            "reference",
+            REFERENCE,
+            {"correct": True},
+            {"refers": True, "expected_is_number": True, "numbers_match": None},
+            True,
+        ),
+        (
+            "reference",
+            REFERENCE,
+            {"correct": False},
+            {"refers": False, "expected_is_number": False, "numbers_match": None},
+            True,
+        ),
+        (
+            "reference",
+            REFERENCE,
+            {"correct": False},
+            {"refers": True, "expected_is_number": False, "numbers_match": None},
+            False,
+        ),
         # sentence
-        ("sentence", {"answer": "x", "sentence": "x"}, {"present": True}, {"present": True, "extracted": "x"}, True),
-        ("sentence", {"answer": "x", "sentence": "x"}, {"present": True}, {"present": False, "extracted": None}, False),
+        (
+            "sentence",
+            {"answer": "x", "sentence": "x"},
+            {"present": True},
+            {"present": True, "extracted": "x"},
+            True,
+        ),
+        (
+            "sentence",
+            {"answer": "x", "sentence": "x"},
+            {"present": True},
+            {"present": False, "extracted": None},
+            False,
+        ),
         # directions: the end point of the walked hops, names ignored
         ("directions", PLACES, {"end": [2, -1]}, {"hops": [hop(2, "east"), hop(1, "south")]}, True),
-        ("directions", PLACES, {"end": [2, -1]}, {"hops": [hop(1, "south"), hop(3, "east"), hop(1, "west")]}, True),
+        (
+            "directions",
+            PLACES,
+            {"end": [2, -1]},
+            {"hops": [hop(1, "south"), hop(3, "east"), hop(1, "west")]},
+            True,
+        ),
         ("directions", PLACES, {"end": [2, -1]}, {"hops": [hop(2, "west"), hop(1, "south")]}, False),
         ("directions", PLACES, {"end": [0, 0]}, {"hops": []}, True),
         ("directions", PLACES, {"end": [0, 0]}, {"hops": [hop(1, "north")]}, False),
         # restaurant: sets, case-insensitive; "other" ignored
-        ("restaurant", MENU, {"dishes": ["Tomato Soup", "Steak"], "drinks": ["Tea"]},
-         {"dishes": ["steak", "tomato  soup"], "drinks": ["TEA"], "other": "bread"}, True),
-        ("restaurant", MENU, {"dishes": ["Steak"], "drinks": []}, {"dishes": ["Steak"], "drinks": ["Cola"], "other": None}, False),
-        ("restaurant", MENU, {"dishes": ["Steak"], "drinks": []}, {"dishes": [], "drinks": [], "other": None}, False),
+        (
+            "restaurant",
+            MENU,
+            {"dishes": ["Tomato Soup", "Steak"], "drinks": ["Tea"]},
+            {"dishes": ["steak", "tomato  soup"], "drinks": ["TEA"], "other": "bread"},
+            True,
+        ),
+        (
+            "restaurant",
+            MENU,
+            {"dishes": ["Steak"], "drinks": []},
+            {"dishes": ["Steak"], "drinks": ["Cola"], "other": None},
+            False,
+        ),
+        (
+            "restaurant",
+            MENU,
+            {"dishes": ["Steak"], "drinks": []},
+            {"dishes": [], "drinks": [], "other": None},
+            False,
+        ),
         # items: same abstention and |F1 judge - F1 human| <= 0.25
-        ("items", ITEMS_PAYLOAD, {"matching": [1, 0.5], "abstains": False},
-         {"identified": ["A", "B"], "matching": [1, 0.5]}, True),
-        ("items", ITEMS_PAYLOAD, {"matching": [1, 0.5], "abstains": False},  # F1 0.75 vs 0.5: exactly 0.25
-         {"identified": ["A", "B"], "matching": [0.5, 0.5]}, True),
-        ("items", ITEMS_PAYLOAD, {"matching": [1, 1], "abstains": False},  # F1 1 vs 0.5
-         {"identified": ["A"], "matching": [1, 0]}, False),
-        ("items", ITEMS_PAYLOAD, {"matching": [0, 0], "abstains": True},
-         {"identified": [], "matching": [0, 0]}, True),
-        ("items", ITEMS_PAYLOAD, {"matching": [0, 1], "abstains": False},  # the judge sees an abstention
-         {"identified": [], "matching": [0, 1]}, False),
-        ("items", {**ITEMS_PAYLOAD, "ground_truth": []}, {"matching": [], "abstains": False, "extra": 1},
-         {"identified": ["Z"], "matching": []}, True),
-        ("items", {**ITEMS_PAYLOAD, "ground_truth": []}, {"matching": [], "abstains": True},
-         {"identified": ["Z"], "matching": []}, False),
+        (
+            "items",
+            ITEMS_PAYLOAD,
+            {"matching": [1, 0.5], "abstains": False},
+            {"identified": ["A", "B"], "matching": [1, 0.5]},
+            True,
+        ),
+        (
+            "items",
+            ITEMS_PAYLOAD,
+            {"matching": [1, 0.5], "abstains": False},  # F1 0.75 vs 0.5: exactly 0.25
+            {"identified": ["A", "B"], "matching": [0.5, 0.5]},
+            True,
+        ),
+        (
+            "items",
+            ITEMS_PAYLOAD,
+            {"matching": [1, 1], "abstains": False},  # F1 1 vs 0.5
+            {"identified": ["A"], "matching": [1, 0]},
+            False,
+        ),
+        (
+            "items",
+            ITEMS_PAYLOAD,
+            {"matching": [0, 0], "abstains": True},
+            {"identified": [], "matching": [0, 0]},
+            True,
+        ),
+        (
+            "items",
+            ITEMS_PAYLOAD,
+            {"matching": [0, 1], "abstains": False},  # the judge sees an abstention
+            {"identified": [], "matching": [0, 1]},
+            False,
+        ),
+        (
+            "items",
+            {**ITEMS_PAYLOAD, "ground_truth": []},
+            {"matching": [], "abstains": False, "extra": 1},
+            {"identified": ["Z"], "matching": []},
+            True,
+        ),
+        (
+            "items",
+            {**ITEMS_PAYLOAD, "ground_truth": []},
+            {"matching": [], "abstains": True},
+            {"identified": ["Z"], "matching": []},
+            False,
+        ),
         # order: exact, -1 included
         ("order", ORDER, {"predicted_indexes": [1, -1, 0]}, {"predicted_indexes": [1, -1, 0]}, True),
         ("order", ORDER, {"predicted_indexes": [1, -1, 0]}, {"predicted_indexes": [1, 0, -1]}, False),
@@ -236,7 +347,9 @@ def hop(km: int, direction: str) -> dict[str, Any]:
         ("equivalence", {"first": "a", "second": "b"}, {"equivalent": False}, {"equivalent": True}, False),
     ],
 )
-def test_comparison_rules(kind: str, payload: dict[str, Any], label: dict[str, Any], data: dict[str, Any], agree: bool) -> None:
+def test_comparison_rules(
+    kind: str, payload: dict[str, Any], label: dict[str, Any], data: dict[str, Any], agree: bool
+) -> None:
     check_label(kind, label, payload)
     assert compare(case_of(kind, payload, label), validate(kind, data, payload)).agree is agree
 
@@ -254,7 +367,9 @@ def test_route_end_and_human_f1() -> None:
     assert route_end([hop(3, "north"), hop(2, "West"), hop(1, "south")]) == [-2, 2]
     assert route_end([]) == [0, 0]
     assert human_items_f1({"matching": [1, 0], "abstains": False}, ["A", "B"]) == pytest.approx(2 / 3)
-    assert human_items_f1({"matching": [1, 0], "abstains": False, "extra": 1}, ["A", "B"]) == pytest.approx(0.5)
+    assert human_items_f1({"matching": [1, 0], "abstains": False, "extra": 1}, ["A", "B"]) == pytest.approx(
+        0.5
+    )
     assert human_items_f1({"matching": [], "abstains": True}, []) == 1.0  # the abstention credit
     assert human_items_f1({"matching": [], "abstains": False, "extra": 2}, []) == 0.0
 
@@ -308,8 +423,14 @@ LOCAL_AGREEMENT = {
 LOCAL_OVERALL = (103, 112)
 # Wrong answers the local judge accepts, of those asked, per kind: the README's false-acceptance table.
 LOCAL_FALSE_ACCEPTANCE = {kind: (0, 20) for kind in TASK_KINDS} | {
-    "reference": (0, 24), "sentence": (0, 21), "directions": (0, 21), "restaurant": (0, 21), "items": (0, 22),
-    "equivalence": (1, 20), "interpretation": (1, 20), "answer": (1, 20),
+    "reference": (0, 24),
+    "sentence": (0, 21),
+    "directions": (0, 21),
+    "restaurant": (0, 21),
+    "items": (0, 22),
+    "equivalence": (1, 20),
+    "interpretation": (1, 20),
+    "answer": (1, 20),
 }
 LOCAL_ITEM_CREDITS = (17, 20)
 
@@ -343,21 +464,45 @@ async def test_report_lines() -> None:
     assert all(len(line) <= 80 for line in lines), [line for line in lines if len(line) > 80]
     wrong = sum(tally.total for tally in report.false_accepts.values())
     assert lines[0] == f"judge check of local: {len(CASES)} labelled cases, {wrong} wrong answers"
-    assert lines[1].split() == ["kind", "cases", "agreed", "agreement", "wrong", "accepted", "false", "accept"]
+    assert lines[1].split() == [
+        "kind",
+        "cases",
+        "agreed",
+        "agreement",
+        "wrong",
+        "accepted",
+        "false",
+        "accept",
+    ]
     for offset, kind in enumerate(TASK_KINDS, start=2):
         agreed, total = LOCAL_AGREEMENT[kind]
         accepted, asked = LOCAL_FALSE_ACCEPTANCE[kind]
         assert lines[offset].split() == [
-            kind, str(total), str(agreed), f"{agreed / total * 100:.1f}%", str(asked), str(accepted), f"{accepted / asked * 100:.1f}%"
+            kind,
+            str(total),
+            str(agreed),
+            f"{agreed / total * 100:.1f}%",
+            str(asked),
+            str(accepted),
+            f"{accepted / asked * 100:.1f}%",
         ]
-    assert lines[2 + len(TASK_KINDS)].split() == ["overall", "112", "103", "92.0%", str(wrong), "3", f"{300 / wrong:.1f}%"]
+    assert lines[2 + len(TASK_KINDS)].split() == [
+        "overall",
+        "112",
+        "103",
+        "92.0%",
+        str(wrong),
+        "3",
+        f"{300 / wrong:.1f}%",
+    ]
     assert "items: per-item credits agree for 17 of 20 (85.0%)" in lines
     assert f"disagreements: {len(report.disagreements)}" in lines
     header = lines.index(f"disagreements: {len(report.disagreements)}") + 1
     assert lines[header].split() == ["case", "human", "judge"]
     accepted_header = lines.index("wrong answers accepted: 3 (ids in wrong_answers.jsonl)")
     assert [line.split() for line in lines[accepted_header + 1 : accepted_header + 3]] == [
-        ["equivalence-wrong-03", "partial"], ["interpretation-wrong-17", "hedge"]
+        ["equivalence-wrong-03", "partial"],
+        ["interpretation-wrong-17", "hedge"],
     ]
     listed = lines[header + 1 : accepted_header]
     assert len(listed) == len(report.disagreements) == 9
@@ -380,6 +525,9 @@ def test_report_lines_stay_narrow_and_interpret_the_band() -> None:
     assert all(len(line) <= 80 for line in perfect)
     assert "disagreements: none" in perfect
     assert perfect[-1].startswith("agreement 100% with openai:") and perfect[-1].endswith("trust its scores")
-    assert report_lines(report("x", 8))[-1] == "agreement 80% with x: fine for most uses; spot-check reference verdicts"
+    assert (
+        report_lines(report("x", 8))[-1]
+        == "agreement 80% with x: fine for most uses; spot-check reference verdicts"
+    )
     assert report_lines(report("x", 3))[-1] == "agreement 30% with x: too far from the human labels to trust"
     assert report_lines(JudgeCheckReport("x"))[-1] == "no cases were judged: nothing is measured"

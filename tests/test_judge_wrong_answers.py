@@ -51,11 +51,17 @@ def test_every_kind_has_at_least_20_wrong_answers_of_several_traps() -> None:
 
 def test_a_malformed_wrong_answer_names_its_line(tmp_path: Path) -> None:
     path = tmp_path / "wrong.jsonl"
-    good = json.dumps({"id": "x", "kind": "sentence", "trap": "hedge", "payload": {"answer": "a", "sentence": "b"}})
+    good = json.dumps(
+        {"id": "x", "kind": "sentence", "trap": "hedge", "payload": {"answer": "a", "sentence": "b"}}
+    )
     path.write_text(good + "\n" + good.replace('"hedge"', '"bluff"') + "\n")
     with pytest.raises(ValueError, match=r"wrong.jsonl:2: x: unknown trap 'bluff'"):
         load_wrong_answers(path)
-    path.write_text(json.dumps({"id": "y", "kind": "directions", "trap": "hedge", "payload": {"answer": "a", "places": []}}))
+    path.write_text(
+        json.dumps(
+            {"id": "y", "kind": "directions", "trap": "hedge", "payload": {"answer": "a", "places": []}}
+        )
+    )
     with pytest.raises(ValueError, match=r":1: y: 'right_end' belongs to directions answers"):
         load_wrong_answers(path)
 
@@ -74,9 +80,21 @@ def test_a_malformed_wrong_answer_names_its_line(tmp_path: Path) -> None:
         ("restaurant", {"dishes": ["Charred Leek Tart"], "drinks": [], "other": None}, True),
         ("restaurant", {"dishes": ["Charred Leek Tart"], "drinks": [], "other": "fries"}, False),
         ("restaurant", {"dishes": [], "drinks": [], "other": None}, False),
-        ("directions", {"hops": [{"origin": "A", "kilometers": 2, "direction": "north", "destination": "B"},
-                                 {"origin": "B", "kilometers": 3, "direction": "east", "destination": "C"}]}, True),
-        ("directions", {"hops": [{"origin": "A", "kilometers": 2, "direction": "north", "destination": "B"}]}, False),
+        (
+            "directions",
+            {
+                "hops": [
+                    {"origin": "A", "kilometers": 2, "direction": "north", "destination": "B"},
+                    {"origin": "B", "kilometers": 3, "direction": "east", "destination": "C"},
+                ]
+            },
+            True,
+        ),
+        (
+            "directions",
+            {"hops": [{"origin": "A", "kilometers": 2, "direction": "north", "destination": "B"}]},
+            False,
+        ),
     ],
 )
 def test_what_accepting_a_wrong_answer_means(kind: str, data: dict[str, Any], accepted: bool) -> None:
@@ -89,7 +107,9 @@ async def test_the_local_judge_refuses_the_wrong_answers_as_the_readme_says() ->
     report = await evaluate_judge(LocalJudge(), (), WRONG)
     figures = {kind: (tally.accepted, tally.total) for kind, tally in report.false_accepts.items()}
     assert figures == LOCAL_FALSE_ACCEPTANCE
-    assert all(tally.rate <= 0.05 for tally in report.false_accepts.values())  # the goal: at most 5 % per kind
+    assert all(
+        tally.rate <= 0.05 for tally in report.false_accepts.values()
+    )  # the goal: at most 5 % per kind
     assert report.wrong_errors == []
     table = README.read_text(encoding="utf-8")
     for kind, (accepted, total) in figures.items():
@@ -110,7 +130,10 @@ class Credulous:
             "equivalence": {"equivalent": True},
             "interpretation": {"valid": True},
             "nugget": {"score": 1},
-            "items": {"identified": list(payload.get("ground_truth", [])), "matching": [1] * len(payload.get("ground_truth", []))},
+            "items": {
+                "identified": list(payload.get("ground_truth", [])),
+                "matching": [1] * len(payload.get("ground_truth", [])),
+            },
             "order": {"predicted_indexes": list(range(len(payload.get("predicted", []))))},
             "restaurant": {"dishes": list(payload.get("menu", []))[:1], "drinks": [], "other": None},
         }.get(task.kind, {"hops": []})
@@ -128,8 +151,12 @@ async def test_a_credulous_judge_is_caught_by_the_gate() -> None:
     assert lines[-1].startswith("agreement ") and "accepts wrong" in lines[-1]
     failures = shortfalls(report, 0.9, 0.05)
     assert failures[0].startswith("agreement ") and "below --mb-min-agreement 90.0%" in failures[0]
-    assert any(line.startswith("reference: accepts 24 of 24 wrong answers (100.0%), above --mb-max-false-accept 5.0%")
-               for line in failures)
+    assert any(
+        line.startswith(
+            "reference: accepts 24 of 24 wrong answers (100.0%), above --mb-max-false-accept 5.0%"
+        )
+        for line in failures
+    )
 
 
 def test_the_judge_check_is_a_gate(capsys: pytest.CaptureFixture[str]) -> None:
@@ -141,8 +168,14 @@ def test_the_judge_check_is_a_gate(capsys: pytest.CaptureFixture[str]) -> None:
     failed = [line for line in lines if line.startswith("FAILED judge check: ")]
     assert failed == [
         "FAILED judge check: agreement 92.0% with the human labels is below --mb-min-agreement 95.0%",
-        "FAILED judge check: equivalence: accepts 1 of 20 wrong answers (5.0%), above --mb-max-false-accept 0.0%",
-        "FAILED judge check: interpretation: accepts 1 of 20 wrong answers (5.0%), above --mb-max-false-accept 0.0%",
+        (
+            "FAILED judge check: equivalence: accepts 1 of 20 wrong answers (5.0%), above"
+            " --mb-max-false-accept 0.0%"
+        ),
+        (
+            "FAILED judge check: interpretation: accepts 1 of 20 wrong answers (5.0%), above"
+            " --mb-max-false-accept 0.0%"
+        ),
         "FAILED judge check: answer: accepts 1 of 20 wrong answers (5.0%), above --mb-max-false-accept 0.0%",
     ]
     with pytest.raises(UsageError, match="--mb-max-false-accept 5 is not a share: give a number from 0 to 1"):
@@ -154,10 +187,16 @@ def test_a_sample_asks_a_few_of_each_task_spread_through_it() -> None:
     sample = spread(cases, 2)
     assert Counter(case.kind for case in sample) == {kind: 2 for kind in TASK_KINDS}
     references = [case for case in cases if case.kind == "reference"]
-    assert [case.id for case in sample if case.kind == "reference"] == [references[0].id, references[len(references) // 2].id]
+    assert [case.id for case in sample if case.kind == "reference"] == [
+        references[0].id,
+        references[len(references) // 2].id,
+    ]
     assert spread(WRONG, None) == WRONG
     lines: list[str] = []
     assert run_judge_check("local", None, lines.append, sample=2) == 0
-    assert lines[0] == "[memorybench] judged 40/40" and lines[1] == "judge check of local: 20 labelled cases, 20 wrong answers"
+    assert (
+        lines[0] == "[memorybench] judged 40/40"
+        and lines[1] == "judge check of local: 20 labelled cases, 20 wrong answers"
+    )
     with pytest.raises(UsageError, match="--mb-judge-sample 0 asks nothing"):
         run_judge_check("local", None, lines.append, sample=0)

@@ -1,4 +1,5 @@
-"""The package's folders are its layers: what each may import, no import cycles, public names where documented.
+"""The package's folders are its layers: what each may import, no import cycles, public names where
+documented.
 
 Each subpackage's docstring says what it holds and which layers it may import; `MAY_IMPORT` is the
 same rule, checked on every module-level import (imports for type checking and inside functions
@@ -23,12 +24,41 @@ PACKAGE = Path(pytest_memorybench.__file__).parent
 # importing package's docstring.
 MAY_IMPORT: dict[str, set[str]] = {
     "plugin": {"pytest_integration"},
-    "pytest_integration": {"reports", "runner", "suite", "scenarios", "goodai", "conversation", "scoring", "judges", "agents", "core"},
-    "reports": {"runner", "suite", "scenarios", "goodai", "conversation", "scoring", "judges", "agents", "core"},
+    "pytest_integration": {
+        "reports",
+        "runner",
+        "suite",
+        "scenarios",
+        "goodai",
+        "conversation",
+        "scoring",
+        "judges",
+        "agents",
+        "core",
+    },
+    "reports": {
+        "runner",
+        "suite",
+        "scenarios",
+        "goodai",
+        "conversation",
+        "scoring",
+        "judges",
+        "agents",
+        "core",
+    },
     "runner": {"suite", "scenarios", "goodai", "conversation", "scoring", "judges", "agents", "core"},
     "suite": {"scenarios", "goodai", "conversation", "scoring", "judges", "agents", "core"},
     "scenarios": {"goodai", "conversation", "scoring", "judges", "agents", "core"},
-    "goodai": {"conversation", "scoring", "judges", "agents", "core", "scenarios", "suite"},  # definitions, rescore
+    "goodai": {
+        "conversation",
+        "scoring",
+        "judges",
+        "agents",
+        "core",
+        "scenarios",
+        "suite",
+    },  # definitions, rescore
     "conversation": {"judges", "agents", "core", "scenarios"},  # the scenario registry, to score a test
     "scoring": {"judges", "agents", "core"},
     "judges": {"agents", "core", "scoring"},  # the judge check scores extracted items
@@ -68,7 +98,9 @@ def _graph() -> dict[str, set[str]]:
         targets = {target for target in _module_level_imports(path) if target in modules and target != name}
         for target in list(targets):  # importing a.b.c imports a.b first
             parts = target.split(".")
-            targets.update(".".join(parts[:i]) for i in range(2, len(parts)) if not name.startswith(".".join(parts[:i])))
+            targets.update(
+                ".".join(parts[:i]) for i in range(2, len(parts)) if not name.startswith(".".join(parts[:i]))
+            )
         graph[name] = targets
     return graph
 
@@ -86,7 +118,9 @@ def test_the_root_holds_at_most_eight_modules() -> None:
 def test_every_subpackage_says_what_it_holds() -> None:
     for init in PACKAGE.glob("*/__init__.py"):
         docstring = ast.get_docstring(ast.parse(init.read_text()))
-        assert docstring and len(docstring.split()) >= 12, f"{init.parent.name}/ has no docstring saying what it holds"
+        assert docstring and len(docstring.split()) >= 12, (
+            f"{init.parent.name}/ has no docstring saying what it holds"
+        )
 
 
 def test_no_layer_imports_one_above_it_but_those_named() -> None:
@@ -109,7 +143,7 @@ def test_no_import_cycles() -> None:
         state[module] = 1
         for target in sorted(graph[module]):
             if state.get(target) == 1:
-                pytest.fail("import cycle: " + " -> ".join([*path[path.index(target):], target]))
+                pytest.fail("import cycle: " + " -> ".join([*path[path.index(target) :], target]))
             if target not in state:
                 visit(target, [*path, target])
         state[module] = 2
@@ -122,7 +156,9 @@ def test_no_import_cycles() -> None:
 def test_the_documented_public_names_import() -> None:
     for name in pytest_memorybench.__all__:
         assert getattr(pytest_memorybench, name) is not None, name
-    (entry_point,) = [ep for ep in importlib.metadata.entry_points(group="pytest11") if ep.name == "memorybench"]
+    (entry_point,) = [
+        ep for ep in importlib.metadata.entry_points(group="pytest11") if ep.name == "memorybench"
+    ]
     assert entry_point.value == "pytest_memorybench.plugin"
     plugin = entry_point.load()
     assert callable(plugin.pytest_addoption)

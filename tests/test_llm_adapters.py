@@ -27,9 +27,9 @@ from pytest_memorybench.agents.spec import (
     check_agent_spec,
     parse_agent_spec,
 )
-from pytest_memorybench.core.tokens import default_counter
 from pytest_memorybench.core.errors import AgentError, ProviderRefused, UsageError
 from pytest_memorybench.core.records import Message
+from pytest_memorybench.core.tokens import default_counter
 from tests.support.llm_server import LLMServer, anthropic_message, chat_completion
 
 SECRET = "sk-test-0123456789abcdef"
@@ -121,7 +121,9 @@ async def test_known_models_are_priced(make: Factory, provider: str, model: str)
         ("llama3", None, 128_000),
     ],
 )
-def test_model_tables_match_snapshots_but_not_other_generations(model: str, price: object, window: int) -> None:
+def test_model_tables_match_snapshots_but_not_other_generations(
+    model: str, price: object, window: int
+) -> None:
     assert price_for(model) == price
     assert context_window_for(model) == window
 
@@ -164,7 +166,9 @@ async def test_anthropic_request_has_system_apart_and_no_sampling_parameters(
 
 @pytest.mark.asyncio
 @pytest.mark.parametrize("model", ["o3", "o4-mini", "o1", "gpt-5", "gpt-5-mini-2025-08-07"])
-async def test_reasoning_models_get_their_own_request(make: Factory, llm_server: LLMServer, model: str) -> None:
+async def test_reasoning_models_get_their_own_request(
+    make: Factory, llm_server: LLMServer, model: str
+) -> None:
     await make(model=model).reply(said("hi"))
     assert llm_server.requests[-1].body == {
         "model": model,
@@ -174,7 +178,9 @@ async def test_reasoning_models_get_their_own_request(make: Factory, llm_server:
 
 
 @pytest.mark.asyncio
-async def test_o1_mini_takes_the_system_prompt_in_the_first_user_message(make: Factory, llm_server: LLMServer) -> None:
+async def test_o1_mini_takes_the_system_prompt_in_the_first_user_message(
+    make: Factory, llm_server: LLMServer
+) -> None:
     await make(model="o1-mini", max_output_tokens=500).reply(said("hi"))
     assert llm_server.requests[-1].body == {
         "model": "o1-mini",
@@ -183,18 +189,32 @@ async def test_o1_mini_takes_the_system_prompt_in_the_first_user_message(make: F
     }
 
 
-@pytest.mark.parametrize(("model", "reasoning"), [
-    ("o3", True), ("o3-2025-04-16", True), ("o4-mini", True), ("gpt-5.1", True), ("gpt-5-nano", True),
-    ("gpt-5-chat-latest", False), ("gpt-4o", False), ("omni-large", False), ("o30", False),
-])
+@pytest.mark.parametrize(
+    ("model", "reasoning"),
+    [
+        ("o3", True),
+        ("o3-2025-04-16", True),
+        ("o4-mini", True),
+        ("gpt-5.1", True),
+        ("gpt-5-nano", True),
+        ("gpt-5-chat-latest", False),
+        ("gpt-4o", False),
+        ("omni-large", False),
+        ("o30", False),
+    ],
+)
 def test_which_models_reason(model: str, reasoning: bool) -> None:
     assert is_reasoning_model(model) is reasoning
 
 
 @pytest.mark.asyncio
 async def test_reasoning_tokens_are_output_tokens_and_priced_so(make: Factory, llm_server: LLMServer) -> None:
-    usage = {"prompt_tokens": 100, "completion_tokens": 900, "total_tokens": 1000,
-             "completion_tokens_details": {"reasoning_tokens": 880}}
+    usage = {
+        "prompt_tokens": 100,
+        "completion_tokens": 900,
+        "total_tokens": 1000,
+        "completion_tokens_details": {"reasoning_tokens": 880},
+    }
     llm_server.queue(body=chat_completion("o4-mini", "Teal.", usage))
     agent = make(model="o4-mini")
     await agent.reply(said("What is my favourite colour?"))
@@ -205,8 +225,10 @@ async def test_reasoning_tokens_are_output_tokens_and_priced_so(make: Factory, l
 @pytest.mark.asyncio
 async def test_anthropic_extended_thinking_request(make: Factory, llm_server: LLMServer) -> None:
     body = anthropic_message("claude-test-thinker", "", {"input_tokens": 12, "output_tokens": 300})
-    body["content"] = [{"type": "thinking", "thinking": "The user said teal.", "signature": "sig"},
-                       {"type": "text", "text": "Teal."}]
+    body["content"] = [
+        {"type": "thinking", "thinking": "The user said teal.", "signature": "sig"},
+        {"type": "text", "text": "Teal."},
+    ]
     llm_server.queue(body=body)
     agent = make("anthropic", model="claude-test-thinker", max_output_tokens=1000, thinking_tokens=2048)
     assert await agent.reply(said("hi")) == "Teal."
@@ -280,7 +302,9 @@ async def test_gives_up_after_max_attempts_with_one_line(make: Factory, llm_serv
 
 @pytest.mark.asyncio
 @pytest.mark.parametrize("provider", ["openai", "anthropic"])
-async def test_rejected_key_is_not_retried_nor_shown(make: Factory, llm_server: LLMServer, provider: str) -> None:
+async def test_rejected_key_is_not_retried_nor_shown(
+    make: Factory, llm_server: LLMServer, provider: str
+) -> None:
     llm_server.queue(401, body={"error": {"type": "authentication_error", "message": f"bad key {SECRET}"}})
     with pytest.raises(ProviderRefused, match="API key was rejected") as excinfo:
         await make(provider).reply(said("hi"))
@@ -302,16 +326,24 @@ async def test_client_errors_fail_at_once_and_redact_the_key(make: Factory, llm_
 
 @pytest.mark.asyncio
 async def test_exhausted_quota_is_not_retried(make: Factory, llm_server: LLMServer) -> None:
-    error = {"type": "insufficient_quota", "code": "insufficient_quota", "message": "You exceeded your quota."}
+    error = {
+        "type": "insufficient_quota",
+        "code": "insufficient_quota",
+        "message": "You exceeded your quota.",
+    }
     llm_server.queue(429, body={"error": error}, times=3)
-    with pytest.raises(ProviderRefused, match="HTTP 429 Too Many Requests: You exceeded your quota.; not retried"):
+    with pytest.raises(
+        ProviderRefused, match="HTTP 429 Too Many Requests: You exceeded your quota.; not retried"
+    ):
         await make().reply(said("hi"))
     assert len(llm_server.requests) == 1
 
 
 @pytest.mark.asyncio
 @pytest.mark.parametrize("provider", ["openai", "anthropic"])
-async def test_timeouts_are_retried_then_reported(make: Factory, llm_server: LLMServer, provider: str) -> None:
+async def test_timeouts_are_retried_then_reported(
+    make: Factory, llm_server: LLMServer, provider: str
+) -> None:
     llm_server.queue(delay=2.0, times=2)
     with pytest.raises(AgentError, match=r"gave up after 2 attempts: request timed out after 0.3 s$"):
         await make(provider, timeout=0.3, max_attempts=2).reply(said("hi"))
@@ -344,7 +376,9 @@ async def test_context_keeps_the_newest_exchanges_that_fit(
     # Room for the system prompt, the new message, the reply reserve and two pairs, not three.
     budget = 10 + size(SYSTEM_PROMPT) + size(newest) + sum(size(u) + size(a) for u, a in pairs[1:]) + 2
     agent = make(provider, context_tokens=budget, max_output_tokens=10)
-    await agent.observe([said(text, role) for pair in pairs for text, role in zip(pair, ("user", "assistant"))])
+    await agent.observe(
+        [said(text, role) for pair in pairs for text, role in zip(pair, ("user", "assistant"))]
+    )
     await agent.reply(said(newest))
     sent = [m["content"] for m in sent_messages(llm_server)]
     expected = [pairs[1][0], pairs[1][1], pairs[2][0], pairs[2][1], newest]
@@ -366,7 +400,13 @@ async def test_new_message_is_sent_even_when_it_alone_exceeds_the_budget(
 async def test_anthropic_messages_start_with_user_and_alternate(make: Factory, llm_server: LLMServer) -> None:
     agent = make("anthropic")
     await agent.observe(
-        [said("stray answer", "assistant"), said("one"), said("two"), said("reply", "assistant"), said("three")]
+        [
+            said("stray answer", "assistant"),
+            said("one"),
+            said("two"),
+            said("reply", "assistant"),
+            said("three"),
+        ]
     )
     await agent.reply(said("four"))
     assert sent_messages(llm_server) == [
@@ -421,7 +461,10 @@ async def test_fork_shares_the_past_and_diverges(make: Factory, llm_server: LLMS
     await child.reply(said("child question"))
     await parent.reply(said("parent question"))
     assert [t["content"] for t in child.transcript[1:]] == [
-        "remember 42", "echo: remember 42", "child question", "echo: child question",
+        "remember 42",
+        "echo: remember 42",
+        "child question",
+        "echo: child question",
     ]
     assert [t["content"] for t in parent.transcript[-2:]] == ["parent question", "echo: parent question"]
     assert "child question" not in [t["content"] for t in parent.transcript]
@@ -461,7 +504,9 @@ async def test_local_server_needs_no_key(llm_server: LLMServer) -> None:
 @pytest.mark.parametrize(
     ("agent_class", "variable"), [(OpenAIChatAgent, "OPENAI_API_KEY"), (AnthropicAgent, "ANTHROPIC_API_KEY")]
 )
-def test_missing_key_for_the_real_api_is_a_usage_error(agent_class: type[LLMChatAgent], variable: str) -> None:
+def test_missing_key_for_the_real_api_is_a_usage_error(
+    agent_class: type[LLMChatAgent], variable: str
+) -> None:
     with pytest.raises(UsageError, match=f"{variable} is not set"):
         agent_class("some-model")
 

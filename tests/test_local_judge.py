@@ -47,9 +47,20 @@ def test_normalise(text: str, expected: str) -> None:
 
 @pytest.mark.parametrize(
     ("text", "value"),
-    [("12", 12), ("twelve", 12), ("twenty-five", 25), ("12k", 12_000), ("$68,000", 68_000), ("1.5 million", 1.5e6),
-     ("a hundred and five", 105), ("two dozen", 24), ("3 km", 3), ("12 eggs", None), ("blue", None),
-     ("April 9", None)],
+    [
+        ("12", 12),
+        ("twelve", 12),
+        ("twenty-five", 25),
+        ("12k", 12_000),
+        ("$68,000", 68_000),
+        ("1.5 million", 1.5e6),
+        ("a hundred and five", 105),
+        ("two dozen", 24),
+        ("3 km", 3),
+        ("12 eggs", None),
+        ("blue", None),
+        ("April 9", None),
+    ],
 )
 def test_parse_number(text: str, value: float | None) -> None:
     assert parse_number(text) == value
@@ -99,8 +110,12 @@ def test_rouge_l() -> None:
         ("Blue", "I don't know", False, False),
         ("Blue", "It is not blue, it is red.", False, False),
         ("Blue", "Red", False, False),
-        ("Why did the chicken cross the road? To get to the other side.",
-         "You told me the joke about the chicken that crossed the road to get to the other side.", True, False),
+        (
+            "Why did the chicken cross the road? To get to the other side.",
+            "You told me the joke about the chicken that crossed the road to get to the other side.",
+            True,
+            False,
+        ),
         ("Bartholomew", "His name is Bartolomew.", True, False),
         ("April 9, 2026", "That was on the 9th of April 2026.", True, False),
         ("April 9, 2026", "That was on the 10th of April 2026.", False, False),
@@ -118,12 +133,21 @@ def test_reference(expected: str, answer: str, refers: bool, is_number: bool) ->
 @pytest.mark.parametrize(
     ("answer", "sentence", "extracted"),
     [
-        ("Sure! I can hardly wait to hear the weather forecast. Anything else?",
-         "I can hardly wait to hear the weather forecast.", "I can hardly wait to hear the weather forecast."),
-        ("As you asked, here it is: the early bird catches the worm, my friend, always remember that",
-         "The early bird catches the worm", "the early bird catches the worm"),
-        ("Okay.\nI can't wait to hear the weather forecast!\nWhat else?",
-         "I can hardly wait to hear the weather forecast.", "I can't wait to hear the weather forecast!"),
+        (
+            "Sure! I can hardly wait to hear the weather forecast. Anything else?",
+            "I can hardly wait to hear the weather forecast.",
+            "I can hardly wait to hear the weather forecast.",
+        ),
+        (
+            "As you asked, here it is: the early bird catches the worm, my friend, always remember that",
+            "The early bird catches the worm",
+            "the early bird catches the worm",
+        ),
+        (
+            "Okay.\nI can't wait to hear the weather forecast!\nWhat else?",
+            "I can hardly wait to hear the weather forecast.",
+            "I can't wait to hear the weather forecast!",
+        ),
         ("Hello there, how can I help you today?", "The early bird catches the worm", None),
         ("", "The early bird catches the worm", None),
     ],
@@ -146,15 +170,28 @@ def hop(origin: str, km: int, direction: str, destination: str) -> dict[str, Any
 @pytest.mark.parametrize(
     ("answer", "hops"),
     [
-        ("From the Library, go 2km East to the Museum. From the Museum, go 3 km north to Central Park.",
-         [hop("Library", 2, "east", "Museum"), hop("Museum", 3, "north", "Central Park")]),
-        ("To get from the Library to the Old Mill: go 3 km north to the Museum, then 1 kilometre west to the Old Mill.",
-         [hop("Library", 3, "north", "Museum"), hop("Museum", 1, "west", "Old Mill")]),
-        ("Start at the Library. Walk two kilometres west until you reach the Museum, then head south for 4 km to "
-         "get to North Station.",
-         [hop("Library", 2, "west", "Museum"), hop("Museum", 4, "south", "North Station")]),
-        ("1. Library -> 2 km east -> central park\n2. Central Park -> 1 km north -> Old Mill",
-         [hop("Library", 2, "east", "Central Park"), hop("Central Park", 1, "north", "Old Mill")]),
+        (
+            "From the Library, go 2km East to the Museum. From the Museum, go 3 km north to Central Park.",
+            [hop("Library", 2, "east", "Museum"), hop("Museum", 3, "north", "Central Park")],
+        ),
+        (
+            (
+                "To get from the Library to the Old Mill: go 3 km north to the Museum, then 1 kilometre west"
+                " to the Old Mill."
+            ),
+            [hop("Library", 3, "north", "Museum"), hop("Museum", 1, "west", "Old Mill")],
+        ),
+        (
+            (
+                "Start at the Library. Walk two kilometres west until you reach the Museum, then head south"
+                " for 4 km to get to North Station."
+            ),
+            [hop("Library", 2, "west", "Museum"), hop("Museum", 4, "south", "North Station")],
+        ),
+        (
+            "1. Library -> 2 km east -> central park\n2. Central Park -> 1 km north -> Old Mill",
+            [hop("Library", 2, "east", "Central Park"), hop("Central Park", 1, "north", "Old Mill")],
+        ),
         ("I'm sorry, I don't remember the points of interest you told me about.", []),
     ],
 )
@@ -164,24 +201,42 @@ def test_directions(answer: str, hops: list[dict[str, Any]]) -> None:
 
 # -- restaurant -----------------------------------------------------------------------------------------
 
-MENU = ["Grilled Salmon with Lemon Butter", "Tomato Soup", "Steak Frites", "Chicken Caesar Salad", "Chicken Curry"]
+MENU = [
+    "Grilled Salmon with Lemon Butter",
+    "Tomato Soup",
+    "Steak Frites",
+    "Chicken Caesar Salad",
+    "Chicken Curry",
+]
 DRINKS = ["Lemonade", "Iced Tea", "Sparkling Water", "Red Wine"]
 
 
 @pytest.mark.parametrize(
     ("reply", "dishes", "drinks", "other"),
     [
-        ("I'll have the grilled salmon and a lemonade, no soup please",
-         ["Grilled Salmon with Lemon Butter"], ["Lemonade"], None),
+        (
+            "I'll have the grilled salmon and a lemonade, no soup please",
+            ["Grilled Salmon with Lemon Butter"],
+            ["Lemonade"],
+            None,
+        ),
         ("Thank you for the iced tea! Could I get the steak frites?", ["Steak Frites"], [], None),
         ("I'd like the chicken curry, not the salad.", ["Chicken Curry"], [], None),
         ("Just a glass of red wine for now, please.", [], ["Red Wine"], None),
         ("Is the tomato soup vegetarian?", [], [], None),
-        ("This isn't what I ordered. I asked for the salmon, not the steak.",
-         ["Grilled Salmon with Lemon Butter"], [], None),
+        (
+            "This isn't what I ordered. I asked for the salmon, not the steak.",
+            ["Grilled Salmon with Lemon Butter"],
+            [],
+            None,
+        ),
         ("I'd like to order the chicken tikka, please.", [], [], "chicken tikka"),
-        ("I'll go with the steak frites instead of the salmon, and a sparkling water.",
-         ["Steak Frites"], ["Sparkling Water"], None),
+        (
+            "I'll go with the steak frites instead of the salmon, and a sparkling water.",
+            ["Steak Frites"],
+            ["Sparkling Water"],
+            None,
+        ),
     ],
 )
 def test_restaurant(reply: str, dishes: list[str], drinks: list[str], other: str | None) -> None:
@@ -192,8 +247,11 @@ def test_restaurant(reply: str, dishes: list[str], drinks: list[str], other: str
 # Where the offline reading parted from GoodAI's judge on published scenes (issue 35), one rule per class,
 # on our own menu: a drink inside a dish's name, a "Selection of …" item, a dish with its sides.
 RULES_MENU = [
-    "Seared Duck Breast with Cherry Port Sauce, served with Fondant Potatoes", "Mussels in White Wine and Garlic Broth",
-    "Selection of Cheeses", "Charred Leek Tart", "Pork Belly with Cider Glaze and Apple Slaw",
+    "Seared Duck Breast with Cherry Port Sauce, served with Fondant Potatoes",
+    "Mussels in White Wine and Garlic Broth",
+    "Selection of Cheeses",
+    "Charred Leek Tart",
+    "Pork Belly with Cider Glaze and Apple Slaw",
 ]
 RULES_DRINKS = ["White Wine (Glass or Bottle)", "Selection of Herbal Teas", "Cider", "Still Water"]
 DUCK, MUSSELS, CHEESES, TART, PORK = RULES_MENU
@@ -203,18 +261,36 @@ DUCK, MUSSELS, CHEESES, TART, PORK = RULES_MENU
     ("reply", "dishes", "drinks", "other"),
     [
         # a reply that orders nothing: the agent plays the waiter, offers help, praises the house's food
-        ("Good evening and welcome! I'd be glad to help you with our selection. What would you like to drink?", [], [], None),
+        (
+            (
+                "Good evening and welcome! I'd be glad to help you with our selection. What would you like to"
+                " drink?"
+            ),
+            [],
+            [],
+            None,
+        ),
         ("Can I tempt you with the mussels tonight? They are very popular.", [], [], None),
         ("Good evening! Our leek tart is a house favourite.", [], [], None),
         ("Lovely to see the selection here.", [], [], None),
         ("Cheeses, please.", [CHEESES], [], None),
         # a dish with other sides or another sauce than the menu lists is not the menu's dish
-        ("I'll have the duck breast, but with mashed potatoes instead of the fondant potatoes.", [DUCK], [], "mashed potatoes"),
+        (
+            "I'll have the duck breast, but with mashed potatoes instead of the fondant potatoes.",
+            [DUCK],
+            [],
+            "mashed potatoes",
+        ),
         ("Could I get the leek tart with a side of fries?", [TART], [], "fries"),
         ("I'll take the pork belly. Can I swap the slaw for a green salad?", [PORK], [], "slaw green"),
         ("I'll have the duck breast with the cherry port sauce and fondant potatoes.", [DUCK], [], None),
         # a dish named in full with its sides is the menu's dish, and what its name holds is not ordered apart
-        ("I'll have the Seared Duck Breast with Cherry Port Sauce, served with Fondant Potatoes.", [DUCK], [], None),
+        (
+            "I'll have the Seared Duck Breast with Cherry Port Sauce, served with Fondant Potatoes.",
+            [DUCK],
+            [],
+            None,
+        ),
         ("I'll have the mussels in white wine and garlic broth, please.", [MUSSELS], [], None),
         ("The Pork Belly with Cider Glaze and Apple Slaw for me.", [PORK], [], None),
         ("A glass of the white wine and the pork belly, please.", [PORK], [RULES_DRINKS[0]], None),
@@ -236,31 +312,59 @@ def test_restaurant_rules(reply: str, dishes: list[str], drinks: list[str], othe
 @pytest.mark.parametrize(
     ("ground_truth", "answer", "identified", "matching"),
     [
-        (["Tech Hackathon", "Theater Show"], "There was a tech hackathon, and later a theatre show.",
-         ["Tech Hackathon", "Theater Show"], [1, 1]),
-        (["Tech Hackathon", "Book Fair"], "- Book fair\n- Tech hackathon\n- Poetry slam",
-         ["Book Fair", "Tech Hackathon", "Poetry slam"], [1, 1]),
+        (
+            ["Tech Hackathon", "Theater Show"],
+            "There was a tech hackathon, and later a theatre show.",
+            ["Tech Hackathon", "Theater Show"],
+            [1, 1],
+        ),
+        (
+            ["Tech Hackathon", "Book Fair"],
+            "- Book fair\n- Tech hackathon\n- Poetry slam",
+            ["Book Fair", "Tech Hackathon", "Poetry slam"],
+            [1, 1],
+        ),
         (["Tech Hackathon"], "I don't have any information about a Tech Hackathon happening there.", [], [0]),
         (["Tech Hackathon", "Book Fair"], "There is none.", [], [0, 0]),
-        (["Tech Hackathon", "Book Fair"], "The events were: Jazz Night, Book Fair, Food Festival.",
-         ["Jazz Night", "Book Fair", "Food Festival"], [0, 1]),
-        (["Ice Preservation Workshop"], "There was an ice preservation talk.", ["Ice Preservation Workshop"], [0.5]),
-        (["Tech Hackathon"], "I don't remember the date, but it was a tech hackathon.", ["Tech Hackathon"], [1]),
+        (
+            ["Tech Hackathon", "Book Fair"],
+            "The events were: Jazz Night, Book Fair, Food Festival.",
+            ["Jazz Night", "Book Fair", "Food Festival"],
+            [0, 1],
+        ),
+        (
+            ["Ice Preservation Workshop"],
+            "There was an ice preservation talk.",
+            ["Ice Preservation Workshop"],
+            [0.5],
+        ),
+        (
+            ["Tech Hackathon"],
+            "I don't remember the date, but it was a tech hackathon.",
+            ["Tech Hackathon"],
+            [1],
+        ),
         (["April 09, 2026"], "It happened on 9 April 2026.", ["April 09, 2026"], [1]),
         (["April 09, 2026", "May 3, 2026"], "Only in April 2026, I believe.", ["April 09, 2026"], [0.5, 0]),
         (["Snug Harbor Cultural Center"], "At the Snug Harbor center.", ["Snug Harbor Cultural Center"], [1]),
     ],
 )
 def test_items(ground_truth: list[str], answer: str, identified: list[str], matching: list[float]) -> None:
-    data = verdict("items", question="What happened?", retrieval_type="events", ground_truth=ground_truth,
-                   answer=answer)
+    data = verdict(
+        "items", question="What happened?", retrieval_type="events", ground_truth=ground_truth, answer=answer
+    )
     assert data["matching"] == matching
     assert data["identified"] == identified
 
 
 def test_items_ignores_words_an_abstention_repeats_from_the_question() -> None:
-    data = verdict("items", question="Which events took place at the Book Fair grounds?", retrieval_type="events",
-                   ground_truth=["Book Fair"], answer="I have no information about the Book Fair grounds.")
+    data = verdict(
+        "items",
+        question="Which events took place at the Book Fair grounds?",
+        retrieval_type="events",
+        ground_truth=["Book Fair"],
+        answer="I have no information about the Book Fair grounds.",
+    )
     assert data == {"identified": [], "matching": [0], "reason": "the answer abstains"}
 
 
@@ -271,10 +375,17 @@ def test_items_ignores_words_an_abstention_repeats_from_the_question() -> None:
     ("predicted", "ground_truth", "indexes"),
     [
         (["Book Fair", "Tech Hackathon"], ["Tech Hackathon", "Book Fair"], [1, 0]),
-        (["tech hackathons", "Jazz Night", "Ice Preservation Talks"],
-         ["Ice Preservation Discussions", "Theater Show", "Tech Hackathon"], [2, -1, 0]),
+        (
+            ["tech hackathons", "Jazz Night", "Ice Preservation Talks"],
+            ["Ice Preservation Discussions", "Theater Show", "Tech Hackathon"],
+            [2, -1, 0],
+        ),
         (["Book Fair", "Book Fair", "Book Fair"], ["Book Fair", "Parkour", "Book Fair"], [0, 2, -1]),
-        (["Theater Show"], ["Theater Show Rehearsal", "Theater Show"], [0]),  # the earliest match, not the best
+        (
+            ["Theater Show"],
+            ["Theater Show Rehearsal", "Theater Show"],
+            [0],
+        ),  # the earliest match, not the best
         ([], ["A"], []),
     ],
 )
@@ -289,19 +400,35 @@ def test_order(predicted: list[str], ground_truth: list[str], indexes: list[int]
     ("nugget", "answer", "score"),
     [
         ("Mentions that the budget is $68,000", "Your budget is 68k.", 1),
-        ("States that the user's sister is called Ana and lives in Lisbon", "Your sister Ana lives in Lisbon.", 1),
+        (
+            "States that the user's sister is called Ana and lives in Lisbon",
+            "Your sister Ana lives in Lisbon.",
+            1,
+        ),
         ("States that the user's sister is called Ana and lives in Lisbon", "Your sister is Ana.", 0.5),
         ("States that the user's sister is called Ana and lives in Lisbon", "I recommend a trip to Rome.", 0),
-        ("Mentions that the meeting was moved to 3 pm", "The meeting is now at 4 pm.", 0),  # another time earns nothing
+        (
+            "Mentions that the meeting was moved to 3 pm",
+            "The meeting is now at 4 pm.",
+            0,
+        ),  # another time earns nothing
         ("States that the commute is 25 km", "Your old commute was 12 km.", 0),
         ("States that the commute is 25 km", "It's not 25 km any more since you moved again.", 0),
         ("States that the commute is 25 km", "Your commute is twenty-five kilometres each way now.", 1),
         ("Does not mention the user's old job at the bank", "Update your CV and apply to startups.", 1),
-        ("Does not mention the user's old job at the bank", "Given your old job at the bank, try fintechs.", 0),
+        (
+            "Does not mention the user's old job at the bank",
+            "Given your old job at the bank, try fintechs.",
+            0,
+        ),
         ("Avoids recommending peanuts", "Try almonds or cashews as a snack.", 1),
         ("Avoids recommending peanuts", "Peanuts are a great snack.", 0),
         ("Does not mention the user's old job at the bank", "I don't know.", 0),  # not responsive
-        ("States that there is no information about the user's wife", "I don't have any information about your wife.", 1),
+        (
+            "States that there is no information about the user's wife",
+            "I don't have any information about your wife.",
+            1,
+        ),
         ("States that there is no information about the user's wife", "Your wife is called Maria.", 0),
         ("Mentions the budget", "", 0),
     ],
@@ -310,7 +437,8 @@ def test_nugget(nugget: str, answer: str, score: float) -> None:
     assert verdict("nugget", question="?", nugget=nugget, answer=answer)["score"] == score
 
 
-# -- equivalence -----------------------------------------------------------------------------------------------
+# -- equivalence
+# -----------------------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -322,10 +450,22 @@ def test_nugget(nugget: str, answer: str, score: float) -> None:
         ("Budget set to $68,000", "The budget was set to 68k", True),
         ("Budget set to $68,000", "The budget was set to $70,000", False),
         ("The user moved to Berlin", "The user bought a new bicycle", False),
-        ("User ran a marathon", "The user ran a marathon in 2023 with friends from work", True),  # more detail
+        (
+            "User ran a marathon",
+            "The user ran a marathon in 2023 with friends from work",
+            True,
+        ),  # more detail
         # a short event label inside a long list item (BEAM's event ordering)
-        ("Core functionality", "Setting up the core functionality including user login, search and the cart", True),
-        ("Core", "Setting up the core functionality including user login, search and the cart", False),  # one word
+        (
+            "Core functionality",
+            "Setting up the core functionality including user login, search and the cart",
+            True,
+        ),
+        (
+            "Core",
+            "Setting up the core functionality including user login, search and the cart",
+            False,
+        ),  # one word
         ("Core functionality tests", "Setting up the core functionality including user login", False),
     ],
 )
@@ -333,7 +473,8 @@ def test_equivalence(first: str, second: str, equivalent: bool) -> None:
     assert verdict("equivalence", first=first, second=second)["equivalent"] is equivalent
 
 
-# -- the judge object ------------------------------------------------------------------------------------------
+# -- the judge object
+# ------------------------------------------------------------------------------------------
 
 
 @pytest.mark.asyncio

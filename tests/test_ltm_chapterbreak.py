@@ -11,9 +11,9 @@ import pytest
 
 from pytest_memorybench.agents.null import NullAgent
 from pytest_memorybench.agents.oracle import OracleAgent
-from pytest_memorybench.core.tokens import ApproximateCounter
 from pytest_memorybench.core.errors import UsageError
 from pytest_memorybench.core.records import TestDefinition
+from pytest_memorybench.core.tokens import ApproximateCounter
 from pytest_memorybench.scenarios import get_scenario
 from pytest_memorybench.scenarios.base import ScoringContext
 from pytest_memorybench.scenarios.ltm.chapterbreak import (
@@ -42,7 +42,9 @@ def options_of(definition: TestDefinition) -> list[str]:
     """Each option's text, its pages joined again (long options are paged like the context)."""
     pages: dict[int, list[str]] = {}
     for line in definition.script:
-        match = re.match(r"Option (\d+)(?: \((\d+)(?:st|nd|rd|th)(?: and last)? page\))?:\n\n(.*)", line.text, re.DOTALL)
+        match = re.match(
+            r"Option (\d+)(?: \((\d+)(?:st|nd|rd|th)(?: and last)? page\))?:\n\n(.*)", line.text, re.DOTALL
+        )
         if match:
             pages.setdefault(int(match.group(1)), []).append(match.group(3))
     return [". ".join(pages[number]) for number in sorted(pages)]
@@ -85,11 +87,17 @@ def test_shape_follows_the_paper() -> None:
             assert options[answer - 1] == clean_option(sample.pos)
             assert sorted(options) == sorted(clean_option(text) for text in (sample.pos, *sample.negs))
             assert definition.ideal_answers == (definition.expected,)
-            assert definition.reset_message == RESET_MESSAGE and definition.test_id == f"chapterbreak[rep{repetition}]"
+            assert (
+                definition.reset_message == RESET_MESSAGE
+                and definition.test_id == f"chapterbreak[rep{repetition}]"
+            )
 
 
 def test_repetitions_read_different_samples_and_the_answer_moves() -> None:
-    assert {generate(seed=0, repetition=r).params["sample_id"] for r in (1, 2)} == {"lighthouse_1", "orchard_2"}
+    assert {generate(seed=0, repetition=r).params["sample_id"] for r in (1, 2)} == {
+        "lighthouse_1",
+        "orchard_2",
+    }
     assert len({generate(seed=seed).expected for seed in range(30)}) >= 4
 
 
@@ -107,7 +115,9 @@ def test_chapter_numbers_are_removed_from_every_option() -> None:
 def test_pages_keep_every_sentence() -> None:
     text = ". ".join(f"Sentence number {i} is here" for i in range(200))
     pages = split_pages(text, 100)
-    assert len(pages) > 5 and ". ".join(pages) == text, "the reference dropped the sentence overflowing a page"
+    assert len(pages) > 5 and ". ".join(pages) == text, (
+        "the reference dropped the sentence overflowing a page"
+    )
     counter = ApproximateCounter()
     assert all(counter.count(page) <= 100 for page in pages)
 
@@ -119,7 +129,9 @@ def test_published_layout_and_goodai_selection(tmp_path: Path) -> None:
     path = tmp_path / "chapterbreak_ctx_8192.json"
     path.write_text(json.dumps(data))
     assert [s.id for s in load_samples(str(path))] == [GOODAI_SOLVABLE[0]]
-    assert sorted(s.id for s in load_samples(str(path), "ao3")) == sorted([f"{book}_{i}" for i in range(int(index) + 1)] + ["777_0"])
+    assert sorted(s.id for s in load_samples(str(path), "ao3")) == sorted(
+        [f"{book}_{i}" for i in range(int(index) + 1)] + ["777_0"]
+    )
     assert [s.id for s in load_samples(str(path), "pg19")] == ["123_0"]
     assert len(load_samples(str(path), "all")) == int(index) + 3
     as_dict = tmp_path / "by_id.json"
@@ -181,7 +193,9 @@ def test_scorer_reasons_and_profiles_agree() -> None:
 # -- calibration through the engine -------------------------------------------------------------
 
 
-def run_engine(definitions: list[TestDefinition], agent: object, span: int | None, tmp_path: Path) -> dict[str, float]:
+def run_engine(
+    definitions: list[TestDefinition], agent: object, span: int | None, tmp_path: Path
+) -> dict[str, float]:
     outcomes = converse(definitions, agent, span=span, tmp_path=tmp_path)
     return {key: outcome.score.value for key, outcome in outcomes.items()}
 
@@ -203,7 +217,10 @@ def test_from_goodai_definitions(tmp_path: Path) -> None:
         raw = json.loads(path.read_text())
         definition = SCENARIO.from_goodai(raw, path.name.removesuffix(".def.json"), "goodai", repetition)
         assert [line.text for line in definition.script] == raw["script"]
-        assert definition.questions == [raw["script"][-1]] and definition.expected == raw["expected_responses"][0]
+        assert (
+            definition.questions == [raw["script"][-1]]
+            and definition.expected == raw["expected_responses"][0]
+        )
         definitions.append(definition)
     assert len(definitions) == 3
     assert set(run_engine(definitions, OracleAgent(), None, tmp_path).values()) == {1.0}

@@ -23,7 +23,13 @@ from pytest_memorybench.suite import load_suite
 from tests.support.engine import converse
 from tests.support.goodai import goodai_raw
 
-NAMES = ("ltm.names", "ltm.locations", "ltm.key_value_pairs", "ltm.conflicting_personal_information", "ltm.how_to_think")
+NAMES = (
+    "ltm.names",
+    "ltm.locations",
+    "ltm.key_value_pairs",
+    "ltm.conflicting_personal_information",
+    "ltm.how_to_think",
+)
 SMALL = {"ltm.key_value_pairs": {"pairs": 12}}
 
 
@@ -47,8 +53,22 @@ def test_definitions_are_deterministic_and_differ_across_seeds_and_repetitions(n
 def test_calibration_oracle_scores_one_and_null_zero(name: str, span: int | None, tmp_path: Path) -> None:
     definitions = [generate(name, repetition=rep) for rep in (1, 2, 3)]
     for profile in ("paper", "official"):
-        oracle = converse(definitions, OracleAgent(), span=span, tmp_path=tmp_path / f"o{profile}", isolate=True, profile=profile)
-        null = converse(definitions, NullAgent(), span=span, tmp_path=tmp_path / f"n{profile}", isolate=True, profile=profile)
+        oracle = converse(
+            definitions,
+            OracleAgent(),
+            span=span,
+            tmp_path=tmp_path / f"o{profile}",
+            isolate=True,
+            profile=profile,
+        )
+        null = converse(
+            definitions,
+            NullAgent(),
+            span=span,
+            tmp_path=tmp_path / f"n{profile}",
+            isolate=True,
+            profile=profile,
+        )
         assert [o.score.value for o in oracle.values()] == [1.0, 1.0, 1.0], profile
         assert [o.score.value for o in null.values()] == [0.0, 0.0, 0.0], profile
 
@@ -90,7 +110,12 @@ def test_locations_end_due_north_south_east_or_west_of_the_first_place() -> None
             x, y = x + STEPS[direction][0] * int(km), y + STEPS[direction][1] * int(km)
         assert x == 0 or y == 0
         expected = definition.expected
-        assert expected == "They are in the same place." or expected == f"{abs(x) + abs(y)} km {('West' if x > 0 else 'East') if y == 0 else ('South' if y > 0 else 'North')}"
+        assert (
+            expected == "They are in the same place."
+            or expected
+            == f"{abs(x) + abs(y)} km"
+            f" {('West' if x > 0 else 'East') if y == 0 else ('South' if y > 0 else 'North')}"
+        )
 
 
 def test_the_bearing_is_read_from_the_end_of_a_step_by_step_reply() -> None:
@@ -131,8 +156,13 @@ def test_saying_back_the_content_is_no_answer_under_the_paper_profile() -> None:
 def test_goodai_folders_name_their_datasets(tmp_path: Path) -> None:
     definition = generate("ltm.locations")
     (tmp_path / "Locations").mkdir()
-    (tmp_path / "Locations" / "0.def.json").write_text(json.dumps(goodai_raw(definition, [definition.expected])))
-    (tmp_path / "config.yml").write_text("config:\n  incompatibilities:\n  - [locations, locations_directions]\ndatasets:\n  args: {memory_span: 2000}\n")
+    (tmp_path / "Locations" / "0.def.json").write_text(
+        json.dumps(goodai_raw(definition, [definition.expected]))
+    )
+    (tmp_path / "config.yml").write_text(
+        "config:\n  incompatibilities:\n  - [locations, locations_directions]\ndatasets:\n  args:"
+        " {memory_span: 2000}\n"
+    )
     suite = load_suite(f"goodai-definitions={tmp_path}")
     assert [d.scenario for d in suite.definitions(0)] == ["ltm.locations"]
     assert suite.incompatible == (("ltm.locations", "ltm.locations_directions"),)
@@ -144,7 +174,9 @@ def test_multi_session_chat_wants_the_fact_told_sessions_before() -> None:
     definition = get_scenario("ltm.multi_session_chat").generate("ltm", {"sessions": 5}, 0, 2)
     question = definition.script[0].text
     told, asked, answer, key = FACTS[1]
-    assert question.count("later)") + question.count("next day)") == 4 and told in question and asked in question
+    assert (
+        question.count("later)") + question.count("next day)") == 4 and told in question and asked in question
+    )
     assert key not in question.split(told)[1], "only the first session names the fact"
     assert score(definition, [answer]).value == 1.0
     assert score(definition, ["Oh, it's going fine, thanks for asking!"]).value == 0.0
@@ -163,7 +195,16 @@ def test_multi_session_chat_calibration_under_the_paper_profile(span: int | None
 
 def test_a_goodai_multi_session_chat_file_reads_its_gold_answer() -> None:
     definition = get_scenario("ltm.multi_session_chat").generate("ltm", {}, 0, 1)
-    payload = json.dumps({"name": "Speaker 2", "persona": "- I keep bees.", "gold_answer": "The bees are thriving!", "conversation": "…"})
-    again = get_scenario("ltm.multi_session_chat").from_goodai(goodai_raw(definition, [payload]), "0", "goodai", 1)  # type: ignore[attr-defined]
+    payload = json.dumps(
+        {
+            "name": "Speaker 2",
+            "persona": "- I keep bees.",
+            "gold_answer": "The bees are thriving!",
+            "conversation": "…",
+        }
+    )
+    again = get_scenario("ltm.multi_session_chat").from_goodai(
+        goodai_raw(definition, [payload]), "0", "goodai", 1
+    )  # type: ignore[attr-defined]
     assert again.expected == {"fact": "The bees are thriving!", "gold": "The bees are thriving!"}
     assert again.script == definition.script

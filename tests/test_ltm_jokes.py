@@ -10,14 +10,20 @@ from pathlib import Path
 
 import pytest
 
-from pytest_memorybench.scenarios import get_scenario  # first: conversation.program imports the registry
 from pytest_memorybench.agents.null import NullAgent
 from pytest_memorybench.agents.oracle import OracleAgent
 from pytest_memorybench.core.errors import UsageError
-from pytest_memorybench.judges.base import JudgeStats, JudgeTask, JudgeVerdict
 from pytest_memorybench.core.records import Message, TestDefinition, TestOutcome
+from pytest_memorybench.judges.base import JudgeStats, JudgeTask, JudgeVerdict
+from pytest_memorybench.scenarios import get_scenario  # first: conversation.program imports the registry
 from pytest_memorybench.scenarios.base import ScoringContext
-from pytest_memorybench.scenarios.ltm.jokes import JOKES, QUESTION_TEMPLATE, SCENARIO, elapsed_phrase, score_joke
+from pytest_memorybench.scenarios.ltm.jokes import (
+    JOKES,
+    QUESTION_TEMPLATE,
+    SCENARIO,
+    elapsed_phrase,
+    score_joke,
+)
 from tests.support.engine import converse
 
 REFERENCE = Path(__file__).parents[2] / "shared/reference/goodai-ltm/data/tests"
@@ -53,12 +59,16 @@ def test_shape_follows_the_paper() -> None:
         assert all(line.text in JOKES for line in jokes)
         assert definition.script[-1].is_question and definition.script[-1].text == QUESTION_TEMPLATE
         assert definition.script[-1].wait == {}
-        assert definition.expected in [line.text for line in jokes] and definition.ideal_answers == (definition.expected,)
+        assert definition.expected in [line.text for line in jokes] and definition.ideal_answers == (
+            definition.expected,
+        )
         assert [line.wait["percentage_finished"] for line in jokes] == [22.5, 45.0, 67.5, 90.0]
         assert all(30 * 60 <= line.wait["time"] <= 240 * 60 and line.wait["time"] % 60 == 0 for line in jokes)
         assert definition.skills == ("episodic",) and definition.reset_message is None
     assert {generate(seed=s).expected for s in range(40)} - set(JOKES) == set()
-    targets = {[line.text for line in generate(seed=s).script].index(generate(seed=s).expected) for s in range(40)}
+    targets = {
+        [line.text for line in generate(seed=s).script].index(generate(seed=s).expected) for s in range(40)
+    }
     assert targets == {0, 1, 2, 3}, "any told joke can be the target"
 
 
@@ -126,10 +136,24 @@ def verdict(reply: str, profile: str = "paper", judge: object = None) -> float:
     [
         (TARGET, 1, "the joke itself"),
         (f'Sure! You told me: "{TARGET}" Still makes me laugh.', 1, "verbose, but verbatim inside"),
-        (" ".join(line.text for line in DEFINITION.script[:-1]), 0, "listing every joke names none (published verdicts)"),
-        (f"{DEFINITION.script[0].text if DEFINITION.script[0].text != TARGET else DEFINITION.script[1].text} No wait, it was: {TARGET}",
-         1, "one other joke mentioned, then the target: an answer"),
-        ("The one about the toaster that wrote a memoir full of crumbs and warm feelings.", 1, "paraphrase: the judge decides"),
+        (
+            " ".join(line.text for line in DEFINITION.script[:-1]),
+            0,
+            "listing every joke names none (published verdicts)",
+        ),
+        (
+            (
+                f"{DEFINITION.script[0].text if DEFINITION.script[0].text != TARGET else DEFINITION.script[1].text}"
+                f" No wait, it was: {TARGET}"
+            ),
+            1,
+            "one other joke mentioned, then the target: an answer",
+        ),
+        (
+            "The one about the toaster that wrote a memoir full of crumbs and warm feelings.",
+            1,
+            "paraphrase: the judge decides",
+        ),
         (TARGET.lower(), 1, "verbatim is case-sensitive; the judge still recognises it"),
         ("I don't know.", 0, "abstention"),
         (OTHER, 0, "another joke of the same test"),
@@ -196,11 +220,23 @@ class Recording:
 
 
 def run_engine(
-    definitions: Sequence[TestDefinition], agent: Recording, *, span: int | None, tmp_path: Path, profile: str = "paper"
+    definitions: Sequence[TestDefinition],
+    agent: Recording,
+    *,
+    span: int | None,
+    tmp_path: Path,
+    profile: str = "paper",
 ) -> dict[str, TestOutcome]:
     return converse(  # isolated: one test per conversation
-        definitions, agent, span=span, tmp_path=tmp_path, profile=profile,
-        start=START, agent_name="agent", isolate=True, key=lambda d: d.test_id,
+        definitions,
+        agent,
+        span=span,
+        tmp_path=tmp_path,
+        profile=profile,
+        start=START,
+        agent_name="agent",
+        isolate=True,
+        key=lambda d: d.test_id,
     )
 
 
@@ -217,7 +253,9 @@ def test_calibration_oracle_scores_one_and_null_zero(span: int | None, tmp_path:
 
 
 @pytest.mark.parametrize("span", [None, 2000], ids=["isolated", "span2000"])
-def test_the_question_states_the_simulated_time_since_the_target_joke(span: int | None, tmp_path: Path) -> None:
+def test_the_question_states_the_simulated_time_since_the_target_joke(
+    span: int | None, tmp_path: Path
+) -> None:
     definition = REPETITIONS[0]
     agent = Recording(OracleAgent())
     run_engine([definition], agent, span=span, tmp_path=tmp_path)
@@ -282,6 +320,13 @@ def test_parity_with_the_stored_verdicts() -> None:
         reply = result["actual_responses"][0]
         assert expected not in reply
         for profile in agree:
-            score = asyncio.run(score_joke(definition, "Which joke did I tell you about some time ago?", reply, ScoringContext(profile=profile)))  # type: ignore[arg-type]
+            score = asyncio.run(
+                score_joke(
+                    definition,
+                    "Which joke did I tell you about some time ago?",
+                    reply,
+                    ScoringContext(profile=profile),
+                )
+            )  # type: ignore[arg-type]
             agree[profile] += score.value == result["score"]
     assert agree == {"paper": 10, "official": 10}

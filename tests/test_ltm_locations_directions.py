@@ -14,12 +14,12 @@ import pytest_memorybench.scenarios  # noqa: F401  (the registry first: scenario
 from pytest_memorybench.agents.null import NullAgent
 from pytest_memorybench.agents.oracle import OracleAgent
 from pytest_memorybench.core.errors import UsageError
+from pytest_memorybench.core.records import TestDefinition
+from pytest_memorybench.goodai.definitions import load_goodai_definitions
 from pytest_memorybench.judges.base import JudgeTask, JudgeVerdict
 from pytest_memorybench.judges.local import LocalJudge
-from pytest_memorybench.core.records import TestDefinition
 from pytest_memorybench.scenarios import get_scenario
 from pytest_memorybench.scenarios.base import ScoringContext
-from pytest_memorybench.goodai.definitions import load_goodai_definitions
 from pytest_memorybench.scenarios.ltm.locations_directions import (
     PLACES,
     RESET_MESSAGE,
@@ -54,7 +54,9 @@ def test_same_seed_gives_byte_identical_definitions() -> None:
 
 
 def test_seeds_and_repetitions_give_different_routes() -> None:
-    scripts = {tuple(line.text for line in generate(seed, rep).script) for seed in range(5) for rep in (1, 2, 3)}
+    scripts = {
+        tuple(line.text for line in generate(seed, rep).script) for seed in range(5) for rep in (1, 2, 3)
+    }
     assert len(scripts) == 15
 
 
@@ -70,7 +72,10 @@ def test_shape_follows_the_paper() -> None:
         assert "centre" in lines[0] and places[0] in lines[0]
         for line, leg in zip(lines[1:6], route):
             assert 1 <= leg["kilometers"] <= 4 and leg["direction"] in ("north", "south", "east", "west")
-            assert all(str(part) in line for part in (leg["origin"], leg["destination"], leg["kilometers"], leg["direction"]))
+            assert all(
+                str(part) in line
+                for part in (leg["origin"], leg["destination"], leg["kilometers"], leg["direction"])
+            )
         assert places[0] in lines[-1] and places[-1] in lines[-1]
         assert definition.expected["start"] == places[0] and definition.expected["end"] == places[-1]
         assert definition.reset_message == RESET_MESSAGE
@@ -91,7 +96,9 @@ def test_the_offline_judge_reads_every_ideal_answer_exactly() -> None:
     judge = LocalJudge()
     for seed in range(60):
         definition = generate(seed=seed, repetition=1 + seed % 3)
-        verdict = judge.judge_now(JudgeTask("directions", {"answer": definition.ideal_answers[0], "places": list(PLACES)}))
+        verdict = judge.judge_now(
+            JudgeTask("directions", {"answer": definition.ideal_answers[0], "places": list(PLACES)})
+        )
         assert verdict.ok and verdict.data["hops"] == definition.expected["route"], seed
 
 
@@ -112,17 +119,44 @@ DEFINITION = TestDefinition("ltm", SCENARIO.name, 1, 0, (), (route_text(ROUTE),)
     ("reply", "paper", "official", "why"),
     [
         (route_text(ROUTE), 1, 1, "the ideal answer"),
-        ("From the Clock Tower, walk 1 km north to the Observatory.", 1, 1, "a shortcut: any route with the right end point"),
-        ("Start at the Clock Tower. Head north for 2 km to reach the Fish Market, go back 2 km south to the Cinema, "
-         "then 1 km north to the Windmill, 1 km west to the Old Bridge and finally 1 km east to the Observatory.",
-         1, 1, "a verbose paraphrase of every leg"),
-        ("From the Clock Tower, go 2 km north to the Fish Market. From the Fish Market, go 2 km south to the Cinema. "
-         "From the Cinema, go 1 km west to the Old Bridge. From the Old Bridge, go 1 km east to the Observatory.",
-         0, 0, "App. D failure mode: the second move north is dropped"),
-        ("From the Fish Market, go 1 km north to the Observatory.", 0, 1,
-         "same displacement from the wrong place: official walks from (0,0) regardless of the origin"),
-        ("From the Clock Tower, go 1 km north to the Windmill.", 0, 1,
-         "right end point but named as another place: only the paper checks the last place"),
+        (
+            "From the Clock Tower, walk 1 km north to the Observatory.",
+            1,
+            1,
+            "a shortcut: any route with the right end point",
+        ),
+        (
+            (
+                "Start at the Clock Tower. Head north for 2 km to reach the Fish Market, go back 2 km south"
+                " to the Cinema, then 1 km north to the Windmill, 1 km west to the Old Bridge and finally 1"
+                " km east to the Observatory."
+            ),
+            1,
+            1,
+            "a verbose paraphrase of every leg",
+        ),
+        (
+            (
+                "From the Clock Tower, go 2 km north to the Fish Market. From the Fish Market, go 2 km south"
+                " to the Cinema. From the Cinema, go 1 km west to the Old Bridge. From the Old Bridge, go 1"
+                " km east to the Observatory."
+            ),
+            0,
+            0,
+            "App. D failure mode: the second move north is dropped",
+        ),
+        (
+            "From the Fish Market, go 1 km north to the Observatory.",
+            0,
+            1,
+            "same displacement from the wrong place: official walks from (0,0) regardless of the origin",
+        ),
+        (
+            "From the Clock Tower, go 1 km north to the Windmill.",
+            0,
+            1,
+            "right end point but named as another place: only the paper checks the last place",
+        ),
         ("From the Clock Tower, go 1 km north to the Town Hall.", 0, 0, "a hallucinated place is invalid"),
         ("Go 1 km north to the Observatory.", 0, 0, "no origin: the leg cannot be validated"),
         ("I don't know.", 0, 0, "abstention: no route"),
@@ -138,7 +172,9 @@ def test_route_verdicts_under_both_profiles(reply: str, paper: int, official: in
 def test_an_empty_route_fails_even_when_the_destination_is_the_start() -> None:
     """The reference's "empty list" escape (#54): walking no legs ends at (0, 0), as does this route."""
     back = [hop("Clock Tower", 2, "north", "Cinema"), hop("Cinema", 2, "south", "Windmill")]
-    definition = TestDefinition("ltm", SCENARIO.name, 1, 0, (), ("",), {**EXPECTED, "route": back, "end": "Windmill"})
+    definition = TestDefinition(
+        "ltm", SCENARIO.name, 1, 0, (), ("",), {**EXPECTED, "route": back, "end": "Windmill"}
+    )
     assert walk(back) == (0, 0)
     for profile in ("paper", "official"):
         assert score(definition, "I don't know.", profile) == 0
@@ -194,7 +230,10 @@ def test_oracle_scores_one_and_null_zero_through_the_engine(span: int | None, tm
 
 
 def test_parse_goodai_route() -> None:
-    text = "(Just an example, if exact instructions are followed)\nFrom Town Hall, go 4km East to Statue of Founder."
+    text = (
+        "(Just an example, if exact instructions are followed)\nFrom Town Hall, go 4km East to Statue of"
+        " Founder."
+    )
     assert parse_goodai_route(text) == [hop("Town Hall", 4, "east", "Statue of Founder")]
     with pytest.raises(ValueError):
         parse_goodai_route("Walk east.")
@@ -207,7 +246,10 @@ def test_from_goodai_reads_the_published_definitions() -> None:
         definition = SCENARIO.from_goodai(raw, path.name.removesuffix(".def.json"), "goodai", 1)
         assert [line.text for line in definition.script] == raw["script"]
         assert definition.questions == [raw["script"][-1]]
-        assert definition.expected["start"] in raw["script"][-1] and definition.expected["end"] in raw["script"][-1]
+        assert (
+            definition.expected["start"] in raw["script"][-1]
+            and definition.expected["end"] in raw["script"][-1]
+        )
         assert len(definition.expected["route"]) == 5 and len(definition.expected["places"]) == 6
         assert definition.script[0].wait == {"percentage_finished": 15.0}
         assert score(definition, definition.ideal_answers[0], "paper") == 1
@@ -241,4 +283,6 @@ def test_the_published_folder_loads_as_a_suite(tmp_path: Path) -> None:
     shutil.copytree(DEFINITIONS, tmp_path / "Locations Directions")
     shutil.copy(DEFINITIONS.parent / "config.yml", tmp_path / "config.yml")
     loaded = load_goodai_definitions(tmp_path)
-    assert [(d.scenario, d.repetition) for d in loaded.definitions] == [("ltm.locations_directions", rep) for rep in (1, 2, 3)]
+    assert [(d.scenario, d.repetition) for d in loaded.definitions] == [
+        ("ltm.locations_directions", rep) for rep in (1, 2, 3)
+    ]

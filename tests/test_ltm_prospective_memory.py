@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from pytest_memorybench.scenarios import get_scenario  # first: conversation.program imports the registry
 from pytest_memorybench.agents.null import NullAgent
 from pytest_memorybench.agents.oracle import ACKNOWLEDGEMENT, OracleAgent
 from pytest_memorybench.conversation.program import Finish, Say, TestProgram, Wait
 from pytest_memorybench.conversation.scheduler import INTRO
 from pytest_memorybench.core.errors import UsageError
 from pytest_memorybench.core.records import Message, Score, TestDefinition, TestOutcome
+from pytest_memorybench.scenarios import get_scenario  # first: conversation.program imports the registry
 from pytest_memorybench.scenarios.base import ScoringContext
 from pytest_memorybench.scenarios.ltm.prospective_memory import (
     INSTRUCTION,
@@ -63,7 +63,9 @@ def test_shape_follows_the_paper() -> None:
         nths.add(nth)
         assert (quote, author) in QUOTES
         assert quote in statement.text and author in statement.text and not statement.is_question
-        assert instruction.is_question and instruction.text == INSTRUCTION.format(author=author, nth=ordinal(nth))
+        assert instruction.is_question and instruction.text == INSTRUCTION.format(
+            author=author, nth=ordinal(nth)
+        )
         assert "first reply" in instruction.text and quote not in instruction.text
         assert [line.wait for line in definition.script] == [{"percentage_finished": 90.0}, {}]
         assert definition.reset_message == RESET and definition.skills == ("prospective",)
@@ -110,7 +112,9 @@ def replies_with(nth: int, at: Sequence[int], text: str = f'"{QUOTE}" - Emily Di
         (2, [1], 0, "in the instruction's own reply, which counts as the first"),
     ],
 )
-def test_scorer_counts_from_the_reply_to_the_instruction(nth: int, at: list[int], value: int, why: str) -> None:
+def test_scorer_counts_from_the_reply_to_the_instruction(
+    nth: int, at: list[int], value: int, why: str
+) -> None:
     replies = replies_with(nth + 1, at)
     for profile in ("paper", "official"):
         assert score_replies(QUOTE, nth, replies, profile).value == value, why  # type: ignore[arg-type]
@@ -120,10 +124,30 @@ def test_scorer_counts_from_the_reply_to_the_instruction(nth: int, at: list[int]
     ("reply", "paper", "official", "why"),
     [
         (f"Sure. {QUOTE}", 1, 1, "appended verbatim"),
-        ("HOPE IS THE THING WITH FEATHERS THAT PERCHES IN THE SOUL", 1, 1, "case and final punctuation ignored"),
-        ("“Hope” is the thing with feathers — that perches in the soul.", 1, 0, "Unicode quotes and dash survive ASCII-only removal"),
-        ('"Hope" is the thing with feathers - that perches in the soul.', 1, 0, "an ASCII dash leaves two spaces in the reference"),
-        ("Hope is the thing with feathers,\nthat perches in the soul", 1, 0, "a line break instead of a space"),
+        (
+            "HOPE IS THE THING WITH FEATHERS THAT PERCHES IN THE SOUL",
+            1,
+            1,
+            "case and final punctuation ignored",
+        ),
+        (
+            "“Hope” is the thing with feathers — that perches in the soul.",
+            1,
+            0,
+            "Unicode quotes and dash survive ASCII-only removal",
+        ),
+        (
+            '"Hope" is the thing with feathers - that perches in the soul.',
+            1,
+            0,
+            "an ASCII dash leaves two spaces in the reference",
+        ),
+        (
+            "Hope is the thing with feathers,\nthat perches in the soul",
+            1,
+            0,
+            "a line break instead of a space",
+        ),
         ("Hope is the thing with feathers that perches in the soul", 1, 1, "no final full stop"),
         ("Hope is the thing with feathers.", 0, 0, "only half the quote"),
         ("Here is the quote by Emily Dickinson, as you asked.", 0, 0, "names the author without the quote"),
@@ -143,10 +167,18 @@ def test_curly_apostrophes_and_dashes() -> None:
 
 
 def test_scorer_reasons() -> None:
-    assert score_replies(QUOTE, 3, replies_with(3, [3])).reasons == ("the quote is in the 3rd reply and in no earlier one (paper profile)",)
-    assert score_replies(QUOTE, 3, replies_with(3, [2])).reasons == ("the quote is not in the 3rd reply; it is in the 2nd reply instead (paper profile)",)
-    assert score_replies(QUOTE, 3, replies_with(3, [1, 3])).reasons == ("the quote is in the 3rd reply but also in the 1st (paper profile)",)
-    assert score_replies(QUOTE, 3, [ACK]).reasons == ("only 1 replies were seen after the instruction; the 3rd never came (paper profile)",)
+    assert score_replies(QUOTE, 3, replies_with(3, [3])).reasons == (
+        "the quote is in the 3rd reply and in no earlier one (paper profile)",
+    )
+    assert score_replies(QUOTE, 3, replies_with(3, [2])).reasons == (
+        "the quote is not in the 3rd reply; it is in the 2nd reply instead (paper profile)",
+    )
+    assert score_replies(QUOTE, 3, replies_with(3, [1, 3])).reasons == (
+        "the quote is in the 3rd reply but also in the 1st (paper profile)",
+    )
+    assert score_replies(QUOTE, 3, [ACK]).reasons == (
+        "only 1 replies were seen after the instruction; the 3rd never came (paper profile)",
+    )
 
 
 def test_scenario_score_reads_the_replies_from_the_instruction_on() -> None:
@@ -208,8 +240,15 @@ def run_engine(
     others: dict[str, object] | None = None,
 ) -> dict[str, TestOutcome]:
     return converse(  # isolated: one test per conversation
-        definitions, agent, span=span, tmp_path=tmp_path, start=START, agent_name="agent",
-        isolate=True, key=lambda d: d.test_id, others=others,  # type: ignore[arg-type]
+        definitions,
+        agent,
+        span=span,
+        tmp_path=tmp_path,
+        start=START,
+        agent_name="agent",
+        isolate=True,
+        key=lambda d: d.test_id,
+        others=others,  # type: ignore[arg-type]
     )
 
 
@@ -221,7 +260,9 @@ def test_calibration_oracle_scores_one_and_null_zero(span: int | None, tmp_path:
     assert [d.expected["nth"] for d in REPETITIONS] == [7, 8, 2]
     oracle = run_engine(REPETITIONS, OracleAgent(), span=span, tmp_path=tmp_path)
     null = run_engine(REPETITIONS, NullAgent(), span=span, tmp_path=tmp_path)
-    assert [o.score.value for o in oracle.values()] == [1.0, 1.0, 1.0], [o.score.reasons for o in oracle.values()]
+    assert [o.score.value for o in oracle.values()] == [1.0, 1.0, 1.0], [
+        o.score.reasons for o in oracle.values()
+    ]
     assert [o.score.value for o in null.values()] == [0.0, 0.0, 0.0]
     assert all(o.error is None for o in [*oracle.values(), *null.values()])
 
@@ -232,7 +273,9 @@ def test_the_nth_reply_counts_the_instructions_own_reply_as_first(span: int | No
     definition = REPETITIONS[0]
     nth = definition.expected["nth"]
     for k in (nth - 1, nth, nth + 1):
-        outcome = run_engine([definition], QuotesAt(k), span=span, tmp_path=tmp_path / str(k))[definition.test_id]
+        outcome = run_engine([definition], QuotesAt(k), span=span, tmp_path=tmp_path / str(k))[
+            definition.test_id
+        ]
         assert outcome.score.value == (1.0 if k == nth else 0.0), (k, outcome.score.reasons)
 
 
@@ -244,7 +287,9 @@ def test_isolated_mode_feeds_filler_until_the_nth_reply(tmp_path: Path) -> None:
     assert agent.received[:2] == [line.text for line in definition.script]
     assert len(agent.received) == 2 + (nth - 1), "n − 1 filler messages after the instruction, no reset"
     assert all("\nQ: " in text for text in agent.received[2:])
-    assert agent.replies[1 + nth - 1].endswith(f'"{definition.expected["quote"]}" - {definition.expected["author"]}')
+    assert agent.replies[1 + nth - 1].endswith(
+        f'"{definition.expected["quote"]}" - {definition.expected["author"]}'
+    )
     assert sum(definition.expected["quote"] in reply for reply in agent.replies) == 1
     assert outcome.responses == ["Understood."]
 
@@ -267,7 +312,9 @@ def test_span_mode_counts_other_tests_turns_and_sends_the_reset_after_the_verdic
     instruction = said.index(definition.script[1].text)
     reset = said.index(RESET)
     assert reset == instruction + nth, "the reset right after the nth reply"
-    assert any(text.startswith("other line") for text in said[instruction + 1 : reset]), "other tests' turns count"
+    assert any(text.startswith("other line") for text in said[instruction + 1 : reset]), (
+        "other tests' turns count"
+    )
     quoted = [index for index, reply in enumerate(agent.replies) if definition.expected["quote"] in reply]
     assert quoted == [instruction + nth - 1]
 
@@ -291,7 +338,9 @@ def test_from_goodai_runs_the_published_definitions(tmp_path: Path) -> None:
         quote, author, nth = raw["expected_responses"][0]
         assert definition.expected == {"quote": quote, "author": author, "nth": nth}
         for span in (None, 2000):
-            outcome = run_engine([definition], OracleAgent(), span=span, tmp_path=tmp_path / f"{path.stem}-{span}")
+            outcome = run_engine(
+                [definition], OracleAgent(), span=span, tmp_path=tmp_path / f"{path.stem}-{span}"
+            )
             assert outcome[definition.test_id].score.value == 1.0
 
 
@@ -314,7 +363,9 @@ def test_parity_with_the_stored_verdicts() -> None:
     for path in files:
         result = json.loads(path.read_text())
         quote, _, nth = result["expected_responses"][0]
-        instruction = next(line for line in result["task_log"] if "please append the quote" in line).split("): ", 1)[1]
+        instruction = next(line for line in result["task_log"] if "please append the quote" in line).split(
+            "): ", 1
+        )[1]
         replies = _replies_after_instruction(result["full_log"], instruction)
         for profile in agree:
             agree[profile] += score_replies(quote, nth, replies, profile).value == result["score"]  # type: ignore[arg-type]

@@ -48,9 +48,18 @@ def test_every_delayed_recall_answer_is_stated_in_the_facts() -> None:
         definition = generate("ltm.delayed_recall", repetition=repetition)
         facts = definition.script[0].text
         for answer in definition.expected:
-            core = answer.removeprefix("The ").removeprefix("They ").removeprefix("In ").removeprefix("Once every ").removeprefix("Every ")
+            core = (
+                answer.removeprefix("The ")
+                .removeprefix("They ")
+                .removeprefix("In ")
+                .removeprefix("Once every ")
+                .removeprefix("Every ")
+            )
             assert core.split()[0] in facts, answer
-        assert all(question.split(" ", 1)[0] in {"A", "Back", "Thinking", "About"} for question in definition.questions)
+        assert all(
+            question.split(" ", 1)[0] in {"A", "Back", "Thinking", "About"}
+            for question in definition.questions
+        )
 
 
 def test_instruction_recall_lists_numbered_steps_of_one_device() -> None:
@@ -74,7 +83,9 @@ def test_bad_parameters_say_what_is_wrong(name: str, params: dict[str, int], mes
 def test_the_score_is_the_share_of_answers_that_refer_to_the_expected_ones() -> None:
     definition = generate("ltm.instruction_recall")
     right = list(definition.expected)
-    value, reasons = score(definition, [right[0], "No idea, sorry.", f"I think it was: {right[2]}", right[0], ""])
+    value, reasons = score(
+        definition, [right[0], "No idea, sorry.", f"I think it was: {right[2]}", right[0], ""]
+    )
     assert value == pytest.approx(2 / 5)
     assert reasons[0].startswith("question 1: right:") and reasons[1].startswith("question 2: wrong:")
     assert reasons[-1] == "2 of 5 answers refer to the expected ones (paper profile, judge local)"
@@ -82,7 +93,9 @@ def test_the_score_is_the_share_of_answers_that_refer_to_the_expected_ones() -> 
 
 def test_a_number_answer_needs_the_number() -> None:
     definition = generate("ltm.delayed_recall")
-    numbered = next(index for index, answer in enumerate(definition.expected) if any(ch.isdigit() for ch in answer))
+    numbered = next(
+        index for index, answer in enumerate(definition.expected) if any(ch.isdigit() for ch in answer)
+    )
     replies = list(definition.expected)
     replies[numbered] = "".join("9" if ch.isdigit() else ch for ch in replies[numbered])
     value, reasons = score(definition, replies)
@@ -110,4 +123,7 @@ def test_a_goodai_file_of_benchmark_1_reads_with_its_spacings(tmp_path: Path) ->
     suite = load_suite(f"goodai-definitions={tmp_path}")
     definition = next(d for d in suite.definitions(0) if d.scenario == "ltm.delayed_recall")
     assert [line.wait for line in definition.script][:2] == [{"tokens": 500}, {"tokens": 500}]
-    assert definition.expected == json.loads((tmp_path / "Delayed Recall" / "0.def.json").read_text())["expected_responses"]
+    assert (
+        definition.expected
+        == json.loads((tmp_path / "Delayed Recall" / "0.def.json").read_text())["expected_responses"]
+    )

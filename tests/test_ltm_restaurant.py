@@ -16,22 +16,27 @@ from pytest_memorybench.agents.oracle import OracleAgent
 from pytest_memorybench.conversation.clock import SimulatedClock
 from pytest_memorybench.conversation.program import Finish, ProgramContext, Say, Wait
 from pytest_memorybench.core.errors import UsageError
-from pytest_memorybench.judges.local import LocalJudge
 from pytest_memorybench.core.records import Message, Score, TestDefinition
+from pytest_memorybench.judges.local import LocalJudge
 from pytest_memorybench.scenarios import get_scenario
 from pytest_memorybench.scenarios.base import ScoringContext
 from pytest_memorybench.scenarios.ltm.restaurant import DEFAULT_MENU, RESET_MESSAGE, SCENARIO, SETUP
 from pytest_memorybench.scenarios.ltm.restaurant_reading import diner_part, read_order
 from tests.support.engine import converse
 
-DEFINITIONS = Path(__file__).parents[2] / "shared/reference/goodai-ltm/data/tests/Benchmark 3 - 32k/definitions/Restaurant"
+DEFINITIONS = (
+    Path(__file__).parents[2]
+    / "shared/reference/goodai-ltm/data/tests/Benchmark 3 - 32k/definitions/Restaurant"
+)
 
 
 def generate(seed: int = 0, repetition: int = 1) -> TestDefinition:
     return SCENARIO.generate("ltm", {}, seed, repetition)
 
 
-async def play(definition: TestDefinition, diner, profile: str = "paper") -> tuple[Score, list[tuple[object, str | None]]]:
+async def play(
+    definition: TestDefinition, diner, profile: str = "paper"
+) -> tuple[Score, list[tuple[object, str | None]]]:
     """Run the program by hand; `diner(say)` answers questions.  Returns the score and the actions."""
     program = SCENARIO.program(definition, ProgramContext(SimulatedClock(), ScoringContext(profile=profile)))
     reply: str | None = None
@@ -48,7 +53,9 @@ async def play(definition: TestDefinition, diner, profile: str = "paper") -> tup
 
 
 def score(replies: Sequence[str], profile: str = "paper", definition: TestDefinition | None = None) -> Score:
-    return asyncio.run(SCENARIO.score(definition or generate(), list(replies), ScoringContext(profile=profile)))
+    return asyncio.run(
+        SCENARIO.score(definition or generate(), list(replies), ScoringContext(profile=profile))
+    )
 
 
 def test_registered_under_its_name() -> None:
@@ -67,7 +74,9 @@ def test_our_menu_has_sections_numbers_and_drinks() -> None:
     menu_text = definition.script[1].text
     assert definition.script[0].text == SETUP and definition.script[1].is_question
     assert menu_text.startswith("Waiter: ") and menu_text.rstrip().endswith("?")
-    assert len(DEFAULT_MENU.sections) >= 5 and len(DEFAULT_MENU.dishes) >= 20 and len(DEFAULT_MENU.drinks) >= 5
+    assert (
+        len(DEFAULT_MENU.sections) >= 5 and len(DEFAULT_MENU.dishes) >= 20 and len(DEFAULT_MENU.drinks) >= 5
+    )
     assert len(set(DEFAULT_MENU.dishes)) == len(DEFAULT_MENU.dishes)
     for number, item in enumerate(DEFAULT_MENU.numbered(), 1):
         assert f"\n{number}. {item}\n" in menu_text + "\n"
@@ -103,10 +112,19 @@ def test_the_offline_judge_reads_every_ideal_order() -> None:
     """Every dish, pair of dishes and drink, said as the oracle says it, is read exactly."""
     judge = LocalJudge()
     for first, second in itertools.permutations(DEFAULT_MENU.dishes, 2):
-        order = asyncio.run(read_order(judge, f"I'll have the {first.lower()} and the {second.lower()}, please.", DEFAULT_MENU, scorer="test"))
+        order = asyncio.run(
+            read_order(
+                judge,
+                f"I'll have the {first.lower()} and the {second.lower()}, please.",
+                DEFAULT_MENU,
+                scorer="test",
+            )
+        )
         assert (set(order.dishes), order.drinks, order.off_menu) == ({first, second}, [], []), (first, second)
     for drink in DEFAULT_MENU.drinks:
-        order = asyncio.run(read_order(judge, f"I'd like a {drink.lower()}, please.", DEFAULT_MENU, scorer="test"))
+        order = asyncio.run(
+            read_order(judge, f"I'd like a {drink.lower()}, please.", DEFAULT_MENU, scorer="test")
+        )
         assert (order.dishes, order.drinks, order.off_menu) == ([], [drink], [])
 
 
@@ -129,44 +147,142 @@ RECALL = "I was drinking a ginger beer."
     ("replies", "paper", "official", "why"),
     [
         ([DRINK, FOOD, OTHER, NOTICE, RECALL], 1.0, 1.0, "a perfect diner"),
-        (["*looks over the menu* Could I get number 33?", FOOD, OTHER, NOTICE, "Ginger beer."], 1.0, 1.0,
-         "a stage direction is ignored; 'number 33' is the Ginger Beer"),
-        (["I'll have a lemonade and the wild mushroom risotto."], 0.0, 0.2,
-         "food ordered with the drink: the paper wants no meal yet, the reference keeps the drink"),
-        (["A homemade lemonade, please.\nWaiter: Right away!\nDiner: Thanks."], 0.0, 0.0,
-         "the diner invents the waiter's lines (App. D: Mixtral)"),
+        (
+            ["*looks over the menu* Could I get number 33?", FOOD, OTHER, NOTICE, "Ginger beer."],
+            1.0,
+            1.0,
+            "a stage direction is ignored; 'number 33' is the Ginger Beer",
+        ),
+        (
+            ["I'll have a lemonade and the wild mushroom risotto."],
+            0.0,
+            0.2,
+            "food ordered with the drink: the paper wants no meal yet, the reference keeps the drink",
+        ),
+        (
+            ["A homemade lemonade, please.\nWaiter: Right away!\nDiner: Thanks."],
+            0.0,
+            0.0,
+            "the diner invents the waiter's lines (App. D: Mixtral)",
+        ),
         (["A cappuccino, please."], 0.0, 0.0, "no drink from the list"),
         (["I don't know."], 0.0, 0.0, "the null agent"),
-        ([DRINK, "Thank you for the ginger beer! I'll have the wild mushroom risotto.", OTHER, NOTICE, RECALL], 1.0, 1.0,
-         "'Thank you for the <drink>' is not an order (PR #92)"),
+        (
+            [
+                DRINK,
+                "Thank you for the ginger beer! I'll have the wild mushroom risotto.",
+                OTHER,
+                NOTICE,
+                RECALL,
+            ],
+            1.0,
+            1.0,
+            "'Thank you for the <drink>' is not an order (PR #92)",
+        ),
         ([DRINK, "I'll have a pepperoni pizza."], 0.2, 0.2, "off the menu"),
         ([DRINK, "What do you recommend?"], 0.2, 0.2, "a question orders nothing"),
-        ([DRINK, FOOD, "I'll keep the nicoise salad with seared tuna and have the ravioli instead.", NOTICE, RECALL], 1.0, 0.4,
-         "mentioning a dish already ordered: the paper tolerates it, the reference reads it as a re-order"),
-        ([DRINK, FOOD, "Thanks for the nicoise salad with seared tuna! Instead of the risotto, I'll have the ravioli.", NOTICE, RECALL],
-         1.0, 1.0, "a dish thanked for or replaced is not a re-order, under either profile"),
-        ([DRINK, FOOD, "Then I'll have the wild mushroom risotto anyway."], 0.4, 0.4, "re-orders the unavailable dish"),
+        (
+            [
+                DRINK,
+                FOOD,
+                "I'll keep the nicoise salad with seared tuna and have the ravioli instead.",
+                NOTICE,
+                RECALL,
+            ],
+            1.0,
+            0.4,
+            "mentioning a dish already ordered: the paper tolerates it, the reference reads it as a re-order",
+        ),
+        (
+            [
+                DRINK,
+                FOOD,
+                (
+                    "Thanks for the nicoise salad with seared tuna! Instead of the risotto, I'll have the"
+                    " ravioli."
+                ),
+                NOTICE,
+                RECALL,
+            ],
+            1.0,
+            1.0,
+            "a dish thanked for or replaced is not a re-order, under either profile",
+        ),
+        (
+            [DRINK, FOOD, "Then I'll have the wild mushroom risotto anyway."],
+            0.4,
+            0.4,
+            "re-orders the unavailable dish",
+        ),
         ([DRINK, FOOD, "No problem."], 0.4, 0.4, "orders nothing instead"),
-        (["Good evening! Our iced peach tea is very popular tonight. What can I get you?"], 0.0, 0.0,
-         "the agent plays the waiter: it orders nothing, whatever it names"),
-        ([DRINK, "I'll have the ribeye steak, but with chips instead of the peppercorn sauce."], 0.2, 0.2,
-         "a dish with other sides than the menu lists is not on the menu"),
-        ([DRINK, FOOD, "In that case I'll have the ravioli, and I'd still like the nicoise salad with seared tuna.",
-          NOTICE, RECALL], 1.0, 0.4, "ordering again: the reference fails it, the paper tolerates it"),
-        ([DRINK, FOOD, "In that case I'll have the ravioli. Please bring the nicoise salad as originally planned.",
-          NOTICE, RECALL], 1.0, 1.0, "pointing back at the order already given is no new order"),
-        (["I'd like the Tagliatelle with Slow-Cooked Beef Ragu and a House Red Wine."], 0.0, 0.2,
-         "a meal with the drink: the paper wants no meal yet, the reference keeps the drink"),
-        ([DRINK, FOOD, OTHER, "Thank you, it all looks delicious!"], 0.6, 0.6, "the enthusiastic thank-you (Fig. 34)"),
-        ([DRINK, FOOD, OTHER, "Where is my ravioli? This isn't what I ordered.", RECALL], 1.0, 1.0, "a plain complaint"),
-        ([DRINK, FOOD, OTHER, "Hmm, this is not the spinach and ricotta ravioli in sage butter.", RECALL], 1.0, 1.0,
-         "noticing without complaining"),
+        (
+            ["Good evening! Our iced peach tea is very popular tonight. What can I get you?"],
+            0.0,
+            0.0,
+            "the agent plays the waiter: it orders nothing, whatever it names",
+        ),
+        (
+            [DRINK, "I'll have the ribeye steak, but with chips instead of the peppercorn sauce."],
+            0.2,
+            0.2,
+            "a dish with other sides than the menu lists is not on the menu",
+        ),
+        (
+            [
+                DRINK,
+                FOOD,
+                "In that case I'll have the ravioli, and I'd still like the nicoise salad with seared tuna.",
+                NOTICE,
+                RECALL,
+            ],
+            1.0,
+            0.4,
+            "ordering again: the reference fails it, the paper tolerates it",
+        ),
+        (
+            [
+                DRINK,
+                FOOD,
+                "In that case I'll have the ravioli. Please bring the nicoise salad as originally planned.",
+                NOTICE,
+                RECALL,
+            ],
+            1.0,
+            1.0,
+            "pointing back at the order already given is no new order",
+        ),
+        (
+            ["I'd like the Tagliatelle with Slow-Cooked Beef Ragu and a House Red Wine."],
+            0.0,
+            0.2,
+            "a meal with the drink: the paper wants no meal yet, the reference keeps the drink",
+        ),
+        (
+            [DRINK, FOOD, OTHER, "Thank you, it all looks delicious!"],
+            0.6,
+            0.6,
+            "the enthusiastic thank-you (Fig. 34)",
+        ),
+        (
+            [DRINK, FOOD, OTHER, "Where is my ravioli? This isn't what I ordered.", RECALL],
+            1.0,
+            1.0,
+            "a plain complaint",
+        ),
+        (
+            [DRINK, FOOD, OTHER, "Hmm, this is not the spinach and ricotta ravioli in sage butter.", RECALL],
+            1.0,
+            1.0,
+            "noticing without complaining",
+        ),
         ([DRINK, FOOD, OTHER, NOTICE, "I had a homemade lemonade."], 0.8, 0.8, "recalls the wrong drink"),
         ([DRINK, FOOD, OTHER, NOTICE, "I don't remember, sorry."], 0.8, 0.8, "forgets the drink"),
         ([DRINK, FOOD, OTHER, NOTICE], 0.8, 0.8, "no reply to the last question"),
     ],
 )
-def test_stage_verdicts_under_both_profiles(replies: list[str], paper: float, official: float, why: str) -> None:
+def test_stage_verdicts_under_both_profiles(
+    replies: list[str], paper: float, official: float, why: str
+) -> None:
     assert score(replies, "paper").value == pytest.approx(paper), why
     assert score(replies, "official").value == pytest.approx(official), why
 
@@ -177,9 +293,14 @@ def test_reasons_name_each_stage() -> None:
         "3 of 5 stages passed",
         "passed stage 1 (drink): the diner orders Ginger Beer",
         "passed stage 2 (food): the diner orders Nicoise Salad with Seared Tuna and Wild Mushroom Risotto",
-        "passed stage 3 (alternative to the Wild Mushroom Risotto): the diner orders Spinach and Ricotta Ravioli in Sage Butter",
-        "failed stage 4 (wrong dish): the diner does not notice that the Linguine with Prawns and Chilli "
-        "was served instead of the Spinach and Ricotta Ravioli in Sage Butter",
+        (
+            "passed stage 3 (alternative to the Wild Mushroom Risotto): the diner orders Spinach and Ricotta"
+            " Ravioli in Sage Butter"
+        ),
+        (
+            "failed stage 4 (wrong dish): the diner does not notice that the Linguine with Prawns and Chilli "
+            "was served instead of the Spinach and Ricotta Ravioli in Sage Butter"
+        ),
     )
 
 
@@ -203,22 +324,32 @@ class ScriptedJudge:
 
 
 def test_the_runs_judge_is_used_and_its_names_are_mapped_to_the_menu() -> None:
-    judge = ScriptedJudge({
-        "restaurant": [
-            {"dishes": [], "drinks": ["ginger beer"], "other": None},
-            {"dishes": ["wild mushroom risotto", "Nicoise salad"], "drinks": [], "other": None},
-            {"dishes": ["Ravioli with spinach and ricotta"], "drinks": [], "other": None},
-        ],
-        "sentence": [{"present": False, "extracted": None}],
-        "reference": [{"refers": True, "expected_is_number": False, "numbers_match": None}] * 2,
-    })
+    judge = ScriptedJudge(
+        {
+            "restaurant": [
+                {"dishes": [], "drinks": ["ginger beer"], "other": None},
+                {"dishes": ["wild mushroom risotto", "Nicoise salad"], "drinks": [], "other": None},
+                {"dishes": ["Ravioli with spinach and ricotta"], "drinks": [], "other": None},
+            ],
+            "sentence": [{"present": False, "extracted": None}],
+            "reference": [{"refers": True, "expected_is_number": False, "numbers_match": None}] * 2,
+        }
+    )
     context = ScoringContext(judge=judge)
     result = asyncio.run(SCENARIO.score(generate(), ["a", "b", "c", "d", "e"], context))
     assert result.value == 1.0, result.reasons
     assert [task.kind for task in judge.tasks] == ["restaurant"] * 3 + ["sentence", "reference", "reference"]
-    assert "Wild Mushroom Risotto" in result.reasons[2] and "Nicoise Salad with Seared Tuna" in result.reasons[2]
-    unknown = ScriptedJudge({"restaurant": [{"dishes": [], "drinks": ["Ginger Beer"], "other": None},
-                                            {"dishes": ["Truffle Pizza"], "drinks": [], "other": None}]})
+    assert (
+        "Wild Mushroom Risotto" in result.reasons[2] and "Nicoise Salad with Seared Tuna" in result.reasons[2]
+    )
+    unknown = ScriptedJudge(
+        {
+            "restaurant": [
+                {"dishes": [], "drinks": ["Ginger Beer"], "other": None},
+                {"dishes": ["Truffle Pizza"], "drinks": [], "other": None},
+            ]
+        }
+    )
     result = asyncio.run(SCENARIO.score(generate(), ["a", "b"], ScoringContext(judge=unknown)))
     assert result.value == 0.2 and "not on the menu (Truffle Pizza)" in result.reasons[-1]
 
@@ -239,7 +370,9 @@ class Recording:
         return await self.agent.reply(message)  # type: ignore[attr-defined]
 
 
-def run_engine(definitions: list[TestDefinition], agent: object, span: int | None, tmp_path: Path) -> dict[str, Score]:
+def run_engine(
+    definitions: list[TestDefinition], agent: object, span: int | None, tmp_path: Path
+) -> dict[str, Score]:
     outcomes = converse(definitions, agent, span=span, tmp_path=tmp_path)
     return {key: outcome.score for key, outcome in outcomes.items()}
 

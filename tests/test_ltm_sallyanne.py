@@ -47,11 +47,15 @@ def generate(seed: int = 0, repetition: int = 1, **params: object) -> TestDefini
 
 def test_same_seed_gives_byte_identical_definitions() -> None:
     assert generate(seed=7, repetition=2).to_json() == generate(seed=7, repetition=2).to_json()
-    assert generate(seed=7, question_type="both").to_json() == generate(seed=7, question_type="both").to_json()
+    assert (
+        generate(seed=7, question_type="both").to_json() == generate(seed=7, question_type="both").to_json()
+    )
 
 
 def test_seeds_and_repetitions_give_different_stories() -> None:
-    scripts = {tuple(line.text for line in generate(seed, rep).script) for seed in range(5) for rep in (1, 2, 3)}
+    scripts = {
+        tuple(line.text for line in generate(seed, rep).script) for seed in range(5) for rep in (1, 2, 3)
+    }
     assert len(scripts) == 15
 
 
@@ -179,7 +183,12 @@ def test_bystanders_in_another_room_see_nothing() -> None:
     [
         [Enter("Ann", "hall"), Enter("Ann", "attic")],
         [Exit("Ann", "hall")],
-        [Enter("Ann", "hall"), Place("pear", "jar", "hall"), Exit("Ann", "hall"), Move("Ann", "pear", "tin", "hall")],
+        [
+            Enter("Ann", "hall"),
+            Place("pear", "jar", "hall"),
+            Exit("Ann", "hall"),
+            Move("Ann", "pear", "tin", "hall"),
+        ],
         [Enter("Ann", "attic"), Place("pear", "jar", "hall"), Move("Ann", "pear", "tin", "attic")],
         [Place("pear", "jar", "hall"), Place("pear", "tin", "hall")],
     ],
@@ -294,12 +303,28 @@ def test_scorer_verdicts(reply: str, value: int, why: str) -> None:
 
 
 def test_scorer_reasons() -> None:
-    assert score_sallyanne("pantry", '{"answer": "Pantry"}').reasons == ("the answer 'Pantry' is the expected 'pantry' (ignoring case)",)
-    assert score_sallyanne("pantry", '{"answer": "bottle"}').reasons == ("the answer 'bottle' is not the expected 'pantry'",)
-    assert score_sallyanne("pantry", '{"where": "pantry"}').reasons == ("invalid answer: the JSON object has no 'answer' key (keys: 'where')",)
-    assert score_sallyanne("pantry", '[1]').reasons[0].startswith("invalid answer: the reply parses to a JSON list")
-    assert score_sallyanne("pantry", '{"answer": 3}').reasons == ("invalid answer: 'answer' holds 3, not a word",)
-    assert score_sallyanne("pantry", "I don't know.").reasons[0].startswith("invalid answer: the reply is not JSON")
+    assert score_sallyanne("pantry", '{"answer": "Pantry"}').reasons == (
+        "the answer 'Pantry' is the expected 'pantry' (ignoring case)",
+    )
+    assert score_sallyanne("pantry", '{"answer": "bottle"}').reasons == (
+        "the answer 'bottle' is not the expected 'pantry'",
+    )
+    assert score_sallyanne("pantry", '{"where": "pantry"}').reasons == (
+        "invalid answer: the JSON object has no 'answer' key (keys: 'where')",
+    )
+    assert (
+        score_sallyanne("pantry", "[1]")
+        .reasons[0]
+        .startswith("invalid answer: the reply parses to a JSON list")
+    )
+    assert score_sallyanne("pantry", '{"answer": 3}').reasons == (
+        "invalid answer: 'answer' holds 3, not a word",
+    )
+    assert (
+        score_sallyanne("pantry", "I don't know.")
+        .reasons[0]
+        .startswith("invalid answer: the reply is not JSON")
+    )
 
 
 def test_scenario_scores_the_last_reply_the_same_under_both_profiles() -> None:
@@ -361,6 +386,9 @@ def test_calibration_oracle_scores_one_and_null_zero(span: int | None, tmp_path:
         oracle = [v for d in definitions for v in run(OracleAgent(), [d], None, tmp_path)]
         null = [v for d in definitions for v in run(NullAgent(), [d], None, tmp_path)]
     else:
-        oracle, null = run(OracleAgent(), definitions, span, tmp_path), run(NullAgent(), definitions, span, tmp_path)
+        oracle, null = (
+            run(OracleAgent(), definitions, span, tmp_path),
+            run(NullAgent(), definitions, span, tmp_path),
+        )
     assert oracle == [1.0, 1.0, 1.0]
     assert null == [0.0, 0.0, 0.0]

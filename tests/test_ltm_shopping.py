@@ -65,7 +65,9 @@ def replay(definition: TestDefinition) -> tuple[dict[str, int], int, int, int]:
         match = add or remove
         number, noun = int(match["number"]), match["item"]
         item = NOUNS[noun]
-        assert noun == (item if number == 1 else dict(ITEMS)[item]).lower(), "singular for one, plural otherwise"
+        assert noun == (item if number == 1 else dict(ITEMS)[item]).lower(), (
+            "singular for one, plural otherwise"
+        )
         chances += bool(cart)
         if add:
             assert 1 <= number <= 3
@@ -91,7 +93,9 @@ def test_same_seed_gives_byte_identical_definitions() -> None:
 
 
 def test_seeds_and_repetitions_give_different_lists() -> None:
-    scripts = {tuple(line.text for line in generate(seed, rep).script) for seed in range(5) for rep in (1, 2, 3)}
+    scripts = {
+        tuple(line.text for line in generate(seed, rep).script) for seed in range(5) for rep in (1, 2, 3)
+    }
     assert len(scripts) == 15
 
 
@@ -102,9 +106,13 @@ def test_changes_follow_the_reference_rules() -> None:
         cart, removed, could, gone = replay(definition)
         removals, chances, emptied = removals + removed, chances + could, emptied + gone
         assert len(definition.script) == 7 and definition.script[-1].text == QUESTION
-        assert definition.script[-1].is_question and not any(line.is_question for line in definition.script[:-1])
+        assert definition.script[-1].is_question and not any(
+            line.is_question for line in definition.script[:-1]
+        )
         assert definition.expected == [[item.lower(), count] for item, count in cart.items()]
-        assert json.loads(definition.ideal_answers[0]) == [{"item": i, "quantity": c} for i, c in cart.items()]
+        assert json.loads(definition.ideal_answers[0]) == [
+            {"item": i, "quantity": c} for i, c in cart.items()
+        ]
     assert 0.12 < removals / chances < 0.22, "removal with probability 1/6 when the list is not empty"
     assert emptied > 0, "an item removed down to zero leaves the list"
 
@@ -146,25 +154,63 @@ RIGHT = (("Lemon", 3), ("Apple", 2), ("Light Bulb", 1))
         (entries(*RIGHT), 1, 1, "the ideal list"),
         (entries(("Lemons", 3), ("apples", 2), ("light bulbs", 1)), 1, 1, "plural names"),
         ("Here you go:\n```json\n" + entries(*RIGHT) + "\n```\nAnything else?", 1, 1, "verbose, fenced"),
-        ('[{"item": "lemon", "quantity": 3}, {"item": "apple", "quantity": 2}, {"item": "light bulb", "quantity": 1},]',
-         1, 1, "trailing comma"),
-        ('[{"item": "lemon", "quantity": 3, "unit": "pieces"}, {"item": "apple", "quantity": 2},'
-         ' {"item": "light bulb", "quantity": 1}]', 1, 1, "an extra property is tolerated"),
-        (json.dumps({"shopping_list": json.loads(entries(*RIGHT))}), 1, 0,
-         "wrapper object (App. B.3): paper reads its list, official rejects it"),
+        (
+            (
+                '[{"item": "lemon", "quantity": 3}, {"item": "apple", "quantity": 2}, {"item": "light bulb",'
+                ' "quantity": 1},]'
+            ),
+            1,
+            1,
+            "trailing comma",
+        ),
+        (
+            (
+                '[{"item": "lemon", "quantity": 3, "unit": "pieces"}, {"item": "apple", "quantity": 2},'
+                ' {"item": "light bulb", "quantity": 1}]'
+            ),
+            1,
+            1,
+            "an extra property is tolerated",
+        ),
+        (
+            json.dumps({"shopping_list": json.loads(entries(*RIGHT))}),
+            1,
+            0,
+            "wrapper object (App. B.3): paper reads its list, official rejects it",
+        ),
         (entries(("Lemon", 2), ("Apple", 2), ("Light Bulb", 1)), 8 / 9, 8 / 9, "one wrong quantity"),
         (entries(("Apple", 2), ("Light Bulb", 1)), 7 / 9, 7 / 9, "one item missing"),
         (entries(*RIGHT, ("Candle", 2)), 2 / 3, 2 / 3, "an item of an older repetition is still listed"),
         (entries(("Candle", 2), ("Sponge", 1)), 0, 0, "only an older repetition's list"),
-        (entries(("Lemon", 3), ("Lemon", 3), ("Apple", 2), ("Light Bulb", 1)), 2 / 3, 1,
-         "not consolidated: paper counts the repeat as an unexpected entry; official counts it twice (capped)"),
-        (entries(("Lemon", 2), ("Lemon", 1), ("Apple", 2), ("Light Bulb", 1)), 5 / 9, 1,
-         "not consolidated, split quantities"),
-        (entries(("Lemon", 3), ("Pineapple", 2), ("Light Bulb", 1)), 4 / 9, 1,
-         "'pineapple' names apple only as a substring"),
+        (
+            entries(("Lemon", 3), ("Lemon", 3), ("Apple", 2), ("Light Bulb", 1)),
+            2 / 3,
+            1,
+            (
+                "not consolidated: paper counts the repeat as an unexpected entry; official counts it twice"
+                " (capped)"
+            ),
+        ),
+        (
+            entries(("Lemon", 2), ("Lemon", 1), ("Apple", 2), ("Light Bulb", 1)),
+            5 / 9,
+            1,
+            "not consolidated, split quantities",
+        ),
+        (
+            entries(("Lemon", 3), ("Pineapple", 2), ("Light Bulb", 1)),
+            4 / 9,
+            1,
+            "'pineapple' names apple only as a substring",
+        ),
         (entries(("Lemon", "3"), ("Apple", 2), ("Light Bulb", 1)), 1, 0, "quantity as a digit string"),
         (entries(("Lemon", 3.0), ("Apple", 2), ("Light Bulb", 1)), 1, 0, "quantity as an integral float"),
-        (entries(("Lemon", 3), ("Apple", 2), ("Light Bulb", True)), 0, 1, "true as a quantity: the reference's int check"),
+        (
+            entries(("Lemon", 3), ("Apple", 2), ("Light Bulb", True)),
+            0,
+            1,
+            "true as a quantity: the reference's int check",
+        ),
         (entries(("Lemon", "a few"), ("Apple", 2)), 0, 0, "quantity in words"),
         ('[{"name": "lemon", "count": 3}]', 0, 0, "wrong property names"),
         ('["lemon", "apple", "light bulb"]', 0, 0, "a list of strings"),
@@ -192,9 +238,14 @@ def test_scorer_reasons_are_readable() -> None:
     assert wrapped.reasons[0] == "read the list under the property 'shopping_list' of a JSON object"
     rejected = score_shopping(EXPECTED, json.dumps({"shopping_list": []}), "official")
     assert rejected.reasons[0] == "not in the correct format: the reply parses to a JSON object, not a list"
-    twice = score_shopping(EXPECTED, entries(("Lemon", 3), ("Lemon", 3), ("Apple", 2), ("Light Bulb", 1)), "official")
+    twice = score_shopping(
+        EXPECTED, entries(("Lemon", 3), ("Lemon", 3), ("Apple", 2), ("Light Bulb", 1)), "official"
+    )
     assert twice.reasons[-2] == "repeated entries counted more than once, as the reference does: capped at 1"
-    assert "not consolidated" in score_shopping(EXPECTED, entries(("Lemon", 3), ("Lemon", 3)), "paper").reasons[0]
+    assert (
+        "not consolidated"
+        in score_shopping(EXPECTED, entries(("Lemon", 3), ("Lemon", 3)), "paper").reasons[0]
+    )
     assert "not JSON" in score_shopping(EXPECTED, "I don't know.", "paper").reasons[0]
     with pytest.raises(ValueError, match="unknown scoring profile"):
         score_shopping(EXPECTED, "[]", "strict")

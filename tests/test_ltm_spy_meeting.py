@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-
 import itertools
 import json
 import shutil
@@ -17,9 +16,9 @@ from pytest_memorybench.agents.null import NullAgent
 from pytest_memorybench.agents.oracle import OracleAgent
 from pytest_memorybench.core.errors import UsageError
 from pytest_memorybench.core.records import TestDefinition
+from pytest_memorybench.goodai.definitions import load_goodai_definitions
 from pytest_memorybench.scenarios import get_scenario
 from pytest_memorybench.scenarios.base import ScoringContext
-from pytest_memorybench.goodai.definitions import load_goodai_definitions
 from pytest_memorybench.scenarios.ltm.spy_meeting import (
     CATALOGUE,
     INTRO,
@@ -47,7 +46,10 @@ def generate(seed: int = 0, repetition: int = 1) -> TestDefinition:
 
 def expected_for(*clues) -> dict:
     others = [list(c.keywords) for kind in sorted(CATALOGUE) for c in CATALOGUE[kind] if c not in clues]
-    return {"clues": [{"kind": c.kind, "code": c.code, "keywords": list(c.keywords)} for c in clues], "other_keywords": others}
+    return {
+        "clues": [{"kind": c.kind, "code": c.code, "keywords": list(c.keywords)} for c in clues],
+        "other_keywords": others,
+    }
 
 
 # -- generator ------------------------------------------------------------------------------------
@@ -59,7 +61,9 @@ def test_same_seed_gives_byte_identical_definitions() -> None:
 
 
 def test_seeds_and_repetitions_give_different_content() -> None:
-    scripts = {tuple(line.text for line in generate(seed, rep).script) for seed in range(5) for rep in (1, 2, 3)}
+    scripts = {
+        tuple(line.text for line in generate(seed, rep).script) for seed in range(5) for rep in (1, 2, 3)
+    }
     assert len(scripts) == 15
 
 
@@ -88,8 +92,11 @@ def test_shape_follows_the_paper() -> None:
         kinds_seen.update(clue["code"] for clue in clues)
         assert definition.skills == ("recall", "information_integration")
         assert [line.wait for line in definition.script] == [
-            {"percentage_finished": 22.5}, {"percentage_finished": 45.0}, {"percentage_finished": 67.5},
-            {"percentage_finished": 90.0}, {},
+            {"percentage_finished": 22.5},
+            {"percentage_finished": 45.0},
+            {"percentage_finished": 67.5},
+            {"percentage_finished": 90.0},
+            {},
         ]
     assert len(orders) == 6, "the three messages come in random order"
     assert len(kinds_seen) == len(TIMES) + len(THINGS) + len(PLACES), "every clue gets used"
@@ -129,24 +136,73 @@ THIRD = 1 / 3
     ("reply", "paper", "official", "why"),
     [
         ("We meet at midnight at the lighthouse, and I should bring a ladder.", 1, 1, "the ideal answer"),
-        ('{"when": "midnight", "where": "lighthouse", "bring": "ladder"}', 1, 1, "a JSON wrapper is still text"),
+        (
+            '{"when": "midnight", "where": "lighthouse", "bring": "ladder"}',
+            1,
+            1,
+            "a JSON wrapper is still text",
+        ),
         ("Midnight at the Lighthouse; bring a Ladder.", 1, 0, "official keywords are case-sensitive"),
         ("Midnight, at the lighthouse, with a ladder.", 1, 2 * THIRD, "a capital at the start of a sentence"),
-        ("We meet when the whole town is asleep, where the ships are guided home, and I bring a way over the "
-         "garden wall.", 0, 0, "repeating the coded phrases without interpreting them"),
-        ("Probably at midnight; I can't work out the place or what to bring.", THIRD, THIRD, "partial credit per clue"),
-        ("**Time:** late at night.\n**Place:** the old lighthouse on the cliffs, where ships are guided home.\n"
-         "**Bring:** a rope ladder or a grappling hook, to get over the garden wall.", 1, 1, "a verbose answer"),
-        ("At midnight at the lighthouse; bring a ladder, and maybe a torch.", 2 * THIRD, 2 * THIRD,
-         "a keyword of another clue: −1 clue"),
-        ("At midnight at the bakery, with a ladder and some cash.", THIRD, THIRD, "a wrong place costs the hit and, once, the penalty"),
+        (
+            (
+                "We meet when the whole town is asleep, where the ships are guided home, and I bring a way"
+                " over the garden wall."
+            ),
+            0,
+            0,
+            "repeating the coded phrases without interpreting them",
+        ),
+        (
+            "Probably at midnight; I can't work out the place or what to bring.",
+            THIRD,
+            THIRD,
+            "partial credit per clue",
+        ),
+        (
+            (
+                "**Time:** late at night.\n**Place:** the old lighthouse on the cliffs, where ships are"
+                " guided home.\n**Bring:** a rope ladder or a grappling hook, to get over the garden wall."
+            ),
+            1,
+            1,
+            "a verbose answer",
+        ),
+        (
+            "At midnight at the lighthouse; bring a ladder, and maybe a torch.",
+            2 * THIRD,
+            2 * THIRD,
+            "a keyword of another clue: −1 clue",
+        ),
+        (
+            "At midnight at the bakery, with a ladder and some cash.",
+            THIRD,
+            THIRD,
+            "a wrong place costs the hit and, once, the penalty",
+        ),
         ("We meet at dawn at the bakery, and I should bring cash.", 0, 0, "an older repetition's meeting"),
-        ("At midnight at the lighthouse with a ladder. Money: none needed.", 2 * THIRD, 1,
-         "a capitalised keyword of another clue is confusion only when case is ignored"),
+        (
+            "At midnight at the lighthouse with a ladder. Money: none needed.",
+            2 * THIRD,
+            1,
+            "a capitalised keyword of another clue is confusion only when case is ignored",
+        ),
         ("At midnight at the lighthouse; bring a step-ladder.", 1, 1, r"\b treats a hyphen as a boundary"),
-        ("There seem to be three meetings: one at midnight, one at the lighthouse, and one where you bring a ladder.",
-         1, 1, "App. D: reading three meetings still names every keyword"),
-        ("At night at the lighthouses, bring ladders.", THIRD, THIRD, "whole words: plurals of single-form keywords miss"),
+        (
+            (
+                "There seem to be three meetings: one at midnight, one at the lighthouse, and one where you"
+                " bring a ladder."
+            ),
+            1,
+            1,
+            "App. D: reading three meetings still names every keyword",
+        ),
+        (
+            "At night at the lighthouses, bring ladders.",
+            THIRD,
+            THIRD,
+            "whole words: plurals of single-form keywords miss",
+        ),
         ("I don't know.", 0, 0, "abstention"),
         ("", 0, 0, "empty"),
     ],
@@ -220,8 +276,15 @@ def test_from_goodai_reads_the_published_definitions() -> None:
         for line, clue in zip(raw["script"][1:4], clues):
             assert line.endswith(clue["code"])
         for profile in ("paper", "official"):
-            assert asyncio.run(SCENARIO.score(definition, definition.ideal_answers, ScoringContext(profile))).value == 1  # type: ignore[arg-type]
-            assert asyncio.run(SCENARIO.score(definition, ["I don't know."], ScoringContext(profile))).value == 0  # type: ignore[arg-type]
+            assert (
+                asyncio.run(
+                    SCENARIO.score(definition, definition.ideal_answers, ScoringContext(profile))
+                ).value
+                == 1
+            )  # type: ignore[arg-type]
+            assert (
+                asyncio.run(SCENARIO.score(definition, ["I don't know."], ScoringContext(profile))).value == 0
+            )  # type: ignore[arg-type]
 
 
 # The reference's clue keyword lists (GoodAI datasets/spy_meeting.py, the version stored in our code
@@ -269,7 +332,9 @@ def test_parity_with_stored_spy_meeting_verdicts() -> None:
         official = score_spy_meeting(expected, reply, "official").value
         agreement["official auto"] += official == pytest.approx(automatic)
         agreement["official score"] += official == pytest.approx(stored["score"])
-        agreement["paper auto"] += score_spy_meeting(expected, reply, "paper").value == pytest.approx(automatic)
+        agreement["paper auto"] += score_spy_meeting(expected, reply, "paper").value == pytest.approx(
+            automatic
+        )
     assert len(results) == 13
     assert agreement == {"official auto": 11, "official score": 7, "paper auto": 11}
 
@@ -279,4 +344,6 @@ def test_the_published_folder_loads_as_a_suite(tmp_path: Path) -> None:
     shutil.copytree(DEFINITIONS, tmp_path / "Spy Meeting")
     shutil.copy(DEFINITIONS.parent / "config.yml", tmp_path / "config.yml")
     loaded = load_goodai_definitions(tmp_path)
-    assert [(d.scenario, d.repetition) for d in loaded.definitions] == [("ltm.spy_meeting", rep) for rep in (1, 2, 3)]
+    assert [(d.scenario, d.repetition) for d in loaded.definitions] == [
+        ("ltm.spy_meeting", rep) for rep in (1, 2, 3)
+    ]

@@ -12,8 +12,8 @@ import pytest
 from pytest_memorybench.agents.null import NullAgent
 from pytest_memorybench.agents.oracle import OracleAgent
 from pytest_memorybench.core.errors import UsageError
-from pytest_memorybench.judges.base import JudgeStats, JudgeTask, JudgeVerdict
 from pytest_memorybench.core.records import TestDefinition
+from pytest_memorybench.judges.base import JudgeStats, JudgeTask, JudgeVerdict
 from pytest_memorybench.scenarios.base import ScoringContext
 from pytest_memorybench.scenarios.ltm.trigger_response import (
     RESET,
@@ -87,7 +87,9 @@ def test_repetitions_walk_all_triples_before_repeating() -> None:
 def test_shape_follows_the_paper() -> None:
     for seed in range(10):
         definition = generate(seed=seed)
-        chosen = next(t for t in TRIGGERS if definition.script[0].text == f"Whenever I {t.request}, say: '{t.response}'")
+        chosen = next(
+            t for t in TRIGGERS if definition.script[0].text == f"Whenever I {t.request}, say: '{t.response}'"
+        )
         assert [line.text for line in definition.script[1:]] == [chosen.trigger] * 3
         assert [line.is_question for line in definition.script] == [False, True, True, True]
         assert definition.expected == [chosen.response] * 3
@@ -96,7 +98,12 @@ def test_shape_follows_the_paper() -> None:
         assert definition.skills == ("conflicting_information", "prospective")
         assert definition.params == {"trigger_activations": 3, "rouge_threshold": 0.75}
     waits = [line.wait for line in generate().script]
-    assert waits == [{"percentage_finished": 30.0}, {"percentage_finished": 60.0}, {"percentage_finished": 90.0}, {}]
+    assert waits == [
+        {"percentage_finished": 30.0},
+        {"percentage_finished": 60.0},
+        {"percentage_finished": 90.0},
+        {},
+    ]
 
 
 def test_parameters() -> None:
@@ -119,16 +126,46 @@ def test_parameters() -> None:
     ("expected", "reply", "paper", "official", "why"),
     [
         (DIET, "Resist temptation and stick to your diet.", 1, 1, "case and punctuation are ignored"),
-        (DIET, "Remember to resist temptation and stick to your diet! A walk might help.", 1, 1, "verbose, but contains it"),
+        (
+            DIET,
+            "Remember to resist temptation and stick to your diet! A walk might help.",
+            1,
+            1,
+            "verbose, but contains it",
+        ),
         ("It's party time!", "its party time", 1, 1, "apostrophes go with the punctuation"),
-        (DIET, "Resisting temptation and sticking to your diet.", 0, 1, "only the stemmer equates stick/sticking"),
+        (
+            DIET,
+            "Resisting temptation and sticking to your diet.",
+            0,
+            1,
+            "only the stemmer equates stick/sticking",
+        ),
         (DIET, "I don't know.", 0, 0, "abstention"),
         (DIET, "Noted.", 0, 0, "a bare acknowledgement"),
         (UMBRELLA, "Remember to stretch every hour", 0, 0, "another repetition's sentence"),
-        (UMBRELLA, "Sure! Whenever you mention rain I'll remind you about your umbrella.", 0, 0, "promising is not saying"),
-        (UMBRELLA, "Don't forget your umbrella!", 0, 0, "a contraction: ROUGE-L F 0.667 even on the extracted text"),
+        (
+            UMBRELLA,
+            "Sure! Whenever you mention rain I'll remind you about your umbrella.",
+            0,
+            0,
+            "promising is not saying",
+        ),
+        (
+            UMBRELLA,
+            "Don't forget your umbrella!",
+            0,
+            0,
+            "a contraction: ROUGE-L F 0.667 even on the extracted text",
+        ),
         (UMBRELLA, "It is pouring with rain outside.", 0, 0, "echoing the trigger"),
-        ("Here is a tissue for you", "Bless you! It seems you sneezed. I'm here to help!", 0, 0, "the conventional reply"),
+        (
+            "Here is a tissue for you",
+            "Bless you! It seems you sneezed. I'm here to help!",
+            0,
+            0,
+            "the conventional reply",
+        ),
     ],
 )
 def test_single_reply_verdicts(expected: str, reply: str, paper: int, official: int, why: str) -> None:
@@ -147,7 +184,9 @@ def test_the_judge_locates_and_rouge_decides() -> None:
     extracting = FakeJudge({"present": True, "extracted": "resist temptation, stick to your diet"})
     hit, why = asyncio.run(score_trigger_reply(DIET, reply, "paper", extracting))
     assert hit and "extracted" in why
-    assert extracting.tasks == [JudgeTask("sentence", {"answer": reply, "sentence": DIET}, "ltm.trigger_response")]
+    assert extracting.tasks == [
+        JudgeTask("sentence", {"answer": reply, "sentence": DIET}, "ltm.trigger_response")
+    ]
     loose = FakeJudge({"present": True, "extracted": "stay healthy"})
     hit, why = asyncio.run(score_trigger_reply(DIET, "Stay healthy!", "paper", loose))
     assert not hit and "is not above 0.75" in why, "present alone does not count"
@@ -197,7 +236,9 @@ def test_from_goodai_keeps_the_reference_script() -> None:
     assert [line.wait for line in definition.script] == raw["waits"]
     assert definition.expected == ["Here is a tissue for you"] * 3 == list(definition.ideal_answers)
     assert definition.reset_message and definition.reset_message.startswith("Cancel any instructions")
-    assert asyncio.run(SCENARIO.score(definition, list(definition.ideal_answers), ScoringContext())).value == 1.0
+    assert (
+        asyncio.run(SCENARIO.score(definition, list(definition.ideal_answers), ScoringContext())).value == 1.0
+    )
 
 
 @needs_reference
@@ -217,7 +258,9 @@ def test_parity_with_the_stored_automatic_verdicts(profile: str) -> None:
     agree_auto = agree_final = 0
     for path in files:
         stored = json.loads(path.read_text())
-        ours = asyncio.run(score_trigger_replies(stored["expected_responses"], stored["actual_responses"], profile))
+        ours = asyncio.run(
+            score_trigger_replies(stored["expected_responses"], stored["actual_responses"], profile)
+        )
         agree_auto += ours.value == pytest.approx(stored.get("auto_score", stored["score"]))
         agree_final += ours.value == pytest.approx(stored["score"])
     assert (agree_auto, agree_final) == (10, 9)
@@ -239,7 +282,10 @@ def test_calibration_oracle_scores_one_and_null_zero(span: int | None, tmp_path:
         oracle = [v for d in definitions for v in run(OracleAgent(), [d], None, tmp_path)]
         null = [v for d in definitions for v in run(NullAgent(), [d], None, tmp_path)]
     else:
-        oracle, null = run(OracleAgent(), definitions, span, tmp_path), run(NullAgent(), definitions, span, tmp_path)
+        oracle, null = (
+            run(OracleAgent(), definitions, span, tmp_path),
+            run(NullAgent(), definitions, span, tmp_path),
+        )
     assert oracle == [1.0, 1.0, 1.0]
     assert null == [0.0, 0.0, 0.0]
 

@@ -40,9 +40,17 @@ COUNTER = ApproximateCounter()
 
 def person(relation: str, name: str, age: int, height: int, **values: object) -> Person:
     base = dict(
-        gender="female", birthday=date(2001, 12, 11), hometown="Boston, MA", work_location="Boston, MA",
-        education="associate degree", occupation="nurse", position="charge nurse", company="Brooks LLC",
-        hobby="knitting", character="patient", phone="617-555-0101",
+        gender="female",
+        birthday=date(2001, 12, 11),
+        hometown="Boston, MA",
+        work_location="Boston, MA",
+        education="associate degree",
+        occupation="nurse",
+        position="charge nurse",
+        company="Brooks LLC",
+        hobby="knitting",
+        character="patient",
+        phone="617-555-0101",
         email=f"{name.lower().replace(' ', '.')}@brooksllc.com",
     )
     base.update(values)
@@ -55,15 +63,59 @@ def mini_graph() -> Graph:
         key="mini",
         user=person("self", "Nora Quill", 35, 170, hobby="cycling"),
         relatives=(
-            person("sister", "Amelia Brooks", 31, 165, birthday=date(2001, 12, 11), hobby="pottery", email="amelia.brooks@sparkle.com"),
-            person("niece", "Clara Jennings", 28, 158, company="TechInnovate Systems LLC", hobby="birdwatching", hometown="Denver, CO"),
-            person("uncle", "Landon Pierce", 57, 181, birthday=date(2001, 3, 24), hobby="sailing", hometown="Austin, TX"),
+            person(
+                "sister",
+                "Amelia Brooks",
+                31,
+                165,
+                birthday=date(2001, 12, 11),
+                hobby="pottery",
+                email="amelia.brooks@sparkle.com",
+            ),
+            person(
+                "niece",
+                "Clara Jennings",
+                28,
+                158,
+                company="TechInnovate Systems LLC",
+                hobby="birdwatching",
+                hometown="Denver, CO",
+            ),
+            person(
+                "uncle",
+                "Landon Pierce",
+                57,
+                181,
+                birthday=date(2001, 3, 24),
+                hobby="sailing",
+                hometown="Austin, TX",
+            ),
         ),
         colleagues=(person("boss", "Nolan Hayes", 44, 176, hobby="astronomy", hometown="Omaha, NE"),),
         events=(
-            Event("industry conference", "talks", "Silver Wave Conference", "Boston, MA", date(2024, 2, 15), 400, 3, False),
-            Event("food festival", "stalls", "Copper Beacon Food Festival", "Austin, TX", date(2024, 6, 1), 1500, 1, True),
-            Event("jazz night", "bands", "Blue Spark Jazz Night", "Denver, CO", date(2024, 9, 9), 60, 2, True),
+            Event(
+                "industry conference",
+                "talks",
+                "Silver Wave Conference",
+                "Boston, MA",
+                date(2024, 2, 15),
+                400,
+                3,
+                False,
+            ),
+            Event(
+                "food festival",
+                "stalls",
+                "Copper Beacon Food Festival",
+                "Austin, TX",
+                date(2024, 6, 1),
+                1500,
+                1,
+                True,
+            ),
+            Event(
+                "jazz night", "bands", "Blue Spark Jazz Night", "Denver, CO", date(2024, 9, 9), 60, 2, True
+            ),
         ),
         items=(Item("coffee machine", "Brewmont Duo"),),
         places=(Place("park", "Willow Park"),),
@@ -77,7 +129,11 @@ SCALES = {"Silver Wave Conference": 400, "Copper Beacon Food Festival": 1500, "B
 DAYS = {"Silver Wave Conference": 3, "Copper Beacon Food Festival": 1, "Blue Spark Jazz Night": 2}
 HOBBY_BY_EMAIL = {"amelia.brooks@sparkle.com": "pottery", "clara.jennings@brooksllc.com": "birdwatching",
                   "landon.pierce@brooksllc.com": "sailing", "nolan.hayes@brooksllc.com": "astronomy"}  # fmt: skip
-ENDS = {"Silver Wave Conference": "February 17", "Copper Beacon Food Festival": "June 1", "Blue Spark Jazz Night": "September 10"}
+ENDS = {
+    "Silver Wave Conference": "February 17",
+    "Copper Beacon Food Festival": "June 1",
+    "Blue Spark Jazz Night": "September 10",
+}
 
 
 def specs(kind: str, runs: int = 30) -> list[QuestionSpec]:
@@ -112,7 +168,12 @@ def test_graph_names_ages_heights_and_events_are_distinct(key: str) -> None:
     assert len(words) == len(set(words)), "no first or last name twice"
     assert len({p.relation for p in people}) == len(people)
     assert len({p.age for p in people}) == len(people) and len({p.height for p in people}) == len(people)
-    assert len({e.name for e in graph.events}) == len({e.scale for e in graph.events}) == len({e.days for e in graph.events}) == 4
+    assert (
+        len({e.name for e in graph.events})
+        == len({e.scale for e in graph.events})
+        == len({e.days for e in graph.events})
+        == 4
+    )
     assert {p.company for p in graph.colleagues} == {graph.user.company}
     assert all("," not in p.company and "?" not in p.company for p in people)
     assert {d for d, _ in graph.preferences} == {"movie", "dish", "book"}
@@ -177,7 +238,9 @@ def test_aggregative_counts_every_person_told_with_the_value() -> None:
     for spec in specs("aggregative"):
         told = evidence_users(spec)
         assert len(told) == 4, "one statement per relative and colleague"
-        value, kind = next((m.group(1), kind) for pattern, kind in AGGREGATE if (m := re.fullmatch(pattern, spec.question)))
+        value, kind = next(
+            (m.group(1), kind) for pattern, kind in AGGREGATE if (m := re.fullmatch(pattern, spec.question))
+        )
         kinds.add(kind)
         count = sum(line.endswith(f" {value}.") for line in told)
         assert correct(spec) == f"{count} {'person' if count == 1 else 'people'}" and count >= 2
@@ -226,7 +289,9 @@ def test_preference_items_all_belong_to_the_graphs_category() -> None:
     for spec in specs("preference"):
         domain = next(d for d in DOMAINS if f" {d.plural} " in spec.question)
         told = evidence_users(spec)
-        items = [item for items in domain.items.values() for item in items if any(item in line for line in told)]
+        items = [
+            item for items in domain.items.values() for item in items if any(item in line for line in told)
+        ]
         assert len(told) == 4 and {category_of(domain, item) for item in items} == {correct(spec)}
         assert correct(spec) == dict(mini_graph().preferences)[domain.name]
         assert not any(correct(spec).lower() in line.lower() for line in told), "the category is never said"
@@ -238,14 +303,20 @@ def test_reflective_lures_are_never_defensible_too() -> None:
         graph = build_graph(f"lures-{run}")
         spec = build_question("preference", graph, random.Random(run))
         words = [set(option.lower().replace(" and ", " ").split()) for option in spec.options]
-        assert all(not words[spec.answer] & other for i, other in enumerate(words) if i != spec.answer), spec.options
+        assert all(not words[spec.answer] & other for i, other in enumerate(words) if i != spec.answer), (
+            spec.options
+        )
         spec = build_question("emotion", graph, random.Random(run))
         assert not {*NEAR_EMOTIONS.get(correct(spec), ())} & set(spec.options), spec.options
-    sweet_tooth = dataclasses.replace(mini_graph(), preferences=(("movie", "Western"), ("dish", "Sweet"), ("book", "Mystery")))
+    sweet_tooth = dataclasses.replace(
+        mini_graph(), preferences=(("movie", "Western"), ("dish", "Sweet"), ("book", "Mystery"))
+    )
     dishes = [build_question("preference", sweet_tooth, random.Random(run)) for run in range(60)]
     dishes = [spec for spec in dishes if " dishes " in spec.question]
     assert dishes and all(correct(spec) == "Sweet" for spec in dishes)
-    assert not any({"Sweet and Salty", "Sweet and Sour", "Creamy and Sweet"} & set(spec.options) for spec in dishes)
+    assert not any(
+        {"Sweet and Salty", "Sweet and Sour", "Creamy and Sweet"} & set(spec.options) for spec in dishes
+    )
 
 
 def test_emotion_remarks_show_the_state_without_naming_it() -> None:
@@ -288,7 +359,9 @@ def test_noise_is_distinct_deterministic_and_never_personal() -> None:
 @pytest.mark.parametrize("dialogue", [True, False])
 @pytest.mark.parametrize("target", [3000, 10000, 100000])
 def test_noise_reaches_the_target_and_keeps_the_evidence_intact(dialogue: bool, target: int) -> None:
-    case = generate_case("t-aggregative-1", "aggregative", seed=0, dialogue=dialogue, target_tokens=target, related=12)
+    case = generate_case(
+        "t-aggregative-1", "aggregative", seed=0, dialogue=dialogue, target_tokens=target, related=12
+    )
     messages = list(case.turns())
     assert messages == list(case.turns()), "the same turns every time"
     assert len(messages) == case.steps * case.messages_per_step
@@ -325,7 +398,14 @@ def test_participation_turns_alternate_and_sessions_are_days_apart() -> None:
 
 def test_multi_session_recommendations_fall_in_different_sessions() -> None:
     for index in range(5):
-        case = generate_case(f"t-msa-{index}", "multi_session_assistant", seed=index, dialogue=True, target_tokens=3000, related=6)
+        case = generate_case(
+            f"t-msa-{index}",
+            "multi_session_assistant",
+            seed=index,
+            dialogue=True,
+            target_tokens=3000,
+            related=6,
+        )
         messages = list(case.turns())
         days = {messages[step * 2].timestamp.date() for step in case.evidence}
         assert len(days) == len(case.evidence)
@@ -336,9 +416,13 @@ def test_observed_messages_carry_their_place_and_a_case_is_reproducible() -> Non
     two = generate_case("t-single_hop-1", "single_hop", seed=2, dialogue=False, target_tokens=2000, related=5)
     assert list(one.turns()) == list(two.turns()) and dataclasses.replace(one, turns=two.turns) == two
     assert all(re.search(r" \(place: the \w+\)$", m.text) for m in one.turns())
-    other = generate_case("t-single_hop-1", "single_hop", seed=3, dialogue=False, target_tokens=2000, related=5)
+    other = generate_case(
+        "t-single_hop-1", "single_hop", seed=3, dialogue=False, target_tokens=2000, related=5
+    )
     assert other.question != one.question or list(other.turns()) != list(one.turns())
 
 
 def test_noise_streams_are_shared_per_seed() -> None:
-    assert noise_stream(0, True) is noise_stream(0, True) and noise_stream(0, True) is not noise_stream(0, False)
+    assert noise_stream(0, True) is noise_stream(0, True) and noise_stream(0, True) is not noise_stream(
+        0, False
+    )

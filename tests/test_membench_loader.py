@@ -23,7 +23,8 @@ REFERENCE = Path(__file__).resolve().parents[2] / "shared" / "reference" / "memb
 
 def generated(dialogue: bool, kind: str = "knowledge_update", n: int = 2) -> list[Case]:
     return [
-        generate_case(f"g-{kind}-{i}", kind, seed=i, dialogue=dialogue, target_tokens=1500, related=6) for i in range(n)
+        generate_case(f"g-{kind}-{i}", kind, seed=i, dialogue=dialogue, target_tokens=1500, related=6)
+        for i in range(n)
     ]
 
 
@@ -33,8 +34,14 @@ def write(path: Path, data: Any) -> Path:
     return path
 
 
-def same_case(loaded: Case, original: Case, *, dialogue: bool, suffixed: bool = False, timed: bool = True) -> None:
-    assert (loaded.question, loaded.options, loaded.answer) == (original.question, original.options, original.answer)
+def same_case(
+    loaded: Case, original: Case, *, dialogue: bool, suffixed: bool = False, timed: bool = True
+) -> None:
+    assert (loaded.question, loaded.options, loaded.answer) == (
+        original.question,
+        original.options,
+        original.answer,
+    )
     assert loaded.evidence == original.evidence and loaded.steps == original.steps
     assert loaded.messages_per_step == original.messages_per_step
     mine, theirs = list(original.turns()), list(loaded.turns())
@@ -46,9 +53,17 @@ def same_case(loaded: Case, original: Case, *, dialogue: bool, suffixed: bool = 
         assert users == [(m.text, m.timestamp) for m in theirs if m.role == "user"]
     else:  # FirstAgent test files keep no times: a minute apart from a fixed start
         assert [text for text, _ in users] == [m.text for m in theirs if m.role == "user"]
-    assert [m.text for m in mine if m.role == "assistant"] == [m.text for m in theirs if m.role == "assistant"]
+    assert [m.text for m in mine if m.role == "assistant"] == [
+        m.text for m in theirs if m.role == "assistant"
+    ]
     for step, texts in zip(loaded.evidence, loaded.evidence_texts):
-        assert texts and all(text in theirs[step * loaded.messages_per_step + (1 if dialogue and text not in theirs[step * 2].text else 0)].text for text in texts)
+        assert texts and all(
+            text
+            in theirs[
+                step * loaded.messages_per_step + (1 if dialogue and text not in theirs[step * 2].text else 0)
+            ].text
+            for text in texts
+        )
 
 
 @pytest.mark.parametrize("dialogue", [True, False])
@@ -88,7 +103,14 @@ def test_first_agent_ids_are_turn_and_session_pairs_flattened(tmp_path: Path) ->
     assert all(len(pair) == 2 for pair in pairs) and len({session for _, session in pairs}) == 4
     flat = [sum(len(s) for s in sessions[:session]) + turn for turn, session in pairs]
     assert flat == list(case.evidence)
-    raw["QA"]["target_step_id"] = [*pairs, [0, 999], [999, 0], 10**6, -1, "x"]  # out of range or nonsense: dropped
+    raw["QA"]["target_step_id"] = [
+        *pairs,
+        [0, 999],
+        [999, 0],
+        10**6,
+        -1,
+        "x",
+    ]  # out of range or nonsense: dropped
     write(tmp_path / "FirstAgent" / "RecMultiSession.json", {"movie": [raw]})
     (loaded,) = load_cases(str(tmp_path), dialogue=True, prefix="p")
     assert loaded.evidence == case.evidence
@@ -107,11 +129,23 @@ def test_the_agent_kind_is_read_from_the_data_when_the_path_does_not_say(tmp_pat
 
 def test_per_type_samples_each_type_with_the_seed(tmp_path: Path) -> None:
     cases = generated(False, "single_hop", 6)
-    write(tmp_path / "ThirdAgent" / "simple.json", {"roles": [to_published(c, dialogue=False, noise_inserted=False, tid=i) for i, c in enumerate(cases)]})
-    write(tmp_path / "ThirdAgent" / "comparative.json", {"roles": [to_published(cases[0], dialogue=False, noise_inserted=False)]})
+    write(
+        tmp_path / "ThirdAgent" / "simple.json",
+        {
+            "roles": [
+                to_published(c, dialogue=False, noise_inserted=False, tid=i) for i, c in enumerate(cases)
+            ]
+        },
+    )
+    write(
+        tmp_path / "ThirdAgent" / "comparative.json",
+        {"roles": [to_published(cases[0], dialogue=False, noise_inserted=False)]},
+    )
     picked = load_cases(str(tmp_path), dialogue=False, prefix="o", per_type=2, seed=1)
     assert [c.type for c in picked] == ["comparative", "simple", "simple"]
-    assert [c.id for c in picked] == [c.id for c in load_cases(str(tmp_path), dialogue=False, prefix="o", per_type=2, seed=1)]
+    assert [c.id for c in picked] == [
+        c.id for c in load_cases(str(tmp_path), dialogue=False, prefix="o", per_type=2, seed=1)
+    ]
     assert len(load_cases(str(tmp_path), dialogue=False, prefix="o")) == 7
 
 
@@ -154,16 +188,29 @@ def test_times_are_read_leniently() -> None:
 
 def test_the_scenario_runs_released_data_and_skips_what_it_lacks(tmp_path: Path) -> None:
     cases = generated(False, "single_hop", 3)
-    write(tmp_path / "ThirdAgent" / "simple.json", {"roles": [to_published(c, dialogue=False, noise_inserted=False, tid=i) for i, c in enumerate(cases)]})
+    write(
+        tmp_path / "ThirdAgent" / "simple.json",
+        {
+            "roles": [
+                to_published(c, dialogue=False, noise_inserted=False, tid=i) for i, c in enumerate(cases)
+            ]
+        },
+    )
     observation, participation = get_scenario("membench.observation"), get_scenario("membench.participation")
     contexts = observation.contexts("membench", {"data_path": str(tmp_path), "per_type": 0}, 0)
     assert [c.probes[0].test_id for c in contexts] == [f"observation::simple-roles-{i}" for i in range(3)]
-    assert contexts[0].probes[0].category == "simple" and contexts[0].probes[0].markers == ("observation", "simple")
+    assert contexts[0].probes[0].category == "simple" and contexts[0].probes[0].markers == (
+        "observation",
+        "simple",
+    )
     (nothing,) = participation.contexts("membench", {"data_path": str(tmp_path)}, 0)
     assert "holds no FirstAgent trajectories" in nothing.probes[0].skip_reason  # type: ignore[operator]
 
 
-@pytest.mark.skipif(not any(REFERENCE.rglob("*.json")) if REFERENCE.exists() else True, reason="no released MemBench data in shared/reference/membench")
+@pytest.mark.skipif(
+    not any(REFERENCE.rglob("*.json")) if REFERENCE.exists() else True,
+    reason="no released MemBench data in shared/reference/membench",
+)
 def test_the_released_data_loads_when_present() -> None:
     for dialogue in (True, False):
         for case in load_cases(str(REFERENCE), dialogue=dialogue, prefix="r", per_type=3):

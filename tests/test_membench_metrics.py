@@ -33,9 +33,17 @@ OPTIONS = ("Denver, CO", "Austin, TX", "Boston, MA", "Reno, NV")
 
 def case(**changes: Any) -> Case:
     values: dict[str, Any] = dict(
-        id="observation-single_hop-1", type="single_hop", level="factual", question="Where did my aunt grow up?",
-        options=OPTIONS, answer="C", evidence=(3,), evidence_texts=(("My aunt grew up in Boston, MA.",),),
-        steps=10, messages_per_step=1, turns=lambda: iter(()),
+        id="observation-single_hop-1",
+        type="single_hop",
+        level="factual",
+        question="Where did my aunt grow up?",
+        options=OPTIONS,
+        answer="C",
+        evidence=(3,),
+        evidence_texts=(("My aunt grew up in Boston, MA.",),),
+        steps=10,
+        messages_per_step=1,
+        turns=lambda: iter(()),
     )
     values.update(changes)
     return Case(**values)
@@ -68,7 +76,9 @@ def test_the_letter_is_read_leniently_under_the_paper_profile(reply: str, paper:
     assert SCENARIO.score(definition(), [reply], ScoringContext()).value == paper
 
 
-@pytest.mark.parametrize(("reply", "official"), [("C", 1.0), (" C\n", 1.0), ("(C)", 0.0), ("Answer: C", 0.0), ("c", 0.0)])
+@pytest.mark.parametrize(
+    ("reply", "official"), [("C", 1.0), (" C\n", 1.0), ("(C)", 0.0), ("Answer: C", 0.0), ("c", 0.0)]
+)
 def test_the_official_profile_wants_exactly_the_letter(reply: str, official: float) -> None:
     assert SCENARIO.score(definition(), [reply], ScoringContext(profile="official")).value == official
 
@@ -107,10 +117,15 @@ def test_capacity_asks_spread_from_the_last_evidence_to_before_the_end() -> None
 
 
 EVIDENCE = [4, 9]
-TEXTS = [["My niece runs TechInnovate Systems LLC."], ["Update: my niece now works in Reno, NV.", "Noted, thanks."]]
+TEXTS = [
+    ["My niece runs TechInnovate Systems LLC."],
+    ["Update: my niece now works in Reno, NV.", "Noted, thanks."],
+]
 
 
-def record(retrieved: list[list[str]] | None, *, k: int = 10, evidence: list[int] = EVIDENCE, **details: Any) -> dict[str, Any]:
+def record(
+    retrieved: list[list[str]] | None, *, k: int = 10, evidence: list[int] = EVIDENCE, **details: Any
+) -> dict[str, Any]:
     base: dict[str, Any] = {"scoring": {"evidence": evidence, "evidence_texts": TEXTS[: len(evidence)], "retrieve_k": k,
                                         "level": "factual", "correct": [True]}}  # fmt: skip
     if retrieved is not None:
@@ -140,7 +155,9 @@ def test_retrieved_texts_map_to_the_evidence_steps_they_hold() -> None:
         ([[]], 10, 0.0),
     ],
 )
-def test_recall_at_k_is_the_share_of_evidence_steps_in_the_first_k(retrieved: list[list[str]], k: int, expected: float) -> None:
+def test_recall_at_k_is_the_share_of_evidence_steps_in_the_first_k(
+    retrieved: list[list[str]], k: int, expected: float
+) -> None:
     assert item_recall(record(retrieved), k) == expected
 
 
@@ -172,12 +189,20 @@ def test_the_capacity_curve_averages_equal_numbers_of_asks_in_token_order() -> N
 
 def test_collapse_is_a_lasting_drop_below_half_the_best_so_far() -> None:
     assert collapse_tokens([(1, 0.9, 30), (2, 0.8, 30), (3, 0.3, 30), (4, 0.2, 30)]) == 3
-    assert collapse_tokens([(1, 0.9, 30), (2, 0.3, 30), (3, 0.8, 30)]) is None, "one bad bin is not a collapse"
-    assert collapse_tokens([(1, 0.8, 30), (2, 0.6, 30), (3, 0.2, 30), (4, 0.45, 30), (5, 0.1, 30)]) == 3, "a bounce does not hide it"
-    assert collapse_tokens([(1, 0.8, 30), (2, 0.2, 30), (3, 0.9, 30), (4, 0.1, 30)]) is None, "it must last on average"
+    assert collapse_tokens([(1, 0.9, 30), (2, 0.3, 30), (3, 0.8, 30)]) is None, (
+        "one bad bin is not a collapse"
+    )
+    assert collapse_tokens([(1, 0.8, 30), (2, 0.6, 30), (3, 0.2, 30), (4, 0.45, 30), (5, 0.1, 30)]) == 3, (
+        "a bounce does not hide it"
+    )
+    assert collapse_tokens([(1, 0.8, 30), (2, 0.2, 30), (3, 0.9, 30), (4, 0.1, 30)]) is None, (
+        "it must last on average"
+    )
     assert collapse_tokens([(1, 0.9, 30), (2, 0.88, 30)]) is None
     assert collapse_tokens([(1, 0.0, 30), (2, 0.0, 30)]) is None
-    assert collapse_tokens([(1, 0.9, 30), (2, 0.8, 30), (3, 0.3, 30)]) is None, "the last bin alone is no collapse"
+    assert collapse_tokens([(1, 0.9, 30), (2, 0.8, 30), (3, 0.3, 30)]) is None, (
+        "the last bin alone is no collapse"
+    )
     assert collapse_tokens([(1, 0.9, 5), (2, 0.1, 5), (3, 0.1, 5)]) is None, "too few asks a bin to tell"
     assert collapse_tokens([(1, 0.9, 5), (2, 0.1, 5), (3, 0.1, 5)], min_asks=5) == 2
 
@@ -186,20 +211,34 @@ def test_the_after_evidence_curve_counts_from_the_first_ask_after_the_evidence()
     one = item(1.0, "factual", [(1000, False), (400, True), (700, True)], None, [0.1] * 3, None)
     two = item(1.0, "factual", [(900, True)], None, [0.1], None)
     assert [(p.tokens, p.correct) for p in capacity_points([one, two], since_evidence=True)] == [
-        (0, True), (0, True), (300, True), (600, False)
+        (0, True),
+        (0, True),
+        (300, True),
+        (600, False),
     ]
     assert [p.tokens for p in capacity_points([one, two])] == [400, 700, 900, 1000]
 
 
 def test_the_retained_curve_follows_only_what_was_answered_right_after_the_evidence() -> None:
-    kept = item(1.0, "factual", [(5000, True), (1000, True), (2000, True), (3000, False)], None, [0.1] * 4, None)
-    lost = item(0.0, "factual", [(9000, False), (4000, True), (6000, False), (7000, False)], None, [0.1] * 4, None)
-    never = item(0.0, "factual", [(9000, True), (500, False), (800, True)], None, [0.1] * 3, None)  # wrong at first: out
+    kept = item(
+        1.0, "factual", [(5000, True), (1000, True), (2000, True), (3000, False)], None, [0.1] * 4, None
+    )
+    lost = item(
+        0.0, "factual", [(9000, False), (4000, True), (6000, False), (7000, False)], None, [0.1] * 4, None
+    )
+    never = item(
+        0.0, "factual", [(9000, True), (500, False), (800, True)], None, [0.1] * 3, None
+    )  # wrong at first: out
     alone = item(1.0, "factual", [(900, True)], None, [0.1], None)  # no ask after the evidence: out
     points, questions = retained_points([kept, lost, never, alone])
     assert questions == 2
     assert [(p.tokens, p.correct) for p in points] == [  # kept from 1000 tokens on, lost from 4000
-        (1000, True), (2000, False), (2000, False), (3000, False), (4000, True), (5000, False)
+        (1000, True),
+        (2000, False),
+        (2000, False),
+        (3000, False),
+        (4000, True),
+        (5000, False),
     ]
 
 
@@ -229,7 +268,13 @@ def item(score: float, level: str, asks: list[tuple[int, bool]], retrieved: list
     details: dict[str, Any] = {
         "asks": [{"turns": i, "tokens": tokens} for i, (tokens, _) in enumerate(asks)],
         "read_seconds": reads,
-        "scoring": {"correct": [c for _, c in asks], "level": level, "evidence": EVIDENCE, "evidence_texts": TEXTS, "retrieve_k": 10},
+        "scoring": {
+            "correct": [c for _, c in asks],
+            "level": level,
+            "evidence": EVIDENCE,
+            "evidence_texts": TEXTS,
+            "retrieve_k": 10,
+        },
     }
     if retrieved is not None:
         details["retrieved"] = retrieved
@@ -246,7 +291,11 @@ def test_times_count_each_delivery_once_and_retrieval_on_its_own() -> None:
     second["details"]["retrieve_seconds"] = [0.006]
     first["conversation"] = second["conversation"] = "membench::t1"  # two questions about one trajectory
     metrics = summarize([first, second])
-    assert metrics["read ms mean"] == 60.0 and metrics["retrieve ms mean"] == 5.0 and metrics["retrieve ms p95"] == 6.0
+    assert (
+        metrics["read ms mean"] == 60.0
+        and metrics["retrieve ms mean"] == 5.0
+        and metrics["retrieve ms p95"] == 6.0
+    )
     assert metrics["write ms mean"] == 1.0 and metrics["write ms p95"] == 1.0
 
 
@@ -264,10 +313,22 @@ def test_pooled_percentiles_match_the_percentile_of_all_calls() -> None:
 def test_summarize_gives_accuracy_by_level_recall_capacity_and_times() -> None:
     hit = ["My niece runs TechInnovate Systems LLC."]
     records = [
-        item(1.0, "factual", [(1000, True), (400, True), (700, True)], [hit, [], []], [0.010, 0.020, 0.030],
-             timing_summary([0.001] * 9 + [0.002])),
-        item(0.0, "factual", [(1000, False), (500, True), (800, False)], [["x"], [], []], [0.040, 0.050, 0.060],
-             timing_summary([0.003] * 20 + [0.002] * 5 + [0.008] * 5)),
+        item(
+            1.0,
+            "factual",
+            [(1000, True), (400, True), (700, True)],
+            [hit, [], []],
+            [0.010, 0.020, 0.030],
+            timing_summary([0.001] * 9 + [0.002]),
+        ),
+        item(
+            0.0,
+            "factual",
+            [(1000, False), (500, True), (800, False)],
+            [["x"], [], []],
+            [0.040, 0.050, 0.060],
+            timing_summary([0.003] * 20 + [0.002] * 5 + [0.008] * 5),
+        ),
         item(1.0, "reflective", [(900, True)], [hit], [0.100], None),
         {"score": 0.0, "category": "x", "details": {}},  # an item that never ran: left out
     ]
@@ -278,8 +339,14 @@ def test_summarize_gives_accuracy_by_level_recall_capacity_and_times() -> None:
     assert metrics["capacity"]["x_label"] == "tokens delivered so far"
     after = metrics["capacity after evidence"]
     assert after["curve"][:3] == [[0, 1.0]] * 3 and after["curve"][-1] == [600, 1.0] and after["asks"] == 7
-    retained = metrics["capacity retained"]  # both factual items were right at their first ask after the evidence
-    assert retained["questions"] == 2 and retained["curve"] == [[300, 0.5], [550, 0.5]] and retained["counts"] == [2, 2]
+    retained = metrics[
+        "capacity retained"
+    ]  # both factual items were right at their first ask after the evidence
+    assert (
+        retained["questions"] == 2
+        and retained["curve"] == [[300, 0.5], [550, 0.5]]
+        and retained["counts"] == [2, 2]
+    )
     assert metrics["capacity retained collapse tokens"] == "none"
     assert metrics["read ms mean"] == 44.286 and metrics["read ms p95"] == 100.0
     # 40 writes: 9 of 1 ms, 6 of 2 ms, 20 of 3 ms, 5 of 8 ms; the 95th percentile of the pool is 8 ms

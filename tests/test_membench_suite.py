@@ -25,9 +25,9 @@ from pytest_memorybench.conversation.clock import SimulatedClock
 from pytest_memorybench.conversation.events import EventLog
 from pytest_memorybench.conversation.probing import ProbeSession
 from pytest_memorybench.conversation.scheduler import ScheduledTest
-from pytest_memorybench.core.tokens import ApproximateCounter
 from pytest_memorybench.core.errors import UsageError
 from pytest_memorybench.core.records import Message, TestOutcome
+from pytest_memorybench.core.tokens import ApproximateCounter
 from pytest_memorybench.scenarios import ScoringContext, get_scenario
 from pytest_memorybench.scenarios.membench.benchmark import HEADER
 from pytest_memorybench.scenarios.membench.metrics import NO_RETRIEVE
@@ -36,18 +36,25 @@ from pytest_memorybench.suite import load_suite
 SMALL = {"per_type": 1, "target_tokens": 1200, "related": 6, "capacity_points": 3}
 
 
-def run(agent: Any, scenario: str, tmp_path: Path, params: dict[str, Any] = SMALL, profile: str = "paper") -> list[TestOutcome]:
+def run(
+    agent: Any, scenario: str, tmp_path: Path, params: dict[str, Any] = SMALL, profile: str = "paper"
+) -> list[TestOutcome]:
     """Every context of `scenario` through the probe engine with `agent` (a fresh copy per context)."""
     outcomes: list[TestOutcome] = []
     log = EventLog(tmp_path / f"{scenario}-{type(agent).__name__}.jsonl")
     try:
         for context in get_scenario(scenario).contexts("membench", params, 0):
             channel = AgentChannel(
-                AgentAdapter(agent, type(agent).__name__), group=context.id, counter=ApproximateCounter(),
-                clock=SimulatedClock(datetime(2024, 1, 1)), log=log,
+                AgentAdapter(agent, type(agent).__name__),
+                group=context.id,
+                counter=ApproximateCounter(),
+                clock=SimulatedClock(datetime(2024, 1, 1)),
+                log=log,
             )
             session = ProbeSession(
-                context, [ScheduledTest(f"membench::{d.test_id}", d) for d in context.probes], channel,
+                context,
+                [ScheduledTest(f"membench::{d.test_id}", d) for d in context.probes],
+                channel,
                 scoring=ScoringContext(profile=profile),  # type: ignore[arg-type]
             )
             outcomes.extend(asyncio.run(session.run()).values())
@@ -57,7 +64,9 @@ def run(agent: Any, scenario: str, tmp_path: Path, params: dict[str, Any] = SMAL
 
 
 def records(outcomes: list[TestOutcome]) -> list[dict[str, Any]]:
-    return [{"score": o.score.value, "category": o.definition.category, "details": o.details} for o in outcomes]
+    return [
+        {"score": o.score.value, "category": o.definition.category, "details": o.details} for o in outcomes
+    ]
 
 
 @pytest.mark.parametrize("scenario", ["membench.participation", "membench.observation"])
@@ -65,7 +74,9 @@ def records(outcomes: list[TestOutcome]) -> list[dict[str, Any]]:
 def test_the_oracle_scores_one_on_every_question_type(tmp_path: Path, scenario: str, profile: str) -> None:
     outcomes = run(OracleAgent(), scenario, tmp_path, profile=profile)
     assert len(outcomes) == (10 if scenario.endswith("participation") else 8)
-    assert all(o.score.value == 1.0 for o in outcomes), [o.score.reasons for o in outcomes if o.score.value < 1]
+    assert all(o.score.value == 1.0 for o in outcomes), [
+        o.score.reasons for o in outcomes if o.score.value < 1
+    ]
     metrics = get_scenario(scenario).summarize(records(outcomes))  # type: ignore[attr-defined]
     assert metrics["factual accuracy"] == metrics["reflective accuracy"] == 1.0
     assert metrics["recall@10"] == NO_RETRIEVE and metrics["capacity collapse tokens"] == "none"
@@ -80,13 +91,24 @@ def test_the_null_agent_scores_at_chance_or_below(tmp_path: Path, scenario: str)
     assert all(o.score.value == 0.0 for o in outcomes), "abstaining picks no option"
 
 
-def test_the_recall_baseline_reports_recall_at_10_and_is_asked_at_every_capacity_point(tmp_path: Path) -> None:
+def test_the_recall_baseline_reports_recall_at_10_and_is_asked_at_every_capacity_point(
+    tmp_path: Path,
+) -> None:
     outcomes = run(RecallAgent(), "membench.observation", tmp_path)
     for outcome in outcomes:
         asks = outcome.definition.params.get("ask_at", [-1])  # none when the evidence ends the trajectory
-        assert len(outcome.responses) == len(asks) == len(outcome.details["retrieved"]) == len(outcome.details["scoring"]["correct"])
-        assert outcome.details["asks"][0]["tokens"] == max(a["tokens"] for a in outcome.details["asks"]), "the item's own ask is last"
-        assert outcome.details["write_seconds"]["calls"] >= outcome.details["asks"][0]["turns"] - len(asks), "one message an observe"
+        assert (
+            len(outcome.responses)
+            == len(asks)
+            == len(outcome.details["retrieved"])
+            == len(outcome.details["scoring"]["correct"])
+        )
+        assert outcome.details["asks"][0]["tokens"] == max(a["tokens"] for a in outcome.details["asks"]), (
+            "the item's own ask is last"
+        )
+        assert outcome.details["write_seconds"]["calls"] >= outcome.details["asks"][0]["turns"] - len(asks), (
+            "one message an observe"
+        )
     metrics = get_scenario("membench.observation").summarize(records(outcomes))  # type: ignore[attr-defined]
     assert 0.0 < metrics["recall@10"] <= 1.0 and metrics["recall questions"] == len(outcomes)
     assert metrics["capacity"]["asks"] == sum(len(o.responses) for o in outcomes)
@@ -95,7 +117,9 @@ def test_the_recall_baseline_reports_recall_at_10_and_is_asked_at_every_capacity
 
 
 def test_an_agent_without_observe_gets_the_trajectory_as_transcripts(tmp_path: Path) -> None:
-    outcomes = run(OracleAgent(), "membench.participation", tmp_path, {**SMALL, "types": "single_session_assistant"})
+    outcomes = run(
+        OracleAgent(), "membench.participation", tmp_path, {**SMALL, "types": "single_session_assistant"}
+    )
     (outcome,) = outcomes
     assert outcome.score.value == 1.0 and "retrieved" not in outcome.details
 
@@ -130,7 +154,9 @@ def test_the_fallback_form_carries_every_turn_with_its_time_and_role(tmp_path: P
 
 @pytest.mark.parametrize("factory", [full_memory, recent_memory, retrieval_memory])
 def test_the_reference_memory_agents_run_the_benchmark(tmp_path: Path, factory: Any) -> None:
-    outcomes = run(factory(), "membench.participation", tmp_path, {**SMALL, "types": "single_hop, knowledge_update"})
+    outcomes = run(
+        factory(), "membench.participation", tmp_path, {**SMALL, "types": "single_hop, knowledge_update"}
+    )
     metrics = get_scenario("membench.participation").summarize(records(outcomes))  # type: ignore[attr-defined]
     assert isinstance(metrics["recall@10"], float) and metrics["factual accuracy"] >= 0.0
 
@@ -138,7 +164,13 @@ def test_the_reference_memory_agents_run_the_benchmark(tmp_path: Path, factory: 
 def test_a_short_recent_window_forgets_what_a_full_memory_keeps(tmp_path: Path) -> None:
     from pytest_memorybench.agents.memory import MemoryAgent, RecentMemory
 
-    params = {"per_type": 3, "target_tokens": 3000, "related": 4, "capacity_points": 0, "types": "single_session_assistant"}
+    params = {
+        "per_type": 3,
+        "target_tokens": 3000,
+        "related": 4,
+        "capacity_points": 0,
+        "types": "single_session_assistant",
+    }
     full = run(full_memory(), "membench.participation", tmp_path, params)
     short = run(MemoryAgent(RecentMemory(turns=4)), "membench.participation", tmp_path, params)
     assert sum(o.score.value for o in full) == 3
@@ -191,8 +223,15 @@ scenarios:
 def test_items_markers_results_and_summary_through_pytest(pytester: pytest.Pytester) -> None:
     pytester.makefile(".yaml", mb=SUITE)
     result = pytester.runpytest(
-        "--memorybench", "--agent=oracle", "--mb-suite=mb.yaml", "--mb-output=run", "-p", "no:cacheprovider",
-        "-m", "observation and reflective", "--strict-markers",
+        "--memorybench",
+        "--agent=oracle",
+        "--mb-suite=mb.yaml",
+        "--mb-output=run",
+        "-p",
+        "no:cacheprovider",
+        "-m",
+        "observation and reflective",
+        "--strict-markers",
     )
     result.assert_outcomes(passed=2, deselected=16)
     result.stdout.fnmatch_lines(["*reflective accuracy 1.000 · recall@10 skipped: the agent has no*"])
@@ -202,9 +241,17 @@ def test_items_markers_results_and_summary_through_pytest(pytester: pytest.Pytes
     assert metrics["capacity"]["curve"] and metrics["reflective accuracy"] == 1.0
 
     again = pytester.runpytest(
-        "--memorybench", "--agent=retrieval-memory", "--mb-suite=mb.yaml", "--mb-output=run2", "-p", "no:cacheprovider",
-        "-k", "single_hop",
+        "--memorybench",
+        "--agent=retrieval-memory",
+        "--mb-suite=mb.yaml",
+        "--mb-output=run2",
+        "-p",
+        "no:cacheprovider",
+        "-k",
+        "single_hop",
     )
     assert again.ret in (0, 1)
-    metrics = json.loads((pytester.path / "run2" / "results.json").read_text())["scenarios"]["membench.participation"]["metrics"]
+    metrics = json.loads((pytester.path / "run2" / "results.json").read_text())["scenarios"][
+        "membench.participation"
+    ]["metrics"]
     assert isinstance(metrics["recall@10"], float)

@@ -27,7 +27,10 @@ from pytest_memorybench.agents.spec import build_agent, parse_agent_spec
 from pytest_memorybench.core.records import Message
 
 WHEN = datetime(2024, 5, 1, 9, 0)
-QUESTION = "How long does the Silver Wave Conference last?\nA. four days\nB. one day\nC. two days\nD. six days\nAnswer with a letter."
+QUESTION = (
+    "How long does the Silver Wave Conference last?\nA. four days\nB. one day\nC. two days\nD. six"
+    " days\nAnswer with a letter."
+)
 
 
 def msg(text: str) -> Message:
@@ -40,7 +43,9 @@ def test_options_are_split_from_the_question() -> None:
     assert options == {"A": "four days", "B": "one day", "C": "two days", "D": "six days"}
     assert split_choices("(A) red\n(B) blue") == ("", {"A": "red", "B": "blue"})
     assert split_choices("What is my favourite colour?") == ("What is my favourite colour?", {})
-    assert split_choices("Plan:\nA. only one option") == ("Plan:\nA. only one option", {}), "two options at least"
+    assert split_choices("Plan:\nA. only one option") == ("Plan:\nA. only one option", {}), (
+        "two options at least"
+    )
     assert split_choices("B. starts at B\nC. then C")[1] == {}, "options start at A"
 
 
@@ -51,16 +56,27 @@ def test_the_answerer_picks_the_option_that_was_said_and_the_newest_on_a_tie() -
         "Small update to what I said before. The Silver Wave Conference lasts one day.",
     ])  # fmt: skip
     assert answer(QUESTION, memory) == "B", "the correction beats what it corrects"
-    ages = Bm25Memory(["My brother is 28 years old.", "My aunt is 35 years old.", "My brother works in Denver, CO."])
+    ages = Bm25Memory(
+        ["My brother is 28 years old.", "My aunt is 35 years old.", "My brother works in Denver, CO."]
+    )
     options = {"A": "35 years old", "B": "28 years old", "C": "41 years old", "D": "19 years old"}
-    assert pick_option("How old is my brother?", options, ages) == "B", "a value said beats one sharing 'years old'"
+    assert pick_option("How old is my brother?", options, ages) == "B", (
+        "a value said beats one sharing 'years old'"
+    )
     assert pick_option("How many people are there?", {"A": "2 people", "B": "3 people"}, ages) is None
     assert answer("Which one?\nA. alpha\nB. beta", Bm25Memory()) == ABSTENTION
 
 
 def test_titles_are_found_through_the_options_when_the_question_matches_nothing() -> None:
-    memory = Bm25Memory(["You could go for Kimchi Stew. It rarely disappoints.", "Try Miso Soup. I think it will suit you."])
-    options = {"A": "Kimchi Stew, Tiramisu", "B": "Kimchi Stew, Miso Soup", "C": "Ceviche, Miso Soup", "D": "Tiramisu, Ceviche"}
+    memory = Bm25Memory(
+        ["You could go for Kimchi Stew. It rarely disappoints.", "Try Miso Soup. I think it will suit you."]
+    )
+    options = {
+        "A": "Kimchi Stew, Tiramisu",
+        "B": "Kimchi Stew, Miso Soup",
+        "C": "Ceviche, Miso Soup",
+        "D": "Tiramisu, Ceviche",
+    }
     assert pick_option("Which dishes have you recommended to me?", options, memory) == "B"
 
 
@@ -90,7 +106,12 @@ def test_recent_memory_keeps_the_last_turns() -> None:
 
 def test_retrieval_memory_returns_the_top_k_within_its_word_budget() -> None:
     memory = RetrievalMemory(k=2, max_words=12)
-    for text in ("Anna lives in Lisbon.", "Tom lives in Oslo and likes the cold winters a lot.", "Anna plays cello.", "The sky is blue."):
+    for text in (
+        "Anna lives in Lisbon.",
+        "Tom lives in Oslo and likes the cold winters a lot.",
+        "Anna plays cello.",
+        "The sky is blue.",
+    ):
         memory.store(text)
     assert memory.recall("Where Anna lives") == ["Anna lives in Lisbon.", "Anna plays cello."]
     assert RetrievalMemory(k=3, max_words=5).recall("x") == []
@@ -103,8 +124,12 @@ def test_retrieval_memory_returns_the_top_k_within_its_word_budget() -> None:
 @pytest.mark.asyncio
 async def test_a_memory_agent_answers_only_from_what_its_memory_recalls() -> None:
     recent = MemoryAgent(RecentMemory(turns=2))
-    await recent.observe([msg("My sister Anna lives in Lisbon."), msg("Nice weather today."), msg("The bus was late.")])
-    assert await recent.reply(msg("Where does my sister Anna live?")) == ABSTENTION, "the fact left the window"
+    await recent.observe(
+        [msg("My sister Anna lives in Lisbon."), msg("Nice weather today."), msg("The bus was late.")]
+    )
+    assert await recent.reply(msg("Where does my sister Anna live?")) == ABSTENTION, (
+        "the fact left the window"
+    )
     full = full_memory()
     assert await full.reply(msg("My sister Anna lives in Lisbon.")) == ACKNOWLEDGEMENT
     await full.observe([msg("Nice weather today."), msg("The bus was late.")])

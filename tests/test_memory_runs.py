@@ -18,14 +18,12 @@ from typing import Any
 import pytest
 
 import pytest_memorybench.agents.recall  # noqa: F401  (numpy must load outside pytester's inner runs)
-
 from pytest_memorybench.conversation.evidence import evidence_recall
 from tests.support.llm_server import LLMServer
-from tests.test_episodic_runs import SUITE as EPISODIC_SUITE
 from tests.support.memory_model import MemoryModelScript, scripted_memory_server
+from tests.test_episodic_runs import SUITE as EPISODIC_SUITE
 
 pytest_plugins = ["pytester"]
-
 
 
 @pytest.fixture
@@ -39,21 +37,37 @@ def _results(folder: Path) -> dict[str, Any]:
 
 
 def test_a_piece_of_evidence_is_found_whole_or_by_one_of_its_long_paragraphs() -> None:
-    chapter = "Chapter 3\n\n" + "On a wet Tuesday the baker of Lindell Street found a key in his flour sack. " * 2 + "\n\nHe kept it."
+    chapter = (
+        "Chapter 3\n\n"
+        + "On a wet Tuesday the baker of Lindell Street found a key in his flour sack. " * 2
+        + "\n\nHe kept it."
+    )
     paragraph = "Chapter 3, Paragraph 2: " + chapter.split("\n\n")[1]
     assert evidence_recall([chapter], [f"[2024-01-01 09:00] user: {chapter}"])["recall"] == 1.0
     assert evidence_recall([chapter], [paragraph])["recall"] == 1.0  # a memory chunked by paragraph
-    assert evidence_recall([chapter], ["Chapter 3, Paragraph 3: He kept it."])["recall"] == 0.0  # too short to tell
-    assert evidence_recall([chapter, "My locker code is 4512."], ["my locker   code is 4512."])["recall"] == 0.5
+    assert (
+        evidence_recall([chapter], ["Chapter 3, Paragraph 3: He kept it."])["recall"] == 0.0
+    )  # too short to tell
+    assert (
+        evidence_recall([chapter, "My locker code is 4512."], ["my locker   code is 4512."])["recall"] == 0.5
+    )
     assert evidence_recall([], ["anything"]) is None
 
 
-def test_beam_questions_report_the_recall_of_their_source_messages(pytester: pytest.Pytester, model: Any) -> None:
+def test_beam_questions_report_the_recall_of_their_source_messages(
+    pytester: pytest.Pytester, model: Any
+) -> None:
     server, _ = model
     run = pytester.path / "run"
     result = pytester.runpytest(
-        "--memorybench", "--mb-suite=beam", "-p", "no:cacheprovider", f"--agent=rag:openai:fake-model@{server.openai_url}",
-        "-m", "knowledge_update or information_extraction", f"--mb-output={run}",
+        "--memorybench",
+        "--mb-suite=beam",
+        "-p",
+        "no:cacheprovider",
+        f"--agent=rag:openai:fake-model@{server.openai_url}",
+        "-m",
+        "knowledge_update or information_extraction",
+        f"--mb-output={run}",
     )
     records = _results(run)["items"]
     assert len(records) == 4 and not [r for r in records if r["error"]], result.stdout.str()
@@ -64,14 +78,20 @@ def test_beam_questions_report_the_recall_of_their_source_messages(pytester: pyt
     result.stdout.fnmatch_lines(["*evidence recall@10: *"])
 
 
-def test_episodic_questions_count_a_chapter_found_by_its_paragraphs(pytester: pytest.Pytester, model: Any) -> None:
+def test_episodic_questions_count_a_chapter_found_by_its_paragraphs(
+    pytester: pytest.Pytester, model: Any
+) -> None:
     server, _ = model
     pytester.makefile(".yaml", mini=EPISODIC_SUITE)
     run, agent = pytester.path / "run", f"--agent=rag(chunk=paragraph):openai:fake-model@{server.openai_url}"
-    result = pytester.runpytest("--memorybench", "--mb-suite=mini.yaml", "-p", "no:cacheprovider", agent, f"--mb-output={run}")
+    result = pytester.runpytest(
+        "--memorybench", "--mb-suite=mini.yaml", "-p", "no:cacheprovider", agent, f"--mb-output={run}"
+    )
     records = _results(run)["items"]
     assert records and not [r for r in records if r["error"]], result.stdout.str()
-    for record in records:  # the category names the bin: how many chapters match (a latest answer: one of them)
+    for (
+        record
+    ) in records:  # the category names the bin: how many chapters match (a latest answer: one of them)
         get, matching = record["category"].split("/")
         chapters = min(int(matching), 1) if get == "latest" else int(matching)
         evidence = record["details"].get("evidence")
@@ -81,13 +101,34 @@ def test_episodic_questions_count_a_chapter_found_by_its_paragraphs(pytester: py
 
 # -- kill -9 and resume ------------------------------------------------------------------------
 
-KILL_RUN = ("-p", "no:randomly", "-p", "no:cacheprovider", "-n", "0", "--memorybench", "--span=2k", "--mb-context=800", "-k", "colours or name_list or jokes")
+KILL_RUN = (
+    "-p",
+    "no:randomly",
+    "-p",
+    "no:cacheprovider",
+    "-n",
+    "0",
+    "--memorybench",
+    "--span=2k",
+    "--mb-context=800",
+    "-k",
+    "colours or name_list or jokes",
+)
 
 
-def _run_until(server: LLMServer, script: MemoryModelScript, folder: Path, *args: str, kill_at: int = 0) -> tuple[int, int]:
+def _run_until(
+    server: LLMServer, script: MemoryModelScript, folder: Path, *args: str, kill_at: int = 0
+) -> tuple[int, int]:
     """One run of memorybank in a child process; killed with SIGKILL at its `kill_at`-th model
     request when given.  Returns the exit code and how many model requests it made."""
-    command = [sys.executable, "-m", "pytest", *KILL_RUN, f"--agent=memgpt:openai:fake-model@{server.openai_url}", *args]
+    command = [
+        sys.executable,
+        "-m",
+        "pytest",
+        *KILL_RUN,
+        f"--agent=memgpt:openai:fake-model@{server.openai_url}",
+        *args,
+    ]
     child = subprocess.Popen(command, cwd=folder, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     asked = 0
 
@@ -105,11 +146,16 @@ def _run_until(server: LLMServer, script: MemoryModelScript, folder: Path, *args
 
 
 def _scores(folder: Path) -> dict[str, Any]:
-    return {item["nodeid"]: (item["score"], (item["details"].get("evidence") or {}).get("recall")) for item in _results(folder)["items"]}
+    return {
+        item["nodeid"]: (item["score"], (item["details"].get("evidence") or {}).get("recall"))
+        for item in _results(folder)["items"]
+    }
 
 
 @pytest.mark.e2e
-def test_a_memory_system_killed_mid_run_resumes_to_the_uninterrupted_scores(model: Any, tmp_path: Path) -> None:
+def test_a_memory_system_killed_mid_run_resumes_to_the_uninterrupted_scores(
+    model: Any, tmp_path: Path
+) -> None:
     """MemoryBank answers change its memory (recall strengthens) and its days are the simulated
     clock's: the resumed agent is rebuilt from the log with the replies' own times, answering again."""
     server, script = model
@@ -125,25 +171,41 @@ def test_a_memory_system_killed_mid_run_resumes_to_the_uninterrupted_scores(mode
         assert _scores(folder) == expected, kill_at
 
 
-def test_compare_sets_each_memorys_write_and_read_calls_beside_its_spending(pytester: pytest.Pytester, model: Any) -> None:
+def test_compare_sets_each_memorys_write_and_read_calls_beside_its_spending(
+    pytester: pytest.Pytester, model: Any
+) -> None:
     server, _ = model
     for mechanism in ("rag", "light"):
-        pytester.runpytest("--memorybench", "-p", "no:cacheprovider", f"--agent={mechanism}:openai:fake-model@{server.openai_url}",
-                           "--span=2k", "-k", "colours", f"--mb-output={mechanism}")
+        pytester.runpytest(
+            "--memorybench",
+            "-p",
+            "no:cacheprovider",
+            f"--agent={mechanism}:openai:fake-model@{server.openai_url}",
+            "--span=2k",
+            "-k",
+            "colours",
+            f"--mb-output={mechanism}",
+        )
     calls = {name: _results(pytester.path / name)["totals"]["memory"] for name in ("rag", "light")}
     assert calls["rag"]["write"]["calls"] == 0 < calls["light"]["write"]["calls"]
-    result = pytester.runpytest("-p", "no:cacheprovider", "--mb-compare", "rag", "light", "--mb-markdown=compare.md")
+    result = pytester.runpytest(
+        "-p", "no:cacheprovider", "--mb-compare", "rag", "light", "--mb-markdown=compare.md"
+    )
     header = next(line for line in result.stdout.lines if "$/passed" in line)
     assert header.rstrip().endswith("write / read")
     for letter, name in (("A", "rag"), ("B", "light")):
         row = next(line for line in result.stdout.lines if line.startswith(f"{letter}   ") and "$" in line)
-        assert row.rstrip().endswith(f"{calls[name]['write']['calls']:,} / {calls[name]['read']['calls']:,}"), row
+        assert row.rstrip().endswith(
+            f"{calls[name]['write']['calls']:,} / {calls[name]['read']['calls']:,}"
+        ), row
     assert "| memory write / read |" in (pytester.path / "compare.md").read_text()
 
 
 def test_evidence_recall_counts_the_units_found() -> None:
     evidence = ["I bought 3 plants.", "I bought 2 more plants.", "My commute is 35 minutes."]
-    recall = evidence_recall(evidence, ["[2023-05-01] user: I bought 3 plants."], ["session 1", "session 3", "session 3"])
+    recall = evidence_recall(
+        evidence, ["[2023-05-01] user: I bought 3 plants."], ["session 1", "session 3", "session 3"]
+    )
     assert recall is not None
     assert (recall["recalled"], recall["evidence"]) == (1, 3)
     assert (recall["groups_recalled"], recall["groups"]) == (1, 2)

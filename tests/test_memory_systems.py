@@ -1,4 +1,5 @@
-"""The seeds' memory systems over a scripted model on 127.0.0.1: what each stores, and what reaches its answer.
+"""The seeds' memory systems over a scripted model on 127.0.0.1: what each stores, and what reaches its
+answer.
 
 The model (`tests/support/memory_model.py`) answers every kind of request a mechanism makes
 deterministically and reads its answers from the prompt, so each test asserts on the mechanism's
@@ -34,12 +35,16 @@ def served() -> Iterator[tuple[LLMServer, MemoryModelScript]]:
         yield served
 
 
-def make(server: LLMServer, spec: str, context: int = 2000, embedder: EmbedderSpec | None = None) -> AgentAdapter:
+def make(
+    server: LLMServer, spec: str, context: int = 2000, embedder: EmbedderSpec | None = None
+) -> AgentAdapter:
     options = AgentOptions(context_tokens=context, embedder=embedder)
     return build_agent(parse_agent_spec(f"{spec}:openai:fake-model@{server.openai_url}"), options)
 
 
-async def tell(agent: AgentAdapter, texts: list[str], start: datetime = START, step: timedelta = timedelta(minutes=10)) -> datetime:
+async def tell(
+    agent: AgentAdapter, texts: list[str], start: datetime = START, step: timedelta = timedelta(minutes=10)
+) -> datetime:
     moment = start
     for text in texts:
         await agent.reply(Message(text, moment))
@@ -54,16 +59,22 @@ def run(coroutine):  # noqa: ANN001, ANN201 - a test's own event loop
 # -- specs and settings ------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("spec", "message"), [
-    ("rag(k=-1):openai:m", "rag: k must be 1 or more"),
-    ("rag(depth=3):openai:m", "rag has no setting 'depth' (its settings: chunk=pair, k=0, recent=0)"),
-    ("light(k=many):openai:m", "light(k=many): expected int, like k=5"),
-    ("memgpt(calls=xml):openai:m", "calls must be one of tools, json"),
-    ("light(scratchpad_target=40000):openai:m", "scratchpad_target (40000) must be below scratchpad_max (30000)"),
-    ("rag", "rag needs a model to answer"),
-    ("rag:recall", "rag answers with a model"),
-    ("lite:openai:m", "'lite' is neither a model prefix (openai, anthropic) nor a memory mechanism"),
-])
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ("rag(k=-1):openai:m", "rag: k must be 1 or more"),
+        ("rag(depth=3):openai:m", "rag has no setting 'depth' (its settings: chunk=pair, k=0, recent=0)"),
+        ("light(k=many):openai:m", "light(k=many): expected int, like k=5"),
+        ("memgpt(calls=xml):openai:m", "calls must be one of tools, json"),
+        (
+            "light(scratchpad_target=40000):openai:m",
+            "scratchpad_target (40000) must be below scratchpad_max (30000)",
+        ),
+        ("rag", "rag needs a model to answer"),
+        ("rag:recall", "rag answers with a model"),
+        ("lite:openai:m", "'lite' is neither a model prefix (openai, anthropic) nor a memory mechanism"),
+    ],
+)
 def test_a_bad_memory_spec_is_one_line_naming_the_problem(spec: str, message: str) -> None:
     with pytest.raises(UsageError) as excinfo:
         parse_agent_spec(spec)
@@ -75,7 +86,9 @@ def test_every_mechanism_parses_with_its_papers_defaults_and_keeps_the_model() -
         spec = parse_agent_spec(f"{name}:openai:gpt-4o-mini@http://127.0.0.1:9/v1")
         assert spec.kind == "memory" and spec.target == name and spec.model.target == "gpt-4o-mini"
     assert parse_agent_spec("rag:openai:m").memory.settings.top == 5  # BEAM's top five turn pairs
-    assert parse_agent_spec("rag(chunk=message):openai:m").memory.settings.top == 10  # MemBench's RetrievalMemory
+    assert (
+        parse_agent_spec("rag(chunk=message):openai:m").memory.settings.top == 10
+    )  # MemBench's RetrievalMemory
     assert parse_agent_spec("rag(chunk=chapter):openai:m").memory.settings.top == 17  # Huet et al. App. E.2
     light = parse_agent_spec("light:openai:m").memory.settings
     assert (light.scratchpad_max, light.scratchpad_target) == (30_000, 15_000)
@@ -108,14 +121,18 @@ def test_full_context_loses_what_left_the_window_and_rag_finds_it(served) -> Non
     assert "4512" not in answer and not any("4512" in text for text in in_window)
     answer, found = run(scenario("rag"))
     assert "4512" in answer and "4512" in found[0]
-    assert "user: Please remember that my locker code is 4512." in script.answer_prompts[-1]  # a turn pair, as BEAM's RAG
+    assert (
+        "user: Please remember that my locker code is 4512." in script.answer_prompts[-1]
+    )  # a turn pair, as BEAM's RAG
     assert "Filler message number 39" not in script.answer_prompts[-1]
 
 
 def test_rag_paragraphs_are_labelled_with_their_chapter(served) -> None:  # noqa: ANN001
     server, script = served
     agent = make(server, "rag(chunk=paragraph,k=1)")
-    chapter = "Chapter 7\n\nThe lighthouse keeper counted the gulls.\n\nOn Friday the ferry to Skye was cancelled."
+    chapter = (
+        "Chapter 7\n\nThe lighthouse keeper counted the gulls.\n\nOn Friday the ferry to Skye was cancelled."
+    )
     run(tell(agent, [chapter, *FILLER[:5], "When was the ferry to Skye cancelled?"]))
     assert "- Chapter 7, Paragraph 3: On Friday the ferry to Skye was cancelled." in script.answer_prompts[-1]
     assert "lighthouse" not in script.answer_prompts[-1]  # k=1: one paragraph
@@ -135,8 +152,14 @@ def test_light_indexes_extractions_keeps_notes_and_compresses_them_past_the_thre
     assert "## Retrieved conversation segments" in prompt and "4512" in prompt
     # each chunk of the scratchpad was judged; only those sharing a word with the question remain
     chunks = light.scratchpad_chunks()
-    assert script.asked["relevance"] - judged == len(chunks) - 1 > 0  # the chunks before this exchange's notes
-    notes = prompt.split("## Scratchpad notes\n")[1].split("\n\n")[0].splitlines() if "## Scratchpad notes" in prompt else []
+    assert (
+        script.asked["relevance"] - judged == len(chunks) - 1 > 0
+    )  # the chunks before this exchange's notes
+    notes = (
+        prompt.split("## Scratchpad notes\n")[1].split("\n\n")[0].splitlines()
+        if "## Scratchpad notes" in prompt
+        else []
+    )
     assert all("Filler" not in note for note in notes)
 
 
@@ -174,7 +197,11 @@ def test_memorybank_forgets_what_is_never_recalled_and_keeps_what_is(served) -> 
     sister, bike = bank.memories[0], bank.memories[1]
     assert sister.forgotten and not bike.forgotten and bike.strength >= 3
     assert not any("Ottilie" in text for text in run(agent.retrieve("sister name", 5)))
-    assert bank.summaries and bank.summaries[0].startswith("2024-03-01") and bank.portrait.startswith("The user:")
+    assert (
+        bank.summaries
+        and bank.summaries[0].startswith("2024-03-01")
+        and bank.portrait.startswith("The user:")
+    )
     assert script.asked["day"] >= 2 and script.asked["portrait"] >= 2
     assert "## Summaries of earlier days" in script.answer_prompts[-1]
 
@@ -184,11 +211,18 @@ def test_a_resumed_memory_is_rebuilt_as_the_replies_built_it(served, mechanism: 
     """`catch_up` with the logged exchanges (their own times) leaves the memory the replies left:
     MemoryBank answers again, so recalled memories are strengthened and the days close the same."""
     server, _ = served
-    said = [(FACT, START), ("What is my locker code?", START + timedelta(days=1)), ("And my locker code again?", START + timedelta(days=2))]
+    said = [
+        (FACT, START),
+        ("What is my locker code?", START + timedelta(days=1)),
+        ("And my locker code again?", START + timedelta(days=2)),
+    ]
     live = make(server, mechanism)
     history = []
     for text, moment in said:
-        history += [Message(text, moment), Message(run(live.reply(Message(text, moment))), moment + timedelta(seconds=5), "assistant")]
+        history += [
+            Message(text, moment),
+            Message(run(live.reply(Message(text, moment))), moment + timedelta(seconds=5), "assistant"),
+        ]
     resumed = make(server, mechanism)
     run(resumed.catch_up(history))
     state = lambda agent: ([e.line for e in agent.target.log], agent.target.settings)  # noqa: E731
@@ -197,14 +231,22 @@ def test_a_resumed_memory_is_rebuilt_as_the_replies_built_it(served, mechanism: 
         strengths = [m.strength for m in live.target.memories]
         assert strengths[0] == 3.0  # the fact, recalled by both questions
         assert [m.strength for m in resumed.target.memories] == strengths
-        assert resumed.target.summaries == live.target.summaries and resumed.target.portrait == live.target.portrait
+        assert (
+            resumed.target.summaries == live.target.summaries
+            and resumed.target.portrait == live.target.portrait
+        )
         assert resumed.memory_usage["read"].calls == len(said)  # each message answered again
 
 
 def test_generative_agents_rates_importance_and_reflects_past_the_threshold(served) -> None:  # noqa: ANN001
     server, script = served
     agent = make(server, "generative-agents(reflect_threshold=20)")
-    run(tell(agent, [FACT, "Please remember my flight leaves at 7.", "Please remember the code 99 for the gate."]))
+    run(
+        tell(
+            agent,
+            [FACT, "Please remember my flight leaves at 7.", "Please remember the code 99 for the gate."],
+        )
+    )
     stream = agent.target.stream
     assert [o.importance for o in stream[:2]] == [8.0, 2.0]  # asked to remember: 8; "Noted.": 2
     assert agent.target.reflections >= 1 and any(o.insight for o in stream)
@@ -239,7 +281,10 @@ def test_memgpt_evicts_to_recall_memory_and_finds_it_again(served, calls: str) -
 def test_memgpt_falls_back_to_json_calls_when_the_server_refuses_tools(served) -> None:  # noqa: ANN001
     server, _ = served
     agent = make(server, "memgpt")
-    server.queue(400, body={"error": {"message": "tools are not supported by this model", "type": "invalid_request_error"}})
+    server.queue(
+        400,
+        body={"error": {"message": "tools are not supported by this model", "type": "invalid_request_error"}},
+    )
     assert run(agent.reply(Message("Hello!", START))) == NOTED
     assert agent.target.calls_by_json
 
@@ -286,7 +331,9 @@ def test_model_calls_are_counted_as_write_or_read_and_forks_are_independent(serv
     read = agent.memory_usage["read"]
     assert read.calls >= 4 and read.input_tokens > 0
     total = agent.memory_usage["read"].calls + agent.memory_usage["write"].calls
-    assert total == agent.target.usage.calls + twin.target.usage.calls  # a fork adds its calls to the same phases
+    assert (
+        total == agent.target.usage.calls + twin.target.usage.calls
+    )  # a fork adds its calls to the same phases
     assert agent.usage.calls == 4  # the adapter counts replies, the phases count model calls
 
 
@@ -296,7 +343,9 @@ def test_dense_retrieval_through_an_embeddings_endpoint_is_charged_to_the_memory
     moment = run(tell(agent, [FACT, *FILLER[:8]]))
     assert "4512" in run(agent.reply(Message("What is my locker code?", moment)))
     assert server.requests_to("/v1/embeddings")
-    assert agent.memory_usage["write"].calls == 10 and agent.memory_usage["write"].input_tokens > 0  # an exchange each
+    assert (
+        agent.memory_usage["write"].calls == 10 and agent.memory_usage["write"].input_tokens > 0
+    )  # an exchange each
 
 
 def test_an_endpoint_that_returns_a_vector_per_token_is_pooled(served) -> None:  # noqa: ANN001
@@ -320,6 +369,10 @@ def test_wordllama_embeds_offline_from_its_wheel() -> None:
     pytest.importorskip("wordllama")
     from pytest_memorybench.agents.memory.embedders import WordLlamaEmbedder
 
-    vectors, _ = run(WordLlamaEmbedder().embed(["My dog is called Biscuit.", "What is my dog called?", "The stock market fell."]))
+    vectors, _ = run(
+        WordLlamaEmbedder().embed(
+            ["My dog is called Biscuit.", "What is my dog called?", "The stock market fell."]
+        )
+    )
     assert vectors.shape == (3, 256)
     assert vectors[0] @ vectors[1] > 0.5 > vectors[0] @ vectors[2]

@@ -16,7 +16,14 @@ ISOLATED = ("--memorybench", "--span=isolated", "-p", "no:cacheprovider")
 # Our warnings would fail the run; pytest-benchmark's "disabled under xdist" (seen when this suite
 # itself runs with -n, through the environment) is not ours, nor pytest-asyncio's about an unset
 # loop scope (an inner run has no ini file; pytest >= 9.2 applies -W while plugins configure).
-WARNINGS_AS_ERRORS = ("-W", "error", "-p", "no:benchmark", "-o", "asyncio_default_fixture_loop_scope=function")
+WARNINGS_AS_ERRORS = (
+    "-W",
+    "error",
+    "-p",
+    "no:benchmark",
+    "-o",
+    "asyncio_default_fixture_loop_scope=function",
+)
 
 USER_TESTS = """
 def test_user_passes():
@@ -75,7 +82,9 @@ def results_of(pytester: pytest.Pytester) -> dict:
     return json.loads((run_folder(pytester) / "results.json").read_text())
 
 
-def test_without_the_flag_a_normal_run_is_unchanged(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_without_the_flag_a_normal_run_is_unchanged(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.delenv("PYTEST_ADDOPTS")
     pytester.makepyfile(test_user=USER_TESTS)
     plain = pytester.runpytest("-p", "no:cacheprovider", "-p", "no:randomly")  # its seed line differs per run
@@ -84,7 +93,9 @@ def test_without_the_flag_a_normal_run_is_unchanged(pytester: pytest.Pytester, m
     without_plugin.assert_outcomes(passed=1, failed=1)
 
     def body(result: pytest.RunResult) -> list[str]:
-        return [line for line in result.outlines if not line.startswith(("plugins:", "=")) and " in " not in line]
+        return [
+            line for line in result.outlines if not line.startswith(("plugins:", "=")) and " in " not in line
+        ]
 
     assert body(plain) == body(without_plugin)
     assert "memorybench:" not in plain.stdout.str()
@@ -95,7 +106,9 @@ def test_with_the_flag_and_no_paths_only_the_benchmark_runs(pytester: pytest.Pyt
     pytester.makepyfile(test_user=USER_TESTS)
     result = pytester.runpytest(*ISOLATED, "--agent=oracle", "-v")
     result.assert_outcomes(passed=3)
-    result.stdout.fnmatch_lines(["memorybench: agent oracle | judge local | span ltm=isolated*", "ltm::colours[[]rep1[]] PASSED*"])
+    result.stdout.fnmatch_lines(
+        ["memorybench: agent oracle | judge local | span ltm=isolated*", "ltm::colours[[]rep1[]] PASSED*"]
+    )
     assert "test_user" not in result.stdout.str()
 
 
@@ -112,7 +125,9 @@ def test_with_paths_only_those_run_unless_a_suite_is_asked_for(
 def test_oracle_passes_every_item_and_results_are_written(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest(*ISOLATED, "--agent=oracle")
     result.assert_outcomes(passed=3)
-    result.stdout.fnmatch_lines(["*= memorybench =*", "ltm*1.000*3/3*", "total*1.000*3/3*", "results: .memorybench/runs/*"])
+    result.stdout.fnmatch_lines(
+        ["*= memorybench =*", "ltm*1.000*3/3*", "total*1.000*3/3*", "results: .memorybench/runs/*"]
+    )
     results = results_of(pytester)
     assert results["schema"] == "memorybench.results/1"
     assert results["run"]["agent"] == "oracle"
@@ -146,13 +161,17 @@ def test_null_fails_every_item_with_a_readable_reason(pytester: pytest.Pytester)
 
 def test_ids_keyword_and_marker_selection(pytester: pytest.Pytester) -> None:
     collected = pytester.runpytest(*ISOLATED, "--agent=null", "--collect-only", "-q")
-    collected.stdout.fnmatch_lines(["ltm::colours[[]rep1[]]", "ltm::colours[[]rep2[]]", "ltm::colours[[]rep3[]]"])
+    collected.stdout.fnmatch_lines(
+        ["ltm::colours[[]rep1[]]", "ltm::colours[[]rep2[]]", "ltm::colours[[]rep3[]]"]
+    )
 
     by_keyword = pytester.runpytest(*ISOLATED, "--agent=oracle", "-k", "rep2")
     by_keyword.assert_outcomes(passed=1, deselected=2)
     assert [item["test_id"] for item in results_of(pytester)["items"]] == ["colours[rep2]"]
 
-    by_marker = pytester.runpytest(*ISOLATED, "--agent=oracle", "-m", "recall", "--strict-markers", *WARNINGS_AS_ERRORS)
+    by_marker = pytester.runpytest(
+        *ISOLATED, "--agent=oracle", "-m", "recall", "--strict-markers", *WARNINGS_AS_ERRORS
+    )
     by_marker.assert_outcomes(passed=3)
     none_selected = pytester.runpytest(*ISOLATED, "--agent=oracle", "-m", "spatial", "--strict-markers")
     none_selected.assert_outcomes(deselected=3)
@@ -173,23 +192,29 @@ def test_a_conftest_agent_fixture_needs_no_agent_option(pytester: pytest.Pyteste
 def test_an_agent_error_is_an_error_of_its_item_and_keeps_the_others(pytester: pytest.Pytester) -> None:
     pytester.makeconftest(
         LAST_STATEMENT_AGENT.replace(
-            "        if \"?\" in message.text:",
+            '        if "?" in message.text:',
             "        if 'Gold' in message.text:\n"
             "            raise RuntimeError('model server is down')\n"
-            "        if \"?\" in message.text:",
+            '        if "?" in message.text:',
         )
     )
     result = pytester.runpytest(*ISOLATED)
     result.assert_outcomes(passed=2, errors=1)  # an ERROR, as a broken fixture is: no memory failure
-    result.stdout.fnmatch_lines([
-        "*agent fixture:memorybench_agent raised RuntimeError: model server is down*",
-        "1 item errored (agent 1): no score, left out of every mean; --mb-resume=* retries them",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "*agent fixture:memorybench_agent raised RuntimeError: model server is down*",
+            "1 item errored (agent 1): no score, left out of every mean; --mb-resume=* retries them",
+        ]
+    )
     assert "Traceback" not in result.stdout.str()
     results = results_of(pytester)
     assert [item["error"] is None for item in results["items"]] == [True, False, True]
     assert [item["score"] for item in results["items"]] == [1.0, None, 1.0]
-    assert results["totals"]["mean"] == 1.0 and results["totals"]["max"] == 2 and results["totals"]["errors"] == 1
+    assert (
+        results["totals"]["mean"] == 1.0
+        and results["totals"]["max"] == 2
+        and results["totals"]["errors"] == 1
+    )
 
 
 def test_junit_xml_carries_the_scores_without_warnings(pytester: pytest.Pytester) -> None:
@@ -215,7 +240,9 @@ def test_threshold_override(pytester: pytest.Pytester) -> None:
 
 def test_xdist_gives_the_same_results(pytester: pytest.Pytester) -> None:
     serial = pytester.runpytest(*ISOLATED, "--agent=oracle", "--mb-output=serial")
-    parallel = pytester.runpytest(*ISOLATED, "--agent=oracle", "--mb-output=parallel", "-n", "2", "--dist", "loadgroup")
+    parallel = pytester.runpytest(
+        *ISOLATED, "--agent=oracle", "--mb-output=parallel", "-n", "2", "--dist", "loadgroup"
+    )
     serial.assert_outcomes(passed=3)
     parallel.assert_outcomes(passed=3)
 
@@ -235,11 +262,17 @@ def test_xdist_gives_the_same_results(pytester: pytest.Pytester) -> None:
         (("--agent=gemini:pro",), "ERROR: --agent 'gemini:pro': 'gemini' is neither a model prefix*"),
         (("--agent=no_such_pkg.agents:make",), "ERROR: --agent no_such_pkg.agents:make: cannot import*"),
         (("--agent=openai:gpt-4o-mini",), "ERROR: --agent openai:gpt-4o-mini: OPENAI_API_KEY is not set*"),
-        (("--agent=openai:m@http://127.0.0.1:9/v1",), "ERROR: --agent openai:m@http://127.0.0.1:9/v1: cannot reach*"),
+        (
+            ("--agent=openai:m@http://127.0.0.1:9/v1",),
+            "ERROR: --agent openai:m@http://127.0.0.1:9/v1: cannot reach*",
+        ),
         ((), "ERROR: --memorybench needs an agent*"),
         (("--mb-suite=missing.yaml",), "ERROR: --mb-suite 'missing.yaml': no built-in suite*"),
         (("--mb-resume=somewhere",), "ERROR: --mb-resume somewhere: not a pytest-memorybench run folder*"),
-        (("--mb-baseline=old.json",), "ERROR: --mb-baseline old.json: no such file; give the results.json of an earlier run"),
+        (
+            ("--mb-baseline=old.json",),
+            "ERROR: --mb-baseline old.json: no such file; give the results.json of an earlier run",
+        ),
         (("--judge=openai:gpt-4o",), "ERROR: --judge openai:gpt-4o: OPENAI_API_KEY is not set*"),
         (("--judge=gemini:pro",), "ERROR: --judge 'gemini:pro': unknown judge prefix 'gemini'*"),
     ],
@@ -299,7 +332,9 @@ def comparable_items(folder: Path) -> list[dict]:
 def test_interleaved_run_spreads_each_test_over_its_span(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest("--memorybench", "--agent=oracle", "--span=8k", "-p", "no:cacheprovider")
     result.assert_outcomes(passed=3)
-    result.stdout.fnmatch_lines(["conversation ltm: * tokens, * filler messages (0 observed), 0.* × repetitions × span"])
+    result.stdout.fnmatch_lines(
+        ["conversation ltm: * tokens, * filler messages (0 observed), 0.* × repetitions × span"]
+    )
     results = results_of(pytester)
     for item in results["items"]:
         assert 0.85 * 8000 <= item["span_tokens"] <= 1.15 * 8000, item
@@ -324,11 +359,18 @@ def test_saving_mode_sends_filler_through_observe(pytester: pytest.Pytester) -> 
 
 def test_same_seed_same_definitions_and_schedule(pytester: pytest.Pytester) -> None:
     for folder in ("first", "second"):
-        pytester.runpytest("--memorybench", "--agent=recall", "--span=2k", f"--mb-output={folder}", "-p", "no:cacheprovider")
+        pytester.runpytest(
+            "--memorybench", "--agent=recall", "--span=2k", f"--mb-output={folder}", "-p", "no:cacheprovider"
+        )
 
     def schedule(folder: str) -> list[tuple]:
-        events = [json.loads(line) for line in (pytester.path / folder / "events.jsonl").read_text().splitlines()]
-        return [(e["kind"], e.get("source"), e.get("test"), e.get("text"), e.get("filler"), e.get("tokens")) for e in events]
+        events = [
+            json.loads(line) for line in (pytester.path / folder / "events.jsonl").read_text().splitlines()
+        ]
+        return [
+            (e["kind"], e.get("source"), e.get("test"), e.get("text"), e.get("filler"), e.get("tokens"))
+            for e in events
+        ]
 
     for name in ("colours[rep1].json", "colours[rep2].json", "colours[rep3].json"):
         first = (pytester.path / "first" / "definitions" / "ltm" / name).read_bytes()
@@ -353,7 +395,9 @@ def test_resuming_an_interrupted_run_gives_the_uninterrupted_results(
     resumed.assert_outcomes(passed=3)
     resumed.stdout.fnmatch_lines(["memorybench: * (resumed)"])
     assert comparable_items(pytester.path / "broken") == comparable_items(pytester.path / "whole")
-    events = [json.loads(line) for line in (pytester.path / "broken" / "events.jsonl").read_text().splitlines()]
+    events = [
+        json.loads(line) for line in (pytester.path / "broken" / "events.jsonl").read_text().splitlines()
+    ]
     # Logged before the crash: the intro and two lines (replied), two filler exchanges (observed).
     assert [e["told"] for e in events if e["kind"] == "resumed"] == [10], "the agent was told all 5 exchanges"
 
@@ -380,8 +424,12 @@ def test_resuming_goes_on_with_the_tests_the_run_selected(
 
 
 def test_replaying_a_finished_run_rescores_it_without_the_agent(pytester: pytest.Pytester) -> None:
-    pytester.runpytest("--memorybench", "--agent=recall", "--span=2k", "--mb-output=original", "-p", "no:cacheprovider")
-    replayed = pytester.runpytest("--memorybench", "--mb-replay=original", "--mb-output=rescored", "-p", "no:cacheprovider")
+    pytester.runpytest(
+        "--memorybench", "--agent=recall", "--span=2k", "--mb-output=original", "-p", "no:cacheprovider"
+    )
+    replayed = pytester.runpytest(
+        "--memorybench", "--mb-replay=original", "--mb-output=rescored", "-p", "no:cacheprovider"
+    )
     replayed.assert_outcomes(passed=3)
     replayed.stdout.fnmatch_lines(["memorybench: agent none (replaying *original)*"])
     assert comparable_items(pytester.path / "rescored") == comparable_items(pytester.path / "original")
@@ -403,57 +451,109 @@ def test_a_replay_or_resume_runs_the_suites_and_data_the_run_was_planned_with(
     pytester.runpytest(*common, "--agent=recall", "--mb-suite=longmemeval", f"--mb-data=longmemeval={data}", f"--mb-suite={suite}",
                        "--span=2k", "--mb-output=original")  # fmt: skip
     manifest = json.loads((pytester.path / "original" / "run.json").read_text())
-    assert manifest["suites"] == ["longmemeval", str(suite)] and manifest["data"] == {"longmemeval": str(data)}
+    assert manifest["suites"] == ["longmemeval", str(suite)] and manifest["data"] == {
+        "longmemeval": str(data)
+    }
     elsewhere = pytester.mkdir("elsewhere")
     monkeypatch.chdir(elsewhere)
     replayed = pytester.runpytest(*common, "--mb-replay=../original", "--mb-output=replayed")
     monkeypatch.chdir(pytester.path)
     replayed.assert_outcomes(passed=5, failed=10)  # 14 LongMemEval questions and mine.yaml's colours
-    verdicts = [[(i["nodeid"], i["score"], i["reasons"]) for i in comparable_items(folder)] for folder in (elsewhere / "replayed", pytester.path / "original")]
+    verdicts = [
+        [(i["nodeid"], i["score"], i["reasons"]) for i in comparable_items(folder)]
+        for folder in (elsewhere / "replayed", pytester.path / "original")
+    ]
     assert verdicts[0] == verdicts[1]
 
     data.rename(data.with_suffix(".moved"))
     gone = pytester.runpytest_subprocess(*common, "--mb-resume=original")
     assert gone.ret == pytest.ExitCode.USAGE_ERROR
-    gone.stderr.fnmatch_lines([f"ERROR: the run in *original read longmemeval from {data}, which is gone; give --mb-data longmemeval=PATH"])
+    gone.stderr.fnmatch_lines(
+        [
+            f"ERROR: the run in *original read longmemeval from {data}, which is gone; give --mb-data"
+            " longmemeval=PATH"
+        ]
+    )
 
 
 def test_a_run_folder_from_before_suites_were_recorded_names_them_by_its_spans(tmp_path: Path) -> None:
     from pytest_memorybench.runner.folder import read_manifest
 
-    (tmp_path / "run.json").write_text(json.dumps({"id": "x", "clock_start": "2026-01-01T00:00:00+00:00", "spans": {"ltm": "2k", "beam": "isolated"}}))
+    (tmp_path / "run.json").write_text(
+        json.dumps(
+            {
+                "id": "x",
+                "clock_start": "2026-01-01T00:00:00+00:00",
+                "spans": {"ltm": "2k", "beam": "isolated"},
+            }
+        )
+    )
     manifest = read_manifest(tmp_path)
     assert manifest.suites == ("ltm", "beam") and manifest.data == {}
 
 
 def test_a_replay_keeps_the_runs_own_span(pytester: pytest.Pytester) -> None:
-    pytester.runpytest("--memorybench", "--agent=oracle", "--span=2k", "--mb-output=original", "-p", "no:cacheprovider")
+    pytester.runpytest(
+        "--memorybench", "--agent=oracle", "--span=2k", "--mb-output=original", "-p", "no:cacheprovider"
+    )
     result = pytester.runpytest_subprocess("--memorybench", "--mb-replay=original", "--span=8k")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["ERROR: --span 8k conflicts with the run given to --mb-replay (ltm=2k); drop --span"])
+    result.stderr.fnmatch_lines(
+        ["ERROR: --span 8k conflicts with the run given to --mb-replay (ltm=2k); drop --span"]
+    )
 
 
 def test_a_replay_can_rescore_under_another_profile(pytester: pytest.Pytester) -> None:
-    pytester.runpytest("--memorybench", "--agent=recall", "--span=2k", "--mb-output=original", "-p", "no:cacheprovider")
     pytester.runpytest(
-        "--memorybench", "--mb-replay=original", "--mb-profile=official", "--mb-output=official", "-p", "no:cacheprovider"
+        "--memorybench", "--agent=recall", "--span=2k", "--mb-output=original", "-p", "no:cacheprovider"
+    )
+    pytester.runpytest(
+        "--memorybench",
+        "--mb-replay=original",
+        "--mb-profile=official",
+        "--mb-output=official",
+        "-p",
+        "no:cacheprovider",
     )
     reasons = [item["reasons"][0] for item in comparable_items(pytester.path / "official")]
     assert all(reason.endswith("(substring match, ignoring case), official profile") for reason in reasons)
 
 
 def test_definitions_of_one_run_replay_at_another_span(pytester: pytest.Pytester) -> None:
-    pytester.runpytest("--memorybench", "--agent=oracle", "--span=2k", "--mb-seed=5", "--mb-output=small", "-p", "no:cacheprovider")
     pytester.runpytest(
-        "--memorybench", "--agent=oracle", "--span=4k", "--mb-definitions=small", "--mb-output=large", "-p", "no:cacheprovider"
+        "--memorybench",
+        "--agent=oracle",
+        "--span=2k",
+        "--mb-seed=5",
+        "--mb-output=small",
+        "-p",
+        "no:cacheprovider",
+    )
+    pytester.runpytest(
+        "--memorybench",
+        "--agent=oracle",
+        "--span=4k",
+        "--mb-definitions=small",
+        "--mb-output=large",
+        "-p",
+        "no:cacheprovider",
     )
     small, large = comparable_items(pytester.path / "small"), comparable_items(pytester.path / "large")
-    assert [i["expected"] for i in small] == [i["expected"] for i in large], "seed 0 would have made other colours"
+    assert [i["expected"] for i in small] == [i["expected"] for i in large], (
+        "seed 0 would have made other colours"
+    )
     assert all(b["span_tokens"] > a["span_tokens"] for a, b in zip(small, large))
 
 
 def test_split_conversations_give_the_same_results_under_xdist(pytester: pytest.Pytester) -> None:
-    common = ("--memorybench", "--agent=recall", "--span=2k", "--mb-conversations=2", "-p", "no:cacheprovider")
+    common = (
+        "--memorybench",
+        "--agent=recall",
+        "--span=2k",
+        "--mb-conversations=2",
+        "-p",
+        "no:cacheprovider",
+    )
     pytester.runpytest(*common, "--mb-output=serial").assert_outcomes(passed=3)
     pytester.runpytest(*common, "--mb-output=parallel", "-n", "2").assert_outcomes(passed=3)
     assert comparable_items(pytester.path / "parallel") == comparable_items(pytester.path / "serial")
@@ -466,7 +566,10 @@ def test_split_conversations_give_the_same_results_under_xdist(pytester: pytest.
             if event["kind"] == "conversation_begin":
                 drivers.setdefault(event["group"], []).append(log.name)
     assert sorted(drivers) == ["ltm-c1", "ltm-c2"] and all(len(logs) == 1 for logs in drivers.values())
-    assert {item["conversation"] for item in comparable_items(pytester.path / "parallel")} == {"ltm-c1", "ltm-c2"}
+    assert {item["conversation"] for item in comparable_items(pytester.path / "parallel")} == {
+        "ltm-c1",
+        "ltm-c2",
+    }
 
 
 def test_conversations_are_grouped_from_the_plan_not_from_node_ids(pytester: pytest.Pytester) -> None:
@@ -474,7 +577,9 @@ def test_conversations_are_grouped_from_the_plan_not_from_node_ids(pytester: pyt
     a benchmark item is scheduled with its conversation, and other tests as xdist would."""
     from pytest_memorybench.runner.scheduling import ConversationScheduling
 
-    scheduling = ConversationScheduling(pytester.parseconfig("--tx=2*popen"), None, {"ltm::colours[rep1]": "ltm-c1"})
+    scheduling = ConversationScheduling(
+        pytester.parseconfig("--tx=2*popen"), None, {"ltm::colours[rep1]": "ltm-c1"}
+    )
     assert scheduling._split_scope("ltm::colours[rep1]") == "memorybench:ltm-c1"
     assert scheduling._split_scope("ltm::colours[rep1]@ltm-c1") == "memorybench:ltm-c1"
     assert scheduling._split_scope("tests/test_x.py::test_y@mine") == "mine"

@@ -48,26 +48,49 @@ class Lockers:
 
         def turns() -> Iterator[Message]:
             for index, (name, number) in enumerate(people):
-                yield Message(f"{name} keeps their coat in locker number {number}.", START + timedelta(hours=index))
-                yield Message("Noted, I will remember that.", START + timedelta(hours=index, minutes=1), "assistant")
+                yield Message(
+                    f"{name} keeps their coat in locker number {number}.", START + timedelta(hours=index)
+                )
+                yield Message(
+                    "Noted, I will remember that.", START + timedelta(hours=index, minutes=1), "assistant"
+                )
 
         probes = [
             probe_definition(
-                suite=suite, scenario=self.name, seed=seed, context="lockers", probe_id=f"lockers::q{i}[{name}]",
-                question=f"Which locker number does {name} use?", ideal_answer=str(number), expected=str(number),
-                category="lookup", markers=("lookup", f"bin{i % 2}"), params={"retrieve_k": 2}, index=i,
+                suite=suite,
+                scenario=self.name,
+                seed=seed,
+                context="lockers",
+                probe_id=f"lockers::q{i}[{name}]",
+                question=f"Which locker number does {name} use?",
+                ideal_answer=str(number),
+                expected=str(number),
+                category="lookup",
+                markers=("lookup", f"bin{i % 2}"),
+                params={"retrieve_k": 2},
+                index=i,
             )
             for i, (name, number) in enumerate(people)
         ]
         name, number = people[0]
         probes.append(
             probe_definition(
-                suite=suite, scenario=self.name, seed=seed, context="lockers", probe_id="lockers::capacity[Ada]",
-                question=f"Which locker number does {name} use?", ideal_answer=str(number), expected=str(number),
-                category="capacity", params={"ask_at": [2, 6, 12]}, index=len(people),
+                suite=suite,
+                scenario=self.name,
+                seed=seed,
+                context="lockers",
+                probe_id="lockers::capacity[Ada]",
+                question=f"Which locker number does {name} use?",
+                ideal_answer=str(number),
+                expected=str(number),
+                category="capacity",
+                params={"ask_at": [2, 6, 12]},
+                index=len(people),
             )
         )
-        return [ProbeContext("lockers", tuple(probes), turns, header="Earlier:", pack_tokens=25, observe_batch=3)]
+        return [
+            ProbeContext("lockers", tuple(probes), turns, header="Earlier:", pack_tokens=25, observe_batch=3)
+        ]
 
     def score(self, definition: TestDefinition, responses: Sequence[str], context: Any) -> Score:
         hits = [definition.expected in response for response in responses]
@@ -107,13 +130,21 @@ def _context(people: int = 6) -> ProbeContext:
 
 
 def _session(
-    agent: Any, tmp_path: Path, *, context: ProbeContext | None = None, logged: Any = None, log_name: str = "events.jsonl"
+    agent: Any,
+    tmp_path: Path,
+    *,
+    context: ProbeContext | None = None,
+    logged: Any = None,
+    log_name: str = "events.jsonl",
 ) -> tuple[ProbeSession, EventLog]:
     context = context or _context()
     log = EventLog(tmp_path / log_name)
     channel = AgentChannel(
         AgentAdapter(agent, type(agent).__name__) if agent is not None else None,
-        group="toy::lockers", counter=WordCounter(), clock=SimulatedClock(START), log=log,
+        group="toy::lockers",
+        counter=WordCounter(),
+        clock=SimulatedClock(START),
+        log=log,
     )
     tests = [ScheduledTest(f"toy::{d.test_id}", d) for d in context.probes]
     return ProbeSession(context, tests, channel, scoring=ScoringContext(), logged=logged), log
@@ -139,8 +170,12 @@ def test_the_oracle_gets_the_context_packed_into_transcripts_and_scores_one(tmp_
 
 
 def test_a_transcript_message_dates_each_turn_under_the_header() -> None:
-    text = pack_transcript("Earlier:", [Message("Ada keeps a coat.", START), Message("Noted.", START, "assistant")])
-    assert text == "Earlier:\n\n[2025-03-01 09:00] user: Ada keeps a coat.\n[2025-03-01 09:00] assistant: Noted."
+    text = pack_transcript(
+        "Earlier:", [Message("Ada keeps a coat.", START), Message("Noted.", START, "assistant")]
+    )
+    assert (
+        text == "Earlier:\n\n[2025-03-01 09:00] user: Ada keeps a coat.\n[2025-03-01 09:00] assistant: Noted."
+    )
 
 
 def test_an_agent_with_observe_and_fork_answers_from_memory_without_delivery_replies(tmp_path: Path) -> None:
@@ -164,7 +199,10 @@ def test_the_null_agent_scores_zero(tmp_path: Path) -> None:
 
 def test_questions_are_dated_after_the_last_delivered_turn(tmp_path: Path) -> None:
     outcomes, _ = _run(OracleAgent(), tmp_path)
-    assert outcomes["toy::lockers::q0[Ada]"].transcript[0].timestamp == (START + timedelta(hours=5, minutes=1)).isoformat()
+    assert (
+        outcomes["toy::lockers::q0[Ada]"].transcript[0].timestamp
+        == (START + timedelta(hours=5, minutes=1)).isoformat()
+    )
 
 
 def test_an_interrupted_probe_run_resumes_asking_only_the_unanswered_probes(tmp_path: Path) -> None:
@@ -173,7 +211,9 @@ def test_an_interrupted_probe_run_resumes_asking_only_the_unanswered_probes(tmp_
     assert errors and all("went away" in first[key].error for key in errors)
     logged = read_probe_answers(iter_events(tmp_path))
     assert {key: len(asks) for key, asks in logged.items()} == {
-        "toy::lockers::capacity[Ada]": 3, "toy::lockers::q0[Ada]": 1, "toy::lockers::q1[Bruno]": 1
+        "toy::lockers::capacity[Ada]": 3,
+        "toy::lockers::q0[Ada]": 1,
+        "toy::lockers::q1[Bruno]": 1,
     }
 
     agent = CountingAgent()
@@ -188,7 +228,9 @@ def test_an_interrupted_probe_run_resumes_asking_only_the_unanswered_probes(tmp_
 
 def test_replay_rescores_from_the_log_without_an_agent(tmp_path: Path) -> None:
     original, _ = _run(CountingAgent(), tmp_path)
-    replayed, session = _run(None, tmp_path, logged=read_probe_answers(iter_events(tmp_path)), log_name="replay.jsonl")
+    replayed, session = _run(
+        None, tmp_path, logged=read_probe_answers(iter_events(tmp_path)), log_name="replay.jsonl"
+    )
     assert {k: o.score for k, o in replayed.items()} == {k: o.score for k, o in original.items()}
     assert session.error is None
 
@@ -216,16 +258,31 @@ def test_probes_are_items_with_markers_definitions_and_results(pytester: pytest.
     pytester.makefile(".yaml", toy=SUITE)
     run = pytester.path / "run"
     result = pytester.runpytest(
-        "--memorybench", "--agent=oracle", "--mb-suite=toy.yaml", f"--mb-output={run}", "-p", "no:cacheprovider",
-        "-m", "lookup", "--strict-markers",
+        "--memorybench",
+        "--agent=oracle",
+        "--mb-suite=toy.yaml",
+        f"--mb-output={run}",
+        "-p",
+        "no:cacheprovider",
+        "-m",
+        "lookup",
+        "--strict-markers",
     )
     result.assert_outcomes(passed=4, deselected=1)
     stems = sorted(p.name for p in (run / "definitions" / "toy").iterdir())
     assert len(stems) == 5 and not any(":" in stem for stem in stems)
     results = json.loads((run / "results.json").read_text())
-    assert {item["test_id"] for item in results["items"]} == {f"lockers::q{i}[{n}]" for i, n in enumerate(NAMES[:4])}
+    assert {item["test_id"] for item in results["items"]} == {
+        f"lockers::q{i}[{n}]" for i, n in enumerate(NAMES[:4])
+    }
     replay = pytester.runpytest(
-        "--memorybench", f"--mb-replay={run}", "--mb-suite=toy.yaml", f"--mb-output={pytester.path / 'again'}",
-        "-p", "no:cacheprovider", "-k", "bin0",
+        "--memorybench",
+        f"--mb-replay={run}",
+        "--mb-suite=toy.yaml",
+        f"--mb-output={pytester.path / 'again'}",
+        "-p",
+        "no:cacheprovider",
+        "-k",
+        "bin0",
     )
     replay.assert_outcomes(passed=2, deselected=3)

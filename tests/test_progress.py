@@ -62,11 +62,20 @@ def test_lines_report_tests_done_tokens_and_open_tests() -> None:
 
 def test_concurrent_conversations_add_up_and_show_how_many_are_in_flight() -> None:
     reporter = Reporter()
-    progress = TerminalProgress(config_with(reporter, Capture()), total_tests=lambda: 4, interval=0, in_flight=lambda: 3)  # type: ignore[arg-type]
-    progress({"event": "test_begin", "test": "ltm::colours[rep1]", "group": "ltm::colours[rep1]", "tokens": 40})
+    progress = TerminalProgress(
+        config_with(reporter, Capture()), total_tests=lambda: 4, interval=0, in_flight=lambda: 3
+    )  # type: ignore[arg-type]
+    progress(
+        {"event": "test_begin", "test": "ltm::colours[rep1]", "group": "ltm::colours[rep1]", "tokens": 40}
+    )
     progress({"event": "test_begin", "test": "ltm::jokes[rep1]", "group": "ltm::jokes[rep1]", "tokens": 60})
-    progress({"event": "test_end", "test": "ltm::colours[rep1]", "group": "ltm::colours[rep1]", "tokens": 140})
-    assert reporter.lines[-1] == "[memorybench] 1/4 tests done · 200 tokens · 3 conversations in flight · open: jokes[rep1]"
+    progress(
+        {"event": "test_end", "test": "ltm::colours[rep1]", "group": "ltm::colours[rep1]", "tokens": 140}
+    )
+    assert (
+        reporter.lines[-1]
+        == "[memorybench] 1/4 tests done · 200 tokens · 3 conversations in flight · open: jokes[rep1]"
+    )
     progress({"event": "note", "text": "conversations take turns"})
     assert reporter.lines[-1] == "memorybench: conversations take turns"
 
@@ -79,9 +88,13 @@ def test_lines_are_throttled() -> None:
     assert reporter.lines == []
 
 
-def test_lines_never_leave_a_result_letter_without_its_row(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_lines_never_leave_a_result_letter_without_its_row(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(progress_module, "INTERVAL_SECONDS", 0.0)  # a line at every test
-    result = pytester.runpytest("--memorybench", "--agent=recall", "--span=2k", "-k", "colours or name_list", "-p", "no:randomly")
+    result = pytester.runpytest(
+        "--memorybench", "--agent=recall", "--span=2k", "-k", "colours or name_list", "-p", "no:randomly"
+    )
     lines = result.stdout.lines
     rows = [line for line in lines if re.fullmatch(r"\S*\s*[.FEsx]+\s*(\[\s*\d+%\])?", line.strip())]
     assert rows and all(row.startswith("ltm ") for row in rows), "\n".join(lines)
@@ -131,9 +144,24 @@ def test_on_a_real_terminal_the_rows_read_as_pytest_wrote_them(tmp_path: Path) -
     taken back by its erasing sequence, what is left is pytest's own row."""
     primary, secondary = pty.openpty()
     env = {**os.environ, "SLOW_AGENT_SECONDS": "0.4", "PYTHONPATH": str(ROOT), "COLUMNS": "120"}
-    command = [sys.executable, "-m", "pytest", "--memorybench", "--agent=tests.bench.slow_agent:make_agent", "--span=isolated",
-               "-k", "colours or sallyanne", "-p", "no:cacheprovider", "-p", "no:randomly", f"--mb-output={tmp_path / 'run'}"]
-    process = subprocess.Popen(command, cwd=ROOT, env=env, stdin=subprocess.DEVNULL, stdout=secondary, stderr=secondary)
+    command = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "--memorybench",
+        "--agent=tests.bench.slow_agent:make_agent",
+        "--span=isolated",
+        "-k",
+        "colours or sallyanne",
+        "-p",
+        "no:cacheprovider",
+        "-p",
+        "no:randomly",
+        f"--mb-output={tmp_path / 'run'}",
+    ]
+    process = subprocess.Popen(
+        command, cwd=ROOT, env=env, stdin=subprocess.DEVNULL, stdout=secondary, stderr=secondary
+    )
     os.close(secondary)
     chunks = []
     while True:
@@ -151,14 +179,20 @@ def test_on_a_real_terminal_the_rows_read_as_pytest_wrote_them(tmp_path: Path) -
     shown = re.sub(r"  \[memorybench\][^\x1b\r\n]*\x1b\[\d+D\x1b\[K", "", raw)
     plain = re.sub(r"\x1b\[[0-9;]*m", "", shown)
     assert "[memorybench]" not in plain and "\x1b[" not in plain
-    rows = [line.strip() for line in plain.splitlines() if re.fullmatch(r"ltm [.F]+\s+\[\s*\d+%\]", line.strip())]
+    rows = [
+        line.strip() for line in plain.splitlines() if re.fullmatch(r"ltm [.F]+\s+\[\s*\d+%\]", line.strip())
+    ]
     assert len(rows) == 1 and rows[0].startswith("ltm ...FFF "), plain
 
 
-def test_an_estimate_counts_each_test_once(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_estimate_counts_each_test_once(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """`--mb-estimate` plays the tests again for other context windows: the count stays at the tests."""
     monkeypatch.setattr(progress_module, "INTERVAL_SECONDS", 0.0)
-    result = pytester.runpytest("--memorybench", "--mb-estimate", "--agent=openai:gpt-4o-mini", "--span=isolated", "-p", "no:randomly")
+    result = pytester.runpytest(
+        "--memorybench", "--mb-estimate", "--agent=openai:gpt-4o-mini", "--span=isolated", "-p", "no:randomly"
+    )
     progress = [line for line in result.stdout.lines if line.startswith("[memorybench] ")]
     counts = [re.match(r"\[memorybench\] (\d+)/(\d+) tests done", line) for line in progress]
     assert counts and all(match and int(match[1]) <= int(match[2]) == 30 for match in counts), progress

@@ -36,7 +36,9 @@ def scores(folder: Path) -> dict[str, float | None]:
     return {item["nodeid"]: item["score"] for item in results(folder)["items"]}
 
 
-def test_transient_faults_at_a_rate_score_as_a_fault_free_run(pytester: pytest.Pytester, llm_server: LLMServer) -> None:
+def test_transient_faults_at_a_rate_score_as_a_fault_free_run(
+    pytester: pytest.Pytester, llm_server: LLMServer
+) -> None:
     """A fifth of the requests fail (429 with Retry-After, 500, 503 with an HTML page, a 200 whose
     JSON is cut short or has no choices, a reset, a body cut mid-way, a stall past the timeout)
     under 16 conversations at once: every item scores as in the fault-free run."""
@@ -55,16 +57,28 @@ def test_transient_faults_at_a_rate_score_as_a_fault_free_run(pytester: pytest.P
     assert "errored" not in faulty.stdout.str()
 
 
-def test_a_provider_that_refuses_stops_the_run_at_once_with_one_line(pytester: pytest.Pytester, llm_server: LLMServer) -> None:
-    llm_server.faults = lambda request: Scripted(401, body={"error": {"message": "Incorrect API key provided"}}) if request.path == CHAT else None
+def test_a_provider_that_refuses_stops_the_run_at_once_with_one_line(
+    pytester: pytest.Pytester, llm_server: LLMServer
+) -> None:
+    llm_server.faults = lambda request: (
+        Scripted(401, body={"error": {"message": "Incorrect API key provided"}})
+        if request.path == CHAT
+        else None
+    )
     result = pytester.runpytest_subprocess(*RUN, agent(llm_server), "--mb-output=run")
     assert result.ret == pytest.ExitCode.INTERRUPTED, result.stdout.str()
-    assert len(llm_server.requests_to(CHAT)) <= 4, "one request per conversation in flight, none retried or sent after"
-    result.stdout.fnmatch_lines([
-        "interrupted: resume with --mb-resume=run (0 of 30 tests have results; openai:fake-model@*: the API key was rejected "
-        "(HTTP 401 Unauthorized); check OPENAI_API_KEY or api_key=; not retried, so the run stops before more "
-        "is spent (a refusal no retry mends))*",
-    ])
+    assert len(llm_server.requests_to(CHAT)) <= 4, (
+        "one request per conversation in flight, none retried or sent after"
+    )
+    result.stdout.fnmatch_lines(
+        [
+            (
+                "interrupted: resume with --mb-resume=run (0 of 30 tests have results; openai:fake-model@*:"
+                " the API key was rejected (HTTP 401 Unauthorized); check OPENAI_API_KEY or api_key=; not"
+                " retried, so the run stops before more is spent (a refusal no retry mends))*"
+            ),
+        ]
+    )
     assert "Traceback" not in result.stdout.str() + result.stderr.str()
 
 
@@ -74,7 +88,9 @@ def test_a_conversation_the_provider_keeps_failing_is_errors_a_gate_refuses_and_
     selection = ("-k", "colours or name_list")
     clean = pytester.runpytest_subprocess(*RUN, agent(llm_server), *selection, "--mb-output=clean")
     assert clean.ret in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED), clean.stdout.str()
-    definition = json.loads((pytester.path / "clean" / "definitions" / "ltm" / "name_list[rep2].json").read_text())
+    definition = json.loads(
+        (pytester.path / "clean" / "definitions" / "ltm" / "name_list[rep2].json").read_text()
+    )
     marker = definition["script"][0]["text"]  # in every request of that conversation, and of no other
 
     def outage(request: RecordedRequest) -> Scripted | None:
@@ -83,20 +99,29 @@ def test_a_conversation_the_provider_keeps_failing_is_errors_a_gate_refuses_and_
         return None
 
     llm_server.faults = outage
-    broken = pytester.runpytest_subprocess(*RUN, agent(llm_server), *selection, "--mb-min-score=0", "--mb-output=run")
+    broken = pytester.runpytest_subprocess(
+        *RUN, agent(llm_server), *selection, "--mb-min-score=0", "--mb-output=run"
+    )
     passed, failed = outcomes(pytester.path / "clean", but="ltm::name_list[rep2]")
     broken.assert_outcomes(passed=passed, failed=failed, errors=1)
     output = broken.stdout.str()
-    broken.stdout.fnmatch_lines([
-        "*_ ERROR at setup of ltm::name_list?rep2? _*",
-        "openai:fake-model@*: gave up after 6 attempts: HTTP 503 Service Unavailable (conversation stopped during this test)",
-        "suite / scenario           mean       95% CI  passed  err tokens   secs    cost",
-        "  name_list  * */2    1 *",
-        "1 item errored (provider 1): no score, left out of every mean; --mb-resume=run retries them",
-        "gate FAILED: 1 of 6 items errored (provider): nothing to compare; --mb-resume=run retries them "
-        "(allow some with --mb-max-errors N or P%)",
-        "ERROR ltm::name_list?rep2? - Failed: openai:fake-model@*",
-    ])
+    broken.stdout.fnmatch_lines(
+        [
+            "*_ ERROR at setup of ltm::name_list?rep2? _*",
+            (
+                "openai:fake-model@*: gave up after 6 attempts: HTTP 503 Service Unavailable (conversation"
+                " stopped during this test)"
+            ),
+            "suite / scenario           mean       95% CI  passed  err tokens   secs    cost",
+            "  name_list  * */2    1 *",
+            "1 item errored (provider 1): no score, left out of every mean; --mb-resume=run retries them",
+            (
+                "gate FAILED: 1 of 6 items errored (provider): nothing to compare; --mb-resume=run retries"
+                " them (allow some with --mb-max-errors N or P%)"
+            ),
+            "ERROR ltm::name_list?rep2? - Failed: openai:fake-model@*",
+        ]
+    )
     assert "Traceback" not in output
     run = results(pytester.path / "run")
     expected = scores(pytester.path / "clean")
@@ -109,13 +134,17 @@ def test_a_conversation_the_provider_keeps_failing_is_errors_a_gate_refuses_and_
     allowed = pytester.runpytest_subprocess(
         *RUN, agent(llm_server), *selection, "--mb-min-score=0", "--mb-max-errors=20%", "--mb-output=allowed"
     )
-    allowed.stdout.fnmatch_lines([
-        "note: 1 of 6 items errored (provider), within --mb-max-errors 20%: compared the 5 that scored",
-        "gate passed*",
-    ])
+    allowed.stdout.fnmatch_lines(
+        [
+            "note: 1 of 6 items errored (provider), within --mb-max-errors 20%: compared the 5 that scored",
+            "gate passed*",
+        ]
+    )
 
     llm_server.faults = None  # the provider is back
-    resumed = pytester.runpytest_subprocess(*RUN, agent(llm_server), *selection, "--mb-resume=run", "--mb-min-score=0")
+    resumed = pytester.runpytest_subprocess(
+        *RUN, agent(llm_server), *selection, "--mb-resume=run", "--mb-min-score=0"
+    )
     assert resumed.ret in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED), resumed.stdout.str()
     assert scores(pytester.path / "run") == expected
     assert results(pytester.path / "run")["gate"]["passed"]

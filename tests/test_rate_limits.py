@@ -21,7 +21,17 @@ from tests.support.llm_server import LLMServer, last_user_text, word_count
 
 pytest_plugins = ["pytester"]
 
-RUN = ("-p", "no:randomly", "-p", "no:cacheprovider", "--memorybench", "--span=isolated", "-k", "colours or name_list", "--mb-concurrency=4")
+RUN = (
+    "-p",
+    "no:randomly",
+    "-p",
+    "no:cacheprovider",
+    "--memorybench",
+    "--span=isolated",
+    "-k",
+    "colours or name_list",
+    "--mb-concurrency=4",
+)
 CHAT = "/v1/chat/completions"
 
 
@@ -29,7 +39,9 @@ def agent(server: LLMServer) -> str:
     return f"--agent=openai:fake-model@{server.openai_url}"
 
 
-def test_concurrent_conversations_share_the_providers_request_limit(pytester: pytest.Pytester, llm_server: LLMServer) -> None:
+def test_concurrent_conversations_share_the_providers_request_limit(
+    pytester: pytest.Pytester, llm_server: LLMServer
+) -> None:
     llm_server.latency = 0.1
     pytester.runpytest_subprocess(*RUN, agent(llm_server), "--mb-output=free")
     assert llm_server.most_in_flight == 4, "four conversations, four requests at once"
@@ -56,15 +68,24 @@ def test_a_429_pauses_every_conversation_once(pytester: pytest.Pytester, llm_ser
     assert totals["agent_calls"] == len(chats) - 1, "the refused request was retried, once"
 
 
-def test_the_cost_cap_holds_across_concurrent_conversations(pytester: pytest.Pytester, llm_server: LLMServer) -> None:
+def test_the_cost_cap_holds_across_concurrent_conversations(
+    pytester: pytest.Pytester, llm_server: LLMServer
+) -> None:
     """Each call is checked against the budget before it is made: only the calls already in flight
     (at most one per conversation) can take the run past it."""
     llm_server.latency = 0.05
     cap = 0.5
     result = pytester.runpytest_subprocess(
-        *RUN, agent(llm_server), "--mb-price=fake-model=1000,2000", f"--mb-max-cost={cap}", "-rs", "--mb-output=run"
+        *RUN,
+        agent(llm_server),
+        "--mb-price=fake-model=1000,2000",
+        f"--mb-max-cost={cap}",
+        "-rs",
+        "--mb-output=run",
     )
-    assert result.ret in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED), result.stdout.str()  # the echo fails
+    assert result.ret in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED), (
+        result.stdout.str()
+    )  # the echo fails
     totals = json.loads((pytester.path / "run" / "results.json").read_text())["totals"]
 
     def cost(request: object) -> float:
@@ -73,13 +94,19 @@ def test_the_cost_cap_holds_across_concurrent_conversations(pytester: pytest.Pyt
 
     costs = [cost(request) for request in llm_server.requests_to(CHAT)]
     assert sum(costs) == pytest.approx(totals["cost_usd"]), "every request paid for is in the results"
-    assert cap - max(costs) < totals["cost_usd"] <= cap + 4 * max(costs), "stopped at the cap, give or take the calls in flight"
+    assert cap - max(costs) < totals["cost_usd"] <= cap + 4 * max(costs), (
+        "stopped at the cap, give or take the calls in flight"
+    )
     result.stdout.fnmatch_lines([f"SKIPPED * --mb-max-cost ${cap:.2f}*"])
 
 
-def test_a_cap_reached_before_any_test_ends_still_records_what_was_spent(pytester: pytest.Pytester, llm_server: LLMServer) -> None:
+def test_a_cap_reached_before_any_test_ends_still_records_what_was_spent(
+    pytester: pytest.Pytester, llm_server: LLMServer
+) -> None:
     """Every test skipped for the budget: the money spent on the way is still in results.json."""
-    result = pytester.runpytest_subprocess(*RUN, agent(llm_server), "--mb-price=fake-model=1000,2000", "--mb-max-cost=0.05", "--mb-output=run")
+    result = pytester.runpytest_subprocess(
+        *RUN, agent(llm_server), "--mb-price=fake-model=1000,2000", "--mb-max-cost=0.05", "--mb-output=run"
+    )
     assert result.ret == pytest.ExitCode.OK, result.stdout.str()
     result.stdout.fnmatch_lines(["*6 skipped*"])
     results = json.loads((pytester.path / "run" / "results.json").read_text())
@@ -148,4 +175,6 @@ def test_the_judge_cache_stays_whole_under_concurrent_writes(tmp_path: Path) -> 
         thread.start()
     for thread in threads:
         thread.join()
-    assert all(cache.get(f"{w}-{i}") == {"correct": i % 2 == 0, "worker": w} for w in range(8) for i in range(50))
+    assert all(
+        cache.get(f"{w}-{i}") == {"correct": i % 2 == 0, "worker": w} for w in range(8) for i in range(50)
+    )

@@ -67,9 +67,21 @@ def test_a_run_against_a_real_model_records_what_it_answered_and_billed(
 
 
 def test_a_killed_run_resumes_without_asking_again(pytester: pytest.Pytester, proxy: RecordingProxy) -> None:
-    command = [sys.executable, "-m", "pytest", *RUN, agent_at(proxy), "--span=1k", "-k", "colours", "--mb-output=run"]
+    command = [
+        sys.executable,
+        "-m",
+        "pytest",
+        *RUN,
+        agent_at(proxy),
+        "--span=1k",
+        "-k",
+        "colours",
+        "--mb-output=run",
+    ]
     events = pytester.path / "run" / "events.jsonl"
-    killed = subprocess.Popen(command, cwd=pytester.path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    killed = subprocess.Popen(
+        command, cwd=pytester.path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     try:
         _wait_until(lambda: len(_replies(events)) >= 4, killed, what="four replies")
     finally:
@@ -98,14 +110,22 @@ def test_the_judge_check_runs_on_a_real_model(pytester: pytest.Pytester, proxy: 
     output = result.stdout.str()
     asked = 8 * len(TASK_KINDS)  # four labelled cases and four wrong answers per task
     assert f"[memorybench] judged {asked}/{asked}" in output
-    assert result.ret == 0 or "ERROR: " in output, output  # a small model may be unusable: then one line says so
-    table = [line for line in output.splitlines() if line.split()[:1] and line.split()[0] in (*TASK_KINDS, "overall")]
+    assert result.ret == 0 or "ERROR: " in output, (
+        output
+    )  # a small model may be unusable: then one line says so
+    table = [
+        line
+        for line in output.splitlines()
+        if line.split()[:1] and line.split()[0] in (*TASK_KINDS, "overall")
+    ]
     assert len(table) == len(TASK_KINDS) + 1 and all(line.endswith("%") for line in table), output
     print("\n".join(table))  # SmolLM2's agreement and false acceptance per task (pytest -rP shows them)
     assert proxy.completions(), "the judge asked the model"
 
 
-def test_a_judged_scenario_with_a_real_model_as_the_judge(pytester: pytest.Pytester, proxy: RecordingProxy) -> None:
+def test_a_judged_scenario_with_a_real_model_as_the_judge(
+    pytester: pytest.Pytester, proxy: RecordingProxy
+) -> None:
     judge = f"--judge=openai:{MODEL_ALIAS}@{proxy.openai_url}"
     selection = ("--span=isolated", "-k", "trigger_response and rep1")
     result = pytester.runpytest(*RUN, agent_at(proxy), judge, *selection, "--mb-output=run")
@@ -117,16 +137,22 @@ def test_a_judged_scenario_with_a_real_model_as_the_judge(pytester: pytest.Pytes
     assert totals["agent_calls"] + totals["judge_calls"] == len(proxy.completions())
 
 
-def test_published_results_rescored_with_a_real_model_as_the_judge(pytester: pytest.Pytester, proxy: RecordingProxy) -> None:
+def test_published_results_rescored_with_a_real_model_as_the_judge(
+    pytester: pytest.Pytester, proxy: RecordingProxy
+) -> None:
     """`--mb-rescore` with an LLM judge: each clue a stored reply lacks the keywords of goes to the model."""
     bench = write_spy_meeting_run(pytester.path / "bench", with_evidence=False)
     judge = f"--judge=openai:{MODEL_ALIAS}@{proxy.openai_url}"
-    result = pytester.runpytest(*RUN, f"--mb-rescore={bench}", "--mb-profile=official", judge, "--mb-output=run")
+    result = pytester.runpytest(
+        *RUN, f"--mb-rescore={bench}", "--mb-profile=official", judge, "--mb-output=run"
+    )
     result.stdout.fnmatch_lines(["*= memorybench agreement =*", "spy_meeting*1*"])
     records = _items(pytester.path / "run")
     assert len(records) == 1 and (records[0]["score"] is not None or records[0]["error"]), result.stdout.str()
     totals = json.loads((pytester.path / "run" / "results.json").read_text())["totals"]
-    assert totals["agent_calls"] == 0 and totals["judge_calls"] == len(proxy.completions()) >= 3, result.stdout.str()
+    assert totals["agent_calls"] == 0 and totals["judge_calls"] == len(proxy.completions()) >= 3, (
+        result.stdout.str()
+    )
 
 
 def test_the_local_model_refuses_weights_it_cannot_load_in_one_line(tmp_path: Path) -> None:
@@ -138,10 +164,20 @@ def test_the_local_model_refuses_weights_it_cannot_load_in_one_line(tmp_path: Pa
     smollm2 = Path(served[served.index("--model") + 1])
     cut = tmp_path / "cut.gguf"
     cut.write_bytes(smollm2.read_bytes()[:1_000_000])
-    command = [sys.executable, "-m", "pytest_memorybench.local_model", "--port", str(free_port()), "--model", str(cut)]
+    command = [
+        sys.executable,
+        "-m",
+        "pytest_memorybench.local_model",
+        "--port",
+        str(free_port()),
+        "--model",
+        str(cut),
+    ]
     done = subprocess.run(command, capture_output=True, text=True, timeout=300)
     assert done.returncode == 1, done.stdout + done.stderr
-    assert done.stderr.count("\n") == 1 and done.stderr.startswith("ERROR: the model server exited with code 1"), done.stderr
+    assert done.stderr.count("\n") == 1 and done.stderr.startswith(
+        "ERROR: the model server exited with code 1"
+    ), done.stderr
     assert "serving" not in done.stdout
 
 
@@ -179,7 +215,9 @@ def _answer(body: dict[str, Any]) -> str:
     return content_text(body["choices"][0]["message"]["content"])
 
 
-def test_auto_concurrency_is_not_slower_than_one_at_a_time_on_the_local_server(pytester: pytest.Pytester, model_server: str) -> None:
+def test_auto_concurrency_is_not_slower_than_one_at_a_time_on_the_local_server(
+    pytester: pytest.Pytester, model_server: str
+) -> None:
     """llama-cpp-python serves one request at a time: the default (auto) must find that, not queue four.
 
     SmolLM2 writes its replies at their own length here (no `REPLY_TOKENS` cap), as in a user's run:
@@ -190,10 +228,14 @@ def test_auto_concurrency_is_not_slower_than_one_at_a_time_on_the_local_server(p
     with RecordingProxy(model_server.removesuffix("/v1")) as proxy:
         for level in ("1", "auto"):
             started = time.perf_counter()
-            result = pytester.runpytest(*RUN, agent_at(proxy), *selection, f"--mb-concurrency={level}", f"--mb-output={level}")
+            result = pytester.runpytest(
+                *RUN, agent_at(proxy), *selection, f"--mb-concurrency={level}", f"--mb-output={level}"
+            )
             seconds[level] = time.perf_counter() - started
             assert len(_items(pytester.path / level)) == 6, result.stdout.str()
-    (provider,) = json.loads((pytester.path / "auto" / "results.json").read_text())["run"]["concurrency"]["providers"]
+    (provider,) = json.loads((pytester.path / "auto" / "results.json").read_text())["run"]["concurrency"][
+        "providers"
+    ]
     # SmolLM2's replies run from a few tokens to its cap, so a window of a few replies is a noisy
     # measure and the level may wander to 2 or 3; what must hold is that no time is lost by it.
     print(f"seconds {seconds}, level {provider['level']}, changes {provider['changes']}")

@@ -31,11 +31,23 @@ def capped_server(embedding_server: str) -> Iterator[str]:
 
 
 @pytest.mark.parametrize("mechanism", list(MECHANISMS))
-def test_every_mechanism_runs_on_smollm2_with_no_item_error(pytester: pytest.Pytester, capped_server: str, mechanism: str) -> None:
+def test_every_mechanism_runs_on_smollm2_with_no_item_error(
+    pytester: pytest.Pytester, capped_server: str, mechanism: str
+) -> None:
     model = f"openai:{MODEL_ALIAS}@{capped_server}"
     result = pytester.runpytest(
-        "--memorybench", "-p", "no:cacheprovider", "-p", "no:randomly", f"--agent={mechanism}:{model}",
-        f"--mb-embedder={model}", "--span=isolated", "--mb-context=2048", "-k", "colours and rep1", "--mb-output=run",
+        "--memorybench",
+        "-p",
+        "no:cacheprovider",
+        "-p",
+        "no:randomly",
+        f"--agent={mechanism}:{model}",
+        f"--mb-embedder={model}",
+        "--span=isolated",
+        "--mb-context=2048",
+        "-k",
+        "colours and rep1",
+        "--mb-output=run",
     )
     results = json.loads((pytester.path / "run" / "results.json").read_text())
     items = results["items"]
@@ -43,5 +55,11 @@ def test_every_mechanism_runs_on_smollm2_with_no_item_error(pytester: pytest.Pyt
     memory = results["totals"]["memory"]
     assert memory["read"]["calls"] >= 1 and memory["read"]["input_tokens"] > 0
     assert results["run"]["embedder"] == model
-    if mechanism in ("rag", "ltm-agent", "memorybank", "generative-agents", "scm"):  # dense retrieval: embeddings are charged
+    if mechanism in (
+        "rag",
+        "ltm-agent",
+        "memorybank",
+        "generative-agents",
+        "scm",
+    ):  # dense retrieval: embeddings are charged
         assert memory["write"]["calls"] >= 1 and memory["write"]["input_tokens"] > 0

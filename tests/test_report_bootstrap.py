@@ -29,7 +29,9 @@ def test_the_interval_does_not_depend_on_the_process_hash_seed() -> None:
     intervals = set()
     for hash_seed in ("1", "2"):
         env = {**os.environ, "PYTHONHASHSEED": hash_seed}
-        out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+        out = subprocess.run(
+            [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+        )
         intervals.add(out.stdout.strip())
     assert len(intervals) == 1
     assert json.loads(intervals.pop()) == bootstrap_ci(MIXED, seed=3, label="scenario:ltm.colours")

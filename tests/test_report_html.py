@@ -59,11 +59,25 @@ def assert_inert(markup: str) -> Tags:
 
 def hostile_record() -> dict:
     return {
-        "nodeid": "ltm::colours[rep1]", "suite": "ltm", "scenario": "ltm.colours", "test_id": "colours[rep1]",
-        "category": "<b>cat</b>", "score": 0.25, "threshold": 1.0, "passed": False,
-        "reasons": [f"judge said {HOSTILE}"], "span_tokens": 1234, "span_target": 1000, "span_overrun": True,
-        "conversation": "ltm", "skills": ["recall"], "questions": ["What <i>colour</i>?"], "expected": ["<u>Red</u>"],
-        "responses": [HOSTILE], "error": None, "details": {"retrieved": [HOSTILE]},
+        "nodeid": "ltm::colours[rep1]",
+        "suite": "ltm",
+        "scenario": "ltm.colours",
+        "test_id": "colours[rep1]",
+        "category": "<b>cat</b>",
+        "score": 0.25,
+        "threshold": 1.0,
+        "passed": False,
+        "reasons": [f"judge said {HOSTILE}"],
+        "span_tokens": 1234,
+        "span_target": 1000,
+        "span_overrun": True,
+        "conversation": "ltm",
+        "skills": ["recall"],
+        "questions": ["What <i>colour</i>?"],
+        "expected": ["<u>Red</u>"],
+        "responses": [HOSTILE],
+        "error": None,
+        "details": {"retrieved": [HOSTILE]},
         "usage": {"input_tokens": 10, "output_tokens": 5, "seconds": 0.1, "cost_usd": 0.0, "calls": 1},
     }
 
@@ -77,7 +91,9 @@ def test_an_item_fragment_shows_every_text_as_text() -> None:
     fragment = item_fragment(hostile_record(), transcript)
     text = "".join(assert_inert(fragment).text)
     assert text.count(HOSTILE) == 4, "the answer, twice in the transcript, and in the reason"
-    assert '"retrieved": [' in text and "data-pwned" in text.split('"retrieved"')[1], "the details, as JSON text"
+    assert '"retrieved": [' in text and "data-pwned" in text.split('"retrieved"')[1], (
+        "the details, as JSON text"
+    )
     assert "<u>Red</u>" in text and "What <i>colour</i>?" in text and "<b>cat</b>" in text
     assert "5 exchanges (3 filler, 2 of other tests), 900 tokens" in text
     assert "2026-01-01 10:00" in text and "+3 h 5 min" in text, "the first time, then time since"
@@ -94,24 +110,56 @@ def test_an_item_without_a_logged_transcript_says_so() -> None:
 def results_with_hostile_names() -> dict:
     record = hostile_record()
     return {
-        "run": {"id": "r1", "agent": f"fixture:{HOSTILE}", "judge": "<judge>", "seed": 0, "profile": "paper",
-                "span": {"ltm": "2k"}},
-        "totals": {"mean": 0.25, "ci95": [0.1, 0.4], "score": 0.25, "max": 1, "passed": 0, "agent_tokens_in": 10,
-                   "agent_tokens_out": 5, "agent_calls": 1, "agent_seconds": 0.1, "cost_usd": 0.0, "judge_calls": 2,
-                   "judge_cache_hits": 1, "judge_cost_usd": 0.0},
+        "run": {
+            "id": "r1",
+            "agent": f"fixture:{HOSTILE}",
+            "judge": "<judge>",
+            "seed": 0,
+            "profile": "paper",
+            "span": {"ltm": "2k"},
+        },
+        "totals": {
+            "mean": 0.25,
+            "ci95": [0.1, 0.4],
+            "score": 0.25,
+            "max": 1,
+            "passed": 0,
+            "agent_tokens_in": 10,
+            "agent_tokens_out": 5,
+            "agent_calls": 1,
+            "agent_seconds": 0.1,
+            "cost_usd": 0.0,
+            "judge_calls": 2,
+            "judge_cache_hits": 1,
+            "judge_cost_usd": 0.0,
+        },
         "suites": {"ltm": {"mean": 0.25, "ci95": None, "n": 1}},
-        "scenarios": {"ltm.colours": {
-            "mean": 0.25, "ci95": None, "n": 1,
-            "categories": {"<b>cat</b>": {"mean": 0.25, "ci95": None, "n": 1}},
-            "metrics": {"<script>m</script>": 0.5, "curve<img>": {"curve": [[0, 0.1], [1, 0.9]], "x_label": HOSTILE},
-                        "table": {"100K": {"<i>a</i>": 0.25, "b": None, "c": 1.0}}},
-        }},
+        "scenarios": {
+            "ltm.colours": {
+                "mean": 0.25,
+                "ci95": None,
+                "n": 1,
+                "categories": {"<b>cat</b>": {"mean": 0.25, "ci95": None, "n": 1}},
+                "metrics": {
+                    "<script>m</script>": 0.5,
+                    "curve<img>": {"curve": [[0, 0.1], [1, 0.9]], "x_label": HOSTILE},
+                    "table": {"100K": {"<i>a</i>": 0.25, "b": None, "c": 1.0}},
+                },
+            }
+        },
         "items": [record],
     }
 
 
 def test_the_standalone_page_runs_nothing_and_loads_nothing() -> None:
-    gate = {"passed": False, "failures": [HOSTILE], "notes": [], "baseline": "<base>", "max_drop": 0.1, "rows": []}
+    gate = {
+        "passed": False,
+        "failures": [HOSTILE],
+        "notes": [],
+        "baseline": "<base>",
+        "max_drop": 0.1,
+        "rows": [],
+    }
     page = report_page(results_with_hostile_names(), {"ltm::colours[rep1]": None}, gate)
     parsed = assert_inert(page)
     assert "Content-Security-Policy" in page and "default-src 'none'" in page
@@ -141,29 +189,54 @@ def write_events(path: Path, events: list[dict]) -> None:
             file.write(json.dumps(event) + "\n")
 
 
-def exchange(i: int, source: str, test: str | None, text: str, tokens: int, kind: str = "reply") -> list[dict]:
+def exchange(
+    i: int, source: str, test: str | None, text: str, tokens: int, kind: str = "reply"
+) -> list[dict]:
     return [
-        {"kind": "message", "group": "g", "i": i, "source": source, "test": test, "text": text, "is_question": False,
-         "time": f"2026-01-01T10:0{i}:00+00:00"},
-        {"kind": kind, "group": "g", "i": i, "source": source, "test": test, "text": f"re {text}", "tokens": tokens},
+        {
+            "kind": "message",
+            "group": "g",
+            "i": i,
+            "source": source,
+            "test": test,
+            "text": text,
+            "is_question": False,
+            "time": f"2026-01-01T10:0{i}:00+00:00",
+        },
+        {
+            "kind": kind,
+            "group": "g",
+            "i": i,
+            "source": source,
+            "test": test,
+            "text": f"re {text}",
+            "tokens": tokens,
+        },
     ]
 
 
 def test_a_transcript_keeps_the_tests_own_turns_and_collapses_the_rest(tmp_path: Path) -> None:
     log = tmp_path / "events.jsonl"
-    write_events(log, [
-        *exchange(0, "intro", None, "hello", 10),
-        *exchange(1, "test", "t1", "My dog is Rex.", 20),
-        *exchange(2, "filler", None, "Q: trivia", 120, kind="observed"),
-        *exchange(3, "test", "t2", "Other test line.", 140),
-        *exchange(4, "filler", None, "Q: more trivia", 300),
-    ])
-    log.open("a").write('{"kind": "message", "group": "g", "i": 5, "source": "test", "test": "t1", "text": "Wha')
+    write_events(
+        log,
+        [
+            *exchange(0, "intro", None, "hello", 10),
+            *exchange(1, "test", "t1", "My dog is Rex.", 20),
+            *exchange(2, "filler", None, "Q: trivia", 120, kind="observed"),
+            *exchange(3, "test", "t2", "Other test line.", 140),
+            *exchange(4, "filler", None, "Q: more trivia", 300),
+        ],
+    )
+    log.open("a").write(
+        '{"kind": "message", "group": "g", "i": 5, "source": "test", "test": "t1", "text": "Wha'
+    )
     index = EventIndex([tmp_path, None])
     index.refresh()
-    assert index.transcript("g", "t1") == [TranscriptTurn("My dog is Rex.", "re My dog is Rex.", "2026-01-01T10:01:00+00:00")]
+    assert index.transcript("g", "t1") == [
+        TranscriptTurn("My dog is Rex.", "re My dog is Rex.", "2026-01-01T10:01:00+00:00")
+    ]
     with log.open("a") as file:  # the torn line completes, then the reply arrives
-        file.write("t is my dog called?\", \"is_question\": true, \"time\": null}\n")
+        file.write('t is my dog called?", "is_question": true, "time": null}\n')
     write_events(log, [{"kind": "reply", "group": "g", "i": 5, "test": "t1", "text": "Rex", "tokens": 320}])
     index.refresh()
     turns = index.transcript("g", "t1")
@@ -173,7 +246,6 @@ def test_a_transcript_keeps_the_tests_own_turns_and_collapses_the_rest(tmp_path:
         TranscriptTurn("What is my dog called?", "Rex", None, is_question=True),
     ]
     assert index.transcript("g", "nobody") is None and index.transcript("other", "t1") is None
-
 
 
 def pytest_html_extras(report: Path) -> list[dict]:
@@ -202,7 +274,9 @@ def test_pytest_html_gets_a_score_column_a_summary_and_escaped_extras(pytester: 
         assert text.count(HOSTILE) == 5, "the answer, and the four replies of the transcript"
         assert "My favourite colour" in text or "favourite colour" in text
     standalone = (pytester.path / "run" / "report.html").read_text()
-    assert "".join(assert_inert(standalone).text).count(HOSTILE) == 5 * 3, "every reply of the 3 tests, as text"
+    assert "".join(assert_inert(standalone).text).count(HOSTILE) == 5 * 3, (
+        "every reply of the 3 tests, as text"
+    )
 
 
 def test_a_curve_of_scores_keeps_the_whole_scale_and_short_tick_labels() -> None:

@@ -13,17 +13,24 @@ from tests.test_plugin import WARNINGS_AS_ERRORS, colours_only  # noqa: F401  (a
 ISOLATED = ("--memorybench", "--span=isolated", "-p", "no:cacheprovider")
 
 
-
 def properties(element: ET.Element) -> dict[str, str]:
     block = element.find("properties")
     return {} if block is None else {p.get("name", ""): p.get("value", "") for p in block.iter("property")}
 
 
 @pytest.mark.parametrize("parallel", [(), ("-n", "2")], ids=["serial", "xdist"])
-def test_cases_carry_scores_and_the_suite_carries_totals(pytester: pytest.Pytester, parallel: tuple[str, ...]) -> None:
-    """`record_testsuite_property` would lose these under xdist (pytest #7767); ours are added on the controller."""
+def test_cases_carry_scores_and_the_suite_carries_totals(
+    pytester: pytest.Pytester, parallel: tuple[str, ...]
+) -> None:
+    """`record_testsuite_property` would lose these under xdist (pytest #7767); ours are added on the
+    controller."""
     result = pytester.runpytest(
-        *ISOLATED, "--agent=oracle", "--junitxml=report.xml", "--mb-min-score=0.9", *WARNINGS_AS_ERRORS, *parallel
+        *ISOLATED,
+        "--agent=oracle",
+        "--junitxml=report.xml",
+        "--mb-min-score=0.9",
+        *WARNINGS_AS_ERRORS,
+        *parallel,
     )
     result.assert_outcomes(passed=3)
     suite = ET.parse(pytester.path / "report.xml").getroot().find("testsuite")
@@ -44,7 +51,9 @@ def test_cases_carry_scores_and_the_suite_carries_totals(pytester: pytest.Pytest
 
 
 def test_a_failed_gate_is_in_the_suite_properties(pytester: pytest.Pytester) -> None:
-    result = pytester.runpytest(*ISOLATED, "--agent=null", "--mb-threshold=0", "--mb-min-score=0.5", "--junitxml=r.xml")
+    result = pytester.runpytest(
+        *ISOLATED, "--agent=null", "--mb-threshold=0", "--mb-min-score=0.5", "--junitxml=r.xml"
+    )
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     totals = properties(ET.parse(pytester.path / "r.xml").getroot().find("testsuite"))  # type: ignore[arg-type]
     assert totals["memorybench.gate"] == "failed"
@@ -52,6 +61,21 @@ def test_a_failed_gate_is_in_the_suite_properties(pytester: pytest.Pytester) -> 
 
 
 def test_a_category_becomes_a_property_too() -> None:
-    record = {"score": 0.5, "threshold": 1.0, "scenario": "beam.probes", "span_tokens": 10, "skills": ["a", "b"]}
-    assert item_properties({**record, "category": "abstention"})[-2:] == [("skills", "a b"), ("category", "abstention")]
-    assert [name for name, _ in item_properties(record)] == ["score", "threshold", "scenario", "span_tokens", "skills"]
+    record = {
+        "score": 0.5,
+        "threshold": 1.0,
+        "scenario": "beam.probes",
+        "span_tokens": 10,
+        "skills": ["a", "b"],
+    }
+    assert item_properties({**record, "category": "abstention"})[-2:] == [
+        ("skills", "a b"),
+        ("category", "abstention"),
+    ]
+    assert [name for name, _ in item_properties(record)] == [
+        "score",
+        "threshold",
+        "scenario",
+        "span_tokens",
+        "skills",
+    ]

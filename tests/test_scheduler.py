@@ -14,12 +14,10 @@ from pathlib import Path
 
 import pytest
 
-
 from pytest_memorybench.agents.protocol import AgentAdapter
 from pytest_memorybench.conversation.channel import AgentChannel, LoggedExchange, ReplayDivergence
 from pytest_memorybench.conversation.clock import SimulatedClock
 from pytest_memorybench.conversation.events import EventLog
-from pytest_memorybench.conversation.trivia import TriviaSource
 from pytest_memorybench.conversation.program import (
     Exchange,
     Finish,
@@ -30,6 +28,7 @@ from pytest_memorybench.conversation.program import (
     Wait,
 )
 from pytest_memorybench.conversation.scheduler import INTRO, Conversation, ScheduledTest
+from pytest_memorybench.conversation.trivia import TriviaSource
 from pytest_memorybench.core.errors import AgentError
 from pytest_memorybench.core.records import Message, Score, ScriptLine, TestDefinition, Usage
 from pytest_memorybench.scenarios import ScoringContext
@@ -91,12 +90,22 @@ def converse(
         tests.append(ScheduledTest(name, definition(scenario, int(repetition or 1))))
     adapter = AgentAdapter(agent, "fake") if agent is not None else None
     channel = AgentChannel(
-        adapter, group="g", counter=Words(), clock=SimulatedClock(START), log=EventLog(tmp_path / "events.jsonl"),
-        replay=replay, saving_mode=saving_mode,
+        adapter,
+        group="g",
+        counter=Words(),
+        clock=SimulatedClock(START),
+        log=EventLog(tmp_path / "events.jsonl"),
+        replay=replay,
+        saving_mode=saving_mode,
     )
     factories = {id(test.definition): programs[test.key] for test in tests}
     conversation = Conversation(
-        tests, channel, span=span, scoring=ScoringContext(), filler=TriviaSource(0), incompatible=incompatible,
+        tests,
+        channel,
+        span=span,
+        scoring=ScoringContext(),
+        filler=TriviaSource(0),
+        incompatible=incompatible,
         programs=lambda scenario: lambda d, context: factories[id(d)](),
     )
     outcomes = asyncio.run(conversation.run())
@@ -123,14 +132,20 @@ def lines(name: str, count: int, wait: Wait | None = None):
 
 def test_compatible_tests_interleave_at_their_waits(tmp_path: Path) -> None:
     agent = Agent()
-    converse({"a": lines("a", 3, Wait(tokens=2)), "b": lines("b", 3, Wait(tokens=2))}, agent, tmp_path=tmp_path)
+    converse(
+        {"a": lines("a", 3, Wait(tokens=2)), "b": lines("b", 3, Wait(tokens=2))}, agent, tmp_path=tmp_path
+    )
     assert said(agent) == ["a-1", "b-1", "a-2", "b-2", "a-3", "b-3"]
     assert agent.received[0].text == INTRO
 
 
 def test_incompatible_tests_never_overlap(tmp_path: Path) -> None:
     agent = Agent()
-    programs = {"a/1": lines("a1", 2, Wait(tokens=2)), "a/2": lines("a2", 2, Wait(tokens=2)), "b": lines("b", 2, Wait(tokens=2))}
+    programs = {
+        "a/1": lines("a1", 2, Wait(tokens=2)),
+        "a/2": lines("a2", 2, Wait(tokens=2)),
+        "b": lines("b", 2, Wait(tokens=2)),
+    }
     converse(programs, agent, tmp_path=tmp_path)
     sequence = said(agent)
     assert sequence.index("a1-2") < sequence.index("a2-1"), "repetitions of one scenario follow each other"
@@ -154,7 +169,9 @@ def test_waiting_tests_resume_before_new_ones_start(tmp_path: Path) -> None:
 
 def test_time_waits_jump_the_clock_instead_of_filler(tmp_path: Path) -> None:
     agent = Agent()
-    _, channel, conversation = converse({"a": lines("a", 2, Wait(seconds=3 * 3600))}, agent, tmp_path=tmp_path)
+    _, channel, conversation = converse(
+        {"a": lines("a", 2, Wait(seconds=3 * 3600))}, agent, tmp_path=tmp_path
+    )
     assert said(agent) == ["a-1", "a-2"]
     assert conversation.stats.filler_messages == 0 and conversation.stats.clock_jumps == 1
     assert (agent.received[-1].timestamp - agent.received[1].timestamp).total_seconds() == 3 * 3600
@@ -162,7 +179,9 @@ def test_time_waits_jump_the_clock_instead_of_filler(tmp_path: Path) -> None:
 
 def test_token_waits_are_filled_with_filler_sized_to_the_need(tmp_path: Path) -> None:
     agent = Agent()
-    outcomes, channel, conversation = converse({"a": lines("a", 2, Wait(tokens=300))}, agent, span=1000, tmp_path=tmp_path)
+    outcomes, channel, conversation = converse(
+        {"a": lines("a", 2, Wait(tokens=300))}, agent, span=1000, tmp_path=tmp_path
+    )
     assert conversation.stats.filler_messages >= 1
     filler_tokens = conversation.stats.filler_tokens
     assert 300 - 2 <= filler_tokens < 300 + 60, "filler stops at the need, overshooting by less than one item"
@@ -170,12 +189,16 @@ def test_token_waits_are_filled_with_filler_sized_to_the_need(tmp_path: Path) ->
 
 def test_percentage_waits_count_from_the_tests_first_message(tmp_path: Path) -> None:
     agent = Agent()
-    outcomes, channel, conversation = converse({"a": lines("a", 2, Wait(percentage=50))}, agent, span=400, tmp_path=tmp_path)
+    outcomes, channel, conversation = converse(
+        {"a": lines("a", 2, Wait(percentage=50))}, agent, span=400, tmp_path=tmp_path
+    )
     events = (tmp_path / "events.jsonl").read_text().splitlines()
     parsed = [json.loads(line) for line in events]
     begin = next(e["tokens"] for e in parsed if e["kind"] == "test_begin")
     second = next(e for e in parsed if e["kind"] == "message" and e.get("text") == "a-2")
-    tokens_before_second = max(e["tokens"] for e in parsed if e["kind"] in ("reply", "observed") and e["i"] < second["i"])
+    tokens_before_second = max(
+        e["tokens"] for e in parsed if e["kind"] in ("reply", "observed") and e["i"] < second["i"]
+    )
     assert tokens_before_second >= begin + 200
     assert tokens_before_second - (begin + 200) < 60
 
@@ -256,7 +279,9 @@ def test_what_observing_filler_costs_counts_as_filler_overhead(tmp_path: Path) -
             super().observe(messages)
             self.usage.cost_usd += 0.5
 
-    _, _, conversation = converse({"a": lines("a", 2, Wait(tokens=200))}, Summarising(), span=1000, tmp_path=tmp_path)
+    _, _, conversation = converse(
+        {"a": lines("a", 2, Wait(tokens=200))}, Summarising(), span=1000, tmp_path=tmp_path
+    )
     saved = conversation.stats.saved_filler_messages
     assert saved >= 1 and conversation.stats.overhead_usage.cost_usd == pytest.approx(0.5 * saved)
     assert conversation.stats.overhead_usage.calls == 1, "the intro: observing is no call"
@@ -275,7 +300,9 @@ def test_isolated_mode_resets_and_sends_no_intro_and_no_filler(tmp_path: Path) -
 
 def test_an_agent_failure_stops_the_conversation_and_keeps_finished_tests(tmp_path: Path) -> None:
     agent = Agent(fail_at=4)  # intro, a-1, a-2 succeed; b-1 fails
-    outcomes, _, conversation = converse({"a": lines("a", 2), "b": lines("b", 2), "c": lines("c", 1)}, agent, tmp_path=tmp_path)
+    outcomes, _, conversation = converse(
+        {"a": lines("a", 2), "b": lines("b", 2), "c": lines("c", 1)}, agent, tmp_path=tmp_path
+    )
     assert outcomes["a"].error is None and outcomes["a"].score.value == 1.0
     assert "RuntimeError: server down" in (outcomes["b"].error or "")
     assert "stopped during this test" in (outcomes["b"].error or "")
@@ -288,7 +315,9 @@ def test_replay_reuses_logged_replies_and_then_goes_live(tmp_path: Path) -> None
     agent = ObservingAgent()
     outcomes, channel, _ = converse({"a": lines("a", 2)}, agent, tmp_path=tmp_path, replay=logged)
     assert [m.text for m in agent.received] == ["a-2"], "only what the log lacks is asked"
-    assert [m.text for m in agent.observed] == [INTRO, "understood", "a-1", "logged reply"], "the agent is told the history"
+    assert [m.text for m in agent.observed] == [INTRO, "understood", "a-1", "logged reply"], (
+        "the agent is told the history"
+    )
     assert outcomes["a"].transcript[0].reply == "logged reply"
 
 

@@ -247,8 +247,7 @@ def test_spy_meeting_case_sensitivity_is_the_callers_choice() -> None:
 
 def test_spy_meeting_repeating_the_code_scores_zero() -> None:
     reply = (
-        "We meet when the sun is high, where the sea cargo is stored,"
-        " with a quiet way to open locked doors."
+        "We meet when the sun is high, where the sea cargo is stored, with a quiet way to open locked doors."
     )
     score = score_keywords([NOON, PORT, PICK], reply, case_sensitive=True, other_clue_keywords=OTHERS)
     assert score.value == 0.0

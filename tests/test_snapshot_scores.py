@@ -9,7 +9,13 @@ import pytest
 
 import pytest_memorybench.agents.recall  # noqa: F401  (numpy must load outside pytester's inner runs)
 from pytest_memorybench.core.errors import UsageError
-from pytest_memorybench.reports.snapshot import ScoreTableExtension, latest_run, load_results, score_table, within
+from pytest_memorybench.reports.snapshot import (
+    ScoreTableExtension,
+    latest_run,
+    load_results,
+    score_table,
+    within,
+)
 from tests.test_plugin import COLOURS_SUITE
 
 USER_TESTS = """
@@ -25,7 +31,12 @@ def test_definitions_hold(snapshot):
 
 def benchmark(pytester: pytest.Pytester, *arguments: str) -> None:
     pytester.runpytest(
-        "--memorybench", "--span=isolated", "--mb-suite=colours_only.yaml", "-p", "no:cacheprovider", *arguments
+        "--memorybench",
+        "--span=isolated",
+        "--mb-suite=colours_only.yaml",
+        "-p",
+        "no:cacheprovider",
+        *arguments,
     ).assert_outcomes(passed=3)
 
 
@@ -43,8 +54,12 @@ def test_a_team_snapshots_its_scores_and_definitions(pytester: pytest.Pytester) 
 
     missing = pytester.runpytest("test_memory_snapshots.py", "-p", "no:cacheprovider")
     missing.assert_outcomes(failed=2)  # no snapshot yet: syrupy fails until one is accepted
-    pytester.runpytest("test_memory_snapshots.py", "--snapshot-update", "-p", "no:cacheprovider").assert_outcomes(passed=2)
-    stored = json.loads(next(pytester.path.glob("__snapshots__/test_memory_snapshots/test_scores_hold.json")).read_text())
+    pytester.runpytest(
+        "test_memory_snapshots.py", "--snapshot-update", "-p", "no:cacheprovider"
+    ).assert_outcomes(passed=2)
+    stored = json.loads(
+        next(pytester.path.glob("__snapshots__/test_memory_snapshots/test_scores_hold.json")).read_text()
+    )
     assert stored["scenarios"]["ltm.colours"] == {"mean": 1.0, "n": 3}
     assert stored["total"] == {"mean": 1.0, "n": 3} and stored["suites"] == {"ltm": {"mean": 1.0, "n": 3}}
 
@@ -55,7 +70,7 @@ def test_a_team_snapshots_its_scores_and_definitions(pytester: pytest.Pytester) 
     shift_means(run, 0.2)
     moved = pytester.runpytest("test_memory_snapshots.py", "-p", "no:cacheprovider")
     moved.assert_outcomes(passed=1, failed=1)
-    moved.stdout.fnmatch_lines(["*test_scores_hold*", "*-*\"mean\": 1.0*", "*+*\"mean\": 0.785*"])
+    moved.stdout.fnmatch_lines(["*test_scores_hold*", '*-*"mean": 1.0*', '*+*"mean": 0.785*'])
 
     benchmark(pytester, "--agent=oracle", "--mb-seed=9")  # other content: the definitions snapshot notices
     reseeded = pytester.runpytest("test_memory_snapshots.py", "-p", "no:cacheprovider")
@@ -75,23 +90,35 @@ def test_the_table_keeps_categories_and_scalar_metrics() -> None:
     results = {
         "totals": {"score": 1.5, "max": 3},
         "suites": {"beam": {"mean": 0.5, "ci95": [0.1, 0.9], "n": 3}},
-        "scenarios": {"beam.probes": {
-            "mean": 0.5, "ci95": [0.1, 0.9], "n": 3,
-            "categories": {"abstention": {"mean": 1.0, "ci95": None, "n": 1}},
-            "metrics": {"recall@5": 0.75, "curve": {"curve": [[1, 2]]}, "ok": True},
-        }},
+        "scenarios": {
+            "beam.probes": {
+                "mean": 0.5,
+                "ci95": [0.1, 0.9],
+                "n": 3,
+                "categories": {"abstention": {"mean": 1.0, "ci95": None, "n": 1}},
+                "metrics": {"recall@5": 0.75, "curve": {"curve": [[1, 2]]}, "ok": True},
+            }
+        },
     }
     assert score_table(results) == {
         "total": {"mean": 0.5, "n": 3},
         "suites": {"beam": {"mean": 0.5, "n": 3}},
-        "scenarios": {"beam.probes": {"mean": 0.5, "n": 3, "categories": {"abstention": {"mean": 1.0, "n": 1}},
-                                      "metrics": {"recall@5": 0.75}}},
+        "scenarios": {
+            "beam.probes": {
+                "mean": 0.5,
+                "n": 3,
+                "categories": {"abstention": {"mean": 1.0, "n": 1}},
+                "metrics": {"recall@5": 0.75},
+            }
+        },
     }
     assert not ScoreTableExtension().matches(serialized_data="{}", snapshot_data=None)
 
 
 def test_missing_runs_say_what_to_do(tmp_path: Path) -> None:
-    with pytest.raises(UsageError, match=r"no finished run \(no \*/results.json\); run pytest --memorybench first"):
+    with pytest.raises(
+        UsageError, match=r"no finished run \(no \*/results.json\); run pytest --memorybench first"
+    ):
         latest_run(tmp_path)
     with pytest.raises(UsageError, match=r"cannot read a results.json"):
         load_results(tmp_path)

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from pytest_memorybench.core.errors import UsageError
-from pytest_memorybench.scenarios.ltm.colours import QUESTION
 from pytest_memorybench.core.spans import ISOLATED, Span, parse_span
+from pytest_memorybench.scenarios.ltm.colours import QUESTION
 from pytest_memorybench.suite import Suite, SuiteEntry, builtin_suites, load_suite
 
 
@@ -204,12 +204,22 @@ def test_unknown_scenario_parameter_names_it_and_the_known_ones(tmp_path: Path) 
 
 def test_yaml_numbers_and_dates_are_read_as_meant(tmp_path: Path) -> None:
     """`p: 1` is a float and an unquoted date is the text of that date, as the author meant."""
-    text = "name: x\nscenarios:\n  - scenario: episodic.book\n    params: {p: 1, start_date: 2024-02-01, end_date: 2024-06-30}\n"
-    with pytest.raises(UsageError, match=r"my-suite.yaml: scenario episodic.book: p must be strictly between 0 and 1, got 1.0$"):
+    text = (
+        "name: x\nscenarios:\n  - scenario: episodic.book\n    params: {p: 1, start_date: 2024-02-01,"
+        " end_date: 2024-06-30}\n"
+    )
+    with pytest.raises(
+        UsageError,
+        match=r"my-suite.yaml: scenario episodic.book: p must be strictly between 0 and 1, got 1.0$",
+    ):
         load_suite(str(write_suite(tmp_path, text))).generate(0)
     text = text.replace("p: 1,", "p: 0.2,")
     (context,) = load_suite(str(write_suite(tmp_path, text))).generate(0).contexts.values()
-    dates = {d.expected["answer"][0] for d in context.probes if d.expected["retrieval_type"] == "Times" and d.expected["answer"]}
+    dates = {
+        d.expected["answer"][0]
+        for d in context.probes
+        if d.expected["retrieval_type"] == "Times" and d.expected["answer"]
+    }
     months = ("February", "March", "April", "May", "June")
     assert dates and all(date.startswith(months) and date.endswith(", 2024") for date in dates)
 
@@ -225,7 +235,9 @@ def test_wrong_scenario_parameter_type(tmp_path: Path, value: str) -> None:
 BAD_SCENARIO_FILES = {
     "unknown scenario": "name: x\nscenarios: [ltm.colors]\n",
     "unknown parameter": "name: x\nscenarios:\n  - scenario: ltm.colours\n    params: {colours: 3}\n",
-    "wrong parameter type": "name: x\nscenarios:\n  - scenario: ltm.colours\n    params: {colour_changes: '3'}\n",
+    "wrong parameter type": (
+        "name: x\nscenarios:\n  - scenario: ltm.colours\n    params: {colour_changes: '3'}\n"
+    ),
 }
 
 
@@ -264,7 +276,13 @@ def test_threshold_bounds_are_allowed(tmp_path: Path, value: int) -> None:
 
 @pytest.mark.parametrize(
     ("where", "value", "shown"),
-    [("top", "0", "0"), ("top", "-1", "-1"), ("top", "2.5", "2.5"), ("top", "true", "True"), ("entry", "0", "0")],
+    [
+        ("top", "0", "0"),
+        ("top", "-1", "-1"),
+        ("top", "2.5", "2.5"),
+        ("top", "true", "True"),
+        ("entry", "0", "0"),
+    ],
 )
 def test_repetitions_must_be_positive_integers(tmp_path: Path, where: str, value: str, shown: str) -> None:
     if where == "top":
@@ -272,7 +290,10 @@ def test_repetitions_must_be_positive_integers(tmp_path: Path, where: str, value
     else:
         text = f"name: x\nscenarios:\n  - scenario: ltm.colours\n    repetitions: {value}\n"
     path = write_suite(tmp_path, text)
-    assert load_error(path) == f"suite file {path}: 'repetitions' must be a whole number from 1 to 1000, got {shown}"
+    assert (
+        load_error(path)
+        == f"suite file {path}: 'repetitions' must be a whole number from 1 to 1000, got {shown}"
+    )
 
 
 @pytest.mark.parametrize("value", ["32x", "0", "-5k", "lots"])
@@ -310,6 +331,9 @@ def test_a_scenario_can_sit_out_small_spans(tmp_path: Path) -> None:
     path = tmp_path / "suite.yaml"
     path.write_text("name: mine\nspan: 2k\nscenarios:\n  - scenario: ltm.colours\n    min_span: 8k\n")
     suite = load_suite(str(path))
-    assert suite.too_long_for("ltm.colours", parse_span("2k")) == "ltm.colours needs a span of at least 8k; this run's is 2k"
+    assert (
+        suite.too_long_for("ltm.colours", parse_span("2k"))
+        == "ltm.colours needs a span of at least 8k; this run's is 2k"
+    )
     assert suite.too_long_for("ltm.colours", parse_span("32k")) is None
     assert suite.too_long_for("ltm.colours", parse_span("isolated")) is None

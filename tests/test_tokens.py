@@ -70,10 +70,16 @@ def test_counts_add_up_over_cuts(counter: TokenCounter) -> None:
 
 
 def test_counts_add_up_over_the_cuts_of_a_filler_message(counter: TokenCounter) -> None:
-    lines = ["Below are some questions.", "Q: Who wrote \"Emma\"?, A: Jane Austen", "Q: What is 12 times 7?, A: 84"]
+    lines = [
+        "Below are some questions.",
+        'Q: Who wrote "Emma"?, A: Jane Austen',
+        "Q: What is 12 times 7?, A: 84",
+    ]
     lines += ["Q: What is the capital of the United States?, A: Washington, D.C.", "Q: 1,000?, A: (x)"]
     message = "\n".join(lines)
-    assert counter.count(message) == sum(counter.count(line + "\n") for line in lines[:-1]) + counter.count(lines[-1])
+    assert counter.count(message) == sum(counter.count(line + "\n") for line in lines[:-1]) + counter.count(
+        lines[-1]
+    )
     reply = '["Jane Austen", "84", "Washington, D.C.", "(x)"]'
     parts = ['["Jane Austen",', ' "84",', ' "Washington, D.C.",', ' "(x)"]']
     assert "".join(parts) == reply

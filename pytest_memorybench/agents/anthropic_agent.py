@@ -20,7 +20,14 @@ from typing import Any
 
 import anthropic
 
-from pytest_memorybench.agents.llm import Completion, LLMChatAgent, MalformedReply, ToolCall, Turn, not_an_answer
+from pytest_memorybench.agents.llm import (
+    Completion,
+    LLMChatAgent,
+    MalformedReply,
+    ToolCall,
+    Turn,
+    not_an_answer,
+)
 
 
 class AnthropicAgent(LLMChatAgent):
@@ -54,20 +61,27 @@ class AnthropicAgent(LLMChatAgent):
             raise MalformedReply(f"the server's answer is not a message: {not_an_answer(response)}")
         tool_input = next((block.input for block in response.content if block.type == "tool_use"), None)
         return Completion(
-            text=json.dumps(tool_input) if tool_input is not None else "".join(
-                block.text for block in response.content if block.type == "text"
-            ),
+            text=json.dumps(tool_input)
+            if tool_input is not None
+            else "".join(block.text for block in response.content if block.type == "text"),
             input_tokens=getattr(usage, "input_tokens", None),
             output_tokens=getattr(usage, "output_tokens", None),
             tool_calls=tuple(
                 ToolCall(block.name, block.input if isinstance(block.input, dict) else None)
-                for block in response.content if block.type == "tool_use"
+                for block in response.content
+                if block.type == "tool_use"
             ),
         )
 
     @classmethod
     def tool_options(cls, functions: Sequence[dict[str, Any]]) -> dict[str, Any]:
-        return {"tools": [
-            {"name": function["name"], "description": function["description"], "input_schema": function["parameters"]}
-            for function in functions
-        ]}
+        return {
+            "tools": [
+                {
+                    "name": function["name"],
+                    "description": function["description"],
+                    "input_schema": function["parameters"],
+                }
+                for function in functions
+            ]
+        }

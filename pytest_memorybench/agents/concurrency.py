@@ -42,13 +42,20 @@ class LevelChange:
     why: str
 
     def as_list(self) -> list[object]:
-        return [round(self.seconds, 3), self.level, None if self.throughput is None else round(self.throughput, 4), self.why]
+        return [
+            round(self.seconds, 3),
+            self.level,
+            None if self.throughput is None else round(self.throughput, 4),
+            self.why,
+        ]
 
 
 class AdaptiveLimit:
     """At most `level` requests at once to one provider, the level set by measured throughput."""
 
-    def __init__(self, name: str, *, ceiling: int = AUTO_CEILING, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self, name: str, *, ceiling: int = AUTO_CEILING, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self.name = name
         self.ceiling = max(1, ceiling)
         self.level = 1
@@ -143,7 +150,11 @@ class AdaptiveLimit:
             self._new_window()
             return
         self._raised_from = level
-        self._change(min(self.ceiling, level * 2 if self._slow_start else level + 1), throughput, "probing" if self.settled else "gain")
+        self._change(
+            min(self.ceiling, level * 2 if self._slow_start else level + 1),
+            throughput,
+            "probing" if self.settled else "gain",
+        )
 
     def _change(self, level: int, throughput: float | None, why: str) -> None:
         if level != self.level:
@@ -167,7 +178,9 @@ class AdaptiveLimit:
             "level": self.level,
             "settled": self.settled,
             "most_in_flight": self.most_in_flight,
-            "changes": [change.as_list() for change in self.changes[:1] + self.changes[1:][-RECORDED_CHANGES:]],
+            "changes": [
+                change.as_list() for change in self.changes[:1] + self.changes[1:][-RECORDED_CHANGES:]
+            ],
         }
 
 

@@ -32,7 +32,10 @@ class RateLimits:
 
     @property
     def active(self) -> bool:
-        return any(value is not None for value in (self.max_in_flight, self.requests_per_minute, self.tokens_per_minute))
+        return any(
+            value is not None
+            for value in (self.max_in_flight, self.requests_per_minute, self.tokens_per_minute)
+        )
 
 
 class ProviderGate:

@@ -28,9 +28,15 @@ from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_aft
 
 from pytest_memorybench.agents.limits import RateLimits, gate_for
 from pytest_memorybench.agents.prices import context_window_for, price_for
-from pytest_memorybench.core.tokens import default_counter
-from pytest_memorybench.core.errors import AgentError, ProviderError, ProviderRefused, UsageError, describe_exception
+from pytest_memorybench.core.errors import (
+    AgentError,
+    ProviderError,
+    ProviderRefused,
+    UsageError,
+    describe_exception,
+)
 from pytest_memorybench.core.records import Message, Usage
+from pytest_memorybench.core.tokens import default_counter
 
 SYSTEM_PROMPT = "You are a helpful assistant."
 LOCAL_API_KEY = "not-needed"  # compatible local servers ignore the key, but the SDKs insist on one
@@ -103,7 +109,9 @@ class LLMChatAgent(ABC):
         self.max_wait = max_wait
         self.max_output_tokens = max_output_tokens
         self.usage = Usage()
-        self.gate = gate_for(self.provider, base_url, limits or RateLimits())  # shared with every caller of the endpoint
+        self.gate = gate_for(
+            self.provider, base_url, limits or RateLimits()
+        )  # shared with every caller of the endpoint
         self._api_key = self._resolve_api_key(api_key)
         self._client: Any = self._make_client(self._api_key)
         self._owns_client = True
@@ -205,7 +213,9 @@ class LLMChatAgent(ABC):
             return counter.count(turn["content"]) + MESSAGE_OVERHEAD
 
         budget = self.context_tokens or context_window_for(self.model)
-        room = budget - self.max_output_tokens - counter.count(SYSTEM_PROMPT) - MESSAGE_OVERHEAD - size(pending)
+        room = (
+            budget - self.max_output_tokens - counter.count(SYSTEM_PROMPT) - MESSAGE_OVERHEAD - size(pending)
+        )
         kept: list[Turn] = []
         for exchange in _exchanges_newest_first(self._turns):
             cost = sum(size(turn) for turn in exchange)
@@ -217,7 +227,9 @@ class LLMChatAgent(ABC):
 
     # -- calling the API ----------------------------------------------------------------------
 
-    async def _request(self, turns: list[Turn], *, system: str = SYSTEM_PROMPT, **options: Any) -> tuple[Completion, float]:
+    async def _request(
+        self, turns: list[Turn], *, system: str = SYSTEM_PROMPT, **options: Any
+    ) -> tuple[Completion, float]:
         async def attempt() -> tuple[Completion, float]:
             if self.model is None:
                 self.model = await self._discover_model()
@@ -241,17 +253,23 @@ class LLMChatAgent(ABC):
         except Exception as exc:  # noqa: BLE001 - the SDK or a compatible server may raise anything
             if self._is_transient(exc):
                 plural = "s" if self.max_attempts != 1 else ""
-                line = f"{self.name}: gave up after {self.max_attempts} attempt{plural}: {self._describe(exc)}"
+                line = (
+                    f"{self.name}: gave up after {self.max_attempts} attempt{plural}: {self._describe(exc)}"
+                )
                 raise ProviderError(self._redact(line)) from None
             if isinstance(exc, self.status_error):
-                line = f"{self.name}: {self._describe(exc)}; not retried, so the run stops before more is spent"
+                line = (
+                    f"{self.name}: {self._describe(exc)}; not retried, so the run stops before more is spent"
+                )
                 raise ProviderRefused(self._redact(line)) from None
             raise ProviderError(self._redact(f"{self.name}: {self._describe(exc)}")) from None
 
     def _is_transient(self, exc: BaseException) -> bool:
         """An outage a later attempt can get past: a dropped or cut connection, a timeout, a 408,
         409, 425, 429 or 5xx (whatever its body), or a 200 whose body is no answer."""
-        if isinstance(exc, (self.connection_error, MalformedReply, json.JSONDecodeError, self.validation_error)):
+        if isinstance(
+            exc, (self.connection_error, MalformedReply, json.JSONDecodeError, self.validation_error)
+        ):
             return True
         if isinstance(exc, self.status_error):
             status: int = exc.status_code  # type: ignore[attr-defined]

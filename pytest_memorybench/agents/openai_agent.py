@@ -19,7 +19,14 @@ from typing import Any
 
 import openai
 
-from pytest_memorybench.agents.llm import Completion, LLMChatAgent, MalformedReply, ToolCall, Turn, not_an_answer
+from pytest_memorybench.agents.llm import (
+    Completion,
+    LLMChatAgent,
+    MalformedReply,
+    ToolCall,
+    Turn,
+    not_an_answer,
+)
 from pytest_memorybench.core.errors import AgentError
 
 REASONING_OUTPUT_TOKENS = 16_384  # a reasoning model spends output tokens thinking before it answers
@@ -46,7 +53,9 @@ class OpenAIChatAgent(LLMChatAgent):
             self.max_output_tokens = REASONING_OUTPUT_TOKENS
 
     def _make_client(self, api_key: str) -> Any:
-        return openai.AsyncOpenAI(api_key=api_key, base_url=self.base_url, timeout=self.timeout, max_retries=0)
+        return openai.AsyncOpenAI(
+            api_key=api_key, base_url=self.base_url, timeout=self.timeout, max_retries=0
+        )
 
     async def _discover_model(self) -> str:
         page = await self._client.models.list()
@@ -66,7 +75,9 @@ class OpenAIChatAgent(LLMChatAgent):
         calls = _tool_calls(message)
         if message is None or (getattr(message, "content", None) is None and not calls):
             refusal = getattr(message, "refusal", None)
-            raise MalformedReply(f"the server's answer has no content{f' (refusal: {refusal})' if refusal else ''}")
+            raise MalformedReply(
+                f"the server's answer has no content{f' (refusal: {refusal})' if refusal else ''}"
+            )
         usage = response.usage
         return Completion(
             text=message.content or "",

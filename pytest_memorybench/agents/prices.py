@@ -3,8 +3,8 @@
 Prices are USD per million tokens as listed on openai.com/api/pricing and
 docs.anthropic.com/en/docs/about-claude/pricing (checked early 2026; the o-series after OpenAI's
 June 2025 o3 price cut); they change, so reported costs are estimates.  Reasoning models bill their
-hidden reasoning as output tokens, and the adapters count it so.  A name matches its dated snapshots and variants
-("gpt-4o-mini-2024-07-18"), the longest name winning, but not other generations ("gpt-5.5" is
+hidden reasoning as output tokens, and the adapters count it so.  A name matches its dated snapshots and
+variants ("gpt-4o-mini-2024-07-18"), the longest name winning, but not other generations ("gpt-5.5" is
 not "gpt-5").  Unknown models cost 0: a local server is free, and a guess would be worse than none.
 
 The table is meant to be extended: a model it lacks (a fine-tune, a hosted open model, a newer

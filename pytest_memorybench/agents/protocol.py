@@ -18,9 +18,9 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 
 from pytest_memorybench.agents.concurrency import AdaptiveLimit
-from pytest_memorybench.core.tokens import default_counter
 from pytest_memorybench.core.errors import AgentError, describe_exception
 from pytest_memorybench.core.records import Message, Usage
+from pytest_memorybench.core.tokens import default_counter
 
 if TYPE_CHECKING:
     from pytest_memorybench.agents.budget import Budget
@@ -106,7 +106,9 @@ async def _in_daemon_thread(func: Callable[..., Any], *args: Any) -> Any:
 class AgentAdapter:
     """Uniform async wrapper around a user's agent object or reply function."""
 
-    def __init__(self, target: Any, name: str, *, timeout: float | None = None, budget: Budget | None = None) -> None:
+    def __init__(
+        self, target: Any, name: str, *, timeout: float | None = None, budget: Budget | None = None
+    ) -> None:
         if callable(target) and not hasattr(target, "reply"):
             function = target
             self._reply: Callable[..., Any] = lambda message: _call(function, message.text)
@@ -123,10 +125,14 @@ class AgentAdapter:
         # A memory system's spending by phase (write: taking a message in; read: answering), when
         # the agent keeps `phase_usage`; a fork adds to its parent's.
         self.memory_usage: dict[str, Usage] | None = (
-            {phase: Usage() for phase in target.phase_usage} if isinstance(getattr(target, "phase_usage", None), dict) else None
+            {phase: Usage() for phase in target.phase_usage}
+            if isinstance(getattr(target, "phase_usage", None), dict)
+            else None
         )
         self.last_reply_cut: int | None = None  # the length of the last reply, when it was cut
-        self.limit: AdaptiveLimit | None = None  # replies at once, measured (your agent under --mb-concurrency auto)
+        self.limit: AdaptiveLimit | None = (
+            None  # replies at once, measured (your agent under --mb-concurrency auto)
+        )
 
     def supports(self, capability: str) -> bool:
         return callable(getattr(self.target, capability, None))
@@ -222,7 +228,9 @@ class AgentAdapter:
         try:
             return await _within(_call(getattr(self.target, capability), *args), self.timeout)
         except _HarnessTimeout:
-            raise AgentError(f"agent {self.name}: {capability}() took longer than {self.timeout:g} s") from None
+            raise AgentError(
+                f"agent {self.name}: {capability}() took longer than {self.timeout:g} s"
+            ) from None
         except AgentError:
             raise
         except Exception as exc:  # noqa: BLE001

@@ -4,8 +4,8 @@ It remembers every statement said to it (questions excluded: they would match th
 asked again) and every message handed to it through `observe` (a chat's history, questions
 included: a user's "I moved to Leeds, can you suggest a gym?" carries a fact; multiple-choice
 quizzes excluded), ranks them with BM25 against each question, never answering a question with
-itself, and answers with the best match.  Memory systems usually let the newest fact win, so among statements scoring within
-`RECENCY_BAND` of the best it picks the most recent.  No model is involved: the scores it gets
+itself, and answers with the best match.  Memory systems usually let the newest fact win, so among statements
+scoring within `RECENCY_BAND` of the best it picks the most recent.  No model is involved: the scores it gets
 show how far plain lexical retrieval goes on a scenario, between `null` and `oracle`.
 
 Multiple-choice questions (MemBench: a question, then lines "A. …" to "D. …") get a letter.  The
@@ -14,8 +14,8 @@ nothing matches that, to the options' words) and picks the option whose words th
 cover best, each word weighted by its rarity in memory (BM25's idf), so a value that was actually
 said beats one that merely shares "years old" with it.  Among equally covered options, the one
 held by the statement holding more of the question's words wins, and among near-equals (the
-recency band again) the one in the newest statement, so a correction beats what it corrects.  When no option's words occur
-at all it abstains, as it does when nothing matches a plain question.
+recency band again) the one in the newest statement, so a correction beats what it corrects.  When no option's
+words occur at all it abstains, as it does when nothing matches a plain question.
 
 `answer(question, memory)` is that answerer on its own, so the reference memory agents
 (`agents/memory/reference.py`) can put it behind other memory components.
@@ -176,7 +176,9 @@ def pick_option(stem: str, options: dict[str, str], memory: Bm25Memory) -> str |
         if not weight or not words & together:
             continue
         support, newest = max(
-            (relevance[p] * _cover(memory, words, memory.terms_of(p)) / weight, p) for p in read if words & memory.terms_of(p)
+            (relevance[p] * _cover(memory, words, memory.terms_of(p)) / weight, p)
+            for p in read
+            if words & memory.terms_of(p)
         )
         candidates.append((round(_cover(memory, words, together) / weight, 9), support, newest, letter))
     if not candidates:

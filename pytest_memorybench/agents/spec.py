@@ -40,16 +40,17 @@ ENTRY_POINT_GROUP = "memorybench.agents"
 LLM_PROVIDERS = ("openai", "anthropic")
 API_KEY_VARIABLES = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
 SPEC_FORMS = (
-    "recall, null, oracle, full-memory, recent-memory, retrieval-memory, openai:MODEL, anthropic:MODEL, openai:MODEL@URL, "
-    "http://HOST:PORT/v1, MECHANISM:MODEL (rag, light, memgpt, …), an installed memorybench.agents entry point, or pkg.module:factory"
+    "recall, null, oracle, full-memory, recent-memory, retrieval-memory, openai:MODEL, anthropic:MODEL,"
+    " openai:MODEL@URL, http://HOST:PORT/v1, MECHANISM:MODEL (rag, light, memgpt, …), an installed"
+    " memorybench.agents entry point, or pkg.module:factory"
 )
 
 Kind = Literal["builtin", "openai", "anthropic", "memory", "entry_point", "import"]
 _URL = re.compile(r"^https?://\S+$")
 _CREDENTIALS = re.compile(r"(https?://)[^/@\s]+@")
 _NEITHER = (
-    "neither a model prefix (openai, anthropic) nor a memory mechanism (full-context, recent-memory, rag, light, "
-    "ltm-agent, memorybank, generative-agents, memgpt, scm)"
+    "neither a model prefix (openai, anthropic) nor a memory mechanism (full-context, recent-memory, rag,"
+    " light, ltm-agent, memorybank, generative-agents, memgpt, scm)"
 )
 _IMPORT = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
 
@@ -90,8 +91,12 @@ class AgentOptions:
     context_tokens: int | None = None
     timeout: float | None = 600.0
     thinking_tokens: int | None = None  # Anthropic extended thinking budget
-    limits: RateLimits = field(default_factory=RateLimits)  # the provider's limits, shared by all conversations
-    memory_model: AgentSpec | None = None  # a memory system's model for its own work (default: the answering one)
+    limits: RateLimits = field(
+        default_factory=RateLimits
+    )  # the provider's limits, shared by all conversations
+    memory_model: AgentSpec | None = (
+        None  # a memory system's model for its own work (default: the answering one)
+    )
     embedder: EmbedderSpec | None = None  # what a memory system ranks with (default: lexical)
 
 
@@ -119,10 +124,13 @@ def parse_agent_spec(text: str) -> AgentSpec:
         model = parse_agent_spec(memory.model)
         if model.kind not in LLM_PROVIDERS:
             raise UsageError(
-                f"--agent {spec!r}: {memory.mechanism} answers with a model: give openai:MODEL, anthropic:MODEL, "
-                f"openai:MODEL@URL or a URL after '{memory.mechanism}:', not {memory.model!r}"
+                f"--agent {spec!r}: {memory.mechanism} answers with a model: give openai:MODEL,"
+                f" anthropic:MODEL, openai:MODEL@URL or a URL after '{memory.mechanism}:', not"
+                f" {memory.model!r}"
             )
-        return AgentSpec(spec, "memory", memory.mechanism, base_url=model.base_url, memory=memory, model_spec=model)
+        return AgentSpec(
+            spec, "memory", memory.mechanism, base_url=model.base_url, memory=memory, model_spec=model
+        )
     prefix, sep, rest = spec.partition(":")
     if sep and prefix in LLM_PROVIDERS:
         model, at, url = rest.partition("@")
@@ -134,7 +142,9 @@ def parse_agent_spec(text: str) -> AgentSpec:
     if _IMPORT.match(spec):
         return AgentSpec(spec, "import", spec)
     if sep:
-        raise UsageError(f"--agent {spec!r}: {prefix!r} is {_NEITHER}; or pkg.module:factory for your own agent")
+        raise UsageError(
+            f"--agent {spec!r}: {prefix!r} is {_NEITHER}; or pkg.module:factory for your own agent"
+        )
     if re.fullmatch(r"[\w.-]+", spec):
         return AgentSpec(spec, "entry_point", spec)
     raise UsageError(f"--agent {spec!r} is not an agent spec: use {SPEC_FORMS}")
@@ -211,12 +221,17 @@ def model_agent(spec: AgentSpec, options: AgentOptions) -> Any:
     )
 
 
-def agent_factory(spec: AgentSpec, options: AgentOptions = AgentOptions()) -> Callable[[], AgentAdapter] | None:
+def agent_factory(
+    spec: AgentSpec, options: AgentOptions = AgentOptions()
+) -> Callable[[], AgentAdapter] | None:
     """How to make a new agent for each conversation; None when the spec names one object (an agent
     instance, a `str -> str` reply function), which the conversations must then share."""
     if spec.kind in ("entry_point", "import"):
         obj = _load_entry_point(spec) if spec.kind == "entry_point" else _import_target(spec)
-        if not (inspect.isclass(obj) or (callable(obj) and not hasattr(obj, "reply") and _required_parameters(obj) == 0)):
+        if not (
+            inspect.isclass(obj)
+            or (callable(obj) and not hasattr(obj, "reply") and _required_parameters(obj) == 0)
+        ):
             return None
     return functools.partial(build_agent, spec, options)
 
@@ -231,7 +246,9 @@ def _load_entry_point(spec: AgentSpec) -> Any:
     try:
         return found[0].load()
     except Exception as exc:  # noqa: BLE001
-        raise UsageError(f"--agent {spec.text}: loading its entry point failed: {describe_exception(exc)}") from None
+        raise UsageError(
+            f"--agent {spec.text}: loading its entry point failed: {describe_exception(exc)}"
+        ) from None
 
 
 def _import_target(spec: AgentSpec) -> Any:
@@ -244,7 +261,8 @@ def _import_target(spec: AgentSpec) -> Any:
     except ModuleNotFoundError as exc:
         if exc.name == module_name and "." not in module_name:
             raise UsageError(
-                f"--agent {spec.text!r}: {module_name!r} is {_NEITHER}, nor a module; your own agent: pkg.module:factory"
+                f"--agent {spec.text!r}: {module_name!r} is {_NEITHER}, nor a module; your own agent:"
+                " pkg.module:factory"
             ) from None
         raise UsageError(
             f"--agent {spec.text}: cannot import {module_name!r} ({describe_exception(exc)}); "
@@ -274,7 +292,9 @@ def _instantiate(obj: Any, spec: AgentSpec) -> Any:
         try:
             return obj()
         except Exception as exc:  # noqa: BLE001
-            raise UsageError(f"--agent {spec.text}: creating the agent failed: {describe_exception(exc)}") from None
+            raise UsageError(
+                f"--agent {spec.text}: creating the agent failed: {describe_exception(exc)}"
+            ) from None
     return obj
 
 

@@ -14,9 +14,9 @@ import inspect
 from collections.abc import Callable, Coroutine
 from typing import Any
 
+from pytest_memorybench.agents.budget import Budget
 from pytest_memorybench.agents.concurrency import AdaptiveLimit
 from pytest_memorybench.agents.protocol import AgentAdapter
-from pytest_memorybench.agents.budget import Budget
 from pytest_memorybench.core.errors import AgentError, UsageError, describe_exception
 
 
@@ -36,7 +36,9 @@ class AgentSupply:
         self.timeout = timeout
         self.budget = budget
         self._live: dict[int, AgentAdapter] = {}  # agents made for conversations still running, by target id
-        self.limit: AdaptiveLimit | None = None  # --mb-concurrency auto over your own agents: their replies at once
+        self.limit: AdaptiveLimit | None = (
+            None  # --mb-concurrency auto over your own agents: their replies at once
+        )
 
     @property
     def multiplies(self) -> bool:
@@ -55,7 +57,9 @@ class AgentSupply:
             raise AgentError(str(exc)) from None
         except Exception as exc:  # user code may raise anything
             raise AgentError(f"{self.name} raised {describe_exception(exc)} making an agent") from exc
-        adapter = made if isinstance(made, AgentAdapter) else AgentAdapter(made, self.name, timeout=self.timeout)
+        adapter = (
+            made if isinstance(made, AgentAdapter) else AgentAdapter(made, self.name, timeout=self.timeout)
+        )
         if id(adapter.target) in self._live:
             raise AgentError(
                 f"{self.name} returned an agent that another conversation is using; it must make a new one "
@@ -86,14 +90,18 @@ class RunAgents:
         self.plugin_agent: Any = None  # the agent the plugin's own `memorybench_agent` fixture built
         self.supply: AgentSupply | None = None
         self._adapters: dict[int, AgentAdapter] = {}
-        self._async_fixtures: list[Any] = []  # async generator agent fixtures we resolved: closed with the run
+        self._async_fixtures: list[
+            Any
+        ] = []  # async generator agent fixtures we resolved: closed with the run
 
     def adapt(self, agent: Any, name: str = "fixture:memorybench_agent") -> AgentAdapter | None:
         if agent is None or isinstance(agent, AgentAdapter):
             return agent
         adapter = self._adapters.get(id(agent))
         if adapter is None:
-            adapter = AgentAdapter(self._resolve_async_fixture(agent), name, timeout=self.timeout, budget=self.budget)
+            adapter = AgentAdapter(
+                self._resolve_async_fixture(agent), name, timeout=self.timeout, budget=self.budget
+            )
             self._adapters[id(agent)] = adapter
         return adapter
 

@@ -21,10 +21,10 @@ from pytest_memorybench.conversation.clock import SimulatedClock
 from pytest_memorybench.conversation.events import EventLog
 from pytest_memorybench.conversation.evidence import EVIDENCE_K, evidence_recall
 from pytest_memorybench.conversation.filler import FillerTask, Prefetch
-from pytest_memorybench.core.tokens import TokenCounter, remember
 from pytest_memorybench.core.errors import AgentError
-from pytest_memorybench.judges.base import JUDGE_ERROR, Judge, JudgeFailed, JudgeTask, JudgeVerdict
 from pytest_memorybench.core.records import Message, Usage
+from pytest_memorybench.core.tokens import TokenCounter, remember
+from pytest_memorybench.judges.base import JUDGE_ERROR, Judge, JudgeFailed, JudgeTask, JudgeVerdict
 
 Source = Literal["test", "filler", "intro"]  # who is speaking to the agent
 
@@ -43,7 +43,9 @@ class LoggedExchange:
     reply: str | None
     saved: bool = False
     filler: tuple[int, int] | None = None
-    evidence: dict[str, Any] | None = None  # evidence recall measured before a question (conversation.evidence)
+    evidence: dict[str, Any] | None = (
+        None  # evidence recall measured before a question (conversation.evidence)
+    )
 
     @classmethod
     def sending(cls, text: str, saved: bool, filler: FillerTask | None) -> LoggedExchange:
@@ -145,16 +147,37 @@ class AgentChannel:
             self.last_usage = agent.usage - before
         self.tokens += task.tokens
         self._remember(task.message, task.expected_reply, now, now, observed=True)
-        self.emit("observed", i=self.exchanges, source="filler", filler=filler_reference(task), time=now, tokens=self.tokens)
+        self.emit(
+            "observed",
+            i=self.exchanges,
+            source="filler",
+            filler=filler_reference(task),
+            time=now,
+            tokens=self.tokens,
+        )
         self.exchanges += 1
 
     async def _exchange(
-        self, text: str, source: Source, test: str | None, is_question: bool, ideal: str | None, filler: FillerTask | None,
+        self,
+        text: str,
+        source: Source,
+        test: str | None,
+        is_question: bool,
+        ideal: str | None,
+        filler: FillerTask | None,
         evidence: Sequence[str],
     ) -> str:
         sent_at = self.clock.now()
         content = {"text": text} if filler is None else {"filler": filler_reference(filler)}
-        self.emit("message", i=self.exchanges, source=source, test=test, **content, is_question=is_question, time=sent_at)
+        self.emit(
+            "message",
+            i=self.exchanges,
+            source=source,
+            test=test,
+            **content,
+            is_question=is_question,
+            time=sent_at,
+        )
         logged = self._next_logged(text, saved=False, filler=filler)
         self.last_usage = Usage()
         self.last_evidence = None
@@ -176,10 +199,21 @@ class AgentChannel:
             self.last_usage = agent.usage - before
             if agent.last_reply_cut is not None:
                 cut["cut_from"] = agent.last_reply_cut  # the reply's length before it was bounded
-        self.tokens += (self.counter.count(text) if filler is None else filler.message_tokens) + self.counter.count(reply)
+        self.tokens += (
+            self.counter.count(text) if filler is None else filler.message_tokens
+        ) + self.counter.count(reply)
         replied_at = self.clock.now()
         self._remember(text, reply, sent_at, replied_at)
-        self.emit("reply", i=self.exchanges, source=source, test=test, text=reply, time=replied_at, tokens=self.tokens, **cut)
+        self.emit(
+            "reply",
+            i=self.exchanges,
+            source=source,
+            test=test,
+            text=reply,
+            time=replied_at,
+            tokens=self.tokens,
+            **cut,
+        )
         self.exchanges += 1
         return reply
 
@@ -214,16 +248,24 @@ class AgentChannel:
 
     async def _live_agent(self) -> AgentAdapter:
         if self.agent is None:
-            raise AgentError(f"conversation {self.group}: the logged run ends here and no agent is given to go on")
+            raise AgentError(
+                f"conversation {self.group}: the logged run ends here and no agent is given to go on"
+            )
         if not self._caught_up:
             self._caught_up = True
             if self.agent.supports("catch_up") or self.agent.supports("observe"):
                 for observed, messages in self._history:
                     await (self.agent.observe(messages) if observed else self.agent.catch_up(messages))
-            self.emit("resumed", replayed_tokens=self.tokens, told=sum(len(messages) for _, messages in self._history))
+            self.emit(
+                "resumed",
+                replayed_tokens=self.tokens,
+                told=sum(len(messages) for _, messages in self._history),
+            )
         return self.agent
 
-    def _remember(self, text: str, reply: str, sent_at: datetime, replied_at: datetime, *, observed: bool = False) -> None:
+    def _remember(
+        self, text: str, reply: str, sent_at: datetime, replied_at: datetime, *, observed: bool = False
+    ) -> None:
         if self._caught_up:
             return
         exchange = [Message(text, sent_at), Message(reply, replied_at, "assistant")]  # the times it had them
@@ -246,8 +288,13 @@ class LoggedJudge:
         """The verdict; JudgeFailed when the judge could not be asked (the test then has no score)."""
         verdict = await self._judge.judge(task)
         self._channel.emit(
-            "judge_call", task=task.kind, scorer=task.scorer, fingerprint=task.fingerprint()[:16],
-            cached=verdict.cached, verdict=verdict.data, error=verdict.error,
+            "judge_call",
+            task=task.kind,
+            scorer=task.scorer,
+            fingerprint=task.fingerprint()[:16],
+            cached=verdict.cached,
+            verdict=verdict.data,
+            error=verdict.error,
         )
         if verdict.error is not None and verdict.error.startswith(JUDGE_ERROR):
             raise JudgeFailed(verdict.error.replace(JUDGE_ERROR, "judge error", 1))

@@ -43,11 +43,15 @@ class EventLog:
 
 
 def _unwritable(path: Path, exc: OSError) -> RunFolderUnwritable:
-    return RunFolderUnwritable(f"cannot write {path} ({exc.strerror or exc}); make room or fix its permissions")
+    return RunFolderUnwritable(
+        f"cannot write {path} ({exc.strerror or exc}); make room or fix its permissions"
+    )
 
 
 def _plain(value: object) -> str:
     return value.isoformat() if isinstance(value, datetime) else str(value)
 
 
-_ENCODER = json.JSONEncoder(ensure_ascii=False, default=_plain)  # one encoder: building it per event costs more
+_ENCODER = json.JSONEncoder(
+    ensure_ascii=False, default=_plain
+)  # one encoder: building it per event costs more

@@ -50,9 +50,17 @@ def evidence_recall(
     if not wanted:
         return None
     memories = [_normal(text) for text in retrieved]
-    found = {text: any(piece in memory for piece in pieces for memory in memories) for text, pieces in wanted.items()}
+    found = {
+        text: any(piece in memory for piece in pieces for memory in memories)
+        for text, pieces in wanted.items()
+    }
     recalled = sum(found.values())
-    result: dict[str, Any] = {"k": EVIDENCE_K, "evidence": len(wanted), "recalled": recalled, "recall": round(recalled / len(wanted), 6)}
+    result: dict[str, Any] = {
+        "k": EVIDENCE_K,
+        "evidence": len(wanted),
+        "recalled": recalled,
+        "recall": round(recalled / len(wanted), 6),
+    }
     if groups is not None:
         units: dict[str, bool] = {}
         for text, group in zip(evidence, groups):
@@ -64,8 +72,11 @@ def evidence_recall(
 
 def mean_recall(records: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
     """The mean evidence recall over the scored items that have one, or None."""
-    values = [record["details"]["evidence"]["recall"] for record in records
-              if record.get("score") is not None and (record.get("details") or {}).get("evidence")]
+    values = [
+        record["details"]["evidence"]["recall"]
+        for record in records
+        if record.get("score") is not None and (record.get("details") or {}).get("evidence")
+    ]
     if not values:
         return None
     return {"k": EVIDENCE_K, "mean": round(sum(values) / len(values), 6), "questions": len(values)}

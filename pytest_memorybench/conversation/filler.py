@@ -27,8 +27,8 @@ from dataclasses import dataclass
 from functools import lru_cache, partial
 from json.encoder import encode_basestring  # type: ignore[attr-defined]
 
-from pytest_memorybench.core.tokens import TokenCounter, sums_at_cuts
 from pytest_memorybench.conversation.trivia import PASS_ITEMS, TriviaSource
+from pytest_memorybench.core.tokens import TokenCounter, sums_at_cuts
 
 # ------------------------------------------------------------------------------------------------
 # Building filler messages.
@@ -90,7 +90,9 @@ class _Pass:
     # builds only a few items past the end of a message.
     GROWTH_TOKENS_PER_ITEM = 48
 
-    def __init__(self, source: TriviaSource, first: int, size: int, counter: TokenCounter, cuts: bool) -> None:
+    def __init__(
+        self, source: TriviaSource, first: int, size: int, counter: TokenCounter, cuts: bool
+    ) -> None:
         self.source = source
         self.first = first  # the source index of position 0
         self.size = size
@@ -109,7 +111,12 @@ class _Pass:
         return self.sum_pieces[position + 1] - self.sum_pieces[position]
 
     def line_tokens(self, position: int) -> int:
-        return self.sum_estimate[position + 1] - self.sum_estimate[position] - self.newline - self.piece(position)
+        return (
+            self.sum_estimate[position + 1]
+            - self.sum_estimate[position]
+            - self.newline
+            - self.piece(position)
+        )
 
     def with_newline(self, position: int) -> int:
         return self.sum_with_newline[position + 1] - self.sum_with_newline[position]
@@ -137,7 +144,9 @@ class _Pass:
             with_newline = 0
             if cuts:  # a letter or digit then a newline is a cut; other endings are counted whole
                 last = line[-1]
-                with_newline = line_tokens + newline if last.isascii() and last.isalnum() else count(line + "\n")
+                with_newline = (
+                    line_tokens + newline if last.isascii() and last.isalnum() else count(line + "\n")
+                )
             self.lines.append(line)
             self.quoted.append(quoted)
             self.sum_pieces.append(self.sum_pieces[-1] + piece)
@@ -258,7 +267,9 @@ class Prefetch:
             index = part.first + part.size
 
     def _build_items(self, tokens: int) -> Iterator[bool]:
-        for cycle in range(_PASSES_KEPT // 2):  # no further than the kept passes reach: none is dropped unused
+        for cycle in range(
+            _PASSES_KEPT // 2
+        ):  # no further than the kept passes reach: none is dropped unused
             part, _ = _pass(self._source, cycle * PASS_ITEMS, self._counter, True)
             while tokens > part.sum_estimate[-1] and len(part.lines) < part.size:
                 part.build(len(part.lines) + PREFETCH_CHUNK)
@@ -339,7 +350,9 @@ def _make_filler(source: TriviaSource, start_index: int, target: int, counter: T
         estimate = task.tokens
 
 
-def _task(spans: list[tuple[_Pass, int, int]], start_index: int, counter: TokenCounter, cuts: bool) -> FillerTask:
+def _task(
+    spans: list[tuple[_Pass, int, int]], start_index: int, counter: TokenCounter, cuts: bool
+) -> FillerTask:
     """The filler task made of the items in `spans`, with its exact count."""
     lines = [INSTRUCTION]
     quoted: list[str] = []
@@ -351,7 +364,9 @@ def _task(spans: list[tuple[_Pass, int, int]], start_index: int, counter: TokenC
         message_tokens, reply_tokens = counter.count(message), counter.count(reply)
     else:  # the instruction and each line but the last with its newline; the last line alone
         (first, start, _), (last, _, end) = spans[0], spans[-1]
-        message_tokens = _count(counter, INSTRUCTION + "\n") - last.with_newline(end - 1) + last.line_tokens(end - 1)
+        message_tokens = (
+            _count(counter, INSTRUCTION + "\n") - last.with_newline(end - 1) + last.line_tokens(end - 1)
+        )
         message_tokens += sum(part.sum_with_newline[e] - part.sum_with_newline[s] for part, s, e in spans)
         if len(quoted) == 1:
             reply_tokens = _count(counter, reply)
@@ -359,7 +374,9 @@ def _task(spans: list[tuple[_Pass, int, int]], start_index: int, counter: TokenC
             reply_tokens = _count(counter, f"[{quoted[0]},") - first.piece(start) - last.piece(end - 1)
             reply_tokens += sum(part.sum_pieces[e] - part.sum_pieces[s] for part, s, e in spans)
             reply_tokens += _count(counter, f" {quoted[-1]}]")
-    return FillerTask(message, reply, message_tokens + reply_tokens, len(quoted), start_index + len(quoted), message_tokens)
+    return FillerTask(
+        message, reply, message_tokens + reply_tokens, len(quoted), start_index + len(quoted), message_tokens
+    )
 
 
 # ------------------------------------------------------------------------------------------------

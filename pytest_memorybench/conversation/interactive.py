@@ -21,8 +21,8 @@ from typing import Any, TypeVar
 
 from pytest_memorybench.conversation.channel import AgentChannel
 from pytest_memorybench.conversation.filler import make_filler
-from pytest_memorybench.conversation.trivia import TriviaSource
 from pytest_memorybench.conversation.scheduler import FILLER_CAP_TOKENS
+from pytest_memorybench.conversation.trivia import TriviaSource
 from pytest_memorybench.core.records import Turn
 
 T = TypeVar("T")
@@ -68,7 +68,11 @@ class MemoryConversation:
         target = self.channel.tokens + tokens
         while self.channel.tokens < target:
             task = make_filler(
-                self._filler, self._filler_index, target - self.channel.tokens, FILLER_CAP_TOKENS, self.channel.counter
+                self._filler,
+                self._filler_index,
+                target - self.channel.tokens,
+                FILLER_CAP_TOKENS,
+                self.channel.counter,
             )
             self._filler_index = task.next_index
             if self.channel.can_save:
@@ -98,6 +102,8 @@ class MemoryConversation:
 
     async def _exchange(self, text: str, *, is_question: bool, ideal: str | None = None) -> str:
         sent_at = self.channel.clock.now()
-        reply = await self.channel.say(text, source="test", test=self.channel.group, is_question=is_question, ideal=ideal)
+        reply = await self.channel.say(
+            text, source="test", test=self.channel.group, is_question=is_question, ideal=ideal
+        )
         self.transcript.append(Turn(text, reply, sent_at.isoformat(), is_question))
         return reply

@@ -42,7 +42,12 @@ def iter_events(folder: Path) -> Iterator[dict[str, Any]]:
 # where trusting it would fail the run.
 _NONE = type(None)
 _EXCHANGE: dict[str, tuple[type, ...]] = {
-    "group": (str,), "i": (int,), "text": (str, _NONE), "filler": (list, _NONE), "test": (str, _NONE), "tokens": (int, _NONE),
+    "group": (str,),
+    "i": (int,),
+    "text": (str, _NONE),
+    "filler": (list, _NONE),
+    "test": (str, _NONE),
+    "tokens": (int, _NONE),
 }
 _FIELDS: dict[str, dict[str, tuple[type, ...]]] = {
     "message": _EXCHANGE,
@@ -50,8 +55,14 @@ _FIELDS: dict[str, dict[str, tuple[type, ...]]] = {
     "observed": _EXCHANGE,
     "conversation_begin": {"group": (str,), "tests": (list, _NONE)},
     "probe_answer": {
-        "test": (str,), "ask": (int,), "text": (str,), "at": (int,), "tokens": (int,), "retrieved": (list, _NONE),
-        "seconds": (int, float, _NONE), "retrieve_seconds": (int, float, _NONE),
+        "test": (str,),
+        "ask": (int,),
+        "text": (str,),
+        "at": (int,),
+        "tokens": (int,),
+        "retrieved": (list, _NONE),
+        "seconds": (int, float, _NONE),
+        "retrieve_seconds": (int, float, _NONE),
     },
 }
 
@@ -93,7 +104,10 @@ def read_conversations(folder: Path) -> dict[str, ConversationLog]:
                 continue
             filler = message.get("filler")
             replies.setdefault(group, {})[event["i"]] = LoggedExchange(
-                message.get("text"), event.get("text"), saved=kind == "observed", filler=tuple(filler) if filler else None,
+                message.get("text"),
+                event.get("text"),
+                saved=kind == "observed",
+                filler=tuple(filler) if filler else None,
                 evidence=event.get("evidence") if isinstance(event.get("evidence"), dict) else None,
             )
     logs: dict[str, ConversationLog] = {}

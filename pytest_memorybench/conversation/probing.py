@@ -95,7 +95,9 @@ class ProbeSession:
         self.scoring = scoring
         self.progress = progress or (lambda event: None)
         self.probes = [_Probe(test, ask_points(test.definition, None)) for test in tests]
-        self.evidence_ids = {probe.test.key: evidence_ids(probe.test.definition, scoring.profile) for probe in self.probes}
+        self.evidence_ids = {
+            probe.test.key: evidence_ids(probe.test.definition, scoring.profile) for probe in self.probes
+        }
         self.evidence_texts: dict[int, str] = {}  # the delivered text of each turn some question rests on
         for probe in self.probes:
             probe.answers.update((logged or {}).get(probe.test.key, {}))
@@ -111,7 +113,9 @@ class ProbeSession:
         memory_before = memory_snapshot(agent)
         if pending:
             self.channel.emit(
-                "probe_begin", context=self.context.id, tests=[p.test.key for p in pending],
+                "probe_begin",
+                context=self.context.id,
+                tests=[p.test.key for p in pending],
                 replayed=[p.test.key for p in self.probes if p.complete],
             )
             try:
@@ -120,7 +124,9 @@ class ProbeSession:
                 self.error, self.stats.error_kind = str(exc), exc.kind
                 self.channel.emit("agent_error", error=self.error)
                 stop_on_refusal(exc)
-            self.channel.emit("probe_end", context=self.context.id, tokens=self.delivery.tokens, turns=self.delivery.turns)
+            self.channel.emit(
+                "probe_end", context=self.context.id, tokens=self.delivery.tokens, turns=self.delivery.turns
+            )
         self.stats.tokens = self.delivery.tokens or self.context.tokens or 0
         self.stats.error = self.error
         self.stats.time_replies(agent, replies_before, memory_before)
@@ -136,7 +142,10 @@ class ProbeSession:
     async def _deliver_and_ask(self, pending: list[_Probe]) -> None:
         agent = self.channel.agent
         if agent is None:
-            raise AgentError(f"{self.channel.group}: the logged run has no answer for {len(pending)} probe(s) and no agent is given")
+            raise AgentError(
+                f"{self.channel.group}: the logged run has no answer for {len(pending)} probe(s) and no agent"
+                " is given"
+            )
         await agent.reset()
         due = sorted({point for probe in pending for point in probe.points if point >= 0})
         observe = agent.supports("observe")
@@ -144,7 +153,11 @@ class ProbeSession:
         limit = self.context.observe_batch if observe else self.context.pack_tokens
         batch: list[Message] = []
         batch_size = header
-        wanted = {turn for probe in pending for turn in self.evidence_ids[probe.test.key]} if agent.supports("retrieve") else set()
+        wanted = (
+            {turn for probe in pending for turn in self.evidence_ids[probe.test.key]}
+            if agent.supports("retrieve")
+            else set()
+        )
         for message in self.context.turns():
             while due and self.delivery.turns >= due[0]:
                 await self._flush(agent, batch, observe)
@@ -181,7 +194,9 @@ class ProbeSession:
         self.stats.overhead_usage.add(agent.usage - before)
         self.delivery.write_seconds.append(time.perf_counter() - started)
         self.delivery.last_time = batch[-1].timestamp
-        self.channel.emit("context_delivered", turns=self.delivery.turns, tokens=self.delivery.tokens, observed=observe)
+        self.channel.emit(
+            "context_delivered", turns=self.delivery.turns, tokens=self.delivery.tokens, observed=observe
+        )
         self.progress({"event": "context", "group": self.channel.group, "tokens": self.delivery.tokens})
 
     # -- asking -----------------------------------------------------------------------------------
@@ -219,14 +234,20 @@ class ProbeSession:
             retrieve_seconds = round(time.perf_counter() - started, 6)
         await agent.prime_answer(ideal_answer(definition, self.scoring.profile))
         before = dataclasses.replace(agent.usage)
-        reply = await agent.reply(Message(question, asked_at(definition) or self.delivery.last_time or self.channel.clock.now()))
+        reply = await agent.reply(
+            Message(question, asked_at(definition) or self.delivery.last_time or self.channel.clock.now())
+        )
         probe.usage.add(agent.usage - before)
         seconds = round(time.perf_counter() - started, 6)
-        answer = LoggedAnswer(reply, self.delivery.turns, self.delivery.tokens, retrieved, seconds, retrieve_seconds, evidence)
+        answer = LoggedAnswer(
+            reply, self.delivery.turns, self.delivery.tokens, retrieved, seconds, retrieve_seconds, evidence
+        )
         probe.answers[index] = answer
         self.channel.emit("probe_answer", test=probe.test.key, ask=index, **dataclasses.asdict(answer))
 
-    async def _evidence_recall(self, agent: AgentAdapter, probe: _Probe, question: str) -> dict[str, Any] | None:
+    async def _evidence_recall(
+        self, agent: AgentAdapter, probe: _Probe, question: str
+    ) -> dict[str, Any] | None:
         """What share of the turns the question rests on the agent's memory returns for it."""
         turns = [turn for turn in self.evidence_ids[probe.test.key] if turn in self.evidence_texts]
         if not turns or not agent.supports("retrieve"):
@@ -245,8 +266,14 @@ class ProbeSession:
         if not probe.complete:
             error = self.error or "the probe was not asked"
             return TestOutcome(
-                definition, responses, Score(0.0, (f"agent error: {error}",)), self._transcript(definition, answers),
-                0, dataclasses.replace(probe.usage), error=error, details=self._details(answers),
+                definition,
+                responses,
+                Score(0.0, (f"agent error: {error}",)),
+                self._transcript(definition, answers),
+                0,
+                dataclasses.replace(probe.usage),
+                error=error,
+                details=self._details(answers),
                 error_kind=self.stats.error_kind or "agent",
             )
         try:
@@ -255,21 +282,37 @@ class ProbeSession:
                 score = await score
         except JudgeFailed as failed:  # asked and answered, but not scored: an error, not a 0
             self.channel.emit("test_end", test=probe.test.key, error=str(failed))
-            self.progress({"event": "test_end", "test": probe.test.key, "group": self.channel.group, "tokens": 0})
+            self.progress(
+                {"event": "test_end", "test": probe.test.key, "group": self.channel.group, "tokens": 0}
+            )
             return TestOutcome(
-                definition, responses, Score(0.0, (str(failed),)), self._transcript(definition, answers),
-                0, dataclasses.replace(probe.usage), error=str(failed), details=self._details(answers), error_kind=failed.kind,
+                definition,
+                responses,
+                Score(0.0, (str(failed),)),
+                self._transcript(definition, answers),
+                0,
+                dataclasses.replace(probe.usage),
+                error=str(failed),
+                details=self._details(answers),
+                error_kind=failed.kind,
             )
         self.channel.emit("score", test=probe.test.key, value=score.value, reasons=list(score.reasons))
         span_tokens = answers[-1].tokens if answers else 0
         self.channel.emit("test_end", test=probe.test.key, span_tokens=span_tokens, overrun=False)
-        self.progress({"event": "test_end", "test": probe.test.key, "group": self.channel.group, "tokens": span_tokens})
+        self.progress(
+            {"event": "test_end", "test": probe.test.key, "group": self.channel.group, "tokens": span_tokens}
+        )
         details = self._details(answers)
         if score.details:
             details["scoring"] = dict(score.details)  # for the family's summary (BEAM's tau_norm, F1)
         return TestOutcome(
-            definition, responses, score, self._transcript(definition, answers), span_tokens,
-            dataclasses.replace(probe.usage), details=details,
+            definition,
+            responses,
+            score,
+            self._transcript(definition, answers),
+            span_tokens,
+            dataclasses.replace(probe.usage),
+            details=details,
         )
 
     def _transcript(self, definition: TestDefinition, answers: list[LoggedAnswer]) -> list[Turn]:

@@ -78,17 +78,23 @@ class ConversationStats:
     repetitions: int = 1
     error: str | None = None
     error_kind: str | None = None  # AgentError.kind of `error`
-    reply_timing: dict[str, Any] | None = None  # the agent's reply latencies here (core.timings), if it was asked
+    reply_timing: dict[str, Any] | None = (
+        None  # the agent's reply latencies here (core.timings), if it was asked
+    )
     memory_usage: dict[str, Usage] | None = None  # a memory system's spending here, by phase (write, read)
 
-    def time_replies(self, agent: AgentAdapter | None, since: int, memory_since: dict[str, Usage] | None = None) -> None:
+    def time_replies(
+        self, agent: AgentAdapter | None, since: int, memory_since: dict[str, Usage] | None = None
+    ) -> None:
         """Keep the latencies of the replies `agent` gave from its `since`-th reply on, and what a
         memory system spent by phase since `memory_since` (`memory_snapshot`)."""
         seconds = agent.reply_seconds[since:] if agent is not None else []
         self.reply_timing = timing_summary(seconds) if seconds else None
         if agent is not None and agent.memory_usage is not None:
             before = memory_since or {}
-            self.memory_usage = {phase: usage - before.get(phase, Usage()) for phase, usage in agent.memory_usage.items()}
+            self.memory_usage = {
+                phase: usage - before.get(phase, Usage()) for phase, usage in agent.memory_usage.items()
+            }
 
     @property
     def span_ratio(self) -> float | None:
@@ -165,11 +171,16 @@ class Conversation:
 
     async def run(self) -> dict[str, TestOutcome]:
         """Drive every test to its end; an agent failure stops the conversation, keeping what ended."""
-        runs = self._runs = [_Run(test, order, self._program(test.definition)) for order, test in enumerate(self.tests)]
+        runs = self._runs = [
+            _Run(test, order, self._program(test.definition)) for order, test in enumerate(self.tests)
+        ]
         if not self.isolated and self.tests and self.filler_index == 0:
             # At most every test's span of filler, built while the agent answers.
             self.channel.prefetch = prefetch(
-                self.filler, self.stats.repetitions * (self.span or 0), self.channel.counter, FILLER_CAP_TOKENS
+                self.filler,
+                self.stats.repetitions * (self.span or 0),
+                self.channel.counter,
+                FILLER_CAP_TOKENS,
             )
         self.channel.emit(
             "conversation_begin", tests=[t.key for t in self.tests], span=self.span, saving_mode=self.channel.can_save,
@@ -264,13 +275,29 @@ class Conversation:
         if run.begin_tokens is None:
             run.begin_tokens = channel.tokens
             channel.emit("test_begin", test=run.test.key, tokens=channel.tokens, time=channel.clock.now())
-            self.progress({"event": "test_begin", "test": run.test.key, "group": channel.group, "tokens": channel.tokens})
+            self.progress(
+                {
+                    "event": "test_begin",
+                    "test": run.test.key,
+                    "group": channel.group,
+                    "tokens": channel.tokens,
+                }
+            )
         if action.is_question:
             run.question_tokens = channel.tokens + channel.counter.count(action.text)
         sent_at = channel.clock.now()
         ideal = self._oracle_ideal(action.ideal)
-        statements = [turn.message for turn in run.transcript if not turn.is_question] if action.is_question else []
-        reply = await channel.say(action.text, source="test", test=run.test.key, is_question=action.is_question, ideal=ideal, evidence=statements)
+        statements = (
+            [turn.message for turn in run.transcript if not turn.is_question] if action.is_question else []
+        )
+        reply = await channel.say(
+            action.text,
+            source="test",
+            test=run.test.key,
+            is_question=action.is_question,
+            ideal=ideal,
+            evidence=statements,
+        )
         run.usage.add(channel.last_usage)
         if channel.last_evidence is not None:
             run.evidence = channel.last_evidence
@@ -288,7 +315,10 @@ class Conversation:
                 self._jump(now + timedelta(seconds=wait.seconds))
             return False
         assert self.span is not None and run.begin_tokens is not None
-        tokens = max(run.begin_tokens + math.floor(self.span * wait.percentage / 100), self.channel.tokens + wait.tokens)
+        tokens = max(
+            run.begin_tokens + math.floor(self.span * wait.percentage / 100),
+            self.channel.tokens + wait.tokens,
+        )
         run.until_tokens = tokens if tokens > self.channel.tokens else None
         run.until_time = now + timedelta(seconds=wait.seconds) if wait.seconds else None
         if not run.waits():
@@ -340,11 +370,17 @@ class Conversation:
 
     async def _unblock(self, open_runs: list[_Run]) -> None:
         now, tokens = self.channel.clock.now(), self.channel.tokens
-        time_targets = [run.until_time for run in open_runs if run.until_time is not None and run.until_time > now]
+        time_targets = [
+            run.until_time for run in open_runs if run.until_time is not None and run.until_time > now
+        ]
         if time_targets:
             self._jump(min(time_targets))
             return
-        token_needs = [run.until_tokens - tokens for run in open_runs if run.until_tokens is not None and run.until_tokens > tokens]
+        token_needs = [
+            run.until_tokens - tokens
+            for run in open_runs
+            if run.until_tokens is not None and run.until_tokens > tokens
+        ]
         need = min(token_needs) if token_needs else CALLBACK_FILLER_TOKENS[self.isolated]
         await self._send_filler(need)
 
@@ -376,13 +412,17 @@ class Conversation:
     async def _finish(self, run: _Run) -> None:
         definition = run.test.definition
         try:
-            score = run.score or get_scenario(definition.scenario).score(definition, run.responses, self.scoring)
+            score = run.score or get_scenario(definition.scenario).score(
+                definition, run.responses, self.scoring
+            )
             if inspect.isawaitable(score):
                 score = await score
         except JudgeFailed as failed:
             self._end_without_score(run, str(failed), failed.kind)
             return
-        span_tokens = (run.question_tokens or 0) - (run.begin_tokens or 0) if run.question_tokens is not None else 0
+        span_tokens = (
+            (run.question_tokens or 0) - (run.begin_tokens or 0) if run.question_tokens is not None else 0
+        )
         run.outcome = TestOutcome(
             definition,
             run.responses,
@@ -395,21 +435,51 @@ class Conversation:
         )
         self.channel.emit("score", test=run.test.key, value=score.value, reasons=list(score.reasons))
         self.channel.emit("test_end", test=run.test.key, span_tokens=span_tokens, overrun=run.outcome.overrun)
-        self.progress({"event": "test_end", "test": run.test.key, "group": self.channel.group, "tokens": self.channel.tokens})
+        self.progress(
+            {
+                "event": "test_end",
+                "test": run.test.key,
+                "group": self.channel.group,
+                "tokens": self.channel.tokens,
+            }
+        )
 
     def _unfinished(self, run: _Run) -> TestOutcome:
-        started = "stopped during this test" if run.begin_tokens is not None else "stopped before this test began"
+        started = (
+            "stopped during this test" if run.begin_tokens is not None else "stopped before this test began"
+        )
         error = f"{self.stats.error} (conversation {started})"
         return TestOutcome(
-            run.test.definition, run.responses, Score(0.0, (f"agent error: {error}",)), run.transcript, 0,
-            dataclasses.replace(run.usage), error=error, span_target=self.span, error_kind=self.stats.error_kind,
+            run.test.definition,
+            run.responses,
+            Score(0.0, (f"agent error: {error}",)),
+            run.transcript,
+            0,
+            dataclasses.replace(run.usage),
+            error=error,
+            span_target=self.span,
+            error_kind=self.stats.error_kind,
         )
 
     def _end_without_score(self, run: _Run, error: str, kind: str) -> None:
         """A test the conversation got through but could not score (its judge failed): an error, not a 0."""
         run.outcome = TestOutcome(
-            run.test.definition, run.responses, Score(0.0, (error,)), run.transcript, 0, dataclasses.replace(run.usage),
-            error=error, span_target=self.span, error_kind=kind,
+            run.test.definition,
+            run.responses,
+            Score(0.0, (error,)),
+            run.transcript,
+            0,
+            dataclasses.replace(run.usage),
+            error=error,
+            span_target=self.span,
+            error_kind=kind,
         )
         self.channel.emit("test_end", test=run.test.key, error=error)
-        self.progress({"event": "test_end", "test": run.test.key, "group": self.channel.group, "tokens": self.channel.tokens})
+        self.progress(
+            {
+                "event": "test_end",
+                "test": run.test.key,
+                "group": self.channel.group,
+                "tokens": self.channel.tokens,
+            }
+        )

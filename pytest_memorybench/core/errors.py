@@ -65,6 +65,7 @@ class RunFolderUnwritable(RunStopped):
 
 
 def stop_on_refusal(exc: AgentError) -> None:
-    """A provider's refusal ends the whole run, not one conversation: every other call would be refused too."""
+    """A provider's refusal ends the whole run, not one conversation: every other call would be refused
+    too."""
     if isinstance(exc, ProviderRefused):
         raise RunStopped(f"{exc} (a refusal no retry mends)") from None

@@ -1,8 +1,9 @@
 """Getting the JSON out of an LLM's reply, and mending the usual small faults.
 
-Judges (and memory systems asking a model for structured notes) are told to answer with JSON only (and asked for structured output where the server can);
-they still wrap it in code fences, add a sentence before it, leave a trailing comma, or write a
-Python dict (single quotes, True/None).  `extract_json` tries, in order and within fixed bounds:
+Judges (and memory systems asking a model for structured notes) are told to answer with JSON only (and asked
+for structured output where the server can); they still wrap it in code fences, add a sentence before it,
+leave a trailing comma, or write a Python dict (single quotes, True/None).  `extract_json` tries, in order and
+within fixed bounds:
   1. the whole reply (without code fences) as strict JSON;
   2. each `{…}` / `[…]` that balances, from the first, as strict JSON and then mended by the
      json-repair package (quotes, literals, trailing commas, raw newlines inside strings).

@@ -74,7 +74,9 @@ class JsonStream:
     def __enter__(self) -> JsonStream:
         return self
 
-    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None) -> None:
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
         self.close()
 
     def close(self) -> None:
@@ -232,7 +234,10 @@ class JsonStream:
         if char == closing:
             return True
         if char != ",":
-            raise self._fail(f"expected ',' or {closing!r} in {what}, found {char or 'the end of the file'!r}", self._pos - 1)
+            raise self._fail(
+                f"expected ',' or {closing!r} in {what}, found {char or 'the end of the file'!r}",
+                self._pos - 1,
+            )
         return False
 
     def at_end(self) -> bool:

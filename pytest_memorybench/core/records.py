@@ -27,7 +27,9 @@ class Message:
     text: str
     timestamp: datetime
     role: Role = "user"
-    id: int | None = None  # the source's own id for it (BEAM's chat ids, a book's chapter): what evidence names
+    id: int | None = (
+        None  # the source's own id for it (BEAM's chat ids, a book's chapter): what evidence names
+    )
 
 
 @dataclass(frozen=True)
@@ -180,7 +182,9 @@ class TestOutcome:
     transcript: list[Turn]
     span_tokens: int
     usage: Usage
-    error: str | None = None  # set: the test has no score (the agent, its provider or the judge failed, or a cut)
+    error: str | None = (
+        None  # set: the test has no score (the agent, its provider or the judge failed, or a cut)
+    )
     span_target: int | None = None  # None: isolated
     details: dict[str, Any] = field(default_factory=dict)  # family extras: retrieved ids, timings, curves
     error_kind: str | None = None  # whose failure: "agent", "provider", "judge", "interrupted"

@@ -36,10 +36,14 @@ class Baseline:
 
 
 def read_results(path: Path) -> dict[str, Any]:
-    """The content of a results.json; a `Malformed` (for `readers.reading` to put in one line) if it is none."""
+    """The content of a results.json; a `Malformed` (for `readers.reading` to put in one line) if it is
+    none."""
     results = read_json(path)
     schema = results.get("schema", "") if isinstance(results, dict) else ""
-    require(str(schema).startswith(SCHEMA_PREFIX), f"not a pytest-memorybench results.json (schema {schema or 'missing'})")
+    require(
+        str(schema).startswith(SCHEMA_PREFIX),
+        f"not a pytest-memorybench results.json (schema {schema or 'missing'})",
+    )
     return results
 
 
@@ -54,7 +58,10 @@ def _check_means(results: dict[str, Any]) -> None:
         table = results.get(level, {})
         require(isinstance(table, dict), f"'{level}' is not a mapping")
         for name, row in table.items():
-            require(isinstance(row, dict) and (row.get("mean") is None or _is_number(row["mean"])), f"{level}.{name}.mean is not a number")
+            require(
+                isinstance(row, dict) and (row.get("mean") is None or _is_number(row["mean"])),
+                f"{level}.{name}.mean is not a number",
+            )
     require(isinstance(results.get("items", []), list), "'items' is not a list")
     require(isinstance(results.get("run", {}), dict), "'run' is not a mapping")
 

@@ -49,5 +49,7 @@ def parse_span(text: str | int) -> Span:
             "or 500000, or 'isolated'"
         )
     if tokens > MAX_SPAN_TOKENS:
-        raise UsageError(f"--span {text!r} is beyond the largest span supported, {Span(MAX_SPAN_TOKENS)} tokens")
+        raise UsageError(
+            f"--span {text!r} is beyond the largest span supported, {Span(MAX_SPAN_TOKENS)} tokens"
+        )
     return Span(tokens)

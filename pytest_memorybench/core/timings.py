@@ -33,7 +33,9 @@ def pooled_percentile(summaries: Sequence[Mapping[str, Any]], share: float) -> f
     """The `share` percentile of all the calls behind several timing summaries, each percentile
     point standing for its context's calls / 101 (exact up to one percentile step of a context)."""
     weighted = sorted(
-        (point, summary["calls"] / len(summary["percentiles"])) for summary in summaries for point in summary["percentiles"]
+        (point, summary["calls"] / len(summary["percentiles"]))
+        for summary in summaries
+        for point in summary["percentiles"]
     )
     total, running = sum(weight for _, weight in weighted), 0.0
     for point, weight in weighted:

@@ -16,12 +16,12 @@ from typing import Any
 
 import yaml
 
-from pytest_memorybench.core.tokens import default_counter
 from pytest_memorybench.core.errors import UsageError, describe_exception
 from pytest_memorybench.core.readers import read_json, reading, require
 from pytest_memorybench.core.records import TestDefinition
-from pytest_memorybench.scenarios import get_scenario
 from pytest_memorybench.core.spans import MAX_SPAN_TOKENS, Span
+from pytest_memorybench.core.tokens import default_counter
+from pytest_memorybench.scenarios import get_scenario
 
 PREFIX = "goodai-definitions="
 
@@ -62,13 +62,17 @@ class GoodAIDefinitions:
     span: Span
     incompatible: tuple[tuple[str, ...], ...]
     definitions: tuple[TestDefinition, ...]
-    problems: tuple[str, ...] = ()  # one line per file or folder that could not be read (its tests are skipped)
+    problems: tuple[
+        str, ...
+    ] = ()  # one line per file or folder that could not be read (its tests are skipped)
 
 
 def read_config(folder: Path) -> tuple[Span, tuple[tuple[str, ...], ...]]:
     """The run's memory span and incompatible scenario groups, from `config.yml` beside the files."""
     if not (folder / "config.yml").is_file():
-        raise UsageError(f"{PREFIX}{folder}: no config.yml there; give the 'definitions' folder of a GoodAI run")
+        raise UsageError(
+            f"{PREFIX}{folder}: no config.yml there; give the 'definitions' folder of a GoodAI run"
+        )
     with reading(f"{PREFIX}{folder}: config.yml", "give the 'definitions' folder of a GoodAI run"):
         config = yaml.safe_load((folder / "config.yml").read_text(encoding="utf-8")) or {}
         # Benchmarks 1 and 2 have no memory span: their files carry explicit token waits instead.
@@ -76,7 +80,8 @@ def read_config(folder: Path) -> tuple[Span, tuple[tuple[str, ...], ...]]:
         require(0 <= span <= MAX_SPAN_TOKENS, f"memory_span {span:,} is outside 0 to {MAX_SPAN_TOKENS:,}")
         groups = config.get("config", {}).get("incompatibilities", []) or []
         incompatible = tuple(
-            tuple(CONFIG_NAMES[name] for name in group if isinstance(name, str) and name in CONFIG_NAMES) for group in groups
+            tuple(CONFIG_NAMES[name] for name in group if isinstance(name, str) and name in CONFIG_NAMES)
+            for group in groups
         )
     return Span(span or None), tuple(g for g in incompatible if len(g) > 1)
 
@@ -123,7 +128,10 @@ def _waited_span(definitions: Sequence[TestDefinition]) -> Span:
     """
     counter = default_counter()
     longest = max(
-        (sum(int(line.wait.get("tokens", 0)) + counter.count(line.text) for line in d.script) for d in definitions),
+        (
+            sum(int(line.wait.get("tokens", 0)) + counter.count(line.text) for line in d.script)
+            for d in definitions
+        ),
         default=0,
     )
     return Span(longest or None)
@@ -160,9 +168,19 @@ def convert(
     try:
         definition = convert_file(upgrade_format(raw), example_id, suite, repetition)
         if raw["_format"] < 3:
-            definition = dataclasses.replace(definition, params={**definition.params, "goodai_format": raw["_format"]})
+            definition = dataclasses.replace(
+                definition, params={**definition.params, "goodai_format": raw["_format"]}
+            )
         return definition
-    except (KeyError, ValueError, TypeError, IndexError, AttributeError, RecursionError, OverflowError) as exc:
+    except (
+        KeyError,
+        ValueError,
+        TypeError,
+        IndexError,
+        AttributeError,
+        RecursionError,
+        OverflowError,
+    ) as exc:
         missing = f"no {exc.args[0]!r} entry" if isinstance(exc, KeyError) else describe_exception(exc)
         raise UsageError(f"{path}: not a {dataset} definition we can read ({missing})") from None
 
@@ -177,7 +195,9 @@ def upgrade_format(raw: dict[str, Any]) -> dict[str, Any]:
     """
     if "waits" in raw:
         waits = raw["waits"] or []
-        explicit = bool(waits) and all(isinstance(w, dict) and {"tokens", "time", "percentage_finished"} <= set(w) for w in waits)
+        explicit = bool(waits) and all(
+            isinstance(w, dict) and {"tokens", "time", "percentage_finished"} <= set(w) for w in waits
+        )
         raw["_format"] = 2 if explicit else 3  # v2 writes all three keys in every wait, v3 only those it uses
         return raw
     if "token_spacings" not in raw and "time_jumps" not in raw:

@@ -13,6 +13,10 @@ def script_from_goodai(raw: dict[str, Any]) -> tuple[ScriptLine, ...]:
     Old (v2) files carry all three wait keys, zeros included; zeros mean no wait.
     """
     return tuple(
-        ScriptLine(text, is_question=bool(question), wait={key: value for key, value in (wait or {}).items() if value})
+        ScriptLine(
+            text,
+            is_question=bool(question),
+            wait={key: value for key, value in (wait or {}).items() if value},
+        )
         for text, question, wait in zip(raw["script"], raw["is_question"], raw["waits"])
     )

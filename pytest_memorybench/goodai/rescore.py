@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pytest_memorybench.core.errors import UsageError, describe_exception
+from pytest_memorybench.core.records import Score, TestDefinition, TestOutcome, Usage
 from pytest_memorybench.goodai.definitions import (
     DATASETS,
     convert,
@@ -34,7 +35,6 @@ from pytest_memorybench.goodai.definitions import (
     read_config,
 )
 from pytest_memorybench.goodai.results import ResultFileError, StoredResult, read_result
-from pytest_memorybench.core.records import Score, TestDefinition, TestOutcome, Usage
 from pytest_memorybench.judges.base import JudgeFailed
 from pytest_memorybench.scenarios import ScoringContext, get_scenario
 from pytest_memorybench.suite import Suite, loaded_suite
@@ -59,13 +59,16 @@ def read_published(path: Path) -> PublishedRun:
     """The results under `path`, paired with their definitions; UsageError when there are none."""
     folder = path.resolve()
     if (folder / "results").is_dir() and (folder / "definitions").is_dir():
-        definitions, agents = folder / "definitions", sorted(p for p in (folder / "results").iterdir() if p.is_dir())
+        definitions, agents = (
+            folder / "definitions",
+            sorted(p for p in (folder / "results").iterdir() if p.is_dir()),
+        )
     elif folder.parent.name == "results" and (folder.parent.parent / "definitions").is_dir():
         definitions, agents = folder.parent.parent / "definitions", [folder]
     else:
         raise UsageError(
-            f"--mb-rescore {path}: not a GoodAI results folder; give data/tests/<benchmark> (with definitions/ "
-            "and results/ in it) or one agent's data/tests/<benchmark>/results/<agent>"
+            f"--mb-rescore {path}: not a GoodAI results folder; give data/tests/<benchmark> (with"
+            " definitions/ and results/ in it) or one agent's data/tests/<benchmark>/results/<agent>"
         )
     span, _ = read_config(definitions)
     files = definition_files(definitions)
@@ -87,19 +90,27 @@ def read_published(path: Path) -> PublishedRun:
                 continue
             try:
                 definition = _definition(
-                    stored, files.get(stored.dataset, []), name, examples.get(stored.dataset, []), stored.dataset in against_definitions
+                    stored,
+                    files.get(stored.dataset, []),
+                    name,
+                    examples.get(stored.dataset, []),
+                    stored.dataset in against_definitions,
                 )
             except (ResultFileError, UsageError) as exc:
                 problems.append(str(exc))
                 continue
             key = f"{name}::{definition.test_id}"
             if key in results:
-                problems.append(f"{stored.path}: a second result of {stored.dataset} example {stored.example_id}; skipped")
+                problems.append(
+                    f"{stored.path}: a second result of {stored.dataset} example {stored.example_id}; skipped"
+                )
                 continue
             results[key] = stored
             loaded.append(definition)
         if loaded:
-            suites.append(loaded_suite(name, agent, span, loaded, f"GoodAI's published results of {agent.name}"))
+            suites.append(
+                loaded_suite(name, agent, span, loaded, f"GoodAI's published results of {agent.name}")
+            )
     if not results:
         detail = f" ({problems[0]})" if problems else ""
         raise UsageError(f"--mb-rescore {path}: no result there could be re-scored{detail}")
@@ -112,7 +123,9 @@ def _read_agent(agent: Path) -> list[StoredResult | str]:
     for dataset_folder in sorted(p for p in agent.iterdir() if p.is_dir()):
         dataset = dataset_folder.name
         if dataset not in DATASETS:
-            readings.append(f"{dataset_folder}: no scenario reads the GoodAI dataset {dataset!r}; its results are skipped")
+            readings.append(
+                f"{dataset_folder}: no scenario reads the GoodAI dataset {dataset!r}; its results are skipped"
+            )
             continue
         for result_path in sorted(dataset_folder.glob("*.json")):
             try:
@@ -128,7 +141,8 @@ def _definition(
     path = _definition_file(stored, files)
     if path is None:
         raise ResultFileError(
-            f"{stored.path}: no definition {stored.dataset}/{stored.example_id}.def.json beside the results; skipped"
+            f"{stored.path}: no definition {stored.dataset}/{stored.example_id}.def.json beside the results;"
+            " skipped"
         )
     expected = None if against_definition else stored.expected or None
     return convert(path, stored.dataset, suite, files.index(path) + 1, expected=expected, examples=examples)
@@ -139,7 +153,9 @@ def _definition_file(stored: StoredResult, files: list[Path]) -> Path | None:
 
 
 def _rescored_against_definitions(
-    readings: Iterable[list[StoredResult | str]], files: dict[str, list[Path]], defined: dict[str, dict[Path, Any]]
+    readings: Iterable[list[StoredResult | str]],
+    files: dict[str, list[Path]],
+    defined: dict[str, dict[Path, Any]],
 ) -> set[str]:
     """The datasets whose stored verdicts were computed with the definitions' expected responses.
 
@@ -153,16 +169,22 @@ def _rescored_against_definitions(
     for stored in (s for results in readings for s in results if isinstance(s, StoredResult)):
         path = _definition_file(stored, files.get(stored.dataset, []))
         expected = defined.get(stored.dataset, {}).get(path) if path is not None else None
-        if not isinstance(expected, list) or not isinstance(stored.expected, list) or expected == stored.expected:
+        if (
+            not isinstance(expected, list)
+            or not isinstance(stored.expected, list)
+            or expected == stored.expected
+        ):
             continue
-        evidence[stored.dataset] = evidence.get(stored.dataset, 0) + sum(
-            stored.quotes(value) for value in expected if value not in stored.expected
-        ) - sum(stored.quotes(value) for value in stored.expected if value not in expected)
+        evidence[stored.dataset] = (
+            evidence.get(stored.dataset, 0)
+            + sum(stored.quotes(value) for value in expected if value not in stored.expected)
+            - sum(stored.quotes(value) for value in stored.expected if value not in expected)
+        )
     return {dataset for dataset, weight in evidence.items() if weight > 0}
 
 
 def suite_name(agent_folder: str) -> str:
-    """"LLMChatSession - gpt-4o - 128000" → "LLMChatSession-gpt-4o-128000": a node-id friendly name."""
+    """ "LLMChatSession - gpt-4o - 128000" → "LLMChatSession-gpt-4o-128000": a node-id friendly name."""
     return re.sub(r"[^\w.+]+", "-", agent_folder.replace("-", " ")).strip("-") or "agent"
 
 
@@ -170,7 +192,11 @@ async def rescore(definition: TestDefinition, stored: StoredResult, context: Sco
     """Our verdict on a stored result, by the scenario's own re-scorer or its scorer."""
     scenario = get_scenario(definition.scenario)
     custom = getattr(scenario, "rescore_goodai", None)
-    verdict = custom(definition, stored, context) if custom else scenario.score(definition, list(stored.responses), context)
+    verdict = (
+        custom(definition, stored, context)
+        if custom
+        else scenario.score(definition, list(stored.responses), context)
+    )
     return await verdict if inspect.isawaitable(verdict) else verdict
 
 
@@ -191,10 +217,20 @@ async def rescored_outcome(
     except JudgeFailed as failed:  # our judge could not be asked: no verdict to compare
         score, error, kind = Score(0.0, (str(failed),)), str(failed), failed.kind
     except Exception as exc:  # noqa: BLE001 - one unusable result must not stop the others
-        score, error = Score(0.0, (f"cannot re-score {stored.path}: {describe_exception(exc)}",)), describe_exception(exc)
+        score, error = (
+            Score(0.0, (f"cannot re-score {stored.path}: {describe_exception(exc)}",)),
+            describe_exception(exc),
+        )
         kind = "published result"
     channel.emit("score", test=key, value=score.value, reasons=list(score.reasons))
     return TestOutcome(
-        definition, list(stored.responses), score, [], stored.tokens or 0, Usage(), error=error,
-        details={"published": stored.verdict_json()}, error_kind=kind,
+        definition,
+        list(stored.responses),
+        score,
+        [],
+        stored.tokens or 0,
+        Usage(),
+        error=error,
+        details={"published": stored.verdict_json()},
+        error_kind=kind,
     )

@@ -74,18 +74,27 @@ class StoredResult:
         """
         prefix = _prefix(message)
         lines = list(self.log)
-        start = next((i for i, line in enumerate(lines) if line.speaker == "Test" and _prefix(line.text) == prefix), None)
+        start = next(
+            (i for i, line in enumerate(lines) if line.speaker == "Test" and _prefix(line.text) == prefix),
+            None,
+        )
         if start is None:
             return []
         return [line.text for line in lines[start + 1 :] if line.speaker == "Agent"]
 
     def quotes(self, value: Any) -> bool:
         """Whether the verdict's reasoning quotes `value`, a keyword list (as Spy Meeting's does)."""
-        return isinstance(value, list) and bool(value) and any(repr(value) in reason for reason in self.reasons)
+        return (
+            isinstance(value, list) and bool(value) and any(repr(value) in reason for reason in self.reasons)
+        )
 
     def verdict_json(self) -> dict[str, Any]:
         """The published verdict as results.json records it beside ours."""
-        record: dict[str, Any] = {"score": round(self.score, 6), "reasons": list(self.reasons), "file": str(self.path)}
+        record: dict[str, Any] = {
+            "score": round(self.score, 6),
+            "reasons": list(self.reasons),
+            "file": str(self.path),
+        }
         if self.human_score is not None:
             record["human_score"] = round(self.human_score, 6)
         return record
@@ -107,7 +116,11 @@ def read_result(path: Path, agent: str, dataset: str) -> StoredResult:
         maximum = float(raw.get("max_score") or 1)
         automatic = float(raw["auto_score"] if "auto_score" in raw else raw["score"])
         human = float(raw["score"]) if "auto_score" in raw else None
-        reasons = raw.get("auto_reasoning", raw.get("auto reasoning", raw.get("reasoning"))) if human is not None else raw.get("reasoning")
+        reasons = (
+            raw.get("auto_reasoning", raw.get("auto reasoning", raw.get("reasoning")))
+            if human is not None
+            else raw.get("reasoning")
+        )
         stem = path.stem
         example_id = stem.rsplit("_", 1)[0] if "_" in stem else stem
         return StoredResult(
@@ -136,7 +149,9 @@ def parse_log(entries: Any) -> tuple[LogLine, ...]:
     """
     texts = [str(entry) for entry in _as_list(entries)]
     if texts and not any(_LOG_LINE.match(text) for text in texts):
-        return tuple(LogLine("Test" if index % 2 == 0 else "Agent", "", text) for index, text in enumerate(texts))
+        return tuple(
+            LogLine("Test" if index % 2 == 0 else "Agent", "", text) for index, text in enumerate(texts)
+        )
     lines: list[LogLine] = []
     for entry in texts:
         text = str(entry)

@@ -54,7 +54,15 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 TASK_KINDS = (
-    "reference", "sentence", "directions", "restaurant", "items", "order", "nugget", "equivalence", "interpretation",
+    "reference",
+    "sentence",
+    "directions",
+    "restaurant",
+    "items",
+    "order",
+    "nugget",
+    "equivalence",
+    "interpretation",
     "answer",
 )
 
@@ -120,7 +128,9 @@ class JudgeStats:
     unparseable: int = 0
     prompt_hashes: dict[str, str] = field(default_factory=dict)  # task kind → hash of its prompt template
     model: str | None = None  # the model an LLM judge answered with (discovered when the spec names none)
-    output_form: str | None = None  # the structured-output form the server took ("json_schema", "tool", "text")
+    output_form: str | None = (
+        None  # the structured-output form the server took ("json_schema", "tool", "text")
+    )
     version: str | None = None  # the local judge's rules version
 
 

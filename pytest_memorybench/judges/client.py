@@ -44,8 +44,8 @@ from typing import Any, Protocol, runtime_checkable
 from pytest_memorybench.agents.llm import Completion, Turn, token_usage
 from pytest_memorybench.agents.prices import price_for
 from pytest_memorybench.core.errors import AgentError, ProviderRefused, describe_exception
-from pytest_memorybench.judges.base import JUDGE_ERROR, UNPARSEABLE, JudgeStats, JudgeTask, JudgeVerdict
 from pytest_memorybench.core.json_reply import extract_json
+from pytest_memorybench.judges.base import JUDGE_ERROR, UNPARSEABLE, JudgeStats, JudgeTask, JudgeVerdict
 from pytest_memorybench.judges.prompts import check_payload, prompt_hash, render
 from pytest_memorybench.judges.replies import validate
 from pytest_memorybench.judges.schemas import schema_for
@@ -93,7 +93,9 @@ class CachedJudge:
         self.max_concurrency = max_concurrency
         self.max_attempts = max_attempts
         self.scorer_version = scorer_version
-        self.stats = JudgeStats(model=getattr(backend, "model", None), version=getattr(backend, "version", None) or None)
+        self.stats = JudgeStats(
+            model=getattr(backend, "model", None), version=getattr(backend, "version", None) or None
+        )
         self.cache = JudgeCache(cache_path, timeout=lock_timeout) if cache_path is not None else None
         self._is_llm = isinstance(backend, TextBackend)
         self._semaphore: asyncio.Semaphore | None = None
@@ -141,7 +143,9 @@ class CachedJudge:
         for attempt in range(1, self.max_attempts + 1):
             try:
                 async with self._limit():
-                    completion, _ = await self.backend.complete(system, turns, schema_for(task.kind), task.kind)
+                    completion, _ = await self.backend.complete(
+                        system, turns, schema_for(task.kind), task.kind
+                    )
             except ProviderRefused:
                 self.stats.calls += 1
                 raise  # no verdict can come from this judge: the caller stops
@@ -155,10 +159,19 @@ class CachedJudge:
                 data = validate(task.kind, extract_json(completion.text), task.payload)
             except ValueError as exc:
                 reason = _one_line(str(exc))
-                log.info("%s: %s reply unusable (attempt %d of %d): %s", self.name, task.kind, attempt,
-                         self.max_attempts, reason)
-                turns = [*turns[:1], {"role": "assistant", "content": completion.text or "(empty)"},
-                         {"role": "user", "content": _reask(reason)}]
+                log.info(
+                    "%s: %s reply unusable (attempt %d of %d): %s",
+                    self.name,
+                    task.kind,
+                    attempt,
+                    self.max_attempts,
+                    reason,
+                )
+                turns = [
+                    *turns[:1],
+                    {"role": "assistant", "content": completion.text or "(empty)"},
+                    {"role": "user", "content": _reask(reason)},
+                ]
                 continue
             await self._store(key, task, data, completion.text)
             return JudgeVerdict(task.kind, data)
@@ -248,8 +261,15 @@ class CachedJudge:
 
     async def _store(self, key: str, task: JudgeTask, data: dict[str, Any], raw: str | None) -> None:
         if self.cache is not None:
-            await asyncio.to_thread(self.cache.put, key, task.kind, data, raw=raw, judge=self.name,
-                                    prompt=self.stats.prompt_hashes.get(task.kind, ""))
+            await asyncio.to_thread(
+                self.cache.put,
+                key,
+                task.kind,
+                data,
+                raw=raw,
+                judge=self.name,
+                prompt=self.stats.prompt_hashes.get(task.kind, ""),
+            )
 
 
 class JudgeCache:
@@ -279,9 +299,24 @@ class JudgeCache:
         return data if isinstance(data, dict) else None
 
     def put(
-        self, key: str, kind: str, data: dict[str, Any], *, raw: str | None = None, judge: str = "", prompt: str = ""
+        self,
+        key: str,
+        kind: str,
+        data: dict[str, Any],
+        *,
+        raw: str | None = None,
+        judge: str = "",
+        prompt: str = "",
     ) -> None:
-        row = (key, kind, json.dumps(data, ensure_ascii=False, sort_keys=True), raw, judge, prompt, time.time())
+        row = (
+            key,
+            kind,
+            json.dumps(data, ensure_ascii=False, sort_keys=True),
+            raw,
+            judge,
+            prompt,
+            time.time(),
+        )
         try:
             with self._lock:
                 connection = self._connect()

@@ -79,7 +79,9 @@ class JudgeCheckReport:
     item_credits: tuple[int, int] = (0, 0)  # items: per-ground-truth-item credits agreed, of all
     false_accepts: dict[str, KindFalseAcceptance] = field(default_factory=dict)  # in TASK_KINDS order
     accepted: list[Accepted] = field(default_factory=list)
-    wrong_errors: list[tuple[str, str]] = field(default_factory=list)  # (wrong answer id, error): counted as refused
+    wrong_errors: list[tuple[str, str]] = field(
+        default_factory=list
+    )  # (wrong answer id, error): counted as refused
 
     def false_acceptance(self, kind: str) -> float:
         return self.false_accepts[kind].rate
@@ -147,7 +149,8 @@ async def evaluate_judge(
         return result
 
     results = await asyncio.gather(
-        *(one(case.kind, case.payload) for case in cases), *(one(answer.kind, answer.payload) for answer in wrong_answers)
+        *(one(case.kind, case.payload) for case in cases),
+        *(one(answer.kind, answer.payload) for answer in wrong_answers),
     )
     report = JudgeCheckReport(str(getattr(judge, "name", type(judge).__name__)))
     _tally_cases(report, cases, results[: len(cases)])
@@ -173,7 +176,9 @@ async def _verdict_data(
 
 
 def _tally_cases(
-    report: JudgeCheckReport, cases: Sequence[JudgeCase], results: Sequence[tuple[dict[str, Any] | None, str | None]]
+    report: JudgeCheckReport,
+    cases: Sequence[JudgeCase],
+    results: Sequence[tuple[dict[str, Any] | None, str | None]],
 ) -> None:
     present = {case.kind for case in cases}
     report.kinds = {kind: KindAgreement(kind) for kind in TASK_KINDS if kind in present}
@@ -183,7 +188,11 @@ def _tally_cases(
         if data is not None:
             try:
                 comparison = compare(case, data)
-            except (KeyError, TypeError, ValueError) as exc:  # a verdict validate() let through but the rule cannot read
+            except (
+                KeyError,
+                TypeError,
+                ValueError,
+            ) as exc:  # a verdict validate() let through but the rule cannot read
                 error = f"{UNPARSEABLE}: {describe_exception(exc)}"
         tally = report.kinds[case.kind]
         tally.total += 1
@@ -200,7 +209,9 @@ def _tally_cases(
 
 
 def _tally_wrong_answers(
-    report: JudgeCheckReport, answers: Sequence[WrongAnswer], results: Sequence[tuple[dict[str, Any] | None, str | None]]
+    report: JudgeCheckReport,
+    answers: Sequence[WrongAnswer],
+    results: Sequence[tuple[dict[str, Any] | None, str | None]],
 ) -> None:
     present = {answer.kind for answer in answers}
     report.false_accepts = {kind: KindFalseAcceptance(kind) for kind in TASK_KINDS if kind in present}
@@ -222,7 +233,8 @@ def _tally_wrong_answers(
 
 def _display_label(case: JudgeCase) -> dict[str, Any]:
     if case.kind == "items":
-        return {**case.label, "f1": round(human_items_f1(case.label, [str(v) for v in case.payload["ground_truth"]]), 3)}
+        return {
+            **case.label,
+            "f1": round(human_items_f1(case.label, [str(v) for v in case.payload["ground_truth"]]), 3),
+        }
     return dict(case.label)
-
-

@@ -31,8 +31,13 @@ def identity_of(run: Mapping[str, Any]) -> dict[str, Any]:
     recorded = run.get("judge_identity")
     if isinstance(recorded, Mapping):
         return dict(recorded)
-    return {"spec": run.get("judge"), "model": None, "prompts": dict(run.get("judge_prompt_hashes") or {}),
-            "output_form": None, "local_version": None}
+    return {
+        "spec": run.get("judge"),
+        "model": None,
+        "prompts": dict(run.get("judge_prompt_hashes") or {}),
+        "output_form": None,
+        "local_version": None,
+    }
 
 
 def judged_differently(first: Mapping[str, Any], second: Mapping[str, Any]) -> str | None:
@@ -44,17 +49,24 @@ def judged_differently(first: Mapping[str, Any], second: Mapping[str, Any]) -> s
     a, b = identity_of(first), identity_of(second)
     if a["spec"] and b["spec"] and a["spec"] != b["spec"]:
         return f"judge {a['spec']} vs {b['spec']}"
-    for key, what in (("model", "model"), ("output_form", "structured output"), ("local_version", "local judge")):
+    for key, what in (
+        ("model", "model"),
+        ("output_form", "structured output"),
+        ("local_version", "local judge"),
+    ):
         if a.get(key) and b.get(key) and a[key] != b[key]:
             return f"{what} {a[key]} vs {b[key]}"
-    changed = sorted(kind for kind in set(a["prompts"]) & set(b["prompts"]) if a["prompts"][kind] != b["prompts"][kind])
+    changed = sorted(
+        kind for kind in set(a["prompts"]) & set(b["prompts"]) if a["prompts"][kind] != b["prompts"][kind]
+    )
     if changed:
         return f"{a['spec']} with other prompt versions for {', '.join(changed)}"
     return None
 
 
 def describe_identity(identity: Mapping[str, Any]) -> str:
-    """One line for a report: "openai:gpt-4o-mini · model gpt-4o-mini-2024-07-18 · output json_schema · prompts 3"."""
+    """One line for a report: "openai:gpt-4o-mini · model gpt-4o-mini-2024-07-18 · output json_schema ·
+    prompts 3"."""
     parts = [str(identity.get("spec") or "?")]
     if identity.get("local_version"):
         parts.append(f"rules {identity['local_version']}")

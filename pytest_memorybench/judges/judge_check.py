@@ -120,12 +120,18 @@ def report_lines(
     wrong = sum(kind.total for kind in report.false_accepts.values())
     lines = [
         _fit(f"judge check of {report.judge}: {report.total} labelled cases, {wrong} wrong answers", WIDTH),
-        f"{'kind':<14}{'cases':>6}{'agreed':>7}{'agreement':>10}{'wrong':>8}{'accepted':>9}{'false accept':>14}",
+        (
+            f"{'kind':<14}{'cases':>6}{'agreed':>7}{'agreement':>10}{'wrong':>8}{'accepted':>9}{'false accept':>14}"
+        ),
     ]
     for kind in dict.fromkeys([*report.kinds, *report.false_accepts]):
         line = f"{kind:<14}"
         tally = report.kinds.get(kind)
-        line += f"{tally.total:>6}{tally.agreed:>7}{_percent(tally.rate):>10}" if tally else f"{'-':>6}{'':>7}{'':>10}"
+        line += (
+            f"{tally.total:>6}{tally.agreed:>7}{_percent(tally.rate):>10}"
+            if tally
+            else f"{'-':>6}{'':>7}{'':>10}"
+        )
         false = report.false_accepts.get(kind)
         line += f"{false.total:>8}{false.accepted:>9}{_percent(false.rate):>14}" if false else f"{'-':>8}"
         lines.append(line.rstrip())
@@ -149,7 +155,9 @@ def report_lines(
     if report.accepted:
         shown = _round_robin(report.accepted)[:max_accepted]
         more = f", first {len(shown)} shown" if len(shown) < len(report.accepted) else ""
-        lines.append(f"wrong answers accepted: {len(report.accepted)}{more} (ids in {WRONG_ANSWERS_FILE.name})")
+        lines.append(
+            f"wrong answers accepted: {len(report.accepted)}{more} (ids in {WRONG_ANSWERS_FILE.name})"
+        )
         lines.extend("  " + _fit(f"{item.id:<24} {item.trap}", WIDTH - 2) for item in shown)
     elif wrong:
         lines.append("wrong answers accepted: none")
@@ -157,19 +165,22 @@ def report_lines(
     return lines
 
 
-def shortfalls(report: JudgeCheckReport, min_agreement: float | None, max_false_accept: float | None) -> list[str]:
+def shortfalls(
+    report: JudgeCheckReport, min_agreement: float | None, max_false_accept: float | None
+) -> list[str]:
     """One line per way the judge falls short of the gate (empty when it passes or there is no gate)."""
     found = []
     if min_agreement is not None and report.agreement < min_agreement:
         found.append(
-            f"agreement {_percent(report.agreement)} with the human labels is below --mb-min-agreement {_percent(min_agreement)}"
+            f"agreement {_percent(report.agreement)} with the human labels is below --mb-min-agreement"
+            f" {_percent(min_agreement)}"
         )
     if max_false_accept is not None:
         for tally in report.false_accepts.values():
             if tally.rate > max_false_accept:
                 found.append(
-                    f"{tally.kind}: accepts {tally.accepted} of {tally.total} wrong answers ({_percent(tally.rate)}), "
-                    f"above --mb-max-false-accept {_percent(max_false_accept)}"
+                    f"{tally.kind}: accepts {tally.accepted} of {tally.total} wrong answers"
+                    f" ({_percent(tally.rate)}), above --mb-max-false-accept {_percent(max_false_accept)}"
                 )
     return found
 
@@ -182,7 +193,9 @@ def spread(records: Sequence[T], per_kind: int | None) -> list[T]:
     for record in records:
         by_kind.setdefault(record.kind, []).append(record)
     chosen = {
-        id(group[index * len(group) // per_kind]) for group in by_kind.values() for index in range(min(per_kind, len(group)))
+        id(group[index * len(group) // per_kind])
+        for group in by_kind.values()
+        for index in range(min(per_kind, len(group)))
     }
     return [record for record in records if id(record) in chosen]
 
@@ -217,9 +230,13 @@ def run_judge_check(
 
     for option, value in (("--mb-min-agreement", min_agreement), ("--mb-max-false-accept", max_false_accept)):
         if value is not None and not 0 <= value <= 1:
-            raise UsageError(f"{option} {value:g} is not a share: give a number from 0 to 1 (e.g. 0.9 for 90 %)")
+            raise UsageError(
+                f"{option} {value:g} is not a share: give a number from 0 to 1 (e.g. 0.9 for 90 %)"
+            )
     if sample is not None and sample < 1:
-        raise UsageError(f"--mb-judge-sample {sample} asks nothing: give how many cases per task to ask (1 or more)")
+        raise UsageError(
+            f"--mb-judge-sample {sample} asks nothing: give how many cases per task to ask (1 or more)"
+        )
     spec = parse_judge_spec(judge_spec)
     check_judge_spec(spec)
     judge = build_judge(spec, cache_path=cache_path)
@@ -232,7 +249,9 @@ def run_judge_check(
 
     async def check() -> JudgeCheckReport:
         try:
-            return await evaluate_judge(judge, spread(load_cases(), sample), spread(load_wrong_answers(), sample), progress=progress)
+            return await evaluate_judge(
+                judge, spread(load_cases(), sample), spread(load_wrong_answers(), sample), progress=progress
+            )
         finally:
             await judge.aclose()
 

@@ -53,6 +53,7 @@ from pytest_memorybench.judges.replies import SCORES
 from pytest_memorybench.judges.verdicts import reference_correct, route_end
 from pytest_memorybench.scoring.items import items_f1
 
+
 class _Identified(Protocol):
     id: str
 
@@ -130,13 +131,19 @@ def _case(raw: Any) -> JudgeCase:
     prompt = check_payload(kind, payload)
     extra = set(payload) - set(prompt.fields)
     if extra:
-        raise ValueError(f"{case_id}: payload field(s) {', '.join(sorted(extra))} are not part of a {kind} task")
+        raise ValueError(
+            f"{case_id}: payload field(s) {', '.join(sorted(extra))} are not part of a {kind} task"
+        )
     check_label(kind, label, payload)
     return JudgeCase(case_id, kind, payload, label, note)
 
 
 _BOOLEAN_LABELS = {
-    "reference": "correct", "sentence": "present", "equivalence": "equivalent", "interpretation": "valid", "answer": "correct",
+    "reference": "correct",
+    "sentence": "present",
+    "equivalence": "equivalent",
+    "interpretation": "valid",
+    "answer": "correct",
 }
 
 
@@ -153,20 +160,35 @@ def check_label(kind: str, label: Mapping[str, Any], payload: Mapping[str, Any])
         need(keys == {name} and isinstance(label[name], bool), f"must be {{{name!r}: true | false}}")
     elif kind == "directions":
         end = label.get("end")
-        need(keys == {"end"} and isinstance(end, list) and len(end) == 2
-             and all(isinstance(v, int) and not isinstance(v, bool) for v in end), "must be {'end': [x, y]} in whole km")
+        need(
+            keys == {"end"}
+            and isinstance(end, list)
+            and len(end) == 2
+            and all(isinstance(v, int) and not isinstance(v, bool) for v in end),
+            "must be {'end': [x, y]} in whole km",
+        )
     elif kind == "restaurant":
         need(keys == {"dishes", "drinks"}, "must be {'dishes': [...], 'drinks': [...]}")
         for name, known in (("dishes", payload["menu"]), ("drinks", payload["drinks"])):
-            need(isinstance(label[name], list) and all(isinstance(v, str) for v in label[name]), f"{name!r} must list names")
+            need(
+                isinstance(label[name], list) and all(isinstance(v, str) for v in label[name]),
+                f"{name!r} must list names",
+            )
             folded = {_fold(item) for item in known}
-            need(all(_fold(item) in folded for item in label[name]), f"{name!r} must use names from the payload")
+            need(
+                all(_fold(item) in folded for item in label[name]),
+                f"{name!r} must use names from the payload",
+            )
     elif kind == "items":
-        need(keys <= {"matching", "abstains", "extra"} and {"matching", "abstains"} <= keys,
-             "must be {'matching': [...], 'abstains': bool, 'extra': int (optional)}")
+        need(
+            keys <= {"matching", "abstains", "extra"} and {"matching", "abstains"} <= keys,
+            "must be {'matching': [...], 'abstains': bool, 'extra': int (optional)}",
+        )
         matching, abstaining, extra = label["matching"], label["abstains"], label.get("extra", 0)
-        need(isinstance(matching, list) and len(matching) == len(payload["ground_truth"]),
-             "'matching' needs one credit per ground-truth item")
+        need(
+            isinstance(matching, list) and len(matching) == len(payload["ground_truth"]),
+            "'matching' needs one credit per ground-truth item",
+        )
         need(all(not isinstance(v, bool) and v in SCORES for v in matching), "credits must be 0, 0.5 or 1")
         need(isinstance(abstaining, bool), "'abstains' must be true or false")
         need(isinstance(extra, int) and not isinstance(extra, bool) and extra >= 0, "'extra' must be a count")
@@ -175,15 +197,23 @@ def check_label(kind: str, label: Mapping[str, Any], payload: Mapping[str, Any])
     elif kind == "order":
         indexes = label.get("predicted_indexes")
         size = len(payload["ground_truth"])
-        need(keys == {"predicted_indexes"} and isinstance(indexes, list), "must be {'predicted_indexes': [...]}")
+        need(
+            keys == {"predicted_indexes"} and isinstance(indexes, list),
+            "must be {'predicted_indexes': [...]}",
+        )
         need(len(indexes) == len(payload["predicted"]), "one index per predicted item")
-        need(all(isinstance(v, int) and not isinstance(v, bool) and -1 <= v < size for v in indexes),
-             "indexes must be -1 or a ground-truth index")
+        need(
+            all(isinstance(v, int) and not isinstance(v, bool) and -1 <= v < size for v in indexes),
+            "indexes must be -1 or a ground-truth index",
+        )
         used = [v for v in indexes if v != -1]
         need(len(used) == len(set(used)), "a ground-truth index can be used once")
     elif kind == "nugget":
         score = label.get("score")
-        need(keys == {"score"} and not isinstance(score, bool) and score in SCORES, "must be {'score': 0 | 0.5 | 1}")
+        need(
+            keys == {"score"} and not isinstance(score, bool) and score in SCORES,
+            "must be {'score': 0 | 0.5 | 1}",
+        )
     else:  # pragma: no cover - TASK_KINDS and this function move together
         raise ValueError(f"no label rule for kind {kind!r}")
 
@@ -195,23 +225,33 @@ def _fold(name: str) -> str:
     return " ".join(str(name).split()).casefold()
 
 
-def compare_reference(label: Mapping[str, Any], data: Mapping[str, Any], payload: Mapping[str, Any]) -> Comparison:
+def compare_reference(
+    label: Mapping[str, Any], data: Mapping[str, Any], payload: Mapping[str, Any]
+) -> Comparison:
     got = reference_correct(data)
     return Comparison(got == label["correct"], dict(label), {"correct": got})
 
 
-def compare_sentence(label: Mapping[str, Any], data: Mapping[str, Any], payload: Mapping[str, Any]) -> Comparison:
+def compare_sentence(
+    label: Mapping[str, Any], data: Mapping[str, Any], payload: Mapping[str, Any]
+) -> Comparison:
     got = bool(data["present"])
     return Comparison(got == label["present"], dict(label), {"present": got})
 
 
-def compare_directions(label: Mapping[str, Any], data: Mapping[str, Any], payload: Mapping[str, Any]) -> Comparison:
+def compare_directions(
+    label: Mapping[str, Any], data: Mapping[str, Any], payload: Mapping[str, Any]
+) -> Comparison:
     got = route_end(data["hops"])
     return Comparison(got == list(label["end"]), dict(label), {"end": got})
 
 
-def compare_restaurant(label: Mapping[str, Any], data: Mapping[str, Any], payload: Mapping[str, Any]) -> Comparison:
-    agree = all({_fold(v) for v in data[name]} == {_fold(v) for v in label[name]} for name in ("dishes", "drinks"))
+def compare_restaurant(
+    label: Mapping[str, Any], data: Mapping[str, Any], payload: Mapping[str, Any]
+) -> Comparison:
+    agree = all(
+        {_fold(v) for v in data[name]} == {_fold(v) for v in label[name]} for name in ("dishes", "drinks")
+    )
     return Comparison(agree, dict(label), {"dishes": list(data["dishes"]), "drinks": list(data["drinks"])})
 
 
@@ -225,7 +265,9 @@ def human_items_f1(label: Mapping[str, Any], ground_truth: Sequence[str]) -> flo
     return items_f1(identified, label["matching"], ground_truth).value
 
 
-def compare_items(label: Mapping[str, Any], data: Mapping[str, Any], payload: Mapping[str, Any]) -> Comparison:
+def compare_items(
+    label: Mapping[str, Any], data: Mapping[str, Any], payload: Mapping[str, Any]
+) -> Comparison:
     ground_truth = [str(item) for item in payload["ground_truth"]]
     matching = list(data["matching"])
     judge_f1 = items_f1(list(data["identified"]), matching, ground_truth).value
@@ -238,27 +280,37 @@ def compare_items(label: Mapping[str, Any], data: Mapping[str, Any], payload: Ma
     return Comparison(agree, expected, got, (same, len(ground_truth)))
 
 
-def compare_order(label: Mapping[str, Any], data: Mapping[str, Any], payload: Mapping[str, Any]) -> Comparison:
+def compare_order(
+    label: Mapping[str, Any], data: Mapping[str, Any], payload: Mapping[str, Any]
+) -> Comparison:
     got = [int(index) for index in data["predicted_indexes"]]
     return Comparison(got == list(label["predicted_indexes"]), dict(label), {"predicted_indexes": got})
 
 
-def compare_nugget(label: Mapping[str, Any], data: Mapping[str, Any], payload: Mapping[str, Any]) -> Comparison:
+def compare_nugget(
+    label: Mapping[str, Any], data: Mapping[str, Any], payload: Mapping[str, Any]
+) -> Comparison:
     got = data["score"]
     return Comparison(float(got) == float(label["score"]), dict(label), {"score": got})
 
 
-def compare_equivalence(label: Mapping[str, Any], data: Mapping[str, Any], payload: Mapping[str, Any]) -> Comparison:
+def compare_equivalence(
+    label: Mapping[str, Any], data: Mapping[str, Any], payload: Mapping[str, Any]
+) -> Comparison:
     got = bool(data["equivalent"])
     return Comparison(got == label["equivalent"], dict(label), {"equivalent": got})
 
 
-def compare_interpretation(label: Mapping[str, Any], data: Mapping[str, Any], payload: Mapping[str, Any]) -> Comparison:
+def compare_interpretation(
+    label: Mapping[str, Any], data: Mapping[str, Any], payload: Mapping[str, Any]
+) -> Comparison:
     got = bool(data["valid"])
     return Comparison(got == label["valid"], dict(label), {"valid": got})
 
 
-def compare_answer(label: Mapping[str, Any], data: Mapping[str, Any], payload: Mapping[str, Any]) -> Comparison:
+def compare_answer(
+    label: Mapping[str, Any], data: Mapping[str, Any], payload: Mapping[str, Any]
+) -> Comparison:
     got = bool(data["correct"])
     return Comparison(got == label["correct"], dict(label), {"correct": got})
 
@@ -300,8 +352,14 @@ def label_verdict(kind: str, label: Mapping[str, Any], payload: Mapping[str, Any
             if amount:
                 origin = places[len(hops) % len(places)]
                 destination = places[(len(hops) + 1) % len(places)]
-                hops.append({"origin": origin, "kilometers": abs(amount),
-                             "direction": positive if amount > 0 else negative, "destination": destination})
+                hops.append(
+                    {
+                        "origin": origin,
+                        "kilometers": abs(amount),
+                        "direction": positive if amount > 0 else negative,
+                        "destination": destination,
+                    }
+                )
         return {"hops": hops}
     if kind == "restaurant":
         return {"dishes": list(label["dishes"]), "drinks": list(label["drinks"]), "other": None}

@@ -23,9 +23,7 @@ from typing import Any
 
 from pytest_memorybench.judges.base import TASK_KINDS
 
-_JSON_ONLY = (
-    "Reply with a single JSON object and nothing else: no code fences, no text before or after it."
-)
+_JSON_ONLY = "Reply with a single JSON object and nothing else: no code fences, no text before or after it."
 
 
 @dataclass(frozen=True)
@@ -46,38 +44,38 @@ class Prompt:
 # checks of LongMemEval's evaluation by question type.  The wording is ours.
 ANSWER_RULES: dict[str, str] = {
     "generous": (
-        "The question is about something said earlier in a long conversation between two people. The expected "
-        "answer is usually short. Be generous: the answer is correct when it is about the same thing as the "
-        "expected answer, even if it is longer, worded differently or adds detail. For a question about time, "
-        "it is correct when it points to the same date or period, in any format (\"7 May\" and \"May 7th\"), "
-        "or relative to the conversation (\"last week\") when that lands on the same period. It is wrong when "
-        "it names something else, declines, or says it does not know."
+        "The question is about something said earlier in a long conversation between two people. The expected"
+        " answer is usually short. Be generous: the answer is correct when it is about the same thing as the"
+        " expected answer, even if it is longer, worded differently or adds detail. For a question about"
+        ' time, it is correct when it points to the same date or period, in any format ("7 May" and "May'
+        ' 7th"), or relative to the conversation ("last week") when that lands on the same period. It is'
+        " wrong when it names something else, declines, or says it does not know."
     ),
     "contains": (
-        "The answer is correct when it contains the expected answer, says something equivalent to it, or gives "
-        "every step that leads to it. It is wrong when it gives only part of what the expected answer requires, "
-        "something else, or no answer."
+        "The answer is correct when it contains the expected answer, says something equivalent to it, or"
+        " gives every step that leads to it. It is wrong when it gives only part of what the expected answer"
+        " requires, something else, or no answer."
     ),
     "days": (
-        "The answer is correct when it contains the expected answer, says something equivalent to it, or gives "
-        "every step that leads to it; it is wrong when it gives only part of it. A count of days, weeks or "
-        "months that is off by one (19 days where 18 are expected) still counts as correct."
+        "The answer is correct when it contains the expected answer, says something equivalent to it, or"
+        " gives every step that leads to it; it is wrong when it gives only part of it. A count of days,"
+        " weeks or months that is off by one (19 days where 18 are expected) still counts as correct."
     ),
     "update": (
-        "The expected answer is the most recent value of something that changed over time. The answer is correct "
-        "when it gives that value as the current one, even if it also mentions what was true before. It is "
-        "wrong when it gives only an earlier value, or gives no answer."
+        "The expected answer is the most recent value of something that changed over time. The answer is"
+        " correct when it gives that value as the current one, even if it also mentions what was true before."
+        " It is wrong when it gives only an earlier value, or gives no answer."
     ),
     "preference": (
-        "The expected answer is a rubric: what a response personalised to this user should do. The answer is "
-        "correct when it recalls and uses the user's own preferences or circumstances as the rubric describes; "
-        "it need not cover every point. It is wrong when it is generic, ignores the user's preferences, or "
-        "contradicts them."
+        "The expected answer is a rubric: what a response personalised to this user should do. The answer is"
+        " correct when it recalls and uses the user's own preferences or circumstances as the rubric"
+        " describes; it need not cover every point. It is wrong when it is generic, ignores the user's"
+        " preferences, or contradicts them."
     ),
     "abstention": (
-        "The question cannot be answered from the conversation; the expected answer explains why. The answer is "
-        "correct when it says so: that the information was never given, is incomplete, or that something else "
-        "was said but not what is asked. It is wrong when it answers the question as if it knew."
+        "The question cannot be answered from the conversation; the expected answer explains why. The answer"
+        " is correct when it says so: that the information was never given, is incomplete, or that something"
+        " else was said but not what is asked. It is wrong when it answers the question as if it knew."
     ),
 }
 
@@ -85,9 +83,9 @@ ANSWER_RULES: dict[str, str] = {
 PROMPTS: dict[str, Prompt] = {
     "reference": Prompt(
         system=(
-            "You grade the answers of an assistant in a memory test. You are given the question it was asked, "
-            "the answer that was expected, and the answer it actually gave, and you decide whether its answer "
-            f"points to the expected one. {_JSON_ONLY}"
+            "You grade the answers of an assistant in a memory test. You are given the question it was"
+            " asked, the answer that was expected, and the answer it actually gave, and you decide whether"
+            f" its answer points to the expected one. {_JSON_ONLY}"
         ),
         template="""Question the assistant was asked:
 <question>
@@ -115,8 +113,8 @@ Format: {"refers": true or false, "expected_is_number": true or false, "numbers_
     ),
     "sentence": Prompt(
         system=(
-            "You look for one given sentence inside a piece of text written by an assistant, and copy out the "
-            f"part of the text where it occurs. {_JSON_ONLY}"
+            "You look for one given sentence inside a piece of text written by an assistant, and copy out"
+            f" the part of the text where it occurs. {_JSON_ONLY}"
         ),
         template="""Text written by the assistant:
 <text>
@@ -233,8 +231,8 @@ Format: {"predicted_indexes": [0, -1, 1], "reason": "..."}""",
     ),
     "nugget": Prompt(
         system=(
-            "You are a careful examiner. You check whether a response to a question satisfies one criterion of "
-            f"a grading rubric, and score it. {_JSON_ONLY}"
+            "You are a careful examiner. You check whether a response to a question satisfies one criterion"
+            f" of a grading rubric, and score it. {_JSON_ONLY}"
         ),
         template="""Question:
 <question>
@@ -309,8 +307,8 @@ Repeating the coded message in its own words is not a decoding. Format: {"valid"
     ),
     "answer": Prompt(
         system=(
-            "You grade an assistant's answer to a question about an earlier conversation against the expected "
-            f"answer, by the rule you are given. {_JSON_ONLY}"
+            "You grade an assistant's answer to a question about an earlier conversation against the"
+            f" expected answer, by the rule you are given. {_JSON_ONLY}"
         ),
         template="""Question:
 <question>
@@ -365,7 +363,9 @@ def check_payload(kind: str, payload: Mapping[str, Any]) -> Prompt:
     if missing:
         raise ValueError(f"judge task {kind!r} needs payload field(s) {', '.join(missing)}")
     if prompt.guidance and payload["rule"] not in prompt.guidance:
-        raise ValueError(f"judge task {kind!r}: rule {payload['rule']!r} is not one of {', '.join(prompt.guidance)}")
+        raise ValueError(
+            f"judge task {kind!r}: rule {payload['rule']!r} is not one of {', '.join(prompt.guidance)}"
+        )
     return prompt
 
 

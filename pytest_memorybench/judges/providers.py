@@ -94,11 +94,18 @@ class JudgeBackend(LLMChatAgent):
         self, system: str, turns: list[Turn], schema: dict[str, Any] | None = None, name: str = "verdict"
     ) -> tuple[Completion, float]:
         """One judge call, transient failures retried; AgentError when it cannot be done."""
-        completion, seconds = await self._request([{"role": "system", "content": system}, *turns], schema=schema, name=name)
+        completion, seconds = await self._request(
+            [{"role": "system", "content": system}, *turns], schema=schema, name=name
+        )
         return completion, seconds
 
     async def _complete(
-        self, system: str, turns: list[Turn], schema: dict[str, Any] | None = None, name: str = "verdict", **options: Any
+        self,
+        system: str,
+        turns: list[Turn],
+        schema: dict[str, Any] | None = None,
+        name: str = "verdict",
+        **options: Any,
     ) -> Completion:
         if turns and turns[0]["role"] == "system":
             system, turns = turns[0]["content"], turns[1:]
@@ -111,7 +118,12 @@ class JudgeBackend(LLMChatAgent):
                     raise
                 if self.form == form:  # concurrent calls learn it once
                     self.form_index += 1
-                    log.info("%s: the server refuses structured output as %s; trying %s", self.name, form, self.form)
+                    log.info(
+                        "%s: the server refuses structured output as %s; trying %s",
+                        self.name,
+                        form,
+                        self.form,
+                    )
 
     def _structured(self, form: str, schema: dict[str, Any] | None, name: str) -> dict[str, Any]:
         """The request fields that ask for `form`."""
@@ -130,7 +142,9 @@ class OpenAIJudgeBackend(JudgeBackend, OpenAIChatAgent):
 
     def _structured(self, form: str, schema: dict[str, Any] | None, name: str) -> dict[str, Any]:
         if form == "json_schema":
-            return {"response_format": {"type": "json_schema", "json_schema": {"name": name, "schema": schema}}}
+            return {
+                "response_format": {"type": "json_schema", "json_schema": {"name": name, "schema": schema}}
+            }
         if form == "json_object+schema":
             return {"response_format": {"type": "json_object", "schema": schema}}
         if form == "json_object":

@@ -16,6 +16,7 @@ from pytest_memorybench.judges.base import TASK_KINDS
 DIRECTIONS = ("north", "south", "east", "west")
 SCORES = (0, 0.5, 1)
 
+
 def validate(kind: str, data: Any, payload: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """`data` checked against the kind's schema and normalised; ValueError(reason) if unusable.
 
@@ -106,7 +107,9 @@ def _order(data: dict[str, Any], payload: Mapping[str, Any]) -> dict[str, Any]:
         raise ValueError(f"'predicted_indexes' must be a list, got {_type_name(raw)}")
     indexes = [_index(value, number) for number, value in enumerate(raw)]
     if "predicted" in payload and len(indexes) != len(payload["predicted"]):
-        raise ValueError(f"'predicted_indexes' has {len(indexes)} entries for {len(payload['predicted'])} predicted items")
+        raise ValueError(
+            f"'predicted_indexes' has {len(indexes)} entries for {len(payload['predicted'])} predicted items"
+        )
     if "ground_truth" in payload:
         size = len(payload["ground_truth"])
         beyond = [index for index in indexes if index >= size]

@@ -39,27 +39,39 @@ _BOOLEAN = {"type": "boolean"}
 _SCORE = {"type": "number", "enum": [0, 0.5, 1]}
 
 SCHEMAS: dict[str, dict[str, Any]] = {
-    "reference": _object({
-        "refers": _BOOLEAN, "expected_is_number": _BOOLEAN, "numbers_match": {"type": ["boolean", "null"]},
-    }),
+    "reference": _object(
+        {
+            "refers": _BOOLEAN,
+            "expected_is_number": _BOOLEAN,
+            "numbers_match": {"type": ["boolean", "null"]},
+        }
+    ),
     "sentence": _object({"present": _BOOLEAN, "extracted": {"type": ["string", "null"], "maxLength": 400}}),
-    "directions": _object({
-        "hops": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "properties": {
-                    "origin": _text(NAME_LENGTH),
-                    "kilometers": {"type": "integer", "minimum": 1},
-                    "direction": {"type": "string", "enum": list(DIRECTIONS)},
-                    "destination": _text(NAME_LENGTH),
+    "directions": _object(
+        {
+            "hops": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "origin": _text(NAME_LENGTH),
+                        "kilometers": {"type": "integer", "minimum": 1},
+                        "direction": {"type": "string", "enum": list(DIRECTIONS)},
+                        "destination": _text(NAME_LENGTH),
+                    },
+                    "required": ["origin", "kilometers", "direction", "destination"],
+                    "additionalProperties": False,
                 },
-                "required": ["origin", "kilometers", "direction", "destination"],
-                "additionalProperties": False,
             },
-        },
-    }),
-    "restaurant": _object({"dishes": _names(), "drinks": _names(), "other": {"type": ["string", "null"], "maxLength": NAME_LENGTH}}),
+        }
+    ),
+    "restaurant": _object(
+        {
+            "dishes": _names(),
+            "drinks": _names(),
+            "other": {"type": ["string", "null"], "maxLength": NAME_LENGTH},
+        }
+    ),
     "items": _object({"identified": _names(), "matching": {"type": "array", "items": _SCORE}}),
     "order": _object({"predicted_indexes": {"type": "array", "items": {"type": "integer", "minimum": -1}}}),
     "nugget": _object({"score": _SCORE}),

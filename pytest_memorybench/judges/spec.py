@@ -18,12 +18,19 @@ from pathlib import Path
 from typing import Literal
 
 from pytest_memorybench.agents.limits import RateLimits
-from pytest_memorybench.agents.spec import API_KEY_VARIABLES, LLM_PROVIDERS, mask_credentials, parse_agent_spec
+from pytest_memorybench.agents.spec import (
+    API_KEY_VARIABLES,
+    LLM_PROVIDERS,
+    mask_credentials,
+    parse_agent_spec,
+)
 from pytest_memorybench.core.errors import UsageError
 from pytest_memorybench.judges.client import CachedJudge
 
 JudgeKind = Literal["local", "openai", "anthropic"]
-JUDGE_FORMS = "local, openai:MODEL, openai:MODEL@URL, anthropic:MODEL, anthropic:MODEL@URL or http(s)://HOST:PORT/v1"
+JUDGE_FORMS = (
+    "local, openai:MODEL, openai:MODEL@URL, anthropic:MODEL, anthropic:MODEL@URL or http(s)://HOST:PORT/v1"
+)
 DEFAULT_CACHE = Path(".memorybench") / "judge-cache.sqlite"
 _URL = re.compile(r"^https?://\S+$")
 
@@ -105,7 +112,9 @@ def build_judge(
         max_output_tokens=max_output_tokens,
         limits=limits,
     )
-    return CachedJudge(backend, cache_path=cache_path, max_concurrency=max_concurrency, max_attempts=max_attempts)
+    return CachedJudge(
+        backend, cache_path=cache_path, max_concurrency=max_concurrency, max_attempts=max_attempts
+    )
 
 
 def check_judge_spec(spec: JudgeSpec) -> None:

@@ -82,7 +82,9 @@ def _wrong_answer(raw: Any) -> WrongAnswer:
         raise ValueError(f"{answer_id}: 'payload' must be an object")
     extra = set(payload) - set(check_payload(kind, payload).fields)
     if extra:
-        raise ValueError(f"{answer_id}: payload field(s) {', '.join(sorted(extra))} are not part of a {kind} task")
+        raise ValueError(
+            f"{answer_id}: payload field(s) {', '.join(sorted(extra))} are not part of a {kind} task"
+        )
     end = raw.get("right_end")
     if (kind == "directions") != (end is not None):
         raise ValueError(f"{answer_id}: 'right_end' belongs to directions answers, and each needs one")
@@ -97,7 +99,16 @@ def accepts(answer: WrongAnswer, data: Mapping[str, Any]) -> bool:
     if kind == "reference":
         return reference_correct(data)
     if kind in ("sentence", "equivalence", "interpretation", "answer"):
-        return bool(data[{"sentence": "present", "equivalence": "equivalent", "interpretation": "valid", "answer": "correct"}[kind]])
+        return bool(
+            data[
+                {
+                    "sentence": "present",
+                    "equivalence": "equivalent",
+                    "interpretation": "valid",
+                    "answer": "correct",
+                }[kind]
+            ]
+        )
     if kind == "nugget":
         return float(data["score"]) > 0
     if kind == "items":
@@ -108,4 +119,6 @@ def accepts(answer: WrongAnswer, data: Mapping[str, Any]) -> bool:
         return tuple(route_end(data["hops"])) == answer.right_end
     if kind == "restaurant":
         return bool(data["dishes"] or data["drinks"]) and not data.get("other")
-    raise ValueError(f"unknown judge task {kind!r}")  # pragma: no cover - TASK_KINDS and this function move together
+    raise ValueError(
+        f"unknown judge task {kind!r}"
+    )  # pragma: no cover - TASK_KINDS and this function move together

@@ -26,7 +26,9 @@ def quiet_asyncio_scope_warning(config: pytest.Config) -> None:
     the project's own `filterwarnings` would (its `-W` options still win); it must be added
     before pytest configures its plugins, which is when pytest-asyncio warns.
     """
-    config.addinivalue_line("filterwarnings", f"ignore:{_ASYNCIO_SCOPE_UNSET}:pytest.PytestDeprecationWarning")
+    config.addinivalue_line(
+        "filterwarnings", f"ignore:{_ASYNCIO_SCOPE_UNSET}:pytest.PytestDeprecationWarning"
+    )
 
 
 class TimeoutPerTest:
@@ -51,5 +53,7 @@ class TimeoutPerTest:
         tests = self.run.tests_waited_on(planned.key)
         if tests == 1:
             return None
-        theirs = item.config.pluginmanager.subset_hook_caller("pytest_timeout_set_timer", remove_plugins=[self])
+        theirs = item.config.pluginmanager.subset_hook_caller(
+            "pytest_timeout_set_timer", remove_plugins=[self]
+        )
         return theirs(item=item, settings=settings._replace(timeout=round(settings.timeout * tests, 3)))

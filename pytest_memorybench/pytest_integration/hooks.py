@@ -15,10 +15,10 @@ from pytest_memorybench.pytest_integration.items import collect_benchmark
 from pytest_memorybench.pytest_integration.keys import OUTCOME_KEY, PLANNED_KEY, RUN_KEY
 from pytest_memorybench.reports.junit import item_properties
 from pytest_memorybench.reports.results import item_record
-from pytest_memorybench.runner.spending import SKIP_PREFIX, SpendingCap, process_spend
 from pytest_memorybench.reports.transcript import EventIndex
-from pytest_memorybench.runner.run import BenchmarkRun
 from pytest_memorybench.runner.loop import describe_interruption, end_on_sigterm
+from pytest_memorybench.runner.run import BenchmarkRun
+from pytest_memorybench.runner.spending import SKIP_PREFIX, SpendingCap, process_spend
 
 
 def activate(config: pytest.Config) -> None:
@@ -78,10 +78,14 @@ class BenchmarkHooks:
         if max_cost is not None:
             worker = lifecycle.is_worker(self.config)
             process = self.config.workerinput["workerid"] if worker else "main"  # type: ignore[attr-defined]
-            cap = self.cap = SpendingCap(max_cost, self.run.output, process, dict(Counter(test.group for test in planned)))
+            cap = self.cap = SpendingCap(
+                max_cost, self.run.output, process, dict(Counter(test.group for test in planned))
+            )
             if not worker:
                 cap.clear()  # before any worker starts: workers collect after the controller
-            self.run.may_start = lambda group: cap.reason_to_skip(group, self._spent(), self.run.conversations) is None
+            self.run.may_start = lambda group: (
+                cap.reason_to_skip(group, self._spent(), self.run.conversations) is None
+            )
             self.run.budget.reason_to_stop = lambda: cap.reached(self._spent())
 
     @pytest.hookimpl(tryfirst=True)
@@ -147,7 +151,9 @@ class BenchmarkHooks:
 
     def _spent(self) -> float:
         overhead = sum(stats.overhead_usage.cost_usd for stats in self.run.conversations.values())
-        return process_spend(self.run.budget.agent_usd, self.records, overhead, self.run.judge_stats()["cost_usd"])
+        return process_spend(
+            self.run.budget.agent_usd, self.records, overhead, self.run.judge_stats()["cost_usd"]
+        )
 
     def pytest_keyboard_interrupt(self, excinfo: pytest.ExceptionInfo[BaseException]) -> None:
         self.interruption = describe_interruption(excinfo.value)
@@ -158,13 +164,22 @@ class BenchmarkHooks:
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         if self.estimate is not None:
             return
-        self.run.stop_conversations("the session ended before their items ran")  # -x, --maxfail: keep what they finished
+        self.run.stop_conversations(
+            "the session ended before their items ran"
+        )  # -x, --maxfail: keep what they finished
         finished = lifecycle.finish(
-            self.config, self.records, self.worker_conversations, self.worker_judge_stats, selected=self.selected,
-            scoreable=self.scoreable, stop=self._stop(session), concurrency=self.worker_concurrency,
+            self.config,
+            self.records,
+            self.worker_conversations,
+            self.worker_judge_stats,
+            selected=self.selected,
+            scoreable=self.scoreable,
+            stop=self._stop(session),
+            concurrency=self.worker_concurrency,
         )
         failed = finished is not None and (
-            (finished.gate is not None and not finished.gate.passed) or (finished.results is not None and finished.results_path is None)
+            (finished.gate is not None and not finished.gate.passed)
+            or (finished.results is not None and finished.results_path is None)
         )  # a failed gate, or results that could not be written
         if failed and session.exitstatus == pytest.ExitCode.OK:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
@@ -193,7 +208,8 @@ class BenchmarkHooks:
             for line in agreement:
                 terminalreporter.write_line(line)
         cap_skips = [
-            report for report in terminalreporter.stats.get("skipped", [])
+            report
+            for report in terminalreporter.stats.get("skipped", [])
             if SKIP_PREFIX in str(getattr(report, "longrepr", ""))
         ]
         if cap_skips:
@@ -252,12 +268,16 @@ class XdistControllerHooks:
         from pytest_memorybench.runner.scheduling import ConversationScheduling
 
         run = self.benchmark.run
-        return ConversationScheduling(config, log, {key: test.group for key, test in run.tests.items()}, run.settings.concurrency)
+        return ConversationScheduling(
+            config, log, {key: test.group for key, test in run.tests.items()}, run.settings.concurrency
+        )
 
     def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
         """The controller collects nothing itself: what its workers selected is what the run selected."""
         tests = self.benchmark.run.tests
-        keys = [nodeid if nodeid in tests else nodeid.rpartition("@")[0] for nodeid in ids]  # loadgroup adds @group
+        keys = [
+            nodeid if nodeid in tests else nodeid.rpartition("@")[0] for nodeid in ids
+        ]  # loadgroup adds @group
         self.benchmark.selected = max(self.benchmark.selected, sum(key in tests for key in keys))
         scoreable = sum(key in tests and not tests[key].definition.skip_reason for key in keys)
         self.benchmark.scoreable = max(self.benchmark.scoreable, scoreable)

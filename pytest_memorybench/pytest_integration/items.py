@@ -19,11 +19,11 @@ from typing import Any
 
 import pytest
 
+from pytest_memorybench.core.records import TestOutcome
 from pytest_memorybench.pytest_integration.keys import OUTCOME_KEY, PLANNED_KEY, RUN_KEY
 from pytest_memorybench.runner.plan import PlannedTest
-from pytest_memorybench.core.records import TestOutcome
-from pytest_memorybench.runner.spending import SKIP_PREFIX
 from pytest_memorybench.runner.run import BenchmarkRun
+from pytest_memorybench.runner.spending import SKIP_PREFIX
 
 
 class SuiteCollector(pytest.Collector):
@@ -65,7 +65,9 @@ class BenchmarkItem(pytest.Function):
         if test.definition.skip_reason:
             pytest.skip(test.definition.skip_reason)
         try:
-            outcome = run.outcome(test.key, self.funcargs["memorybench_agent"], self.funcargs["memorybench_agent_factory"])
+            outcome = run.outcome(
+                test.key, self.funcargs["memorybench_agent"], self.funcargs["memorybench_agent_factory"]
+            )
         except BaseException:
             self.stash[OUTCOME_KEY] = run.cut_outcome(test.key)  # recorded as such; pytest reports the cause
             raise
@@ -73,7 +75,9 @@ class BenchmarkItem(pytest.Function):
             pytest.skip(outcome.error)  # the budget ran out during its conversation: never asked, not failed
         self.stash[OUTCOME_KEY] = outcome
         if outcome.error is not None:
-            pytest.fail(f"{outcome.error}\n(everything before this turn is kept in {run.output})", pytrace=False)
+            pytest.fail(
+                f"{outcome.error}\n(everything before this turn is kept in {run.output})", pytrace=False
+            )
 
 
 def _parse_structured_id(item: pytest.Item) -> None:
@@ -110,7 +114,9 @@ def collect_benchmark(session: pytest.Session, run: BenchmarkRun) -> list[pytest
     return items
 
 
-def memorybench_test(memorybench_agent: Any, memorybench_agent_factory: Any, request: pytest.FixtureRequest) -> None:
+def memorybench_test(
+    memorybench_agent: Any, memorybench_agent_factory: Any, request: pytest.FixtureRequest
+) -> None:
     """The body of every benchmark item: its outcome (had in set-up) against its threshold."""
     test = request.node.stash[PLANNED_KEY]
     outcome = request.node.stash[OUTCOME_KEY]

@@ -4,30 +4,30 @@ from __future__ import annotations
 
 import dataclasses
 import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from collections.abc import Sequence
 from typing import Any
 
 import pytest
 
-from pytest_memorybench.pytest_integration import fixtures
 from pytest_memorybench.agents.prices import register_price
 from pytest_memorybench.agents.spec import agent_factory, check_agent_spec
-from pytest_memorybench.judges.spec import DEFAULT_CACHE, check_judge_spec
 from pytest_memorybench.core.errors import UsageError
+from pytest_memorybench.judges.spec import DEFAULT_CACHE, check_judge_spec
+from pytest_memorybench.pytest_integration import fixtures
 from pytest_memorybench.pytest_integration.keys import RUN_KEY
 from pytest_memorybench.reports.agreement import agreement_lines
 from pytest_memorybench.reports.gate import GateResult, evaluate, gate_lines
 from pytest_memorybench.reports.html import report_page
-from pytest_memorybench.reports.markdown import publish, run_markdown
 from pytest_memorybench.reports.junit import add_suite_properties, suite_properties
+from pytest_memorybench.reports.markdown import publish, run_markdown
 from pytest_memorybench.reports.progress import TerminalProgress
 from pytest_memorybench.reports.results import build_results, conversation_record, item_record, write_results
 from pytest_memorybench.reports.summary import summary_lines
 from pytest_memorybench.reports.transcript import EventIndex
-from pytest_memorybench.runner.run import BenchmarkRun, new_run_id
 from pytest_memorybench.runner.folder import write_atomically
+from pytest_memorybench.runner.run import BenchmarkRun, new_run_id
 from pytest_memorybench.runner.settings import Settings
 
 
@@ -87,15 +87,28 @@ def start(config: pytest.Config) -> None:
     else:
         run_id = new_run_id()
         if settings.estimate is not None:  # an estimate leaves no run folder behind
-            settings = dataclasses.replace(settings, output=Path(tempfile.mkdtemp(prefix="memorybench-estimate-")))
+            settings = dataclasses.replace(
+                settings, output=Path(tempfile.mkdtemp(prefix="memorybench-estimate-"))
+            )
         output = settings.output or project_root(config) / ".memorybench" / "runs" / run_id
-        run = BenchmarkRun(settings, run_id, output.resolve(), judge_cache=project_root(config) / DEFAULT_CACHE)
+        run = BenchmarkRun(
+            settings, run_id, output.resolve(), judge_cache=project_root(config) / DEFAULT_CACHE
+        )
         check_judge_spec(settings.judge)
         run.judge  # noqa: B018 - building it now turns a missing API key into a usage error
         if settings.agent is not None and (settings.estimate is None or not settings.agent.calls_a_model):
-            check_agent_spec(settings.agent, settings.agent_options)  # an estimate asks for no key or server; an agent that cannot load is still an error
+            check_agent_spec(
+                settings.agent, settings.agent_options
+            )  # an estimate asks for no key or server; an agent that cannot load is still an error
         if settings.estimate is None:
-            if settings.agent is None and not run.agentless and not (_user_fixture(config, "memorybench_agent") or _user_fixture(config, "memorybench_agent_factory")):
+            if (
+                settings.agent is None
+                and not run.agentless
+                and not (
+                    _user_fixture(config, "memorybench_agent")
+                    or _user_fixture(config, "memorybench_agent_factory")
+                )
+            ):
                 raise UsageError(
                     "--memorybench needs an agent: pass --agent=SPEC (e.g. --agent=recall, "
                     "--agent=openai:gpt-4o-mini) or define a memorybench_agent fixture in conftest.py"
@@ -103,7 +116,9 @@ def start(config: pytest.Config) -> None:
             run.claim_folder()
             run.write_plan()
     if not is_worker(config):
-        run.progress = TerminalProgress(config, total_tests=run.selected_count, in_flight=lambda: run.in_flight)
+        run.progress = TerminalProgress(
+            config, total_tests=run.selected_count, in_flight=lambda: run.in_flight
+        )
         if getattr(config.option, "dist", "no") in ("load", "worksteal"):
             # `-n` alone means xdist's "load", which ignores xdist_group, and "worksteal" moves
             # items between workers: two workers could each drive the same conversation.  Keep
@@ -227,11 +242,19 @@ def finish(
     else:
         agent = run.settings.agent.display if run.settings.agent else "fixture:memorybench_agent"
     results = build_results(
-        run, records, conversations + conversation_records(config), judge_stats + [run.judge_stats()], agent,
+        run,
+        records,
+        conversations + conversation_records(config),
+        judge_stats + [run.judge_stats()],
+        agent,
         [*concurrency, run.concurrency_record()],
     )
     if stop is not None:
-        results["run"]["partial"] = {"reason": stop.reason, "tests_with_results": len(records), "tests_selected": scoreable}
+        results["run"]["partial"] = {
+            "reason": stop.reason,
+            "tests_with_results": len(records),
+            "tests_selected": scoreable,
+        }
     gate_settings = run.settings.gate
     gate = None
     if gate_settings.active:
@@ -255,12 +278,14 @@ def finish(
     add_suite_properties(config, suite_properties(results, results.get("gate")))
     try:
         write_results(path, results)
-        write_atomically(report, report_page(results, transcripts(run, results["items"]), results.get("gate")))
+        write_atomically(
+            report, report_page(results, transcripts(run, results["items"]), results.get("gate"))
+        )
     except OSError as exc:
         folder = _relative(run.output, config.invocation_params.dir)
         unwritten = (
-            f"cannot write the results in {folder} ({exc.strerror or exc}); make room, then --mb-resume={folder} "
-            "writes them without asking the agent again"
+            f"cannot write the results in {folder} ({exc.strerror or exc}); make room, then"
+            f" --mb-resume={folder} writes them without asking the agent again"
         )
         config.stash[RESULTS_KEY] = Finished(results, None, None, gate, unwritten)
         return config.stash[RESULTS_KEY]
@@ -302,7 +327,9 @@ def event_index(run: BenchmarkRun) -> EventIndex:
 def transcripts(run: BenchmarkRun, records: list[dict[str, Any]]) -> dict[str, Any]:
     index = event_index(run)
     index.refresh()
-    return {record["nodeid"]: index.transcript(record["conversation"], record["nodeid"]) for record in records}
+    return {
+        record["nodeid"]: index.transcript(record["conversation"], record["nodeid"]) for record in records
+    }
 
 
 def summary(config: pytest.Config) -> list[str]:
@@ -310,10 +337,17 @@ def summary(config: pytest.Config) -> list[str]:
     if finished is None:
         return []
     lines = []
-    if finished.results is not None and finished.results_path is not None and finished.report_path is not None:
+    if (
+        finished.results is not None
+        and finished.results_path is not None
+        and finished.report_path is not None
+    ):
         base = config.invocation_params.dir
         lines = summary_lines(
-            finished.results, _relative(finished.results_path, base), _relative(finished.report_path, base), finished.markdown
+            finished.results,
+            _relative(finished.results_path, base),
+            _relative(finished.report_path, base),
+            finished.markdown,
         )
     return lines + ([finished.stopped] if finished.stopped else [])
 

@@ -37,7 +37,8 @@ class AgreementRow:
 def published_items(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The items with a published verdict and one of ours (an item that errored has none to compare)."""
     return [
-        item for item in items
+        item
+        for item in items
         if isinstance((item.get("details") or {}).get("published"), dict) and item.get("score") is not None
     ]
 
@@ -126,12 +127,14 @@ def agreement_lines(results: dict[str, Any], problems: list[str] | tuple[str, ..
         )
     different = rows[-1].results - rows[-1].agreeing
     if different:
-        lines.append(f"{different} disagreement(s): each with both sides' reasons in report.html (section Agreement)")
+        lines.append(
+            f"{different} disagreement(s): each with both sides' reasons in report.html (section Agreement)"
+        )
         corrected, nearer, equal = corrections(results["items"])
         if corrected:
             lines.append(
-                f"{corrected} of them are verdicts GoodAI's reviewers corrected by hand: ours is nearer their "
-                f"correction in {nearer} (equal to it in {equal})"
+                f"{corrected} of them are verdicts GoodAI's reviewers corrected by hand: ours is nearer their"
+                f" correction in {nearer} (equal to it in {equal})"
             )
     for problem in problems[:5]:
         lines.append(f"skipped: {problem}")

@@ -18,16 +18,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pytest_memorybench.judges.identity import judged_differently
 from pytest_memorybench.core.errors import UsageError
 from pytest_memorybench.core.readers import reading, require
 from pytest_memorybench.core.results_file import read_results
+from pytest_memorybench.judges.identity import judged_differently
 from pytest_memorybench.reports.significance import PairedTest, average_ranks, cliques, holm, wilcoxon_p
 from pytest_memorybench.reports.statistics import bootstrap_ci
 from pytest_memorybench.reports.table import short_name
 
 IDENTITY = ("agent", "span", "suites", "profile", "judge", "seed")  # what tells runs apart, in label order
-MUST_AGREE = ("profile",)  # scored by other rules: not comparable unless told so (and the judge: `judged_differently`)
+MUST_AGREE = (
+    "profile",
+)  # scored by other rules: not comparable unless told so (and the judge: `judged_differently`)
 
 
 @dataclass
@@ -68,7 +70,11 @@ class Row:
         """The runs with the highest mean on this row (all of them on a tie)."""
         means = [cell.mean for cell in self.cells]
         top = max((mean for mean in means if mean is not None), default=None)
-        return {index for index, mean in enumerate(means) if mean is not None and top is not None and abs(mean - top) < 1e-9}
+        return {
+            index
+            for index, mean in enumerate(means)
+            if mean is not None and top is not None and abs(mean - top) < 1e-9
+        }
 
 
 @dataclass
@@ -109,24 +115,34 @@ class Comparison:
     def to_json(self) -> dict[str, Any]:
         return {
             "schema": "memorybench.comparison/1",
-            "runs": [{"label": run.label, "source": str(run.source), "suite": run.suite, "run": run.info} for run in self.runs],
+            "runs": [
+                {"label": run.label, "source": str(run.source), "suite": run.suite, "run": run.info}
+                for run in self.runs
+            ],
             "keyed_by": self.keyed_by,
             "shared": len(self.shared),
             "left_out": {reason: keys for reason, keys in self.left_out.items()},
             "tables": {
                 suite: [
-                    {"level": row.level, "label": row.label, "best": sorted(row.best),
-                     "cells": [cell.__dict__ for cell in row.cells]}
+                    {
+                        "level": row.level,
+                        "label": row.label,
+                        "best": sorted(row.best),
+                        "cells": [cell.__dict__ for cell in row.cells],
+                    }
                     for row in rows
                 ]
                 for suite, rows in self.tables.items()
             },
             "pairs": [
-                {**pair.__dict__, "significant": pair.significant, "verdict": pair.verdict()} for pair in self.pairs
+                {**pair.__dict__, "significant": pair.significant, "verdict": pair.verdict()}
+                for pair in self.pairs
             ],
             "average_ranks": self.ranks,
             "not_told_apart": self.groups,
-            "spending": [{**spend.__dict__, "cost_per_passed": spend.cost_per_passed} for spend in self.spending],
+            "spending": [
+                {**spend.__dict__, "cost_per_passed": spend.cost_per_passed} for spend in self.spending
+            ],
             "notes": self.notes,
         }
 
@@ -135,15 +151,21 @@ class Comparison:
 
 
 def load_runs(paths: Sequence[str], labels: Sequence[str] = ()) -> list[Run]:
-    """The runs named on the command line (run folders or results.json files), labelled; one line per bad input."""
+    """The runs named on the command line (run folders or results.json files), labelled; one line per bad
+    input."""
     runs: list[Run] = []
     for given in paths:
         path = Path(given)
         file = path / "results.json" if path.is_dir() else path
         if not path.exists():
-            raise UsageError(f"--mb-compare {given}: no such file or folder; give run folders or their results.json")
+            raise UsageError(
+                f"--mb-compare {given}: no such file or folder; give run folders or their results.json"
+            )
         if not file.is_file():
-            raise UsageError(f"--mb-compare {given}: no results.json in this folder; give a run folder of pytest-memorybench")
+            raise UsageError(
+                f"--mb-compare {given}: no results.json in this folder; give a run folder of"
+                " pytest-memorybench"
+            )
         with reading(f"--mb-compare {given}", "give the results.json of a pytest-memorybench run"):
             results = read_results(file)
             _check_items(results)
@@ -152,7 +174,10 @@ def load_runs(paths: Sequence[str], labels: Sequence[str] = ()) -> list[Run]:
         raise UsageError("--mb-compare needs two runs or more (run folders or results.json files)")
     if labels:
         if len(labels) != len(runs):
-            raise UsageError(f"--mb-label was given {len(labels)} time(s) for {len(runs)} runs; give one label per run, in order")
+            raise UsageError(
+                f"--mb-label was given {len(labels)} time(s) for {len(runs)} runs; give one label per run, in"
+                " order"
+            )
         for run, label in zip(runs, labels):
             run.label = label
     else:
@@ -166,14 +191,20 @@ def _check_items(results: dict[str, Any]) -> None:
     """What pairing and the tables read of each item must be there, so a hand-edited file is one line."""
     items = results.get("items")
     require(isinstance(items, list), "'items' is not a list")
-    require(isinstance(results.get("run", {}), dict) and isinstance(results.get("suites", {}), dict), "'run' or 'suites' is not a mapping")
+    require(
+        isinstance(results.get("run", {}), dict) and isinstance(results.get("suites", {}), dict),
+        "'run' or 'suites' is not a mapping",
+    )
     for index, item in enumerate(items):
         require(isinstance(item, dict), f"item {index} is not a mapping")
         for key in ("nodeid", "suite", "scenario", "test_id"):
             require(isinstance(item.get(key), str), f"item {index} has no {key!r}")
         score = item.get("score")
-        require(score is None or (isinstance(score, (int, float)) and not isinstance(score, bool) and 0 <= score <= 1),
-                f"item {index}: score {score!r} is not a number from 0 to 1")
+        require(
+            score is None
+            or (isinstance(score, (int, float)) and not isinstance(score, bool) and 0 <= score <= 1),
+            f"item {index}: score {score!r} is not a number from 0 to 1",
+        )
 
 
 def _split_leaderboard(file: Path, results: dict[str, Any]) -> list[Run]:
@@ -190,12 +221,20 @@ def _label(runs: list[Run]) -> None:
         if run.suite is not None:
             run.label = run.suite
     unlabelled = [run for run in runs if not run.label]
-    differing = [key for key in IDENTITY if len({json.dumps(run.info.get(key), sort_keys=True) for run in unlabelled}) > 1]
+    differing = [
+        key
+        for key in IDENTITY
+        if len({json.dumps(run.info.get(key), sort_keys=True) for run in unlabelled}) > 1
+    ]
     for run in unlabelled:
         parts = [_show(key, run.info.get(key)) for key in differing]
         if not parts:  # alone (beside a leaderboard's agents), or like the others in all but its run
             agent = run.info.get("agent")
-            parts = [str(agent)] if agent and len(unlabelled) == 1 else [str(run.info.get("id") or run.source.parent.name)]
+            parts = (
+                [str(agent)]
+                if agent and len(unlabelled) == 1
+                else [str(run.info.get("id") or run.source.parent.name)]
+            )
         run.label = " ".join(parts)
 
 
@@ -210,7 +249,9 @@ def _show(key: str, value: Any) -> str:
 # -- comparing ---------------------------------------------------------------------------------
 
 
-def compare(runs: list[Run], *, compare_to: str | None = None, anyway: bool = False, seed: int = 0) -> Comparison:
+def compare(
+    runs: list[Run], *, compare_to: str | None = None, anyway: bool = False, seed: int = 0
+) -> Comparison:
     """The comparison of `runs` on the items they share; UsageError when there is nothing to compare."""
     notes = _differences(runs, anyway)
     keyed_by = "test id" if _one_suite_each_differently_named(runs) else "node id"
@@ -227,11 +268,23 @@ def compare(runs: list[Run], *, compare_to: str | None = None, anyway: bool = Fa
     ranks = average_ranks(scores) if len(runs) >= 3 else {}
     order = sorted(ranks, key=lambda label: ranks[label])
     groups = cliques(order, pairs) if ranks else []
-    return Comparison(runs, keyed_by, shared, left_out, tables, pairs, ranks, groups, [_spending(run) for run in runs], notes)
+    return Comparison(
+        runs,
+        keyed_by,
+        shared,
+        left_out,
+        tables,
+        pairs,
+        ranks,
+        groups,
+        [_spending(run) for run in runs],
+        notes,
+    )
 
 
 def _differences(runs: list[Run], anyway: bool) -> list[str]:
-    """Runs scored by other rules (profile, judge) are not comparable: refuse, or say so when told to go on."""
+    """Runs scored by other rules (profile, judge) are not comparable: refuse, or say so when told to go
+    on."""
     notes = []
     for key in MUST_AGREE:
         values = {json.dumps(run.info.get(key), sort_keys=True) for run in runs}
@@ -239,19 +292,24 @@ def _differences(runs: list[Run], anyway: bool) -> list[str]:
             detail = ", ".join(f"{run.label}: {run.info.get(key)}" for run in runs)
             if not anyway:
                 raise UsageError(
-                    f"--mb-compare: the runs were scored with different {key}s ({detail}); their scores are not "
-                    "comparable: compare runs of one {key}, or pass --mb-compare-anyway".replace("{key}", key)
+                    f"--mb-compare: the runs were scored with different {key}s ({detail}); their scores are"
+                    " not comparable: compare runs of one {key}, or pass --mb-compare-anyway".replace(
+                        "{key}", key
+                    )
                 )
             notes.append(f"compared anyway (--mb-compare-anyway): different {key}s ({detail})")
     for run in runs[1:]:
         judged = judged_differently(runs[0].info, run.info)
         if judged is not None and not anyway:
             raise UsageError(
-                f"--mb-compare: {runs[0].label} and {run.label} were judged differently ({judged}); their scores are "
-                "not comparable: judge both alike, or pass --mb-compare-anyway"
+                f"--mb-compare: {runs[0].label} and {run.label} were judged differently ({judged}); their"
+                " scores are not comparable: judge both alike, or pass --mb-compare-anyway"
             )
         if judged is not None:
-            notes.append(f"compared anyway (--mb-compare-anyway): {runs[0].label} and {run.label} judged differently ({judged})")
+            notes.append(
+                f"compared anyway (--mb-compare-anyway): {runs[0].label} and {run.label} judged differently"
+                f" ({judged})"
+            )
     return notes
 
 
@@ -266,7 +324,11 @@ def _keyed(run: Run, keyed_by: str) -> dict[str, dict[str, Any]]:
 
 def _pair(keyed: list[dict[str, dict[str, Any]]]) -> tuple[list[str], dict[str, list[str]]]:
     """The keys every run scored with one definition; the others by why they are left out."""
-    left_out: dict[str, list[str]] = {"not in every run": [], "different definitions": [], "errored in a run": []}
+    left_out: dict[str, list[str]] = {
+        "not in every run": [],
+        "different definitions": [],
+        "errored in a run": [],
+    }
     every = set.intersection(*(set(items) for items in keyed))
     left_out["not in every run"] = sorted(set().union(*(set(items) for items in keyed)) - every)
     shared = []
@@ -283,14 +345,19 @@ def _pair(keyed: list[dict[str, dict[str, Any]]]) -> tuple[list[str], dict[str, 
 
 def _definition(item: dict[str, Any]) -> str:
     """What identifies an item's test: its definition's hash, or (older files) its questions and answers."""
-    return str(item.get("definition") or json.dumps([item.get("scenario"), item.get("questions"), item.get("expected")]))
+    return str(
+        item.get("definition")
+        or json.dumps([item.get("scenario"), item.get("questions"), item.get("expected")])
+    )
 
 
 def _left_out_text(left_out: dict[str, list[str]]) -> str:
     return ", ".join(f"{len(keys)} {reason}" for reason, keys in left_out.items()) or "nothing"
 
 
-def _tables(keyed: list[dict[str, dict[str, Any]]], shared: list[str], keyed_by: str, seed: int) -> dict[str, list[Row]]:
+def _tables(
+    keyed: list[dict[str, dict[str, Any]]], shared: list[str], keyed_by: str, seed: int
+) -> dict[str, list[Row]]:
     """Per suite: the suite row, each scenario, each of its categories; then a total row.
 
     Runs paired by test id have a suite each (a published agent, a user's run): their rows are
@@ -313,7 +380,10 @@ def _tables(keyed: list[dict[str, dict[str, Any]]], shared: list[str], keyed_by:
             for key in members:
                 if first[key].get("category") is not None:
                     by_category[first[key]["category"]].append(key)
-            rows.extend(_row("category", category, found, keyed, seed) for category, found in sorted(by_category.items()))
+            rows.extend(
+                _row("category", category, found, keyed, seed)
+                for category, found in sorted(by_category.items())
+            )
         tables[suite] = rows
     tables["total"] = [_row("total", "total", shared, keyed, seed)]
     return tables
@@ -327,17 +397,23 @@ def _row(level: str, label: str, keys: list[str], keyed: list[dict[str, dict[str
         for item in chosen:
             strata[item["scenario"]].append(float(item["score"]))
         scores = [score for group in strata.values() for score in group]
-        cells.append(Cell(
-            round(sum(scores) / len(scores), 6) if scores else None,
-            bootstrap_ci(list(strata.values()), seed=seed, label=f"compare:{level}:{label}"),
-            sum(bool(item.get("passed")) for item in chosen),
-            len(chosen),
-        ))
+        cells.append(
+            Cell(
+                round(sum(scores) / len(scores), 6) if scores else None,
+                bootstrap_ci(list(strata.values()), seed=seed, label=f"compare:{level}:{label}"),
+                sum(bool(item.get("passed")) for item in chosen),
+                len(chosen),
+            )
+        )
     return Row(level, label, cells)
 
 
 def _pairs(
-    runs: list[Run], keyed: list[dict[str, dict[str, Any]]], shared: list[str], compare_to: str | None, seed: int
+    runs: list[Run],
+    keyed: list[dict[str, dict[str, Any]]],
+    shared: list[str],
+    compare_to: str | None,
+    seed: int,
 ) -> list[PairedTest]:
     """Each pair of runs (or each run against `compare_to`), Holm-corrected together."""
     labels = [run.label for run in runs]
@@ -356,13 +432,20 @@ def _pairs(
         for key, x, y in zip(shared, first, second):
             strata[keyed[a][key]["scenario"]].append(y - x)
         differences = [value for group in strata.values() for value in group]
-        tests.append(PairedTest(
-            labels[a], labels[b], len(shared), round(sum(differences) / len(differences), 6),
-            bootstrap_ci(list(strata.values()), seed=seed, label=f"compare:{labels[a]}:{labels[b]}"),
-            wilcoxon_p(first, second),
-        ))
+        tests.append(
+            PairedTest(
+                labels[a],
+                labels[b],
+                len(shared),
+                round(sum(differences) / len(differences), 6),
+                bootstrap_ci(list(strata.values()), seed=seed, label=f"compare:{labels[a]}:{labels[b]}"),
+                wilcoxon_p(first, second),
+            )
+        )
     adjusted = holm([test.p for test in tests])
-    return [PairedTest(t.a, t.b, t.n, t.difference, t.ci95, t.p, p_holm) for t, p_holm in zip(tests, adjusted)]
+    return [
+        PairedTest(t.a, t.b, t.n, t.difference, t.ci95, t.p, p_holm) for t, p_holm in zip(tests, adjusted)
+    ]
 
 
 def _spending(run: Run) -> Spending:
@@ -371,16 +454,29 @@ def _spending(run: Run) -> Spending:
         totals = run.results.get("totals", {})
         latency = totals.get("latency") or {}
         memory = totals.get("memory") or {}
-        phases = tuple(int((memory.get(phase) or {}).get("calls", 0)) for phase in ("write", "read")) if memory else None
+        phases = (
+            tuple(int((memory.get(phase) or {}).get("calls", 0)) for phase in ("write", "read"))
+            if memory
+            else None
+        )
         return Spending(
-            int(totals.get("agent_tokens_in", 0)), int(totals.get("agent_tokens_out", 0)), int(totals.get("agent_calls", 0)),
-            latency.get("p50"), latency.get("p95"), float(totals.get("cost_usd", 0.0)), int(totals.get("passed", 0)),
+            int(totals.get("agent_tokens_in", 0)),
+            int(totals.get("agent_tokens_out", 0)),
+            int(totals.get("agent_calls", 0)),
+            latency.get("p50"),
+            latency.get("p95"),
+            float(totals.get("cost_usd", 0.0)),
+            int(totals.get("passed", 0)),
             phases,  # type: ignore[arg-type]
         )
     usage = [item.get("usage") or {} for item in items]  # one suite of a file: its own items' spending
     return Spending(
-        sum(int(u.get("input_tokens", 0)) for u in usage), sum(int(u.get("output_tokens", 0)) for u in usage),
-        sum(int(u.get("calls", 0)) for u in usage), None, None, sum(float(u.get("cost_usd", 0.0)) for u in usage),
+        sum(int(u.get("input_tokens", 0)) for u in usage),
+        sum(int(u.get("output_tokens", 0)) for u in usage),
+        sum(int(u.get("calls", 0)) for u in usage),
+        None,
+        None,
+        sum(float(u.get("cost_usd", 0.0)) for u in usage),
         sum(bool(item.get("passed")) for item in items if item.get("score") is not None),
     )
 

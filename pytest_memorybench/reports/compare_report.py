@@ -18,8 +18,8 @@ from typing import Any
 import pytest
 from markupsafe import Markup
 
-from pytest_memorybench.core.spans import parse_span
 from pytest_memorybench.core.errors import UsageError
+from pytest_memorybench.core.spans import parse_span
 from pytest_memorybench.reports.compare import IDENTITY, Comparison, Run, compare, load_runs
 from pytest_memorybench.reports.compare_svg import critical_difference, grouped_bars, span_curves
 from pytest_memorybench.reports.compare_text import comparison_lines
@@ -34,7 +34,9 @@ def run_comparison(config: pytest.Config, say: Callable[[str], None]) -> int:
     """The `--mb-compare` command: 0 when it compared, a UsageError (exit 4) for bad input."""
     option = config.option
     runs = load_runs(option.mb_compare, option.mb_label or ())
-    comparison = compare(runs, compare_to=option.mb_compare_to, anyway=option.mb_compare_anyway, seed=option.mb_seed)
+    comparison = compare(
+        runs, compare_to=option.mb_compare_to, anyway=option.mb_compare_anyway, seed=option.mb_seed
+    )
     folder = Path(option.mb_output) if option.mb_output else config.rootpath / DEFAULT_FOLDER / _stamp()
     written = write_comparison(folder, comparison)
     say("=" * 30 + " memorybench comparison " + "=" * 25)
@@ -53,7 +55,10 @@ def write_comparison(folder: Path, comparison: Comparison) -> list[Path]:
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise UsageError(f"--mb-output {folder}: cannot write there ({exc.strerror or exc}); give a folder you can write to") from None
+        raise UsageError(
+            f"--mb-output {folder}: cannot write there ({exc.strerror or exc}); give a folder you can"
+            " write to"
+        ) from None
     figures = comparison_figures(comparison)
     page = folder / "compare.html"
     write_atomically(folder / "compare.json", json.dumps(comparison.to_json(), indent=2, default=str) + "\n")
@@ -70,16 +75,28 @@ def comparison_figures(comparison: Comparison) -> dict[str, str]:
     labels = [run.label for run in comparison.runs]
     figures: dict[str, str] = {}
     rows = [
-        (row.label if row.level != "suite" else f"{row.label} (all)", [(cell.mean, cell.ci95) for cell in row.cells])
-        for suite, table in comparison.tables.items() if suite != "total" for row in table if row.level in ("suite", "scenario")
+        (
+            row.label if row.level != "suite" else f"{row.label} (all)",
+            [(cell.mean, cell.ci95) for cell in row.cells],
+        )
+        for suite, table in comparison.tables.items()
+        if suite != "total"
+        for row in table
+        if row.level in ("suite", "scenario")
     ]
-    figures["bars"] = grouped_bars(rows, labels, title="mean score per scenario and run, 95% CI, shared items")
+    figures["bars"] = grouped_bars(
+        rows, labels, title="mean score per scenario and run, 95% CI, shared items"
+    )
     series = span_series(comparison.runs)
     if series:
-        figures["span"] = span_curves(series, title="score against memory span (each run's own items and mean)")
+        figures["span"] = span_curves(
+            series, title="score against memory span (each run's own items and mean)"
+        )
     if comparison.ranks:
         figures["cd"] = critical_difference(
-            comparison.ranks, comparison.groups, title="average rank; a bar joins runs no Holm-corrected Wilcoxon test tells apart"
+            comparison.ranks,
+            comparison.groups,
+            title="average rank; a bar joins runs no Holm-corrected Wilcoxon test tells apart",
         )
     return figures
 
@@ -109,9 +126,16 @@ def comparison_page(comparison: Comparison, figures: dict[str, str]) -> str:
     letter = {run.label: chr(65 + index) for index, run in enumerate(runs)}
     view: dict[str, Any] = {
         "runs": [
-            {"letter": letter[run.label], "label": run.label, "agent": run.info.get("agent"), "profile": run.info.get("profile"),
-             "judge": run.info.get("judge"), "source": str(run.source),
-             "span": ", ".join(f"{suite}={span}" for suite, span in (run.info.get("span") or {}).items()) or "-"}
+            {
+                "letter": letter[run.label],
+                "label": run.label,
+                "agent": run.info.get("agent"),
+                "profile": run.info.get("profile"),
+                "judge": run.info.get("judge"),
+                "source": str(run.source),
+                "span": ", ".join(f"{suite}={span}" for suite, span in (run.info.get("span") or {}).items())
+                or "-",
+            }
             for run in runs
         ],
         "keyed_by": comparison.keyed_by,
@@ -123,23 +147,43 @@ def comparison_page(comparison: Comparison, figures: dict[str, str]) -> str:
                 "name": suite,
                 "chart": Markup(figures["bars"]) if suite == "total" else None,
                 "rows": [
-                    {"level": row.level, "label": row.label,
-                     "cells": [{**cell.__dict__, "best": index in row.best and len(runs) > 1} for index, cell in enumerate(row.cells)]}
+                    {
+                        "level": row.level,
+                        "label": row.label,
+                        "cells": [
+                            {**cell.__dict__, "best": index in row.best and len(runs) > 1}
+                            for index, cell in enumerate(row.cells)
+                        ],
+                    }
                     for row in rows
                 ],
             }
             for suite, rows in comparison.tables.items()
         ],
         "pairs": [
-            {"name": f"{letter[pair.b]} − {letter[pair.a]}", "difference": pair.difference, "ci95": pair.ci95, "n": pair.n,
-             "p": pair.p, "p_holm": pair.p_holm, "significant": pair.significant,
-             "verdict": pair.verdict(letter[pair.a], letter[pair.b])}
+            {
+                "name": f"{letter[pair.b]} − {letter[pair.a]}",
+                "difference": pair.difference,
+                "ci95": pair.ci95,
+                "n": pair.n,
+                "p": pair.p,
+                "p_holm": pair.p_holm,
+                "significant": pair.significant,
+                "verdict": pair.verdict(letter[pair.a], letter[pair.b]),
+            }
             for pair in comparison.pairs
         ],
         "cd": Markup(figures["cd"]) if "cd" in figures else None,
         "span": Markup(figures["span"]) if "span" in figures else None,
-        "spending": [{"letter": chr(65 + index), **spend.__dict__, "cost_per_passed": spend.cost_per_passed, "memory_text": spend.memory_text}
-                     for index, spend in enumerate(comparison.spending)],
+        "spending": [
+            {
+                "letter": chr(65 + index),
+                **spend.__dict__,
+                "cost_per_passed": spend.cost_per_passed,
+                "memory_text": spend.memory_text,
+            }
+            for index, spend in enumerate(comparison.spending)
+        ],
     }
     return environment().get_template("compare.html.j2").render(view=view, css=css())
 

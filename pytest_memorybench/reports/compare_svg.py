@@ -18,8 +18,11 @@ PALETTE = ("#3f6fb5", "#e07b39", "#4e9a52", "#b8463c", "#8064a8", "#8c6d45", "#d
 
 def _open(width: float, height: float, title: str) -> list[str]:
     return [
-        f'<svg xmlns="http://www.w3.org/2000/svg" class="mb-chart" role="img" width="{width:.0f}" height="{height:.0f}" '
-        f'viewBox="0 0 {width:.0f} {height:.0f}" {FONT}><title>{escape(title)}</title>',
+        (
+            f'<svg xmlns="http://www.w3.org/2000/svg" class="mb-chart" role="img" width="{width:.0f}"'
+            f' height="{height:.0f}" viewBox="0 0 {width:.0f} {height:.0f}"'
+            f" {FONT}><title>{escape(title)}</title>"
+        ),
         f'<rect width="{width:.0f}" height="{height:.0f}" fill="#fff"/>',
         f'<text x="10" y="18" font-weight="600" fill="#222">{escape(_shorten(title, 90))}</text>',
     ]
@@ -29,10 +32,18 @@ def _legend(parts: list[str], runs: Sequence[str], x: float, y: float) -> None:
     for index, run in enumerate(runs):
         colour = PALETTE[index % len(PALETTE)]
         parts.append(f'<rect x="{x:.1f}" y="{y + index * 16:.1f}" width="10" height="10" fill="{colour}"/>')
-        parts.append(f'<text x="{x + 14:.1f}" y="{y + index * 16 + 9:.1f}" fill="#222">{escape(_shorten(run, 40))}</text>')
+        parts.append(
+            f'<text x="{x + 14:.1f}" y="{y + index * 16 + 9:.1f}"'
+            f' fill="#222">{escape(_shorten(run, 40))}</text>'
+        )
 
 
-def grouped_bars(rows: Sequence[tuple[str, Sequence[tuple[float | None, Sequence[float] | None]]]], runs: Sequence[str], *, title: str) -> str:
+def grouped_bars(
+    rows: Sequence[tuple[str, Sequence[tuple[float | None, Sequence[float] | None]]]],
+    runs: Sequence[str],
+    *,
+    title: str,
+) -> str:
     """Horizontal bars: a group per row (scenario), a bar per run, its 95 % interval as a whisker."""
     label_w, plot_w, legend_w, bar_h, gap, top = 180, 380, 260, 10, 8, 34
     group_h = bar_h * len(runs) + gap
@@ -41,19 +52,25 @@ def grouped_bars(rows: Sequence[tuple[str, Sequence[tuple[float | None, Sequence
     parts = _open(width, max(height, top + 16 * len(runs) + 20), title)
     for tick in (0.0, 0.25, 0.5, 0.75, 1.0):
         x = label_w + tick * plot_w
-        parts.append(f'<line x1="{x:.1f}" y1="{top - 4}" x2="{x:.1f}" y2="{height - 20}" stroke="{GRID_COLOUR}"/>')
+        parts.append(
+            f'<line x1="{x:.1f}" y1="{top - 4}" x2="{x:.1f}" y2="{height - 20}" stroke="{GRID_COLOUR}"/>'
+        )
         parts.append(f'<text x="{x:.1f}" y="{height - 6}" text-anchor="middle" fill="#555">{tick:g}</text>')
     for row_index, (label, cells) in enumerate(rows):
         y0 = top + row_index * group_h
         parts.append(
-            f'<text x="{label_w - 8}" y="{y0 + group_h / 2:.1f}" text-anchor="end" fill="#222">{escape(_shorten(label, 26))}</text>'
+            f'<text x="{label_w - 8}" y="{y0 + group_h / 2:.1f}" text-anchor="end"'
+            f' fill="#222">{escape(_shorten(label, 26))}</text>'
         )
         for run_index, (mean, ci) in enumerate(cells):
             y = y0 + run_index * bar_h
             if mean is None or not math.isfinite(mean):
                 continue
             colour = PALETTE[run_index % len(PALETTE)]
-            parts.append(f'<rect x="{label_w}" y="{y:.1f}" width="{_clamp(mean) * plot_w:.1f}" height="{bar_h - 2}" fill="{colour}"/>')
+            parts.append(
+                f'<rect x="{label_w}" y="{y:.1f}" width="{_clamp(mean) * plot_w:.1f}" height="{bar_h - 2}"'
+                f' fill="{colour}"/>'
+            )
             if ci is not None and len(ci) == 2:
                 low, high = (label_w + _clamp(value) * plot_w for value in ci)
                 middle = y + (bar_h - 2) / 2
@@ -63,7 +80,9 @@ def grouped_bars(rows: Sequence[tuple[str, Sequence[tuple[float | None, Sequence
     return "".join(parts)
 
 
-def span_curves(series: dict[str, Sequence[tuple[float, float, Sequence[float] | None]]], *, title: str) -> str:
+def span_curves(
+    series: dict[str, Sequence[tuple[float, float, Sequence[float] | None]]], *, title: str
+) -> str:
     """Mean score against memory span (tokens, log scale), a line per agent; whiskers for the intervals."""
     width, height, left, right, top, bottom, legend_w = 720, 320, 56, 16, 34, 44, 240
     plot_w, plot_h = width - left - right - legend_w, height - top - bottom
@@ -78,15 +97,24 @@ def span_curves(series: dict[str, Sequence[tuple[float, float, Sequence[float] |
     def at(span: float, score: float) -> tuple[float, float]:
         return left + (math.log10(span) - low) / (high - low) * plot_w, top + plot_h - _clamp(score) * plot_h
 
-    parts.append(f'<path d="M{left} {top}V{top + plot_h}H{left + plot_w}" stroke="{AXIS_COLOUR}" fill="none"/>')
+    parts.append(
+        f'<path d="M{left} {top}V{top + plot_h}H{left + plot_w}" stroke="{AXIS_COLOUR}" fill="none"/>'
+    )
     for tick in (0.0, 0.5, 1.0):
         y = top + plot_h - tick * plot_h
-        parts.append(f'<line x1="{left}" y1="{y:.1f}" x2="{left + plot_w}" y2="{y:.1f}" stroke="{GRID_COLOUR}"/>')
+        parts.append(
+            f'<line x1="{left}" y1="{y:.1f}" x2="{left + plot_w}" y2="{y:.1f}" stroke="{GRID_COLOUR}"/>'
+        )
         parts.append(f'<text x="{left - 6}" y="{y + 4:.1f}" text-anchor="end" fill="#555">{tick:g}</text>')
     for span in spans:
         x, _ = at(span, 0)
-        parts.append(f'<text x="{x:.1f}" y="{top + plot_h + 16}" text-anchor="middle" fill="#555">{_tick(span)}</text>')
-    parts.append(f'<text x="{left + plot_w / 2:.1f}" y="{height - 8}" text-anchor="middle" fill="#333">memory span (tokens)</text>')
+        parts.append(
+            f'<text x="{x:.1f}" y="{top + plot_h + 16}" text-anchor="middle" fill="#555">{_tick(span)}</text>'
+        )
+    parts.append(
+        f'<text x="{left + plot_w / 2:.1f}" y="{height - 8}" text-anchor="middle" fill="#333">memory span'
+        " (tokens)</text>"
+    )
     for index, (name, points) in enumerate(series.items()):
         colour = PALETTE[index % len(PALETTE)]
         drawn = sorted((span, score, ci) for span, score, ci in points if span > 0)
@@ -99,7 +127,9 @@ def span_curves(series: dict[str, Sequence[tuple[float, float, Sequence[float] |
             if ci is not None and len(ci) == 2:
                 _, y_low = at(span, ci[0])
                 _, y_high = at(span, ci[1])
-                parts.append(f'<path d="M{x:.1f} {y_low:.1f}V{y_high:.1f}" stroke="{colour}" stroke-width="1"/>')
+                parts.append(
+                    f'<path d="M{x:.1f} {y_low:.1f}V{y_high:.1f}" stroke="{colour}" stroke-width="1"/>'
+                )
     _legend(parts, list(series), left + plot_w + 20, top)
     parts.append("</svg>")
     return "".join(parts)
@@ -124,7 +154,10 @@ def critical_difference(ranks: dict[str, float], groups: Sequence[Sequence[str]]
         x = x_of(rank)
         parts.append(f'<line x1="{x:.1f}" y1="{axis_y - 5}" x2="{x:.1f}" y2="{axis_y}" stroke="#222"/>')
         parts.append(f'<text x="{x:.1f}" y="{axis_y - 9}" text-anchor="middle" fill="#333">{rank}</text>')
-    parts.append(f'<text x="{left + plot_w / 2:.1f}" y="{axis_y - 26}" text-anchor="middle" fill="#555">average rank (1: best)</text>')
+    parts.append(
+        f'<text x="{left + plot_w / 2:.1f}" y="{axis_y - 26}" text-anchor="middle" fill="#555">average rank'
+        " (1: best)</text>"
+    )
     half = (count + 1) // 2
     for index, name in enumerate(order):
         x = x_of(ranks[name])
@@ -135,10 +168,16 @@ def critical_difference(ranks: dict[str, float], groups: Sequence[Sequence[str]]
         parts.append(f'<path d="M{x:.1f} {axis_y}V{y:.1f}H{end:.1f}" stroke="#444" fill="none"/>')
         anchor = "start" if right_side else "end"
         label = f"{_shorten(name, 22)} ({ranks[name]:.2f})"
-        parts.append(f'<text x="{end + (4 if right_side else -4):.1f}" y="{y + 4:.1f}" text-anchor="{anchor}" fill="#222">{escape(label)}</text>')
+        parts.append(
+            f'<text x="{end + (4 if right_side else -4):.1f}" y="{y + 4:.1f}" text-anchor="{anchor}"'
+            f' fill="#222">{escape(label)}</text>'
+        )
     for index, group in enumerate(groups):
         xs = [x_of(ranks[name]) for name in group]
         y = axis_y + 14 + index * 12
-        parts.append(f'<line x1="{min(xs) - 4:.1f}" y1="{y}" x2="{max(xs) + 4:.1f}" y2="{y}" stroke="#111" stroke-width="4"/>')
+        parts.append(
+            f'<line x1="{min(xs) - 4:.1f}" y1="{y}" x2="{max(xs) + 4:.1f}" y2="{y}" stroke="#111"'
+            ' stroke-width="4"/>'
+        )
     parts.append("</svg>")
     return "".join(parts)

@@ -19,16 +19,28 @@ def comparison_lines(comparison: Comparison) -> list[str]:
     left = comparison.left_out
     lines.append(
         f"paired by {comparison.keyed_by} on {len(comparison.shared)} item(s) every run scored"
-        + (f"; left out: {'; '.join(f'{len(keys)} {reason} ({keys_text(keys)})' for reason, keys in left.items())}" if left else "")
+        + (
+            "; left out:"
+            f" {'; '.join(f'{len(keys)} {reason} ({keys_text(keys)})' for reason, keys in left.items())}"
+            if left
+            else ""
+        )
     )
     lines.extend(f"note: {note}" for note in comparison.notes)
     wide = len(runs) <= 3
     cell_width = 19 if wide else 8
-    lines += ["", f"{'suite / scenario':<{LABEL}}" + "".join(f"{chr(65 + i):>{cell_width}}" for i in range(len(runs)))]
+    lines += [
+        "",
+        f"{'suite / scenario':<{LABEL}}" + "".join(f"{chr(65 + i):>{cell_width}}" for i in range(len(runs))),
+    ]
     for rows in comparison.tables.values():
         for row in rows:
             lines.extend(_row_lines(row, wide, cell_width))
-    lines.append("* best of the row; cells: mean [95% CI] over the shared items" if wide else "* best of the row (means; intervals in the report)")
+    lines.append(
+        "* best of the row; cells: mean [95% CI] over the shared items"
+        if wide
+        else "* best of the row (means; intervals in the report)"
+    )
     lines.append("")
     for pair in comparison.pairs:
         a, b = _letter(comparison, pair.a), _letter(comparison, pair.b)
@@ -37,13 +49,22 @@ def comparison_lines(comparison: Comparison) -> list[str]:
         lines.append(f"{b} − {a}  {difference} {ci:>16}  n={pair.n}  {pair.verdict(a, b)}")
     if comparison.ranks:
         order = sorted(comparison.ranks, key=lambda label: comparison.ranks[label])
-        lines.append("average rank: " + ", ".join(f"{_letter(comparison, label)} {comparison.ranks[label]:.2f}" for label in order))
+        lines.append(
+            "average rank: "
+            + ", ".join(f"{_letter(comparison, label)} {comparison.ranks[label]:.2f}" for label in order)
+        )
         for group in comparison.groups:
-            lines.append("not told apart (Wilcoxon, Holm): " + " ".join(_letter(comparison, label) for label in group))
+            lines.append(
+                "not told apart (Wilcoxon, Holm): " + " ".join(_letter(comparison, label) for label in group)
+            )
     lines.append("")
-    memory = any(spend.memory_calls for spend in comparison.spending)  # memory systems: their write / read calls
-    lines.append(f"{'run':<4}{'tokens in':>10}{'out':>8}{'calls':>7}{'p50 s':>8}{'p95 s':>8}{'cost':>10}{'$/passed':>10}"
-                 + (f"{'write / read':>16}" if memory else ""))
+    memory = any(
+        spend.memory_calls for spend in comparison.spending
+    )  # memory systems: their write / read calls
+    lines.append(
+        f"{'run':<4}{'tokens in':>10}{'out':>8}{'calls':>7}{'p50 s':>8}{'p95 s':>8}{'cost':>10}{'$/passed':>10}"
+        + (f"{'write / read':>16}" if memory else "")
+    )
     for index, spend in enumerate(comparison.spending):
         lines.append(
             f"{chr(65 + index):<4}{spend.tokens_in:>10,}{spend.tokens_out:>8,}{spend.calls:>7,}{_seconds(spend.p50):>8}"

@@ -37,15 +37,24 @@ from pytest_memorybench.agents.openai_agent import (
 )
 from pytest_memorybench.agents.prices import Price, context_window_for, price_for
 from pytest_memorybench.agents.protocol import AgentAdapter
-from pytest_memorybench.core.tokens import default_counter
-from pytest_memorybench.runner.plan import PlannedTest
 from pytest_memorybench.core.records import Usage
+from pytest_memorybench.core.tokens import default_counter
 from pytest_memorybench.reports.summary import compact_count
+from pytest_memorybench.runner.plan import PlannedTest
 from pytest_memorybench.runner.run import BenchmarkRun
 
 DEFAULT_REPLY_TOKENS = 50
 # A few models to compare with, whatever the agent: (model as priced, as shown).
-COMPARED = ("gpt-4o-mini", "gpt-4o", "gpt-4.1", "gpt-5-mini", "gpt-5", "o4-mini", "claude-haiku-4-5", "claude-sonnet-4-5")
+COMPARED = (
+    "gpt-4o-mini",
+    "gpt-4o",
+    "gpt-4.1",
+    "gpt-5-mini",
+    "gpt-5",
+    "o4-mini",
+    "claude-haiku-4-5",
+    "claude-sonnet-4-5",
+)
 
 
 class BillingChat(LLMChatAgent):
@@ -55,10 +64,17 @@ class BillingChat(LLMChatAgent):
     api_key_variable = "MEMORYBENCH_ESTIMATE"
     status_error = connection_error = timeout_error = RuntimeError
 
-    def __init__(self, model: str | None, *, reply_tokens: int, context_tokens: int, does_memory_work: bool = False) -> None:
+    def __init__(
+        self, model: str | None, *, reply_tokens: int, context_tokens: int, does_memory_work: bool = False
+    ) -> None:
         # The room left for the reply when trimming is what the real adapter leaves (more for reasoning).
         reserved = REASONING_OUTPUT_TOKENS if is_reasoning_model(model) else DEFAULT_OUTPUT_TOKENS
-        super().__init__(model or "chat-model", api_key="not-used", context_tokens=context_tokens, max_output_tokens=reserved)
+        super().__init__(
+            model or "chat-model",
+            api_key="not-used",
+            context_tokens=context_tokens,
+            max_output_tokens=reserved,
+        )
         self.reply_tokens = reply_tokens
         self.does_memory_work = does_memory_work  # a memory system's own calls: JSON where JSON is asked for
         self._primed: str | None = None
@@ -77,7 +93,9 @@ class BillingChat(LLMChatAgent):
         text = answer + " ok" * max(0, missing)  # " ok" is one token
         if self.does_memory_work and turns and "JSON" in turns[-1]["content"]:  # a model obliges
             text = json.dumps({"note": text})
-        billed = sum(counter.count(part) + MESSAGE_OVERHEAD for part in (system, *(turn["content"] for turn in turns)))
+        billed = sum(
+            counter.count(part) + MESSAGE_OVERHEAD for part in (system, *(turn["content"] for turn in turns))
+        )
         return Completion(text, input_tokens=billed, output_tokens=counter.count(text))
 
     async def aclose(self) -> None:
@@ -115,7 +133,14 @@ class Estimate:
         return total
 
 
-def estimate(run: BenchmarkRun, tests: Iterable[PlannedTest], *, reply_tokens: int, context_tokens: int, model: str | None) -> Estimate:
+def estimate(
+    run: BenchmarkRun,
+    tests: Iterable[PlannedTest],
+    *,
+    reply_tokens: int,
+    context_tokens: int,
+    model: str | None,
+) -> Estimate:
     """Play the conversations of `tests` (the selected ones) against `BillingChat`; add up its bill."""
     groups: dict[str, list[PlannedTest]] = defaultdict(list)
     for test in tests:
@@ -134,10 +159,14 @@ def estimate(run: BenchmarkRun, tests: Iterable[PlannedTest], *, reply_tokens: i
         for phase, usage in (agent.memory_usage or {}).items():
             bill.memory.setdefault(phase, Usage()).add(usage)
     spans = {name: str(span) for name, span in run.interleaved_spans.items()}
-    return Estimate(model, context_tokens, reply_tokens, dict(bills), run.judge_stats()["calls"] - tasks_before, spans)
+    return Estimate(
+        model, context_tokens, reply_tokens, dict(bills), run.judge_stats()["calls"] - tasks_before, spans
+    )
 
 
-def _stand_in(run: BenchmarkRun, model: str | None, *, reply_tokens: int, context_tokens: int) -> AgentAdapter:
+def _stand_in(
+    run: BenchmarkRun, model: str | None, *, reply_tokens: int, context_tokens: int
+) -> AgentAdapter:
     """The billing chat as the agent, or as the model of the memory system the agent is."""
     chat = BillingChat(model, reply_tokens=reply_tokens, context_tokens=context_tokens)
     spec = run.settings.agent
@@ -146,7 +175,9 @@ def _stand_in(run: BenchmarkRun, model: str | None, *, reply_tokens: int, contex
     from pytest_memorybench.agents.memory.build import build_memory_system
     from pytest_memorybench.agents.memory.model import MemoryModel
 
-    worker = BillingChat(model, reply_tokens=reply_tokens, context_tokens=context_tokens, does_memory_work=True)
+    worker = BillingChat(
+        model, reply_tokens=reply_tokens, context_tokens=context_tokens, does_memory_work=True
+    )
     stand_in = MemoryModel(chat, worker)
     return AgentAdapter(build_memory_system(spec, run.settings.agent_options, stand_in), "estimate")
 
@@ -164,9 +195,13 @@ def estimate_lines(run: BenchmarkRun, tests: Sequence[PlannedTest], reply_tokens
     price = price_for(model)
     spans = ", ".join(f"{suite}={span}" for suite, span in main.spans.items()) or "- (probe suites)"
     lines = [
-        f"{agent.display if agent else 'a full-context chat model'} · context {context:,} tokens "
-        f"· replies of {reply_tokens} tokens · span {spans}",
-        f"{'suite':<20}{'tests':>6}{'calls':>7}{'delivered':>10}{'billed in':>11}{'billed out':>11}{'cost':>11}",
+        (
+            f"{agent.display if agent else 'a full-context chat model'} · context {context:,} tokens "
+            f"· replies of {reply_tokens} tokens · span {spans}"
+        ),
+        (
+            f"{'suite':<20}{'tests':>6}{'calls':>7}{'delivered':>10}{'billed in':>11}{'billed out':>11}{'cost':>11}"
+        ),
     ]
     for name, bill in [*main.suites.items(), ("total", main.total)]:
         cost = _money(price.cost(bill.usage.input_tokens, bill.usage.output_tokens)) if price else "?"
@@ -175,14 +210,25 @@ def estimate_lines(run: BenchmarkRun, tests: Sequence[PlannedTest], reply_tokens
             f"{compact_count(bill.usage.input_tokens):>11}{compact_count(bill.usage.output_tokens):>11}{cost:>11}"
         )
     if price is None:
-        lines.append(f"no price known for {model or 'this agent'}: give one with --mb-price MODEL=IN,OUT, or see the models below")
+        lines.append(
+            f"no price known for {model or 'this agent'}: give one with --mb-price MODEL=IN,OUT, or see the"
+            " models below"
+        )
     memory = main.total.memory
     if memory:
-        lines.append("memory: " + " · ".join(
-            f"{phase} {usage.calls:,} calls, {compact_count(usage.input_tokens)} in" for phase, usage in memory.items()
-        ) + " (in the total above)")
+        lines.append(
+            "memory: "
+            + " · ".join(
+                f"{phase} {usage.calls:,} calls, {compact_count(usage.input_tokens)} in"
+                for phase, usage in memory.items()
+            )
+            + " (in the total above)"
+        )
     if main.judge_tasks:
-        lines.append(f"judge: {main.judge_tasks} tasks; an LLM judge makes at least one call for each (the local judge none)")
+        lines.append(
+            f"judge: {main.judge_tasks} tasks; an LLM judge makes at least one call for each (the local judge"
+            " none)"
+        )
     lines.append("the same run on other models (USD per million tokens in / out, context window):")
     by_window: dict[int, Estimate] = {context: main}
     for name in COMPARED:
@@ -190,14 +236,21 @@ def estimate_lines(run: BenchmarkRun, tests: Sequence[PlannedTest], reply_tokens
         if window not in by_window:
             progress, run.progress = run.progress, None  # shown for the first play only
             try:
-                by_window[window] = estimate(run, tests, reply_tokens=reply_tokens, context_tokens=window, model=name)
+                by_window[window] = estimate(
+                    run, tests, reply_tokens=reply_tokens, context_tokens=window, model=name
+                )
             finally:
                 run.progress = progress
         total = by_window[window].total.usage
         known = price_for(name)
         assert known is not None
-        lines.append(f"  {name:<20}{_rate(known):>16}{window:>12,}{_money(known.cost(total.input_tokens, total.output_tokens)):>12}")
-    lines.append("billed: each call re-sends the conversation up to the context window; filler is observed without a call")
+        lines.append(
+            f"  {name:<20}{_rate(known):>16}{window:>12,}{_money(known.cost(total.input_tokens, total.output_tokens)):>12}"
+        )
+    lines.append(
+        "billed: each call re-sends the conversation up to the context window; filler is observed without a"
+        " call"
+    )
     lines.append("reasoning models (o-series, gpt-5) also bill their reasoning as output: not included above")
     return lines
 

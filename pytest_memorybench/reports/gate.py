@@ -20,10 +20,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from pytest_memorybench.judges.identity import judged_differently
 from pytest_memorybench.core.results_file import Baseline
-from pytest_memorybench.runner.settings import MaxErrors
+from pytest_memorybench.judges.identity import judged_differently
 from pytest_memorybench.reports.table import short_name
+from pytest_memorybench.runner.settings import MaxErrors
 
 EPSILON = 1e-9  # means are rounded to 6 places; a drop equal to the allowance is not beyond it
 LABEL = 23
@@ -100,9 +100,14 @@ class GateResult:
             "notes": self.notes,
             "rows": [
                 {
-                    "label": row.label.strip(), "level": row.level, "baseline": row.baseline, "current": row.current,
-                    "change": None if row.change is None else round(row.change, 6), "ci95": row.ci95,
-                    "outside_ci": row.outside_ci, "verdict": row.verdict,
+                    "label": row.label.strip(),
+                    "level": row.level,
+                    "baseline": row.baseline,
+                    "current": row.current,
+                    "change": None if row.change is None else round(row.change, 6),
+                    "ci95": row.ci95,
+                    "outside_ci": row.outside_ci,
+                    "verdict": row.verdict,
                 }
                 for row in self.rows
             ],
@@ -167,10 +172,18 @@ def _errors_allowed(gate: GateResult, totals: dict[str, Any], max_errors: MaxErr
     counted = f"{errors} of {items} item{'s' if items != 1 else ''} errored ({kinds})"
     allowed = max_errors.allowed(items)
     if errors > allowed:
-        allowance = f"--mb-max-errors {max_errors} allows {allowed}" if allowed else "allow some with --mb-max-errors N or P%"
-        gate.failures.append(f"{counted}: nothing to compare; --mb-resume={folder} retries them ({allowance})")
+        allowance = (
+            f"--mb-max-errors {max_errors} allows {allowed}"
+            if allowed
+            else "allow some with --mb-max-errors N or P%"
+        )
+        gate.failures.append(
+            f"{counted}: nothing to compare; --mb-resume={folder} retries them ({allowance})"
+        )
         return False
-    gate.notes.append(f"{counted}, within --mb-max-errors {max_errors}: compared the {totals.get('max', 0)} that scored")
+    gate.notes.append(
+        f"{counted}, within --mb-max-errors {max_errors}: compared the {totals.get('max', 0)} that scored"
+    )
     return True
 
 
@@ -178,8 +191,15 @@ def _rows(
     results: dict[str, Any], base: dict[str, Any], max_drop: float, max_scenario_drop: float | None
 ) -> list[GateRow]:
     rows = [
-        GateRow("total", "total", _total_mean(base), results["totals"].get("mean"),
-                results["totals"].get("ci95"), True, max_drop)
+        GateRow(
+            "total",
+            "total",
+            _total_mean(base),
+            results["totals"].get("mean"),
+            results["totals"].get("ci95"),
+            True,
+            max_drop,
+        )
     ]
     base_suites, base_scenarios = base.get("suites", {}), base.get("scenarios", {})
     now_suites, now_scenarios = results["suites"], results["scenarios"]
@@ -193,8 +213,16 @@ def _rows(
         rows.append(_row(suite, "suite", base_suites.get(suite), now_suites.get(suite), True, max_drop))
         for scenario in sorted(by_suite.get(suite, set())):
             label = "  " + short_name(scenario, suite)
-            rows.append(_row(label, "scenario", base_scenarios.get(scenario), now_scenarios.get(scenario),
-                             max_scenario_drop is not None, max_scenario_drop))
+            rows.append(
+                _row(
+                    label,
+                    "scenario",
+                    base_scenarios.get(scenario),
+                    now_scenarios.get(scenario),
+                    max_scenario_drop is not None,
+                    max_scenario_drop,
+                )
+            )
     return rows
 
 
@@ -220,7 +248,9 @@ def _differences(now: dict[str, Any], base: dict[str, Any]) -> list[str]:
     notes = []
     for key in ("span", "profile", "seed", "agent"):
         if key in base and base[key] != now.get(key):
-            notes.append(f"the baseline ran with {key} {_show(base[key])}, this run with {_show(now.get(key))}")
+            notes.append(
+                f"the baseline ran with {key} {_show(base[key])}, this run with {_show(now.get(key))}"
+            )
     return notes
 
 
@@ -235,13 +265,17 @@ def gate_lines(gate: GateResult) -> list[str]:
     lines: list[str] = []
     if gate.baseline is not None:
         run = gate.baseline.results.get("run", {})
-        lines.append(f"baseline: {gate.baseline.path} (run {run.get('id', '?')}, agent {run.get('agent', '?')})")
+        lines.append(
+            f"baseline: {gate.baseline.path} (run {run.get('id', '?')}, agent {run.get('agent', '?')})"
+        )
     lines.extend(f"note: {note}" for note in gate.notes)
     if gate.rows:
         lines.append(f"{'':<{LABEL}}{'baseline':>9}{'now':>7}{'change':>8}{'95% CI now':>14}  verdict")
         lines.extend(_table_row(row) for row in gate.rows)
     if gate.passed:
-        allowed = f"no drop beyond {gate.max_drop:.3f}" if gate.max_drop is not None else "total above the minimum"
+        allowed = (
+            f"no drop beyond {gate.max_drop:.3f}" if gate.max_drop is not None else "total above the minimum"
+        )
         lines.append(f"gate passed: {allowed}")
     else:
         lines.extend(f"gate FAILED: {failure}" for failure in gate.failures)

@@ -35,7 +35,11 @@ OPEN_FAILURES = 5  # with more failed items than this, the standalone page opens
 def environment() -> Environment:
     """The templates, autoescaped, with the report's formatting helpers."""
     environment = Environment(
-        loader=FileSystemLoader(TEMPLATES), autoescape=True, undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True
+        loader=FileSystemLoader(TEMPLATES),
+        autoescape=True,
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
     )
     environment.globals.update(fmt=_fmt, ci=_ci, count=compact_count, pval=_pval)
     environment.filters["excerpt"] = excerpt
@@ -73,7 +77,9 @@ def item_fragment(record: dict[str, Any], transcript: list[Entry] | None) -> str
 
 
 def report_page(
-    results: dict[str, Any], transcripts: Mapping[str, list[Entry] | None], gate: dict[str, Any] | None = None,
+    results: dict[str, Any],
+    transcripts: Mapping[str, list[Entry] | None],
+    gate: dict[str, Any] | None = None,
     facts: Mapping[str, str] | None = None,
 ) -> str:
     """The standalone report.html: no script, no external resource, readable offline."""
@@ -81,19 +87,32 @@ def report_page(
     items = sorted(results["items"], key=lambda record: (record["passed"], record["nodeid"]))
     failures = sum(not record["passed"] for record in items)
     view["tests"] = [
-        {**item_view(record, transcripts.get(record["nodeid"])), "open": not record["passed"] and failures <= OPEN_FAILURES}
+        {
+            **item_view(record, transcripts.get(record["nodeid"])),
+            "open": not record["passed"] and failures <= OPEN_FAILURES,
+        }
         for record in items
     ]
     run = results["run"]
-    view["span"] = ", ".join(f"{name}={span}" for name, span in run.get("span", {}).items()) or "- (no interleaving)"
+    view["span"] = (
+        ", ".join(f"{name}={span}" for name, span in run.get("span", {}).items()) or "- (no interleaving)"
+    )
     view["facts"] = [
         (name, str(value))
         for name, value in {
-            "run id": run.get("id"), "agent": run.get("agent"), "judge": describe_identity(identity_of(run)), "seed": run.get("seed"),
-            "profile": run.get("profile"), "started": run.get("started"), "finished": run.get("finished"),
-            "pytest-memorybench": run.get("package_version"), "token counter": run.get("token_counter"),
-            "resumed": run.get("resumed"), "replayed from": run.get("replayed_from"),
-            "re-scored from": run.get("rescored_from"), **(facts or {}),
+            "run id": run.get("id"),
+            "agent": run.get("agent"),
+            "judge": describe_identity(identity_of(run)),
+            "seed": run.get("seed"),
+            "profile": run.get("profile"),
+            "started": run.get("started"),
+            "finished": run.get("finished"),
+            "pytest-memorybench": run.get("package_version"),
+            "token counter": run.get("token_counter"),
+            "resumed": run.get("resumed"),
+            "replayed from": run.get("replayed_from"),
+            "re-scored from": run.get("rescored_from"),
+            **(facts or {}),
         }.items()
         if value is not None
     ]
@@ -121,17 +140,36 @@ def _suites(results: dict[str, Any]) -> list[dict[str, Any]]:
             suites.append({"name": row.name, "rows": [], "chart_rows": chart_rows, "curves": []})
         suite = suites[-1]
         metrics = (row.stats.get("metrics") or {}) if row.level == "scenario" else {}
-        suite["rows"].append({
-            "label": row.label, "level": row.level, "mean": row.stats["mean"], "ci95": row.stats.get("ci95"),
-            "n": row.scored, "errors": row.errors, "passed": row.passed, "score": row.score, "tokens": row.tokens,
-            "seconds": row.seconds, "cost": row.cost, "metrics": _metric_text(metrics),
-            "grids": [{"name": name, **grid} for name, value in metrics.items() if (grid := _grid(value))],
-        })
+        suite["rows"].append(
+            {
+                "label": row.label,
+                "level": row.level,
+                "mean": row.stats["mean"],
+                "ci95": row.stats.get("ci95"),
+                "n": row.scored,
+                "errors": row.errors,
+                "passed": row.passed,
+                "score": row.score,
+                "tokens": row.tokens,
+                "seconds": row.seconds,
+                "cost": row.cost,
+                "metrics": _metric_text(metrics),
+                "grids": [
+                    {"name": name, **grid} for name, value in metrics.items() if (grid := _grid(value))
+                ],
+            }
+        )
         if row.level == "scenario":
             chart_rows.append((row.label, row.stats["mean"], row.stats.get("ci95")))
             suite["curves"].extend(
-                Markup(line_chart(value["curve"], title=f"{row.name}: {name}", x_label=str(value.get("x_label", "")),
-                                  y_label=str(value.get("y_label", ""))))
+                Markup(
+                    line_chart(
+                        value["curve"],
+                        title=f"{row.name}: {name}",
+                        x_label=str(value.get("x_label", "")),
+                        y_label=str(value.get("y_label", "")),
+                    )
+                )
                 for name, value in metrics.items()
                 if isinstance(value, dict) and isinstance(value.get("curve"), list)
             )
@@ -166,7 +204,11 @@ def _grid(value: Any) -> dict[str, Any] | None:
     names = [str(name) for name in value]
     columns = list(dict.fromkeys(str(column) for row in value.values() for column in row))
     cells = [[row.get(column) for column in columns] for row in value.values()]
-    if not all(cell is None or isinstance(cell, (int, float)) and not isinstance(cell, bool) for line in cells for cell in line):
+    if not all(
+        cell is None or isinstance(cell, (int, float)) and not isinstance(cell, bool)
+        for line in cells
+        for cell in line
+    ):
         return None
     if len(columns) > len(names):  # long side down: a page has more room for rows than columns
         names, columns, cells = columns, names, [list(line) for line in zip(*cells)]
@@ -185,10 +227,24 @@ def item_view(record: dict[str, Any], transcript: list[Entry] | None) -> dict[st
     ]
     details = record.get("details")
     return {
-        **{key: record.get(key) for key in (
-            "nodeid", "scenario", "category", "score", "threshold", "passed", "reasons", "error", "error_kind",
-            "span_tokens", "span_target", "span_overrun", "skills",
-        )},
+        **{
+            key: record.get(key)
+            for key in (
+                "nodeid",
+                "scenario",
+                "category",
+                "score",
+                "threshold",
+                "passed",
+                "reasons",
+                "error",
+                "error_kind",
+                "span_tokens",
+                "span_target",
+                "span_overrun",
+                "skills",
+            )
+        },
         "qa": qa,
         "details": json.dumps(details, indent=2, ensure_ascii=False, default=str) if details else "",
         "transcript": None if transcript is None else _transcript_view(transcript),

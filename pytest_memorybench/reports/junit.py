@@ -20,7 +20,9 @@ ITEM_PROPERTIES = ("score", "threshold", "scenario", "span_tokens")
 def item_properties(record: dict[str, Any]) -> list[tuple[str, object]]:
     """`score`, `threshold`, `scenario`, `span_tokens`, `skills`, `category` when it has one, and for
     an item that errored (no score) `error_kind` in place of the score."""
-    properties: list[tuple[str, object]] = [(name, record[name]) for name in ITEM_PROPERTIES if record[name] is not None]
+    properties: list[tuple[str, object]] = [
+        (name, record[name]) for name in ITEM_PROPERTIES if record[name] is not None
+    ]
     properties.append(("skills", " ".join(record["skills"])))
     if record.get("category") is not None:
         properties.append(("category", record["category"]))

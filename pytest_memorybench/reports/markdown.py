@@ -24,8 +24,8 @@ def run_markdown(results: dict[str, Any], gate: dict[str, Any] | None) -> str:
     lines = [
         f"### memorybench: {_text(run.get('agent'))}",
         "",
-        f"judge {_text(run.get('judge'))} · span {_text(spans)} · profile {_text(run.get('profile'))} · seed {run.get('seed')}"
-        f" · run `{run.get('id')}`" + (" · **partial**" if run.get("partial") else ""),
+        f"judge {_text(run.get('judge'))} · span {_text(spans)} · profile {_text(run.get('profile'))} · seed"
+        f" {run.get('seed')} · run `{run.get('id')}`" + (" · **partial**" if run.get("partial") else ""),
         "",
         "| suite / scenario | mean | 95% CI | passed | errors | tokens | cost |",
         "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
@@ -36,21 +36,34 @@ def run_markdown(results: dict[str, Any], gate: dict[str, Any] | None) -> str:
         if row.level == "suite":
             label = f"**{label}**"
         lines.append(
-            f"| {label} | {_mean(row.stats['mean'])} | {_ci(row.stats.get('ci95'))} | {row.passed}/{row.scored} "
-            f"| {row.errors or '-'} | {row.tokens:,} | ${row.cost:.4f} |"
+            f"| {label} | {_mean(row.stats['mean'])} | {_ci(row.stats.get('ci95'))} |"
+            f" {row.passed}/{row.scored} | {row.errors or '-'} | {row.tokens:,} | ${row.cost:.4f} |"
         )
     lines.append(
-        f"| **total** | **{_mean(totals.get('mean'))}** | {_ci(totals.get('ci95'))} | {totals['passed']}/{totals['max']} "
-        f"| {totals.get('errors') or '-'} | {totals['agent_tokens_in'] + totals['agent_tokens_out']:,} | ${totals['cost_usd']:.4f} |"
+        f"| **total** | **{_mean(totals.get('mean'))}** | {_ci(totals.get('ci95'))} |"
+        f" {totals['passed']}/{totals['max']} | {totals.get('errors') or '-'} |"
+        f" {totals['agent_tokens_in'] + totals['agent_tokens_out']:,} | ${totals['cost_usd']:.4f} |"
     )
     efficiency = efficiency_text(totals)
-    lines += ["", f"agent: {totals['agent_tokens_in']:,} tokens in, {totals['agent_tokens_out']:,} out, "
-                  f"{totals['agent_calls']:,} calls, ${totals['cost_usd']:.4f}" + (f" · {efficiency}" if efficiency else "")]
+    lines += [
+        "",
+        f"agent: {totals['agent_tokens_in']:,} tokens in, {totals['agent_tokens_out']:,} out, "
+        f"{totals['agent_calls']:,} calls, ${totals['cost_usd']:.4f}"
+        + (f" · {efficiency}" if efficiency else ""),
+    ]
     if memory_text(totals):
         lines += ["", memory_text(totals)]
     if totals.get("errors"):
-        kinds = ", ".join(f"{kind} {count}" for kind, count in sorted(totals.get("errors_by_kind", {}).items()))
-        lines += ["", f"⚠️ {totals['errors']} item(s) errored ({kinds}): no score, left out of every mean; `--mb-resume` retries them."]
+        kinds = ", ".join(
+            f"{kind} {count}" for kind, count in sorted(totals.get("errors_by_kind", {}).items())
+        )
+        lines += [
+            "",
+            (
+                f"⚠️ {totals['errors']} item(s) errored ({kinds}): no score, left out of every mean;"
+                " `--mb-resume` retries them."
+            ),
+        ]
     if gate is not None:
         lines += ["", gate_markdown(gate)]
     return "\n".join(lines) + "\n"
@@ -67,12 +80,18 @@ def gate_markdown(gate: dict[str, Any]) -> str:
 def comparison_markdown(comparison: Comparison) -> str:
     runs = comparison.runs
     lines = ["### memorybench comparison", ""]
-    lines += [f"- **{chr(65 + index)}** = {_text(run.label)} (`{run.source}`)" for index, run in enumerate(runs)]
+    lines += [
+        f"- **{chr(65 + index)}** = {_text(run.label)} (`{run.source}`)" for index, run in enumerate(runs)
+    ]
     left = comparison.left_out
     lines += [
         "",
         f"Paired by {comparison.keyed_by} on {len(comparison.shared)} item(s) every run scored"
-        + (f"; left out: {', '.join(f'{len(keys)} {reason}' for reason, keys in left.items())}." if left else "."),
+        + (
+            f"; left out: {', '.join(f'{len(keys)} {reason}' for reason, keys in left.items())}."
+            if left
+            else "."
+        ),
         "",
         "| suite / scenario | " + " | ".join(chr(65 + index) for index in range(len(runs))) + " |",
         "| --- |" + " ---: |" * len(runs),
@@ -80,9 +99,14 @@ def comparison_markdown(comparison: Comparison) -> str:
     for suite, rows in comparison.tables.items():
         for row in rows:
             label = _text(row.label)
-            label = f"**{label}**" if row.level in ("suite", "total") else ("&nbsp;&nbsp;" if row.level == "scenario" else "&nbsp;&nbsp;&nbsp;&nbsp;· ") + label
+            label = (
+                f"**{label}**"
+                if row.level in ("suite", "total")
+                else ("&nbsp;&nbsp;" if row.level == "scenario" else "&nbsp;&nbsp;&nbsp;&nbsp;· ") + label
+            )
             cells = [
-                (f"**{_mean(cell.mean)}**" if index in row.best and len(runs) > 1 else _mean(cell.mean)) + f" {_ci(cell.ci95)}"
+                (f"**{_mean(cell.mean)}**" if index in row.best and len(runs) > 1 else _mean(cell.mean))
+                + f" {_ci(cell.ci95)}"
                 for index, cell in enumerate(row.cells)
             ]
             lines.append(f"| {label} | " + " | ".join(cells) + " |")
@@ -91,18 +115,27 @@ def comparison_markdown(comparison: Comparison) -> str:
         a, b = (chr(65 + [run.label for run in runs].index(name)) for name in (pair.a, pair.b))
         difference = f"{pair.difference:+.3f}" if pair.difference is not None else "-"
         lines.append(f"| {b} − {a} | {difference} | {_ci(pair.ci95)} | {pair.verdict(a, b)} |")
-    lines += ["", "| run | tokens in / out | calls | memory write / read | reply p50 / p95 | cost | $ per passed |",
-              "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    lines += [
+        "",
+        "| run | tokens in / out | calls | memory write / read | reply p50 / p95 | cost | $ per passed |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
     for index, spend in enumerate(comparison.spending):
-        latency = f"{spend.p50:.2f} / {spend.p95:.2f} s" if spend.p50 is not None and spend.p95 is not None else "-"
+        latency = (
+            f"{spend.p50:.2f} / {spend.p95:.2f} s" if spend.p50 is not None and spend.p95 is not None else "-"
+        )
         per = f"${spend.cost_per_passed:.4f}" if spend.cost_per_passed is not None else "-"
-        lines.append(f"| {chr(65 + index)} | {spend.tokens_in:,} / {spend.tokens_out:,} | {spend.calls:,} | {spend.memory_text} | {latency} | ${spend.cost:.4f} | {per} |")
+        lines.append(
+            f"| {chr(65 + index)} | {spend.tokens_in:,} / {spend.tokens_out:,} | {spend.calls:,} |"
+            f" {spend.memory_text} | {latency} | ${spend.cost:.4f} | {per} |"
+        )
     lines += ["", *[f"- note: {_text(note)}" for note in comparison.notes]]
     return "\n".join(lines).rstrip() + "\n"
 
 
 def publish(text: str, path: str | None) -> list[str]:
-    """Write `text` to `path` (if given) and append it to the GitHub job summary (if in one); where it went."""
+    """Write `text` to `path` (if given) and append it to the GitHub job summary (if in one); where it
+    went."""
     written = []
     if path:
         target = Path(path)

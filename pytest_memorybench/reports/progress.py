@@ -86,13 +86,20 @@ class TerminalProgress:
         levels = [limit.level for limit in active_limits()]  # --mb-concurrency auto: the level in use
         measured = f" · requests at once: {'/'.join(map(str, levels))} (auto)" if levels else ""
         tokens = sum(self.tokens.values())
-        return f"[memorybench] {self.done}/{self.total()} tests done · {tokens:,} tokens{conversations}{measured} · open: {running or '-'}"
+        return (
+            f"[memorybench] {self.done}/{self.total()} tests done · {tokens:,}"
+            f" tokens{conversations}{measured} · open: {running or '-'}"
+        )
 
     def _terminal(self) -> Any:
         """pytest's terminal writer when the output is a terminal that can be rewritten, else None."""
         reporter = self.config.pluginmanager.getplugin("terminalreporter")
         writer = getattr(reporter, "_tw", None)
-        if writer is None or not bool(getattr(reporter, "isatty", False)) or getattr(writer, "fullwidth", 0) < 40:
+        if (
+            writer is None
+            or not bool(getattr(reporter, "isatty", False))
+            or getattr(writer, "fullwidth", 0) < 40
+        ):
             return None
         return writer
 

@@ -18,16 +18,16 @@ from pathlib import Path
 from typing import Any
 
 from pytest_memorybench import __version__
-from pytest_memorybench.judges.identity import judge_identity
 from pytest_memorybench.conversation.evidence import mean_recall
 from pytest_memorybench.conversation.scheduler import ConversationStats
-from pytest_memorybench.core.timings import pooled_percentile
 from pytest_memorybench.core.errors import UsageError, describe_exception
-from pytest_memorybench.runner.plan import PlannedTest
 from pytest_memorybench.core.records import TestOutcome
+from pytest_memorybench.core.timings import pooled_percentile
+from pytest_memorybench.judges.identity import judge_identity
 from pytest_memorybench.reports.statistics import bootstrap_ci
-from pytest_memorybench.runner.run import BenchmarkRun
 from pytest_memorybench.runner.folder import write_atomically
+from pytest_memorybench.runner.plan import PlannedTest
+from pytest_memorybench.runner.run import BenchmarkRun
 from pytest_memorybench.scenarios import get_scenario
 
 SCHEMA = "memorybench.results/1"
@@ -124,7 +124,9 @@ def build_results(
             "passed": sum(record["passed"] for record in scored),
             "errors": len(records) - len(scored),
             "latency": reply_latency(conversation_list),
-            "errors_by_kind": dict(Counter(record.get("error_kind") or "agent" for record in records if record["score"] is None)),
+            "errors_by_kind": dict(
+                Counter(record.get("error_kind") or "agent" for record in records if record["score"] is None)
+            ),
             "agent_tokens_in": int(usage["input_tokens"]),
             "agent_tokens_out": int(usage["output_tokens"]),
             "agent_calls": int(usage["calls"]),
@@ -150,7 +152,10 @@ def _merge_concurrency(processes: list[dict[str, Any]], fixed: int | None) -> di
     """Each process's providers under auto (a worker measures its own), or the fixed number."""
     if fixed is not None:
         return {"mode": "fixed", "conversations": fixed}
-    return {"mode": "auto", "providers": [provider for process in processes for provider in process.get("providers", [])]}
+    return {
+        "mode": "auto",
+        "providers": [provider for process in processes for provider in process.get("providers", [])],
+    }
 
 
 def _embedder(settings: Any) -> str | None:
@@ -167,7 +172,9 @@ def memory_phases(conversations: list[dict[str, Any]]) -> dict[str, dict[str, fl
     phases: dict[str, dict[str, float]] = {}
     for conversation in conversations:
         for phase, usage in (conversation.get("memory_usage") or {}).items():
-            total = phases.setdefault(phase, {"calls": 0, "input_tokens": 0, "output_tokens": 0, "seconds": 0.0, "cost_usd": 0.0})
+            total = phases.setdefault(
+                phase, {"calls": 0, "input_tokens": 0, "output_tokens": 0, "seconds": 0.0, "cost_usd": 0.0}
+            )
             for name in total:
                 total[name] += usage.get(name, 0)
     for total in phases.values():
@@ -176,8 +183,11 @@ def memory_phases(conversations: list[dict[str, Any]]) -> dict[str, dict[str, fl
 
 
 def reply_latency(conversations: list[dict[str, Any]]) -> dict[str, Any] | None:
-    """The median and 95th percentile of every agent reply of the run, pooled from each conversation's timings."""
-    timings = [conversation["reply_timing"] for conversation in conversations if conversation.get("reply_timing")]
+    """The median and 95th percentile of every agent reply of the run, pooled from each conversation's
+    timings."""
+    timings = [
+        conversation["reply_timing"] for conversation in conversations if conversation.get("reply_timing")
+    ]
     if not timings:
         return None
     return {

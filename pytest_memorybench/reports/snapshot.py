@@ -59,9 +59,12 @@ def score_table(results: dict[str, Any]) -> dict[str, Any]:
     for name, stats in results["scenarios"].items():
         row: dict[str, Any] = {"mean": _round(stats["mean"]), "n": stats["n"]}
         if stats.get("categories"):
-            row["categories"] = {c: {"mean": _round(s["mean"]), "n": s["n"]} for c, s in stats["categories"].items()}
+            row["categories"] = {
+                c: {"mean": _round(s["mean"]), "n": s["n"]} for c, s in stats["categories"].items()
+            }
         metrics = {
-            key: _round(value) for key, value in (stats.get("metrics") or {}).items()
+            key: _round(value)
+            for key, value in (stats.get("metrics") or {}).items()
             if isinstance(value, (int, float, str)) and not isinstance(value, bool)
         }
         if metrics:
@@ -85,7 +88,9 @@ def _round(value: Any) -> Any:
 def within(actual: Any, expected: Any, tolerance: float) -> bool:
     """Equal, except that floats may differ by `tolerance`; keys, lengths and strings exactly."""
     if isinstance(actual, dict) and isinstance(expected, dict):
-        return actual.keys() == expected.keys() and all(within(actual[k], expected[k], tolerance) for k in actual)
+        return actual.keys() == expected.keys() and all(
+            within(actual[k], expected[k], tolerance) for k in actual
+        )
     if isinstance(actual, list) and isinstance(expected, list):
         return len(actual) == len(expected) and all(within(a, e, tolerance) for a, e in zip(actual, expected))
     if isinstance(actual, float) or isinstance(expected, float):

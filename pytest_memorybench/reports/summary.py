@@ -19,7 +19,9 @@ from pytest_memorybench.reports.table import table_rows
 WIDTH = 79
 LABEL = 30
 ERRORS_LABEL = 25  # with the err column: the names give it room
-HEADER = f"{'suite / scenario':<{LABEL}}{'mean':>6}{'95% CI':>13}{'passed':>8}{'tokens':>7}{'secs':>7}{'cost':>8}"
+HEADER = (
+    f"{'suite / scenario':<{LABEL}}{'mean':>6}{'95% CI':>13}{'passed':>8}{'tokens':>7}{'secs':>7}{'cost':>8}"
+)
 
 
 def summary_lines(
@@ -34,8 +36,14 @@ def summary_lines(
     for row in table_rows(results):
         lines.extend(
             table.row(
-                indent[row.level] + row.label, row.stats["mean"], row.stats.get("ci95"), f"{row.passed}/{row.scored}",
-                row.errors, row.tokens, row.seconds, row.cost,
+                indent[row.level] + row.label,
+                row.stats["mean"],
+                row.stats.get("ci95"),
+                f"{row.passed}/{row.scored}",
+                row.errors,
+                row.tokens,
+                row.seconds,
+                row.cost,
             )
         )
         if row.level == "scenario":
@@ -64,10 +72,14 @@ def summary_lines(
         lines.append(memory)
     recall = totals.get("evidence_recall")
     if recall:
-        lines.append(f"evidence recall@{recall['k']}: {recall['mean']:.2f} over {recall['questions']} questions (what each question rests on, among what the agent's memory retrieved)")
+        lines.append(
+            f"evidence recall@{recall['k']}: {recall['mean']:.2f} over {recall['questions']} questions (what"
+            " each question rests on, among what the agent's memory retrieved)"
+        )
     lines.append(
-        f"judge {results['run']['judge']}: {totals['judge_calls']:,} calls, {totals['judge_cache_hits']:,} cache hits, "
-        f"{totals['judge_tokens_in'] + totals['judge_tokens_out']:,} tokens, ${totals['judge_cost_usd']:.4f}"
+        f"judge {results['run']['judge']}: {totals['judge_calls']:,} calls, {totals['judge_cache_hits']:,}"
+        f" cache hits, {totals['judge_tokens_in'] + totals['judge_tokens_out']:,} tokens,"
+        f" ${totals['judge_cost_usd']:.4f}"
     )
     concurrency = concurrency_line(results["run"].get("concurrency"))
     if concurrency:
@@ -109,12 +121,15 @@ def concurrency_line(record: dict[str, Any] | None) -> str | None:
     for provider in providers:
         level = provider["level"]
         what = "one request at a time" if level == 1 else f"{level} requests at once"
-        parts.append(f"{'settled at' if provider['settled'] else 'at'} {level} ({provider['provider']}: {what})")
+        parts.append(
+            f"{'settled at' if provider['settled'] else 'at'} {level} ({provider['provider']}: {what})"
+        )
     return "concurrency auto " + "; ".join(parts)
 
 
 def efficiency_text(totals: dict[str, Any]) -> str:
-    """Reply latency (p50, p95) and what a passed test cost: `agent replies: p50 0.41 s, p95 1.90 s · $0.0123 per passed test`."""
+    """Reply latency (p50, p95) and what a passed test cost: `agent replies: p50 0.41 s, p95 1.90 s · $0.0123
+    per passed test`."""
     parts = []
     latency = totals.get("latency") or {}
     if latency.get("p50") is not None:
@@ -125,7 +140,8 @@ def efficiency_text(totals: dict[str, Any]) -> str:
 
 
 def memory_text(totals: dict[str, Any]) -> str:
-    """A memory system's model calls by phase: `memory write: 120 calls, 45,210 tokens, 3.1 s, $0.0021 · read: …`."""
+    """A memory system's model calls by phase: `memory write: 120 calls, 45,210 tokens, 3.1 s, $0.0021 · read:
+    …`."""
     phases = totals.get("memory") or {}
     parts = [
         f"{phase}: {usage['calls']:,} calls, {usage['input_tokens'] + usage['output_tokens']:,} tokens, "
@@ -161,7 +177,11 @@ def metric_lines(metrics: dict[str, Any] | None, indent: int) -> list[str]:
         else:
             parts.append(f"{name} {value}")
     text = " · ".join(parts)
-    return textwrap.wrap(text, WIDTH, initial_indent=" " * indent, subsequent_indent=" " * indent) if text else []
+    return (
+        textwrap.wrap(text, WIDTH, initial_indent=" " * indent, subsequent_indent=" " * indent)
+        if text
+        else []
+    )
 
 
 class _Table:
@@ -177,8 +197,15 @@ class _Table:
         return f"{'suite / scenario':<{self.label}}{'mean':>6}{'95% CI':>13}{'passed':>8}{'err':>5}{'tokens':>7}{'secs':>7}{'cost':>8}"
 
     def row(
-        self, label: str, mean: float | None, ci: list[float] | None, passed: str, errors: int, tokens: int,
-        seconds: float, cost: float,
+        self,
+        label: str,
+        mean: float | None,
+        ci: list[float] | None,
+        passed: str,
+        errors: int,
+        tokens: int,
+        seconds: float,
+        cost: float,
     ) -> list[str]:
         """One row; a label too long for its column gets a line of its own, so names are never cut."""
         mean_text = f"{mean:.3f}" if mean is not None else "-"

@@ -32,43 +32,49 @@ def score_chart(rows: Sequence[tuple[str, float | None, Sequence[float] | None]]
     width = label_width + plot_width + value_width
     height = top + row_height * len(rows) + 24
     parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" class="mb-chart" role="img" width="{width}" height="{height}" '
-        f'viewBox="0 0 {width} {height}" {FONT}><title>{escape(title)}</title>',
+        (
+            f'<svg xmlns="http://www.w3.org/2000/svg" class="mb-chart" role="img" width="{width}"'
+            f' height="{height}" viewBox="0 0 {width} {height}" {FONT}><title>{escape(title)}</title>'
+        ),
     ]
     for tick in (0.0, 0.25, 0.5, 0.75, 1.0):
         x = label_width + tick * plot_width
-        parts.append(f'<line x1="{x:.1f}" y1="{top - 6}" x2="{x:.1f}" y2="{height - 20}" stroke="{GRID_COLOUR}"/>')
+        parts.append(
+            f'<line x1="{x:.1f}" y1="{top - 6}" x2="{x:.1f}" y2="{height - 20}" stroke="{GRID_COLOUR}"/>'
+        )
         parts.append(f'<text x="{x:.1f}" y="{height - 6}" text-anchor="middle" fill="#555">{tick:g}</text>')
     for index, (label, mean, ci) in enumerate(rows):
         y = top + index * row_height
         parts.append(
-            f'<text x="{label_width - 8}" y="{y + 15}" text-anchor="end" fill="#222">{escape(_shorten(label, 28))}</text>'
+            f'<text x="{label_width - 8}" y="{y + 15}" text-anchor="end"'
+            f' fill="#222">{escape(_shorten(label, 28))}</text>'
         )
         parts.append(
-            f'<rect x="{label_width}" y="{y + 4}" width="{plot_width}" height="{row_height - 8}" fill="#f0f0f3" rx="2"/>'
+            f'<rect x="{label_width}" y="{y + 4}" width="{plot_width}" height="{row_height - 8}"'
+            ' fill="#f0f0f3" rx="2"/>'
         )
         if mean is None or not math.isfinite(mean):
             parts.append(f'<text x="{label_width + 4}" y="{y + 15}" fill="#777">no score</text>')
             continue
         bar = _clamp(mean) * plot_width
         parts.append(
-            f'<rect x="{label_width}" y="{y + 4}" width="{bar:.1f}" height="{row_height - 8}" fill="{BAR_COLOUR}" rx="2"/>'
+            f'<rect x="{label_width}" y="{y + 4}" width="{bar:.1f}" height="{row_height - 8}"'
+            f' fill="{BAR_COLOUR}" rx="2"/>'
         )
         if ci is not None and len(ci) == 2:
             low, high = (label_width + _clamp(value) * plot_width for value in ci)
             middle = y + row_height / 2
             parts.append(
-                f'<path d="M{low:.1f} {middle:.1f}H{high:.1f}M{low:.1f} {middle - 5:.1f}V{middle + 5:.1f}'
-                f'M{high:.1f} {middle - 5:.1f}V{middle + 5:.1f}" stroke="#111" stroke-width="1.5" fill="none"/>'
+                f'<path d="M{low:.1f} {middle:.1f}H{high:.1f}M{low:.1f}'
+                f' {middle - 5:.1f}V{middle + 5:.1f}M{high:.1f} {middle - 5:.1f}V{middle + 5:.1f}"'
+                ' stroke="#111" stroke-width="1.5" fill="none"/>'
             )
         parts.append(f'<text x="{label_width + plot_width + 8}" y="{y + 15}" fill="#222">{mean:.3f}</text>')
     parts.append("</svg>")
     return "".join(parts)
 
 
-def line_chart(
-    points: Sequence[Sequence[float]], *, title: str, x_label: str = "", y_label: str = ""
-) -> str:
+def line_chart(points: Sequence[Sequence[float]], *, title: str, x_label: str = "", y_label: str = "") -> str:
     """A line through (x, y) points, axes labelled with their ranges.  Non-numeric points are dropped."""
     clean = sorted(
         (float(x), float(y))
@@ -77,8 +83,10 @@ def line_chart(
     )
     width, height, left, right, top, bottom = 460, 260, 56, 16, 30, 44
     parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" class="mb-chart" role="img" width="{width}" height="{height}" '
-        f'viewBox="0 0 {width} {height}" {FONT}><title>{escape(title)}</title>',
+        (
+            f'<svg xmlns="http://www.w3.org/2000/svg" class="mb-chart" role="img" width="{width}"'
+            f' height="{height}" viewBox="0 0 {width} {height}" {FONT}><title>{escape(title)}</title>'
+        ),
         f'<text x="{left}" y="18" font-weight="600" fill="#222">{escape(_shorten(title, 60))}</text>',
     ]
     if not clean:
@@ -91,16 +99,21 @@ def line_chart(
     plot_w, plot_h = width - left - right, height - top - bottom
 
     def at(x: float, y: float) -> tuple[float, float]:
-        return left + (x - x_low) / (x_high - x_low) * plot_w, top + plot_h - (y - y_low) / (y_high - y_low) * plot_h
+        return left + (x - x_low) / (x_high - x_low) * plot_w, top + plot_h - (y - y_low) / (
+            y_high - y_low
+        ) * plot_h
 
     parts.append(
         f'<path d="M{left} {top}V{top + plot_h}H{left + plot_w}" stroke="{AXIS_COLOUR}" fill="none"/>'
     )
     for value, anchor_y in ((y_low, top + plot_h), (y_high, top)):
-        parts.append(f'<text x="{left - 6}" y="{anchor_y + 4:.1f}" text-anchor="end" fill="#555">{_tick(value)}</text>')
+        parts.append(
+            f'<text x="{left - 6}" y="{anchor_y + 4:.1f}" text-anchor="end" fill="#555">{_tick(value)}</text>'
+        )
     for value, anchor_x, anchor in ((x_low, left, "start"), (x_high, left + plot_w, "end")):
         parts.append(
-            f'<text x="{anchor_x:.1f}" y="{top + plot_h + 16}" text-anchor="{anchor}" fill="#555">{_tick(value)}</text>'
+            f'<text x="{anchor_x:.1f}" y="{top + plot_h + 16}" text-anchor="{anchor}"'
+            f' fill="#555">{_tick(value)}</text>'
         )
     coordinates = [at(x, y) for x, y in clean]
     path = "M" + "L".join(f"{x:.1f} {y:.1f}" for x, y in coordinates)
@@ -108,7 +121,8 @@ def line_chart(
     parts.extend(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="3" fill="{BAR_COLOUR}"/>' for x, y in coordinates)
     if x_label:
         parts.append(
-            f'<text x="{left + plot_w / 2:.1f}" y="{height - 8}" text-anchor="middle" fill="#333">{escape(x_label)}</text>'
+            f'<text x="{left + plot_w / 2:.1f}" y="{height - 8}" text-anchor="middle"'
+            f' fill="#333">{escape(x_label)}</text>'
         )
     if y_label:
         parts.append(

@@ -66,7 +66,9 @@ def table_rows(results: dict[str, Any]) -> Iterator[TableRow]:
         for scenario in sorted({item["scenario"] for item in members}):
             in_scenario = [item for item in members if item["scenario"] == scenario]
             scenario_stats = results["scenarios"][scenario]
-            if scenario_stats.get("n", 0) + scenario_stats.get("errors", 0) != len(in_scenario):  # in other suites too
+            if scenario_stats.get("n", 0) + scenario_stats.get("errors", 0) != len(
+                in_scenario
+            ):  # in other suites too
                 scenario_stats = _own_stats(in_scenario, results["run"].get("seed", 0), f"{suite}:{scenario}")
             yield TableRow("scenario", short_name(scenario, suite), scenario, scenario_stats, in_scenario)
             for category, category_stats in scenario_stats.get("categories", {}).items():
@@ -79,6 +81,8 @@ def _own_stats(items: list[dict[str, Any]], seed: int, label: str) -> dict[str, 
     scores = [item["score"] for item in items if item["score"] is not None]
     mean = round(sum(scores) / len(scores), 6) if scores else None
     return {
-        "mean": mean, "ci95": bootstrap_ci([scores], seed=seed, label=f"scenario:{label}"), "n": len(scores),
+        "mean": mean,
+        "ci95": bootstrap_ci([scores], seed=seed, label=f"scenario:{label}"),
+        "n": len(scores),
         "errors": len(items) - len(scores),
     }

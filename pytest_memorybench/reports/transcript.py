@@ -30,7 +30,12 @@ class TranscriptTurn:
     is_question: bool = False
 
     def to_json(self) -> dict[str, Any]:
-        return {"message": self.message, "reply": self.reply, "time": self.time, "is_question": self.is_question}
+        return {
+            "message": self.message,
+            "reply": self.reply,
+            "time": self.time,
+            "is_question": self.is_question,
+        }
 
 
 @dataclass(frozen=True)
@@ -103,7 +108,9 @@ class EventIndex:
                 if gap and entries:
                     entries.append(_collapse(gap, tokens_before - gap_start_tokens))
                 gap = []
-                entries.append(TranscriptTurn(exchange.message, exchange.reply, exchange.time, exchange.is_question))
+                entries.append(
+                    TranscriptTurn(exchange.message, exchange.reply, exchange.time, exchange.is_question)
+                )
             else:
                 if not gap:
                     gap_start_tokens = tokens_before
@@ -136,7 +143,11 @@ class EventIndex:
             test, source = event.get("test"), event.get("source", "")
             keep = source == "test" and test is not None
             exchanges[number] = _Exchange(
-                source, test, event.get("text", "") if keep else None, bool(event.get("is_question")), event.get("time")
+                source,
+                test,
+                event.get("text", "") if keep else None,
+                bool(event.get("is_question")),
+                event.get("time"),
             )
         exchange = exchanges.get(number)
         if kind in ("reply", "observed") and exchange is not None:

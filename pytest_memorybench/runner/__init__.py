@@ -6,7 +6,8 @@ outcomes, with `pool` overlapping the conversations a process runs next and `loo
 they share; `folder` is the run folder (lock, manifest, definitions, atomic writes), `shards`
 splits a plan across CI jobs and merges it back, `scheduling` keeps a conversation on one xdist
 worker, and `spending` is the cost cap. `driving` drives one group, whatever stands in for the
-agent: a replayed run, re-scored published results and merged shards go through it, with no agent. It may import the suite, scenarios, goodai, conversation, scoring,
-judges, agents and core layers; reports and the pytest face sit above it and call into it (the
-run's terminal progress is handed in by the pytest face, never imported).
+agent: a replayed run, re-scored published results and merged shards go through it, with no agent. It may
+import the suite, scenarios, goodai, conversation, scoring, judges, agents and core layers; reports and the
+pytest face sit above it and call into it (the run's terminal progress is handed in by the pytest face, never
+imported).
 """

@@ -27,10 +27,14 @@ if TYPE_CHECKING:
     from pytest_memorybench.runner.run import BenchmarkRun
 
 
-async def drive_group(run: BenchmarkRun, group: str, tests: list[PlannedTest], agent: AgentAdapter | None) -> None:
+async def drive_group(
+    run: BenchmarkRun, group: str, tests: list[PlannedTest], agent: AgentAdapter | None
+) -> None:
     """Drive `group` for `tests` with `agent`, keeping every outcome it finishes in `run`."""
     if run.merged is not None:
-        run.record_outcomes({test.key: recorded_outcome(test.definition, run.merged.records[test.key]) for test in tests})
+        run.record_outcomes(
+            {test.key: recorded_outcome(test.definition, run.merged.records[test.key]) for test in tests}
+        )
     elif group in run.contexts:
         await _probe(run, group, tests, agent)
     elif run.published is not None:
@@ -40,7 +44,11 @@ async def drive_group(run: BenchmarkRun, group: str, tests: list[PlannedTest], a
 
 
 def _channel(
-    run: BenchmarkRun, group: str, agent: AgentAdapter | None, replay: Iterable[LoggedExchange] = (), saving_mode: bool | None = None
+    run: BenchmarkRun,
+    group: str,
+    agent: AgentAdapter | None,
+    replay: Iterable[LoggedExchange] = (),
+    saving_mode: bool | None = None,
 ) -> AgentChannel:
     """The group's channel: no agent when something stands in for it (a replay, published results)."""
     return AgentChannel(
@@ -53,9 +61,13 @@ def _scoring(run: BenchmarkRun, channel: AgentChannel) -> ScoringContext:
     return ScoringContext(profile=run.settings.profile, judge=LoggedJudge(run.judge, channel))
 
 
-async def _converse(run: BenchmarkRun, group: str, tests: list[PlannedTest], agent: AgentAdapter | None) -> None:
+async def _converse(
+    run: BenchmarkRun, group: str, tests: list[PlannedTest], agent: AgentAdapter | None
+) -> None:
     logged = run.logged.get(group)
-    channel = _channel(run, group, agent, logged.exchanges if logged else (), logged.saving_mode if logged else None)
+    channel = _channel(
+        run, group, agent, logged.exchanges if logged else (), logged.saving_mode if logged else None
+    )
     suite = next(s for s in run.suites if s.name == tests[0].definition.suite)
     conversation = Conversation(
         [ScheduledTest(t.key, t.definition) for t in tests],
@@ -96,14 +108,23 @@ async def _probe(run: BenchmarkRun, group: str, tests: list[PlannedTest], agent:
 
 
 async def _rescore(run: BenchmarkRun, group: str, tests: list[PlannedTest]) -> None:
-    """Score stored results (GoodAI's, a LoCoMo pipeline's); their conversations go to the log for the report."""
+    """Score stored results (GoodAI's, a LoCoMo pipeline's); their conversations go to the log for the
+    report."""
     assert run.published is not None
     for test in tests:
         stored = run.published.results[test.key]
         channel = _channel(run, group, None)
-        run.record_outcomes({test.key: await rescored_outcome(test.key, test.definition, stored, channel, _scoring(run, channel))})
+        run.record_outcomes(
+            {
+                test.key: await rescored_outcome(
+                    test.key, test.definition, stored, channel, _scoring(run, channel)
+                )
+            }
+        )
         if run.progress is not None:
-            run.progress({"event": "test_end", "test": test.key, "group": group, "tokens": stored.tokens or 0})
+            run.progress(
+                {"event": "test_end", "test": test.key, "group": group, "tokens": stored.tokens or 0}
+            )
 
 
 __all__ = ["drive_group"]

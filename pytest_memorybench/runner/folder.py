@@ -21,9 +21,9 @@ from filelock import FileLock, Timeout
 from pytest_memorybench.core.errors import UsageError
 from pytest_memorybench.core.readers import Malformed, read_json, reading, require
 from pytest_memorybench.core.records import TestDefinition
-from pytest_memorybench.scenarios.probes import file_stem
-from pytest_memorybench.runner.settings import MAX_CONVERSATIONS, MAX_SHARDS
 from pytest_memorybench.core.spans import Span, parse_span
+from pytest_memorybench.runner.settings import MAX_CONVERSATIONS, MAX_SHARDS
+from pytest_memorybench.scenarios.probes import file_stem
 
 MANIFEST = "run.json"
 LOCK = ".lock"
@@ -38,7 +38,9 @@ class Manifest:
     spans: dict[str, Span]
     conversations: int
     shard: tuple[int, int] | None = None  # (index, count) when the run was one part of a split run
-    suites: tuple[str, ...] = ()  # the suites it ran, as --mb-suite names them (older folders: its spans' names)
+    suites: tuple[
+        str, ...
+    ] = ()  # the suites it ran, as --mb-suite names them (older folders: its spans' names)
     data: dict[str, str] = field(default_factory=dict)  # the data files it read (--mb-data)
 
 
@@ -59,15 +61,32 @@ def read_manifest(folder: Path) -> Manifest:
         shard = raw.get("shard")
         part = (shard.get("index"), shard.get("count")) if isinstance(shard, dict) else None
         require(
-            shard is None or (part is not None and all(type(n) is int for n in part) and 1 <= part[0] <= part[1] <= MAX_SHARDS),
+            shard is None
+            or (
+                part is not None
+                and all(type(n) is int for n in part)
+                and 1 <= part[0] <= part[1] <= MAX_SHARDS
+            ),
             f"'shard' needs an index and a count, 1 <= index <= count <= {MAX_SHARDS}",
         )
         suites = raw.get("suites", list(spans)) or []  # null: re-scored published results, no suite to name
-        require(isinstance(suites, list) and all(isinstance(name, str) for name in suites), "'suites' is not a list of names")
+        require(
+            isinstance(suites, list) and all(isinstance(name, str) for name in suites),
+            "'suites' is not a list of names",
+        )
         data = raw.get("data") or {}
-        require(isinstance(data, dict) and all(isinstance(path, str) for path in data.values()), "'data' is not a mapping of paths")
+        require(
+            isinstance(data, dict) and all(isinstance(path, str) for path in data.values()),
+            "'data' is not a mapping of paths",
+        )
         return Manifest(
-            raw["id"], datetime.fromisoformat(raw["clock_start"]), _spans(spans), conversations, part, tuple(suites), dict(data)
+            raw["id"],
+            datetime.fromisoformat(raw["clock_start"]),
+            _spans(spans),
+            conversations,
+            part,
+            tuple(suites),
+            dict(data),
         )
 
 
@@ -127,5 +146,7 @@ def claim(folder: Path, flag: str) -> FileLock:
             "wait for it to end, or give another folder"
         ) from None
     except OSError as exc:
-        raise UsageError(f"{flag} {folder}: cannot write there ({exc.strerror or exc}); give a folder you can write to") from None
+        raise UsageError(
+            f"{flag} {folder}: cannot write there ({exc.strerror or exc}); give a folder you can write to"
+        ) from None
     return lock

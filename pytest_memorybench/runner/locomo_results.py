@@ -59,7 +59,9 @@ def is_eval_results(path: Path) -> bool:
 
 def read_eval_results(path: Path) -> PublishedRun:
     file = path / FILE_NAME if path.is_dir() else path
-    with reading(f"--mb-rescore {file}", "give an eval_results.json as the LoCoMo evaluation pipelines write it"):
+    with reading(
+        f"--mb-rescore {file}", "give an eval_results.json as the LoCoMo evaluation pipelines write it"
+    ):
         data = json.loads(file.read_text(encoding="utf-8"))
         definitions, results = _items(file, data)
     if not definitions:
@@ -80,7 +82,10 @@ def _items(file: Path, data: Any) -> tuple[list[TestDefinition], dict[str, Judge
             definition, answer = _item(file, conversation, position, raw)
             key = f"{SUITE}::{definition.test_id}"
             if key in results:
-                raise Malformed(f"detailed_results[{conversation!r}][{position}]: a second answer to {definition.probe_id}")
+                raise Malformed(
+                    f"detailed_results[{conversation!r}][{position}]: a second answer to"
+                    f" {definition.probe_id}"
+                )
             definitions.append(definition)
             results[key] = answer
     return definitions, results
@@ -98,7 +103,11 @@ def _item(file: Path, conversation: str, position: int, raw: Any) -> tuple[TestD
     if not isinstance(question, str) or gold is None or not isinstance(generated, str):
         raise Malformed(f"{where}: needs 'question', 'golden_answer' and 'generated_answer'")
     judgments = raw.get("llm_judgments")
-    if not isinstance(judgments, dict) or not judgments or not all(isinstance(v, bool) for v in judgments.values()):
+    if (
+        not isinstance(judgments, dict)
+        or not judgments
+        or not all(isinstance(v, bool) for v in judgments.values())
+    ):
         raise Malformed(f"{where}: 'llm_judgments' must map judgment names to true or false")
     try:
         category = int(raw.get("category"))  # type: ignore[arg-type]
@@ -108,7 +117,12 @@ def _item(file: Path, conversation: str, position: int, raw: Any) -> tuple[TestD
         raise Malformed(f"{where}: category {raw.get('category')!r} is not one of 1-5")
     name = CATEGORIES[category]
     question_id = str(raw.get("question_id", position))
-    expected: dict[str, Any] = {"question": question, "category": category, "answer": str(gold), "audited": False}
+    expected: dict[str, Any] = {
+        "question": question,
+        "category": category,
+        "answer": str(gold),
+        "audited": False,
+    }
     if category == ADVERSARIAL:
         expected["absent_option"] = None
     definition = probe_definition(

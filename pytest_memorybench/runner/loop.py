@@ -88,7 +88,9 @@ def _quiet_about_interruptions(loop: asyncio.AbstractEventLoop, context: dict[st
     loop.default_exception_handler(context)
 
 
-def _finish_cancelled(loop: asyncio.AbstractEventLoop, task: asyncio.Task[Any], *, everything: bool = False) -> None:
+def _finish_cancelled(
+    loop: asyncio.AbstractEventLoop, task: asyncio.Task[Any], *, everything: bool = False
+) -> None:
     """Cancel `task` (or every task of the loop) and let it end: its `finally` blocks run now
     (programs closed, agents released, the outcomes it finished kept)."""
     tasks = [t for t in asyncio.all_tasks(loop) if not t.done()] if everything else [task]

@@ -14,12 +14,12 @@ from pathlib import Path
 
 from pytest_memorybench.core.errors import UsageError
 from pytest_memorybench.core.records import TestDefinition, TestOutcome
+from pytest_memorybench.core.spans import ISOLATED, Span
 from pytest_memorybench.runner.folder import Manifest, load_definition
+from pytest_memorybench.runner.settings import Settings
 from pytest_memorybench.scenarios import SCENARIOS
 from pytest_memorybench.scenarios.probes import ProbeContext
 from pytest_memorybench.scoring.profiles import profiles_of
-from pytest_memorybench.runner.settings import Settings
-from pytest_memorybench.core.spans import ISOLATED, Span
 from pytest_memorybench.suite import Suite
 
 
@@ -67,7 +67,9 @@ def make_plan(
     plan = Plan()
     for suite in suites:
         generated = suite.generate(settings.seed, data=settings.data)
-        plan.contexts.update((_context_group(suite.name, id), context) for id, context in generated.contexts.items())
+        plan.contexts.update(
+            (_context_group(suite.name, id), context) for id, context in generated.contexts.items()
+        )
         definitions = generated.definitions
         if settings.sample is not None:
             definitions = stratified_sample(definitions, settings.sample, settings.seed)
@@ -76,12 +78,18 @@ def make_plan(
         span = spans[suite.name]
         _check_profile(suite, settings.profile)
         definitions = [
-            dataclasses.replace(d, skip_reason=reason) if (reason := _sits_out(suite, d, span, settings.profile)) else d
+            dataclasses.replace(d, skip_reason=reason)
+            if (reason := _sits_out(suite, d, span, settings.profile))
+            else d
             for d in definitions
         ]
         grouping = ISOLATED if each_alone else span
         for key, group, definition in _assign_groups(suite.name, definitions, grouping, conversations):
-            threshold = settings.threshold if settings.threshold is not None else suite.threshold_for(definition.scenario)
+            threshold = (
+                settings.threshold
+                if settings.threshold is not None
+                else suite.threshold_for(definition.scenario)
+            )
             plan.tests[key] = PlannedTest(key, group, definition, threshold, span)
     return plan
 
@@ -100,7 +108,9 @@ def stratified_sample(definitions: list[TestDefinition], size: int, seed: int) -
     keep = {index for index, definition in enumerate(definitions) if definition.skip_reason}
     for (scenario, category), members in sorted(strata.items()):
         share = max(1, round(size * len(members) / total))
-        keep.update(random.Random(f"sample|{seed}|{scenario}|{category}").sample(members, min(share, len(members))))
+        keep.update(
+            random.Random(f"sample|{seed}|{scenario}|{category}").sample(members, min(share, len(members)))
+        )
     return [definition for index, definition in enumerate(definitions) if index in keep]
 
 
@@ -120,7 +130,10 @@ def _sits_out(suite: Suite, definition: TestDefinition, span: Span, profile: str
     if definition.skip_reason:
         return definition.skip_reason
     reason = suite.too_long_for(definition.scenario, span)
-    if reason is None and (excluded := getattr(SCENARIOS.get(definition.scenario), "excluded", None)) is not None:
+    if (
+        reason is None
+        and (excluded := getattr(SCENARIOS.get(definition.scenario), "excluded", None)) is not None
+    ):
         reason = excluded(definition, profile)
     return reason
 
@@ -159,12 +172,16 @@ def _context_group(suite: str, context: str) -> str:
     return f"{suite}::{context}"
 
 
-def check_consistent(settings: Settings, manifest: Manifest, spans: dict[str, Span], conversations: int) -> None:
+def check_consistent(
+    settings: Settings, manifest: Manifest, spans: dict[str, Span], conversations: int
+) -> None:
     """A resumed or replayed run keeps its own span and split; say so instead of ignoring a flag."""
     flag = "--mb-resume" if settings.resume else "--mb-replay" if settings.replay else "--mb-merge"
     if settings.span is not None and any(span != settings.span for span in spans.values()):
         used = ", ".join(f"{name}={span}" for name, span in spans.items())
-        raise UsageError(f"--span {settings.span} conflicts with the run given to {flag} ({used}); drop --span")
+        raise UsageError(
+            f"--span {settings.span} conflicts with the run given to {flag} ({used}); drop --span"
+        )
     if settings.conversations not in (1, conversations):
         raise UsageError(
             f"--mb-conversations {settings.conversations} conflicts with the run given to {flag} "

@@ -21,7 +21,9 @@ Starter = Callable[[str], Coroutine[Any, Any, None]]
 
 
 class ConversationPool:
-    def __init__(self, starter: Starter, upcoming: Callable[[], Iterable[str]], limit: int | Callable[[], int]) -> None:
+    def __init__(
+        self, starter: Starter, upcoming: Callable[[], Iterable[str]], limit: int | Callable[[], int]
+    ) -> None:
         self.starter = starter  # the coroutine that drives one group to its end
         self.upcoming = upcoming  # groups this process will be asked for next, best first
         self._limit = limit  # a number, or what the measured providers allow now (--mb-concurrency auto)
@@ -60,7 +62,9 @@ class ConversationPool:
         task.result()
 
     async def _next_end(self) -> None:
-        await asyncio.wait([t for t in self._tasks.values() if not t.done()], return_when=asyncio.FIRST_COMPLETED)
+        await asyncio.wait(
+            [t for t in self._tasks.values() if not t.done()], return_when=asyncio.FIRST_COMPLETED
+        )
         self._raise_interruption()
 
     def level_changed(self) -> None:
@@ -78,7 +82,9 @@ class ConversationPool:
 
     def _start(self, group: str, starter: Starter) -> asyncio.Task[None]:
         if group not in self._tasks:
-            self._tasks[group] = asyncio.get_running_loop().create_task(starter(group), name=f"memorybench:{group}")
+            self._tasks[group] = asyncio.get_running_loop().create_task(
+                starter(group), name=f"memorybench:{group}"
+            )
         return self._tasks[group]
 
     def _fill(self) -> None:

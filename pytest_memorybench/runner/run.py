@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from filelock import FileLock
 
-from pytest_memorybench.agents.protocol import AgentAdapter
+from pytest_memorybench.agents.budget import Budget
 from pytest_memorybench.agents.concurrency import (
     AUTO_CEILING,
     active_limits,
@@ -29,8 +29,8 @@ from pytest_memorybench.agents.concurrency import (
     limit_for,
     on_level_change,
 )
+from pytest_memorybench.agents.protocol import AgentAdapter
 from pytest_memorybench.agents.supply import RunAgents
-from pytest_memorybench.agents.budget import Budget
 from pytest_memorybench.conversation.channel import AgentChannel
 from pytest_memorybench.conversation.clock import SimulatedClock
 from pytest_memorybench.conversation.events import EventLog
@@ -42,31 +42,31 @@ from pytest_memorybench.conversation.log_reader import (
 )
 from pytest_memorybench.conversation.probing import ProbeSession, read_probe_answers
 from pytest_memorybench.conversation.scheduler import Conversation, ConversationStats
-from pytest_memorybench.core.tokens import default_counter
 from pytest_memorybench.conversation.trivia import TriviaSource
 from pytest_memorybench.core.errors import UsageError
+from pytest_memorybench.core.records import Score, TestOutcome, Usage
+from pytest_memorybench.core.spans import Span
+from pytest_memorybench.core.tokens import default_counter
 from pytest_memorybench.goodai.rescore import PublishedRun, read_published
-from pytest_memorybench.runner.locomo_results import is_eval_results, read_eval_results
 from pytest_memorybench.judges.base import JudgeStats
-from pytest_memorybench.judges.local import VERSION as LOCAL_VERSION
 from pytest_memorybench.judges.client import CachedJudge
+from pytest_memorybench.judges.local import VERSION as LOCAL_VERSION
 from pytest_memorybench.judges.spec import build_judge
+from pytest_memorybench.runner.driving import drive_group
+from pytest_memorybench.runner.folder import Manifest, claim, read_manifest, write_plan
+from pytest_memorybench.runner.locomo_results import is_eval_results, read_eval_results
+from pytest_memorybench.runner.loop import RunLoop, describe_interruption
 from pytest_memorybench.runner.plan import (
     PlannedTest,
     check_consistent,
     make_plan,
     planned_size,
 )
-from pytest_memorybench.runner.driving import drive_group
 from pytest_memorybench.runner.pool import ConversationPool
 from pytest_memorybench.runner.selection import Selection
-from pytest_memorybench.core.records import Score, TestOutcome, Usage
-from pytest_memorybench.runner.folder import Manifest, claim, read_manifest, write_plan
-from pytest_memorybench.runner.loop import RunLoop, describe_interruption
-from pytest_memorybench.scenarios import get_scenario
 from pytest_memorybench.runner.settings import Settings, Shard
 from pytest_memorybench.runner.shards import deal, fingerprint, read_shards
-from pytest_memorybench.core.spans import Span
+from pytest_memorybench.scenarios import get_scenario
 from pytest_memorybench.suite import Suite, load_suite, suite_source
 
 if TYPE_CHECKING:  # the pytest face hands the run its terminal; the run only calls it
@@ -82,7 +82,13 @@ def new_run_id(now: datetime | None = None) -> str:
 
 class BenchmarkRun:
     def __init__(
-        self, settings: Settings, run_id: str, output: Path, *, worker: str | None = None, judge_cache: Path | None = None
+        self,
+        settings: Settings,
+        run_id: str,
+        output: Path,
+        *,
+        worker: str | None = None,
+        judge_cache: Path | None = None,
     ) -> None:
         self.merged = read_shards(settings.merge) if settings.merge else None
         if self.merged is not None:  # the shards' seed and profile, whatever this command says
@@ -91,7 +97,9 @@ class BenchmarkRun:
         self.judge_cache = judge_cache
         self.worker = worker
         previous = settings.previous_run
-        source = previous or (self.merged.shards[0].folder if self.merged else None)  # the run folder planned before
+        source = previous or (
+            self.merged.shards[0].folder if self.merged else None
+        )  # the run folder planned before
         manifest = read_manifest(source) if source else None
         self.run_id = manifest.id if settings.resume and manifest else run_id
         self.output = previous if settings.resume and previous else output
@@ -103,7 +111,9 @@ class BenchmarkRun:
             list(self.published.suites) if self.published else [load_suite(name) for name in settings.suites]
         )
         logged_spans = manifest.spans if manifest else {}
-        self.spans = {suite.name: logged_spans.get(suite.name) or settings.span or suite.span for suite in self.suites}
+        self.spans = {
+            suite.name: logged_spans.get(suite.name) or settings.span or suite.span for suite in self.suites
+        }
         if manifest:
             check_consistent(settings, manifest, self.spans, self.conversation_count)
         plan = make_plan(
@@ -118,8 +128,8 @@ class BenchmarkRun:
         dealt = deal(by_group, self.shard.count) if self.shard else {}
         if self.merged is not None and self.merged.fingerprint != self.fingerprint:
             raise UsageError(
-                "--mb-merge: the shards ran another plan than this command makes: give it the --mb-suite options "
-                "the shards ran with"
+                "--mb-merge: the shards ran another plan than this command makes: give it the --mb-suite"
+                " options the shards ran with"
             )
         self.counter = default_counter()
         self.logged: dict[str, ConversationLog] = read_conversations(previous) if previous else {}
@@ -140,7 +150,9 @@ class BenchmarkRun:
         self._warm_up: threading.Thread | None = None
         if settings.concurrency is None:
             forget_limits()  # this run measures its providers afresh
-        self.pool = ConversationPool(self._run_group, self._upcoming_groups, settings.concurrency or auto_conversations)
+        self.pool = ConversationPool(
+            self._run_group, self._upcoming_groups, settings.concurrency or auto_conversations
+        )
         if settings.concurrency is None:
             on_level_change(self.pool.level_changed)
         self.loop = RunLoop()
@@ -173,10 +185,16 @@ class BenchmarkRun:
 
     def _shard(self, given: Shard | None, manifest: Manifest | None) -> Shard | None:
         """The part of the run this process runs: `--mb-shard`, or the one a resumed shard ran."""
-        logged = Shard(*manifest.shard) if manifest is not None and manifest.shard and self.merged is None else None
+        logged = (
+            Shard(*manifest.shard)
+            if manifest is not None and manifest.shard and self.merged is None
+            else None
+        )
         if given is not None and logged is not None and given != logged:
             flag = "--mb-resume" if self.settings.resume else "--mb-replay"
-            raise UsageError(f"--mb-shard {given} conflicts with the run given to {flag} (shard {logged}); drop --mb-shard")
+            raise UsageError(
+                f"--mb-shard {given} conflicts with the run given to {flag} (shard {logged}); drop --mb-shard"
+            )
         return given or logged
 
     # -- selection and the run folder -------------------------------------------------------------
@@ -186,7 +204,8 @@ class BenchmarkRun:
         self.selection.select(keys)
 
     def selected_count(self) -> int:
-        """The selected tests that will be driven (not those skipped before they start): the progress's total."""
+        """The selected tests that will be driven (not those skipped before they start): the progress's
+        total."""
         return sum(not self.tests[key].definition.skip_reason for key in self.selection.keys)
 
     def outside_this_run(self, key: str) -> bool:
@@ -227,9 +246,15 @@ class BenchmarkRun:
         """The run's judge, built on first use (a run whose scorers need none never builds it)."""
         if self._judge is None:
             self._judge = build_judge(
-                self.settings.judge, cache_path=self.judge_cache, limits=self.settings.agent_options.limits,
+                self.settings.judge,
+                cache_path=self.judge_cache,
+                limits=self.settings.agent_options.limits,
                 # auto: a model judge's endpoint limit decides how many at once (the local judge is CPU)
-                **({"max_concurrency": AUTO_CEILING} if self.settings.concurrency is None and self.settings.judge.kind != "local" else {}),
+                **(
+                    {"max_concurrency": AUTO_CEILING}
+                    if self.settings.concurrency is None and self.settings.judge.kind != "local"
+                    else {}
+                ),
             )
         return self._judge
 
@@ -245,7 +270,9 @@ class BenchmarkRun:
             stats = dataclasses.asdict(self._judge.stats)
         else:  # never needed: the spec says who would have judged
             spec = self.settings.judge
-            stats = dataclasses.asdict(JudgeStats(model=spec.model, version=LOCAL_VERSION if spec.kind == "local" else None))
+            stats = dataclasses.asdict(
+                JudgeStats(model=spec.model, version=LOCAL_VERSION if spec.kind == "local" else None)
+            )
         return {"name": self._judge.name if self._judge is not None else self.settings.judge.display, **stats}
 
     # -- running ----------------------------------------------------------------------------------
@@ -266,7 +293,9 @@ class BenchmarkRun:
             self._warm_up_scorers()
             members = self.selection.members(key)
             try:
-                self.run_sync(self._waited_on(self.pool.drive(group, lambda group: self._run_group(group, members))))
+                self.run_sync(
+                    self._waited_on(self.pool.drive(group, lambda group: self._run_group(group, members)))
+                )
             except BaseException as exc:
                 self._mark_cut(group, exc)
                 if isinstance(exc, (KeyboardInterrupt, SystemExit)):
@@ -306,8 +335,12 @@ class BenchmarkRun:
         if self._warm_up is not None:
             return
         scenarios = {self.tests[key].definition.scenario for key in self.selection.keys}
-        warm_ups = [warm for name in sorted(scenarios) if (warm := getattr(get_scenario(name), "warm_up", None))]
-        self._warm_up = threading.Thread(target=lambda: [warm() for warm in warm_ups], name="memorybench-warm-up", daemon=True)
+        warm_ups = [
+            warm for name in sorted(scenarios) if (warm := getattr(get_scenario(name), "warm_up", None))
+        ]
+        self._warm_up = threading.Thread(
+            target=lambda: [warm() for warm in warm_ups], name="memorybench-warm-up", daemon=True
+        )
         self._warm_up.start()
 
     def _choose_supply(self, agent: Any, factory: Callable[[], Any] | None) -> None:
@@ -316,15 +349,27 @@ class BenchmarkRun:
             return
         supply = self.agents.choose(agent, factory, agentless=self.agentless is not None)
         spec = self.settings.agent
-        if self.settings.concurrency is None and supply.multiplies and (spec is None or spec.kind in ("entry_point", "import")):
-            supply.limit = limit_for(f"agent {spec.display if spec else 'memorybench_agent_factory'}")  # your code: measured as a provider
+        if (
+            self.settings.concurrency is None
+            and supply.multiplies
+            and (spec is None or spec.kind in ("entry_point", "import"))
+        ):
+            supply.limit = limit_for(
+                f"agent {spec.display if spec else 'memorybench_agent_factory'}"
+            )  # your code: measured as a provider
         if self.agentless is None and not supply.multiplies:
             if factory is not None and self.pool.limit > 1 and self.progress is not None:
                 # The header could not know: the user's fixture was free to hand back --agent's agent.
-                self.progress({"event": "note", "text": (
-                    "your memorybench_agent fixture gave one agent, so its conversations take turns; a "
-                    f"memorybench_agent_factory fixture lets {self.settings.concurrency or 'several'} run at once"
-                )})
+                self.progress(
+                    {
+                        "event": "note",
+                        "text": (
+                            "your memorybench_agent fixture gave one agent, so its conversations take turns;"
+                            " a memorybench_agent_factory fixture lets"
+                            f" {self.settings.concurrency or 'several'} run at once"
+                        ),
+                    }
+                )
             self.pool.limit = 1  # one agent: its conversations take turns
 
     async def _run_group(self, group: str, tests: list[PlannedTest] | None = None) -> None:
@@ -356,9 +401,15 @@ class BenchmarkRun:
         the one pytest will ask for next (so no item waits for a free place), then the longest
         first (the last conversation to finish bounds the run)."""
         keys = self.pending_keys() if self.pending_keys is not None else self.selection.order
-        groups = dict.fromkeys(self.tests[key].group for key in keys if key in self.tests and key not in self._outcomes)
+        groups = dict.fromkeys(
+            self.tests[key].group for key in keys if key in self.tests and key not in self._outcomes
+        )
         group_tests = self.selection.group_tests
-        waiting = [group for group in groups if not self.has_started(group) and group not in self._cut and group_tests(group)]
+        waiting = [
+            group
+            for group in groups
+            if not self.has_started(group) and group not in self._cut and group_tests(group)
+        ]
         longest = sorted(waiting[1:], key=lambda group: planned_size(group_tests(group)), reverse=True)
         return (group for group in waiting[:1] + longest if self.may_start(group))
 
@@ -368,11 +419,19 @@ class BenchmarkRun:
             return self._outcomes[key]
         test = self.tests[key]
         error = (
-            f"conversation {test.group} was cut short ({self._cut.get(test.group, 'interrupted')}) before this test "
-            f"ended, so it has no score; --mb-resume continues the conversation without asking again"
+            f"conversation {test.group} was cut short ({self._cut.get(test.group, 'interrupted')}) before"
+            " this test ended, so it has no score; --mb-resume continues the conversation without asking"
+            " again"
         )
         return TestOutcome(
-            test.definition, [], Score(0.0, (error,)), [], 0, Usage(), error=error, span_target=test.span.tokens,
+            test.definition,
+            [],
+            Score(0.0, (error,)),
+            [],
+            0,
+            Usage(),
+            error=error,
+            span_target=test.span.tokens,
             error_kind="interrupted",
         )
 
@@ -406,7 +465,9 @@ class BenchmarkRun:
         adapter = self.agents.adapt(agent)
         if adapter is None:
             raise UsageError("memorybench_conversation needs an agent; --mb-replay has none")
-        channel = AgentChannel(adapter, group=test, counter=self.counter, clock=SimulatedClock(self.clock_start), log=self.log)
+        channel = AgentChannel(
+            adapter, group=test, counter=self.counter, clock=SimulatedClock(self.clock_start), log=self.log
+        )
         self.run_sync(channel.reset())
         return MemoryConversation(channel, self.run_sync, TriviaSource(self.settings.seed))
 

@@ -19,14 +19,15 @@ from typing import Any
 import pytest
 from xdist.scheduler import LoadGroupScheduling
 
-
 AUTO_SCOPES_PER_WORKER = 8
 
 
 class ConversationScheduling(LoadGroupScheduling):
     """`loadgroup`, with benchmark items grouped by their conversation."""
 
-    def __init__(self, config: pytest.Config, log: Any, groups: Mapping[str, str], concurrency: int | None = 1) -> None:
+    def __init__(
+        self, config: pytest.Config, log: Any, groups: Mapping[str, str], concurrency: int | None = 1
+    ) -> None:
         super().__init__(config, log)
         self.groups = dict(groups)  # node id (without a group suffix) -> conversation group
         # Scopes a worker holds at once (xdist's rule: about 2); under auto, room for its level to rise.
@@ -58,7 +59,9 @@ def worker_queue(config: pytest.Config, items: list[pytest.Item]) -> Iterable[py
     its queue); an xdist whose interactor looks different gives None, and the worker then drives
     only the conversation of the item it runs.
     """
-    interactor = next((p for p in config.pluginmanager.get_plugins() if type(p).__name__ == "WorkerInteractor"), None)
+    interactor = next(
+        (p for p in config.pluginmanager.get_plugins() if type(p).__name__ == "WorkerInteractor"), None
+    )
     queue = getattr(interactor, "torun", None)
     lock = getattr(queue, "lock", None)
     if lock is None:

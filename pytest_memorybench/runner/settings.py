@@ -12,10 +12,10 @@ from pytest_memorybench.agents.limits import RateLimits
 from pytest_memorybench.agents.prices import Price
 from pytest_memorybench.agents.spec import LLM_PROVIDERS, AgentOptions, AgentSpec, parse_agent_spec
 from pytest_memorybench.core.errors import UsageError
-from pytest_memorybench.judges.spec import JudgeSpec, parse_judge_spec
 from pytest_memorybench.core.results_file import Baseline
-from pytest_memorybench.scoring.profiles import PROFILES, Profile
 from pytest_memorybench.core.spans import Span, parse_span
+from pytest_memorybench.judges.spec import JudgeSpec, parse_judge_spec
+from pytest_memorybench.scoring.profiles import PROFILES, Profile
 
 DEFAULT_SUITES = ("ltm",)
 DEFAULT_TIMEOUT = 600.0
@@ -43,8 +43,8 @@ class Shard:
         match = _SHARD.match(text)
         if match is None or not 1 <= int(match[1]) <= int(match[2]) <= MAX_SHARDS:
             raise UsageError(
-                f"--mb-shard {text!r}: expected I/N with 1 <= I <= N <= {MAX_SHARDS}, e.g. --mb-shard 2/3 for the "
-                "second of three parts"
+                f"--mb-shard {text!r}: expected I/N with 1 <= I <= N <= {MAX_SHARDS}, e.g. --mb-shard 2/3 for"
+                " the second of three parts"
             )
         return cls(int(match[1]), int(match[2]))
 
@@ -61,7 +61,9 @@ class Settings:
     output: Path | None
     agent_options: AgentOptions
     conversations: int = 1
-    concurrency: int | None = None  # conversation groups one process drives at once; None: auto (agents.concurrency)
+    concurrency: int | None = (
+        None  # conversation groups one process drives at once; None: auto (agents.concurrency)
+    )
     resume: Path | None = None  # continue this run folder
     replay: Path | None = None  # re-score this run folder without an agent
     definitions: Path | None = None  # reuse this run folder's definitions
@@ -87,7 +89,9 @@ class Settings:
         With paths on the command line (the user's own memory tests), built-in suites run only
         when `--mb-suite` asks for them; with no paths, the default suite runs.
         """
-        estimate = getattr(option, "mb_estimate_reply", None) if getattr(option, "mb_estimate", False) else None
+        estimate = (
+            getattr(option, "mb_estimate_reply", None) if getattr(option, "mb_estimate", False) else None
+        )
         if estimate is not None and estimate < 1:
             raise UsageError(f"--mb-estimate-reply {estimate} must be a positive number of tokens")
         # An estimate calls no judge: its tasks are counted with the offline one, and no key is asked for.
@@ -102,28 +106,49 @@ class Settings:
             raise UsageError(f"--mb-context {context} must be a positive number of tokens")
         timeout = option.mb_timeout
         if not 0 < timeout <= MAX_TIMEOUT:
-            raise UsageError(f"--mb-timeout {timeout:g} must be a number of seconds from 0 to {MAX_TIMEOUT:g} (a day)")
+            raise UsageError(
+                f"--mb-timeout {timeout:g} must be a number of seconds from 0 to {MAX_TIMEOUT:g} (a day)"
+            )
         thinking = getattr(option, "mb_thinking", None)
         if thinking is not None and thinking < 1024:
-            raise UsageError(f"--mb-thinking {thinking} must be at least 1024 tokens (Anthropic's smallest thinking budget)")
+            raise UsageError(
+                f"--mb-thinking {thinking} must be at least 1024 tokens (Anthropic's smallest thinking"
+                " budget)"
+            )
         conversations = option.mb_conversations
         if not 1 <= conversations <= MAX_CONVERSATIONS:
             raise UsageError(f"--mb-conversations {conversations} must be from 1 to {MAX_CONVERSATIONS}")
         concurrency = _concurrency(getattr(option, "mb_concurrency", AUTO))
-        resume, replay = _run_folder(option.mb_resume, "--mb-resume"), _run_folder(option.mb_replay, "--mb-replay")
+        resume, replay = (
+            _run_folder(option.mb_resume, "--mb-resume"),
+            _run_folder(option.mb_replay, "--mb-replay"),
+        )
         if resume and replay:
             raise UsageError("--mb-resume and --mb-replay exclude each other: continue a run, or re-score it")
         rescore = _existing_path(getattr(option, "mb_rescore", None), "--mb-rescore")
         if rescore and (resume or replay):
             flag = "--mb-resume" if resume else "--mb-replay"
-            raise UsageError(f"--mb-rescore and {flag} exclude each other: re-score published results, or a run of yours")
+            raise UsageError(
+                f"--mb-rescore and {flag} exclude each other: re-score published results, or a run of yours"
+            )
         shard = Shard.parse(option.mb_shard) if getattr(option, "mb_shard", None) is not None else None
         merge = tuple(_run_folder(folder, "--mb-merge") for folder in getattr(option, "mb_merge", None) or ())
         if merge:
-            clashing = [flag for flag, value in (("--mb-shard", shard), ("--mb-resume", resume), ("--mb-replay", replay),
-                                                 ("--mb-rescore", rescore), ("--agent", option.mb_agent)) if value]
+            clashing = [
+                flag
+                for flag, value in (
+                    ("--mb-shard", shard),
+                    ("--mb-resume", resume),
+                    ("--mb-replay", replay),
+                    ("--mb-rescore", rescore),
+                    ("--agent", option.mb_agent),
+                )
+                if value
+            ]
             if clashing:
-                raise UsageError(f"--mb-merge reports the shards' results and runs nothing; drop {', '.join(clashing)}")
+                raise UsageError(
+                    f"--mb-merge reports the shards' results and runs nothing; drop {', '.join(clashing)}"
+                )
         suites, data = _as_planned(option, resume or replay or (merge[0] if merge else None), paths_given)
         agent = parse_agent_spec(option.mb_agent) if option.mb_agent is not None else None
         if thinking is not None and (agent is None or agent.model.kind != "anthropic"):
@@ -141,7 +166,10 @@ class Settings:
             threshold=threshold,
             output=Path(option.mb_output) if option.mb_output else None,
             agent_options=AgentOptions(
-                context_tokens=context, timeout=timeout, thinking_tokens=thinking, limits=_rate_limits(option, concurrency is None),
+                context_tokens=context,
+                timeout=timeout,
+                thinking_tokens=thinking,
+                limits=_rate_limits(option, concurrency is None),
                 **_memory_options(option, agent),
             ),
             conversations=conversations,
@@ -171,12 +199,18 @@ def _memory_options(option: Any, agent: AgentSpec | None) -> dict[str, Any]:
     if worker_text is not None or embedder.kind != "lexical":
         if not is_memory:
             flag = "--mb-memory-model" if worker_text is not None else "--mb-embedder"
-            raise UsageError(f"{flag} sets up a memory system; give one with --agent MECHANISM:MODEL (e.g. --agent rag:openai:gpt-4o-mini)")
+            raise UsageError(
+                f"{flag} sets up a memory system; give one with --agent MECHANISM:MODEL (e.g. --agent"
+                " rag:openai:gpt-4o-mini)"
+            )
     worker = None
     if worker_text is not None:
         worker = parse_agent_spec(worker_text)
         if worker.kind not in LLM_PROVIDERS:
-            raise UsageError(f"--mb-memory-model {worker_text!r}: give a model: openai:MODEL, anthropic:MODEL, openai:MODEL@URL or a URL")
+            raise UsageError(
+                f"--mb-memory-model {worker_text!r}: give a model: openai:MODEL, anthropic:MODEL,"
+                " openai:MODEL@URL or a URL"
+            )
     return {"memory_model": worker, "embedder": embedder}
 
 
@@ -202,7 +236,11 @@ class GateSettings:
         scenario_drop = getattr(option, "mb_max_scenario_drop", None)
         min_score = getattr(option, "mb_min_score", None)
         max_errors = MaxErrors.parse(getattr(option, "mb_max_errors", None))
-        for flag, value in (("--mb-max-drop", max_drop), ("--mb-max-scenario-drop", scenario_drop), ("--mb-min-score", min_score)):
+        for flag, value in (
+            ("--mb-max-drop", max_drop),
+            ("--mb-max-scenario-drop", scenario_drop),
+            ("--mb-min-score", min_score),
+        ):
             if value is not None and not 0.0 <= value <= 1.0:
                 raise UsageError(f"{flag} {value:g} is outside [0, 1]: means are scores between 0 and 1")
         if baseline_path is None and (max_drop is not None or scenario_drop is not None):
@@ -255,14 +293,18 @@ def _concurrency(value: Any) -> int | None:
     except ValueError:
         concurrency = 0
     if not 1 <= concurrency <= MAX_CONCURRENCY:
-        raise UsageError(f"--mb-concurrency {value} must be auto or from 1 to {MAX_CONCURRENCY} conversations at once")
+        raise UsageError(
+            f"--mb-concurrency {value} must be auto or from 1 to {MAX_CONCURRENCY} conversations at once"
+        )
     return concurrency
 
 
 def _rate_limits(option: Any, adaptive: bool) -> RateLimits:
     in_flight = getattr(option, "mb_max_requests", None)
     if in_flight is not None and not 1 <= in_flight <= MAX_CONCURRENCY:
-        raise UsageError(f"--mb-max-requests {in_flight} must be from 1 to {MAX_CONCURRENCY} requests in flight")
+        raise UsageError(
+            f"--mb-max-requests {in_flight} must be from 1 to {MAX_CONCURRENCY} requests in flight"
+        )
     rates = {}
     for flag, name, what in (("--mb-rpm", "mb_rpm", "requests"), ("--mb-tpm", "mb_tpm", "tokens")):
         value = getattr(option, name, None)
@@ -305,7 +347,9 @@ def _sample(value: int | None) -> int | None:
     return value
 
 
-def _as_planned(option: Any, previous: Path | None, paths_given: bool) -> tuple[tuple[str, ...], dict[str, str]]:
+def _as_planned(
+    option: Any, previous: Path | None, paths_given: bool
+) -> tuple[tuple[str, ...], dict[str, str]]:
     """The suites and data files to run: the options', or else, continuing or re-scoring a run
     (`--mb-resume`, `--mb-replay`, `--mb-merge`), the ones that run was planned with."""
     suites = tuple(option.mb_suite or (() if paths_given else DEFAULT_SUITES))
@@ -320,7 +364,10 @@ def _as_planned(option: Any, previous: Path | None, paths_given: bool) -> tuple[
     for name, path in manifest.data.items():
         if name not in data:
             if not Path(path).exists():
-                raise UsageError(f"the run in {previous} read {name} from {path}, which is gone; give --mb-data {name}=PATH")
+                raise UsageError(
+                    f"the run in {previous} read {name} from {path}, which is gone; give --mb-data"
+                    f" {name}=PATH"
+                )
             data[name] = path
     return suites, data
 
@@ -330,9 +377,13 @@ def _data_paths(values: list[str]) -> dict[str, str]:
     for value in values:
         name, sep, path = value.partition("=")
         if not sep or not name or not path:
-            raise UsageError(f"--mb-data {value!r}: expected NAME=PATH, e.g. --mb-data chapterbreak=data/chapterbreak.json")
+            raise UsageError(
+                f"--mb-data {value!r}: expected NAME=PATH, e.g. --mb-data chapterbreak=data/chapterbreak.json"
+            )
         if not Path(path).exists():
-            raise UsageError(f"--mb-data {value}: {path} does not exist; give the path of the data file or folder")
+            raise UsageError(
+                f"--mb-data {value}: {path} does not exist; give the path of the data file or folder"
+            )
         paths[name] = str(Path(path).resolve())
     return paths
 

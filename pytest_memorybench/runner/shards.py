@@ -16,14 +16,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pytest_memorybench.judges.identity import identity_of
 from pytest_memorybench.core.errors import UsageError
-from pytest_memorybench.runner.plan import PlannedTest, planned_size
 from pytest_memorybench.core.readers import read_json, reading, require
 from pytest_memorybench.core.records import Score, TestDefinition, TestOutcome, Usage
-from pytest_memorybench.runner.folder import MANIFEST
-from pytest_memorybench.runner.settings import Shard
 from pytest_memorybench.core.spans import Span
+from pytest_memorybench.judges.identity import identity_of
+from pytest_memorybench.runner.folder import MANIFEST
+from pytest_memorybench.runner.plan import PlannedTest, planned_size
+from pytest_memorybench.runner.settings import Shard
 
 
 def deal(groups: dict[str, list[PlannedTest]], count: int) -> dict[str, int]:
@@ -34,7 +34,9 @@ def deal(groups: dict[str, list[PlannedTest]], count: int) -> dict[str, int]:
     """
     loads = [0] * count
     dealt = {}
-    for size, group in sorted(((planned_size(tests), group) for group, tests in groups.items()), key=lambda p: (-p[0], p[1])):
+    for size, group in sorted(
+        ((planned_size(tests), group) for group, tests in groups.items()), key=lambda p: (-p[0], p[1])
+    ):
         lightest = min(range(count), key=lambda index: (loads[index], index))
         loads[lightest] += max(size, 1)
         dealt[group] = lightest + 1
@@ -106,7 +108,9 @@ class Merged:
         return int(self.shards[0].results["run"]["seed"])
 
     def conversations(self) -> list[dict[str, Any]]:
-        return [conversation for shard in self.shards for conversation in shard.results.get("conversations", [])]
+        return [
+            conversation for shard in self.shards for conversation in shard.results.get("conversations", [])
+        ]
 
     def judge_stats(self) -> list[dict[str, Any]]:
         return [shard.judge_stats() for shard in self.shards]
@@ -115,9 +119,16 @@ class Merged:
 def recorded_outcome(definition: TestDefinition, record: dict[str, Any]) -> TestOutcome:
     """A test's outcome as a shard's results.json recorded it (what the merged run reports)."""
     return TestOutcome(
-        definition, list(record["responses"]), Score(record["score"] or 0.0, tuple(record["reasons"])), [],
-        record["span_tokens"], Usage(**record["usage"]), error=record["error"], span_target=record["span_target"],
-        details=record.get("details") or {}, error_kind=record.get("error_kind"),
+        definition,
+        list(record["responses"]),
+        Score(record["score"] or 0.0, tuple(record["reasons"])),
+        [],
+        record["span_tokens"],
+        Usage(**record["usage"]),
+        error=record["error"],
+        span_target=record["span_target"],
+        details=record.get("details") or {},
+        error_kind=record.get("error_kind"),
     )
 
 
@@ -128,20 +139,22 @@ def read_shards(folders: Iterable[Path]) -> Merged:
     for shard in shards[1:]:
         if shard.fingerprint != first.fingerprint or shard.shard.count != first.shard.count:
             raise UsageError(
-                f"--mb-merge: {shard.folder} (shard {shard.shard}) belongs to another plan than {first.folder} "
-                f"(shard {first.shard}): run every shard with the same suites, span, seed and options"
+                f"--mb-merge: {shard.folder} (shard {shard.shard}) belongs to another plan than"
+                f" {first.folder} (shard {first.shard}): run every shard with the same suites, span, seed and"
+                " options"
             )
         for what in ("agent", "profile", "judge"):
             if shard.results["run"][what] != first.results["run"][what]:
                 raise UsageError(
-                    f"--mb-merge: {shard.folder} ran with {what} {shard.results['run'][what]!r}, {first.folder} with "
-                    f"{first.results['run'][what]!r}: merge the shards of one run"
+                    f"--mb-merge: {shard.folder} ran with {what} {shard.results['run'][what]!r},"
+                    f" {first.folder} with {first.results['run'][what]!r}: merge the shards of one run"
                 )
     seen: dict[int, Path] = {}
     for shard in shards:
         if shard.shard.index in seen:
             raise UsageError(
-                f"--mb-merge: shard {shard.shard} is given twice ({seen[shard.shard.index]} and {shard.folder}); give each once"
+                f"--mb-merge: shard {shard.shard} is given twice ({seen[shard.shard.index]} and"
+                f" {shard.folder}); give each once"
             )
         seen[shard.shard.index] = shard.folder
     missing = [str(index) for index in range(1, first.shard.count + 1) if index not in seen]
@@ -162,15 +175,29 @@ def _read_shard(folder: Path) -> ShardFolder:
         require(isinstance(raw, dict), "not a run manifest (a JSON object was expected)")
         sharding = raw.get("shard")
         if sharding is None:
-            raise UsageError(f"--mb-merge {folder}: this run was not a shard (it ran without --mb-shard); merge shard folders only")
-        require(isinstance(sharding, dict) and isinstance(sharding.get("fingerprint"), str), "'shard' has no fingerprint")
+            raise UsageError(
+                f"--mb-merge {folder}: this run was not a shard (it ran without --mb-shard); merge shard"
+                " folders only"
+            )
+        require(
+            isinstance(sharding, dict) and isinstance(sharding.get("fingerprint"), str),
+            "'shard' has no fingerprint",
+        )
         shard = Shard.parse(f"{sharding.get('index')}/{sharding.get('count')}")
     if not results.is_file():
-        raise UsageError(f"--mb-merge {folder}: shard {shard} has no results.json: it did not finish; --mb-resume={folder} finishes it")
+        raise UsageError(
+            f"--mb-merge {folder}: shard {shard} has no results.json: it did not finish; --mb-resume={folder}"
+            " finishes it"
+        )
     with reading(str(results), "give the run folders that --mb-shard runs wrote"):
         data = read_json(results)
-        require(isinstance(data, dict) and isinstance(data.get("items"), list), "not a results.json (no items)")
-        require(isinstance(data.get("run"), dict) and isinstance(data.get("totals"), dict), "not a results.json (no run or totals)")
+        require(
+            isinstance(data, dict) and isinstance(data.get("items"), list), "not a results.json (no items)"
+        )
+        require(
+            isinstance(data.get("run"), dict) and isinstance(data.get("totals"), dict),
+            "not a results.json (no run or totals)",
+        )
     partial = data["run"].get("partial")
     if partial:
         raise UsageError(

@@ -45,7 +45,9 @@ class SpendingCap:
         try:
             write_atomically(path, json.dumps({"spent_usd": spent}) + "\n")
         except OSError as exc:  # a cap nobody else can read would let the other processes overspend
-            raise RunFolderUnwritable(f"cannot write {path} ({exc.strerror or exc}); make room or fix its permissions") from None
+            raise RunFolderUnwritable(
+                f"cannot write {path} ({exc.strerror or exc}); make room or fix its permissions"
+            ) from None
 
     def total(self, own: float) -> float:
         """This process's spend plus every other process's last published spend."""
@@ -84,7 +86,9 @@ class SpendingCap:
         return None
 
 
-def process_spend(agent_cost: float, records: Iterable[dict[str, Any]], overhead_cost: float, judge_cost: float) -> float:
+def process_spend(
+    agent_cost: float, records: Iterable[dict[str, Any]], overhead_cost: float, judge_cost: float
+) -> float:
     """What this process has paid, in USD.
 
     The agent adapter counts every call made through it; a probe answered on a `fork()` is paid by

@@ -44,9 +44,7 @@ def get_scenario(name: str) -> Scenario:
     try:
         return SCENARIOS[name]
     except KeyError:
-        raise UsageError(
-            f"unknown scenario {name!r}; available: {', '.join(sorted(SCENARIOS))}"
-        ) from None
+        raise UsageError(f"unknown scenario {name!r}; available: {', '.join(sorted(SCENARIOS))}") from None
 
 
 __all__ = ["SCENARIOS", "Scenario", "ScoringContext", "get_scenario", "register_scenario"]

@@ -6,8 +6,8 @@ from collections.abc import Awaitable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from pytest_memorybench.judges.base import Judge
 from pytest_memorybench.core.records import Score, TestDefinition
+from pytest_memorybench.judges.base import Judge
 from pytest_memorybench.scoring.profiles import PAPER, Profile
 
 

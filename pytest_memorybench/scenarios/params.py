@@ -24,7 +24,8 @@ def read_params(kind: type[P], scenario: str, given: Mapping[str, Any]) -> P:
     unknown = sorted(set(given) - set(fields))
     if unknown:
         raise UsageError(
-            f"scenario {scenario}: unknown parameter {unknown[0]!r} (known: {', '.join(sorted(fields)) or 'none'})"
+            f"scenario {scenario}: unknown parameter {unknown[0]!r} (known:"
+            f" {', '.join(sorted(fields)) or 'none'})"
         )
     values = {}
     for name, value in given.items():
@@ -32,9 +33,14 @@ def read_params(kind: type[P], scenario: str, given: Mapping[str, Any]) -> P:
         value = _as_written(value, default)
         if isinstance(default, bool) != isinstance(value, bool) or not isinstance(value, type(default)):
             raise UsageError(
-                f"scenario {scenario}: parameter {name!r} must be of type {type(default).__name__}, got {value!r}"
+                f"scenario {scenario}: parameter {name!r} must be of type {type(default).__name__}, got"
+                f" {value!r}"
             )
-        if isinstance(value, (int, float)) and not isinstance(value, bool) and not -MAX_NUMBER <= value <= MAX_NUMBER:
+        if (
+            isinstance(value, (int, float))
+            and not isinstance(value, bool)
+            and not -MAX_NUMBER <= value <= MAX_NUMBER
+        ):
             raise UsageError(f"scenario {scenario}: parameter {name!r} is out of range, got {value!r}")
         values[name] = value
     try:

@@ -56,7 +56,6 @@ class ProbeScenario(Protocol):
         self, definition: TestDefinition, responses: Sequence[str], context: Any
     ) -> Score | Awaitable[Score]: ...
 
-
     # Optional: `evidence_ids(definition) -> Sequence[int]`, the ids (`Message.id`) of the context
     # turns a question rests on; with it, agents that can `retrieve` get evidence recall measured.
 

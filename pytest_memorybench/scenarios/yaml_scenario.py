@@ -63,7 +63,9 @@ def _json_list(expected: Any, reply: str, question: str, context: ScoringContext
     return score_json_list([str(item) for item in expected], reply)
 
 
-def _choice(expected: Any, reply: str, question: str, context: ScoringContext, options: Mapping[str, str]) -> Score:
+def _choice(
+    expected: Any, reply: str, question: str, context: ScoringContext, options: Mapping[str, str]
+) -> Score:
     from pytest_memorybench.scoring.choice import score_choice
 
     return score_choice(str(expected), reply, options)
@@ -73,7 +75,9 @@ def _judge(expected: Any, reply: str, question: str, context: ScoringContext) ->
     from pytest_memorybench.judges.local import LocalJudge
     from pytest_memorybench.scoring.judged import score_reference
 
-    return score_reference(context.judge or LocalJudge(), question=question, expected=str(expected), answer=reply)
+    return score_reference(
+        context.judge or LocalJudge(), question=question, expected=str(expected), answer=reply
+    )
 
 
 # scorer name → (function(expected, reply, question, context, **params), the parameters it takes).  The
@@ -103,7 +107,9 @@ class YamlScenario:
 
     def generate(self, suite: str, params: Mapping[str, Any], seed: int, repetition: int) -> TestDefinition:
         if params:
-            raise UsageError(f"scenario {self.name} is defined in YAML and takes no params; change its 'define' block")
+            raise UsageError(
+                f"scenario {self.name} is defined in YAML and takes no params; change its 'define' block"
+            )
         return TestDefinition(
             suite=suite,
             scenario=self.name,
@@ -120,7 +126,9 @@ class YamlScenario:
     def score(self, definition: TestDefinition, responses: Sequence[str], context: ScoringContext) -> Any:
         function, _ = SCORERS[self.scorer]
         question = next((line.text for line in reversed(definition.script) if line.is_question), "")
-        return function(definition.expected, responses[-1] if responses else "", question, context, **self.scorer_params)
+        return function(
+            definition.expected, responses[-1] if responses else "", question, context, **self.scorer_params
+        )
 
 
 def parse_yaml_scenario(name: str, define: Any, where: Callable[[str, Any], str]) -> YamlScenario:
@@ -133,7 +141,9 @@ def parse_yaml_scenario(name: str, define: Any, where: Callable[[str, Any], str]
         raise fail("", "'define' must be a mapping with script, question, expected and scorer")
     unknown = sorted(set(define) - _DEFINE_KEYS)
     if unknown:
-        raise fail(unknown[0], f"unknown key {unknown[0]!r} in 'define' (known: {', '.join(sorted(_DEFINE_KEYS))})")
+        raise fail(
+            unknown[0], f"unknown key {unknown[0]!r} in 'define' (known: {', '.join(sorted(_DEFINE_KEYS))})"
+        )
     for key in ("script", "question", "expected", "scorer"):
         if key not in define:
             raise fail("", f"'define' needs {key!r}")
@@ -146,7 +156,8 @@ def parse_yaml_scenario(name: str, define: Any, where: Callable[[str, Any], str]
     lines = [_script_line(line, index, fail) for index, line in enumerate(script, 1)]
     default_waits = spread_over_span(len(lines) + 1)
     lines = [
-        line if line.wait else ScriptLine(line.text, wait=default_waits[index]) for index, line in enumerate(lines)
+        line if line.wait else ScriptLine(line.text, wait=default_waits[index])
+        for index, line in enumerate(lines)
     ]
     scorer, params = _scorer(define["scorer"], fail)
     skills = define.get("skills", [])
@@ -169,14 +180,28 @@ def _script_line(line: Any, index: int, fail: Callable[..., UsageError]) -> Scri
     if isinstance(line, str):
         return ScriptLine(line)
     if not isinstance(line, Mapping) or not isinstance(line.get("say"), str) or set(line) - {"say", "wait"}:
-        hint = " (a line with ': ' in it needs quotes)" if isinstance(line, Mapping) and "say" not in line else ""
-        raise fail("script", f"script line {index} must be a string or {{say: TEXT, wait: {{...}}}}{hint}", line)
+        hint = (
+            " (a line with ': ' in it needs quotes)"
+            if isinstance(line, Mapping) and "say" not in line
+            else ""
+        )
+        raise fail(
+            "script", f"script line {index} must be a string or {{say: TEXT, wait: {{...}}}}{hint}", line
+        )
     wait = line.get("wait") or {}
     unknown = sorted(set(wait) - set(_WAIT_KEYS)) if isinstance(wait, Mapping) else ["(not a mapping)"]
     if unknown or not all(isinstance(v, (int, float)) and v >= 0 for v in wait.values()):
-        raise fail("script", f"script line {index}: 'wait' takes non-negative tokens, minutes, hours or percentage", line)
+        raise fail(
+            "script",
+            f"script line {index}: 'wait' takes non-negative tokens, minutes, hours or percentage",
+            line,
+        )
     seconds = 60 * wait.get("minutes", 0) + 3600 * wait.get("hours", 0)
-    goodai = {"tokens": wait.get("tokens", 0), "time": seconds, "percentage_finished": wait.get("percentage", 0)}
+    goodai = {
+        "tokens": wait.get("tokens", 0),
+        "time": seconds,
+        "percentage_finished": wait.get("percentage", 0),
+    }
     return ScriptLine(line["say"], wait={key: value for key, value in goodai.items() if value})
 
 
@@ -190,7 +215,10 @@ def _scorer(spec: Any, fail: Callable[..., UsageError]) -> tuple[str, dict[str, 
     allowed = SCORERS[name][1]
     if set(params) - allowed:
         extra = sorted(set(params) - allowed)[0]
-        raise fail("scorer", f"scorer {name} takes no parameter {extra!r} (it takes: {', '.join(sorted(allowed)) or 'none'})")
+        raise fail(
+            "scorer",
+            f"scorer {name} takes no parameter {extra!r} (it takes: {', '.join(sorted(allowed)) or 'none'})",
+        )
     missing = _REQUIRED.get(name, set()) - set(params)
     if missing:
         raise fail("scorer", f"scorer {name} needs {', '.join(sorted(missing))}")

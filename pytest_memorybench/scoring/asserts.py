@@ -16,8 +16,8 @@ import textwrap
 from collections.abc import Coroutine, Mapping, Sequence
 from typing import Any, TypeVar
 
-from pytest_memorybench.judges.base import Judge
 from pytest_memorybench.core.records import Score
+from pytest_memorybench.judges.base import Judge
 from pytest_memorybench.scoring import judged
 from pytest_memorybench.scoring.choice import score_choice
 from pytest_memorybench.scoring.exact import score_regex
@@ -30,7 +30,9 @@ T = TypeVar("T")
 def assert_regex(pattern: str | re.Pattern[str], reply: str, *, flags: int = 0) -> Score:
     """Full credit when `pattern` is found in `reply` (`re.search`, with `flags`)."""
     __tracebackhide__ = True
-    return _check("regex", score_regex(pattern, reply, flags=flags), 1.0, getattr(pattern, "pattern", pattern), reply)
+    return _check(
+        "regex", score_regex(pattern, reply, flags=flags), 1.0, getattr(pattern, "pattern", pattern), reply
+    )
 
 
 def assert_rouge_l(reference: str, reply: str, *, threshold: float = 0.75) -> Score:
@@ -42,15 +44,24 @@ def assert_rouge_l(reference: str, reply: str, *, threshold: float = 0.75) -> Sc
 def assert_choice(correct: str, reply: str, options: Mapping[str, str]) -> Score:
     """Full credit when `reply` picks option `correct` of `options` (letter to text), by letter or by text."""
     __tracebackhide__ = True
-    return _check("choice", score_choice(correct, reply, options), 1.0, f"{correct}) {options.get(correct, '')}", reply)
+    return _check(
+        "choice", score_choice(correct, reply, options), 1.0, f"{correct}) {options.get(correct, '')}", reply
+    )
 
 
 def assert_items_f1(
-    ground_truth: Sequence[str], reply: str, *, question: str = "", min_f1: float = 1.0, judge: Judge | None = None
+    ground_truth: Sequence[str],
+    reply: str,
+    *,
+    question: str = "",
+    min_f1: float = 1.0,
+    judge: Judge | None = None,
 ) -> Score:
     """The episodic item F1 (lenient #pred rule) of `reply` against `ground_truth` is at least `min_f1`."""
     __tracebackhide__ = True
-    score, _ = _resolve(judged.score_items(_judge(judge), question=question, ground_truth=ground_truth, answer=reply))
+    score, _ = _resolve(
+        judged.score_items(_judge(judge), question=question, ground_truth=ground_truth, answer=reply)
+    )
     return _check("items_f1", score, min_f1, list(ground_truth), reply)
 
 
@@ -60,11 +71,15 @@ def assert_kendall_tau(
     """All ground-truth items are found and their order agrees with Kendall τ ≥ `min_tau`."""
     __tracebackhide__ = True
     chosen = _judge(judge)
-    found_score, identified = _resolve(judged.score_items(chosen, question="", ground_truth=ground_truth, answer=reply))
+    found_score, identified = _resolve(
+        judged.score_items(chosen, question="", ground_truth=ground_truth, answer=reply)
+    )
     tau, found = _resolve(judged.score_order(chosen, predicted=identified, ground_truth=ground_truth))
     reasons = (f"{found} of {len(ground_truth)} items found in order-aligned form", f"Kendall τ = {tau}")
     value = 0.0 if tau is None or found < len(ground_truth) else max(0.0, tau)
-    return _check("kendall_tau", Score(value, reasons + found_score.reasons), min_tau, list(ground_truth), reply)
+    return _check(
+        "kendall_tau", Score(value, reasons + found_score.reasons), min_tau, list(ground_truth), reply
+    )
 
 
 def assert_nuggets(
@@ -78,7 +93,9 @@ def assert_nuggets(
 ) -> Score:
     """The BEAM rubric: the mean nugget credit (0 / 0.5 / 1 each) is at least `min_score`."""
     __tracebackhide__ = True
-    score = _resolve(judged.score_rubric(_judge(judge), question=question, nuggets=nuggets, answer=reply, profile=profile))
+    score = _resolve(
+        judged.score_rubric(_judge(judge), question=question, nuggets=nuggets, answer=reply, profile=profile)
+    )
     return _check("nuggets", score, min_score, list(nuggets), reply)
 
 

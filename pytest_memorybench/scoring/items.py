@@ -60,9 +60,7 @@ def items_f1(
         pairs = list(first.items())
         dropped = (len(identified) - len(preds), len(ground_truth) - len(pairs))
         if any(dropped):
-            reasons.append(
-                f"duplicates removed: {dropped[0]} identified, {dropped[1]} ground-truth item(s)"
-            )
+            reasons.append(f"duplicates removed: {dropped[0]} identified, {dropped[1]} ground-truth item(s)")
 
     n_gt = len(pairs)
     n_identified = len(preds)

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from pytest_memorybench.judges.base import Judge, JudgeTask, JudgeVerdict
 from pytest_memorybench.core.records import Score
+from pytest_memorybench.judges.base import Judge, JudgeTask, JudgeVerdict
 from pytest_memorybench.scoring.items import items_f1
 from pytest_memorybench.scoring.kendall import episodic_common_indexes, episodic_tau
 from pytest_memorybench.scoring.nuggets import score_nuggets
@@ -21,7 +21,9 @@ def _failed(verdict: JudgeVerdict) -> Score:
     return Score(0.0, (verdict.error or "the judge gave no verdict",))
 
 
-async def score_reference(judge: Judge, *, question: str, expected: str, answer: str, scorer: str = "reference") -> Score:
+async def score_reference(
+    judge: Judge, *, question: str, expected: str, answer: str, scorer: str = "reference"
+) -> Score:
     """GoodAI's checker (Fig. 8): right iff the answer refers to the expected answer and, when
     that is a number, the numbers match."""
     verdict = await judge.judge(
@@ -40,17 +42,24 @@ async def score_reference(judge: Judge, *, question: str, expected: str, answer:
     return Score(1.0 if correct else 0.0, (reason,))
 
 
-async def score_answer(judge: Judge, *, question: str, expected: str, answer: str, rule: str, scorer: str) -> Score:
+async def score_answer(
+    judge: Judge, *, question: str, expected: str, answer: str, rule: str, scorer: str
+) -> Score:
     """1 when the judge finds the answer right by `rule` (LoCoMo's J, LongMemEval's checks), else 0."""
     verdict = await judge.judge(
-        JudgeTask("answer", {"question": question, "expected": expected, "answer": answer, "rule": rule}, scorer)
+        JudgeTask(
+            "answer", {"question": question, "expected": expected, "answer": answer, "rule": rule}, scorer
+        )
     )
     if not verdict.ok:
         return _failed(verdict)
     data = verdict.data or {}
     correct = bool(data.get("correct"))
     why = f": {data['reason']}" if data.get("reason") else ""
-    reason = f"judge {judge.name} finds the answer {'right' if correct else 'wrong'} against {expected!r} by the {rule} rule{why}"
+    reason = (
+        f"judge {judge.name} finds the answer {'right' if correct else 'wrong'} against {expected!r} by the"
+        f" {rule} rule{why}"
+    )
     return Score(1.0 if correct else 0.0, (reason,))
 
 
@@ -70,7 +79,12 @@ async def score_items(
     book, say).  Only the offline local judge reads them, to find items named in prose; an LLM
     judge's prompt does not show them, so its verdicts and cache keys are unchanged.
     """
-    payload = {"question": question, "retrieval_type": retrieval_type, "ground_truth": list(ground_truth), "answer": answer}
+    payload = {
+        "question": question,
+        "retrieval_type": retrieval_type,
+        "ground_truth": list(ground_truth),
+        "answer": answer,
+    }
     if candidates:
         payload["candidates"] = list(candidates)
     verdict = await judge.judge(JudgeTask("items", payload, scorer))
@@ -107,7 +121,9 @@ async def score_rubric(
     """BEAM: each nugget judged 0 / 0.5 / 1, then averaged (truncated under `official`)."""
     scores: list[float] = []
     for nugget in nuggets:
-        verdict = await judge.judge(JudgeTask("nugget", {"question": question, "nugget": nugget, "answer": answer}, scorer))
+        verdict = await judge.judge(
+            JudgeTask("nugget", {"question": question, "nugget": nugget, "answer": answer}, scorer)
+        )
         if not verdict.ok:
             return _failed(verdict)
         scores.append(float((verdict.data or {}).get("score", 0.0)))

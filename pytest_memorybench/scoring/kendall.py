@@ -123,7 +123,10 @@ def score_beam_ordering(reference: Sequence[str], system: Sequence[str]) -> Scor
     if stats["note"]:
         reasons.append(stats["note"])
     reasons.append(f"score = tau_norm = {stats['tau_norm']:.3f} (what BEAM's report uses)")
-    details = {key: stats[key] for key in ("precision", "recall", "f1", "tau_b", "tau_norm", "final_score", "tp", "fp", "fn")}
+    details = {
+        key: stats[key]
+        for key in ("precision", "recall", "f1", "tau_b", "tau_norm", "final_score", "tp", "fp", "fn")
+    }
     return Score(min(1.0, max(0.0, stats["tau_norm"])), tuple(reasons), details)
 
 

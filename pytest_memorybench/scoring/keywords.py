@@ -40,9 +40,7 @@ def score_keywords(
     if not clue_keywords:
         raise ValueError("score_keywords needs at least one clue")
     if interpretation_verdicts is not None and len(interpretation_verdicts) != len(clue_keywords):
-        raise ValueError(
-            f"{len(interpretation_verdicts)} judge verdicts for {len(clue_keywords)} clues"
-        )
+        raise ValueError(f"{len(interpretation_verdicts)} judge verdicts for {len(clue_keywords)} clues")
 
     def occurs(word: str) -> bool:
         return matches_at_word_boundaries(word, reply, case_sensitive=case_sensitive)

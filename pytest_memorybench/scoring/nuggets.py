@@ -54,6 +54,8 @@ def score_nuggets(scores: Sequence[float], profile: Profile, *, ability: str | N
             f"truncation dropped {halves} half credit(s): the paper's mean would be {paper_value:.3f}"
         )
     # Both profiles' means, whichever ran, so a summary can set them side by side.
-    official_value = paper_value if ability in UNTRUNCATED_ABILITIES else sum(float(int(v)) for v in values) / len(values)
+    official_value = (
+        paper_value if ability in UNTRUNCATED_ABILITIES else sum(float(int(v)) for v in values) / len(values)
+    )
     details = {"verdicts": values, "paper": paper_value, "official": official_value}
     return Score(value, tuple(reasons), details)

@@ -1,7 +1,8 @@
 """Memory benchmark: peak RSS while a BEAM chat streams through an agent, 100K versus 1M tokens.
 
-    python3 tests/bench/bench_beam_memory.py [--sizes 100K,1M] [--modes generated,file,transcript,recall] [--seed 0]
-    python3 tests/bench/bench_beam_memory.py --sizes 10M --modes generated,file   # flat up to 10M too
+    python3 tests/bench/bench_beam_memory.py [--sizes 100K,1M] [--modes generated,file,transcript,recall]
+    [--seed 0] python3 tests/bench/bench_beam_memory.py --sizes 10M --modes generated,file   # flat up to 10M
+    too
 
 The BEAM issue's target: streaming a generated 1M-token chat through an agent stays under 1 GB
 of peak resident memory and is flat in the chat's length (100K and 1M about the same).  Each
@@ -110,8 +111,11 @@ def child(mode: str, size: str, seed: int, data: str | None) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as folder:
         log = EventLog(Path(folder) / "events.jsonl")
         channel = AgentChannel(
-            AgentAdapter(agent, mode), group=f"beam::{context.id}", counter=counter,
-            clock=SimulatedClock(datetime(2024, 1, 1)), log=log,
+            AgentAdapter(agent, mode),
+            group=f"beam::{context.id}",
+            counter=counter,
+            clock=SimulatedClock(datetime(2024, 1, 1)),
+            log=log,
         )
         tests = [ScheduledTest(f"beam::{d.test_id}", d) for d in context.probes]
         session = ProbeSession(context, tests, channel, scoring=ScoringContext(judge=LocalJudge()))
@@ -120,9 +124,16 @@ def child(mode: str, size: str, seed: int, data: str | None) -> dict[str, Any]:
         seconds = time.perf_counter() - started
         log.close()
     return {
-        "mode": mode, "size": size, "counter": counter.name, "tokens": session.stats.tokens,
-        "turns": session.delivery.turns, "probes": len(outcomes), "seconds": round(seconds, 2),
-        "base_mb": round(base, 1), "peak_mb": round(_rss_mb(), 1), "added_mb": round(_rss_mb() - base, 1),
+        "mode": mode,
+        "size": size,
+        "counter": counter.name,
+        "tokens": session.stats.tokens,
+        "turns": session.delivery.turns,
+        "probes": len(outcomes),
+        "seconds": round(seconds, 2),
+        "base_mb": round(base, 1),
+        "peak_mb": round(_rss_mb(), 1),
+        "added_mb": round(_rss_mb() - base, 1),
     }
 
 
@@ -151,9 +162,9 @@ def main() -> None:
         parser.error(f"unknown mode {unknown[0]!r}; choose from {', '.join(MODES)}")
 
     sys.path.insert(0, str(ROOT))
+    from pytest_memorybench.core.spans import parse_span
     from pytest_memorybench.scenarios.beam.generator import plan_chat
     from pytest_memorybench.scenarios.beam.writer import write_repository
-    from pytest_memorybench.core.spans import parse_span
 
     rows = []
     with tempfile.TemporaryDirectory() as folder:
@@ -163,7 +174,9 @@ def main() -> None:
             started = time.perf_counter()
             chat = write_repository(plan_chat(tokens, args.seed), Path(folder) / size) / "chat.json"
             written = time.perf_counter() - started
-            print(f"{size}: wrote {chat.stat().st_size / 1e6:.1f} MB chat.json in {written:.1f} s", flush=True)
+            print(
+                f"{size}: wrote {chat.stat().st_size / 1e6:.1f} MB chat.json in {written:.1f} s", flush=True
+            )
             for mode in modes:
                 row = _run_child(mode, size, args.seed, None if mode == "generated" else chat.parent)
                 row["file_mb"] = round(chat.stat().st_size / 1e6, 1)

@@ -31,8 +31,21 @@ RUNS = 10
 
 def real_run(folder: Path, *options: str) -> Path:
     subprocess.run(
-        [sys.executable, "-m", "pytest", "--memorybench", "--agent=recall", "-p", "no:randomly", "-q", f"--mb-output={folder}", *options],
-        cwd=folder.parent, check=False, capture_output=True,
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "--memorybench",
+            "--agent=recall",
+            "-p",
+            "no:randomly",
+            "-q",
+            f"--mb-output={folder}",
+            *options,
+        ],
+        cwd=folder.parent,
+        check=False,
+        capture_output=True,
     )
     return folder
 
@@ -68,15 +81,28 @@ def main() -> None:
             inside = time.perf_counter() - started
             started = time.perf_counter()
             done = subprocess.run(
-                [sys.executable, "-m", "pytest", "--mb-compare", *paths, f"--mb-output={base / (name + '-command')}"],
-                cwd=base, capture_output=True, text=True, check=False,
+                [
+                    sys.executable,
+                    "-m",
+                    "pytest",
+                    "--mb-compare",
+                    *paths,
+                    f"--mb-output={base / (name + '-command')}",
+                ],
+                cwd=base,
+                capture_output=True,
+                text=True,
+                check=False,
             )
             command = time.perf_counter() - started
             assert done.returncode == 0, done.stdout + done.stderr
             figures[name] = {
-                "runs": len(paths), "items": len(comparison.shared), "pairs": len(comparison.pairs),
+                "runs": len(paths),
+                "items": len(comparison.shared),
+                "pairs": len(comparison.pairs),
                 "rows": sum(len(rows) for rows in comparison.tables.values()),
-                "compare_seconds": round(inside, 2), "command_seconds": round(command, 2),
+                "compare_seconds": round(inside, 2),
+                "command_seconds": round(command, 2),
             }
             print(f"{name}: {figures[name]}")
     out = ROOT / "tests" / "bench" / "results"

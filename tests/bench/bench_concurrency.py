@@ -35,7 +35,18 @@ AGENT = "--agent=tests.bench.slow_agent:make_agent"
 SUITE = ("--span=isolated", "-k", "not chapterbreak")
 # hypothesis (in the test extra, for our fuzz tests) imports itself in every session's terminal
 # summary, about 0.6 s that pytest counts in its session time; a user's project need not have it.
-BASE = (sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:hypothesispytest", "--memorybench", AGENT)
+BASE = (
+    sys.executable,
+    "-m",
+    "pytest",
+    "-q",
+    "-p",
+    "no:cacheprovider",
+    "-p",
+    "no:hypothesispytest",
+    "--memorybench",
+    AGENT,
+)
 
 
 def run(args: tuple[str, ...], seconds: float) -> dict[str, float]:
@@ -44,7 +55,12 @@ def run(args: tuple[str, ...], seconds: float) -> dict[str, float]:
     with tempfile.TemporaryDirectory() as folder:
         started = time.perf_counter()
         process = subprocess.Popen(
-            [*BASE, *args, f"--mb-output={folder}/run"], cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+            [*BASE, *args, f"--mb-output={folder}/run"],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
         )
         output, _ = process.communicate()
         wall = time.perf_counter() - started
@@ -61,7 +77,9 @@ def measured(args: tuple[str, ...], seconds: float) -> dict[str, float]:
     before = os.times()
     result = run(args, seconds)
     after = os.times()
-    result["cpu"] = (after.children_user - before.children_user) + (after.children_system - before.children_system)
+    result["cpu"] = (after.children_user - before.children_user) + (
+        after.children_system - before.children_system
+    )
     return result
 
 
@@ -69,8 +87,13 @@ def peak_rss_mb(args: tuple[str, ...]) -> float:
     """Peak resident memory of one pytest process, in MB (its own rusage, not the children's maximum)."""
     env = {**os.environ, "SLOW_AGENT_SECONDS": "0", "PYTHONPATH": str(ROOT)}
     with tempfile.TemporaryDirectory() as folder:
-        process = subprocess.Popen([*BASE, *args, f"--mb-output={folder}/run"], cwd=ROOT, env=env,
-                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        process = subprocess.Popen(
+            [*BASE, *args, f"--mb-output={folder}/run"],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         _, _, usage = os.wait4(process.pid, 0)
     return usage.ru_maxrss / 1024
 
@@ -79,8 +102,14 @@ def main() -> None:
     quick = "--quick" in sys.argv
     collect = measured((*SUITE, "--collect-only"), 0)
     report: dict[str, object] = {"collect_only": collect}
-    print(f"collection alone: wall {collect['wall']:.1f} s, session {collect['session']:.1f} s, cpu {collect['cpu']:.1f} s")
-    print(f"{'S':>5} {'conc':>4} {'wall':>7} {'session':>8} {'drive':>7} {'speed-up wall/session/drive':>29} {'CPU/reply':>10}")
+    print(
+        f"collection alone: wall {collect['wall']:.1f} s, session {collect['session']:.1f} s, cpu"
+        f" {collect['cpu']:.1f} s"
+    )
+    print(
+        f"{'S':>5} {'conc':>4} {'wall':>7} {'session':>8} {'drive':>7} {'speed-up wall/session/drive':>29}"
+        f" {'CPU/reply':>10}"
+    )
     for seconds in (0.3,) if quick else (0.3, 1.0):
         rows = {}
         for concurrency in (1, 4, 16):
@@ -90,17 +119,27 @@ def main() -> None:
             rows[concurrency] = row
             serial = rows[1]
             speedups = [serial[key] / row[key] for key in ("wall", "session", "drive")]
-            print(f"{seconds:>5} {concurrency:>4} {row['wall']:>6.1f}s {row['session']:>7.1f}s {row['drive']:>6.1f}s "
-                  f"{' / '.join(f'{s:4.1f}x' for s in speedups):>29} {row['cpu_per_reply_ms']:>8.1f}ms")
+            print(
+                f"{seconds:>5} {concurrency:>4} {row['wall']:>6.1f}s {row['session']:>7.1f}s"
+                f" {row['drive']:>6.1f}s {' / '.join(f'{s:4.1f}x' for s in speedups):>29}"
+                f" {row['cpu_per_reply_ms']:>8.1f}ms"
+            )
         report[f"S={seconds}"] = rows
     xdist = {}
     for concurrency in (1, 4, 16):
         row = measured((*SUITE, "-n", "2", f"--mb-concurrency={concurrency}"), 0.3)
         xdist[concurrency] = row
-        print(f"  -n 2, concurrency {concurrency:>2}, S=0.3: wall {row['wall']:.1f} s, session {row['session']:.1f} s")
+        print(
+            f"  -n 2, concurrency {concurrency:>2}, S=0.3: wall {row['wall']:.1f} s, session"
+            f" {row['session']:.1f} s"
+        )
     report["xdist_n2"] = xdist
-    rss = peak_rss_mb(("--span=32k", "--mb-conversations=16", "--mb-concurrency=16", "-k", "not chapterbreak"))
-    serial_rss = peak_rss_mb(("--span=32k", "--mb-conversations=16", "--mb-concurrency=1", "-k", "not chapterbreak"))
+    rss = peak_rss_mb(
+        ("--span=32k", "--mb-conversations=16", "--mb-concurrency=16", "-k", "not chapterbreak")
+    )
+    serial_rss = peak_rss_mb(
+        ("--span=32k", "--mb-conversations=16", "--mb-concurrency=1", "-k", "not chapterbreak")
+    )
     print(f"peak RSS, 16 conversations at 32k: {rss:.0f} MB concurrently, {serial_rss:.0f} MB one at a time")
     report["peak_rss_mb"] = {"concurrency_16": rss, "concurrency_1": serial_rss}
     out = ROOT / "tests" / "bench" / "results"

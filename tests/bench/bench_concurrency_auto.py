@@ -33,13 +33,29 @@ LEVELS = ("1", "2", "4", "8", "16", "auto")
 
 def timed(url: str, level: str) -> tuple[float, str]:
     with tempfile.TemporaryDirectory() as folder:
-        command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly", "--memorybench",
-                   f"--agent=openai:model@{url}", "--span=isolated", "-k", "not chapterbreak", f"--mb-concurrency={level}",
-                   f"--mb-output={folder}/run"]
+        command = [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "no:randomly",
+            "--memorybench",
+            f"--agent=openai:model@{url}",
+            "--span=isolated",
+            "-k",
+            "not chapterbreak",
+            f"--mb-concurrency={level}",
+            f"--mb-output={folder}/run",
+        ]
         started = time.perf_counter()
         subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=False)
         seconds = time.perf_counter() - started
-        providers = json.loads((Path(folder) / "run" / "results.json").read_text())["run"]["concurrency"].get("providers", [])
+        providers = json.loads((Path(folder) / "run" / "results.json").read_text())["run"]["concurrency"].get(
+            "providers", []
+        )
     return seconds, ",".join(str(provider["level"]) for provider in providers)
 
 

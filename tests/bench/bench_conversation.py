@@ -31,8 +31,8 @@ mode).  Spans: 8k (reference), 32k and 120k (`--quick` skips 120k).
    (LatentOkAgent); overhead = wall - the agent's time, share = overhead / wall (median of 5).
 4. xdist speed-up (skipped by `--quick`).  The real pytest command on tests/bench/suites/
    colours8.yaml (8 Colours repetitions at 32k) with `--mb-conversations 4` and the latency-bound
-   agent tests/bench/slow_agent.py (SLOW_AGENT_SECONDS per reply, default 2: latency-bound, as the target assumes; at 0.5 s the
-   start-up of five pytest processes on 2 cores dominates), once with `-n 0`
+   agent tests/bench/slow_agent.py (SLOW_AGENT_SECONDS per reply, default 2: latency-bound, as the target
+   assumes; at 0.5 s the start-up of five pytest processes on 2 cores dominates), once with `-n 0`
    and once with `-n 4 --dist loadgroup`.  speed-up = wall(-n 0) / wall(-n 4); target >= 3.2x.
    The -n 4 run cannot be faster than its slowest conversation's agent seconds (the floor);
    what it takes above the floor is mostly CPU: every pytest process pays a start-up, measured
@@ -71,10 +71,10 @@ from pytest_memorybench.agents.protocol import AgentAdapter
 from pytest_memorybench.conversation.channel import AgentChannel
 from pytest_memorybench.conversation.clock import SimulatedClock
 from pytest_memorybench.conversation.events import EventLog
-from pytest_memorybench.conversation.trivia import TriviaSource
 from pytest_memorybench.conversation.scheduler import Conversation, ConversationStats, ScheduledTest
-from pytest_memorybench.core.tokens import default_counter
+from pytest_memorybench.conversation.trivia import TriviaSource
 from pytest_memorybench.core.records import TestDefinition, TestOutcome
+from pytest_memorybench.core.tokens import default_counter
 from pytest_memorybench.scenarios import ScoringContext
 from pytest_memorybench.scenarios.ltm.colours import SCENARIO
 
@@ -90,7 +90,12 @@ SPANS = {"8k": 8_000, "32k": 32_000, "120k": 120_000}
 QUICK_SPANS = ("8k", "32k")
 AGENT_REPLY_SECONDS = 0.100  # the hypothetical agent of the overhead share
 XDIST_CONVERSATIONS = 4
-TARGETS = {"span_ratio_max": 1.10, "filler_replies_with_observe": 0, "harness_share_max": 0.01, "speedup_min": 3.2}
+TARGETS = {
+    "span_ratio_max": 1.10,
+    "filler_replies_with_observe": 0,
+    "harness_share_max": 0.01,
+    "speedup_min": 3.2,
+}
 
 
 # -- parts 1-3: one conversation driven directly ---------------------------------------------------
@@ -150,7 +155,9 @@ class Drive:
     replies: int
     observes: int
     seconds: float
-    agent_seconds: float  # inside the agent's replies: as it timed them itself (latent agents), else as the adapter did
+    agent_seconds: (
+        float  # inside the agent's replies: as it timed them itself (latent agents), else as the adapter did
+    )
 
 
 def definitions() -> list[TestDefinition]:
@@ -169,7 +176,9 @@ async def drive(span: int, agent: OkAgent, log_dir: Path) -> Drive:
     seconds = time.perf_counter() - started
     log.close()
     agent_seconds = getattr(agent, "agent_seconds", adapter.usage.seconds)
-    return Drive(conversation.stats, list(outcomes.values()), agent.replies, agent.observes, seconds, agent_seconds)
+    return Drive(
+        conversation.stats, list(outcomes.values()), agent.replies, agent.observes, seconds, agent_seconds
+    )
 
 
 def measure_conversation(span_name: str, agent_name: str) -> dict[str, Any]:
@@ -214,7 +223,9 @@ def measure_conversation(span_name: str, agent_name: str) -> dict[str, Any]:
         "cold_seconds_median": round(cold_median, 4),
         "cold_seconds_all": [round(value, 4) for value in cold],
         "cold_ms_per_100k_tokens": round(1000 * cold_median * 100_000 / last.stats.tokens, 1),
-        "cold_harness_share_at_100ms": round(cold_median / (cold_median + AGENT_REPLY_SECONDS * last.replies), 4),
+        "cold_harness_share_at_100ms": round(
+            cold_median / (cold_median + AGENT_REPLY_SECONDS * last.replies), 4
+        ),
         "latent_cold_wall_seconds": round(latent_wall, 4),
         "latent_cold_overhead_seconds": round(latent_overhead, 4),
         "latent_cold_harness_share": round(latent_overhead / latent_wall, 4),
@@ -224,7 +235,9 @@ def measure_conversation(span_name: str, agent_name: str) -> dict[str, Any]:
 def cold_seconds(span_name: str, agent_name: str, latent: bool = False) -> dict[str, Any]:
     """`run()` of the first conversation in a fresh process (this script with --cold-sample)."""
     command = [sys.executable, str(Path(__file__).resolve()), "--cold-sample", span_name, agent_name]
-    done = subprocess.run(command + (["latent"] if latent else []), cwd=ROOT, capture_output=True, text=True, check=True)
+    done = subprocess.run(
+        command + (["latent"] if latent else []), cwd=ROOT, capture_output=True, text=True, check=True
+    )
     return json.loads(done.stdout.splitlines()[-1])
 
 
@@ -233,7 +246,9 @@ def cold_sample(span_name: str, agent_name: str, latent: bool) -> None:
     agent = (LATENT if latent else AGENTS)[agent_name]()
     with tempfile.TemporaryDirectory() as log_dir:
         run = asyncio.run(drive(SPANS[span_name], agent, Path(log_dir)))
-    print(json.dumps({"seconds": run.seconds, "tokens": run.stats.tokens, "agent_seconds": run.agent_seconds}))
+    print(
+        json.dumps({"seconds": run.seconds, "tokens": run.stats.tokens, "agent_seconds": run.agent_seconds})
+    )
 
 
 # -- part 4: the real pytest command, with and without xdist --------------------------------------
@@ -278,7 +293,9 @@ def run_benchmark(workers: int, agent_seconds: float) -> dict[str, Any]:
         results_path = Path(output) / "results.json"
         if not results_path.is_file():
             tail = timed.done.stdout[-2000:] + timed.done.stderr[-2000:]
-            raise RuntimeError(f"pytest -n {workers} wrote no results.json (exit {timed.done.returncode}):\n{tail}")
+            raise RuntimeError(
+                f"pytest -n {workers} wrote no results.json (exit {timed.done.returncode}):\n{tail}"
+            )
         results = json.loads(results_path.read_text(encoding="utf-8"))
     return {
         "workers": workers,
@@ -325,7 +342,9 @@ def measure_xdist() -> dict[str, Any]:
         "parallel_floor_seconds": floor,
         "parallel_above_floor_seconds": round(above_floor, 2),
         "cpus_busy_above_floor": round(parallel["cpu_seconds"] / above_floor, 2),
-        "model_speedup_all_cores_free": round(serial_unloaded / (floor + parallel["cpu_seconds"] / all_cores), 2),
+        "model_speedup_all_cores_free": round(
+            serial_unloaded / (floor + parallel["cpu_seconds"] / all_cores), 2
+        ),
         "parallel_wall_needed_for_target": round(serial["wall_seconds"] / TARGETS["speedup_min"], 2),
     }
 
@@ -338,38 +357,70 @@ def verdict(ok: bool) -> str:
 
 
 def print_conversations(rows: list[dict[str, Any]]) -> None:
-    print(f"\n1. Token efficiency: tokens / ({REPETITIONS} x span), target <= {TARGETS['span_ratio_max']:.2f} (GoodAI: 1.26 at 32k)")
-    print(f"   {'span':>5} {'agent':>8} {'tokens':>8} {'ratio':>6}      per-test span % of span    overruns  filler msgs (saved)  planned filler tok")
+    print(
+        f"\n1. Token efficiency: tokens / ({REPETITIONS} x span), target <= {TARGETS['span_ratio_max']:.2f}"
+        " (GoodAI: 1.26 at 32k)"
+    )
+    print(
+        f"   {'span':>5} {'agent':>8} {'tokens':>8} {'ratio':>6}      per-test span % of span    overruns "
+        " filler msgs (saved)  planned filler tok"
+    )
     for row in rows:
         percents = " ".join(f"{p:5.1f}" for p in row["span_percent"])
         print(
-            f"   {row['span']:>5} {row['agent']:>8} {row['tokens']:>8} {row['span_ratio']:>6.3f} "
-            f"{verdict(row['span_ratio'] <= TARGETS['span_ratio_max'])} {percents:>24} {row['overruns']:>10} "
-            f"{row['filler_messages']:>10} ({row['saved_filler_messages']:>3}) {row['filler_tokens_planned']:>18}"
+            f"   {row['span']:>5} {row['agent']:>8} {row['tokens']:>8} {row['span_ratio']:>6.3f}"
+            f" {verdict(row['span_ratio'] <= TARGETS['span_ratio_max'])} {percents:>24} {row['overruns']:>10}"
+            f" {row['filler_messages']:>10} ({row['saved_filler_messages']:>3})"
+            f" {row['filler_tokens_planned']:>18}"
         )
-    print("\n2. Saving mode: reply calls spent on filler (= replies - intro - test lines); target 0 with observe")
+    print(
+        "\n2. Saving mode: reply calls spent on filler (= replies - intro - test lines); target 0 with"
+        " observe"
+    )
     print(f"   {'span':>5} {'agent':>8} {'replies':>8} {'observes':>9} {'filler replies':>15}")
     for row in rows:
-        check = verdict(row["filler_reply_calls"] == TARGETS["filler_replies_with_observe"]) if row["agent"] == "observe" else "    "
-        print(f"   {row['span']:>5} {row['agent']:>8} {row['reply_calls']:>8} {row['observe_calls']:>9} {row['filler_reply_calls']:>15} {check}")
-    print(f"\n3. Harness overhead (zero-latency agent, median of {TIMED_RUNS}; counter {default_counter().name})")
-    print(f"   share = overhead / (overhead + {AGENT_REPLY_SECONDS * 1000:.0f} ms x replies), target <= {TARGETS['harness_share_max']:.0%}")
-    print("   warm: filler built by an earlier run of this process; cold: the first conversation of a fresh process")
-    print("   (with a zero-latency agent, the harness's work cannot overlap the agent's; 'real' below lets it)")
+        check = (
+            verdict(row["filler_reply_calls"] == TARGETS["filler_replies_with_observe"])
+            if row["agent"] == "observe"
+            else "    "
+        )
+        print(
+            f"   {row['span']:>5} {row['agent']:>8} {row['reply_calls']:>8} {row['observe_calls']:>9}"
+            f" {row['filler_reply_calls']:>15} {check}"
+        )
     print(
-        f"   {'span':>5} {'agent':>8} {'wall s':>8} {'turns':>6} {'ms/turn':>8} {'ms/100k tok':>12} {'share @100ms':>13}"
-        f"      {'cold s':>7} {'ms/100k tok':>12} {'share @100ms':>13}"
+        f"\n3. Harness overhead (zero-latency agent, median of {TIMED_RUNS}; counter"
+        f" {default_counter().name})"
+    )
+    print(
+        f"   share = overhead / (overhead + {AGENT_REPLY_SECONDS * 1000:.0f} ms x replies), target <="
+        f" {TARGETS['harness_share_max']:.0%}"
+    )
+    print(
+        "   warm: filler built by an earlier run of this process; cold: the first conversation of a fresh"
+        " process"
+    )
+    print(
+        "   (with a zero-latency agent, the harness's work cannot overlap the agent's; 'real' below lets it)"
+    )
+    print(
+        f"   {'span':>5} {'agent':>8} {'wall s':>8} {'turns':>6} {'ms/turn':>8} {'ms/100k tok':>12}"
+        f" {'share @100ms':>13}      {'cold s':>7} {'ms/100k tok':>12} {'share @100ms':>13}"
     )
     for row in rows:
         turns = row["reply_calls"] + row["observe_calls"]
         share, cold_share = row["harness_share_at_100ms"], row["cold_harness_share_at_100ms"]
         print(
-            f"   {row['span']:>5} {row['agent']:>8} {row['seconds_median']:>8.3f} {turns:>6} {row['ms_per_turn']:>8.2f} "
-            f"{row['ms_per_100k_tokens']:>12.1f} {share:>12.2%} {verdict(share <= TARGETS['harness_share_max'])} "
-            f"{row['cold_seconds_median']:>7.3f} {row['cold_ms_per_100k_tokens']:>12.1f} {cold_share:>12.2%} "
-            f"{verdict(cold_share <= TARGETS['harness_share_max'])}"
+            f"   {row['span']:>5} {row['agent']:>8} {row['seconds_median']:>8.3f} {turns:>6}"
+            f" {row['ms_per_turn']:>8.2f} {row['ms_per_100k_tokens']:>12.1f} {share:>12.2%}"
+            f" {verdict(share <= TARGETS['harness_share_max'])} {row['cold_seconds_median']:>7.3f}"
+            f" {row['cold_ms_per_100k_tokens']:>12.1f} {cold_share:>12.2%}"
+            f" {verdict(cold_share <= TARGETS['harness_share_max'])}"
         )
-    print(f"\n   real: a cold conversation with an agent that takes {AGENT_REPLY_SECONDS * 1000:.0f} ms per reply (median of {LATENT_RUNS});")
+    print(
+        f"\n   real: a cold conversation with an agent that takes {AGENT_REPLY_SECONDS * 1000:.0f} ms per"
+        f" reply (median of {LATENT_RUNS});"
+    )
     print("   overhead = wall - time inside the agent's replies; share = overhead / wall")
     print(f"   {'span':>5} {'agent':>8} {'wall s':>8} {'overhead ms':>12} {'share':>8}")
     for row in rows:
@@ -382,29 +433,37 @@ def print_conversations(rows: list[dict[str, Any]]) -> None:
 
 
 def print_xdist(xdist: dict[str, Any]) -> None:
-    print(f"\n4. xdist speed-up: colours8.yaml (8 x Colours, 32k), --mb-conversations {XDIST_CONVERSATIONS}, slow agent {xdist['slow_agent_seconds']} s/reply")
-    for run in (xdist["serial"], xdist["parallel"]):
-        groups = ", ".join(f"{group} {seconds:.1f}" for group, seconds in run["conversation_agent_seconds"].items())
-        print(
-            f"   -n {run['workers']}: wall {run['wall_seconds']:6.2f} s   CPU {run['cpu_seconds']:5.2f} s   agent {run['agent_seconds']:6.2f} s "
-            f"in {run['agent_calls']} calls   passed {run['passed']}   exit {run['exit_code']}\n"
-            f"         agent s per conversation: {groups}"
-        )
-    print(f"   speed-up -n 4 over -n 0: {xdist['speedup']:.2f}x  {verdict(xdist['speedup'] >= TARGETS['speedup_min'])} (target >= {TARGETS['speedup_min']}x)")
     print(
-        f"   limits: -n 4 cannot beat its slowest conversation ({xdist['parallel_floor_seconds']:.1f} s of agent time); it took\n"
-        f"   {xdist['parallel_above_floor_seconds']:.1f} s more.  Every pytest process pays a start-up of {xdist['pytest_startup_cpu_seconds']:.2f} s CPU "
-        f"({xdist['pytest_startup_wall_seconds']:.2f} s wall:\n"
-        f"   pytest --co tests/test_spans.py) with the installed plugins\n"
-        f"   ({', '.join(xdist['pytest_plugins'])});\n"
-        f"   -n 4 starts 5 at once (controller + 4 workers) and used {xdist['parallel']['cpu_seconds']:.1f} s CPU against "
-        f"{xdist['serial']['cpu_seconds']:.1f} s for -n 0.\n"
-        f"   Those {xdist['parallel_above_floor_seconds']:.1f} s kept {xdist['cpus_busy_above_floor']:.2f} of the {xdist['cpu_count']} CPUs busy on average "
-        f"(1-minute load average {xdist['load_average']:.2f} just before the runs).\n"
-        f"   The target needs -n 4 <= {xdist['parallel_wall_needed_for_target']:.1f} s, i.e. <= "
-        f"{xdist['parallel_wall_needed_for_target'] - xdist['parallel_floor_seconds']:.1f} s above the floor.\n"
-        f"   With all CPUs free: (agent + CPU of -n 0) / (floor + CPU(-n 4) / {xdist['cpu_count']}) = "
-        f"{xdist['model_speedup_all_cores_free']:.2f}x."
+        f"\n4. xdist speed-up: colours8.yaml (8 x Colours, 32k), --mb-conversations {XDIST_CONVERSATIONS},"
+        f" slow agent {xdist['slow_agent_seconds']} s/reply"
+    )
+    for run in (xdist["serial"], xdist["parallel"]):
+        groups = ", ".join(
+            f"{group} {seconds:.1f}" for group, seconds in run["conversation_agent_seconds"].items()
+        )
+        print(
+            f"   -n {run['workers']}: wall {run['wall_seconds']:6.2f} s   CPU {run['cpu_seconds']:5.2f} s  "
+            f" agent {run['agent_seconds']:6.2f} s in {run['agent_calls']} calls   passed {run['passed']}  "
+            f" exit {run['exit_code']}\n         agent s per conversation: {groups}"
+        )
+    print(
+        f"   speed-up -n 4 over -n 0: {xdist['speedup']:.2f}x "
+        f" {verdict(xdist['speedup'] >= TARGETS['speedup_min'])} (target >= {TARGETS['speedup_min']}x)"
+    )
+    print(
+        f"   limits: -n 4 cannot beat its slowest conversation ({xdist['parallel_floor_seconds']:.1f} s of"
+        f" agent time); it took\n   {xdist['parallel_above_floor_seconds']:.1f} s more.  Every pytest process"
+        f" pays a start-up of {xdist['pytest_startup_cpu_seconds']:.2f} s CPU"
+        f" ({xdist['pytest_startup_wall_seconds']:.2f} s wall:\n   pytest --co tests/test_spans.py) with the"
+        f" installed plugins\n   ({', '.join(xdist['pytest_plugins'])});\n   -n 4 starts 5 at once"
+        f" (controller + 4 workers) and used {xdist['parallel']['cpu_seconds']:.1f} s CPU against"
+        f" {xdist['serial']['cpu_seconds']:.1f} s for -n 0.\n   Those"
+        f" {xdist['parallel_above_floor_seconds']:.1f} s kept {xdist['cpus_busy_above_floor']:.2f} of the"
+        f" {xdist['cpu_count']} CPUs busy on average (1-minute load average {xdist['load_average']:.2f} just"
+        f" before the runs).\n   The target needs -n 4 <= {xdist['parallel_wall_needed_for_target']:.1f} s,"
+        f" i.e. <= {xdist['parallel_wall_needed_for_target'] - xdist['parallel_floor_seconds']:.1f} s above"
+        " the floor.\n   With all CPUs free: (agent + CPU of -n 0) / (floor + CPU(-n 4) /"
+        f" {xdist['cpu_count']}) = {xdist['model_speedup_all_cores_free']:.2f}x."
     )
 
 
@@ -420,8 +479,11 @@ def main() -> None:
     quick = arguments.quick
     counter = default_counter()  # load the encoding before anything is timed
     load = os.getloadavg()[0]  # other work on the machine skews every timing below
-    print(f"pytest-memorybench conversation benchmark ({'quick' if quick else 'full'}): python {platform.python_version()}, "
-          f"{os.cpu_count()} CPUs, load average {load:.2f}, token counter {counter.name}")
+    print(
+        f"pytest-memorybench conversation benchmark ({'quick' if quick else 'full'}): python"
+        f" {platform.python_version()}, {os.cpu_count()} CPUs, load average {load:.2f}, token counter"
+        f" {counter.name}"
+    )
     spans = QUICK_SPANS if quick else tuple(SPANS)
     rows = [measure_conversation(span, agent) for span in spans for agent in AGENTS]
     print_conversations(rows)

@@ -111,9 +111,10 @@ def main() -> int:
         numbers = book_numbers(chapters)
         report["books"][chapters] = numbers
         print(
-            f"  {chapters:>5} chapters: {numbers['tokens']:>9,} tokens ({numbers['counter']}), {numbers['questions']} questions "
-            f"{numbers['bins']}; contexts() {numbers['contexts_seconds']:.2f} s, prose {numbers['write_seconds']:.2f} s, "
-            f"imports {numbers['import_seconds']:.2f} s"
+            f"  {chapters:>5} chapters: {numbers['tokens']:>9,} tokens ({numbers['counter']}),"
+            f" {numbers['questions']} questions {numbers['bins']}; contexts()"
+            f" {numbers['contexts_seconds']:.2f} s, prose {numbers['write_seconds']:.2f} s, imports"
+            f" {numbers['import_seconds']:.2f} s"
         )
     print("2. Runs of the short book (local judge)")
     for agent in ("oracle", "null", "recall"):
@@ -121,9 +122,10 @@ def main() -> int:
         report["runs"][agent] = numbers
         metrics = numbers["metrics"] or {}
         print(
-            f"  {agent:>6}: {numbers['wall_seconds']:.1f} s wall, {numbers['passed']}/{numbers['items']} passed, "
-            f"Simple Recall {metrics.get('simple_recall')}, Chronological Awareness {metrics.get('chronological_awareness')}, "
-            f"empty-answer mean {metrics.get('empty_answer_mean')}, rest {metrics.get('non_empty_mean')}"
+            f"  {agent:>6}: {numbers['wall_seconds']:.1f} s wall, {numbers['passed']}/{numbers['items']}"
+            f" passed, Simple Recall {metrics.get('simple_recall')}, Chronological Awareness"
+            f" {metrics.get('chronological_awareness')}, empty-answer mean"
+            f" {metrics.get('empty_answer_mean')}, rest {metrics.get('non_empty_mean')}"
         )
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     RESULTS.write_text(json.dumps(report, indent=2) + "\n")

@@ -46,7 +46,12 @@ def write_file(path: Path, megabytes: int, questions: int) -> Path:
         for index in range(questions):
             entry = generate_entries(0, index // 7 + 1, filler_sessions=40)[index % 7]
             entry["question_id"] = f"{entry['question_id']}-{index}"
-            filler = [turn for session in entry["haystack_sessions"] for turn in session if not turn.get("has_answer")]
+            filler = [
+                turn
+                for session in entry["haystack_sessions"]
+                for turn in session
+                if not turn.get("has_answer")
+            ]
             size = len(json.dumps(entry))
             pad = " ".join(["a quiet line of filler about the weather and the week"] * 40)
             while size < per_question:
@@ -72,7 +77,13 @@ def child(mode: str, data: str) -> dict[str, Any]:
     else:
         for context in SCENARIO.contexts("longmemeval", {"data_path": data}, seed=0):
             messages += sum(1 for _ in context.turns())
-    return {"mode": mode, "base_mb": round(base, 1), "peak_mb": round(_peak_mb(), 1), "seconds": round(time.perf_counter() - started, 1), "messages": messages}
+    return {
+        "mode": mode,
+        "base_mb": round(base, 1),
+        "peak_mb": round(_peak_mb(), 1),
+        "seconds": round(time.perf_counter() - started, 1),
+        "messages": messages,
+    }
 
 
 def main() -> None:

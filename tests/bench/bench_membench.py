@@ -65,7 +65,9 @@ def generation(per_type: int, sizes: list[int]) -> dict[str, Any]:
         warm = []
         for seed in (1, 2, 3):
             started = time.perf_counter()
-            contexts = [c for name in SCENARIOS for c in get_scenario(name).contexts("membench", params, seed)]
+            contexts = [
+                c for name in SCENARIOS for c in get_scenario(name).contexts("membench", params, seed)
+            ]
             warm.append(time.perf_counter() - started)
         started = time.perf_counter()
         messages = sum(1 for context in contexts for _ in context.turns())
@@ -79,16 +81,28 @@ def generation(per_type: int, sizes: list[int]) -> dict[str, Any]:
     return report
 
 
-async def drive(agent_name: str, scenario: str, params: dict[str, Any], log: EventLog) -> list[dict[str, Any]]:
+async def drive(
+    agent_name: str, scenario: str, params: dict[str, Any], log: EventLog
+) -> list[dict[str, Any]]:
     records = []
     counter = default_counter()
     spec = parse_agent_spec(agent_name)
     for context in get_scenario(scenario).contexts("membench", params, 0):
         agent: AgentAdapter = build_agent(spec)
-        channel = AgentChannel(agent, group=context.id, counter=counter, clock=SimulatedClock(datetime(2024, 1, 1)), log=log)
-        session = ProbeSession(context, [ScheduledTest(d.test_id, d) for d in context.probes], channel, scoring=ScoringContext())
+        channel = AgentChannel(
+            agent, group=context.id, counter=counter, clock=SimulatedClock(datetime(2024, 1, 1)), log=log
+        )
+        session = ProbeSession(
+            context, [ScheduledTest(d.test_id, d) for d in context.probes], channel, scoring=ScoringContext()
+        )
         for outcome in (await session.run()).values():
-            records.append({"score": outcome.score.value, "category": outcome.definition.category, "details": outcome.details})
+            records.append(
+                {
+                    "score": outcome.score.value,
+                    "category": outcome.definition.category,
+                    "details": outcome.details,
+                }
+            )
     return records
 
 
@@ -110,18 +124,24 @@ def agents(per_type: int, runs: list[tuple[str, int]]) -> dict[str, Any]:
                 report[key] = {"accuracy": round(accuracy, 3), "wall_s": round(wall, 1), **metrics}
                 curve = metrics.get("capacity", {}).get("curve", [])
                 print(
-                    f"  {key:<38} acc {accuracy:.3f} (F {metrics.get('factual accuracy', 0):.3f} / "
-                    f"R {metrics.get('reflective accuracy', 0):.3f})  recall@10 {metrics.get('recall@10', '-')}  "
-                    f"collapse {metrics.get('capacity collapse tokens')}  read {metrics.get('read ms mean')} ms  "
-                    f"write {metrics.get('write ms mean')} ms  {wall:.0f} s"
+                    f"  {key:<38} acc {accuracy:.3f} (F {metrics.get('factual accuracy', 0):.3f} / R"
+                    f" {metrics.get('reflective accuracy', 0):.3f})  recall@10"
+                    f" {metrics.get('recall@10', '-')}  collapse {metrics.get('capacity collapse tokens')} "
+                    f" read {metrics.get('read ms mean')} ms  write {metrics.get('write ms mean')} ms "
+                    f" {wall:.0f} s"
                 )
                 print("      curve " + " ".join(f"{x / 1000:.1f}k:{y:.2f}" for x, y in curve))
                 after = metrics.get("capacity after evidence", {})
-                print(f"      after evidence (collapse {after.get('collapse_tokens')}) "
-                      + " ".join(f"{x / 1000:.1f}k:{y:.2f}" for x, y in after.get("curve", [])))
+                print(
+                    f"      after evidence (collapse {after.get('collapse_tokens')}) "
+                    + " ".join(f"{x / 1000:.1f}k:{y:.2f}" for x, y in after.get("curve", []))
+                )
                 retained = metrics.get("capacity retained", {})
-                print(f"      retained, {retained.get('questions', 0)} questions (collapse {retained.get('collapse_tokens')}) "
-                      + " ".join(f"{x / 1000:.1f}k:{y:.2f}" for x, y in retained.get("curve", [])))
+                print(
+                    f"      retained, {retained.get('questions', 0)} questions (collapse"
+                    f" {retained.get('collapse_tokens')}) "
+                    + " ".join(f"{x / 1000:.1f}k:{y:.2f}" for x, y in retained.get("curve", []))
+                )
     finally:
         log.close()
         scratch.cleanup()
@@ -140,7 +160,9 @@ def main() -> None:
     sizes = [10_000] if args.quick else [10_000, 100_000]
     report: dict[str, Any] = {"generation": generation(5, sizes)}
     print(f"2. agents ({per_type} questions per type)")
-    runs = [(scenario, 10_000) for scenario in SCENARIOS] + ([] if args.quick else [("membench.observation", 100_000)])
+    runs = [(scenario, 10_000) for scenario in SCENARIOS] + (
+        [] if args.quick else [("membench.observation", 100_000)]
+    )
     report["agents"] = agents(per_type, runs)
     report["when"] = datetime.now(timezone.utc).isoformat()
     (RESULTS / "membench.json").write_text(json.dumps(report, indent=2) + "\n")

@@ -40,7 +40,15 @@ class InstantModel:
 
     async def ask(self, system, turns, **options):  # noqa: ANN001, ANN201
         prompt = turns[-1]["content"]
-        text = "yes" if "relevant" in prompt else "5" if "poignancy" in prompt else "{}" if "JSON" in prompt else "Noted."
+        text = (
+            "yes"
+            if "relevant" in prompt
+            else "5"
+            if "poignancy" in prompt
+            else "{}"
+            if "JSON" in prompt
+            else "Noted."
+        )
         return Completion(text, 10, 2), Usage(10, 2, 0.0, 0.0, 1)
 
     @staticmethod
@@ -86,7 +94,10 @@ async def million() -> None:
         started = time.perf_counter()
         for n in range(20):
             await index.search(f"lantern copper item {n}", 10)
-        print(f"{type(index).__name__:<13} 1M tokens: added in {added:.1f} s, one search {1000 * (time.perf_counter() - started) / 20:.1f} ms")
+        print(
+            f"{type(index).__name__:<13} 1M tokens: added in {added:.1f} s, one search"
+            f" {1000 * (time.perf_counter() - started) / 20:.1f} ms"
+        )
 
 
 async def main() -> None:

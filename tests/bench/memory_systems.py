@@ -44,22 +44,54 @@ def main() -> None:
             output = Path(folder) / mechanism
             started = time.perf_counter()
             subprocess.run(
-                [sys.executable, "-m", "pytest", "--memorybench", f"--agent={mechanism}:openai:fake-model@{server.openai_url}",
-                 f"--mb-suite={args.suite}", f"--span={args.span}", f"--mb-context={args.context}", f"--mb-embedder={embedder}",
-                 f"--mb-output={output}", "-q", "-p", "no:randomly", "-p", "no:cacheprovider", "-n", "0"],
-                capture_output=True, text=True, check=False,
+                [
+                    sys.executable,
+                    "-m",
+                    "pytest",
+                    "--memorybench",
+                    f"--agent={mechanism}:openai:fake-model@{server.openai_url}",
+                    f"--mb-suite={args.suite}",
+                    f"--span={args.span}",
+                    f"--mb-context={args.context}",
+                    f"--mb-embedder={embedder}",
+                    f"--mb-output={output}",
+                    "-q",
+                    "-p",
+                    "no:randomly",
+                    "-p",
+                    "no:cacheprovider",
+                    "-n",
+                    "0",
+                ],
+                capture_output=True,
+                text=True,
+                check=False,
             )
             seconds = time.perf_counter() - started
             results = json.loads((output / "results.json").read_text())
             totals = results["totals"]
             memory = totals.get("memory") or {}
             recall = totals.get("evidence_recall") or {}
-            rows.append((mechanism, totals["mean"], totals["errors"], recall.get("mean"),
-                         memory.get("write", {}).get("calls", 0), memory.get("read", {}).get("calls", 0), seconds))
-    print(f"{'mechanism':<20} {'mean':>6} {'errors':>6} {'recall':>7} {'write calls':>11} {'read calls':>10} {'run s':>7}")
+            rows.append(
+                (
+                    mechanism,
+                    totals["mean"],
+                    totals["errors"],
+                    recall.get("mean"),
+                    memory.get("write", {}).get("calls", 0),
+                    memory.get("read", {}).get("calls", 0),
+                    seconds,
+                )
+            )
+    print(
+        f"{'mechanism':<20} {'mean':>6} {'errors':>6} {'recall':>7} {'write calls':>11} {'read calls':>10}"
+        f" {'run s':>7}"
+    )
     for name, mean, errors, recall, writes, reads, seconds in rows:
         recall_text = "-" if recall is None else f"{recall:.2f}"
-        print(f"{name:<20} {mean:>6.3f} {errors:>6} {recall_text:>7} {writes:>11,} {reads:>10,} {seconds:>7.1f}")
+        print(
+            f"{name:<20} {mean:>6.3f} {errors:>6} {recall_text:>7} {writes:>11,} {reads:>10,} {seconds:>7.1f}"
+        )
 
 
 if __name__ == "__main__":

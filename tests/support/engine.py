@@ -18,10 +18,10 @@ from pytest_memorybench.agents.protocol import AgentAdapter
 from pytest_memorybench.conversation.channel import AgentChannel
 from pytest_memorybench.conversation.clock import SimulatedClock
 from pytest_memorybench.conversation.events import EventLog
-from pytest_memorybench.conversation.trivia import TriviaSource
 from pytest_memorybench.conversation.scheduler import Conversation, ConversationStats, ScheduledTest
-from pytest_memorybench.core.tokens import ApproximateCounter
+from pytest_memorybench.conversation.trivia import TriviaSource
 from pytest_memorybench.core.records import TestDefinition, TestOutcome
+from pytest_memorybench.core.tokens import ApproximateCounter
 from pytest_memorybench.scenarios.base import ScoringContext
 
 
@@ -81,14 +81,21 @@ def converse(
     for index, group in enumerate(groups):
         log = EventLog(tmp_path / f"events-{name}-{span}-{index}.jsonl")
         channel = AgentChannel(
-            AgentAdapter(agent, name), group=f"g{index}", counter=counter or ApproximateCounter(),
-            clock=SimulatedClock(start), log=log,
+            AgentAdapter(agent, name),
+            group=f"g{index}",
+            counter=counter or ApproximateCounter(),
+            clock=SimulatedClock(start),
+            log=log,
         )
         tests = [ScheduledTest(key(d), d) for d in group]
         tests += [ScheduledTest(other, TestDefinition("t", other, 1, 0, (), (), None)) for other in extra]
         conversation = Conversation(
-            tests, channel, span=span, scoring=ScoringContext(profile=profile, judge=judge),  # type: ignore[arg-type]
-            filler=TriviaSource(0), programs=programs,
+            tests,
+            channel,
+            span=span,
+            scoring=ScoringContext(profile=profile, judge=judge),  # type: ignore[arg-type]
+            filler=TriviaSource(0),
+            programs=programs,
         )
         try:
             outcomes.update(asyncio.run(conversation.run()))

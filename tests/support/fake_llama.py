@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-SERVER = '''
+SERVER = """
 import argparse, json, os, signal, sys
 from http.server import BaseHTTPRequestHandler, HTTPServer
 
@@ -55,7 +55,7 @@ class Handler(BaseHTTPRequestHandler):
 
 print("INFO:     Uvicorn running", flush=True)
 HTTPServer((options.host, int(options.port)), Handler).serve_forever()
-'''
+"""
 
 
 def install(folder: Path, behaviour: str) -> Path:

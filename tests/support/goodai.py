@@ -51,17 +51,42 @@ def write_goodai_folder(folder: Path) -> None:
     (folder / "config.yml").write_text(CONFIG)
     for example in (0, 1):
         definition = colours(example)
-        (folder / "Colours" / f"{example}.def.json").write_text(json.dumps(goodai_raw(definition, [definition.expected])))
+        (folder / "Colours" / f"{example}.def.json").write_text(
+            json.dumps(goodai_raw(definition, [definition.expected]))
+        )
 
 
 def stored_result(
-    replies: list[str], expected: Any, score: float, reasons: list[str], *, log: list[str] | None = None, **extra: Any
+    replies: list[str],
+    expected: Any,
+    score: float,
+    reasons: list[str],
+    *,
+    log: list[str] | None = None,
+    **extra: Any,
 ) -> dict[str, Any]:
     """A result file the way GoodAI's runner stores it (`<Dataset>/<id>_0.json`)."""
-    task_log = log if log is not None else [entry for reply in replies for entry in ("Test (2024-05-01 10:00:00.0): q", f"Agent (2024-05-01 10:00:01.0): {reply}")]
+    task_log = (
+        log
+        if log is not None
+        else [
+            entry
+            for reply in replies
+            for entry in ("Test (2024-05-01 10:00:00.0): q", f"Agent (2024-05-01 10:00:01.0): {reply}")
+        ]
+    )
     return {
-        "task_log": task_log, "actual_responses": replies, "expected_responses": expected, "score": score, "max_score": 1,
-        "reasoning": reasons, "tokens": 1234, "characters": 5000, "full_log": [], "needles": 3, **extra,
+        "task_log": task_log,
+        "actual_responses": replies,
+        "expected_responses": expected,
+        "score": score,
+        "max_score": 1,
+        "reasoning": reasons,
+        "tokens": 1234,
+        "characters": 5000,
+        "full_log": [],
+        "needles": 3,
+        **extra,
     }
 
 
@@ -75,24 +100,46 @@ def write_goodai_run(folder: Path, agents: tuple[str, ...] = ("Agent A - m - 100
     definitions = folder / "definitions"
     write_goodai_folder(definitions)
     prospective = PROSPECTIVE.generate("ltm", {"min_reply": 3, "max_reply": 3}, 0, 1)
-    quote, author, nth = prospective.expected["quote"], prospective.expected["author"], prospective.expected["nth"]
+    quote, author, nth = (
+        prospective.expected["quote"],
+        prospective.expected["author"],
+        prospective.expected["nth"],
+    )
     (definitions / "Prospective Memory").mkdir()
-    (definitions / "Prospective Memory" / "0.def.json").write_text(json.dumps(goodai_raw(prospective, [[quote, author, nth]])))
+    (definitions / "Prospective Memory" / "0.def.json").write_text(
+        json.dumps(goodai_raw(prospective, [[quote, author, nth]]))
+    )
     instruction = prospective.script[1].text
-    log = [f"Test (t): {prospective.script[0].text}", "Agent (t): Noted.", f"Test (t): {instruction}", "Agent (t): Sure.",
-           "SYSTEM (t): Test 'Colours - 0' BEGINS", "Test (t): My favourite colour is Teal.", "Agent (t): Lovely.",
-           "Test (t): What is 2 + 2?", f"Agent (t): 4. {quote}"]
+    log = [
+        f"Test (t): {prospective.script[0].text}",
+        "Agent (t): Noted.",
+        f"Test (t): {instruction}",
+        "Agent (t): Sure.",
+        "SYSTEM (t): Test 'Colours - 0' BEGINS",
+        "Test (t): My favourite colour is Teal.",
+        "Agent (t): Lovely.",
+        "Test (t): What is 2 + 2?",
+        f"Agent (t): 4. {quote}",
+    ]
     for agent in agents:
         results = folder / "results" / agent
         (results / "Colours").mkdir(parents=True)
         first, second = colours(0), colours(1)
-        (results / "Colours" / "0_0.json").write_text(json.dumps(stored_result([first.expected], [first.expected], 1, ["ok"])))
-        (results / "Colours" / "1_0.json").write_text(json.dumps(stored_result(["I like grey."], [second.expected], 1, ["lenient"])))
+        (results / "Colours" / "0_0.json").write_text(
+            json.dumps(stored_result([first.expected], [first.expected], 1, ["ok"]))
+        )
+        (results / "Colours" / "1_0.json").write_text(
+            json.dumps(stored_result(["I like grey."], [second.expected], 1, ["lenient"]))
+        )
         (results / "Colours" / "7_0.json").write_text(json.dumps(stored_result(["Red"], ["Red"], 1, ["ok"])))
         (results / "Colours" / "8_0.json").write_text("{not json")
         (results / "Prospective Memory").mkdir()
         (results / "Prospective Memory" / "0_0.json").write_text(
-            json.dumps(stored_result(["Sure."], [[quote, author, nth]], 1, ["right place"], log=log[2:], full_log=log))
+            json.dumps(
+                stored_result(
+                    ["Sure."], [[quote, author, nth]], 1, ["right place"], log=log[2:], full_log=log
+                )
+            )
         )
         (results / "Mystery Game").mkdir()
         (results / "Mystery Game" / "0_0.json").write_text(json.dumps(stored_result(["x"], ["y"], 0, ["no"])))
@@ -108,11 +155,16 @@ def write_spy_meeting_run(folder: Path, *, with_evidence: bool) -> Path:
     """
     spy = [SPY_MEETING.generate("ltm", {}, 0, example) for example in (1, 2)]
     stored_lists = [[clue["keywords"] for clue in definition.expected["clues"]] for definition in spy]
-    later_lists = [[[*keywords, word] for keywords, word in zip(lists, ("kestrel", "heron", "osprey"))] for lists in stored_lists]
+    later_lists = [
+        [[*keywords, word] for keywords, word in zip(lists, ("kestrel", "heron", "osprey"))]
+        for lists in stored_lists
+    ]
     (folder / "definitions" / "Spy Meeting").mkdir(parents=True)
     (folder / "definitions" / "config.yml").write_text(CONFIG.replace("name: colours", "name: spy_meeting"))
     for example, (definition, lists) in enumerate(zip(spy, later_lists)):
-        (folder / "definitions" / "Spy Meeting" / f"{example}.def.json").write_text(json.dumps(goodai_raw(definition, lists)))
+        (folder / "definitions" / "Spy Meeting" / f"{example}.def.json").write_text(
+            json.dumps(goodai_raw(definition, lists))
+        )
     results = folder / "results" / "Agent A" / "Spy Meeting"
     results.mkdir(parents=True)
     contains = ["Answer contains expected keyword(s)"] * 3
@@ -120,7 +172,9 @@ def write_spy_meeting_run(folder: Path, *, with_evidence: bool) -> Path:
     (results / "0_0.json").write_text(json.dumps(stored_result([reply], stored_lists[0], 1, contains)))
     if with_evidence:
         quoted = [f"{later_lists[1][0]} not found in answer.", *contains[1:]]
-        (results / "1_0.json").write_text(json.dumps(stored_result(["No idea."], stored_lists[1], 0.667, quoted)))
+        (results / "1_0.json").write_text(
+            json.dumps(stored_result(["No idea."], stored_lists[1], 0.667, quoted))
+        )
     return folder
 
 
@@ -139,7 +193,10 @@ datasets:
 
 V1_QUOTE_STATEMENT = "My aunt Wilhelmina liked to say: 'Boil the kettle before you need the tea.'"
 V1_QUOTE_INSTRUCTION = "Please say the quote by Wilhelmina after the next 4 statements."
-V1_QUOTE_EXPECTED = "The subject has to repeat the quote by Wilhelmina after 4 statements. The quote is: 'Boil the kettle before you need the tea.'"
+V1_QUOTE_EXPECTED = (
+    "The subject has to repeat the quote by Wilhelmina after 4 statements. The quote is: 'Boil the kettle"
+    " before you need the tea.'"
+)
 
 
 def v1_raw(script: list[str], is_question: list[bool], expected: Any, spacing: int = 500) -> dict[str, Any]:
@@ -163,7 +220,11 @@ def write_v1_folder(folder: Path) -> None:
 
     recall = DELAYED_RECALL.generate("ltm", {"facts": 4, "questions": 3}, 5, 1)
     files = {
-        "Delayed Recall": v1_raw([line.text for line in recall.script], [line.is_question for line in recall.script], list(recall.expected)),
+        "Delayed Recall": v1_raw(
+            [line.text for line in recall.script],
+            [line.is_question for line in recall.script],
+            list(recall.expected),
+        ),
         "Prospective Memory": {
             **v1_raw([V1_QUOTE_STATEMENT, V1_QUOTE_INSTRUCTION], [False, True], [V1_QUOTE_EXPECTED]),
             "uses_callback": True,

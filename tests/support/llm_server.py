@@ -49,7 +49,9 @@ class Scripted:
     text: str | None = None
     path: str | None = None  # only requests to this path consume it; None: any path
     drop: bool = False  # close the connection without answering
-    truncate: int | None = None  # send only this many bytes of the body (its full length announced), then close
+    truncate: int | None = (
+        None  # send only this many bytes of the body (its full length announced), then close
+    )
 
 
 Handler = Callable[[RecordedRequest, str], Any]
@@ -176,7 +178,9 @@ class LLMServer:
         """Script the next `times` matching requests (first queued, first used)."""
         with self._lock:
             for _ in range(times):
-                self._script.append(Scripted(status, dict(headers or {}), body, delay, text, path, drop, truncate))
+                self._script.append(
+                    Scripted(status, dict(headers or {}), body, delay, text, path, drop, truncate)
+                )
 
     def requests_to(self, path: str) -> list[RecordedRequest]:
         return [request for request in self.requests if request.path == path]
@@ -216,13 +220,19 @@ class LLMServer:
                 self.in_flight -= 1
 
     def _respond_now(self, request: RecordedRequest) -> tuple[int, dict[str, str], Any]:
-        queued = self._next_script(request.path) or (self.faults(request) if self.faults is not None else None)
+        queued = self._next_script(request.path) or (
+            self.faults(request) if self.faults is not None else None
+        )
         scripted = queued or Scripted()
-        delay = scripted.delay + (self.latency if queued is None else 0.0)  # a scripted answer comes at its own pace
+        delay = scripted.delay + (
+            self.latency if queued is None else 0.0
+        )  # a scripted answer comes at its own pace
         if delay:
             self._stopping.wait(delay)
         if scripted.drop or scripted.truncate is not None:
-            status, headers, body = self._answer(request, Scripted(status=scripted.status, body=scripted.body, text=scripted.text))
+            status, headers, body = self._answer(
+                request, Scripted(status=scripted.status, body=scripted.body, text=scripted.text)
+            )
             return status, {**headers, _BREAK: scripted}, body  # type: ignore[dict-item]
         return self._answer(request, scripted)
 
@@ -285,11 +295,18 @@ class RecordingProxy(LLMServer):
         if self.reply_tokens is not None and isinstance(body, dict):
             body = {
                 **body,
-                **{key: min(int(body[key]), self.reply_tokens) for key in ("max_tokens", "max_completion_tokens") if body.get(key)},
+                **{
+                    key: min(int(body[key]), self.reply_tokens)
+                    for key in ("max_tokens", "max_completion_tokens")
+                    if body.get(key)
+                },
             }
         data = None if body is None else json.dumps(body).encode()
         forwarded = urllib.request.Request(
-            self.upstream + request.path, data=data, method=request.method, headers={"Content-Type": "application/json"}
+            self.upstream + request.path,
+            data=data,
+            method=request.method,
+            headers={"Content-Type": "application/json"},
         )
         try:
             with urllib.request.urlopen(forwarded, timeout=600) as response:
@@ -374,13 +391,17 @@ def llm_server() -> Iterator[LLMServer]:
         yield server
 
 
-CUT_JSON = '{"id": "chatcmpl-1", "object": "chat.completion", "choices": [{"index": 0, "message": {"content": "cu'
+CUT_JSON = (
+    '{"id": "chatcmpl-1", "object": "chat.completion", "choices": [{"index": 0, "message": {"content": "cu'
+)
 FAULT_KINDS: dict[str, Scripted] = {
     "429": Scripted(429, headers={"retry-after": "1"}),
     "500": Scripted(500),
     "503-html": Scripted(503, body="<html><body><h1>503 Service Temporarily Unavailable</h1></body></html>"),
     "cut-json": Scripted(200, headers={"Content-Type": "application/json"}, body=CUT_JSON),
-    "no-choices": Scripted(200, body={"id": "chatcmpl-1", "object": "chat.completion", "created": 0, "model": "m", "choices": []}),
+    "no-choices": Scripted(
+        200, body={"id": "chatcmpl-1", "object": "chat.completion", "created": 0, "model": "m", "choices": []}
+    ),
     "reset": Scripted(drop=True),
     "cut-body": Scripted(truncate=20),
 }
@@ -395,8 +416,15 @@ class SeededFaults:
     often than that always gets through.  `stall` (seconds) adds a kind that answers too late.
     """
 
-    def __init__(self, rate: float, seed: int, *, per_request: int = 2, stall: float | None = None,
-                 path: str = "/v1/chat/completions") -> None:
+    def __init__(
+        self,
+        rate: float,
+        seed: int,
+        *,
+        per_request: int = 2,
+        stall: float | None = None,
+        path: str = "/v1/chat/completions",
+    ) -> None:
         self.rate = rate
         self.seed = seed
         self.per_request = per_request
@@ -424,4 +452,3 @@ class SeededFaults:
         with self._lock:
             self.injected[kind] = self.injected.get(kind, 0) + 1
         return self.kinds[kind]
-

@@ -19,7 +19,6 @@ from pytest_memorybench.local_model import (
     start_server,
 )
 
-
 # What the real-model tests let SmolLM2 write in one completion (through `RecordingProxy`): enough
 # for a judge's JSON verdict or a short reply, and it keeps the whole real-model group to minutes.
 REPLY_TOKENS = 160

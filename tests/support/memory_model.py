@@ -22,7 +22,14 @@ from contextlib import contextmanager
 from typing import Any
 
 from pytest_memorybench.agents.recall import Bm25Memory, answer, is_question, terms
-from tests.support.llm_server import LLMServer, RecordedRequest, chat_completion, content_text, last_user_text, word_count
+from tests.support.llm_server import (
+    LLMServer,
+    RecordedRequest,
+    chat_completion,
+    content_text,
+    last_user_text,
+    word_count,
+)
 
 NOTED = "Noted."
 _PREFIX = re.compile(r"^(?:-\s*)?(?:\[[^\]]*\]\s*)?(?:(?:user|assistant):\s*)?", re.IGNORECASE)
@@ -55,7 +62,11 @@ class MemoryModelScript:
     def __call__(self, request: RecordedRequest, scripted_text: str) -> Any:
         body = request.body or {}
         messages = body.get("messages", [])
-        system = content_text(messages[0].get("content")) if messages and messages[0].get("role") == "system" else ""
+        system = (
+            content_text(messages[0].get("content"))
+            if messages and messages[0].get("role") == "system"
+            else ""
+        )
         prompt = last_user_text(body)
         if not scripted_text.startswith("echo: "):  # a test queued this reply
             kind, reply = "scripted", scripted_text
@@ -65,9 +76,15 @@ class MemoryModelScript:
         if isinstance(reply, dict):  # a tool call
             return self._tool_call(body, reply)
         words = word_count(body)
-        return chat_completion(body.get("model", "fake-model"), reply, {"prompt_tokens": words, "completion_tokens": len(reply.split()), "total_tokens": words})
+        return chat_completion(
+            body.get("model", "fake-model"),
+            reply,
+            {"prompt_tokens": words, "completion_tokens": len(reply.split()), "total_tokens": words},
+        )
 
-    def reply(self, system: str, prompt: str, messages: list[dict[str, Any]], body: dict[str, Any]) -> tuple[str, Any]:
+    def reply(
+        self, system: str, prompt: str, messages: list[dict[str, Any]], body: dict[str, Any]
+    ) -> tuple[str, Any]:
         if "key-value pairs" in prompt:
             said = " ".join(user_lines(prompt)) or prompt
             return "extract", json.dumps({"key_values": {"said": said}, "summary": said})
@@ -107,7 +124,11 @@ class MemoryModelScript:
         if prompt.startswith("Summarise this exchange"):
             return "summary", " ".join(" ".join(user_lines(prompt)).split()[:30])
         if "Write the new summary of the conversation" in prompt:
-            previous = prompt.split("Summary of the conversation so far:", 1)[1].split("Messages leaving", 1)[0].strip()
+            previous = (
+                prompt.split("Summary of the conversation so far:", 1)[1]
+                .split("Messages leaving", 1)[0]
+                .strip()
+            )
             leaving = " | ".join(user_lines(prompt))
             return "evict", f"{'' if previous == '(none)' else previous + ' | '}{leaving}"
         if "manage yourself through functions" in system:
@@ -120,9 +141,20 @@ class MemoryModelScript:
         last = content_text(messages[-1].get("content"))
         result = _RESULT.match(last)
         if result is not None:
-            question = next(content_text(m.get("content")) for m in reversed(messages) if m.get("role") == "user" and not _RESULT.match(content_text(m.get("content"))))
+            question = next(
+                content_text(m.get("content"))
+                for m in reversed(messages)
+                if m.get("role") == "user" and not _RESULT.match(content_text(m.get("content")))
+            )
             found = json.loads(result.group(2)) if result.group(2).startswith("[") else []
-            call = ("send_message", {"message": read_answer(question, [system, *found]) if result.group(1).endswith("search") else NOTED})
+            call = (
+                "send_message",
+                {
+                    "message": read_answer(question, [system, *found])
+                    if result.group(1).endswith("search")
+                    else NOTED
+                },
+            )
         elif "remember" in last.lower() and not is_question(last):
             call = ("archival_memory_insert", {"content": last})
         elif is_question(last):
@@ -135,10 +167,20 @@ class MemoryModelScript:
 
     @staticmethod
     def _tool_call(body: dict[str, Any], call: dict[str, Any]) -> dict[str, Any]:
-        completion = chat_completion(body.get("model", "fake-model"), "", {"prompt_tokens": word_count(body), "completion_tokens": 5, "total_tokens": word_count(body) + 5})
+        completion = chat_completion(
+            body.get("model", "fake-model"),
+            "",
+            {"prompt_tokens": word_count(body), "completion_tokens": 5, "total_tokens": word_count(body) + 5},
+        )
         message = completion["choices"][0]["message"]
         message["content"] = None
-        message["tool_calls"] = [{"id": "call_1", "type": "function", "function": {"name": call["name"], "arguments": json.dumps(call["arguments"])}}]
+        message["tool_calls"] = [
+            {
+                "id": "call_1",
+                "type": "function",
+                "function": {"name": call["name"], "arguments": json.dumps(call["arguments"])},
+            }
+        ]
         completion["choices"][0]["finish_reason"] = "tool_calls"
         return completion
 
@@ -157,7 +199,12 @@ def embeddings(request: RecordedRequest, text: str) -> Any:
             vector[sum(map(ord, word)) % EMBEDDING_DIMENSIONS] += 1.0
         data.append({"object": "embedding", "index": index, "embedding": vector})
     tokens = sum(len(str(value).split()) for value in inputs)
-    return {"object": "list", "data": data, "model": request.body.get("model"), "usage": {"prompt_tokens": tokens, "total_tokens": tokens}}
+    return {
+        "object": "list",
+        "data": data,
+        "model": request.body.get("model"),
+        "usage": {"prompt_tokens": tokens, "total_tokens": tokens},
+    }
 
 
 @contextmanager

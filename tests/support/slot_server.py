@@ -16,7 +16,6 @@ from dataclasses import dataclass, field
 
 from pytest_memorybench.agents.concurrency import AdaptiveLimit
 
-
 RATE_WINDOW = 0.2  # seconds over which a rate limit counts: a burst of a fifth of a second's worth
 
 
@@ -64,7 +63,9 @@ class SlotServer:
         self.served += 1
 
 
-async def _drive(server: SlotServer, requests: int, clients: int, limit: AdaptiveLimit | None, fixed: int) -> float:
+async def _drive(
+    server: SlotServer, requests: int, clients: int, limit: AdaptiveLimit | None, fixed: int
+) -> float:
     left = requests
     gate = asyncio.Semaphore(fixed)
 
@@ -98,7 +99,14 @@ async def _drive(server: SlotServer, requests: int, clients: int, limit: Adaptiv
     return time.perf_counter() - started
 
 
-def drive(server: SlotServer, requests: int, *, clients: int = 32, limit: AdaptiveLimit | None = None, fixed: int = 1) -> float:
+def drive(
+    server: SlotServer,
+    requests: int,
+    *,
+    clients: int = 32,
+    limit: AdaptiveLimit | None = None,
+    fixed: int = 1,
+) -> float:
     """Wall seconds for `requests` through `limit` (or `fixed` at once) by `clients` callers."""
     return asyncio.run(_drive(server, requests, clients, limit, fixed))
 

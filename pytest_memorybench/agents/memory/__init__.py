@@ -12,9 +12,22 @@ The reference agents' names are imported from here when first used, so parsing a
 from typing import Any
 
 __all__ = [
-    "AGENTS", "DEFAULT_CONTEXT_WORDS", "DEFAULT_K", "DEFAULT_MAX_WORDS", "DEFAULT_RECENT_TURNS", "FullMemory",
-    "FullMemoryAgent", "MemoryAgent", "MemoryComponent", "RecentMemory", "RecentMemoryAgent", "RetrievalMemory",
-    "RetrievalMemoryAgent", "full_memory", "recent_memory", "retrieval_memory",
+    "AGENTS",
+    "DEFAULT_CONTEXT_WORDS",
+    "DEFAULT_K",
+    "DEFAULT_MAX_WORDS",
+    "DEFAULT_RECENT_TURNS",
+    "FullMemory",
+    "FullMemoryAgent",
+    "MemoryAgent",
+    "MemoryComponent",
+    "RecentMemory",
+    "RecentMemoryAgent",
+    "RetrievalMemory",
+    "RetrievalMemoryAgent",
+    "full_memory",
+    "recent_memory",
+    "retrieval_memory",
 ]
 
 

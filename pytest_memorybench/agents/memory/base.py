@@ -177,7 +177,9 @@ class MemorySystem(ABC):
         """The last `count` entries before the newest as chat turns, within `budget` tokens."""
         entries = self.log[-count - 1 : -1] if count > 0 else []
         if budget is not None:
-            texts = newest_that_fit([entry.text for entry in entries], budget, lambda text: tokens(text) + MESSAGE_OVERHEAD)
+            texts = newest_that_fit(
+                [entry.text for entry in entries], budget, lambda text: tokens(text) + MESSAGE_OVERHEAD
+            )
             entries = entries[len(entries) - len(texts) :]
         return [entry.turn for entry in entries]
 

@@ -13,7 +13,9 @@ if TYPE_CHECKING:
     from pytest_memorybench.agents.spec import AgentOptions, AgentSpec
 
 
-def build_memory_system(spec: AgentSpec, options: AgentOptions, stand_in: MemoryModel | None = None) -> MemorySystem:
+def build_memory_system(
+    spec: AgentSpec, options: AgentOptions, stand_in: MemoryModel | None = None
+) -> MemorySystem:
     """The mechanism over its models; over `stand_in` with lexical retrieval for `--mb-estimate`,
     which plays the run without calling anything."""
     from pytest_memorybench.agents.spec import model_agent
@@ -24,6 +26,9 @@ def build_memory_system(spec: AgentSpec, options: AgentOptions, stand_in: Memory
     else:
         answerer = model_agent(spec.model_spec, options)
         worker = model_agent(options.memory_model, options) if options.memory_model is not None else None
-        model, embedder = MemoryModel(answerer, worker), make_embedder(options.embedder or EmbedderSpec("lexical"))
+        model, embedder = (
+            MemoryModel(answerer, worker),
+            make_embedder(options.embedder or EmbedderSpec("lexical")),
+        )
     system: MemorySystem = mechanism_class(spec.memory.mechanism)(model, embedder, spec.memory.settings)
     return system

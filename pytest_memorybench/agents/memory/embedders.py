@@ -87,7 +87,10 @@ def check_embedder(spec: EmbedderSpec) -> None:
 
             probe_server(spec.base_url, spec.display, flag="--mb-embedder")
         elif not os.environ.get("OPENAI_API_KEY"):
-            raise UsageError(f"--mb-embedder {spec.display}: OPENAI_API_KEY is not set; export it, or give a server: openai:MODEL@URL")
+            raise UsageError(
+                f"--mb-embedder {spec.display}: OPENAI_API_KEY is not set; export it, or give a server:"
+                " openai:MODEL@URL"
+            )
 
 
 class WordLlamaEmbedder:
@@ -110,7 +113,10 @@ def _wordllama() -> Any:
     try:
         import wordllama
     except ImportError:
-        raise UsageError("--mb-embedder wordllama: the wordllama package is not installed; pip install 'pytest-memorybench[embeddings]'") from None
+        raise UsageError(
+            "--mb-embedder wordllama: the wordllama package is not installed; pip install"
+            " 'pytest-memorybench[embeddings]'"
+        ) from None
     return wordllama.WordLlama.load(cache_dir=Path(wordllama.__file__).parent, disable_download=True)
 
 
@@ -143,14 +149,22 @@ class EndpointEmbedder:
             batch = [text or " " for text in texts[start : start + BATCH]]  # servers refuse an empty input
             started = time.perf_counter()
             async for attempt in AsyncRetrying(
-                stop=stop_after_attempt(self.attempts), wait=wait_exponential(0.5, max=20),
-                retry=retry_if_exception(lambda exc: isinstance(exc, self._transient)), reraise=True,
+                stop=stop_after_attempt(self.attempts),
+                wait=wait_exponential(0.5, max=20),
+                retry=retry_if_exception(lambda exc: isinstance(exc, self._transient)),
+                reraise=True,
             ):
                 with attempt:
                     response = await self._client.embeddings.create(model=self.model, input=batch)
             rows.extend(pooled(item.embedding) for item in sorted(response.data, key=lambda item: item.index))
             usage = getattr(response, "usage", None)
-            spent.add(Usage(input_tokens=getattr(usage, "prompt_tokens", 0) or 0, seconds=time.perf_counter() - started, calls=1))
+            spent.add(
+                Usage(
+                    input_tokens=getattr(usage, "prompt_tokens", 0) or 0,
+                    seconds=time.perf_counter() - started,
+                    calls=1,
+                )
+            )
         vectors = np.asarray(rows, dtype=np.float32)
         norms = np.linalg.norm(vectors, axis=1, keepdims=True)
         return vectors / np.where(norms == 0, 1, norms), spent

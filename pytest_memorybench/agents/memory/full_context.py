@@ -15,7 +15,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from pytest_memorybench.agents.llm import SYSTEM_PROMPT
-from pytest_memorybench.agents.memory.base import MESSAGE_OVERHEAD, Entry, MemorySystem, newest_that_fit, tokens
+from pytest_memorybench.agents.memory.base import (
+    MESSAGE_OVERHEAD,
+    Entry,
+    MemorySystem,
+    newest_that_fit,
+    tokens,
+)
 
 
 @dataclass(frozen=True)
@@ -44,5 +50,7 @@ class FullContext(MemorySystem):
 
     @staticmethod
     def _fit(entries: list[Entry], budget: int) -> list[Entry]:
-        texts = newest_that_fit([entry.text for entry in entries], budget, lambda text: tokens(text) + MESSAGE_OVERHEAD)
+        texts = newest_that_fit(
+            [entry.text for entry in entries], budget, lambda text: tokens(text) + MESSAGE_OVERHEAD
+        )
         return entries[len(entries) - len(texts) :]

@@ -21,7 +21,14 @@ from datetime import datetime
 
 import numpy as np
 
-from pytest_memorybench.agents.memory.base import Entry, MemorySystem, newest_that_fit, section, system_prompt, tokens
+from pytest_memorybench.agents.memory.base import (
+    Entry,
+    MemorySystem,
+    newest_that_fit,
+    section,
+    system_prompt,
+    tokens,
+)
 from pytest_memorybench.agents.memory.index import top
 from pytest_memorybench.agents.memory.model import Phase
 from pytest_memorybench.agents.memory.systems import positive, require
@@ -65,7 +72,12 @@ class GenerativeAgentsSettings:
     recent: int = 4
 
     def __post_init__(self) -> None:
-        positive(k=self.k, reflect_threshold=self.reflect_threshold, questions=self.questions, insights=self.insights)
+        positive(
+            k=self.k,
+            reflect_threshold=self.reflect_threshold,
+            questions=self.questions,
+            insights=self.insights,
+        )
         require(0 < self.decay <= 1, f"decay must be above 0 and at most 1, got {self.decay:g}")
         require(self.recent >= 0, f"recent must be 0 or more, got {self.recent}")
 
@@ -97,24 +109,36 @@ class GenerativeAgents(MemorySystem):
 
     async def reflect(self, now: datetime | None) -> None:
         newest = "\n".join(observation.text for observation in self.stream[-100:])
-        asked = await self.model.work(QUESTIONS.format(memories=newest, count=self.settings.questions), "write")
-        questions = [line.strip(" -*0123456789.)") for line in asked.splitlines() if line.strip()][: self.settings.questions]
+        asked = await self.model.work(
+            QUESTIONS.format(memories=newest, count=self.settings.questions), "write"
+        )
+        questions = [line.strip(" -*0123456789.)") for line in asked.splitlines() if line.strip()][
+            : self.settings.questions
+        ]
         for question in questions:
             found = await self.retrieved(question, self.settings.k, now, "write")
             statements = "\n".join(f"{n}. {self.stream[i].text}" for n, i in enumerate(found, 1))
-            drawn = await self.model.work(INSIGHTS.format(memories=statements, count=self.settings.insights), "write")
-            for line in [line.strip(" -*0123456789.)") for line in drawn.splitlines() if line.strip()][: self.settings.insights]:
+            drawn = await self.model.work(
+                INSIGHTS.format(memories=statements, count=self.settings.insights), "write"
+            )
+            for line in [line.strip(" -*0123456789.)") for line in drawn.splitlines() if line.strip()][
+                : self.settings.insights
+            ]:
                 await self._observe(line, now, insight=True)
         self.unreflected = 0.0
         self.reflections += 1
 
     async def scores(self, query: str, now: datetime | None, phase: Phase = "read") -> np.ndarray:
         """Recency + importance + relevance, each min–max normalised over the stream."""
-        hours = np.array([
-            max((now - o.last_access).total_seconds(), 0.0) / 3600 if now is not None and o.last_access is not None else 0.0
-            for o in self.stream
-        ])
-        recency = self.settings.decay ** hours
+        hours = np.array(
+            [
+                max((now - o.last_access).total_seconds(), 0.0) / 3600
+                if now is not None and o.last_access is not None
+                else 0.0
+                for o in self.stream
+            ]
+        )
+        recency = self.settings.decay**hours
         importance = np.array([o.importance for o in self.stream])
         relevance = await self.index.relevance(query, phase)
         return _normalised(recency) + _normalised(importance) + _normalised(relevance)

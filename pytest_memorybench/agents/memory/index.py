@@ -72,7 +72,9 @@ class LexicalIndex:
         best = float(scores.max()) if len(scores) else 0.0
         return scores / best if best > 0 else scores
 
-    async def search(self, query: str, k: int, among: Sequence[int] | None = None, phase: Phase = "read") -> list[int]:
+    async def search(
+        self, query: str, k: int, among: Sequence[int] | None = None, phase: Phase = "read"
+    ) -> list[int]:
         """The ids of the `k` best keys (only those `among`, when given), best first; ties go to
         the newer key.  Keys sharing no word with the query are not returned."""
         return top(await self.scores(query, phase), k, among, positive=True)
@@ -104,7 +106,10 @@ class DenseIndex:
         vectors, spent = await self.embedder.embed(list(keys))
         self.model.charge(phase, spent)
         if self._count + len(vectors) > len(self._vectors):  # grow by doubling: adding stays cheap
-            grown = np.zeros((max(2 * len(self._vectors), self._count + len(vectors), 64), vectors.shape[1]), dtype=np.float32)
+            grown = np.zeros(
+                (max(2 * len(self._vectors), self._count + len(vectors), 64), vectors.shape[1]),
+                dtype=np.float32,
+            )
             if self._count:
                 grown[: self._count] = self._vectors[: self._count]
             self._vectors = grown
@@ -123,7 +128,9 @@ class DenseIndex:
     async def relevance(self, query: str, phase: Phase = "read") -> np.ndarray:
         return (await self.scores(query, phase) + 1.0) / 2.0  # cosine from [-1, 1] to [0, 1]
 
-    async def search(self, query: str, k: int, among: Sequence[int] | None = None, phase: Phase = "read") -> list[int]:
+    async def search(
+        self, query: str, k: int, among: Sequence[int] | None = None, phase: Phase = "read"
+    ) -> list[int]:
         return top(await self.scores(query, phase), k, among)
 
 
@@ -134,7 +141,9 @@ def make_index(embedder: Embedder | None, model: MemoryModel) -> Index:
     return LexicalIndex() if embedder is None else DenseIndex(embedder, model)
 
 
-def top(scores: np.ndarray, k: int, among: Sequence[int] | None = None, *, positive: bool = False) -> list[int]:
+def top(
+    scores: np.ndarray, k: int, among: Sequence[int] | None = None, *, positive: bool = False
+) -> list[int]:
     """The ids of the `k` highest scores, best first, newer first among equals."""
     ids = np.arange(len(scores)) if among is None else np.asarray(list(among), dtype=int)
     if not len(ids) or k <= 0:

@@ -23,7 +23,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from pytest_memorybench.agents.memory.base import Entry, MemorySystem, exchange_text, newest_that_fit, section, system_prompt, tokens
+from pytest_memorybench.agents.memory.base import (
+    Entry,
+    MemorySystem,
+    exchange_text,
+    newest_that_fit,
+    section,
+    system_prompt,
+    tokens,
+)
 from pytest_memorybench.agents.memory.model import first_word
 from pytest_memorybench.agents.memory.rag import best_that_fit, exchanges
 from pytest_memorybench.agents.memory.systems import positive, require
@@ -70,8 +78,18 @@ class LightSettings:
     chunk_tokens: int = 500
 
     def __post_init__(self) -> None:
-        positive(k=self.k, z=self.z, scratchpad_max=self.scratchpad_max, scratchpad_target=self.scratchpad_target, chunk_tokens=self.chunk_tokens)
-        require(self.scratchpad_target < self.scratchpad_max, f"scratchpad_target ({self.scratchpad_target}) must be below scratchpad_max ({self.scratchpad_max})")
+        positive(
+            k=self.k,
+            z=self.z,
+            scratchpad_max=self.scratchpad_max,
+            scratchpad_target=self.scratchpad_target,
+            chunk_tokens=self.chunk_tokens,
+        )
+        require(
+            self.scratchpad_target < self.scratchpad_max,
+            f"scratchpad_target ({self.scratchpad_target}) must be below scratchpad_max"
+            f" ({self.scratchpad_max})",
+        )
 
 
 class Light(MemorySystem):
@@ -115,7 +133,9 @@ class Light(MemorySystem):
                 self.notes.append(note)
                 known.add(note)
         if tokens("\n".join(self.notes)) > self.settings.scratchpad_max:
-            compressed = await self.model.work(COMPRESS.format(target=self.settings.scratchpad_target, notes="\n".join(self.notes)), "write")
+            compressed = await self.model.work(
+                COMPRESS.format(target=self.settings.scratchpad_target, notes="\n".join(self.notes)), "write"
+            )
             lines = [line.strip().lstrip("-*• ").strip() for line in compressed.splitlines()]
             self.notes = newest_that_fit([line for line in lines if line], self.settings.scratchpad_target)
             self.compressions += 1
@@ -151,10 +171,14 @@ class Light(MemorySystem):
         budget = self.prompt_budget - tokens(entry.text) - 64
         found = best_that_fit(ranked, self.segments, budget)
         budget -= sum(tokens(text) for text in found)
-        notes = newest_that_fit([note for chunk in relevant for note in chunk.splitlines()][::-1], max(budget, 0))[::-1]
+        notes = newest_that_fit(
+            [note for chunk in relevant for note in chunk.splitlines()][::-1], max(budget, 0)
+        )[::-1]
         budget -= sum(tokens(note) for note in notes)
         turns = self.recent_turns(2 * self.settings.z, max(budget, 0))
-        system = system_prompt(section("Retrieved conversation segments", found), section("Scratchpad notes", notes))
+        system = system_prompt(
+            section("Retrieved conversation segments", found), section("Scratchpad notes", notes)
+        )
         return await self.reply_with(system, entry, turns)
 
     async def recall(self, query: str, k: int) -> list[str]:

@@ -17,7 +17,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pytest_memorybench.agents.memory.base import Entry, MemorySystem, exchange_text, newest_that_fit, section, system_prompt, tokens
+from pytest_memorybench.agents.memory.base import (
+    Entry,
+    MemorySystem,
+    exchange_text,
+    newest_that_fit,
+    section,
+    system_prompt,
+    tokens,
+)
 from pytest_memorybench.agents.memory.rag import exchanges
 from pytest_memorybench.agents.memory.systems import positive
 
@@ -73,15 +81,23 @@ class LtmAgent(MemorySystem):
             self.chunks.append(text)
             self.chunk_end.append(exchange[-1].index + 1)
             await self.index.add([text], "write")
-            prompt = SCRATCHPAD.format(scratchpad=json.dumps(self.scratchpad, ensure_ascii=False), exchange=text)
+            prompt = SCRATCHPAD.format(
+                scratchpad=json.dumps(self.scratchpad, ensure_ascii=False), exchange=text
+            )
             updated = await self.model.work_json(prompt, "write")
             if isinstance(updated, dict):
                 self.scratchpad = updated
 
     async def answer(self, entry: Entry) -> str:
         recent = exchange_text(self.log[-7:-1]) or "(none)"
-        asked = await self.model.work_json(QUERIES.format(count=self.settings.queries, recent=recent, message=entry.text), "read")
-        queries = [entry.text] + [q for q in asked if isinstance(q, str) and q.strip()][: self.settings.queries] if isinstance(asked, list) else [entry.text]
+        asked = await self.model.work_json(
+            QUERIES.format(count=self.settings.queries, recent=recent, message=entry.text), "read"
+        )
+        queries = (
+            [entry.text] + [q for q in asked if isinstance(q, str) and q.strip()][: self.settings.queries]
+            if isinstance(asked, list)
+            else [entry.text]
+        )
         scratchpad = json.dumps(self.scratchpad, ensure_ascii=False)
         budget = self.budget - tokens(scratchpad) - tokens(entry.text) - 64
         turns = self.recent_turns(len(self.log), budget // 2)
@@ -93,7 +109,10 @@ class LtmAgent(MemorySystem):
                     found.append(chunk)
         budget -= sum(tokens(turn["content"]) for turn in turns)
         memories = newest_that_fit([self.chunks[i] for i in sorted(found)], budget)
-        system = system_prompt(section("Scratchpad (JSON)", [scratchpad] if self.scratchpad else []), section("Long-term memories", memories))
+        system = system_prompt(
+            section("Scratchpad (JSON)", [scratchpad] if self.scratchpad else []),
+            section("Long-term memories", memories),
+        )
         return await self.reply_with(system, entry, turns)
 
     async def recall(self, query: str, k: int) -> list[str]:

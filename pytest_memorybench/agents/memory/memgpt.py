@@ -62,18 +62,59 @@ Messages leaving your context:
 Write the new summary of the conversation so far, keeping names, numbers, dates and instructions."""
 
 FUNCTIONS: list[dict[str, Any]] = [
-    {"name": "send_message", "description": "Send a message to the user.",
-     "parameters": {"type": "object", "properties": {"message": {"type": "string"}}, "required": ["message"]}},
-    {"name": "core_memory_append", "description": "Append text to a core memory block (persona or human).",
-     "parameters": {"type": "object", "properties": {"block": {"type": "string", "enum": ["persona", "human"]}, "content": {"type": "string"}}, "required": ["block", "content"]}},
-    {"name": "core_memory_replace", "description": "Replace text in a core memory block (persona or human).",
-     "parameters": {"type": "object", "properties": {"block": {"type": "string", "enum": ["persona", "human"]}, "old": {"type": "string"}, "new": {"type": "string"}}, "required": ["block", "old", "new"]}},
-    {"name": "archival_memory_insert", "description": "Store a fact in long-term archival memory.",
-     "parameters": {"type": "object", "properties": {"content": {"type": "string"}}, "required": ["content"]}},
-    {"name": "archival_memory_search", "description": "Search long-term archival memory.",
-     "parameters": {"type": "object", "properties": {"query": {"type": "string"}}, "required": ["query"]}},
-    {"name": "conversation_search", "description": "Search earlier messages of the conversation.",
-     "parameters": {"type": "object", "properties": {"query": {"type": "string"}}, "required": ["query"]}},
+    {
+        "name": "send_message",
+        "description": "Send a message to the user.",
+        "parameters": {
+            "type": "object",
+            "properties": {"message": {"type": "string"}},
+            "required": ["message"],
+        },
+    },
+    {
+        "name": "core_memory_append",
+        "description": "Append text to a core memory block (persona or human).",
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "block": {"type": "string", "enum": ["persona", "human"]},
+                "content": {"type": "string"},
+            },
+            "required": ["block", "content"],
+        },
+    },
+    {
+        "name": "core_memory_replace",
+        "description": "Replace text in a core memory block (persona or human).",
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "block": {"type": "string", "enum": ["persona", "human"]},
+                "old": {"type": "string"},
+                "new": {"type": "string"},
+            },
+            "required": ["block", "old", "new"],
+        },
+    },
+    {
+        "name": "archival_memory_insert",
+        "description": "Store a fact in long-term archival memory.",
+        "parameters": {
+            "type": "object",
+            "properties": {"content": {"type": "string"}},
+            "required": ["content"],
+        },
+    },
+    {
+        "name": "archival_memory_search",
+        "description": "Search long-term archival memory.",
+        "parameters": {"type": "object", "properties": {"query": {"type": "string"}}, "required": ["query"]},
+    },
+    {
+        "name": "conversation_search",
+        "description": "Search earlier messages of the conversation.",
+        "parameters": {"type": "object", "properties": {"query": {"type": "string"}}, "required": ["query"]},
+    },
 ]
 WRITES = ("core_memory_append", "core_memory_replace", "archival_memory_insert")
 PERSONA = "I am a helpful assistant who remembers what the user tells me."
@@ -132,9 +173,16 @@ class MemGPT(MemorySystem):
     # -- read: the function-calling loop ----------------------------------------------------------
 
     def system(self) -> str:
-        text = SYSTEM.format(persona=self.core["persona"], human=self.core["human"], summary=self.summary or "(none)")
+        text = SYSTEM.format(
+            persona=self.core["persona"], human=self.core["human"], summary=self.summary or "(none)"
+        )
         if self.calls_by_json:
-            text += JSON_CALLS.format(functions="\n".join(f"- {f['name']}({', '.join(f['parameters']['properties'])}): {f['description']}" for f in FUNCTIONS))
+            text += JSON_CALLS.format(
+                functions="\n".join(
+                    f"- {f['name']}({', '.join(f['parameters']['properties'])}): {f['description']}"
+                    for f in FUNCTIONS
+                )
+            )
         return text
 
     async def answer(self, entry: Entry) -> str:
@@ -146,11 +194,18 @@ class MemGPT(MemorySystem):
                 self.model.charge("read", spent)
                 return text
             self.model.charge("write" if name in WRITES else "read", spent)
-            if name == "send_message" and isinstance(arguments, dict) and isinstance(arguments.get("message"), str):
+            if (
+                name == "send_message"
+                and isinstance(arguments, dict)
+                and isinstance(arguments.get("message"), str)
+            ):
                 return arguments["message"]
             result = await self.call(name, arguments)
             turns += [
-                {"role": "assistant", "content": f"[called {name}({json.dumps(arguments, ensure_ascii=False)})]"},
+                {
+                    "role": "assistant",
+                    "content": f"[called {name}({json.dumps(arguments, ensure_ascii=False)})]",
+                },
                 {"role": "user", "content": f"[{name} returned: {result}]"},
             ]
         return text
@@ -183,7 +238,10 @@ class MemGPT(MemorySystem):
         if name == "core_memory_append":
             grown = f"{self.core[block]}\n{arguments.get('content', '')}".strip()
             if len(grown) > self.settings.core_chars:
-                return f"error: the {block} block would pass {self.settings.core_chars} characters; replace something instead"
+                return (
+                    f"error: the {block} block would pass {self.settings.core_chars} characters; replace"
+                    " something instead"
+                )
             self.core[block] = grown
             return "OK"
         if name == "core_memory_replace":
@@ -199,10 +257,20 @@ class MemGPT(MemorySystem):
                 await self.archive_index.add([content], "write")
             return "OK"
         if name == "archival_memory_search":
-            found = [self.archive[i] for i in await self.archive_index.search(str(arguments.get("query", "")), self.settings.search_k)]
+            found = [
+                self.archive[i]
+                for i in await self.archive_index.search(
+                    str(arguments.get("query", "")), self.settings.search_k
+                )
+            ]
             return json.dumps(found, ensure_ascii=False) if found else "no results"
         if name == "conversation_search":
-            found = [self.recall_lines[i] for i in await self.recall_index.search(str(arguments.get("query", "")), self.settings.search_k)]
+            found = [
+                self.recall_lines[i]
+                for i in await self.recall_index.search(
+                    str(arguments.get("query", "")), self.settings.search_k
+                )
+            ]
             return json.dumps(found, ensure_ascii=False) if found else "no results"
         return f"error: no function {name!r}; use one of {', '.join(f['name'] for f in FUNCTIONS)}"
 

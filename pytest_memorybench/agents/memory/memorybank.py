@@ -18,7 +18,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 
-from pytest_memorybench.agents.memory.base import Entry, MemorySystem, exchange_text, newest_that_fit, section, system_prompt, tokens
+from pytest_memorybench.agents.memory.base import (
+    Entry,
+    MemorySystem,
+    exchange_text,
+    newest_that_fit,
+    section,
+    system_prompt,
+    tokens,
+)
 from pytest_memorybench.agents.memory.rag import exchanges
 from pytest_memorybench.agents.memory.systems import positive, require
 
@@ -61,7 +69,9 @@ class MemoryBankSettings:
 
     def __post_init__(self) -> None:
         positive(k=self.k)
-        require(0 <= self.forget_below < 1, f"forget_below must be from 0 to below 1, got {self.forget_below:g}")
+        require(
+            0 <= self.forget_below < 1, f"forget_below must be from 0 to below 1, got {self.forget_below:g}"
+        )
         require(self.recent >= 0, f"recent must be 0 or more, got {self.recent}")
 
 
@@ -93,9 +103,15 @@ class MemoryBank(MemorySystem):
     async def _close_day(self) -> None:
         if not self.day_texts:
             return
-        summary = await self.model.work(DAY_SUMMARY.format(day=self.day, exchanges="\n\n".join(self.day_texts)), "write")
+        summary = await self.model.work(
+            DAY_SUMMARY.format(day=self.day, exchanges="\n\n".join(self.day_texts)), "write"
+        )
         self.summaries.append(f"{self.day}: {summary.strip()}")
-        self.portrait = (await self.model.work(PORTRAIT.format(portrait=self.portrait or "(nothing yet)", summary=summary), "write")).strip()
+        self.portrait = (
+            await self.model.work(
+                PORTRAIT.format(portrait=self.portrait or "(nothing yet)", summary=summary), "write"
+            )
+        ).strip()
         self.day_texts = []
 
     def forget(self, now: datetime | None) -> None:

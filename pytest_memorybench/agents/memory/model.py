@@ -66,7 +66,9 @@ class MemoryModel:
 
     async def work(self, prompt: str, phase: Phase, *, system: str = WORK_SYSTEM, **options: Any) -> str:
         """The mechanism's own work: one prompt, the reply's text."""
-        completion = await self._call(self.worker, phase, system, [{"role": "user", "content": prompt}], **options)
+        completion = await self._call(
+            self.worker, phase, system, [{"role": "user", "content": prompt}], **options
+        )
         return completion.text
 
     async def work_json(self, prompt: str, phase: Phase, *, system: str = WORK_SYSTEM) -> Any:
@@ -78,7 +80,11 @@ class MemoryModel:
                 return extract_json(completion.text)
             except ValueError:
                 if attempt == 0:
-                    turns = [*turns, {"role": "assistant", "content": completion.text}, {"role": "user", "content": JSON_AGAIN}]
+                    turns = [
+                        *turns,
+                        {"role": "assistant", "content": completion.text},
+                        {"role": "user", "content": JSON_AGAIN},
+                    ]
         return None
 
     def charge(self, phase: Phase, spent: Usage) -> None:
@@ -93,7 +99,9 @@ class MemoryModel:
         twin.usage = Usage()
         return twin
 
-    async def _call(self, agent: LLMChatAgent, phase: Phase, system: str, turns: Sequence[Turn], **options: Any) -> Completion:
+    async def _call(
+        self, agent: LLMChatAgent, phase: Phase, system: str, turns: Sequence[Turn], **options: Any
+    ) -> Completion:
         completion, spent = await agent.ask(system, list(turns), **options)
         self.charge(phase, spent)
         return completion

@@ -18,7 +18,14 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from pytest_memorybench.agents.memory.base import Entry, MemorySystem, exchange_text, section, system_prompt, tokens
+from pytest_memorybench.agents.memory.base import (
+    Entry,
+    MemorySystem,
+    exchange_text,
+    section,
+    system_prompt,
+    tokens,
+)
 from pytest_memorybench.agents.memory.systems import one_of, require
 
 CHUNKINGS = ("pair", "message", "paragraph", "chapter")
@@ -71,7 +78,9 @@ class Rag(MemorySystem):
                 documents.append(f"{place}: {entry.text}")
             else:
                 paragraphs = [part.strip() for part in re.split(r"\n\s*\n", entry.text) if part.strip()]
-                documents += [f"{place}, Paragraph {number}: {text}" for number, text in enumerate(paragraphs, 1)]
+                documents += [
+                    f"{place}, Paragraph {number}: {text}" for number, text in enumerate(paragraphs, 1)
+                ]
         return documents
 
     async def answer(self, entry: Entry) -> str:

@@ -15,7 +15,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from pytest_memorybench.agents.memory.base import Entry, MemorySystem, exchange_text, newest_that_fit, section, system_prompt, tokens
+from pytest_memorybench.agents.memory.base import (
+    Entry,
+    MemorySystem,
+    exchange_text,
+    newest_that_fit,
+    section,
+    system_prompt,
+    tokens,
+)
 from pytest_memorybench.agents.memory.index import top
 from pytest_memorybench.agents.memory.model import first_word
 from pytest_memorybench.agents.memory.rag import exchanges
@@ -71,11 +79,13 @@ class SelfControlledMemory(MemorySystem):
         if not self.memories:
             return []
         ago = np.arange(len(self.memories) - 1, -1, -1, dtype=float)
-        return top(await self.index.relevance(query) + self.settings.decay ** ago, k)
+        return top(await self.index.relevance(query) + self.settings.decay**ago, k)
 
     async def answer(self, entry: Entry) -> str:
         recent = exchange_text(self.log[-self.settings.recent - 1 : -1]) if self.settings.recent else ""
-        verdict = await self.model.work(CONTROLLER.format(recent=recent or "(none)", message=entry.text), "read")
+        verdict = await self.model.work(
+            CONTROLLER.format(recent=recent or "(none)", message=entry.text), "read"
+        )
         memories: list[str] = []
         if first_word(verdict) != "no":
             self.controller_yes += 1

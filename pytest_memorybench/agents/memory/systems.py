@@ -57,12 +57,17 @@ def split_memory_spec(text: str) -> tuple[str, str, str] | None:
         if rest.startswith("("):
             close = rest.find(")")
             if close < 0:
-                raise UsageError(f"--agent {text!r}: the settings of {name} have no closing ')': {name}(k=10):MODEL")
+                raise UsageError(
+                    f"--agent {text!r}: the settings of {name} have no closing ')': {name}(k=10):MODEL"
+                )
             settings, rest = rest[1:close], rest[close + 1 :]
         if rest.startswith(":") and len(rest) > 1:
             return name, settings, rest[1:]
         if rest == "" or rest == ":":
-            raise UsageError(f"--agent {text!r}: {name} needs a model to answer: {name}:openai:MODEL, {name}:anthropic:MODEL or {name}:openai:MODEL@URL")
+            raise UsageError(
+                f"--agent {text!r}: {name} needs a model to answer: {name}:openai:MODEL,"
+                f" {name}:anthropic:MODEL or {name}:openai:MODEL@URL"
+            )
     return None
 
 
@@ -71,7 +76,9 @@ def parse_memory_spec(text: str) -> MemorySpec | None:
     if parts is None:
         return None
     name, settings_text, model = parts
-    return MemorySpec(name, parse_settings(name, mechanism_class(name).settings_type, settings_text, text), model)
+    return MemorySpec(
+        name, parse_settings(name, mechanism_class(name).settings_type, settings_text, text), model
+    )
 
 
 def parse_settings(name: str, settings_type: type, text: str, spec: str) -> Any:
@@ -104,7 +111,9 @@ def _convert(raw: str, default: Any, name: str, key: str, spec: str) -> Any:
         if isinstance(default, float):
             return float(raw)
     except ValueError:
-        raise UsageError(f"--agent {spec!r}: {name}({key}={raw}): expected {type(default).__name__}, like {key}={default}") from None
+        raise UsageError(
+            f"--agent {spec!r}: {name}({key}={raw}): expected {type(default).__name__}, like {key}={default}"
+        ) from None
     return raw
 
 

@@ -21,20 +21,29 @@ from collections.abc import Mapping
 from typing import Any
 
 from pytest_memorybench.judges.local.reference import judge_reference
-from pytest_memorybench.judges.local.text import abstains, analyse, coverage, normalise, parse_number, same_value
+from pytest_memorybench.judges.local.text import (
+    abstains,
+    analyse,
+    coverage,
+    normalise,
+    parse_number,
+    same_value,
+)
 
 # Words every preference rubric uses and no answer needs to repeat.
 _RUBRIC_WORDS = frozenset(
-    "user users would prefer prefers preferred preference preferences response responses suggest suggests suggestion "
-    "suggestions recommend recommendations recommendation answer answers might may likely should tailored "
-    "personalized personalised specific specifically their they them based utilize utilizing use using "
-    "consider considering mention mentioned interest interests previous previously given include including "
-    "also not especially particular".split()
+    "user users would prefer prefers preferred preference preferences response responses suggest suggests"
+    " suggestion suggestions recommend recommendations recommendation answer answers might may likely should"
+    " tailored personalized personalised specific specifically their they them based utilize utilizing use"
+    " using consider considering mention mentioned interest interests previous previously given include"
+    " including also not especially particular".split()
 )
 
 # "I don't remember every detail, but your brother's boat is called the Gull": an abstention that
 # goes on to answer.
-_GOES_ON = re.compile(r"\b(?:but|though|although|however)\b[^.;!?]*\b(?:is|was|are|were|called|named)\b", re.IGNORECASE)
+_GOES_ON = re.compile(
+    r"\b(?:but|though|although|however)\b[^.;!?]*\b(?:is|was|are|were|called|named)\b", re.IGNORECASE
+)
 
 
 def judge_answer(payload: Mapping[str, Any]) -> dict[str, Any]:
@@ -43,17 +52,31 @@ def judge_answer(payload: Mapping[str, Any]) -> dict[str, Any]:
         return {"correct": True, "reason": "the answer is the expected answer"}
     if rule == "abstention":
         said = abstains(answer) and not _GOES_ON.search(answer)
-        return {"correct": said, "reason": "the answer says it does not know" if said else "the answer answers as if it knew"}
+        return {
+            "correct": said,
+            "reason": "the answer says it does not know" if said else "the answer answers as if it knew",
+        }
     if abstains(answer):
         return {"correct": False, "reason": "the answer does not answer"}
     if rule == "preference":
         return _preference(str(payload["expected"]), answer)
-    verdict = judge_reference({"question": payload["question"], "expected": payload["expected"], "answer": answer})
-    correct = bool(verdict["refers"]) and (not verdict["expected_is_number"] or bool(verdict["numbers_match"]))
+    verdict = judge_reference(
+        {"question": payload["question"], "expected": payload["expected"], "answer": answer}
+    )
+    correct = bool(verdict["refers"]) and (
+        not verdict["expected_is_number"] or bool(verdict["numbers_match"])
+    )
     if not correct and rule == "days":
-        expected = parse_number(str(payload["expected"]).split()[0]) if str(payload["expected"]).split() else None
-        if expected is not None and any(same_value(abs(value - expected), 1) for value in analyse(answer).numbers):
-            return {"correct": True, "reason": "the answer's count is one off the expected one, which this rule allows"}
+        expected = (
+            parse_number(str(payload["expected"]).split()[0]) if str(payload["expected"]).split() else None
+        )
+        if expected is not None and any(
+            same_value(abs(value - expected), 1) for value in analyse(answer).numbers
+        ):
+            return {
+                "correct": True,
+                "reason": "the answer's count is one off the expected one, which this rule allows",
+            }
     return {"correct": correct, "reason": verdict.get("reason", "")}
 
 

@@ -43,9 +43,13 @@ _TO_BEFORE = re.compile(
     r"\b(?:to|towards?|reach(?:ing)?|arriv(?:e|ing)\s+at|get\s+to|until|end(?:ing)?\s+(?:up\s+)?(?:at|in)|find|visit"
     r")\s*(?:the\s+)?$"
 )
-_STOP_ROUTE = re.compile(r"\b(?:alternatively|another\s+(?:route|option|way)|or\s+you\s+could|a\s+shorter\s+route)\b")
+_STOP_ROUTE = re.compile(
+    r"\b(?:alternatively|another\s+(?:route|option|way)|or\s+you\s+could|a\s+shorter\s+route)\b"
+)
 _ITEM = re.compile(r"^\s*(?:\d+[.)]|[-*•·]|\(\d+\))\s+", re.MULTILINE)
-_SEPARATOR = re.compile(r",?\s+(?:and\s+)?then\s+|[;:]\s*|\s*(?:→|->|=>)\s*|,\s+(?:another|and\s+finally|finally)\s+|\.\s+")
+_SEPARATOR = re.compile(
+    r",?\s+(?:and\s+)?then\s+|[;:]\s*|\s*(?:→|->|=>)\s*|,\s+(?:another|and\s+finally|finally)\s+|\.\s+"
+)
 
 
 @dataclass(frozen=True)
@@ -67,7 +71,9 @@ def judge_directions(payload: Mapping[str, Any]) -> dict[str, Any]:
     where: str | None = None  # where the walk is
     for step in _steps(answer):
         heading = hops[-1]["direction"] if hops else None
-        hop, gap, where = _read_step(clean(answer[step[0] : step[1]]), _events(answer, step, places), where, heading)
+        hop, gap, where = _read_step(
+            clean(answer[step[0] : step[1]]), _events(answer, step, places), where, heading
+        )
         if gap:
             gaps.append(len(hops))
         if hop is not None:
@@ -95,7 +101,10 @@ def _read_step(
         turn = _TURN.search(text)
         if turn is not None:
             headings = [_Event(turn.start(), turn.end(), "dir", _turned(previous, turn.group(0)))]
-    if any(a.value != b.value and re.search(r"\bor\b", text[a.end : b.start]) for a, b in zip(headings, headings[1:])):
+    if any(
+        a.value != b.value and re.search(r"\bor\b", text[a.end : b.start])
+        for a, b in zip(headings, headings[1:])
+    ):
         return None, False, where  # "5 km north or maybe south": no leg anyone could walk
     if not kms or not headings:
         if spots and previous is None:  # "Start at the Library."
@@ -105,8 +114,10 @@ def _read_step(
     heading = min(headings, key=lambda e: (abs(e.start - kms[0].start), e.start < kms[0].start))
     moved = min(kms[0].start, heading.start)
     joint = next((m for m in _SEPARATOR.finditer(text[:moved]) if m.start() > 0), None)
-    gap = joint is not None and any(e.start < joint.start() for e in headings) and any(
-        e.role == "to" and e.start < joint.start() for e in spots
+    gap = (
+        joint is not None
+        and any(e.start < joint.start() for e in headings)
+        and any(e.role == "to" and e.start < joint.start() for e in spots)
     )
     if gap:  # "go south to the Park, and then continue 1 km south to …": the leg is what follows
         spots = [e for e in spots if e.start > joint.start() or e.role == "from"]  # type: ignore[union-attr]
@@ -119,12 +130,18 @@ def _read_step(
     if origin is None:
         before = [e.value for e in spots if e.start < moved and not e.role and e.value != destination]
         origin = before[0] if before else where if where is not None and where != destination else None
-    hop = {"origin": origin or "", "kilometers": int(round(kms[0].value)), "direction": heading.value,
-           "destination": destination or ""}
+    hop = {
+        "origin": origin or "",
+        "kilometers": int(round(kms[0].value)),
+        "direction": heading.value,
+        "destination": destination or "",
+    }
     return hop, gap, destination or where
 
 
-_TURN = re.compile(r"\b(?:turn(?:ing)?\s+)?(?:left|right)\b|\bback\b|\bretrac\w*|\breturn\w*|\bturn\s+around\b")
+_TURN = re.compile(
+    r"\b(?:turn(?:ing)?\s+)?(?:left|right)\b|\bback\b|\bretrac\w*|\breturn\w*|\bturn\s+around\b"
+)
 _CLOCKWISE = ("north", "east", "south", "west")
 
 
@@ -142,7 +159,12 @@ def _steps(answer: str) -> list[tuple[int, int]]:
         blocks = [(0, items[0])] + [(start, _line_end(answer, start, end)) for start, end in bounds]
     else:
         blocks = [(0, len(answer))]
-    return [piece for start, end in blocks for piece in _between_distances(answer, start, end) if answer[piece[0] : piece[1]].strip()]
+    return [
+        piece
+        for start, end in blocks
+        for piece in _between_distances(answer, start, end)
+        if answer[piece[0] : piece[1]].strip()
+    ]
 
 
 def _between_distances(answer: str, start: int, end: int) -> list[tuple[int, int]]:
@@ -178,7 +200,13 @@ def _events(answer: str, step: tuple[int, int], places: Sequence[str]) -> list[_
     plain = "".join(masked)
     for match in _DISTANCE.finditer(plain):
         amount = match.group("n")
-        number = float(amount) if amount[0].isdigit() else 1.0 if amount in ("a", "an") else float(SMALL_NUMBERS[amount])
+        number = (
+            float(amount)
+            if amount[0].isdigit()
+            else 1.0
+            if amount in ("a", "an")
+            else float(SMALL_NUMBERS[amount])
+        )
         events.append(_Event(match.start(), match.end(), "km", number))
     for match in _HEADING.finditer(plain):
         events.append(_Event(match.start(), match.end(), "dir", match.group("d")))
@@ -213,7 +241,7 @@ def _place_events(original: str, text: str, places: Sequence[str]) -> list[_Even
 
 
 def _extended_name(original: str, start: int, place: str, places: Sequence[str]) -> str:
-    """"Central Park" where the list says "Park": the answer names a place of its own.
+    """ "Central Park" where the list says "Park": the answer names a place of its own.
 
     The word before the mention counts when it is capitalised in mid-sentence (not an article, a
     heading, a word of a known name, or a word capitalised because a sentence or line starts).
@@ -223,10 +251,14 @@ def _extended_name(original: str, start: int, place: str, places: Sequence[str])
         return place
     previous = match.group(1)
     lead = original[: match.start()].rstrip(" *_\t")
-    sentence_start = not lead or lead[-1] in ".!?:\n(" or bool(re.search(r"(?:^|\n)\s*(?:\d+[.)]|[-*•])$", lead))
+    sentence_start = (
+        not lead or lead[-1] in ".!?:\n(" or bool(re.search(r"(?:^|\n)\s*(?:\d+[.)]|[-*•])$", lead))
+    )
     known_words = {word.casefold() for name in places for word in re.findall(r"[A-Za-z]+", name)}
     if (
-        previous[0].isupper() and not sentence_start and previous.casefold() not in ARTICLES | {"i"} | known_words
+        previous[0].isupper()
+        and not sentence_start
+        and previous.casefold() not in ARTICLES | {"i"} | known_words
         and not _HEADING.match(previous.lower())
     ):
         return f"{previous} {place}"
@@ -241,7 +273,9 @@ def _name_pattern(name: str) -> re.Pattern[str] | None:
     if not words:
         return None
     joiner = r"[\W_]+(?:(?:the|a|an|of)[\W_]+)*"
-    return re.compile(r"(?<![a-z0-9])" + joiner.join(re.escape(word) for word in words) + r"(?:'?s)?(?![a-z0-9])")
+    return re.compile(
+        r"(?<![a-z0-9])" + joiner.join(re.escape(word) for word in words) + r"(?:'?s)?(?![a-z0-9])"
+    )
 
 
 def _widen_to_words(text: str, begin: int, end: int) -> tuple[int, int]:

@@ -26,31 +26,61 @@ _FROM_TO = re.compile(r"\bfrom\s+([\w' ]+?)\s+to\s+([\w' ]+?)(?=[.,;!?]|$)")
 _NAME = re.compile(r"(?<=[a-z,;]\s)([A-Z][a-z]+)")
 # Words of opposite meaning (our own short list): the same sentence with one or the other differs.
 _OPPOSITES = (
-    ({"love", "loves", "loved", "like", "likes", "liked", "enjoy", "enjoys", "enjoyed", "adore", "adores"},
-     {"hate", "hates", "hated", "dislike", "dislikes", "disliked", "detest", "detests", "loathe", "loathes"}),
-    ({"pass", "passed", "passes", "win", "won", "wins", "succeed", "succeeded"},
-     {"fail", "failed", "fails", "lose", "lost", "loses"}),
-    ({"accept", "accepted", "accepts", "agree", "agreed"}, {"reject", "rejected", "rejects", "decline", "declined", "refuse", "refused"}),
-    ({"start", "started", "begin", "began", "join", "joined"}, {"stop", "stopped", "quit", "quitting", "finish", "finished", "leave", "left"}),
+    (
+        {"love", "loves", "loved", "like", "likes", "liked", "enjoy", "enjoys", "enjoyed", "adore", "adores"},
+        {
+            "hate",
+            "hates",
+            "hated",
+            "dislike",
+            "dislikes",
+            "disliked",
+            "detest",
+            "detests",
+            "loathe",
+            "loathes",
+        },
+    ),
+    (
+        {"pass", "passed", "passes", "win", "won", "wins", "succeed", "succeeded"},
+        {"fail", "failed", "fails", "lose", "lost", "loses"},
+    ),
+    (
+        {"accept", "accepted", "accepts", "agree", "agreed"},
+        {"reject", "rejected", "rejects", "decline", "declined", "refuse", "refused"},
+    ),
+    (
+        {"start", "started", "begin", "began", "join", "joined"},
+        {"stop", "stopped", "quit", "quitting", "finish", "finished", "leave", "left"},
+    ),
     ({"buy", "bought", "buys"}, {"sell", "sold", "sells"}),
-    ({"increase", "increased", "rise", "rose", "raised", "up"}, {"decrease", "decreased", "fall", "fell", "cut", "lowered", "down"}),
+    (
+        {"increase", "increased", "rise", "rose", "raised", "up"},
+        {"decrease", "decreased", "fall", "fell", "cut", "lowered", "down"},
+    ),
 )
 
 
-SUBSTITUTION_CONTEXT = 2  # shared words around a single swapped word ("daughter" / "son") that make it a detail
+SUBSTITUTION_CONTEXT = (
+    2  # shared words around a single swapped word ("daughter" / "son") that make it a detail
+)
 
 
 def _synonyms(first: str, second: str) -> bool:
-    """Two stems that say the same: spelling variants, or one side of an `_OPPOSITES` pair ("start" / "began")."""
+    """Two stems that say the same: spelling variants, or one side of an `_OPPOSITES` pair ("start" /
+    "began")."""
     if fuzz.ratio(first, second) >= WORD_MATCH:
         return True
     return any(
         any(word.startswith(first) for word in side) and any(word.startswith(second) for word in side)
-        for pair in _OPPOSITES for side in pair
+        for pair in _OPPOSITES
+        for side in pair
     )
 
 
-_STATEMENT = re.compile(r"^\W*(?:the\s+)?(?:user|users|i|he|she|they|we|you|my|his|her|their)\b", re.IGNORECASE)
+_STATEMENT = re.compile(
+    r"^\W*(?:the\s+)?(?:user|users|i|he|she|they|we|you|my|his|her|their)\b", re.IGNORECASE
+)
 
 
 def _says_otherwise(first: str, second: str) -> str | None:
@@ -63,7 +93,11 @@ def _says_otherwise(first: str, second: str) -> str | None:
     if ends[0] and ends[1] and (ends[0].group(1), ends[0].group(2)) == (ends[1].group(2), ends[1].group(1)):
         return "the texts go in opposite directions"
     own = (set(analyse(first).content), set(analyse(second).content))
-    if len(own[0] - own[1]) == 1 and len(own[1] - own[0]) == 1 and len(own[0] & own[1]) >= SUBSTITUTION_CONTEXT:
+    if (
+        len(own[0] - own[1]) == 1
+        and len(own[1] - own[0]) == 1
+        and len(own[0] & own[1]) >= SUBSTITUTION_CONTEXT
+    ):
         mine, theirs = next(iter(own[0] - own[1])), next(iter(own[1] - own[0]))
         if not _synonyms(mine, theirs):
             return f"one detail differs ({mine} / {theirs})"
@@ -74,7 +108,12 @@ def _says_otherwise(first: str, second: str) -> str | None:
         ):
             return "the texts say opposite things"
     names = ({n.casefold() for n in _NAME.findall(first)}, {n.casefold() for n in _NAME.findall(second)})
-    if names[0] and names[1] and not (names[0] & names[1]) and not (names[0] <= words[1] or names[1] <= words[0]):
+    if (
+        names[0]
+        and names[1]
+        and not (names[0] & names[1])
+        and not (names[0] <= words[1] or names[1] <= words[0])
+    ):
         return "different names"
     return None
 
@@ -101,6 +140,7 @@ def judge_equivalence(payload: Mapping[str, Any]) -> dict[str, Any]:
     # the core functionality, with tests") names the same event, however much the other adds; a
     # statement about someone ("The user was in Paris") is no label and may leave out the event.
     contained = there == 1.0 and len(set(short.content)) >= 2 and not _STATEMENT.match(short.text)
-    same = fuzz.token_sort_ratio(first.norm, second.norm) >= 90 or (there >= 0.7 and back >= 0.35) or contained
+    same = (
+        fuzz.token_sort_ratio(first.norm, second.norm) >= 90 or (there >= 0.7 and back >= 0.35) or contained
+    )
     return {"equivalent": same, "reason": f"word overlap {there:.0%} / {back:.0%}"}
-

@@ -6,8 +6,8 @@ a compound whose other part the statement or the answer itself uses ("seaport" w
 statement speaks of the sea, "lock-picking" where it speaks of locked doors, "night-time" where it
 speaks of time), so that "transport" is no decoding of "port" nor "cargo" of "car".  Repeating
 the statement earns nothing: only the meaning words are looked for, and only where the answer
-asserts them (`stance`: "Don't bring a boat" and "a canoe, or a towel, whichever" decode nothing).  Synonyms beyond these forms
-("a tool that opens locks" for "key") need an LLM judge.
+asserts them (`stance`: "Don't bring a boat" and "a canoe, or a towel, whichever" decode nothing).  Synonyms
+beyond these forms ("a tool that opens locks" for "key") need an LLM judge.
 """
 
 from __future__ import annotations
@@ -57,7 +57,9 @@ def _decodes(word: str, meaning: str, head: str, grounding: set[str]) -> bool:
                     return True
             if len(core) >= 3 and plain.startswith(core):
                 rest = plain[len(core) :]
-                suffix = next((s for s in sorted(_SUFFIXES, key=len, reverse=True) if s and rest.endswith(s)), "")
+                suffix = next(
+                    (s for s in sorted(_SUFFIXES, key=len, reverse=True) if s and rest.endswith(s)), ""
+                )
                 body = rest[: len(rest) - len(suffix)] if suffix else rest
                 if len(body) >= 3 and _grounded(body, grounding):
                     return True
@@ -66,4 +68,6 @@ def _decodes(word: str, meaning: str, head: str, grounding: set[str]) -> bool:
 
 def _grounded(part: str, grounding: set[str]) -> bool:
     """`part` is a word the statement or answer uses, maybe inflected there ("lock" for "locked")."""
-    return any(word == part or (word.startswith(part) and word[len(part) :] in _SUFFIXES) for word in grounding)
+    return any(
+        word == part or (word.startswith(part) and word[len(part) :] in _SUFFIXES) for word in grounding
+    )

@@ -40,7 +40,8 @@ def item_score(item: str, answer: str, *, ignore: frozenset[str] = frozenset()) 
 
 # Words that name a kind of event or place, not which one: "the film night" is not "Quiz Night".
 GENERIC_ITEM_WORDS = frozenset(
-    stem(word) for word in """night day evening morning class workshop party show event session meeting trip visit
+    stem(word)
+    for word in """night day evening morning class workshop party show event session meeting trip visit
     festival fair market club centre center hall park street road house district place lake river hill mountain
     cafe restaurant shop store appointment lesson course""".split()
 )
@@ -51,7 +52,7 @@ def _mentions(lowered: str, wanted: Analysis) -> list[tuple[int, int]]:
     spans = [
         (match.start(), match.end())
         for word in wanted.content
-        for match in re.finditer(rf"\b{re.escape(word[:max(4, len(word) - 1)])}\w*", lowered)
+        for match in re.finditer(rf"\b{re.escape(word[: max(4, len(word) - 1)])}\w*", lowered)
     ]
     text = clean(wanted.text)
     spans += [(match.start(), match.end()) for match in re.finditer(re.escape(text), lowered)] if text else []
@@ -65,7 +66,9 @@ def _word_score(item: str, answer: str, ignore: frozenset[str]) -> tuple[float, 
         return 1, _position(lowered, wanted)
     if wanted.dates:
         if dates_agree(wanted.dates, given.dates):
-            return (1 if not wanted.content or coverage(wanted.content, given.content_set) >= 0.5 else 0.5), _position(lowered, wanted)
+            return (
+                1 if not wanted.content or coverage(wanted.content, given.content_set) >= 0.5 else 0.5
+            ), _position(lowered, wanted)
         if any(m == month for _, m, _ in given.dates for _, month, _ in wanted.dates):
             return 0.5, _position(lowered, wanted)
         return 0, -1
@@ -94,7 +97,7 @@ def _position(lowered: str, wanted: Analysis) -> int:
     dates keeps the answer's order."""
     positions = []
     for word in wanted.content:
-        match = re.search(rf"\b{re.escape(word[:max(4, len(word) - 1)])}", lowered)
+        match = re.search(rf"\b{re.escape(word[: max(4, len(word) - 1)])}", lowered)
         if match:
             positions.append(match.start())
     if not positions and lowered.find(clean(wanted.text)) >= 0:
@@ -120,7 +123,9 @@ def list_fragments(answer: str) -> list[tuple[int, str]]:
             for part in re.split(r"\s+and\s+", match.group(0)):
                 name = _item_name(part)
                 if name and len(name.split()) <= 6:
-                    result.append((start + match.start() + body[match.start():].find(part.strip()[:1]), name))
+                    result.append(
+                        (start + match.start() + body[match.start() :].find(part.strip()[:1]), name)
+                    )
         return result
     return []
 
@@ -162,7 +167,9 @@ def judge_items(payload: Mapping[str, Any]) -> dict[str, Any]:
             score, position = item_score(candidate, answer)
             if score == 1 and not any(same_item(candidate, item) for _, item in located):
                 located.append((position, candidate))
-        if not ground_truth and not located and not payload.get("candidates"):  # nothing to find, yet it names things
+        if (
+            not ground_truth and not located and not payload.get("candidates")
+        ):  # nothing to find, yet it names things
             located = _named(answer)
         identified = list(dict.fromkeys(item for _, item in sorted(located, key=lambda pair: pair[0])))
     found = sum(1 for score in matching if score == 1)
@@ -175,7 +182,11 @@ _NAME = re.compile(r"(?<![.!?:\n]\s)(?<!^)\b([A-Z][\w'-]+(?:\s+(?:of\s+|the\s+)?
 
 def _named(answer: str) -> list[tuple[int, str]]:
     """(position, name) of the proper names an answer states in prose ("the Science Museum")."""
-    return [(match.start(1), match.group(1)) for match in _NAME.finditer(answer) if match.group(1) not in ("I", "I'm", "I've", "I'd", "I'll")]
+    return [
+        (match.start(1), match.group(1))
+        for match in _NAME.finditer(answer)
+        if match.group(1) not in ("I", "I'm", "I've", "I'd", "I'll")
+    ]
 
 
 def same_item(first: str, second: str) -> bool:
@@ -186,7 +197,12 @@ def same_item(first: str, second: str) -> bool:
     if ordinals(first) != ordinals(second):
         return False  # "First driving test" is not the second one
     if a.dates or b.dates:
-        return bool(a.dates) and bool(b.dates) and dates_agree(a.dates, b.dates) and dates_agree(b.dates, a.dates)
+        return (
+            bool(a.dates)
+            and bool(b.dates)
+            and dates_agree(a.dates, b.dates)
+            and dates_agree(b.dates, a.dates)
+        )
     if sorted(a.numbers) != sorted(b.numbers):
         return False
     short, long = (a, b) if len(set(a.content)) <= len(set(b.content)) else (b, a)
@@ -196,13 +212,19 @@ def same_item(first: str, second: str) -> bool:
         return False  # "no dentist" is not "Dentist visit"; "Booked a flight" is not "Flight to Oslo"
     if fuzz.token_sort_ratio(a.norm, b.norm) >= 88:
         return True
-    return coverage(short.content, long.content_set) >= 0.66 and coverage(long.content, short.content_set) >= 0.34
+    return (
+        coverage(short.content, long.content_set) >= 0.66
+        and coverage(long.content, short.content_set) >= 0.34
+    )
 
 
 _DENIED = re.compile(r"\b(?:no|not|never|didn'?t|did\s+not|skipped|missed|cancell?ed)\b")
 # Deeds around an event that are not the event: planning it, booking it, buying for it, calling it off.
 _AROUND = frozenset(
-    stem(word) for word in "planned booked bought looked considered scheduled postponed cancelled canceled thought".split()
+    stem(word)
+    for word in (
+        "planned booked bought looked considered scheduled postponed cancelled canceled thought".split()
+    )
 )
 
 
@@ -228,5 +250,6 @@ def _deed(name: str) -> str | None:
     return stem(first) if first.endswith("ed") or first in _IRREGULAR_PAST else None
 
 
-_IRREGULAR_PAST = frozenset("built bought began went took made met ran saw won lost left got gave told sold".split())
-
+_IRREGULAR_PAST = frozenset(
+    "built bought began went took made met ran saw won lost left got gave told sold".split()
+)

@@ -28,11 +28,15 @@ _VERBS = (
 _PROHIBITIONS = (
     re.compile(
         r"\b(?:does\s+not|doesn'?t|do\s+not|don'?t|should\s+not|shouldn'?t|must\s+not|mustn'?t|will\s+not|won'?t|"
-        r"never|cannot|can'?t|may\s+not)\s+(?:\w+ly\s+)?(?:" + _VERBS + r")(?:s|es|ed|ing)?\b\s*(?:that\s+|any\s+|the\s+)?(?P<x>.+)"
+        r"never|cannot|can'?t|may\s+not)\s+(?:\w+ly\s+)?(?:"
+        + _VERBS
+        + r")(?:s|es|ed|ing)?\b\s*(?:that\s+|any\s+|the\s+)?(?P<x>.+)"
     ),
     re.compile(r"\bavoid(?:s|ing)?\s+(?:(?:" + _VERBS + r")(?:s|es|ing)?\s+)?(?:any\s+|the\s+)?(?P<x>.+)"),
     re.compile(r"\brefrains?\s+from\s+(?:\w+ing\s+)?(?:any\s+|the\s+)?(?P<x>.+)"),
-    re.compile(r"^\W*(?:the\s+)?(?:response|answer)?\s*(?:has\s+|contains\s+|includes\s+)?(?:no|without)\s+(?:mention\s+of\s+|mentioning\s+|reference\s+to\s+|references\s+to\s+)?(?P<x>.+)"),
+    re.compile(
+        r"^\W*(?:the\s+)?(?:response|answer)?\s*(?:has\s+|contains\s+|includes\s+)?(?:no|without)\s+(?:mention\s+of\s+|mentioning\s+|reference\s+to\s+|references\s+to\s+)?(?P<x>.+)"
+    ),
 )
 _ABSTENTION_NUGGET = re.compile(
     r"\b(?:no\s+information|not\s+(?:mentioned|provided|specified|available|discussed|stated|known)|no\s+(?:record|mention|details?|data)|"
@@ -49,7 +53,9 @@ _REQUIREMENT = re.compile(
 
 # BEAM's rubric stem for instruction, preference and summarization criteria: what follows the colon
 # is the criterion proper, a requirement ("numbered steps", "suggests X") or a prohibition ("avoids X").
-_CONTAINS_STEM = re.compile(r"^\W*(?:the\s+)?(?:llm\s+)?(?:response|answer)\s+(?:should|must)\s+(?:contain|include)s?\s*:\s*")
+_CONTAINS_STEM = re.compile(
+    r"^\W*(?:the\s+)?(?:llm\s+)?(?:response|answer)\s+(?:should|must)\s+(?:contain|include)s?\s*:\s*"
+)
 
 
 def judge_nugget(payload: Mapping[str, Any]) -> dict[str, Any]:
@@ -61,18 +67,24 @@ def judge_nugget(payload: Mapping[str, Any]) -> dict[str, Any]:
     declines = abstains(answer)
     prohibition = None if _REQUIREMENT.match(nugget) else _prohibited(nugget)
     if prohibition is None and _ABSTENTION_NUGGET.search(nugget):
-        return {"score": 1 if declines else 0,
-                "reason": "the response declines, as required" if declines else "the response does not decline"}
+        return {
+            "score": 1 if declines else 0,
+            "reason": "the response declines, as required" if declines else "the response does not decline",
+        }
     if prohibition is not None:
         if declines:
             return {"score": 0, "reason": "a declining response does not address the question"}
         target = analyse(prohibition)
-        target = Analysis(target.text, target.norm, _without_meta(target.content), target.numbers, target.dates)
+        target = Analysis(
+            target.text, target.norm, _without_meta(target.content), target.numbers, target.dates
+        )
         if not target.content and not target.numbers:
             return {"score": 1, "reason": "nothing identifiable is prohibited"}
         share = coverage(target.content, given.content_set) if target.content else 0.0
         numbers = [has_value(n, given.numbers) for n in target.numbers]
-        present = share if not numbers else (share + sum(numbers) / len(numbers)) / (2 if target.content else 1)
+        present = (
+            share if not numbers else (share + sum(numbers) / len(numbers)) / (2 if target.content else 1)
+        )
         if present >= 0.8:
             return {"score": 0, "reason": f"the prohibited content is present ({present:.0%})"}
         if present >= 0.5:
@@ -82,7 +94,9 @@ def judge_nugget(payload: Mapping[str, Any]) -> dict[str, Any]:
     content = _without_meta(requirement.content)
     if requirement.numbers:  # "25 km": the unit goes with the value, in whatever spelling
         content = tuple(word for word in content if word not in UNIT_WORDS)
-    requirement = Analysis(requirement.text, requirement.norm, content, requirement.numbers, requirement.dates, requirement.times)
+    requirement = Analysis(
+        requirement.text, requirement.norm, content, requirement.numbers, requirement.dates, requirement.times
+    )
     numbers = [has_value(n, given.numbers) for n in requirement.numbers]
     numbers_ok = all(numbers)
     dates_ok = dates_agree(requirement.dates, given.dates)
@@ -91,12 +105,20 @@ def judge_nugget(payload: Mapping[str, Any]) -> dict[str, Any]:
         # values denied, doubted or offered among others, earn nothing.
         if not _values_stated(requirement, answer):
             return {"score": 0, "reason": "the response does not state the criterion's values"}
-    if requirement.content and not _NEGATED_CRITERION.search(nugget) and _contradicts(answer, requirement.content):
+    if (
+        requirement.content
+        and not _NEGATED_CRITERION.search(nugget)
+        and _contradicts(answer, requirement.content)
+    ):
         return {"score": 0, "reason": "the response says the opposite of the criterion"}
     # Words the question already says ("the commute" of "how far is my commute?") are the subject,
     # not what the response must add: where the response gives the criterion's values, they count.
     question = analyse(str(payload.get("question") or "")).content_set
-    pool = given.content_set | question if (requirement.numbers or requirement.dates) and numbers_ok and dates_ok else given.content_set
+    pool = (
+        given.content_set | question
+        if (requirement.numbers or requirement.dates) and numbers_ok and dates_ok
+        else given.content_set
+    )
     # A criterion that is only a value ("should state: 30") is met by that value, not by any words.
     share = coverage(requirement.content, pool) if requirement.content else float(numbers_ok and dates_ok)
     if not requirement.content and not numbers and not requirement.dates:
@@ -104,11 +126,19 @@ def judge_nugget(payload: Mapping[str, Any]) -> dict[str, Any]:
     if share >= 0.75 and numbers_ok and dates_ok:
         return {"score": 1, "reason": f"covers {share:.0%} of the criterion's words and its values"}
     if share >= 0.4 or (numbers and any(numbers)) or (requirement.dates and dates_ok):
-        return {"score": 0.5, "reason": f"covers {share:.0%} of the criterion's words; values {'ok' if numbers_ok and dates_ok else 'missing'}"}
+        return {
+            "score": 0.5,
+            "reason": (
+                f"covers {share:.0%} of the criterion's words; values"
+                f" {'ok' if numbers_ok and dates_ok else 'missing'}"
+            ),
+        }
     return {"score": 0, "reason": f"covers only {share:.0%} of the criterion's words"}
 
 
-_NEGATED_CRITERION = re.compile(r"\b(?:not|never|no|nor|neither|without|contradict\w*|conflict\w*|inconsisten\w*|both|but)\b|n't")
+_NEGATED_CRITERION = re.compile(
+    r"\b(?:not|never|no|nor|neither|without|contradict\w*|conflict\w*|inconsisten\w*|both|but)\b|n't"
+)
 _DENIAL = re.compile(r"(?:\bnot|\bnever|n't|\bno longer)\s+(?:\w+\s+){0,1}$")
 
 

@@ -14,9 +14,13 @@ def judge_order(payload: Mapping[str, Any]) -> dict[str, Any]:
     used: set[int] = set()
     indexes = []
     for item in predicted:
-        index = next((i for i, truth in enumerate(ground_truth) if i not in used and same_item(item, truth)), -1)
+        index = next(
+            (i for i, truth in enumerate(ground_truth) if i not in used and same_item(item, truth)), -1
+        )
         if index >= 0:
             used.add(index)
         indexes.append(index)
-    return {"predicted_indexes": indexes, "reason": f"{len(used)} of {len(predicted)} predicted items aligned"}
-
+    return {
+        "predicted_indexes": indexes,
+        "reason": f"{len(used)} of {len(predicted)} predicted items aligned",
+    }

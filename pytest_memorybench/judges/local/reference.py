@@ -36,11 +36,17 @@ def _states_value(value: float, answer: str, question: str) -> tuple[bool, str]:
     if not has_value(value, analyse(answer).numbers):
         return False, f"the answer does not state the value {value:g}"
     text = clean(answer)
-    spans = [(m.start(), m.end()) for m in re.finditer(r"[\w.,:'-]+", text) if _word_value(m.group(0)) == value]
+    spans = [
+        (m.start(), m.end()) for m in re.finditer(r"[\w.,:'-]+", text) if _word_value(m.group(0)) == value
+    ]
     if spans and not asserted(text, spans):
         return False, f"the answer gives the value {value:g} only {_why(text, spans)}"
     subject = set(analyse(question).content)
-    on_subject = [analyse(sentence) for sentence in re.split(r"(?<=[.!?;])\s+", text) if subject & set(analyse(sentence).content)]
+    on_subject = [
+        analyse(sentence)
+        for sentence in re.split(r"(?<=[.!?;])\s+", text)
+        if subject & set(analyse(sentence).content)
+    ]
     values = [number for sentence in on_subject for number in sentence.numbers]
     if values and not has_value(value, values):
         return False, f"the answer gives another value than {value:g} for what was asked"
@@ -84,5 +90,7 @@ def _refers(expected: str, answer: str) -> tuple[bool, str]:
 
 def _phrase_spans(phrase: str, lowered_answer: str) -> list[tuple[int, int]]:
     words = phrase.split()
-    pattern = re.compile(r"(?<![\w])" + r"\W+(?:(?:a|an|the)\W+)?".join(re.escape(w) for w in words) + r"(?![\w])")
+    pattern = re.compile(
+        r"(?<![\w])" + r"\W+(?:(?:a|an|the)\W+)?".join(re.escape(w) for w in words) + r"(?![\w])"
+    )
     return [(match.start(), match.end()) for match in pattern.finditer(lowered_answer)]

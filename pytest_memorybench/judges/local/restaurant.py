@@ -37,16 +37,47 @@ from pytest_memorybench.judges.local.text import STOPWORDS, clean, stem
 
 _CLAUSE = re.compile(r"[^.!?;,\n]+(?:[.!?;,\n]+|$)")
 _SENTENCE = re.compile(r"[^.!?\n]+(?:[.!?\n]+|$)")
-_NEGATION_WORDS = frozenset({"no", "not", "never", "without", "except", "nothing", "none", "skip", "neither", "nor"})
+_NEGATION_WORDS = frozenset(
+    {"no", "not", "never", "without", "except", "nothing", "none", "skip", "neither", "nor"}
+)
 _NEGATED_CONTRACTIONS = frozenset(
-    {"dont", "wont", "cant", "isnt", "arent", "wasnt", "didnt", "doesnt", "wouldnt", "shouldnt", "couldnt", "havent"}
+    {
+        "dont",
+        "wont",
+        "cant",
+        "isnt",
+        "arent",
+        "wasnt",
+        "didnt",
+        "doesnt",
+        "wouldnt",
+        "shouldnt",
+        "couldnt",
+        "havent",
+    }
 )
 _NEGATION_PHRASES = (
-    ("instead", "of"), ("rather", "than"), ("hold", "the"), ("allergic", "to"), ("thank", "you", "for"),
-    ("thanks", "for"), ("thank", "you", "so", "much", "for"), ("other", "than"), ("unavailability", "of"),
-    ("out", "of"), ("tell", "me", "more"), ("more", "about"), ("recommend",), ("recommendation",),
-    ("shame", "about"), ("bad", "about"), ("unfortunate", "about"), ("sorry", "about"), ("heart", "set", "on"),
-    ("looking", "forward", "to"), ("was", "hoping", "for"),
+    ("instead", "of"),
+    ("rather", "than"),
+    ("hold", "the"),
+    ("allergic", "to"),
+    ("thank", "you", "for"),
+    ("thanks", "for"),
+    ("thank", "you", "so", "much", "for"),
+    ("other", "than"),
+    ("unavailability", "of"),
+    ("out", "of"),
+    ("tell", "me", "more"),
+    ("more", "about"),
+    ("recommend",),
+    ("recommendation",),
+    ("shame", "about"),
+    ("bad", "about"),
+    ("unfortunate", "about"),
+    ("sorry", "about"),
+    ("heart", "set", "on"),
+    ("looking", "forward", "to"),
+    ("was", "hoping", "for"),
 )
 # A sentence in the waiter's voice orders nothing, whatever it names: it offers, asks the diner's
 # wish or praises the house's food ("What would you like to drink?", "Can I help you with our selection?").
@@ -58,7 +89,8 @@ _OFFER = re.compile(
     r"|(?:is|are)\s+(?:very\s+|really\s+)?(?:popular|a\s+(?:house|customer|local)\s+favou?rite|highly\s+recommended)"
     r"|here\s+(?:is|are)\s+your)"
 )
-# A clause about meals had before orders nothing ("I've had mussels in Brussels once", "I was having the wine").
+# A clause about meals had before orders nothing ("I've had mussels in Brussels once", "I was having the
+# wine").
 _HAD_BEFORE = re.compile(
     r"\b(?:i\s+was\s+having|i\s+had|i'?ve\s+had|i\s+have\s+had|i\s+once|i\s+used\s+to|earlier|last\s+(?:time|week|night|year))\b"
 )
@@ -77,12 +109,35 @@ _AS_ORDERED = re.compile(
     r"|\bi\s+(?:already\s+|originally\s+|previously\s+)?ordered\s+(?:before|earlier|already)\b|\b(?:my|the)\s+original\s+order\b"
 )
 _ORDER_WORDS = frozenset(
-    {"have", "get", "take", "order", "like", "want", "bring", "try", "please", "ill", "id", "substitute", "swap", "switch", "change"}
+    {
+        "have",
+        "get",
+        "take",
+        "order",
+        "like",
+        "want",
+        "bring",
+        "try",
+        "please",
+        "ill",
+        "id",
+        "substitute",
+        "swap",
+        "switch",
+        "change",
+    }
 )
 ABBREVIATION_CHARS = 4  # "parm" for "parmesan"; shorter beginnings are too often other words
 SHORT_REPLY_WORDS = 6  # a reply this short that names an item orders it ("The calamari, please.")
 # Phrases that order ("How about the soup?", "the salad will do", "in that case, the soup").
-_ORDER_PHRASES = (("how", "about"), ("what", "about"), ("will", "do"), ("go", "for"), ("for", "me"), ("in", "that", "case"))
+_ORDER_PHRASES = (
+    ("how", "about"),
+    ("what", "about"),
+    ("will", "do"),
+    ("go", "for"),
+    ("for", "me"),
+    ("in", "that", "case"),
+)
 _PAST_ORDER = (("ordered",), ("asked", "for"))  # "I asked for the salmon": names an order, asks nothing
 _ORDER_PHRASE = re.compile(
     r"\b(?:(?:i'?ll|i\s+will|i'?d|i\s+would|can\s+i|could\s+i|may\s+i|let\s+me)\s+"
@@ -93,7 +148,9 @@ _ORDER_PHRASE = re.compile(
 )
 # Words after which an ordering phrase goes on to something else.
 _THEN = re.compile(r"\b(?:while|because|since|so\s+that|until|if|when|but|although|though)\b")
-_MODIFIER = re.compile(r"\s+(?:with|served|in|on|over|drizzled|topped|and\s+served)\s+|\s*\(|,\s+(?=served|with)", re.IGNORECASE)
+_MODIFIER = re.compile(
+    r"\s+(?:with|served|in|on|over|drizzled|topped|and\s+served)\s+|\s*\(|,\s+(?=served|with)", re.IGNORECASE
+)
 _VARIANTS = re.compile(r"\(([^)]*)\)")
 
 
@@ -132,7 +189,9 @@ def _content(text: str) -> tuple[str, ...]:
 def _item(name: str) -> _Item:
     head = _MODIFIER.split(name, maxsplit=1)[0]
     variants = [
-        part for group in _VARIANTS.findall(name) for part in re.split(r",|\bor\b|\band\b", group)
+        part
+        for group in _VARIANTS.findall(name)
+        for part in re.split(r",|\bor\b|\band\b", group)
         if part.strip() and not re.search(r"\betc\b|\bby the\b", part)
     ]
     names = tuple(dict.fromkeys(content for text in (head, *variants) if (content := _content(text))))
@@ -156,25 +215,35 @@ def _tokens(reply: str) -> list[_Token]:
     clauses = list(_CLAUSE.finditer(text))
     pointing_back = {number for number, clause in enumerate(clauses) if _AS_ORDERED.search(clause.group(0))}
     pointing_back |= {
-        number - 1 for number in pointing_back
+        number - 1
+        for number in pointing_back
         if number and _AS_ORDERED.match(re.sub(r"^[\s,]*(?:and\s+|just\s+)?", "", clauses[number].group(0)))
     }
     for number, clause in enumerate(clauses):
         body = clause.group(0)
-        raw = [(m.group(0).replace("'", ""), clause.start() + m.start()) for m in re.finditer(r"[a-z0-9']+", body)]
+        raw = [
+            (m.group(0).replace("'", ""), clause.start() + m.start())
+            for m in re.finditer(r"[a-z0-9']+", body)
+        ]
         plain = [token for token, _ in raw]
         sentence = next((words for start, end, words in sentences if start <= clause.start() < end), body)
         ordering = _orders(sentence)
-        silenced = (sentence.rstrip().endswith("?") and not ordering) or _OFFER.search(sentence) or (
-            number in pointing_back or _UNAVAILABLE.search(body) or _HAD_BEFORE.search(body)
+        silenced = (
+            (sentence.rstrip().endswith("?") and not ordering)
+            or _OFFER.search(sentence)
+            or (number in pointing_back or _UNAVAILABLE.search(body) or _HAD_BEFORE.search(body))
         )
         ordering = ordering or _has_phrase(_words(sentence), _PAST_ORDER)
         negated_from = 0 if silenced else len(raw)
         for index, token in enumerate(plain):
-            if _starts(plain, index, ("wouldnt", "say", "no")) or _starts(plain, index, ("would", "not", "say", "no")):
+            if _starts(plain, index, ("wouldnt", "say", "no")) or _starts(
+                plain, index, ("would", "not", "say", "no")
+            ):
                 break  # "I wouldn't say no to the soup" is a yes
-            if token in _NEGATION_WORDS or token in _NEGATED_CONTRACTIONS or any(
-                _starts(plain, index, phrase) for phrase in _NEGATION_PHRASES
+            if (
+                token in _NEGATION_WORDS
+                or token in _NEGATED_CONTRACTIONS
+                or any(_starts(plain, index, phrase) for phrase in _NEGATION_PHRASES)
             ):
                 negated_from = min(negated_from, index)
                 break
@@ -212,7 +281,10 @@ def _distinctive(items: Sequence[_Item]) -> dict[str, _Item]:
     return {
         word: by_name[next(iter(names))]
         for word, names in owners.items()
-        if len(names) == 1 and len(word) >= 4 and not word.endswith("ed") and word not in DESCRIPTIVE | GENERIC
+        if len(names) == 1
+        and len(word) >= 4
+        and not word.endswith("ed")
+        and word not in DESCRIPTIVE | GENERIC
         and any(word in name for name in by_name[next(iter(names))].names)
     }
 
@@ -223,14 +295,21 @@ def _find(items: Sequence[_Item], tokens: Sequence[_Token]) -> list[_Mention]:
     for item in items:
         for name in item.names:  # all words of the head or a variant, close together
             for hits, in_order in _windows(name, stems, slack=2):
-                strength = 1.0 + len(name) / 10 + (0.05 if in_order else 0) - 0.01 * (hits[-1] - hits[0] + 1 - len(hits))
+                strength = (
+                    1.0
+                    + len(name) / 10
+                    + (0.05 if in_order else 0)
+                    - 0.01 * (hits[-1] - hits[0] + 1 - len(hits))
+                )
                 found.append(_mention(item, tokens, hits, strength))
         if len(item.words) >= 3:  # most of the full name, in any order
             for start in range(len(stems)):
                 window = range(start, min(len(stems), start + len(item.words) + 4))
                 hits = [index for index in window if stems[index] in item.words]
                 if hits and hits[0] == start and len({stems[i] for i in hits}) / len(item.words) >= 0.6:
-                    found.append(_mention(item, tokens, hits, len({stems[i] for i in hits}) / len(item.words)))
+                    found.append(
+                        _mention(item, tokens, hits, len({stems[i] for i in hits}) / len(item.words))
+                    )
                     break
     distinctive = _distinctive(items)
     for index, token in enumerate(tokens):
@@ -254,12 +333,20 @@ def _windows(name: tuple[str, ...], stems: Sequence[str], slack: int) -> list[tu
             if not needed:
                 break
         if not needed:
-            result.append((hits, [stems[index] for index in hits] == [word for word in name if word in set(name)][: len(hits)]))
+            result.append(
+                (
+                    hits,
+                    [stems[index] for index in hits]
+                    == [word for word in name if word in set(name)][: len(hits)],
+                )
+            )
     return result
 
 
 def _mention(item: _Item, tokens: Sequence[_Token], hits: list[int], strength: float) -> _Mention:
-    return _Mention(item, hits[0], hits[-1], strength, not any(tokens[index].negated for index in hits), tuple(hits))
+    return _Mention(
+        item, hits[0], hits[-1], strength, not any(tokens[index].negated for index in hits), tuple(hits)
+    )
 
 
 def _resolve(mentions: list[_Mention]) -> list[_Mention]:
@@ -267,8 +354,10 @@ def _resolve(mentions: list[_Mention]) -> list[_Mention]:
     kept: list[_Mention] = []
     for mention in sorted(mentions, key=lambda m: (-m.strength, -(m.last - m.first), m.first)):
         overlaps = [
-            other for other in kept
-            if other.item.name != mention.item.name and not (mention.last < other.first or mention.first > other.last)
+            other
+            for other in kept
+            if other.item.name != mention.item.name
+            and not (mention.last < other.first or mention.first > other.last)
         ]
         if not overlaps:
             kept.append(mention)
@@ -286,10 +375,18 @@ def _extent(mention: _Mention, tokens: Sequence[_Token]) -> int:
 
 def _inside_names(mentions: Sequence[_Mention], tokens: Sequence[_Token]) -> list[_Mention]:
     """Mentions that lie inside another item's name as the reply spells it out are part of that name."""
-    spans = [(mention.first, _extent(mention, tokens), mention.item.name) for mention in mentions if mention.strength >= 1]
+    spans = [
+        (mention.first, _extent(mention, tokens), mention.item.name)
+        for mention in mentions
+        if mention.strength >= 1
+    ]
     return [
-        mention for mention in mentions
-        if not any(first <= mention.first and mention.last <= last and name != mention.item.name for first, last, name in spans)
+        mention
+        for mention in mentions
+        if not any(
+            first <= mention.first and mention.last <= last and name != mention.item.name
+            for first, last, name in spans
+        )
     ]
 
 
@@ -334,8 +431,10 @@ _CORRECTION = re.compile(
 )
 
 
-def _corrected(mentions: list[_Mention], tokens: Sequence[_Token], text: str, drinks: set[str]) -> list[_Mention]:
-    """"The burger? Actually, no, make that the fish": what a correction replaces is not ordered.
+def _corrected(
+    mentions: list[_Mention], tokens: Sequence[_Token], text: str, drinks: set[str]
+) -> list[_Mention]:
+    """ "The burger? Actually, no, make that the fish": what a correction replaces is not ordered.
 
     A positive mention before a correction cue is dropped when something of its kind (a dish, a
     drink) is ordered after the cue.
@@ -344,14 +443,19 @@ def _corrected(mentions: list[_Mention], tokens: Sequence[_Token], text: str, dr
         after = [m for m in mentions if m.positive and tokens[m.first].position > cue.start()]
         kinds = {m.item.name in drinks for m in after}
         mentions = [
-            m for m in mentions
+            m
+            for m in mentions
             if not (m.positive and tokens[m.last].position < cue.start() and (m.item.name in drinks) in kinds)
         ]
     return mentions
 
 
 def _off_menu(
-    reply: str, items: Sequence[_Item], tokens: Sequence[_Token], mentions: Sequence[_Mention], dishes: set[str]
+    reply: str,
+    items: Sequence[_Item],
+    tokens: Sequence[_Token],
+    mentions: Sequence[_Mention],
+    dishes: set[str],
 ) -> list[str]:
     """What an ordering phrase asks for that names no menu item or drink ("the avocado toast").
 
@@ -362,13 +466,19 @@ def _off_menu(
     """
     text = clean(reply)
     covered = {
-        index for mention in mentions for index in (*mention.hits, *range(mention.last, _extent(mention, tokens) + 1))
+        index
+        for mention in mentions
+        for index in (*mention.hits, *range(mention.last, _extent(mention, tokens) + 1))
     }
     not_food = {stem(word) for word in NOT_FOOD}
-    food = {stem(word) for word in (*FOOD_WORDS, *DRINK_WORDS)} | {word for item in items for word in item.words}
+    food = {stem(word) for word in (*FOOD_WORDS, *DRINK_WORDS)} | {
+        word for item in items for word in item.words
+    }
     # (phrase, words it may repeat of the dish it changes)
     spans: list[tuple[re.Match[str], frozenset[str]]] = [
-        (match, frozenset()) for match in _ORDER_PHRASE.finditer(text) if not match.group("what").lstrip().startswith("to ")
+        (match, frozenset())
+        for match in _ORDER_PHRASE.finditer(text)
+        if not match.group("what").lstrip().startswith("to ")
     ]
     ordered = [m for m in mentions if m.positive and m.item.name in dishes]
     for match in _WITH.finditer(text):
@@ -394,14 +504,17 @@ def _off_menu(
         if group:
             other.append((group, own))
     named = [
-        [word for word, _ in group] for group, own in other
+        [word for word, _ in group]
+        for group, own in other
         if any(stem_ in food for _, stem_ in group) and not all(stem_ in own for _, stem_ in group)
     ]
     kept = [words for words in named if not any(set(words) < set(longer) for longer in named)]
     return list(dict.fromkeys(" ".join(words) for words in kept))
 
 
-def _dish_before(position: int, text: str, tokens: Sequence[_Token], mentions: Sequence[_Mention], dishes: set[str]) -> _Item | None:
+def _dish_before(
+    position: int, text: str, tokens: Sequence[_Token], mentions: Sequence[_Mention], dishes: set[str]
+) -> _Item | None:
     """The dish a "with" at `position` changes: the last item ordered before it in its sentence, if a dish."""
     sentence_start = max(text.rfind(mark, 0, position) for mark in ".!?\n") + 1
     before = [m for m in mentions if m.positive and sentence_start <= tokens[m.first].position < position]

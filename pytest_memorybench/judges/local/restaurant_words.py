@@ -39,4 +39,6 @@ DESCRIPTIVE = frozenset(
     vegan vegetarian halal kosher organic seasonal traditional spiced velvet hearty wild slow still""".split()
 )
 # "A drink" names no item even where one item's name says "drinks"; "the salad" names the only salad.
-GENERIC = frozenset(stem(word) for word in "drink beverage dish meal food side option choice course order thing".split())
+GENERIC = frozenset(
+    stem(word) for word in "drink beverage dish meal food side option choice course order thing".split()
+)

@@ -23,9 +23,30 @@ SENTENCE_THRESHOLD = 0.6  # ROUGE-L F1 for a sentence to count as present
 SENTENCE_CONTAINED = 0.85  # ROUGE-L recall for a target sentence found inside a longer one
 
 _TOKEN = re.compile(r"[a-z0-9]+")
-_IDIOMS = {("don", "t", "forget"): "remember", ("do", "not", "forget"): "remember", ("never", "forget"): "remember"}
-_NEGATIONS = frozenset({"not", "no", "never", "t", "nor", "cannot", "neither", "nothing", "nobody", "hardly", "barely", "scarcely"})
-_OPPOSED = frozenset({"north", "south", "east", "west", "left", "right", "up", "down", "before", "after", "early", "late"})
+_IDIOMS = {
+    ("don", "t", "forget"): "remember",
+    ("do", "not", "forget"): "remember",
+    ("never", "forget"): "remember",
+}
+_NEGATIONS = frozenset(
+    {
+        "not",
+        "no",
+        "never",
+        "t",
+        "nor",
+        "cannot",
+        "neither",
+        "nothing",
+        "nobody",
+        "hardly",
+        "barely",
+        "scarcely",
+    }
+)
+_OPPOSED = frozenset(
+    {"north", "south", "east", "west", "left", "right", "up", "down", "before", "after", "early", "late"}
+)
 
 
 @dataclass(frozen=True)
@@ -42,11 +63,19 @@ def _tokens(text: str) -> list[_Token]:
     index = 0
     while index < len(raw):
         idiom = next(
-            (meaning for words, meaning in _IDIOMS.items() if tuple(m.group(0) for m in raw[index : index + len(words)]) == words),
+            (
+                meaning
+                for words, meaning in _IDIOMS.items()
+                if tuple(m.group(0) for m in raw[index : index + len(words)]) == words
+            ),
             None,
         )
         if idiom is not None:
-            width = next(len(words) for words, meaning in _IDIOMS.items() if tuple(m.group(0) for m in raw[index : index + len(words)]) == words)
+            width = next(
+                len(words)
+                for words, meaning in _IDIOMS.items()
+                if tuple(m.group(0) for m in raw[index : index + len(words)]) == words
+            )
             tokens.append(_Token(_porter(idiom), raw[index].start(), raw[index + width - 1].end()))
             index += width
             continue
@@ -65,7 +94,9 @@ def _porter(word: str) -> str:
 _STEMMER: dict[str, Any] = {}
 
 
-def _same_claim(candidate: str, target: str, candidate_words: Sequence[str], target_words: Sequence[str]) -> bool:
+def _same_claim(
+    candidate: str, target: str, candidate_words: Sequence[str], target_words: Sequence[str]
+) -> bool:
     """A candidate that shares the target's words can still say otherwise: negated where the target is
     not (or the reverse), or with other values ("at nine" for "at seven", "south" for "north")."""
     negations, opposed = {_porter(word) for word in _NEGATIONS}, {_porter(word) for word in _OPPOSED}
@@ -82,7 +113,8 @@ def _same_claim(candidate: str, target: str, candidate_words: Sequence[str], tar
     content = {word for word in target_words if word not in stop | negations and not word.isdigit()}
     missing = len(content - set(candidate_words))
     if missing > (1 if len(content) >= LONG_SENTENCE_WORDS else 0):
-        return False  # "The owl flies." is not "The owl flies at midnight."; "feed the cat" is not "water the basil"
+        # "The owl flies." is not "The owl flies at midnight."; "feed the cat" is not "water the basil"
+        return False
     return opposed & set(target_words) <= set(candidate_words)
 
 
@@ -96,7 +128,11 @@ def _lcs_span(candidate: Sequence[str], reference: Sequence[str]) -> tuple[int, 
     table = [[0] * (cols + 1) for _ in range(rows + 1)]
     for i in range(rows - 1, -1, -1):
         for j in range(cols - 1, -1, -1):
-            table[i][j] = table[i + 1][j + 1] + 1 if candidate[i] == reference[j] else max(table[i + 1][j], table[i][j + 1])
+            table[i][j] = (
+                table[i + 1][j + 1] + 1
+                if candidate[i] == reference[j]
+                else max(table[i + 1][j], table[i][j + 1])
+            )
     i = j = 0
     matched = []
     while i < rows and j < cols:
@@ -130,7 +166,6 @@ def sentences(text: str) -> list[tuple[int, int]]:
     return result
 
 
-
 def judge_sentence(payload: Mapping[str, Any]) -> dict[str, Any]:
     answer, target = str(payload["answer"] or ""), str(payload["sentence"])
     reference = [token.word for token in _tokens(target)]
@@ -153,13 +188,19 @@ def judge_sentence(payload: Mapping[str, Any]) -> dict[str, Any]:
             if span is not None:
                 contained = (recall, (begin + tokens[span[0]].start, begin + tokens[span[1]].end))
     if best is None:
-        return {"present": False, "extracted": None, "reason": "the answer says otherwise (negation or other values)"}
+        return {
+            "present": False,
+            "extracted": None,
+            "reason": "the answer says otherwise (negation or other values)",
+        }
     if best[0] >= SENTENCE_THRESHOLD:
         begin, end = best[1]
         return {"present": True, "extracted": answer[begin:end], "reason": f"ROUGE-L F1 {best[0]:.2f}"}
     if contained is not None:
         begin, end = contained[1]
-        return {"present": True, "extracted": answer[begin:end],
-                "reason": f"contained with ROUGE-L recall {contained[0]:.2f}"}
+        return {
+            "present": True,
+            "extracted": answer[begin:end],
+            "reason": f"contained with ROUGE-L recall {contained[0]:.2f}",
+        }
     return {"present": False, "extracted": None, "reason": f"best ROUGE-L F1 {best[0]:.2f}"}
-

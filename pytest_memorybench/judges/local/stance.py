@@ -37,15 +37,24 @@ _HEDGE = re.compile(
     r"\b(?:either|maybe|perhaps|possibly|might\s+(?:be|have)|(?<!every\s)(?<!each\s)one\s+of\s+(?:those|these)|some(?:thing|where|one)\s+like"
     r"|i\s+forget|not\s+sure\s+which|whichever|or\s+so|any\s+(?:of\s+them|one))\b"
 )
-_OR = re.compile(r"\bor\b(?!\s+(?:not|(?:some\s+|any\s+)?(?:other|similar|another|equivalent|comparable|the\s+like))\b)")
-_TAG_QUESTION = re.compile(r",\s*(?:right|correct|isn'?t\s+(?:it|that)|wasn'?t\s+(?:it|that)|no|yes)\s*\?\s*$")
+_OR = re.compile(
+    r"\bor\b(?!\s+(?:not|(?:some\s+|any\s+)?(?:other|similar|another|equivalent|comparable|the\s+like))\b)"
+)
+_TAG_QUESTION = re.compile(
+    r",\s*(?:right|correct|isn'?t\s+(?:it|that)|wasn'?t\s+(?:it|that)|no|yes)\s*\?\s*$"
+)
 _DOUBT = re.compile(
     r"\b(?:whether|not\s+(?:sure|certain)\s+(?:if|whether|that)|(?:don'?t|do\s+not|can'?t|cannot|couldn'?t)\s+"
     r"(?:know|remember|recall|tell|say)\s+(?:if|whether)|no\s+idea\s+(?:if|whether))\b"
 )
 OR_REACH = 6  # words between a mention and an "or" that makes it one of several
 # How a verdict's reason says why a mention earns nothing.
-EXPLAINED = {"negated": "to deny it", "hedged": "as one of several guesses", "asked": "in a question", "doubted": "inside an abstention"}
+EXPLAINED = {
+    "negated": "to deny it",
+    "hedged": "as one of several guesses",
+    "asked": "in a question",
+    "doubted": "inside an abstention",
+}
 
 
 def stance(text: str, start: int, end: int | None = None, *, or_hedges: bool = True) -> str | None:
@@ -55,10 +64,15 @@ def stance(text: str, start: int, end: int | None = None, *, or_hedges: bool = T
     open a door), for tasks that accept any of several meanings; hedging words still hedge.
     """
     end = start if end is None else end
-    sentence = next((m for m in _SENTENCE.finditer(text) if m.start() <= start < max(m.end(), m.start() + 1)), None)
+    sentence = next(
+        (m for m in _SENTENCE.finditer(text) if m.start() <= start < max(m.end(), m.start() + 1)), None
+    )
     if sentence is None:
         return None
-    clause = next((m for m in _CLAUSE.finditer(text, sentence.start(), sentence.end()) if m.start() <= start < m.end()), sentence)
+    clause = next(
+        (m for m in _CLAUSE.finditer(text, sentence.start(), sentence.end()) if m.start() <= start < m.end()),
+        sentence,
+    )
     if _NEGATED_BEFORE.search(text[clause.start() : start]) or _NEGATED_AFTER.match(text[end : clause.end()]):
         return "negated"
     words_before = text[sentence.start() : start].split()[-OR_REACH:]

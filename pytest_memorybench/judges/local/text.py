@@ -25,19 +25,56 @@ STOPWORDS = frozenset(
     please like get got go went going let lets okay ok oh well really thing things one ones""".split()
 )
 SMALL_NUMBERS = {
-    "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
-    "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15,
-    "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19,
+    "zero": 0,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+    "thirteen": 13,
+    "fourteen": 14,
+    "fifteen": 15,
+    "sixteen": 16,
+    "seventeen": 17,
+    "eighteen": 18,
+    "nineteen": 19,
 }
-_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90}
+_TENS = {
+    "twenty": 20,
+    "thirty": 30,
+    "forty": 40,
+    "fifty": 50,
+    "sixty": 60,
+    "seventy": 70,
+    "eighty": 80,
+    "ninety": 90,
+}
 _SCALES = {"thousand": 1e3, "million": 1e6, "billion": 1e9}
 _NUMBER_WORDS = frozenset({*SMALL_NUMBERS, *_TENS, *_SCALES, "hundred", "dozen"})
 _MONTHS = {
     name: number
     for number, names in enumerate(
-        [("january", "jan"), ("february", "feb"), ("march", "mar"), ("april", "apr"), ("may",),
-         ("june", "jun"), ("july", "jul"), ("august", "aug"), ("september", "sep", "sept"),
-         ("october", "oct"), ("november", "nov"), ("december", "dec")],
+        [
+            ("january", "jan"),
+            ("february", "feb"),
+            ("march", "mar"),
+            ("april", "apr"),
+            ("may",),
+            ("june", "jun"),
+            ("july", "jul"),
+            ("august", "aug"),
+            ("september", "sep", "sept"),
+            ("october", "oct"),
+            ("november", "nov"),
+            ("december", "dec"),
+        ],
         start=1,
     )
     for name in names
@@ -45,14 +82,33 @@ _MONTHS = {
 _MONTH = "|".join(sorted(_MONTHS, key=len, reverse=True))
 _DATES = (
     re.compile(rf"\b(?P<m>{_MONTH})\.?\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\b(?:,?\s+(?P<y>\d{{4}})\b)?"),
-    re.compile(rf"\b(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<m>{_MONTH})\b\.?(?:,?\s+(?P<y>\d{{4}})\b)?"),
+    re.compile(
+        rf"\b(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<m>{_MONTH})\b\.?(?:,?\s+(?P<y>\d{{4}})\b)?"
+    ),
     re.compile(r"\b(?P<y>\d{4})-(?P<m>\d{1,2})-(?P<d>\d{1,2})\b"),
     re.compile(rf"\b(?P<m>{_MONTH})\s+(?P<y>\d{{4}})\b"),
 )
 _ORDINALS = {
-    "first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8,
-    "ninth": 9, "tenth": 10, "eleventh": 11, "twelfth": 12, "thirteenth": 13, "fourteenth": 14,
-    "fifteenth": 15, "sixteenth": 16, "seventeenth": 17, "eighteenth": 18, "nineteenth": 19, "twentieth": 20,
+    "first": 1,
+    "second": 2,
+    "third": 3,
+    "fourth": 4,
+    "fifth": 5,
+    "sixth": 6,
+    "seventh": 7,
+    "eighth": 8,
+    "ninth": 9,
+    "tenth": 10,
+    "eleventh": 11,
+    "twelfth": 12,
+    "thirteenth": 13,
+    "fourteenth": 14,
+    "fifteenth": 15,
+    "sixteenth": 16,
+    "seventeenth": 17,
+    "eighteenth": 18,
+    "nineteenth": 19,
+    "twentieth": 20,
     "thirtieth": 30,
 }
 _ORDINAL = (
@@ -64,13 +120,19 @@ _ORDINAL_DATES = (
     re.compile(rf"\b(?:the\s+)?(?P<o>{_ORDINAL})\s+(?:of\s+)?(?P<m>{_MONTH})\b"),
     re.compile(rf"\b(?P<m>{_MONTH})\s+(?:the\s+)?(?P<o>{_ORDINAL})\b"),
 )
-_HOUR_WORDS = {**{name: value for name, value in SMALL_NUMBERS.items() if 1 <= value <= 12}, "noon": 12, "midnight": 0}
+_HOUR_WORDS = {
+    **{name: value for name, value in SMALL_NUMBERS.items() if 1 <= value <= 12},
+    "noon": 12,
+    "midnight": 0,
+}
 _HOUR = rf"(?:\d{{1,2}}|{'|'.join(sorted((w for w in _HOUR_WORDS if w not in ('noon', 'midnight')), key=len, reverse=True))})"
 _PERIOD = r"(?P<p>a\.?m\.?|p\.?m\.?|in\s+the\s+(?:morning|afternoon|evening)|at\s+night|tonight)"
 _TIMES = (
     re.compile(rf"\b(?P<h>\d{{1,2}}):(?P<mi>\d{{2}})\s*{_PERIOD}?(?![\d])"),
     re.compile(rf"(?<![$£€¥\d])\b(?P<h>\d{{1,2}})\.(?P<mi>\d{{2}})\s*{_PERIOD}"),
-    re.compile(rf"\b(?P<q>half|(?:a\s+)?quarter)\s+(?P<dir>past|to)\s+(?P<h>{_HOUR})(?:\s+o'?clock)?(?:\s*{_PERIOD})?"),
+    re.compile(
+        rf"\b(?P<q>half|(?:a\s+)?quarter)\s+(?P<dir>past|to)\s+(?P<h>{_HOUR})(?:\s+o'?clock)?(?:\s*{_PERIOD})?"
+    ),
     re.compile(rf"\b(?P<h>{_HOUR})(?:\s+o'?clock)?\s*{_PERIOD}"),
     re.compile(rf"\b(?P<h>{_HOUR})\s+o'?clock\b"),
 )
@@ -83,7 +145,9 @@ UNIT_WORDS = frozenset(
     "year years yr yrs times item items".split()
 )
 _WORD_SUFFIXES = ("s", "es", "ed", "d", "ing", "er", "ers", "ly")
-_CHARMAP = str.maketrans({"’": "'", "‘": "'", "`": "'", "“": '"', "”": '"', "–": "-", "—": "-", "\u00a0": " "})
+_CHARMAP = str.maketrans(
+    {"’": "'", "‘": "'", "`": "'", "“": '"', "”": '"', "–": "-", "—": "-", "\u00a0": " "}
+)
 
 
 def clean(text: str) -> str:
@@ -158,6 +222,7 @@ def _find_times(text: str) -> tuple[list[tuple[int, bool]], str]:
     """Times of day: "4:30 pm", "16:30", "half past four in the afternoon", "seven o'clock"."""
     found: list[tuple[int, bool]] = []
     for pattern in _TIMES:
+
         def keep(match: re.Match[str]) -> str:
             groups = match.groupdict()
             hour_text = groups["h"]
@@ -170,7 +235,9 @@ def _find_times(text: str) -> tuple[list[tuple[int, bool]], str]:
             period = groups.get("p") or ""
             if hour > 23 or minutes > 59:
                 return match.group(0)
-            later = period.startswith("p") or "afternoon" in period or "evening" in period or "night" in period
+            later = (
+                period.startswith("p") or "afternoon" in period or "evening" in period or "night" in period
+            )
             if later and hour < 12:
                 hour += 12
             found.append(((hour % 24) * 60 + minutes, bool(period) or hour > 12))
@@ -192,7 +259,10 @@ def times_agree(expected: Iterable[tuple[int, bool]], found: Iterable[tuple[int,
     """Every expected time is in `found`; where either side left out am or pm, twelve hours apart agree."""
     found = list(found)
     return all(
-        any(minute == other or (not (certain and sure) and minute % 720 == other % 720) for other, sure in found)
+        any(
+            minute == other or (not (certain and sure) and minute % 720 == other % 720)
+            for other, sure in found
+        )
         for minute, certain in expected
     )
 
@@ -200,6 +270,7 @@ def times_agree(expected: Iterable[tuple[int, bool]], found: Iterable[tuple[int,
 def _find_dates(text: str) -> tuple[list[tuple[int | None, int, int | None]], str]:
     found: list[tuple[int | None, int, int | None]] = []
     for pattern in _DATES:
+
         def keep(match: re.Match[str]) -> str:
             month_text, day_text = match.group("m"), match.groupdict().get("d")
             month = int(month_text) if month_text.isdigit() else _MONTHS[month_text]
@@ -234,7 +305,11 @@ def _word_numbers(words: Sequence[str]) -> list[float]:
     while index < len(words):
         word = words[index]
         starts = word in SMALL_NUMBERS or word in _TENS or word == "dozen"
-        if word in ("a", "an") and index + 1 < len(words) and words[index + 1] in {"hundred", "dozen", *_SCALES}:
+        if (
+            word in ("a", "an")
+            and index + 1 < len(words)
+            and words[index + 1] in {"hundred", "dozen", *_SCALES}
+        ):
             starts, index = True, index + 1
         if not starts:
             index += 1
@@ -286,7 +361,7 @@ def word_found(word: str, pool: frozenset[str]) -> bool:
         return True
     for other in pool:
         short, long = (word, other) if len(word) <= len(other) else (other, word)
-        if len(short) >= 4 and long.startswith(short) and long[len(short):] in _WORD_SUFFIXES:
+        if len(short) >= 4 and long.startswith(short) and long[len(short) :] in _WORD_SUFFIXES:
             return True
     if len(word) >= 5 and pool:
         return process.extractOne(word, pool, scorer=fuzz.ratio, score_cutoff=WORD_MATCH) is not None
@@ -307,7 +382,10 @@ def phrase_in(phrase: str, text: str) -> bool:
     return bool(needle) and f" {needle} " in f" {normalise(text)} "
 
 
-def dates_agree(expected: Iterable[tuple[int | None, int, int | None]], found: Iterable[tuple[int | None, int, int | None]]) -> bool:
+def dates_agree(
+    expected: Iterable[tuple[int | None, int, int | None]],
+    found: Iterable[tuple[int | None, int, int | None]],
+) -> bool:
     """Every expected date is in `found`; a year left out in `found` is not held against it, a day is."""
     found = list(found)
     for year, month, day in expected:
@@ -347,7 +425,9 @@ def lcs_length(first: Sequence[str], second: Sequence[str]) -> int:
     for token in first:
         current = [0]
         for index, other in enumerate(second):
-            current.append(previous[index] + 1 if token == other else max(previous[index + 1], current[index]))
+            current.append(
+                previous[index] + 1 if token == other else max(previous[index + 1], current[index])
+            )
         previous = current
     return previous[-1]
 

@@ -67,7 +67,7 @@ def strip_marker(text: str) -> str:
 
 
 def parse_anchor(text: str | None) -> date | None:
-    """"March-15-2024" (and a few spellings of the same date) as a date; None if unreadable."""
+    """ "March-15-2024" (and a few spellings of the same date) as a date; None if unreadable."""
     if not text:
         return None
     cleaned = " ".join(str(text).replace("_", "-").split())

@@ -197,7 +197,9 @@ class _Builder:
         planted_tokens = sum(estimate_tokens(p.user + " " + p.assistant) for p in self.planted.values())
         fillers = self.plan.turns - 1 - len(self.planted)
         share = max(120, (self.plan.tokens - planted_tokens - 150) // max(1, fillers))
-        return ChatPlan(**{**self.plan.__dict__, "planted": self.planted, "questions": questions, "filler_tokens": share})
+        return ChatPlan(
+            **{**self.plan.__dict__, "planted": self.planted, "questions": questions, "filler_tokens": share}
+        )
 
     # helpers -------------------------------------------------------------------------------------
 
@@ -208,10 +210,14 @@ class _Builder:
         self.planted[turn] = Planted(user, assistant or self.rng.choice(text.ACKNOWLEDGEMENTS))
         return self.plan.message_id(turn)
 
-    def ask(self, ability: str, question: str, answer: str, rubric: list[str], sources: list[int], **extra: Any) -> None:
+    def ask(
+        self, ability: str, question: str, answer: str, rubric: list[str], sources: list[int], **extra: Any
+    ) -> None:
         index = sum(1 for q in self.questions if q.ability == ability) + 1
         self.questions.append(
-            ProbingQuestion(ability, index, question, answer, tuple(rubric), "generated", tuple(sources), extra)
+            ProbingQuestion(
+                ability, index, question, answer, tuple(rubric), "generated", tuple(sources), extra
+            )
         )
 
     def day_of(self, turn: int) -> date:
@@ -222,18 +228,37 @@ class _Builder:
     def instructions(self) -> None:
         domain = self.plan.domain
         for item in self.rng.sample(text.INSTRUCTIONS, 2):
-            values = {"plan_task": domain.plan_task, "costly": domain.costly, "option_a": domain.options[0], "option_b": domain.options[1]}
-            source = self.plant(self.slots.take(0.03, 0.3), item.said.format(**values), "Understood; I'll follow that from now on.")
+            values = {
+                "plan_task": domain.plan_task,
+                "costly": domain.costly,
+                "option_a": domain.options[0],
+                "option_b": domain.options[1],
+            }
+            source = self.plant(
+                self.slots.take(0.03, 0.3),
+                item.said.format(**values),
+                "Understood; I'll follow that from now on.",
+            )
             self.ask(
-                "instruction_following", item.request.format(**values), item.answer.format(**values), list(item.rubric),
-                [source], instruction_being_tested=item.said,
+                "instruction_following",
+                item.request.format(**values),
+                item.answer.format(**values),
+                list(item.rubric),
+                [source],
+                instruction_being_tested=item.said,
             )
 
     def preferences(self) -> None:
         for item in self.rng.sample(text.PREFERENCES, 2):
-            source = self.plant(self.slots.take(0.03, 0.35), item.said, "Thanks, I'll keep that preference in mind.")
+            source = self.plant(
+                self.slots.take(0.03, 0.35), item.said, "Thanks, I'll keep that preference in mind."
+            )
             self.ask(
-                "preference_following", self.fill(item.request), item.answer, list(item.rubric), [source],
+                "preference_following",
+                self.fill(item.request),
+                item.answer,
+                list(item.rubric),
+                [source],
                 preference_being_tested=item.said,
             )
 
@@ -248,14 +273,19 @@ class _Builder:
             "event_ordering",
             f"In what order did I work on the parts of {self.plan.project_short} during our conversations? "
             f"List them in order, one per line, exactly {len(labels)} of them.",
-            "\n".join(labels), labels, sources, ordering_type="development_tracking",
+            "\n".join(labels),
+            labels,
+            sources,
+            ordering_type="development_tracking",
         )
         clauses = [phase.summary for phase in phases]
         self.ask(
             "summarization",
-            f"Can you summarize how {self.plan.project_short} has developed over our conversations, from the start until now?",
+            f"Can you summarize how {self.plan.project_short} has developed over our conversations, from the"
+            " start until now?",
             "Here is how it went: " + "; then ".join(clauses) + ".",
-            [f"LLM response should contain: {clause}" for clause in clauses], sources,
+            [f"LLM response should contain: {clause}" for clause in clauses],
+            sources,
         )
         events = self.rng.sample(text.LIFE_EVENTS, life_count)
         life_turns = self.slots.increasing(life_count, 0.12, 0.95)
@@ -263,16 +293,20 @@ class _Builder:
         life_labels = [self.fill(event.label) for event in events]
         self.ask(
             "event_ordering",
-            "Apart from the project, I told you about a few things happening in my life. In what order did they "
-            f"happen? List them one per line, exactly {len(life_labels)} of them.",
-            "\n".join(life_labels), life_labels, life_sources, ordering_type="mention_sequence",
+            "Apart from the project, I told you about a few things happening in my life. In what order did"
+            f" they happen? List them one per line, exactly {len(life_labels)} of them.",
+            "\n".join(life_labels),
+            life_labels,
+            life_sources,
+            ordering_type="mention_sequence",
         )
         life_clauses = [self.fill(event.summary) for event in events]
         self.ask(
             "summarization",
             "Can you give me a summary of what has been going on in my personal life outside the project?",
             "Outside the project, " + "; then ".join(life_clauses) + ".",
-            [f"LLM response should contain: {clause}" for clause in life_clauses], life_sources,
+            [f"LLM response should contain: {clause}" for clause in life_clauses],
+            life_sources,
         )
 
     def _value(self, measure: text.Measure, avoid: int | None = None) -> int:
@@ -285,19 +319,35 @@ class _Builder:
         measures = self.rng.sample(self.plan.domain.measures, 4)
         for measure in measures[:2]:
             value = measure.unit.format(n=self._value(measure))
-            source = self.plant(self.slots.take(0.1, 0.9), f"For the record, the {measure.name} for {self.plan.project_short} is {value}.")
+            source = self.plant(
+                self.slots.take(0.1, 0.9),
+                f"For the record, the {measure.name} for {self.plan.project_short} is {value}.",
+            )
             self.ask(
-                "information_extraction", f"What {measure.name} did I give for {self.plan.project_short}?",
-                f"You said the {measure.name} is {value}.", [f"LLM response should state: {value}"], [source],
+                "information_extraction",
+                f"What {measure.name} did I give for {self.plan.project_short}?",
+                f"You said the {measure.name} is {value}.",
+                [f"LLM response should state: {value}"],
+                [source],
             )
         for measure in measures[2:]:
             old_number = self._value(measure)
-            old, new = measure.unit.format(n=old_number), measure.unit.format(n=self._value(measure, avoid=old_number))
+            old, new = (
+                measure.unit.format(n=old_number),
+                measure.unit.format(n=self._value(measure, avoid=old_number)),
+            )
             first = self.plant(self.slots.take(0.1, 0.45), f"Let's fix the {measure.name} at {old}.")
-            second = self.plant(self.slots.take(0.55, 0.95), f"Change of plan: the {measure.name} is now {new} instead of {old}.")
+            second = self.plant(
+                self.slots.take(0.55, 0.95),
+                f"Change of plan: the {measure.name} is now {new} instead of {old}.",
+            )
             self.ask(
-                "knowledge_update", f"What is the {measure.name} now?", f"It is now {new}.",
-                [f"LLM response should state: {new}"], [first, second], original=old,
+                "knowledge_update",
+                f"What is the {measure.name} now?",
+                f"It is now {new}.",
+                [f"LLM response should state: {new}"],
+                [first, second],
+                original=old,
             )
 
     def temporal(self) -> None:
@@ -312,20 +362,27 @@ class _Builder:
         days = (self.day_of(turns[1]) - self.day_of(turns[0])).days
         self.ask(
             "temporal_reasoning",
-            f"How many days passed between the day I {domain.milestones[0]} and the day I {domain.milestones[1]}?",
+            f"How many days passed between the day I {domain.milestones[0]} and the day I"
+            f" {domain.milestones[1]}?",
             f"{days} days passed, from {spoken(self.day_of(turns[0]))} to {spoken(self.day_of(turns[1]))}.",
-            [f"LLM response should state: {days} days"], sources,
+            [f"LLM response should state: {days} days"],
+            sources,
         )
         turn = self.slots.take(0.1, 0.9)
         start = self.day_of(turn)
         length = self.rng.randrange(9, 45)
         due = start + timedelta(days=length)
-        source = self.plant(turn, f"I've set myself a deadline today, {spoken(start)}: {domain.deadline} has to be done by {spoken(due)}.")
+        source = self.plant(
+            turn,
+            f"I've set myself a deadline today, {spoken(start)}: {domain.deadline} has to be done by"
+            f" {spoken(due)}.",
+        )
         self.ask(
             "temporal_reasoning",
             f"When I set the deadline for {domain.deadline}, how many days did I give myself?",
             f"{length} days: from {spoken(start)} to {spoken(due)}.",
-            [f"LLM response should state: {length} days"], [source],
+            [f"LLM response should state: {length} days"],
+            [source],
         )
 
     def _in_batch(self, batch: int) -> int:
@@ -348,37 +405,61 @@ class _Builder:
         ]
         total = sum(counts)
         self.ask(
-            "multi_session_reasoning", f"Across our conversations, {what} in total?",
-            f"{total} in total ({' + '.join(map(str, counts))}).", [f"LLM response should state: {total}"], sources,
+            "multi_session_reasoning",
+            f"Across our conversations, {what} in total?",
+            f"{total} in total ({' + '.join(map(str, counts))}).",
+            [f"LLM response should state: {total}"],
+            sources,
         )
         category, members = domain.kinds
         chosen = self.rng.sample(members, 3)
         member_sources = [
-            self.plant(self.slots.take(0.1 + 0.3 * i, 0.4 + 0.3 * i), f"I've been looking at {member} as one of the {category} to try.")
+            self.plant(
+                self.slots.take(0.1 + 0.3 * i, 0.4 + 0.3 * i),
+                f"I've been looking at {member} as one of the {category} to try.",
+            )
             for i, member in enumerate(chosen)
         ]
         self.ask(
-            "multi_session_reasoning", f"Which {category} did I say I was looking at, across all our sessions?",
+            "multi_session_reasoning",
+            f"Which {category} did I say I was looking at, across all our sessions?",
             f"Three {category}: {chosen[0]}, {chosen[1]} and {chosen[2]}.",
-            [f"LLM response should mention: {member}" for member in chosen], member_sources,
+            [f"LLM response should mention: {member}" for member in chosen],
+            member_sources,
         )
 
     def contradictions(self) -> None:
         tool, use = self.plan.domain.tool
-        never, did = f"I have never used {tool} before, so I'll need some help with it.", f"I used {tool} once before, {use}."
-        self._contradiction(never, did, f"Have I ever used {tool} before?", f"you have never used {tool}", f"you used {tool} {use}")
+        never, did = (
+            f"I have never used {tool} before, so I'll need some help with it.",
+            f"I used {tool} once before, {use}.",
+        )
+        self._contradiction(
+            never,
+            did,
+            f"Have I ever used {tool} before?",
+            f"you have never used {tool}",
+            f"you used {tool} {use}",
+        )
         place = self.other_place
         pair = self.rng.choice(text.CONTRADICTIONS)
         self._contradiction(
-            pair[0].format(place=place), pair[1].format(place=place), f"Have I ever been to {place}?",
-            f"you have never {pair[2].format(place=place)}", f"you mentioned {pair[3].format(place=place)}",
+            pair[0].format(place=place),
+            pair[1].format(place=place),
+            f"Have I ever been to {place}?",
+            f"you have never {pair[2].format(place=place)}",
+            f"you mentioned {pair[3].format(place=place)}",
         )
 
     def _contradiction(self, never: str, did: str, question: str, claim_a: str, claim_b: str) -> None:
         first, second = (never, did) if self.rng.random() < 0.5 else (did, never)
-        sources = [self.plant(self.slots.take(0.1, 0.45), first), self.plant(self.slots.take(0.55, 0.95), second)]
+        sources = [
+            self.plant(self.slots.take(0.1, 0.45), first),
+            self.plant(self.slots.take(0.55, 0.95), second),
+        ]
         self.ask(
-            "contradiction_resolution", question,
+            "contradiction_resolution",
+            question,
             f"Those two statements conflict: {claim_a}, yet {claim_b}. Could you clarify which one is true?",
             [
                 "LLM response should state: the two statements conflict",
@@ -386,19 +467,32 @@ class _Builder:
                 f"LLM response should mention: {claim_b}",
                 "LLM response should mention: clarify which one is true",
             ],
-            sources, contradiction_type="never_statement_violation",
+            sources,
+            contradiction_type="never_statement_violation",
         )
 
     def abstention(self) -> None:
         phase = self.plan.domain.phases[0].label.lower()
         friend = self.people["friend"]
         target = f"what {friend} thought about {phase}"
-        self.ask("abstention", f"What did {friend} think about {phase}?", f"I can't tell you: {ABSTENTION_STEM} {target}.",
-                 [f"LLM response should state: {ABSTENTION_STEM} {target}"], [], abstention_type="missing_detail")
+        self.ask(
+            "abstention",
+            f"What did {friend} think about {phase}?",
+            f"I can't tell you: {ABSTENTION_STEM} {target}.",
+            [f"LLM response should state: {ABSTENTION_STEM} {target}"],
+            [],
+            abstention_type="missing_detail",
+        )
         who, what = self.rng.choice(text.NEVER_DISCUSSED)
         target = f"what {who} said about {what}"
-        self.ask("abstention", f"What did {who} say about {what}?", f"I can't tell you: {ABSTENTION_STEM} {target}.",
-                 [f"LLM response should state: {ABSTENTION_STEM} {target}"], [], abstention_type="unavailable_information")
+        self.ask(
+            "abstention",
+            f"What did {who} say about {what}?",
+            f"I can't tell you: {ABSTENTION_STEM} {target}.",
+            [f"LLM response should state: {ABSTENTION_STEM} {target}"],
+            [],
+            abstention_type="unavailable_information",
+        )
 
 
 # -- the chat's text, batch by batch --------------------------------------------------------------
@@ -416,8 +510,15 @@ def batches(plan: ChatPlan) -> Iterator[dict[str, Any]]:
                 "question_type": "main_question", "content": f"{user} ->-> {number + 1},{position}",
             }  # fmt: skip
             if position == 1:
-                message = {"role": "user", "id": message["id"], "time_anchor": anchor(plan.dates[number]), **message}
-            turns.append([message, {"role": "assistant", "id": plan.message_id(turn) + 1, "content": assistant}])
+                message = {
+                    "role": "user",
+                    "id": message["id"],
+                    "time_anchor": anchor(plan.dates[number]),
+                    **message,
+                }
+            turns.append(
+                [message, {"role": "assistant", "id": plan.message_id(turn) + 1, "content": assistant}]
+            )
         yield {"batch_number": number + 1, "turns": turns, "time_anchor": None}
 
 
@@ -433,11 +534,18 @@ def _turn(plan: ChatPlan, turn: int) -> tuple[str, str]:
 def _introduction(plan: ChatPlan) -> tuple[str, str]:
     p = plan.profile
     user = (
-        f"Hi! I'm {p['first']} {p['last']}, a {p['age']}-year-old {p['profession']} living in {p['city']}. "
-        f"My partner is {p['partner']}, my closest friend is {p['friend']}, and {p['colleague']} is a colleague of mine. "
-        f"Over the next weeks I'm working on {plan.project}, and I'd like you to help me along the way."
+        f"Hi! I'm {p['first']} {p['last']}, a {p['age']}-year-old {p['profession']} living in {p['city']}. My"
+        f" partner is {p['partner']}, my closest friend is {p['friend']}, and {p['colleague']} is a colleague"
+        f" of mine. Over the next weeks I'm working on {plan.project}, and I'd like you to help me along the"
+        " way."
     )
-    return user, f"Nice to meet you, {p['first']}! I'd be glad to help with {plan.project_short}. Tell me where you'd like to start."
+    return (
+        user,
+        (
+            f"Nice to meet you, {p['first']}! I'd be glad to help with {plan.project_short}. Tell me where"
+            " you'd like to start."
+        ),
+    )
 
 
 def _filler(plan: ChatPlan, turn: int) -> tuple[str, str]:
@@ -466,4 +574,13 @@ def _filler(plan: ChatPlan, turn: int) -> tuple[str, str]:
     return user, "\n\n".join(paragraphs)
 
 
-__all__ = ["ABSTENTION_STEM", "TURN_TOKENS", "ChatPlan", "Planted", "anchor", "batches", "plan_chat", "size_name"]
+__all__ = [
+    "ABSTENTION_STEM",
+    "TURN_TOKENS",
+    "ChatPlan",
+    "Planted",
+    "anchor",
+    "batches",
+    "plan_chat",
+    "size_name",
+]

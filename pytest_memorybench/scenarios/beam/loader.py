@@ -69,7 +69,7 @@ class PublishedConversation:
 
 
 def size_label(name: str) -> str | None:
-    """"100K", "1M", … for a folder or file name that is (or contains) a size."""
+    """ "100K", "1M", … for a folder or file name that is (or contains) a size."""
     match = _SIZE_IN_NAME.search(name)
     return match.group(1).upper() if match else None
 
@@ -84,20 +84,22 @@ def find_conversations(
     root = Path(path).expanduser()
     if not root.exists():
         raise UsageError(f"--mb-data beam={path}: no such file or folder")
-    found = _exports(root, sizes) if _is_export(root) else _repository(root, truncated) or _exports(root, sizes)
+    found = (
+        _exports(root, sizes) if _is_export(root) else _repository(root, truncated) or _exports(root, sizes)
+    )
     if not found:
         raise UsageError(
             f"--mb-data beam={path}: no BEAM data found; expected the repository layout "
             "chats/<size>/<n>/chat.json with probing_questions/probing_questions.json, "
             "or a Hugging Face export saved as .jsonl/.json (see the README's BEAM section)"
         )
-    selected = [
-        c for c in found
-        if (not sizes or c.size in sizes) and (not numbers or c.number in numbers)
-    ]
+    selected = [c for c in found if (not sizes or c.size in sizes) and (not numbers or c.number in numbers)]
     if not selected:
         have = ", ".join(c.id for c in found[:12]) + (" …" if len(found) > 12 else "")
-        raise UsageError(f"--mb-data beam={path}: no conversation matches sizes={list(sizes)} conversations={list(numbers)} (found: {have})")
+        raise UsageError(
+            f"--mb-data beam={path}: no conversation matches sizes={list(sizes)}"
+            f" conversations={list(numbers)} (found: {have})"
+        )
     order = {size: i for i, size in enumerate(SIZES)}
     return sorted(selected, key=lambda c: (order.get(c.size, len(order)), c.size, _number_key(c.number)))
 
@@ -116,7 +118,11 @@ def _repository(root: Path, truncated: bool) -> list[PublishedConversation]:
         size = size_label(root.parent.name) or root.parent.name
         return [_conversation_folder(root, size, truncated)]
     for base in (root / "chats", root):
-        size_dirs = [d for d in sorted(base.iterdir()) if d.is_dir() and size_label(d.name) == d.name.upper()] if base.is_dir() else []
+        size_dirs = (
+            [d for d in sorted(base.iterdir()) if d.is_dir() and size_label(d.name) == d.name.upper()]
+            if base.is_dir()
+            else []
+        )
         if size_dirs:
             return [c for d in size_dirs for c in _size_folder(d, d.name.upper(), truncated)]
     if size_label(root.name) == root.name.upper():  # one size folder
@@ -135,10 +141,18 @@ def _size_folder(folder: Path, size: str, truncated: bool) -> list[PublishedConv
 def _conversation_folder(folder: Path, size: str, truncated: bool) -> PublishedConversation:
     questions = tuple(parse_probing_questions(_read_json(folder / QUESTIONS), str(folder / QUESTIONS)))
     chat = folder / TRUNCATED if truncated and (folder / TRUNCATED).is_file() else folder / CHAT
-    missing = None if chat.is_file() else f"{chat} is missing (the repository leaves out large chats; the Hugging Face export has them all)"
+    missing = (
+        None
+        if chat.is_file()
+        else (
+            f"{chat} is missing (the repository leaves out large chats; the Hugging Face export has them all)"
+        )
+    )
     if missing is None:
         _check_chat_file(chat)
-    return PublishedConversation(size, folder.name, questions, lambda: read_chat_file(chat), str(chat), missing)
+    return PublishedConversation(
+        size, folder.name, questions, lambda: read_chat_file(chat), str(chat), missing
+    )
 
 
 _CHECKED: dict[tuple[str, int, int], int] = {}
@@ -190,7 +204,11 @@ def _is_export(path: Path) -> bool:
 
 def _exports(root: Path, sizes: tuple[str, ...]) -> list[PublishedConversation]:
     # In a folder, only files named by their size (`100K.jsonl`) are exports; other JSON is not ours.
-    files = [root] if root.is_file() else sorted(p for p in root.iterdir() if _is_export(p) and size_label(p.name))
+    files = (
+        [root]
+        if root.is_file()
+        else sorted(p for p in root.iterdir() if _is_export(p) and size_label(p.name))
+    )
     found = []
     for file in files:
         if file.suffix.lower() == ".parquet":
@@ -200,7 +218,10 @@ def _exports(root: Path, sizes: tuple[str, ...]) -> list[PublishedConversation]:
             )
         size = size_label(file.name) or (sizes[0] if len(sizes) == 1 else None)
         if size is None:
-            raise UsageError(f"{file}: cannot tell the conversation size from the file name; name it like 100K.jsonl or set the suite parameter sizes: 100K")
+            raise UsageError(
+                f"{file}: cannot tell the conversation size from the file name; name it like 100K.jsonl or"
+                " set the suite parameter sizes: 100K"
+            )
         found.extend(_export_rows(file, size))
     return found
 
@@ -221,7 +242,10 @@ def _row_index(file: Path) -> list[tuple[int, str, Any, int]]:
             with JsonStream(file) as stream:
                 for position, _ in enumerate(_rows(stream)):
                     if stream.peek() != "{":
-                        raise UsageError(f"{file} row {position + 1}: not an object with conversation_id, chat and probing_questions")
+                        raise UsageError(
+                            f"{file} row {position + 1}: not an object with conversation_id, chat and"
+                            " probing_questions"
+                        )
                     identifier, questions, chat, plans = str(position + 1), None, 0, 0
                     for name in stream.members():
                         if name == "conversation_id":
@@ -278,7 +302,9 @@ def _export_rows(file: Path, size: str) -> list[PublishedConversation]:
             raise UsageError(f"{where}: no chat messages in 'chat' (nor in 'plans[*].chat')")
         questions = tuple(parse_probing_questions(raw, where))
         number = identifier if re.fullmatch(r"[A-Za-z0-9_.-]+", identifier) else str(position + 1)
-        conversations.append(PublishedConversation(size, number, questions, _row_stream(file, position), where))
+        conversations.append(
+            PublishedConversation(size, number, questions, _row_stream(file, position), where)
+        )
     return conversations
 
 

@@ -42,7 +42,13 @@ ALIASES: dict[str, str] = {
     "multi_hop": "multi_session_reasoning",
 }
 # Where each ability keeps its reference answer; the first present, non-empty one is used.
-ANSWER_FIELDS: tuple[str, ...] = ("answer", "ideal_answer", "ideal_response", "ideal_summary", "expected_compliance")
+ANSWER_FIELDS: tuple[str, ...] = (
+    "answer",
+    "ideal_answer",
+    "ideal_response",
+    "ideal_summary",
+    "expected_compliance",
+)
 # The one ability scored by Kendall tau-b instead of nuggets.
 ORDERING = "event_ordering"
 
@@ -117,7 +123,11 @@ def parse_question(ability: str, index: int, raw: Mapping[str, Any]) -> ProbingQ
     rubric = raw.get("rubric")
     if isinstance(rubric, str):
         rubric = [rubric]
-    if not isinstance(rubric, list) or not rubric or not all(isinstance(n, str) and n.strip() for n in rubric):
+    if (
+        not isinstance(rubric, list)
+        or not rubric
+        or not all(isinstance(n, str) and n.strip() for n in rubric)
+    ):
         raise ValueError(f"{ability} question {index} has no 'rubric' (a non-empty list of nugget strings)")
     answer = next((str(raw[name]) for name in ANSWER_FIELDS if raw.get(name) not in (None, "")), "")
     known = {"question", "rubric", "difficulty", *ANSWER_FIELDS}
@@ -145,7 +155,9 @@ def parse_probing_questions(raw: Any, where: str) -> list[ProbingQuestion]:
     if isinstance(raw, str):
         raw = literal(raw, where)
     if not isinstance(raw, Mapping):
-        raise UsageError(f"{where}: probing questions must be an object keyed by ability, got {type(raw).__name__}")
+        raise UsageError(
+            f"{where}: probing questions must be an object keyed by ability, got {type(raw).__name__}"
+        )
     questions: list[ProbingQuestion] = []
     try:
         by_ability = {ability_name(key): value for key, value in raw.items()}

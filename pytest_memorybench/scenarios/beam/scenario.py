@@ -31,6 +31,7 @@ from typing import Any
 
 from pytest_memorybench.core.errors import UsageError
 from pytest_memorybench.core.records import Message, Score, TestDefinition
+from pytest_memorybench.core.spans import parse_span
 from pytest_memorybench.scenarios.base import ScoringContext
 from pytest_memorybench.scenarios.beam import generator
 from pytest_memorybench.scenarios.beam.chat import batches, deliver
@@ -45,7 +46,6 @@ from pytest_memorybench.scenarios.beam.scoring import ORDERING_SCORES, score_rep
 from pytest_memorybench.scenarios.beam.summary import summarize
 from pytest_memorybench.scenarios.params import at_least, read_params
 from pytest_memorybench.scenarios.probes import ProbeContext, probe_definition
-from pytest_memorybench.core.spans import parse_span
 
 NAME = "beam.conversations"
 HEADER = (
@@ -66,11 +66,12 @@ class BeamParams:
     domain: str = ""  # generated chats: software, renovation or running; by seed when empty
     ordering_score: str = "tau_norm"  # event ordering's item score: tau_norm (BEAM's report) or tau_norm_f1
 
-
     def __post_init__(self) -> None:
         at_least("chats", self.chats, 1)
         if self.ordering_score not in ORDERING_SCORES:
-            raise ValueError(f"ordering_score must be one of {', '.join(ORDERING_SCORES)}, got {self.ordering_score!r}")
+            raise ValueError(
+                f"ordering_score must be one of {', '.join(ORDERING_SCORES)}, got {self.ordering_score!r}"
+            )
         domains = {d.key for d in DOMAINS}
         if self.domain and self.domain not in domains:
             raise ValueError(f"domain must be one of {', '.join(sorted(domains))}, got {self.domain!r}")
@@ -82,7 +83,9 @@ class BeamParams:
         try:
             span = parse_span(self.tokens)
         except UsageError:
-            raise UsageError(f"scenario {NAME}: tokens must be a length such as 100K or 1M, got {self.tokens!r}") from None
+            raise UsageError(
+                f"scenario {NAME}: tokens must be a length such as 100K or 1M, got {self.tokens!r}"
+            ) from None
         if span.tokens is None or span.tokens < 20_000:
             raise UsageError(f"scenario {NAME}: tokens must be at least 20K, got {self.tokens!r}")
         return span.tokens
@@ -93,7 +96,7 @@ def _split(text: str) -> tuple[str, ...]:
 
 
 def size_marker(size: str) -> str:
-    """"100K" → "size_100k" (a marker must be an identifier)."""
+    """ "100K" → "size_100k" (a marker must be an identifier)."""
     return "size_" + "".join(char for char in size.lower() if char.isalnum())
 
 
@@ -116,7 +119,15 @@ class BeamConversations:
         )
         contexts = []
         for conversation in found:
-            probes = _definitions(suite, seed, conversation.id, conversation.size, conversation.questions, conversation.source, settings.ordering_score)
+            probes = _definitions(
+                suite,
+                seed,
+                conversation.id,
+                conversation.size,
+                conversation.questions,
+                conversation.source,
+                settings.ordering_score,
+            )
             if conversation.missing:
                 probes = [dataclasses.replace(p, skip_reason=conversation.missing) for p in probes]
             turns = _stream(conversation.units, settings.strip_markers)
@@ -128,16 +139,28 @@ class BeamConversations:
         contexts = []
         for number in range(1, settings.chats + 1):
             plan = generator.plan_chat(tokens, seed, number, settings.domain)
-            probes = _definitions(suite, seed, plan.id, generator.size_name(tokens), plan.questions, "generated", settings.ordering_score)
+            probes = _definitions(
+                suite,
+                seed,
+                plan.id,
+                generator.size_name(tokens),
+                plan.questions,
+                "generated",
+                settings.ordering_score,
+            )
             units = lambda plan=plan: generator.batches(plan)
-            contexts.append(ProbeContext(plan.id, tuple(probes), _stream(units, settings.strip_markers), header=HEADER))
+            contexts.append(
+                ProbeContext(plan.id, tuple(probes), _stream(units, settings.strip_markers), header=HEADER)
+            )
         return contexts
 
     def evidence_ids(self, definition: TestDefinition) -> list[int]:
         """The chat messages the question rests on (its `source_chat_ids`): evidence recall's target."""
         return list((definition.expected or {}).get("source_chat_ids") or ())
 
-    def score(self, definition: TestDefinition, responses: Sequence[str], context: ScoringContext) -> Awaitable[Score]:
+    def score(
+        self, definition: TestDefinition, responses: Sequence[str], context: ScoringContext
+    ) -> Awaitable[Score]:
         return score_reply(definition, responses, context)
 
     def summarize(self, records: list[dict[str, Any]]) -> dict[str, Any]:

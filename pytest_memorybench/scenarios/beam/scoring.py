@@ -32,9 +32,9 @@ import re
 from collections.abc import Sequence
 from itertools import pairwise
 
+from pytest_memorybench.core.records import Score, TestDefinition
 from pytest_memorybench.judges.base import Judge, JudgeTask
 from pytest_memorybench.judges.local import LocalJudge
-from pytest_memorybench.core.records import Score, TestDefinition
 from pytest_memorybench.scenarios.base import ScoringContext
 from pytest_memorybench.scenarios.beam.questions import ORDERING
 from pytest_memorybench.scoring.judged import score_rubric
@@ -45,7 +45,9 @@ UNFILLED_QUESTION = "<question>"  # what BEAM's judge sees where the question sh
 SCORER = "beam"
 TAU_NORM, TAU_NORM_F1 = "tau_norm", "tau_norm_f1"
 ORDERING_SCORES = (TAU_NORM, TAU_NORM_F1)
-_STEM = re.compile(r"^\s*(?:the\s+)?llm\s+response\s+should\s+(?:mention|state|contain|include)\s*:\s*", re.IGNORECASE)
+_STEM = re.compile(
+    r"^\s*(?:the\s+)?llm\s+response\s+should\s+(?:mention|state|contain|include)\s*:\s*", re.IGNORECASE
+)
 _LIST_MARK = re.compile(r"^\s*(?:[-*•·]+|\(?\d{1,2}[.):]|\d{1,2}(?:st|nd|rd|th)\s*[:.)-])\s*")
 _INLINE_NUMBER = re.compile(r"(?:^|[\s,;:])\(?(\d{1,2})[.)]\s+")
 
@@ -62,7 +64,13 @@ async def score_reply(definition: TestDefinition, responses: Sequence[str], cont
         return await score_ordering(judge, rubric, reply, context.profile, with_f1=with_f1)
     question = UNFILLED_QUESTION if context.profile == OFFICIAL else definition.questions[0]
     return await score_rubric(
-        judge, question=question, nuggets=rubric, answer=reply, profile=context.profile, ability=ability, scorer=SCORER
+        judge,
+        question=question,
+        nuggets=rubric,
+        answer=reply,
+        profile=context.profile,
+        ability=ability,
+        scorer=SCORER,
     )
 
 
@@ -82,12 +90,16 @@ def reply_items(reply: str, profile: Profile) -> list[str]:
         if len(numbers) >= 2 and [int(m.group(1)) for m in numbers] == list(range(1, len(numbers) + 1)):
             # The lead-in before "1)" ("Your focus developed in this sequence:") is no event.
             cuts = [m.start() for m in numbers] + [len(lines[0])]
-            pieces = [_LIST_MARK.sub("", lines[0][a:b].strip(" ,;:")).strip(" ,;.") for a, b in pairwise(cuts)]
+            pieces = [
+                _LIST_MARK.sub("", lines[0][a:b].strip(" ,;:")).strip(" ,;.") for a, b in pairwise(cuts)
+            ]
             lines = [piece for piece in pieces if piece] or lines
     return lines
 
 
-async def align(judge: Judge, reference: Sequence[str], items: Sequence[str]) -> tuple[list[str], int, str | None]:
+async def align(
+    judge: Judge, reference: Sequence[str], items: Sequence[str]
+) -> tuple[list[str], int, str | None]:
     """Each item replaced by the first unused reference event the judge finds equivalent to it.
 
     Returns the aligned list, how many items were aligned and, if the judge failed, its error
@@ -101,7 +113,9 @@ async def align(judge: Judge, reference: Sequence[str], items: Sequence[str]) ->
             for index, event in enumerate(reference):
                 if index in used:
                     continue
-                verdict = await judge.judge(JudgeTask("equivalence", {"first": item, "second": event}, SCORER))
+                verdict = await judge.judge(
+                    JudgeTask("equivalence", {"first": item, "second": event}, SCORER)
+                )
                 if not verdict.ok:
                     return aligned, len(used), verdict.error or "the judge gave no verdict"
                 if (verdict.data or {}).get("equivalent"):
@@ -126,7 +140,10 @@ async def score_ordering(
     if error is not None:
         return Score(0.0, (error,))
     score = score_beam_ordering(reference, aligned)
-    lead = f"{len(items)} reply item(s) ({profile} profile), {found} aligned to rubric events by judge {judge.name}"
+    lead = (
+        f"{len(items)} reply item(s) ({profile} profile), {found} aligned to rubric events by judge"
+        f" {judge.name}"
+    )
     if not with_f1:
         return Score(score.value, (lead, *score.reasons), score.details)
     value = min(1.0, max(0.0, score.details["final_score"]))
@@ -134,4 +151,12 @@ async def score_ordering(
     return Score(value, (lead, *score.reasons[:-1], note), score.details)
 
 
-__all__ = ["ORDERING_SCORES", "UNFILLED_QUESTION", "align", "event_label", "reply_items", "score_ordering", "score_reply"]
+__all__ = [
+    "ORDERING_SCORES",
+    "UNFILLED_QUESTION",
+    "align",
+    "event_label",
+    "reply_items",
+    "score_ordering",
+    "score_reply",
+]

@@ -30,12 +30,12 @@ GENERATED_PREFIX = "gen-"
 
 
 def conversation_of(test_id: str) -> str:
-    """"100K-1::knowledge_update[2]" → "100K-1"."""
+    """ "100K-1::knowledge_update[2]" → "100K-1"."""
     return test_id.split("::", 1)[0]
 
 
 def size_of(conversation: str) -> str:
-    """"100K-1" → "100K"; a generated chat "gen-1M-2" → "1M"."""
+    """ "100K-1" → "100K"; a generated chat "gen-1M-2" → "1M"."""
     return conversation.removeprefix(GENERATED_PREFIX).split("-", 1)[0]
 
 
@@ -47,7 +47,9 @@ def _mean(values: Iterable[float]) -> float | None:
 def summarize(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """The per-size × per-ability table and the event-ordering and profile figures."""
     # size -> ability -> conversation -> scores
-    scores: dict[str, dict[str, dict[str, list[float]]]] = defaultdict(lambda: defaultdict(lambda: defaultdict(list)))
+    scores: dict[str, dict[str, dict[str, list[float]]]] = defaultdict(
+        lambda: defaultdict(lambda: defaultdict(list))
+    )
     ordering: dict[str, list[float]] = defaultdict(list)
     profiles: dict[str, list[float]] = defaultdict(list)
     for record in records:
@@ -78,7 +80,9 @@ def summarize(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     for size in _size_order(table):
         metrics[f"{size} average"] = table[size]["average"]
         if len(table) > 1:
-            metrics.update((f"{size} {ability}", value) for ability, value in table[size].items() if ability != "average")
+            metrics.update(
+                (f"{size} {ability}", value) for ability, value in table[size].items() if ability != "average"
+            )
     if ordering:
         metrics["event_ordering tau_norm"] = _mean(ordering["tau_norm"])
         metrics["event_ordering tau_norm×F1"] = _mean(ordering["final_score"])

@@ -32,7 +32,10 @@ def published_questions(questions: Iterable[ProbingQuestion]) -> dict[str, list[
     """Questions in the published `probing_questions.json` shape (field names per ability)."""
     result: dict[str, list[dict[str, Any]]] = {}
     for q in questions:
-        item: dict[str, Any] = {"question": q.question, _ANSWER_FIELD.get(q.ability, ANSWER_FIELDS[0]): q.answer}
+        item: dict[str, Any] = {
+            "question": q.question,
+            _ANSWER_FIELD.get(q.ability, ANSWER_FIELDS[0]): q.answer,
+        }
         item["difficulty"] = q.difficulty
         item.update(q.extra)
         if q.ability != "abstention" and "source_chat_ids" not in item:  # a published dict stays a dict

@@ -111,7 +111,11 @@ def generated_book(plan: BookPlan) -> Book:
         assert truth.meta is not None
         seed = f"{plan.seed}|{truth.chapter}"
         return write_chapter(
-            truth.event, truth.meta, truth.post_entities, seed, universe.pronouns.get(truth.event.entity, "she")
+            truth.event,
+            truth.meta,
+            truth.post_entities,
+            seed,
+            universe.pronouns.get(truth.event.entity, "she"),
         ).text
 
     return Book(tuple(truths), unused_universe(universe.items, truths), write)
@@ -122,4 +126,6 @@ def unused_universe(
 ) -> dict[str, tuple[str, ...]]:
     """For each feature, the universe's items no chapter uses (App. B.2.3's "unused static universe")."""
     used = {feature: {truth.event.feature(feature) for truth in truths} for feature in FEATURES}
-    return {feature: tuple(item for item in items(feature) if item not in used[feature]) for feature in FEATURES}
+    return {
+        feature: tuple(item for item in items(feature) if item not in used[feature]) for feature in FEATURES
+    }

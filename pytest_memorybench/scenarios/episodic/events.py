@@ -69,7 +69,11 @@ class EventMeta:
 
     def as_dict(self) -> dict[str, object]:
         """The published `meta_events.json` shape."""
-        return {"nb_paragraphs": self.nb_paragraphs, "idx_paragraph": dict(self.idx_paragraph), "style": self.style}
+        return {
+            "nb_paragraphs": self.nb_paragraphs,
+            "idx_paragraph": dict(self.idx_paragraph),
+            "style": self.style,
+        }
 
 
 def position_weights(distribution: str, size: int, p: float) -> list[float]:
@@ -77,7 +81,9 @@ def position_weights(distribution: str, size: int, p: float) -> list[float]:
     if distribution == "uniform":
         return [1.0 / size] * size
     if distribution != "geometric":
-        raise UsageError(f"episodic distribution must be one of {', '.join(DISTRIBUTIONS)}, got {distribution!r}")
+        raise UsageError(
+            f"episodic distribution must be one of {', '.join(DISTRIBUTIONS)}, got {distribution!r}"
+        )
     if not 0 < p < 1:
         raise UsageError(f"episodic p must be strictly between 0 and 1, got {p}")
     norm = 1 - (1 - p) ** size
@@ -118,8 +124,9 @@ def sample_events(
         if len(events) == count:
             return events
     raise UsageError(
-        f"episodic: could not draw {count} events with distinct (date, entity) and (date, location) pairs "
-        f"from a universe of {universe.size} (stuck after {len(events)}); use fewer chapters or a larger universe_size"
+        f"episodic: could not draw {count} events with distinct (date, entity) and (date, location) pairs"
+        f" from a universe of {universe.size} (stuck after {len(events)}); use fewer chapters or a larger"
+        " universe_size"
     )
 
 

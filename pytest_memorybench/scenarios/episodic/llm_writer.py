@@ -88,7 +88,10 @@ Style: {style}, with {words}; keep one narrative voice from start to end.
 
 Do not mention any other place or date, write no introduction or conclusion, and keep to this one {content}."""
 
-RETRY_NOTE = "\n\nYour previous version did not meet these requirements: {problems}. Write the scene again and meet every requirement."
+RETRY_NOTE = (
+    "\n\nYour previous version did not meet these requirements: {problems}. Write the scene again and meet"
+    " every requirement."
+)
 
 CHECK_SYSTEM = (
     "You check texts. Read the text you are given and answer true or false to each question about it, "
@@ -121,14 +124,18 @@ class TextModel(Protocol):
 class SpecModel:
     """A model named the way `--judge` names one (`openai:MODEL[@URL]`, `anthropic:MODEL[@URL]`, URL)."""
 
-    def __init__(self, spec: str, *, max_output_tokens: int = MAX_OUTPUT_TOKENS, api_key: str | None = None) -> None:
+    def __init__(
+        self, spec: str, *, max_output_tokens: int = MAX_OUTPUT_TOKENS, api_key: str | None = None
+    ) -> None:
         from pytest_memorybench.judges.spec import build_judge
 
         try:
             client = build_judge(spec, cache_path=None, max_output_tokens=max_output_tokens, api_key=api_key)
         except UsageError as exc:  # the judge layer names its own option; here the model is --model
             raise UsageError(
-                str(exc).replace("--judge ", "--model ", 1).replace("point the judge at", "point the writer at")
+                str(exc)
+                .replace("--judge ", "--model ", 1)
+                .replace("point the judge at", "point the writer at")
             ) from None
         if not client.is_llm:
             raise UsageError(f"--model {spec!r}: the llm writer needs a model, such as openai:gpt-4o-mini")
@@ -221,11 +228,16 @@ async def write_with_model(
     return result
 
 
-def fill_placeholders(paragraphs: Sequence[str], names: Callable[[], str]) -> tuple[list[str], tuple[str, ...]]:
+def fill_placeholders(
+    paragraphs: Sequence[str], names: Callable[[], str]
+) -> tuple[list[str], tuple[str, ...]]:
     """Each distinct `$entity_X` replaced by a new name, in order of first appearance."""
     text = "\n\n".join(paragraphs)
     mapping = {placeholder: names() for placeholder in placeholders(text)}
-    filled = [re.sub(r"\$entity_\d+\b", lambda match: mapping[match.group(0)], paragraph) for paragraph in paragraphs]
+    filled = [
+        re.sub(r"\$entity_\d+\b", lambda match: mapping[match.group(0)], paragraph)
+        for paragraph in paragraphs
+    ]
     return filled, tuple(mapping.values())
 
 

@@ -72,11 +72,13 @@ def find_book_folder(path: Path) -> Path:
         return found[0]
     if not found:
         raise UsageError(
-            f"episodic data {path}: no {BOOK} in it; give the book folder of the published data or of a saved book"
+            f"episodic data {path}: no {BOOK} in it; give the book folder of the published data or of a saved"
+            " book"
         )
     names = ", ".join(str(folder.relative_to(path)) for folder in found[:6])
     raise UsageError(
-        f"episodic data {path} holds {len(found)} books ({names}{', …' if len(found) > 6 else ''}); give one of their folders"
+        f"episodic data {path} holds {len(found)} books ({names}{', …' if len(found) > 6 else ''}); give one"
+        " of their folders"
     )
 
 
@@ -93,12 +95,15 @@ def read_parquet(path: Path) -> list[dict[str, Any]]:
         import pyarrow.parquet as parquet
     except ImportError:
         raise UsageError(
-            f"episodic data {path.name}: reading parquet needs pyarrow; install it with pip install 'pytest-memorybench[parquet]'"
+            f"episodic data {path.name}: reading parquet needs pyarrow; install it with pip install"
+            " 'pytest-memorybench[parquet]'"
         ) from None
     try:
         return parquet.read_table(path).to_pylist()
     except Exception as exc:  # noqa: BLE001 - pyarrow raises many kinds for a bad file
-        raise UsageError(f"episodic data {path}: not a readable parquet file ({type(exc).__name__}: {exc})") from None
+        raise UsageError(
+            f"episodic data {path}: not a readable parquet file ({type(exc).__name__}: {exc})"
+        ) from None
 
 
 def _read_json(path: Path) -> Any:
@@ -121,7 +126,9 @@ def _texts_writer(texts: Mapping[int, str], where: Path) -> Any:
         try:
             return texts[truth.chapter]
         except KeyError:
-            raise UsageError(f"episodic data {where}: chapter {truth.chapter} has ground truth but no text") from None
+            raise UsageError(
+                f"episodic data {where}: chapter {truth.chapter} has ground truth but no text"
+            ) from None
 
     return write
 
@@ -133,10 +140,13 @@ def _load_published(folder: Path) -> LoadedBook:
     missing = [name for name in (GROUND_TRUTH, QA) if not (folder / name).is_file()]
     if missing:
         raise UsageError(
-            f"episodic data {folder}: {', '.join(missing)} missing (expected the published book folder, or a saved book with {OURS})"
+            f"episodic data {folder}: {', '.join(missing)} missing (expected the published book folder, or a"
+            f" saved book with {OURS})"
         )
     texts = _book_text(folder)
-    truths = tuple(_published_truth(row, folder / GROUND_TRUTH) for row in read_parquet(folder / GROUND_TRUTH))
+    truths = tuple(
+        _published_truth(row, folder / GROUND_TRUTH) for row in read_parquet(folder / GROUND_TRUTH)
+    )
     book = Book(
         tuple(sorted(truths, key=lambda truth: truth.chapter)),
         {f: () for f in FEATURES},
@@ -175,7 +185,9 @@ def _published_truth(row: Mapping[str, Any], where: Path) -> ChapterTruth:
     date, location, entity, content = (str(_field(row, name, where)) for name in FEATURES)
     event = Event(date, location, entity, content, detail="")  # the published ground truth has no detail
     return ChapterTruth(
-        int(_field(row, "chapter", where)), event, tuple(str(name) for name in _items(row.get("post_entities")))
+        int(_field(row, "chapter", where)),
+        event,
+        tuple(str(name) for name in _items(row.get("post_entities"))),
     )
 
 
@@ -232,7 +244,9 @@ def save_book(book: Book, folder: Path, info: Mapping[str, Any]) -> Path:
         json.dumps([t.event.as_list() for t in book.truths], ensure_ascii=False, indent=1), encoding="utf-8"
     )
     metas = [t.meta.as_dict() if t.meta else None for t in book.truths]
-    (folder / "meta_events.json").write_text(json.dumps(metas, ensure_ascii=False, indent=1), encoding="utf-8")
+    (folder / "meta_events.json").write_text(
+        json.dumps(metas, ensure_ascii=False, indent=1), encoding="utf-8"
+    )
     record = {
         "format": FORMAT,
         **info,
@@ -278,5 +292,7 @@ def _our_truth(entry: Mapping[str, Any]) -> ChapterTruth:
         int(entry["chapter"]),
         Event(*[str(value) for value in entry["event"]]),
         tuple(str(name) for name in entry.get("post_entities", ())),
-        EventMeta(int(meta["nb_paragraphs"]), dict(meta["idx_paragraph"]), str(meta["style"])) if meta else None,
+        EventMeta(int(meta["nb_paragraphs"]), dict(meta["idx_paragraph"]), str(meta["style"]))
+        if meta
+        else None,
     )

@@ -87,7 +87,10 @@ BANKS: dict[str, StyleBank] = {
             "For the record, the name on the visitor list was {entity}.",
         ),
         content=(
-            "The {content} was the reason everyone had come, and {first} {detail} while keeping an eye on the room.",
+            (
+                "The {content} was the reason everyone had come, and {first} {detail} while keeping an eye on"
+                " the room."
+            ),
             "In the middle of the {content}, {first} {detail}, noting who looked away.",
         ),
     ),
@@ -128,11 +131,17 @@ BANKS: dict[str, StyleBank] = {
         ),
         entity=(
             "{entity} arrived with a clipboard, a whistle and a hat that had opinions.",
-            "Everyone agreed that {entity} was the calmest person present, which said a lot about the others.",
+            (
+                "Everyone agreed that {entity} was the calmest person present, which said a lot about the"
+                " others."
+            ),
         ),
         content=(
             "Then the {content} began in earnest, and {first} {detail} to scattered but sincere applause.",
-            "Halfway through the {content}, {first} {detail}, and somehow that was the least strange thing so far.",
+            (
+                "Halfway through the {content}, {first} {detail}, and somehow that was the least strange"
+                " thing so far."
+            ),
         ),
     ),
     "tragedy": StyleBank(
@@ -307,7 +316,10 @@ BANKS: dict[str, StyleBank] = {
             "The heralds announced {entity} with a flourish of copper horns.",
         ),
         content=(
-            "The {content} unfolded like a spell cast slowly, and {first} {detail} as sparks drifted overhead.",
+            (
+                "The {content} unfolded like a spell cast slowly, and {first} {detail} as sparks drifted"
+                " overhead."
+            ),
             "Deep in the enchantment of the {content}, {first} {detail}.",
         ),
     ),
@@ -351,7 +363,10 @@ BANKS: dict[str, StyleBank] = {
             "A voice from the dark called {entity}, patiently, twice.",
         ),
         content=(
-            "The {content} carried on with brittle cheer, and {first} {detail} while the shadows pressed closer.",
+            (
+                "The {content} carried on with brittle cheer, and {first} {detail} while the shadows pressed"
+                " closer."
+            ),
             "Somewhere in the middle of the {content}, {first} {detail}, and the room went very quiet.",
         ),
     ),

@@ -127,7 +127,9 @@ def answer_of(template: Template, rows: Sequence[ChapterTruth]) -> tuple[tuple[s
         return tuple(name for row in rows for name in row.post_entities), tuple(row.chapter for row in rows)
     feature = TRACE_FEATURE[template.trace]
     if template.get == "all":
-        return tuple(dict.fromkeys(row.event.feature(feature) for row in rows)), tuple(row.chapter for row in rows)
+        return tuple(dict.fromkeys(row.event.feature(feature) for row in rows)), tuple(
+            row.chapter for row in rows
+        )
     ordered = sorted(rows, key=lambda row: (datetime.strptime(row.event.date, DATE_FORMAT), row.chapter))
     if template.get == "latest":
         ordered = ordered[-1:]
@@ -175,7 +177,9 @@ def candidates(book: Book, seed: int) -> list[_Candidate]:
 
     for truth in book.truths:
         offer(truth.values(), None, ())
-    in_book = {feature: sorted({truth.event.feature(feature) for truth in book.truths}) for feature in FEATURES}
+    in_book = {
+        feature: sorted({truth.event.feature(feature) for truth in book.truths}) for feature in FEATURES
+    }
     for truth in book.truths:
         for strategy in STRATEGIES:
             corrupted = corrupt(truth, strategy, in_book, book.unused, seed)
@@ -222,7 +226,9 @@ def select(pool: Iterable[_Candidate], per_bin: int, seed: int) -> list[Question
     for candidate in pool:
         groups[(candidate.template.id, bin_of(len(candidate.rows)))].append(candidate)
     chosen: list[Question] = []
-    for (template, bin_label), members in sorted(groups.items(), key=lambda item: (item[0][0], BINS.index(item[0][1]))):
+    for (template, bin_label), members in sorted(
+        groups.items(), key=lambda item: (item[0][0], BINS.index(item[0][1]))
+    ):
         rng = random.Random(f"episodic|select|{seed}|{template}|{bin_label}")
         picked = sorted(rng.sample(range(len(members)), min(per_bin, len(members))))
         chosen.extend(build_question(members[i]) for i in picked)

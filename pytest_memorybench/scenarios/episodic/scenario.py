@@ -51,7 +51,9 @@ DELIVERIES = ("chapters", "document")
 START = datetime(2025, 1, 6, 9, 0)  # the simulated clock of the delivery (not the story's dates)
 EMPTY_ANSWER = "There is no such event in the book: it is not mentioned anywhere."
 HEADERS = {
-    "chapters": "Here is a book, chapter by chapter. Read it closely: I will ask you questions about it afterwards.",
+    "chapters": (
+        "Here is a book, chapter by chapter. Read it closely: I will ask you questions about it afterwards."
+    ),
     "document": "Here is a book. Read it closely: I will ask you questions about it afterwards.",
 }
 
@@ -74,7 +76,9 @@ class EpisodicParams:
         if self.delivery not in DELIVERIES:
             raise ValueError(f"delivery must be one of {', '.join(DELIVERIES)}, got {self.delivery!r}")
         if self.distribution not in DISTRIBUTIONS:
-            raise ValueError(f"distribution must be one of {', '.join(DISTRIBUTIONS)}, got {self.distribution!r}")
+            raise ValueError(
+                f"distribution must be one of {', '.join(DISTRIBUTIONS)}, got {self.distribution!r}"
+            )
         if not 0 < self.p < 1:
             raise ValueError(f"p must be strictly between 0 and 1, got {self.p}")
         for name in ("start_date", "end_date"):
@@ -203,7 +207,9 @@ def book_turns(book: Book, delivery: str) -> Iterator[Message]:
         yield Message(book.document(), START)
         return
     for offset, truth in enumerate(book.truths):
-        yield Message(book.heading_and_body(truth.chapter), START + timedelta(minutes=offset), id=truth.chapter)
+        yield Message(
+            book.heading_and_body(truth.chapter), START + timedelta(minutes=offset), id=truth.chapter
+        )
 
 
 class EpisodicBook:

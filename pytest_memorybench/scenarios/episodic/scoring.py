@@ -32,8 +32,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from statistics import fmean
 from typing import Any
 
-from pytest_memorybench.judges.base import Judge
 from pytest_memorybench.core.records import Score, TestDefinition
+from pytest_memorybench.judges.base import Judge
 from pytest_memorybench.scenarios.base import ScoringContext
 from pytest_memorybench.scenarios.episodic.questions import BINS
 from pytest_memorybench.scoring.judged import score_items, score_order
@@ -42,14 +42,18 @@ from pytest_memorybench.scoring.text import unique_in_order
 SCORER = "episodic"
 LATEST_BINS = ("2", "3-5", "6+")
 _CHRONOLOGY = re.compile(
-    r"^chronology: (?P<found>\d+) of (?P<total>\d+) items aligned, (?P<exact>exact|not exact), tau (?P<tau>-?[\d.]+|undefined)"
+    r"^chronology: (?P<found>\d+) of (?P<total>\d+) items aligned, (?P<exact>exact|not exact), tau"
+    r" (?P<tau>-?[\d.]+|undefined)"
 )
 
 
 def chronology_reason(found: int, total: int, tau: float | None) -> str:
     """The reason line that carries a chronological question's result to `summarize`."""
     exact = "exact" if found == total else "not exact"
-    return f"chronology: {found} of {total} items aligned, {exact}, tau {'undefined' if tau is None else f'{tau:.4f}'}"
+    return (
+        f"chronology: {found} of {total} items aligned, {exact}, tau"
+        f" {'undefined' if tau is None else f'{tau:.4f}'}"
+    )
 
 
 def parse_chronology(reasons: Iterable[str]) -> tuple[int, int, float | None] | None:
@@ -62,7 +66,9 @@ def parse_chronology(reasons: Iterable[str]) -> tuple[int, int, float | None] | 
     return None
 
 
-async def score_question(definition: TestDefinition, responses: Sequence[str], context: ScoringContext) -> Score:
+async def score_question(
+    definition: TestDefinition, responses: Sequence[str], context: ScoringContext
+) -> Score:
     """The score of one episodic question (see the module docstring)."""
     expected: Mapping[str, Any] = definition.expected
     answer = responses[-1] if responses else ""

@@ -48,9 +48,12 @@ class Universe:
 
     def items(self, feature: str) -> tuple[str, ...]:
         """The list for one of `FEATURES`."""
-        return {"date": self.dates, "location": self.locations, "entity": self.entities, "content": self.contents}[
-            feature
-        ]
+        return {
+            "date": self.dates,
+            "location": self.locations,
+            "entity": self.entities,
+            "content": self.contents,
+        }[feature]
 
     @property
     def size(self) -> int:
@@ -70,7 +73,9 @@ def first_name(entity: str) -> str:
 
 
 @lru_cache(maxsize=16)
-def build_universe(seed: int, size: int = 100, start: date = DEFAULT_START, end: date = DEFAULT_END) -> Universe:
+def build_universe(
+    seed: int, size: int = 100, start: date = DEFAULT_START, end: date = DEFAULT_END
+) -> Universe:
     """The universe of a seed; UsageError if our lists or the date range are too small for `size`."""
     if size < 2:
         raise UsageError(f"episodic universe_size must be at least 2, got {size}")
@@ -79,9 +84,13 @@ def build_universe(seed: int, size: int = 100, start: date = DEFAULT_START, end:
         raise UsageError(f"episodic universe_size {size} is larger than our lists allow ({limit})")
     days = (end - start).days + 1
     if days < size:
-        raise UsageError(f"episodic dates {start} to {end} hold {max(days, 0)} days, fewer than universe_size {size}")
+        raise UsageError(
+            f"episodic dates {start} to {end} hold {max(days, 0)} days, fewer than universe_size {size}"
+        )
     rng = random.Random(f"episodic|universe|{seed}")
-    dates = tuple((start + timedelta(days=offset)).strftime(DATE_FORMAT) for offset in rng.sample(range(days), size))
+    dates = tuple(
+        (start + timedelta(days=offset)).strftime(DATE_FORMAT) for offset in rng.sample(range(days), size)
+    )
     locations = tuple(rng.sample(LOCATIONS, size))
     contents = tuple(rng.sample(sorted(CONTENTS), size))
     female, male, surnames = faker_names()

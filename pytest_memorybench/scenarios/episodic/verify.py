@@ -67,7 +67,11 @@ def placement_problems(paragraphs: Sequence[str], event: Event, meta: EventMeta)
 def placeholder_problems(text: str) -> list[str]:
     """Secondary characters must be written `$entity_X`; any other `$word` is a malformed one."""
     bad = sorted(
-        {match.group(0) for match in _PLACEHOLDER.finditer(text) if not _GOOD_PLACEHOLDER.fullmatch(match.group(0))}
+        {
+            match.group(0)
+            for match in _PLACEHOLDER.finditer(text)
+            if not _GOOD_PLACEHOLDER.fullmatch(match.group(0))
+        }
     )
     return [f"malformed character placeholder(s): {', '.join(bad)}"] if bad else []
 

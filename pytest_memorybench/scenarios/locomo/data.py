@@ -32,7 +32,9 @@ DOWNLOAD = (
 
 _DIA_ID = re.compile(r"^D(\d+):(\d+)$")
 _SESSION = re.compile(r"^session_(\d+)$")
-_DATE_TIME = re.compile(r"^\s*(\d{1,2}):(\d{2})\s*([ap]m)\s+on\s+(\d{1,2})\s+([A-Za-z]+),?\s+(\d{4})\s*$", re.IGNORECASE)
+_DATE_TIME = re.compile(
+    r"^\s*(\d{1,2}):(\d{2})\s*([ap]m)\s+on\s+(\d{1,2})\s+([A-Za-z]+),?\s+(\d{4})\s*$", re.IGNORECASE
+)
 
 
 @dataclass(frozen=True)
@@ -79,7 +81,7 @@ class Sample:
 
 
 def turn_number(dia_id: str) -> int:
-    """"D12:7" → 12007: a `Message.id` that evidence recall can name."""
+    """ "D12:7" → 12007: a `Message.id` that evidence recall can name."""
     match = _DIA_ID.match(dia_id.strip())
     if match is None:
         raise Malformed(f"dia_id {dia_id!r} is not of the form D<session>:<turn>")
@@ -87,7 +89,7 @@ def turn_number(dia_id: str) -> int:
 
 
 def parse_date_time(text: str) -> datetime:
-    """"1:56 pm on 8 May, 2023" → 2023-05-08 13:56."""
+    """ "1:56 pm on 8 May, 2023" → 2023-05-08 13:56."""
     match = _DATE_TIME.match(text)
     if match is None:
         raise Malformed(f"session date {text!r} is not like '1:56 pm on 8 May, 2023'")
@@ -147,16 +149,25 @@ def _sessions(conversation: dict[str, Any]) -> tuple[Session, ...]:
             raise Malformed(f"session_{number} must be a list of turns")
         if not isinstance(date_time, str):
             raise Malformed(f"session_{number} has no session_{number}_date_time")
-        sessions.append(Session(number, date_time, parse_date_time(date_time), tuple(_turn(number, t) for t in turns)))
+        sessions.append(
+            Session(number, date_time, parse_date_time(date_time), tuple(_turn(number, t) for t in turns))
+        )
     return tuple(sessions)
 
 
 def _turn(session: int, raw: Any) -> Turn:
-    if not isinstance(raw, dict) or not all(isinstance(raw.get(key), str) for key in ("speaker", "dia_id", "text")):
+    if not isinstance(raw, dict) or not all(
+        isinstance(raw.get(key), str) for key in ("speaker", "dia_id", "text")
+    ):
         raise Malformed(f"session_{session}: a turn needs 'speaker', 'dia_id' and 'text' strings")
     turn_number(raw["dia_id"])
     caption = raw.get("blip_caption")
-    return Turn(raw["speaker"], raw["dia_id"].strip(), raw["text"], caption if isinstance(caption, str) and caption else None)
+    return Turn(
+        raw["speaker"],
+        raw["dia_id"].strip(),
+        raw["text"],
+        caption if isinstance(caption, str) and caption else None,
+    )
 
 
 def _question(index: int, raw: Any) -> Question:

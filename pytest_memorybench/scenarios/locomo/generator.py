@@ -64,7 +64,9 @@ class _Builder:
         turns = self.sessions[session]
         turn = {"speaker": self.speakers[speaker], "dia_id": f"D{session + 1}:{len(turns) + 1}", "text": text}
         if caption:
-            turn.update({"img_url": [], "blip_caption": caption, "query": caption.removeprefix("a photo of ")})
+            turn.update(
+                {"img_url": [], "blip_caption": caption, "query": caption.removeprefix("a photo of ")}
+            )
         turns.append(turn)
         return turn["dia_id"]
 
@@ -72,7 +74,14 @@ class _Builder:
         for _ in range(count):
             self.say(session, len(self.sessions[session]) % 2, self.rng.choice(_SMALL_TALK))
 
-    def ask(self, question: str, answer: str | None, category: int, evidence: list[str], adversarial: str | None = None) -> int:
+    def ask(
+        self,
+        question: str,
+        answer: str | None,
+        category: int,
+        evidence: list[str],
+        adversarial: str | None = None,
+    ) -> int:
         item: dict[str, Any] = {"question": question, "evidence": evidence, "category": category}
         if category == 5:
             item["adversarial_answer"] = adversarial
@@ -87,9 +96,14 @@ def generate_sample(seed: int, number: int, sessions: int = 6) -> tuple[dict[str
     rng = random.Random(f"locomo.generated|{seed}|{number}")
     a, b = rng.sample(_NAMES, 2)
     start = datetime(2023, 1, 9, 10, 0) + timedelta(days=rng.randrange(0, 200), minutes=rng.randrange(0, 600))
-    dates = [start + timedelta(days=12 * i + rng.randrange(0, 6), minutes=rng.randrange(0, 300)) for i in range(max(4, sessions))]
+    dates = [
+        start + timedelta(days=12 * i + rng.randrange(0, 6), minutes=rng.randrange(0, 300))
+        for i in range(max(4, sessions))
+    ]
     build = _Builder(rng, (a, b), dates, [[] for _ in dates])
-    hobbies, pets, events, cities, loves = (rng.sample(pool, 2) for pool in (_HOBBIES, _PETS, _EVENTS, _CITIES, _LOVES))
+    hobbies, pets, events, cities, loves = (
+        rng.sample(pool, 2) for pool in (_HOBBIES, _PETS, _EVENTS, _CITIES, _LOVES)
+    )
     last = len(dates) - 1
     for session in range(len(dates)):
         build.chat(session, 2)
@@ -141,7 +155,9 @@ def generate_sample(seed: int, number: int, sessions: int = 6) -> tuple[dict[str
     return {"sample_id": sample_id, "conversation": conversation, "qa": build.qa}, audit
 
 
-def _finding(sample: int, index: int, item: dict[str, Any], error: str, evidence: list[str], answer: str, why: str) -> dict[str, Any]:
+def _finding(
+    sample: int, index: int, item: dict[str, Any], error: str, evidence: list[str], answer: str, why: str
+) -> dict[str, Any]:
     return {
         "question_id": f"locomo_{sample}_qa{index}", "question": item["question"], "golden_answer": item.get("answer"),
         "category": item["category"], "error_type": error, "cited_evidence": item["evidence"],
@@ -156,10 +172,15 @@ def _day(when: datetime) -> str:
 
 def _date_time(when: datetime) -> str:
     """LoCoMo's way of writing a session's time: "1:56 pm on 8 May, 2023"."""
-    return f"{(when.hour - 1) % 12 + 1}:{when:%M} {'am' if when.hour < 12 else 'pm'} on {when.day} {when:%B}, {when.year}"
+    return (
+        f"{(when.hour - 1) % 12 + 1}:{when:%M} {'am' if when.hour < 12 else 'pm'} on {when.day} {when:%B},"
+        f" {when.year}"
+    )
 
 
-def write_locomo(folder: str | Path, seed: int = 0, conversations: int = 2, sessions: int = 6) -> tuple[Path, Path]:
+def write_locomo(
+    folder: str | Path, seed: int = 0, conversations: int = 2, sessions: int = 6
+) -> tuple[Path, Path]:
     """Generated conversations as `locomo10.json` and their audit as `errors.json`, in `folder`."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)

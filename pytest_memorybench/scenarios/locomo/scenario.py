@@ -83,13 +83,21 @@ class LocomoConversations:
             if wanted:
                 unknown = wanted - {sample.sample_id for sample in samples}
                 if unknown:
-                    raise UsageError(f"scenario {NAME}: conversations: no sample {sorted(unknown)[0]!r} in {settings.data_path}")
+                    raise UsageError(
+                        f"scenario {NAME}: conversations: no sample {sorted(unknown)[0]!r} in"
+                        f" {settings.data_path}"
+                    )
                 samples = [sample for sample in samples if sample.sample_id in wanted]
             audit = _audit(settings.audit_path, samples) if settings.audit_path else None
             return [_context(suite, seed, sample, audit, "published") for sample in samples]
-        generated = [generate_sample(seed, number, settings.sessions) for number in range(1, settings.generated + 1)]
+        generated = [
+            generate_sample(seed, number, settings.sessions) for number in range(1, settings.generated + 1)
+        ]
         audit = corrections_from([finding for _, findings in generated for finding in findings])
-        contexts = [_context(suite, seed, sample, audit, "generated") for sample in samples_from([raw for raw, _ in generated])]
+        contexts = [
+            _context(suite, seed, sample, audit, "generated")
+            for sample in samples_from([raw for raw, _ in generated])
+        ]
         missing = probe_definition(
             suite=suite, scenario=NAME, seed=seed, context="locomo10", probe_id="locomo10::published",
             question="", ideal_answer="", expected=None, category="published",
@@ -112,7 +120,9 @@ class LocomoConversations:
             return f"left out under the audited profile: the audit finds it unanswerable ({audit['answer']})"
         return None
 
-    def score(self, definition: TestDefinition, responses: Sequence[str], context: ScoringContext) -> Awaitable[Score]:
+    def score(
+        self, definition: TestDefinition, responses: Sequence[str], context: ScoringContext
+    ) -> Awaitable[Score]:
         return score_reply(definition, responses, context)
 
     def summarize(self, records: list[dict[str, Any]]) -> dict[str, Any]:
@@ -127,7 +137,9 @@ def _audit(path: str, samples: Sequence[Sample]) -> dict[tuple[int, int], tuple[
     questions = {(sample.index, q.index): q.question for sample in samples for q in sample.questions}
     indexes = {sample.index for sample in samples}
     for (sample, index), (text, _) in audit.items():
-        if sample in indexes and " ".join(questions.get((sample, index), "").split()) != " ".join(text.split()):
+        if sample in indexes and " ".join(questions.get((sample, index), "").split()) != " ".join(
+            text.split()
+        ):
             raise UsageError(
                 f"LoCoMo audit {path}: locomo_{sample}_qa{index} is about {text!r}, not a question of this "
                 "locomo10.json at that place; give the audit of this release of the data"
@@ -136,16 +148,18 @@ def _audit(path: str, samples: Sequence[Sample]) -> dict[tuple[int, int], tuple[
 
 
 def _context(
-    suite: str, seed: int, sample: Sample, audit: dict[tuple[int, int], tuple[str, Correction]] | None, source: str
+    suite: str,
+    seed: int,
+    sample: Sample,
+    audit: dict[tuple[int, int], tuple[str, Correction]] | None,
+    source: str,
 ) -> ProbeContext:
     a, b = sample.speakers
     header = (
         f"Here is a conversation between {a} and {b} over several sessions, each message dated. "
         "Remember it; I will ask you about it later."
     )
-    probes = tuple(
-        _definition(suite, seed, sample, question, audit, source) for question in sample.questions
-    )
+    probes = tuple(_definition(suite, seed, sample, question, audit, source) for question in sample.questions)
     return ProbeContext(sample.sample_id, probes, lambda: _turns(sample), header=header)
 
 

@@ -92,7 +92,10 @@ def gold_answer(definition: TestDefinition, profile: str) -> tuple[str, str | No
     expected = definition.expected
     audit = expected.get("audit") if profile == AUDITED else None
     if audit and audit["answer"] != expected["answer"] and audit["error_type"] != CITATION_ONLY:
-        note = f"gold corrected by the audit ({audit['error_type']}): {expected['answer']!r} -> {audit['answer']!r}"
+        note = (
+            f"gold corrected by the audit ({audit['error_type']}): {expected['answer']!r} ->"
+            f" {audit['answer']!r}"
+        )
         return audit["answer"], note
     return expected["answer"], None
 
@@ -104,7 +107,9 @@ async def score_reply(definition: TestDefinition, responses: Sequence[str], cont
     if category == 5:
         letter = expected.get("absent_option")
         right = says_absent(reply, letter)
-        why = "says the conversation does not mention it" if right else "does not say the conversation lacks it"
+        why = (
+            "says the conversation does not mention it" if right else "does not say the conversation lacks it"
+        )
         return Score(1.0 if right else 0.0, (f"the reply {why} (category 5, {context.profile} profile)",))
     gold, note = gold_answer(definition, context.profile)
     notes = (note,) if note else ()
@@ -119,4 +124,12 @@ async def score_reply(definition: TestDefinition, responses: Sequence[str], cont
     return Score(score.value, (*notes, *score.reasons, f"{context.profile} profile"))
 
 
-__all__ = ["gold_answer", "multi_answer_f1", "normalize_answer", "paper_f1", "says_absent", "score_reply", "token_f1"]
+__all__ = [
+    "gold_answer",
+    "multi_answer_f1",
+    "normalize_answer",
+    "paper_f1",
+    "says_absent",
+    "score_reply",
+    "token_f1",
+]

@@ -37,13 +37,22 @@ def wilson_interval(mean: float, n: int, z: float = Z95) -> tuple[float, float]:
 def _row(scores: Sequence[float]) -> dict[str, Any]:
     mean = fmean(scores)
     low, high = wilson_interval(mean, len(scores))
-    return {"mean": round(mean, 4), "n": len(scores), "wilson": [round(low, 4), round(high, 4)], "separable": round((high - low) / 2, 4)}
+    return {
+        "mean": round(mean, 4),
+        "n": len(scores),
+        "wilson": [round(low, 4), round(high, 4)],
+        "separable": round((high - low) / 2, 4),
+    }
 
 
 def summarize(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     by_category: dict[str, list[float]] = defaultdict(list)
     for record in records:
-        if record.get("score") is None or record.get("error") or record.get("category") not in CATEGORIES.values():
+        if (
+            record.get("score") is None
+            or record.get("error")
+            or record.get("category") not in CATEGORIES.values()
+        ):
             continue
         by_category[str(record["category"])].append(float(record["score"]))
     table = {name: _row(by_category[name]) for name in CATEGORIES.values() if by_category.get(name)}

@@ -134,9 +134,17 @@ def _entry(number: int, raw: Any) -> Entry:
         raise Malformed(f"{where}: question_type {raw['question_type']!r} is not one of {', '.join(TYPES)}")
     if raw.get("answer") is None:
         raise Malformed(f"{where}: needs an 'answer'")
-    ids, dates, sessions = raw.get("haystack_session_ids"), raw.get("haystack_dates"), raw.get("haystack_sessions")
-    if not (isinstance(ids, list) and isinstance(dates, list) and isinstance(sessions, list)) or not len(ids) == len(dates) == len(sessions):
-        raise Malformed(f"{where}: haystack_session_ids, haystack_dates and haystack_sessions must be lists of one length")
+    ids, dates, sessions = (
+        raw.get("haystack_session_ids"),
+        raw.get("haystack_dates"),
+        raw.get("haystack_sessions"),
+    )
+    if not (isinstance(ids, list) and isinstance(dates, list) and isinstance(sessions, list)) or not len(
+        ids
+    ) == len(dates) == len(sessions):
+        raise Malformed(
+            f"{where}: haystack_session_ids, haystack_dates and haystack_sessions must be lists of one length"
+        )
     try:
         history = tuple(
             HistorySession(str(session_id), parse_date(date), tuple(_turn(turn) for turn in turns))
@@ -158,9 +166,23 @@ def _entry(number: int, raw: Any) -> Entry:
 
 
 def _turn(raw: Any) -> HistoryTurn:
-    if not isinstance(raw, dict) or raw.get("role") not in ("user", "assistant") or not isinstance(raw.get("content"), str):
+    if (
+        not isinstance(raw, dict)
+        or raw.get("role") not in ("user", "assistant")
+        or not isinstance(raw.get("content"), str)
+    ):
         raise Malformed("a turn needs 'role' (user or assistant) and 'content'")
     return HistoryTurn(raw["role"], raw["content"], bool(raw.get("has_answer")))
 
 
-__all__ = ["ABSTENTION", "TYPES", "Entry", "HistorySession", "HistoryTurn", "entries_from", "format_date", "load_entries", "parse_date"]
+__all__ = [
+    "ABSTENTION",
+    "TYPES",
+    "Entry",
+    "HistorySession",
+    "HistoryTurn",
+    "entries_from",
+    "format_date",
+    "load_entries",
+    "parse_date",
+]

@@ -30,10 +30,16 @@ _CHAT = (
 )  # fmt: skip
 _BRANDS = ("Ridgeway", "Kestrel", "Halden", "Marlow")
 _CAFES = ("Marigold Café", "The Copper Kettle", "Bramble & Bean", "Little Fig")
-_CRAFTS = (("pottery course", "first vase"), ("woodcarving class", "first spoon"), ("quilting course", "first quilt"))
+_CRAFTS = (
+    ("pottery course", "first vase"),
+    ("woodcarving class", "first spoon"),
+    ("quilting course", "first quilt"),
+)
 
 
-def _session(rng: random.Random, evidence: list[tuple[str, str]] | None = None, chat: int = 2) -> list[dict[str, Any]]:
+def _session(
+    rng: random.Random, evidence: list[tuple[str, str]] | None = None, chat: int = 2
+) -> list[dict[str, Any]]:
     turns: list[dict[str, Any]] = []
     for question, answer in rng.sample(_CHAT, chat):
         turns += [{"role": "user", "content": question}, {"role": "assistant", "content": answer}]
@@ -72,7 +78,19 @@ def generate_entries(seed: int, number: int = 1, filler_sessions: int = 3) -> li
     }  # fmt: skip
     entries = []
     for index, (question_type, (question, answer, evidence)) in enumerate(planted.items(), 1):
-        entries.append(_entry(rng, f"gen{number}-{index}", question_type, question, answer, evidence, start, gap_days, filler_sessions))
+        entries.append(
+            _entry(
+                rng,
+                f"gen{number}-{index}",
+                question_type,
+                question,
+                answer,
+                evidence,
+                start,
+                gap_days,
+                filler_sessions,
+            )
+        )
     entries.append(_entry(
         rng, f"gen{number}-{len(planted) + 1}_abs", "single-session-user", "What brand is my new car?",
         "The user never mentioned a car; they mentioned buying a new bike.",

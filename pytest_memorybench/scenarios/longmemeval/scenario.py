@@ -43,7 +43,11 @@ SCORER = "longmemeval"
 TURN_GAP = timedelta(seconds=20)
 SESSION_IDS = 10_000  # a turn's Message.id: session number × this + its position
 HEADER = "Here is our chat history, each message dated. Remember it; I will ask you about it later."
-RULES = {"temporal-reasoning": "days", "knowledge-update": "update", "single-session-preference": "preference"}
+RULES = {
+    "temporal-reasoning": "days",
+    "knowledge-update": "update",
+    "single-session-preference": "preference",
+}
 ABSTAINING = "That was never mentioned in our conversations."
 
 
@@ -72,9 +76,18 @@ class LongMemEvalQuestions:
             entries = load_entries(settings.data_path)
             source = "published"
         else:
-            raw = [e for number in range(1, settings.generated + 1) for e in generate_entries(seed, number, settings.filler_sessions)]
+            raw = [
+                e
+                for number in range(1, settings.generated + 1)
+                for e in generate_entries(seed, number, settings.filler_sessions)
+            ]
             entries, source = entries_from(raw), "generated"
-        return [ProbeContext(entry.question_id, (_definition(suite, seed, entry, source),), _stream(entry), header=HEADER) for entry in entries]
+        return [
+            ProbeContext(
+                entry.question_id, (_definition(suite, seed, entry, source),), _stream(entry), header=HEADER
+            )
+            for entry in entries
+        ]
 
     def evidence_ids(self, definition: TestDefinition) -> list[int]:
         return list((definition.expected or {}).get("evidence_ids") or ())
@@ -86,7 +99,9 @@ class LongMemEvalQuestions:
     def summarize(self, records: list[dict[str, Any]]) -> dict[str, Any]:
         return summarize(records)
 
-    async def score(self, definition: TestDefinition, responses: Sequence[str], context: ScoringContext) -> Score:
+    async def score(
+        self, definition: TestDefinition, responses: Sequence[str], context: ScoringContext
+    ) -> Score:
         expected = definition.expected
         reply = responses[-1] if responses else ""
         return await score_answer(
@@ -97,11 +112,14 @@ class LongMemEvalQuestions:
 
 def _stream(entry: Entry) -> Callable[[], Iterator[Message]]:
     """The question's history, as a fresh stream of dated messages each time it is called."""
+
     def turns() -> Iterator[Message]:
         for number, session in enumerate(entry.sessions()):
             for position, turn in enumerate(session.turns):
                 role = "assistant" if turn.role == "assistant" else "user"
-                yield Message(turn.content, session.when + position * TURN_GAP, role, number * SESSION_IDS + position)
+                yield Message(
+                    turn.content, session.when + position * TURN_GAP, role, number * SESSION_IDS + position
+                )
 
     return turns
 

@@ -53,20 +53,22 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from pytest_memorybench.core.tokens import ApproximateCounter
 from pytest_memorybench.core.errors import UsageError
 from pytest_memorybench.core.readers import reading
 from pytest_memorybench.core.records import Score, ScriptLine, TestDefinition
-from pytest_memorybench.scenarios.base import ScoringContext
-from pytest_memorybench.goodai.format import script_from_goodai
-from pytest_memorybench.scenarios.params import at_least, read_params
 from pytest_memorybench.core.spans import MAX_SPAN_TOKENS
+from pytest_memorybench.core.tokens import ApproximateCounter
+from pytest_memorybench.goodai.format import script_from_goodai
+from pytest_memorybench.scenarios.base import ScoringContext
+from pytest_memorybench.scenarios.params import at_least, read_params
 
 NAME = "ltm.chapterbreak"
 SKILLS = ("recall", "information_integration")
 
 SOURCE_URL = "https://github.com/SimengSun/ChapterBreak"
-GOODAI_ASSET = "https://github.com/GoodAI/goodai-ltm-benchmark/releases/download/v1.1/chapterbreak_ctx_8192.zst"
+GOODAI_ASSET = (
+    "https://github.com/GoodAI/goodai-ltm-benchmark/releases/download/v1.1/chapterbreak_ctx_8192.zst"
+)
 GOODAI_SOLVABLE = ("12653258_1", "47583370_7", "90051444_0", "92666381_1")  # marked solvable by GoodAI
 SPLITS = ("goodai", "ao3", "pg19", "all")
 
@@ -118,9 +120,9 @@ class Sample:
 
 def skip_reason() -> str:
     return (
-        "ChapterBreak needs its data, which is not shipped: download chapterbreak_ctx_8192.json from the "
-        f"data folder linked in {SOURCE_URL} (or GoodAI's copy {GOODAI_ASSET}, decompressed with `zstd -d`) and run with "
-        "--mb-data chapterbreak=PATH/chapterbreak_ctx_8192.json"
+        "ChapterBreak needs its data, which is not shipped: download chapterbreak_ctx_8192.json from the"
+        f" data folder linked in {SOURCE_URL} (or GoodAI's copy {GOODAI_ASSET}, decompressed with `zstd -d`)"
+        " and run with --mb-data chapterbreak=PATH/chapterbreak_ctx_8192.json"
     )
 
 
@@ -128,14 +130,20 @@ class ChapterBreak:
     name = NAME
     skills = SKILLS
 
-    def generate(
-        self, suite: str, params: Mapping[str, Any], seed: int, repetition: int
-    ) -> TestDefinition:
+    def generate(self, suite: str, params: Mapping[str, Any], seed: int, repetition: int) -> TestDefinition:
         settings = read_params(ChapterBreakParams, NAME, params)
         if not settings.data_path:
             return TestDefinition(
-                suite=suite, scenario=NAME, repetition=repetition, seed=seed, script=(), ideal_answers=(),
-                expected=None, skills=SKILLS, params=asdict(settings), reset_message=RESET_MESSAGE,
+                suite=suite,
+                scenario=NAME,
+                repetition=repetition,
+                seed=seed,
+                script=(),
+                ideal_answers=(),
+                expected=None,
+                skills=SKILLS,
+                params=asdict(settings),
+                reset_message=RESET_MESSAGE,
                 skip_reason=skip_reason(),
             )
         samples = load_samples(settings.data_path, settings.split)
@@ -166,7 +174,9 @@ class ChapterBreak:
             reset_message=RESET_MESSAGE,
         )
 
-    def from_goodai(self, raw: dict[str, Any], example_id: str, suite: str, repetition: int) -> TestDefinition:
+    def from_goodai(
+        self, raw: dict[str, Any], example_id: str, suite: str, repetition: int
+    ) -> TestDefinition:
         """A GoodAI ChapterBreak definition: its pages and options as they are, its option number."""
         expected = str(raw["expected_responses"][0]).strip()
         return TestDefinition(
@@ -182,9 +192,7 @@ class ChapterBreak:
             reset_message=RESET_MESSAGE,
         )
 
-    def score(
-        self, definition: TestDefinition, responses: Sequence[str], context: ScoringContext
-    ) -> Score:
+    def score(self, definition: TestDefinition, responses: Sequence[str], context: ScoringContext) -> Score:
         return score_option(str(definition.expected), responses[-1] if responses else "")
 
 
@@ -204,7 +212,12 @@ def score_option(expected: str, reply: str) -> Score:
 def load_samples(path: str, split: str = "goodai") -> list[Sample]:
     """The samples of a ChapterBreak file, selected as `split` says (see the module docstring)."""
     raw = _read(Path(path))
-    if isinstance(raw, dict) and raw and set(raw) <= {"pg19", "ao3"} and all(isinstance(v, dict) for v in raw.values()):
+    if (
+        isinstance(raw, dict)
+        and raw
+        and set(raw) <= {"pg19", "ao3"}
+        and all(isinstance(v, dict) for v in raw.values())
+    ):
         parts = ["pg19", "ao3"] if split in ("goodai", "all") else [split]
         found = {
             f"{book}_{index}": chapter
@@ -215,7 +228,10 @@ def load_samples(path: str, split: str = "goodai") -> list[Sample]:
         if split == "goodai":
             found = {key: value for key, value in found.items() if key in GOODAI_SOLVABLE}
     elif isinstance(raw, list):
-        found = {str(item.get("id", index)) if isinstance(item, dict) else str(index): item for index, item in enumerate(raw)}
+        found = {
+            str(item.get("id", index)) if isinstance(item, dict) else str(index): item
+            for index, item in enumerate(raw)
+        }
     elif isinstance(raw, dict):
         found = dict(raw)
     else:
@@ -236,8 +252,8 @@ def _read(path: Path) -> Any:
             import zstandard  # type: ignore[import-not-found]
         except ImportError:
             raise UsageError(
-                f"{path}: compressed with zstd; install the `zstd` extra (pip install 'pytest-memorybench[zstd]') "
-                f"or decompress it first (`zstd -d {path.name}`)"
+                f"{path}: compressed with zstd; install the `zstd` extra (pip install"
+                f" 'pytest-memorybench[zstd]') or decompress it first (`zstd -d {path.name}`)"
             ) from None
         data = zstandard.ZstdDecompressor().decompressobj().decompress(data)
     with reading(f"ChapterBreak data {path}"):
@@ -254,13 +270,15 @@ def _sample(key: str, value: Any, path: str) -> Sample:
     negs = value["negs"] if isinstance(value["negs"], list) else [value["negs"]]
     if not negs:
         raise UsageError(f"{path}: sample {key!r} has no wrong beginnings (negs)")
-    return Sample(str(value.get("id", key)), _text(value["ctx"]), _text(value["pos"]), tuple(_text(neg) for neg in negs))
+    return Sample(
+        str(value.get("id", key)), _text(value["ctx"]), _text(value["pos"]), tuple(_text(neg) for neg in negs)
+    )
 
 
 def clean_option(text: str) -> str:
     """The option without a leading chapter heading ("\\t9. Chapter 9", "Chapter XII:", "12.")."""
     heading = _HEADING.match(text)
-    rest = text[heading.end():] if heading else text
+    rest = text[heading.end() :] if heading else text
     return rest if rest.strip() else text
 
 
@@ -295,7 +313,9 @@ def paged(text: str, page_tokens: int, prefix: str = "") -> list[str]:
         return [f"{prefix}:\n\n{pages[0]}"]
     lines = []
     for index, page in enumerate(pages):
-        label = f"{ordinal(index + 1)}{' and last' if index == len(pages) - 1 and len(pages) > 1 else ''} page"
+        label = (
+            f"{ordinal(index + 1)}{' and last' if index == len(pages) - 1 and len(pages) > 1 else ''} page"
+        )
         lines.append(f"{f'{prefix} ({label})' if prefix else label}:\n\n{page}")
     return lines
 

@@ -22,12 +22,12 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from pytest_memorybench.core.records import Score, TestDefinition
-from pytest_memorybench.scenarios.base import ScoringContext
 from pytest_memorybench.goodai.format import script_from_goodai
+from pytest_memorybench.scenarios.base import ScoringContext
 from pytest_memorybench.scenarios.params import at_least, read_params
 from pytest_memorybench.scenarios.waits import spread_script
-from pytest_memorybench.scoring.profiles import OFFICIAL
 from pytest_memorybench.scoring.exact import score_contains
+from pytest_memorybench.scoring.profiles import OFFICIAL
 
 NAME = "ltm.colours"
 SKILLS = ("recall",)
@@ -60,9 +60,7 @@ class Colours:
     name = NAME
     skills = SKILLS
 
-    def generate(
-        self, suite: str, params: Mapping[str, Any], seed: int, repetition: int
-    ) -> TestDefinition:
+    def generate(self, suite: str, params: Mapping[str, Any], seed: int, repetition: int) -> TestDefinition:
         settings = read_params(ColoursParams, NAME, params)
         rng = random.Random(f"{NAME}|{seed}|{repetition}")
         colours: list[str] = []
@@ -83,7 +81,9 @@ class Colours:
             params=asdict(settings),
         )
 
-    def from_goodai(self, raw: dict[str, Any], example_id: str, suite: str, repetition: int) -> TestDefinition:
+    def from_goodai(
+        self, raw: dict[str, Any], example_id: str, suite: str, repetition: int
+    ) -> TestDefinition:
         """A GoodAI Colours definition file: its script and waits as they are, its expected colour."""
         expected = raw["expected_responses"][0]
         return TestDefinition(
@@ -98,9 +98,7 @@ class Colours:
             params={"goodai_example": example_id},
         )
 
-    def score(
-        self, definition: TestDefinition, responses: Sequence[str], context: ScoringContext
-    ) -> Score:
+    def score(self, definition: TestDefinition, responses: Sequence[str], context: ScoringContext) -> Score:
         return score_colour(definition.expected, responses[-1] if responses else "", context.profile)
 
 

@@ -58,7 +58,10 @@ class ConflictingParams:
         if self.facts > len(TOPICS):
             raise ValueError(f"facts must be at most {len(TOPICS)}, got {self.facts}")
         if not self.changes <= self.facts or not self.questions <= self.facts:
-            raise ValueError(f"changes ({self.changes}) and questions ({self.questions}) cannot exceed facts ({self.facts})")
+            raise ValueError(
+                f"changes ({self.changes}) and questions ({self.questions}) cannot exceed facts"
+                f" ({self.facts})"
+            )
 
 
 class ConflictingPersonalInformation(QuestionSetScenario):
@@ -76,12 +79,17 @@ class ConflictingPersonalInformation(QuestionSetScenario):
         for topic in changed:
             latest[topic] = rng.choice([v for v in TOPICS[topic][2] if v != first[topic]])
         lines = [TOPICS[topic][0].format(v=first[topic]) for topic in topics]
-        lines += [CORRECTION.format(topic=topic, statement=TOPICS[topic][0].format(v=latest[topic])) for topic in changed]
+        lines += [
+            CORRECTION.format(topic=topic, statement=TOPICS[topic][0].format(v=latest[topic]))
+            for topic in changed
+        ]
         unchanged = [topic for topic in topics if topic not in changed]
         asked = changed + rng.sample(unchanged, max(0, settings.questions - len(changed)))
         asked = sorted(asked[: settings.questions], key=topics.index)
         cases = [(TOPICS[topic][1], latest[topic]) for topic in asked]
-        return self.definition(suite, repetition, seed, OPENING.format(facts="\n".join(lines)), cases, asdict(settings))
+        return self.definition(
+            suite, repetition, seed, OPENING.format(facts="\n".join(lines)), cases, asdict(settings)
+        )
 
 
 SCENARIO = ConflictingPersonalInformation()

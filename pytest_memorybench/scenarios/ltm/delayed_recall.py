@@ -37,59 +37,73 @@ LAST_SYLLABLES = ("ora", "endel", "ithar", "aros", "umbra", "esh", "ova", "antis
 FACTS = {
     "settler": (
         "{w} was first settled by {settler}, who arrived by sea in the year {year}.",
-        "Who first settled {w}?", "{settler}",
+        "Who first settled {w}?",
+        "{settler}",
     ),
     "capital": (
         "The capital of {w} is {city}, a walled town built around a {landmark}.",
-        "What is the capital of {w}?", "{city}",
+        "What is the capital of {w}?",
+        "{city}",
     ),
     "coins": (
         "People in {w} pay with small coins made of {metal}.",
-        "What metal are the coins of {w} made of?", "{metal}",
+        "What metal are the coins of {w} made of?",
+        "{metal}",
     ),
     "river": (
         "The longest river in {w}, the {river}, freezes over only once every {freeze} years.",
-        "How often does the {river} freeze over?", "Once every {freeze} years",
+        "How often does the {river} freeze over?",
+        "Once every {freeze} years",
     ),
     "festival": (
         "Every spring the people of {w} hold the {festival}, when they {custom}.",
-        "What do the people of {w} do during the {festival}?", "They {custom}",
+        "What do the people of {w} do during the {festival}?",
+        "They {custom}",
     ),
     "animal": (
         "The national animal of {w} is the {animal}, which is said to bring luck to sailors.",
-        "What is the national animal of {w}?", "The {animal}",
+        "What is the national animal of {w}?",
+        "The {animal}",
     ),
     "mountain": (
         "The tallest mountain in {w}, Mount {mountain}, is {height} metres high.",
-        "How high is Mount {mountain}?", "{height} metres",
+        "How high is Mount {mountain}?",
+        "{height} metres",
     ),
     "export": (
         "The main export of {w} is {export}, shipped mostly to the southern islands.",
-        "What is the main export of {w}?", "{export}",
+        "What is the main export of {w}?",
+        "{export}",
     ),
     "library": (
         "The oldest library of {w} keeps {books} books, every one of them copied by hand.",
-        "How many books does the oldest library of {w} keep?", "{books}",
+        "How many books does the oldest library of {w} keep?",
+        "{books}",
     ),
     "instrument": (
         "Children in {w} learn to play the {instrument} before they learn to read.",
-        "Which instrument do children in {w} learn to play before they can read?", "The {instrument}",
+        "Which instrument do children in {w} learn to play before they can read?",
+        "The {instrument}",
     ),
     "guard": (
         "The royal guard of {w} wears {colour} cloaks and carries {weapon}.",
-        "What colour are the cloaks of the royal guard of {w}?", "{colour}",
+        "What colour are the cloaks of the royal guard of {w}?",
+        "{colour}",
     ),
     "pass": (
         "Travellers reach {w} through the {pass}, a mountain pass that is open only in {season}.",
-        "In which season is the {pass} open?", "In {season}",
+        "In which season is the {pass} open?",
+        "In {season}",
     ),
     "comet": (
         "A comet called {comet} passes over {w} every {orbit} years, and its return is a public holiday.",
-        "How often does the comet {comet} pass over {w}?", "Every {orbit} years",
+        "How often does the comet {comet} pass over {w}?",
+        "Every {orbit} years",
     ),
     "law": (
         "An old law of {w} forbids {forbidden} after sunset.",
-        "What does the old law of {w} forbid after sunset?", "{forbidden}",
+        "What does the old law of {w} forbid after sunset?",
+        "{forbidden}",
     ),
 }
 

@@ -46,13 +46,17 @@ def watering(rng: random.Random) -> tuple[str, Callable[[random.Random], Case]]:
 def commuting(rng: random.Random) -> tuple[str, Callable[[random.Random], Case]]:
     early, far = rng.choice((8, 9)), rng.randint(6, 12)
     method = (
-        "Here is how I choose how to get to a meeting. If the meeting starts before "
-        f"{early} o'clock, I take a taxi, whatever the weather. Otherwise, if it is more than {far} km away, I take "
-        "the train. Otherwise I cycle, unless it is raining, in which case I take the bus."
+        f"Here is how I choose how to get to a meeting. If the meeting starts before {early} o'clock, I take"
+        f" a taxi, whatever the weather. Otherwise, if it is more than {far} km away, I take the train."
+        " Otherwise I cycle, unless it is raining, in which case I take the bus."
     )
 
     def case(rng: random.Random) -> Case:
-        hour, distance, rain = rng.randint(early - 2, early + 4), rng.randint(far - 4, far + 6), rng.random() < 0.4
+        hour, distance, rain = (
+            rng.randint(early - 2, early + 4),
+            rng.randint(far - 4, far + 6),
+            rng.random() < 0.4,
+        )
         mode = "taxi" if hour < early else "train" if distance > far else "bus" if rain else "bicycle"
         situation = (f"A meeting starts at {hour} o'clock, {distance} km away, and it "
                      f"{'is' if rain else 'is not'} raining. How do I get there?")  # fmt: skip
@@ -64,9 +68,9 @@ def commuting(rng: random.Random) -> tuple[str, Callable[[random.Random], Case]]
 def tipping(rng: random.Random) -> tuple[str, Callable[[random.Random], Case]]:
     good, poor, cap = rng.choice((15, 20)), rng.choice((5, 10)), rng.choice((12, 15, 20))
     method = (
-        "This is how I work out a tip in a restaurant. If the service was good, I tip "
-        f"{good} percent of the bill; if it was poor, {poor} percent. I round the tip to the nearest whole pound, "
-        f"and I never tip more than {cap} pounds."
+        f"This is how I work out a tip in a restaurant. If the service was good, I tip {good} percent of the"
+        f" bill; if it was poor, {poor} percent. I round the tip to the nearest whole pound, and I never tip"
+        f" more than {cap} pounds."
     )
 
     def case(rng: random.Random) -> Case:
@@ -102,7 +106,9 @@ class HowToThink(QuestionSetScenario):
             situation, answer = case(rng)
             if situation not in dict(cases):
                 cases.append((situation, answer))
-        content = f"I want to teach you how I decide something. {method} Please remember this way of deciding."
+        content = (
+            f"I want to teach you how I decide something. {method} Please remember this way of deciding."
+        )
         cases = [(f"Using my way of deciding: {situation}", answer) for situation, answer in cases]
         return self.definition(suite, repetition, seed, content, cases, asdict(settings))
 

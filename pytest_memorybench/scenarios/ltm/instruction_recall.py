@@ -115,7 +115,9 @@ class InstructionRecall(QuestionSetScenario):
         asked = [manual[index] for index in sorted(rng.sample(range(len(manual)), settings.questions))]
         steps = "\n".join(f"{number}. {instruction}" for number, (instruction, _, _) in enumerate(manual, 1))
         content = OPENING.format(device=device, steps=steps)
-        return self.definition(suite, repetition, seed, content, [(q, a) for _, q, a in asked], asdict(settings))
+        return self.definition(
+            suite, repetition, seed, content, [(q, a) for _, q, a in asked], asdict(settings)
+        )
 
 
 SCENARIO = InstructionRecall()

@@ -43,12 +43,12 @@ from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
+from pytest_memorybench.core.records import Score, ScriptLine, TestDefinition
+from pytest_memorybench.goodai.format import script_from_goodai
 from pytest_memorybench.judges.base import Judge
 from pytest_memorybench.judges.local import LocalJudge, analyse
 from pytest_memorybench.judges.local.text import coverage
-from pytest_memorybench.core.records import Score, ScriptLine, TestDefinition
 from pytest_memorybench.scenarios.base import ScoringContext
-from pytest_memorybench.goodai.format import script_from_goodai
 from pytest_memorybench.scenarios.params import read_params
 from pytest_memorybench.scenarios.waits import spread_over_span
 from pytest_memorybench.scoring.judged import score_reference
@@ -89,7 +89,8 @@ class JokesParams:
             raise ValueError(f"jokes_told must be between 1 and {len(JOKES)}, got {self.jokes_told}")
         if not 1 <= self.minutes_low <= self.minutes_high:
             raise ValueError(
-                f"minutes_low and minutes_high must satisfy 1 <= low <= high, got {self.minutes_low}, {self.minutes_high}"
+                f"minutes_low and minutes_high must satisfy 1 <= low <= high, got {self.minutes_low},"
+                f" {self.minutes_high}"
             )
 
 
@@ -116,9 +117,7 @@ class Jokes:
     name = NAME
     skills = SKILLS
 
-    def generate(
-        self, suite: str, params: Mapping[str, Any], seed: int, repetition: int
-    ) -> TestDefinition:
+    def generate(self, suite: str, params: Mapping[str, Any], seed: int, repetition: int) -> TestDefinition:
         settings = read_params(JokesParams, NAME, params)
         rng = random.Random(f"{NAME}|{seed}|{repetition}")
         told = rng.sample(JOKES, settings.jokes_told)
@@ -126,7 +125,8 @@ class Jokes:
         target = rng.choice(told)
         waits = spread_over_span(len(told) + 1)  # (k+1)·90/jokes_told % after joke k, none after the question
         script = tuple(
-            ScriptLine(joke, wait={"time": minute * 60, **wait}) for joke, minute, wait in zip(told, minutes, waits)
+            ScriptLine(joke, wait={"time": minute * 60, **wait})
+            for joke, minute, wait in zip(told, minutes, waits)
         ) + (ScriptLine(QUESTION_TEMPLATE, is_question=True),)
         return TestDefinition(
             suite=suite,
@@ -140,7 +140,9 @@ class Jokes:
             params=asdict(settings),
         )
 
-    def from_goodai(self, raw: dict[str, Any], example_id: str, suite: str, repetition: int) -> TestDefinition:
+    def from_goodai(
+        self, raw: dict[str, Any], example_id: str, suite: str, repetition: int
+    ) -> TestDefinition:
         """A GoodAI Jokes file: its jokes and waits, plus our placeholder for the ask-time question.
 
         The files list one more `is_question`/`waits` entry than script lines: the question is not
@@ -149,9 +151,17 @@ class Jokes:
         jokes = script_from_goodai(raw)
         expected = raw["expected_responses"][0]
         if expected not in [line.text for line in jokes]:
-            raise ValueError(f"GoodAI Jokes example {example_id}: the expected joke is not among the jokes told")
+            raise ValueError(
+                f"GoodAI Jokes example {example_id}: the expected joke is not among the jokes told"
+            )
         question_wait = raw["waits"][len(jokes)] if len(raw["waits"]) > len(jokes) else {}
-        script = jokes + (ScriptLine(QUESTION_TEMPLATE, is_question=True, wait={k: v for k, v in (question_wait or {}).items() if v}),)
+        script = jokes + (
+            ScriptLine(
+                QUESTION_TEMPLATE,
+                is_question=True,
+                wait={k: v for k, v in (question_wait or {}).items() if v},
+            ),
+        )
         return TestDefinition(
             suite=suite,
             scenario=NAME,
@@ -194,19 +204,34 @@ class Jokes:
 async def score_joke(definition: TestDefinition, question: str, reply: str, context: ScoringContext) -> Score:
     expected: str = definition.expected
     tag = f"{context.profile} profile"
-    listed = recounted([line.text for line in definition.script if not line.is_question and line.text != expected], reply)
+    listed = recounted(
+        [line.text for line in definition.script if not line.is_question and line.text != expected], reply
+    )
     if len(listed) >= 2 and (expected in reply or len(recounted([expected], reply)) == 1):
-        return Score(0.0, (f"the reply recounts {len(listed) + 1} of the jokes told, the target among them, without naming one ({tag})",))
+        return Score(
+            0.0,
+            (
+                (
+                    f"the reply recounts {len(listed) + 1} of the jokes told, the target among them, without"
+                    f" naming one ({tag})"
+                ),
+            ),
+        )
     if expected in reply:
         return Score(1.0, (f"the reply quotes the target joke verbatim ({tag})",))
     if context.profile != OFFICIAL:
         others = [line.text for line in definition.script if not line.is_question and line.text != expected]
         quoted = [joke for joke in others if joke in reply]
         if quoted:
-            return Score(0.0, (f"the reply quotes another joke of this test, {quoted[0]!r}, not the target ({tag})",))
+            return Score(
+                0.0, (f"the reply quotes another joke of this test, {quoted[0]!r}, not the target ({tag})",)
+            )
     judge: Judge = context.judge or LocalJudge()
     verdict = await score_reference(judge, question=question, expected=expected, answer=reply, scorer=NAME)
-    return Score(verdict.value, (f"the reply does not quote the target joke verbatim; {'; '.join(verdict.reasons)} ({tag})",))
+    return Score(
+        verdict.value,
+        (f"the reply does not quote the target joke verbatim; {'; '.join(verdict.reasons)} ({tag})",),
+    )
 
 
 def recounted(jokes: Sequence[str], reply: str) -> list[str]:

@@ -20,8 +20,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from pytest_memorybench.goodai.format import script_from_goodai
 from pytest_memorybench.core.records import Score, ScriptLine, TestDefinition
+from pytest_memorybench.goodai.format import script_from_goodai
 from pytest_memorybench.scenarios.base import ScoringContext
 from pytest_memorybench.scenarios.params import at_least, read_params
 from pytest_memorybench.scenarios.waits import spread_over_span
@@ -46,6 +46,7 @@ class KeyValueParams:
 
 def make_pairs(rng: random.Random, pairs: int, nested_levels: int) -> tuple[list[str], dict[str, str]]:
     """Root keys and all pairs: each level's values are the next level's keys, the last level's UUIDs."""
+
     def new_id() -> str:
         return str(uuid.UUID(int=rng.getrandbits(128), version=4))
 
@@ -77,14 +78,23 @@ class KeyValuePairs:
         key = rng.choice(roots)
         lines = [SHOW.format(pairs=json.dumps(shuffled, indent=1)), QUESTION.format(key=key)]
         waits = spread_over_span(len(lines))
-        script = tuple(ScriptLine(text, is_question=index == 1, wait=wait) for index, (text, wait) in enumerate(zip(lines, waits)))
+        script = tuple(
+            ScriptLine(text, is_question=index == 1, wait=wait)
+            for index, (text, wait) in enumerate(zip(lines, waits))
+        )
         return self._definition(suite, repetition, seed, script, leaf(key, pairs), asdict(settings))
 
-    def from_goodai(self, raw: dict[str, Any], example_id: str, suite: str, repetition: int) -> TestDefinition:
+    def from_goodai(
+        self, raw: dict[str, Any], example_id: str, suite: str, repetition: int
+    ) -> TestDefinition:
         value = str(raw["expected_responses"][0])
-        return self._definition(suite, repetition, 0, script_from_goodai(raw), value, {"goodai_example": example_id})
+        return self._definition(
+            suite, repetition, 0, script_from_goodai(raw), value, {"goodai_example": example_id}
+        )
 
-    def _definition(self, suite: str, repetition: int, seed: int, script: Any, value: str, params: dict[str, Any]) -> TestDefinition:
+    def _definition(
+        self, suite: str, repetition: int, seed: int, script: Any, value: str, params: dict[str, Any]
+    ) -> TestDefinition:
         return TestDefinition(
             suite=suite, scenario=NAME, repetition=repetition, seed=seed, script=script, ideal_answers=(value,),
             expected=value, skills=SKILLS, params=params,
@@ -93,7 +103,15 @@ class KeyValuePairs:
     def score(self, definition: TestDefinition, responses: Sequence[str], context: ScoringContext) -> Score:
         reply = responses[-1] if responses else ""
         found = definition.expected in reply
-        return Score(float(found), (f"the leaf value {definition.expected} is {'' if found else 'not '}in the reply ({context.profile} profile)",))
+        return Score(
+            float(found),
+            (
+                (
+                    f"the leaf value {definition.expected} is {'' if found else 'not '}in the reply"
+                    f" ({context.profile} profile)"
+                ),
+            ),
+        )
 
 
 SCENARIO = KeyValuePairs()

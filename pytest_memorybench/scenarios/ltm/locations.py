@@ -23,8 +23,8 @@ from collections.abc import Awaitable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from pytest_memorybench.goodai.format import script_from_goodai
 from pytest_memorybench.core.records import Score, TestDefinition
+from pytest_memorybench.goodai.format import script_from_goodai
 from pytest_memorybench.scenarios.base import ScoringContext
 from pytest_memorybench.scenarios.ltm.question_set import score_answers
 from pytest_memorybench.scenarios.params import at_least, read_params
@@ -42,7 +42,10 @@ TEMPLATES = (
     "From the {other}, the {place} is {km} km to the {direction}.",
 )
 LAST = "Last of all, the {place} is {km} km {direction} of the {other}."
-QUESTION = "How far is it, and in which direction, to go from the {place} straight back to the {origin}? Work it out step by step."
+QUESTION = (
+    "How far is it, and in which direction, to go from the {place} straight back to the {origin}? Work it out"
+    " step by step."
+)
 RESET = "Please forget all the places in my home town that I have described to you so far."
 SAME_PLACE = "They are in the same place."
 STEPS = {"north": (0, 1), "south": (0, -1), "east": (1, 0), "west": (-1, 0)}
@@ -79,13 +82,17 @@ class Locations:
         lines, x, y = [FIRST.format(place=places[0])], 0, 0
         for previous, place in itertools.pairwise(places[:-1]):
             direction, km = rng.choice(list(STEPS)), rng.randint(1, 4)
-            lines.append(rng.choice(TEMPLATES).format(place=place, km=km, direction=direction, other=previous))
+            lines.append(
+                rng.choice(TEMPLATES).format(place=place, km=km, direction=direction, other=previous)
+            )
             x, y = x + STEPS[direction][0] * km, y + STEPS[direction][1] * km
         direction, km = self._onto_an_axis(rng, x, y)
         x, y = x + STEPS[direction][0] * km, y + STEPS[direction][1] * km
         lines.append(LAST.format(place=places[-1], km=km, direction=direction, other=places[-2]))
         lines.append(QUESTION.format(place=places[-1], origin=places[0]))
-        return self._definition(suite, repetition, seed, spread_script(lines), bearing_home(x, y), asdict(settings))
+        return self._definition(
+            suite, repetition, seed, spread_script(lines), bearing_home(x, y), asdict(settings)
+        )
 
     @staticmethod
     def _onto_an_axis(rng: random.Random, x: int, y: int) -> tuple[str, int]:
@@ -98,18 +105,26 @@ class Locations:
         direction = rng.choice(("east", "west") if along_x else ("north", "south"))
         return direction, rng.randint(1, 4)
 
-    def from_goodai(self, raw: dict[str, Any], example_id: str, suite: str, repetition: int) -> TestDefinition:
+    def from_goodai(
+        self, raw: dict[str, Any], example_id: str, suite: str, repetition: int
+    ) -> TestDefinition:
         expected = raw["expected_responses"]
         answer = str(expected[0] if isinstance(expected, list) else expected)
-        return self._definition(suite, repetition, 0, script_from_goodai(raw), answer, {"goodai_example": example_id})
+        return self._definition(
+            suite, repetition, 0, script_from_goodai(raw), answer, {"goodai_example": example_id}
+        )
 
-    def _definition(self, suite: str, repetition: int, seed: int, script: Any, answer: str, params: dict[str, Any]) -> TestDefinition:
+    def _definition(
+        self, suite: str, repetition: int, seed: int, script: Any, answer: str, params: dict[str, Any]
+    ) -> TestDefinition:
         return TestDefinition(
             suite=suite, scenario=NAME, repetition=repetition, seed=seed, script=script, ideal_answers=(answer,),
             expected=answer, skills=SKILLS, params=params, reset_message=RESET,
         )  # fmt: skip
 
-    def score(self, definition: TestDefinition, responses: Sequence[str], context: ScoringContext) -> Score | Awaitable[Score]:
+    def score(
+        self, definition: TestDefinition, responses: Sequence[str], context: ScoringContext
+    ) -> Score | Awaitable[Score]:
         if context.profile == OFFICIAL:
             return score_answers(definition, responses[-1:], context, [definition.expected])
         return score_bearing(definition.expected, responses[-1] if responses else "")
@@ -119,7 +134,10 @@ def score_bearing(expected: str, reply: str) -> Score:
     """The reply's last distance and last compass direction against "N km Direction"."""
     if expected == SAME_PLACE:
         same = re.search(r"\bsame (?:place|location|spot)\b|\b0\s*km\b", reply, re.IGNORECASE) is not None
-        return Score(float(same), (f"the reply {'says' if same else 'does not say'} they are in the same place (paper profile)",))
+        return Score(
+            float(same),
+            (f"the reply {'says' if same else 'does not say'} they are in the same place (paper profile)",),
+        )
     km, direction = expected.split(" km ")
     distances, directions = _KM.findall(reply), _DIRECTION.findall(reply)
     given = (distances[-1] if distances else None, directions[-1].lower() if directions else None)

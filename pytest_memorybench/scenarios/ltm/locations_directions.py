@@ -35,11 +35,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from pytest_memorybench.judges.base import JudgeTask, JudgeVerdict
 from pytest_memorybench.core.records import Score, TestDefinition
+from pytest_memorybench.goodai.format import script_from_goodai
+from pytest_memorybench.judges.base import JudgeTask, JudgeVerdict
 from pytest_memorybench.scenarios.base import ScoringContext
 from pytest_memorybench.scenarios.ltm.question_set import benchmark_1_checklist, score_answers
-from pytest_memorybench.goodai.format import script_from_goodai
 from pytest_memorybench.scenarios.params import read_params
 from pytest_memorybench.scenarios.waits import spread_script
 from pytest_memorybench.scoring.profiles import OFFICIAL, PAPER, Profile
@@ -76,7 +76,9 @@ class LocationsDirectionsParams:
 
     def __post_init__(self) -> None:
         if not 2 <= self.known_locations <= len(PLACES):
-            raise ValueError(f"known_locations must be between 2 and {len(PLACES)}, got {self.known_locations}")
+            raise ValueError(
+                f"known_locations must be between 2 and {len(PLACES)}, got {self.known_locations}"
+            )
 
 
 def hop(origin: str, kilometers: int, direction: str, destination: str) -> dict[str, Any]:
@@ -86,7 +88,8 @@ def hop(origin: str, kilometers: int, direction: str, destination: str) -> dict[
 def route_text(route: Sequence[Mapping[str, Any]]) -> str:
     """One line per hop, the form the judge (and the offline judge) reads back exactly."""
     return "\n".join(
-        f"From the {h['origin']}, go {h['kilometers']} km {h['direction']} to the {h['destination']}." for h in route
+        f"From the {h['origin']}, go {h['kilometers']} km {h['direction']} to the {h['destination']}."
+        for h in route
     )
 
 
@@ -103,9 +106,7 @@ class LocationsDirections:
     name = NAME
     skills = SKILLS
 
-    def generate(
-        self, suite: str, params: Mapping[str, Any], seed: int, repetition: int
-    ) -> TestDefinition:
+    def generate(self, suite: str, params: Mapping[str, Any], seed: int, repetition: int) -> TestDefinition:
         settings = read_params(LocationsDirectionsParams, NAME, params)
         rng = random.Random(f"{NAME}|{seed}|{repetition}")
         places = rng.sample(PLACES, settings.known_locations)
@@ -132,7 +133,9 @@ class LocationsDirections:
             reset_message=RESET_MESSAGE,
         )
 
-    def from_goodai(self, raw: dict[str, Any], example_id: str, suite: str, repetition: int) -> TestDefinition:
+    def from_goodai(
+        self, raw: dict[str, Any], example_id: str, suite: str, repetition: int
+    ) -> TestDefinition:
         """A GoodAI Locations Directions file: its script and waits, its example route as the ideal.
 
         The expected route is read from the file's "From A, go 3km East to B." lines (the
@@ -173,7 +176,9 @@ class LocationsDirections:
         return Score(reasons.value, (*reasons.reasons, f"judge {judge.name}"))
 
 
-_GOODAI_LINE = re.compile(r"^From (?P<origin>.+?), go (?P<km>\d+)\s*km (?P<direction>\w+) to (?P<destination>.+?)\.?$", re.I)
+_GOODAI_LINE = re.compile(
+    r"^From (?P<origin>.+?), go (?P<km>\d+)\s*km (?P<direction>\w+) to (?P<destination>.+?)\.?$", re.I
+)
 
 
 def parse_goodai_route(text: str) -> list[dict[str, Any]]:
@@ -213,7 +218,9 @@ def score_route(expected: Mapping[str, Any], reply: str, verdict: JudgeVerdict, 
         if isinstance(km, bool) or not isinstance(km, int) or km <= 0:
             problems.append(f"leg {number}: {km!r} km is not a positive whole number")
         if str(leg.get("direction", "")).lower() not in _STEP:
-            problems.append(f"leg {number}: direction {leg.get('direction')!r} is not north, south, east or west")
+            problems.append(
+                f"leg {number}: direction {leg.get('direction')!r} is not north, south, east or west"
+            )
     if problems:
         return Score(0.0, (f"invalid route: {'; '.join(problems)}", raw, structured))
 
@@ -227,10 +234,14 @@ def score_route(expected: Mapping[str, Any], reply: str, verdict: JudgeVerdict, 
     if profile == PAPER:
         first, last = str(hops[0]["origin"]).casefold(), str(hops[-1]["destination"]).casefold()
         if first != str(expected["start"]).casefold():
-            reasons.append(f"the route starts at the {hops[0]['origin']}, not the {expected['start']} (paper profile)")
+            reasons.append(
+                f"the route starts at the {hops[0]['origin']}, not the {expected['start']} (paper profile)"
+            )
             value = 0.0
         if last != str(expected["end"]).casefold():
-            reasons.append(f"the route ends at the {hops[-1]['destination']}, not the {expected['end']} (paper profile)")
+            reasons.append(
+                f"the route ends at the {hops[-1]['destination']}, not the {expected['end']} (paper profile)"
+            )
             value = 0.0
     reasons.append(f"{len(hops)} leg(s), {profile} profile")
     if value == 0.0:

@@ -25,8 +25,8 @@ from collections.abc import Awaitable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from pytest_memorybench.goodai.format import script_from_goodai
 from pytest_memorybench.core.records import Score, ScriptLine, TestDefinition
+from pytest_memorybench.goodai.format import script_from_goodai
 from pytest_memorybench.scenarios.base import ScoringContext
 from pytest_memorybench.scenarios.ltm.question_set import score_answers
 from pytest_memorybench.scenarios.params import at_least, read_params
@@ -82,7 +82,10 @@ class MultiSessionChat:
         rng = random.Random(f"{NAME}|{seed}|{repetition}")
         told, asked, answer, key = FACTS[(repetition - 1 + seed) % len(FACTS)]
         talk = [SMALL_TALK[i : i + 2] for i in range(0, len(SMALL_TALK), 2)]
-        lines = [("Speaker 1", "Hello! Nice to meet you, what do you do with your free time?"), ("Speaker 2", told)]
+        lines = [
+            ("Speaker 1", "Hello! Nice to meet you, what do you do with your free time?"),
+            ("Speaker 2", told),
+        ]
         for _ in range(settings.sessions - 2):
             lines.append(("", rng.choice(GAPS)))
             for pair in rng.sample(talk, 2):
@@ -92,20 +95,33 @@ class MultiSessionChat:
         script = (ScriptLine(QUESTION.format(conversation=conversation), is_question=True),)
         return self._definition(suite, repetition, seed, script, answer, key, asdict(settings))
 
-    def from_goodai(self, raw: dict[str, Any], example_id: str, suite: str, repetition: int) -> TestDefinition:
+    def from_goodai(
+        self, raw: dict[str, Any], example_id: str, suite: str, repetition: int
+    ) -> TestDefinition:
         """GoodAI's files: the expected response is JSON with the gold answer (and Speaker 2's persona)."""
         gold = json.loads(raw["expected_responses"][0])["gold_answer"]
-        return self._definition(suite, repetition, 0, script_from_goodai(raw), gold, gold, {"goodai_example": example_id})
+        return self._definition(
+            suite, repetition, 0, script_from_goodai(raw), gold, gold, {"goodai_example": example_id}
+        )
 
     def _definition(
-        self, suite: str, repetition: int, seed: int, script: Any, answer: str, key: str, params: dict[str, Any]
+        self,
+        suite: str,
+        repetition: int,
+        seed: int,
+        script: Any,
+        answer: str,
+        key: str,
+        params: dict[str, Any],
     ) -> TestDefinition:
         return TestDefinition(
             suite=suite, scenario=NAME, repetition=repetition, seed=seed, script=script, ideal_answers=(answer,),
             expected={"fact": key, "gold": answer}, skills=SKILLS, params=params,
         )  # fmt: skip
 
-    def score(self, definition: TestDefinition, responses: Sequence[str], context: ScoringContext) -> Awaitable[Score]:
+    def score(
+        self, definition: TestDefinition, responses: Sequence[str], context: ScoringContext
+    ) -> Awaitable[Score]:
         expected = definition.expected
         if context.profile == OFFICIAL:  # the reference judges its own gold line, whatever was replied
             return score_answers(definition, [expected["gold"]], context, [expected["fact"]])

@@ -38,10 +38,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-
 from pytest_memorybench.core.records import Score, TestDefinition
-from pytest_memorybench.scenarios.base import ScoringContext
 from pytest_memorybench.goodai.format import script_from_goodai
+from pytest_memorybench.scenarios.base import ScoringContext
 from pytest_memorybench.scenarios.params import at_least, read_params
 from pytest_memorybench.scenarios.waits import spread_script
 from pytest_memorybench.scoring.jsonlist import parse_lenient_json, score_json_list
@@ -99,9 +98,7 @@ class NameList:
     name = NAME
     skills = SKILLS
 
-    def generate(
-        self, suite: str, params: Mapping[str, Any], seed: int, repetition: int
-    ) -> TestDefinition:
+    def generate(self, suite: str, params: Mapping[str, Any], seed: int, repetition: int) -> TestDefinition:
         settings = read_params(NameListParams, NAME, params)
         rng = random.Random(f"{NAME}|{seed}|{repetition}")
         names = draw_names(seed, repetition, settings.name_changes)
@@ -120,7 +117,9 @@ class NameList:
             reset_message=RESET_MESSAGE,
         )
 
-    def from_goodai(self, raw: dict[str, Any], example_id: str, suite: str, repetition: int) -> TestDefinition:
+    def from_goodai(
+        self, raw: dict[str, Any], example_id: str, suite: str, repetition: int
+    ) -> TestDefinition:
         """A GoodAI NameList definition file: its script and waits as they are, its expected names."""
         names = [str(name) for name in raw["expected_responses"]]
         return TestDefinition(
@@ -136,21 +135,27 @@ class NameList:
             reset_message=RESET_MESSAGE,
         )
 
-    def score(
-        self, definition: TestDefinition, responses: Sequence[str], context: ScoringContext
-    ) -> Score:
+    def score(self, definition: TestDefinition, responses: Sequence[str], context: ScoringContext) -> Score:
         reply = responses[-1] if responses else ""
         version = definition.params.get("goodai_format", 3)
         if context.profile == OFFICIAL and version < 3:
-            verdict = score_names_v1(definition.expected, reply) if version == 1 else score_names_v2(definition.expected, reply)
-            return Score(verdict.value, (*verdict.reasons, f"{context.profile} profile, Benchmark {version} rule"))
+            verdict = (
+                score_names_v1(definition.expected, reply)
+                if version == 1
+                else score_names_v2(definition.expected, reply)
+            )
+            return Score(
+                verdict.value, (*verdict.reasons, f"{context.profile} profile, Benchmark {version} rule")
+            )
         return score_name_list(definition.expected, reply, context.profile)
 
 
 def score_name_list(expected: Sequence[str], reply: str, profile: str) -> Score:
     if profile not in PROFILES:
         raise ValueError(f"unknown scoring profile {profile!r}")
-    verdict = score_names_official(expected, reply) if profile == OFFICIAL else score_json_list(expected, reply)
+    verdict = (
+        score_names_official(expected, reply) if profile == OFFICIAL else score_json_list(expected, reply)
+    )
     return Score(verdict.value, (*verdict.reasons, f"{profile} profile"))
 
 
@@ -164,13 +169,17 @@ def score_names_official(expected: Sequence[str], reply: str) -> Score:
         return Score(0.0, (f"response not in the correct format: the reply parses to a JSON {_kind(data)}",))
     odd = next((item for item in data if not isinstance(item, str)), None) if isinstance(data, list) else None
     if odd is not None:
-        return Score(0.0, (f"response not in the correct format: {odd!r} is a JSON {_kind(odd)}, not a name",))
+        return Score(
+            0.0, (f"response not in the correct format: {odd!r} is a JSON {_kind(odd)}, not a name",)
+        )
 
     reasons: list[str] = []
     if isinstance(data, dict):
         reasons.append("the reply is a JSON object: its keys are read as the names, as the reference does")
     elif isinstance(data, str):
-        reasons.append("the reply is a JSON string: its characters are read as the names, as the reference does")
+        reasons.append(
+            "the reply is a JSON string: its characters are read as the names, as the reference does"
+        )
     answered = [item.lower() for item in data]
     remaining = [name.lower() for name in expected]
     correct = 0
@@ -186,7 +195,8 @@ def score_names_official(expected: Sequence[str], reply: str) -> Score:
     if divisor == 0:
         return Score(1.0, (*reasons, "nothing was expected and the reply lists nothing"))
     reasons.append(
-        f"{correct} correct / max({len(expected)} expected, {len(answered)} answered) = {correct / divisor:.3f}"
+        f"{correct} correct / max({len(expected)} expected, {len(answered)} answered) ="
+        f" {correct / divisor:.3f}"
     )
     return Score(correct / divisor, tuple(reasons))
 

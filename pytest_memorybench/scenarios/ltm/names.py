@@ -19,8 +19,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from pytest_memorybench.goodai.format import script_from_goodai
 from pytest_memorybench.core.records import Score, TestDefinition
+from pytest_memorybench.goodai.format import script_from_goodai
 from pytest_memorybench.scenarios.base import ScoringContext
 from pytest_memorybench.scenarios.ltm.name_list import (
     RESET_MESSAGE,
@@ -56,11 +56,17 @@ class Names:
         lines = [rng.choice(TEMPLATES).format(name=name) for name in names] + [QUESTION]
         return self._definition(suite, repetition, seed, spread_script(lines), names[-1], asdict(settings))
 
-    def from_goodai(self, raw: dict[str, Any], example_id: str, suite: str, repetition: int) -> TestDefinition:
+    def from_goodai(
+        self, raw: dict[str, Any], example_id: str, suite: str, repetition: int
+    ) -> TestDefinition:
         expected = str(raw["expected_responses"][0])
-        return self._definition(suite, repetition, 0, script_from_goodai(raw), expected, {"goodai_example": example_id})
+        return self._definition(
+            suite, repetition, 0, script_from_goodai(raw), expected, {"goodai_example": example_id}
+        )
 
-    def _definition(self, suite: str, repetition: int, seed: int, script: Any, last: str, params: dict[str, Any]) -> TestDefinition:
+    def _definition(
+        self, suite: str, repetition: int, seed: int, script: Any, last: str, params: dict[str, Any]
+    ) -> TestDefinition:
         return TestDefinition(
             suite=suite, scenario=NAME, repetition=repetition, seed=seed, script=script, ideal_answers=(f"Your name is {last}.",),
             expected=last, skills=SKILLS, params=params, reset_message=RESET_MESSAGE,
@@ -69,7 +75,9 @@ class Names:
     def score(self, definition: TestDefinition, responses: Sequence[str], context: ScoringContext) -> Score:
         reply = responses[-1] if responses else ""
         verdict = score_contains(definition.expected, reply, whole_word=context.profile != OFFICIAL)
-        return Score(verdict.value, tuple(f"{reason}, {context.profile} profile" for reason in verdict.reasons))
+        return Score(
+            verdict.value, tuple(f"{reason}, {context.profile} profile" for reason in verdict.reasons)
+        )
 
 
 SCENARIO = Names()

@@ -36,8 +36,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from pytest_memorybench.goodai.format import script_from_goodai
 from pytest_memorybench.core.records import Score, ScriptLine, TestDefinition
+from pytest_memorybench.goodai.format import script_from_goodai
 from pytest_memorybench.scenarios.base import ScoringContext
 from pytest_memorybench.scenarios.params import read_params
 from pytest_memorybench.scenarios.waits import spread_over_span
@@ -85,7 +85,8 @@ class ProspectiveMemoryParams:
     def __post_init__(self) -> None:
         if not 2 <= self.min_reply <= self.max_reply:
             raise ValueError(
-                f"min_reply and max_reply must satisfy 2 <= min <= max, got {self.min_reply}, {self.max_reply}"
+                f"min_reply and max_reply must satisfy 2 <= min <= max, got {self.min_reply},"
+                f" {self.max_reply}"
             )
 
 
@@ -109,7 +110,9 @@ def cites_quote(quote: str, reply: str, profile: Profile = PAPER) -> bool:
     return _normalise_paper(quote) in _normalise_paper(reply)
 
 
-def score_replies(quote: str, nth: int, replies: Sequence[str], profile: Profile = PAPER, after: int = 0) -> Score:
+def score_replies(
+    quote: str, nth: int, replies: Sequence[str], profile: Profile = PAPER, after: int = 0
+) -> Score:
     """The verdict on the replies from the instruction's own reply (the first) on; needs n of them.
 
     `after`: replies past the nth that must not hold the quote either (Benchmarks 1 and 2, whose
@@ -117,8 +120,18 @@ def score_replies(quote: str, nth: int, replies: Sequence[str], profile: Profile
     """
     tag = f"{profile} profile"
     if len(replies) < nth:
-        return Score(0.0, (f"only {len(replies)} replies were seen after the instruction; the {ordinal(nth)} never came ({tag})",))
-    cited = [index for index, reply in enumerate(replies[: nth + after], 1) if cites_quote(quote, reply, profile)]
+        return Score(
+            0.0,
+            (
+                (
+                    f"only {len(replies)} replies were seen after the instruction; the {ordinal(nth)} never"
+                    f" came ({tag})"
+                ),
+            ),
+        )
+    cited = [
+        index for index, reply in enumerate(replies[: nth + after], 1) if cites_quote(quote, reply, profile)
+    ]
     elsewhere = [index for index in cited if index != nth]
     where = ", ".join(ordinal(index) for index in elsewhere)
     if nth not in cited:
@@ -126,7 +139,15 @@ def score_replies(quote: str, nth: int, replies: Sequence[str], profile: Profile
         return Score(0.0, (f"the quote is not in the {ordinal(nth)} reply{extra} ({tag})",))
     if elsewhere:
         return Score(0.0, (f"the quote is in the {ordinal(nth)} reply but also in the {where} ({tag})",))
-    return Score(1.0, (f"the quote is in the {ordinal(nth)} reply and in no {'other' if after else 'earlier'} one ({tag})",))
+    return Score(
+        1.0,
+        (
+            (
+                f"the quote is in the {ordinal(nth)} reply and in no {'other' if after else 'earlier'} one"
+                f" ({tag})"
+            ),
+        ),
+    )
 
 
 def _after(definition: TestDefinition, profile: Profile) -> int:
@@ -177,7 +198,9 @@ class _Watch:
         self.replies = [self.first_reply, *(exchange.reply for exchange in exchanges)]
         if len(self.replies) < self.nth + self.after:
             return Verdict(done=False)
-        self.verdict = score_replies(self.quote, self.nth, self.replies[: self.nth + self.after], self.profile, self.after)
+        self.verdict = score_replies(
+            self.quote, self.nth, self.replies[: self.nth + self.after], self.profile, self.after
+        )
         return Verdict(done=True, score=self.verdict)
 
 
@@ -185,17 +208,21 @@ class ProspectiveMemory:
     name = NAME
     skills = SKILLS
 
-    def generate(
-        self, suite: str, params: Mapping[str, Any], seed: int, repetition: int
-    ) -> TestDefinition:
+    def generate(self, suite: str, params: Mapping[str, Any], seed: int, repetition: int) -> TestDefinition:
         settings = read_params(ProspectiveMemoryParams, NAME, params)
         order = list(QUOTES)
         random.Random(f"{NAME}|{seed}|quotes").shuffle(order)  # repetitions of a seed never repeat a quote
         quote, author = order[(repetition - 1) % len(order)]
         nth = random.Random(f"{NAME}|{seed}|{repetition}").randint(settings.min_reply, settings.max_reply)
-        lines = [STATEMENT.format(quote=quote, author=author), INSTRUCTION.format(author=author, nth=ordinal(nth))]
+        lines = [
+            STATEMENT.format(quote=quote, author=author),
+            INSTRUCTION.format(author=author, nth=ordinal(nth)),
+        ]
         waits = spread_over_span(len(lines))
-        script = tuple(ScriptLine(text, is_question=index == 1, wait=wait) for index, (text, wait) in enumerate(zip(lines, waits)))
+        script = tuple(
+            ScriptLine(text, is_question=index == 1, wait=wait)
+            for index, (text, wait) in enumerate(zip(lines, waits))
+        )
         return TestDefinition(
             suite=suite,
             scenario=NAME,
@@ -209,7 +236,9 @@ class ProspectiveMemory:
             reset_message=RESET,
         )
 
-    def from_goodai(self, raw: dict[str, Any], example_id: str, suite: str, repetition: int) -> TestDefinition:
+    def from_goodai(
+        self, raw: dict[str, Any], example_id: str, suite: str, repetition: int
+    ) -> TestDefinition:
         """A GoodAI file: its two lines and waits; `expected_responses` [[quote, author, n]], or
         prose in Benchmarks 1 and 2 (`older_expectation`)."""
         expected = raw["expected_responses"][0]
@@ -232,14 +261,23 @@ class ProspectiveMemory:
         from pytest_memorybench.conversation.program import RegisterCallback, Say, Wait
 
         expected = definition.expected
-        watch = _Watch(expected["quote"], int(expected["nth"]), context.scoring.profile, _after(definition, context.scoring.profile))
+        watch = _Watch(
+            expected["quote"],
+            int(expected["nth"]),
+            context.scoring.profile,
+            _after(definition, context.scoring.profile),
+        )
         ideal = iter(definition.ideal_answers)
         for line in definition.script:
-            reply = yield Say(line.text, is_question=line.is_question, ideal=next(ideal, None) if line.is_question else None)
+            reply = yield Say(
+                line.text, is_question=line.is_question, ideal=next(ideal, None) if line.is_question else None
+            )
             if line.is_question:
                 watch.first_reply = reply or ""
                 # The callback hears reply 2 onwards: the oracle's quote is due in its (n-1)th reply.
-                yield RegisterCallback(watch.hear, oracle_reply=(watch.nth - 1, f'"{watch.quote}" - {expected["author"]}'))
+                yield RegisterCallback(
+                    watch.hear, oracle_reply=(watch.nth - 1, f'"{watch.quote}" - {expected["author"]}')
+                )
                 break
             wait = Wait.from_goodai(line.wait)
             if wait is not None:
@@ -252,15 +290,15 @@ class ProspectiveMemory:
         if watch.verdict is not None and definition.reset_message:
             yield Say(definition.reset_message)
 
-    def score(
-        self, definition: TestDefinition, responses: Sequence[str], context: ScoringContext
-    ) -> Score:
+    def score(self, definition: TestDefinition, responses: Sequence[str], context: ScoringContext) -> Score:
         """`responses`: every reply from the instruction's own on (the engine scores by callback)."""
         expected = definition.expected
         after = _after(definition, context.profile)
         return score_replies(expected["quote"], int(expected["nth"]), list(responses), context.profile, after)
 
-    def rescore_goodai(self, definition: TestDefinition, stored: StoredResult, context: ScoringContext) -> Score:
+    def rescore_goodai(
+        self, definition: TestDefinition, stored: StoredResult, context: ScoringContext
+    ) -> Score:
         """A stored GoodAI result: every reply the log holds from the instruction's own on, as the
         reference's callback read the whole message log (whichever test a reply answered)."""
         instruction = next(line.text for line in definition.script if line.is_question)

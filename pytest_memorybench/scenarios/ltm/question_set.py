@@ -17,9 +17,9 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from pytest_memorybench.core.records import Score, ScriptLine, TestDefinition
 from pytest_memorybench.goodai.format import script_from_goodai
 from pytest_memorybench.judges.local import LocalJudge
-from pytest_memorybench.core.records import Score, ScriptLine, TestDefinition
 from pytest_memorybench.scenarios.base import ScoringContext
 from pytest_memorybench.scenarios.waits import spread_over_span
 from pytest_memorybench.scoring.judged import score_reference
@@ -30,7 +30,10 @@ def question_script(content: str, questions: Sequence[str]) -> tuple[ScriptLine,
     """The content, then the questions, spread over 90 % of the span as GoodAI's default waits."""
     lines = [content, *questions]
     waits = spread_over_span(len(lines))
-    return tuple(ScriptLine(text, is_question=index > 0, wait=wait) for index, (text, wait) in enumerate(zip(lines, waits)))
+    return tuple(
+        ScriptLine(text, is_question=index > 0, wait=wait)
+        for index, (text, wait) in enumerate(zip(lines, waits))
+    )
 
 
 def question_set(
@@ -64,7 +67,14 @@ def question_set(
 
 
 def from_goodai_file(
-    raw: dict[str, Any], example_id: str, *, suite: str, scenario: str, repetition: int, skills: tuple[str, ...], reset_message: str
+    raw: dict[str, Any],
+    example_id: str,
+    *,
+    suite: str,
+    scenario: str,
+    repetition: int,
+    skills: tuple[str, ...],
+    reset_message: str,
 ) -> TestDefinition:
     """A GoodAI Delayed Recall or Instruction Recall file: its script and waits, its answers."""
     answers = [str(answer) for answer in raw["expected_responses"]]
@@ -104,7 +114,10 @@ def _repeats(content: set[str], reply: str) -> bool:
 
 
 async def score_answers(
-    definition: TestDefinition, responses: Sequence[str], context: ScoringContext, answers: Sequence[str] | None = None
+    definition: TestDefinition,
+    responses: Sequence[str],
+    context: ScoringContext,
+    answers: Sequence[str] | None = None,
 ) -> Score:
     """The share of questions whose reply refers to the expected answer (GoodAI's checklist);
     `answers` replaces the definition's own expected answers (a list of them)."""
@@ -115,13 +128,23 @@ async def score_answers(
     for number, (question, expected) in enumerate(zip(definition.questions, answers), 1):
         reply = responses[number - 1] if number <= len(responses) else ""
         if context.profile != OFFICIAL and _repeats(content, reply):
-            reasons.append(f"question {number}: wrong: the reply repeats most of the text it was given instead of answering")
+            reasons.append(
+                f"question {number}: wrong: the reply repeats most of the text it was given instead of"
+                " answering"
+            )
             continue
-        verdict = await score_reference(judge, question=question, expected=expected, answer=reply, scorer=definition.scenario)
+        verdict = await score_reference(
+            judge, question=question, expected=expected, answer=reply, scorer=definition.scenario
+        )
         correct += verdict.value == 1.0
-        reasons.append(f"question {number}: {'right' if verdict.value == 1.0 else 'wrong'}: {'; '.join(verdict.reasons)}")
+        reasons.append(
+            f"question {number}: {'right' if verdict.value == 1.0 else 'wrong'}: {'; '.join(verdict.reasons)}"
+        )
     total = len(answers)
-    reasons.append(f"{correct} of {total} answers refer to the expected ones ({context.profile} profile, judge {judge.name})")
+    reasons.append(
+        f"{correct} of {total} answers refer to the expected ones ({context.profile} profile, judge"
+        f" {judge.name})"
+    )
     return Score(correct / total if total else 0.0, tuple(reasons))
 
 
@@ -137,7 +160,13 @@ class QuestionSetScenario:
     reset_message: str
 
     def definition(
-        self, suite: str, repetition: int, seed: int, content: str, cases: Sequence[tuple[str, str]], params: dict[str, Any]
+        self,
+        suite: str,
+        repetition: int,
+        seed: int,
+        content: str,
+        cases: Sequence[tuple[str, str]],
+        params: dict[str, Any],
     ) -> TestDefinition:
         """The content, then each (question, answer) case."""
         return question_set(
@@ -152,7 +181,9 @@ class QuestionSetScenario:
             reset_message=self.reset_message,
         )
 
-    def from_goodai(self, raw: dict[str, Any], example_id: str, suite: str, repetition: int) -> TestDefinition:
+    def from_goodai(
+        self, raw: dict[str, Any], example_id: str, suite: str, repetition: int
+    ) -> TestDefinition:
         return from_goodai_file(
             raw, example_id, suite=suite, scenario=self.name, repetition=repetition, skills=self.skills,
             reset_message=self.reset_message,

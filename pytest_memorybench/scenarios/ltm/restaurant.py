@@ -71,11 +71,13 @@ from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
-from pytest_memorybench.conversation import program as actions  # a module: it imports the registry that imports us
+from pytest_memorybench.conversation import (
+    program as actions,
+)  # a module: it imports the registry that imports us
 from pytest_memorybench.conversation.clock import SimulatedClock
+from pytest_memorybench.core.records import Score, ScriptLine, TestDefinition
 from pytest_memorybench.judges.base import Judge
 from pytest_memorybench.judges.local import LocalJudge
-from pytest_memorybench.core.records import Score, ScriptLine, TestDefinition
 from pytest_memorybench.scenarios.base import ScoringContext
 from pytest_memorybench.scenarios.ltm.restaurant_reading import (
     Menu,
@@ -145,8 +147,8 @@ STARTER_SECTIONS = ("Starters", "Soups", "Salads")
 MAIN_SECTIONS = ("From the Grill", "Pasta and Risotto", "Vegetarian Plates")
 
 SETUP = (
-    "Let's play a scene. When I speak as the waiter (like 'Waiter: Are you ready to order?'), you answer "
-    "as a guest dining at the restaurant would. Answer the waiter directly and stay in the scene. Is that clear?"
+    "Let's play a scene. When I speak as the waiter (like 'Waiter: Are you ready to order?'), you answer as a"
+    " guest dining at the restaurant would. Answer the waiter directly and stay in the scene. Is that clear?"
 )
 GREETING = (
     "Waiter: Good evening, and welcome to our restaurant. Here is the menu, take your time with it:\n\n"
@@ -223,7 +225,9 @@ async def food_stage(judge: Judge, reply: str, menu: Menu) -> Stage:
         failure = "the diner orders no dish from the menu"
     if failure:
         return Stage(False, f"failed stage 2 (food): {failure}")
-    return Stage(True, f"passed stage 2 (food): the diner orders {enumerate_items(order.dishes)}", tuple(order.dishes))
+    return Stage(
+        True, f"passed stage 2 (food): the diner orders {enumerate_items(order.dishes)}", tuple(order.dishes)
+    )
 
 
 async def alternative_stage(
@@ -240,12 +244,17 @@ async def alternative_stage(
         failure = f"the diner orders again what was already ordered ({enumerate_items(repeated)})"
     elif not failure and not fresh:
         failure = (
-            f"the diner orders only what was already ordered ({enumerate_items(repeated)})" if repeated
+            f"the diner orders only what was already ordered ({enumerate_items(repeated)})"
+            if repeated
             else "the diner orders no other dish from the menu"
         )
     if failure:
         return Stage(False, f"failed stage 3 (alternative to the {unavailable}): {failure}")
-    return Stage(True, f"passed stage 3 (alternative to the {unavailable}): the diner orders {enumerate_items(fresh)}", tuple(fresh))
+    return Stage(
+        True,
+        f"passed stage 3 (alternative to the {unavailable}): the diner orders {enumerate_items(fresh)}",
+        tuple(fresh),
+    )
 
 
 async def notice_stage(judge: Judge, reply: str, ordered: str, served: str) -> Stage:
@@ -265,20 +274,22 @@ async def recall_stage(judge: Judge, reply: str, drinks: Sequence[str]) -> Stage
 def verdict(stages: Sequence[Stage]) -> Score:
     """Points are the stages passed; the first failure ends the scene (the paper: it breaks the narrative)."""
     passed = sum(stage.passed for stage in stages)
-    return Score(passed / STAGES, (f"{passed} of {STAGES} stages passed", *(stage.reason for stage in stages)))
+    return Score(
+        passed / STAGES, (f"{passed} of {STAGES} stages passed", *(stage.reason for stage in stages))
+    )
 
 
 class Restaurant:
     name = NAME
     skills = SKILLS
 
-    def generate(
-        self, suite: str, params: Mapping[str, Any], seed: int, repetition: int
-    ) -> TestDefinition:
+    def generate(self, suite: str, params: Mapping[str, Any], seed: int, repetition: int) -> TestDefinition:
         settings = read_params(RestaurantParams, NAME, params)
         return _definition(suite, seed, repetition, asdict(settings))
 
-    def from_goodai(self, raw: dict[str, Any], example_id: str, suite: str, repetition: int) -> TestDefinition:
+    def from_goodai(
+        self, raw: dict[str, Any], example_id: str, suite: str, repetition: int
+    ) -> TestDefinition:
         """A GoodAI Restaurant definition is empty (the scene is made live): ours, for seed 0."""
         return _definition(suite, 0, repetition, {"goodai_example": example_id})
 
@@ -299,7 +310,9 @@ class Restaurant:
         yield actions.Say(RESET_MESSAGE)
         yield actions.Finish(verdict(stages))
 
-    async def _scene(self, definition: TestDefinition, context: ProgramContext, stages: list[Stage]) -> TestProgram:
+    async def _scene(
+        self, definition: TestDefinition, context: ProgramContext, stages: list[Stage]
+    ) -> TestProgram:
         """The waiter's lines up to the first failed stage; each stage's verdict goes to `stages`."""
         judge: Judge = context.scoring.judge or LocalJudge()
         official = context.scoring.profile == OFFICIAL
@@ -314,7 +327,9 @@ class Restaurant:
         yield actions.Say(SETUP)
         yield actions.Wait(percentage=WAITS[0])
         reply = yield actions.Say(
-            GREETING.format(menu=menu.text()), is_question=True, ideal=f"I'd like a {ideal_drink.lower()}, please."
+            GREETING.format(menu=menu.text()),
+            is_question=True,
+            ideal=f"I'd like a {ideal_drink.lower()}, please.",
         )
         stages.append(await drink_stage(judge, reply or "", menu, official))
         if ended():
@@ -323,7 +338,8 @@ class Restaurant:
         yield actions.Wait(percentage=WAITS[1])
 
         reply = yield actions.Say(
-            FOOD.format(drinks=enumerate_items(drinks)), is_question=True,
+            FOOD.format(drinks=enumerate_items(drinks)),
+            is_question=True,
             ideal=f"I'll have the {' and the '.join(dish.lower() for dish in ideal_dishes)}, please.",
         )
         stages.append(await food_stage(judge, reply or "", menu))
@@ -339,7 +355,8 @@ class Restaurant:
         ]
         alternative = rng.choice(choices)
         reply = yield actions.Say(
-            UNAVAILABLE.format(dish=unavailable), is_question=True,
+            UNAVAILABLE.format(dish=unavailable),
+            is_question=True,
             ideal=f"In that case, I'll have the {alternative.lower()}, please.",
         )
         stages.append(await alternative_stage(judge, reply or "", menu, ordered, unavailable, official))
@@ -353,8 +370,12 @@ class Restaurant:
         true_dish, wrong_dish = _swap(rng, ordered, unavailable, menu)
         served = [wrong_dish if dish == true_dish else dish for dish in ordered]
         reply = yield actions.Say(
-            SERVE.format(order=enumerate_items(served)), is_question=True,
-            ideal=f"Sorry, that's not what I ordered: I asked for the {true_dish.lower()}, not the {wrong_dish.lower()}.",
+            SERVE.format(order=enumerate_items(served)),
+            is_question=True,
+            ideal=(
+                f"Sorry, that's not what I ordered: I asked for the {true_dish.lower()}, not the"
+                f" {wrong_dish.lower()}."
+            ),
         )
         stages.append(await notice_stage(judge, reply or "", true_dish, wrong_dish))
         if ended():
@@ -363,7 +384,8 @@ class Restaurant:
         yield actions.Wait(percentage=WAITS[4])
 
         reply = yield actions.Say(
-            FREE_DRINK.format(dish=true_dish), is_question=True,
+            FREE_DRINK.format(dish=true_dish),
+            is_question=True,
             ideal=f"I was having the {enumerate_items(drinks).lower()}.",
         )
         stages.append(await recall_stage(judge, reply or "", drinks))
@@ -388,8 +410,9 @@ class Restaurant:
         finally:
             await program.aclose()
 
-
-    async def rescore_goodai(self, definition: TestDefinition, stored: StoredResult, context: ScoringContext) -> Score:
+    async def rescore_goodai(
+        self, definition: TestDefinition, stored: StoredResult, context: ScoringContext
+    ) -> Score:
         """A scene GoodAI's runner played: its own menu, waiter lines and the diner's stored replies.
 
         The stages are judged as in our scene; where the published run stopped earlier than ours
@@ -404,7 +427,9 @@ class Restaurant:
         stages = [await drink_stage(judge, replies[0], scene.menu, official)]
         checks = (
             lambda reply: food_stage(judge, reply, scene.menu),
-            lambda reply: alternative_stage(judge, reply, scene.menu, scene.ordered, scene.unavailable, official),
+            lambda reply: alternative_stage(
+                judge, reply, scene.menu, scene.ordered, scene.unavailable, official
+            ),
             lambda reply: notice_stage(judge, reply, scene.true_dish, scene.wrong_dish),
             lambda reply: recall_stage(judge, reply, [scene.drinks]),
         )
@@ -412,7 +437,9 @@ class Restaurant:
             if not stages[-1].passed:
                 break
             if number > len(replies):
-                stages.append(Stage(False, f"stage {number} not reached: the published run stopped before it"))
+                stages.append(
+                    Stage(False, f"stage {number} not reached: the published run stopped before it")
+                )
                 break
             stages.append(await check(replies[number - 1]))
         return verdict(stages)
@@ -447,14 +474,22 @@ class StoredScene:
 
         ordered = dishes(find(r"Excellent choice!\s*(.+?)\s*coming right up"))
         unavailable = find(r"that the (.+?) is currently unavailable")
-        replaced = [dish for dish in ordered if dish.lower() != unavailable.lower()] + dishes(find(r"^Waiter:\s*(.+?) it is\."))
+        replaced = [dish for dish in ordered if dish.lower() != unavailable.lower()] + dishes(
+            find(r"^Waiter:\s*(.+?) it is\.")
+        )
         served = dishes(find(r"Here you are:\s*(.+?)\.\s*Enjoy"))
         true_dish = find(r"Here it is:\s*(.+?),\s*just as you ordered") or next(
             (dish for dish in replaced if dish not in served), ""
         )
         wrong_dish = next((dish for dish in served if dish not in replaced), "")
-        return cls(menu, find(r"Here is your (.+?)\.\s*What would you like to eat"), tuple(ordered), unavailable,
-                   true_dish, wrong_dish)
+        return cls(
+            menu,
+            find(r"Here is your (.+?)\.\s*What would you like to eat"),
+            tuple(ordered),
+            unavailable,
+            true_dish,
+            wrong_dish,
+        )
 
 
 def _swap(rng: random.Random, ordered: Sequence[str], unavailable: str, menu: Menu) -> tuple[str, str]:
@@ -474,7 +509,10 @@ def _definition(suite: str, seed: int, repetition: int, params: dict[str, Any]) 
     menu = DEFAULT_MENU
     drink = rng.choice(menu.drinks)
     sections = dict(menu.sections)
-    dishes = [rng.choice(sections[rng.choice(STARTER_SECTIONS)]), rng.choice(sections[rng.choice(MAIN_SECTIONS)])]
+    dishes = [
+        rng.choice(sections[rng.choice(STARTER_SECTIONS)]),
+        rng.choice(sections[rng.choice(MAIN_SECTIONS)]),
+    ]
     expected = {
         "menu": [[section, list(items)] for section, items in menu.sections],
         "drinks": list(menu.drinks),

@@ -55,7 +55,10 @@ _OUT_OF_ROLE = re.compile(
 )
 _STAGE_DIRECTION = re.compile(r"\*[^*\n]{1,300}\*|\[[^\]\n]{1,300}\]|\\\[[^\]\n]{1,300}\\\]")
 _BOLD = re.compile(r"\*\*([^*\n]+)\*\*|__([^_\n]+)__")
-_WAITER_TURN = re.compile(r"^\s*[*_<(]*(?:the\s+)?(?:waiter|server|waitress)(?:\s+response)?[*_>)]*\s*:", re.IGNORECASE | re.MULTILINE)
+_WAITER_TURN = re.compile(
+    r"^\s*[*_<(]*(?:the\s+)?(?:waiter|server|waitress)(?:\s+response)?[*_>)]*\s*:",
+    re.IGNORECASE | re.MULTILINE,
+)
 _DINER_LABEL = re.compile(
     r"^\s*[*_<(]*(?:the\s+)?(?:diner|customer|guest|me|you|assistant\s*\(as\s+customer\)|as\s+the\s+customer)[*_>)]*\s*:\s*",
     re.IGNORECASE | re.MULTILINE,
@@ -111,7 +114,11 @@ class Menu:
             elif item and sections:
                 sections[-1][1].append(item.group(1))
         drinks = [items for name, items in sections if re.search(r"beverage|drink", name, re.IGNORECASE)]
-        dishes = tuple((name, tuple(items)) for name, items in sections if not re.search(r"beverage|drink", name, re.IGNORECASE))
+        dishes = tuple(
+            (name, tuple(items))
+            for name, items in sections
+            if not re.search(r"beverage|drink", name, re.IGNORECASE)
+        )
         return cls(dishes, tuple(drinks[0]) if drinks else ())
 
 
@@ -143,7 +150,9 @@ def diner_part(reply: str) -> tuple[str, bool]:
     """
     text = _BOLD.sub(lambda match: match.group(1) or match.group(2), reply or "")
     text = _STAGE_DIRECTION.sub(" ", text)
-    text = _WAITER_TURN.sub("", text, count=1) if _WAITER_TURN.match(text) else text  # the diner's own line, mislabelled
+    text = (
+        _WAITER_TURN.sub("", text, count=1) if _WAITER_TURN.match(text) else text
+    )  # the diner's own line, mislabelled
     waiter = _WAITER_TURN.search(text)
     if waiter:
         text = text[: waiter.start()]
@@ -157,7 +166,7 @@ def breaks_role(text: str) -> bool:
 
 
 def resolve_numbers(text: str, menu: Menu) -> str:
-    """"number 17" / "#17" → "number 17 (<item 17>)", so a judge reading names sees the item."""
+    """ "number 17" / "#17" → "number 17 (<item 17>)", so a judge reading names sees the item."""
     items = menu.numbered()
 
     def name(match: re.Match[str]) -> str:
@@ -170,14 +179,20 @@ def resolve_numbers(text: str, menu: Menu) -> str:
 def _on_list(name: str, known: Sequence[str]) -> str | None:
     if name in known:
         return name
-    found = process.extractOne(name, list(known), scorer=fuzz.token_set_ratio, processor=clean, score_cutoff=85)
+    found = process.extractOne(
+        name, list(known), scorer=fuzz.token_set_ratio, processor=clean, score_cutoff=85
+    )
     return found[0] if found else None
 
 
 async def read_order(judge: Judge, text: str, menu: Menu, *, scorer: str) -> Order:
     """What the diner's words order, as menu dishes, drinks and off-menu things (judge `restaurant`)."""
     verdict = await judge.judge(
-        JudgeTask("restaurant", {"reply": resolve_numbers(text, menu), "menu": menu.dishes, "drinks": list(menu.drinks)}, scorer)
+        JudgeTask(
+            "restaurant",
+            {"reply": resolve_numbers(text, menu), "menu": menu.dishes, "drinks": list(menu.drinks)},
+            scorer,
+        )
     )
     if not verdict.ok:
         return Order([], [], [], verdict.error or "the judge gave no verdict")
@@ -197,7 +212,9 @@ async def read_order(judge: Judge, text: str, menu: Menu, *, scorer: str) -> Ord
             drinks.append(drink)
     pieces = _not_fragments(off_menu, [*dishes, *drinks])
     other_drinks = tuple(piece for piece in pieces if is_drink(piece))
-    return Order(dishes, drinks, [piece for piece in pieces if piece not in other_drinks], other_drinks=other_drinks)
+    return Order(
+        dishes, drinks, [piece for piece in pieces if piece not in other_drinks], other_drinks=other_drinks
+    )
 
 
 def is_drink(name: str) -> bool:
@@ -218,7 +235,9 @@ def _not_fragments(pieces: Sequence[str], found: Sequence[str]) -> list[str]:
     return kept
 
 
-async def noticed_mixup(judge: Judge, text: str, ordered: str, served: str, *, scorer: str) -> tuple[bool, str]:
+async def noticed_mixup(
+    judge: Judge, text: str, ordered: str, served: str, *, scorer: str
+) -> tuple[bool, str]:
     """Whether the diner points out that `served` came instead of `ordered`, and how we know."""
     cue = _MIXUP.search(clean(text))
     if cue:
@@ -228,7 +247,10 @@ async def noticed_mixup(judge: Judge, text: str, ordered: str, served: str, *, s
         return True, f"the diner says the dish is not what they ordered (judge {judge.name})"
     reference = await score_reference(
         judge,
-        question=f"The waiter served the {served} instead of the {ordered}. Which dish does the diner say they ordered?",
+        question=(
+            f"The waiter served the {served} instead of the {ordered}. Which dish does the diner say they"
+            " ordered?"
+        ),
         expected=ordered,
         answer=text,
         scorer=scorer,
@@ -241,6 +263,10 @@ async def noticed_mixup(judge: Judge, text: str, ordered: str, served: str, *, s
 async def recalls_drinks(judge: Judge, text: str, drinks: str, *, scorer: str) -> bool:
     """Whether the diner's answer names the drink(s) ordered at the start (judge `reference`)."""
     recall = await score_reference(
-        judge, question="What was the diner drinking before the meal?", expected=drinks, answer=text, scorer=scorer,
+        judge,
+        question="What was the diner drinking before the meal?",
+        expected=drinks,
+        answer=text,
+        scorer=scorer,
     )
     return recall.value == 1.0

@@ -44,9 +44,9 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Union
 
 from pytest_memorybench.core.records import Score, TestDefinition
+from pytest_memorybench.goodai.format import script_from_goodai
 from pytest_memorybench.scenarios.base import ScoringContext
 from pytest_memorybench.scenarios.ltm.question_set import benchmark_1_checklist, score_answers
-from pytest_memorybench.goodai.format import script_from_goodai
 from pytest_memorybench.scenarios.params import read_params
 from pytest_memorybench.scenarios.waits import spread_script
 from pytest_memorybench.scoring.jsonlist import parse_lenient_json
@@ -262,11 +262,21 @@ def _plot(
     """What happens after A and B saw the object placed, for one story skeleton."""
     maybe = lambda chance, *events: list(events) if rng.random() < chance else []  # noqa: E731
     if plot == "false_belief":  # B leaves, then A moves the object
-        return [Exit(b, room), *maybe(0.5, Enter(b, elsewhere)), Move(a, obj, c2, room), *maybe(0.5, Exit(a, room))]
+        return [
+            Exit(b, room),
+            *maybe(0.5, Enter(b, elsewhere)),
+            Move(a, obj, c2, room),
+            *maybe(0.5, Exit(a, room)),
+        ]
     if plot == "true_belief":  # A moves the object while B watches; B may leave afterwards
         return [Move(a, obj, c2, room), *maybe(0.6, Exit(b, room)), *maybe(0.4, Exit(a, room))]
     if plot == "second_order":  # both see A's move; A leaves; B moves it again
-        return [Move(a, obj, c2, room), Exit(a, room), *maybe(0.5, Enter(a, elsewhere)), Move(b, obj, c3, room)]
+        return [
+            Move(a, obj, c2, room),
+            Exit(a, room),
+            *maybe(0.5, Enter(a, elsewhere)),
+            Move(b, obj, c3, room),
+        ]
     if plot == "double_move":  # both see the first move; B leaves; A moves it again
         return [Move(a, obj, c2, room), Exit(b, room), Move(a, obj, c3, room), *maybe(0.4, Exit(a, room))]
     if plot == "return":  # B leaves, A moves the object, B comes back (and sees nothing)
@@ -301,7 +311,9 @@ def make_story(rng: random.Random) -> Story:
             events.insert(rng.randint(enter_at + 1, len(events)), Exit(d, where))
     people = [a, b, d] if any(getattr(e, "agent", None) == d for e in events) else [a, b]
     for _ in range(rng.choice((0, 1, 1, 2))):
-        events.insert(rng.randint(0, len(events)), Noise(rng.choice(people), rng.choice(FEELINGS), rng.choice(TOPICS)))
+        events.insert(
+            rng.randint(0, len(events)), Noise(rng.choice(people), rng.choice(FEELINGS), rng.choice(TOPICS))
+        )
     return Story(tuple(events), thing, (a, b), plot)
 
 
@@ -315,7 +327,9 @@ class SallyAnneParams:
 
     def __post_init__(self) -> None:
         if self.question_type not in QUESTION_TYPES:
-            raise ValueError(f"question_type must be one of {', '.join(QUESTION_TYPES)}, got {self.question_type!r}")
+            raise ValueError(
+                f"question_type must be one of {', '.join(QUESTION_TYPES)}, got {self.question_type!r}"
+            )
         if not 0.0 <= self.false_belief_share <= 1.0:
             raise ValueError(f"false_belief_share must be between 0 and 1, got {self.false_belief_share}")
 
@@ -341,7 +355,12 @@ def ideal_answer(container: str) -> str:
 
 def question_kind(question: str) -> str | None:
     """Which of the four ToMi question forms a question line uses, if any."""
-    forms = (("second_order", _Q_THINK), ("first_order", _Q_SEARCH), ("beginning", _Q_BEGIN), ("reality", _Q_REALLY))
+    forms = (
+        ("second_order", _Q_THINK),
+        ("first_order", _Q_SEARCH),
+        ("beginning", _Q_BEGIN),
+        ("reality", _Q_REALLY),
+    )
     for kind, pattern in forms:
         if pattern.search(question):
             return kind
@@ -352,9 +371,7 @@ class SallyAnne:
     name = NAME
     skills = SKILLS
 
-    def generate(
-        self, suite: str, params: Mapping[str, Any], seed: int, repetition: int
-    ) -> TestDefinition:
+    def generate(self, suite: str, params: Mapping[str, Any], seed: int, repetition: int) -> TestDefinition:
         settings = read_params(SallyAnneParams, NAME, params)
         rng = random.Random(f"{NAME}|{seed}|{repetition}")
         story = make_story(rng)
@@ -381,7 +398,9 @@ class SallyAnne:
             params=asdict(settings),
         )
 
-    def from_goodai(self, raw: dict[str, Any], example_id: str, suite: str, repetition: int) -> TestDefinition:
+    def from_goodai(
+        self, raw: dict[str, Any], example_id: str, suite: str, repetition: int
+    ) -> TestDefinition:
         """A GoodAI SallyAnne file: its script and waits as they are (ToMi lines and all), its answer."""
         answer = str(raw["expected_responses"][0])
         question = next((t for t, q in zip(raw["script"], raw["is_question"]) if q), "")
@@ -392,7 +411,12 @@ class SallyAnne:
             seed=0,
             script=script_from_goodai(raw),
             ideal_answers=(ideal_answer(answer),),
-            expected={"answer": answer, "question_kind": question_kind(question), "false_belief": None, "plot": None},
+            expected={
+                "answer": answer,
+                "question_kind": question_kind(question),
+                "false_belief": None,
+                "plot": None,
+            },
             skills=SKILLS,
             params={"goodai_example": example_id},
         )
@@ -414,7 +438,9 @@ def score_sallyanne(expected: str, reply: str) -> Score:
         return Score(0.0, (f"invalid answer: the reply is {error}",))
     if not isinstance(data, dict):
         kind = type(data).__name__
-        return Score(0.0, (f"invalid answer: the reply parses to a JSON {kind}, not an object with an 'answer' key",))
+        return Score(
+            0.0, (f"invalid answer: the reply parses to a JSON {kind}, not an object with an 'answer' key",)
+        )
     if "answer" not in data:
         keys = ", ".join(repr(key) for key in data) or "none"
         return Score(0.0, (f"invalid answer: the JSON object has no 'answer' key (keys: {keys})",))

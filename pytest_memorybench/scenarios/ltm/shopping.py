@@ -44,8 +44,8 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from pytest_memorybench.core.records import Score, TestDefinition
-from pytest_memorybench.scenarios.base import ScoringContext
 from pytest_memorybench.goodai.format import script_from_goodai
+from pytest_memorybench.scenarios.base import ScoringContext
 from pytest_memorybench.scenarios.params import at_least, read_params
 from pytest_memorybench.scenarios.waits import spread_script
 from pytest_memorybench.scoring.jsonlist import parse_lenient_json
@@ -58,8 +58,7 @@ QUESTION = (
     "properties, `item` and `quantity`, and merge entries for the same item into one."
 )
 RESET_MESSAGE = (
-    "I have bought everything that was on my shopping list, so please clear it: "
-    "the list is empty now."
+    "I have bought everything that was on my shopping list, so please clear it: the list is empty now."
 )
 REMOVE_ONE_IN = 6  # when the list is not empty, a change removes something with probability 1/6
 
@@ -97,16 +96,16 @@ def _noun(number: int, item: str) -> str:
 
 
 def ideal_answer(expected: Sequence[Sequence[Any]]) -> str:
-    return json.dumps([{"item": name, "quantity": quantity} for name, quantity in expected], ensure_ascii=False)
+    return json.dumps(
+        [{"item": name, "quantity": quantity} for name, quantity in expected], ensure_ascii=False
+    )
 
 
 class Shopping:
     name = NAME
     skills = SKILLS
 
-    def generate(
-        self, suite: str, params: Mapping[str, Any], seed: int, repetition: int
-    ) -> TestDefinition:
+    def generate(self, suite: str, params: Mapping[str, Any], seed: int, repetition: int) -> TestDefinition:
         settings = read_params(ShoppingParams, NAME, params)
         rng = random.Random(f"{NAME}|{seed}|{repetition}")
         cart: dict[str, int] = {}  # singular name -> count, in the order first added
@@ -120,7 +119,9 @@ class Shopping:
                     del cart[item]
                 template = rng.choice(REMOVE_TEMPLATES)
                 lines.append(
-                    template.format(number=number, item=_noun(number, item), them="it" if number == 1 else "them")
+                    template.format(
+                        number=number, item=_noun(number, item), them="it" if number == 1 else "them"
+                    )
                 )
             else:
                 item = rng.choice(ITEMS)[0]
@@ -145,7 +146,9 @@ class Shopping:
             reset_message=RESET_MESSAGE,
         )
 
-    def from_goodai(self, raw: dict[str, Any], example_id: str, suite: str, repetition: int) -> TestDefinition:
+    def from_goodai(
+        self, raw: dict[str, Any], example_id: str, suite: str, repetition: int
+    ) -> TestDefinition:
         """A GoodAI Shopping definition file: its script and waits as they are, its [item, quantity] pairs."""
         expected = [[str(name).lower(), int(quantity)] for name, quantity in raw["expected_responses"]]
         return TestDefinition(
@@ -161,14 +164,14 @@ class Shopping:
             reset_message=RESET_MESSAGE,
         )
 
-    def score(
-        self, definition: TestDefinition, responses: Sequence[str], context: ScoringContext
-    ) -> Score:
+    def score(self, definition: TestDefinition, responses: Sequence[str], context: ScoringContext) -> Score:
         reply = responses[-1] if responses else ""
         version = definition.params.get("goodai_format", 3)
         if context.profile == OFFICIAL and version < 3:
             verdict = score_shopping_older(definition.expected, reply, penalise_unknown=version == 2)
-            return Score(verdict.value, (*verdict.reasons, f"{context.profile} profile, Benchmark {version} rule"))
+            return Score(
+                verdict.value, (*verdict.reasons, f"{context.profile} profile, Benchmark {version} rule")
+            )
         return score_shopping(definition.expected, reply, context.profile)
 
 
@@ -259,7 +262,11 @@ def score_shopping_older(expected: Sequence[Sequence[Any]], reply: str, *, penal
         else:
             reasons.append(f"wrong quantity for {name!r}: {quantity!r} instead of {wanted[key]}")
     points = max(right - penalties, 0) if penalise_unknown else right
-    reasons.append(f"{right} right" + (f" − {penalties} unknown" if penalise_unknown else "") + f" = {points} of {len(wanted)}")
+    reasons.append(
+        f"{right} right"
+        + (f" − {penalties} unknown" if penalise_unknown else "")
+        + f" = {points} of {len(wanted)}"
+    )
     return Score(points / len(wanted) if wanted else 1.0, tuple(reasons))
 
 

@@ -37,12 +37,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-
+from pytest_memorybench.core.records import Score, TestDefinition
+from pytest_memorybench.goodai.format import script_from_goodai
 from pytest_memorybench.judges.base import Judge, JudgeTask
 from pytest_memorybench.judges.local import LocalJudge
-from pytest_memorybench.core.records import Score, TestDefinition
 from pytest_memorybench.scenarios.base import ScoringContext
-from pytest_memorybench.goodai.format import script_from_goodai
 from pytest_memorybench.scenarios.params import read_params
 from pytest_memorybench.scenarios.waits import spread_script
 from pytest_memorybench.scoring.keywords import score_keywords
@@ -64,12 +63,37 @@ class Clue:
 
 
 TIMES = (
-    Clue("time", "when the first rooster crows", ("dawn", "daybreak", "sunrise", "first light", "morning"), "at dawn"),
+    Clue(
+        "time",
+        "when the first rooster crows",
+        ("dawn", "daybreak", "sunrise", "first light", "morning"),
+        "at dawn",
+    ),
     Clue("time", "when the shadows are at their shortest", ("noon", "midday", "lunchtime"), "at noon"),
-    Clue("time", "when the streetlamps flicker on", ("dusk", "sunset", "twilight", "nightfall", "evening"), "at dusk"),
-    Clue("time", "when the whole town is asleep", ("midnight", "night", "nighttime", "small hours"), "at midnight"),
-    Clue("time", "when the kettles whistle after lunch", ("afternoon", "teatime", "tea time"), "in the afternoon"),
-    Clue("time", "when the bakers light their ovens", ("dawn", "daybreak", "morning", "sunrise"), "early in the morning"),
+    Clue(
+        "time",
+        "when the streetlamps flicker on",
+        ("dusk", "sunset", "twilight", "nightfall", "evening"),
+        "at dusk",
+    ),
+    Clue(
+        "time",
+        "when the whole town is asleep",
+        ("midnight", "night", "nighttime", "small hours"),
+        "at midnight",
+    ),
+    Clue(
+        "time",
+        "when the kettles whistle after lunch",
+        ("afternoon", "teatime", "tea time"),
+        "in the afternoon",
+    ),
+    Clue(
+        "time",
+        "when the bakers light their ovens",
+        ("dawn", "daybreak", "morning", "sunrise"),
+        "early in the morning",
+    ),
 )
 THINGS = (
     Clue("thing", "something that shows the way in the dark", ("torch", "flashlight", "lantern", "candle"), "a torch"),
@@ -83,9 +107,19 @@ THINGS = (
 )  # fmt: skip
 PLACES = (
     Clue("place", "where the ships are guided home", ("lighthouse",), "at the lighthouse"),
-    Clue("place", "where the books are kept", ("library", "bookshop", "bookstore", "archive", "archives"), "at the library"),
+    Clue(
+        "place",
+        "where the books are kept",
+        ("library", "bookshop", "bookstore", "archive", "archives"),
+        "at the library",
+    ),
     Clue("place", "where the loaves come out warm", ("bakery", "bakehouse", "baker"), "at the bakery"),
-    Clue("place", "where the dead are resting", ("cemetery", "graveyard", "churchyard", "crypt", "tomb"), "at the cemetery"),
+    Clue(
+        "place",
+        "where the dead are resting",
+        ("cemetery", "graveyard", "churchyard", "crypt", "tomb"),
+        "at the cemetery",
+    ),
     Clue("place", "where the horses are kept", ("stable", "stables", "barn", "ranch"), "at the stables"),
     Clue("place", "where the wind turns the sails", ("windmill", "mill"), "at the windmill"),
 )
@@ -137,9 +171,7 @@ class SpyMeeting:
     name = NAME
     skills = SKILLS
 
-    def generate(
-        self, suite: str, params: Mapping[str, Any], seed: int, repetition: int
-    ) -> TestDefinition:
+    def generate(self, suite: str, params: Mapping[str, Any], seed: int, repetition: int) -> TestDefinition:
         settings = read_params(SpyMeetingParams, NAME, params)
         rng = random.Random(f"{NAME}|{seed}|{repetition}")
         names = _names(seed, repetition)
@@ -147,7 +179,9 @@ class SpyMeeting:
         senders = rng.sample(names, 3)
         clues = [rng.choice(CATALOGUE[kind]) for kind in kinds]
         lines = [INTRO.format(*names)]
-        lines += [TEMPLATES[clue.kind].format(name=sender, code=clue.code) for sender, clue in zip(senders, clues)]
+        lines += [
+            TEMPLATES[clue.kind].format(name=sender, code=clue.code) for sender, clue in zip(senders, clues)
+        ]
         lines.append(QUESTION)
         script = spread_script(lines)
         others = [list(c.keywords) for kind in sorted(CATALOGUE) for c in CATALOGUE[kind] if c not in clues]
@@ -166,7 +200,9 @@ class SpyMeeting:
             params=asdict(settings),
         )
 
-    def from_goodai(self, raw: dict[str, Any], example_id: str, suite: str, repetition: int) -> TestDefinition:
+    def from_goodai(
+        self, raw: dict[str, Any], example_id: str, suite: str, repetition: int
+    ) -> TestDefinition:
         """A GoodAI Spy Meeting file: its script and waits; its keyword lists, in script order.
 
         The ideal answer names the first keyword of each clue.  `other_keywords` are the keyword
@@ -175,8 +211,11 @@ class SpyMeeting:
         """
         lists = [list(map(str, keywords)) for keywords in raw["expected_responses"]]
         others = {
-            tuple(map(str, keywords)) for example in raw.get("_examples", []) if isinstance(example, list)
-            for keywords in example if isinstance(keywords, list)
+            tuple(map(str, keywords))
+            for example in raw.get("_examples", [])
+            if isinstance(example, list)
+            for keywords in example
+            if isinstance(keywords, list)
         }
         messages = [text for text, question in zip(raw["script"][1:], raw["is_question"][1:]) if not question]
         clues = [
@@ -215,7 +254,9 @@ def _goodai_kind(message: str) -> str:
     return "clue"
 
 
-async def interpretations(clues: Sequence[Mapping[str, Any]], reply: str, judge: Judge | None) -> list[bool | None]:
+async def interpretations(
+    clues: Sequence[Mapping[str, Any]], reply: str, judge: Judge | None
+) -> list[bool | None]:
     """The judge's word on each clue whose keywords the reply lacks (None where one is there)."""
     judge = judge or LocalJudge()
     verdicts: list[bool | None] = []
@@ -223,7 +264,11 @@ async def interpretations(clues: Sequence[Mapping[str, Any]], reply: str, judge:
         if any(matches_at_word_boundaries(word, reply, case_sensitive=True) for word in clue["keywords"]):
             verdicts.append(None)
             continue
-        task = JudgeTask("interpretation", {"statement": clue["code"], "keywords": list(clue["keywords"]), "answer": reply}, NAME)
+        task = JudgeTask(
+            "interpretation",
+            {"statement": clue["code"], "keywords": list(clue["keywords"]), "answer": reply},
+            NAME,
+        )
         verdict = await judge.judge(task)
         verdicts.append(bool((verdict.data or {}).get("valid")) if verdict.ok else False)
     return verdicts
@@ -244,7 +289,8 @@ def score_spy_meeting(
     )
     named = tuple(
         reason.replace(f"clue {index + 1}:", f"clue {index + 1} ({clues[index]['kind']}):", 1)
-        if index < len(clues) else reason
+        if index < len(clues)
+        else reason
         for index, reason in enumerate(verdict.reasons)
     )
     return Score(verdict.value, (*named, f"{profile} profile"))

@@ -28,11 +28,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from pytest_memorybench.judges.base import Judge, JudgeTask
 from pytest_memorybench.core.records import Score, ScriptLine, TestDefinition
+from pytest_memorybench.goodai.format import script_from_goodai
+from pytest_memorybench.judges.base import Judge, JudgeTask
 from pytest_memorybench.scenarios.base import ScoringContext
 from pytest_memorybench.scenarios.ltm.question_set import benchmark_1_checklist, score_answers
-from pytest_memorybench.goodai.format import script_from_goodai
 from pytest_memorybench.scenarios.params import at_least, read_params
 from pytest_memorybench.scenarios.waits import spread_over_span
 from pytest_memorybench.scoring.profiles import OFFICIAL, PAPER, Profile
@@ -54,14 +54,28 @@ class Trigger:
 
 
 TRIGGERS = (
-    Trigger("ask you which day of the week it is", "Every day is a good day for a walk", "Which day of the week is it today?"),
-    Trigger("tell you that I have lost my keys", "Look in the pocket of your blue coat", "I can't find my keys anywhere."),
+    Trigger(
+        "ask you which day of the week it is",
+        "Every day is a good day for a walk",
+        "Which day of the week is it today?",
+    ),
+    Trigger(
+        "tell you that I have lost my keys",
+        "Look in the pocket of your blue coat",
+        "I can't find my keys anywhere.",
+    ),
     Trigger("say that I am bored", "Let us plan a trip to the seaside", "I am so bored right now."),
     Trigger("mention that it is raining", "Do not forget your umbrella", "It is pouring with rain outside."),
-    Trigger("tell you that I am hungry", "There is some soup left in the fridge", "I am absolutely starving."),
+    Trigger(
+        "tell you that I am hungry", "There is some soup left in the fridge", "I am absolutely starving."
+    ),
     Trigger("complain that my back hurts", "Remember to stretch every hour", "My back is aching again."),
     Trigger("greet you with 'Ahoy!'", "Welcome aboard, captain", "Ahoy!"),
-    Trigger("ask you to water my plants", "The watering can is behind the shed", "Could you water the plants for me?"),
+    Trigger(
+        "ask you to water my plants",
+        "The watering can is behind the shed",
+        "Could you water the plants for me?",
+    ),
 )
 
 _PUNCTUATION = str.maketrans("", "", string.punctuation)
@@ -94,9 +108,7 @@ class TriggerResponse:
     name = NAME
     skills = SKILLS
 
-    def generate(
-        self, suite: str, params: Mapping[str, Any], seed: int, repetition: int
-    ) -> TestDefinition:
+    def generate(self, suite: str, params: Mapping[str, Any], seed: int, repetition: int) -> TestDefinition:
         settings = read_params(TriggerResponseParams, NAME, params)
         chosen = pick_trigger(seed, repetition)
         lines = [SETUP.format(request=chosen.request, response=chosen.response)]
@@ -120,7 +132,9 @@ class TriggerResponse:
             reset_message=RESET,
         )
 
-    def from_goodai(self, raw: dict[str, Any], example_id: str, suite: str, repetition: int) -> TestDefinition:
+    def from_goodai(
+        self, raw: dict[str, Any], example_id: str, suite: str, repetition: int
+    ) -> TestDefinition:
         """A GoodAI Trigger Response file: its script (HTML entities as the reference sent them),
         waits and expected sentences, the reference's threshold and reset statement."""
         expected = [str(sentence) for sentence in raw["expected_responses"]]
@@ -134,7 +148,10 @@ class TriggerResponse:
             expected=expected,
             skills=SKILLS,
             params={"goodai_example": example_id, "rouge_threshold": TRIGGER_RESPONSE_THRESHOLD},
-            reset_message="Cancel any instructions as to what sentence you should say whenever I do something in particular.",
+            reset_message=(
+                "Cancel any instructions as to what sentence you should say whenever I do something in"
+                " particular."
+            ),
         )
 
     def warm_up(self) -> None:
@@ -180,10 +197,19 @@ async def score_trigger_reply(
     data = verdict.data or {}
     extracted = data.get("extracted")
     if not data.get("present") or not extracted:
-        return False, f"ROUGE-L F = {f:.3f} ({how}) and the judge ({judge.name}) finds no {expected!r} in the reply"
+        return (
+            False,
+            f"ROUGE-L F = {f:.3f} ({how}) and the judge ({judge.name}) finds no {expected!r} in the reply",
+        )
     f_extracted = rouge_l_f(want, standardise(str(extracted)), use_stemmer=stem)
     if f_extracted > threshold:
-        return True, f"the judge ({judge.name}) extracted {extracted!r}: ROUGE-L F = {f_extracted:.3f} > {threshold} ({how})"
+        return (
+            True,
+            (
+                f"the judge ({judge.name}) extracted {extracted!r}: ROUGE-L F = {f_extracted:.3f} >"
+                f" {threshold} ({how})"
+            ),
+        )
     return False, (
         f"the judge ({judge.name}) extracted {extracted!r}, but its ROUGE-L F = {f_extracted:.3f} against "
         f"{expected!r} is not above {threshold} ({how})"

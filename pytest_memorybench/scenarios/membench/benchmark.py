@@ -38,6 +38,7 @@ from typing import Any
 
 from pytest_memorybench.core.errors import UsageError
 from pytest_memorybench.core.records import Score, TestDefinition
+from pytest_memorybench.core.spans import MAX_SPAN_TOKENS
 from pytest_memorybench.scenarios.base import ScoringContext
 from pytest_memorybench.scenarios.membench.case import Case
 from pytest_memorybench.scenarios.membench.metrics import summarize
@@ -49,7 +50,6 @@ from pytest_memorybench.scenarios.membench.questions import (
 )
 from pytest_memorybench.scenarios.membench.trajectory import generate_case
 from pytest_memorybench.scenarios.params import at_least, read_params
-from pytest_memorybench.core.spans import MAX_SPAN_TOKENS
 from pytest_memorybench.scenarios.probes import ProbeContext, probe_definition
 from pytest_memorybench.scoring.choice import score_choice
 from pytest_memorybench.scoring.profiles import OFFICIAL
@@ -95,7 +95,9 @@ def capacity_asks(case: Case, points: int) -> list[int]:
     if points >= count:
         chosen = list(range(first, last + 1))
     else:
-        chosen = sorted({first + round(i * (count - 1) / (points - 1)) for i in range(points)} if points > 1 else {first})
+        chosen = sorted(
+            {first + round(i * (count - 1) / (points - 1)) for i in range(points)} if points > 1 else {first}
+        )
     return [case.messages_after(step) for step in chosen]
 
 
@@ -113,14 +115,24 @@ class MemBenchScenario:
     def contexts(self, suite: str, params: Mapping[str, Any], seed: int) -> list[ProbeContext]:
         options = read_params(MemBenchParams, self.name, params)
         if options.data_path:
-            cases = load_cases(options.data_path, dialogue=self.dialogue, prefix=self.short, per_type=options.per_type, seed=seed)
+            cases = load_cases(
+                options.data_path,
+                dialogue=self.dialogue,
+                prefix=self.short,
+                per_type=options.per_type,
+                seed=seed,
+            )
             if not cases:
                 return [self._nothing_to_run(suite, seed, options.data_path)]
         else:
             cases = [
                 generate_case(
-                    f"{self.short}-{kind}-{index}", kind, seed=seed, dialogue=self.dialogue,
-                    target_tokens=options.target_tokens, related=options.related,
+                    f"{self.short}-{kind}-{index}",
+                    kind,
+                    seed=seed,
+                    dialogue=self.dialogue,
+                    target_tokens=options.target_tokens,
+                    related=options.related,
                 )
                 for kind in self._types(options.types)
                 for index in range(1, options.per_type + 1)
@@ -133,7 +145,9 @@ class MemBenchScenario:
         wanted = tuple(name.strip() for name in chosen.split(",") if name.strip())
         unknown = [name for name in wanted if name not in self.types]
         if unknown:
-            raise UsageError(f"scenario {self.name}: unknown question type {unknown[0]!r} (known: {', '.join(self.types)})")
+            raise UsageError(
+                f"scenario {self.name}: unknown question type {unknown[0]!r} (known: {', '.join(self.types)})"
+            )
         return wanted
 
     def _context(self, suite: str, seed: int, case: Case, options: MemBenchParams) -> ProbeContext:
@@ -144,9 +158,13 @@ class MemBenchScenario:
         if options.retrieve_k:
             params["retrieve_k"] = options.retrieve_k
         definition = probe_definition(
-            suite=suite, scenario=self.name, seed=seed, context=case.id,
+            suite=suite,
+            scenario=self.name,
+            seed=seed,
+            context=case.id,
             probe_id=f"{self.short}::{case.id.removeprefix(self.short + '-')}",
-            question=render_question(case), ideal_answer=case.answer,
+            question=render_question(case),
+            ideal_answer=case.answer,
             expected={
                 "answer": case.answer,
                 "options": dict(zip(LETTERS, case.options)),
@@ -154,21 +172,38 @@ class MemBenchScenario:
                 "evidence_texts": [list(texts) for texts in case.evidence_texts],
                 "level": case.level,
             },
-            category=case.type, skills=(case.level,), markers=(self.short, case.type), params=params,
+            category=case.type,
+            skills=(case.level,),
+            markers=(self.short, case.type),
+            params=params,
         )
         return ProbeContext(
-            case.id, (definition,), case.turns, header=HEADER, observe_batch=options.observe_batch, tokens=case.tokens,
+            case.id,
+            (definition,),
+            case.turns,
+            header=HEADER,
+            observe_batch=options.observe_batch,
+            tokens=case.tokens,
         )
 
     def _nothing_to_run(self, suite: str, seed: int, path: str) -> ProbeContext:
         """Released data holding only the other agent's trajectories: one skipped item that says so."""
         folder = "FirstAgent" if self.dialogue else "ThirdAgent"
         definition = probe_definition(
-            suite=suite, scenario=self.name, seed=seed, context=f"{self.short}-none", probe_id=f"{self.short}::no-data",
-            question="(none)", ideal_answer="", expected=None, markers=(self.short,),
+            suite=suite,
+            scenario=self.name,
+            seed=seed,
+            context=f"{self.short}-none",
+            probe_id=f"{self.short}::no-data",
+            question="(none)",
+            ideal_answer="",
+            expected=None,
+            markers=(self.short,),
         )
         reason = f"{path} holds no {folder} trajectories, which {self.name} needs"
-        return ProbeContext(f"{self.short}-none", (replace(definition, skip_reason=reason),), lambda: iter(()))
+        return ProbeContext(
+            f"{self.short}-none", (replace(definition, skip_reason=reason),), lambda: iter(())
+        )
 
     # -- scoring ----------------------------------------------------------------------------------
 
@@ -176,7 +211,9 @@ class MemBenchScenario:
         """The item's verdict from the answer after the whole trajectory; details keep every ask's."""
         expected = definition.expected
         strict = context.profile == OFFICIAL
-        verdicts = [score_choice(expected["answer"], reply, expected["options"], strict=strict) for reply in responses]
+        verdicts = [
+            score_choice(expected["answer"], reply, expected["options"], strict=strict) for reply in responses
+        ]
         final = verdicts[0]
         correct_text = expected["options"][expected["answer"]]
         reasons = (*final.reasons, f"{expected['answer']} = {correct_text}")

@@ -42,7 +42,9 @@ class Case:
         return (step + 1) * self.messages_per_step
 
 
-def distinctive_texts(every: Sequence[Sequence[str]], evidence: Sequence[Sequence[str]]) -> tuple[tuple[str, ...], ...]:
+def distinctive_texts(
+    every: Sequence[Sequence[str]], evidence: Sequence[Sequence[str]]
+) -> tuple[tuple[str, ...], ...]:
     """Each evidence step's texts that no other step has (a stock reply names no step).
 
     Recall@k recognises an evidence step by a retrieved memory holding one of these texts.  `every` holds

@@ -136,7 +136,12 @@ def faker_tables() -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], t
         return tuple(sorted(name for name in names if name.isalpha() and name not in _MONTH_NAMES))
 
     suffixes = tuple(sorted(s for s in Companies.company_suffixes if "," not in s))
-    return clean(People.first_names_male), clean(People.first_names_female), clean(People.last_names), suffixes
+    return (
+        clean(People.first_names_male),
+        clean(People.first_names_female),
+        clean(People.last_names),
+        suffixes,
+    )
 
 
 @lru_cache(maxsize=256)
@@ -145,7 +150,9 @@ def build_graph(key: str, *, relatives: int = 4, colleagues: int = 3, year: int 
     rng = random.Random(f"membench|graph|{key}")
     names = _NameDraw(rng)
     company = names.company()
-    user = _person(rng, names, "self", rng.choice(("male", "female")), company=company, work_location=rng.choice(CITIES))
+    user = _person(
+        rng, names, "self", rng.choice(("male", "female")), company=company, work_location=rng.choice(CITIES)
+    )
     taken_ages, taken_heights = {user.age}, {user.height}
     kin = [
         _person(rng, names, relation, gender, company=names.company(), ages=taken_ages, heights=taken_heights)
@@ -153,8 +160,14 @@ def build_graph(key: str, *, relatives: int = 4, colleagues: int = 3, year: int 
     ]
     work = [
         _person(
-            rng, names, relation, gender, company=company, work_location=user.work_location,
-            ages=taken_ages, heights=taken_heights,
+            rng,
+            names,
+            relation,
+            gender,
+            company=company,
+            work_location=user.work_location,
+            ages=taken_ages,
+            heights=taken_heights,
         )
         for relation, gender in _distinct_relations(rng, COLLEAGUES, colleagues)
     ]
@@ -198,7 +211,9 @@ class _NameDraw:
                 return name
 
 
-def _distinct_relations(rng: random.Random, pool: tuple[tuple[str, str], ...], count: int) -> list[tuple[str, str]]:
+def _distinct_relations(
+    rng: random.Random, pool: tuple[tuple[str, str], ...], count: int
+) -> list[tuple[str, str]]:
     chosen: list[tuple[str, str]] = []
     for relation, gender in rng.sample(pool, len(pool)):
         if relation not in {r for r, _ in chosen}:
@@ -237,7 +252,12 @@ def _person(
         gender=gender,
         name=name,
         age=_distinct(rng, low, high, ages if ages is not None else set()),
-        height=_distinct(rng, 155 if gender == "female" else 165, 182 if gender == "female" else 198, heights if heights is not None else set()),
+        height=_distinct(
+            rng,
+            155 if gender == "female" else 165,
+            182 if gender == "female" else 198,
+            heights if heights is not None else set(),
+        ),
         birthday=date(2001, 1, 1) + timedelta(days=rng.randrange(365)),
         hometown=rng.choice(CITIES),
         work_location=work_location or rng.choice(CITIES),
@@ -271,5 +291,7 @@ def _events(rng: random.Random, year: int) -> tuple[Event, ...]:
             days=length,
             leisure=leisure,
         )
-        for (kind, content, leisure), first, second, scale, length in zip(kinds, firsts, seconds, scales, days)
+        for (kind, content, leisure), first, second, scale, length in zip(
+            kinds, firsts, seconds, scales, days
+        )
     )

@@ -36,8 +36,14 @@ CITIES: tuple[str, ...] = (
 )  # fmt: skip
 
 EDUCATION: tuple[str, ...] = (
-    "high school diploma", "associate degree", "bachelor's degree", "master's degree", "doctorate",
-    "vocational certificate", "law degree", "medical degree",
+    "high school diploma",
+    "associate degree",
+    "bachelor's degree",
+    "master's degree",
+    "doctorate",
+    "vocational certificate",
+    "law degree",
+    "medical degree",
 )
 
 # occupation -> positions someone in it may hold
@@ -89,8 +95,22 @@ HOBBIES: dict[str, str] = {
 }
 
 CHARACTERS: tuple[str, ...] = (
-    "cheerful", "patient", "stubborn", "generous", "shy", "outgoing", "meticulous", "easygoing",
-    "ambitious", "thoughtful", "witty", "calm", "impulsive", "loyal", "curious", "reserved",
+    "cheerful",
+    "patient",
+    "stubborn",
+    "generous",
+    "shy",
+    "outgoing",
+    "meticulous",
+    "easygoing",
+    "ambitious",
+    "thoughtful",
+    "witty",
+    "calm",
+    "impulsive",
+    "loyal",
+    "curious",
+    "reserved",
 )
 
 # Events: work or leisure, each kind with what it is about.
@@ -116,12 +136,38 @@ LEISURE_EVENTS: dict[str, str] = {
 }
 # Event names: "<first> <second> <kind noun>", e.g. "Silver Harbor Summit".
 EVENT_NAME_FIRST: tuple[str, ...] = (
-    "Silver", "Northern", "Blue", "Golden", "Red", "Evergreen", "Bright", "Summit", "Riverside", "Copper",
-    "Maple", "Harbor", "Granite", "Lakeside", "Sunrise", "Cedar",
+    "Silver",
+    "Northern",
+    "Blue",
+    "Golden",
+    "Red",
+    "Evergreen",
+    "Bright",
+    "Summit",
+    "Riverside",
+    "Copper",
+    "Maple",
+    "Harbor",
+    "Granite",
+    "Lakeside",
+    "Sunrise",
+    "Cedar",
 )
 EVENT_NAME_SECOND: tuple[str, ...] = (
-    "Lights", "Horizon", "Spark", "Valley", "Bridge", "Wave", "Compass", "Forge", "Orchard", "Beacon",
-    "Meadow", "Circuit", "Anchor", "Trail",
+    "Lights",
+    "Horizon",
+    "Spark",
+    "Valley",
+    "Bridge",
+    "Wave",
+    "Compass",
+    "Forge",
+    "Orchard",
+    "Beacon",
+    "Meadow",
+    "Circuit",
+    "Anchor",
+    "Trail",
 )
 EVENT_NAME_NOUN: dict[str, str] = {
     "team retreat": "Retreat", "product launch": "Launch", "industry conference": "Conference",
@@ -140,7 +186,28 @@ NUMBER_WORDS: dict[int, str] = {
     500: "five hundred", 600: "six hundred", 800: "eight hundred", 1000: "one thousand",
     1200: "twelve hundred", 1500: "fifteen hundred", 2000: "two thousand", 3000: "three thousand",
 }  # fmt: skip
-EVENT_SCALES: tuple[int, ...] = (20, 30, 40, 50, 60, 80, 100, 150, 200, 250, 300, 400, 500, 600, 800, 1000, 1200, 1500, 2000, 3000)
+EVENT_SCALES: tuple[int, ...] = (
+    20,
+    30,
+    40,
+    50,
+    60,
+    80,
+    100,
+    150,
+    200,
+    250,
+    300,
+    400,
+    500,
+    600,
+    800,
+    1000,
+    1200,
+    1500,
+    2000,
+    3000,
+)
 EVENT_DAYS: tuple[int, ...] = (1, 2, 3, 4, 5, 6, 7)
 
 # Items the user owns: type -> made-up brand names of our own.

@@ -64,9 +64,14 @@ def _normal(text: str) -> str:
     return " ".join(str(text).split()).casefold()
 
 
-def retrieved_steps(retrieved: Sequence[str], evidence: Sequence[int], evidence_texts: Sequence[Sequence[str]]) -> list[list[int]]:
+def retrieved_steps(
+    retrieved: Sequence[str], evidence: Sequence[int], evidence_texts: Sequence[Sequence[str]]
+) -> list[list[int]]:
     """For each retrieved memory, in rank order, the evidence steps it holds the text of."""
-    wanted = [(step, [_normal(text) for text in texts if _normal(text)]) for step, texts in zip(evidence, evidence_texts)]
+    wanted = [
+        (step, [_normal(text) for text in texts if _normal(text)])
+        for step, texts in zip(evidence, evidence_texts)
+    ]
     found = []
     for memory in retrieved:
         held = _normal(memory)
@@ -86,7 +91,9 @@ def item_recall(record: dict[str, Any], k: int) -> float | None:
     return recall_at_k([step for held in steps for step in held], evidence, k=None)
 
 
-def capacity_points(records: Sequence[dict[str, Any]], *, since_evidence: bool = False) -> list[CapacityPoint]:
+def capacity_points(
+    records: Sequence[dict[str, Any]], *, since_evidence: bool = False
+) -> list[CapacityPoint]:
     """Every ask as (tokens, correct): tokens delivered so far, or since the question's first ask
     after its evidence (`since_evidence`: the capacity asks start right after the last evidence)."""
     points = []
@@ -115,7 +122,9 @@ def retained_points(records: Sequence[dict[str, Any]]) -> tuple[list[CapacityPoi
     return sorted(points, key=lambda point: point.tokens), questions
 
 
-def capacity_curve(points: Sequence[CapacityPoint], bins: int = CAPACITY_BINS) -> list[tuple[int, float, int]]:
+def capacity_curve(
+    points: Sequence[CapacityPoint], bins: int = CAPACITY_BINS
+) -> list[tuple[int, float, int]]:
     """(mean tokens, accuracy, points) per bin, in token order; bins hold equal numbers of points.
 
     Asks crowd towards the ends of trajectories (they follow the last evidence), so bins of equal
@@ -175,7 +184,10 @@ def summarize(records: list[dict[str, Any]]) -> dict[str, Any]:
         elif not any("retrieved" in r["details"] for r in scored):
             metrics[f"recall@{k}"] = NO_RETRIEVE
     if any(len(r["details"].get("asks", [])) > 1 for r in scored):
-        for name, since, label in (("capacity", False, "tokens delivered so far"), ("capacity after evidence", True, "tokens delivered since the last evidence")):
+        for name, since, label in (
+            ("capacity", False, "tokens delivered so far"),
+            ("capacity after evidence", True, "tokens delivered since the last evidence"),
+        ):
             points = capacity_points(scored, since_evidence=since)
             curve = capacity_curve(points)
             collapse = collapse_tokens(curve)
@@ -209,7 +221,13 @@ def summarize(records: list[dict[str, Any]]) -> dict[str, Any]:
             metrics[f"{name} ms mean"] = _ms(sum(times) / len(times))
             metrics[f"{name} ms p95"] = _ms(_percentile(times, 0.95))
     # One delivery per context, however many of its questions were asked.
-    writes = list({r.get("conversation", id(r)): r["details"]["write_seconds"] for r in scored if r["details"].get("write_seconds")}.values())
+    writes = list(
+        {
+            r.get("conversation", id(r)): r["details"]["write_seconds"]
+            for r in scored
+            if r["details"].get("write_seconds")
+        }.values()
+    )
     calls = sum(w["calls"] for w in writes)
     if calls:
         metrics["write ms mean"] = _ms(sum(w["mean"] * w["calls"] for w in writes) / calls)

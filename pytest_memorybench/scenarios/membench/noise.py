@@ -44,7 +44,16 @@ PROJECTS = (
     "a rooftop garden on the town hall", "a mural along the old canal wall", "a bike lane on the main street",
     "free swimming lessons for children", "a new wing for the museum",
 )  # fmt: skip
-SCIENTISTS = ("astronomers", "marine biologists", "geologists", "archaeologists", "botanists", "volcanologists", "entomologists", "glaciologists")
+SCIENTISTS = (
+    "astronomers",
+    "marine biologists",
+    "geologists",
+    "archaeologists",
+    "botanists",
+    "volcanologists",
+    "entomologists",
+    "glaciologists",
+)
 FINDINGS = (
     "a beetle species nobody had described before", "a comet that should be visible in the spring",
     "the remains of a Roman road", "an unusually large colony of seals", "a fern thought to be extinct",
@@ -56,16 +65,70 @@ TEAMS = (
     "the Glenfield Otters", "the Ashcombe Rovers", "the Port Carrow Gulls", "the Hartwell Foxes", "the Stonefield Miners",
     "the Thornbury Owls", "the Pembly Comets", "the Saltmarsh Herons", "the Fenwick Badgers", "the Kestrel Ridge Hawks",
 )  # fmt: skip
-SPORTS = ("the regional cup", "the league final", "a charity match", "the opening game of the season", "the county derby", "a rain-soaked semifinal")
+SPORTS = (
+    "the regional cup",
+    "the league final",
+    "a charity match",
+    "the opening game of the season",
+    "the county derby",
+    "a rain-soaked semifinal",
+)
 FIRMS = (
     "Norvale Textiles", "Brightmoor Foods", "Calloway Ceramics", "Driftwood Boatworks", "Evermark Paper",
     "Greystone Glassworks", "Halden Cycles", "Ironleaf Furniture", "Juniper Cosmetics", "Kelso Instruments",
 )  # fmt: skip
-PRODUCTS = ("recycled paper", "electric bicycles", "oat milk", "wool blankets", "ceramic tiles", "wooden toys", "hiking boots", "heat pumps", "canned tomatoes", "solar lanterns")
-CROPS = ("apple blossom", "the vineyards", "early strawberries", "the wheat harvest", "cherry orchards", "the pumpkin crop")
-WEATHER = ("a late frost", "a week of heavy rain", "an early heatwave", "a hailstorm", "strong winds", "a dry spell")
-MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December")
-COUNTS = ("two dozen", "forty", "sixty", "about a hundred", "several hundred", "over a thousand", "a few thousand", "twelve")
+PRODUCTS = (
+    "recycled paper",
+    "electric bicycles",
+    "oat milk",
+    "wool blankets",
+    "ceramic tiles",
+    "wooden toys",
+    "hiking boots",
+    "heat pumps",
+    "canned tomatoes",
+    "solar lanterns",
+)
+CROPS = (
+    "apple blossom",
+    "the vineyards",
+    "early strawberries",
+    "the wheat harvest",
+    "cherry orchards",
+    "the pumpkin crop",
+)
+WEATHER = (
+    "a late frost",
+    "a week of heavy rain",
+    "an early heatwave",
+    "a hailstorm",
+    "strong winds",
+    "a dry spell",
+)
+MONTHS = (
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+)
+COUNTS = (
+    "two dozen",
+    "forty",
+    "sixty",
+    "about a hundred",
+    "several hundred",
+    "over a thousand",
+    "a few thousand",
+    "twelve",
+)
 
 NEWS = (
     "{group} in {town} has approved {project}.",
@@ -85,7 +148,14 @@ NEWS = (
     "A vote in {town} on {project} has been postponed until {month}.",
     "{town} has been named the tidiest small town in the region for {project}.",
 )  # fmt: skip
-OPENERS = ("From the local paper: ", "Heard on the radio: ", "News from the region: ", "Saw this today: ", "One for the town gossip: ", "")
+OPENERS = (
+    "From the local paper: ",
+    "Heard on the radio: ",
+    "News from the region: ",
+    "Saw this today: ",
+    "One for the town gossip: ",
+    "",
+)
 REACTIONS = (
     "That sounds like a change people in {town} will notice.",
     "Interesting. It will be worth seeing how that turns out.",
@@ -149,7 +219,9 @@ class NoiseStream:
                     continue
                 self._seen.add(key)
                 self._steps.append(step)
-                self._tokens.append(_COUNTER.count(step.user) + (_COUNTER.count(step.assistant) if step.assistant else 0))
+                self._tokens.append(
+                    _COUNTER.count(step.user) + (_COUNTER.count(step.assistant) if step.assistant else 0)
+                )
 
     def _make(self) -> Step:
         rng = self._rng
@@ -177,7 +249,9 @@ _SLOTS: dict[str, tuple[str, ...]] = {
     "firm": FIRMS, "product": PRODUCTS, "crop": CROPS, "weather": WEATHER, "count": COUNTS, "sport": SPORTS,
     "team": TEAMS,
 }  # fmt: skip
-_FIELDS = {template: [name for _, name, _, _ in string.Formatter().parse(template) if name] for template in NEWS}
+_FIELDS = {
+    template: [name for _, name, _, _ in string.Formatter().parse(template) if name] for template in NEWS
+}
 _PLACELESS_REACTIONS = tuple(reaction for reaction in REACTIONS if "{town}" not in reaction)
 
 

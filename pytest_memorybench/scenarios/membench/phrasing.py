@@ -67,7 +67,7 @@ def value_text(kind: str, value: Any) -> str:
 
 
 def day_text(day: date) -> str:
-    """"March 4": the way people name a day without its year."""
+    """ "March 4": the way people name a day without its year."""
     return f"{day:%B} {day.day}"
 
 
@@ -139,7 +139,7 @@ CORRECTIONS = (
 
 
 def subject_phrase(person: Person, *, named: bool = False) -> str:
-    """"my aunt", or with her name "my aunt, Sophie Turner," (never for the user)."""
+    """ "my aunt", or with her name "my aunt, Sophie Turner," (never for the user)."""
     return f"my {person.relation}, {person.name}," if named else f"my {person.relation}"
 
 
@@ -157,7 +157,9 @@ def statement(item: Fact, *, named: bool = False) -> str:
             phrase = subject_phrase(subject, named=named)
         return _capitalised(template.format(S=phrase, v=value, a=article(value)))
     if isinstance(subject, Event):
-        return _EVENT_STATEMENTS[item.kind].format(n=subject.name, v=value, a=article(subject.kind), k=subject.kind)
+        return _EVENT_STATEMENTS[item.kind].format(
+            n=subject.name, v=value, a=article(subject.kind), k=subject.kind
+        )
     if isinstance(subject, Item):
         return f"The {subject.type} I use every day is the {value}."
     return f"I spent an afternoon at {value} last month; it is a lovely {subject.type}."

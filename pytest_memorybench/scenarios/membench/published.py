@@ -49,7 +49,14 @@ from pytest_memorybench.scenarios.membench.case import Case, distinctive_texts
 
 FIRST, THIRD = "FirstAgent", "ThirdAgent"
 _SUFFIX = re.compile(r"\s*\(place:\s*(?P<place>[^;)]*?)\s*(?:;\s*time\s*:?\s*'?(?P<time>[^')]*)'?)?\)\s*$")
-_TIME_FORMATS = ("%Y-%m-%d %H:%M", "%Y-%m-%d %H:%M:%S", "%Y-%m-%d", "%Y/%m/%d %H:%M", "%B %d, %Y %H:%M", "%B %d, %Y")
+_TIME_FORMATS = (
+    "%Y-%m-%d %H:%M",
+    "%Y-%m-%d %H:%M:%S",
+    "%Y-%m-%d",
+    "%Y/%m/%d %H:%M",
+    "%B %d, %Y %H:%M",
+    "%B %d, %Y",
+)
 _START = datetime(2024, 1, 1, 9, 0)
 
 
@@ -74,7 +81,9 @@ def load_cases(path: str, *, dialogue: bool, prefix: str, per_type: int = 0, see
     for kind in sorted(by_type):
         members = by_type[kind]
         if 0 < per_type < len(members):
-            picked = set(random.Random(f"membench|sample|{seed}|{kind}").sample(range(len(members)), per_type))
+            picked = set(
+                random.Random(f"membench|sample|{seed}|{kind}").sample(range(len(members)), per_type)
+            )
             members = [case for index, case in enumerate(members) if index in picked]
         cases.extend(members)
     return cases
@@ -115,10 +124,14 @@ def _is_first(file: Path, trajectory: Any) -> bool:
             return False
     messages = trajectory.get("message_list") if isinstance(trajectory, dict) else None
     first = messages[0] if isinstance(messages, list) and messages else None
-    return isinstance(first, list) or (isinstance(first, dict) and ("user" in first or "user_message" in first))
+    return isinstance(first, list) or (
+        isinstance(first, dict) and ("user" in first or "user_message" in first)
+    )
 
 
-def _case(file: Path, kind: str, scene: str, trajectory: Any, dialogue: bool, prefix: str, used: set[str]) -> Case:
+def _case(
+    file: Path, kind: str, scene: str, trajectory: Any, dialogue: bool, prefix: str, used: set[str]
+) -> Case:
     where = f"{file}: trajectory {trajectory.get('tid', '?') if isinstance(trajectory, dict) else '?'}"
     if not isinstance(trajectory, dict) or not isinstance(trajectory.get("message_list"), list):
         raise UsageError(f"{where}: no message_list")
@@ -129,10 +142,20 @@ def _case(file: Path, kind: str, scene: str, trajectory: Any, dialogue: bool, pr
     options = {str(k).strip().upper(): _option_text(v) for k, v in qa["choices"].items()}
     answer = str(qa.get("ground_truth", "")).strip().upper()
     if answer not in options:
-        raise UsageError(f"{where}: ground_truth {qa.get('ground_truth')!r} is not one of its choices {letters}")
+        raise UsageError(
+            f"{where}: ground_truth {qa.get('ground_truth')!r} is not one of its choices {letters}"
+        )
     steps, offsets = _steps(trajectory["message_list"], dialogue, where)
-    evidence = sorted({step for step in (_flat_id(raw, offsets) for raw in _ids(qa.get("target_step_id"))) if step is not None and 0 <= step < len(steps)})
-    case_id = f"{prefix}-{_slug(kind)}-{_slug(scene) + '-' if scene else ''}{trajectory.get('tid', len(used))}"
+    evidence = sorted(
+        {
+            step
+            for step in (_flat_id(raw, offsets) for raw in _ids(qa.get("target_step_id")))
+            if step is not None and 0 <= step < len(steps)
+        }
+    )
+    case_id = (
+        f"{prefix}-{_slug(kind)}-{_slug(scene) + '-' if scene else ''}{trajectory.get('tid', len(used))}"
+    )
     while case_id in used:
         case_id += "+"
     used.add(case_id)
@@ -152,7 +175,9 @@ def _case(file: Path, kind: str, scene: str, trajectory: Any, dialogue: bool, pr
         options=tuple(options[letter] for letter in letters),
         answer=answer,
         evidence=tuple(evidence),
-        evidence_texts=distinctive_texts([step[:2] for step in frozen], [frozen[step][:2] for step in evidence]),
+        evidence_texts=distinctive_texts(
+            [step[:2] for step in frozen], [frozen[step][:2] for step in evidence]
+        ),
         steps=len(frozen),
         messages_per_step=2 if dialogue else 1,
         turns=turns,
@@ -190,7 +215,9 @@ def _flat_id(raw: Any, offsets: list[int] | None) -> int | None:
     return None
 
 
-def _steps(messages: list[Any], dialogue: bool, where: str) -> tuple[list[tuple[str, str, datetime]], list[int] | None]:
+def _steps(
+    messages: list[Any], dialogue: bool, where: str
+) -> tuple[list[tuple[str, str, datetime]], list[int] | None]:
     """(user text, assistant text, time) per step, and the session offsets of raw FirstAgent data."""
     offsets: list[int] | None = None
     if dialogue and messages and all(isinstance(session, list) for session in messages):
@@ -254,7 +281,9 @@ def to_published(case: Case, *, dialogue: bool, noise_inserted: bool, tid: int =
     """
     messages = list(case.turns())
     stride = 2 if dialogue else 1
-    steps = [(messages[i], messages[i + 1] if dialogue else messages[i]) for i in range(0, len(messages), stride)]
+    steps = [
+        (messages[i], messages[i + 1] if dialogue else messages[i]) for i in range(0, len(messages), stride)
+    ]
     qa: dict[str, Any] = {
         "qid": tid,
         "question": case.question,
@@ -270,7 +299,11 @@ def to_published(case: Case, *, dialogue: bool, noise_inserted: bool, tid: int =
             match = _SUFFIX.search(user.text)
             text, place = (user.text[: match.start()], match.group("place")) if match else (user.text, "")
             stamp = f"{user.timestamp:%Y-%m-%d %H:%M}"
-            listed.append(f"{text} (place: {place}; time'{stamp}')" if noise_inserted else {"message": text, "time": stamp, "place": place})
+            listed.append(
+                f"{text} (place: {place}; time'{stamp}')"
+                if noise_inserted
+                else {"message": text, "time": stamp, "place": place}
+            )
         return {"tid": tid, "message_list": listed, "QA": qa}
     if noise_inserted:
         return {"tid": tid, "message_list": [{"user": u.text, "agent": a.text} for u, a in steps], "QA": qa}
@@ -282,6 +315,13 @@ def to_published(case: Case, *, dialogue: bool, noise_inserted: bool, tid: int =
             sessions.append([])
             day = user.timestamp.date()
         where.append([len(sessions[-1]), len(sessions) - 1])
-        sessions[-1].append({"user": user.text, "assistant": reply.text, "time": f"{user.timestamp:%Y-%m-%d %H:%M}", "place": ""})
+        sessions[-1].append(
+            {
+                "user": user.text,
+                "assistant": reply.text,
+                "time": f"{user.timestamp:%Y-%m-%d %H:%M}",
+                "place": "",
+            }
+        )
     qa["target_step_id"] = [where[step] for step in case.evidence]
     return {"tid": tid, "message_list": sessions, "QA": qa}

@@ -165,7 +165,11 @@ def _pool(kind: str, rng: random.Random, subject: Subject) -> list[Any]:
     elif kind == "height":
         values = [value for value in range(150, 200)]
     elif kind in ("birthday", "start"):
-        base = date(2001, 1, 1) if kind == "birthday" else date(getattr(subject, "start", date(2024, 1, 1)).year, 1, 1)
+        base = (
+            date(2001, 1, 1)
+            if kind == "birthday"
+            else date(getattr(subject, "start", date(2024, 1, 1)).year, 1, 1)
+        )
         values = [base + timedelta(days=offset) for offset in range(365)]
     elif kind == "scale":
         values = list(lists.EVENT_SCALES)
@@ -178,11 +182,19 @@ def _pool(kind: str, rng: random.Random, subject: Subject) -> list[Any]:
     elif kind == "place":
         values = [f"{first} {lists.PLACE_TYPES[subject.type]}" for first in lists.PLACE_FIRST]  # type: ignore[union-attr]
     elif kind == "phone":
-        values = [f"{rng.randrange(201, 990)}-{rng.randrange(100, 1000)}-{rng.randrange(1000, 10000)}" for _ in range(6)]
+        values = [
+            f"{rng.randrange(201, 990)}-{rng.randrange(100, 1000)}-{rng.randrange(1000, 10000)}"
+            for _ in range(6)
+        ]
     elif kind == "email":
         first, last = subject.name.lower().split(" ", 1)  # type: ignore[union-attr]
         domain = subject.email.split("@", 1)[1]  # type: ignore[union-attr]
-        values = [f"{last}.{first}@{domain}", f"{first}{last}@{domain}", f"{first[0]}.{last}@{domain}", f"{first}@{domain}"]
+        values = [
+            f"{last}.{first}@{domain}",
+            f"{first}{last}@{domain}",
+            f"{first[0]}.{last}@{domain}",
+            f"{first}@{domain}",
+        ]
     elif kind in ("company", "name"):  # after the graph's own (`_same_kind`), Faker-table ones
         male, female, lasts, suffixes = faker_tables()
         if kind == "company":
@@ -207,7 +219,9 @@ def _same_kind(graph: Graph, item: Fact) -> list[Any]:
 def _lures(graph: Graph, item: Fact, rng: random.Random, avoid: Sequence[Any] = ()) -> list[str]:
     seen = [value for value in _same_kind(graph, item) if value != item.value and value not in avoid]
     rng.shuffle(seen)
-    pool = [value for value in _pool(item.kind, rng, item.subject) if value != item.value and value not in avoid]
+    pool = [
+        value for value in _pool(item.kind, rng, item.subject) if value != item.value and value not in avoid
+    ]
     return [value_text(item.kind, value) for value in seen[:2] + pool + seen[2:]]
 
 
@@ -236,10 +250,24 @@ def related_steps(spec: QuestionSpec, rng: random.Random, count: int) -> list[St
     return [Step(statement(item)) for item in chosen]
 
 
-def _spec(kind: str, graph: Graph, text: str, options: tuple[tuple[str, ...], int], evidence: Sequence[Sequence[Step]], facts: Sequence[Fact] = (), **extra: Any) -> QuestionSpec:
+def _spec(
+    kind: str,
+    graph: Graph,
+    text: str,
+    options: tuple[tuple[str, ...], int],
+    evidence: Sequence[Sequence[Step]],
+    facts: Sequence[Fact] = (),
+    **extra: Any,
+) -> QuestionSpec:
     return QuestionSpec(
-        kind, text, options[0], options[1], tuple(tuple(unit) for unit in evidence), graph,
-        exclude=frozenset((subject_key(f.subject), f.kind) for f in facts), **extra,
+        kind,
+        text,
+        options[0],
+        options[1],
+        tuple(tuple(unit) for unit in evidence),
+        graph,
+        exclude=frozenset((subject_key(f.subject), f.kind) for f in facts),
+        **extra,
     )
 
 
@@ -260,12 +288,21 @@ def _replace_event(graph: Graph, old: Event, new: Event) -> Graph:
 
 
 def single_hop(graph: Graph, rng: random.Random) -> QuestionSpec:
-    subjects: list[tuple[Subject, str]] = [(p, k) for p in graph.people for k in PERSON_KINDS if not (p.relation == "self" and k == "name")]
+    subjects: list[tuple[Subject, str]] = [
+        (p, k) for p in graph.people for k in PERSON_KINDS if not (p.relation == "self" and k == "name")
+    ]
     subjects += [(e, k) for e in graph.events for k in EVENT_KINDS]
     subjects += [(i, "item") for i in graph.items] + [(p, "place") for p in graph.places]
     subject, kind = rng.choice(subjects)
     item = fact(subject, kind)
-    return _spec("single_hop", graph, question(item), _options(rng, item.text, _lures(graph, item, rng)), [[Step(statement(item))]], [item])
+    return _spec(
+        "single_hop",
+        graph,
+        question(item),
+        _options(rng, item.text, _lures(graph, item, rng)),
+        [[Step(statement(item))]],
+        [item],
+    )
 
 
 def multi_hop(graph: Graph, rng: random.Random) -> QuestionSpec:
@@ -275,7 +312,9 @@ def multi_hop(graph: Graph, rng: random.Random) -> QuestionSpec:
     units = [[Step(statement(name))], [Step(statement(item))]]
     rng.shuffle(units)
     text = f"What is the {PERSON_NOUNS[kind]} of the person named {person.name}?"
-    return _spec("multi_hop", graph, text, _options(rng, item.text, _lures(graph, item, rng)), units, [name, item])
+    return _spec(
+        "multi_hop", graph, text, _options(rng, item.text, _lures(graph, item, rng)), units, [name, item]
+    )
 
 
 def comparative(graph: Graph, rng: random.Random) -> QuestionSpec:
@@ -299,7 +338,9 @@ def comparative(graph: Graph, rng: random.Random) -> QuestionSpec:
         )
         facts = [fact(one, kind), fact(two, kind)]
         units = [[Step(statement(f))] for f in facts]
-        lures = [e.name for e in graph.events if e not in (one, two)] + [f"Both the same ({value_text(kind, getattr(one, kind))})"]
+        lures = [e.name for e in graph.events if e not in (one, two)] + [
+            f"Both the same ({value_text(kind, getattr(one, kind))})"
+        ]
         options = _options(rng, bigger_event.name, [(two if bigger_event is one else one).name, *lures])
     return _spec("comparative", graph, text, options, units, facts)
 
@@ -341,14 +382,35 @@ def post_processing(graph: Graph, rng: random.Random) -> QuestionSpec:
         units = [[Step(statement(email))], [Step(statement(hobby))]]
         rng.shuffle(units)
         text = f"What does the person with the email address {person.email} enjoy doing?"
-        lures = [lists.HOBBIES[value] for value in [*(p.hobby for p in graph.people), *_pool("hobby", rng, person)] if value != person.hobby]
-        return _spec("post_processing", graph, text, _options(rng, lists.HOBBIES[person.hobby], lures), units, [email, hobby])
+        lures = [
+            lists.HOBBIES[value]
+            for value in [*(p.hobby for p in graph.people), *_pool("hobby", rng, person)]
+            if value != person.hobby
+        ]
+        return _spec(
+            "post_processing",
+            graph,
+            text,
+            _options(rng, lists.HOBBIES[person.hobby], lures),
+            units,
+            [email, hobby],
+        )
     event = rng.choice(graph.events)  # the last day of an event: its start plus its length
     start, length = fact(event, "start"), fact(event, "days")
     end = event.start + timedelta(days=event.days - 1)
     text = f"On which day does the {event.name} end?"
-    lures = [day_text(event.start + timedelta(days=shift)) for shift in (event.days, event.days + 1, 0, event.days - 2, -1)]
-    return _spec("post_processing", graph, text, _options(rng, day_text(end), lures), [[Step(statement(start))], [Step(statement(length))]], [start, length])
+    lures = [
+        day_text(event.start + timedelta(days=shift))
+        for shift in (event.days, event.days + 1, 0, event.days - 2, -1)
+    ]
+    return _spec(
+        "post_processing",
+        graph,
+        text,
+        _options(rng, day_text(end), lures),
+        [[Step(statement(start))], [Step(statement(length))]],
+        [start, length],
+    )
 
 
 _UPDATABLE = (("person", "work_location"), ("person", "company"), ("person", "hobby"), ("person", "character"),
@@ -397,8 +459,11 @@ def _recommendation(domain: Domain, title: str, rng: random.Random) -> Step:
     return Step(rng.choice(_REQUESTS).format(d=domain.name), rng.choice(_RECOMMENDATIONS).format(t=title))
 
 
-def _list_options(rng: random.Random, titles: list[str], pools: list[list[str]]) -> tuple[tuple[str, ...], int]:
-    """The recommended titles; each lure swaps one of them for a title of the same domain never recommended."""
+def _list_options(
+    rng: random.Random, titles: list[str], pools: list[list[str]]
+) -> tuple[tuple[str, ...], int]:
+    """The recommended titles; each lure swaps one of them for a title of the same domain never
+    recommended."""
     lures = []
     for index in rng.sample(range(len(titles)), min(3, len(titles))):
         swapped = list(titles)
@@ -433,7 +498,9 @@ def multi_session_assistant(graph: Graph, rng: random.Random) -> QuestionSpec:
         pools.append([t for t in rng.sample(every, len(every)) if t not in titles])
     units = [[_recommendation(domain, title, rng)] for domain, title in zip(chosen, titles)]
     text = "Which movies, books and dishes have you recommended to me?"
-    return _spec("multi_session_assistant", graph, text, _list_options(rng, titles, pools), units, own_sessions=True)
+    return _spec(
+        "multi_session_assistant", graph, text, _list_options(rng, titles, pools), units, own_sessions=True
+    )
 
 
 # -- reflective -------------------------------------------------------------------------------------
@@ -450,7 +517,7 @@ _PREFERENCE_QUESTION = "Going by the {p} I have mentioned, which {c} do I probab
 
 
 def _category_words(category: str) -> set[str]:
-    """"Sweet and Salty" -> {"sweet", "salty"}: a lure sharing a word with the answer is dropped, since
+    """ "Sweet and Salty" -> {"sweet", "salty"}: a lure sharing a word with the answer is dropped, since
     four sweet dishes would also defend "Creamy and Sweet" or "Sweet and Sour"."""
     return {word for word in re.findall(r"[a-z]+", category.lower()) if word != "and"}
 
@@ -461,9 +528,14 @@ def preference(graph: Graph, rng: random.Random) -> QuestionSpec:
     items = rng.sample(domain.items[category], 4)
     templates = rng.sample(_LIKES, len(items))
     units = [
-        [Step(template.format(v=rng.choice(domain.like_verbs), t=item, T=item))] for template, item in zip(templates, items)
+        [Step(template.format(v=rng.choice(domain.like_verbs), t=item, T=item))]
+        for template, item in zip(templates, items)
     ]
-    lures = [c for c in rng.sample(sorted(domain.items), len(domain.items)) if not _category_words(c) & _category_words(category)]
+    lures = [
+        c
+        for c in rng.sample(sorted(domain.items), len(domain.items))
+        if not _category_words(c) & _category_words(category)
+    ]
     text = _PREFERENCE_QUESTION.format(p=domain.plural, c=domain.category)
     return _spec("preference", graph, text, _options(rng, category, lures), units)
 
@@ -472,9 +544,21 @@ def emotion(graph: Graph, rng: random.Random) -> QuestionSpec:
     feeling = rng.choice(sorted(EMOTIONS))
     remarks = rng.sample(EMOTIONS[feeling], 3)
     part, hour = rng.choice(PARTS_OF_DAY)
-    lures = [e for e in rng.sample(sorted(EMOTIONS), len(EMOTIONS)) if e != feeling and e not in NEAR_EMOTIONS.get(feeling, ())]
+    lures = [
+        e
+        for e in rng.sample(sorted(EMOTIONS), len(EMOTIONS))
+        if e != feeling and e not in NEAR_EMOTIONS.get(feeling, ())
+    ]
     text = f"How was I feeling on the {part} of {WHEN}?"
-    return _spec("emotion", graph, text, _options(rng, feeling, lures), [[Step(remark) for remark in remarks]], own_sessions=True, hour=hour)
+    return _spec(
+        "emotion",
+        graph,
+        text,
+        _options(rng, feeling, lures),
+        [[Step(remark) for remark in remarks]],
+        own_sessions=True,
+        hour=hour,
+    )
 
 
 BUILDERS: dict[str, Builder] = {

@@ -37,8 +37,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import cache
 
-from pytest_memorybench.core.tokens import ApproximateCounter
 from pytest_memorybench.core.records import Message
+from pytest_memorybench.core.tokens import ApproximateCounter
 from pytest_memorybench.scenarios.membench.case import Case, distinctive_texts
 from pytest_memorybench.scenarios.membench.graph import build_graph
 from pytest_memorybench.scenarios.membench.lists import ACKNOWLEDGEMENTS, WHEREABOUTS
@@ -61,7 +61,8 @@ _PLACE_TOKENS = min(_COUNTER.count(f" (place: {place})") for place in WHEREABOUT
 
 
 def approximate_budget(target_tokens: int) -> int:
-    """The approximate-counter size a trajectory is padded to so that it holds `target_tokens` cl100k tokens."""
+    """The approximate-counter size a trajectory is padded to so that it holds `target_tokens` cl100k
+    tokens."""
     return math.ceil(target_tokens / CL100K_PER_APPROXIMATE)
 
 
@@ -113,17 +114,32 @@ def generate_case(
     if dialogue:
         spec, related_facts = _with_replies(spec, related_facts, rng)
     stream = noise_stream(seed, dialogue)
-    layout = lay_out(spec, related_facts, stream, rng, dialogue=dialogue, budget=approximate_budget(target_tokens), year=year)
+    layout = lay_out(
+        spec,
+        related_facts,
+        stream,
+        rng,
+        dialogue=dialogue,
+        budget=approximate_budget(target_tokens),
+        year=year,
+    )
     question = spec.question
     if WHEN in question:
         first_unit_step = layout.evidence[0]
-        question = question.replace(WHEN, day_text(layout.sessions[layout.session_of(first_unit_step)][1].date()))
+        question = question.replace(
+            WHEN, day_text(layout.sessions[layout.session_of(first_unit_step)][1].date())
+        )
     core = [step for step in layout.steps if not isinstance(step, int)]
-    evidence_texts = distinctive_texts([_texts(step, stream) for step in core], [_texts(layout.steps[step], stream) for step in layout.evidence])
+    evidence_texts = distinctive_texts(
+        [_texts(step, stream) for step in core],
+        [_texts(layout.steps[step], stream) for step in layout.evidence],
+    )
     tokens = layout.tokens
     if not dialogue:
         ends = [first for first, _, _ in layout.sessions[1:]] + [len(layout.steps)]
-        tokens += sum(_suffix_tokens(place) * (end - first) for (first, _, place), end in zip(layout.sessions, ends))
+        tokens += sum(
+            _suffix_tokens(place) * (end - first) for (first, _, place), end in zip(layout.sessions, ends)
+        )
 
     def turns() -> Iterator[Message]:
         return render(layout, stream, dialogue)
@@ -144,7 +160,9 @@ def generate_case(
     )
 
 
-def _with_replies(spec: QuestionSpec, related_facts: list[Step], rng: random.Random) -> tuple[QuestionSpec, list[Step]]:
+def _with_replies(
+    spec: QuestionSpec, related_facts: list[Step], rng: random.Random
+) -> tuple[QuestionSpec, list[Step]]:
     """Participation: every user statement gets a recorded acknowledgement, unless it has its reply."""
 
     def replied(step: Step) -> Step:
@@ -200,18 +218,30 @@ def lay_out(
             slots[position] = step
             evidence.append(position)
     free = [position for position, value in enumerate(slots) if value is None]
-    for position, step in zip(sorted(rng.sample(free, len(related_facts))), rng.sample(related_facts, len(related_facts))):
+    for position, step in zip(
+        sorted(rng.sample(free, len(related_facts))), rng.sample(related_facts, len(related_facts))
+    ):
         slots[position] = step
     filler = iter(noise)
     steps = tuple(next(filler) if value is None else value for value in slots)
 
     unit_starts = set(starts) if spec.own_sessions else set()
-    inside = {position for start, unit in zip(starts, units) for position in range(start + 1, start + len(unit))}
-    return Layout(steps, tuple(evidence), *_sessions(total, unit_starts, inside, spec.hour, rng, dialogue, year), tokens)
+    inside = {
+        position for start, unit in zip(starts, units) for position in range(start + 1, start + len(unit))
+    }
+    return Layout(
+        steps, tuple(evidence), *_sessions(total, unit_starts, inside, spec.hour, rng, dialogue, year), tokens
+    )
 
 
 def _sessions(
-    total: int, breaks: set[int], inside: set[int], hour: int | None, rng: random.Random, dialogue: bool, year: int
+    total: int,
+    breaks: set[int],
+    inside: set[int],
+    hour: int | None,
+    rng: random.Random,
+    dialogue: bool,
+    year: int,
 ) -> tuple[tuple[tuple[int, datetime, str], ...], tuple[int, ...]]:
     """Session boundaries, start times and places: one session a day, never cut inside a unit."""
     low, high = SESSION_STEPS[dialogue]
@@ -230,7 +260,9 @@ def _sessions(
     sessions, minutes = [], []
     for first in firsts:
         start_hour = hour if (first in breaks and hour is not None) else rng.randint(7, 21)
-        sessions.append((first, day.replace(hour=start_hour, minute=rng.randrange(0, 60, 5)), rng.choice(WHEREABOUTS)))
+        sessions.append(
+            (first, day.replace(hour=start_hour, minute=rng.randrange(0, 60, 5)), rng.choice(WHEREABOUTS))
+        )
         minutes.append(rng.randint(2, 9))
         day += timedelta(days=rng.randint(1, 3))
     return tuple(sessions), tuple(minutes)
@@ -250,4 +282,6 @@ def render(layout: Layout, stream: NoiseStream, dialogue: bool) -> Iterator[Mess
             yield Message(step.user, when, "user")
             yield Message(step.assistant, when + timedelta(minutes=1), "assistant")
         else:
-            yield Message(step.user + place_suffix(place), start + timedelta(minutes=layout.minutes[session] * offset))
+            yield Message(
+                step.user + place_suffix(place), start + timedelta(minutes=layout.minutes[session] * offset)
+            )

@@ -1,8 +1,9 @@
 """Writing and measuring episodic books from the command line.
 
     python -m pytest_memorybench.scenarios.episodic.cli write --chapters 20 --out books/short
-    python -m pytest_memorybench.scenarios.episodic.cli write --writer llm --model openai:gpt-4o-mini --chapters 20 --out books/short-llm
-    python -m pytest_memorybench.scenarios.episodic.cli tokens --chapters 20 200 2000
+    python -m pytest_memorybench.scenarios.episodic.cli write --writer llm --model openai:gpt-4o-mini
+    --chapters 20 --out books/short-llm python -m pytest_memorybench.scenarios.episodic.cli tokens --chapters
+    20 200 2000
 
 `write` saves a book in our layout (`loader.py`); run it with `--mb-data episodic=FOLDER`.  The
 `llm` writer calls the model for every chapter (and again for each check and retry), which is why
@@ -21,8 +22,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from pytest_memorybench.core.tokens import default_counter
 from pytest_memorybench.core.errors import AgentError, UsageError
+from pytest_memorybench.core.tokens import default_counter
 from pytest_memorybench.scenarios.episodic.book import Book, BookPlan, generated_book
 from pytest_memorybench.scenarios.episodic.llm_writer import (
     DEFAULT_ITERMAX,
@@ -70,7 +71,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 4
     except AgentError as exc:  # the writer's model failed after its retries
         journal = args.out / JOURNAL
-        kept = f"; {journal} keeps the chapters written so far: run the same command to continue" if journal.exists() else ""
+        kept = (
+            f"; {journal} keeps the chapters written so far: run the same command to continue"
+            if journal.exists()
+            else ""
+        )
         print(f"error: the model failed, no book was written: {exc}{kept}", file=sys.stderr)
         return 1
 
@@ -99,7 +104,9 @@ def _write(args: argparse.Namespace) -> int:
     counter = default_counter()
     info["tokens"] = book.tokens(counter)
     save_book(book, args.out, info)
-    dropped = f", {len(book.discarded)} event(s) dropped after {args.itermax} candidates" if book.discarded else ""
+    dropped = (
+        f", {len(book.discarded)} event(s) dropped after {args.itermax} candidates" if book.discarded else ""
+    )
     print(f"wrote {len(book.truths)} chapters{dropped}, {info['tokens']:,} tokens, to {args.out}")
     return 0
 
