@@ -10,6 +10,7 @@ import pytest
 # The asserts are meant for users' tests: let pytest rewrite them like test code.
 pytest.register_assert_rewrite("pytest_memorybench.scoring.asserts")
 
+from pytest_memorybench.core.lazy import lazy_exports  # noqa: E402
 from pytest_memorybench.core.records import Message, Score, TestDefinition  # noqa: E402
 
 _ASSERTS = (
@@ -22,18 +23,15 @@ _ASSERTS = (
 )
 
 
-def __getattr__(name: str) -> object:
-    # The asserts pull in scipy and rouge-score, the agent protocol the token counter: import them
-    # on first use, so that loading the plugin (which pytest does in every run) stays cheap.
-    if name in _ASSERTS:
-        from pytest_memorybench.scoring import asserts
-
-        return getattr(asserts, name)
-    if name == "Agent":
-        from pytest_memorybench.agents.protocol import Agent
-
-        return Agent
-    raise AttributeError(f"module 'pytest_memorybench' has no attribute {name!r}")
+# The asserts pull in scipy and rouge-score, the agent protocol the token counter: import them
+# on first use, so that loading the plugin (which pytest does in every run) stays cheap.
+__getattr__ = lazy_exports(
+    __name__,
+    {
+        **dict.fromkeys(_ASSERTS, "pytest_memorybench.scoring.asserts"),
+        "Agent": "pytest_memorybench.agents.protocol",
+    },
+)
 
 
 __version__ = "0.1.0"

@@ -8,9 +8,9 @@ from datetime import datetime
 import pytest
 
 from pytest_memorybench.agents import protocol
-from pytest_memorybench.agents.null import NullAgent
-from pytest_memorybench.agents.oracle import OracleAgent
 from pytest_memorybench.agents.protocol import CAPABILITIES, Agent, AgentAdapter
+from pytest_memorybench.agents.reference.null import NullAgent
+from pytest_memorybench.agents.reference.oracle import OracleAgent
 from pytest_memorybench.core.errors import AgentError
 from pytest_memorybench.core.records import Message, Usage
 from pytest_memorybench.core.tokens import ApproximateCounter

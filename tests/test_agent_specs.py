@@ -10,20 +10,14 @@ from pathlib import Path
 
 import pytest
 
+from pytest_memorybench.agents import build as build_module
 from pytest_memorybench.agents import protocol
-from pytest_memorybench.agents import spec as spec_module
-from pytest_memorybench.agents.null import NullAgent
-from pytest_memorybench.agents.oracle import OracleAgent
+from pytest_memorybench.agents.build import build_agent, check_agent_spec
 from pytest_memorybench.agents.protocol import AgentAdapter
-from pytest_memorybench.agents.recall import RecallAgent
-from pytest_memorybench.agents.spec import (
-    ENTRY_POINT_GROUP,
-    AgentOptions,
-    AgentSpec,
-    build_agent,
-    check_agent_spec,
-    parse_agent_spec,
-)
+from pytest_memorybench.agents.reference.extractive import ExtractiveAgent
+from pytest_memorybench.agents.reference.null import NullAgent
+from pytest_memorybench.agents.reference.oracle import OracleAgent
+from pytest_memorybench.agents.spec import ENTRY_POINT_GROUP, AgentOptions, AgentSpec, parse_agent_spec
 from pytest_memorybench.core.errors import UsageError
 from pytest_memorybench.core.records import Message
 from pytest_memorybench.core.tokens import ApproximateCounter
@@ -202,7 +196,7 @@ def test_only_the_providers_own_key_counts(monkeypatch: pytest.MonkeyPatch) -> N
 
 
 def test_base_url_probes_the_server_instead_of_the_key(monkeypatch: pytest.MonkeyPatch) -> None:
-    llm = pytest.importorskip("pytest_memorybench.agents.llm")
+    llm = pytest.importorskip("pytest_memorybench.agents.models.llm")
     probed: list[tuple[str, str]] = []
 
     def fake_probe(url: str, text: str, *args: object, **kwargs: object) -> list[str]:
@@ -365,12 +359,12 @@ def fake_entry_points(monkeypatch: pytest.MonkeyPatch, *eps: FakeEntryPoint) -> 
         groups.append(group)
         return list(eps) if group == ENTRY_POINT_GROUP else []
 
-    monkeypatch.setattr(spec_module, "entry_points", entry_points)
+    monkeypatch.setattr(build_module, "entry_points", entry_points)
     return groups
 
 
 def test_check_unknown_entry_point(monkeypatch: pytest.MonkeyPatch) -> None:
-    groups = fake_entry_points(monkeypatch, FakeEntryPoint("other", RecallAgent))
+    groups = fake_entry_points(monkeypatch, FakeEntryPoint("other", ExtractiveAgent))
     with pytest.raises(UsageError) as excinfo:
         check_agent_spec(parse_agent_spec("mystery-agent"))
     message = str(excinfo.value)
@@ -388,7 +382,7 @@ def test_check_entry_point_that_fails_to_load(monkeypatch: pytest.MonkeyPatch) -
 
 
 def test_check_known_entry_point(monkeypatch: pytest.MonkeyPatch) -> None:
-    ep = FakeEntryPoint("mine", RecallAgent)
+    ep = FakeEntryPoint("mine", ExtractiveAgent)
     fake_entry_points(monkeypatch, ep)
     assert check_agent_spec(parse_agent_spec("mine")) is None
     assert ep.loads == 1
@@ -459,9 +453,11 @@ def test_build_agent_passes_the_timeout(agent_module: str) -> None:
 
 @pytest.mark.asyncio
 async def test_build_agent_from_entry_point_class(monkeypatch: pytest.MonkeyPatch) -> None:
-    fake_entry_points(monkeypatch, FakeEntryPoint("other", NullAgent), FakeEntryPoint("mine", RecallAgent))
+    fake_entry_points(
+        monkeypatch, FakeEntryPoint("other", NullAgent), FakeEntryPoint("mine", ExtractiveAgent)
+    )
     adapter = build_agent(parse_agent_spec("mine"))
-    assert isinstance(adapter.target, RecallAgent)
+    assert isinstance(adapter.target, ExtractiveAgent)
     assert adapter.name == "mine"
     assert adapter.capabilities == ["observe", "reset", "retrieve", "fork"]
 
@@ -476,7 +472,7 @@ async def test_build_agent_from_entry_point_function(monkeypatch: pytest.MonkeyP
 @pytest.mark.parametrize(
     ("name", "kind", "capabilities"),
     [
-        ("recall", RecallAgent, ["observe", "reset", "retrieve", "fork"]),
+        ("recall", ExtractiveAgent, ["observe", "reset", "retrieve", "fork"]),
         ("null", NullAgent, []),
         ("oracle", OracleAgent, ["reset"]),
     ],

@@ -13,10 +13,10 @@ from typing import Any
 
 import pytest
 
-from pytest_memorybench.agents.null import NullAgent
-from pytest_memorybench.agents.oracle import OracleAgent
 from pytest_memorybench.agents.protocol import AgentAdapter
-from pytest_memorybench.agents.recall import RecallAgent
+from pytest_memorybench.agents.reference.extractive import ExtractiveAgent
+from pytest_memorybench.agents.reference.null import NullAgent
+from pytest_memorybench.agents.reference.oracle import OracleAgent
 from pytest_memorybench.conversation.channel import AgentChannel
 from pytest_memorybench.conversation.clock import SimulatedClock
 from pytest_memorybench.conversation.events import EventLog
@@ -102,14 +102,14 @@ def test_an_unknown_ordering_score_is_refused() -> None:
 
 
 def test_the_recall_baseline_lies_between_and_forks_keep_probes_apart(tmp_path: Path) -> None:
-    agent = RecallAgent()
+    agent = ExtractiveAgent()
     outcomes = _run(agent, tmp_path)
     scores = _by_ability(outcomes)
     mean = sum(sum(v) for v in scores.values()) / 20
     assert 0.1 < mean < 0.9
     assert scores["information_extraction"] == [1.0, 1.0]  # one stated fact: lexical retrieval finds it
     assert scores["abstention"] == [0.0, 0.0]  # it always answers with something
-    delivered = len(agent._memory)
+    delivered = len(agent._store.texts)
     assert delivered > 100 and all(o.details["asks"][0]["turns"] == 200 for o in outcomes.values())
 
 

@@ -16,16 +16,16 @@ from typing import Any
 
 import pytest
 
-import pytest_memorybench.agents.recall  # noqa: F401  (numpy must load outside pytester's inner runs)
+import pytest_memorybench.agents.reference.extractive  # noqa: F401  (numpy must load outside pytester's inner runs)
 
 pytestmark = pytest.mark.compat
 
 TWO_SCENARIOS = ("--memorybench", "--span=2k", "-k", "colours or name_list")
 SLOW_AGENT = """
 import asyncio
-from pytest_memorybench.agents.recall import RecallAgent
+from pytest_memorybench.agents.reference.extractive import ExtractiveAgent
 
-class SlowRecall(RecallAgent):
+class SlowRecall(ExtractiveAgent):
     '''The recall baseline, answering after a pause: a conversation takes a while.'''
     async def reply(self, message):
         await asyncio.sleep(0.05)
@@ -223,9 +223,9 @@ ASYNC_AGENT_FIXTURE = """
 import asyncio
 import pytest
 {decorator_import}
-from pytest_memorybench.agents.recall import RecallAgent
+from pytest_memorybench.agents.reference.extractive import ExtractiveAgent
 
-class LoopAwareRecall(RecallAgent):
+class LoopAwareRecall(ExtractiveAgent):
     '''Made on pytest-asyncio's session loop, answering on the benchmark's.'''
     def __init__(self):
         super().__init__()

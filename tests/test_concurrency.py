@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-import pytest_memorybench.agents.recall  # noqa: F401  (numpy must load outside pytester's inner runs)
+import pytest_memorybench.agents.reference.extractive  # noqa: F401  (numpy must load outside pytester's inner runs)
 
 pytestmark = pytest.mark.e2e
 
@@ -19,12 +19,12 @@ pytest_plugins = ["pytester"]
 # sent, and the session writes it all to agents.json.  MB_STOP_AT=N kills the process at reply N.
 RECORDING_AGENT = """
 import asyncio, json, os, signal
-from pytest_memorybench.agents.recall import RecallAgent
+from pytest_memorybench.agents.reference.extractive import ExtractiveAgent
 
 FLIGHT = {"now": 0, "most": 0, "replies": 0}
 AGENTS = []
 
-class Recording(RecallAgent):
+class Recording(ExtractiveAgent):
     def __init__(self):
         super().__init__()
         self.sent = []

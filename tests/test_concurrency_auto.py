@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-import pytest_memorybench.agents.recall  # noqa: F401  (numpy must load outside pytester's inner runs)
-from pytest_memorybench.agents.concurrency import AUTO_CEILING, AdaptiveLimit
+import pytest_memorybench.agents.reference.extractive  # noqa: F401  (numpy must load outside pytester's inner runs)
+from pytest_memorybench.agents.models.concurrency import AUTO_CEILING, AdaptiveLimit
 from tests.support.llm_server import LLMServer
 from tests.support.slot_server import SlotServer, drive, slotted_route
 

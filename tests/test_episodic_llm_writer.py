@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from pytest_memorybench.agents.oracle import OracleAgent
+from pytest_memorybench.agents.reference.oracle import OracleAgent
 from pytest_memorybench.core.errors import AgentError, UsageError
 from pytest_memorybench.scenarios.episodic.book import BookPlan
 from pytest_memorybench.scenarios.episodic.cli import main

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from pytest_memorybench.agents.oracle import OracleAgent
+from pytest_memorybench.agents.reference.oracle import OracleAgent
 from pytest_memorybench.core.errors import UsageError
 from pytest_memorybench.scenarios.episodic.book import Book, BookPlan, generated_book
 from pytest_memorybench.scenarios.episodic.loader import (

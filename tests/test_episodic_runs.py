@@ -14,10 +14,10 @@ from typing import Any
 
 import pytest
 
-from pytest_memorybench.agents.null import NullAgent
-from pytest_memorybench.agents.oracle import OracleAgent
 from pytest_memorybench.agents.protocol import AgentAdapter
-from pytest_memorybench.agents.recall import RecallAgent
+from pytest_memorybench.agents.reference.extractive import ExtractiveAgent
+from pytest_memorybench.agents.reference.null import NullAgent
+from pytest_memorybench.agents.reference.oracle import OracleAgent
 from pytest_memorybench.conversation.channel import AgentChannel
 from pytest_memorybench.conversation.clock import SimulatedClock
 from pytest_memorybench.conversation.events import EventLog
@@ -102,9 +102,11 @@ def test_the_null_agent_scores_one_on_empty_answer_questions_and_zero_on_the_res
 
 
 def test_recall_reads_the_book_chapter_by_chapter_and_answers_from_it(tmp_path: Path) -> None:
-    agent = RecallAgent()
+    agent = ExtractiveAgent()
     outcomes = run(SCENARIO.contexts("episodic", {"chapters": 20, "per_bin": 2}, 0)[0], agent, tmp_path)
-    assert len(agent._memory) == 20 and agent._memory[0].startswith("Chapter 1\n\n")  # one memory per chapter
+    assert len(agent._store.texts) == 20 and agent._store.texts[0].startswith(
+        "Chapter 1\n\n"
+    )  # one memory per chapter
     metrics = summarize(records(outcomes))
     assert 0.3 < metrics["non_empty_mean"] < 0.95  # between null and oracle
     assert metrics["chronological_exact"] == 0.0  # one chapter never lists every date of an entity
@@ -121,9 +123,9 @@ def test_document_delivery_gives_the_whole_book_in_one_message(tmp_path: Path) -
     turns = list(context.turns())
     book = generated_book(BookPlan(0, 6))
     assert len(turns) == 1 and turns[0].text == book.document()
-    agent = RecallAgent()
+    agent = ExtractiveAgent()
     outcomes = run(context, agent, tmp_path)
-    assert len(agent._memory) == 1
+    assert len(agent._store.texts) == 1
     oracle = run(context, OracleAgent(), tmp_path)
     assert {o.score.value for o in oracle.values()} == {1.0} and len(outcomes) == len(oracle)
 

@@ -28,7 +28,7 @@ BASE = ("-p", "no:randomly", "-p", "no:cacheprovider", "--memorybench")
 QUICK = (*BASE, "--agent=recall", "--span=isolated", "-k", "colours")
 AGENTS = """
 import os, signal, time
-from pytest_memorybench.agents.recall import RecallAgent
+from pytest_memorybench.agents.reference.extractive import ExtractiveAgent
 
 def raises():
     def reply(text):
@@ -41,7 +41,7 @@ def none():
 def hangs():
     return lambda text: time.sleep(3600)
 
-class Stopping(RecallAgent):
+class Stopping(ExtractiveAgent):
     replies = 0
 
     async def reply(self, message):

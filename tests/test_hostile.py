@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 import pytest_asyncio
 
-import pytest_memorybench.agents.recall  # noqa: F401  (inner runs import it)
-from pytest_memorybench.agents.openai_agent import OpenAIChatAgent
+import pytest_memorybench.agents.reference.extractive  # noqa: F401  (inner runs import it)
+from pytest_memorybench.agents.models.openai import OpenAIChatAgent
 from pytest_memorybench.agents.protocol import (
     MAX_REPLY_CHARS,
     AgentAdapter,

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-import pytest_memorybench.agents.recall  # noqa: F401  (the stopping agent builds on it)
+import pytest_memorybench.agents.reference.extractive  # noqa: F401  (the stopping agent builds on it)
 
 pytestmark = pytest.mark.e2e
 
@@ -20,9 +20,9 @@ pytest_plugins = ["pytester"]
 
 STOPPING_AGENT = '''
 import asyncio, os, signal
-from pytest_memorybench.agents.recall import RecallAgent
+from pytest_memorybench.agents.reference.extractive import ExtractiveAgent
 
-class Stopping(RecallAgent):
+class Stopping(ExtractiveAgent):
     """The recall baseline, counting its replies in a file, that signals its own process at reply N
     and, when told to, takes its time over each reply."""
 
@@ -175,9 +175,9 @@ def test_maxfail_writes_what_finished_and_says_how_to_go_on(
 
 RECORDING_AGENT = '''
 import json, os, signal
-from pytest_memorybench.agents.recall import RecallAgent
+from pytest_memorybench.agents.reference.extractive import ExtractiveAgent
 
-class Recording(RecallAgent):
+class Recording(ExtractiveAgent):
     """The recall baseline, noting how it is told things: replies (with their times) and, after a
     resume, what it observes and what it catches up on; it signals its own process at reply N."""
 

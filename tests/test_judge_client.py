@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 import pytest_asyncio
 
-from pytest_memorybench.agents.prices import price_for
+from pytest_memorybench.agents.models.prices import price_for
 from pytest_memorybench.core.errors import ProviderRefused, UsageError
 from pytest_memorybench.core.json_reply import extract_json
 from pytest_memorybench.judges import prompts

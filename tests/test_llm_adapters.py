@@ -12,21 +12,18 @@ from typing import Any
 import pytest
 import pytest_asyncio
 
-from pytest_memorybench.agents.anthropic_agent import AnthropicAgent
-from pytest_memorybench.agents.llm import (
+from pytest_memorybench.agents.build import build_agent, check_agent_spec
+from pytest_memorybench.agents.models.anthropic import AnthropicAgent
+from pytest_memorybench.agents.models.llm import (
     MESSAGE_OVERHEAD,
     SYSTEM_PROMPT,
     LLMChatAgent,
     probe_server,
     retry_after,
 )
-from pytest_memorybench.agents.openai_agent import OpenAIChatAgent, is_reasoning_model
-from pytest_memorybench.agents.prices import PRICES, context_window_for, price_for
-from pytest_memorybench.agents.spec import (
-    build_agent,
-    check_agent_spec,
-    parse_agent_spec,
-)
+from pytest_memorybench.agents.models.openai import OpenAIChatAgent, is_reasoning_model
+from pytest_memorybench.agents.models.prices import PRICES, context_window_for, price_for
+from pytest_memorybench.agents.spec import parse_agent_spec
 from pytest_memorybench.core.errors import AgentError, ProviderRefused, UsageError
 from pytest_memorybench.core.records import Message
 from pytest_memorybench.core.tokens import default_counter
@@ -253,7 +250,7 @@ async def test_anthropic_extended_thinking_request(make: Factory, llm_server: LL
 async def test_rate_limit_waits_as_the_server_asks(
     make: Factory, llm_server: LLMServer, caplog: pytest.LogCaptureFixture, headers: dict[str, str], wait: str
 ) -> None:
-    caplog.set_level(logging.INFO, logger="pytest_memorybench.agents.llm")
+    caplog.set_level(logging.INFO, logger="pytest_memorybench.agents.models.llm")
     llm_server.queue(429, headers=headers)
     assert await make().reply(said("hi")) == "echo: hi"
     assert len(llm_server.requests) == 2

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from pytest_memorybench.agents.null import NullAgent
-from pytest_memorybench.agents.oracle import OracleAgent
+from pytest_memorybench.agents.reference.null import NullAgent
+from pytest_memorybench.agents.reference.oracle import OracleAgent
 from pytest_memorybench.core.errors import UsageError
 from pytest_memorybench.core.records import Message, TestDefinition, TestOutcome
 from pytest_memorybench.judges.base import JudgeStats, JudgeTask, JudgeVerdict

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 import pytest_memorybench.scenarios  # noqa: F401  (the registry first: scenario modules import the engine)
-from pytest_memorybench.agents.null import NullAgent
-from pytest_memorybench.agents.oracle import OracleAgent
+from pytest_memorybench.agents.reference.null import NullAgent
+from pytest_memorybench.agents.reference.oracle import OracleAgent
 from pytest_memorybench.core.errors import UsageError
 from pytest_memorybench.core.records import TestDefinition
 from pytest_memorybench.goodai.definitions import load_goodai_definitions

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from pytest_memorybench.agents.null import NullAgent
-from pytest_memorybench.agents.oracle import ACKNOWLEDGEMENT, OracleAgent
+from pytest_memorybench.agents.reference.null import NullAgent
+from pytest_memorybench.agents.reference.oracle import ACKNOWLEDGEMENT, OracleAgent
 from pytest_memorybench.conversation.program import Finish, Say, TestProgram, Wait
 from pytest_memorybench.conversation.scheduler import INTRO
 from pytest_memorybench.core.errors import UsageError

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from pytest_memorybench.agents.null import NullAgent
-from pytest_memorybench.agents.oracle import OracleAgent
+from pytest_memorybench.agents.reference.null import NullAgent
+from pytest_memorybench.agents.reference.oracle import OracleAgent
 from pytest_memorybench.core.errors import UsageError
 from pytest_memorybench.core.records import TestDefinition
 from pytest_memorybench.scenarios import get_scenario

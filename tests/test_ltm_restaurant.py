@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from pytest_memorybench.agents.null import NullAgent
-from pytest_memorybench.agents.oracle import OracleAgent
+from pytest_memorybench.agents.reference.null import NullAgent
+from pytest_memorybench.agents.reference.oracle import OracleAgent
 from pytest_memorybench.conversation.clock import SimulatedClock
 from pytest_memorybench.conversation.program import Finish, ProgramContext, Say, Wait
 from pytest_memorybench.core.errors import UsageError

@@ -11,8 +11,8 @@ import pytest
 
 # The scenario registry first: it imports every scenario module, some of which import the engine.
 from pytest_memorybench.scenarios import get_scenario  # isort: skip
-from pytest_memorybench.agents.null import NullAgent
-from pytest_memorybench.agents.oracle import OracleAgent
+from pytest_memorybench.agents.reference.null import NullAgent
+from pytest_memorybench.agents.reference.oracle import OracleAgent
 from pytest_memorybench.core.errors import UsageError
 from pytest_memorybench.core.records import TestDefinition
 from pytest_memorybench.scenarios.base import ScoringContext

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from pytest_memorybench.agents.null import NullAgent
-from pytest_memorybench.agents.oracle import OracleAgent
+from pytest_memorybench.agents.reference.null import NullAgent
+from pytest_memorybench.agents.reference.oracle import OracleAgent
 from pytest_memorybench.core.errors import UsageError
 from pytest_memorybench.core.records import TestDefinition
 from pytest_memorybench.judges.base import JudgeStats, JudgeTask, JudgeVerdict

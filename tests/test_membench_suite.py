@@ -10,16 +10,16 @@ from typing import Any
 
 import pytest
 
-import pytest_memorybench.agents.recall  # noqa: F401  (numpy must load outside pytester's inner runs)
-from pytest_memorybench.agents.memory import (
-    full_memory,
-    recent_memory,
-    retrieval_memory,
-)
-from pytest_memorybench.agents.null import NullAgent
-from pytest_memorybench.agents.oracle import OracleAgent
+import pytest_memorybench.agents.reference.extractive  # noqa: F401  (numpy must load outside pytester's inner runs)
 from pytest_memorybench.agents.protocol import AgentAdapter
-from pytest_memorybench.agents.recall import RecallAgent
+from pytest_memorybench.agents.reference.extractive import ExtractiveAgent
+from pytest_memorybench.agents.reference.memories import (
+    FullMemoryAgent,
+    RecentMemoryAgent,
+    RetrievalMemoryAgent,
+)
+from pytest_memorybench.agents.reference.null import NullAgent
+from pytest_memorybench.agents.reference.oracle import OracleAgent
 from pytest_memorybench.conversation.channel import AgentChannel
 from pytest_memorybench.conversation.clock import SimulatedClock
 from pytest_memorybench.conversation.events import EventLog
@@ -94,7 +94,7 @@ def test_the_null_agent_scores_at_chance_or_below(tmp_path: Path, scenario: str)
 def test_the_recall_baseline_reports_recall_at_10_and_is_asked_at_every_capacity_point(
     tmp_path: Path,
 ) -> None:
-    outcomes = run(RecallAgent(), "membench.observation", tmp_path)
+    outcomes = run(ExtractiveAgent(), "membench.observation", tmp_path)
     for outcome in outcomes:
         asks = outcome.definition.params.get("ask_at", [-1])  # none when the evidence ends the trajectory
         assert (
@@ -128,7 +128,7 @@ class ReplyOnly:
     """A memory with `reply` alone: it gets the trajectory in the fallback form, dated transcripts."""
 
     def __init__(self) -> None:
-        self.inner = RecallAgent()
+        self.inner = ExtractiveAgent()
         self.received: list[Message] = []
 
     async def reply(self, message: Message) -> str:
@@ -152,7 +152,7 @@ def test_the_fallback_form_carries_every_turn_with_its_time_and_role(tmp_path: P
     assert outcome.score.value == 1.0, "a single fact survives the packing"
 
 
-@pytest.mark.parametrize("factory", [full_memory, recent_memory, retrieval_memory])
+@pytest.mark.parametrize("factory", [FullMemoryAgent, RecentMemoryAgent, RetrievalMemoryAgent])
 def test_the_reference_memory_agents_run_the_benchmark(tmp_path: Path, factory: Any) -> None:
     outcomes = run(
         factory(), "membench.participation", tmp_path, {**SMALL, "types": "single_hop, knowledge_update"}
@@ -162,7 +162,7 @@ def test_the_reference_memory_agents_run_the_benchmark(tmp_path: Path, factory: 
 
 
 def test_a_short_recent_window_forgets_what_a_full_memory_keeps(tmp_path: Path) -> None:
-    from pytest_memorybench.agents.memory import MemoryAgent, RecentMemory
+    from pytest_memorybench.agents.reference.memories import MemoryAgent, RecentMemory
 
     params = {
         "per_type": 3,
@@ -171,7 +171,7 @@ def test_a_short_recent_window_forgets_what_a_full_memory_keeps(tmp_path: Path) 
         "capacity_points": 0,
         "types": "single_session_assistant",
     }
-    full = run(full_memory(), "membench.participation", tmp_path, params)
+    full = run(FullMemoryAgent(), "membench.participation", tmp_path, params)
     short = run(MemoryAgent(RecentMemory(turns=4)), "membench.participation", tmp_path, params)
     assert sum(o.score.value for o in full) == 3
     assert sum(o.score.value for o in short) < 3

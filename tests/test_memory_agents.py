@@ -1,4 +1,4 @@
-"""Reference memory agents and the `recall` answerer behind them: windows, retrieval, options."""
+"""Reference memory agents and the extractive answerer behind them: windows, retrieval, options."""
 
 from __future__ import annotations
 
@@ -6,24 +6,25 @@ from datetime import datetime
 
 import pytest
 
-from pytest_memorybench.agents.memory import (
-    AGENTS,
-    FullMemory,
-    MemoryAgent,
-    RecentMemory,
-    RetrievalMemory,
-    full_memory,
-)
-from pytest_memorybench.agents.null import ABSTENTION
-from pytest_memorybench.agents.oracle import ACKNOWLEDGEMENT
-from pytest_memorybench.agents.recall import (
-    Bm25Memory,
-    RecallAgent,
+from pytest_memorybench.agents.build import build_agent
+from pytest_memorybench.agents.reference.extractive import (
+    ExtractiveAgent,
+    Statements,
     answer,
     pick_option,
     split_choices,
 )
-from pytest_memorybench.agents.spec import build_agent, parse_agent_spec
+from pytest_memorybench.agents.reference.memories import (
+    FullMemory,
+    FullMemoryAgent,
+    MemoryAgent,
+    RecentMemory,
+    RetrievalMemory,
+)
+from pytest_memorybench.agents.reference.null import ABSTENTION
+from pytest_memorybench.agents.reference.oracle import ACKNOWLEDGEMENT
+from pytest_memorybench.agents.registry import REFERENCE_AGENTS
+from pytest_memorybench.agents.spec import parse_agent_spec
 from pytest_memorybench.core.records import Message
 
 WHEN = datetime(2024, 5, 1, 9, 0)
@@ -50,13 +51,13 @@ def test_options_are_split_from_the_question() -> None:
 
 
 def test_the_answerer_picks_the_option_that_was_said_and_the_newest_on_a_tie() -> None:
-    memory = Bm25Memory([
+    memory = Statements([
         "The Silver Wave Conference lasts four days.",
         "My aunt is 52 years old.",
         "Small update to what I said before. The Silver Wave Conference lasts one day.",
     ])  # fmt: skip
     assert answer(QUESTION, memory) == "B", "the correction beats what it corrects"
-    ages = Bm25Memory(
+    ages = Statements(
         ["My brother is 28 years old.", "My aunt is 35 years old.", "My brother works in Denver, CO."]
     )
     options = {"A": "35 years old", "B": "28 years old", "C": "41 years old", "D": "19 years old"}
@@ -64,11 +65,11 @@ def test_the_answerer_picks_the_option_that_was_said_and_the_newest_on_a_tie() -
         "a value said beats one sharing 'years old'"
     )
     assert pick_option("How many people are there?", {"A": "2 people", "B": "3 people"}, ages) is None
-    assert answer("Which one?\nA. alpha\nB. beta", Bm25Memory()) == ABSTENTION
+    assert answer("Which one?\nA. alpha\nB. beta", Statements()) == ABSTENTION
 
 
 def test_titles_are_found_through_the_options_when_the_question_matches_nothing() -> None:
-    memory = Bm25Memory(
+    memory = Statements(
         ["You could go for Kimchi Stew. It rarely disappoints.", "Try Miso Soup. I think it will suit you."]
     )
     options = {
@@ -82,9 +83,9 @@ def test_titles_are_found_through_the_options_when_the_question_matches_nothing(
 
 @pytest.mark.asyncio
 async def test_the_recall_agent_answers_multiple_choice_with_a_letter() -> None:
-    agent = RecallAgent()
+    agent = ExtractiveAgent()
     await agent.observe([msg("The Silver Wave Conference lasts four days."), msg(QUESTION)])
-    assert len(agent._memory) == 1, "a multiple-choice question is not stored"
+    assert len(agent._store.texts) == 1, "a multiple-choice question is not stored"
     assert await agent.reply(msg(QUESTION)) == "A"
 
 
@@ -92,14 +93,14 @@ def test_full_memory_keeps_the_newest_messages_that_fit_its_window() -> None:
     memory = FullMemory(context_words=6)
     for text in ("one two three", "four five", "six seven", "eight"):
         memory.store(text)
-    assert memory.recall("anything") == ["four five", "six seven", "eight"]
+    assert memory.read("anything") == ["four five", "six seven", "eight"]
 
 
 def test_recent_memory_keeps_the_last_turns() -> None:
     memory = RecentMemory(turns=2)
     for text in ("a fact", "b fact", "c fact"):
         memory.store(text)
-    assert memory.recall("fact") == ["b fact", "c fact"]
+    assert memory.read("fact") == ["b fact", "c fact"]
     with pytest.raises(ValueError, match="turns >= 1"):
         RecentMemory(turns=0)
 
@@ -113,12 +114,12 @@ def test_retrieval_memory_returns_the_top_k_within_its_word_budget() -> None:
         "The sky is blue.",
     ):
         memory.store(text)
-    assert memory.recall("Where Anna lives") == ["Anna lives in Lisbon.", "Anna plays cello."]
-    assert RetrievalMemory(k=3, max_words=5).recall("x") == []
+    assert memory.read("Where Anna lives") == ["Anna lives in Lisbon.", "Anna plays cello."]
+    assert RetrievalMemory(k=3, max_words=5).read("x") == []
     small = RetrievalMemory(k=3, max_words=6)
     for text in ("Anna plays the cello in Lisbon.", "Anna lives in Lisbon."):
         small.store(text)
-    assert small.recall("Anna Lisbon") == ["Anna lives in Lisbon."], "stops before the budget overflows"
+    assert small.read("Anna Lisbon") == ["Anna lives in Lisbon."], "stops before the budget overflows"
 
 
 @pytest.mark.asyncio
@@ -130,7 +131,7 @@ async def test_a_memory_agent_answers_only_from_what_its_memory_recalls() -> Non
     assert await recent.reply(msg("Where does my sister Anna live?")) == ABSTENTION, (
         "the fact left the window"
     )
-    full = full_memory()
+    full = FullMemoryAgent()
     assert await full.reply(msg("My sister Anna lives in Lisbon.")) == ACKNOWLEDGEMENT
     await full.observe([msg("Nice weather today."), msg("The bus was late.")])
     assert await full.reply(msg("Where does my sister Anna live?")) == "My sister Anna lives in Lisbon."
@@ -156,4 +157,4 @@ def test_the_memory_agents_are_built_in_agent_names() -> None:
         adapter = build_agent(spec)
         assert isinstance(adapter.target, MemoryAgent)
         assert adapter.capabilities == ["observe", "reset", "retrieve", "fork"]
-    assert set(AGENTS) == {"full-memory", "recent-memory", "retrieval-memory"}
+    assert {"full-memory", "recent-memory", "retrieval-memory"} <= set(REFERENCE_AGENTS)

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-import pytest_memorybench.agents.recall  # noqa: F401  (numpy must load outside pytester's inner runs)
+import pytest_memorybench.agents.reference.extractive  # noqa: F401  (numpy must load outside pytester's inner runs)
 from pytest_memorybench.conversation.evidence import evidence_recall
 from tests.support.llm_server import LLMServer
 from tests.support.memory_model import MemoryModelScript, scripted_memory_server

@@ -15,10 +15,11 @@ from datetime import datetime, timedelta
 
 import pytest
 
-from pytest_memorybench.agents.memory.embedders import EmbedderSpec, parse_embedder
-from pytest_memorybench.agents.memory.systems import MECHANISMS
+from pytest_memorybench.agents.build import build_agent, check_agent_spec
+from pytest_memorybench.agents.mechanisms.embedders import EmbedderSpec, parse_embedder
 from pytest_memorybench.agents.protocol import AgentAdapter
-from pytest_memorybench.agents.spec import AgentOptions, build_agent, check_agent_spec, parse_agent_spec
+from pytest_memorybench.agents.registry import MECHANISMS
+from pytest_memorybench.agents.spec import AgentOptions, parse_agent_spec
 from pytest_memorybench.core.errors import UsageError
 from pytest_memorybench.core.records import Message
 from tests.support.llm_server import LLMServer
@@ -312,7 +313,7 @@ def test_scm_recalls_only_when_its_controller_says_so_and_summarises_long_memori
 
 def test_recent_memory_sees_only_its_last_turns(served) -> None:  # noqa: ANN001
     server, _ = served
-    agent = make(server, "recent-memory(turns=6)")
+    agent = make(server, "recent(turns=6)")
     moment = run(tell(agent, [FACT, *FILLER[:5]]))
     assert "4512" not in run(agent.reply(Message("What is my locker code?", moment)))
 
@@ -367,7 +368,7 @@ def test_an_endpoint_that_returns_a_vector_per_token_is_pooled(served) -> None: 
 
 def test_wordllama_embeds_offline_from_its_wheel() -> None:
     pytest.importorskip("wordllama")
-    from pytest_memorybench.agents.memory.embedders import WordLlamaEmbedder
+    from pytest_memorybench.agents.mechanisms.embedders import WordLlamaEmbedder
 
     vectors, _ = run(
         WordLlamaEmbedder().embed(

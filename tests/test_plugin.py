@@ -10,7 +10,7 @@ import pytest
 
 # pytester's in-process runs unload modules first imported inside them, and numpy cannot be
 # imported twice in one process: load the recall agent (bm25s, numpy) out here, once.
-import pytest_memorybench.agents.recall  # noqa: F401
+import pytest_memorybench.agents.reference.extractive  # noqa: F401
 
 ISOLATED = ("--memorybench", "--span=isolated", "-p", "no:cacheprovider")
 # Our warnings would fail the run; pytest-benchmark's "disabled under xdist" (seen when this suite
@@ -302,9 +302,9 @@ def test_the_example_agent_runs_from_the_current_directory(pytester: pytest.Pyte
 FLAKY_RECALL_AGENT = """
 import os
 import pytest
-from pytest_memorybench.agents.recall import RecallAgent
+from pytest_memorybench.agents.reference.extractive import ExtractiveAgent
 
-class FlakyRecall(RecallAgent):
+class FlakyRecall(ExtractiveAgent):
     # The recall baseline, crashing at reply number FAIL_AT when that variable is set.
     replies = 0
 

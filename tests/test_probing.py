@@ -17,10 +17,10 @@ from typing import Any
 
 import pytest
 
-from pytest_memorybench.agents.null import NullAgent
-from pytest_memorybench.agents.oracle import OracleAgent
 from pytest_memorybench.agents.protocol import AgentAdapter
-from pytest_memorybench.agents.recall import RecallAgent
+from pytest_memorybench.agents.reference.extractive import ExtractiveAgent
+from pytest_memorybench.agents.reference.null import NullAgent
+from pytest_memorybench.agents.reference.oracle import OracleAgent
 from pytest_memorybench.conversation.channel import AgentChannel
 from pytest_memorybench.conversation.clock import SimulatedClock
 from pytest_memorybench.conversation.events import EventLog
@@ -179,7 +179,7 @@ def test_a_transcript_message_dates_each_turn_under_the_header() -> None:
 
 
 def test_an_agent_with_observe_and_fork_answers_from_memory_without_delivery_replies(tmp_path: Path) -> None:
-    agent = RecallAgent()
+    agent = ExtractiveAgent()
     outcomes, session = _run(agent, tmp_path)
     ada = outcomes["toy::lockers::q0[Ada]"]
     assert ada.score.value == 1.0
@@ -188,7 +188,7 @@ def test_an_agent_with_observe_and_fork_answers_from_memory_without_delivery_rep
     assert session.stats.filler_messages == 0  # observed: no reply calls for delivery
     # The capacity probe asked after 2 turns knows Ada's locker already; forks keep probes apart.
     assert outcomes["toy::lockers::capacity[Ada]"].score.value == 1.0
-    assert len(agent._memory) == 12  # the context alone: the probes ran on forks
+    assert len(agent._store.texts) == 12  # the context alone: the probes ran on forks
     assert all(o.usage.calls == len(o.responses) for o in outcomes.values())
 
 

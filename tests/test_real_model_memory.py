@@ -14,8 +14,8 @@ from collections.abc import Iterator
 
 import pytest
 
-import pytest_memorybench.agents.recall  # noqa: F401  (numpy must load outside pytester's inner runs)
-from pytest_memorybench.agents.memory.systems import MECHANISMS
+import pytest_memorybench.agents.reference.extractive  # noqa: F401  (numpy must load outside pytester's inner runs)
+from pytest_memorybench.agents.registry import MECHANISMS
 from pytest_memorybench.local_model import MODEL_ALIAS
 from tests.support.llm_server import RecordingProxy
 from tests.support.local_model import REPLY_TOKENS

@@ -6,9 +6,9 @@ from datetime import datetime
 
 import pytest
 
-from pytest_memorybench.agents.null import ABSTENTION
-from pytest_memorybench.agents.oracle import ACKNOWLEDGEMENT
-from pytest_memorybench.agents.recall import RECENCY_BAND, RecallAgent
+from pytest_memorybench.agents.reference.extractive import RECENCY_BAND, ExtractiveAgent
+from pytest_memorybench.agents.reference.null import ABSTENTION
+from pytest_memorybench.agents.reference.oracle import ACKNOWLEDGEMENT
 from pytest_memorybench.core.records import Message
 
 WHEN = datetime(2024, 1, 1, 12, 0)
@@ -19,8 +19,8 @@ def msg(text: str) -> Message:
     return Message(text, WHEN)
 
 
-async def told(*statements: str) -> RecallAgent:
-    agent = RecallAgent()
+async def told(*statements: str) -> ExtractiveAgent:
+    agent = ExtractiveAgent()
     for statement in statements:
         assert await agent.reply(msg(statement)) == ACKNOWLEDGEMENT
     return agent
@@ -34,7 +34,7 @@ def test_constants() -> None:
 
 @pytest.mark.asyncio
 async def test_empty_memory_abstains() -> None:
-    assert await RecallAgent().reply(msg(COLOUR_QUESTION)) == ABSTENTION
+    assert await ExtractiveAgent().reply(msg(COLOUR_QUESTION)) == ABSTENTION
 
 
 @pytest.mark.asyncio
@@ -45,7 +45,7 @@ async def test_statement_is_acknowledged_and_answers_the_question() -> None:
 
 @pytest.mark.asyncio
 async def test_questions_are_not_remembered() -> None:
-    agent = RecallAgent()
+    agent = ExtractiveAgent()
     # A question is answered (here: abstention), never stored as a fact.
     assert await agent.reply(msg("Is my favourite colour Red?")) == ABSTENTION
     assert await agent.reply(msg(COLOUR_QUESTION)) == ABSTENTION
@@ -136,7 +136,7 @@ async def test_retrieve_ranks_newer_first_within_the_band() -> None:
 
 @pytest.mark.asyncio
 async def test_observe_ingests_statements_without_replying() -> None:
-    agent = RecallAgent()
+    agent = ExtractiveAgent()
     result = await agent.observe(
         [msg("My dog is called Rex."), msg("What is my dog called?"), msg("I live in Leeds.")]
     )
@@ -153,7 +153,7 @@ async def test_observe_ingests_statements_without_replying() -> None:
 
 @pytest.mark.asyncio
 async def test_facts_in_observed_questions_are_remembered() -> None:
-    agent = RecallAgent()
+    agent = ExtractiveAgent()
     await agent.observe([msg("I moved to Harrogate last spring; can you suggest a quiet gym nearby?")])
     assert await agent.reply(msg("Where have I lived since last spring?")) == (
         "I moved to Harrogate last spring; can you suggest a quiet gym nearby?"

@@ -336,7 +336,7 @@ def test_replay_detects_a_diverging_conversation(tmp_path: Path) -> None:
 
 
 def test_the_oracle_is_told_to_quote_in_the_nth_reply(tmp_path: Path) -> None:
-    from pytest_memorybench.agents.oracle import OracleAgent
+    from pytest_memorybench.agents.reference.oracle import OracleAgent
 
     class Recording(OracleAgent):
         def __init__(self) -> None:

@@ -1,13 +1,46 @@
-"""Agents under test: the protocol, spec parsing, the built-in agents and LLM adapters, and their limits.
+"""Agents under test: the protocol, one registry and the spec parser, and a folder for each kind of agent.
 
-`protocol` defines `Agent` (reply, and optional observe / reset / retrieve / fork) and the
-adapter that wraps sync objects and functions; `spec` parses `--agent`; `recall`, `null` and
-`oracle` need no network; `openai_agent`, `anthropic_agent` and `llm` talk to models; `limits`,
-`prices` and `budget` bound what they may ask and spend; `supply` hands each conversation an agent.
+`protocol` defines `Agent` (reply, and optional observe / reset / retrieve / fork) and the adapter
+that wraps sync objects and functions.  `registry` lists every agent `--agent` names without a
+user's code; `spec` parses `--agent` (and `mechanism_spec` a mechanism's settings), `build` checks
+a spec and makes its agent, `supply` hands each conversation one.  `lexical` is the BM25 search the
+offline agents and the mechanisms share.  The kinds: `models/` (chat API adapters and what bounds
+their calls), `reference/` (offline agents: null, oracle, the extractive `recall` baseline and
+MemBench's reference memories), `mechanisms/` (the papers' memory systems over a model).
 It imports only the core layer.
 """
 
-from pytest_memorybench.agents.protocol import Agent, AgentAdapter
-from pytest_memorybench.agents.spec import AgentOptions, AgentSpec, build_agent, parse_agent_spec
+from typing import TYPE_CHECKING
 
-__all__ = ["Agent", "AgentAdapter", "AgentOptions", "AgentSpec", "build_agent", "parse_agent_spec"]
+from pytest_memorybench.core.lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from pytest_memorybench.agents.build import build_agent
+    from pytest_memorybench.agents.protocol import Agent, AgentAdapter
+    from pytest_memorybench.agents.reference import ExtractiveAgent, NullAgent, OracleAgent
+    from pytest_memorybench.agents.spec import AgentOptions, AgentSpec, parse_agent_spec
+
+_MODULES = {
+    "Agent": "pytest_memorybench.agents.protocol",
+    "AgentAdapter": "pytest_memorybench.agents.protocol",
+    "AgentOptions": "pytest_memorybench.agents.spec",
+    "AgentSpec": "pytest_memorybench.agents.spec",
+    "ExtractiveAgent": "pytest_memorybench.agents.reference.extractive",
+    "NullAgent": "pytest_memorybench.agents.reference.null",
+    "OracleAgent": "pytest_memorybench.agents.reference.oracle",
+    "build_agent": "pytest_memorybench.agents.build",
+    "parse_agent_spec": "pytest_memorybench.agents.spec",
+}
+__all__ = [
+    "Agent",
+    "AgentAdapter",
+    "AgentOptions",
+    "AgentSpec",
+    "ExtractiveAgent",
+    "NullAgent",
+    "OracleAgent",
+    "build_agent",
+    "parse_agent_spec",
+]
+# imported on first use: pytest imports the plugin, and with it this package, in every run
+__getattr__ = lazy_exports(__name__, _MODULES)

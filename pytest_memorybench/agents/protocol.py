@@ -17,13 +17,13 @@ import time
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 
-from pytest_memorybench.agents.concurrency import AdaptiveLimit
+from pytest_memorybench.agents.models.concurrency import AdaptiveLimit
 from pytest_memorybench.core.errors import AgentError, describe_exception
 from pytest_memorybench.core.records import Message, Usage
 from pytest_memorybench.core.tokens import default_counter
 
 if TYPE_CHECKING:
-    from pytest_memorybench.agents.budget import Budget
+    from pytest_memorybench.agents.models.budget import Budget
 
 CAPABILITIES = ("observe", "reset", "retrieve", "fork", "catch_up")
 _SURROGATE = re.compile("[\ud800-\udfff]")

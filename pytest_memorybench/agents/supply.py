@@ -14,8 +14,8 @@ import inspect
 from collections.abc import Callable, Coroutine
 from typing import Any
 
-from pytest_memorybench.agents.budget import Budget
-from pytest_memorybench.agents.concurrency import AdaptiveLimit
+from pytest_memorybench.agents.models.budget import Budget
+from pytest_memorybench.agents.models.concurrency import AdaptiveLimit
 from pytest_memorybench.agents.protocol import AgentAdapter
 from pytest_memorybench.core.errors import AgentError, UsageError, describe_exception
 

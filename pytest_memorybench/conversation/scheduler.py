@@ -23,8 +23,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from pytest_memorybench.agents.oracle import ACKNOWLEDGEMENT as ORACLE_ACKNOWLEDGEMENT
 from pytest_memorybench.agents.protocol import AgentAdapter
+from pytest_memorybench.agents.reference.oracle import ACKNOWLEDGEMENT as ORACLE_ACKNOWLEDGEMENT
 from pytest_memorybench.conversation.channel import AgentChannel
 from pytest_memorybench.conversation.filler import make_filler, prefetch
 from pytest_memorybench.conversation.program import (

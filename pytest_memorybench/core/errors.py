@@ -8,6 +8,8 @@ fails with that line, and everything recorded before it is kept.
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 
@@ -69,3 +71,11 @@ def stop_on_refusal(exc: AgentError) -> None:
     too."""
     if isinstance(exc, ProviderRefused):
         raise RunStopped(f"{exc} (a refusal no retry mends)") from None
+
+
+_CREDENTIALS = re.compile(r"(https?://)[^/@\s]+@")
+
+
+def mask_credentials(text: str) -> str:
+    """`https://user:secret@host` → `https://***@host`, for anything shown or logged."""
+    return _CREDENTIALS.sub(r"\1***@", text)

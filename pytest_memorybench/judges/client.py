@@ -21,7 +21,7 @@ of what it cost.  Around that:
   unknown model), which no verdict can come from.
 * **Accounting.**  `stats.calls` counts backend calls (each re-ask is one; transient retries inside
   the backend are not), `cache_hits`, tokens (the server's counts, else estimated), `cost_usd`
-  from `agents/prices.py`, `unparseable` verdicts, and `prompt_hashes[kind]`.
+  from `agents/models/prices.py`, `unparseable` verdicts, and `prompt_hashes[kind]`.
 
 The backend is either an LLM backend from `providers.py` or a judge that answers tasks itself (the
 `local` judge).  `build_judge` gives the local judge no cache: it is deterministic and instant, and a
@@ -41,8 +41,8 @@ import time
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-from pytest_memorybench.agents.llm import Completion, Turn, token_usage
-from pytest_memorybench.agents.prices import price_for
+from pytest_memorybench.agents.models.llm import Completion, Turn, token_usage
+from pytest_memorybench.agents.models.prices import price_for
 from pytest_memorybench.core.errors import AgentError, ProviderRefused, describe_exception
 from pytest_memorybench.core.json_reply import extract_json
 from pytest_memorybench.judges.base import JUDGE_ERROR, UNPARSEABLE, JudgeStats, JudgeTask, JudgeVerdict

@@ -28,7 +28,7 @@ def memorybench_agent_factory(pytestconfig: pytest.Config) -> Callable[[], Any] 
     run = pytestconfig.stash.get(RUN_KEY, None)
     if run is None or run.agentless or run.settings.agent is None:
         return None
-    from pytest_memorybench.agents.spec import agent_factory
+    from pytest_memorybench.agents.build import agent_factory
 
     return agent_factory(run.settings.agent, run.settings.agent_options)
 
@@ -55,7 +55,7 @@ def memorybench_agent(
             pytrace=False,
         )
     if run.settings.agent is not None:
-        from pytest_memorybench.agents.spec import build_agent
+        from pytest_memorybench.agents.build import build_agent
 
         agent = build_agent(run.settings.agent, run.settings.agent_options)
     else:

@@ -7,9 +7,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 if TYPE_CHECKING:
-    from pytest_memorybench.core.records import TestOutcome
-    from pytest_memorybench.runner.plan import PlannedTest
-    from pytest_memorybench.runner.run import BenchmarkRun
+    pass
 
 RUN_KEY = pytest.StashKey["BenchmarkRun"]()
 PLANNED_KEY = pytest.StashKey["PlannedTest"]()

@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from pytest_memorybench.agents.prices import register_price
-from pytest_memorybench.agents.spec import agent_factory, check_agent_spec
+from pytest_memorybench.agents.build import agent_factory, check_agent_spec
+from pytest_memorybench.agents.models.prices import register_price
 from pytest_memorybench.core.errors import UsageError
 from pytest_memorybench.judges.spec import DEFAULT_CACHE, check_judge_spec
 from pytest_memorybench.pytest_integration import fixtures

@@ -24,18 +24,18 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from pytest_memorybench.agents.llm import (
+from pytest_memorybench.agents.models.llm import (
     DEFAULT_OUTPUT_TOKENS,
     MESSAGE_OVERHEAD,
     Completion,
     LLMChatAgent,
     Turn,
 )
-from pytest_memorybench.agents.openai_agent import (
+from pytest_memorybench.agents.models.openai import (
     REASONING_OUTPUT_TOKENS,
     is_reasoning_model,
 )
-from pytest_memorybench.agents.prices import Price, context_window_for, price_for
+from pytest_memorybench.agents.models.prices import Price, context_window_for, price_for
 from pytest_memorybench.agents.protocol import AgentAdapter
 from pytest_memorybench.core.records import Usage
 from pytest_memorybench.core.tokens import default_counter
@@ -172,14 +172,14 @@ def _stand_in(
     spec = run.settings.agent
     if spec is None or spec.memory is None:
         return AgentAdapter(chat, "estimate")
-    from pytest_memorybench.agents.memory.build import build_memory_system
-    from pytest_memorybench.agents.memory.model import MemoryModel
+    from pytest_memorybench.agents.build import build_mechanism
+    from pytest_memorybench.agents.mechanisms.model import MemoryModel
 
     worker = BillingChat(
         model, reply_tokens=reply_tokens, context_tokens=context_tokens, does_memory_work=True
     )
     stand_in = MemoryModel(chat, worker)
-    return AgentAdapter(build_memory_system(spec, run.settings.agent_options, stand_in), "estimate")
+    return AgentAdapter(build_mechanism(spec, run.settings.agent_options, stand_in), "estimate")
 
 
 def estimate_lines(run: BenchmarkRun, tests: Sequence[PlannedTest], reply_tokens: int) -> list[str]:

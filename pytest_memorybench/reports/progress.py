@@ -25,7 +25,7 @@ from typing import Any
 
 import pytest
 
-from pytest_memorybench.agents.concurrency import active_limits
+from pytest_memorybench.agents.models.concurrency import active_limits
 
 INTERVAL_SECONDS = 10.0  # between full lines in a log
 STATUS_SECONDS = 1.0  # between rewrites of the status on a terminal

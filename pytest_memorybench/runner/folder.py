@@ -22,11 +22,13 @@ from pytest_memorybench.core.errors import UsageError
 from pytest_memorybench.core.readers import Malformed, read_json, reading, require
 from pytest_memorybench.core.records import TestDefinition
 from pytest_memorybench.core.spans import Span, parse_span
-from pytest_memorybench.runner.settings import MAX_CONVERSATIONS, MAX_SHARDS
 from pytest_memorybench.scenarios.probes import file_stem
 
 MANIFEST = "run.json"
 LOCK = ".lock"
+
+MAX_CONVERSATIONS = 1000  # per suite; a suite has fewer tests than that to deal out
+MAX_SHARDS = 1000
 
 
 @dataclass(frozen=True)

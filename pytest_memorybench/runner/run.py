@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from filelock import FileLock
 
-from pytest_memorybench.agents.budget import Budget
-from pytest_memorybench.agents.concurrency import (
+from pytest_memorybench.agents.models.budget import Budget
+from pytest_memorybench.agents.models.concurrency import (
     AUTO_CEILING,
     active_limits,
     auto_conversations,

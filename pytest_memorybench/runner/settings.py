@@ -8,25 +8,24 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pytest_memorybench.agents.limits import RateLimits
-from pytest_memorybench.agents.prices import Price
+from pytest_memorybench.agents.models.limits import RateLimits
+from pytest_memorybench.agents.models.prices import Price
 from pytest_memorybench.agents.spec import LLM_PROVIDERS, AgentOptions, AgentSpec, parse_agent_spec
 from pytest_memorybench.core.errors import UsageError
 from pytest_memorybench.core.results_file import Baseline
 from pytest_memorybench.core.spans import Span, parse_span
 from pytest_memorybench.judges.spec import JudgeSpec, parse_judge_spec
+from pytest_memorybench.runner.folder import MAX_CONVERSATIONS, MAX_SHARDS, read_manifest
 from pytest_memorybench.scoring.profiles import PROFILES, Profile
 
 DEFAULT_SUITES = ("ltm",)
 DEFAULT_TIMEOUT = 600.0
 MAX_TIMEOUT = 86_400.0
-MAX_CONVERSATIONS = 1000  # per suite; a suite has fewer tests than that to deal out
 AUTO = "auto"
 MAX_CONCURRENCY = 256
 MAX_RATE = 1e9  # requests or tokens a minute: anything above is no limit at all
 
 
-MAX_SHARDS = 1000
 _SHARD = re.compile(r"^\s*(\d{1,4})\s*/\s*(\d{1,4})\s*$")
 
 
@@ -191,7 +190,7 @@ class Settings:
 
 def _memory_options(option: Any, agent: AgentSpec | None) -> dict[str, Any]:
     """`--mb-memory-model` and `--mb-embedder`, which only a memory system (MECHANISM:MODEL) uses."""
-    from pytest_memorybench.agents.memory.embedders import parse_embedder
+    from pytest_memorybench.agents.mechanisms.embedders import parse_embedder
 
     worker_text = getattr(option, "mb_memory_model", None)
     embedder = parse_embedder(getattr(option, "mb_embedder", None) or "lexical")
@@ -356,8 +355,6 @@ def _as_planned(
     data = _data_paths(option.mb_data or [])
     if previous is None:
         return suites, data
-    from pytest_memorybench.runner.folder import read_manifest  # the folder layer reads settings' limits
-
     manifest = read_manifest(previous)
     if not option.mb_suite and not paths_given and manifest.suites:
         suites = manifest.suites

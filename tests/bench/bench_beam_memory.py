@@ -91,7 +91,7 @@ def child(mode: str, size: str, seed: int, data: str | None) -> dict[str, Any]:
     """One measurement, in this (fresh) process."""
     sys.path.insert(0, str(ROOT))
     from pytest_memorybench.agents.protocol import AgentAdapter
-    from pytest_memorybench.agents.recall import RecallAgent
+    from pytest_memorybench.agents.reference.extractive import ExtractiveAgent
     from pytest_memorybench.conversation.channel import AgentChannel
     from pytest_memorybench.conversation.clock import SimulatedClock
     from pytest_memorybench.conversation.events import EventLog
@@ -106,7 +106,7 @@ def child(mode: str, size: str, seed: int, data: str | None) -> dict[str, Any]:
     counter.count("warm up the encoding")
     params = {"data_path": data} if data else {"tokens": size}
     (context,) = SCENARIO.contexts("beam", params, seed)
-    agent = {"recall": RecallAgent, "transcript": TranscriptSink}.get(mode, Sink)()
+    agent = {"recall": ExtractiveAgent, "transcript": TranscriptSink}.get(mode, Sink)()
     base = _current_rss_mb()
     with tempfile.TemporaryDirectory() as folder:
         log = EventLog(Path(folder) / "events.jsonl")

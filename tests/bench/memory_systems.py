@@ -22,7 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parents[2]))
 
-from pytest_memorybench.agents.memory.systems import MECHANISMS  # noqa: E402
+from pytest_memorybench.agents.registry import MECHANISMS  # noqa: E402
 from tests.support.llm_server import LLMServer  # noqa: E402
 from tests.support.memory_model import MemoryModelScript, embeddings  # noqa: E402
 

@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from pytest_memorybench.agents.recall import Bm25Memory, answer, is_question, terms
+from pytest_memorybench.agents.reference.extractive import Statements, answer, is_question, terms
 from tests.support.llm_server import (
     LLMServer,
     RecordedRequest,
@@ -44,7 +44,7 @@ def read_answer(question: str, context: list[str]) -> str:
     if not is_question(question):
         return NOTED
     lines = [_PREFIX.sub("", line).strip() for text in context for line in text.splitlines()]
-    memory = Bm25Memory(line for line in lines if line and not line.startswith("#") and line != question)
+    memory = Statements(line for line in lines if line and not line.startswith("#") and line != question)
     return answer(question, memory)
 
 

@@ -21,17 +21,11 @@ from datetime import datetime
 
 import numpy as np
 
-from pytest_memorybench.agents.memory.base import (
-    Entry,
-    MemorySystem,
-    newest_that_fit,
-    section,
-    system_prompt,
-    tokens,
-)
-from pytest_memorybench.agents.memory.index import top
-from pytest_memorybench.agents.memory.model import Phase
-from pytest_memorybench.agents.memory.systems import positive, require
+from pytest_memorybench.agents.mechanisms.base import Entry, MemorySystem
+from pytest_memorybench.agents.mechanisms.index import top
+from pytest_memorybench.agents.mechanisms.model import Phase
+from pytest_memorybench.agents.mechanisms.prompt import section, system_prompt
+from pytest_memorybench.agents.mechanisms.settings import positive, require
 
 IMPORTANCE = """On the scale of 1 to 10, where 1 is purely mundane (e.g. greetings, small talk) and 10 is
 extremely poignant (e.g. a life event, a promise, a fact to remember for later), rate the likely
@@ -153,13 +147,12 @@ class GenerativeAgents(MemorySystem):
 
     async def answer(self, entry: Entry) -> str:
         found = await self.retrieved(entry.text, self.settings.k, entry.time)
-        budget = self.prompt_budget - tokens(entry.text) - 64
-        memories = newest_that_fit([self.stream[i].text for i in sorted(found)], budget)
-        budget -= sum(tokens(text) for text in memories)
-        turns = self.recent_turns(self.settings.recent, max(budget, 0))
+        room = self.room(entry)
+        memories = room.newest([self.stream[i].text for i in sorted(found)])
+        turns = self.turns_in(room, self.settings.recent)
         return await self.reply_with(system_prompt(section("Relevant memories", memories)), entry, turns)
 
-    async def recall(self, query: str, k: int) -> list[str]:
+    async def search(self, query: str, k: int) -> list[str]:
         if not self.stream:
             return []
         now = self.log[-1].time if self.log else None

@@ -26,8 +26,8 @@ from typing import Any, ClassVar
 
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
 
-from pytest_memorybench.agents.limits import RateLimits, gate_for
-from pytest_memorybench.agents.prices import context_window_for, price_for
+from pytest_memorybench.agents.models.limits import RateLimits, gate_for
+from pytest_memorybench.agents.models.prices import context_window_for, price_for
 from pytest_memorybench.core.errors import (
     AgentError,
     ProviderError,

@@ -1,13 +1,13 @@
-"""`memorybank`: MemoryBank (Zhong et al. 2024) — memories that fade unless recalled.
+"""`memorybank`: MemoryBank (Zhong et al. 2024) — memories that fade unless retrieved.
 
 Every exchange is a memory stamped with the benchmark's simulated time.  When the day changes, the
 model summarises the day's exchanges into an event summary and updates a portrait of the user
 (personality, preferences, facts) from it.  A question retrieves the top `k` memories by
-similarity among those still remembered; each recalled memory's strength S grows by 1 and its
+similarity among those still remembered; each retrieved memory's strength S grows by 1 and its
 clock restarts.  Retention follows the Ebbinghaus curve R = exp(-t / S), t in days since the memory
-was made or last recalled, S = 1 at first; a memory whose R falls below `forget_below` is forgotten
+was made or last retrieved, S = 1 at first; a memory whose R falls below `forget_below` is forgotten
 for good.  (MemoryBank's code draws against R at random; a threshold keeps runs reproducible.)
-The prompt holds the portrait, the newest event summaries that fit, the recalled memories and the
+The prompt holds the portrait, the newest event summaries that fit, the retrieved memories and the
 last `recent` messages.
 """
 
@@ -18,17 +18,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 
-from pytest_memorybench.agents.memory.base import (
-    Entry,
-    MemorySystem,
-    exchange_text,
-    newest_that_fit,
-    section,
-    system_prompt,
-    tokens,
-)
-from pytest_memorybench.agents.memory.rag import exchanges
-from pytest_memorybench.agents.memory.systems import positive, require
+from pytest_memorybench.agents.mechanisms.base import Entry, MemorySystem, exchange_text, exchanges
+from pytest_memorybench.agents.mechanisms.prompt import section, system_prompt
+from pytest_memorybench.agents.mechanisms.settings import positive, require
 
 SECONDS_PER_DAY = 86_400.0
 
@@ -50,14 +42,14 @@ Rewrite the user's portrait (personality, preferences, facts about their life) i
 class Memory:
     text: str
     made: datetime | None
-    last_recall: datetime | None
+    last_retrieved: datetime | None
     strength: float = 1.0
     forgotten: bool = False
 
     def retention(self, now: datetime | None) -> float:
-        if now is None or self.last_recall is None:
+        if now is None or self.last_retrieved is None:
             return 1.0
-        days = max((now - self.last_recall).total_seconds(), 0.0) / SECONDS_PER_DAY
+        days = max((now - self.last_retrieved).total_seconds(), 0.0) / SECONDS_PER_DAY
         return math.exp(-days / self.strength)
 
 
@@ -127,16 +119,14 @@ class MemoryBank(MemorySystem):
             await self._close_day()
             self.day = entry.time.date()
         self.forget(entry.time)
-        recalled = await self.index.search(entry.text, self.settings.k, self.remembered())
-        for i in recalled:
+        retrieved = await self.index.search(entry.text, self.settings.k, self.remembered())
+        for i in retrieved:
             self.memories[i].strength += 1
-            self.memories[i].last_recall = entry.time
-        budget = self.prompt_budget - tokens(entry.text) - tokens(self.portrait) - 64
-        memories = newest_that_fit([self.memories[i].text for i in sorted(recalled)], budget)
-        budget -= sum(tokens(text) for text in memories)
-        turns = self.recent_turns(self.settings.recent, max(budget // 2, 0))
-        budget -= sum(tokens(turn["content"]) for turn in turns)
-        summaries = newest_that_fit(self.summaries, max(budget, 0))
+            self.memories[i].last_retrieved = entry.time
+        room = self.room(entry, self.portrait)
+        memories = room.newest([self.memories[i].text for i in sorted(retrieved)])
+        turns = self.turns_in(room, self.settings.recent, part=2)
+        summaries = room.newest(self.summaries)
         system = system_prompt(
             section("What you know about the user", [self.portrait] if self.portrait else []),
             section("Summaries of earlier days", summaries),
@@ -144,5 +134,5 @@ class MemoryBank(MemorySystem):
         )
         return await self.reply_with(system, entry, turns)
 
-    async def recall(self, query: str, k: int) -> list[str]:
+    async def search(self, query: str, k: int) -> list[str]:
         return [self.memories[i].text for i in await self.index.search(query, k, self.remembered())]

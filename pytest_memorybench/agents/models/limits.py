@@ -18,7 +18,8 @@ from dataclasses import dataclass
 
 from aiolimiter import AsyncLimiter
 
-from pytest_memorybench.agents.concurrency import AUTO_CEILING, AdaptiveLimit, limit_for
+from pytest_memorybench.agents.models.concurrency import AUTO_CEILING, AdaptiveLimit, limit_for
+from pytest_memorybench.core.errors import mask_credentials
 
 
 @dataclass(frozen=True)
@@ -125,8 +126,6 @@ _GATES: dict[tuple[str, RateLimits], ProviderGate] = {}
 
 def gate_for(provider: str, base_url: str | None, limits: RateLimits) -> ProviderGate:
     """The gate of one endpoint, shared by every agent and judge of the process that calls it."""
-    from pytest_memorybench.agents.spec import mask_credentials  # spec builds on this module
-
     name = mask_credentials(f"{provider}@{base_url or 'default'}")
     key = (name, limits)
     gate = _GATES.get(key)

@@ -7,30 +7,21 @@
 MODEL_SPEC is any model spec `--agent` takes (`openai:…`, `anthropic:…`, a compatible URL).  Each
 mechanism's settings are a dataclass whose defaults are its paper's values; a setting's type is its
 default's, and a value the mechanism refuses is one line before any test runs.  Without a model,
-`full-memory`, `recent-memory` and `retrieval-memory` stay the offline reference agents.
+the registry's reference agents (`full-memory`, …) stay offline.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import importlib
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from pytest_memorybench.agents.mechanisms.base import MemorySystem
+from pytest_memorybench.agents.registry import MECHANISMS, MODEL_PREFIXES, REFERENCE_AGENTS
 from pytest_memorybench.core.errors import UsageError
 
-# name -> "module:class" in this package, imported when used
-MECHANISMS: dict[str, str] = {
-    "full-context": "full_context:FullContext",
-    "recent-memory": "recent:RecentMemorySystem",
-    "rag": "rag:Rag",
-    "light": "light:Light",
-    "ltm-agent": "ltm_agent:LtmAgent",
-    "memorybank": "memorybank:MemoryBank",
-    "generative-agents": "generative_agents:GenerativeAgents",
-    "memgpt": "memgpt:MemGPT",
-    "scm": "scm:SelfControlledMemory",
-}
+if TYPE_CHECKING:
+    from pytest_memorybench.agents.mechanisms.base import MemorySystem
 
 
 @dataclass(frozen=True)
@@ -42,9 +33,10 @@ class MemorySpec:
     model: str  # the model spec, parsed by agents/spec.py
 
 
-def mechanism_class(name: str) -> type:
-    module, _, attribute = MECHANISMS[name].partition(":")
-    return getattr(importlib.import_module(f"pytest_memorybench.agents.memory.{module}"), attribute)
+def mechanism_class(name: str) -> type[MemorySystem]:
+    """The mechanism registered under `name`."""
+    cls: type[MemorySystem] = MECHANISMS[name].load()
+    return cls
 
 
 def split_memory_spec(text: str) -> tuple[str, str, str] | None:
@@ -68,10 +60,26 @@ def split_memory_spec(text: str) -> tuple[str, str, str] | None:
                 f"--agent {text!r}: {name} needs a model to answer: {name}:openai:MODEL,"
                 f" {name}:anthropic:MODEL or {name}:openai:MODEL@URL"
             )
+    _refuse_offline_with_a_model(text)
     return None
 
 
+# an offline agent given a model: the mechanism over a model that keeps the same kind of memory
+_LIKE = {"full-memory": "full-context", "recent-memory": "recent", "retrieval-memory": "rag"}
+
+
+def _refuse_offline_with_a_model(text: str) -> None:
+    name, _, model = text.partition(":")
+    name = name.split("(", 1)[0]
+    given_a_model = model.startswith((*MODEL_PREFIXES, "http:", "https:"))
+    if name in REFERENCE_AGENTS and (given_a_model or text.startswith(f"{name}(")):
+        like = _LIKE.get(name)
+        over = f"; the same memory over a model is {like}:MODEL_SPEC" if like else ""
+        raise UsageError(f"--agent {text!r}: {name} is an offline agent and takes no model or settings{over}")
+
+
 def parse_memory_spec(text: str) -> MemorySpec | None:
+    """The mechanism, its settings and its model's spec when `text` names a mechanism, else None."""
     parts = split_memory_spec(text)
     if parts is None:
         return None
@@ -82,6 +90,7 @@ def parse_memory_spec(text: str) -> MemorySpec | None:
 
 
 def parse_settings(name: str, settings_type: type, text: str, spec: str) -> Any:
+    """`SETTING=VALUE,...` as the mechanism's settings dataclass, each value of its default's type."""
     fields = {field.name: field for field in dataclasses.fields(settings_type)}
     values: dict[str, Any] = {}
     for part in filter(None, (part.strip() for part in text.split(","))):
@@ -115,18 +124,3 @@ def _convert(raw: str, default: Any, name: str, key: str, spec: str) -> Any:
             f"--agent {spec!r}: {name}({key}={raw}): expected {type(default).__name__}, like {key}={default}"
         ) from None
     return raw
-
-
-def require(condition: bool, message: str) -> None:
-    """For settings' `__post_init__`: a refused value, said in terms of the setting."""
-    if not condition:
-        raise ValueError(message)
-
-
-def positive(**values: float) -> None:
-    for key, value in values.items():
-        require(value > 0, f"{key} must be above 0, got {value:g}")
-
-
-def one_of(key: str, value: str, choices: tuple[str, ...]) -> None:
-    require(value in choices, f"{key} must be one of {', '.join(choices)}, got {value!r}")

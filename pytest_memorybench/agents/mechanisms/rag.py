@@ -18,15 +18,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from pytest_memorybench.agents.memory.base import (
-    Entry,
-    MemorySystem,
-    exchange_text,
-    section,
-    system_prompt,
-    tokens,
-)
-from pytest_memorybench.agents.memory.systems import one_of, require
+from pytest_memorybench.agents.mechanisms.base import Entry, MemorySystem, exchange_text, exchanges
+from pytest_memorybench.agents.mechanisms.prompt import section, system_prompt
+from pytest_memorybench.agents.mechanisms.settings import one_of, require
 
 CHUNKINGS = ("pair", "message", "paragraph", "chapter")
 DEFAULT_K = {"pair": 5, "message": 10, "paragraph": 5, "chapter": 17}
@@ -86,32 +80,10 @@ class Rag(MemorySystem):
     async def answer(self, entry: Entry) -> str:
         ranked = await self.index.search(entry.text, self.settings.top)
         turns = self.recent_turns(self.settings.recent, self.prompt_budget // 4)
-        budget = self.prompt_budget - tokens(entry.text) - sum(tokens(turn["content"]) for turn in turns) - 64
-        kept = best_that_fit(ranked, self.documents, budget)
+        room = self.room(entry)
+        room.spend(turn["content"] for turn in turns)
+        kept = room.best(ranked, self.documents)
         return await self.reply_with(system_prompt(section("Retrieved relevant chunks", kept)), entry, turns)
 
-    async def recall(self, query: str, k: int) -> list[str]:
+    async def search(self, query: str, k: int) -> list[str]:
         return [self.documents[i] for i in await self.index.search(query, k)]
-
-
-def best_that_fit(ranked: list[int], texts: Sequence[str], budget: int) -> list[str]:
-    """The best-ranked texts whose tokens fit `budget` (the worst dropped first), in conversation
-    order: a later statement then reads as the newer one, as it was said."""
-    kept: list[int] = []
-    for i in ranked:
-        budget -= tokens(texts[i])
-        if budget < 0:
-            break
-        kept.append(i)
-    return [texts[i] for i in sorted(kept)]
-
-
-def exchanges(entries: Sequence[Entry]) -> list[list[Entry]]:
-    """Consecutive entries grouped as exchanges: a user message with the replies that follow it."""
-    groups: list[list[Entry]] = []
-    for entry in entries:
-        if entry.role == "user" or not groups:
-            groups.append([entry])
-        else:
-            groups[-1].append(entry)
-    return groups

@@ -15,19 +15,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from pytest_memorybench.agents.memory.base import (
-    Entry,
-    MemorySystem,
-    exchange_text,
-    newest_that_fit,
-    section,
-    system_prompt,
-    tokens,
-)
-from pytest_memorybench.agents.memory.index import top
-from pytest_memorybench.agents.memory.model import first_word
-from pytest_memorybench.agents.memory.rag import exchanges
-from pytest_memorybench.agents.memory.systems import positive, require
+from pytest_memorybench.agents.mechanisms.base import Entry, MemorySystem, exchange_text, exchanges
+from pytest_memorybench.agents.mechanisms.index import top
+from pytest_memorybench.agents.mechanisms.model import first_word
+from pytest_memorybench.agents.mechanisms.prompt import section, system_prompt, tokens
+from pytest_memorybench.agents.mechanisms.settings import positive, require
 
 CONTROLLER = """Recent conversation:
 {recent}
@@ -90,11 +82,10 @@ class SelfControlledMemory(MemorySystem):
         if first_word(verdict) != "no":
             self.controller_yes += 1
             memories = [self.shown[i] for i in sorted(await self.ranked(entry.text, self.settings.k))]
-        budget = self.prompt_budget - tokens(entry.text) - 64
-        memories = newest_that_fit(memories, budget)
-        budget -= sum(tokens(text) for text in memories)
-        turns = self.recent_turns(self.settings.recent, max(budget, 0))
+        room = self.room(entry)
+        memories = room.newest(memories)
+        turns = self.turns_in(room, self.settings.recent)
         return await self.reply_with(system_prompt(section("Memories", memories)), entry, turns)
 
-    async def recall(self, query: str, k: int) -> list[str]:
+    async def search(self, query: str, k: int) -> list[str]:
         return [self.memories[i] for i in await self.ranked(query, k)]

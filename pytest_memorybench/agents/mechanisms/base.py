@@ -1,33 +1,32 @@
 """What every memory system shares: the agent protocol around a mechanism, and its prompts.
 
 A mechanism says how it takes messages in (`write`, the *write* phase), how it answers one
-(`answer`, the *read* phase) and what it finds for a query without asking its model (`recall`,
+(`answer`, the *read* phase) and what it finds for a query without asking its model (`search`,
 which `retrieve(query, k)` exposes for evidence recall).  `MemorySystem` turns that into an agent:
 a reply is read then written (the user's message and the reply, as one exchange), observed
 messages are only written, a fork is a deep copy that shares the model's clients and the
 embedder, and a reset starts the memory afresh.
 
-Prompts are plain: memories go into the system prompt under a heading each, recent turns follow
-as chat turns, each line stamped with the benchmark's simulated time where the mechanism keeps it.
+A mechanism lays its answering prompt out with `prompt.py`: `room(entry)` is what the prompt has
+left for memories and turns once the question is in, and `recent_turns` takes its share of it.
+An `Entry`'s line is stamped with the benchmark's simulated time.
 """
 
 from __future__ import annotations
 
 import copy
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, ClassVar
 
-from pytest_memorybench.agents.llm import SYSTEM_PROMPT, Turn
-from pytest_memorybench.agents.memory.embedders import Embedder
-from pytest_memorybench.agents.memory.index import Index, make_index
-from pytest_memorybench.agents.memory.model import MemoryModel
+from pytest_memorybench.agents.mechanisms.embedders import Embedder
+from pytest_memorybench.agents.mechanisms.index import Index, make_index
+from pytest_memorybench.agents.mechanisms.model import MemoryModel
+from pytest_memorybench.agents.mechanisms.prompt import HEADINGS, PromptRoom, newest_that_fit, tokens
+from pytest_memorybench.agents.models.llm import MESSAGE_OVERHEAD, Turn
 from pytest_memorybench.core.records import Message, Usage
-from pytest_memorybench.core.tokens import default_counter
-
-MESSAGE_OVERHEAD = 4  # tokens a chat turn costs beyond its text
 
 
 @dataclass
@@ -49,34 +48,20 @@ class Entry:
         return {"role": "assistant" if self.role == "assistant" else "user", "content": self.text}
 
 
-def tokens(text: str) -> int:
-    return default_counter().count(text)
-
-
 def exchange_text(entries: Sequence[Entry]) -> str:
     """Entries as one dialogue segment, a line each."""
     return "\n".join(entry.line for entry in entries)
 
 
-def newest_that_fit(texts: Sequence[str], budget: int, cost: Any = tokens) -> list[str]:
-    """The newest of `texts` whose costs add up to at most `budget`, in their order."""
-    kept: list[str] = []
-    for text in reversed(texts):
-        budget -= cost(text)
-        if budget < 0:
-            break
-        kept.append(text)
-    return kept[::-1]
-
-
-def section(title: str, lines: Iterable[str]) -> str:
-    """A titled block of the system prompt; empty when there is nothing under it."""
-    body = "\n".join(f"- {line}" for line in lines)
-    return f"## {title}\n{body}" if body else ""
-
-
-def system_prompt(*sections: str) -> str:
-    return "\n\n".join([SYSTEM_PROMPT, *(part for part in sections if part)])
+def exchanges(entries: Sequence[Entry]) -> list[list[Entry]]:
+    """Consecutive entries grouped as exchanges: a user message with the replies that follow it."""
+    groups: list[list[Entry]] = []
+    for entry in entries:
+        if entry.role == "user" or not groups:
+            groups.append([entry])
+        else:
+            groups[-1].append(entry)
+    return groups
 
 
 class MemorySystem(ABC):
@@ -107,7 +92,7 @@ class MemorySystem(ABC):
         """The reply to `entry`, from memory: the read phase.  `entry` is in `log` already."""
 
     @abstractmethod
-    async def recall(self, query: str, k: int) -> list[str]:
+    async def search(self, query: str, k: int) -> list[str]:
         """The `k` memories the mechanism would find for `query`, without model calls."""
 
     # -- the agent protocol ------------------------------------------------------------------------
@@ -142,7 +127,7 @@ class MemorySystem(ABC):
             await self.write([heard, self._hear(said.text, "assistant", user.timestamp)])
 
     async def retrieve(self, query: str, k: int) -> list[str]:
-        return await self.recall(query, k)
+        return await self.search(query, k)
 
     async def prime_answer(self, ideal: str) -> None:
         """The harness's cue to a calibration model (the estimate's stand-in): for the answer only."""
@@ -173,6 +158,13 @@ class MemorySystem(ABC):
         """Tokens an answering prompt may take: the model's window less the room for its reply."""
         return max(self.model.context_tokens - self.model.output_tokens, 256)
 
+    def room(self, entry: Entry, *beside: str, total: int | None = None) -> PromptRoom:
+        """What the answering prompt has left for memories and turns once `entry`, the texts
+        `beside` it (a portrait, a scratchpad) and the headings are in; of `total` tokens, by
+        default the whole `prompt_budget`."""
+        total = self.prompt_budget if total is None else total
+        return PromptRoom(total - sum(tokens(text) for text in beside) - tokens(entry.text) - HEADINGS)
+
     def recent_turns(self, count: int, budget: int | None = None) -> list[Turn]:
         """The last `count` entries before the newest as chat turns, within `budget` tokens."""
         entries = self.log[-count - 1 : -1] if count > 0 else []
@@ -182,6 +174,12 @@ class MemorySystem(ABC):
             )
             entries = entries[len(entries) - len(texts) :]
         return [entry.turn for entry in entries]
+
+    def turns_in(self, room: PromptRoom, count: int, part: int = 1) -> list[Turn]:
+        """`recent_turns` within `part` of what `room` has left, spent from it."""
+        turns = self.recent_turns(count, room.share(part))
+        room.spend(turn["content"] for turn in turns)
+        return turns
 
     async def reply_with(self, system: str, entry: Entry, turns: Sequence[Turn] = ()) -> str:
         """Ask the answering model, `system` and `turns` before the user's message."""

@@ -17,17 +17,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pytest_memorybench.agents.memory.base import (
-    Entry,
-    MemorySystem,
-    exchange_text,
-    newest_that_fit,
-    section,
-    system_prompt,
-    tokens,
-)
-from pytest_memorybench.agents.memory.rag import exchanges
-from pytest_memorybench.agents.memory.systems import positive
+from pytest_memorybench.agents.mechanisms.base import Entry, MemorySystem, exchange_text, exchanges
+from pytest_memorybench.agents.mechanisms.prompt import section, system_prompt
+from pytest_memorybench.agents.mechanisms.settings import positive
 
 QUERIES = """You are about to reply to the user's message below. Your long-term memory holds the whole
 conversation so far. Write up to {count} short search queries for what you need to remember to reply well.
@@ -99,21 +91,20 @@ class LtmAgent(MemorySystem):
             else [entry.text]
         )
         scratchpad = json.dumps(self.scratchpad, ensure_ascii=False)
-        budget = self.budget - tokens(scratchpad) - tokens(entry.text) - 64
-        turns = self.recent_turns(len(self.log), budget // 2)
+        room = self.room(entry, scratchpad, total=self.budget)
+        turns = self.turns_in(room, len(self.log), part=2)
         in_context = len(self.log) - 1 - len(turns)  # log positions from here on are in the prompt
         found: list[int] = []
         for query in queries:
             for chunk in await self.index.search(query, self.settings.k):
                 if chunk not in found and self.chunk_end[chunk] <= in_context:
                     found.append(chunk)
-        budget -= sum(tokens(turn["content"]) for turn in turns)
-        memories = newest_that_fit([self.chunks[i] for i in sorted(found)], budget)
+        memories = room.newest([self.chunks[i] for i in sorted(found)])
         system = system_prompt(
             section("Scratchpad (JSON)", [scratchpad] if self.scratchpad else []),
             section("Long-term memories", memories),
         )
         return await self.reply_with(system, entry, turns)
 
-    async def recall(self, query: str, k: int) -> list[str]:
+    async def search(self, query: str, k: int) -> list[str]:
         return [self.chunks[i] for i in await self.index.search(query, k)]

@@ -14,14 +14,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from pytest_memorybench.agents.llm import SYSTEM_PROMPT
-from pytest_memorybench.agents.memory.base import (
-    MESSAGE_OVERHEAD,
-    Entry,
-    MemorySystem,
-    newest_that_fit,
-    tokens,
-)
+from pytest_memorybench.agents.mechanisms.base import Entry, MemorySystem
+from pytest_memorybench.agents.mechanisms.prompt import newest_that_fit, tokens
+from pytest_memorybench.agents.models.llm import MESSAGE_OVERHEAD, SYSTEM_PROMPT
 
 
 @dataclass(frozen=True)
@@ -45,7 +40,7 @@ class FullContext(MemorySystem):
         earlier = [e for e in self.kept() if e is not entry]
         return await self.reply_with(SYSTEM_PROMPT, entry, [e.turn for e in self._fit(earlier, budget)])
 
-    async def recall(self, query: str, k: int) -> list[str]:
+    async def search(self, query: str, k: int) -> list[str]:
         return [entry.text for entry in reversed(self._fit(self.kept(), self.prompt_budget))]
 
     @staticmethod

@@ -19,7 +19,7 @@ from typing import Any
 
 import openai
 
-from pytest_memorybench.agents.llm import (
+from pytest_memorybench.agents.models.llm import (
     Completion,
     LLMChatAgent,
     MalformedReply,

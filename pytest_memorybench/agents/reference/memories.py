@@ -1,25 +1,26 @@
-"""Reference memory agents: three memory components behind the `recall` answerer, all offline.
+"""Reference memory agents: three memory components behind the extractive answerer, all offline.
 
 MemBench (§4.1) compares memory mechanisms behind one base model: FullMemory (everything it
 stored goes into the prompt, as far as the model's context allows), RecentMemory (only the latest
 turns) and RetrievalMemory (the top 10 memories by similarity to the question, within a word
-budget).  Here the "model" is the extractive answerer of `agents/recall.py`: it reads what the
-memory component recalls for a question and answers from that alone.  With the answerer fixed,
+budget).  Here the "model" is the extractive answerer of `agents/reference/extractive.py` (the
+`recall` agent's): it reads what the memory component gives it for a question and answers from
+that alone.  With the answerer fixed,
 differences between the three are the memory's own, which is the paper's point; the capacity
 curve shows where each one stops seeing the evidence.
 
-  full-memory       recalls every stored message, newest first, up to `context_words` words
+  full-memory       reads every stored message, newest first, up to `context_words` words
                     (default 24,000, about the 32k-token context of the paper's 7-9B models);
                     older messages fall out of the window, as in a long trajectory
-  recent-memory     recalls the last `turns` messages (default 200)
-  retrieval-memory  recalls the `k` (default 10) messages BM25 ranks highest for the whole
+  recent-memory     reads the last `turns` messages (default 200)
+  retrieval-memory  reads the `k` (default 10) messages BM25 ranks highest for the whole
                     question, options included, stopping before `max_words` (default 4,000)
                     would overflow; the paper retrieves with multilingual-e5 embeddings, we stay
                     lexical so the agent needs no model
 
-`retrieve(query, k)` returns, for every component, the k recalled messages the answerer ranks
+`retrieve(query, k)` returns, for every component, the k messages read that the answerer ranks
 first.  (MemBench's own Full and Recent memories return every stored id to its recall metric;
-the paper reports recall for its retrieval memory only.)  Like `recall`, the agents keep every
+the paper reports recall for its retrieval memory only.)  Like the `recall` agent, they keep every
 message that is not a question, acknowledge statements and fork by copying.
 """
 
@@ -29,8 +30,8 @@ import copy
 from collections.abc import Sequence
 from typing import Protocol
 
-from pytest_memorybench.agents.oracle import ACKNOWLEDGEMENT
-from pytest_memorybench.agents.recall import Bm25Memory, answer, is_question, split_choices
+from pytest_memorybench.agents.reference.extractive import Statements, answer, is_question, split_choices
+from pytest_memorybench.agents.reference.oracle import ACKNOWLEDGEMENT
 from pytest_memorybench.core.records import Message
 
 DEFAULT_CONTEXT_WORDS = 24_000
@@ -40,11 +41,11 @@ DEFAULT_MAX_WORDS = 4_000
 
 
 class MemoryComponent(Protocol):
-    """Stores messages; for a question, recalls the ones the answerer may read, in store order or rank."""
+    """Stores messages; for a question, gives the ones the answerer may read, in store order or rank."""
 
     def store(self, text: str) -> None: ...
 
-    def recall(self, query: str) -> list[str]: ...
+    def read(self, query: str) -> list[str]: ...
 
 
 def _words(text: str) -> int:
@@ -66,7 +67,7 @@ class FullMemory(_Log):
         super().__init__()
         self.context_words = context_words
 
-    def recall(self, query: str) -> list[str]:
+    def read(self, query: str) -> list[str]:
         window: list[str] = []
         budget = self.context_words
         for text in reversed(self.texts):
@@ -88,7 +89,7 @@ class RecentMemory(_Log):
         super().store(text)
         del self.texts[: -self.turns]
 
-    def recall(self, query: str) -> list[str]:
+    def read(self, query: str) -> list[str]:
         return list(self.texts)
 
 
@@ -96,24 +97,24 @@ class RetrievalMemory:
     def __init__(self, k: int = DEFAULT_K, max_words: int = DEFAULT_MAX_WORDS) -> None:
         self.k = k
         self.max_words = max_words
-        self.index = Bm25Memory()
+        self.index = Statements()
 
     def store(self, text: str) -> None:
         self.index.add(text)
 
-    def recall(self, query: str) -> list[str]:
-        recalled: list[str] = []
+    def read(self, query: str) -> list[str]:
+        found: list[str] = []
         budget = self.max_words
         for position in self.index.ranked(query, self.k):
             budget -= _words(self.index.texts[position])
             if budget < 0:
                 break
-            recalled.append(self.index.texts[position])
-        return recalled
+            found.append(self.index.texts[position])
+        return found
 
 
 class MemoryAgent:
-    """A memory component with the `recall` answerer reading what it recalls."""
+    """A memory component with the extractive answerer reading what it gives."""
 
     def __init__(self, memory: MemoryComponent) -> None:
         self.memory = memory
@@ -123,15 +124,17 @@ class MemoryAgent:
         if not is_question(message.text):
             self.memory.store(message.text)
             return ACKNOWLEDGEMENT
-        return answer(message.text, Bm25Memory(self.memory.recall(message.text)))
+        return answer(message.text, Statements(self.memory.read(message.text)))
 
     async def observe(self, messages: Sequence[Message]) -> None:
         for message in messages:
-            if not split_choices(message.text)[1]:  # as `recall` does: a quiz in the history is no content
+            if not split_choices(message.text)[
+                1
+            ]:  # as the `recall` agent does: a quiz in the history is no content
                 self.memory.store(message.text)
 
     async def retrieve(self, query: str, k: int) -> list[str]:
-        read = Bm25Memory(self.memory.recall(query))
+        read = Statements(self.memory.read(query))
         return [read.texts[position] for position in read.ranked(query, k)]
 
     async def reset(self) -> None:
@@ -160,24 +163,3 @@ class RetrievalMemoryAgent(MemoryAgent):
 
     def __init__(self, k: int = DEFAULT_K, max_words: int = DEFAULT_MAX_WORDS) -> None:
         super().__init__(RetrievalMemory(k, max_words))
-
-
-def full_memory() -> MemoryAgent:
-    return FullMemoryAgent()
-
-
-def recent_memory() -> MemoryAgent:
-    return RecentMemoryAgent()
-
-
-def retrieval_memory() -> MemoryAgent:
-    return RetrievalMemoryAgent()
-
-
-# The built-in agent names (`agents/spec.py`); other sizes: `pkg.module:factory` of your own, e.g.
-# `def make_agent(): return RecentMemoryAgent(turns=50)`.
-AGENTS: dict[str, type[MemoryAgent]] = {
-    "full-memory": FullMemoryAgent,
-    "recent-memory": RecentMemoryAgent,
-    "retrieval-memory": RetrievalMemoryAgent,
-}

@@ -23,18 +23,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from pytest_memorybench.agents.memory.base import (
-    Entry,
-    MemorySystem,
-    exchange_text,
+from pytest_memorybench.agents.mechanisms.base import Entry, MemorySystem, exchange_text, exchanges
+from pytest_memorybench.agents.mechanisms.model import first_word
+from pytest_memorybench.agents.mechanisms.prompt import (
     newest_that_fit,
     section,
     system_prompt,
     tokens,
 )
-from pytest_memorybench.agents.memory.model import first_word
-from pytest_memorybench.agents.memory.rag import best_that_fit, exchanges
-from pytest_memorybench.agents.memory.systems import positive, require
+from pytest_memorybench.agents.mechanisms.settings import positive, require
 
 EXTRACT = """Read this exchange from a conversation between a user and an assistant.
 
@@ -168,18 +165,14 @@ class Light(MemorySystem):
             verdict = await self.model.work(RELEVANT.format(question=entry.text, chunk=chunk), "read")
             if first_word(verdict) == "yes":
                 relevant.append(chunk)
-        budget = self.prompt_budget - tokens(entry.text) - 64
-        found = best_that_fit(ranked, self.segments, budget)
-        budget -= sum(tokens(text) for text in found)
-        notes = newest_that_fit(
-            [note for chunk in relevant for note in chunk.splitlines()][::-1], max(budget, 0)
-        )[::-1]
-        budget -= sum(tokens(note) for note in notes)
-        turns = self.recent_turns(2 * self.settings.z, max(budget, 0))
+        room = self.room(entry)
+        found = room.best(ranked, self.segments)
+        notes = room.newest([note for chunk in relevant for note in chunk.splitlines()][::-1])[::-1]
+        turns = self.turns_in(room, 2 * self.settings.z)
         system = system_prompt(
             section("Retrieved conversation segments", found), section("Scratchpad notes", notes)
         )
         return await self.reply_with(system, entry, turns)
 
-    async def recall(self, query: str, k: int) -> list[str]:
+    async def search(self, query: str, k: int) -> list[str]:
         return [self.segments[i] for i in await self._ranked_segments(query, k)]

@@ -1,12 +1,9 @@
 """A memory's search index: keys added one message at a time, ranked against a query at once.
 
 A mechanism adds to its index after every message and searches it before every reply, so both
-must be cheap at a million tokens.  `bm25s`, which ranks the `recall` agent's statements, indexes
-a corpus in one batch: rebuilt before every search, a 120k-token conversation costs seconds per
-message and a 1M one minutes.  `LexicalIndex` keeps BM25's postings as they grow (the same
-Okapi formula, k1 = 1.5, b = 0.75, and the same words as `recall`), so adding is constant time and
-a search touches only the postings of the query's words.  `DenseIndex` keeps unit vectors from an
-embedder in one growing matrix and ranks by cosine similarity.
+must be cheap at a million tokens.  `LexicalIndex` ranks with the BM25 kept up to date of
+`agents/lexical.py` (the offline `recall` agent's, with the same words); `DenseIndex` keeps unit
+vectors from an embedder in one growing matrix and ranks by cosine similarity.
 
 Scores are similarities to rank by; `relevance` puts them in [0, 1] for mechanisms that mix them
 with other signals (Generative Agents, SCM), and every id the index holds gets one.
@@ -14,58 +11,32 @@ with other signals (Generative Agents, SCM), and every id the index holds gets o
 
 from __future__ import annotations
 
-import math
-from collections import Counter, defaultdict
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from pytest_memorybench.agents.recall import terms
+from pytest_memorybench.agents.lexical import Bm25, terms
 
 if TYPE_CHECKING:
-    from pytest_memorybench.agents.memory.embedders import Embedder
-    from pytest_memorybench.agents.memory.model import MemoryModel, Phase
-
-K1 = 1.5
-B = 0.75
+    from pytest_memorybench.agents.mechanisms.embedders import Embedder
+    from pytest_memorybench.agents.mechanisms.model import MemoryModel, Phase
 
 
 class LexicalIndex:
-    """Okapi BM25 over the keys' words, kept up to date as keys arrive."""
+    """BM25 over the keys' words, kept up to date as keys arrive; no model calls, so no phase is charged."""
 
     def __init__(self) -> None:
-        self._postings: dict[str, list[tuple[int, int]]] = defaultdict(list)  # word -> (id, count)
-        self._lengths: list[int] = []
+        self._bm25 = Bm25()
 
     def __len__(self) -> int:
-        return len(self._lengths)
+        return len(self._bm25)
 
     async def add(self, keys: Sequence[str], phase: Phase = "write") -> list[int]:
-        ids = []
-        for key in keys:
-            words = terms(key)
-            ids.append(len(self._lengths))
-            for word, count in Counter(words).items():
-                self._postings[word].append((ids[-1], count))
-            self._lengths.append(len(words))
-        return ids
+        return [self._bm25.add(terms(key)) for key in keys]
 
     async def scores(self, query: str, phase: Phase = "read") -> np.ndarray:
-        scores = np.zeros(len(self._lengths))
-        if not self._lengths:
-            return scores
-        lengths = np.asarray(self._lengths, dtype=float)
-        average = max(float(lengths.mean()), 1.0)
-        for word in set(terms(query)):
-            postings = self._postings.get(word)
-            if not postings:
-                continue
-            ids = np.fromiter((doc for doc, _ in postings), dtype=int, count=len(postings))
-            counts = np.fromiter((count for _, count in postings), dtype=float, count=len(postings))
-            idf = math.log(1 + (len(lengths) - len(postings) + 0.5) / (len(postings) + 0.5))
-            scores[ids] += idf * counts * (K1 + 1) / (counts + K1 * (1 - B + B * lengths[ids] / average))
-        return scores
+        return self._bm25.scores(terms(query))
 
     async def relevance(self, query: str, phase: Phase = "read") -> np.ndarray:
         scores = await self.scores(query, phase)

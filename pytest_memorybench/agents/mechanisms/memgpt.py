@@ -3,8 +3,8 @@
 In context: the system prompt with the core memory (a `persona` and a `human` block, each at most
 `core_chars` characters), the recursive summary of what was evicted, and the FIFO queue of recent
 messages.  When the queue passes `queue_share` of the prompt budget, its oldest half is evicted:
-the model folds it into the summary, and the messages stay in recall memory, which
-`conversation_search` searches.  Archival memory is a store the model writes with
+the model folds it into the summary, and the messages stay in the conversation history (the
+paper's "recall storage"), which `conversation_search` searches.  Archival memory is a store the model writes with
 `archival_memory_insert` and reads with `archival_memory_search`; `core_memory_append` and
 `core_memory_replace` edit the core blocks; `send_message` replies to the user.
 
@@ -24,9 +24,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pytest_memorybench.agents.llm import Turn
-from pytest_memorybench.agents.memory.base import MESSAGE_OVERHEAD, Entry, MemorySystem, exchange_text, tokens
-from pytest_memorybench.agents.memory.systems import one_of, positive, require
+from pytest_memorybench.agents.mechanisms.base import Entry, MemorySystem, exchange_text
+from pytest_memorybench.agents.mechanisms.prompt import tokens
+from pytest_memorybench.agents.mechanisms.settings import one_of, positive, require
+from pytest_memorybench.agents.models.llm import MESSAGE_OVERHEAD, Turn
 from pytest_memorybench.core.errors import ProviderRefused
 from pytest_memorybench.core.json_reply import extract_json
 
@@ -143,20 +144,20 @@ class MemGPT(MemorySystem):
         self.core = {"persona": PERSONA, "human": ""}
         self.summary = ""
         self.queue: list[Entry] = []
-        self.recall_index = self.new_index()
-        self.recall_lines: list[str] = []
+        self.history_index = self.new_index()
+        self.history_lines: list[str] = []
         self.archive: list[str] = []
         self.archive_index = self.new_index()
         self.evictions = 0
         self.calls_by_json = self.settings.calls == "json"
 
-    # -- write: the queue, recall memory and eviction ---------------------------------------------
+    # -- write: the queue, the conversation history and eviction ---------------------------------------------
 
     async def write(self, entries: Sequence[Entry]) -> None:
         self.queue.extend(entries)
         lines = [entry.line for entry in entries]
-        await self.recall_index.add(lines, "write")
-        self.recall_lines += lines
+        await self.history_index.add(lines, "write")
+        self.history_lines += lines
         if self._queue_tokens() > self.settings.queue_share * self.prompt_budget and len(self.queue) > 1:
             await self.evict()
 
@@ -266,16 +267,16 @@ class MemGPT(MemorySystem):
             return json.dumps(found, ensure_ascii=False) if found else "no results"
         if name == "conversation_search":
             found = [
-                self.recall_lines[i]
-                for i in await self.recall_index.search(
+                self.history_lines[i]
+                for i in await self.history_index.search(
                     str(arguments.get("query", "")), self.settings.search_k
                 )
             ]
             return json.dumps(found, ensure_ascii=False) if found else "no results"
         return f"error: no function {name!r}; use one of {', '.join(f['name'] for f in FUNCTIONS)}"
 
-    async def recall(self, query: str, k: int) -> list[str]:
-        lines = [self.recall_lines[i] for i in await self.recall_index.search(query, k)]
+    async def search(self, query: str, k: int) -> list[str]:
+        lines = [self.history_lines[i] for i in await self.history_index.search(query, k)]
         return lines + [self.archive[i] for i in await self.archive_index.search(query, k)]
 
 

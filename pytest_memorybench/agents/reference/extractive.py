@@ -1,9 +1,9 @@
-"""`recall`: the extractive retrieval baseline.
+"""`--agent recall`: the extractive retrieval baseline.
 
 It remembers every statement said to it (questions excluded: they would match the same question
 asked again) and every message handed to it through `observe` (a chat's history, questions
 included: a user's "I moved to Leeds, can you suggest a gym?" carries a fact; multiple-choice
-quizzes excluded), ranks them with BM25 against each question, never answering a question with
+quizzes excluded), ranks them with BM25 (`agents/lexical.py`) against each question, never answering a question with
 itself, and answers with the best match.  Memory systems usually let the newest fact win, so among statements
 scoring within `RECENCY_BAND` of the best it picks the most recent.  No model is involved: the scores it gets
 show how far plain lexical retrieval goes on a scenario, between `null` and `oracle`.
@@ -17,44 +17,27 @@ held by the statement holding more of the question's words wins, and among near-
 recency band again) the one in the newest statement, so a correction beats what it corrects.  When no option's
 words occur at all it abstains, as it does when nothing matches a plain question.
 
-`answer(question, memory)` is that answerer on its own, so the reference memory agents
-(`agents/memory/reference.py`) can put it behind other memory components.
+`answer(question, statements)` is that answerer on its own, so the reference memory agents
+(`agents/reference/memories.py`) can put it behind other memory components.
 """
 
 from __future__ import annotations
 
 import copy
-import logging
 import math
 import re
-from collections import Counter
 from collections.abc import Iterable, Sequence
 
-import bm25s
 import numpy as np
-from bm25s.stopwords import STOPWORDS_EN
 
-from pytest_memorybench.agents.null import ABSTENTION
-from pytest_memorybench.agents.oracle import ACKNOWLEDGEMENT
+from pytest_memorybench.agents.lexical import Bm25, terms
+from pytest_memorybench.agents.reference.null import ABSTENTION
+from pytest_memorybench.agents.reference.oracle import ACKNOWLEDGEMENT
 from pytest_memorybench.core.records import Message
-
-logging.getLogger("bm25s").setLevel(logging.WARNING)  # its per-index DEBUG lines clutter reports
 
 RECENCY_BAND = 0.8
 READ = 8  # statements the multiple-choice answerer reads
-_WORD = re.compile(r"[a-z0-9]+")
-# bm25s's English list holds articles and prepositions only; conversation is full of pronouns and
-# question words that would otherwise make every "my ..." statement match every "my ..." question.
-_STOPWORDS = frozenset(STOPWORDS_EN) | {
-    "i", "me", "my", "mine", "you", "your", "yours", "we", "our", "us", "he", "she", "him", "her",
-    "his", "they", "them", "their", "what", "which", "who", "whom", "whose", "when", "where", "why",
-    "how", "do", "does", "did", "am", "have", "has", "had", "can", "could", "would", "should",
-}  # fmt: skip
 _OPTION = re.compile(r"^\s*\(?([A-Z])[.)]\s+(\S.*?)\s*$")
-
-
-def terms(text: str) -> list[str]:
-    return [word for word in _WORD.findall(text.lower()) if word not in _STOPWORDS]
 
 
 def split_choices(question: str) -> tuple[str, dict[str, str]]:
@@ -83,16 +66,14 @@ def is_question(text: str) -> bool:
     return "?" in text or bool(split_choices(text)[1])
 
 
-class Bm25Memory:
-    """Statements in the order they were told, ranked by BM25 (the index is rebuilt when they grow)."""
+class Statements:
+    """Statements in the order they were told, ranked by BM25."""
 
     def __init__(self, texts: Iterable[str] = ()) -> None:
         self.texts: list[str] = []
         self._words: list[list[str]] = []  # what BM25 indexes (repeats count)
         self._terms: list[frozenset[str]] = []
-        self._df: Counter[str] = Counter()
-        self._index: bm25s.BM25 | None = None
-        self._indexed = 0
+        self._index = Bm25()
         for text in texts:
             self.add(text)
 
@@ -104,21 +85,15 @@ class Bm25Memory:
         self.texts.append(text)
         self._words.append(words)
         self._terms.append(frozenset(words))
-        self._df.update(set(words))
+        self._index.add(words)
         return True
 
     def __len__(self) -> int:
         return len(self.texts)
 
     def scores(self, query: str) -> np.ndarray:
-        asked = terms(query)
-        if not asked or not self.texts:
-            return np.zeros(len(self.texts))
-        if self._index is None or self._indexed != len(self.texts):
-            index = bm25s.BM25()
-            index.index(self._words, show_progress=False)
-            self._index, self._indexed = index, len(self.texts)
-        return np.asarray(self._index.get_scores(asked))
+        """Each statement's BM25 score for `query`."""
+        return self._index.scores(terms(query))
 
     def ranked(self, query: str, k: int) -> list[int]:
         """Positions of the top-k statements; within the recency band of the best, newer ranks first.
@@ -144,14 +119,14 @@ class Bm25Memory:
         return order[:k]
 
     def idf(self, term: str) -> float:
-        df = self._df.get(term, 0)
-        return math.log(1 + (len(self.texts) - df + 0.5) / (df + 0.5))
+        """How rare `term` is among the statements."""
+        return self._index.idf(term)
 
     def terms_of(self, position: int) -> frozenset[str]:
         return self._terms[position]
 
 
-def pick_option(stem: str, options: dict[str, str], memory: Bm25Memory) -> str | None:
+def pick_option(stem: str, options: dict[str, str], memory: Statements) -> str | None:
     """The option the most relevant statements support best (see the module docstring), or None.
 
     First by how much of the option the statements read cover together (a list of titles is told
@@ -189,18 +164,18 @@ def pick_option(stem: str, options: dict[str, str], memory: Bm25Memory) -> str |
     return max((c for c in finalists if c[1] >= RECENCY_BAND * best), key=lambda c: (c[2], c[1]))[3]
 
 
-def _cover(memory: Bm25Memory, words: frozenset[str], terms: frozenset[str] | set[str]) -> float:
+def _cover(memory: Statements, words: frozenset[str], terms: frozenset[str] | set[str]) -> float:
     """The idf weight of the option words a statement (or several) holds."""
     return _weight(memory, words & terms)
 
 
-def _weight(memory: Bm25Memory, words: Iterable[str]) -> float:
+def _weight(memory: Statements, words: Iterable[str]) -> float:
     """The words' summed idf.  `fsum` is exact, so the total does not depend on the order a set
     gives its words in (which changes with PYTHONHASHSEED), nor do the choices made with it."""
     return math.fsum(memory.idf(word) for word in words)
 
 
-def answer(question: str, memory: Bm25Memory) -> str:
+def answer(question: str, memory: Statements) -> str:
     """What the baseline says to a question: an option letter, the best statement, or abstention."""
     stem, options = split_choices(question)
     if options:
@@ -209,13 +184,11 @@ def answer(question: str, memory: Bm25Memory) -> str:
     return memory.texts[best[0]] if best else ABSTENTION
 
 
-class RecallAgent:
-    def __init__(self) -> None:
-        self._store = Bm25Memory()
+class ExtractiveAgent:
+    """`--agent recall`: keeps what it is told, answers with the best-matching statement."""
 
-    @property
-    def _memory(self) -> list[str]:
-        return self._store.texts
+    def __init__(self) -> None:
+        self._store = Statements()
 
     async def reply(self, message: Message) -> str:
         if not is_question(message.text):
@@ -234,5 +207,5 @@ class RecallAgent:
     async def reset(self) -> None:
         self.__init__()  # type: ignore[misc]
 
-    async def fork(self) -> RecallAgent:
+    async def fork(self) -> ExtractiveAgent:
         return copy.deepcopy(self)

@@ -1,0 +1,159 @@
+"""The agents `--agent` names without a user's code: one list, read by every place that names them.
+
+The spec parser, the `--agent` help, its error messages and the docs' tables (`docs/agents.md`,
+`docs/memory-systems.md`, checked by `tests/test_registry_docs.py`) all read this module, so a new
+offline agent or memory mechanism is one module of its own and one entry here.  Entries name their
+class as "module:attribute" below `pytest_memorybench.agents` and are imported only when used, so
+parsing a spec and printing the help stay cheap.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+MODEL_PREFIXES = ("openai", "anthropic")
+
+
+@dataclass(frozen=True)
+class Registered:
+    """An agent the registry knows: its `--agent` name, where its class is, and what it does."""
+
+    name: str
+    target: str  # "module:attribute" below pytest_memorybench.agents
+    summary: str  # one line for the docs' tables
+
+    def load(self) -> Any:
+        """The class (or factory) the entry names."""
+        module, _, attribute = self.target.partition(":")
+        return getattr(importlib.import_module(f"pytest_memorybench.agents.{module}"), attribute)
+
+
+def _by_name(*entries: Registered) -> dict[str, Registered]:
+    return {entry.name: entry for entry in entries}
+
+
+# Offline agents: no model, no network; `--agent NAME`.
+REFERENCE_AGENTS = _by_name(
+    Registered(
+        "recall",
+        "reference.extractive:ExtractiveAgent",
+        "extractive baseline: BM25 over everything it was told, answers with the best match "
+        "(newest among near-ties)",
+    ),
+    Registered("null", "reference.null:NullAgent", "always abstains: the floor of every scenario"),
+    Registered(
+        "oracle", "reference.oracle:OracleAgent", "always right: the ceiling, which validates scorers"
+    ),
+    Registered(
+        "full-memory",
+        "reference.memories:FullMemoryAgent",
+        "MemBench's FullMemory behind the extractive reader: every message, newest first, as far as "
+        "24,000 words go (a 32k-token context)",
+    ),
+    Registered(
+        "recent-memory",
+        "reference.memories:RecentMemoryAgent",
+        "MemBench's RecentMemory behind the extractive reader: the last 200 messages",
+    ),
+    Registered(
+        "retrieval-memory",
+        "reference.memories:RetrievalMemoryAgent",
+        "MemBench's RetrievalMemory behind the extractive reader: the 10 messages BM25 ranks highest "
+        "for the question, within 4,000 words",
+    ),
+)
+
+# Memory mechanisms over a model: `--agent MECHANISM[(SETTINGS)]:MODEL_SPEC`.
+MECHANISMS = _by_name(
+    Registered(
+        "full-context",
+        "mechanisms.full_context:FullContext",
+        "the whole conversation, newest turns first, as far as the model's window (`--mb-context`) reaches",
+    ),
+    Registered(
+        "recent",
+        "mechanisms.recent:Recent",
+        "MemBench's RecentMemory: the last `turns` messages (the offline `recent-memory` puts the same "
+        "window behind the extractive reader)",
+    ),
+    Registered(
+        "rag",
+        "mechanisms.rag:Rag",
+        "retrieval-augmented generation; `chunk=pair` one user–assistant exchange per document, top 5 "
+        "(BEAM); `message`, top 10 (MemBench's RetrievalMemory); `paragraph` labelled \"Chapter X, "
+        "Paragraph Y\", top 5, or `chapter`, top 17 (Huet et al.); `k=0` takes the chunking's",
+    ),
+    Registered(
+        "light",
+        "mechanisms.light:Light",
+        "BEAM's LIGHT: key–value pairs and a summary extracted per exchange and indexed over the raw "
+        "segment; top `k` segments; working memory of the last `z` exchanges; a scratchpad of notes "
+        "merged per exchange and compressed past `scratchpad_max` tokens (the code: 14000), filtered "
+        "chunk by chunk with a yes / no relevance question",
+    ),
+    Registered(
+        "ltm-agent",
+        "mechanisms.ltm_agent:LtmAgent",
+        "GoodAI's LTM agent: a vector memory and a JSON scratchpad always in context; up to `queries` "
+        "search queries written per message; the scratchpad rewritten after each exchange",
+    ),
+    Registered(
+        "memorybank",
+        "mechanisms.memorybank:MemoryBank",
+        "MemoryBank: timestamped memories, a summary per simulated day and a user portrait; forgetting "
+        "along R = exp(−t/S), S raised on each recall",
+    ),
+    Registered(
+        "generative-agents",
+        "mechanisms.generative_agents:GenerativeAgents",
+        "Park et al.'s memory stream: recency (0.995 per hour) + importance (rated 1–10) + relevance; "
+        "reflection past 150 importance",
+    ),
+    Registered(
+        "memgpt",
+        "mechanisms.memgpt:MemGPT",
+        "core memory blocks edited by function calls, archival insert / search, conversation search, "
+        "eviction with a recursive summary; tools (OpenAI tool calls, Anthropic tool use) or JSON calls",
+    ),
+    Registered(
+        "scm",
+        "mechanisms.scm:SelfControlledMemory",
+        "Self-Controlled Memory: a controller asks whether memory is needed; recency + relevance "
+        "ranking; long memories summarised",
+    ),
+)
+
+
+def listed(names: Iterable[str]) -> str:
+    """The names, for a help text or an error: "a, b, c"."""
+    return ", ".join(names)
+
+
+def spec_forms() -> str:
+    """Every form `--agent` takes, in one line (the help, and errors that say what would work)."""
+    return (
+        f"{listed(REFERENCE_AGENTS)}, openai:MODEL, anthropic:MODEL, openai:MODEL@URL, http://HOST:PORT/v1, "
+        f"MECHANISM:MODEL (MECHANISM: {listed(MECHANISMS)}), an installed memorybench.agents entry point, "
+        "or pkg.module:factory"
+    )
+
+
+def reference_table() -> str:
+    """The docs' table of offline agents (docs/agents.md)."""
+    rows = [f"| `{entry.name}` | {entry.summary} |" for entry in REFERENCE_AGENTS.values()]
+    return "\n".join(["| `--agent` | what runs (offline: no model, no key) |", "| --- | --- |", *rows])
+
+
+def mechanism_table() -> str:
+    """The docs' table of mechanisms, their settings and the papers' defaults (docs/memory-systems.md)."""
+    rows = []
+    for entry in MECHANISMS.values():
+        fields = dataclasses.fields(entry.load().settings_type)
+        settings = ", ".join(f"`{field.name}={field.default}`" for field in fields) or "—"
+        rows.append(f"| `{entry.name}` | {entry.summary} | {settings} |")
+    header = ["| mechanism | what it does | settings (defaults from the papers) |", "| --- | --- | --- |"]
+    return "\n".join([*header, *rows])
