@@ -1,4 +1,4 @@
-"""Stash keys shared by the plugin's modules (kept apart so the entry point stays import-light)."""
+"""Names shared by the plugin's modules: stash keys and the option group (apart, so the entry point stays light)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,15 @@ from typing import TYPE_CHECKING
 import pytest
 
 if TYPE_CHECKING:
-    pass
+    from pytest_memorybench.core.records import TestOutcome
+    from pytest_memorybench.runner.plan import PlannedTest
+    from pytest_memorybench.runner.run import BenchmarkRun
 
-RUN_KEY = pytest.StashKey["BenchmarkRun"]()
-PLANNED_KEY = pytest.StashKey["PlannedTest"]()
-OUTCOME_KEY = pytest.StashKey["TestOutcome"]()
+RUN_KEY: pytest.StashKey[BenchmarkRun] = pytest.StashKey()
+PLANNED_KEY: pytest.StashKey[PlannedTest] = pytest.StashKey()
+OUTCOME_KEY: pytest.StashKey[TestOutcome] = pytest.StashKey()
+
+
+def option_group(parser: pytest.Parser) -> pytest.OptionGroup:
+    """The group of `pytest --help` every part of the plugin declares its options in."""
+    return parser.getgroup("memorybench", "long-term-memory benchmarks (pytest-memorybench)")

@@ -1,0 +1,63 @@
+"""What fails a CI build besides a failing item: a regression from a baseline, a low mean, errors.
+
+The session-level gates are evaluated when the session finishes (`session.finish`, through
+`reports/gate.py`); `--mb-markdown` writes the table a CI job summary shows beside them.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from pytest_memorybench.pytest_integration.keys import option_group
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = option_group(parser)
+    group.addoption(
+        "--mb-baseline",
+        dest="mb_baseline",
+        metavar="FILE",
+        help="compare the means with a previous results.json and fail (exit 1) on a regression",
+    )
+    group.addoption(
+        "--mb-max-drop",
+        dest="mb_max_drop",
+        type=float,
+        metavar="X",
+        help="largest drop of the total or a suite mean below the baseline that still passes (default: 0)",
+    )
+    group.addoption(
+        "--mb-max-scenario-drop",
+        dest="mb_max_scenario_drop",
+        type=float,
+        metavar="X",
+        help=(
+            "also fail when a scenario mean drops more than X below the baseline (default: scenarios are"
+            " shown, not gated)"
+        ),
+    )
+    group.addoption(
+        "--mb-min-score",
+        dest="mb_min_score",
+        type=float,
+        metavar="X",
+        help="fail (exit 1) when the mean score of all items is below X",
+    )
+    group.addoption(
+        "--mb-max-errors",
+        dest="mb_max_errors",
+        metavar="N|P%",
+        help=(
+            "items that errored (no score: agent, provider or judge failed) a gate lets pass, comparing the"
+            " rest (default: 0, the gate refuses a run with errors)"
+        ),
+    )
+    group.addoption(
+        "--mb-markdown",
+        dest="mb_markdown",
+        metavar="FILE",
+        help=(
+            "also write the run's (or the comparison's) table as Markdown to FILE; it is appended to"
+            " $GITHUB_STEP_SUMMARY when that is set"
+        ),
+    )

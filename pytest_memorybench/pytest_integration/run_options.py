@@ -1,0 +1,138 @@
+"""What a benchmark run runs and where it keeps it: suites, span, seed, profile, the run folder, shards.
+
+Also the options that run nothing but plan (`--mb-estimate`) or carry on a run (`--mb-resume`,
+`--mb-replay`, `--mb-merge`, `--mb-rescore`); they are read and checked in `runner/settings.py`.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from pytest_memorybench.pytest_integration.keys import option_group
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = option_group(parser)
+    group.addoption(
+        "--span",
+        dest="mb_span",
+        metavar="SPAN",
+        help="memory span: 2k, 32k, 120k, 1M, 500000 or isolated (default: the suite's)",
+    )
+    group.addoption(
+        "--mb-suite",
+        dest="mb_suite",
+        action="append",
+        metavar="NAME_OR_PATH",
+        help="suite to run, repeatable: a built-in name (ltm) or a YAML file (default: ltm)",
+    )
+    group.addoption(
+        "--mb-data",
+        dest="mb_data",
+        action="append",
+        metavar="NAME=PATH",
+        help="data a scenario reads, repeatable, e.g. chapterbreak=PATH",
+    )
+    group.addoption(
+        "--mb-seed", dest="mb_seed", type=int, default=0, metavar="N", help="generation seed (default: 0)"
+    )
+    group.addoption(
+        "--mb-profile",
+        dest="mb_profile",
+        default="paper",
+        metavar="paper|official",
+        help="scoring profile where the original code and its paper disagree (default: paper)",
+    )
+    group.addoption(
+        "--mb-threshold",
+        dest="mb_threshold",
+        type=float,
+        metavar="X",
+        help="pass threshold for every item, overriding the suite's",
+    )
+    group.addoption(
+        "--mb-sample",
+        dest="mb_sample",
+        type=int,
+        metavar="N",
+        help=(
+            "run a seeded subset of about N items per suite, stratified by scenario and category (a cheap CI"
+            " run of a large benchmark)"
+        ),
+    )
+    group.addoption(
+        "--mb-output",
+        dest="mb_output",
+        metavar="DIR",
+        help="run folder (default: .memorybench/runs/<run id>)",
+    )
+    group.addoption(
+        "--mb-conversations",
+        dest="mb_conversations",
+        type=int,
+        default=1,
+        metavar="K",
+        help="split each suite into K independent conversations, so -n can share the work (default: 1)",
+    )
+    group.addoption(
+        "--mb-shard",
+        dest="mb_shard",
+        metavar="I/N",
+        help=(
+            "run only the I-th of N parts of the run (whole conversations), e.g. on a CI matrix; --mb-merge"
+            " puts the parts together"
+        ),
+    )
+    group.addoption(
+        "--mb-merge",
+        dest="mb_merge",
+        action="append",
+        metavar="DIR",
+        help=(
+            "report the run folders of all N shards of a run as one run (results, report, JUnit, gates);"
+            " repeatable"
+        ),
+    )
+    group.addoption(
+        "--mb-resume",
+        dest="mb_resume",
+        metavar="DIR",
+        help="continue an interrupted run in its folder, without re-asking what was answered",
+    )
+    group.addoption(
+        "--mb-replay",
+        dest="mb_replay",
+        metavar="DIR",
+        help="re-score a finished run with the current scorers, without the agent",
+    )
+    group.addoption(
+        "--mb-rescore",
+        dest="mb_rescore",
+        metavar="PATH",
+        help=(
+            "score the published results of GoodAI's runner (data/tests/<benchmark> or one agent's results"
+            " folder) with our scorers, and compare with their verdicts"
+        ),
+    )
+    group.addoption(
+        "--mb-definitions",
+        dest="mb_definitions",
+        metavar="DIR",
+        help="reuse another run's test definitions (e.g. the same content at another span)",
+    )
+    group.addoption(
+        "--mb-estimate",
+        action="store_true",
+        help=(
+            "plan the selected items as they would run and print what they would cost (calls, billed tokens,"
+            " dollars), calling neither the agent nor a judge"
+        ),
+    )
+    group.addoption(
+        "--mb-estimate-reply",
+        dest="mb_estimate_reply",
+        type=int,
+        default=50,
+        metavar="TOKENS",
+        help="the reply length --mb-estimate assumes (default: 50)",
+    )

@@ -1,0 +1,50 @@
+"""The docs' tables of agents are the registry's: a new agent or mechanism shows up in them, or this fails.
+
+`MB_WRITE_DOCS=1 pytest tests/test_registry_docs.py` writes the registry's tables into the docs.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from pytest_memorybench.agents import registry
+
+DOCS = Path(__file__).resolve().parent.parent / "docs"
+TABLES: dict[str, tuple[str, Callable[[], str]]] = {
+    "reference agents": ("agents.md", registry.reference_table),
+    "mechanisms": ("memory-systems.md", registry.mechanism_table),
+}
+
+
+def _block(name: str) -> re.Pattern[str]:
+    return re.compile(rf"(<!-- registry: {name} -->\n)(.*?)(<!-- /registry -->)", re.S)
+
+
+@pytest.mark.parametrize("name", sorted(TABLES))
+def test_the_docs_table_is_the_registrys(name: str) -> None:
+    page, table = TABLES[name]
+    path = DOCS / page
+    text = path.read_text()
+    found = _block(name).search(text)
+    assert found, f"docs/{page} has no <!-- registry: {name} --> block"
+    if os.environ.get("MB_WRITE_DOCS"):
+        path.write_text(_block(name).sub(lambda match: match[1] + table() + "\n" + match[3], text))
+        return
+    assert found[2] == table() + "\n", (
+        f"docs/{page} is behind the registry: MB_WRITE_DOCS=1 pytest {__file__}"
+    )
+
+
+def test_the_help_and_the_errors_name_every_registered_agent() -> None:
+    from pytest_memorybench.agents.spec import NEITHER
+
+    forms = registry.spec_forms()
+    for name in [*registry.REFERENCE_AGENTS, *registry.MECHANISMS]:
+        assert name in forms
+    for name in registry.MECHANISMS:
+        assert name in NEITHER
