@@ -13,14 +13,20 @@ pytest.register_assert_rewrite("pytest_memorybench.scoring.asserts")
 from pytest_memorybench.core.lazy import lazy_exports  # noqa: E402
 from pytest_memorybench.core.records import Message, Score, TestDefinition  # noqa: E402
 
-_ASSERTS = (
+__all__ = [
+    "Agent",
+    "Message",
+    "Score",
+    "TestDefinition",
+    "__version__",
     "assert_choice",
     "assert_items_f1",
     "assert_kendall_tau",
     "assert_nuggets",
     "assert_regex",
     "assert_rouge_l",
-)
+]
+_ASSERTS = [name for name in __all__ if name.startswith("assert_")]
 
 
 # The asserts pull in scipy and rouge-score, the agent protocol the token counter: import them
@@ -35,17 +41,3 @@ __getattr__ = lazy_exports(
 
 
 __version__ = "0.1.0"
-
-__all__ = [
-    "Agent",
-    "Message",
-    "Score",
-    "TestDefinition",
-    "__version__",
-    "assert_choice",
-    "assert_items_f1",
-    "assert_kendall_tau",
-    "assert_nuggets",
-    "assert_regex",
-    "assert_rouge_l",
-]

@@ -261,7 +261,7 @@ def _reason(error: OSError) -> str:
     return str(reason) or type(reason).__name__
 
 
-def main(argv: list[str] | None = None) -> int:
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m pytest_memorybench.local_model", description=__doc__.splitlines()[0]
     )
@@ -281,7 +281,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--check", action="store_true", help="start, ask for one token, stop: is this install sound?"
     )
-    options = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Serve the model until stopped (or, with --check, ask it for one token and stop); the exit code."""
+    options = _parser().parse_args(argv)
     url = f"http://{options.host}:{options.port}/v1"
     if options.model is not None and not options.model.is_file():
         print(f"ERROR: --model {options.model}: no such file", file=sys.stderr)

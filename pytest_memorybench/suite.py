@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -221,40 +221,10 @@ def _parse_suite(data: Any, path: Path) -> Suite:
     scenarios = data.get("scenarios")
     if not isinstance(scenarios, list) or not scenarios:
         raise fail("'scenarios' must be a non-empty list")
-    entries = []
-    for position, raw in enumerate(scenarios, 1):
-        if isinstance(raw, str):
-            raw = {"scenario": raw}
-        if not isinstance(raw, dict) or not isinstance(raw.get("scenario"), str):
-            raise fail(f"scenarios item {position} needs a 'scenario' name")
-        extra = sorted(set(raw) - _ENTRY_KEYS)
-        if extra:
-            raise fail(f"scenarios item {position}: unknown key {extra[0]!r}")
-        params = raw.get("params") or {}
-        if not isinstance(params, dict):
-            raise fail(f"scenarios item {position}: 'params' must be a mapping")
-        if "define" in raw:
-            where = lambda key, node, raw=raw: (
-                f"suite file {path} line {_line(raw.get('define'), key, raw, node)}"
-            )  # noqa: E731
-            register_scenario(parse_yaml_scenario(raw["scenario"], raw["define"], where))
-        try:
-            get_scenario(raw["scenario"])
-        except UsageError as exc:
-            raise fail(str(exc)) from None
-        try:
-            min_span = parse_span(str(raw["min_span"])) if "min_span" in raw else None
-        except UsageError as exc:
-            raise fail(f"scenarios item {position}: 'min_span': {exc}") from None
-        entries.append(
-            SuiteEntry(
-                scenario=raw["scenario"],
-                params=params,
-                repetitions=_positive_int(raw.get("repetitions", repetitions), "repetitions", fail),
-                threshold=_threshold(raw.get("threshold", threshold), "threshold", fail),
-                min_span=min_span,
-            )
-        )
+    entries = [
+        _parse_entry(raw, position, path, fail, repetitions=repetitions, threshold=threshold)
+        for position, raw in enumerate(scenarios, 1)
+    ]
     incompatible = data.get("incompatible") or []
     if not isinstance(incompatible, list) or not all(isinstance(g, list) for g in incompatible):
         raise fail("'incompatible' must be a list of lists of scenario names")
@@ -271,6 +241,49 @@ def _parse_suite(data: Any, path: Path) -> Suite:
     except UsageError as exc:
         raise fail(str(exc)) from None
     return suite
+
+
+def _parse_entry(
+    raw: Any,
+    position: int,
+    path: Path,
+    fail: Callable[[str], UsageError],
+    *,
+    repetitions: int,
+    threshold: float,
+) -> SuiteEntry:
+    """One item of a suite's `scenarios`: a name, or a mapping (params, repetitions, a YAML `define`)."""
+    if isinstance(raw, str):
+        raw = {"scenario": raw}
+    if not isinstance(raw, dict) or not isinstance(raw.get("scenario"), str):
+        raise fail(f"scenarios item {position} needs a 'scenario' name")
+    extra = sorted(set(raw) - _ENTRY_KEYS)
+    if extra:
+        raise fail(f"scenarios item {position}: unknown key {extra[0]!r}")
+    params = raw.get("params") or {}
+    if not isinstance(params, dict):
+        raise fail(f"scenarios item {position}: 'params' must be a mapping")
+    if "define" in raw:
+
+        def where(key: str, node: Any = None) -> str:
+            return f"suite file {path} line {_line(raw.get('define'), key, raw, node)}"
+
+        register_scenario(parse_yaml_scenario(raw["scenario"], raw["define"], where))
+    try:
+        get_scenario(raw["scenario"])
+    except UsageError as exc:
+        raise fail(str(exc)) from None
+    try:
+        min_span = parse_span(str(raw["min_span"])) if "min_span" in raw else None
+    except UsageError as exc:
+        raise fail(f"scenarios item {position}: 'min_span': {exc}") from None
+    return SuiteEntry(
+        scenario=raw["scenario"],
+        params=params,
+        repetitions=_positive_int(raw.get("repetitions", repetitions), "repetitions", fail),
+        threshold=_threshold(raw.get("threshold", threshold), "threshold", fail),
+        min_span=min_span,
+    )
 
 
 def _line(define: Any, key: str, entry: Any, node: Any = None) -> int:

@@ -11,10 +11,6 @@ import pytest
 
 from pytest_memorybench.conversation.filler import INSTRUCTION, FillerTask, check_filler_reply, make_filler
 from pytest_memorybench.conversation.trivia import (
-    AUTHORS,
-    CAPITALS,
-    ELEMENTS,
-    PLANETS,
     TriviaItem,
     TriviaSource,
     arithmetic,
@@ -23,6 +19,7 @@ from pytest_memorybench.conversation.trivia import (
     roman_item,
     to_roman,
 )
+from pytest_memorybench.conversation.trivia_tables import AUTHORS, CAPITALS, ELEMENTS, PLANETS
 from pytest_memorybench.core.tokens import default_counter
 
 

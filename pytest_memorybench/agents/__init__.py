@@ -12,17 +12,18 @@ It imports only the core layer.
 
 from typing import TYPE_CHECKING
 
+# The protocol is what every agent module shares, and light: imported with the package, so one
+# AgentAdapter class serves a process however often pytest runs in it (pytester's in-process runs
+# forget the modules each run imported).
+from pytest_memorybench.agents.protocol import Agent, AgentAdapter
 from pytest_memorybench.core.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from pytest_memorybench.agents.build import build_agent
-    from pytest_memorybench.agents.protocol import Agent, AgentAdapter
     from pytest_memorybench.agents.reference import ExtractiveAgent, NullAgent, OracleAgent
     from pytest_memorybench.agents.spec import AgentOptions, AgentSpec, parse_agent_spec
 
 _MODULES = {
-    "Agent": "pytest_memorybench.agents.protocol",
-    "AgentAdapter": "pytest_memorybench.agents.protocol",
     "AgentOptions": "pytest_memorybench.agents.spec",
     "AgentSpec": "pytest_memorybench.agents.spec",
     "ExtractiveAgent": "pytest_memorybench.agents.reference.extractive",

@@ -22,19 +22,17 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from pytest_memorybench.core.text import fold
+
 EVIDENCE_K = 10
 PARAGRAPH_CHARS = 80
 _PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
 
 
-def _normal(text: str) -> str:
-    return " ".join(str(text).split()).casefold()
-
-
 def _pieces(text: str) -> list[str]:
     """What finds a piece of evidence in a memory: its whole text, or one of its long paragraphs."""
-    whole = _normal(text)
-    paragraphs = [_normal(part) for part in _PARAGRAPH_BREAK.split(str(text))]
+    whole = fold(text)
+    paragraphs = [fold(part) for part in _PARAGRAPH_BREAK.split(str(text))]
     return [whole, *(part for part in paragraphs if len(part) >= PARAGRAPH_CHARS and part != whole)]
 
 
@@ -46,10 +44,10 @@ def evidence_recall(
     `groups`, parallel to `evidence`, names the unit each piece belongs to (LongMemEval's sessions):
     then "groups" and "groups_recalled" count the units with at least one piece recalled.
     """
-    wanted = {_normal(text): _pieces(text) for text in evidence if _normal(text)}
+    wanted = {fold(text): _pieces(text) for text in evidence if fold(text)}
     if not wanted:
         return None
-    memories = [_normal(text) for text in retrieved]
+    memories = [fold(text) for text in retrieved]
     found = {
         text: any(piece in memory for piece in pieces for memory in memories)
         for text, pieces in wanted.items()
@@ -64,8 +62,8 @@ def evidence_recall(
     if groups is not None:
         units: dict[str, bool] = {}
         for text, group in zip(evidence, groups):
-            if _normal(text):
-                units[group] = units.get(group, False) or found[_normal(text)]
+            if fold(text):
+                units[group] = units.get(group, False) or found[fold(text)]
         result.update(groups=len(units), groups_recalled=sum(units.values()))
     return result
 

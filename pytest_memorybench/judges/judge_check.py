@@ -205,6 +205,18 @@ UNUSABLE_SHARE = 0.5  # a check in which more verdicts than this are errors meas
 LOOSE_FALSE_ACCEPT = 0.1  # the interpretation warns above this false acceptance in any kind
 
 
+def _check_options(min_agreement: float | None, max_false_accept: float | None, sample: int | None) -> None:
+    for option, value in (("--mb-min-agreement", min_agreement), ("--mb-max-false-accept", max_false_accept)):
+        if value is not None and not 0 <= value <= 1:
+            raise UsageError(
+                f"{option} {value:g} is not a share: give a number from 0 to 1 (e.g. 0.9 for 90 %)"
+            )
+    if sample is not None and sample < 1:
+        raise UsageError(
+            f"--mb-judge-sample {sample} asks nothing: give how many cases per task to ask (1 or more)"
+        )
+
+
 def run_judge_check(
     judge_spec: str,
     cache_path: Path | None,
@@ -222,21 +234,9 @@ def run_judge_check(
     Exit 1 when most verdicts were errors (unparseable or failed calls: the figures would measure
     the server, not the judge), or when the judge falls short of the gate, one line per shortfall.
     """
-    from pytest_memorybench.judges.spec import (
-        build_judge,
-        check_judge_spec,
-        parse_judge_spec,
-    )
+    from pytest_memorybench.judges.spec import build_judge, check_judge_spec, parse_judge_spec
 
-    for option, value in (("--mb-min-agreement", min_agreement), ("--mb-max-false-accept", max_false_accept)):
-        if value is not None and not 0 <= value <= 1:
-            raise UsageError(
-                f"{option} {value:g} is not a share: give a number from 0 to 1 (e.g. 0.9 for 90 %)"
-            )
-    if sample is not None and sample < 1:
-        raise UsageError(
-            f"--mb-judge-sample {sample} asks nothing: give how many cases per task to ask (1 or more)"
-        )
+    _check_options(min_agreement, max_false_accept, sample)
     spec = parse_judge_spec(judge_spec)
     check_judge_spec(spec)
     judge = build_judge(spec, cache_path=cache_path)

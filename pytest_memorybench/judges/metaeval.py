@@ -47,6 +47,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
+from pytest_memorybench.core.text import fold
 from pytest_memorybench.judges.base import TASK_KINDS, JudgeTask
 from pytest_memorybench.judges.prompts import check_payload
 from pytest_memorybench.judges.replies import SCORES
@@ -147,6 +148,9 @@ _BOOLEAN_LABELS = {
 }
 
 
+Need = Callable[[bool, str], None]
+
+
 def check_label(kind: str, label: Mapping[str, Any], payload: Mapping[str, Any]) -> None:
     """ValueError unless `label` is a well-formed human verdict for this kind and payload."""
 
@@ -154,75 +158,91 @@ def check_label(kind: str, label: Mapping[str, Any], payload: Mapping[str, Any])
         if not condition:
             raise ValueError(f"{kind} label {json.dumps(label, ensure_ascii=False)}: {what}")
 
-    keys = set(label)
     if kind in _BOOLEAN_LABELS:
         name = _BOOLEAN_LABELS[kind]
-        need(keys == {name} and isinstance(label[name], bool), f"must be {{{name!r}: true | false}}")
-    elif kind == "directions":
-        end = label.get("end")
-        need(
-            keys == {"end"}
-            and isinstance(end, list)
-            and len(end) == 2
-            and all(isinstance(v, int) and not isinstance(v, bool) for v in end),
-            "must be {'end': [x, y]} in whole km",
-        )
-    elif kind == "restaurant":
-        need(keys == {"dishes", "drinks"}, "must be {'dishes': [...], 'drinks': [...]}")
-        for name, known in (("dishes", payload["menu"]), ("drinks", payload["drinks"])):
-            need(
-                isinstance(label[name], list) and all(isinstance(v, str) for v in label[name]),
-                f"{name!r} must list names",
-            )
-            folded = {_fold(item) for item in known}
-            need(
-                all(_fold(item) in folded for item in label[name]),
-                f"{name!r} must use names from the payload",
-            )
-    elif kind == "items":
-        need(
-            keys <= {"matching", "abstains", "extra"} and {"matching", "abstains"} <= keys,
-            "must be {'matching': [...], 'abstains': bool, 'extra': int (optional)}",
-        )
-        matching, abstaining, extra = label["matching"], label["abstains"], label.get("extra", 0)
-        need(
-            isinstance(matching, list) and len(matching) == len(payload["ground_truth"]),
-            "'matching' needs one credit per ground-truth item",
-        )
-        need(all(not isinstance(v, bool) and v in SCORES for v in matching), "credits must be 0, 0.5 or 1")
-        need(isinstance(abstaining, bool), "'abstains' must be true or false")
-        need(isinstance(extra, int) and not isinstance(extra, bool) and extra >= 0, "'extra' must be a count")
-        names_something = any(v > 0 for v in matching) or extra > 0
-        need(abstaining != names_something, "'abstains' is true exactly when no item is credited or extra")
-    elif kind == "order":
-        indexes = label.get("predicted_indexes")
-        size = len(payload["ground_truth"])
-        need(
-            keys == {"predicted_indexes"} and isinstance(indexes, list),
-            "must be {'predicted_indexes': [...]}",
-        )
-        need(len(indexes) == len(payload["predicted"]), "one index per predicted item")
-        need(
-            all(isinstance(v, int) and not isinstance(v, bool) and -1 <= v < size for v in indexes),
-            "indexes must be -1 or a ground-truth index",
-        )
-        used = [v for v in indexes if v != -1]
-        need(len(used) == len(set(used)), "a ground-truth index can be used once")
-    elif kind == "nugget":
-        score = label.get("score")
-        need(
-            keys == {"score"} and not isinstance(score, bool) and score in SCORES,
-            "must be {'score': 0 | 0.5 | 1}",
-        )
-    else:  # pragma: no cover - TASK_KINDS and this function move together
+        need(set(label) == {name} and isinstance(label[name], bool), f"must be {{{name!r}: true | false}}")
+        return
+    rule = _LABEL_RULES.get(kind)
+    if rule is None:  # pragma: no cover - TASK_KINDS and these rules move together
         raise ValueError(f"no label rule for kind {kind!r}")
+    rule(need, label, payload)
+
+
+def _directions_label(need: Need, label: Mapping[str, Any], payload: Mapping[str, Any]) -> None:
+    end = label.get("end")
+    need(
+        set(label) == {"end"}
+        and isinstance(end, list)
+        and len(end) == 2
+        and all(isinstance(v, int) and not isinstance(v, bool) for v in end),
+        "must be {'end': [x, y]} in whole km",
+    )
+
+
+def _restaurant_label(need: Need, label: Mapping[str, Any], payload: Mapping[str, Any]) -> None:
+    need(set(label) == {"dishes", "drinks"}, "must be {'dishes': [...], 'drinks': [...]}")
+    for name, known in (("dishes", payload["menu"]), ("drinks", payload["drinks"])):
+        need(
+            isinstance(label[name], list) and all(isinstance(v, str) for v in label[name]),
+            f"{name!r} must list names",
+        )
+        folded = {fold(item) for item in known}
+        need(all(fold(item) in folded for item in label[name]), f"{name!r} must use names from the payload")
+
+
+def _items_label(need: Need, label: Mapping[str, Any], payload: Mapping[str, Any]) -> None:
+    keys = set(label)
+    need(
+        keys <= {"matching", "abstains", "extra"} and {"matching", "abstains"} <= keys,
+        "must be {'matching': [...], 'abstains': bool, 'extra': int (optional)}",
+    )
+    matching, abstaining, extra = label["matching"], label["abstains"], label.get("extra", 0)
+    need(
+        isinstance(matching, list) and len(matching) == len(payload["ground_truth"]),
+        "'matching' needs one credit per ground-truth item",
+    )
+    need(all(not isinstance(v, bool) and v in SCORES for v in matching), "credits must be 0, 0.5 or 1")
+    need(isinstance(abstaining, bool), "'abstains' must be true or false")
+    need(isinstance(extra, int) and not isinstance(extra, bool) and extra >= 0, "'extra' must be a count")
+    names_something = any(v > 0 for v in matching) or extra > 0
+    need(abstaining != names_something, "'abstains' is true exactly when no item is credited or extra")
+
+
+def _order_label(need: Need, label: Mapping[str, Any], payload: Mapping[str, Any]) -> None:
+    indexes = label.get("predicted_indexes")
+    size = len(payload["ground_truth"])
+    need(
+        set(label) == {"predicted_indexes"} and isinstance(indexes, list),
+        "must be {'predicted_indexes': [...]}",
+    )
+    assert isinstance(indexes, list)
+    need(len(indexes) == len(payload["predicted"]), "one index per predicted item")
+    need(
+        all(isinstance(v, int) and not isinstance(v, bool) and -1 <= v < size for v in indexes),
+        "indexes must be -1 or a ground-truth index",
+    )
+    used = [v for v in indexes if v != -1]
+    need(len(used) == len(set(used)), "a ground-truth index can be used once")
+
+
+def _nugget_label(need: Need, label: Mapping[str, Any], payload: Mapping[str, Any]) -> None:
+    score = label.get("score")
+    need(
+        set(label) == {"score"} and not isinstance(score, bool) and score in SCORES,
+        "must be {'score': 0 | 0.5 | 1}",
+    )
+
+
+_LABEL_RULES: dict[str, Callable[[Need, Mapping[str, Any], Mapping[str, Any]], None]] = {
+    "directions": _directions_label,
+    "restaurant": _restaurant_label,
+    "items": _items_label,
+    "order": _order_label,
+    "nugget": _nugget_label,
+}
 
 
 # -- comparison rules, one per kind -------------------------------------------------------------------
-
-
-def _fold(name: str) -> str:
-    return " ".join(str(name).split()).casefold()
 
 
 def compare_reference(
@@ -250,7 +270,7 @@ def compare_restaurant(
     label: Mapping[str, Any], data: Mapping[str, Any], payload: Mapping[str, Any]
 ) -> Comparison:
     agree = all(
-        {_fold(v) for v in data[name]} == {_fold(v) for v in label[name]} for name in ("dishes", "drinks")
+        {fold(v) for v in data[name]} == {fold(v) for v in label[name]} for name in ("dishes", "drinks")
     )
     return Comparison(agree, dict(label), {"dishes": list(data["dishes"]), "drinks": list(data["drinks"])})
 

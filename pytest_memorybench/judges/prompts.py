@@ -24,6 +24,18 @@ from typing import Any
 from pytest_memorybench.judges.base import TASK_KINDS
 
 _JSON_ONLY = "Reply with a single JSON object and nothing else: no code fences, no text before or after it."
+# What a grader is shown after the question, in the tasks that grade an answer against the expected one.
+_EXPECTED_AND_ANSWER = """Expected answer:
+<expected>
+$expected
+</expected>
+
+The assistant's answer:
+<answer>
+$answer
+</answer>
+
+"""
 
 
 @dataclass(frozen=True)
@@ -92,17 +104,9 @@ PROMPTS: dict[str, Prompt] = {
 $question
 </question>
 
-Expected answer:
-<expected>
-$expected
-</expected>
-
-The assistant's answer:
-<answer>
-$answer
-</answer>
-
-Fill in these fields:
+"""
+        + _EXPECTED_AND_ANSWER
+        + """Fill in these fields:
 - "refers": true if the assistant's answer names or unmistakably describes the expected answer, in any wording (synonyms, paraphrases and partial quotations that leave no doubt all count); false if it gives something else, declines, or says it does not know or remember.
 - "expected_is_number": true if the expected answer is a number or an amount.
 - "numbers_match": if "expected_is_number" is true, whether the assistant's answer states the same value (in digits or in words, however formatted); null if the expected answer is not a number.
@@ -315,17 +319,9 @@ Repeating the coded message in its own words is not a decoding. Format: {"valid"
 $question
 </question>
 
-Expected answer:
-<expected>
-$expected
-</expected>
-
-The assistant's answer:
-<answer>
-$answer
-</answer>
-
-Rule ($rule): $guidance
+"""
+        + _EXPECTED_AND_ANSWER
+        + """Rule ($rule): $guidance
 
 Format: {"correct": true or false, "reason": "one short sentence"}""",
         fields=("question", "expected", "answer", "rule"),

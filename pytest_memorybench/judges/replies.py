@@ -11,6 +11,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from pytest_memorybench.core.text import fold
 from pytest_memorybench.judges.base import TASK_KINDS
 
 DIRECTIONS = ("north", "south", "east", "west")
@@ -162,13 +163,21 @@ def _field(data: dict[str, Any], name: str) -> Any:
     return data[name]
 
 
-def _bool(data: dict[str, Any], name: str, *, nullable: bool = False) -> bool | None:
+def _present(data: dict[str, Any], name: str, *, absent_ok: bool, nullable: bool) -> tuple[bool, Any]:
+    """(False, None) when the field may be left out or null and is; else (True, its value)."""
     value = data.get(name, _MISSING)
     if value is _MISSING:
-        if nullable:
-            return None
+        if absent_ok:
+            return False, None
         raise ValueError(f"missing field {name!r}")
     if value is None and nullable:
+        return False, None
+    return True, value
+
+
+def _bool(data: dict[str, Any], name: str, *, nullable: bool = False) -> bool | None:
+    given, value = _present(data, name, absent_ok=nullable, nullable=nullable)
+    if not given:
         return None
     if isinstance(value, bool):
         return value
@@ -180,12 +189,8 @@ def _bool(data: dict[str, Any], name: str, *, nullable: bool = False) -> bool | 
 
 
 def _text(data: dict[str, Any], name: str, *, nullable: bool = False, missing_ok: bool = False) -> Any:
-    value = data.get(name, _MISSING)
-    if value is _MISSING:
-        if missing_ok:
-            return None
-        raise ValueError(f"missing field {name!r}")
-    if value is None and nullable:
+    given, value = _present(data, name, absent_ok=missing_ok, nullable=nullable)
+    if not given:
         return None
     if isinstance(value, str):
         return value
@@ -256,9 +261,9 @@ def _payload_strings(payload: Mapping[str, Any], name: str) -> list[str]:
 
 def _respell(name: str, known: Sequence[str]) -> str:
     """`name` as spelled in `known` when they differ only in case or surrounding space."""
-    folded = " ".join(name.split()).casefold()
+    folded = fold(name)
     for candidate in known:
-        if " ".join(candidate.split()).casefold() == folded:
+        if fold(candidate) == folded:
             return candidate
     return name
 

@@ -14,6 +14,12 @@ from pytest_memorybench.pytest_integration.keys import option_group
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = option_group(parser)
+    _the_agent(group)
+    _what_it_may_ask(group)
+
+
+def _the_agent(group: pytest.OptionGroup) -> None:
+    """The agent and the models and memory it is built from."""
     group.addoption(
         "--agent",
         dest="mb_agent",
@@ -58,6 +64,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="SECONDS",
         help="longest wait for one agent reply (default: 600)",
     )
+
+
+def _what_it_may_ask(group: pytest.OptionGroup) -> None:
+    """How much of its provider the run may use at once, and what it may spend."""
     group.addoption(
         "--mb-concurrency",
         dest="mb_concurrency",

@@ -13,6 +13,13 @@ from pytest_memorybench.pytest_integration.keys import option_group
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = option_group(parser)
+    _what_runs(group)
+    _where_it_runs(group)
+    _from_an_earlier_run(group)
+
+
+def _what_runs(group: pytest.OptionGroup) -> None:
+    """Which suites and items, at what span, scored how."""
     group.addoption(
         "--span",
         dest="mb_span",
@@ -60,6 +67,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
             " run of a large benchmark)"
         ),
     )
+
+
+def _where_it_runs(group: pytest.OptionGroup) -> None:
+    """The run folder, and how the run is split across processes and machines."""
     group.addoption(
         "--mb-output",
         dest="mb_output",
@@ -93,6 +104,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
             " repeatable"
         ),
     )
+
+
+def _from_an_earlier_run(group: pytest.OptionGroup) -> None:
+    """Runs that carry on, re-score or reuse an earlier run, or only price one."""
     group.addoption(
         "--mb-resume",
         dest="mb_resume",

@@ -71,51 +71,9 @@ def start(config: pytest.Config) -> None:
     for model, price in settings.prices.items():
         register_price(model, price)  # in every process: workers' agents and judges price their calls
     if is_worker(config):
-        workerinput: dict[str, Any] = config.workerinput  # type: ignore[attr-defined]
-        run = BenchmarkRun(
-            settings,
-            workerinput[WORKER_RUN_ID],
-            Path(workerinput[WORKER_OUTPUT]),
-            worker=workerinput.get("workerid"),
-            judge_cache=project_root(config) / DEFAULT_CACHE,
-        )
-        if workerinput.get(WORKER_LOADGROUP):
-            # A worker parses the command line itself, so it still believes `-n` means "load" and
-            # would not tag its items with their group: the controller's loadgroup would then see
-            # one group per item and hand a conversation to several workers.
-            config.option.loadgroup = True
+        run = _worker_run(config, settings)
     else:
-        run_id = new_run_id()
-        if settings.estimate is not None:  # an estimate leaves no run folder behind
-            settings = dataclasses.replace(
-                settings, output=Path(tempfile.mkdtemp(prefix="memorybench-estimate-"))
-            )
-        output = settings.output or project_root(config) / ".memorybench" / "runs" / run_id
-        run = BenchmarkRun(
-            settings, run_id, output.resolve(), judge_cache=project_root(config) / DEFAULT_CACHE
-        )
-        check_judge_spec(settings.judge)
-        run.judge  # noqa: B018 - building it now turns a missing API key into a usage error
-        if settings.agent is not None and (settings.estimate is None or not settings.agent.calls_a_model):
-            check_agent_spec(
-                settings.agent, settings.agent_options
-            )  # an estimate asks for no key or server; an agent that cannot load is still an error
-        if settings.estimate is None:
-            if (
-                settings.agent is None
-                and not run.agentless
-                and not (
-                    _user_fixture(config, "memorybench_agent")
-                    or _user_fixture(config, "memorybench_agent_factory")
-                )
-            ):
-                raise UsageError(
-                    "--memorybench needs an agent: pass --agent=SPEC (e.g. --agent=recall, "
-                    "--agent=openai:gpt-4o-mini) or define a memorybench_agent fixture in conftest.py"
-                )
-            run.claim_folder()
-            run.write_plan()
-    if not is_worker(config):
+        run = _controller_run(config, settings)
         run.progress = TerminalProgress(
             config, total_tests=run.selected_count, in_flight=lambda: run.in_flight
         )
@@ -128,6 +86,50 @@ def start(config: pytest.Config) -> None:
     if not paths_given:
         config.args = []  # collect the benchmark only
     config.stash[RUN_KEY] = run
+
+
+def _worker_run(config: pytest.Config, settings: Settings) -> BenchmarkRun:
+    """An xdist worker's part of the run the controller planned, in the controller's folder."""
+    workerinput: dict[str, Any] = config.workerinput  # type: ignore[attr-defined]
+    if workerinput.get(WORKER_LOADGROUP):
+        # A worker parses the command line itself, so it still believes `-n` means "load" and
+        # would not tag its items with their group: the controller's loadgroup would then see
+        # one group per item and hand a conversation to several workers.
+        config.option.loadgroup = True
+    return BenchmarkRun(
+        settings,
+        workerinput[WORKER_RUN_ID],
+        Path(workerinput[WORKER_OUTPUT]),
+        worker=workerinput.get("workerid"),
+        judge_cache=project_root(config) / DEFAULT_CACHE,
+    )
+
+
+def _controller_run(config: pytest.Config, settings: Settings) -> BenchmarkRun:
+    """The run, its judge and agent checked and its folder claimed and planned (an estimate's aside)."""
+    run_id = new_run_id()
+    if settings.estimate is not None:  # an estimate leaves no run folder behind
+        settings = dataclasses.replace(
+            settings, output=Path(tempfile.mkdtemp(prefix="memorybench-estimate-"))
+        )
+    output = settings.output or project_root(config) / ".memorybench" / "runs" / run_id
+    run = BenchmarkRun(settings, run_id, output.resolve(), judge_cache=project_root(config) / DEFAULT_CACHE)
+    check_judge_spec(settings.judge)
+    run.judge  # noqa: B018 - building it now turns a missing API key into a usage error
+    if settings.agent is not None and (settings.estimate is None or not settings.agent.calls_a_model):
+        # an estimate asks for no key or server; an agent that cannot load is still an error
+        check_agent_spec(settings.agent, settings.agent_options)
+    if settings.estimate is not None:
+        return run
+    fixture = _user_fixture(config, "memorybench_agent") or _user_fixture(config, "memorybench_agent_factory")
+    if settings.agent is None and not run.agentless and not fixture:
+        raise UsageError(
+            "--memorybench needs an agent: pass --agent=SPEC (e.g. --agent=recall, "
+            "--agent=openai:gpt-4o-mini) or define a memorybench_agent fixture in conftest.py"
+        )
+    run.claim_folder()
+    run.write_plan()
+    return run
 
 
 def project_root(config: pytest.Config) -> Path:
@@ -224,29 +226,16 @@ def finish(
             stopped = stopped_line(config, stop, len(records), scoreable)
     spent = bool(conversations or run.conversations)  # the agent was asked: what that cost is recorded
     if not records and not spent and (run.shard is None or stopped is not None or config.option.collectonly):
-        if stopped is not None:
-            config.stash[RESULTS_KEY] = Finished(None, None, None, None, stopped)
-            return config.stash[RESULTS_KEY]
-        if run.settings.gate.active and selected and not config.option.collectonly:
-            # A gate that passes when nothing was measured would wave a broken run through.
-            gate = GateResult(failures=[nothing_to_gate(selected)])
-            config.stash[RESULTS_KEY] = Finished(None, None, None, gate)
-            return config.stash[RESULTS_KEY]
-        return None
+        return _nothing_measured(config, selected, stopped)
     if run.merged is not None:  # the shards' own conversations, judging and agent
-        agent = run.merged.agent
         conversations = run.merged.conversations() + conversations
         judge_stats = run.merged.judge_stats() + judge_stats
-    elif run.agentless:
-        agent = run.agentless
-    else:
-        agent = run.settings.agent.display if run.settings.agent else "fixture:memorybench_agent"
     results = build_results(
         run,
         records,
         conversations + conversation_records(config),
         judge_stats + [run.judge_stats()],
-        agent,
+        _agent_name(run),
         [*concurrency, run.concurrency_record()],
     )
     if stop is not None:
@@ -255,24 +244,63 @@ def finish(
             "tests_with_results": len(records),
             "tests_selected": scoreable,
         }
+    gate = _gate(config, results, has_records=bool(records), selected=selected, stop=stop)
+    return _write(config, results, gate, stopped)
+
+
+def _nothing_measured(config: pytest.Config, selected: int, stopped: str | None) -> Finished | None:
+    """A session that measured nothing: said so when it stopped early or a gate was asked for."""
+    if stopped is not None:
+        config.stash[RESULTS_KEY] = Finished(None, None, None, None, stopped)
+        return config.stash[RESULTS_KEY]
+    if config.stash[RUN_KEY].settings.gate.active and selected and not config.option.collectonly:
+        # A gate that passes when nothing was measured would wave a broken run through.
+        gate = GateResult(failures=[nothing_to_gate(selected)])
+        config.stash[RESULTS_KEY] = Finished(None, None, None, gate)
+        return config.stash[RESULTS_KEY]
+    return None
+
+
+def _agent_name(run: BenchmarkRun) -> str:
+    """The agent results.json names: the shards', none for an agentless run, or the spec or fixture."""
+    if run.merged is not None:
+        return run.merged.agent
+    if run.agentless:
+        return run.agentless
+    return run.settings.agent.display if run.settings.agent else "fixture:memorybench_agent"
+
+
+def _gate(
+    config: pytest.Config, results: dict[str, Any], *, has_records: bool, selected: int, stop: Stop | None
+) -> GateResult | None:
+    """The session-level gates' verdict on `results` (recorded in them), or None when none is asked."""
+    run = config.stash[RUN_KEY]
     gate_settings = run.settings.gate
-    gate = None
-    if gate_settings.active:
-        gate = evaluate(
-            results,
-            baseline=gate_settings.baseline,
-            max_drop=gate_settings.max_drop,
-            max_scenario_drop=gate_settings.max_scenario_drop,
-            min_score=gate_settings.min_score,
-            max_errors=gate_settings.max_errors if stop is None else None,
-            folder=_relative(run.output, config.invocation_params.dir),
-            anyway=gate_settings.anyway,
-        )
-        if stop is not None:
-            gate.failures.append(f"the run stopped early ({stop.reason}); a gate needs every selected test")
-        elif not records and selected:
-            gate.failures.append(nothing_to_gate(selected))
-        results["gate"] = gate.to_json()
+    if not gate_settings.active:
+        return None
+    gate = evaluate(
+        results,
+        baseline=gate_settings.baseline,
+        max_drop=gate_settings.max_drop,
+        max_scenario_drop=gate_settings.max_scenario_drop,
+        min_score=gate_settings.min_score,
+        max_errors=gate_settings.max_errors if stop is None else None,
+        folder=_relative(run.output, config.invocation_params.dir),
+        anyway=gate_settings.anyway,
+    )
+    if stop is not None:
+        gate.failures.append(f"the run stopped early ({stop.reason}); a gate needs every selected test")
+    elif not has_records and selected:
+        gate.failures.append(nothing_to_gate(selected))
+    results["gate"] = gate.to_json()
+    return gate
+
+
+def _write(
+    config: pytest.Config, results: dict[str, Any], gate: GateResult | None, stopped: str | None
+) -> Finished:
+    """results.json, report.html, the JUnit suite properties and the Markdown summary."""
+    run = config.stash[RUN_KEY]
     path = run.output / "results.json"
     report = run.output / "report.html"
     add_suite_properties(config, suite_properties(results, results.get("gate")))

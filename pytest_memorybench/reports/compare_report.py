@@ -20,7 +20,7 @@ from markupsafe import Markup
 
 from pytest_memorybench.core.errors import UsageError
 from pytest_memorybench.core.spans import parse_span
-from pytest_memorybench.reports.compare import IDENTITY, Comparison, Run, compare, load_runs
+from pytest_memorybench.reports.compare import IDENTITY, Comparison, Row, Run, compare, load_runs
 from pytest_memorybench.reports.compare_svg import critical_difference, grouped_bars, span_curves
 from pytest_memorybench.reports.compare_text import comparison_lines
 from pytest_memorybench.reports.html import css, environment
@@ -122,22 +122,11 @@ def span_series(runs: list[Run]) -> dict[str, list[tuple[float, float, list[floa
 
 
 def comparison_page(comparison: Comparison, figures: dict[str, str]) -> str:
+    """compare.html: the runs, a table per suite, the paired tests, the figures and the spending."""
     runs = comparison.runs
     letter = {run.label: chr(65 + index) for index, run in enumerate(runs)}
     view: dict[str, Any] = {
-        "runs": [
-            {
-                "letter": letter[run.label],
-                "label": run.label,
-                "agent": run.info.get("agent"),
-                "profile": run.info.get("profile"),
-                "judge": run.info.get("judge"),
-                "source": str(run.source),
-                "span": ", ".join(f"{suite}={span}" for suite, span in (run.info.get("span") or {}).items())
-                or "-",
-            }
-            for run in runs
-        ],
+        "runs": [_run_view(run, letter[run.label]) for run in runs],
         "keyed_by": comparison.keyed_by,
         "shared": len(comparison.shared),
         "left_out": comparison.left_out,
@@ -146,17 +135,7 @@ def comparison_page(comparison: Comparison, figures: dict[str, str]) -> str:
             {
                 "name": suite,
                 "chart": Markup(figures["bars"]) if suite == "total" else None,
-                "rows": [
-                    {
-                        "level": row.level,
-                        "label": row.label,
-                        "cells": [
-                            {**cell.__dict__, "best": index in row.best and len(runs) > 1}
-                            for index, cell in enumerate(row.cells)
-                        ],
-                    }
-                    for row in rows
-                ],
+                "rows": [_row_view(row, several=len(runs) > 1) for row in rows],
             }
             for suite, rows in comparison.tables.items()
         ],
@@ -186,6 +165,24 @@ def comparison_page(comparison: Comparison, figures: dict[str, str]) -> str:
         ],
     }
     return environment().get_template("compare.html.j2").render(view=view, css=css())
+
+
+def _run_view(run: Run, letter: str) -> dict[str, Any]:
+    spans = ", ".join(f"{suite}={span}" for suite, span in (run.info.get("span") or {}).items())
+    return {
+        "letter": letter,
+        "label": run.label,
+        "agent": run.info.get("agent"),
+        "profile": run.info.get("profile"),
+        "judge": run.info.get("judge"),
+        "source": str(run.source),
+        "span": spans or "-",
+    }
+
+
+def _row_view(row: Row, *, several: bool) -> dict[str, Any]:
+    cells = [{**cell.__dict__, "best": index in row.best and several} for index, cell in enumerate(row.cells)]
+    return {"level": row.level, "label": row.label, "cells": cells}
 
 
 def _stamp() -> str:

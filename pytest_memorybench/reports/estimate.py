@@ -230,7 +230,20 @@ def estimate_lines(run: BenchmarkRun, tests: Sequence[PlannedTest], reply_tokens
             " none)"
         )
     lines.append("the same run on other models (USD per million tokens in / out, context window):")
-    by_window: dict[int, Estimate] = {context: main}
+    lines += _other_models(run, tests, reply_tokens, {context: main})
+    lines.append(
+        "billed: each call re-sends the conversation up to the context window; filler is observed without a"
+        " call"
+    )
+    lines.append("reasoning models (o-series, gpt-5) also bill their reasoning as output: not included above")
+    return lines
+
+
+def _other_models(
+    run: BenchmarkRun, tests: Sequence[PlannedTest], reply_tokens: int, by_window: dict[int, Estimate]
+) -> list[str]:
+    """The bill on each compared model: one play per context window, priced per model."""
+    lines = []
     for name in COMPARED:
         window = context_window_for(name)
         if window not in by_window:
@@ -244,14 +257,8 @@ def estimate_lines(run: BenchmarkRun, tests: Sequence[PlannedTest], reply_tokens
         total = by_window[window].total.usage
         known = price_for(name)
         assert known is not None
-        lines.append(
-            f"  {name:<20}{_rate(known):>16}{window:>12,}{_money(known.cost(total.input_tokens, total.output_tokens)):>12}"
-        )
-    lines.append(
-        "billed: each call re-sends the conversation up to the context window; filler is observed without a"
-        " call"
-    )
-    lines.append("reasoning models (o-series, gpt-5) also bill their reasoning as output: not included above")
+        cost = _money(known.cost(total.input_tokens, total.output_tokens))
+        lines.append(f"  {name:<20}{_rate(known):>16}{window:>12,}{cost:>12}")
     return lines
 
 

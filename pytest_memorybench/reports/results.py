@@ -83,68 +83,82 @@ def build_results(
     agent_name: str | None,
     concurrency: Iterable[dict[str, Any]] = (),
 ) -> dict[str, Any]:
+    """results.json (schema memorybench.results/1): the run, its totals, conversations, stats, items."""
     records = sorted(items, key=lambda record: record["nodeid"])
-    scored = [record for record in records if record["score"] is not None]
     conversation_list = sorted(conversations, key=lambda record: record["group"])
-    usage: dict[str, float] = defaultdict(float)
-    for source in [r["usage"] for r in records] + [c["overhead_usage"] for c in conversation_list]:
-        for name, value in source.items():
-            usage[name] += value
-    settings = run.settings
     judging = _merge_judge_stats(list(judge_stats))
     return {
         "schema": SCHEMA,
-        "run": {
-            "id": run.run_id,
-            "agent": agent_name,
-            "embedder": _embedder(settings),
-            "judge": judging["name"],
-            "span": {name: str(span) for name, span in run.interleaved_spans.items()},
-            "seed": settings.seed,
-            "profile": settings.profile,
-            "suites": [suite.name for suite in run.suites],
-            "started": run.started.isoformat(),
-            "finished": datetime.now(timezone.utc).isoformat(),
-            "package_version": __version__,
-            "token_counter": run.counter.name,
-            "conversations_per_suite": run.conversation_count,
-            "resumed": settings.resume is not None,
-            "partial": None,  # what stopped the run before every selected test ended (session.finish)
-            "replayed_from": str(settings.replay) if settings.replay else None,
-            **_rescore_facts(run),
-            "judge_prompt_hashes": judging["prompt_hashes"],
-            "judge_identity": judge_identity(judging),
-            "concurrency": _merge_concurrency(list(concurrency), settings.concurrency),
-        },
-        "totals": {
-            "score": round(sum(record["score"] for record in scored), 6),
-            "max": len(scored),
-            "mean": _mean(scored),
-            "ci95": bootstrap_ci(_by_scenario(scored), seed=settings.seed, label="total"),
-            "passed": sum(record["passed"] for record in scored),
-            "errors": len(records) - len(scored),
-            "latency": reply_latency(conversation_list),
-            "errors_by_kind": dict(
-                Counter(record.get("error_kind") or "agent" for record in records if record["score"] is None)
-            ),
-            "agent_tokens_in": int(usage["input_tokens"]),
-            "agent_tokens_out": int(usage["output_tokens"]),
-            "agent_calls": int(usage["calls"]),
-            "agent_seconds": round(usage["seconds"], 3),
-            "cost_usd": round(usage["cost_usd"], 6),
-            "judge_calls": judging["calls"],
-            "judge_cache_hits": judging["cache_hits"],
-            "judge_unparseable": judging["unparseable"],
-            "judge_tokens_in": judging["input_tokens"],
-            "judge_tokens_out": judging["output_tokens"],
-            "judge_cost_usd": round(judging["cost_usd"], 6),
-            "memory": memory_phases(conversation_list),
-            "evidence_recall": mean_recall(records),
-        },
+        "run": _run_facts(run, agent_name, judging, list(concurrency)),
+        "totals": _totals(records, conversation_list, judging, run.settings.seed),
         "conversations": conversation_list,
-        "suites": suite_stats(records, settings.seed),
-        "scenarios": scenario_stats(records, settings.seed),
+        "suites": suite_stats(records, run.settings.seed),
+        "scenarios": scenario_stats(records, run.settings.seed),
         "items": records,
+    }
+
+
+def _run_facts(
+    run: BenchmarkRun, agent_name: str | None, judging: dict[str, Any], concurrency: list[dict[str, Any]]
+) -> dict[str, Any]:
+    """What ran: agent, judge, spans, seed, profile, suites, when, and where it came from."""
+    settings = run.settings
+    return {
+        "id": run.run_id,
+        "agent": agent_name,
+        "embedder": _embedder(settings),
+        "judge": judging["name"],
+        "span": {name: str(span) for name, span in run.interleaved_spans.items()},
+        "seed": settings.seed,
+        "profile": settings.profile,
+        "suites": [suite.name for suite in run.suites],
+        "started": run.started.isoformat(),
+        "finished": datetime.now(timezone.utc).isoformat(),
+        "package_version": __version__,
+        "token_counter": run.counter.name,
+        "conversations_per_suite": run.conversation_count,
+        "resumed": settings.resume is not None,
+        "partial": None,  # what stopped the run before every selected test ended (session.finish)
+        "replayed_from": str(settings.replay) if settings.replay else None,
+        **_rescore_facts(run),
+        "judge_prompt_hashes": judging["prompt_hashes"],
+        "judge_identity": judge_identity(judging),
+        "concurrency": _merge_concurrency(concurrency, settings.concurrency),
+    }
+
+
+def _totals(
+    records: list[dict[str, Any]], conversations: list[dict[str, Any]], judging: dict[str, Any], seed: int
+) -> dict[str, Any]:
+    """The run's score, errors, latency and what the agent, its memory and the judge spent."""
+    scored = [record for record in records if record["score"] is not None]
+    usage: dict[str, float] = defaultdict(float)
+    for source in [r["usage"] for r in records] + [c["overhead_usage"] for c in conversations]:
+        for name, value in source.items():
+            usage[name] += value
+    unscored = Counter(record.get("error_kind") or "agent" for record in records if record["score"] is None)
+    return {
+        "score": round(sum(record["score"] for record in scored), 6),
+        "max": len(scored),
+        "mean": _mean(scored),
+        "ci95": bootstrap_ci(_by_scenario(scored), seed=seed, label="total"),
+        "passed": sum(record["passed"] for record in scored),
+        "errors": len(records) - len(scored),
+        "latency": reply_latency(conversations),
+        "errors_by_kind": dict(unscored),
+        "agent_tokens_in": int(usage["input_tokens"]),
+        "agent_tokens_out": int(usage["output_tokens"]),
+        "agent_calls": int(usage["calls"]),
+        "agent_seconds": round(usage["seconds"], 3),
+        "cost_usd": round(usage["cost_usd"], 6),
+        "judge_calls": judging["calls"],
+        "judge_cache_hits": judging["cache_hits"],
+        "judge_unparseable": judging["unparseable"],
+        "judge_tokens_in": judging["input_tokens"],
+        "judge_tokens_out": judging["output_tokens"],
+        "judge_cost_usd": round(judging["cost_usd"], 6),
+        "memory": memory_phases(conversations),
+        "evidence_recall": mean_recall(records),
     }
 
 

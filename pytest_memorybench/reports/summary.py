@@ -27,7 +27,23 @@ HEADER = (
 def summary_lines(
     results: dict[str, Any], results_path: str, report_path: str | None = None, markdown: Sequence[str] = ()
 ) -> list[str]:
-    items = results["items"]
+    """The terminal summary: the table, what the agent and judge spent, the conversations, the files."""
+    totals = results["totals"]
+    lines = [*_table_lines(results), *_spending_lines(results), *_conversation_lines(results)]
+    overruns = [item["nodeid"] for item in results["items"] if item.get("span_overrun")]
+    if overruns:
+        lines.append(f"span overrun in {len(overruns)} test(s): {', '.join(overruns[:5])}")
+    lines.append(f"results: {results_path}")
+    if report_path:
+        lines.append(f"report:  {report_path}")
+    lines.extend(f"markdown: {target}" for target in markdown)
+    if totals.get("errors", 0):
+        lines.append(errors_line(totals, str(Path(results_path).parent)))
+    return lines
+
+
+def _table_lines(results: dict[str, Any]) -> list[str]:
+    """Suites, scenarios and categories with their means, intervals and costs, then the total."""
     totals = results["totals"]
     errors = totals.get("errors", 0)
     table = _Table(errors > 0)
@@ -60,16 +76,17 @@ def summary_lines(
             totals["cost_usd"],
         )
     )
-    lines.append(
+    return lines
+
+
+def _spending_lines(results: dict[str, Any]) -> list[str]:
+    """What the agent, its memory and the judge spent, evidence recall, and the concurrency reached."""
+    totals = results["totals"]
+    lines = [
         f"agent: {totals['agent_tokens_in']:,} tokens in, {totals['agent_tokens_out']:,} out, "
         f"{totals['agent_calls']:,} calls, {totals['agent_seconds']:.1f} s, ${totals['cost_usd']:.4f}"
-    )
-    efficiency = efficiency_text(totals)
-    if efficiency:
-        lines.append(efficiency)
-    memory = memory_text(totals)
-    if memory:
-        lines.append(memory)
+    ]
+    lines += [line for line in (efficiency_text(totals), memory_text(totals)) if line]
     recall = totals.get("evidence_recall")
     if recall:
         lines.append(
@@ -82,9 +99,13 @@ def summary_lines(
         f" ${totals['judge_cost_usd']:.4f}"
     )
     concurrency = concurrency_line(results["run"].get("concurrency"))
-    if concurrency:
-        lines.append(concurrency)
-    contexts = []  # the probe families' contexts, delivered whole before their questions
+    return [*lines, concurrency] if concurrency else lines
+
+
+def _conversation_lines(results: dict[str, Any]) -> list[str]:
+    """Each conversation's length and filler; the probe families' contexts, delivered whole, in sum."""
+    lines = []
+    contexts = []
     for conversation in results.get("conversations", []):
         if conversation["span"]:
             lines.append(
@@ -100,15 +121,6 @@ def summary_lines(
     elif contexts:
         delivered = sum(c["tokens"] for c in contexts)
         lines.append(f"{len(contexts)} contexts: {delivered:,} tokens delivered to the agent")
-    overruns = [item["nodeid"] for item in items if item.get("span_overrun")]
-    if overruns:
-        lines.append(f"span overrun in {len(overruns)} test(s): {', '.join(overruns[:5])}")
-    lines.append(f"results: {results_path}")
-    if report_path:
-        lines.append(f"report:  {report_path}")
-    lines.extend(f"markdown: {target}" for target in markdown)
-    if errors:
-        lines.append(errors_line(totals, str(Path(results_path).parent)))
     return lines
 
 

@@ -81,6 +81,8 @@ def new_run_id(now: datetime | None = None) -> str:
 
 
 class BenchmarkRun:
+    """One benchmark run: its settings, its plan of tests and conversations, and how they are driven."""
+
     def __init__(
         self,
         settings: Settings,
@@ -116,6 +118,12 @@ class BenchmarkRun:
         }
         if manifest:
             check_consistent(settings, manifest, self.spans, self.conversation_count)
+        self._plan(source, manifest, previous)
+        self._prepare_driving()
+
+    def _plan(self, source: Path | None, manifest: Manifest | None, previous: Path | None) -> None:
+        """The tests, their conversation groups, this shard's part, and what an earlier run logged."""
+        settings = self.settings
         plan = make_plan(
             self.suites, self.spans, settings, self.conversation_count,
             definitions_from=source or settings.definitions, each_alone=self.published is not None,
@@ -131,7 +139,6 @@ class BenchmarkRun:
                 "--mb-merge: the shards ran another plan than this command makes: give it the --mb-suite"
                 " options the shards ran with"
             )
-        self.counter = default_counter()
         self.logged: dict[str, ConversationLog] = read_conversations(previous) if previous else {}
         self.logged_answers = read_probe_answers(iter_events(previous)) if previous else {}
         self.selection = Selection(
@@ -139,6 +146,11 @@ class BenchmarkRun:
             shard_groups={group for group, index in dealt.items() if index == self.shard.index} if self.shard else None,
             merged_keys=self.merged.records if self.merged is not None else None,
         )  # fmt: skip
+
+    def _prepare_driving(self) -> None:
+        """What drives the conversations: the pool, its loop, the agents, the budget, the token counter."""
+        settings = self.settings
+        self.counter = default_counter()
         self.conversations: dict[str, ConversationStats] = {}
         self.progress: TerminalProgress | None = None  # the controller's terminal; none in xdist workers
         self.pending_keys: Callable[[], Iterable[str]] | None = None  # an xdist worker's queue, when known

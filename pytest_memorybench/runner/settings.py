@@ -100,61 +100,13 @@ class Settings:
         threshold = option.mb_threshold
         if threshold is not None and not 0.0 <= threshold <= 1.0:
             raise UsageError(f"--mb-threshold {threshold:g} is outside [0, 1]")
-        context = option.mb_context
-        if context is not None and context <= 0:
-            raise UsageError(f"--mb-context {context} must be a positive number of tokens")
-        timeout = option.mb_timeout
-        if not 0 < timeout <= MAX_TIMEOUT:
-            raise UsageError(
-                f"--mb-timeout {timeout:g} must be a number of seconds from 0 to {MAX_TIMEOUT:g} (a day)"
-            )
-        thinking = getattr(option, "mb_thinking", None)
-        if thinking is not None and thinking < 1024:
-            raise UsageError(
-                f"--mb-thinking {thinking} must be at least 1024 tokens (Anthropic's smallest thinking"
-                " budget)"
-            )
         conversations = option.mb_conversations
         if not 1 <= conversations <= MAX_CONVERSATIONS:
             raise UsageError(f"--mb-conversations {conversations} must be from 1 to {MAX_CONVERSATIONS}")
         concurrency = _concurrency(getattr(option, "mb_concurrency", AUTO))
-        resume, replay = (
-            _run_folder(option.mb_resume, "--mb-resume"),
-            _run_folder(option.mb_replay, "--mb-replay"),
-        )
-        if resume and replay:
-            raise UsageError("--mb-resume and --mb-replay exclude each other: continue a run, or re-score it")
-        rescore = _existing_path(getattr(option, "mb_rescore", None), "--mb-rescore")
-        if rescore and (resume or replay):
-            flag = "--mb-resume" if resume else "--mb-replay"
-            raise UsageError(
-                f"--mb-rescore and {flag} exclude each other: re-score published results, or a run of yours"
-            )
-        shard = Shard.parse(option.mb_shard) if getattr(option, "mb_shard", None) is not None else None
-        merge = tuple(_run_folder(folder, "--mb-merge") for folder in getattr(option, "mb_merge", None) or ())
-        if merge:
-            clashing = [
-                flag
-                for flag, value in (
-                    ("--mb-shard", shard),
-                    ("--mb-resume", resume),
-                    ("--mb-replay", replay),
-                    ("--mb-rescore", rescore),
-                    ("--agent", option.mb_agent),
-                )
-                if value
-            ]
-            if clashing:
-                raise UsageError(
-                    f"--mb-merge reports the shards' results and runs nothing; drop {', '.join(clashing)}"
-                )
-        suites, data = _as_planned(option, resume or replay or (merge[0] if merge else None), paths_given)
+        earlier = _EarlierRuns.from_options(option)
+        suites, data = _as_planned(option, earlier.planned_in, paths_given)
         agent = parse_agent_spec(option.mb_agent) if option.mb_agent is not None else None
-        if thinking is not None and (agent is None or agent.model.kind != "anthropic"):
-            raise UsageError(
-                "--mb-thinking sets Anthropic's extended thinking budget and needs --agent anthropic:MODEL; "
-                "OpenAI's reasoning models (o3, o4-mini, gpt-5…) reason without it"
-            )
         return cls(
             agent=agent,
             judge=judge,
@@ -164,21 +116,15 @@ class Settings:
             profile=option.mb_profile,
             threshold=threshold,
             output=Path(option.mb_output) if option.mb_output else None,
-            agent_options=AgentOptions(
-                context_tokens=context,
-                timeout=timeout,
-                thinking_tokens=thinking,
-                limits=_rate_limits(option, concurrency is None),
-                **_memory_options(option, agent),
-            ),
+            agent_options=_agent_options(option, agent, adaptive=concurrency is None),
             conversations=conversations,
             concurrency=concurrency,
-            resume=resume,
-            replay=replay,
+            resume=earlier.resume,
+            replay=earlier.replay,
             definitions=_run_folder(option.mb_definitions, "--mb-definitions", need="definitions"),
-            rescore=rescore,
-            shard=shard,
-            merge=merge,  # type: ignore[arg-type]  (a run folder is never None here)
+            rescore=earlier.rescore,
+            shard=earlier.shard,
+            merge=earlier.merge,
             estimate=estimate,
             data=data,
             gate=GateSettings.from_options(option),
@@ -186,6 +132,76 @@ class Settings:
             prices=_prices(getattr(option, "mb_price", None) or []),
             sample=_sample(getattr(option, "mb_sample", None)),
         )
+
+
+@dataclass(frozen=True)
+class _EarlierRuns:
+    """What a run takes from runs before it: one to resume or replay, published results to re-score,
+    its part of a sharded run, or the shards to merge (which exclude each other where they clash)."""
+
+    resume: Path | None
+    replay: Path | None
+    rescore: Path | None
+    shard: Shard | None
+    merge: tuple[Path, ...]
+
+    @property
+    def planned_in(self) -> Path | None:
+        """The run folder whose plan (suites, data) this run keeps."""
+        return self.resume or self.replay or (self.merge[0] if self.merge else None)
+
+    @classmethod
+    def from_options(cls, option: Any) -> _EarlierRuns:
+        resume = _run_folder(option.mb_resume, "--mb-resume")
+        replay = _run_folder(option.mb_replay, "--mb-replay")
+        if resume and replay:
+            raise UsageError("--mb-resume and --mb-replay exclude each other: continue a run, or re-score it")
+        rescore = _existing_path(getattr(option, "mb_rescore", None), "--mb-rescore")
+        if rescore and (resume or replay):
+            flag = "--mb-resume" if resume else "--mb-replay"
+            raise UsageError(
+                f"--mb-rescore and {flag} exclude each other: re-score published results, or a run of yours"
+            )
+        shard = Shard.parse(option.mb_shard) if getattr(option, "mb_shard", None) is not None else None
+        merge = tuple(
+            _a_run_folder(folder, "--mb-merge") for folder in getattr(option, "mb_merge", None) or ()
+        )
+        given = {"--mb-shard": shard, "--mb-resume": resume, "--mb-replay": replay, "--mb-rescore": rescore}
+        clashing = [flag for flag, value in {**given, "--agent": option.mb_agent}.items() if value]
+        if merge and clashing:
+            raise UsageError(
+                f"--mb-merge reports the shards' results and runs nothing; drop {', '.join(clashing)}"
+            )
+        return cls(resume, replay, rescore, shard, merge)
+
+
+def _agent_options(option: Any, agent: AgentSpec | None, *, adaptive: bool) -> AgentOptions:
+    """`--mb-context`, `--mb-timeout`, `--mb-thinking`, the provider's limits and a memory system's parts."""
+    context = option.mb_context
+    if context is not None and context <= 0:
+        raise UsageError(f"--mb-context {context} must be a positive number of tokens")
+    timeout = option.mb_timeout
+    if not 0 < timeout <= MAX_TIMEOUT:
+        raise UsageError(
+            f"--mb-timeout {timeout:g} must be a number of seconds from 0 to {MAX_TIMEOUT:g} (a day)"
+        )
+    thinking = getattr(option, "mb_thinking", None)
+    if thinking is not None and thinking < 1024:
+        raise UsageError(
+            f"--mb-thinking {thinking} must be at least 1024 tokens (Anthropic's smallest thinking budget)"
+        )
+    if thinking is not None and (agent is None or agent.model.kind != "anthropic"):
+        raise UsageError(
+            "--mb-thinking sets Anthropic's extended thinking budget and needs --agent anthropic:MODEL; "
+            "OpenAI's reasoning models (o3, o4-mini, gpt-5…) reason without it"
+        )
+    return AgentOptions(
+        context_tokens=context,
+        timeout=timeout,
+        thinking_tokens=thinking,
+        limits=_rate_limits(option, adaptive),
+        **_memory_options(option, agent),
+    )
 
 
 def _memory_options(option: Any, agent: AgentSpec | None) -> dict[str, Any]:
@@ -396,9 +412,12 @@ def _existing_path(value: str | None, flag: str) -> Path | None:
 
 
 def _run_folder(value: str | None, flag: str, need: str = "run.json") -> Path | None:
+    """A previous run folder, checked to hold what `flag` reads from it; None when not given."""
+    return None if value is None else _a_run_folder(value, flag, need)
+
+
+def _a_run_folder(value: str, flag: str, need: str = "run.json") -> Path:
     """A previous run folder, checked to hold what `flag` reads from it."""
-    if value is None:
-        return None
     folder = Path(value)
     if not (folder / need).exists():
         raise UsageError(f"{flag} {value}: not a pytest-memorybench run folder (no {need} in it)")

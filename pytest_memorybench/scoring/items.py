@@ -18,6 +18,27 @@ def _fmt(value: float | None) -> str:
     return "undefined" if value is None else f"{value:.3f}"
 
 
+def _f1(precision: float | None, recall: float | None) -> tuple[float, str]:
+    """F1 with the published rules for undefined precision or recall, and why."""
+    if precision == 0 and recall == 0:
+        return 0.0, "P = R = 0"
+    if precision is not None and recall is not None:
+        return 2 * precision * recall / (precision + recall), "2PR / (P + R)"
+    if precision is None and recall is None:
+        return 1.0, "nothing to find and nothing identified: abstention credit"
+    if precision is None:
+        return 0.0, "ground truth present but nothing identified"
+    return 0.0, "items identified where the ground truth is empty"
+
+
+def _check_matching(matching: Sequence[float], ground_truth: Sequence[str]) -> None:
+    if len(matching) != len(ground_truth):
+        raise ValueError(f"{len(matching)} matching scores for {len(ground_truth)} ground-truth items")
+    for value in matching:
+        if isinstance(value, bool) or not 0.0 <= float(value) <= 1.0:
+            raise ValueError(f"matching score {value!r} is not a number in [0, 1]")
+
+
 def items_f1(
     identified: Sequence[str],
     matching: Sequence[float],
@@ -43,12 +64,7 @@ def items_f1(
     A judge that credits more ground-truth items than it identified makes P exceed 1 and F1
     exceed 1 in the original code; here F1 is capped at 1 and the reasons say so.
     """
-    if len(matching) != len(ground_truth):
-        raise ValueError(f"{len(matching)} matching scores for {len(ground_truth)} ground-truth items")
-    for value in matching:
-        if isinstance(value, bool) or not 0.0 <= float(value) <= 1.0:
-            raise ValueError(f"matching score {value!r} is not a number in [0, 1]")
-
+    _check_matching(matching, ground_truth)
     reasons: list[str] = []
     preds = list(identified)
     pairs = list(zip(ground_truth, (float(v) for v in matching)))
@@ -69,17 +85,7 @@ def items_f1(
     precision = total / n_pred if n_pred > 0 else None
     recall = total / n_gt if n_gt > 0 else None
 
-    if precision == 0 and recall == 0:
-        f1, why = 0.0, "P = R = 0"
-    elif precision is not None and recall is not None:
-        f1, why = 2 * precision * recall / (precision + recall), "2PR / (P + R)"
-    elif precision is None and recall is None:
-        f1, why = 1.0, "nothing to find and nothing identified: abstention credit"
-    elif precision is None:
-        f1, why = 0.0, "ground truth present but nothing identified"
-    else:
-        f1, why = 0.0, "items identified where the ground truth is empty"
-
+    f1, why = _f1(precision, recall)
     rule = f"lenient #pred = min({n_identified}, {n_gt})" if lenient and n_gt > 0 else "#pred = #identified"
     reasons.append(
         f"#identified = {n_identified}, #gt = {n_gt}, {rule} = {n_pred}, S = {total:g}; "

@@ -154,16 +154,26 @@ def score_json_list(expected: Sequence[str], reply: str) -> Score:
     if odd is not None:
         return Score(0.0, (f"{_CUE} of strings: {odd!r} is a JSON {type(odd).__name__}",))
 
-    reasons = [note] if note else []
+    return matched_share(expected, items, [note] if note else [])
+
+
+def matched_share(
+    expected: Sequence[str], answered: Sequence[str], reasons: list[str], *, name_repeats: bool = True
+) -> Score:
+    """GoodAI's Eq. 1 over lower-cased items: correct / max(#expected, #answered).
+
+    Each answered item still left in the expected multiset counts once and is removed from it; a
+    repeat counts as a wrong answer (said as one when `name_repeats`, else as not expected).
+    """
     expected_lower = [item.lower() for item in expected]
     remaining = list(expected_lower)
-    answered = [item.lower() for item in items]
+    answered = [item.lower() for item in answered]
     correct = 0
     for item in answered:
         if item in remaining:
             correct += 1
             remaining.remove(item)
-        elif item in expected_lower:
+        elif name_repeats and item in expected_lower:
             reasons.append(f"{item!r} given more often than expected: the repeat counts as wrong")
         else:
             reasons.append(f"{item!r} was not expected")

@@ -14,6 +14,18 @@ from pytest_memorybench.core.records import Score
 from pytest_memorybench.scoring.text import matches_at_word_boundaries
 
 
+def _clue(index: int, keywords: Sequence[str], found: str | None, verdict: bool | None) -> tuple[bool, str]:
+    """Whether a clue counts as decoded (its keyword, or the judge's yes), and why."""
+    missed = f"clue {index + 1}: none of {list(keywords)} found"
+    if found is not None:
+        return True, f"clue {index + 1}: decoded, the reply says {found!r}"
+    if verdict:
+        return True, f"{missed}; the judge accepts the interpretation"
+    if verdict is False:
+        return False, f"{missed}; the judge rejects the interpretation"
+    return False, missed
+
+
 def score_keywords(
     clue_keywords: Sequence[Sequence[str]],
     reply: str,
@@ -53,23 +65,13 @@ def score_keywords(
     for index, keywords in enumerate(clue_keywords):
         found = next((word for word in keywords if occurs(word)), None)
         verdict = interpretation_verdicts[index] if interpretation_verdicts is not None else None
-        missed = f"clue {index + 1}: none of {list(keywords)} found"
-        if found is not None:
-            hits += 1
-            reasons.append(f"clue {index + 1}: decoded, the reply says {found!r}")
-        elif verdict:
-            hits += 1
-            reasons.append(f"{missed}; the judge accepts the interpretation")
-        elif verdict is False:
-            reasons.append(f"{missed}; the judge rejects the interpretation")
-        else:
-            reasons.append(missed)
+        decoded, reason = _clue(index, keywords, found, verdict)
+        hits += decoded
+        reasons.append(reason)
 
     given = {key(word) for keywords in clue_keywords for word in keywords}
-    foreign = sorted(
-        {word for keywords in other_clue_keywords for word in keywords if key(word) not in given}
-    )
-    confusing = [word for word in foreign if occurs(word)]
+    foreign = {word for keywords in other_clue_keywords for word in keywords if key(word) not in given}
+    confusing = [word for word in sorted(foreign) if occurs(word)]
     confusion = 1 if confusing else 0
     if confusing:
         words = ", ".join(repr(word) for word in confusing)

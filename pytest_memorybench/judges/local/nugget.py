@@ -59,6 +59,7 @@ _CONTAINS_STEM = re.compile(
 
 
 def judge_nugget(payload: Mapping[str, Any]) -> dict[str, Any]:
+    """A nugget's verdict on a response: 1, 0.5 or 0 with the reason, as BEAM's rubric asks."""
     nugget = _CONTAINS_STEM.sub("", clean(str(payload["nugget"])), count=1)
     answer = str(payload["answer"] or "")
     given = analyse(answer)
@@ -74,22 +75,28 @@ def judge_nugget(payload: Mapping[str, Any]) -> dict[str, Any]:
     if prohibition is not None:
         if declines:
             return {"score": 0, "reason": "a declining response does not address the question"}
-        target = analyse(prohibition)
-        target = Analysis(
-            target.text, target.norm, _without_meta(target.content), target.numbers, target.dates
-        )
-        if not target.content and not target.numbers:
-            return {"score": 1, "reason": "nothing identifiable is prohibited"}
-        share = coverage(target.content, given.content_set) if target.content else 0.0
-        numbers = [has_value(n, given.numbers) for n in target.numbers]
-        present = (
-            share if not numbers else (share + sum(numbers) / len(numbers)) / (2 if target.content else 1)
-        )
-        if present >= 0.8:
-            return {"score": 0, "reason": f"the prohibited content is present ({present:.0%})"}
-        if present >= 0.5:
-            return {"score": 0.5, "reason": f"part of the prohibited content is present ({present:.0%})"}
-        return {"score": 1, "reason": "the prohibited content is absent"}
+        return _prohibition(prohibition, given)
+    return _requirement(nugget, answer, given, str(payload.get("question") or ""))
+
+
+def _prohibition(prohibition: str, given: Analysis) -> dict[str, Any]:
+    """A prohibition is respected when the response holds little of what it names."""
+    target = analyse(prohibition)
+    target = Analysis(target.text, target.norm, _without_meta(target.content), target.numbers, target.dates)
+    if not target.content and not target.numbers:
+        return {"score": 1, "reason": "nothing identifiable is prohibited"}
+    share = coverage(target.content, given.content_set) if target.content else 0.0
+    numbers = [has_value(n, given.numbers) for n in target.numbers]
+    present = share if not numbers else (share + sum(numbers) / len(numbers)) / (2 if target.content else 1)
+    if present >= 0.8:
+        return {"score": 0, "reason": f"the prohibited content is present ({present:.0%})"}
+    if present >= 0.5:
+        return {"score": 0.5, "reason": f"part of the prohibited content is present ({present:.0%})"}
+    return {"score": 1, "reason": "the prohibited content is absent"}
+
+
+def _requirement(nugget: str, answer: str, given: Analysis, question_text: str) -> dict[str, Any]:
+    """A requirement is met by the response covering its words and stating its values."""
     requirement = analyse(_REQUIREMENT.sub("", nugget, count=1))
     content = _without_meta(requirement.content)
     if requirement.numbers:  # "25 km": the unit goes with the value, in whatever spelling
@@ -98,13 +105,12 @@ def judge_nugget(payload: Mapping[str, Any]) -> dict[str, Any]:
         requirement.text, requirement.norm, content, requirement.numbers, requirement.dates, requirement.times
     )
     numbers = [has_value(n, given.numbers) for n in requirement.numbers]
-    numbers_ok = all(numbers)
     dates_ok = dates_agree(requirement.dates, given.dates)
-    if _has_values(requirement, nugget):
-        # A criterion with values is about the values: words of the subject without them, or the
-        # values denied, doubted or offered among others, earn nothing.
-        if not _values_stated(requirement, answer):
-            return {"score": 0, "reason": "the response does not state the criterion's values"}
+    values_ok = all(numbers) and dates_ok
+    # A criterion with values is about the values: words of the subject without them, or the values
+    # denied, doubted or offered among others, earn nothing.
+    if _has_values(requirement, nugget) and not _values_stated(requirement, answer):
+        return {"score": 0, "reason": "the response does not state the criterion's values"}
     if (
         requirement.content
         and not _NEGATED_CRITERION.search(nugget)
@@ -113,26 +119,18 @@ def judge_nugget(payload: Mapping[str, Any]) -> dict[str, Any]:
         return {"score": 0, "reason": "the response says the opposite of the criterion"}
     # Words the question already says ("the commute" of "how far is my commute?") are the subject,
     # not what the response must add: where the response gives the criterion's values, they count.
-    question = analyse(str(payload.get("question") or "")).content_set
-    pool = (
-        given.content_set | question
-        if (requirement.numbers or requirement.dates) and numbers_ok and dates_ok
-        else given.content_set
-    )
+    question = analyse(question_text).content_set
+    with_values = (requirement.numbers or requirement.dates) and values_ok
+    pool = given.content_set | question if with_values else given.content_set
     # A criterion that is only a value ("should state: 30") is met by that value, not by any words.
-    share = coverage(requirement.content, pool) if requirement.content else float(numbers_ok and dates_ok)
+    share = coverage(requirement.content, pool) if requirement.content else float(values_ok)
     if not requirement.content and not numbers and not requirement.dates:
         return {"score": 0, "reason": "nothing identifiable is required"}
-    if share >= 0.75 and numbers_ok and dates_ok:
+    if share >= 0.75 and values_ok:
         return {"score": 1, "reason": f"covers {share:.0%} of the criterion's words and its values"}
-    if share >= 0.4 or (numbers and any(numbers)) or (requirement.dates and dates_ok):
-        return {
-            "score": 0.5,
-            "reason": (
-                f"covers {share:.0%} of the criterion's words; values"
-                f" {'ok' if numbers_ok and dates_ok else 'missing'}"
-            ),
-        }
+    if share >= 0.4 or any(numbers) or (requirement.dates and dates_ok):
+        verdict = "ok" if values_ok else "missing"
+        return {"score": 0.5, "reason": f"covers {share:.0%} of the criterion's words; values {verdict}"}
     return {"score": 0, "reason": f"covers only {share:.0%} of the criterion's words"}
 
 

@@ -257,6 +257,19 @@ def read_journal(path: Path) -> dict[int, dict[str, Any]]:
     return settled
 
 
+def _journal(journal: Path, index: int, written: WrittenByModel) -> None:
+    """Append a settled chapter to the journal a stopped writing resumes from."""
+    line = {
+        "index": index,
+        "event": written.event.as_list(),
+        "paragraphs": written.paragraphs,
+        "attempts": [{"text": a.text, "problems": a.problems} for a in written.attempts],
+    }
+    journal.parent.mkdir(parents=True, exist_ok=True)
+    with journal.open("a", encoding="utf-8") as file:
+        file.write(json.dumps(line, ensure_ascii=False) + "\n")
+
+
 async def write_book_with_model(
     model: TextModel,
     plan: BookPlan,
@@ -286,15 +299,7 @@ async def write_book_with_model(
         async with limit:
             written = await write_with_model(model, event, meta, itermax)
         if journal is not None:
-            line = {
-                "index": index,
-                "event": event.as_list(),
-                "paragraphs": written.paragraphs,
-                "attempts": [{"text": a.text, "problems": a.problems} for a in written.attempts],
-            }
-            journal.parent.mkdir(parents=True, exist_ok=True)
-            with journal.open("a", encoding="utf-8") as file:
-                file.write(json.dumps(line, ensure_ascii=False) + "\n")
+            _journal(journal, index, written)
         if progress is not None:
             progress(index, written)
         return written

@@ -91,15 +91,20 @@ class _Builder:
         return len(self.qa) - 1
 
 
+def _session_dates(rng: random.Random, count: int) -> list[datetime]:
+    """When each session starts: about twelve days apart, at varying times of day."""
+    start = datetime(2023, 1, 9, 10, 0) + timedelta(days=rng.randrange(0, 200), minutes=rng.randrange(0, 600))
+    return [
+        start + timedelta(days=12 * i + rng.randrange(0, 6), minutes=rng.randrange(0, 300))
+        for i in range(count)
+    ]
+
+
 def generate_sample(seed: int, number: int, sessions: int = 6) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """One conversation in `locomo10.json`'s shape, and its audit findings (for `errors.json`)."""
     rng = random.Random(f"locomo.generated|{seed}|{number}")
     a, b = rng.sample(_NAMES, 2)
-    start = datetime(2023, 1, 9, 10, 0) + timedelta(days=rng.randrange(0, 200), minutes=rng.randrange(0, 600))
-    dates = [
-        start + timedelta(days=12 * i + rng.randrange(0, 6), minutes=rng.randrange(0, 300))
-        for i in range(max(4, sessions))
-    ]
+    dates = _session_dates(rng, max(4, sessions))
     build = _Builder(rng, (a, b), dates, [[] for _ in dates])
     hobbies, pets, events, cities, loves = (
         rng.sample(pool, 2) for pool in (_HOBBIES, _PETS, _EVENTS, _CITIES, _LOVES)
@@ -148,11 +153,16 @@ def generate_sample(seed: int, number: int, sessions: int = 6) -> tuple[dict[str
         _finding(number - 1, open_domain, build.qa[open_domain], "WRONG_CITATION", [love, hobby_b], build.qa[open_domain]["answer"],
                  "The answer is right; the hobby turn supports it too."),
     ]  # fmt: skip
+    return {"sample_id": sample_id, "conversation": _conversation(a, b, dates, build), "qa": build.qa}, audit
+
+
+def _conversation(a: str, b: str, dates: list[datetime], build: _Builder) -> dict[str, Any]:
+    """The speakers and the dated sessions, as `locomo10.json` lays them out."""
     conversation: dict[str, Any] = {"speaker_a": a, "speaker_b": b}
-    for index, (when, turns) in enumerate(zip(dates, build.sessions), 1):
+    for index, (when, turns) in enumerate(zip(dates, build.sessions, strict=True), 1):
         conversation[f"session_{index}_date_time"] = _date_time(when)
         conversation[f"session_{index}"] = turns
-    return {"sample_id": sample_id, "conversation": conversation, "qa": build.qa}, audit
+    return conversation
 
 
 def _finding(

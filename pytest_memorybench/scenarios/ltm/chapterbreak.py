@@ -58,8 +58,7 @@ from pytest_memorybench.core.readers import reading
 from pytest_memorybench.core.records import Score, ScriptLine, TestDefinition
 from pytest_memorybench.core.spans import MAX_SPAN_TOKENS
 from pytest_memorybench.core.tokens import ApproximateCounter
-from pytest_memorybench.goodai.format import script_from_goodai
-from pytest_memorybench.scenarios.base import ScoringContext
+from pytest_memorybench.scenarios.base import ScoringContext, definition, goodai_definition
 from pytest_memorybench.scenarios.params import at_least, read_params
 
 NAME = "ltm.chapterbreak"
@@ -133,16 +132,16 @@ class ChapterBreak:
     def generate(self, suite: str, params: Mapping[str, Any], seed: int, repetition: int) -> TestDefinition:
         settings = read_params(ChapterBreakParams, NAME, params)
         if not settings.data_path:
-            return TestDefinition(
-                suite=suite,
-                scenario=NAME,
-                repetition=repetition,
-                seed=seed,
-                script=(),
-                ideal_answers=(),
-                expected=None,
-                skills=SKILLS,
-                params=asdict(settings),
+            params = asdict(settings)
+            return definition(
+                self,
+                suite,
+                repetition,
+                seed,
+                (),
+                (),
+                None,
+                params,
                 reset_message=RESET_MESSAGE,
                 skip_reason=skip_reason(),
             )
@@ -161,16 +160,16 @@ class ChapterBreak:
             lines.extend(paged(option, settings.page_tokens, prefix=f"Option {number}"))
         lines.append(QUESTION)
         expected = str(answer + 1)
-        return TestDefinition(
-            suite=suite,
-            scenario=NAME,
-            repetition=repetition,
-            seed=seed,
-            script=tuple(ScriptLine(text, is_question=text == QUESTION) for text in lines),
-            ideal_answers=(expected,),
-            expected=expected,
-            skills=SKILLS,
-            params={**asdict(settings), "sample_id": sample.id},
+        params = {**asdict(settings), "sample_id": sample.id}
+        return definition(
+            self,
+            suite,
+            repetition,
+            seed,
+            tuple(ScriptLine(text, is_question=text == QUESTION) for text in lines),
+            (expected,),
+            expected,
+            params,
             reset_message=RESET_MESSAGE,
         )
 
@@ -179,17 +178,8 @@ class ChapterBreak:
     ) -> TestDefinition:
         """A GoodAI ChapterBreak definition: its pages and options as they are, its option number."""
         expected = str(raw["expected_responses"][0]).strip()
-        return TestDefinition(
-            suite=suite,
-            scenario=NAME,
-            repetition=repetition,
-            seed=0,
-            script=script_from_goodai(raw),
-            ideal_answers=(expected,),
-            expected=expected,
-            skills=SKILLS,
-            params={"goodai_example": example_id},
-            reset_message=RESET_MESSAGE,
+        return goodai_definition(
+            self, raw, example_id, suite, repetition, (expected,), expected, reset_message=RESET_MESSAGE
         )
 
     def score(self, definition: TestDefinition, responses: Sequence[str], context: ScoringContext) -> Score:

@@ -22,8 +22,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from pytest_memorybench.core.records import Score, TestDefinition
-from pytest_memorybench.goodai.format import script_from_goodai
-from pytest_memorybench.scenarios.base import ScoringContext
+from pytest_memorybench.scenarios.base import ScoringContext, definition, goodai_definition
 from pytest_memorybench.scenarios.params import at_least, read_params
 from pytest_memorybench.scenarios.waits import spread_script
 from pytest_memorybench.scoring.exact import score_contains
@@ -69,34 +68,15 @@ class Colours:
             colours.append(rng.choice(choices))
         lines = [rng.choice(TEMPLATES).format(colour=colour) for colour in colours] + [QUESTION]
         script = spread_script(lines)
-        return TestDefinition(
-            suite=suite,
-            scenario=NAME,
-            repetition=repetition,
-            seed=seed,
-            script=script,
-            ideal_answers=(colours[-1],),
-            expected=colours[-1],
-            skills=SKILLS,
-            params=asdict(settings),
-        )
+        params = asdict(settings)
+        return definition(self, suite, repetition, seed, script, (colours[-1],), colours[-1], params)
 
     def from_goodai(
         self, raw: dict[str, Any], example_id: str, suite: str, repetition: int
     ) -> TestDefinition:
         """A GoodAI Colours definition file: its script and waits as they are, its expected colour."""
         expected = raw["expected_responses"][0]
-        return TestDefinition(
-            suite=suite,
-            scenario=NAME,
-            repetition=repetition,
-            seed=0,
-            script=script_from_goodai(raw),
-            ideal_answers=(expected,),
-            expected=expected,
-            skills=SKILLS,
-            params={"goodai_example": example_id},
-        )
+        return goodai_definition(self, raw, example_id, suite, repetition, (expected,), expected)
 
     def score(self, definition: TestDefinition, responses: Sequence[str], context: ScoringContext) -> Score:
         return score_colour(definition.expected, responses[-1] if responses else "", context.profile)

@@ -48,7 +48,7 @@ from pytest_memorybench.goodai.format import script_from_goodai
 from pytest_memorybench.judges.base import Judge
 from pytest_memorybench.judges.local import LocalJudge, analyse
 from pytest_memorybench.judges.local.text import coverage
-from pytest_memorybench.scenarios.base import ScoringContext
+from pytest_memorybench.scenarios.base import ScoringContext, definition
 from pytest_memorybench.scenarios.params import read_params
 from pytest_memorybench.scenarios.waits import spread_over_span
 from pytest_memorybench.scoring.judged import score_reference
@@ -128,17 +128,8 @@ class Jokes:
             ScriptLine(joke, wait={"time": minute * 60, **wait})
             for joke, minute, wait in zip(told, minutes, waits)
         ) + (ScriptLine(QUESTION_TEMPLATE, is_question=True),)
-        return TestDefinition(
-            suite=suite,
-            scenario=NAME,
-            repetition=repetition,
-            seed=seed,
-            script=script,
-            ideal_answers=(target,),
-            expected=target,
-            skills=SKILLS,
-            params=asdict(settings),
-        )
+        params = asdict(settings)
+        return definition(self, suite, repetition, seed, script, (target,), target, params)
 
     def from_goodai(
         self, raw: dict[str, Any], example_id: str, suite: str, repetition: int
@@ -162,17 +153,8 @@ class Jokes:
                 wait={k: v for k, v in (question_wait or {}).items() if v},
             ),
         )
-        return TestDefinition(
-            suite=suite,
-            scenario=NAME,
-            repetition=repetition,
-            seed=0,
-            script=script,
-            ideal_answers=(expected,),
-            expected=expected,
-            skills=SKILLS,
-            params={"goodai_example": example_id},
-        )
+        params = {"goodai_example": example_id}
+        return definition(self, suite, repetition, 0, script, (expected,), expected, params)
 
     async def program(self, definition: TestDefinition, context: ProgramContext) -> TestProgram:
         """Tell the jokes with their waits, then ask about the target with the time the clock shows."""

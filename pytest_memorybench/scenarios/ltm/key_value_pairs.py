@@ -22,7 +22,7 @@ from typing import Any
 
 from pytest_memorybench.core.records import Score, ScriptLine, TestDefinition
 from pytest_memorybench.goodai.format import script_from_goodai
-from pytest_memorybench.scenarios.base import ScoringContext
+from pytest_memorybench.scenarios.base import ScoringContext, definition
 from pytest_memorybench.scenarios.params import at_least, read_params
 from pytest_memorybench.scenarios.waits import spread_over_span
 
@@ -95,10 +95,7 @@ class KeyValuePairs:
     def _definition(
         self, suite: str, repetition: int, seed: int, script: Any, value: str, params: dict[str, Any]
     ) -> TestDefinition:
-        return TestDefinition(
-            suite=suite, scenario=NAME, repetition=repetition, seed=seed, script=script, ideal_answers=(value,),
-            expected=value, skills=SKILLS, params=params,
-        )  # fmt: skip
+        return definition(self, suite, repetition, seed, script, (value,), value, params)
 
     def score(self, definition: TestDefinition, responses: Sequence[str], context: ScoringContext) -> Score:
         reply = responses[-1] if responses else ""

@@ -25,7 +25,7 @@ from typing import Any
 
 from pytest_memorybench.core.records import Score, TestDefinition
 from pytest_memorybench.goodai.format import script_from_goodai
-from pytest_memorybench.scenarios.base import ScoringContext
+from pytest_memorybench.scenarios.base import ScoringContext, definition
 from pytest_memorybench.scenarios.ltm.question_set import score_answers
 from pytest_memorybench.scenarios.params import at_least, read_params
 from pytest_memorybench.scenarios.waits import spread_script
@@ -117,10 +117,9 @@ class Locations:
     def _definition(
         self, suite: str, repetition: int, seed: int, script: Any, answer: str, params: dict[str, Any]
     ) -> TestDefinition:
-        return TestDefinition(
-            suite=suite, scenario=NAME, repetition=repetition, seed=seed, script=script, ideal_answers=(answer,),
-            expected=answer, skills=SKILLS, params=params, reset_message=RESET,
-        )  # fmt: skip
+        return definition(
+            self, suite, repetition, seed, script, (answer,), answer, params, reset_message=RESET
+        )
 
     def score(
         self, definition: TestDefinition, responses: Sequence[str], context: ScoringContext

@@ -36,9 +36,8 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from pytest_memorybench.core.records import Score, TestDefinition
-from pytest_memorybench.goodai.format import script_from_goodai
 from pytest_memorybench.judges.base import JudgeTask, JudgeVerdict
-from pytest_memorybench.scenarios.base import ScoringContext
+from pytest_memorybench.scenarios.base import ScoringContext, definition, goodai_definition
 from pytest_memorybench.scenarios.ltm.question_set import benchmark_1_checklist, score_answers
 from pytest_memorybench.scenarios.params import read_params
 from pytest_memorybench.scenarios.waits import spread_script
@@ -120,17 +119,11 @@ class LocationsDirections:
             route.append(hop(previous, km, direction, place))
         lines.append(QUESTION.format(first=places[0], last=places[-1]))
         script = spread_script(lines)
-        return TestDefinition(
-            suite=suite,
-            scenario=NAME,
-            repetition=repetition,
-            seed=seed,
-            script=script,
-            ideal_answers=(route_text(route),),
-            expected={"places": list(PLACES), "route": route, "start": places[0], "end": places[-1]},
-            skills=SKILLS,
-            params=asdict(settings),
-            reset_message=RESET_MESSAGE,
+        ideal = (route_text(route),)
+        expected = {"places": list(PLACES), "route": route, "start": places[0], "end": places[-1]}
+        params = asdict(settings)
+        return definition(
+            self, suite, repetition, seed, script, ideal, expected, params, reset_message=RESET_MESSAGE
         )
 
     def from_goodai(
@@ -146,17 +139,10 @@ class LocationsDirections:
         expected_text = str(raw["expected_responses"][0])
         route = parse_goodai_route(expected_text)
         places = list(dict.fromkeys([route[0]["origin"], *(leg["destination"] for leg in route)]))
-        return TestDefinition(
-            suite=suite,
-            scenario=NAME,
-            repetition=repetition,
-            seed=0,
-            script=script_from_goodai(raw),
-            ideal_answers=(expected_text,),
-            expected={"places": places, "route": route, "start": places[0], "end": route[-1]["destination"]},
-            skills=SKILLS,
-            params={"goodai_example": example_id},
-            reset_message=RESET_MESSAGE,
+        ideal = (expected_text,)
+        expected = {"places": places, "route": route, "start": places[0], "end": route[-1]["destination"]}
+        return goodai_definition(
+            self, raw, example_id, suite, repetition, ideal, expected, reset_message=RESET_MESSAGE
         )
 
     async def score(

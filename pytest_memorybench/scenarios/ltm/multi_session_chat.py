@@ -27,7 +27,7 @@ from typing import Any
 
 from pytest_memorybench.core.records import Score, ScriptLine, TestDefinition
 from pytest_memorybench.goodai.format import script_from_goodai
-from pytest_memorybench.scenarios.base import ScoringContext
+from pytest_memorybench.scenarios.base import ScoringContext, definition
 from pytest_memorybench.scenarios.ltm.question_set import score_answers
 from pytest_memorybench.scenarios.params import at_least, read_params
 from pytest_memorybench.scoring.profiles import OFFICIAL
@@ -114,10 +114,8 @@ class MultiSessionChat:
         key: str,
         params: dict[str, Any],
     ) -> TestDefinition:
-        return TestDefinition(
-            suite=suite, scenario=NAME, repetition=repetition, seed=seed, script=script, ideal_answers=(answer,),
-            expected={"fact": key, "gold": answer}, skills=SKILLS, params=params,
-        )  # fmt: skip
+        expected = {"fact": key, "gold": answer}
+        return definition(self, suite, repetition, seed, script, (answer,), expected, params)
 
     def score(
         self, definition: TestDefinition, responses: Sequence[str], context: ScoringContext

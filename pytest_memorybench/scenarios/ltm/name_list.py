@@ -39,11 +39,10 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from pytest_memorybench.core.records import Score, TestDefinition
-from pytest_memorybench.goodai.format import script_from_goodai
-from pytest_memorybench.scenarios.base import ScoringContext
+from pytest_memorybench.scenarios.base import ScoringContext, definition, goodai_definition
 from pytest_memorybench.scenarios.params import at_least, read_params
 from pytest_memorybench.scenarios.waits import spread_script
-from pytest_memorybench.scoring.jsonlist import parse_lenient_json, score_json_list
+from pytest_memorybench.scoring.jsonlist import matched_share, parse_lenient_json, score_json_list
 from pytest_memorybench.scoring.profiles import OFFICIAL, PROFILES
 
 NAME = "ltm.name_list"
@@ -104,17 +103,10 @@ class NameList:
         names = draw_names(seed, repetition, settings.name_changes)
         lines = [rng.choice(TEMPLATES).format(name=name) for name in names] + [QUESTION]
         script = spread_script(lines)
-        return TestDefinition(
-            suite=suite,
-            scenario=NAME,
-            repetition=repetition,
-            seed=seed,
-            script=script,
-            ideal_answers=(ideal_answer(names),),
-            expected=names,
-            skills=SKILLS,
-            params=asdict(settings),
-            reset_message=RESET_MESSAGE,
+        ideal = (ideal_answer(names),)
+        params = asdict(settings)
+        return definition(
+            self, suite, repetition, seed, script, ideal, names, params, reset_message=RESET_MESSAGE
         )
 
     def from_goodai(
@@ -122,17 +114,9 @@ class NameList:
     ) -> TestDefinition:
         """A GoodAI NameList definition file: its script and waits as they are, its expected names."""
         names = [str(name) for name in raw["expected_responses"]]
-        return TestDefinition(
-            suite=suite,
-            scenario=NAME,
-            repetition=repetition,
-            seed=0,
-            script=script_from_goodai(raw),
-            ideal_answers=(ideal_answer(names),),
-            expected=names,
-            skills=SKILLS,
-            params={"goodai_example": example_id},
-            reset_message=RESET_MESSAGE,
+        ideal = (ideal_answer(names),)
+        return goodai_definition(
+            self, raw, example_id, suite, repetition, ideal, names, reset_message=RESET_MESSAGE
         )
 
     def score(self, definition: TestDefinition, responses: Sequence[str], context: ScoringContext) -> Score:
@@ -180,25 +164,7 @@ def score_names_official(expected: Sequence[str], reply: str) -> Score:
         reasons.append(
             "the reply is a JSON string: its characters are read as the names, as the reference does"
         )
-    answered = [item.lower() for item in data]
-    remaining = [name.lower() for name in expected]
-    correct = 0
-    for item in answered:
-        if item in remaining:
-            correct += 1
-            remaining.remove(item)
-        else:
-            reasons.append(f"{item!r} was not expected")
-    if remaining:
-        reasons.append(f"missing from the reply: {', '.join(repr(name) for name in remaining)}")
-    divisor = max(len(expected), len(answered))
-    if divisor == 0:
-        return Score(1.0, (*reasons, "nothing was expected and the reply lists nothing"))
-    reasons.append(
-        f"{correct} correct / max({len(expected)} expected, {len(answered)} answered) ="
-        f" {correct / divisor:.3f}"
-    )
-    return Score(correct / divisor, tuple(reasons))
+    return matched_share(expected, list(data), reasons, name_repeats=False)
 
 
 def score_names_v1(expected: Sequence[str], reply: str) -> Score:

@@ -21,7 +21,7 @@ from typing import Any
 
 from pytest_memorybench.core.records import Score, TestDefinition
 from pytest_memorybench.goodai.format import script_from_goodai
-from pytest_memorybench.scenarios.base import ScoringContext
+from pytest_memorybench.scenarios.base import ScoringContext, definition
 from pytest_memorybench.scenarios.ltm.name_list import (
     RESET_MESSAGE,
     TEMPLATES,
@@ -67,10 +67,10 @@ class Names:
     def _definition(
         self, suite: str, repetition: int, seed: int, script: Any, last: str, params: dict[str, Any]
     ) -> TestDefinition:
-        return TestDefinition(
-            suite=suite, scenario=NAME, repetition=repetition, seed=seed, script=script, ideal_answers=(f"Your name is {last}.",),
-            expected=last, skills=SKILLS, params=params, reset_message=RESET_MESSAGE,
-        )  # fmt: skip
+        ideal = (f"Your name is {last}.",)
+        return definition(
+            self, suite, repetition, seed, script, ideal, last, params, reset_message=RESET_MESSAGE
+        )
 
     def score(self, definition: TestDefinition, responses: Sequence[str], context: ScoringContext) -> Score:
         reply = responses[-1] if responses else ""

@@ -37,8 +37,7 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from pytest_memorybench.core.records import Score, ScriptLine, TestDefinition
-from pytest_memorybench.goodai.format import script_from_goodai
-from pytest_memorybench.scenarios.base import ScoringContext
+from pytest_memorybench.scenarios.base import ScoringContext, definition, goodai_definition
 from pytest_memorybench.scenarios.params import read_params
 from pytest_memorybench.scenarios.waits import spread_over_span
 from pytest_memorybench.scoring.profiles import OFFICIAL, PAPER, Profile
@@ -223,18 +222,10 @@ class ProspectiveMemory:
             ScriptLine(text, is_question=index == 1, wait=wait)
             for index, (text, wait) in enumerate(zip(lines, waits))
         )
-        return TestDefinition(
-            suite=suite,
-            scenario=NAME,
-            repetition=repetition,
-            seed=seed,
-            script=script,
-            ideal_answers=(IDEAL_ACKNOWLEDGEMENT,),
-            expected={"quote": quote, "author": author, "nth": nth},
-            skills=SKILLS,
-            params=asdict(settings),
-            reset_message=RESET,
-        )
+        ideal = (IDEAL_ACKNOWLEDGEMENT,)
+        expected = {"quote": quote, "author": author, "nth": nth}
+        params = asdict(settings)
+        return definition(self, suite, repetition, seed, script, ideal, expected, params, reset_message=RESET)
 
     def from_goodai(
         self, raw: dict[str, Any], example_id: str, suite: str, repetition: int
@@ -243,17 +234,10 @@ class ProspectiveMemory:
         prose in Benchmarks 1 and 2 (`older_expectation`)."""
         expected = raw["expected_responses"][0]
         quote, author, nth = expected if isinstance(expected, list) else older_expectation(raw)
-        return TestDefinition(
-            suite=suite,
-            scenario=NAME,
-            repetition=repetition,
-            seed=0,
-            script=script_from_goodai(raw),
-            ideal_answers=(IDEAL_ACKNOWLEDGEMENT,),
-            expected={"quote": quote, "author": author, "nth": int(nth)},
-            skills=SKILLS,
-            params={"goodai_example": example_id},
-            reset_message=RESET,
+        ideal = (IDEAL_ACKNOWLEDGEMENT,)
+        expected = {"quote": quote, "author": author, "nth": int(nth)}
+        return goodai_definition(
+            self, raw, example_id, suite, repetition, ideal, expected, reset_message=RESET
         )
 
     async def program(self, definition: TestDefinition, context: ProgramContext) -> TestProgram:

@@ -321,46 +321,32 @@ class Restaurant:
         rng = random.Random(f"{NAME}|{definition.seed}|{definition.repetition}")
         ideal_drink, ideal_dishes = expected["ideal_drink"], list(expected["ideal_dishes"])
 
-        def ended() -> bool:
-            return not stages[-1].passed
-
         yield actions.Say(SETUP)
         yield actions.Wait(percentage=WAITS[0])
-        reply = yield actions.Say(
-            GREETING.format(menu=menu.text()),
-            is_question=True,
-            ideal=f"I'd like a {ideal_drink.lower()}, please.",
-        )
+        reply = yield _ask(GREETING.format(menu=menu.text()), f"I'd like a {ideal_drink.lower()}, please.")
         stages.append(await drink_stage(judge, reply or "", menu, official))
-        if ended():
+        if not stages[-1].passed:
             return
         drinks = list(stages[-1].items)
         yield actions.Wait(percentage=WAITS[1])
 
-        reply = yield actions.Say(
-            FOOD.format(drinks=enumerate_items(drinks)),
-            is_question=True,
-            ideal=f"I'll have the {' and the '.join(dish.lower() for dish in ideal_dishes)}, please.",
-        )
+        dishes = " and the ".join(dish.lower() for dish in ideal_dishes)
+        reply = yield _ask(FOOD.format(drinks=enumerate_items(drinks)), f"I'll have the {dishes}, please.")
         stages.append(await food_stage(judge, reply or "", menu))
-        if ended():
+        if not stages[-1].passed:
             return
         ordered = list(stages[-1].items)
         yield actions.Say(CONFIRM.format(order=_capitalised(enumerate_items(ordered))))
         yield actions.Wait(percentage=WAITS[2])
 
         unavailable = rng.choice(ordered)
-        choices = [dish for dish in menu.section_of(unavailable) if dish not in ordered] or [
-            dish for dish in menu.dishes if dish not in ordered
-        ]
-        alternative = rng.choice(choices)
-        reply = yield actions.Say(
+        alternative = _alternative(rng, menu, ordered, unavailable)
+        reply = yield _ask(
             UNAVAILABLE.format(dish=unavailable),
-            is_question=True,
-            ideal=f"In that case, I'll have the {alternative.lower()}, please.",
+            f"In that case, I'll have the {alternative.lower()}, please.",
         )
         stages.append(await alternative_stage(judge, reply or "", menu, ordered, unavailable, official))
-        if ended():
+        if not stages[-1].passed:
             return
         fresh = list(stages[-1].items)
         ordered = [dish for dish in ordered if dish != unavailable] + fresh
@@ -369,24 +355,18 @@ class Restaurant:
 
         true_dish, wrong_dish = _swap(rng, ordered, unavailable, menu)
         served = [wrong_dish if dish == true_dish else dish for dish in ordered]
-        reply = yield actions.Say(
-            SERVE.format(order=enumerate_items(served)),
-            is_question=True,
-            ideal=(
-                f"Sorry, that's not what I ordered: I asked for the {true_dish.lower()}, not the"
-                f" {wrong_dish.lower()}."
-            ),
+        complaint = f"I asked for the {true_dish.lower()}, not the {wrong_dish.lower()}."
+        reply = yield _ask(
+            SERVE.format(order=enumerate_items(served)), f"Sorry, that's not what I ordered: {complaint}"
         )
         stages.append(await notice_stage(judge, reply or "", true_dish, wrong_dish))
-        if ended():
+        if not stages[-1].passed:
             return
         yield actions.Say(APOLOGY)
         yield actions.Wait(percentage=WAITS[4])
 
-        reply = yield actions.Say(
-            FREE_DRINK.format(dish=true_dish),
-            is_question=True,
-            ideal=f"I was having the {enumerate_items(drinks).lower()}.",
+        reply = yield _ask(
+            FREE_DRINK.format(dish=true_dish), f"I was having the {enumerate_items(drinks).lower()}."
         )
         stages.append(await recall_stage(judge, reply or "", drinks))
 
@@ -490,6 +470,19 @@ class StoredScene:
             true_dish,
             wrong_dish,
         )
+
+
+def _ask(text: str, ideal: str) -> actions.Say:
+    """The waiter's question, with what a perfect customer would answer."""
+    return actions.Say(text, is_question=True, ideal=ideal)
+
+
+def _alternative(rng: random.Random, menu: Menu, ordered: list[str], unavailable: str) -> str:
+    """A dish to order instead: from the unavailable one's section if any is left, else the menu."""
+    choices = [dish for dish in menu.section_of(unavailable) if dish not in ordered] or [
+        dish for dish in menu.dishes if dish not in ordered
+    ]
+    return rng.choice(choices)
 
 
 def _swap(rng: random.Random, ordered: Sequence[str], unavailable: str, menu: Menu) -> tuple[str, str]:

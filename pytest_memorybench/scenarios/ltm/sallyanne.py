@@ -44,8 +44,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Union
 
 from pytest_memorybench.core.records import Score, TestDefinition
-from pytest_memorybench.goodai.format import script_from_goodai
-from pytest_memorybench.scenarios.base import ScoringContext
+from pytest_memorybench.scenarios.base import ScoringContext, definition, goodai_definition
 from pytest_memorybench.scenarios.ltm.question_set import benchmark_1_checklist, score_answers
 from pytest_memorybench.scenarios.params import read_params
 from pytest_memorybench.scenarios.waits import spread_script
@@ -381,22 +380,15 @@ class SallyAnne:
         lines.append(QUESTION.format(question=question.text))
         script = spread_script(lines)
         reality = world.container[story.thing.name]
-        return TestDefinition(
-            suite=suite,
-            scenario=NAME,
-            repetition=repetition,
-            seed=seed,
-            script=script,
-            ideal_answers=(ideal_answer(question.answer),),
-            expected={
-                "answer": question.answer,
-                "question_kind": question.kind,
-                "false_belief": question.answer != reality if question.kind.endswith("_order") else None,
-                "plot": story.plot,
-            },
-            skills=SKILLS,
-            params=asdict(settings),
-        )
+        ideal = (ideal_answer(question.answer),)
+        expected = {
+            "answer": question.answer,
+            "question_kind": question.kind,
+            "false_belief": question.answer != reality if question.kind.endswith("_order") else None,
+            "plot": story.plot,
+        }
+        params = asdict(settings)
+        return definition(self, suite, repetition, seed, script, ideal, expected, params)
 
     def from_goodai(
         self, raw: dict[str, Any], example_id: str, suite: str, repetition: int
@@ -404,22 +396,14 @@ class SallyAnne:
         """A GoodAI SallyAnne file: its script and waits as they are (ToMi lines and all), its answer."""
         answer = str(raw["expected_responses"][0])
         question = next((t for t, q in zip(raw["script"], raw["is_question"]) if q), "")
-        return TestDefinition(
-            suite=suite,
-            scenario=NAME,
-            repetition=repetition,
-            seed=0,
-            script=script_from_goodai(raw),
-            ideal_answers=(ideal_answer(answer),),
-            expected={
-                "answer": answer,
-                "question_kind": question_kind(question),
-                "false_belief": None,
-                "plot": None,
-            },
-            skills=SKILLS,
-            params={"goodai_example": example_id},
-        )
+        ideal = (ideal_answer(answer),)
+        expected = {
+            "answer": answer,
+            "question_kind": question_kind(question),
+            "false_belief": None,
+            "plot": None,
+        }
+        return goodai_definition(self, raw, example_id, suite, repetition, ideal, expected)
 
     def score(
         self, definition: TestDefinition, responses: Sequence[str], context: ScoringContext

@@ -44,8 +44,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from pytest_memorybench.core.records import Score, TestDefinition
-from pytest_memorybench.goodai.format import script_from_goodai
-from pytest_memorybench.scenarios.base import ScoringContext
+from pytest_memorybench.scenarios.base import ScoringContext, definition, goodai_definition
 from pytest_memorybench.scenarios.params import at_least, read_params
 from pytest_memorybench.scenarios.waits import spread_script
 from pytest_memorybench.scoring.jsonlist import parse_lenient_json
@@ -133,17 +132,10 @@ class Shopping:
         lines.append(QUESTION)
         script = spread_script(lines)
         expected = [[item.lower(), count] for item, count in cart.items()]
-        return TestDefinition(
-            suite=suite,
-            scenario=NAME,
-            repetition=repetition,
-            seed=seed,
-            script=script,
-            ideal_answers=(ideal_answer([[item, count] for item, count in cart.items()]),),
-            expected=expected,
-            skills=SKILLS,
-            params=asdict(settings),
-            reset_message=RESET_MESSAGE,
+        ideal = (ideal_answer([[item, count] for item, count in cart.items()]),)
+        params = asdict(settings)
+        return definition(
+            self, suite, repetition, seed, script, ideal, expected, params, reset_message=RESET_MESSAGE
         )
 
     def from_goodai(
@@ -151,17 +143,9 @@ class Shopping:
     ) -> TestDefinition:
         """A GoodAI Shopping definition file: its script and waits as they are, its [item, quantity] pairs."""
         expected = [[str(name).lower(), int(quantity)] for name, quantity in raw["expected_responses"]]
-        return TestDefinition(
-            suite=suite,
-            scenario=NAME,
-            repetition=repetition,
-            seed=0,
-            script=script_from_goodai(raw),
-            ideal_answers=(ideal_answer([[name.title(), quantity] for name, quantity in expected]),),
-            expected=expected,
-            skills=SKILLS,
-            params={"goodai_example": example_id},
-            reset_message=RESET_MESSAGE,
+        ideal = (ideal_answer([[name.title(), quantity] for name, quantity in expected]),)
+        return goodai_definition(
+            self, raw, example_id, suite, repetition, ideal, expected, reset_message=RESET_MESSAGE
         )
 
     def score(self, definition: TestDefinition, responses: Sequence[str], context: ScoringContext) -> Score:

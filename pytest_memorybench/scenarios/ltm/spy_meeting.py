@@ -38,10 +38,9 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from pytest_memorybench.core.records import Score, TestDefinition
-from pytest_memorybench.goodai.format import script_from_goodai
 from pytest_memorybench.judges.base import Judge, JudgeTask
 from pytest_memorybench.judges.local import LocalJudge
-from pytest_memorybench.scenarios.base import ScoringContext
+from pytest_memorybench.scenarios.base import ScoringContext, definition, goodai_definition
 from pytest_memorybench.scenarios.params import read_params
 from pytest_memorybench.scenarios.waits import spread_script
 from pytest_memorybench.scoring.keywords import score_keywords
@@ -185,20 +184,13 @@ class SpyMeeting:
         lines.append(QUESTION)
         script = spread_script(lines)
         others = [list(c.keywords) for kind in sorted(CATALOGUE) for c in CATALOGUE[kind] if c not in clues]
-        return TestDefinition(
-            suite=suite,
-            scenario=NAME,
-            repetition=repetition,
-            seed=seed,
-            script=script,
-            ideal_answers=(ideal_answer(clues),),
-            expected={
-                "clues": [{"kind": c.kind, "code": c.code, "keywords": list(c.keywords)} for c in clues],
-                "other_keywords": others,
-            },
-            skills=SKILLS,
-            params=asdict(settings),
-        )
+        ideal = (ideal_answer(clues),)
+        expected = {
+            "clues": [{"kind": c.kind, "code": c.code, "keywords": list(c.keywords)} for c in clues],
+            "other_keywords": others,
+        }
+        params = asdict(settings)
+        return definition(self, suite, repetition, seed, script, ideal, expected, params)
 
     def from_goodai(
         self, raw: dict[str, Any], example_id: str, suite: str, repetition: int
@@ -224,17 +216,8 @@ class SpyMeeting:
         ]
         labels = {"time": "Time", "place": "Place", "thing": "Bring"}
         ideal = " ".join(f"{labels.get(c['kind'], 'Also')}: {c['keywords'][0]}." for c in clues)
-        return TestDefinition(
-            suite=suite,
-            scenario=NAME,
-            repetition=repetition,
-            seed=0,
-            script=script_from_goodai(raw),
-            ideal_answers=(ideal,),
-            expected={"clues": clues, "other_keywords": [list(keywords) for keywords in sorted(others)]},
-            skills=SKILLS,
-            params={"goodai_example": example_id},
-        )
+        expected = {"clues": clues, "other_keywords": [list(keywords) for keywords in sorted(others)]}
+        return goodai_definition(self, raw, example_id, suite, repetition, (ideal,), expected)
 
     async def score(
         self, definition: TestDefinition, responses: Sequence[str], context: ScoringContext

@@ -31,7 +31,7 @@ from typing import Any
 from pytest_memorybench.core.records import Score, ScriptLine, TestDefinition
 from pytest_memorybench.goodai.format import script_from_goodai
 from pytest_memorybench.judges.base import Judge, JudgeTask
-from pytest_memorybench.scenarios.base import ScoringContext
+from pytest_memorybench.scenarios.base import ScoringContext, definition
 from pytest_memorybench.scenarios.ltm.question_set import benchmark_1_checklist, score_answers
 from pytest_memorybench.scenarios.params import at_least, read_params
 from pytest_memorybench.scenarios.waits import spread_over_span
@@ -119,18 +119,9 @@ class TriggerResponse:
             for index, (text, wait) in enumerate(zip(lines, waits))
         )
         expected = [chosen.response] * settings.trigger_activations
-        return TestDefinition(
-            suite=suite,
-            scenario=NAME,
-            repetition=repetition,
-            seed=seed,
-            script=script,
-            ideal_answers=tuple(expected),
-            expected=expected,
-            skills=SKILLS,
-            params=asdict(settings),
-            reset_message=RESET,
-        )
+        ideal = tuple(expected)
+        params = asdict(settings)
+        return definition(self, suite, repetition, seed, script, ideal, expected, params, reset_message=RESET)
 
     def from_goodai(
         self, raw: dict[str, Any], example_id: str, suite: str, repetition: int
@@ -138,20 +129,19 @@ class TriggerResponse:
         """A GoodAI Trigger Response file: its script (HTML entities as the reference sent them),
         waits and expected sentences, the reference's threshold and reset statement."""
         expected = [str(sentence) for sentence in raw["expected_responses"]]
-        return TestDefinition(
-            suite=suite,
-            scenario=NAME,
-            repetition=repetition,
-            seed=0,
-            script=script_from_goodai(raw),
-            ideal_answers=tuple(expected),
-            expected=expected,
-            skills=SKILLS,
-            params={"goodai_example": example_id, "rouge_threshold": TRIGGER_RESPONSE_THRESHOLD},
-            reset_message=(
-                "Cancel any instructions as to what sentence you should say whenever I do something in"
-                " particular."
-            ),
+        ideal = tuple(expected)
+        params = {"goodai_example": example_id, "rouge_threshold": TRIGGER_RESPONSE_THRESHOLD}
+        return definition(
+            self,
+            suite,
+            repetition,
+            0,
+            script_from_goodai(raw),
+            ideal,
+            expected,
+            params,
+            reset_message="Cancel any instructions as to what sentence you should say whenever I do something in"
+            " particular.",
         )
 
     def warm_up(self) -> None:

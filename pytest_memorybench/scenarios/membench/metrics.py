@@ -48,6 +48,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from pytest_memorybench.core.text import fold
 from pytest_memorybench.core.timings import pooled_percentile
 from pytest_memorybench.scoring.membench import (
     CapacityPoint,
@@ -60,21 +61,16 @@ MIN_BIN_ASKS = 20  # asks a bin needs before a drop in it counts as a collapse
 NO_RETRIEVE = "skipped: the agent has no retrieve(query, k)"
 
 
-def _normal(text: str) -> str:
-    return " ".join(str(text).split()).casefold()
-
-
 def retrieved_steps(
     retrieved: Sequence[str], evidence: Sequence[int], evidence_texts: Sequence[Sequence[str]]
 ) -> list[list[int]]:
     """For each retrieved memory, in rank order, the evidence steps it holds the text of."""
     wanted = [
-        (step, [_normal(text) for text in texts if _normal(text)])
-        for step, texts in zip(evidence, evidence_texts)
+        (step, [fold(text) for text in texts if fold(text)]) for step, texts in zip(evidence, evidence_texts)
     ]
     found = []
     for memory in retrieved:
-        held = _normal(memory)
+        held = fold(memory)
         found.append([step for step, texts in wanted if any(text in held for text in texts)])
     return found
 
@@ -175,46 +171,71 @@ def summarize(records: list[dict[str, Any]]) -> dict[str, Any]:
         members = [r["score"] for r in scored if r["details"]["scoring"].get("level") == level]
         if members:
             metrics[f"{level} accuracy"] = round(sum(members) / len(members), 6)
-    k = max((r["details"]["scoring"].get("retrieve_k", 0) for r in scored), default=0)
-    if k:
-        recalls = [value for value in (item_recall(r, k) for r in scored) if value is not None]
-        if recalls:
-            metrics[f"recall@{k}"] = round(sum(recalls) / len(recalls), 6)
-            metrics["recall questions"] = len(recalls)
-        elif not any("retrieved" in r["details"] for r in scored):
-            metrics[f"recall@{k}"] = NO_RETRIEVE
+    metrics.update(_recall(scored))
     if any(len(r["details"].get("asks", [])) > 1 for r in scored):
-        for name, since, label in (
-            ("capacity", False, "tokens delivered so far"),
-            ("capacity after evidence", True, "tokens delivered since the last evidence"),
-        ):
-            points = capacity_points(scored, since_evidence=since)
-            curve = capacity_curve(points)
-            collapse = collapse_tokens(curve)
-            if not since:
-                metrics["capacity collapse tokens"] = collapse if collapse is not None else "none"
-            metrics[name] = {
-                "curve": [[tokens, accuracy] for tokens, accuracy, _ in curve],
-                "counts": [count for _, _, count in curve],
-                "x_label": label,
-                "y_label": "accuracy",
-                "asks": len(points),
-                "collapse_tokens": collapse,
-            }
-        retained, questions = retained_points(scored)
-        if retained:
-            curve = capacity_curve(retained, bins=min(CAPACITY_BINS, max(2, len(retained) // MIN_BIN_ASKS)))
-            collapse = collapse_tokens(curve)
-            metrics["capacity retained collapse tokens"] = collapse if collapse is not None else "none"
-            metrics["capacity retained"] = {
-                "curve": [[tokens, accuracy] for tokens, accuracy, _ in curve],
-                "counts": [count for _, _, count in curve],
-                "x_label": "tokens since the first correct answer after the evidence",
-                "y_label": "share still answered correctly",
-                "asks": len(retained),
-                "questions": questions,
-                "collapse_tokens": collapse,
-            }
+        metrics.update(_capacity(scored))
+    metrics.update(_efficiency(scored))
+    return metrics
+
+
+def _recall(scored: list[dict[str, Any]]) -> dict[str, Any]:
+    """Recall@k over the questions with evidence ids; the reason instead when nothing retrieves."""
+    k = max((r["details"]["scoring"].get("retrieve_k", 0) for r in scored), default=0)
+    if not k:
+        return {}
+    recalls = [value for value in (item_recall(r, k) for r in scored) if value is not None]
+    if recalls:
+        return {f"recall@{k}": round(sum(recalls) / len(recalls), 6), "recall questions": len(recalls)}
+    if not any("retrieved" in r["details"] for r in scored):
+        return {f"recall@{k}": NO_RETRIEVE}
+    return {}
+
+
+def _curve(points: Sequence[CapacityPoint], bins: int = CAPACITY_BINS, **facts: Any) -> dict[str, Any]:
+    curve = capacity_curve(points, bins=bins)
+    return {
+        "curve": [[tokens, accuracy] for tokens, accuracy, _ in curve],
+        "counts": [count for _, _, count in curve],
+        **facts,
+        "collapse_tokens": collapse_tokens(curve),
+    }
+
+
+def _or_none(collapse: int | None) -> int | str:
+    return collapse if collapse is not None else "none"
+
+
+def _capacity(scored: list[dict[str, Any]]) -> dict[str, Any]:
+    """The three capacity curves and where each collapses."""
+    metrics: dict[str, Any] = {}
+    for name, since, label in (
+        ("capacity", False, "tokens delivered so far"),
+        ("capacity after evidence", True, "tokens delivered since the last evidence"),
+    ):
+        points = capacity_points(scored, since_evidence=since)
+        curve = _curve(points, x_label=label, y_label="accuracy", asks=len(points))
+        if not since:
+            metrics["capacity collapse tokens"] = _or_none(curve["collapse_tokens"])
+        metrics[name] = curve
+    retained, questions = retained_points(scored)
+    if retained:
+        bins = min(CAPACITY_BINS, max(2, len(retained) // MIN_BIN_ASKS))
+        curve = _curve(
+            retained,
+            bins,
+            x_label="tokens since the first correct answer after the evidence",
+            y_label="share still answered correctly",
+            asks=len(retained),
+            questions=questions,
+        )
+        metrics["capacity retained collapse tokens"] = _or_none(curve["collapse_tokens"])
+        metrics["capacity retained"] = curve
+    return metrics
+
+
+def _efficiency(scored: list[dict[str, Any]]) -> dict[str, Any]:
+    """Read, retrieve and write times in milliseconds: mean and 95th percentile."""
+    metrics: dict[str, Any] = {}
     for name, key in (("read", "read_seconds"), ("retrieve", "retrieve_seconds")):
         times = [seconds for r in scored for seconds in r["details"].get(key) or () if seconds is not None]
         if times:

@@ -134,12 +134,6 @@ def generate_case(
         [_texts(step, stream) for step in core],
         [_texts(layout.steps[step], stream) for step in layout.evidence],
     )
-    tokens = layout.tokens
-    if not dialogue:
-        ends = [first for first, _, _ in layout.sessions[1:]] + [len(layout.steps)]
-        tokens += sum(
-            _suffix_tokens(place) * (end - first) for (first, _, place), end in zip(layout.sessions, ends)
-        )
 
     def turns() -> Iterator[Message]:
         return render(layout, stream, dialogue)
@@ -156,8 +150,14 @@ def generate_case(
         steps=len(layout.steps),
         messages_per_step=2 if dialogue else 1,
         turns=turns,
-        tokens=tokens,
+        tokens=layout.tokens if dialogue else layout.tokens + _observation_suffixes(layout),
     )
+
+
+def _observation_suffixes(layout: Layout) -> int:
+    """The tokens an observation stream's messages add by naming their place (one suffix per step)."""
+    ends = [first for first, _, _ in layout.sessions[1:]] + [len(layout.steps)]
+    return sum(_suffix_tokens(place) * (end - first) for (first, _, place), end in zip(layout.sessions, ends))
 
 
 def _with_replies(
