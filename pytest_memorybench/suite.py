@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pytest_memorybench.core.errors import UsageError
+from pytest_memorybench.core.errors import UsageError, usage_error
 from pytest_memorybench.core.readers import reading
 from pytest_memorybench.core.records import TestDefinition
 from pytest_memorybench.core.spans import Span, parse_span
@@ -101,7 +101,7 @@ class Suite:
             return
         for context in scenario.contexts(self.name, params, seed):
             if context.id in generated.contexts:
-                raise UsageError(f"suite {self.name}: two contexts are both named {context.id!r}")
+                raise usage_error(f"suite {self.name}: two contexts are both named {context.id!r}")
             generated.contexts[context.id] = context
             generated.definitions.extend(context.probes)
 
@@ -182,7 +182,7 @@ def load_suite(name_or_path: str) -> Suite:
     known = builtin_suites()
     path = known.get(name_or_path) or Path(name_or_path)
     if not path.is_file():
-        raise UsageError(
+        raise usage_error(
             f"--mb-suite {name_or_path!r}: no built-in suite of that name and no such file "
             f"(built-in suites: {', '.join(known) or 'none'})"
         )
@@ -202,7 +202,7 @@ def suite_source(name_or_path: str) -> str:
 
 def _parse_suite(data: Any, path: Path) -> Suite:
     def fail(problem: str) -> UsageError:
-        return UsageError(f"suite file {path}: {problem}")
+        return usage_error(f"suite file {path}: {problem}")
 
     if not isinstance(data, dict):
         raise fail("expected a mapping with at least 'name' and 'scenarios'")

@@ -239,7 +239,7 @@ def test_a_generated_chat_round_trips_through_a_hugging_face_export(tmp_path: Pa
     assert [c.id for c in conversations] == ["100K-1", "100K-2"]
     from pytest_memorybench.scenarios.beam.generator import batches as generated
 
-    for conversation, plan in zip(conversations, plans):
+    for conversation, plan in zip(conversations, plans, strict=True):
         assert [q.rubric for q in conversation.questions] == [q.rubric for q in plan.questions]
         assert list(deliver(batches(conversation.units()))) == list(deliver(batches(generated(plan))))
 

@@ -70,7 +70,7 @@ def test_nuggets_average_with_half_credit_on_paper_and_truncated_on_official() -
         "LLM response should mention: caching",
         "LLM response should mention: March",
     ]
-    judge = ScriptedJudge(dict(zip(rubric, [1, 0.5, 0])))
+    judge = ScriptedJudge(dict(zip(rubric, [1, 0.5, 0], strict=True)))
     paper = _score("knowledge_update", rubric, "about 250ms", judge)
     official = _score("knowledge_update", rubric, "about 250ms", judge, profile="official")
     assert paper.value == pytest.approx(0.5)  # (1 + 0.5 + 0) / 3

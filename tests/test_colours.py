@@ -45,7 +45,9 @@ def test_shape_follows_the_paper() -> None:
         assert len(statements) == 3
         assert definition.script[-1].text == QUESTION and definition.script[-1].is_question
         assert not any(line.is_question for line in definition.script[:-1])
-        assert all(a != b for a, b in zip(stated, stated[1:])), "every statement changes the colour"
+        assert all(a != b for a, b in zip(stated, stated[1:], strict=False)), (
+            "every statement changes the colour"
+        )
         assert definition.expected == stated[-1] == definition.ideal_answers[0]
         assert definition.test_id == "colours[rep1]" and definition.skills == ("recall",)
 

@@ -46,7 +46,7 @@ def test_the_table_pairs_and_ranks_agree_with_a_hand_computation(pytester: pytes
         for row in suite_rows:
             if row.level != "scenario":
                 continue
-            for cell, run_items in zip(row.cells, scored):
+            for cell, run_items in zip(row.cells, scored, strict=True):
                 members = [item for item in run_items.values() if item["scenario"].endswith("." + row.label)]
                 assert cell.mean == pytest.approx(sum(item["score"] for item in members) / len(members))
                 assert (cell.passed, cell.n) == (sum(item["passed"] for item in members), len(members))

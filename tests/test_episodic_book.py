@@ -152,7 +152,9 @@ def test_truncated_geometric_weights_follow_the_papers_formula() -> None:
     weights = position_weights("geometric", 100, 0.1)
     assert sum(weights) == pytest.approx(1.0)
     assert weights[0] == pytest.approx(0.1 / (1 - 0.9**100))
-    assert all(later / earlier == pytest.approx(0.9) for earlier, later in zip(weights, weights[1:]))
+    assert all(
+        later / earlier == pytest.approx(0.9) for earlier, later in zip(weights, weights[1:], strict=False)
+    )
     assert position_weights("uniform", 100, 0.1) == [0.01] * 100
     with pytest.raises(UsageError, match="strictly between"):
         position_weights("geometric", 100, 1.5)

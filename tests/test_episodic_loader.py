@@ -53,7 +53,7 @@ def published_rows(
             set(q.answer) if q.get == "all" else list(q.answer)
         )  # pandas kept sets; pyarrow lists them
         detailed = (
-            {chapter: item for chapter, item in zip(q.chapters, q.answer)}
+            {chapter: item for chapter, item in zip(q.chapters, q.answer, strict=True)}
             if q.get == "all" and q.retrieval_type != "Other entities"
             else {}
         )
@@ -104,7 +104,7 @@ def test_the_published_layout_loads_with_its_own_questions(tmp_path: Path) -> No
     assert [t.post_entities for t in loaded.book.truths] == [t.post_entities for t in book.truths]
     assert loaded.book.body(3) == book.body(3)
     assert loaded.questions is not None and len(loaded.questions) == len(questions)
-    for got, want in zip(loaded.questions, questions):
+    for got, want in zip(loaded.questions, questions, strict=True):
         assert (got.template, got.cue, got.get, got.text, got.n_chapters, got.bin) == (
             want.template,
             want.cue,

@@ -47,7 +47,9 @@ def test_the_36_templates_cover_every_cue_and_trace_as_table_10_does() -> None:
         assert not (template.trace == "Times" and template.cue[0]) and not (
             template.trace == "Spaces" and template.cue[1]
         )
-        placeholders = {name for name, used in zip(("{t}", "{s}", "{ent}", "{c}"), template.cue) if used}
+        placeholders = {
+            name for name, used in zip(("{t}", "{s}", "{ent}", "{c}"), template.cue, strict=True) if used
+        }
         assert {p for p in ("{t}", "{s}", "{ent}", "{c}") if p in template.text} == placeholders, template.id
         question = template.render(("D", "S", "E", "C"))
         assert "?" in question and question.endswith(GUIDANCE)
@@ -139,7 +141,10 @@ def test_each_templates_ground_truth_on_the_hand_checked_mini_book(template) -> 
 def test_questions_name_the_cue_values_and_are_deduplicated() -> None:
     book = mini_book()
     found = candidates(book, 0)
-    keys = [(c.template.id, tuple(v for v, used in zip(c.values, c.template.cue) if used)) for c in found]
+    keys = [
+        (c.template.id, tuple(v for v, used in zip(c.values, c.template.cue, strict=True) if used))
+        for c in found
+    ]
     assert len(keys) == len(set(keys))
     # template 9 "(*,*,*,c)" is asked once per distinct content, however many chapters share it
     assert sorted(c.values[3] for c in found if c.template.id == 9 and c.strategy is None) == [HARP, KITE]
@@ -157,8 +162,8 @@ def test_empty_answer_questions_really_have_no_answer(book: Book) -> None:
     in_book = {f: {truth.event.feature(f) for truth in book.truths} for f in FEATURES}
     for candidate in empties:
         # brute force, without the index: no chapter agrees with the question on every cue feature
-        cue_features = [f for f, used in zip(FEATURES, candidate.template.cue) if used]
-        values = dict(zip(FEATURES, candidate.values))
+        cue_features = [f for f, used in zip(FEATURES, candidate.template.cue, strict=True) if used]
+        values = dict(zip(FEATURES, candidate.values, strict=True))
         assert not any(all(t.event.feature(f) == values[f] for f in cue_features) for t in book.truths)
         assert candidate.rows == () and candidate.changed
         for feature in candidate.changed:

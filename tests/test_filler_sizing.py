@@ -208,7 +208,7 @@ def test_a_prefetch_makes_the_next_full_messages_ahead(counter: TokenCounter) ->
         return kept, sent, last
 
     kept, sent, last = asyncio.run(conversation())
-    assert len(kept) == filler.AHEAD_MESSAGES and all(a is b for a, b in zip(sent, kept)), (
+    assert len(kept) == filler.AHEAD_MESSAGES and all(a is b for a, b in zip(sent, kept, strict=False)), (
         "made ahead, then sent"
     )
     assert sent == fresh, "the same messages as made on the spot"

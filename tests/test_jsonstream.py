@@ -48,7 +48,7 @@ def test_the_stream_reads_and_skips_values_exactly_at_any_chunk_size(tmp_path: P
                 else:
                     stream.skip()
             assert stream.at_end()
-        assert got == [value for value, kept in zip(data, keep) if kept]
+        assert got == [value for value, kept in zip(data, keep, strict=True) if kept]
 
 
 def test_the_stream_holds_one_value_at_a_time_however_long_the_file(tmp_path: Path) -> None:
@@ -91,6 +91,6 @@ def test_a_stream_started_at_a_position_reads_that_value(tmp_path: Path, chunk: 
             positions.append(stream.position())
             stream.skip()
     assert len(positions) == len(data)
-    for value, start in reversed(list(zip(data, positions))):
+    for value, start in reversed(list(zip(data, positions, strict=True))):
         with JsonStream(path, chunk, start=start) as stream:
             assert stream.value() == value

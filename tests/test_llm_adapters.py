@@ -374,7 +374,7 @@ async def test_context_keeps_the_newest_exchanges_that_fit(
     budget = 10 + size(SYSTEM_PROMPT) + size(newest) + sum(size(u) + size(a) for u, a in pairs[1:]) + 2
     agent = make(provider, context_tokens=budget, max_output_tokens=10)
     await agent.observe(
-        [said(text, role) for pair in pairs for text, role in zip(pair, ("user", "assistant"))]
+        [said(text, role) for pair in pairs for text, role in zip(pair, ("user", "assistant"), strict=True)]
     )
     await agent.reply(said(newest))
     sent = [m["content"] for m in sent_messages(llm_server)]

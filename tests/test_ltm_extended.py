@@ -139,7 +139,7 @@ def test_how_to_think_answers_follow_the_procedure() -> None:
     method = definition.script[0].text
     good, poor = map(int, re.findall(r"(\d+) percent", method))
     cap = int(re.search(r"more than (\d+) pounds", method).group(1))  # type: ignore[union-attr]
-    for question, answer in zip(definition.questions, definition.expected):
+    for question, answer in zip(definition.questions, definition.expected, strict=True):
         bill = int(re.search(r"bill is (\d+)", question).group(1))  # type: ignore[union-attr]
         rate = good if "was good" in question else poor
         assert answer == f"{min(cap, round(bill * rate / 100 + 1e-9))} pounds"

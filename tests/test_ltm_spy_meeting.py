@@ -86,7 +86,7 @@ def test_shape_follows_the_paper() -> None:
         senders = [line.split(": ", 1)[0] for line in lines[1:4]]
         assert sorted(senders) == sorted(names), "each person sends exactly one message"
         assert sorted(clue["kind"] for clue in clues) == ["place", "thing", "time"]
-        for line, clue, sender in zip(lines[1:4], clues, senders):
+        for line, clue, sender in zip(lines[1:4], clues, senders, strict=False):
             assert line == TEMPLATES[clue["kind"]].format(name=sender, code=clue["code"])
         orders.add(tuple(clue["kind"] for clue in clues))
         kinds_seen.update(clue["code"] for clue in clues)
@@ -273,7 +273,7 @@ def test_from_goodai_reads_the_published_definitions() -> None:
         clues = definition.expected["clues"]
         assert [clue["keywords"] for clue in clues] == raw["expected_responses"]
         assert sorted(clue["kind"] for clue in clues) == ["place", "thing", "time"]
-        for line, clue in zip(raw["script"][1:4], clues):
+        for line, clue in zip(raw["script"][1:4], clues, strict=False):
             assert line.endswith(clue["code"])
         for profile in ("paper", "official"):
             assert (

@@ -279,7 +279,7 @@ def test_assistant_questions_are_answered_by_the_recorded_replies() -> None:
             replies = [step.assistant for unit in spec.evidence for step in unit]
             assert len(spec.evidence) == units and all(replies)
             titles = correct(spec).split(", ")
-            assert all(title in reply for title, reply in zip(titles, replies))
+            assert all(title in reply for title, reply in zip(titles, replies, strict=True))
             assert spec.own_sessions == (kind == "multi_session_assistant")
             for lure in (o for i, o in enumerate(spec.options) if i != spec.answer):
                 assert sum(t not in titles for t in lure.split(", ")) >= 1
@@ -371,7 +371,7 @@ def test_noise_reaches_the_target_and_keeps_the_evidence_intact(dialogue: bool, 
     assert budget <= counted < budget + 80, "reaches its budget, overshooting by less than a step"
     if default_counter().name.startswith("tiktoken"):  # the target is in the run's cl100k tokens
         assert target <= sum(default_counter().count(m.text) for m in messages) < target * 1.03
-    for step, texts in zip(case.evidence, case.evidence_texts):
+    for step, texts in zip(case.evidence, case.evidence_texts, strict=True):
         delivered = messages[step * case.messages_per_step].text
         assert texts[0] in delivered, "each evidence step is delivered where its id says"
     users = [m.text for m in messages if m.role == "user"]
@@ -387,7 +387,7 @@ def test_participation_turns_alternate_and_sessions_are_days_apart() -> None:
     case = generate_case("t-emotion-2", "emotion", seed=4, dialogue=True, target_tokens=4000, related=8)
     messages = list(case.turns())
     assert [m.role for m in messages[:4]] == ["user", "assistant", "user", "assistant"]
-    assert all(b.timestamp >= a.timestamp for a, b in zip(messages, messages[1:]))
+    assert all(b.timestamp >= a.timestamp for a, b in zip(messages, messages[1:], strict=False))
     first = messages[case.evidence[0] * 2]
     day = re.search(r"of (\w+ \d+)\?", case.question).group(1)  # type: ignore[union-attr]
     assert f"{first.timestamp:%B} {first.timestamp.day}" == day

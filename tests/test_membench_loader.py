@@ -48,7 +48,9 @@ def same_case(
     assert len(mine) == len(theirs)
     users = [(m.text, m.timestamp) for m in mine if m.role == "user"]
     if suffixed:  # "<message> (place: P; time'T')": the text says its place and time
-        assert all(t.text.startswith(m.text[: m.text.rindex(" (place:")]) for m, t in zip(mine, theirs))
+        assert all(
+            t.text.startswith(m.text[: m.text.rindex(" (place:")]) for m, t in zip(mine, theirs, strict=True)
+        )
     elif timed:
         assert users == [(m.text, m.timestamp) for m in theirs if m.role == "user"]
     else:  # FirstAgent test files keep no times: a minute apart from a fixed start
@@ -56,7 +58,7 @@ def same_case(
     assert [m.text for m in mine if m.role == "assistant"] == [
         m.text for m in theirs if m.role == "assistant"
     ]
-    for step, texts in zip(loaded.evidence, loaded.evidence_texts):
+    for step, texts in zip(loaded.evidence, loaded.evidence_texts, strict=True):
         assert texts and all(
             text
             in theirs[
@@ -74,7 +76,7 @@ def test_raw_category_files_load_back_as_the_same_cases(tmp_path: Path, dialogue
           {"events": [to_published(c, dialogue=dialogue, noise_inserted=False, tid=i) for i, c in enumerate(cases)]})  # fmt: skip
     loaded = load_cases(str(tmp_path), dialogue=dialogue, prefix="p")
     assert [c.id for c in loaded] == ["p-knowledge_update-events-0", "p-knowledge_update-events-1"]
-    for got, original in zip(loaded, cases):
+    for got, original in zip(loaded, cases, strict=True):
         same_case(got, original, dialogue=dialogue)
         assert got.type == "knowledge_update" and got.level == "factual" and got.time is not None
 
@@ -86,7 +88,7 @@ def test_noise_inserted_test_files_load_back_too(tmp_path: Path, dialogue: bool)
     path = write(tmp_path / "data2test" / "0-10k" / f"{stem}_multiple_0.json",
                  {"simple": {"roles": [to_published(c, dialogue=dialogue, noise_inserted=True, tid=i) for i, c in enumerate(cases)]}})  # fmt: skip
     loaded = load_cases(str(path), dialogue=dialogue, prefix="p")
-    for got, original in zip(loaded, cases):
+    for got, original in zip(loaded, cases, strict=True):
         same_case(got, original, dialogue=dialogue, suffixed=not dialogue, timed=not dialogue)
         assert got.type == "simple"
     if not dialogue:

@@ -54,7 +54,7 @@ def definition(**params: Any):  # type: ignore[no-untyped-def]
     return probe_definition(
         suite="membench", scenario=SCENARIO.name, seed=0, context=c.id, probe_id="observation::single_hop-1",
         question=render_question(c), ideal_answer="C",
-        expected={"answer": "C", "options": dict(zip("ABCD", OPTIONS)), "evidence": [3],
+        expected={"answer": "C", "options": dict(zip("ABCD", OPTIONS, strict=False)), "evidence": [3],
                   "evidence_texts": [["My aunt grew up in Boston, MA."]], "level": "factual"},
         params=params,
     )  # fmt: skip

@@ -542,7 +542,7 @@ def test_definitions_of_one_run_replay_at_another_span(pytester: pytest.Pytester
     assert [i["expected"] for i in small] == [i["expected"] for i in large], (
         "seed 0 would have made other colours"
     )
-    assert all(b["span_tokens"] > a["span_tokens"] for a, b in zip(small, large))
+    assert all(b["span_tokens"] > a["span_tokens"] for a, b in zip(small, large, strict=True))
 
 
 def test_split_conversations_give_the_same_results_under_xdist(pytester: pytest.Pytester) -> None:

@@ -28,7 +28,7 @@ from pytest_memorybench.agents.spec import (
     AgentOptions,
     AgentSpec,
 )
-from pytest_memorybench.core.errors import UsageError, describe_exception
+from pytest_memorybench.core.errors import describe_exception, usage_error
 
 if TYPE_CHECKING:
     from pytest_memorybench.agents.mechanisms.base import MemorySystem
@@ -52,7 +52,7 @@ def check_agent_spec(spec: AgentSpec, options: AgentOptions | None = None) -> No
         if spec.base_url is None:
             variable = API_KEY_VARIABLES[spec.kind]
             if not os.environ.get(variable):
-                raise UsageError(
+                raise usage_error(
                     f"--agent {spec.text}: {variable} is not set; export it, or point the agent at "
                     f"a compatible server with {spec.kind}:MODEL@URL"
                 )
@@ -146,14 +146,14 @@ def agent_factory(
 def _load_entry_point(spec: AgentSpec) -> Any:
     found = [ep for ep in entry_points(group=ENTRY_POINT_GROUP) if ep.name == spec.target]
     if not found:
-        raise UsageError(
+        raise usage_error(
             f"--agent {spec.text!r}: no built-in agent or installed '{ENTRY_POINT_GROUP}' entry "
             f"point has that name; use {spec_forms()}"
         )
     try:
         return found[0].load()
     except Exception as exc:  # noqa: BLE001
-        raise UsageError(
+        raise usage_error(
             f"--agent {spec.text}: loading its entry point failed: {describe_exception(exc)}"
         ) from None
 
@@ -167,23 +167,23 @@ def _import_target(spec: AgentSpec) -> Any:
         module = importlib.import_module(module_name)
     except ModuleNotFoundError as exc:
         if exc.name == module_name and "." not in module_name:
-            raise UsageError(
+            raise usage_error(
                 f"--agent {spec.text!r}: {module_name!r} is {NEITHER}, nor a module; your own agent:"
                 " pkg.module:factory"
             ) from None
-        raise UsageError(
+        raise usage_error(
             f"--agent {spec.text}: cannot import {module_name!r} ({describe_exception(exc)}); "
             "check the module path and that it is importable from the current directory"
         ) from None
     except Exception as exc:  # noqa: BLE001
-        raise UsageError(
+        raise usage_error(
             f"--agent {spec.text}: cannot import {module_name!r} ({describe_exception(exc)}); "
             "check the module path and that it is importable from the current directory"
         ) from None
     obj: Any = module
     for part in attribute.split("."):
         if not hasattr(obj, part):
-            raise UsageError(f"--agent {spec.text}: module {module_name!r} has no attribute {attribute!r}")
+            raise usage_error(f"--agent {spec.text}: module {module_name!r} has no attribute {attribute!r}")
         obj = getattr(obj, part)
     return obj
 
@@ -194,12 +194,12 @@ def _instantiate(obj: Any, spec: AgentSpec) -> Any:
     if hasattr(obj, "reply") and not inspect.isclass(obj):
         return obj
     if not callable(obj):
-        raise UsageError(f"--agent {spec.text}: {type(obj).__name__} is neither an agent nor callable")
+        raise usage_error(f"--agent {spec.text}: {type(obj).__name__} is neither an agent nor callable")
     if inspect.isclass(obj) or _required_parameters(obj) == 0:
         try:
             return obj()
         except Exception as exc:  # noqa: BLE001
-            raise UsageError(
+            raise usage_error(
                 f"--agent {spec.text}: creating the agent failed: {describe_exception(exc)}"
             ) from None
     return obj

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from pytest_memorybench.agents.mechanisms.base import MemorySystem
 from pytest_memorybench.agents.registry import MECHANISMS, MODEL_PREFIXES, REFERENCE_AGENTS
-from pytest_memorybench.core.errors import UsageError
+from pytest_memorybench.core.errors import usage_error
 
 if TYPE_CHECKING:
     from pytest_memorybench.agents.mechanisms.base import MemorySystem
@@ -49,14 +49,14 @@ def split_memory_spec(text: str) -> tuple[str, str, str] | None:
         if rest.startswith("("):
             close = rest.find(")")
             if close < 0:
-                raise UsageError(
+                raise usage_error(
                     f"--agent {text!r}: the settings of {name} have no closing ')': {name}(k=10):MODEL"
                 )
             settings, rest = rest[1:close], rest[close + 1 :]
         if rest.startswith(":") and len(rest) > 1:
             return name, settings, rest[1:]
         if rest == "" or rest == ":":
-            raise UsageError(
+            raise usage_error(
                 f"--agent {text!r}: {name} needs a model to answer: {name}:openai:MODEL,"
                 f" {name}:anthropic:MODEL or {name}:openai:MODEL@URL"
             )
@@ -75,7 +75,9 @@ def _refuse_offline_with_a_model(text: str) -> None:
     if name in REFERENCE_AGENTS and (given_a_model or text.startswith(f"{name}(")):
         like = _LIKE.get(name)
         over = f"; the same memory over a model is {like}:MODEL_SPEC" if like else ""
-        raise UsageError(f"--agent {text!r}: {name} is an offline agent and takes no model or settings{over}")
+        raise usage_error(
+            f"--agent {text!r}: {name} is an offline agent and takes no model or settings{over}"
+        )
 
 
 def parse_memory_spec(text: str) -> MemorySpec | None:
@@ -97,12 +99,12 @@ def parse_settings(name: str, settings_type: type, text: str, spec: str) -> Any:
         key, equals, raw = (piece.strip() for piece in part.partition("="))
         if not equals or key not in fields:
             known = ", ".join(f"{field}={_default(fields[field])}" for field in fields) or "none"
-            raise UsageError(f"--agent {spec!r}: {name} has no setting {key!r} (its settings: {known})")
+            raise usage_error(f"--agent {spec!r}: {name} has no setting {key!r} (its settings: {known})")
         values[key] = _convert(raw, _default(fields[key]), name, key, spec)
     try:
         return settings_type(**values)
     except ValueError as exc:
-        raise UsageError(f"--agent {spec!r}: {name}: {exc}") from None
+        raise usage_error(f"--agent {spec!r}: {name}: {exc}") from None
 
 
 def _default(field: dataclasses.Field[Any]) -> Any:
@@ -120,7 +122,7 @@ def _convert(raw: str, default: Any, name: str, key: str, spec: str) -> Any:
         if isinstance(default, float):
             return float(raw)
     except ValueError:
-        raise UsageError(
+        raise usage_error(
             f"--agent {spec!r}: {name}({key}={raw}): expected {type(default).__name__}, like {key}={default}"
         ) from None
     return raw

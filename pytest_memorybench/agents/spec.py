@@ -31,7 +31,7 @@ from pytest_memorybench.agents.registry import (
     listed,
     spec_forms,
 )
-from pytest_memorybench.core.errors import UsageError, mask_credentials
+from pytest_memorybench.core.errors import mask_credentials, usage_error
 
 if TYPE_CHECKING:
     from pytest_memorybench.agents.mechanisms.embedders import EmbedderSpec
@@ -91,7 +91,7 @@ def parse_agent_spec(text: str) -> AgentSpec:
     """What `text` names, or one line saying what is wrong with it."""
     spec = text.strip()
     if not spec:
-        raise UsageError(f"--agent is empty: give one of {spec_forms()}")
+        raise usage_error(f"--agent is empty: give one of {spec_forms()}")
     if spec in REFERENCE_AGENTS:
         return AgentSpec(spec, "builtin", spec)
     if _URL.match(spec):
@@ -105,18 +105,18 @@ def parse_agent_spec(text: str) -> AgentSpec:
     if _IMPORT.match(spec):
         return AgentSpec(spec, "import", spec)
     if sep:
-        raise UsageError(
+        raise usage_error(
             f"--agent {spec!r}: {prefix!r} is {NEITHER}; or pkg.module:factory for your own agent"
         )
     if re.fullmatch(r"[\w.-]+", spec):
         return AgentSpec(spec, "entry_point", spec)
-    raise UsageError(f"--agent {spec!r} is not an agent spec: use {spec_forms()}")
+    raise usage_error(f"--agent {spec!r} is not an agent spec: use {spec_forms()}")
 
 
 def _memory_system(spec: str, memory: MemorySpec) -> AgentSpec:
     model = parse_agent_spec(memory.model)
     if model.kind not in LLM_PROVIDERS:
-        raise UsageError(
+        raise usage_error(
             f"--agent {spec!r}: {memory.mechanism} answers with a model: give openai:MODEL,"
             f" anthropic:MODEL, openai:MODEL@URL or a URL after '{memory.mechanism}:', not"
             f" {memory.model!r}"
@@ -129,6 +129,6 @@ def _memory_system(spec: str, memory: MemorySpec) -> AgentSpec:
 def _model(spec: str, prefix: str, rest: str) -> AgentSpec:
     model, at, url = rest.partition("@")
     if not model or (at and not _URL.match(url)):
-        raise UsageError(f"--agent {spec!r}: expected {prefix}:MODEL or {prefix}:MODEL@http(s)://HOST/...")
+        raise usage_error(f"--agent {spec!r}: expected {prefix}:MODEL or {prefix}:MODEL@http(s)://HOST/...")
     kind: Kind = "openai" if prefix == "openai" else "anthropic"
     return AgentSpec(spec, kind, model, base_url=url.rstrip("/") or None)

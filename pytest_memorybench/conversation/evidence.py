@@ -61,7 +61,7 @@ def evidence_recall(
     }
     if groups is not None:
         units: dict[str, bool] = {}
-        for text, group in zip(evidence, groups):
+        for text, group in zip(evidence, groups, strict=True):
             if fold(text):
                 units[group] = units.get(group, False) or found[fold(text)]
         result.update(groups=len(units), groups_recalled=sum(units.values()))

@@ -25,7 +25,7 @@ from collections.abc import Callable, Hashable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache, partial
-from json.encoder import encode_basestring  # type: ignore[attr-defined]
+from json.encoder import encode_basestring
 
 from pytest_memorybench.conversation.trivia import PASS_ITEMS, TriviaSource
 from pytest_memorybench.core.tokens import TokenCounter, sums_at_cuts

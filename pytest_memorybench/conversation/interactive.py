@@ -90,11 +90,11 @@ class MemoryConversation:
 
     def say(self, text: str) -> str:
         """`asay`, for a sync test."""
-        return self._run_sync(self.asay(text))
+        return str(self._run_sync(self.asay(text)))
 
     def ask(self, question: str, *, ideal: str | None = None) -> str:
         """`aask`, for a sync test."""
-        return self._run_sync(self.aask(question, ideal=ideal))
+        return str(self._run_sync(self.aask(question, ideal=ideal)))
 
     def filler(self, tokens: int) -> None:
         """`afiller`, for a sync test."""

@@ -113,7 +113,7 @@ def read_conversations(folder: Path) -> dict[str, ConversationLog]:
     logs: dict[str, ConversationLog] = {}
     for group in {*replies, *planned}:
         numbered = replies.get(group, {})
-        contiguous = []
+        contiguous: list[LoggedExchange] = []
         while len(contiguous) in numbered:
             contiguous.append(numbered[len(contiguous)])
         logs[group] = ConversationLog(contiguous, saving.get(group), planned.get(group))

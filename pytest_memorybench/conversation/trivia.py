@@ -299,7 +299,7 @@ def _shapes_calendar() -> list[_Fact]:
             "How many days are there in {x}?",
             "{x} has how many days?",
         ),
-        ((month, days) for month, days in zip(MONTHS, MONTH_DAYS) if month != "February"),
+        ((month, days) for month, days in zip(MONTHS, MONTH_DAYS, strict=True) if month != "February"),
     )
     return facts
 

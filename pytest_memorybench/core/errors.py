@@ -1,6 +1,6 @@
 """Errors that reach the user as one line.
 
-`UsageError` is raised for bad command-line input, suite files, agent specs or data paths: pytest
+`usage_error` makes the error raised for bad command-line input, suite files, agent specs or data paths: pytest
 prints it as a single `ERROR:` line and exits with code 4.  `AgentError` is raised when the agent
 under test fails a turn (exception, timeout, retries exhausted); the item that needed the turn
 fails with that line, and everything recorded before it is kept.
@@ -12,13 +12,14 @@ import re
 
 import pytest
 
+# Bad input from the user: pytest prints it as one `ERROR:` line and exits with code 4.
+UsageError = pytest.UsageError
 
-class UsageError(pytest.UsageError):
-    """Bad input from the user; the message says what is wrong and what to do, on one line
-    (a message that quotes the input, a key with a newline in it, stays one line)."""
 
-    def __init__(self, message: object = "") -> None:
-        super().__init__(" ".join(str(message).splitlines()))
+def usage_error(message: object) -> pytest.UsageError:
+    """The error for bad input, its message on one line (a message that quotes the input, a key
+    with a newline in it, stays one line); the message says what is wrong and what to do."""
+    return pytest.UsageError(" ".join(str(message).splitlines()))
 
 
 class AgentError(Exception):

@@ -89,3 +89,17 @@ def require(condition: bool, description: str) -> None:
     """Check the shape of what was read; inside `reading(...)`, a failed check is the file's one line."""
     if not condition:
         raise Malformed(description)
+
+
+def as_mapping(value: object, description: str) -> dict[str, Any]:
+    """`value`, which must be a JSON object; else the file's one line says `description`."""
+    if not isinstance(value, dict):
+        raise Malformed(description)
+    return value
+
+
+def as_list(value: object, description: str) -> list[Any]:
+    """`value`, which must be a JSON list; else the file's one line says `description`."""
+    if not isinstance(value, list):
+        raise Malformed(description)
+    return value

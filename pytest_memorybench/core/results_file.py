@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pytest_memorybench.core.errors import UsageError
-from pytest_memorybench.core.readers import read_json, reading, require
+from pytest_memorybench.core.errors import usage_error
+from pytest_memorybench.core.readers import as_mapping, read_json, reading, require
 
 SCHEMA_PREFIX = "memorybench.results/"
 
@@ -28,7 +28,7 @@ class Baseline:
     def load(cls, value: str) -> Baseline:
         path = Path(value)
         if not path.exists():
-            raise UsageError(f"--mb-baseline {value}: no such file; give the results.json of an earlier run")
+            raise usage_error(f"--mb-baseline {value}: no such file; give the results.json of an earlier run")
         with reading(f"--mb-baseline {value}", "give the results.json from an earlier run folder"):
             results = read_results(path)
             _check_means(results)
@@ -40,18 +40,15 @@ def read_results(path: Path) -> dict[str, Any]:
     none."""
     results = read_json(path)
     schema = results.get("schema", "") if isinstance(results, dict) else ""
-    require(
-        str(schema).startswith(SCHEMA_PREFIX),
-        f"not a pytest-memorybench results.json (schema {schema or 'missing'})",
-    )
-    return results
+    message = f"not a pytest-memorybench results.json (schema {schema or 'missing'})"
+    require(str(schema).startswith(SCHEMA_PREFIX), message)
+    return as_mapping(results, message)
 
 
 def _check_means(results: dict[str, Any]) -> None:
     """What the gate compares must be there and be numbers: a baseline is checked when the run
     starts, so a broken one never costs a run its verdict at the end."""
-    totals = results.get("totals")
-    require(isinstance(totals, dict), "no 'totals' mapping")
+    totals = as_mapping(results.get("totals"), "no 'totals' mapping")
     for key in ("mean", "score", "max"):
         require(totals.get(key) is None or _is_number(totals[key]), f"totals.{key} is not a number")
     for level in ("suites", "scenarios"):

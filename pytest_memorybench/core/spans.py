@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 from decimal import Decimal
 
-from pytest_memorybench.core.errors import UsageError
+from pytest_memorybench.core.errors import usage_error
 
 _SPAN = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kKmM]?)\s*$")
 _MULTIPLIER = {"": 1, "k": 1_000, "m": 1_000_000}
@@ -44,12 +44,12 @@ def parse_span(text: str | int) -> Span:
     match = _SPAN.match(text)
     tokens = int(Decimal(match.group(1)) * _MULTIPLIER[match.group(2).lower()]) if match else 0
     if tokens <= 0:
-        raise UsageError(
+        raise usage_error(
             f"--span {text!r} is not a memory span: use a token count such as 2k, 32k, 120k, 1M "
             "or 500000, or 'isolated'"
         )
     if tokens > MAX_SPAN_TOKENS:
-        raise UsageError(
+        raise usage_error(
             f"--span {text!r} is beyond the largest span supported, {Span(MAX_SPAN_TOKENS)} tokens"
         )
     return Span(tokens)

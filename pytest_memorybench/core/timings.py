@@ -41,5 +41,5 @@ def pooled_percentile(summaries: Sequence[Mapping[str, Any]], share: float) -> f
     for point, weight in weighted:
         running += weight
         if running >= share * total - 1e-9:
-            return point
-    return weighted[-1][0]
+            return float(point)
+    return float(weighted[-1][0])

@@ -23,7 +23,7 @@ class Located(dict):  # type: ignore[type-arg]
 
 
 class _Loader(yaml.SafeLoader):
-    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> Located:  # type: ignore[override]
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> Located:
         mapping = Located(super().construct_mapping(node, deep=True))
         mapping.line = node.start_mark.line + 1
         mapping.key_lines = {str(key.value): key.start_mark.line + 1 for key, _ in node.value}

@@ -16,7 +16,7 @@ from typing import Any
 
 import yaml
 
-from pytest_memorybench.core.errors import UsageError, describe_exception
+from pytest_memorybench.core.errors import UsageError, describe_exception, usage_error
 from pytest_memorybench.core.readers import read_json, reading, require
 from pytest_memorybench.core.records import TestDefinition
 from pytest_memorybench.core.spans import MAX_SPAN_TOKENS, Span
@@ -70,7 +70,7 @@ class GoodAIDefinitions:
 def read_config(folder: Path) -> tuple[Span, tuple[tuple[str, ...], ...]]:
     """The run's memory span and incompatible scenario groups, from `config.yml` beside the files."""
     if not (folder / "config.yml").is_file():
-        raise UsageError(
+        raise usage_error(
             f"{PREFIX}{folder}: no config.yml there; give the 'definitions' folder of a GoodAI run"
         )
     with reading(f"{PREFIX}{folder}: config.yml", "give the 'definitions' folder of a GoodAI run"):
@@ -113,7 +113,7 @@ def load_goodai_definitions(folder: Path, suite: str = "goodai") -> GoodAIDefini
                 problems.append(str(unreadable))
                 definitions.append(_unreadable(path, dataset, suite, repetition, str(unreadable)))
     if not definitions:
-        raise UsageError(f"{PREFIX}{folder}: no <Dataset>/<id>.def.json files found")
+        raise usage_error(f"{PREFIX}{folder}: no <Dataset>/<id>.def.json files found")
     if span.isolated:
         span = _waited_span(definitions)
     return GoodAIDefinitions(span, incompatible, tuple(definitions), tuple(problems))
@@ -164,9 +164,9 @@ def convert(
     example_id = path.name.removesuffix(".def.json")
     convert_file = getattr(scenario, "from_goodai", None)
     if convert_file is None:
-        raise UsageError(f"{path}: scenario {scenario.name} cannot read GoodAI definitions")
+        raise usage_error(f"{path}: scenario {scenario.name} cannot read GoodAI definitions")
     try:
-        definition = convert_file(upgrade_format(raw), example_id, suite, repetition)
+        definition: TestDefinition = convert_file(upgrade_format(raw), example_id, suite, repetition)
         if raw["_format"] < 3:
             definition = dataclasses.replace(
                 definition, params={**definition.params, "goodai_format": raw["_format"]}
@@ -182,7 +182,7 @@ def convert(
         OverflowError,
     ) as exc:
         missing = f"no {exc.args[0]!r} entry" if isinstance(exc, KeyError) else describe_exception(exc)
-        raise UsageError(f"{path}: not a {dataset} definition we can read ({missing})") from None
+        raise usage_error(f"{path}: not a {dataset} definition we can read ({missing})") from None
 
 
 def upgrade_format(raw: dict[str, Any]) -> dict[str, Any]:
@@ -231,7 +231,7 @@ def _read_json(path: Path) -> dict[str, Any]:
     with reading(f"{path}: not a GoodAI definition file"):
         raw = read_json(path)
     if not isinstance(raw, dict):
-        raise UsageError(f"{path}: not a GoodAI definition file (a JSON object was expected)")
+        raise usage_error(f"{path}: not a GoodAI definition file (a JSON object was expected)")
     return raw
 
 

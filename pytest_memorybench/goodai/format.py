@@ -18,5 +18,5 @@ def script_from_goodai(raw: dict[str, Any]) -> tuple[ScriptLine, ...]:
             is_question=bool(question),
             wait={key: value for key, value in (wait or {}).items() if value},
         )
-        for text, question, wait in zip(raw["script"], raw["is_question"], raw["waits"])
+        for text, question, wait in zip(raw["script"], raw["is_question"], raw["waits"], strict=False)
     )

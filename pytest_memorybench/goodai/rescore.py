@@ -20,12 +20,12 @@ from __future__ import annotations
 
 import inspect
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pytest_memorybench.core.errors import UsageError, describe_exception
+from pytest_memorybench.core.errors import UsageError, describe_exception, usage_error
 from pytest_memorybench.core.records import Score, TestDefinition, TestOutcome, Usage
 from pytest_memorybench.goodai.definitions import (
     DATASETS,
@@ -34,7 +34,7 @@ from pytest_memorybench.goodai.definitions import (
     expected_by_file,
     read_config,
 )
-from pytest_memorybench.goodai.results import ResultFileError, StoredResult, read_result
+from pytest_memorybench.goodai.results import PublishedResult, ResultFileError, StoredResult, read_result
 from pytest_memorybench.judges.base import JudgeFailed
 from pytest_memorybench.scenarios import ScoringContext, get_scenario
 from pytest_memorybench.suite import Suite, loaded_suite
@@ -51,7 +51,7 @@ class PublishedRun:
 
     folder: Path
     suites: tuple[Suite, ...]
-    results: dict[str, StoredResult]  # by the item's key (node id)
+    results: Mapping[str, PublishedResult]  # by the item's key (node id)
     problems: tuple[str, ...]  # one line per file or folder that could not be used
 
 
@@ -66,7 +66,7 @@ def read_published(path: Path) -> PublishedRun:
     elif folder.parent.name == "results" and (folder.parent.parent / "definitions").is_dir():
         definitions, agents = folder.parent.parent / "definitions", [folder]
     else:
-        raise UsageError(
+        raise usage_error(
             f"--mb-rescore {path}: not a GoodAI results folder; give data/tests/<benchmark> (with"
             " definitions/ and results/ in it) or one agent's data/tests/<benchmark>/results/<agent>"
         )
@@ -113,7 +113,7 @@ def read_published(path: Path) -> PublishedRun:
             )
     if not results:
         detail = f" ({problems[0]})" if problems else ""
-        raise UsageError(f"--mb-rescore {path}: no result there could be re-scored{detail}")
+        raise usage_error(f"--mb-rescore {path}: no result there could be re-scored{detail}")
     return PublishedRun(folder, tuple(suites), results, tuple(problems))
 
 
@@ -188,7 +188,7 @@ def suite_name(agent_folder: str) -> str:
     return re.sub(r"[^\w.+]+", "-", agent_folder.replace("-", " ")).strip("-") or "agent"
 
 
-async def rescore(definition: TestDefinition, stored: StoredResult, context: ScoringContext) -> Score:
+async def rescore(definition: TestDefinition, stored: PublishedResult, context: ScoringContext) -> Score:
     """Our verdict on a stored result, by the scenario's own re-scorer or its scorer."""
     scenario = get_scenario(definition.scenario)
     custom = getattr(scenario, "rescore_goodai", None)
@@ -201,7 +201,11 @@ async def rescore(definition: TestDefinition, stored: StoredResult, context: Sco
 
 
 async def rescored_outcome(
-    key: str, definition: TestDefinition, stored: StoredResult, channel: AgentChannel, context: ScoringContext
+    key: str,
+    definition: TestDefinition,
+    stored: PublishedResult,
+    channel: AgentChannel,
+    context: ScoringContext,
 ) -> TestOutcome:
     """One stored result scored, with its conversation and our verdict written to the run's log
     for the report; the published verdict is kept beside ours (`details.published`)."""

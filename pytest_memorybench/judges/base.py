@@ -137,7 +137,9 @@ class JudgeStats:
 class Judge(Protocol):
     """`name` identifies the judge in results (model and base URL, never a key)."""
 
-    name: str
     stats: JudgeStats
+
+    @property
+    def name(self) -> str: ...
 
     async def judge(self, task: JudgeTask) -> JudgeVerdict: ...

@@ -183,7 +183,7 @@ def _tally_cases(
     present = {case.kind for case in cases}
     report.kinds = {kind: KindAgreement(kind) for kind in TASK_KINDS if kind in present}
     credits_agreed = credits_total = 0
-    for case, (data, error) in zip(cases, results):
+    for case, (data, error) in zip(cases, results, strict=True):
         comparison = None
         if data is not None:
             try:
@@ -215,7 +215,7 @@ def _tally_wrong_answers(
 ) -> None:
     present = {answer.kind for answer in answers}
     report.false_accepts = {kind: KindFalseAcceptance(kind) for kind in TASK_KINDS if kind in present}
-    for answer, (data, error) in zip(answers, results):
+    for answer, (data, error) in zip(answers, results, strict=True):
         tally = report.false_accepts[answer.kind]
         tally.total += 1
         if data is not None:

@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
-from pytest_memorybench.core.errors import UsageError
+from pytest_memorybench.core.errors import usage_error
 from pytest_memorybench.judges.evaluation import JudgeCheckReport, evaluate_judge
 from pytest_memorybench.judges.metaeval import load_cases
 from pytest_memorybench.judges.wrong_answers import WRONG_ANSWERS_FILE, load_wrong_answers
@@ -28,7 +28,8 @@ MAX_ACCEPTED = 10
 
 
 class _Kinded(Protocol):
-    kind: str
+    @property
+    def kind(self) -> str: ...
 
 
 T = TypeVar("T", bound=_Kinded)
@@ -101,7 +102,7 @@ def _round_robin(items: Sequence[Any]) -> list[Any]:
     for item in items:
         by_kind.setdefault(item.kind, []).append(item)
     queues = list(by_kind.values())
-    result = []
+    result: list[Any] = []
     for turn in range(max((len(queue) for queue in queues), default=0)):
         result.extend(queue[turn] for queue in queues if turn < len(queue))
     return result
@@ -208,11 +209,11 @@ LOOSE_FALSE_ACCEPT = 0.1  # the interpretation warns above this false acceptance
 def _check_options(min_agreement: float | None, max_false_accept: float | None, sample: int | None) -> None:
     for option, value in (("--mb-min-agreement", min_agreement), ("--mb-max-false-accept", max_false_accept)):
         if value is not None and not 0 <= value <= 1:
-            raise UsageError(
+            raise usage_error(
                 f"{option} {value:g} is not a share: give a number from 0 to 1 (e.g. 0.9 for 90 %)"
             )
     if sample is not None and sample < 1:
-        raise UsageError(
+        raise usage_error(
             f"--mb-judge-sample {sample} asks nothing: give how many cases per task to ask (1 or more)"
         )
 

@@ -56,7 +56,8 @@ from pytest_memorybench.scoring.items import items_f1
 
 
 class _Identified(Protocol):
-    id: str
+    @property
+    def id(self) -> str: ...
 
 
 T = TypeVar("T", bound=_Identified)
@@ -280,7 +281,9 @@ def human_items_f1(label: Mapping[str, Any], ground_truth: Sequence[str]) -> flo
     if label["abstains"]:
         identified: list[str] = []
     else:
-        identified = [item for item, credit in zip(ground_truth, label["matching"]) if credit > 0]
+        identified = [
+            item for item, credit in zip(ground_truth, label["matching"], strict=True) if credit > 0
+        ]
         identified += [f"(extra item {number})" for number in range(1, label.get("extra", 0) + 1)]
     return items_f1(identified, label["matching"], ground_truth).value
 
@@ -294,7 +297,7 @@ def compare_items(
     human_f1 = human_items_f1(label, ground_truth)
     abstaining = not data["identified"]
     agree = abstaining == label["abstains"] and abs(judge_f1 - human_f1) <= F1_TOLERANCE + 1e-9
-    same = sum(1 for mine, theirs in zip(matching, label["matching"]) if mine == theirs)
+    same = sum(1 for mine, theirs in zip(matching, label["matching"], strict=True) if mine == theirs)
     expected = {**label, "f1": round(human_f1, 3)}
     got = {"matching": matching, "abstains": abstaining, "f1": round(judge_f1, 3)}
     return Comparison(agree, expected, got, (same, len(ground_truth)))
@@ -367,7 +370,7 @@ def label_verdict(kind: str, label: Mapping[str, Any], payload: Mapping[str, Any
     if kind == "directions":
         places = [str(place) for place in payload["places"]] or ["start", "end"]
         x, y = label["end"]
-        hops = []
+        hops: list[dict[str, Any]] = []
         for amount, positive, negative in ((x, "east", "west"), (y, "north", "south")):
             if amount:
                 origin = places[len(hops) % len(places)]
@@ -387,7 +390,9 @@ def label_verdict(kind: str, label: Mapping[str, Any], payload: Mapping[str, Any
         ground_truth = [str(item) for item in payload["ground_truth"]]
         identified: list[str] = []
         if not label["abstains"]:
-            identified = [item for item, credit in zip(ground_truth, label["matching"]) if credit > 0]
+            identified = [
+                item for item, credit in zip(ground_truth, label["matching"], strict=True) if credit > 0
+            ]
             identified += [f"(extra item {number})" for number in range(1, label.get("extra", 0) + 1)]
         return {"identified": identified, "matching": list(label["matching"])}
     if kind == "order":

@@ -19,7 +19,7 @@ from typing import Literal
 
 from pytest_memorybench.agents.models.limits import RateLimits
 from pytest_memorybench.agents.spec import API_KEY_VARIABLES, LLM_PROVIDERS, parse_agent_spec
-from pytest_memorybench.core.errors import UsageError, mask_credentials
+from pytest_memorybench.core.errors import UsageError, mask_credentials, usage_error
 from pytest_memorybench.judges.client import CachedJudge
 
 JudgeKind = Literal["local", "openai", "anthropic"]
@@ -46,7 +46,7 @@ class JudgeSpec:
 def parse_judge_spec(text: str) -> JudgeSpec:
     spec = text.strip()
     if not spec:
-        raise UsageError(f"--judge is empty: give one of {JUDGE_FORMS}")
+        raise usage_error(f"--judge is empty: give one of {JUDGE_FORMS}")
     if spec == "local":
         return JudgeSpec(spec, "local")
     prefix, sep, _ = spec.partition(":")
@@ -54,11 +54,11 @@ def parse_judge_spec(text: str) -> JudgeSpec:
         try:
             parsed = parse_agent_spec(spec)
         except UsageError as exc:
-            raise UsageError(str(exc).replace("--agent", "--judge", 1)) from None
+            raise usage_error(str(exc).replace("--agent", "--judge", 1)) from None
         return JudgeSpec(spec, parsed.kind, parsed.target or None, parsed.base_url)  # type: ignore[arg-type]
     if sep:
-        raise UsageError(f"--judge {spec!r}: unknown judge prefix {prefix!r}; use {JUDGE_FORMS}")
-    raise UsageError(f"--judge {spec!r} is not a judge: use {JUDGE_FORMS}")
+        raise usage_error(f"--judge {spec!r}: unknown judge prefix {prefix!r}; use {JUDGE_FORMS}")
+    raise usage_error(f"--judge {spec!r} is not a judge: use {JUDGE_FORMS}")
 
 
 def build_judge(
@@ -89,7 +89,7 @@ def build_judge(
         return CachedJudge(LocalJudge(), cache_path=None, max_concurrency=max_concurrency, max_attempts=1)
     if spec.base_url is None and not (api_key or os.environ.get(API_KEY_VARIABLES[spec.kind])):
         variable = API_KEY_VARIABLES[spec.kind]
-        raise UsageError(
+        raise usage_error(
             f"--judge {spec.display}: {variable} is not set; export it, or point the judge at a compatible "
             f"server with {spec.kind}:MODEL@URL"
         )
@@ -120,4 +120,4 @@ def check_judge_spec(spec: JudgeSpec) -> None:
         try:
             probe_server(spec.base_url, spec.display)
         except UsageError as exc:
-            raise UsageError(str(exc).replace("--agent", "--judge", 1)) from None
+            raise usage_error(str(exc).replace("--agent", "--judge", 1)) from None

@@ -56,4 +56,7 @@ class TimeoutPerTest:
         theirs = item.config.pluginmanager.subset_hook_caller(
             "pytest_timeout_set_timer", remove_plugins=[self]
         )
-        return theirs(item=item, settings=settings._replace(timeout=round(settings.timeout * tests, 3)))
+        handled: bool | None = theirs(
+            item=item, settings=settings._replace(timeout=round(settings.timeout * tests, 3))
+        )
+        return handled

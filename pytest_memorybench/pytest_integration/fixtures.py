@@ -48,21 +48,23 @@ def memorybench_agent(
     if run.agentless:
         yield None  # replies come from a replayed run's log or from published results
         return
-    if run.settings.agent is None and memorybench_agent_factory is None:
+    agent: AgentAdapter | None
+    if run.settings.agent is not None:
+        from pytest_memorybench.agents.build import build_agent
+
+        agent = build_agent(run.settings.agent, run.settings.agent_options)
+    elif memorybench_agent_factory is not None:
+        agent = run.agents.adapt(memorybench_agent_factory(), "memorybench_agent_factory")
+    else:
         pytest.fail(
             "no agent: pass --agent=SPEC (e.g. --agent=recall) or define a memorybench_agent "
             "fixture in conftest.py",
             pytrace=False,
         )
-    if run.settings.agent is not None:
-        from pytest_memorybench.agents.build import build_agent
-
-        agent = build_agent(run.settings.agent, run.settings.agent_options)
-    else:
-        agent = run.agents.adapt(memorybench_agent_factory(), "memorybench_agent_factory")  # type: ignore[misc]
     run.agents.plugin_agent = agent
     yield agent
-    run.run_sync(agent.aclose())
+    if agent is not None:
+        run.run_sync(agent.aclose())
 
 
 @pytest.fixture

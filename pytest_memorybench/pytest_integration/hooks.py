@@ -107,13 +107,15 @@ class BenchmarkHooks:
         report = yield
         if report.skipped and PLANNED_KEY in item.stash and isinstance(report.longrepr, tuple):
             # Point the skip at the item, as a skip mark's reason is, not at the line of this plugin.
-            report.longrepr = (item.nodeid, None, report.longrepr[2])  # type: ignore[index]
+            # pytest folds a skip without a line number (a skip mark's) as it shows it; its type says int
+            report.longrepr = (item.nodeid, None, report.longrepr[2])  # type: ignore[assignment]
         # The record goes with the report that ends the item: the call's, or a set-up's that errored.
         ends = call.when == "call" or (call.when == "setup" and report.failed)
         if ends and OUTCOME_KEY in item.stash:
             planned = item.stash[PLANNED_KEY]
             record = item_record(planned.key, planned, item.stash[OUTCOME_KEY], report.passed)
-            report.memorybench = record  # type: ignore[attr-defined]  (travels to the xdist controller)
+            # an attribute of the report travels with it to the xdist controller
+            report.memorybench = record  # type: ignore[attr-defined]
             item.user_properties.extend(item_properties(record))
             if self.html_extras:
                 report.extras = [*getattr(report, "extras", []), self._html_extra(record)]  # type: ignore[attr-defined]
@@ -128,7 +130,8 @@ class BenchmarkHooks:
             self._events = lifecycle.event_index(self.run)
         self._events.refresh()
         transcript = self._events.transcript(record["conversation"], record["nodeid"])
-        return extras.html(item_fragment(record, transcript))
+        extra: dict[str, Any] = extras.html(item_fragment(record, transcript))
+        return extra
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtestloop(self, session: pytest.Session) -> bool | None:
@@ -241,7 +244,8 @@ class SelectionHooks:
     def pytest_collection_modifyitems(self, config: pytest.Config, items: list[pytest.Item]) -> None:
         """A resumed or replayed run goes on with the tests its conversations began with, no others;
         a shard runs its own part, and a merge reports what the shards ran."""
-        keep, outside = [], []
+        keep: list[pytest.Item] = []
+        outside: list[pytest.Item] = []
         for item in items:
             planned = item.stash.get(PLANNED_KEY, None)
             (outside if planned is not None and self.run.outside_this_run(planned.key) else keep).append(item)

@@ -65,8 +65,9 @@ class BenchmarkItem(pytest.Function):
         if test.definition.skip_reason:
             pytest.skip(test.definition.skip_reason)
         try:
+            factory = self.funcargs["memorybench_agent_factory"]
             outcome = run.outcome(
-                test.key, self.funcargs["memorybench_agent"], self.funcargs["memorybench_agent_factory"]
+                test.key, self.funcargs["memorybench_agent"], factory if callable(factory) else None
             )
         except BaseException:
             self.stash[OUTCOME_KEY] = run.cut_outcome(test.key)  # recorded as such; pytest reports the cause

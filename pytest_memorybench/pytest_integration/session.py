@@ -13,7 +13,7 @@ import pytest
 
 from pytest_memorybench.agents.build import agent_factory, check_agent_spec
 from pytest_memorybench.agents.models.prices import register_price
-from pytest_memorybench.core.errors import UsageError
+from pytest_memorybench.core.errors import usage_error
 from pytest_memorybench.judges.spec import DEFAULT_CACHE, check_judge_spec
 from pytest_memorybench.pytest_integration import fixtures
 from pytest_memorybench.pytest_integration.keys import RUN_KEY
@@ -123,7 +123,7 @@ def _controller_run(config: pytest.Config, settings: Settings) -> BenchmarkRun:
         return run
     fixture = _user_fixture(config, "memorybench_agent") or _user_fixture(config, "memorybench_agent_factory")
     if settings.agent is None and not run.agentless and not fixture:
-        raise UsageError(
+        raise usage_error(
             "--memorybench needs an agent: pass --agent=SPEC (e.g. --agent=recall, "
             "--agent=openai:gpt-4o-mini) or define a memorybench_agent fixture in conftest.py"
         )

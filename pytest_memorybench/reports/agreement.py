@@ -44,7 +44,7 @@ def published_items(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def agrees(item: dict[str, Any]) -> bool:
-    return abs(item["score"] - item["details"]["published"]["score"]) < EXACT
+    return bool(abs(item["score"] - item["details"]["published"]["score"]) < EXACT)
 
 
 def corrections(items: list[dict[str, Any]]) -> tuple[int, int, int]:

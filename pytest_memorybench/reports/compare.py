@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pytest_memorybench.core.errors import UsageError
-from pytest_memorybench.core.readers import reading, require
+from pytest_memorybench.core.errors import usage_error
+from pytest_memorybench.core.readers import as_list, reading, require
 from pytest_memorybench.core.results_file import read_results
 from pytest_memorybench.judges.identity import judged_differently
 from pytest_memorybench.reports.significance import PairedTest, average_ranks, cliques, holm, wilcoxon_p
@@ -43,7 +43,8 @@ class Run:
 
     @property
     def info(self) -> dict[str, Any]:
-        return self.results.get("run", {})
+        info: dict[str, Any] = self.results.get("run", {})
+        return info
 
     @property
     def items(self) -> list[dict[str, Any]]:
@@ -158,11 +159,11 @@ def load_runs(paths: Sequence[str], labels: Sequence[str] = ()) -> list[Run]:
         path = Path(given)
         file = path / "results.json" if path.is_dir() else path
         if not path.exists():
-            raise UsageError(
+            raise usage_error(
                 f"--mb-compare {given}: no such file or folder; give run folders or their results.json"
             )
         if not file.is_file():
-            raise UsageError(
+            raise usage_error(
                 f"--mb-compare {given}: no results.json in this folder; give a run folder of"
                 " pytest-memorybench"
             )
@@ -171,26 +172,25 @@ def load_runs(paths: Sequence[str], labels: Sequence[str] = ()) -> list[Run]:
             _check_items(results)
         runs.extend(_split_leaderboard(file, results))
     if len(runs) < 2:
-        raise UsageError("--mb-compare needs two runs or more (run folders or results.json files)")
+        raise usage_error("--mb-compare needs two runs or more (run folders or results.json files)")
     if labels:
         if len(labels) != len(runs):
-            raise UsageError(
+            raise usage_error(
                 f"--mb-label was given {len(labels)} time(s) for {len(runs)} runs; give one label per run, in"
                 " order"
             )
-        for run, label in zip(runs, labels):
+        for run, label in zip(runs, labels, strict=True):
             run.label = label
     else:
         _label(runs)
     if len({run.label for run in runs}) != len(runs):
-        raise UsageError("--mb-label: two runs have the same label; give each run its own")
+        raise usage_error("--mb-label: two runs have the same label; give each run its own")
     return runs
 
 
 def _check_items(results: dict[str, Any]) -> None:
     """What pairing and the tables read of each item must be there, so a hand-edited file is one line."""
-    items = results.get("items")
-    require(isinstance(items, list), "'items' is not a list")
+    items = as_list(results.get("items"), "'items' is not a list")
     require(
         isinstance(results.get("run", {}), dict) and isinstance(results.get("suites", {}), dict),
         "'run' or 'suites' is not a mapping",
@@ -258,7 +258,7 @@ def compare(
     keyed = [_keyed(run, keyed_by) for run in runs]
     shared, left_out = _pair(keyed)
     if not shared:
-        raise UsageError(
+        raise usage_error(
             "--mb-compare: the runs share no scored item (same test, same definition); "
             f"left out: {_left_out_text(left_out)}"
         )
@@ -291,7 +291,7 @@ def _differences(runs: list[Run], anyway: bool) -> list[str]:
         if len(values) > 1:
             detail = ", ".join(f"{run.label}: {run.info.get(key)}" for run in runs)
             if not anyway:
-                raise UsageError(
+                raise usage_error(
                     f"--mb-compare: the runs were scored with different {key}s ({detail}); their scores are"
                     " not comparable: compare runs of one {key}, or pass --mb-compare-anyway".replace(
                         "{key}", key
@@ -301,7 +301,7 @@ def _differences(runs: list[Run], anyway: bool) -> list[str]:
     for run in runs[1:]:
         judged = judged_differently(runs[0].info, run.info)
         if judged is not None and not anyway:
-            raise UsageError(
+            raise usage_error(
                 f"--mb-compare: {runs[0].label} and {run.label} were judged differently ({judged}); their"
                 " scores are not comparable: judge both alike, or pass --mb-compare-anyway"
             )
@@ -418,7 +418,7 @@ def _pairs(
     """Each pair of runs (or each run against `compare_to`), Holm-corrected together."""
     labels = [run.label for run in runs]
     if compare_to is not None and compare_to not in labels:
-        raise UsageError(f"--mb-compare-to {compare_to!r} is none of the runs ({', '.join(labels)})")
+        raise usage_error(f"--mb-compare-to {compare_to!r} is none of the runs ({', '.join(labels)})")
     if compare_to is not None:
         base = labels.index(compare_to)
         couples = [(base, other) for other in range(len(runs)) if other != base]
@@ -429,7 +429,7 @@ def _pairs(
         first = [float(keyed[a][key]["score"]) for key in shared]
         second = [float(keyed[b][key]["score"]) for key in shared]
         strata: dict[str, list[float]] = defaultdict(list)
-        for key, x, y in zip(shared, first, second):
+        for key, x, y in zip(shared, first, second, strict=True):
             strata[keyed[a][key]["scenario"]].append(y - x)
         differences = [value for group in strata.values() for value in group]
         tests.append(
@@ -444,7 +444,8 @@ def _pairs(
         )
     adjusted = holm([test.p for test in tests])
     return [
-        PairedTest(t.a, t.b, t.n, t.difference, t.ci95, t.p, p_holm) for t, p_holm in zip(tests, adjusted)
+        PairedTest(t.a, t.b, t.n, t.difference, t.ci95, t.p, p_holm)
+        for t, p_holm in zip(tests, adjusted, strict=True)
     ]
 
 

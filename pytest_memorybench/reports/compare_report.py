@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from markupsafe import Markup
 
-from pytest_memorybench.core.errors import UsageError
+from pytest_memorybench.core.errors import usage_error
 from pytest_memorybench.core.spans import parse_span
 from pytest_memorybench.reports.compare import IDENTITY, Comparison, Row, Run, compare, load_runs
 from pytest_memorybench.reports.compare_svg import critical_difference, grouped_bars, span_curves
@@ -55,7 +55,7 @@ def write_comparison(folder: Path, comparison: Comparison) -> list[Path]:
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise UsageError(
+        raise usage_error(
             f"--mb-output {folder}: cannot write there ({exc.strerror or exc}); give a folder you can"
             " write to"
         ) from None

@@ -8,7 +8,7 @@ page and on its own (the files beside it).  Labels come from runs and suite file
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from html import escape
 
 from pytest_memorybench.reports.svg import AXIS_COLOUR, FONT, GRID_COLOUR, _clamp, _shorten, _tick
@@ -81,7 +81,7 @@ def grouped_bars(
 
 
 def span_curves(
-    series: dict[str, Sequence[tuple[float, float, Sequence[float] | None]]], *, title: str
+    series: Mapping[str, Sequence[tuple[float, float, Sequence[float] | None]]], *, title: str
 ) -> str:
     """Mean score against memory span (tokens, log scale), a line per agent; whiskers for the intervals."""
     width, height, left, right, top, bottom, legend_w = 720, 320, 56, 16, 34, 44, 240
@@ -122,7 +122,7 @@ def span_curves(
         if len(coordinates) > 1:
             path = "M" + "L".join(f"{x:.1f} {y:.1f}" for x, y in coordinates)
             parts.append(f'<path d="{path}" stroke="{colour}" stroke-width="2" fill="none"/>')
-        for (span, _, ci), (x, y) in zip(drawn, coordinates):
+        for (span, _, ci), (x, y) in zip(drawn, coordinates, strict=True):
             parts.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="3.5" fill="{colour}"/>')
             if ci is not None and len(ci) == 2:
                 _, y_low = at(span, ci[0])

@@ -211,8 +211,11 @@ def _grid(value: Any) -> dict[str, Any] | None:
     ):
         return None
     if len(columns) > len(names):  # long side down: a page has more room for rows than columns
-        names, columns, cells = columns, names, [list(line) for line in zip(*cells)]
-    return {"columns": columns, "rows": [{"name": name, "cells": line} for name, line in zip(names, cells)]}
+        names, columns, cells = columns, names, [list(line) for line in zip(*cells, strict=False)]
+    return {
+        "columns": columns,
+        "rows": [{"name": name, "cells": line} for name, line in zip(names, cells, strict=True)],
+    }
 
 
 def item_view(record: dict[str, Any], transcript: list[Entry] | None) -> dict[str, Any]:

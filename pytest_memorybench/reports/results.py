@@ -177,7 +177,8 @@ def _embedder(settings: Any) -> str | None:
     embedder = settings.agent_options.embedder
     if settings.agent is None or settings.agent.kind != "memory" or embedder is None:
         return None
-    return embedder.display
+    display: str = embedder.display
+    return display
 
 
 def memory_phases(conversations: list[dict[str, Any]]) -> dict[str, dict[str, float]] | None:

@@ -52,7 +52,7 @@ def wilcoxon_p(a: Sequence[float], b: Sequence[float]) -> float | None:
     out, as Wilcoxon's own rule does); 1.0 when no pair differs, None with no pair at all."""
     if not a:
         return None
-    differences = [y - x for x, y in zip(a, b)]
+    differences = [y - x for x, y in zip(a, b, strict=True)]
     if all(abs(difference) < EQUAL for difference in differences):
         return 1.0
     stats = heavy_import("scipy.stats")
@@ -82,7 +82,7 @@ def average_ranks(scores: Mapping[str, Sequence[float]]) -> dict[str, float]:
     totals = dict.fromkeys(names, 0.0)
     for index in range(count):
         ranks = stats.rankdata([-scores[name][index] for name in names])
-        for name, rank in zip(names, ranks):
+        for name, rank in zip(names, ranks, strict=True):
             totals[name] += float(rank)
     return {name: round(total / count, 6) if count else math.nan for name, total in totals.items()}
 

@@ -24,7 +24,7 @@ from typing import Any
 
 from syrupy.extensions.json import JSONSnapshotExtension
 
-from pytest_memorybench.core.errors import UsageError
+from pytest_memorybench.core.errors import usage_error
 
 DEFAULT_RUNS = Path(".memorybench") / "runs"
 
@@ -35,16 +35,17 @@ def load_results(path: str | Path) -> dict[str, Any]:
     if path.is_dir():
         path = path / "results.json"
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        results: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+        return results
     except (OSError, ValueError) as exc:
-        raise UsageError(f"{path}: cannot read a results.json ({exc})") from None
+        raise usage_error(f"{path}: cannot read a results.json ({exc})") from None
 
 
 def latest_run(root: str | Path = DEFAULT_RUNS) -> Path:
     """The most recently finished run folder under `root` (the default run folder of a project)."""
     finished = list(Path(root).glob("*/results.json"))
     if not finished:
-        raise UsageError(f"{root}: no finished run (no */results.json); run pytest --memorybench first")
+        raise usage_error(f"{root}: no finished run (no */results.json); run pytest --memorybench first")
     return max(finished, key=lambda path: path.stat().st_mtime_ns).parent
 
 
@@ -92,7 +93,9 @@ def within(actual: Any, expected: Any, tolerance: float) -> bool:
             within(actual[k], expected[k], tolerance) for k in actual
         )
     if isinstance(actual, list) and isinstance(expected, list):
-        return len(actual) == len(expected) and all(within(a, e, tolerance) for a, e in zip(actual, expected))
+        return len(actual) == len(expected) and all(
+            within(a, e, tolerance) for a, e in zip(actual, expected, strict=True)
+        )
     if isinstance(actual, float) or isinstance(expected, float):
         if isinstance(actual, bool) or isinstance(expected, bool):
             return actual is expected
@@ -132,7 +135,7 @@ class DefinitionsExtension(JSONSnapshotExtension):
             folder = Path(data) / "definitions"
             files = sorted(folder.glob("*/*.json"))
             if not files:
-                raise UsageError(f"{folder}: no test definitions in this run folder")
+                raise usage_error(f"{folder}: no test definitions in this run folder")
             table = {f"{p.parent.name}::{p.stem}": json.loads(p.read_text(encoding="utf-8")) for p in files}
         else:
             table = {f"{d.suite}::{d.test_id}": json.loads(d.to_json()) for d in data}

@@ -29,7 +29,7 @@ class TableRow:
 
     @property
     def score(self) -> float:
-        return sum(item["score"] for item in self.items if item["score"] is not None)
+        return float(sum(item["score"] for item in self.items if item["score"] is not None))
 
     @property
     def errors(self) -> int:
@@ -46,11 +46,11 @@ class TableRow:
 
     @property
     def seconds(self) -> float:
-        return sum(item["usage"]["seconds"] for item in self.items)
+        return float(sum(item["usage"]["seconds"] for item in self.items))
 
     @property
     def cost(self) -> float:
-        return sum(item["usage"]["cost_usd"] for item in self.items)
+        return float(sum(item["usage"]["cost_usd"] for item in self.items))
 
 
 def short_name(scenario: str, suite: str) -> str:

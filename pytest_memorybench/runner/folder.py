@@ -18,7 +18,7 @@ from typing import Any
 
 from filelock import FileLock, Timeout
 
-from pytest_memorybench.core.errors import UsageError
+from pytest_memorybench.core.errors import UsageError, usage_error
 from pytest_memorybench.core.readers import Malformed, read_json, reading, require
 from pytest_memorybench.core.records import TestDefinition
 from pytest_memorybench.core.spans import Span, parse_span
@@ -60,17 +60,7 @@ def read_manifest(folder: Path) -> Manifest:
             isinstance(conversations, int) and 1 <= conversations <= MAX_CONVERSATIONS,
             f"'conversations' is not a number from 1 to {MAX_CONVERSATIONS}",
         )
-        shard = raw.get("shard")
-        part = (shard.get("index"), shard.get("count")) if isinstance(shard, dict) else None
-        require(
-            shard is None
-            or (
-                part is not None
-                and all(type(n) is int for n in part)
-                and 1 <= part[0] <= part[1] <= MAX_SHARDS
-            ),
-            f"'shard' needs an index and a count, 1 <= index <= count <= {MAX_SHARDS}",
-        )
+        part = _shard_part(raw.get("shard"))
         suites = raw.get("suites", list(spans)) or []  # null: re-scored published results, no suite to name
         require(
             isinstance(suites, list) and all(isinstance(name, str) for name in suites),
@@ -92,6 +82,16 @@ def read_manifest(folder: Path) -> Manifest:
         )
 
 
+def _shard_part(shard: object) -> tuple[int, int] | None:
+    """A manifest's (index, count) of its shard, or None for a run that is not a shard."""
+    if shard is None:
+        return None
+    index, count = (shard.get("index"), shard.get("count")) if isinstance(shard, dict) else (None, None)
+    if not (type(index) is int and type(count) is int and 1 <= index <= count <= MAX_SHARDS):
+        raise Malformed(f"'shard' needs an index and a count, 1 <= index <= count <= {MAX_SHARDS}")
+    return index, count
+
+
 def _spans(raw: dict[str, Any]) -> dict[str, Span]:
     try:
         return {str(name): parse_span(str(span)) for name, span in raw.items()}
@@ -107,7 +107,9 @@ def load_definition(folder: Path, generated: TestDefinition) -> TestDefinition:
     """The definition a previous run saved for the test `generated` stands for."""
     path = definition_path(folder, generated)
     if not path.exists():
-        raise UsageError(f"{path} is missing: that run did not define {generated.suite}::{generated.test_id}")
+        raise usage_error(
+            f"{path} is missing: that run did not define {generated.suite}::{generated.test_id}"
+        )
     with reading(f"definition file {path}", "give the folder of a run that finished planning"):
         return TestDefinition.from_dict(read_json(path))
 
@@ -137,18 +139,18 @@ def claim(folder: Path, flag: str) -> FileLock:
     lock behind.  xdist workers write into their controller's claim and take none of their own.
     """
     if folder.exists() and not folder.is_dir():
-        raise UsageError(f"{flag} {folder}: a file is there, not a folder; give a folder for the run")
+        raise usage_error(f"{flag} {folder}: a file is there, not a folder; give a folder for the run")
     try:
         folder.mkdir(parents=True, exist_ok=True)
         lock = FileLock(folder / LOCK)
         lock.acquire(timeout=0)
     except Timeout:
-        raise UsageError(
+        raise usage_error(
             f"{flag} {folder}: another pytest-memorybench run is using this folder; "
             "wait for it to end, or give another folder"
         ) from None
     except OSError as exc:
-        raise UsageError(
+        raise usage_error(
             f"{flag} {folder}: cannot write there ({exc.strerror or exc}); give a folder you can write to"
         ) from None
     return lock

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pytest_memorybench.core.errors import UsageError
+from pytest_memorybench.core.errors import usage_error
 from pytest_memorybench.core.readers import Malformed, reading
 from pytest_memorybench.core.records import TestDefinition
 from pytest_memorybench.core.spans import ISOLATED
@@ -65,7 +65,7 @@ def read_eval_results(path: Path) -> PublishedRun:
         data = json.loads(file.read_text(encoding="utf-8"))
         definitions, results = _items(file, data)
     if not definitions:
-        raise UsageError(f"--mb-rescore {file}: no judged answer in its detailed_results")
+        raise usage_error(f"--mb-rescore {file}: no judged answer in its detailed_results")
     suite = loaded_suite(SUITE, file, ISOLATED, definitions, f"published LoCoMo verdicts from {file}")
     return PublishedRun(file.parent, (suite,), results, ())
 

@@ -132,4 +132,8 @@ def end_on_sigterm() -> Callable[[], None]:
         raise Terminated("terminated by SIGTERM")
 
     previous = signal.signal(signal.SIGTERM, terminate)
-    return lambda: signal.signal(signal.SIGTERM, previous)
+
+    def restore() -> None:
+        signal.signal(signal.SIGTERM, previous)
+
+    return restore

@@ -12,7 +12,7 @@ import random
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pytest_memorybench.core.errors import UsageError
+from pytest_memorybench.core.errors import usage_error
 from pytest_memorybench.core.records import TestDefinition, TestOutcome
 from pytest_memorybench.core.spans import ISOLATED, Span
 from pytest_memorybench.runner.folder import Manifest, load_definition
@@ -118,7 +118,7 @@ def _check_profile(suite: Suite, profile: str) -> None:
     for entry in suite.entries:
         takes = profiles_of(SCENARIOS.get(entry.scenario))
         if profile not in takes:
-            raise UsageError(
+            raise usage_error(
                 f"--mb-profile {profile}: scenario {entry.scenario} of suite {suite.name} is scored under "
                 f"{' or '.join(takes)} only (the audited profile needs a benchmark with an audit: LoCoMo)"
             )
@@ -179,11 +179,11 @@ def check_consistent(
     flag = "--mb-resume" if settings.resume else "--mb-replay" if settings.replay else "--mb-merge"
     if settings.span is not None and any(span != settings.span for span in spans.values()):
         used = ", ".join(f"{name}={span}" for name, span in spans.items())
-        raise UsageError(
+        raise usage_error(
             f"--span {settings.span} conflicts with the run given to {flag} ({used}); drop --span"
         )
     if settings.conversations not in (1, conversations):
-        raise UsageError(
+        raise usage_error(
             f"--mb-conversations {settings.conversations} conflicts with the run given to {flag} "
             f"({conversations}); drop --mb-conversations"
         )

@@ -43,7 +43,7 @@ from pytest_memorybench.conversation.log_reader import (
 from pytest_memorybench.conversation.probing import ProbeSession, read_probe_answers
 from pytest_memorybench.conversation.scheduler import Conversation, ConversationStats
 from pytest_memorybench.conversation.trivia import TriviaSource
-from pytest_memorybench.core.errors import UsageError
+from pytest_memorybench.core.errors import usage_error
 from pytest_memorybench.core.records import Score, TestOutcome, Usage
 from pytest_memorybench.core.spans import Span
 from pytest_memorybench.core.tokens import default_counter
@@ -135,7 +135,7 @@ class BenchmarkRun:
         self.shard = self._shard(settings.shard, manifest)
         dealt = deal(by_group, self.shard.count) if self.shard else {}
         if self.merged is not None and self.merged.fingerprint != self.fingerprint:
-            raise UsageError(
+            raise usage_error(
                 "--mb-merge: the shards ran another plan than this command makes: give it the --mb-suite"
                 " options the shards ran with"
             )
@@ -204,7 +204,7 @@ class BenchmarkRun:
         )
         if given is not None and logged is not None and given != logged:
             flag = "--mb-resume" if self.settings.resume else "--mb-replay"
-            raise UsageError(
+            raise usage_error(
                 f"--mb-shard {given} conflicts with the run given to {flag} (shard {logged}); drop --mb-shard"
             )
         return given or logged
@@ -257,16 +257,14 @@ class BenchmarkRun:
     def judge(self) -> CachedJudge:
         """The run's judge, built on first use (a run whose scorers need none never builds it)."""
         if self._judge is None:
+            # auto: a model judge's endpoint limit decides how many at once (the local judge is CPU)
+            auto = self.settings.concurrency is None and self.settings.judge.kind != "local"
+            limit: dict[str, Any] = {"max_concurrency": AUTO_CEILING} if auto else {}
             self._judge = build_judge(
                 self.settings.judge,
                 cache_path=self.judge_cache,
                 limits=self.settings.agent_options.limits,
-                # auto: a model judge's endpoint limit decides how many at once (the local judge is CPU)
-                **(
-                    {"max_concurrency": AUTO_CEILING}
-                    if self.settings.concurrency is None and self.settings.judge.kind != "local"
-                    else {}
-                ),
+                **limit,
             )
         return self._judge
 
@@ -476,7 +474,7 @@ class BenchmarkRun:
         """A hand-driven conversation for a user's own test, logged under the test's node id."""
         adapter = self.agents.adapt(agent)
         if adapter is None:
-            raise UsageError("memorybench_conversation needs an agent; --mb-replay has none")
+            raise usage_error("memorybench_conversation needs an agent; --mb-replay has none")
         channel = AgentChannel(
             adapter, group=test, counter=self.counter, clock=SimulatedClock(self.clock_start), log=self.log
         )

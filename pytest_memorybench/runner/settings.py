@@ -11,7 +11,7 @@ from typing import Any
 from pytest_memorybench.agents.models.limits import RateLimits
 from pytest_memorybench.agents.models.prices import Price
 from pytest_memorybench.agents.spec import LLM_PROVIDERS, AgentOptions, AgentSpec, parse_agent_spec
-from pytest_memorybench.core.errors import UsageError
+from pytest_memorybench.core.errors import usage_error
 from pytest_memorybench.core.results_file import Baseline
 from pytest_memorybench.core.spans import Span, parse_span
 from pytest_memorybench.judges.spec import JudgeSpec, parse_judge_spec
@@ -41,7 +41,7 @@ class Shard:
     def parse(cls, text: str) -> Shard:
         match = _SHARD.match(text)
         if match is None or not 1 <= int(match[1]) <= int(match[2]) <= MAX_SHARDS:
-            raise UsageError(
+            raise usage_error(
                 f"--mb-shard {text!r}: expected I/N with 1 <= I <= N <= {MAX_SHARDS}, e.g. --mb-shard 2/3 for"
                 " the second of three parts"
             )
@@ -92,17 +92,17 @@ class Settings:
             getattr(option, "mb_estimate_reply", None) if getattr(option, "mb_estimate", False) else None
         )
         if estimate is not None and estimate < 1:
-            raise UsageError(f"--mb-estimate-reply {estimate} must be a positive number of tokens")
+            raise usage_error(f"--mb-estimate-reply {estimate} must be a positive number of tokens")
         # An estimate calls no judge: its tasks are counted with the offline one, and no key is asked for.
         judge = parse_judge_spec("local" if estimate is not None else option.mb_judge)
         if option.mb_profile not in PROFILES:
-            raise UsageError(f"--mb-profile must be one of {', '.join(PROFILES)}")
+            raise usage_error(f"--mb-profile must be one of {', '.join(PROFILES)}")
         threshold = option.mb_threshold
         if threshold is not None and not 0.0 <= threshold <= 1.0:
-            raise UsageError(f"--mb-threshold {threshold:g} is outside [0, 1]")
+            raise usage_error(f"--mb-threshold {threshold:g} is outside [0, 1]")
         conversations = option.mb_conversations
         if not 1 <= conversations <= MAX_CONVERSATIONS:
-            raise UsageError(f"--mb-conversations {conversations} must be from 1 to {MAX_CONVERSATIONS}")
+            raise usage_error(f"--mb-conversations {conversations} must be from 1 to {MAX_CONVERSATIONS}")
         concurrency = _concurrency(getattr(option, "mb_concurrency", AUTO))
         earlier = _EarlierRuns.from_options(option)
         suites, data = _as_planned(option, earlier.planned_in, paths_given)
@@ -155,11 +155,13 @@ class _EarlierRuns:
         resume = _run_folder(option.mb_resume, "--mb-resume")
         replay = _run_folder(option.mb_replay, "--mb-replay")
         if resume and replay:
-            raise UsageError("--mb-resume and --mb-replay exclude each other: continue a run, or re-score it")
+            raise usage_error(
+                "--mb-resume and --mb-replay exclude each other: continue a run, or re-score it"
+            )
         rescore = _existing_path(getattr(option, "mb_rescore", None), "--mb-rescore")
         if rescore and (resume or replay):
             flag = "--mb-resume" if resume else "--mb-replay"
-            raise UsageError(
+            raise usage_error(
                 f"--mb-rescore and {flag} exclude each other: re-score published results, or a run of yours"
             )
         shard = Shard.parse(option.mb_shard) if getattr(option, "mb_shard", None) is not None else None
@@ -169,7 +171,7 @@ class _EarlierRuns:
         given = {"--mb-shard": shard, "--mb-resume": resume, "--mb-replay": replay, "--mb-rescore": rescore}
         clashing = [flag for flag, value in {**given, "--agent": option.mb_agent}.items() if value]
         if merge and clashing:
-            raise UsageError(
+            raise usage_error(
                 f"--mb-merge reports the shards' results and runs nothing; drop {', '.join(clashing)}"
             )
         return cls(resume, replay, rescore, shard, merge)
@@ -179,19 +181,19 @@ def _agent_options(option: Any, agent: AgentSpec | None, *, adaptive: bool) -> A
     """`--mb-context`, `--mb-timeout`, `--mb-thinking`, the provider's limits and a memory system's parts."""
     context = option.mb_context
     if context is not None and context <= 0:
-        raise UsageError(f"--mb-context {context} must be a positive number of tokens")
+        raise usage_error(f"--mb-context {context} must be a positive number of tokens")
     timeout = option.mb_timeout
     if not 0 < timeout <= MAX_TIMEOUT:
-        raise UsageError(
+        raise usage_error(
             f"--mb-timeout {timeout:g} must be a number of seconds from 0 to {MAX_TIMEOUT:g} (a day)"
         )
     thinking = getattr(option, "mb_thinking", None)
     if thinking is not None and thinking < 1024:
-        raise UsageError(
+        raise usage_error(
             f"--mb-thinking {thinking} must be at least 1024 tokens (Anthropic's smallest thinking budget)"
         )
     if thinking is not None and (agent is None or agent.model.kind != "anthropic"):
-        raise UsageError(
+        raise usage_error(
             "--mb-thinking sets Anthropic's extended thinking budget and needs --agent anthropic:MODEL; "
             "OpenAI's reasoning models (o3, o4-mini, gpt-5…) reason without it"
         )
@@ -214,7 +216,7 @@ def _memory_options(option: Any, agent: AgentSpec | None) -> dict[str, Any]:
     if worker_text is not None or embedder.kind != "lexical":
         if not is_memory:
             flag = "--mb-memory-model" if worker_text is not None else "--mb-embedder"
-            raise UsageError(
+            raise usage_error(
                 f"{flag} sets up a memory system; give one with --agent MECHANISM:MODEL (e.g. --agent"
                 " rag:openai:gpt-4o-mini)"
             )
@@ -222,7 +224,7 @@ def _memory_options(option: Any, agent: AgentSpec | None) -> dict[str, Any]:
     if worker_text is not None:
         worker = parse_agent_spec(worker_text)
         if worker.kind not in LLM_PROVIDERS:
-            raise UsageError(
+            raise usage_error(
                 f"--mb-memory-model {worker_text!r}: give a model: openai:MODEL, anthropic:MODEL,"
                 " openai:MODEL@URL or a URL"
             )
@@ -257,10 +259,10 @@ class GateSettings:
             ("--mb-min-score", min_score),
         ):
             if value is not None and not 0.0 <= value <= 1.0:
-                raise UsageError(f"{flag} {value:g} is outside [0, 1]: means are scores between 0 and 1")
+                raise usage_error(f"{flag} {value:g} is outside [0, 1]: means are scores between 0 and 1")
         if baseline_path is None and (max_drop is not None or scenario_drop is not None):
             flag = "--mb-max-drop" if max_drop is not None else "--mb-max-scenario-drop"
-            raise UsageError(f"{flag} needs --mb-baseline PREVIOUS_RESULTS.json to compare with")
+            raise usage_error(f"{flag} needs --mb-baseline PREVIOUS_RESULTS.json to compare with")
         return cls(
             baseline=Baseline.load(baseline_path) if baseline_path is not None else None,
             max_drop=max_drop if max_drop is not None else 0.0,
@@ -287,7 +289,7 @@ class MaxErrors:
             return cls()
         match = _MAX_ERRORS.match(value)
         if match is None or (match[2] and int(match[1]) > 100):
-            raise UsageError(f"--mb-max-errors {value!r} is not a count or a percentage: use e.g. 3 or 5%")
+            raise usage_error(f"--mb-max-errors {value!r} is not a count or a percentage: use e.g. 3 or 5%")
         return cls(percent=float(match[1])) if match[2] else cls(count=int(match[1]))
 
     def allowed(self, items: int) -> int:
@@ -308,7 +310,7 @@ def _concurrency(value: Any) -> int | None:
     except ValueError:
         concurrency = 0
     if not 1 <= concurrency <= MAX_CONCURRENCY:
-        raise UsageError(
+        raise usage_error(
             f"--mb-concurrency {value} must be auto or from 1 to {MAX_CONCURRENCY} conversations at once"
         )
     return concurrency
@@ -317,21 +319,21 @@ def _concurrency(value: Any) -> int | None:
 def _rate_limits(option: Any, adaptive: bool) -> RateLimits:
     in_flight = getattr(option, "mb_max_requests", None)
     if in_flight is not None and not 1 <= in_flight <= MAX_CONCURRENCY:
-        raise UsageError(
+        raise usage_error(
             f"--mb-max-requests {in_flight} must be from 1 to {MAX_CONCURRENCY} requests in flight"
         )
     rates = {}
     for flag, name, what in (("--mb-rpm", "mb_rpm", "requests"), ("--mb-tpm", "mb_tpm", "tokens")):
         value = getattr(option, name, None)
         if value is not None and not 1 <= value <= MAX_RATE:
-            raise UsageError(f"{flag} {value:g} must be from 1 to {MAX_RATE:g} {what} a minute")
+            raise usage_error(f"{flag} {value:g} must be from 1 to {MAX_RATE:g} {what} a minute")
         rates[name] = value
     return RateLimits(in_flight, rates["mb_rpm"], rates["mb_tpm"], adaptive)
 
 
 def _max_cost(value: float | None) -> float | None:
     if value is not None and not 0 < value < math.inf:
-        raise UsageError(f"--mb-max-cost {value:g} must be a positive number of US dollars")
+        raise usage_error(f"--mb-max-cost {value:g} must be a positive number of US dollars")
     return value
 
 
@@ -348,7 +350,7 @@ def _prices(values: list[str]) -> dict[str, Price]:
             if not (0 <= price.input_per_million < math.inf and 0 <= price.output_per_million < math.inf):
                 raise ValueError
         except ValueError:
-            raise UsageError(
+            raise usage_error(
                 f"--mb-price {value!r}: expected MODEL=INPUT,OUTPUT in USD per million tokens, "
                 "e.g. --mb-price my-model=0.50,1.50"
             ) from None
@@ -358,7 +360,7 @@ def _prices(values: list[str]) -> dict[str, Price]:
 
 def _sample(value: int | None) -> int | None:
     if value is not None and value < 1:
-        raise UsageError(f"--mb-sample {value} must be a positive number of items")
+        raise usage_error(f"--mb-sample {value} must be a positive number of items")
     return value
 
 
@@ -377,7 +379,7 @@ def _as_planned(
     for name, path in manifest.data.items():
         if name not in data:
             if not Path(path).exists():
-                raise UsageError(
+                raise usage_error(
                     f"the run in {previous} read {name} from {path}, which is gone; give --mb-data"
                     f" {name}=PATH"
                 )
@@ -390,11 +392,11 @@ def _data_paths(values: list[str]) -> dict[str, str]:
     for value in values:
         name, sep, path = value.partition("=")
         if not sep or not name or not path:
-            raise UsageError(
+            raise usage_error(
                 f"--mb-data {value!r}: expected NAME=PATH, e.g. --mb-data chapterbreak=data/chapterbreak.json"
             )
         if not Path(path).exists():
-            raise UsageError(
+            raise usage_error(
                 f"--mb-data {value}: {path} does not exist; give the path of the data file or folder"
             )
         paths[name] = str(Path(path).resolve())
@@ -407,7 +409,7 @@ def _existing_path(value: str | None, flag: str) -> Path | None:
         return None
     path = Path(value)
     if not path.exists():
-        raise UsageError(f"{flag} {value}: no such file or folder")
+        raise usage_error(f"{flag} {value}: no such file or folder")
     return path.resolve()
 
 
@@ -420,5 +422,5 @@ def _a_run_folder(value: str, flag: str, need: str = "run.json") -> Path:
     """A previous run folder, checked to hold what `flag` reads from it."""
     folder = Path(value)
     if not (folder / need).exists():
-        raise UsageError(f"{flag} {value}: not a pytest-memorybench run folder (no {need} in it)")
+        raise usage_error(f"{flag} {value}: not a pytest-memorybench run folder (no {need} in it)")
     return folder.resolve()

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pytest_memorybench.core.errors import UsageError
+from pytest_memorybench.core.errors import usage_error
 from pytest_memorybench.core.readers import read_json, reading, require
 from pytest_memorybench.core.records import Score, TestDefinition, TestOutcome, Usage
 from pytest_memorybench.core.spans import Span
@@ -24,6 +24,7 @@ from pytest_memorybench.judges.identity import identity_of
 from pytest_memorybench.runner.folder import MANIFEST
 from pytest_memorybench.runner.plan import PlannedTest, planned_size
 from pytest_memorybench.runner.settings import Shard
+from pytest_memorybench.scoring.profiles import Profile, profile_named
 
 
 def deal(groups: dict[str, list[PlannedTest]], count: int) -> dict[str, int]:
@@ -100,8 +101,8 @@ class Merged:
         return str(self.shards[0].results["run"]["agent"])
 
     @property
-    def profile(self) -> str:
-        return str(self.shards[0].results["run"]["profile"])
+    def profile(self) -> Profile:
+        return profile_named(str(self.shards[0].results["run"]["profile"]))
 
     @property
     def seed(self) -> int:
@@ -138,28 +139,28 @@ def read_shards(folders: Iterable[Path]) -> Merged:
     first = shards[0]
     for shard in shards[1:]:
         if shard.fingerprint != first.fingerprint or shard.shard.count != first.shard.count:
-            raise UsageError(
+            raise usage_error(
                 f"--mb-merge: {shard.folder} (shard {shard.shard}) belongs to another plan than"
                 f" {first.folder} (shard {first.shard}): run every shard with the same suites, span, seed and"
                 " options"
             )
         for what in ("agent", "profile", "judge"):
             if shard.results["run"][what] != first.results["run"][what]:
-                raise UsageError(
+                raise usage_error(
                     f"--mb-merge: {shard.folder} ran with {what} {shard.results['run'][what]!r},"
                     f" {first.folder} with {first.results['run'][what]!r}: merge the shards of one run"
                 )
     seen: dict[int, Path] = {}
     for shard in shards:
         if shard.shard.index in seen:
-            raise UsageError(
+            raise usage_error(
                 f"--mb-merge: shard {shard.shard} is given twice ({seen[shard.shard.index]} and"
                 f" {shard.folder}); give each once"
             )
         seen[shard.shard.index] = shard.folder
     missing = [str(index) for index in range(1, first.shard.count + 1) if index not in seen]
     if missing:
-        raise UsageError(
+        raise usage_error(
             f"--mb-merge: shard{'s' if len(missing) > 1 else ''} {', '.join(missing)} of {first.shard.count} "
             f"{'are' if len(missing) > 1 else 'is'} missing; give every shard's run folder"
         )
@@ -169,13 +170,13 @@ def read_shards(folders: Iterable[Path]) -> Merged:
 def _read_shard(folder: Path) -> ShardFolder:
     manifest, results = folder / MANIFEST, folder / "results.json"
     if not manifest.is_file():
-        raise UsageError(f"--mb-merge {folder}: not a pytest-memorybench run folder (no {MANIFEST} in it)")
+        raise usage_error(f"--mb-merge {folder}: not a pytest-memorybench run folder (no {MANIFEST} in it)")
     with reading(str(manifest), "give the run folders that --mb-shard runs wrote"):
         raw = read_json(manifest)
         require(isinstance(raw, dict), "not a run manifest (a JSON object was expected)")
         sharding = raw.get("shard")
         if sharding is None:
-            raise UsageError(
+            raise usage_error(
                 f"--mb-merge {folder}: this run was not a shard (it ran without --mb-shard); merge shard"
                 " folders only"
             )
@@ -185,7 +186,7 @@ def _read_shard(folder: Path) -> ShardFolder:
         )
         shard = Shard.parse(f"{sharding.get('index')}/{sharding.get('count')}")
     if not results.is_file():
-        raise UsageError(
+        raise usage_error(
             f"--mb-merge {folder}: shard {shard} has no results.json: it did not finish; --mb-resume={folder}"
             " finishes it"
         )
@@ -200,7 +201,7 @@ def _read_shard(folder: Path) -> ShardFolder:
         )
     partial = data["run"].get("partial")
     if partial:
-        raise UsageError(
+        raise usage_error(
             f"--mb-merge {folder}: shard {shard} stopped early ({partial.get('reason', 'interrupted')}); "
             f"--mb-resume={folder} finishes it"
         )

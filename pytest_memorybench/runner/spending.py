@@ -96,5 +96,5 @@ def process_spend(
     the adapter's and the items' (plus conversation overhead) is taken: a lower bound of the truth,
     exact once every item of a driven conversation has reported.
     """
-    itemised = sum(record["usage"]["cost_usd"] for record in records) + overhead_cost
+    itemised = float(sum(record["usage"]["cost_usd"] for record in records)) + overhead_cost
     return max(agent_cost, itemised) + judge_cost

@@ -11,7 +11,7 @@ from __future__ import annotations
 import importlib
 import pkgutil
 
-from pytest_memorybench.core.errors import UsageError
+from pytest_memorybench.core.errors import usage_error
 from pytest_memorybench.scenarios.base import Scenario, ScoringContext
 
 
@@ -36,7 +36,7 @@ SCENARIOS: dict[str, Scenario] = dict(BUILTIN)
 def register_scenario(scenario: Scenario) -> None:
     """Add a scenario defined in a suite file; a later definition of the same name replaces it."""
     if scenario.name in BUILTIN:
-        raise UsageError(f"scenario {scenario.name!r} is built in; give yours another name")
+        raise usage_error(f"scenario {scenario.name!r} is built in; give yours another name")
     SCENARIOS[scenario.name] = scenario
 
 
@@ -44,7 +44,7 @@ def get_scenario(name: str) -> Scenario:
     try:
         return SCENARIOS[name]
     except KeyError:
-        raise UsageError(f"unknown scenario {name!r}; available: {', '.join(sorted(SCENARIOS))}") from None
+        raise usage_error(f"unknown scenario {name!r}; available: {', '.join(sorted(SCENARIOS))}") from None
 
 
 __all__ = ["SCENARIOS", "Scenario", "ScoringContext", "get_scenario", "register_scenario"]

@@ -20,15 +20,22 @@ class ScoringContext:
     judge: Judge | None = None
 
 
-class Scenario(Protocol):
+class Named(Protocol):
+    """What a definition takes from its scenario: the name and the skills."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def skills(self) -> tuple[str, ...]: ...
+
+
+class Scenario(Named, Protocol):
     """One task of a benchmark family, e.g. `ltm.colours`.
 
     `generate` must be deterministic in (params, seed, repetition): the same inputs give a
     byte-identical definition on every machine and in every xdist worker.
     """
-
-    name: str
-    skills: tuple[str, ...]
 
     def generate(
         self, suite: str, params: Mapping[str, Any], seed: int, repetition: int
@@ -45,7 +52,7 @@ class Scenario(Protocol):
 
 
 def definition(
-    scenario: Scenario,
+    scenario: Named,
     suite: str,
     repetition: int,
     seed: int,
@@ -71,7 +78,7 @@ def definition(
 
 
 def goodai_definition(
-    scenario: Scenario,
+    scenario: Named,
     raw: dict[str, Any],
     example_id: str,
     suite: str,

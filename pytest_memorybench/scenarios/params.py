@@ -7,7 +7,7 @@ import datetime
 from collections.abc import Mapping
 from typing import Any, TypeVar
 
-from pytest_memorybench.core.errors import UsageError
+from pytest_memorybench.core.errors import usage_error
 from pytest_memorybench.core.spans import MAX_SPAN_TOKENS
 
 P = TypeVar("P")
@@ -23,7 +23,7 @@ def read_params(kind: type[P], scenario: str, given: Mapping[str, Any]) -> P:
     fields = {f.name: f for f in dataclasses.fields(kind)}  # type: ignore[arg-type]
     unknown = sorted(set(given) - set(fields))
     if unknown:
-        raise UsageError(
+        raise usage_error(
             f"scenario {scenario}: unknown parameter {unknown[0]!r} (known:"
             f" {', '.join(sorted(fields)) or 'none'})"
         )
@@ -32,7 +32,7 @@ def read_params(kind: type[P], scenario: str, given: Mapping[str, Any]) -> P:
         default = fields[name].default
         value = _as_written(value, default)
         if isinstance(default, bool) != isinstance(value, bool) or not isinstance(value, type(default)):
-            raise UsageError(
+            raise usage_error(
                 f"scenario {scenario}: parameter {name!r} must be of type {type(default).__name__}, got"
                 f" {value!r}"
             )
@@ -41,12 +41,12 @@ def read_params(kind: type[P], scenario: str, given: Mapping[str, Any]) -> P:
             and not isinstance(value, bool)
             and not -MAX_NUMBER <= value <= MAX_NUMBER
         ):
-            raise UsageError(f"scenario {scenario}: parameter {name!r} is out of range, got {value!r}")
+            raise usage_error(f"scenario {scenario}: parameter {name!r} is out of range, got {value!r}")
         values[name] = value
     try:
         return kind(**values)
     except ValueError as exc:
-        raise UsageError(f"scenario {scenario}: {exc}") from None
+        raise usage_error(f"scenario {scenario}: {exc}") from None
 
 
 def _as_written(value: Any, default: Any) -> Any:

@@ -23,5 +23,5 @@ def spread_script(lines: list[str]) -> tuple[ScriptLine, ...]:
     waits = spread_over_span(len(lines))
     return tuple(
         ScriptLine(text, is_question=index == len(lines) - 1, wait=wait)
-        for index, (text, wait) in enumerate(zip(lines, waits))
+        for index, (text, wait) in enumerate(zip(lines, waits, strict=True))
     )

@@ -24,7 +24,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pytest_memorybench.core.errors import UsageError
+from pytest_memorybench.core.errors import UsageError, usage_error
 from pytest_memorybench.core.records import Score, ScriptLine, TestDefinition
 from pytest_memorybench.scenarios.base import ScoringContext
 from pytest_memorybench.scenarios.waits import spread_over_span
@@ -107,7 +107,7 @@ class YamlScenario:
 
     def generate(self, suite: str, params: Mapping[str, Any], seed: int, repetition: int) -> TestDefinition:
         if params:
-            raise UsageError(
+            raise usage_error(
                 f"scenario {self.name} is defined in YAML and takes no params; change its 'define' block"
             )
         return TestDefinition(
@@ -135,7 +135,7 @@ def parse_yaml_scenario(name: str, define: Any, where: Callable[[str, Any], str]
     """Build a scenario from a `define` block; `where(key, node)` names the file and line for errors."""
 
     def fail(key: str, problem: str, node: Any = None) -> UsageError:
-        return UsageError(f"{where(key, node)}: scenario {name}: {problem}")
+        return usage_error(f"{where(key, node)}: scenario {name}: {problem}")
 
     if not isinstance(define, Mapping):
         raise fail("", "'define' must be a mapping with script, question, expected and scorer")

@@ -67,7 +67,7 @@ def items_f1(
     _check_matching(matching, ground_truth)
     reasons: list[str] = []
     preds = list(identified)
-    pairs = list(zip(ground_truth, (float(v) for v in matching)))
+    pairs = list(zip(ground_truth, (float(v) for v in matching), strict=True))
     if remove_duplicates:
         preds = unique_in_order(preds)
         first: dict[str, float] = {}

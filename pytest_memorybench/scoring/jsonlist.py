@@ -32,8 +32,8 @@ def _fenced_body(text: str) -> str:
         return text
     for language, body in blocks:
         if language.lower() == "javascript":
-            return body
-    return blocks[-1][1]
+            return str(body)
+    return str(blocks[-1][1])
 
 
 def _drop_line(content: str, start: int) -> str:

@@ -18,7 +18,8 @@ def _hashable(step_id: Any) -> Hashable:
     """FirstAgent ids are `[turn, session]` lists; compare them as tuples, as the fork does."""
     if isinstance(step_id, (list, tuple)):
         return tuple(_hashable(part) for part in step_id)
-    return step_id
+    hashable: Hashable = step_id
+    return hashable
 
 
 def recall_at_k(retrieved_ids: Iterable[Any], target_ids: Iterable[Any], k: int | None = 10) -> float:

@@ -44,7 +44,7 @@ def score_nuggets(scores: Sequence[float], profile: Profile, *, ability: str | N
 
     reasons = [
         f"nugget {i + 1}: judged {v:g}" + (f", counted {c:g} (int() truncation)" if c != v else "")
-        for i, (v, c) in enumerate(zip(values, credits))
+        for i, (v, c) in enumerate(zip(values, credits, strict=True))
     ]
     rule = "int()-truncated verdicts (official profile)" if truncate else f"verdicts ({profile} profile)"
     reasons.append(f"mean of {len(credits)} {rule} = {value:.3f}")

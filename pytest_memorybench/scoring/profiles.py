@@ -19,5 +19,13 @@ PROFILES: tuple[Profile, ...] = (PAPER, OFFICIAL, AUDITED)
 DEFAULT_PROFILES: tuple[Profile, ...] = (PAPER, OFFICIAL)  # what a scenario takes unless it says otherwise
 
 
+def profile_named(name: str) -> Profile:
+    """The profile called `name`; ValueError for a name that is none."""
+    for profile in PROFILES:
+        if profile == name:
+            return profile
+    raise ValueError(f"no scoring profile {name!r}: one of {', '.join(PROFILES)}")
+
+
 def profiles_of(scenario: object) -> tuple[str, ...]:
     return tuple(getattr(scenario, "profiles", DEFAULT_PROFILES))

@@ -156,12 +156,12 @@ def write_spy_meeting_run(folder: Path, *, with_evidence: bool) -> Path:
     spy = [SPY_MEETING.generate("ltm", {}, 0, example) for example in (1, 2)]
     stored_lists = [[clue["keywords"] for clue in definition.expected["clues"]] for definition in spy]
     later_lists = [
-        [[*keywords, word] for keywords, word in zip(lists, ("kestrel", "heron", "osprey"))]
+        [[*keywords, word] for keywords, word in zip(lists, ("kestrel", "heron", "osprey"), strict=True)]
         for lists in stored_lists
     ]
     (folder / "definitions" / "Spy Meeting").mkdir(parents=True)
     (folder / "definitions" / "config.yml").write_text(CONFIG.replace("name: colours", "name: spy_meeting"))
-    for example, (definition, lists) in enumerate(zip(spy, later_lists)):
+    for example, (definition, lists) in enumerate(zip(spy, later_lists, strict=True)):
         (folder / "definitions" / "Spy Meeting" / f"{example}.def.json").write_text(
             json.dumps(goodai_raw(definition, lists))
         )

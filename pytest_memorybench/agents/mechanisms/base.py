@@ -120,7 +120,7 @@ class MemorySystem(ABC):
         is answered again when answering changes the memory (what was recalled, a function call),
         the answer thrown away, and the logged reply written with it.  With a deterministic model
         the memory ends as the uninterrupted run's did."""
-        for user, said in zip(history[::2], history[1::2]):
+        for user, said in zip(history[::2], history[1::2], strict=False):
             heard = self._hear(user.text, "user", user.timestamp)
             if self.answer_changes_memory:
                 await self.answer(heard)

@@ -26,7 +26,7 @@ from typing import Any, Protocol
 import numpy as np
 from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt, wait_exponential
 
-from pytest_memorybench.core.errors import UsageError
+from pytest_memorybench.core.errors import usage_error
 from pytest_memorybench.core.records import Usage
 
 LEXICAL = "lexical"
@@ -65,7 +65,7 @@ def parse_embedder(text: str) -> EmbedderSpec:
     match = _ENDPOINT.match(value)
     if match:
         return EmbedderSpec("openai", match.group(1), (match.group(2) or "").rstrip("/") or None)
-    raise UsageError(f"--mb-embedder {text!r}: use {EMBEDDER_FORMS}")
+    raise usage_error(f"--mb-embedder {text!r}: use {EMBEDDER_FORMS}")
 
 
 def make_embedder(spec: EmbedderSpec) -> Embedder | None:
@@ -87,7 +87,7 @@ def check_embedder(spec: EmbedderSpec) -> None:
 
             probe_server(spec.base_url, spec.display, flag="--mb-embedder")
         elif not os.environ.get("OPENAI_API_KEY"):
-            raise UsageError(
+            raise usage_error(
                 f"--mb-embedder {spec.display}: OPENAI_API_KEY is not set; export it, or give a server:"
                 " openai:MODEL@URL"
             )
@@ -113,7 +113,7 @@ def _wordllama() -> Any:
     try:
         import wordllama
     except ImportError:
-        raise UsageError(
+        raise usage_error(
             "--mb-embedder wordllama: the wordllama package is not installed; pip install"
             " 'pytest-memorybench[embeddings]'"
         ) from None

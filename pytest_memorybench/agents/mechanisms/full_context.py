@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import ClassVar
 
 from pytest_memorybench.agents.mechanisms.base import Entry, MemorySystem
 from pytest_memorybench.agents.mechanisms.prompt import newest_that_fit, tokens
@@ -26,7 +27,7 @@ class WindowSettings:
 
 class FullContext(MemorySystem):
     name = "full-context"
-    settings_type = WindowSettings
+    settings_type: ClassVar[type] = WindowSettings
 
     def kept(self) -> list[Entry]:
         """The entries the mechanism keeps in view, of all heard so far, before the window cuts them."""

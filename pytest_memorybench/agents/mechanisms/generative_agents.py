@@ -135,7 +135,8 @@ class GenerativeAgents(MemorySystem):
         recency = self.settings.decay**hours
         importance = np.array([o.importance for o in self.stream])
         relevance = await self.index.relevance(query, phase)
-        return _normalised(recency) + _normalised(importance) + _normalised(relevance)
+        combined: np.ndarray = _normalised(recency) + _normalised(importance) + _normalised(relevance)
+        return combined
 
     async def retrieved(self, query: str, k: int, now: datetime | None, phase: Phase = "read") -> list[int]:
         if not self.stream:

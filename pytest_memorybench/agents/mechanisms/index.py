@@ -94,7 +94,8 @@ class DenseIndex:
             return np.zeros(0)
         vector, spent = await self.embedder.embed([query])
         self.model.charge(phase, spent)
-        return self._vectors[: self._count] @ vector[0]
+        similarities: np.ndarray = self._vectors[: self._count] @ vector[0]
+        return similarities
 
     async def relevance(self, query: str, phase: Phase = "read") -> np.ndarray:
         return (await self.scores(query, phase) + 1.0) / 2.0  # cosine from [-1, 1] to [0, 1]

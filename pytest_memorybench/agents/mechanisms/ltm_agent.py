@@ -65,7 +65,7 @@ class LtmAgent(MemorySystem):
 
     @property
     def budget(self) -> int:
-        return min(self.settings.context, self.prompt_budget)
+        return min(int(self.settings.context), self.prompt_budget)
 
     async def write(self, entries: Sequence[Entry]) -> None:
         for exchange in exchanges(entries):

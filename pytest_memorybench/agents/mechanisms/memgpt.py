@@ -200,7 +200,7 @@ class MemGPT(MemorySystem):
                 and isinstance(arguments, dict)
                 and isinstance(arguments.get("message"), str)
             ):
-                return arguments["message"]
+                return str(arguments["message"])
             result = await self.call(name, arguments)
             turns += [
                 {
@@ -233,7 +233,7 @@ class MemGPT(MemorySystem):
     async def call(self, name: str, arguments: Any) -> str:
         if not isinstance(arguments, dict):
             return "error: the arguments must be a JSON object"
-        block = arguments.get("block")
+        block = str(arguments.get("block"))
         if name in ("core_memory_append", "core_memory_replace") and block not in self.core:
             return "error: block must be persona or human"
         if name == "core_memory_append":

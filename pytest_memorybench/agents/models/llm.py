@@ -32,8 +32,8 @@ from pytest_memorybench.core.errors import (
     AgentError,
     ProviderError,
     ProviderRefused,
-    UsageError,
     describe_exception,
+    usage_error,
 )
 from pytest_memorybench.core.records import Message, Usage
 from pytest_memorybench.core.tokens import default_counter
@@ -344,7 +344,7 @@ class LLMChatAgent(ABC):
             return key
         if self.base_url:
             return LOCAL_API_KEY
-        raise UsageError(
+        raise usage_error(
             f"{self.name}: {self.api_key_variable} is not set; export it, pass api_key=, or point "
             f"the agent at a compatible server with {self.provider}:MODEL@URL"
         )
@@ -476,7 +476,7 @@ def probe_server(base_url: str, spec_text: str, timeout: float = 5.0, *, flag: s
         return []
     except OSError as exc:  # URLError: refused connections, unknown hosts, timeouts to connect
         reason = getattr(exc, "reason", None) or describe_exception(exc)
-        raise UsageError(
+        raise usage_error(
             f"{flag} {spec_text}: cannot reach {url} ({reason}); start the server or fix the URL"
         ) from None
     try:

@@ -103,7 +103,7 @@ def _read_step(
             headings = [_Event(turn.start(), turn.end(), "dir", _turned(previous, turn.group(0)))]
     if any(
         a.value != b.value and re.search(r"\bor\b", text[a.end : b.start])
-        for a, b in zip(headings, headings[1:])
+        for a, b in zip(headings, headings[1:], strict=False)
     ):
         return None, False, where  # "5 km north or maybe south": no leg anyone could walk
     if not kms or not headings:
@@ -173,7 +173,7 @@ def _between_distances(answer: str, start: int, end: int) -> list[tuple[int, int
     text = clean(answer[start:end])
     distances = list(_DISTANCE.finditer(text))
     pieces, cut = [], 0
-    for previous, following in zip(distances, distances[1:]):
+    for previous, following in zip(distances, distances[1:], strict=False):
         between = text[previous.end() : following.start()]
         joints = list(_SEPARATOR.finditer(between)) or list(re.finditer(r",\s*|\s+and\s+", between))
         if joints:

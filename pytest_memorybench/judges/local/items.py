@@ -155,7 +155,11 @@ def judge_items(payload: Mapping[str, Any]) -> dict[str, Any]:
     if abstaining:
         identified: list[str] = []
     else:
-        located = [(position, item) for item, (score, position) in zip(ground_truth, scored) if score > 0]
+        located = [
+            (position, item)
+            for item, (score, position) in zip(ground_truth, scored, strict=True)
+            if score > 0
+        ]
         for position, fragment in list_fragments(answer):
             if all(item_score(item, fragment)[0] == 0 for item in ground_truth) and not abstains(fragment):
                 located.append((position, fragment))

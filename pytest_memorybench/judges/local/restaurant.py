@@ -313,9 +313,9 @@ def _find(items: Sequence[_Item], tokens: Sequence[_Token]) -> list[_Mention]:
                     break
     distinctive = _distinctive(items)
     for index, token in enumerate(tokens):
-        item = distinctive.get(token.stem)
-        if item is not None and token.ordering:  # a lone word orders only where something is ordered
-            found.append(_mention(item, tokens, [index], 0.5))
+        owner = distinctive.get(token.stem)
+        if owner is not None and token.ordering:  # a lone word orders only where something is ordered
+            found.append(_mention(owner, tokens, [index], 0.5))
     return _resolve(found)
 
 

@@ -88,7 +88,7 @@ def _tokens(text: str) -> list[_Token]:
 def _porter(word: str) -> str:
     if "porter" not in _STEMMER:  # nltk is rouge-score's dependency; imported on first use
         _STEMMER["porter"] = heavy_import("nltk.stem.porter").PorterStemmer()
-    return _STEMMER["porter"].stem(word)
+    return str(_STEMMER["porter"].stem(word))
 
 
 _STEMMER: dict[str, Any] = {}

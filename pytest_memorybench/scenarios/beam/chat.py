@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_memorybench.core.jsonstream import JsonStream
-from pytest_memorybench.core.records import Message
+from pytest_memorybench.core.records import Message, Role
 
 MARKER = re.compile(r"[ \t]*->->[ \t]*\d+[ \t]*,[ \t]*(?:\d+|N/?A)[ \t]*\Z")
 ANY_MARKER = re.compile(r"->->\s*\d+\s*,")
@@ -226,7 +226,7 @@ def deliver(chat: Iterable[Batch], *, strip_markers: bool = True) -> Iterator[Me
         start = datetime.combine(day, DAY_START)
         for position, message in enumerate(batch.messages):
             text = strip_marker(message.content) if strip_markers else message.content
-            role = "assistant" if message.role == "assistant" else "user"
+            role: Role = "assistant" if message.role == "assistant" else "user"
             yield Message(text, start + position * MESSAGE_GAP, role, message.id)
 
 

@@ -267,7 +267,7 @@ class _Builder:
         domain = self.plan.domain
         phases = domain.phases[:phase_count]
         phase_turns = self.slots.increasing(phase_count, 0.1, 0.97)
-        sources = [self.plant(turn, phase.said) for turn, phase in zip(phase_turns, phases)]
+        sources = [self.plant(turn, phase.said) for turn, phase in zip(phase_turns, phases, strict=True)]
         labels = [phase.label for phase in phases]
         self.ask(
             "event_ordering",
@@ -289,7 +289,9 @@ class _Builder:
         )
         events = self.rng.sample(text.LIFE_EVENTS, life_count)
         life_turns = self.slots.increasing(life_count, 0.12, 0.95)
-        life_sources = [self.plant(turn, self.fill(event.said)) for turn, event in zip(life_turns, events)]
+        life_sources = [
+            self.plant(turn, self.fill(event.said)) for turn, event in zip(life_turns, events, strict=True)
+        ]
         life_labels = [self.fill(event.label) for event in events]
         self.ask(
             "event_ordering",
@@ -357,7 +359,7 @@ class _Builder:
         second_batch = self.rng.randrange(first_batch + 1, batches)
         turns = [self._in_batch(first_batch), self._in_batch(second_batch)]
         sources = []
-        for turn, milestone in zip(turns, domain.milestones):
+        for turn, milestone in zip(turns, domain.milestones, strict=True):
             sources.append(self.plant(turn, f"Today, {spoken(self.day_of(turn))}, I finally {milestone}."))
         days = (self.day_of(turns[1]) - self.day_of(turns[0])).days
         self.ask(

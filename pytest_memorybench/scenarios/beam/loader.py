@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pytest_memorybench.core.errors import UsageError
+from pytest_memorybench.core.errors import usage_error
 from pytest_memorybench.core.jsonstream import JsonStream, JsonStreamError
 from pytest_memorybench.core.readers import problem
 from pytest_memorybench.scenarios.beam.chat import batches, read_chat_file, stream_units
@@ -83,12 +83,12 @@ def find_conversations(
     """
     root = Path(path).expanduser()
     if not root.exists():
-        raise UsageError(f"--mb-data beam={path}: no such file or folder")
+        raise usage_error(f"--mb-data beam={path}: no such file or folder")
     found = (
         _exports(root, sizes) if _is_export(root) else _repository(root, truncated) or _exports(root, sizes)
     )
     if not found:
-        raise UsageError(
+        raise usage_error(
             f"--mb-data beam={path}: no BEAM data found; expected the repository layout "
             "chats/<size>/<n>/chat.json with probing_questions/probing_questions.json, "
             "or a Hugging Face export saved as .jsonl/.json (see the README's BEAM section)"
@@ -96,7 +96,7 @@ def find_conversations(
     selected = [c for c in found if (not sizes or c.size in sizes) and (not numbers or c.number in numbers)]
     if not selected:
         have = ", ".join(c.id for c in found[:12]) + (" …" if len(found) > 12 else "")
-        raise UsageError(
+        raise usage_error(
             f"--mb-data beam={path}: no conversation matches sizes={list(sizes)}"
             f" conversations={list(numbers)} (found: {have})"
         )
@@ -175,11 +175,11 @@ def _check_chat_file(chat: Path) -> None:
         try:
             _CHECKED[key] = _count_messages(read_chat_file(chat))
         except JsonStreamError as exc:
-            raise UsageError(f"{exc} (a damaged or partly downloaded file? fetch it again)") from None
+            raise usage_error(f"{exc} (a damaged or partly downloaded file? fetch it again)") from None
         except UnicodeDecodeError:
-            raise UsageError(f"{chat}: not UTF-8 text") from None
+            raise usage_error(f"{chat}: not UTF-8 text") from None
     if not _CHECKED[key]:
-        raise UsageError(
+        raise usage_error(
             f"{chat}: holds no chat messages; expected a list of batches "
             '{"batch_number", "turns": [[{"role", "content", …}, …], …], "time_anchor"}'
         )
@@ -190,9 +190,9 @@ def _read_json(path: Path) -> Any:
         with JsonStream(path) as stream:
             return stream.value()
     except JsonStreamError as exc:
-        raise UsageError(str(exc)) from None
+        raise usage_error(str(exc)) from None
     except (ValueError, RecursionError) as exc:
-        raise UsageError(f"{path}: {problem(exc)}") from None
+        raise usage_error(f"{path}: {problem(exc)}") from None
 
 
 # -- Hugging Face export -------------------------------------------------------------------------
@@ -212,13 +212,13 @@ def _exports(root: Path, sizes: tuple[str, ...]) -> list[PublishedConversation]:
     found = []
     for file in files:
         if file.suffix.lower() == ".parquet":
-            raise UsageError(
+            raise usage_error(
                 f"{file}: Parquet is not read; save the split as JSON lines first, e.g. "
                 "datasets.load_dataset('Mohammadta/BEAM', split='100K').to_json('100K.jsonl')"
             )
         size = size_label(file.name) or (sizes[0] if len(sizes) == 1 else None)
         if size is None:
-            raise UsageError(
+            raise usage_error(
                 f"{file}: cannot tell the conversation size from the file name; name it like 100K.jsonl or"
                 " set the suite parameter sizes: 100K"
             )
@@ -242,7 +242,7 @@ def _row_index(file: Path) -> list[tuple[int, str, Any, int]]:
             with JsonStream(file) as stream:
                 for position, _ in enumerate(_rows(stream)):
                     if stream.peek() != "{":
-                        raise UsageError(
+                        raise usage_error(
                             f"{file} row {position + 1}: not an object with conversation_id, chat and"
                             " probing_questions"
                         )
@@ -260,9 +260,9 @@ def _row_index(file: Path) -> list[tuple[int, str, Any, int]]:
                             stream.skip()
                     rows.append((position, identifier, questions, chat or plans))
         except JsonStreamError as exc:
-            raise UsageError(f"{exc} (a damaged or partly written export? save it again)") from None
+            raise usage_error(f"{exc} (a damaged or partly written export? save it again)") from None
         except UnicodeDecodeError:
-            raise UsageError(f"{file}: not UTF-8 text") from None
+            raise usage_error(f"{file}: not UTF-8 text") from None
         _ROW_CACHE[key] = rows
     return _ROW_CACHE[key]
 
@@ -297,9 +297,9 @@ def _export_rows(file: Path, size: str) -> list[PublishedConversation]:
     for position, identifier, raw, messages in _row_index(file):
         where = f"{file} row {position + 1}"
         if raw is None:
-            raise UsageError(f"{where}: no 'probing_questions'")
+            raise usage_error(f"{where}: no 'probing_questions'")
         if not messages:
-            raise UsageError(f"{where}: no chat messages in 'chat' (nor in 'plans[*].chat')")
+            raise usage_error(f"{where}: no chat messages in 'chat' (nor in 'plans[*].chat')")
         questions = tuple(parse_probing_questions(raw, where))
         number = identifier if re.fullmatch(r"[A-Za-z0-9_.-]+", identifier) else str(position + 1)
         conversations.append(

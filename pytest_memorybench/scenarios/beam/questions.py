@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from pytest_memorybench.core.errors import UsageError
+from pytest_memorybench.core.errors import usage_error
 
 # The ten abilities (paper §2.2, Table 2), in the published files' spelling and order.
 ABILITIES: tuple[str, ...] = (
@@ -155,7 +155,7 @@ def parse_probing_questions(raw: Any, where: str) -> list[ProbingQuestion]:
     if isinstance(raw, str):
         raw = literal(raw, where)
     if not isinstance(raw, Mapping):
-        raise UsageError(
+        raise usage_error(
             f"{where}: probing questions must be an object keyed by ability, got {type(raw).__name__}"
         )
     questions: list[ProbingQuestion] = []
@@ -167,7 +167,7 @@ def parse_probing_questions(raw: Any, where: str) -> list[ProbingQuestion]:
                 raise ValueError(f"{ability} must hold a list of questions")
             questions.extend(parse_question(ability, index, item) for index, item in enumerate(items, 1))
     except ValueError as exc:
-        raise UsageError(f"{where}: {exc}") from None
+        raise usage_error(f"{where}: {exc}") from None
     return questions
 
 
@@ -180,7 +180,7 @@ def literal(text: str, where: str) -> Any:
     try:
         return json.loads(text)
     except json.JSONDecodeError:
-        raise UsageError(f"{where}: the probing questions are neither a Python literal nor JSON") from None
+        raise usage_error(f"{where}: the probing questions are neither a Python literal nor JSON") from None
 
 
 __all__ = [

@@ -29,7 +29,7 @@ from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping, Se
 from dataclasses import dataclass
 from typing import Any
 
-from pytest_memorybench.core.errors import UsageError
+from pytest_memorybench.core.errors import UsageError, usage_error
 from pytest_memorybench.core.records import Message, Score, TestDefinition
 from pytest_memorybench.core.spans import parse_span
 from pytest_memorybench.scenarios.base import ScoringContext
@@ -83,11 +83,11 @@ class BeamParams:
         try:
             span = parse_span(self.tokens)
         except UsageError:
-            raise UsageError(
+            raise usage_error(
                 f"scenario {NAME}: tokens must be a length such as 100K or 1M, got {self.tokens!r}"
             ) from None
         if span.tokens is None or span.tokens < 20_000:
-            raise UsageError(f"scenario {NAME}: tokens must be at least 20K, got {self.tokens!r}")
+            raise usage_error(f"scenario {NAME}: tokens must be at least 20K, got {self.tokens!r}")
         return span.tokens
 
 

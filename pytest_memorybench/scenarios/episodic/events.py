@@ -31,7 +31,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import accumulate
 
-from pytest_memorybench.core.errors import UsageError
+from pytest_memorybench.core.errors import usage_error
 from pytest_memorybench.scenarios.episodic.lists import STYLES
 from pytest_memorybench.scenarios.episodic.universe import FEATURES, Universe
 
@@ -81,11 +81,11 @@ def position_weights(distribution: str, size: int, p: float) -> list[float]:
     if distribution == "uniform":
         return [1.0 / size] * size
     if distribution != "geometric":
-        raise UsageError(
+        raise usage_error(
             f"episodic distribution must be one of {', '.join(DISTRIBUTIONS)}, got {distribution!r}"
         )
     if not 0 < p < 1:
-        raise UsageError(f"episodic p must be strictly between 0 and 1, got {p}")
+        raise usage_error(f"episodic p must be strictly between 0 and 1, got {p}")
     norm = 1 - (1 - p) ** size
     return [(1 - p) ** i * p / norm for i in range(size)]
 
@@ -95,10 +95,10 @@ def sample_events(
 ) -> list[Event]:
     """`count` events satisfying the constraints; the first n are the same for every count ≥ n."""
     if count < 1:
-        raise UsageError(f"episodic chapters must be at least 1, got {count}")
+        raise usage_error(f"episodic chapters must be at least 1, got {count}")
     capacity = universe.size * universe.size  # distinct (t, s) pairs, and (t, ent) pairs
     if count > capacity:
-        raise UsageError(
+        raise usage_error(
             f"episodic: {count} events cannot have distinct (date, location) pairs in a universe of "
             f"{universe.size} dates and {universe.size} locations; use fewer chapters"
         )
@@ -123,7 +123,7 @@ def sample_events(
         events.append(Event(t, s, e, c, rng.choice(universe.details[c])))
         if len(events) == count:
             return events
-    raise UsageError(
+    raise usage_error(
         f"episodic: could not draw {count} events with distinct (date, entity) and (date, location) pairs"
         f" from a universe of {universe.size} (stuck after {len(events)}); use fewer chapters or a larger"
         " universe_size"

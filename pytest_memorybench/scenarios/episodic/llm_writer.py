@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from pytest_memorybench.core.errors import UsageError
+from pytest_memorybench.core.errors import UsageError, usage_error
 from pytest_memorybench.core.json_reply import extract_json
 from pytest_memorybench.scenarios.episodic.book import (
     Book,
@@ -132,13 +132,13 @@ class SpecModel:
         try:
             client = build_judge(spec, cache_path=None, max_output_tokens=max_output_tokens, api_key=api_key)
         except UsageError as exc:  # the judge layer names its own option; here the model is --model
-            raise UsageError(
+            raise usage_error(
                 str(exc)
                 .replace("--judge ", "--model ", 1)
                 .replace("point the judge at", "point the writer at")
             ) from None
         if not client.is_llm:
-            raise UsageError(f"--model {spec!r}: the llm writer needs a model, such as openai:gpt-4o-mini")
+            raise usage_error(f"--model {spec!r}: the llm writer needs a model, such as openai:gpt-4o-mini")
         self.name = client.name
         self._backend: Any = client.backend
 

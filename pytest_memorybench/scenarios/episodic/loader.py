@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pytest_memorybench.core.errors import UsageError
+from pytest_memorybench.core.errors import usage_error
 from pytest_memorybench.core.readers import read_json, reading
 from pytest_memorybench.scenarios.episodic.book import Book, ChapterTruth
 from pytest_memorybench.scenarios.episodic.events import Event, EventMeta
@@ -64,19 +64,19 @@ def find_book_folder(path: Path) -> Path:
     if path.is_file() and path.name == BOOK:
         path = path.parent
     if not path.exists():
-        raise UsageError(f"episodic data {path}: no such file or folder")
+        raise usage_error(f"episodic data {path}: no such file or folder")
     if (path / BOOK).is_file():
         return path
     found = sorted(candidate.parent for candidate in path.rglob(BOOK)) if path.is_dir() else []
     if len(found) == 1:
         return found[0]
     if not found:
-        raise UsageError(
+        raise usage_error(
             f"episodic data {path}: no {BOOK} in it; give the book folder of the published data or of a saved"
             " book"
         )
     names = ", ".join(str(folder.relative_to(path)) for folder in found[:6])
-    raise UsageError(
+    raise usage_error(
         f"episodic data {path} holds {len(found)} books ({names}{', …' if len(found) > 6 else ''}); give one"
         " of their folders"
     )
@@ -86,7 +86,9 @@ def split_chapters(text: str) -> dict[int, str]:
     """Chapter number → text, from a whole book ("Chapter k\\n\\n<text>" joined by blank lines)."""
     marks = list(_HEADING.finditer(text))
     ends = [mark.start() for mark in marks[1:]] + [len(text)]
-    return {int(mark.group(1)): text[mark.end() : end].strip() for mark, end in zip(marks, ends)}
+    return {
+        int(mark.group(1)): text[mark.end() : end].strip() for mark, end in zip(marks, ends, strict=False)
+    }
 
 
 def read_parquet(path: Path) -> list[dict[str, Any]]:
@@ -94,14 +96,15 @@ def read_parquet(path: Path) -> list[dict[str, Any]]:
     try:
         import pyarrow.parquet as parquet
     except ImportError:
-        raise UsageError(
+        raise usage_error(
             f"episodic data {path.name}: reading parquet needs pyarrow; install it with pip install"
             " 'pytest-memorybench[parquet]'"
         ) from None
     try:
-        return parquet.read_table(path).to_pylist()
+        rows: list[dict[str, Any]] = parquet.read_table(path).to_pylist()
+        return rows
     except Exception as exc:  # noqa: BLE001 - pyarrow raises many kinds for a bad file
-        raise UsageError(
+        raise usage_error(
             f"episodic data {path}: not a readable parquet file ({type(exc).__name__}: {exc})"
         ) from None
 
@@ -114,10 +117,10 @@ def _read_json(path: Path) -> Any:
 def _book_text(folder: Path) -> dict[int, str]:
     text = _read_json(folder / BOOK)
     if not isinstance(text, str):
-        raise UsageError(f"episodic data {folder / BOOK}: expected one JSON string holding the whole book")
+        raise usage_error(f"episodic data {folder / BOOK}: expected one JSON string holding the whole book")
     chapters = split_chapters(text)
     if not chapters:
-        raise UsageError(f"episodic data {folder / BOOK}: no 'Chapter k' headings found")
+        raise usage_error(f"episodic data {folder / BOOK}: no 'Chapter k' headings found")
     return chapters
 
 
@@ -126,7 +129,7 @@ def _texts_writer(texts: Mapping[int, str], where: Path) -> Any:
         try:
             return texts[truth.chapter]
         except KeyError:
-            raise UsageError(
+            raise usage_error(
                 f"episodic data {where}: chapter {truth.chapter} has ground truth but no text"
             ) from None
 
@@ -139,7 +142,7 @@ def _texts_writer(texts: Mapping[int, str], where: Path) -> Any:
 def _load_published(folder: Path) -> LoadedBook:
     missing = [name for name in (GROUND_TRUTH, QA) if not (folder / name).is_file()]
     if missing:
-        raise UsageError(
+        raise usage_error(
             f"episodic data {folder}: {', '.join(missing)} missing (expected the published book folder, or a"
             f" saved book with {OURS})"
         )
@@ -161,7 +164,7 @@ def _load_published(folder: Path) -> LoadedBook:
 
 def _field(row: Mapping[str, Any], name: str, where: Path) -> Any:
     if name not in row:
-        raise UsageError(f"episodic data {where}: column {name!r} missing")
+        raise usage_error(f"episodic data {where}: column {name!r} missing")
     return row[name]
 
 
@@ -200,7 +203,7 @@ def _published_question(row: Mapping[str, Any], number: int, where: Path) -> Que
     try:
         cue = cue_label(parse_cue(str(_field(row, "cue", where))))
     except ValueError as exc:
-        raise UsageError(f"episodic data {where}, row {number}: {exc}") from None
+        raise usage_error(f"episodic data {where}, row {number}: {exc}") from None
     existing = row.get("debug_existing_change")
     return Question(
         template=int(_field(row, "q_idx", where)),
@@ -269,12 +272,14 @@ def save_book(book: Book, folder: Path, info: Mapping[str, Any]) -> Path:
 def _load_ours(folder: Path) -> LoadedBook:
     record = _read_json(folder / OURS)
     if not isinstance(record, dict) or record.get("format") != FORMAT:
-        raise UsageError(f"episodic data {folder / OURS}: not a book saved by this version (format {FORMAT})")
+        raise usage_error(
+            f"episodic data {folder / OURS}: not a book saved by this version (format {FORMAT})"
+        )
     try:
         truths = tuple(_our_truth(entry) for entry in record["chapters"])
         unused = {feature: tuple(record["unused"].get(feature, ())) for feature in FEATURES}
     except (KeyError, TypeError, ValueError) as exc:
-        raise UsageError(f"episodic data {folder / OURS}: malformed ({type(exc).__name__}: {exc})") from None
+        raise usage_error(f"episodic data {folder / OURS}: malformed ({type(exc).__name__}: {exc})") from None
     texts = _book_text(folder)
     book = Book(
         truths,

@@ -114,7 +114,7 @@ class CueIndex:
 
 
 def _key(mask: Cue, values: Values) -> tuple[str, ...]:
-    return tuple(value for value, used in zip(values, mask) if used)
+    return tuple(value for value, used in zip(values, mask, strict=True) if used)
 
 
 def answer_of(template: Template, rows: Sequence[ChapterTruth]) -> tuple[tuple[str, ...], tuple[int, ...]]:
@@ -137,7 +137,11 @@ def answer_of(template: Template, rows: Sequence[ChapterTruth]) -> tuple[tuple[s
 
 
 def cue_completed(template: Template, values: Values) -> str:
-    return "(" + ",".join(f"{{{value}}}" if used else "*" for value, used in zip(values, template.cue)) + ")"
+    return (
+        "("
+        + ",".join(f"{{{value}}}" if used else "*" for value, used in zip(values, template.cue, strict=True))
+        + ")"
+    )
 
 
 def build_question(candidate: _Candidate) -> Question:
@@ -203,7 +207,7 @@ def corrupt(
         mask = [rng.random() < 0.5 for _ in FEATURES]
     values = list(truth.values())
     changed = []
-    for position, (feature, masked) in enumerate(zip(FEATURES, mask)):
+    for position, (feature, masked) in enumerate(zip(FEATURES, mask, strict=True)):
         if not masked:
             continue
         pool = (

@@ -29,7 +29,7 @@ from datetime import date, datetime, timedelta
 from functools import lru_cache
 from typing import Any
 
-from pytest_memorybench.core.errors import UsageError
+from pytest_memorybench.core.errors import usage_error
 from pytest_memorybench.core.records import Message, TestDefinition
 from pytest_memorybench.scenarios.base import ScoringContext
 from pytest_memorybench.scenarios.episodic.book import Book, BookPlan, generated_book
@@ -239,7 +239,7 @@ class EpisodicBook:
             for number, question in enumerate(prepared.questions)
         )
         if not definitions:
-            raise UsageError(f"scenario {NAME}: the book gives no questions")
+            raise usage_error(f"scenario {NAME}: the book gives no questions")
         return [
             ProbeContext(
                 prepared.context_id,

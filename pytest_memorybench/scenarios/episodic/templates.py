@@ -51,13 +51,17 @@ class Template:
 
 
 def cue_label(cue: Cue) -> str:
-    return "(" + ",".join(letter if used else "*" for letter, used in zip(CUE_LETTERS, cue)) + ")"
+    return (
+        "(" + ",".join(letter if used else "*" for letter, used in zip(CUE_LETTERS, cue, strict=True)) + ")"
+    )
 
 
 def parse_cue(text: str) -> Cue:
     """`(t, *, ent, *)` (published spelling) or `(t,*,ent,*)` to a cue mask."""
     parts = [part.strip() for part in text.strip().strip("()").split(",")]
-    if len(parts) != 4 or any(part not in ("*", letter) for part, letter in zip(parts, CUE_LETTERS)):
+    if len(parts) != 4 or any(
+        part not in ("*", letter) for part, letter in zip(parts, CUE_LETTERS, strict=True)
+    ):
         raise ValueError(f"not a cue: {text!r}")
     return tuple(part != "*" for part in parts)  # type: ignore[return-value]
 

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from datetime import date, timedelta
 from functools import lru_cache
 
-from pytest_memorybench.core.errors import UsageError
+from pytest_memorybench.core.errors import usage_error
 from pytest_memorybench.scenarios.episodic.lists import CONTENTS, LOCATIONS
 
 DATE_FORMAT = "%B %d, %Y"
@@ -78,13 +78,13 @@ def build_universe(
 ) -> Universe:
     """The universe of a seed; UsageError if our lists or the date range are too small for `size`."""
     if size < 2:
-        raise UsageError(f"episodic universe_size must be at least 2, got {size}")
+        raise usage_error(f"episodic universe_size must be at least 2, got {size}")
     limit = min(len(LOCATIONS), len(CONTENTS))
     if size > limit:
-        raise UsageError(f"episodic universe_size {size} is larger than our lists allow ({limit})")
+        raise usage_error(f"episodic universe_size {size} is larger than our lists allow ({limit})")
     days = (end - start).days + 1
     if days < size:
-        raise UsageError(
+        raise usage_error(
             f"episodic dates {start} to {end} hold {max(days, 0)} days, fewer than universe_size {size}"
         )
     rng = random.Random(f"episodic|universe|{seed}")
@@ -99,8 +99,8 @@ def build_universe(
     ]
     rng.shuffle(firsts)
     lasts = rng.sample([name for name in surnames if name not in female and name not in male], size)
-    entities = tuple(f"{first} {last}" for (first, _), last in zip(firsts, lasts))
-    pronouns = {entity: pronoun for entity, (_, pronoun) in zip(entities, firsts)}
+    entities = tuple(f"{first} {last}" for (first, _), last in zip(firsts, lasts, strict=False))
+    pronouns = {entity: pronoun for entity, (_, pronoun) in zip(entities, firsts, strict=False)}
     return Universe(dates, locations, entities, contents, {c: CONTENTS[c] for c in contents}, seed, pronouns)
 
 
@@ -141,4 +141,4 @@ def secondary_names(universe: Universe) -> Iterator[str]:
         if name not in seen:
             seen.add(name)
             yield name
-    raise UsageError("episodic: the secondary character names are used up")
+    raise usage_error("episodic: the secondary character names are used up")

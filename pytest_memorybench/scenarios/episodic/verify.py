@@ -42,7 +42,7 @@ def split_numbered(text: str) -> tuple[list[str], list[str]]:
     if numbers != list(range(1, len(numbers) + 1)):
         problems.append(f"paragraphs are numbered {numbers}, not 1, 2, 3, …")
     ends = [match.start() for match in starts[1:]] + [len(text)]
-    paragraphs = [text[match.end() : end].strip() for match, end in zip(starts, ends)]
+    paragraphs = [text[match.end() : end].strip() for match, end in zip(starts, ends, strict=False)]
     return paragraphs, problems
 
 

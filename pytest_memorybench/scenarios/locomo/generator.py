@@ -62,13 +62,17 @@ class _Builder:
 
     def say(self, session: int, speaker: int, text: str, caption: str | None = None) -> str:
         turns = self.sessions[session]
-        turn = {"speaker": self.speakers[speaker], "dia_id": f"D{session + 1}:{len(turns) + 1}", "text": text}
+        turn: dict[str, Any] = {
+            "speaker": self.speakers[speaker],
+            "dia_id": f"D{session + 1}:{len(turns) + 1}",
+            "text": text,
+        }
         if caption:
             turn.update(
                 {"img_url": [], "blip_caption": caption, "query": caption.removeprefix("a photo of ")}
             )
         turns.append(turn)
-        return turn["dia_id"]
+        return str(turn["dia_id"])
 
     def chat(self, session: int, count: int) -> None:
         for _ in range(count):
@@ -106,9 +110,8 @@ def generate_sample(seed: int, number: int, sessions: int = 6) -> tuple[dict[str
     a, b = rng.sample(_NAMES, 2)
     dates = _session_dates(rng, max(4, sessions))
     build = _Builder(rng, (a, b), dates, [[] for _ in dates])
-    hobbies, pets, events, cities, loves = (
-        rng.sample(pool, 2) for pool in (_HOBBIES, _PETS, _EVENTS, _CITIES, _LOVES)
-    )
+    hobbies, pets, events = rng.sample(_HOBBIES, 2), rng.sample(_PETS, 2), rng.sample(_EVENTS, 2)
+    cities, loves = rng.sample(_CITIES, 2), rng.sample(_LOVES, 2)
     last = len(dates) - 1
     for session in range(len(dates)):
         build.chat(session, 2)

@@ -24,9 +24,9 @@ from dataclasses import dataclass, replace
 from datetime import timedelta
 from typing import Any
 
-from pytest_memorybench.core.errors import UsageError
+from pytest_memorybench.core.errors import usage_error
 from pytest_memorybench.core.readers import reading
-from pytest_memorybench.core.records import Message, Score, TestDefinition
+from pytest_memorybench.core.records import Message, Role, Score, TestDefinition
 from pytest_memorybench.scenarios.base import ScoringContext
 from pytest_memorybench.scenarios.locomo.audit import AUDIT_URL, Correction, corrections_from, load_audit
 from pytest_memorybench.scenarios.locomo.data import (
@@ -83,7 +83,7 @@ class LocomoConversations:
             if wanted:
                 unknown = wanted - {sample.sample_id for sample in samples}
                 if unknown:
-                    raise UsageError(
+                    raise usage_error(
                         f"scenario {NAME}: conversations: no sample {sorted(unknown)[0]!r} in"
                         f" {settings.data_path}"
                     )
@@ -140,7 +140,7 @@ def _audit(path: str, samples: Sequence[Sample]) -> dict[tuple[int, int], tuple[
         if sample in indexes and " ".join(questions.get((sample, index), "").split()) != " ".join(
             text.split()
         ):
-            raise UsageError(
+            raise usage_error(
                 f"LoCoMo audit {path}: locomo_{sample}_qa{index} is about {text!r}, not a question of this "
                 "locomo10.json at that place; give the audit of this release of the data"
             )
@@ -170,7 +170,7 @@ def _turns(sample: Sample) -> Iterator[Message]:
             text = f"{turn.speaker}: {turn.text}"
             if turn.caption:
                 text += f" [shares {turn.caption}]"
-            role = "user" if turn.speaker == first else "assistant"
+            role: Role = "user" if turn.speaker == first else "assistant"
             yield Message(text, session.when + position * TURN_GAP, role, turn.id)
 
 

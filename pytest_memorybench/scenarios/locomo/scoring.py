@@ -51,7 +51,7 @@ def normalize_answer(text: str) -> str:
 
 @lru_cache(maxsize=65536)
 def _stem(word: str) -> str:
-    return _STEMMER.stem(word)
+    return str(_STEMMER.stem(word))
 
 
 def token_f1(prediction: str, gold: str) -> float:

@@ -148,7 +148,7 @@ def _entry(number: int, raw: Any) -> Entry:
     try:
         history = tuple(
             HistorySession(str(session_id), parse_date(date), tuple(_turn(turn) for turn in turns))
-            for session_id, date, turns in zip(ids, dates, sessions)
+            for session_id, date, turns in zip(ids, dates, sessions, strict=True)
         )
         asked = parse_date(raw["question_date"])
     except Malformed as exc:

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
-from pytest_memorybench.core.records import Message, Score, TestDefinition
+from pytest_memorybench.core.records import Message, Role, Score, TestDefinition
 from pytest_memorybench.judges.local import LocalJudge
 from pytest_memorybench.scenarios.base import ScoringContext
 from pytest_memorybench.scenarios.longmemeval.data import ABSTENTION, TYPES, Entry, entries_from, load_entries
@@ -116,7 +116,7 @@ def _stream(entry: Entry) -> Callable[[], Iterator[Message]]:
     def turns() -> Iterator[Message]:
         for number, session in enumerate(entry.sessions()):
             for position, turn in enumerate(session.turns):
-                role = "assistant" if turn.role == "assistant" else "user"
+                role: Role = "assistant" if turn.role == "assistant" else "user"
                 yield Message(
                     turn.content, session.when + position * TURN_GAP, role, number * SESSION_IDS + position
                 )

@@ -53,7 +53,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from pytest_memorybench.core.errors import UsageError
+from pytest_memorybench.core.errors import usage_error
 from pytest_memorybench.core.readers import reading
 from pytest_memorybench.core.records import Score, ScriptLine, TestDefinition
 from pytest_memorybench.core.spans import MAX_SPAN_TOKENS
@@ -225,10 +225,10 @@ def load_samples(path: str, split: str = "goodai") -> list[Sample]:
     elif isinstance(raw, dict):
         found = dict(raw)
     else:
-        raise UsageError(f"{path}: not a ChapterBreak file (expected a JSON object or list of samples)")
+        raise usage_error(f"{path}: not a ChapterBreak file (expected a JSON object or list of samples)")
     samples = [_sample(key, value, path) for key, value in found.items()]
     if not samples:
-        raise UsageError(f"{path}: no ChapterBreak samples for split {split!r}")
+        raise usage_error(f"{path}: no ChapterBreak samples for split {split!r}")
     return samples
 
 
@@ -236,12 +236,12 @@ def _read(path: Path) -> Any:
     try:
         data = path.read_bytes()
     except OSError as exc:
-        raise UsageError(f"ChapterBreak data {path}: {exc.strerror or exc}") from None
+        raise usage_error(f"ChapterBreak data {path}: {exc.strerror or exc}") from None
     if path.suffix == ".zst":
         try:
-            import zstandard  # type: ignore[import-not-found]
+            import zstandard
         except ImportError:
-            raise UsageError(
+            raise usage_error(
                 f"{path}: compressed with zstd; install the `zstd` extra (pip install"
                 f" 'pytest-memorybench[zstd]') or decompress it first (`zstd -d {path.name}`)"
             ) from None
@@ -256,10 +256,10 @@ def _text(value: Any) -> str:
 
 def _sample(key: str, value: Any, path: str) -> Sample:
     if not isinstance(value, dict) or not {"ctx", "pos", "negs"} <= set(value):
-        raise UsageError(f"{path}: sample {key!r} needs the fields ctx, pos and negs")
+        raise usage_error(f"{path}: sample {key!r} needs the fields ctx, pos and negs")
     negs = value["negs"] if isinstance(value["negs"], list) else [value["negs"]]
     if not negs:
-        raise UsageError(f"{path}: sample {key!r} has no wrong beginnings (negs)")
+        raise usage_error(f"{path}: sample {key!r} has no wrong beginnings (negs)")
     return Sample(
         str(value.get("id", key)), _text(value["ctx"]), _text(value["pos"]), tuple(_text(neg) for neg in negs)
     )

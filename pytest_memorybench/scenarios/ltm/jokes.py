@@ -126,7 +126,7 @@ class Jokes:
         waits = spread_over_span(len(told) + 1)  # (k+1)·90/jokes_told % after joke k, none after the question
         script = tuple(
             ScriptLine(joke, wait={"time": minute * 60, **wait})
-            for joke, minute, wait in zip(told, minutes, waits)
+            for joke, minute, wait in zip(told, minutes, waits[: len(told)], strict=True)
         ) + (ScriptLine(QUESTION_TEMPLATE, is_question=True),)
         params = asdict(settings)
         return definition(self, suite, repetition, seed, script, (target,), target, params)

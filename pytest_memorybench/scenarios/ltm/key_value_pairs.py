@@ -56,7 +56,7 @@ def make_pairs(rng: random.Random, pairs: int, nested_levels: int) -> tuple[list
     count = pairs // (nested_levels + 1)
     lower_roots, lower = make_pairs(rng, pairs - count, nested_levels - 1)
     roots = [new_id() for _ in range(count)]
-    return roots, {**dict(zip(roots, lower_roots)), **lower}
+    return roots, {**dict(zip(roots, lower_roots, strict=True)), **lower}
 
 
 def leaf(key: str, pairs: Mapping[str, str]) -> str:
@@ -80,7 +80,7 @@ class KeyValuePairs:
         waits = spread_over_span(len(lines))
         script = tuple(
             ScriptLine(text, is_question=index == 1, wait=wait)
-            for index, (text, wait) in enumerate(zip(lines, waits))
+            for index, (text, wait) in enumerate(zip(lines, waits, strict=True))
         )
         return self._definition(suite, repetition, seed, script, leaf(key, pairs), asdict(settings))
 

@@ -111,7 +111,7 @@ class LocationsDirections:
         places = rng.sample(PLACES, settings.known_locations)
         lines = [FIRST_TEMPLATE.format(place=places[0])]
         route = []
-        for index, (previous, place) in enumerate(zip(places, places[1:]), start=2):
+        for index, (previous, place) in enumerate(zip(places, places[1:], strict=False), start=2):
             direction, km = rng.choice(DIRECTIONS), rng.choice(DISTANCES)
             last = index == len(places)
             template = LAST_TEMPLATE if last else rng.choice(NEXT_TEMPLATES)

@@ -220,7 +220,7 @@ class ProspectiveMemory:
         waits = spread_over_span(len(lines))
         script = tuple(
             ScriptLine(text, is_question=index == 1, wait=wait)
-            for index, (text, wait) in enumerate(zip(lines, waits))
+            for index, (text, wait) in enumerate(zip(lines, waits, strict=True))
         )
         ideal = (IDEAL_ACKNOWLEDGEMENT,)
         expected = {"quote": quote, "author": author, "nth": nth}

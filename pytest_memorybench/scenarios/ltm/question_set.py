@@ -32,7 +32,7 @@ def question_script(content: str, questions: Sequence[str]) -> tuple[ScriptLine,
     waits = spread_over_span(len(lines))
     return tuple(
         ScriptLine(text, is_question=index > 0, wait=wait)
-        for index, (text, wait) in enumerate(zip(lines, waits))
+        for index, (text, wait) in enumerate(zip(lines, waits, strict=True))
     )
 
 
@@ -125,7 +125,7 @@ async def score_answers(
     answers = list(definition.expected if answers is None else answers)
     content = _words(definition.script[0].text) if definition.script else set()
     reasons, correct = [], 0
-    for number, (question, expected) in enumerate(zip(definition.questions, answers), 1):
+    for number, (question, expected) in enumerate(zip(definition.questions, answers, strict=True), 1):
         reply = responses[number - 1] if number <= len(responses) else ""
         if context.profile != OFFICIAL and _repeats(content, reply):
             reasons.append(

@@ -66,7 +66,7 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
@@ -324,18 +324,20 @@ class Restaurant:
         yield actions.Say(SETUP)
         yield actions.Wait(percentage=WAITS[0])
         reply = yield _ask(GREETING.format(menu=menu.text()), f"I'd like a {ideal_drink.lower()}, please.")
-        stages.append(await drink_stage(judge, reply or "", menu, official))
-        if not stages[-1].passed:
+        stage = await drink_stage(judge, reply or "", menu, official)
+        stages.append(stage)
+        if not stage.passed:
             return
-        drinks = list(stages[-1].items)
+        drinks = list(stage.items)
         yield actions.Wait(percentage=WAITS[1])
 
         dishes = " and the ".join(dish.lower() for dish in ideal_dishes)
         reply = yield _ask(FOOD.format(drinks=enumerate_items(drinks)), f"I'll have the {dishes}, please.")
-        stages.append(await food_stage(judge, reply or "", menu))
-        if not stages[-1].passed:
+        stage = await food_stage(judge, reply or "", menu)
+        stages.append(stage)
+        if not stage.passed:
             return
-        ordered = list(stages[-1].items)
+        ordered = list(stage.items)
         yield actions.Say(CONFIRM.format(order=_capitalised(enumerate_items(ordered))))
         yield actions.Wait(percentage=WAITS[2])
 
@@ -345,10 +347,11 @@ class Restaurant:
             UNAVAILABLE.format(dish=unavailable),
             f"In that case, I'll have the {alternative.lower()}, please.",
         )
-        stages.append(await alternative_stage(judge, reply or "", menu, ordered, unavailable, official))
-        if not stages[-1].passed:
+        stage = await alternative_stage(judge, reply or "", menu, ordered, unavailable, official)
+        stages.append(stage)
+        if not stage.passed:
             return
-        fresh = list(stages[-1].items)
+        fresh = list(stage.items)
         ordered = [dish for dish in ordered if dish != unavailable] + fresh
         yield actions.Say(RECONFIRM.format(order=_capitalised(enumerate_items(fresh))))
         yield actions.Wait(percentage=WAITS[3])
@@ -359,8 +362,9 @@ class Restaurant:
         reply = yield _ask(
             SERVE.format(order=enumerate_items(served)), f"Sorry, that's not what I ordered: {complaint}"
         )
-        stages.append(await notice_stage(judge, reply or "", true_dish, wrong_dish))
-        if not stages[-1].passed:
+        stage = await notice_stage(judge, reply or "", true_dish, wrong_dish)
+        stages.append(stage)
+        if not stage.passed:
             return
         yield actions.Say(APOLOGY)
         yield actions.Wait(percentage=WAITS[4])
@@ -405,7 +409,7 @@ class Restaurant:
         official = context.profile == OFFICIAL
         replies = list(stored.responses)
         stages = [await drink_stage(judge, replies[0], scene.menu, official)]
-        checks = (
+        checks: tuple[Callable[[str], Awaitable[Stage]], ...] = (
             lambda reply: food_stage(judge, reply, scene.menu),
             lambda reply: alternative_stage(
                 judge, reply, scene.menu, scene.ordered, scene.unavailable, official

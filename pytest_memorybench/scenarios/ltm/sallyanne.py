@@ -259,7 +259,10 @@ def _plot(
     plot: str, a: str, b: str, obj: str, room: str, elsewhere: str, c2: str, c3: str, rng: random.Random
 ) -> list[Event]:
     """What happens after A and B saw the object placed, for one story skeleton."""
-    maybe = lambda chance, *events: list(events) if rng.random() < chance else []  # noqa: E731
+
+    def maybe(chance: float, *events: Event) -> list[Event]:
+        return list(events) if rng.random() < chance else []
+
     if plot == "false_belief":  # B leaves, then A moves the object
         return [
             Exit(b, room),
@@ -395,7 +398,7 @@ class SallyAnne:
     ) -> TestDefinition:
         """A GoodAI SallyAnne file: its script and waits as they are (ToMi lines and all), its answer."""
         answer = str(raw["expected_responses"][0])
-        question = next((t for t, q in zip(raw["script"], raw["is_question"]) if q), "")
+        question = next((t for t, q in zip(raw["script"], raw["is_question"], strict=False) if q), "")
         ideal = (ideal_answer(answer),)
         expected = {
             "answer": answer,

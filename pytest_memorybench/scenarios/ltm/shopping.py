@@ -143,7 +143,7 @@ class Shopping:
     ) -> TestDefinition:
         """A GoodAI Shopping definition file: its script and waits as they are, its [item, quantity] pairs."""
         expected = [[str(name).lower(), int(quantity)] for name, quantity in raw["expected_responses"]]
-        ideal = (ideal_answer([[name.title(), quantity] for name, quantity in expected]),)
+        ideal = (ideal_answer([[str(name).title(), quantity] for name, quantity in expected]),)
         return goodai_definition(
             self, raw, example_id, suite, repetition, ideal, expected, reset_message=RESET_MESSAGE
         )

@@ -179,7 +179,8 @@ class SpyMeeting:
         clues = [rng.choice(CATALOGUE[kind]) for kind in kinds]
         lines = [INTRO.format(*names)]
         lines += [
-            TEMPLATES[clue.kind].format(name=sender, code=clue.code) for sender, clue in zip(senders, clues)
+            TEMPLATES[clue.kind].format(name=sender, code=clue.code)
+            for sender, clue in zip(senders, clues, strict=True)
         ]
         lines.append(QUESTION)
         script = spread_script(lines)
@@ -209,10 +210,14 @@ class SpyMeeting:
             for keywords in example
             if isinstance(keywords, list)
         }
-        messages = [text for text, question in zip(raw["script"][1:], raw["is_question"][1:]) if not question]
+        messages = [
+            text
+            for text, question in zip(raw["script"][1:], raw["is_question"][1:], strict=False)
+            if not question
+        ]
         clues = [
             {"kind": _goodai_kind(text), "code": text.split(":", 1)[-1].strip(), "keywords": keywords}
-            for text, keywords in zip(messages, lists)
+            for text, keywords in zip(messages, lists, strict=True)
         ]
         labels = {"time": "Time", "place": "Place", "thing": "Bring"}
         ideal = " ".join(f"{labels.get(c['kind'], 'Also')}: {c['keywords'][0]}." for c in clues)

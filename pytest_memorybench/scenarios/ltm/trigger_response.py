@@ -116,7 +116,7 @@ class TriggerResponse:
         waits = spread_over_span(len(lines))
         script = tuple(
             ScriptLine(text, is_question=index > 0, wait=wait)
-            for index, (text, wait) in enumerate(zip(lines, waits))
+            for index, (text, wait) in enumerate(zip(lines, waits, strict=True))
         )
         expected = [chosen.response] * settings.trigger_activations
         ideal = tuple(expected)

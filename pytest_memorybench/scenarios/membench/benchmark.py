@@ -36,7 +36,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from pytest_memorybench.core.errors import UsageError
+from pytest_memorybench.core.errors import usage_error
 from pytest_memorybench.core.records import Score, TestDefinition
 from pytest_memorybench.core.spans import MAX_SPAN_TOKENS
 from pytest_memorybench.scenarios.base import ScoringContext
@@ -80,7 +80,7 @@ class MemBenchParams:
 def render_question(case: Case) -> str:
     """The question as the agent reads it: the time if the data gives one, the options, the instruction."""
     when = f"(Current time: {case.time}) " if case.time else ""
-    options = [f"{letter}. {text}" for letter, text in zip(LETTERS, case.options)]
+    options = [f"{letter}. {text}" for letter, text in zip(LETTERS, case.options, strict=False)]
     return "\n".join([when + case.question, *options, INSTRUCTION])
 
 
@@ -145,7 +145,7 @@ class MemBenchScenario:
         wanted = tuple(name.strip() for name in chosen.split(",") if name.strip())
         unknown = [name for name in wanted if name not in self.types]
         if unknown:
-            raise UsageError(
+            raise usage_error(
                 f"scenario {self.name}: unknown question type {unknown[0]!r} (known: {', '.join(self.types)})"
             )
         return wanted
@@ -167,7 +167,7 @@ class MemBenchScenario:
             ideal_answer=case.answer,
             expected={
                 "answer": case.answer,
-                "options": dict(zip(LETTERS, case.options)),
+                "options": dict(zip(LETTERS, case.options, strict=False)),
                 "evidence": list(case.evidence),
                 "evidence_texts": [list(texts) for texts in case.evidence_texts],
                 "level": case.level,

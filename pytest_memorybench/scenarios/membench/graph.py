@@ -180,7 +180,9 @@ def build_graph(key: str, *, relatives: int = 4, colleagues: int = 3, year: int 
         items=tuple(Item(kind, rng.choice(ITEMS[kind])) for kind in rng.sample(sorted(ITEMS), 3)),
         places=tuple(
             Place(kind, f"{first} {PLACE_TYPES[kind]}")
-            for kind, first in zip(rng.sample(sorted(PLACE_TYPES), 3), rng.sample(PLACE_FIRST, 3))
+            for kind, first in zip(
+                rng.sample(sorted(PLACE_TYPES), 3), rng.sample(PLACE_FIRST, 3), strict=True
+            )
         ),
         preferences=tuple((domain.name, rng.choice(sorted(domain.items))) for domain in DOMAINS),
     )
@@ -292,6 +294,6 @@ def _events(rng: random.Random, year: int) -> tuple[Event, ...]:
             leisure=leisure,
         )
         for (kind, content, leisure), first, second, scale, length in zip(
-            kinds, firsts, seconds, scales, days
+            kinds, firsts, seconds, scales, days, strict=False
         )
     )

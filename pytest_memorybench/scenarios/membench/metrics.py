@@ -66,7 +66,8 @@ def retrieved_steps(
 ) -> list[list[int]]:
     """For each retrieved memory, in rank order, the evidence steps it holds the text of."""
     wanted = [
-        (step, [fold(text) for text in texts if fold(text)]) for step, texts in zip(evidence, evidence_texts)
+        (step, [fold(text) for text in texts if fold(text)])
+        for step, texts in zip(evidence, evidence_texts, strict=True)
     ]
     found = []
     for memory in retrieved:
@@ -97,7 +98,7 @@ def capacity_points(
         details = record.get("details", {})
         asks = details.get("asks", [])
         start = min((ask["tokens"] for ask in asks), default=0) if since_evidence else 0
-        for ask, correct in zip(asks, details.get("scoring", {}).get("correct", [])):
+        for ask, correct in zip(asks, details.get("scoring", {}).get("correct", []), strict=False):
             points.append(capacity_point(ask["tokens"] - start, correct))
     return sorted(points, key=lambda point: point.tokens)
 
@@ -110,7 +111,9 @@ def retained_points(records: Sequence[dict[str, Any]]) -> tuple[list[CapacityPoi
     for record in records:
         details = record.get("details", {})
         tokens = [ask["tokens"] for ask in details.get("asks", [])]
-        asks = sorted(zip(tokens, details.get("scoring", {}).get("correct", [])), key=lambda ask: ask[0])
+        asks = sorted(
+            zip(tokens, details.get("scoring", {}).get("correct", []), strict=False), key=lambda ask: ask[0]
+        )
         if len(asks) < 2 or not asks[0][1]:
             continue
         questions += 1

@@ -42,7 +42,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from pytest_memorybench.core.errors import UsageError
+from pytest_memorybench.core.errors import usage_error
 from pytest_memorybench.core.readers import read_json, reading
 from pytest_memorybench.core.records import Message
 from pytest_memorybench.scenarios.membench.case import Case, distinctive_texts
@@ -65,10 +65,10 @@ def load_cases(path: str, *, dialogue: bool, prefix: str, per_type: int = 0, see
     of each type, uniformly with the seed (the paper's sub-datasets are such samples)."""
     root = Path(path).expanduser()
     if not root.exists():
-        raise UsageError(f"--mb-data membench={path}: no such file or folder")
+        raise usage_error(f"--mb-data membench={path}: no such file or folder")
     files = [root] if root.is_file() else sorted(root.rglob("*.json"))
     if not files:
-        raise UsageError(f"--mb-data membench={path}: no .json files in that folder")
+        raise usage_error(f"--mb-data membench={path}: no .json files in that folder")
     by_type: dict[str, list[Case]] = {}
     used: set[str] = set()
     for file in files:
@@ -108,12 +108,12 @@ def _read(file: Path) -> Iterator[tuple[str, str, dict[str, Any]]]:
             elif isinstance(value, dict):  # a merged file: {type: {scene: [...]}}
                 for scene, trajectories in value.items():
                     if not isinstance(trajectories, list):
-                        raise UsageError(f"{file}: {key}/{scene} should be a list of trajectories")
+                        raise usage_error(f"{file}: {key}/{scene} should be a list of trajectories")
                     yield from ((str(key), str(scene), t) for t in trajectories)
             else:
-                raise UsageError(f"{file}: {key!r} holds neither trajectories nor scenes")
+                raise usage_error(f"{file}: {key!r} holds neither trajectories nor scenes")
     else:
-        raise UsageError(f"{file}: expected MemBench trajectories (a JSON object or list)")
+        raise usage_error(f"{file}: expected MemBench trajectories (a JSON object or list)")
 
 
 def _is_first(file: Path, trajectory: Any) -> bool:
@@ -134,15 +134,15 @@ def _case(
 ) -> Case:
     where = f"{file}: trajectory {trajectory.get('tid', '?') if isinstance(trajectory, dict) else '?'}"
     if not isinstance(trajectory, dict) or not isinstance(trajectory.get("message_list"), list):
-        raise UsageError(f"{where}: no message_list")
+        raise usage_error(f"{where}: no message_list")
     qa = trajectory.get("QA")
     if not isinstance(qa, dict) or not isinstance(qa.get("choices"), dict) or "question" not in qa:
-        raise UsageError(f"{where}: no QA with a question and choices")
+        raise usage_error(f"{where}: no QA with a question and choices")
     letters = sorted(str(letter).strip().upper() for letter in qa["choices"])
     options = {str(k).strip().upper(): _option_text(v) for k, v in qa["choices"].items()}
     answer = str(qa.get("ground_truth", "")).strip().upper()
     if answer not in options:
-        raise UsageError(
+        raise usage_error(
             f"{where}: ground_truth {qa.get('ground_truth')!r} is not one of its choices {letters}"
         )
     steps, offsets = _steps(trajectory["message_list"], dialogue, where)
@@ -240,12 +240,12 @@ def _steps(
             user = entry.get("user", entry.get("user_message", entry.get("message")))
             assistant = entry.get("assistant", entry.get("assistant_message", entry.get("agent", "")))
             if user is None:
-                raise UsageError(f"{where}: a message has none of the keys user, user_message, message")
+                raise usage_error(f"{where}: a message has none of the keys user, user_message, message")
             raw_time = entry.get("time")
             if not dialogue and entry.get("place"):
                 user = f"{user} (place: {entry['place']})"
         else:
-            raise UsageError(f"{where}: a message is a {type(entry).__name__}, expected text or an object")
+            raise usage_error(f"{where}: a message is a {type(entry).__name__}, expected text or an object")
         when = parse_time(raw_time) or previous + timedelta(minutes=1)
         steps.append((str(user), str(assistant or ""), when))
         previous = when
@@ -288,7 +288,7 @@ def to_published(case: Case, *, dialogue: bool, noise_inserted: bool, tid: int =
         "qid": tid,
         "question": case.question,
         "time": f"{steps[-1][0].timestamp:%Y-%m-%d %H:%M}",
-        "choices": dict(zip("ABCD", case.options)),
+        "choices": dict(zip("ABCD", case.options, strict=False)),
         "ground_truth": case.answer,
         "answer": case.options["ABCD".index(case.answer)],
         "target_step_id": list(case.evidence),

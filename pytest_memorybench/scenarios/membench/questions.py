@@ -44,7 +44,9 @@ from pytest_memorybench.scenarios.membench.emotions import EMOTIONS, NEAR_EMOTIO
 from pytest_memorybench.scenarios.membench.graph import (
     Event,
     Graph,
+    Item,
     Person,
+    Place,
     faker_tables,
 )
 from pytest_memorybench.scenarios.membench.phrasing import (
@@ -177,18 +179,18 @@ def _pool(kind: str, rng: random.Random, subject: Subject) -> list[Any]:
         values = list(lists.EVENT_DAYS)
     elif kind == "content":
         values = sorted({**lists.WORK_EVENTS, **lists.LEISURE_EVENTS}.values())
-    elif kind == "item":
-        values = list(lists.ITEMS[subject.type])  # type: ignore[union-attr]
-    elif kind == "place":
-        values = [f"{first} {lists.PLACE_TYPES[subject.type]}" for first in lists.PLACE_FIRST]  # type: ignore[union-attr]
+    elif kind == "item" and isinstance(subject, Item):
+        values = list(lists.ITEMS[subject.type])
+    elif kind == "place" and isinstance(subject, Place):
+        values = [f"{first} {lists.PLACE_TYPES[subject.type]}" for first in lists.PLACE_FIRST]
     elif kind == "phone":
         values = [
             f"{rng.randrange(201, 990)}-{rng.randrange(100, 1000)}-{rng.randrange(1000, 10000)}"
             for _ in range(6)
         ]
-    elif kind == "email":
-        first, last = subject.name.lower().split(" ", 1)  # type: ignore[union-attr]
-        domain = subject.email.split("@", 1)[1]  # type: ignore[union-attr]
+    elif kind == "email" and isinstance(subject, Person):
+        first, last = subject.name.lower().split(" ", 1)
+        domain = subject.email.split("@", 1)[1]
         values = [
             f"{last}.{first}@{domain}",
             f"{first}{last}@{domain}",
@@ -496,7 +498,7 @@ def multi_session_assistant(graph: Graph, rng: random.Random) -> QuestionSpec:
     for domain in chosen:
         every = sorted(title for items in domain.items.values() for title in items)
         pools.append([t for t in rng.sample(every, len(every)) if t not in titles])
-    units = [[_recommendation(domain, title, rng)] for domain, title in zip(chosen, titles)]
+    units = [[_recommendation(domain, title, rng)] for domain, title in zip(chosen, titles, strict=True)]
     text = "Which movies, books and dishes have you recommended to me?"
     return _spec(
         "multi_session_assistant", graph, text, _list_options(rng, titles, pools), units, own_sessions=True
@@ -529,7 +531,7 @@ def preference(graph: Graph, rng: random.Random) -> QuestionSpec:
     templates = rng.sample(_LIKES, len(items))
     units = [
         [Step(template.format(v=rng.choice(domain.like_verbs), t=item, T=item))]
-        for template, item in zip(templates, items)
+        for template, item in zip(templates, items, strict=True)
     ]
     lures = [
         c

@@ -157,7 +157,10 @@ def generate_case(
 def _observation_suffixes(layout: Layout) -> int:
     """The tokens an observation stream's messages add by naming their place (one suffix per step)."""
     ends = [first for first, _, _ in layout.sessions[1:]] + [len(layout.steps)]
-    return sum(_suffix_tokens(place) * (end - first) for (first, _, place), end in zip(layout.sessions, ends))
+    return sum(
+        _suffix_tokens(place) * (end - first)
+        for (first, _, place), end in zip(layout.sessions, ends, strict=True)
+    )
 
 
 def _with_replies(
@@ -213,13 +216,15 @@ def lay_out(
         starts.append(rng.randint(low, high))
     slots: list[Step | int | None] = [None] * total
     evidence: list[int] = []
-    for start, unit in zip(starts, units):
+    for start, unit in zip(starts, units, strict=True):
         for position, step in enumerate(unit, start):
             slots[position] = step
             evidence.append(position)
     free = [position for position, value in enumerate(slots) if value is None]
     for position, step in zip(
-        sorted(rng.sample(free, len(related_facts))), rng.sample(related_facts, len(related_facts))
+        sorted(rng.sample(free, len(related_facts))),
+        rng.sample(related_facts, len(related_facts)),
+        strict=True,
     ):
         slots[position] = step
     filler = iter(noise)
@@ -227,7 +232,9 @@ def lay_out(
 
     unit_starts = set(starts) if spec.own_sessions else set()
     inside = {
-        position for start, unit in zip(starts, units) for position in range(start + 1, start + len(unit))
+        position
+        for start, unit in zip(starts, units, strict=True)
+        for position in range(start + 1, start + len(unit))
     }
     return Layout(
         steps, tuple(evidence), *_sessions(total, unit_starts, inside, spec.hour, rng, dialogue, year), tokens

@@ -22,7 +22,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from pytest_memorybench.core.errors import AgentError, UsageError
+from pytest_memorybench.core.errors import AgentError, UsageError, usage_error
 from pytest_memorybench.core.tokens import default_counter
 from pytest_memorybench.scenarios.episodic.book import Book, BookPlan, generated_book
 from pytest_memorybench.scenarios.episodic.llm_writer import (
@@ -95,7 +95,7 @@ def _write(args: argparse.Namespace) -> int:
         book = generated_book(plan)
     else:
         if not args.model:
-            raise UsageError("--writer llm needs --model, for example --model openai:gpt-4o-mini")
+            raise usage_error("--writer llm needs --model, for example --model openai:gpt-4o-mini")
         book, results = asyncio.run(
             _write_with_model(args.model, plan, args.itermax, args.concurrency, args.out / JOURNAL)
         )
