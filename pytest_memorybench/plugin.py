@@ -25,12 +25,14 @@ pytest_plugins = [
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
+    """`--memorybench`, the flag that turns the benchmark on; the parts of the plugin add theirs."""
     option_group(parser).addoption(
         "--memorybench", action="store_true", help="run the memory benchmark; with no paths, only it"
     )
 
 
 def pytest_cmdline_main(config: pytest.Config) -> None:
+    """Before pytest configures its plugins: quiet pytest-asyncio's loop-scope warning for a benchmark run."""
     if config.getoption("memorybench") or config.getoption("mb_estimate"):
         from pytest_memorybench.pytest_integration.compat import quiet_asyncio_scope_warning
 
@@ -38,6 +40,7 @@ def pytest_cmdline_main(config: pytest.Config) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    """The markers, and under `--memorybench` (or `--mb-estimate`) the benchmark session."""
     for name, description in (BENCHMARK_MARKER, *SKILL_MARKERS.items()):
         config.addinivalue_line("markers", f"{name}: {description}")
     if config.getoption("memorybench") or config.getoption("mb_estimate"):

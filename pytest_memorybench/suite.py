@@ -31,17 +31,21 @@ _ENTRY_KEYS = {"scenario", "params", "repetitions", "threshold", "define", "min_
 
 
 def builtin_suite_dir() -> Path:
+    """Where the built-in suites are: shipped in the wheel, or the checkout's suites/ folder."""
     package = Path(__file__).parent
     shipped = package / "suites"
     return shipped if shipped.is_dir() else package.parent / "suites"
 
 
 def builtin_suites() -> dict[str, Path]:
+    """The built-in suites by name."""
     return {path.stem: path for path in sorted(builtin_suite_dir().glob("*.yaml"))}
 
 
 @dataclass(frozen=True)
 class SuiteEntry:
+    """One scenario of a suite, with its parameters, repetitions, threshold and minimum span."""
+
     scenario: str
     params: dict[str, Any]
     repetitions: int
@@ -51,12 +55,16 @@ class SuiteEntry:
 
 @dataclass
 class Generated:
+    """A suite's definitions and probe contexts at one seed."""
+
     definitions: list[TestDefinition]
     contexts: dict[str, ProbeContext] = field(default_factory=dict)  # by id, for probe scenarios
 
 
 @dataclass(frozen=True)
 class Suite:
+    """A suite file: its scenarios, default span and incompatibilities."""
+
     name: str
     path: Path
     span: Span
@@ -177,6 +185,7 @@ def _with_data(entry: SuiteEntry, data: Mapping[str, str]) -> dict[str, Any]:
 
 
 def load_suite(name_or_path: str) -> Suite:
+    """A suite by built-in name, file path or GoodAI definitions folder; one line when it cannot be read."""
     if name_or_path.startswith(GOODAI_PREFIX):
         return _goodai_suite(Path(name_or_path.removeprefix(GOODAI_PREFIX)))
     known = builtin_suites()

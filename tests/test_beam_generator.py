@@ -104,7 +104,7 @@ def test_temporal_answers_are_the_days_between_the_anchors() -> None:
 def test_abstention_topics_never_come_up_in_the_chat() -> None:
     plan = plan_chat(100_000, seed=6)
     chat = " ".join(_messages(plan)).lower()
-    for who, what in content.NEVER_DISCUSSED:
+    for _who, what in content.NEVER_DISCUSSED:
         assert what.lower() not in chat
     friend = plan.profile["friend"]
     assert f"{friend.lower()} thought" not in chat and f"{friend.lower()} said" not in chat

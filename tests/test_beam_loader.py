@@ -475,8 +475,9 @@ def test_the_reference_questions_normalise_every_field_variant() -> None:
 
 # Where each ability keeps its reference answer in the published files.
 PUBLISHED_ANSWER_FIELD = {
-    "abstention": "ideal_response", "contradiction_resolution": "ideal_answer", "summarization": "ideal_summary",
-    "instruction_following": "expected_compliance", "preference_following": "expected_compliance",
+    "abstention": "ideal_response", "contradiction_resolution": "ideal_answer",
+    "summarization": "ideal_summary", "instruction_following": "expected_compliance",
+    "preference_following": "expected_compliance",
 }  # fmt: skip
 
 

@@ -81,7 +81,8 @@ def test_the_published_benchmark_3_runs_through_our_engine(pytester: pytest.Pyte
 DEV = Path(__file__).parents[2] / "shared/reference/goodai-ltm-dev/data/tests"
 PUBLISHED_FOLDERS = [
     DEV / "Benchmark 1 - 1k Filler", DEV / "Benchmark 1 - 10k Filler", DEV / "Benchmark 2 - 1k Filler",
-    DEV / "Benchmark 2 - 10k Filler", DEV / "Benchmark 3 - 1k", REFERENCE.parent, DEV / "Benchmark 3 - 32k (isolated)",
+    DEV / "Benchmark 2 - 10k Filler", DEV / "Benchmark 3 - 1k", REFERENCE.parent,
+    DEV / "Benchmark 3 - 32k (isolated)",
 ]  # fmt: skip
 
 
@@ -146,11 +147,19 @@ def test_a_file_we_cannot_read_is_one_line_and_the_rest_runs(pytester: pytest.Py
         "-rs",
     )
     result.assert_outcomes(passed=2, skipped=1)
-    result.stdout.fnmatch_lines([
-        "memorybench: *defs/Movies: no scenario reads the GoodAI dataset 'Movies'; its definitions are skipped",
-        "memorybench: *defs/Delayed Recall/1.def.json: not a Delayed Recall definition we can read (no 'waits' entry)",
-        "SKIPPED ??? goodai::delayed_recall?rep2?: *1.def.json: not a Delayed Recall definition*",
-    ])  # fmt: skip
+    result.stdout.fnmatch_lines(
+        [
+            (
+                "memorybench: *defs/Movies: no scenario reads the GoodAI dataset 'Movies'; its definitions"
+                " are skipped"
+            ),
+            (
+                "memorybench: *defs/Delayed Recall/1.def.json: not a Delayed Recall definition we can read"
+                " (no 'waits' entry)"
+            ),
+            "SKIPPED ??? goodai::delayed_recall?rep2?: *1.def.json: not a Delayed Recall definition*",
+        ]
+    )
     assert "Traceback" not in result.stdout.str() and "INTERNALERROR" not in result.stdout.str()
 
 
@@ -181,9 +190,14 @@ def test_every_published_definitions_folder_runs(pytester: pytest.Pytester, fold
     span = ["--span=isolated"] if "isolated" in folder.name else []
     for agent, mean in (("oracle", 1.0), ("null", 0.0)):
         result = pytester.runpytest(
-            "--memorybench", f"--agent={agent}", *span, f"--mb-suite=goodai-definitions={folder / 'definitions'}",
-            "-p", "no:cacheprovider", "--mb-output=run",
-        )  # fmt: skip
+            "--memorybench",
+            f"--agent={agent}",
+            *span,
+            f"--mb-suite=goodai-definitions={folder / 'definitions'}",
+            "-p",
+            "no:cacheprovider",
+            "--mb-output=run",
+        )
         output = result.stdout.str()
         assert "ERROR" not in output and "cannot read" not in output, output
         totals = json.loads((pytester.path / "run" / "results.json").read_text())["totals"]

@@ -187,7 +187,8 @@ class Recording(ExtractiveAgent):
 
     def note(self, kind, messages):
         with open(os.environ["MB_TOLD"], "a") as log:
-            log.write(json.dumps([kind, [[m.role, m.text, m.timestamp.isoformat()] for m in messages]]) + "\\n")
+            said = [[m.role, m.text, m.timestamp.isoformat()] for m in messages]
+            log.write(json.dumps([kind, said]) + "\\n")
 
     async def reply(self, message):
         self.replies += 1

@@ -406,8 +406,8 @@ WRITER = textwrap.dedent("""
     async def main(path, worker, count):
         judge = CachedJudge(LocalJudge(), cache_path=Path(path), lock_timeout=20)
         for i in range(count):
-            await judge.judge(JudgeTask("equivalence", {"first": f"{worker} fact {i}", "second": "x"}, scorer="mp"))
-            await judge.judge(JudgeTask("equivalence", {"first": f"shared fact {i}", "second": "x"}, scorer="mp"))
+            for first in (f"{worker} fact {i}", f"shared fact {i}"):
+                await judge.judge(JudgeTask("equivalence", {"first": first, "second": "x"}, scorer="mp"))
         print(judge.stats.calls + judge.stats.cache_hits)
 
     asyncio.run(main(sys.argv[1], sys.argv[2], int(sys.argv[3])))

@@ -338,12 +338,27 @@ def _eval_results(path: Path) -> Path:
         right = index % 3 != 2
         generated = str(qa["answer"]) if right else "Something to do with their family, I think."
         judged = right or index == 2  # the vague answer to question 2 was accepted by 2 of 3 judgments
-        answers.append({
-            "question_id": index, "question": qa["question"], "golden_answer": qa["answer"], "generated_answer": generated,
-            "llm_judgments": {"judgment_1": judged, "judgment_2": judged, "judgment_3": right}, "category": str(qa["category"]),
-        })  # fmt: skip
-    path.write_text(json.dumps({"total_questions": len(answers), "correct": 0, "accuracy": 0.0,
-                                "detailed_results": {"0": answers}, "metadata": {"judge_model": "some-model"}}))  # fmt: skip
+        answers.append(
+            {
+                "question_id": index,
+                "question": qa["question"],
+                "golden_answer": qa["answer"],
+                "generated_answer": generated,
+                "llm_judgments": {"judgment_1": judged, "judgment_2": judged, "judgment_3": right},
+                "category": str(qa["category"]),
+            }
+        )
+    path.write_text(
+        json.dumps(
+            {
+                "total_questions": len(answers),
+                "correct": 0,
+                "accuracy": 0.0,
+                "detailed_results": {"0": answers},
+                "metadata": {"judge_model": "some-model"},
+            }
+        )
+    )
     return path
 
 
@@ -401,9 +416,14 @@ def test_an_audit_of_other_data_is_one_line(pytester: pytest.Pytester, tmp_path:
     findings[0]["question"] = "What colour is the sky?"
     audit.write_text(json.dumps(findings))
     result = pytester.runpytest(
-        "--memorybench", "--mb-suite=locomo", "--agent=null", f"--mb-data=locomo={data}", f"--mb-data=locomo_audit={audit}",
-        "-p", "no:cacheprovider",
-    )  # fmt: skip
+        "--memorybench",
+        "--mb-suite=locomo",
+        "--agent=null",
+        f"--mb-data=locomo={data}",
+        f"--mb-data=locomo_audit={audit}",
+        "-p",
+        "no:cacheprovider",
+    )
     assert result.ret == 4
     [error] = [line for line in result.errlines if line.startswith("ERROR:")]
     assert "is about 'What colour is the sky?'" in error and "give the audit of this release" in error

@@ -66,9 +66,14 @@ async def test_each_question_type_is_judged_by_its_rule(category: str, right: st
 def test_rules_and_dates_follow_the_record() -> None:
     definitions = _definitions()
     assert {category: d.expected["rule"] for category, d in definitions.items()} == {
-        "single_user": "contains", "single_assistant": "contains", "single_preference": "preference",
-        "temporal_reasoning": "days", "knowledge_update": "update", "multi_session": "contains", "abstention": "abstention",
-    }  # fmt: skip
+        "single_user": "contains",
+        "single_assistant": "contains",
+        "single_preference": "preference",
+        "temporal_reasoning": "days",
+        "knowledge_update": "update",
+        "multi_session": "contains",
+        "abstention": "abstention",
+    }
     temporal = definitions["temporal_reasoning"]
     [entry] = [e for e in entries_from(generate_entries(0)) if e.question_type == "temporal-reasoning"]
     first, second = (
@@ -88,15 +93,14 @@ def test_the_question_is_asked_on_its_question_date(pytester: pytest.Pytester) -
         "def memorybench_agent():\n"
         "    return CLOCK\n"
     )
-    pytester.makepyfile(tests_clock=(
-        "import json\n"
-        "class Clock:\n"
-        "    async def reply(self, message):\n"
-        "        if message.text.endswith('?'):\n"
-        "            with open('asked.jsonl', 'a') as f: f.write(json.dumps([message.text, message.timestamp.isoformat()]) + '\\n')\n"
-        "        return 'I do not know.'\n"
-        "CLOCK = Clock()\n"
-    ))  # fmt: skip
+    pytester.makepyfile(
+        tests_clock=(
+            "import json\nclass Clock:\n    async def reply(self, message):\n        if"
+            " message.text.endswith('?'):\n            with open('asked.jsonl', 'a') as f:"
+            " f.write(json.dumps([message.text, message.timestamp.isoformat()]) + '\\n')\n        return 'I"
+            " do not know.'\nCLOCK = Clock()\n"
+        )
+    )
     result = pytester.runpytest(
         "--memorybench", "--mb-suite=longmemeval", "-p", "no:cacheprovider", "-k", "temporal"
     )

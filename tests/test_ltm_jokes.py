@@ -122,6 +122,7 @@ class AlwaysRefers:
 
 DEFINITION = generate(seed=0)
 TARGET = DEFINITION.expected  # "My toaster wrote a memoir, ..."
+OTHER_JOKE = DEFINITION.script[0].text if DEFINITION.script[0].text != TARGET else DEFINITION.script[1].text
 OTHER = next(line.text for line in DEFINITION.script if not line.is_question and line.text != TARGET)
 QUESTION = "Which joke did I tell you about 4 hours 36 minutes ago?"
 
@@ -142,10 +143,7 @@ def verdict(reply: str, profile: str = "paper", judge: object = None) -> float:
             "listing every joke names none (published verdicts)",
         ),
         (
-            (
-                f"{DEFINITION.script[0].text if DEFINITION.script[0].text != TARGET else DEFINITION.script[1].text}"
-                f" No wait, it was: {TARGET}"
-            ),
+            (f"{OTHER_JOKE} No wait, it was: {TARGET}"),
             1,
             "one other joke mentioned, then the target: an answer",
         ),

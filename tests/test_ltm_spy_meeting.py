@@ -292,11 +292,10 @@ def test_from_goodai_reads_the_published_definitions() -> None:
 # Test data only, to compute the confusion penalty exactly as the reference does.
 REFERENCE_CATALOGUE = [
     ["shore", "beach", "coastline"], ["railway", "yard", "depot"], ["automobile", "factory", "manufacturing"],
-    ["orchard"], ["port", "warehouse", "seaport", "docks"],
-    ["dawn", "sunrise", "morning", "rise"], ["dawn", "sunrise", "morning", "rise"], ["noon", "midday"],
-    ["sunset", "dusk", "sets"], ["night", "midnight", "nighttime"],
-    ["boat", "bridge", "raft", "kayak"], ["pick", "picks", "key"], ["bribe", "credentials", "paperwork", "passport"],
-    ["motorbike", "motorcycle", "car", "fast vehicle"],
+    ["orchard"], ["port", "warehouse", "seaport", "docks"], ["dawn", "sunrise", "morning", "rise"],
+    ["dawn", "sunrise", "morning", "rise"], ["noon", "midday"], ["sunset", "dusk", "sets"],
+    ["night", "midnight", "nighttime"], ["boat", "bridge", "raft", "kayak"], ["pick", "picks", "key"],
+    ["bribe", "credentials", "paperwork", "passport"], ["motorbike", "motorcycle", "car", "fast vehicle"],
 ]  # fmt: skip
 
 

@@ -127,8 +127,10 @@ AGES = {"Amelia Brooks": 31, "Clara Jennings": 28, "Landon Pierce": 57, "Nolan H
 HEIGHTS = {"Amelia Brooks": 165, "Clara Jennings": 158, "Landon Pierce": 181, "Nolan Hayes": 176}
 SCALES = {"Silver Wave Conference": 400, "Copper Beacon Food Festival": 1500, "Blue Spark Jazz Night": 60}
 DAYS = {"Silver Wave Conference": 3, "Copper Beacon Food Festival": 1, "Blue Spark Jazz Night": 2}
-HOBBY_BY_EMAIL = {"amelia.brooks@sparkle.com": "pottery", "clara.jennings@brooksllc.com": "birdwatching",
-                  "landon.pierce@brooksllc.com": "sailing", "nolan.hayes@brooksllc.com": "astronomy"}  # fmt: skip
+HOBBY_BY_EMAIL = {
+    "amelia.brooks@sparkle.com": "pottery", "clara.jennings@brooksllc.com": "birdwatching",
+    "landon.pierce@brooksllc.com": "sailing", "nolan.hayes@brooksllc.com": "astronomy",
+}  # fmt: skip
 ENDS = {
     "Silver Wave Conference": "February 17",
     "Copper Beacon Food Festival": "June 1",

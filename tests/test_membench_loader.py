@@ -72,8 +72,14 @@ def same_case(
 def test_raw_category_files_load_back_as_the_same_cases(tmp_path: Path, dialogue: bool) -> None:
     cases = generated(dialogue)
     folder = "FirstAgent" if dialogue else "ThirdAgent"
-    write(tmp_path / "MemData" / folder / "knowledge_update.json",
-          {"events": [to_published(c, dialogue=dialogue, noise_inserted=False, tid=i) for i, c in enumerate(cases)]})  # fmt: skip
+    write(
+        tmp_path / "MemData" / folder / "knowledge_update.json",
+        {
+            "events": [
+                to_published(c, dialogue=dialogue, noise_inserted=False, tid=i) for i, c in enumerate(cases)
+            ]
+        },
+    )
     loaded = load_cases(str(tmp_path), dialogue=dialogue, prefix="p")
     assert [c.id for c in loaded] == ["p-knowledge_update-events-0", "p-knowledge_update-events-1"]
     for got, original in zip(loaded, cases, strict=True):
@@ -85,8 +91,17 @@ def test_raw_category_files_load_back_as_the_same_cases(tmp_path: Path, dialogue
 def test_noise_inserted_test_files_load_back_too(tmp_path: Path, dialogue: bool) -> None:
     cases = generated(dialogue, "single_hop")
     stem = "FirstAgentDataLowLevel" if dialogue else "ThirdAgentDataLowLevel"
-    path = write(tmp_path / "data2test" / "0-10k" / f"{stem}_multiple_0.json",
-                 {"simple": {"roles": [to_published(c, dialogue=dialogue, noise_inserted=True, tid=i) for i, c in enumerate(cases)]}})  # fmt: skip
+    path = write(
+        tmp_path / "data2test" / "0-10k" / f"{stem}_multiple_0.json",
+        {
+            "simple": {
+                "roles": [
+                    to_published(c, dialogue=dialogue, noise_inserted=True, tid=i)
+                    for i, c in enumerate(cases)
+                ]
+            }
+        },
+    )
     loaded = load_cases(str(path), dialogue=dialogue, prefix="p")
     for got, original in zip(loaded, cases, strict=True):
         same_case(got, original, dialogue=dialogue, suffixed=not dialogue, timed=not dialogue)
@@ -158,10 +173,12 @@ def test_per_type_samples_each_type_with_the_seed(tmp_path: Path) -> None:
         ('"a string"', "expected MemBench trajectories"),
         ('{"roles": [{"tid": 1}]}', "no message_list"),
         ('{"roles": [{"tid": 1, "message_list": []}]}', "no QA"),
-        ('{"roles": [{"tid": 1, "message_list": ["x"], "QA": {"question": "q", "choices": {"A": "a", "B": "b"}, "ground_truth": "E"}}]}',
+        ('{"roles": [{"tid": 1, "message_list": ["x"], "QA": {"question": "q",'
+         ' "choices": {"A": "a", "B": "b"}, "ground_truth": "E"}}]}',
          "ground_truth 'E' is not one of its choices"),
         ('{"simple": {"roles": 3}}', "should be a list of trajectories"),
-        ('{"roles": [{"tid": 1, "message_list": [3], "QA": {"question": "q", "choices": {"A": "a"}, "ground_truth": "A"}}]}',
+        ('{"roles": [{"tid": 1, "message_list": [3], "QA": {"question": "q",'
+         ' "choices": {"A": "a"}, "ground_truth": "A"}}]}',
          "a message is a int"),
     ],
 )  # fmt: skip

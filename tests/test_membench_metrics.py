@@ -67,7 +67,8 @@ def definition(**params: Any):  # type: ignore[no-untyped-def]
     ("reply", "paper"),
     [
         ("C", 1.0), ("c", 1.0), ("(C)", 1.0), ("**C**.", 1.0), ("Answer: C", 1.0), ("The answer is c.", 1.0),
-        ('{"answer": "C"}', 1.0), ("C. Boston, MA", 1.0), ("She grew up in Boston, MA.", 1.0), ("I'd go with C", 1.0),
+        ('{"answer": "C"}', 1.0), ("C. Boston, MA", 1.0), ("She grew up in Boston, MA.", 1.0),
+        ("I'd go with C", 1.0),
         ("B", 0.0), ("A or C", 0.0), ("Boston, MA or Reno, NV", 0.0), ("I don't know.", 0.0), ("", 0.0),
         ("The answer is a bit unclear", 0.0),
     ],
@@ -126,8 +127,15 @@ TEXTS = [
 def record(
     retrieved: list[list[str]] | None, *, k: int = 10, evidence: list[int] = EVIDENCE, **details: Any
 ) -> dict[str, Any]:
-    base: dict[str, Any] = {"scoring": {"evidence": evidence, "evidence_texts": TEXTS[: len(evidence)], "retrieve_k": k,
-                                        "level": "factual", "correct": [True]}}  # fmt: skip
+    base: dict[str, Any] = {
+        "scoring": {
+            "evidence": evidence,
+            "evidence_texts": TEXTS[: len(evidence)],
+            "retrieve_k": k,
+            "level": "factual",
+            "correct": [True],
+        }
+    }
     if retrieved is not None:
         base["retrieved"] = retrieved
     base.update(details)

@@ -448,8 +448,15 @@ def test_a_replay_or_resume_runs_the_suites_and_data_the_run_was_planned_with(
     suite = pytester.path / "mine.yaml"
     suite.write_text("name: mine\nscenarios:\n  - ltm.colours\n")
     common = ("--memorybench", "-p", "no:cacheprovider")
-    pytester.runpytest(*common, "--agent=recall", "--mb-suite=longmemeval", f"--mb-data=longmemeval={data}", f"--mb-suite={suite}",
-                       "--span=2k", "--mb-output=original")  # fmt: skip
+    pytester.runpytest(
+        *common,
+        "--agent=recall",
+        "--mb-suite=longmemeval",
+        f"--mb-data=longmemeval={data}",
+        f"--mb-suite={suite}",
+        "--span=2k",
+        "--mb-output=original",
+    )
     manifest = json.loads((pytester.path / "original" / "run.json").read_text())
     assert manifest["suites"] == ["longmemeval", str(suite)] and manifest["data"] == {
         "longmemeval": str(data)

@@ -16,7 +16,6 @@ import dataclasses
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from pytest_memorybench.agents.mechanisms.base import MemorySystem
 from pytest_memorybench.agents.registry import MECHANISMS, MODEL_PREFIXES, REFERENCE_AGENTS
 from pytest_memorybench.core.errors import usage_error
 

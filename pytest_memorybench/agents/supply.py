@@ -21,6 +21,8 @@ from pytest_memorybench.core.errors import AgentError, UsageError, describe_exce
 
 
 class AgentSupply:
+    """The agents of one run's conversations: made for each by a factory, or one shared by all."""
+
     def __init__(
         self,
         *,

@@ -65,6 +65,8 @@ class LoggedExchange:
 
 
 def filler_reference(task: FillerTask) -> tuple[int, int]:
+    """Where a filler message came from in the trivia sequence, as the log records it: (first index,
+    items)."""
     return (task.first_index, task.items)
 
 
@@ -73,6 +75,10 @@ class ReplayDivergence(AgentError):
 
 
 class AgentChannel:
+    """The conversation's way to the agent: every message sent, timed, logged and counted, or replayed from a
+    log.
+    """
+
     def __init__(
         self,
         agent: AgentAdapter | None,

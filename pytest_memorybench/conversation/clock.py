@@ -6,6 +6,8 @@ from datetime import datetime, timedelta, timezone
 
 
 class SimulatedClock:
+    """The benchmark's simulated time: it moves only when the conversation waits or jumps."""
+
     def __init__(self, start: datetime | None = None) -> None:
         self._now = (start or datetime.now(timezone.utc)).replace(microsecond=0)
 

@@ -15,6 +15,8 @@ from pytest_memorybench.core.errors import RunFolderUnwritable
 
 
 class EventLog:
+    """The run's append-only JSONL log, flushed per event, that a resume or a replay reads back."""
+
     def __init__(self, path: Path) -> None:
         self.path = path
         try:

@@ -43,6 +43,10 @@ INSTRUCTION = (
 
 @dataclass(frozen=True)
 class FillerTask:
+    """One filler message: the trivia instruction with its questions, the reply a perfect agent gives, and
+    their size.
+    """
+
     message: str  # what the user says: the instruction, then one "Q: ..., A: ..." line per item
     expected_reply: str  # JSON list of the answers, in order
     tokens: int  # exact tokens of message + expected_reply

@@ -18,6 +18,9 @@ from pytest_memorybench.conversation.channel import LoggedExchange
 
 @dataclass
 class ConversationLog:
+    """What an earlier run logged of one conversation: its exchanges, whether it saved filler, its planned
+    tests."""
+
     exchanges: list[LoggedExchange] = field(default_factory=list)
     saving_mode: bool | None = None
     tests: tuple[str, ...] | None = None  # the tests the conversation was planned with, when logged
@@ -83,6 +86,7 @@ def parse_event(line: bytes | str) -> dict[str, Any] | None:
 
 
 def read_conversations(folder: Path) -> dict[str, ConversationLog]:
+    """Every conversation an earlier run logged in `folder`, by group, with its contiguous exchanges."""
     messages: dict[tuple[str, int], dict[str, Any]] = {}
     replies: dict[str, dict[int, LoggedExchange]] = {}
     saving: dict[str, bool] = {}

@@ -80,6 +80,8 @@ class _Delivery:
 
 
 class ProbeSession:
+    """One probe context delivered to an agent, then each selected question asked on a fork of it."""
+
     def __init__(
         self,
         context: ProbeContext,
@@ -368,6 +370,7 @@ def pack_transcript(header: str, messages: Sequence[Message]) -> str:
 
 
 def transcript_line(message: Message) -> str:
+    """A context message as a transcript line: stamped with its simulated time and role."""
     return f"[{message.timestamp:%Y-%m-%d %H:%M}] {message.role}: {message.text}"
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncGenerator, Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Union
+from typing import TYPE_CHECKING
 
 from pytest_memorybench.core.records import Score, TestDefinition
 
@@ -104,7 +104,7 @@ class ProgramContext:
     scoring: ScoringContext
 
 
-Action = Union[Say, Wait, RegisterCallback, Finish]
+Action = Say | Wait | RegisterCallback | Finish
 TestProgram = AsyncGenerator[Action, "str | None"]
 ProgramFactory = Callable[[TestDefinition, ProgramContext], TestProgram]
 

@@ -137,6 +137,9 @@ class _Run:
 
 
 class Conversation:
+    """One conversation of interleaved tests: the scheduler's policy, filler and clock jumps, driven to the
+    end."""
+
     def __init__(
         self,
         tests: Sequence[ScheduledTest],
@@ -183,9 +186,13 @@ class Conversation:
                 FILLER_CAP_TOKENS,
             )
         self.channel.emit(
-            "conversation_begin", tests=[t.key for t in self.tests], span=self.span, saving_mode=self.channel.can_save,
-            filler=repr(self.filler), clock=self.channel.clock.now(),
-        )  # fmt: skip
+            "conversation_begin",
+            tests=[t.key for t in self.tests],
+            span=self.span,
+            saving_mode=self.channel.can_save,
+            filler=repr(self.filler),
+            clock=self.channel.clock.now(),
+        )
         agent = self.channel.agent
         replies_before = len(agent.reply_seconds) if agent is not None else 0
         memory_before = memory_snapshot(agent)

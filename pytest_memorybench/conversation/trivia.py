@@ -484,6 +484,7 @@ _ROMAN = (
 
 
 def to_roman(n: int) -> str:
+    """`n` in standard Roman numerals (1 to 3999)."""
     if not 0 < n < 4000:
         raise ValueError(f"no standard Roman numeral for {n}")
     out = []
@@ -494,6 +495,7 @@ def to_roman(n: int) -> str:
 
 
 def roman_item(rng: random.Random) -> TriviaItem:
+    """A generated question about a Roman numeral, either way round."""
     n = rng.randint(1, 100) if rng.random() < 0.7 else rng.randint(1000, 2100)
     numeral = to_roman(n)
     if rng.random() < 0.5:

@@ -1,7 +1,7 @@
 """Errors that reach the user as one line.
 
-`usage_error` makes the error raised for bad command-line input, suite files, agent specs or data paths: pytest
-prints it as a single `ERROR:` line and exits with code 4.  `AgentError` is raised when the agent
+`usage_error` makes the error raised for bad command-line input, suite files, agent specs or data paths:
+pytest prints it as a single `ERROR:` line and exits with code 4.  `AgentError` is raised when the agent
 under test fails a turn (exception, timeout, retries exhausted); the item that needed the turn
 fails with that line, and everything recorded before it is kept.
 """

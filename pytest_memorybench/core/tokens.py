@@ -26,13 +26,15 @@ from __future__ import annotations
 
 import re
 from collections import OrderedDict
-from functools import lru_cache
+from functools import cache
 from typing import Protocol
 
 _PIECES = re.compile(r"\w+|[^\w\s]", re.UNICODE)
 
 
 class TokenCounter(Protocol):
+    """Counts tokens as spans and budgets measure them."""
+
     name: str
 
     def count(self, text: str) -> int: ...
@@ -97,8 +99,9 @@ def remember(counter: TokenCounter, text: str, tokens: int) -> None:
         keep(text, tokens)
 
 
-@lru_cache(maxsize=None)
+@cache
 def default_counter() -> TokenCounter:
+    """The run's token counter: cl100k (offline when the extra is installed), else an approximation."""
     try:
         import tiktoken
     except ImportError:

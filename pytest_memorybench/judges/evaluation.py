@@ -31,6 +31,8 @@ from pytest_memorybench.judges.wrong_answers import (
 
 @dataclass(frozen=True)
 class Disagreement:
+    """A labelled case the judge decided otherwise: the human verdict, the judge's, and any error."""
+
     id: str
     kind: str
     expected: dict[str, Any]  # the human label, in display terms (items: with its F1)
@@ -40,6 +42,8 @@ class Disagreement:
 
 @dataclass
 class KindAgreement:
+    """How often a judge agreed with the human verdicts of one task kind."""
+
     kind: str
     agreed: int = 0
     total: int = 0
@@ -60,6 +64,8 @@ class Accepted:
 
 @dataclass
 class KindFalseAcceptance:
+    """How often a judge accepted the wrong answers of one task kind."""
+
     kind: str
     accepted: int = 0
     total: int = 0

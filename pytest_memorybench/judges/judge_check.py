@@ -122,7 +122,8 @@ def report_lines(
     lines = [
         _fit(f"judge check of {report.judge}: {report.total} labelled cases, {wrong} wrong answers", WIDTH),
         (
-            f"{'kind':<14}{'cases':>6}{'agreed':>7}{'agreement':>10}{'wrong':>8}{'accepted':>9}{'false accept':>14}"
+            f"{'kind':<14}{'cases':>6}{'agreed':>7}{'agreement':>10}"
+            f"{'wrong':>8}{'accepted':>9}{'false accept':>14}"
         ),
     ]
     for kind in dict.fromkeys([*report.kinds, *report.false_accepts]):

@@ -246,28 +246,28 @@ _LABEL_RULES: dict[str, Callable[[Need, Mapping[str, Any], Mapping[str, Any]], N
 # -- comparison rules, one per kind -------------------------------------------------------------------
 
 
-def compare_reference(
+def _compare_reference(
     label: Mapping[str, Any], data: Mapping[str, Any], payload: Mapping[str, Any]
 ) -> Comparison:
     got = reference_correct(data)
     return Comparison(got == label["correct"], dict(label), {"correct": got})
 
 
-def compare_sentence(
+def _compare_sentence(
     label: Mapping[str, Any], data: Mapping[str, Any], payload: Mapping[str, Any]
 ) -> Comparison:
     got = bool(data["present"])
     return Comparison(got == label["present"], dict(label), {"present": got})
 
 
-def compare_directions(
+def _compare_directions(
     label: Mapping[str, Any], data: Mapping[str, Any], payload: Mapping[str, Any]
 ) -> Comparison:
     got = route_end(data["hops"])
     return Comparison(got == list(label["end"]), dict(label), {"end": got})
 
 
-def compare_restaurant(
+def _compare_restaurant(
     label: Mapping[str, Any], data: Mapping[str, Any], payload: Mapping[str, Any]
 ) -> Comparison:
     agree = all(
@@ -288,7 +288,7 @@ def human_items_f1(label: Mapping[str, Any], ground_truth: Sequence[str]) -> flo
     return items_f1(identified, label["matching"], ground_truth).value
 
 
-def compare_items(
+def _compare_items(
     label: Mapping[str, Any], data: Mapping[str, Any], payload: Mapping[str, Any]
 ) -> Comparison:
     ground_truth = [str(item) for item in payload["ground_truth"]]
@@ -303,35 +303,35 @@ def compare_items(
     return Comparison(agree, expected, got, (same, len(ground_truth)))
 
 
-def compare_order(
+def _compare_order(
     label: Mapping[str, Any], data: Mapping[str, Any], payload: Mapping[str, Any]
 ) -> Comparison:
     got = [int(index) for index in data["predicted_indexes"]]
     return Comparison(got == list(label["predicted_indexes"]), dict(label), {"predicted_indexes": got})
 
 
-def compare_nugget(
+def _compare_nugget(
     label: Mapping[str, Any], data: Mapping[str, Any], payload: Mapping[str, Any]
 ) -> Comparison:
     got = data["score"]
     return Comparison(float(got) == float(label["score"]), dict(label), {"score": got})
 
 
-def compare_equivalence(
+def _compare_equivalence(
     label: Mapping[str, Any], data: Mapping[str, Any], payload: Mapping[str, Any]
 ) -> Comparison:
     got = bool(data["equivalent"])
     return Comparison(got == label["equivalent"], dict(label), {"equivalent": got})
 
 
-def compare_interpretation(
+def _compare_interpretation(
     label: Mapping[str, Any], data: Mapping[str, Any], payload: Mapping[str, Any]
 ) -> Comparison:
     got = bool(data["valid"])
     return Comparison(got == label["valid"], dict(label), {"valid": got})
 
 
-def compare_answer(
+def _compare_answer(
     label: Mapping[str, Any], data: Mapping[str, Any], payload: Mapping[str, Any]
 ) -> Comparison:
     got = bool(data["correct"])
@@ -339,16 +339,16 @@ def compare_answer(
 
 
 COMPARATORS: dict[str, Callable[[Mapping[str, Any], Mapping[str, Any], Mapping[str, Any]], Comparison]] = {
-    "reference": compare_reference,
-    "sentence": compare_sentence,
-    "directions": compare_directions,
-    "restaurant": compare_restaurant,
-    "items": compare_items,
-    "order": compare_order,
-    "nugget": compare_nugget,
-    "equivalence": compare_equivalence,
-    "interpretation": compare_interpretation,
-    "answer": compare_answer,
+    "reference": _compare_reference,
+    "sentence": _compare_sentence,
+    "directions": _compare_directions,
+    "restaurant": _compare_restaurant,
+    "items": _compare_items,
+    "order": _compare_order,
+    "nugget": _compare_nugget,
+    "equivalence": _compare_equivalence,
+    "interpretation": _compare_interpretation,
+    "answer": _compare_answer,
 }
 assert set(COMPARATORS) == set(TASK_KINDS)
 

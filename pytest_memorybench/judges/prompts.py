@@ -40,6 +40,8 @@ $answer
 
 @dataclass(frozen=True)
 class Prompt:
+    """A task's prompt: the system text, the template its payload fills, and the wording its rules put in."""
+
     system: str
     template: str  # string.Template: $field is replaced by the rendered payload field
     fields: tuple[str, ...]

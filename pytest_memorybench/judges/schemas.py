@@ -84,4 +84,5 @@ assert set(SCHEMAS) == set(TASK_KINDS)
 
 
 def schema_for(kind: str) -> dict[str, Any]:
+    """The JSON schema of a task kind's reply, for judges that ask for structured output."""
     return SCHEMAS[kind]

@@ -32,6 +32,8 @@ _URL = re.compile(r"^https?://\S+$")
 
 @dataclass(frozen=True)
 class JudgeSpec:
+    """What `--judge` names: the local judge, or a model at a provider or URL."""
+
     text: str
     kind: JudgeKind
     model: str | None = None  # None for local, and for a bare URL until the server is asked
@@ -44,6 +46,7 @@ class JudgeSpec:
 
 
 def parse_judge_spec(text: str) -> JudgeSpec:
+    """`--judge`'s text as a spec, or one line saying what is wrong with it."""
     spec = text.strip()
     if not spec:
         raise usage_error(f"--judge is empty: give one of {JUDGE_FORMS}")

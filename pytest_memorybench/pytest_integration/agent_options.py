@@ -13,6 +13,7 @@ from pytest_memorybench.pytest_integration.keys import option_group
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
+    """The agent's options, in the plugin's group."""
     group = option_group(parser)
     _the_agent(group)
     _what_it_may_ask(group)

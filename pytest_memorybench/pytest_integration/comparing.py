@@ -12,6 +12,7 @@ from pytest_memorybench.pytest_integration.keys import option_group
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
+    """The comparison's options, in the plugin's group."""
     group = option_group(parser)
     group.addoption(
         "--mb-compare",
@@ -49,6 +50,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_cmdline_main(config: pytest.Config) -> int | None:
+    """`--mb-compare`: compare the runs and exit, instead of a test session."""
     if not config.getoption("mb_compare"):
         return None
     from pytest_memorybench.reports.compare_report import run_comparison

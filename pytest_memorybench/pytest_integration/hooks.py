@@ -22,6 +22,7 @@ from pytest_memorybench.runner.spending import SKIP_PREFIX, SpendingCap, process
 
 
 def activate(config: pytest.Config) -> None:
+    """Start the benchmark session and register the hooks of an active run."""
     lifecycle.start(config)
     benchmark = BenchmarkHooks(config, restore_sigterm=end_on_sigterm())
     config.pluginmanager.register(benchmark, "memorybench-run")

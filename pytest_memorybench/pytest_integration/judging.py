@@ -12,6 +12,7 @@ from pytest_memorybench.pytest_integration.keys import option_group
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
+    """The judge's options, in the plugin's group."""
     group = option_group(parser)
     group.addoption(
         "--judge",
@@ -61,6 +62,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_cmdline_main(config: pytest.Config) -> int | None:
+    """`--mb-judge-check`: score the judge on the labelled cases and exit, instead of a test session."""
     if not config.getoption("mb_judge_check"):
         return None
     from pytest_memorybench.judges.judge_check import run_judge_check

@@ -1,4 +1,5 @@
-"""Names shared by the plugin's modules: stash keys and the option group (apart, so the entry point stays light)."""
+"""Names shared by the plugin's modules: stash keys and the option group (apart, so the entry point stays
+light)."""
 
 from __future__ import annotations
 

@@ -12,6 +12,7 @@ from pytest_memorybench.pytest_integration.keys import option_group
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
+    """The run's options, in the plugin's group."""
     group = option_group(parser)
     _what_runs(group)
     _where_it_runs(group)

@@ -61,6 +61,7 @@ WORKER_LOADGROUP = "memorybench_loadgroup"
 
 
 def is_worker(config: pytest.Config) -> bool:
+    """Whether this process is an xdist worker (the controller writes the results)."""
     return hasattr(config, "workerinput")
 
 
@@ -183,6 +184,7 @@ def why_conversations_take_turns(config: pytest.Config) -> str | None:
 
 
 def worker_input(config: pytest.Config) -> dict[str, Any]:
+    """What the controller hands each xdist worker: the run id, its folder, and how items are grouped."""
     run = config.stash[RUN_KEY]
     loadgroup = getattr(config.option, "dist", "no") == "loadgroup"
     return {WORKER_RUN_ID: run.run_id, WORKER_OUTPUT: str(run.output), WORKER_LOADGROUP: loadgroup}
@@ -324,6 +326,7 @@ def _write(
 
 
 def nothing_to_gate(selected: int) -> str:
+    """The gate's failure when no selected item produced a score."""
     return f"none of the {selected} benchmark items produced a score; nothing to gate on"
 
 
@@ -353,6 +356,7 @@ def event_index(run: BenchmarkRun) -> EventIndex:
 
 
 def transcripts(run: BenchmarkRun, records: list[dict[str, Any]]) -> dict[str, Any]:
+    """Each item's own messages, from the run's logs, for report.html."""
     index = event_index(run)
     index.refresh()
     return {
@@ -361,6 +365,7 @@ def transcripts(run: BenchmarkRun, records: list[dict[str, Any]]) -> dict[str, A
 
 
 def summary(config: pytest.Config) -> list[str]:
+    """The terminal summary of the finished run, or nothing when no results were written."""
     finished = config.stash.get(RESULTS_KEY, None)
     if finished is None:
         return []
@@ -389,6 +394,7 @@ def agreement_summary(config: pytest.Config) -> list[str]:
 
 
 def gate_summary(config: pytest.Config) -> list[str]:
+    """The gate's lines for the terminal, when a gate was asked for."""
     finished = config.stash.get(RESULTS_KEY, None)
     if finished is None or finished.gate is None:
         return []
@@ -396,6 +402,7 @@ def gate_summary(config: pytest.Config) -> list[str]:
 
 
 def header(config: pytest.Config) -> str:
+    """The session header: agent, judge, spans, seed, profile, concurrency and run folder."""
     run = config.stash[RUN_KEY]
     settings = run.settings
     if run.agentless:

@@ -19,6 +19,8 @@ LABEL = 28
 
 @dataclass(frozen=True)
 class AgreementRow:
+    """Agreement of our verdicts with published ones for one scenario or category."""
+
     label: str
     results: int
     agreeing: int
@@ -44,6 +46,7 @@ def published_items(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def agrees(item: dict[str, Any]) -> bool:
+    """Whether our score equals the published one for an item."""
     return bool(abs(item["score"] - item["details"]["published"]["score"]) < EXACT)
 
 

@@ -54,6 +54,8 @@ class Run:
 
 @dataclass(frozen=True)
 class Cell:
+    """One run's figures for one row of a comparison table."""
+
     mean: float | None
     ci95: list[float] | None
     passed: int
@@ -62,6 +64,8 @@ class Cell:
 
 @dataclass
 class Row:
+    """A suite, scenario or category of a comparison table, with a cell per run."""
+
     level: str  # suite, scenario, category or total
     label: str
     cells: list[Cell]
@@ -102,6 +106,8 @@ class Spending:
 
 @dataclass
 class Comparison:
+    """Everything a comparison shows, recomputable from the runs' results.json files."""
+
     runs: list[Run]
     keyed_by: str  # "node id" or "test id"
     shared: list[str]

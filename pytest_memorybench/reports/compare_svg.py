@@ -115,7 +115,7 @@ def span_curves(
         f'<text x="{left + plot_w / 2:.1f}" y="{height - 8}" text-anchor="middle" fill="#333">memory span'
         " (tokens)</text>"
     )
-    for index, (name, points) in enumerate(series.items()):
+    for index, points in enumerate(series.values()):
         colour = PALETTE[index % len(PALETTE)]
         drawn = sorted((span, score, ci) for span, score, ci in points if span > 0)
         coordinates = [at(span, score) for span, score, _ in drawn]

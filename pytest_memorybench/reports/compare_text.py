@@ -14,6 +14,7 @@ LABEL = 22
 
 
 def comparison_lines(comparison: Comparison) -> list[str]:
+    """The comparison as terminal lines: the runs, the tables, the paired tests, the spending."""
     runs = comparison.runs
     lines = [f"{chr(65 + index)} = {run.label}  ({run.source})" for index, run in enumerate(runs)]
     left = comparison.left_out
@@ -62,12 +63,13 @@ def comparison_lines(comparison: Comparison) -> list[str]:
         spend.memory_calls for spend in comparison.spending
     )  # memory systems: their write / read calls
     lines.append(
-        f"{'run':<4}{'tokens in':>10}{'out':>8}{'calls':>7}{'p50 s':>8}{'p95 s':>8}{'cost':>10}{'$/passed':>10}"
-        + (f"{'write / read':>16}" if memory else "")
+        f"{'run':<4}{'tokens in':>10}{'out':>8}{'calls':>7}"
+        f"{'p50 s':>8}{'p95 s':>8}{'cost':>10}{'$/passed':>10}" + (f"{'write / read':>16}" if memory else "")
     )
     for index, spend in enumerate(comparison.spending):
         lines.append(
-            f"{chr(65 + index):<4}{spend.tokens_in:>10,}{spend.tokens_out:>8,}{spend.calls:>7,}{_seconds(spend.p50):>8}"
+            f"{chr(65 + index):<4}{spend.tokens_in:>10,}{spend.tokens_out:>8,}{spend.calls:>7,}"
+            f"{_seconds(spend.p50):>8}"
             f"{_seconds(spend.p95):>8}{_money(spend.cost):>10}{_money(spend.cost_per_passed):>10}"
             + (f"{spend.memory_text:>16}" if memory else "")
         )

@@ -104,6 +104,8 @@ class BillingChat(LLMChatAgent):
 
 @dataclass
 class SuiteBill:
+    """What one suite would cost: tests, calls, tokens delivered and billed, and the memory's share."""
+
     tests: int = 0
     calls: int = 0
     delivered: int = 0  # tokens of conversation the agent is told
@@ -113,6 +115,8 @@ class SuiteBill:
 
 @dataclass
 class Estimate:
+    """The bill of a whole run on one model: per suite and in total, and the judge's tasks."""
+
     model: str | None
     context_tokens: int
     reply_tokens: int
@@ -200,7 +204,8 @@ def estimate_lines(run: BenchmarkRun, tests: Sequence[PlannedTest], reply_tokens
             f"· replies of {reply_tokens} tokens · span {spans}"
         ),
         (
-            f"{'suite':<20}{'tests':>6}{'calls':>7}{'delivered':>10}{'billed in':>11}{'billed out':>11}{'cost':>11}"
+            f"{'suite':<20}{'tests':>6}{'calls':>7}{'delivered':>10}"
+            f"{'billed in':>11}{'billed out':>11}{'cost':>11}"
         ),
     ]
     for name, bill in [*main.suites.items(), ("total", main.total)]:

@@ -81,6 +81,8 @@ class GateRow:
 
 @dataclass
 class GateResult:
+    """The session gates' verdict: the compared rows, the failures, the notes."""
+
     rows: list[GateRow] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)

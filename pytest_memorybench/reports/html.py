@@ -61,6 +61,7 @@ def excerpt(text: Any) -> Any:
 
 
 def css() -> Markup:
+    """report.html's style sheet, inlined so the page stands alone."""
     return Markup((TEMPLATES / "report.css").read_text(encoding="utf-8"))
 
 
@@ -128,6 +129,7 @@ def report_page(
 
 
 def summary_view(results: dict[str, Any], gate: dict[str, Any] | None) -> dict[str, Any]:
+    """What report.html's summary shows, as the template reads it."""
     return {"totals": results["totals"], "run": results["run"], "gate": gate, "suites": _suites(results)}
 
 
@@ -219,6 +221,7 @@ def _grid(value: Any) -> dict[str, Any] | None:
 
 
 def item_view(record: dict[str, Any], transcript: list[Entry] | None) -> dict[str, Any]:
+    """What report.html shows of one item: its questions, answers, reasons and transcript."""
     responses, expected = record.get("responses", []), record.get("expected", [])
     qa = [
         {

@@ -19,6 +19,7 @@ STEP_SUMMARY = "GITHUB_STEP_SUMMARY"
 
 
 def run_markdown(results: dict[str, Any], gate: dict[str, Any] | None) -> str:
+    """The run's table as Markdown, for a CI job summary."""
     run, totals = results["run"], results["totals"]
     spans = ", ".join(f"{suite}={span}" for suite, span in run.get("span", {}).items()) or "-"
     lines = [
@@ -70,6 +71,7 @@ def run_markdown(results: dict[str, Any], gate: dict[str, Any] | None) -> str:
 
 
 def gate_markdown(gate: dict[str, Any]) -> str:
+    """The gate's verdict and rows as Markdown."""
     verdict = "✅ gate passed" if gate["passed"] else "❌ gate FAILED"
     lines = [f"**{verdict}**" + (f" against `{gate['baseline']}`" if gate.get("baseline") else "")]
     lines += [f"- {_text(failure)}" for failure in gate.get("failures", [])]
@@ -78,6 +80,7 @@ def gate_markdown(gate: dict[str, Any]) -> str:
 
 
 def comparison_markdown(comparison: Comparison) -> str:
+    """The comparison's tables and tests as Markdown, for a CI job summary."""
     runs = comparison.runs
     lines = ["### memorybench comparison", ""]
     lines += [
@@ -96,7 +99,7 @@ def comparison_markdown(comparison: Comparison) -> str:
         "| suite / scenario | " + " | ".join(chr(65 + index) for index in range(len(runs))) + " |",
         "| --- |" + " ---: |" * len(runs),
     ]
-    for suite, rows in comparison.tables.items():
+    for rows in comparison.tables.values():
         for row in rows:
             label = _text(row.label)
             label = (

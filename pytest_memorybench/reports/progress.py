@@ -33,6 +33,8 @@ _ROOM_FOR_PERCENTAGE = 8  # what pytest writes at the end of a row: " [100%]"
 
 
 class TerminalProgress:
+    """The controller's progress line: tests done, conversations in flight, spending."""
+
     def __init__(
         self,
         config: pytest.Config,

@@ -70,6 +70,7 @@ def item_record(nodeid: str, test: PlannedTest, outcome: TestOutcome, passed: bo
 
 
 def conversation_record(stats: ConversationStats) -> dict[str, Any]:
+    """A conversation's statistics as results.json lists them."""
     record = dataclasses.asdict(stats)
     record["span_ratio"] = stats.span_ratio
     return record
@@ -263,6 +264,7 @@ def _stats(records: list[dict[str, Any]], seed: int, label: str) -> dict[str, An
 
 
 def suite_stats(records: list[dict[str, Any]], seed: int) -> dict[str, dict[str, Any]]:
+    """Each suite's mean, interval and counts, over its scored items."""
     return {name: _stats(group, seed, f"suite:{name}") for name, group in _grouped(records, "suite").items()}
 
 
@@ -312,4 +314,5 @@ def scenario_metrics(name: str, records: list[dict[str, Any]]) -> dict[str, Any]
 
 
 def write_results(path: Path, results: dict[str, Any]) -> None:
+    """Write results.json atomically: a reader never sees half a file."""
     write_atomically(path, json.dumps(results, indent=2, ensure_ascii=False) + "\n")

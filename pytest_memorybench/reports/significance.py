@@ -105,6 +105,7 @@ def cliques(order: Sequence[str], tests: Sequence[PairedTest]) -> list[list[str]
 
 
 def p_text(value: float | None) -> str:
+    """A p-value as the tables print it."""
     if value is None:
         return "p -"
     return "p < 0.001" if value < 0.001 else f"p = {value:.3f}"

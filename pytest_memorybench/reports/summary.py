@@ -206,7 +206,10 @@ class _Table:
     def header(self) -> str:
         if not self.with_errors:
             return HEADER
-        return f"{'suite / scenario':<{self.label}}{'mean':>6}{'95% CI':>13}{'passed':>8}{'err':>5}{'tokens':>7}{'secs':>7}{'cost':>8}"
+        return (
+            f"{'suite / scenario':<{self.label}}{'mean':>6}{'95% CI':>13}{'passed':>8}{'err':>5}"
+            f"{'tokens':>7}{'secs':>7}{'cost':>8}"
+        )
 
     def row(
         self,

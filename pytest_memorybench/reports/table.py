@@ -17,6 +17,8 @@ from pytest_memorybench.reports.statistics import bootstrap_ci
 
 @dataclass(frozen=True)
 class TableRow:
+    """One row of the summary table: a suite, scenario or category, with its items."""
+
     level: str  # suite, scenario or category
     label: str  # as shown: a scenario without its suite's prefix, a category by its name
     name: str  # the full name: suite, scenario, or category

@@ -52,9 +52,14 @@ def _channel(
 ) -> AgentChannel:
     """The group's channel: no agent when something stands in for it (a replay, published results)."""
     return AgentChannel(
-        None if run.agentless else agent, group=group, counter=run.counter, clock=SimulatedClock(run.clock_start),
-        log=run.log, replay=replay, saving_mode=saving_mode,
-    )  # fmt: skip
+        None if run.agentless else agent,
+        group=group,
+        counter=run.counter,
+        clock=SimulatedClock(run.clock_start),
+        log=run.log,
+        replay=replay,
+        saving_mode=saving_mode,
+    )
 
 
 def _scoring(run: BenchmarkRun, channel: AgentChannel) -> ScoringContext:

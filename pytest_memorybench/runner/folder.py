@@ -47,6 +47,7 @@ class Manifest:
 
 
 def read_manifest(folder: Path) -> Manifest:
+    """The manifest of an earlier run's folder, checked; one line when it is not one this tool wrote."""
     path = folder / MANIFEST
     with reading(str(path), "give a run folder this tool wrote, or start a new run"):
         raw = read_json(path)
@@ -100,6 +101,7 @@ def _spans(raw: dict[str, Any]) -> dict[str, Span]:
 
 
 def definition_path(folder: Path, definition: TestDefinition) -> Path:
+    """Where a run folder keeps a test's definition."""
     return folder / "definitions" / definition.suite / f"{file_stem(definition.test_id)}.json"
 
 

@@ -58,6 +58,7 @@ def is_eval_results(path: Path) -> bool:
 
 
 def read_eval_results(path: Path) -> PublishedRun:
+    """A LoCoMo pipeline's eval_results.json as published results to re-score."""
     file = path / FILE_NAME if path.is_dir() else path
     with reading(
         f"--mb-rescore {file}", "give an eval_results.json as the LoCoMo evaluation pipelines write it"
@@ -126,10 +127,20 @@ def _item(file: Path, conversation: str, position: int, raw: Any) -> tuple[TestD
     if category == ADVERSARIAL:
         expected["absent_option"] = None
     definition = probe_definition(
-        suite=SUITE, scenario=NAME, seed=0, context=f"conv-{conversation}", probe_id=f"conv-{conversation}::{name}[{question_id}]",
-        question=question, ideal_answer=str(gold), expected=expected, category=name, skills=(name,), markers=(name,),
-        params={"source": "published verdicts"}, index=position + 1,
-    )  # fmt: skip
+        suite=SUITE,
+        scenario=NAME,
+        seed=0,
+        context=f"conv-{conversation}",
+        probe_id=f"conv-{conversation}::{name}[{question_id}]",
+        question=question,
+        ideal_answer=str(gold),
+        expected=expected,
+        category=name,
+        skills=(name,),
+        markers=(name,),
+        params={"source": "published verdicts"},
+        index=position + 1,
+    )
     return definition, JudgedAnswer(file, question, (generated,), tuple(judgments.values()))
 
 

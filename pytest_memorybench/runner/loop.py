@@ -24,6 +24,8 @@ T = TypeVar("T")
 
 
 class RunLoop:
+    """The event loop the run's conversations are driven on, in a thread of its own."""
+
     def __init__(self) -> None:
         self._loop: asyncio.AbstractEventLoop | None = None
         self.interruption: str | None = None  # what last stopped the loop from outside (a signal, a timeout)

@@ -39,6 +39,8 @@ class PlannedTest:
 
 @dataclass
 class Plan:
+    """The run's tests and probe contexts, and the conversation group of each."""
+
     tests: dict[str, PlannedTest] = field(default_factory=dict)  # by key, in the suites' order
     contexts: dict[str, ProbeContext] = field(default_factory=dict)  # probe contexts, by conversation group
 

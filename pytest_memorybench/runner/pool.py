@@ -21,6 +21,8 @@ Starter = Callable[[str], Coroutine[Any, Any, None]]
 
 
 class ConversationPool:
+    """Conversations driven at once, up to a limit that auto concurrency may move."""
+
     def __init__(
         self, starter: Starter, upcoming: Callable[[], Iterable[str]], limit: int | Callable[[], int]
     ) -> None:

@@ -76,6 +76,7 @@ T = TypeVar("T")
 
 
 def new_run_id(now: datetime | None = None) -> str:
+    """A run id: the UTC time and four random hex digits."""
     stamp = (now or datetime.now(timezone.utc)).strftime("%Y%m%d-%H%M%S")
     return f"{stamp}-{secrets.token_hex(2)}"
 
@@ -142,10 +143,14 @@ class BenchmarkRun:
         self.logged: dict[str, ConversationLog] = read_conversations(previous) if previous else {}
         self.logged_answers = read_probe_answers(iter_events(previous)) if previous else {}
         self.selection = Selection(
-            self.tests, by_group, self.logged,
-            shard_groups={group for group, index in dealt.items() if index == self.shard.index} if self.shard else None,
+            self.tests,
+            by_group,
+            self.logged,
+            shard_groups={group for group, index in dealt.items() if index == self.shard.index}
+            if self.shard
+            else None,
             merged_keys=self.merged.records if self.merged is not None else None,
-        )  # fmt: skip
+        )
 
     def _prepare_driving(self) -> None:
         """What drives the conversations: the pool, its loop, the agents, the budget, the token counter."""
@@ -231,20 +236,30 @@ class BenchmarkRun:
         """Save the manifest and every definition; a resumed run keeps the folder's own."""
         if self.settings.resume:
             return
-        write_plan(self.output, (test.definition for test in self.tests.values()), {
-            "id": self.run_id,
-            "clock_start": self.clock_start.isoformat(),
-            "spans": {name: str(span) for name, span in self.spans.items()},
-            "suites": None if self.published else [suite_source(name) for name in self.settings.suites],
-            "data": self.settings.data,
-            "conversations": self.conversation_count,
-            "seed": self.settings.seed,
-            "replayed_from": str(self.settings.replay) if self.settings.replay else None,
-            "rescored_from": str(self.settings.rescore) if self.settings.rescore else None,
-            "fingerprint": self.fingerprint,
-            "shard": {"index": self.shard.index, "count": self.shard.count, "fingerprint": self.fingerprint} if self.shard else None,
-            "merged_from": [str(shard.folder) for shard in self.merged.shards] if self.merged else None,
-        })  # fmt: skip
+        write_plan(
+            self.output,
+            (test.definition for test in self.tests.values()),
+            {
+                "id": self.run_id,
+                "clock_start": self.clock_start.isoformat(),
+                "spans": {name: str(span) for name, span in self.spans.items()},
+                "suites": None if self.published else [suite_source(name) for name in self.settings.suites],
+                "data": self.settings.data,
+                "conversations": self.conversation_count,
+                "seed": self.settings.seed,
+                "replayed_from": str(self.settings.replay) if self.settings.replay else None,
+                "rescored_from": str(self.settings.rescore) if self.settings.rescore else None,
+                "fingerprint": self.fingerprint,
+                "shard": {
+                    "index": self.shard.index,
+                    "count": self.shard.count,
+                    "fingerprint": self.fingerprint,
+                }
+                if self.shard
+                else None,
+                "merged_from": [str(shard.folder) for shard in self.merged.shards] if self.merged else None,
+            },
+        )
 
     @property
     def log(self) -> EventLog:

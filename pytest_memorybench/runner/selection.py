@@ -16,6 +16,8 @@ from pytest_memorybench.runner.plan import PlannedTest
 
 
 class Selection:
+    """Which planned tests this process runs: pytest's selection, an earlier run's, a shard's part."""
+
     def __init__(
         self,
         tests: Mapping[str, PlannedTest],

@@ -31,6 +31,8 @@ _SHARD = re.compile(r"^\s*(\d{1,4})\s*/\s*(\d{1,4})\s*$")
 
 @dataclass(frozen=True)
 class Shard:
+    """`--mb-shard I/N`: this run is the I-th of N parts."""
+
     index: int  # from 1
     count: int
 
@@ -50,6 +52,8 @@ class Shard:
 
 @dataclass(frozen=True)
 class Settings:
+    """The command line read once and checked, for every later layer."""
+
     agent: AgentSpec | None
     judge: JudgeSpec
     span: Span | None  # None: each suite's own default

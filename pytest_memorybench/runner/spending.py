@@ -29,6 +29,9 @@ SKIP_PREFIX = "--mb-max-cost"
 
 
 class SpendingCap:
+    """`--mb-max-cost`: what the run has spent, shared by its processes, and whether a conversation may
+    start."""
+
     def __init__(self, cap: float, run_folder: Path, process: str, group_sizes: dict[str, int]) -> None:
         self.cap = cap
         self.folder = run_folder / FOLDER

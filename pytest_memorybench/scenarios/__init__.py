@@ -41,6 +41,7 @@ def register_scenario(scenario: Scenario) -> None:
 
 
 def get_scenario(name: str) -> Scenario:
+    """The scenario called `name`, built-in or registered; one line naming the known ones otherwise."""
     try:
         return SCENARIOS[name]
     except KeyError:

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Awaitable, Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from pytest_memorybench.core.records import Message, Score, ScriptLine, TestDefinition
 
@@ -61,6 +61,7 @@ class ProbeScenario(Protocol):
 
 
 def is_probe_scenario(scenario: object) -> bool:
+    """Whether a scenario delivers contexts and asks questions about them (a probe family)."""
     return callable(getattr(scenario, "contexts", None))
 
 

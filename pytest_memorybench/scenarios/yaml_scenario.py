@@ -96,6 +96,8 @@ _REQUIRED = {"regex": {"pattern"}, "choice": {"options"}}
 
 @dataclass(frozen=True)
 class YamlScenario:
+    """A scenario defined in a suite file alone: its lines, question and scorer."""
+
     name: str
     skills: tuple[str, ...]
     lines: tuple[ScriptLine, ...]  # the question is the last one

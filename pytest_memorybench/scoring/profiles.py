@@ -28,4 +28,5 @@ def profile_named(name: str) -> Profile:
 
 
 def profiles_of(scenario: object) -> tuple[str, ...]:
+    """The profiles a scenario takes."""
     return tuple(getattr(scenario, "profiles", DEFAULT_PROFILES))

@@ -104,8 +104,10 @@ def main() -> None:
             done = subprocess.run(command, capture_output=True, text=True, check=True, cwd=ROOT)
             row = {"file_mb": round(file_mb, 1), **json.loads(done.stdout)}
             rows.append(row)
-            print(f"{mode:8} file {row['file_mb']:7.1f} MB  base {row['base_mb']:6.1f} MB  peak {row['peak_mb']:7.1f} MB  "
-                  f"{row['seconds']:5.1f} s  {row['messages']} messages")  # fmt: skip
+            print(
+                f"{mode:8} file {row['file_mb']:7.1f} MB  base {row['base_mb']:6.1f} MB  peak"
+                f" {row['peak_mb']:7.1f} MB  {row['seconds']:5.1f} s  {row['messages']} messages"
+            )
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     RESULTS.write_text(json.dumps(rows, indent=2) + "\n")
 

@@ -60,9 +60,14 @@ def generation(per_type: int, sizes: list[int]) -> dict[str, Any]:
     report: dict[str, Any] = {}
     for size in sizes:
         params = {"per_type": per_type, "target_tokens": size}
-        cold = float(subprocess.run(
-            [sys.executable, "-c", COLD.format(root=root, params=params, names=SCENARIOS)], capture_output=True, text=True, check=True,
-        ).stdout)  # fmt: skip
+        cold = float(
+            subprocess.run(
+                [sys.executable, "-c", COLD.format(root=root, params=params, names=SCENARIOS)],
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout
+        )
         warm = []
         for seed in (1, 2, 3):
             started = time.perf_counter()
@@ -74,11 +79,17 @@ def generation(per_type: int, sizes: list[int]) -> dict[str, Any]:
         messages = sum(1 for context in contexts for _ in context.turns())
         render = time.perf_counter() - started
         report[str(size)] = {
-            "questions": len(contexts), "cold_s": round(cold, 3), "warm_s": round(statistics.median(warm), 3),
-            "render_s": round(render, 3), "messages": messages, "render_us_per_message": round(render / messages * 1e6, 2),
-        }  # fmt: skip
-        print(f"  {size:>7} tokens: {len(contexts)} questions, contexts() cold {cold:.2f} s, warm {statistics.median(warm):.2f} s; "
-              f"rendering {messages:,} messages {render:.2f} s")  # fmt: skip
+            "questions": len(contexts),
+            "cold_s": round(cold, 3),
+            "warm_s": round(statistics.median(warm), 3),
+            "render_s": round(render, 3),
+            "messages": messages,
+            "render_us_per_message": round(render / messages * 1e6, 2),
+        }
+        print(
+            f"  {size:>7} tokens: {len(contexts)} questions, contexts() cold {cold:.2f} s, warm"
+            f" {statistics.median(warm):.2f} s; rendering {messages:,} messages {render:.2f} s"
+        )
     return report
 
 

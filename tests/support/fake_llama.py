@@ -19,7 +19,8 @@ from http.server import BaseHTTPRequestHandler, HTTPServer
 
 BEHAVIOUR = {behaviour!r}
 parser = argparse.ArgumentParser()
-for option in ("--model", "--model_alias", "--host", "--port", "--n_ctx", "--n_threads", "--n_threads_batch", "--embedding", "--verbose"):
+OPTIONS = ("--model", "--model_alias", "--host", "--port", "--n_ctx", "--n_threads", "--n_threads_batch")
+for option in (*OPTIONS, "--embedding", "--verbose"):
     parser.add_argument(option)
 options = parser.parse_args()
 if BEHAVIOUR == "bad-weights":

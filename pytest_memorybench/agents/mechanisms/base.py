@@ -80,8 +80,9 @@ class MemorySystem(ABC):
 
     # -- what a mechanism defines --------------------------------------------------------------
 
+    @abstractmethod
     def start(self) -> None:
-        """Set up an empty memory."""
+        """Set up an empty memory (the log of what was heard is the base's)."""
 
     @abstractmethod
     async def write(self, entries: Sequence[Entry]) -> None:

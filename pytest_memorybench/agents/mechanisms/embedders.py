@@ -59,6 +59,9 @@ class EmbedderSpec:
 
 
 def parse_embedder(text: str) -> EmbedderSpec:
+    """`--mb-embedder`'s value as a spec: lexical, wordllama or an OpenAI-compatible endpoint; one line when
+    it is none of them.
+    """
     value = text.strip()
     if value in (LEXICAL, "wordllama"):
         return EmbedderSpec(value)

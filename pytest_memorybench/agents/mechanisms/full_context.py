@@ -22,10 +22,15 @@ from pytest_memorybench.agents.models.llm import MESSAGE_OVERHEAD, SYSTEM_PROMPT
 
 @dataclass(frozen=True)
 class WindowSettings:
+    """full-context has no settings: its window is the model's context (`--mb-context`)."""
+
     pass
 
 
 class FullContext(MemorySystem):
+    """`full-context`: the conversation itself is the memory, newest turns first, as far as the window
+    reaches."""
+
     name = "full-context"
     settings_type: ClassVar[type] = WindowSettings
 
@@ -33,8 +38,11 @@ class FullContext(MemorySystem):
         """The entries the mechanism keeps in view, of all heard so far, before the window cuts them."""
         return self.log
 
+    def start(self) -> None:
+        """Nothing to set up: the log is the memory."""
+
     async def write(self, entries: Sequence[Entry]) -> None:
-        pass  # the log is the memory
+        """Nothing to take in: the log is the memory."""
 
     async def answer(self, entry: Entry) -> str:
         budget = self.prompt_budget - tokens(SYSTEM_PROMPT) - tokens(entry.text) - 2 * MESSAGE_OVERHEAD

@@ -49,6 +49,8 @@ _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 
 @dataclass
 class Observation:
+    """One entry of the memory stream: what was observed or concluded, its times and its importance."""
+
     text: str
     made: datetime | None
     last_access: datetime | None
@@ -58,6 +60,10 @@ class Observation:
 
 @dataclass(frozen=True)
 class GenerativeAgentsSettings:
+    """Park et al.'s parameters: memories retrieved, recency decay per hour, the importance that triggers a
+    reflection, questions and insights per reflection, recent turns in the prompt.
+    """
+
     k: int = 10
     decay: float = 0.995
     reflect_threshold: float = 150.0
@@ -77,6 +83,8 @@ class GenerativeAgentsSettings:
 
 
 class GenerativeAgents(MemorySystem):
+    """`generative-agents`: a memory stream ranked by recency, importance and relevance, with reflections."""
+
     name = "generative-agents"
     settings_type = GenerativeAgentsSettings
     answer_changes_memory = True  # retrieval refreshes last access

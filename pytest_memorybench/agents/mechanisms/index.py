@@ -110,6 +110,7 @@ Index = LexicalIndex | DenseIndex
 
 
 def make_index(embedder: Embedder | None, model: MemoryModel) -> Index:
+    """The index a mechanism searches: BM25 when the run ranks lexically, else dense over the embedder."""
     return LexicalIndex() if embedder is None else DenseIndex(embedder, model)
 
 

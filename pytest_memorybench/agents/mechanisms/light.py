@@ -68,6 +68,10 @@ Is any of these notes relevant to answering the question? Answer yes or no."""
 
 @dataclass(frozen=True)
 class LightSettings:
+    """LIGHT's parameters: segments retrieved, working-memory exchanges, the scratchpad's size limits and the
+    chunk size its relevance filter reads.
+    """
+
     k: int = 5
     z: int = 100
     scratchpad_max: int = 30_000
@@ -90,6 +94,9 @@ class LightSettings:
 
 
 class Light(MemorySystem):
+    """`light`: BEAM's LIGHT, episodic segments with extracted keys, working memory and a filtered
+    scratchpad."""
+
     name = "light"
     settings_type = LightSettings
 

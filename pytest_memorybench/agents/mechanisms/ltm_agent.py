@@ -45,6 +45,9 @@ Rewrite the scratchpad to include what this exchange adds or changes. Reply with
 
 @dataclass(frozen=True)
 class LtmAgentSettings:
+    """GoodAI's LTM agent's parameters: search queries per message, chunks per query and its context
+    budget."""
+
     queries: int = 3
     k: int = 5
     context: int = 16_000
@@ -54,6 +57,8 @@ class LtmAgentSettings:
 
 
 class LtmAgent(MemorySystem):
+    """`ltm-agent`: GoodAI's agent, a vector memory searched with written queries and a JSON scratchpad."""
+
     name = "ltm-agent"
     settings_type = LtmAgentSettings
 

@@ -4,8 +4,8 @@ In context: the system prompt with the core memory (a `persona` and a `human` bl
 `core_chars` characters), the recursive summary of what was evicted, and the FIFO queue of recent
 messages.  When the queue passes `queue_share` of the prompt budget, its oldest half is evicted:
 the model folds it into the summary, and the messages stay in the conversation history (the
-paper's "recall storage"), which `conversation_search` searches.  Archival memory is a store the model writes with
-`archival_memory_insert` and reads with `archival_memory_search`; `core_memory_append` and
+paper's "recall storage"), which `conversation_search` searches.  Archival memory is a store the model writes
+with `archival_memory_insert` and reads with `archival_memory_search`; `core_memory_append` and
 `core_memory_replace` edit the core blocks; `send_message` replies to the user.
 
 Each user message starts a loop of at most `steps` model calls: every call may call one function,
@@ -123,6 +123,10 @@ PERSONA = "I am a helpful assistant who remembers what the user tells me."
 
 @dataclass(frozen=True)
 class MemGPTSettings:
+    """MemGPT's parameters: function calls per message, core block size, the queue's share of the prompt,
+    search results, and tools or JSON calls.
+    """
+
     steps: int = 5
     core_chars: int = 2_000
     queue_share: float = 0.7
@@ -136,6 +140,8 @@ class MemGPTSettings:
 
 
 class MemGPT(MemorySystem):
+    """`memgpt`: the model edits its own core, archival and conversation memory through function calls."""
+
     name = "memgpt"
     settings_type = MemGPTSettings
     answer_changes_memory = True  # its function calls edit memory

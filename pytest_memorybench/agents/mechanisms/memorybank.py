@@ -24,10 +24,12 @@ from pytest_memorybench.agents.mechanisms.settings import positive, require
 
 SECONDS_PER_DAY = 86_400.0
 
-DAY_SUMMARY = """Summarise the events and facts of this day's conversation with the user ({day}) in a few sentences.
-Keep names, numbers, dates and anything the user asked to be remembered.
+DAY_SUMMARY = (
+    "Summarise the events and facts of this day's conversation with the user ({day}) in a few sentences.\n"
+    """Keep names, numbers, dates and anything the user asked to be remembered.
 
 {exchanges}"""
+)
 
 PORTRAIT = """Here is what you know about the user:
 {portrait}
@@ -40,6 +42,10 @@ Rewrite the user's portrait (personality, preferences, facts about their life) i
 
 @dataclass
 class Memory:
+    """One exchange as MemoryBank keeps it: when it was made and last retrieved, how strong it is, whether it
+    is forgotten.
+    """
+
     text: str
     made: datetime | None
     last_retrieved: datetime | None
@@ -55,6 +61,10 @@ class Memory:
 
 @dataclass(frozen=True)
 class MemoryBankSettings:
+    """MemoryBank's parameters: memories retrieved, the retention below which one is forgotten, recent turns
+    in the prompt.
+    """
+
     k: int = 3
     forget_below: float = 0.2
     recent: int = 4
@@ -68,6 +78,8 @@ class MemoryBankSettings:
 
 
 class MemoryBank(MemorySystem):
+    """`memorybank`: memories that fade along the forgetting curve, daily summaries and a user portrait."""
+
     name = "memorybank"
     settings_type = MemoryBankSettings
     answer_changes_memory = True  # recalling strengthens a memory

@@ -29,6 +29,10 @@ _CHAPTER = re.compile(r"^\W*(chapter\s+[\w-]+)", re.IGNORECASE)
 
 @dataclass(frozen=True)
 class RagSettings:
+    """How the conversation is cut into documents (pair, message, paragraph, chapter), how many are retrieved,
+    and recent turns kept.
+    """
+
     chunk: str = "pair"
     k: int = 0  # 0: the chunking's own top K
     recent: int = 0
@@ -44,6 +48,8 @@ class RagSettings:
 
 
 class Rag(MemorySystem):
+    """`rag`: retrieval-augmented generation over chunks of the conversation."""
+
     name = "rag"
     settings_type = RagSettings
 

@@ -16,6 +16,8 @@ from pytest_memorybench.agents.reference.memories import DEFAULT_RECENT_TURNS
 
 @dataclass(frozen=True)
 class RecentSettings:
+    """How many of the last messages the prompt holds (MemBench's RecentMemory: 200)."""
+
     turns: int = DEFAULT_RECENT_TURNS
 
     def __post_init__(self) -> None:
@@ -23,6 +25,8 @@ class RecentSettings:
 
 
 class Recent(FullContext):
+    """`recent`: the last `turns` messages, as far as the model's window reaches."""
+
     name = "recent"
     settings_type = RecentSettings
 

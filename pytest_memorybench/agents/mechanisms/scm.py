@@ -36,6 +36,10 @@ SUMMARY = """Summarise this exchange in a few sentences, keeping every name, num
 
 @dataclass(frozen=True)
 class ScmSettings:
+    """SCM's parameters: memories retrieved, recent turns, recency decay and the length past which a memory is
+    summarised.
+    """
+
     k: int = 5
     recent: int = 4
     decay: float = 0.99
@@ -48,6 +52,8 @@ class ScmSettings:
 
 
 class SelfControlledMemory(MemorySystem):
+    """`scm`: a controller decides whether memory is needed; memories ranked by recency and relevance."""
+
     name = "scm"
     settings_type = ScmSettings
 

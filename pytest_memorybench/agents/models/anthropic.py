@@ -31,6 +31,8 @@ from pytest_memorybench.agents.models.llm import (
 
 
 class AnthropicAgent(LLMChatAgent):
+    """`anthropic:MODEL[@URL]`: the Anthropic messages API behind the shared chat adapter."""
+
     provider = "anthropic"
     api_key_variable = "ANTHROPIC_API_KEY"
     status_error = anthropic.APIStatusError

@@ -18,6 +18,8 @@ class BudgetReached(AgentError):
 
 
 class Budget:
+    """What this process's agent calls have spent, and the check every call passes before it is made."""
+
     def __init__(self) -> None:
         self.agent_usd = 0.0  # every call through any adapter of the run, forks included
         self.reason_to_stop: Callable[[], str | None] = lambda: None  # set by the cap, when there is one

@@ -40,6 +40,8 @@ def is_reasoning_model(model: str | None) -> bool:
 
 
 class OpenAIChatAgent(LLMChatAgent):
+    """`openai:MODEL[@URL]` or a compatible URL: chat completions behind the shared chat adapter."""
+
     provider = "openai"
     api_key_variable = "OPENAI_API_KEY"
     status_error = openai.APIStatusError

@@ -24,6 +24,8 @@ T = TypeVar("T")
 
 @dataclass(frozen=True)
 class Price:
+    """USD per million input and output tokens of one model."""
+
     input_per_million: float
     output_per_million: float
 
@@ -90,8 +92,11 @@ def register_price(model: str, price: Price) -> None:
 
 
 def price_for(model: str | None) -> Price | None:
+    """The price of `model` (its dated snapshots and variants included), or None when unknown: it then costs
+    0."""
     return _lookup(PRICES, model)
 
 
 def context_window_for(model: str | None) -> int:
+    """The context window of `model` in tokens, or the default for a model the table does not know."""
     return _lookup(CONTEXT_WINDOWS, model) or DEFAULT_CONTEXT_WINDOW

@@ -3,10 +3,10 @@
 It remembers every statement said to it (questions excluded: they would match the same question
 asked again) and every message handed to it through `observe` (a chat's history, questions
 included: a user's "I moved to Leeds, can you suggest a gym?" carries a fact; multiple-choice
-quizzes excluded), ranks them with BM25 (`agents/lexical.py`) against each question, never answering a question with
-itself, and answers with the best match.  Memory systems usually let the newest fact win, so among statements
-scoring within `RECENCY_BAND` of the best it picks the most recent.  No model is involved: the scores it gets
-show how far plain lexical retrieval goes on a scenario, between `null` and `oracle`.
+quizzes excluded), ranks them with BM25 (`agents/lexical.py`) against each question, never answering a
+question with itself, and answers with the best match.  Memory systems usually let the newest fact win, so
+among statements scoring within `RECENCY_BAND` of the best it picks the most recent.  No model is involved:
+the scores it gets show how far plain lexical retrieval goes on a scenario, between `null` and `oracle`.
 
 Multiple-choice questions (MemBench: a question, then lines "A. …" to "D. …") get a letter.  The
 baseline reads the `READ` statements most relevant to the question without its options (or, when
@@ -63,6 +63,7 @@ def split_choices(question: str) -> tuple[str, dict[str, str]]:
 
 
 def is_question(text: str) -> bool:
+    """Whether the extractive agent treats `text` as a question (not stored, answered): a '?' or options."""
     return "?" in text or bool(split_choices(text)[1])
 
 

@@ -63,6 +63,8 @@ class _Log:
 
 
 class FullMemory(_Log):
+    """Every stored message, newest first, as far as `context_words` go."""
+
     def __init__(self, context_words: int = DEFAULT_CONTEXT_WORDS) -> None:
         super().__init__()
         self.context_words = context_words
@@ -79,6 +81,8 @@ class FullMemory(_Log):
 
 
 class RecentMemory(_Log):
+    """Only the last `turns` messages."""
+
     def __init__(self, turns: int = DEFAULT_RECENT_TURNS) -> None:
         super().__init__()
         if turns < 1:  # `del texts[:-0]` would keep everything
@@ -94,6 +98,8 @@ class RecentMemory(_Log):
 
 
 class RetrievalMemory:
+    """The `k` messages BM25 ranks highest for the question, within `max_words`."""
+
     def __init__(self, k: int = DEFAULT_K, max_words: int = DEFAULT_MAX_WORDS) -> None:
         self.k = k
         self.max_words = max_words

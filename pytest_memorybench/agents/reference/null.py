@@ -8,5 +8,7 @@ ABSTENTION = "I don't know."
 
 
 class NullAgent:
+    """`--agent null`: abstains whatever it is asked."""
+
     async def reply(self, message: Message) -> str:
         return ABSTENTION

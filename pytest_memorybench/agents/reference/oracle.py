@@ -14,6 +14,8 @@ ACKNOWLEDGEMENT = "Noted."
 
 
 class OracleAgent:
+    """`--agent oracle`: answers each question with the ideal answer the harness primes it with."""
+
     def __init__(self) -> None:
         self._primed: str | None = None
 

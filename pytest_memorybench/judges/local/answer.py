@@ -47,6 +47,9 @@ _GOES_ON = re.compile(
 
 
 def judge_answer(payload: Mapping[str, Any]) -> dict[str, Any]:
+    """The local judge's verdict on an answer task, by its rule: generous J, or one of LongMemEval's per-type
+    rules.
+    """
     rule, answer = str(payload["rule"]), str(payload["answer"] or "")
     if normalise(answer) and normalise(answer) == normalise(str(payload["expected"])):
         return {"correct": True, "reason": "the answer is the expected answer"}

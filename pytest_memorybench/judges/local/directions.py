@@ -62,6 +62,7 @@ class _Event:
 
 
 def judge_directions(payload: Mapping[str, Any]) -> dict[str, Any]:
+    """The hops of a route the reply describes, read as the reference's judge extracts them."""
     answer = str(payload["answer"] or "")
     places = [str(place) for place in payload["places"]]
     stop = _STOP_ROUTE.search(clean(answer))

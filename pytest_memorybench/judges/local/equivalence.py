@@ -119,6 +119,7 @@ def _says_otherwise(first: str, second: str) -> str | None:
 
 
 def judge_equivalence(payload: Mapping[str, Any]) -> dict[str, Any]:
+    """Whether two texts say the same thing, by their words, numbers and dates."""
     first, second = analyse(str(payload["first"])), analyse(str(payload["second"]))
     if first.norm == second.norm:
         return {"equivalent": True, "reason": "the same text"}

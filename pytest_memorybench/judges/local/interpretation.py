@@ -23,6 +23,7 @@ _SUFFIXES = ("", "s", "es", "ing", "ed", "er", "ers", "d")
 
 
 def judge_interpretation(payload: Mapping[str, Any]) -> dict[str, Any]:
+    """Whether a reply validly interprets a coded statement, by the meanings the keywords allow."""
     answer = clean(str(payload["answer"] or ""))
     statement = clean(str(payload["statement"] or ""))
     meanings = [clean(str(word)) for word in payload["keywords"]]

@@ -42,8 +42,8 @@ def item_score(item: str, answer: str, *, ignore: frozenset[str] = frozenset()) 
 GENERIC_ITEM_WORDS = frozenset(
     stem(word)
     for word in """night day evening morning class workshop party show event session meeting trip visit
-    festival fair market club centre center hall park street road house district place lake river hill mountain
-    cafe restaurant shop store appointment lesson course""".split()
+    festival fair market club centre center hall park street road house district place lake river hill
+    mountain cafe restaurant shop store appointment lesson course""".split()
 )
 
 
@@ -139,6 +139,7 @@ _ABSTENTION_SPLIT = re.compile(r"(?<=[.!?;])\s+|\n+|,?\s+but\s+|,?\s+although\s+
 
 
 def judge_items(payload: Mapping[str, Any]) -> dict[str, Any]:
+    """The items an episodic answer identifies, and a credit for each ground-truth item."""
     answer = str(payload["answer"] or "")
     ground_truth = [str(item) for item in payload["ground_truth"]]
     abstaining = abstains(answer)

@@ -9,6 +9,7 @@ from pytest_memorybench.judges.local.items import same_item
 
 
 def judge_order(payload: Mapping[str, Any]) -> dict[str, Any]:
+    """For each predicted item, the ground-truth item it matches, each used once."""
     predicted = [str(item) for item in payload["predicted"]]
     ground_truth = [str(item) for item in payload["ground_truth"]]
     used: set[int] = set()

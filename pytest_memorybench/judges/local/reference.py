@@ -20,6 +20,7 @@ from pytest_memorybench.judges.local.text import (
 
 
 def judge_reference(payload: Mapping[str, Any]) -> dict[str, Any]:
+    """Whether an answer refers to the expected one: its value for a number, its words otherwise."""
     expected, answer = str(payload["expected"]), str(payload["answer"] or "")
     value = parse_number(expected)
     if value is not None:

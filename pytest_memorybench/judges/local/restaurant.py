@@ -401,6 +401,7 @@ def _ordered(mentions: Sequence[_Mention], names: Sequence[str]) -> list[str]:
 
 
 def judge_restaurant(payload: Mapping[str, Any]) -> dict[str, Any]:
+    """The dishes and drinks a diner's reply orders from the menu, and what else it asks for."""
     reply = str(payload["reply"] or "")
     menu = [str(item) for item in payload["menu"]]
     drinks = [str(item) for item in payload["drinks"]]

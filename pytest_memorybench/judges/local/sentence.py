@@ -167,6 +167,7 @@ def sentences(text: str) -> list[tuple[int, int]]:
 
 
 def judge_sentence(payload: Mapping[str, Any]) -> dict[str, Any]:
+    """Whether a text contains a sentence, word for word or reworded, and where."""
     answer, target = str(payload["answer"] or ""), str(payload["sentence"])
     reference = [token.word for token in _tokens(target)]
     if not reference or not answer.strip():

@@ -125,7 +125,8 @@ _HOUR_WORDS = {
     "noon": 12,
     "midnight": 0,
 }
-_HOUR = rf"(?:\d{{1,2}}|{'|'.join(sorted((w for w in _HOUR_WORDS if w not in ('noon', 'midnight')), key=len, reverse=True))})"
+_CLOCK_WORDS = sorted((w for w in _HOUR_WORDS if w not in ("noon", "midnight")), key=len, reverse=True)
+_HOUR = rf"(?:\d{{1,2}}|{'|'.join(_CLOCK_WORDS)})"
 _PERIOD = r"(?P<p>a\.?m\.?|p\.?m\.?|in\s+the\s+(?:morning|afternoon|evening)|at\s+night|tonight)"
 _TIMES = (
     re.compile(rf"\b(?P<h>\d{{1,2}}):(?P<mi>\d{{2}})\s*{_PERIOD}?(?![\d])"),
@@ -180,6 +181,8 @@ def stem(word: str) -> str:
 
 @dataclass(frozen=True)
 class Analysis:
+    """A text as the local judge compares it: normalised, its content-word stems, numbers, dates and times."""
+
     text: str
     norm: str
     content: tuple[str, ...]  # stems of content words, in order (numbers and dates excluded)
@@ -194,6 +197,7 @@ class Analysis:
 
 @lru_cache(maxsize=4096)
 def analyse(text: str) -> Analysis:
+    """`text` analysed once, for every comparison the local judge makes with it."""
     lowered = re.sub(r"(?<=\d),(?=\d{3}\b)", "", clean(text))
     dates, rest = _find_dates(_ordinal_days(lowered))
     times, rest = _find_times(rest)
@@ -348,10 +352,12 @@ def parse_number(text: str) -> float | None:
 
 
 def same_value(first: float, second: float) -> bool:
+    """Whether two numbers are the same value, allowing for floating-point noise."""
     return abs(first - second) <= 1e-9 * max(1.0, abs(first), abs(second))
 
 
 def has_value(value: float, values: Iterable[float]) -> bool:
+    """Whether `value` is among `values`, as `same_value` compares them."""
     return any(same_value(value, other) for other in values)
 
 
@@ -419,6 +425,7 @@ def abstains(text: str) -> bool:
 
 
 def lcs_length(first: Sequence[str], second: Sequence[str]) -> int:
+    """The length of the longest common subsequence of two token sequences."""
     if not first or not second:
         return 0
     previous = [0] * (len(second) + 1)

@@ -41,6 +41,8 @@ _ANCHOR_FORMATS = ("%B-%d-%Y", "%b-%d-%Y", "%B %d, %Y", "%b %d, %Y", "%B %d %Y",
 
 @dataclass(frozen=True)
 class ChatMessage:
+    """One message of a BEAM chat, with its id and, for a question, its type."""
+
     role: str
     content: str
     id: int | None = None
@@ -51,6 +53,8 @@ class ChatMessage:
 
 @dataclass(frozen=True)
 class Batch:
+    """A batch of a BEAM chat: its turns and the time anchor that dates them."""
+
     number: int
     turns: tuple[tuple[ChatMessage, ...], ...]
     time_anchor: str | None = None
@@ -213,6 +217,7 @@ def to_batch(unit: Any, number: int) -> Batch:
 
 
 def batches(units: Iterable[Any]) -> Iterator[Batch]:
+    """A chat's units, numbered, as batches."""
     for number, unit in enumerate(units, 1):
         yield to_batch(unit, number)
 

@@ -83,6 +83,8 @@ class Measure:
 
 @dataclass(frozen=True)
 class Domain:
+    """A project domain of our generated BEAM chats: its phases, measures and milestones."""
+
     key: str
     project: str  # "{name}" is the project's name
     names: tuple[str, ...]

@@ -56,6 +56,8 @@ HEADER = (
 
 @dataclass(frozen=True)
 class BeamParams:
+    """Where BEAM's data is and which of it runs, or how many chats to generate, and its scoring rule."""
+
     data_path: str = ""
     sizes: str = ""  # published data: which sizes, e.g. "100K,500K" (all found when empty)
     conversations: str = ""  # published data: which conversations, e.g. "1,5" (all when empty)
@@ -101,6 +103,8 @@ def size_marker(size: str) -> str:
 
 
 class BeamConversations:
+    """`beam.*`: BEAM's chats as probe contexts and its probing questions as items."""
+
     name = NAME
     skills = ABILITIES
 
@@ -148,7 +152,10 @@ class BeamConversations:
                 "generated",
                 settings.ordering_score,
             )
-            units = lambda plan=plan: generator.batches(plan)
+
+            def units(plan: generator.ChatPlan = plan) -> Iterator[Any]:
+                return generator.batches(plan)
+
             contexts.append(
                 ProbeContext(plan.id, tuple(probes), _stream(units, settings.strip_markers), header=HEADER)
             )

@@ -172,6 +172,7 @@ class WrittenByModel:
 
 
 def chapter_prompt(event: Event, meta: EventMeta) -> str:
+    """The prompt that asks a model to write one chapter about an event."""
     words = STYLES[meta.style]
     return CHAPTER_PROMPT.format(
         style=meta.style,

@@ -53,6 +53,7 @@ class LoadedBook:
 
 
 def load_book(path: str | Path) -> LoadedBook:
+    """A book and its questions from a folder: ours, or the paper's published parquet files."""
     folder = find_book_folder(Path(path).expanduser())
     if (folder / OURS).is_file():
         return _load_ours(folder)

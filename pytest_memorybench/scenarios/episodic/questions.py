@@ -137,6 +137,7 @@ def answer_of(template: Template, rows: Sequence[ChapterTruth]) -> tuple[tuple[s
 
 
 def cue_completed(template: Template, values: Values) -> str:
+    """A template's cue with the question's values filled in."""
     return (
         "("
         + ",".join(f"{{{value}}}" if used else "*" for value, used in zip(values, template.cue, strict=True))
@@ -145,6 +146,7 @@ def cue_completed(template: Template, values: Values) -> str:
 
 
 def build_question(candidate: _Candidate) -> Question:
+    """A question from a template and the book's events that answer it."""
     template = candidate.template
     answer, chapters = answer_of(template, candidate.rows)
     return Question(

@@ -60,6 +60,8 @@ HEADERS = {
 
 @dataclass(frozen=True)
 class EpisodicParams:
+    """The book's size and shape, its data path when published, and the questions asked."""
+
     chapters: int = 20
     universe_size: int = 100
     distribution: str = "geometric"
@@ -129,7 +131,8 @@ def prepare(settings: EpisodicParams, seed: int) -> Prepared:
 
 def probe_id(number: int, question: Question) -> str:
     get = "" if question.get == "all" else f"-{question.get}"
-    return f"q{number:04d}[t{question.template:02d}-{question.cue}-{TRACE_MARKERS.get(question.retrieval_type, 'other')}{get}]"
+    trace = TRACE_MARKERS.get(question.retrieval_type, "other")
+    return f"q{number:04d}[t{question.template:02d}-{question.cue}-{trace}{get}]"
 
 
 def markers(question: Question) -> tuple[str, ...]:
@@ -213,6 +216,8 @@ def book_turns(book: Book, delivery: str) -> Iterator[Message]:
 
 
 class EpisodicBook:
+    """`episodic.*`: a book delivered chapter by chapter, then cue-based questions."""
+
     name = NAME
     skills = SKILLS
 

@@ -34,6 +34,8 @@ Cue = tuple[bool, bool, bool, bool]
 
 @dataclass(frozen=True)
 class Template:
+    """One of the paper's 36 question templates: its cue, what it retrieves and how."""
+
     id: int
     cue: Cue
     trace: str
@@ -51,6 +53,7 @@ class Template:
 
 
 def cue_label(cue: Cue) -> str:
+    """A cue as the paper writes it, e.g. (t,*,ent,*)."""
     return (
         "(" + ",".join(letter if used else "*" for letter, used in zip(CUE_LETTERS, cue, strict=True)) + ")"
     )

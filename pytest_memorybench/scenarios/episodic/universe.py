@@ -69,6 +69,7 @@ class Universe:
 
 
 def first_name(entity: str) -> str:
+    """An entity's first name."""
     return entity.split(" ", 1)[0]
 
 

@@ -39,6 +39,8 @@ _DATE_TIME = re.compile(
 
 @dataclass(frozen=True)
 class Turn:
+    """One turn of a LoCoMo session: speaker, id, text and any shared photo."""
+
     speaker: str
     dia_id: str
     text: str
@@ -51,6 +53,8 @@ class Turn:
 
 @dataclass(frozen=True)
 class Session:
+    """A dated LoCoMo session and its turns."""
+
     number: int
     date_time: str  # as written, e.g. "1:56 pm on 8 May, 2023"
     when: datetime
@@ -59,6 +63,8 @@ class Session:
 
 @dataclass(frozen=True)
 class Question:
+    """One LoCoMo question: its category, gold answer and evidence turns."""
+
     index: int  # its position in the sample's qa list, from 0 (the audit's `qa<index>`)
     question: str
     answer: str | None  # None for category 5
@@ -73,6 +79,8 @@ class Question:
 
 @dataclass(frozen=True)
 class Sample:
+    """One LoCoMo conversation: its speakers, sessions and questions."""
+
     index: int  # position in the file, from 0 (the audit's `locomo_<index>`)
     sample_id: str
     speakers: tuple[str, str]

@@ -23,29 +23,39 @@ from pathlib import Path
 from typing import Any
 
 _NAMES = (
-    "Aurelio", "Bettina", "Cosmo", "Dalia", "Emrys", "Farida", "Gideon", "Hollis", "Ilse", "Jovan", "Kirsi", "Lorcan",
-    "Marisol", "Nikhil", "Odette", "Piet", "Quilla", "Rosalind", "Soren", "Tamsin", "Ulrich", "Vesna", "Wendell", "Yara",
+    "Aurelio", "Bettina", "Cosmo", "Dalia", "Emrys", "Farida", "Gideon", "Hollis", "Ilse", "Jovan", "Kirsi",
+    "Lorcan", "Marisol", "Nikhil", "Odette", "Piet", "Quilla", "Rosalind", "Soren", "Tamsin", "Ulrich",
+    "Vesna", "Wendell", "Yara",
 )  # fmt: skip
-_HOBBIES = ("bouldering", "watercolour painting", "beekeeping", "birdwatching", "sourdough baking", "kayaking",
-            "pottery", "salsa dancing", "chess", "origami", "calligraphy", "trail running")  # fmt: skip
+_HOBBIES = (
+    "bouldering", "watercolour painting", "beekeeping", "birdwatching", "sourdough baking", "kayaking",
+    "pottery", "salsa dancing", "chess", "origami", "calligraphy", "trail running",
+)  # fmt: skip
 _PETS = (("cat", "Pumpernickel"), ("dog", "Juniper"), ("tortoise", "Admiral"), ("parrot", "Biscotti"),
          ("rabbit", "Clementine"), ("ferret", "Tango"), ("dog", "Marzipan"), ("cat", "Quasar"))  # fmt: skip
-_EVENTS = ("jazz festival", "charity fun run", "pottery fair", "book launch", "community garden open day",
-           "film premiere", "robotics workshop", "farmers' market", "lantern parade", "choir concert")  # fmt: skip
-_CITIES = ("Lisbon", "Oslo", "Tallinn", "Valparaiso", "Kyoto", "Ljubljana", "Hobart", "Marrakesh", "Quebec City",
-           "Porto", "Reykjavik", "Cusco")  # fmt: skip
-_LOVES = (("hiking in the mountains", "a mountain cabin weekend"), ("swimming in the sea", "a coastal holiday"),
-          ("reading mystery novels", "a crime-fiction book club"), ("cooking spicy food", "a curry cooking class"),
-          ("stargazing", "a night at an observatory"), ("playing the piano", "a chamber music evening"))  # fmt: skip
+_EVENTS = (
+    "jazz festival", "charity fun run", "pottery fair", "book launch", "community garden open day",
+    "film premiere", "robotics workshop", "farmers' market", "lantern parade", "choir concert",
+)  # fmt: skip
+_CITIES = (
+    "Lisbon", "Oslo", "Tallinn", "Valparaiso", "Kyoto", "Ljubljana", "Hobart", "Marrakesh", "Quebec City",
+    "Porto", "Reykjavik", "Cusco",
+)  # fmt: skip
+_LOVES = (
+    ("hiking in the mountains", "a mountain cabin weekend"), ("swimming in the sea", "a coastal holiday"),
+    ("reading mystery novels", "a crime-fiction book club"), ("cooking spicy food", "a curry cooking class"),
+    ("stargazing", "a night at an observatory"), ("playing the piano", "a chamber music evening"),
+)  # fmt: skip
 _SMALL_TALK = (
-    "How has your week been?", "Pretty busy, but good. Work has been hectic.", "Same here, I barely had a moment.",
-    "Did you catch the rain on Tuesday?", "I did, I got completely soaked on the way home.",
-    "I have been trying to sleep earlier lately.", "Good idea, I should do the same.",
-    "Anything fun planned for the weekend?", "Nothing much, maybe a long walk.", "That sounds lovely, honestly.",
-    "I finally cleaned out the garage.", "Ha, that always takes longer than expected.",
-    "My neighbour keeps playing the trumpet at night.", "Oh no, that must be tiring.",
-    "I tried a new café near the station.", "Was it any good?", "The coffee was great, the cake less so.",
-    "I'm so glad we keep talking like this.", "Me too, it really helps.", "Talk soon!", "Take care, speak soon!",
+    "How has your week been?", "Pretty busy, but good. Work has been hectic.",
+    "Same here, I barely had a moment.", "Did you catch the rain on Tuesday?",
+    "I did, I got completely soaked on the way home.", "I have been trying to sleep earlier lately.",
+    "Good idea, I should do the same.", "Anything fun planned for the weekend?",
+    "Nothing much, maybe a long walk.", "That sounds lovely, honestly.", "I finally cleaned out the garage.",
+    "Ha, that always takes longer than expected.", "My neighbour keeps playing the trumpet at night.",
+    "Oh no, that must be tiring.", "I tried a new café near the station.", "Was it any good?",
+    "The coffee was great, the cake less so.", "I'm so glad we keep talking like this.",
+    "Me too, it really helps.", "Talk soon!", "Take care, speak soon!",
 )  # fmt: skip
 _CAPTIONS = ("a photo of a bowl of ramen on a wooden table", "a photo of a sunset over a harbour",
              "a photo of a small dog wearing a red scarf", "a photo of a hand-painted mug")  # fmt: skip
@@ -149,13 +159,34 @@ def generate_sample(seed: int, number: int, sessions: int = 6) -> tuple[dict[str
     never = build.ask(f"What did {b} name their {pets[1][0]}?", pets[1][1], 4, [pet])
     sample_id = f"gen-{number}"
     audit = [
-        _finding(number - 1, wrong, build.qa[wrong], "TEMPORAL_ERROR", [late_event], right_date,
-                 "The trip was the day before the session, not the day after."),
-        _finding(number - 1, never, build.qa[never], "HALLUCINATION", [], f"Cannot be determined from the transcript; {b} never mentions a pet.",
-                 "The cited turn is about the other speaker's pet."),
-        _finding(number - 1, open_domain, build.qa[open_domain], "WRONG_CITATION", [love, hobby_b], build.qa[open_domain]["answer"],
-                 "The answer is right; the hobby turn supports it too."),
-    ]  # fmt: skip
+        _finding(
+            number - 1,
+            wrong,
+            build.qa[wrong],
+            "TEMPORAL_ERROR",
+            [late_event],
+            right_date,
+            "The trip was the day before the session, not the day after.",
+        ),
+        _finding(
+            number - 1,
+            never,
+            build.qa[never],
+            "HALLUCINATION",
+            [],
+            f"Cannot be determined from the transcript; {b} never mentions a pet.",
+            "The cited turn is about the other speaker's pet.",
+        ),
+        _finding(
+            number - 1,
+            open_domain,
+            build.qa[open_domain],
+            "WRONG_CITATION",
+            [love, hobby_b],
+            build.qa[open_domain]["answer"],
+            "The answer is right; the hobby turn supports it too.",
+        ),
+    ]
     return {"sample_id": sample_id, "conversation": _conversation(a, b, dates, build), "qa": build.qa}, audit
 
 
@@ -172,10 +203,16 @@ def _finding(
     sample: int, index: int, item: dict[str, Any], error: str, evidence: list[str], answer: str, why: str
 ) -> dict[str, Any]:
     return {
-        "question_id": f"locomo_{sample}_qa{index}", "question": item["question"], "golden_answer": item.get("answer"),
-        "category": item["category"], "error_type": error, "cited_evidence": item["evidence"],
-        "correct_evidence": evidence, "reasoning": why, "correct_answer": answer,
-    }  # fmt: skip
+        "question_id": f"locomo_{sample}_qa{index}",
+        "question": item["question"],
+        "golden_answer": item.get("answer"),
+        "category": item["category"],
+        "error_type": error,
+        "cited_evidence": item["evidence"],
+        "correct_evidence": evidence,
+        "reasoning": why,
+        "correct_answer": answer,
+    }
 
 
 def _day(when: datetime) -> str:

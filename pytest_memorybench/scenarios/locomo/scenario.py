@@ -58,6 +58,8 @@ NEEDS_AUDIT = (
 
 @dataclass(frozen=True)
 class LocomoParams:
+    """Where LoCoMo's data and audit are and which samples run, or how many conversations to generate."""
+
     data_path: str = ""
     audit_path: str = ""
     conversations: str = ""  # published data: which samples, e.g. "conv-26,conv-30" (all when empty)
@@ -70,6 +72,8 @@ class LocomoParams:
 
 
 class LocomoConversations:
+    """`locomo.*`: LoCoMo's conversations as probe contexts and their questions as items."""
+
     name = NAME
     skills = tuple(CATEGORIES.values())
     profiles = PROFILES

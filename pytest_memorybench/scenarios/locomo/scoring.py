@@ -72,6 +72,7 @@ def multi_answer_f1(prediction: str, gold: str) -> float:
 
 
 def paper_f1(category: int, reply: str, gold: str) -> float:
+    """The paper's token F1 for a category: sub-answer F1 for multi-hop, the open-domain gold cut at ';'."""
     if category == 3:
         gold = gold.split(";")[0].strip()
     if category == 1:
@@ -101,6 +102,7 @@ def gold_answer(definition: TestDefinition, profile: str) -> tuple[str, str | No
 
 
 async def score_reply(definition: TestDefinition, responses: Sequence[str], context: ScoringContext) -> Score:
+    """A reply's score under the run's profile: token F1, the judge's J, or J on the audited gold."""
     expected = definition.expected
     category = int(expected["category"])
     reply = responses[-1] if responses else ""

@@ -46,6 +46,7 @@ def _row(scores: Sequence[float]) -> dict[str, Any]:
 
 
 def summarize(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """LoCoMo's summary: the mean over categories 1-4 and 1-5, and each category's Wilson interval."""
     by_category: dict[str, list[float]] = defaultdict(list)
     for record in records:
         if (

@@ -43,6 +43,8 @@ _DATE = re.compile(r"^\s*(\d{4})/(\d{1,2})/(\d{1,2})\s*(?:\([A-Za-z]{3}\))?\s*(\
 
 @dataclass(frozen=True)
 class HistoryTurn:
+    """One turn of a LongMemEval history, flagged when it holds the answer."""
+
     role: str
     content: str
     has_answer: bool = False
@@ -50,6 +52,8 @@ class HistoryTurn:
 
 @dataclass(frozen=True)
 class HistorySession:
+    """One dated session of a LongMemEval history."""
+
     id: str
     when: datetime
     turns: tuple[HistoryTurn, ...]
@@ -57,6 +61,8 @@ class HistorySession:
 
 @dataclass(frozen=True)
 class Entry:
+    """One LongMemEval question with its history, read one at a time from the file."""
+
     question_id: str
     question_type: str  # as published, e.g. "temporal-reasoning"
     question: str
@@ -81,6 +87,7 @@ class Entry:
 
 
 def parse_date(text: str) -> datetime:
+    """A LongMemEval date ('2023/05/20 (Sat) 02:21') as a datetime."""
     match = _DATE.match(str(text))
     if match is None:
         raise Malformed(f"date {text!r} is not like '2023/05/20 (Sat) 02:21'")
@@ -92,6 +99,7 @@ def parse_date(text: str) -> datetime:
 
 
 def format_date(when: datetime) -> str:
+    """A datetime as LongMemEval writes dates."""
     return f"{when:%Y/%m/%d} ({when:%a}) {when:%H:%M}"
 
 

@@ -19,15 +19,36 @@ from typing import Any
 from pytest_memorybench.scenarios.longmemeval.data import format_date
 
 _CHAT = (
-    ("Can you give me a tip for keeping herbs fresh?", "Wrap them in a damp paper towel and keep them in the fridge."),
-    ("What's a good stretch after a long day at a desk?", "Try a doorway chest stretch: hold it for thirty seconds, twice."),
-    ("How long should I boil an egg for a runny yolk?", "About six minutes from boiling water, then into cold water."),
-    ("Any idea how to get a wine stain out of cotton?", "Blot it, cover it with salt, then rinse with cold water."),
-    ("How do I politely decline a meeting?", "Thank them, say you can't make it, and offer an alternative or a summary."),
-    ("What's a good way to learn vocabulary?", "Spaced repetition: short daily reviews of the words you find hard."),
+    (
+        "Can you give me a tip for keeping herbs fresh?",
+        "Wrap them in a damp paper towel and keep them in the fridge.",
+    ),
+    (
+        "What's a good stretch after a long day at a desk?",
+        "Try a doorway chest stretch: hold it for thirty seconds, twice.",
+    ),
+    (
+        "How long should I boil an egg for a runny yolk?",
+        "About six minutes from boiling water, then into cold water.",
+    ),
+    (
+        "Any idea how to get a wine stain out of cotton?",
+        "Blot it, cover it with salt, then rinse with cold water.",
+    ),
+    (
+        "How do I politely decline a meeting?",
+        "Thank them, say you can't make it, and offer an alternative or a summary.",
+    ),
+    (
+        "What's a good way to learn vocabulary?",
+        "Spaced repetition: short daily reviews of the words you find hard.",
+    ),
     ("Can you suggest a name for a book club?", "How about 'Chapter and Verse' or 'The Dog-Eared Pages'?"),
-    ("Why does bread go stale?", "Its starch recrystallises and it loses moisture; freezing slows that down."),
-)  # fmt: skip
+    (
+        "Why does bread go stale?",
+        "Its starch recrystallises and it loses moisture; freezing slows that down.",
+    ),
+)
 _BRANDS = ("Ridgeway", "Kestrel", "Halden", "Marlow")
 _CAFES = ("Marigold Café", "The Copper Kettle", "Bramble & Bean", "Little Fig")
 _CRAFTS = (
@@ -58,24 +79,48 @@ def generate_entries(seed: int, number: int = 1, filler_sessions: int = 3) -> li
     first_plants, more_plants = rng.randrange(2, 5), rng.randrange(2, 5)
     start = datetime(2023, 3, 1, 9, 0) + timedelta(days=rng.randrange(0, 120))
     planted: dict[str, tuple[str, str, list[list[tuple[str, str]]]]] = {
-        "single-session-user": ("What brand is my new bike?", brand,
-                                [[("user", f"I finally bought a new gravel bike, a blue {brand}.")]]),
-        "single-session-assistant": ("Which café did you recommend to me for brunch?", cafe,
-                                     [[("user", "Where should I go for brunch this weekend?"),
-                                       ("assistant", f"Try {cafe}; their brunch menu is excellent.")]]),
-        "single-session-preference": ("Can you suggest a dinner recipe for tonight?",
-                                      "The user would prefer vegetarian recipes cooked in their new cast-iron wok.",
-                                      [[("user", "I only cook vegetarian food, and I just got a cast-iron wok.")]]),
-        "temporal-reasoning": (f"How many days passed between starting my {craft} and finishing my {piece}?",
-                               f"{gap_days} days",
-                               [[("user", f"I started my {craft} today!")], [("user", f"I finished my {piece} today.")]]),
-        "knowledge-update": ("How long is my commute now?", f"{new_commute} minutes",
-                             [[("user", f"My commute to work takes {old_commute} minutes each way.")],
-                              [("user", f"Since I moved flats, my commute takes {new_commute} minutes.")]]),
-        "multi-session": ("How many houseplants have I bought in total?", str(first_plants + more_plants),
-                          [[("user", f"I bought {first_plants} houseplants for the living room.")],
-                           [("user", f"I bought {more_plants} more houseplants for the bedroom.")]]),
-    }  # fmt: skip
+        "single-session-user": (
+            "What brand is my new bike?",
+            brand,
+            [[("user", f"I finally bought a new gravel bike, a blue {brand}.")]],
+        ),
+        "single-session-assistant": (
+            "Which café did you recommend to me for brunch?",
+            cafe,
+            [
+                [
+                    ("user", "Where should I go for brunch this weekend?"),
+                    ("assistant", f"Try {cafe}; their brunch menu is excellent."),
+                ]
+            ],
+        ),
+        "single-session-preference": (
+            "Can you suggest a dinner recipe for tonight?",
+            "The user would prefer vegetarian recipes cooked in their new cast-iron wok.",
+            [[("user", "I only cook vegetarian food, and I just got a cast-iron wok.")]],
+        ),
+        "temporal-reasoning": (
+            f"How many days passed between starting my {craft} and finishing my {piece}?",
+            f"{gap_days} days",
+            [[("user", f"I started my {craft} today!")], [("user", f"I finished my {piece} today.")]],
+        ),
+        "knowledge-update": (
+            "How long is my commute now?",
+            f"{new_commute} minutes",
+            [
+                [("user", f"My commute to work takes {old_commute} minutes each way.")],
+                [("user", f"Since I moved flats, my commute takes {new_commute} minutes.")],
+            ],
+        ),
+        "multi-session": (
+            "How many houseplants have I bought in total?",
+            str(first_plants + more_plants),
+            [
+                [("user", f"I bought {first_plants} houseplants for the living room.")],
+                [("user", f"I bought {more_plants} more houseplants for the bedroom.")],
+            ],
+        ),
+    }
     entries = []
     for index, (question_type, (question, answer, evidence)) in enumerate(planted.items(), 1):
         entries.append(
@@ -130,6 +175,7 @@ def _entry(
 
 
 def write_longmemeval(path: str | Path, seed: int = 0, numbers: int = 1) -> Path:
+    """Our generated questions written as a LongMemEval file, for tests and demos."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     entries = [entry for number in range(1, numbers + 1) for entry in generate_entries(seed, number)]

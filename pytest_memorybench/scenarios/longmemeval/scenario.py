@@ -53,6 +53,8 @@ ABSTAINING = "That was never mentioned in our conversations."
 
 @dataclass(frozen=True)
 class LongMemEvalParams:
+    """Where LongMemEval's data is, or how many generated sets to ask, and the generated histories' size."""
+
     data_path: str = ""
     generated: int = 1  # without data: how many sets of seven generated questions
     filler_sessions: int = 3  # generated histories: sessions beside the evidence
@@ -63,10 +65,13 @@ class LongMemEvalParams:
 
 
 def rule_for(entry_type: str, abstention: bool) -> str:
+    """The judge rule of a question type (abstention questions have their own)."""
     return "abstention" if abstention else RULES.get(entry_type, "contains")
 
 
 class LongMemEvalQuestions:
+    """`longmemeval.*`: each question asked on its date after its own history."""
+
     name = NAME
     skills = (*TYPES.values(), ABSTENTION)
 
@@ -105,9 +110,13 @@ class LongMemEvalQuestions:
         expected = definition.expected
         reply = responses[-1] if responses else ""
         return await score_answer(
-            context.judge or LocalJudge(), question=definition.params["question"], expected=expected["answer"],
-            answer=reply, rule=expected["rule"], scorer=SCORER,
-        )  # fmt: skip
+            context.judge or LocalJudge(),
+            question=definition.params["question"],
+            expected=expected["answer"],
+            answer=reply,
+            rule=expected["rule"],
+            scorer=SCORER,
+        )
 
 
 def _stream(entry: Entry) -> Callable[[], Iterator[Message]]:

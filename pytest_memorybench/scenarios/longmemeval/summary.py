@@ -12,6 +12,7 @@ from pytest_memorybench.scenarios.longmemeval.data import ABSTENTION
 
 
 def summarize(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """LongMemEval's summary: task-averaged accuracy, abstention accuracy, turn and session recall."""
     by_type: dict[str, list[float]] = defaultdict(list)
     turns: list[float] = []
     sessions: list[float] = []

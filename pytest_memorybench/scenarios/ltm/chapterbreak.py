@@ -99,6 +99,8 @@ _COUNTER = ApproximateCounter()
 
 @dataclass(frozen=True)
 class ChapterBreakParams:
+    """Where the ChapterBreak data is, which split, and the page size it is delivered in."""
+
     data_path: str = ""
     split: str = "goodai"
     page_tokens: int = 1000
@@ -111,6 +113,8 @@ class ChapterBreakParams:
 
 @dataclass(frozen=True)
 class Sample:
+    """One ChapterBreak sample: the context, the true next chapter and the distractors."""
+
     id: str
     ctx: str
     pos: str
@@ -118,6 +122,7 @@ class Sample:
 
 
 def skip_reason() -> str:
+    """Why ChapterBreak items are skipped without data, and where to get it."""
     return (
         "ChapterBreak needs its data, which is not shipped: download chapterbreak_ctx_8192.json from the"
         f" data folder linked in {SOURCE_URL} (or GoodAI's copy {GOODAI_ASSET}, decompressed with `zstd -d`)"
@@ -126,6 +131,8 @@ def skip_reason() -> str:
 
 
 class ChapterBreak:
+    """`ltm.chapterbreak`: which of several chapter openings follows a long text."""
+
     name = NAME
     skills = SKILLS
 
@@ -273,6 +280,7 @@ def clean_option(text: str) -> str:
 
 
 def ordinal(n: int) -> str:
+    """1st, 2nd, 3rd, 4th, ... 11th, 12th, 13th, ... 21st."""
     suffix = "th" if 11 <= n % 100 <= 13 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
     return f"{n}{suffix}"
 

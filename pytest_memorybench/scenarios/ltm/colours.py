@@ -49,6 +49,8 @@ TEMPLATES = (
 
 @dataclass(frozen=True)
 class ColoursParams:
+    """How often the favourite colour changes before the question."""
+
     colour_changes: int = 3
 
     def __post_init__(self) -> None:
@@ -56,6 +58,8 @@ class ColoursParams:
 
 
 class Colours:
+    """`ltm.colours`: the last of several favourite colours stated."""
+
     name = NAME
     skills = SKILLS
 
@@ -83,6 +87,7 @@ class Colours:
 
 
 def score_colour(expected: str, reply: str, profile: str) -> Score:
+    """Whether the reply names the expected colour: as a whole word (paper) or anywhere (official)."""
     verdict = score_contains(expected, reply, whole_word=profile != OFFICIAL)
     return Score(verdict.value, tuple(f"{reason}, {profile} profile" for reason in verdict.reasons))
 

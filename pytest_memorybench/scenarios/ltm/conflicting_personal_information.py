@@ -47,6 +47,8 @@ TOPICS = {
 
 @dataclass(frozen=True)
 class ConflictingParams:
+    """How many facts are stated, how many change, and how many are asked."""
+
     facts: int = 6
     changes: int = 3
     questions: int = 4
@@ -65,6 +67,8 @@ class ConflictingParams:
 
 
 class ConflictingPersonalInformation(QuestionSetScenario):
+    """`ltm.conflicting_personal_information`: the latest value of personal facts that change."""
+
     name = NAME
     skills = SKILLS
     reset_message = RESET

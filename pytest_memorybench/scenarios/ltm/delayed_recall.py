@@ -108,15 +108,26 @@ FACTS = {
 }
 
 POOLS = {
-    "settler": ("Queen Marisol the Bold", "Captain Oderic Vane", "Lady Vessa of the Marsh", "the scholar Bram Tolliver",
-                "the twin sisters Ailsa and Maren", "King Haldor the Quiet"),
+    "settler": (
+        "Queen Marisol the Bold",
+        "Captain Oderic Vane",
+        "Lady Vessa of the Marsh",
+        "the scholar Bram Tolliver",
+        "the twin sisters Ailsa and Maren",
+        "King Haldor the Quiet",
+    ),
     "city": ("Harrowgate", "Solmere", "Quillby", "Ashcombe", "Lantry", "Brevik"),
     "landmark": ("lighthouse", "hot spring", "fallen tower", "giant oak", "stone bridge"),
     "metal": ("copper", "bronze", "tin", "silver", "nickel"),
     "river": ("Ember", "Glass", "Wending", "Ossel", "Sable"),
     "festival": ("Lantern Fair", "Feast of Kites", "Day of Open Doors", "Salt Moon Festival"),
-    "custom": ("paint their doors blue", "float candles down the river", "give away their oldest coat",
-               "sing from the rooftops at dawn", "plant a tree for every child born that year"),
+    "custom": (
+        "paint their doors blue",
+        "float candles down the river",
+        "give away their oldest coat",
+        "sing from the rooftops at dawn",
+        "plant a tree for every child born that year",
+    ),
     "animal": ("silver heron", "marsh fox", "white stag", "spotted otter", "horned owl"),
     "mountain": ("Calder", "Ivory", "Thessen", "Brack", "Morrow"),
     "export": ("salted fish", "blue wool", "glass beads", "cedar timber", "dried figs"),
@@ -126,13 +137,20 @@ POOLS = {
     "pass": ("Raven Gap", "Needle Pass", "Widow's Stair", "Cold Gate"),
     "season": ("summer", "autumn", "winter", "spring"),
     "comet": ("Halvard's Star", "Greymane", "Orrin's Tail", "Vesper"),
-    "forbidden": ("whistling in the street", "selling bread", "crossing the river by boat",
-                  "ringing the temple bells", "lighting fires on the beach"),
-}  # fmt: skip
+    "forbidden": (
+        "whistling in the street",
+        "selling bread",
+        "crossing the river by boat",
+        "ringing the temple bells",
+        "lighting fires on the beach",
+    ),
+}
 
 
 @dataclass(frozen=True)
 class DelayedRecallParams:
+    """How many facts of the story are told and asked."""
+
     facts: int = 10
     questions: int = 10
 
@@ -158,6 +176,8 @@ def invent_world(rng: random.Random, kinds: Sequence[str]) -> tuple[str, list[tu
 
 
 class DelayedRecall(QuestionSetScenario):
+    """`ltm.delayed_recall`: facts of a fictional world, asked about much later."""
+
     name = NAME
     skills = SKILLS
     reset_message = RESET

@@ -25,6 +25,7 @@ Case = tuple[str, str]  # (situation question, answer)
 
 
 def watering(rng: random.Random) -> tuple[str, Callable[[random.Random], Case]]:
+    """A watering rule and the cases it decides."""
     base, hot, limit = rng.randint(2, 4), rng.randint(1, 3), rng.choice((25, 28, 30))
     method = (
         "This is how I decide how many cups of water my tomato plants get. I start from "
@@ -36,14 +37,17 @@ def watering(rng: random.Random) -> tuple[str, Callable[[random.Random], Case]]:
     def case(rng: random.Random) -> Case:
         rain, temperature, yellow = rng.random() < 0.25, rng.randint(limit - 8, limit + 6), rng.random() < 0.4
         cups = 0 if rain else base + (hot if temperature > limit else 0) - (1 if yellow else 0)
-        situation = (f"It {'rained' if rain else 'did not rain'} today, it is {temperature} degrees, and the leaves "
-                     f"{'are' if yellow else 'are not'} turning yellow. How many cups do the tomatoes get?")  # fmt: skip
+        situation = (
+            f"It {'rained' if rain else 'did not rain'} today, it is {temperature} degrees, and the leaves "
+            f"{'are' if yellow else 'are not'} turning yellow. How many cups do the tomatoes get?"
+        )
         return situation, f"{cups} cups"
 
     return method, case
 
 
 def commuting(rng: random.Random) -> tuple[str, Callable[[random.Random], Case]]:
+    """A commuting rule and the cases it decides."""
     early, far = rng.choice((8, 9)), rng.randint(6, 12)
     method = (
         f"Here is how I choose how to get to a meeting. If the meeting starts before {early} o'clock, I take"
@@ -66,6 +70,7 @@ def commuting(rng: random.Random) -> tuple[str, Callable[[random.Random], Case]]
 
 
 def tipping(rng: random.Random) -> tuple[str, Callable[[random.Random], Case]]:
+    """A tipping rule and the cases it decides."""
     good, poor, cap = rng.choice((15, 20)), rng.choice((5, 10)), rng.choice((12, 15, 20))
     method = (
         f"This is how I work out a tip in a restaurant. If the service was good, I tip {good} percent of the"
@@ -86,6 +91,8 @@ PROCEDURES = (watering, commuting, tipping)
 
 @dataclass(frozen=True)
 class HowToThinkParams:
+    """How many cases the taught method is applied to."""
+
     questions: int = 3
 
     def __post_init__(self) -> None:
@@ -93,6 +100,8 @@ class HowToThinkParams:
 
 
 class HowToThink(QuestionSetScenario):
+    """`ltm.how_to_think`: a method taught once, applied to later cases."""
+
     name = NAME
     skills = SKILLS
     reset_message = RESET

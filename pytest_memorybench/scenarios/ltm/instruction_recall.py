@@ -81,6 +81,8 @@ POOLS = {
 
 @dataclass(frozen=True)
 class InstructionRecallParams:
+    """How many steps the instructions have and how many are asked."""
+
     steps: int = 10
     questions: int = 5
 
@@ -104,6 +106,8 @@ def write_manual(rng: random.Random, steps: int) -> tuple[str, list[tuple[str, s
 
 
 class InstructionRecall(QuestionSetScenario):
+    """`ltm.instruction_recall`: steps of a device's instructions, asked about later."""
+
     name = NAME
     skills = SKILLS
     reset_message = RESET

@@ -80,6 +80,8 @@ JOKES = (
 
 @dataclass(frozen=True)
 class JokesParams:
+    """How many jokes are told and how many minutes pass after each."""
+
     jokes_told: int = 4
     minutes_low: int = 30
     minutes_high: int = 240
@@ -110,10 +112,13 @@ def elapsed_phrase(delta: timedelta, profile: Profile = PAPER) -> str:
 
 
 def question_for(delta: timedelta, profile: Profile = PAPER) -> str:
+    """The question about the joke told a given time ago, in the profile's wording."""
     return QUESTION_TEMPLATE.format(elapsed=elapsed_phrase(delta, profile))
 
 
 class Jokes:
+    """`ltm.jokes`: which joke was told a given time ago, on the simulated clock."""
+
     name = NAME
     skills = SKILLS
 
@@ -184,6 +189,7 @@ class Jokes:
 
 
 async def score_joke(definition: TestDefinition, question: str, reply: str, context: ScoringContext) -> Score:
+    """Whether the reply quotes the target joke (or, failing that, the judge says it refers to it)."""
     expected: str = definition.expected
     tag = f"{context.profile} profile"
     listed = recounted(

@@ -34,6 +34,8 @@ QUESTION = "In the JSON file I showed you earlier, which leaf value belongs to t
 
 @dataclass(frozen=True)
 class KeyValueParams:
+    """How many key-value pairs the JSON file holds and how deeply they nest."""
+
     pairs: int = 140
     nested_levels: int = 0
 
@@ -60,6 +62,7 @@ def make_pairs(rng: random.Random, pairs: int, nested_levels: int) -> tuple[list
 
 
 def leaf(key: str, pairs: Mapping[str, str]) -> str:
+    """The value a key leads to, following values that are themselves keys."""
     value = pairs[key]
     while value in pairs:
         value = pairs[value]
@@ -67,6 +70,8 @@ def leaf(key: str, pairs: Mapping[str, str]) -> str:
 
 
 class KeyValuePairs:
+    """`ltm.key_value_pairs`: a leaf value of a JSON file shown once."""
+
     name = NAME
     skills = SKILLS
 

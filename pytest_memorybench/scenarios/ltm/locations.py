@@ -55,6 +55,8 @@ _DIRECTION = re.compile(r"\b(north|south|east|west)\b", re.IGNORECASE)
 
 @dataclass(frozen=True)
 class LocationsParams:
+    """How many places are described relative to each other."""
+
     known_locations: int = 5
 
     def __post_init__(self) -> None:
@@ -72,6 +74,8 @@ def bearing_home(x: int, y: int) -> str:
 
 
 class Locations:
+    """`ltm.locations`: where the last place lies from the first, over a chain of bearings."""
+
     name = NAME
     skills = SKILLS
 

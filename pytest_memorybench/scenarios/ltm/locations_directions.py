@@ -71,6 +71,8 @@ _STEP = {"north": (0, 1), "south": (0, -1), "east": (1, 0), "west": (-1, 0)}
 
 @dataclass(frozen=True)
 class LocationsDirectionsParams:
+    """How many known places the route passes."""
+
     known_locations: int = 6
 
     def __post_init__(self) -> None:
@@ -81,6 +83,7 @@ class LocationsDirectionsParams:
 
 
 def hop(origin: str, kilometers: int, direction: str, destination: str) -> dict[str, Any]:
+    """One leg of a route as the judge extracts it."""
     return {"origin": origin, "kilometers": kilometers, "direction": direction, "destination": destination}
 
 
@@ -102,6 +105,8 @@ def walk(route: Sequence[Mapping[str, Any]]) -> tuple[int, int]:
 
 
 class LocationsDirections:
+    """`ltm.locations_directions`: the route from the first place to the last, leg by leg."""
+
     name = NAME
     skills = SKILLS
 

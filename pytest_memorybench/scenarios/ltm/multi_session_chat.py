@@ -41,32 +41,63 @@ QUESTION = (
 
 # (what Speaker 2 tells, what Speaker 1 asks sessions later, Speaker 2's answer, the fact's key phrase)
 FACTS = (
-    ("I have started keeping bees at the bottom of my garden.", "How is that new hobby of yours coming along?",
-     "The bees are thriving, I took my first jars of honey last week!", "bees"),
-    ("I'm learning to play the cello, my lessons are on Thursdays.", "Did you have your lesson this week?",
-     "I did, my cello teacher finally let me try a proper piece.", "cello"),
-    ("I've just started working night shifts at the hospital.", "Are you still on those awkward hours at work?",
-     "Yes, still on night shifts at the hospital, I sleep until noon.", "night shifts"),
-    ("My daughter is moving to Aberdeen for university in September.", "Has your daughter settled in up north?",
-     "She loves Aberdeen, even the cold wind off the sea.", "Aberdeen"),
-    ("I'm training for a half marathon in the spring.", "How is the training going?",
-     "My half marathon training is on track, I ran eighteen kilometres on Sunday.", "half marathon"),
-    ("I collect old maps, I found one from 1820 at a market.", "Found anything new for your collection?",
-     "Yes, another old map, a sea chart of the Irish coast.", "map"),
-)  # fmt: skip
+    (
+        "I have started keeping bees at the bottom of my garden.",
+        "How is that new hobby of yours coming along?",
+        "The bees are thriving, I took my first jars of honey last week!",
+        "bees",
+    ),
+    (
+        "I'm learning to play the cello, my lessons are on Thursdays.",
+        "Did you have your lesson this week?",
+        "I did, my cello teacher finally let me try a proper piece.",
+        "cello",
+    ),
+    (
+        "I've just started working night shifts at the hospital.",
+        "Are you still on those awkward hours at work?",
+        "Yes, still on night shifts at the hospital, I sleep until noon.",
+        "night shifts",
+    ),
+    (
+        "My daughter is moving to Aberdeen for university in September.",
+        "Has your daughter settled in up north?",
+        "She loves Aberdeen, even the cold wind off the sea.",
+        "Aberdeen",
+    ),
+    (
+        "I'm training for a half marathon in the spring.",
+        "How is the training going?",
+        "My half marathon training is on track, I ran eighteen kilometres on Sunday.",
+        "half marathon",
+    ),
+    (
+        "I collect old maps, I found one from 1820 at a market.",
+        "Found anything new for your collection?",
+        "Yes, another old map, a sea chart of the Irish coast.",
+        "map",
+    ),
+)
 SMALL_TALK = (
-    ("Speaker 1", "Hi again! How was your weekend?"), ("Speaker 2", "Quiet, mostly. I cooked a big pot of soup."),
-    ("Speaker 1", "The weather has been awful lately."), ("Speaker 2", "I know, my umbrella broke on Tuesday."),
-    ("Speaker 1", "Have you watched anything good recently?"), ("Speaker 2", "A documentary about octopuses, it was wonderful."),
-    ("Speaker 1", "I tried a new bakery near the station."), ("Speaker 2", "Was it good? I always need a new bakery."),
+    ("Speaker 1", "Hi again! How was your weekend?"),
+    ("Speaker 2", "Quiet, mostly. I cooked a big pot of soup."),
+    ("Speaker 1", "The weather has been awful lately."),
+    ("Speaker 2", "I know, my umbrella broke on Tuesday."),
+    ("Speaker 1", "Have you watched anything good recently?"),
+    ("Speaker 2", "A documentary about octopuses, it was wonderful."),
+    ("Speaker 1", "I tried a new bakery near the station."),
+    ("Speaker 2", "Was it good? I always need a new bakery."),
     ("Speaker 1", "My neighbour's dog barked all night."), ("Speaker 2", "Poor you, that sounds exhausting."),
-    ("Speaker 1", "I'm thinking of painting my kitchen yellow."), ("Speaker 2", "Brave choice! Send me a photo."),
+    ("Speaker 1", "I'm thinking of painting my kitchen yellow."),
+    ("Speaker 2", "Brave choice! Send me a photo."),
 )  # fmt: skip
 GAPS = ("(2 days later)", "(a week later)", "(3 days later)", "(10 days later)", "(the next day)")
 
 
 @dataclass(frozen=True)
 class MultiSessionChatParams:
+    """How many sessions the chat spans."""
+
     sessions: int = 4
 
     def __post_init__(self) -> None:
@@ -74,6 +105,8 @@ class MultiSessionChatParams:
 
 
 class MultiSessionChat:
+    """`ltm.multi_session_chat`: a fact from an earlier session that a later message relies on."""
+
     name = NAME
     skills = SKILLS
 

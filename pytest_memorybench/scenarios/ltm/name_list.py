@@ -66,6 +66,8 @@ TEMPLATES = (
 
 @dataclass(frozen=True)
 class NameListParams:
+    """How often the user's name changes."""
+
     name_changes: int = 5
 
     def __post_init__(self) -> None:
@@ -90,10 +92,13 @@ def draw_names(seed: int, repetition: int, count: int) -> list[str]:
 
 
 def ideal_answer(names: Sequence[str]) -> str:
+    """The names as the JSON list a perfect agent replies with."""
     return json.dumps(list(names), ensure_ascii=False)
 
 
 class NameList:
+    """`ltm.name_list`: every name the user has gone by, as a JSON list."""
+
     name = NAME
     skills = SKILLS
 
@@ -135,6 +140,7 @@ class NameList:
 
 
 def score_name_list(expected: Sequence[str], reply: str, profile: str) -> Score:
+    """The reply's list against the names, by the profile's rule."""
     if profile not in PROFILES:
         raise ValueError(f"unknown scoring profile {profile!r}")
     verdict = (

@@ -39,6 +39,8 @@ QUESTION = "What is my name?"
 
 @dataclass(frozen=True)
 class NamesParams:
+    """How often the user's name changes."""
+
     name_changes: int = 3
 
     def __post_init__(self) -> None:
@@ -46,6 +48,8 @@ class NamesParams:
 
 
 class Names:
+    """`ltm.names`: the name the user goes by now."""
+
     name = NAME
     skills = SKILLS
 

@@ -78,6 +78,8 @@ RESET = "Please disregard my earlier request to add a quote to one of your repli
 
 @dataclass(frozen=True)
 class ProspectiveMemoryParams:
+    """The range of replies after which the quote is due."""
+
     min_reply: int = 2
     max_reply: int = 8
 
@@ -90,6 +92,7 @@ class ProspectiveMemoryParams:
 
 
 def ordinal(number: int) -> str:
+    """1st, 2nd, 3rd, 4th, ... 11th, 12th, 13th, ... 21st."""
     suffix = "th" if 10 <= number % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(number % 10, "th")
     return f"{number}{suffix}"
 
@@ -204,6 +207,8 @@ class _Watch:
 
 
 class ProspectiveMemory:
+    """`ltm.prospective_memory`: a quote to add to the n-th reply from now."""
+
     name = NAME
     skills = SKILLS
 

@@ -280,6 +280,8 @@ def verdict(stages: Sequence[Stage]) -> Score:
 
 
 class Restaurant:
+    """`ltm.restaurant`: a restaurant scene acted out stage by stage, the order remembered throughout."""
+
     name = NAME
     skills = SKILLS
 

@@ -69,6 +69,8 @@ _PARENTHESIS = re.compile(r"\s*\(([^)]*)\)\s*")
 
 @dataclass(frozen=True)
 class Menu:
+    """The menu of a restaurant scene: its sections of dishes, and its drinks."""
+
     sections: tuple[tuple[str, tuple[str, ...]], ...]
     drinks: tuple[str, ...]
 
@@ -124,6 +126,8 @@ class Menu:
 
 @dataclass(frozen=True)
 class Order:
+    """What a diner's reply orders, and what it asks for that the menu does not have."""
+
     dishes: list[str]
     drinks: list[str]
     off_menu: list[str]
@@ -136,6 +140,7 @@ class Order:
 
 
 def enumerate_items(items: Sequence[str]) -> str:
+    """Items as prose: 'a, b and c'."""
     items = list(items)
     if len(items) < 2:
         return "".join(items)

@@ -41,7 +41,7 @@ import random
 import re
 from collections.abc import Awaitable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any, Union
+from typing import Any
 
 from pytest_memorybench.core.records import Score, TestDefinition
 from pytest_memorybench.scenarios.base import ScoringContext, definition, goodai_definition
@@ -106,18 +106,24 @@ _Q_REALLY = re.compile(r"Where (?:is|are) the (?P<obj>.+?) really\?")
 
 @dataclass(frozen=True)
 class Enter:
+    """A character enters a room."""
+
     agent: str
     room: str
 
 
 @dataclass(frozen=True)
 class Exit:
+    """A character leaves a room."""
+
     agent: str
     room: str
 
 
 @dataclass(frozen=True)
 class Place:
+    """The object is put in a container, in a room."""
+
     obj: str
     container: str
     room: str
@@ -125,6 +131,8 @@ class Place:
 
 @dataclass(frozen=True)
 class Move:
+    """A character moves the object to another container."""
+
     agent: str
     obj: str
     container: str
@@ -133,12 +141,14 @@ class Move:
 
 @dataclass(frozen=True)
 class Noise:
+    """A character's remark that changes nothing."""
+
     agent: str
     feeling: str
     topic: str
 
 
-Event = Union[Enter, Exit, Place, Move, Noise]
+Event = Enter | Exit | Place | Move | Noise
 
 
 @dataclass
@@ -209,6 +219,8 @@ class World:
 
 @dataclass(frozen=True)
 class Thing:
+    """The object of a story, and whether its name is plural."""
+
     name: str
     plural: bool = False
 
@@ -229,6 +241,8 @@ def tell(event: Event, plural: bool) -> str:
 
 @dataclass(frozen=True)
 class Question:
+    """A question about the story: its kind, its text and the right answer."""
+
     kind: str  # first_order | second_order | beginning | reality
     text: str
     answer: str
@@ -288,6 +302,8 @@ def _plot(
 
 @dataclass(frozen=True)
 class Story:
+    """A story's events, its object, its two characters and its plot."""
+
     events: tuple[Event, ...]
     thing: Thing
     characters: tuple[str, str]  # A (moves the object first), B
@@ -324,6 +340,8 @@ def make_story(rng: random.Random) -> Story:
 
 @dataclass(frozen=True)
 class SallyAnneParams:
+    """Which kind of questions are asked and how often they test a false belief."""
+
     question_type: str = "theory_of_mind"
     false_belief_share: float = 0.75  # ours: the paper's questions are "usually" false-belief ones
 
@@ -337,6 +355,7 @@ class SallyAnneParams:
 
 
 def pick_question(world: World, story: Story, settings: SallyAnneParams, rng: random.Random) -> Question:
+    """The question asked about a story, of the kind the settings ask for."""
     family = settings.question_type
     if family == "both":
         family = rng.choice(("theory_of_mind", "world_state"))
@@ -352,6 +371,7 @@ def pick_question(world: World, story: Story, settings: SallyAnneParams, rng: ra
 
 
 def ideal_answer(container: str) -> str:
+    """The container as the JSON a perfect agent replies with."""
     return json.dumps({"answer": container})
 
 
@@ -370,6 +390,8 @@ def question_kind(question: str) -> str | None:
 
 
 class SallyAnne:
+    """`ltm.sallyanne`: where the characters think the object is, after the story."""
+
     name = NAME
     skills = SKILLS
 

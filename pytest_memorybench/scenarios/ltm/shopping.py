@@ -83,6 +83,8 @@ REMOVE_TEMPLATES = (
 
 @dataclass(frozen=True)
 class ShoppingParams:
+    """How many times items are added to or taken off the list."""
+
     item_changes: int = 6
 
     def __post_init__(self) -> None:
@@ -95,12 +97,15 @@ def _noun(number: int, item: str) -> str:
 
 
 def ideal_answer(expected: Sequence[Sequence[Any]]) -> str:
+    """The list as the JSON a perfect agent replies with."""
     return json.dumps(
         [{"item": name, "quantity": quantity} for name, quantity in expected], ensure_ascii=False
     )
 
 
 class Shopping:
+    """`ltm.shopping`: what the shopping list holds after every change."""
+
     name = NAME
     skills = SKILLS
 

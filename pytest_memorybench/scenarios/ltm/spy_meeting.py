@@ -95,15 +95,29 @@ TIMES = (
     ),
 )
 THINGS = (
-    Clue("thing", "something that shows the way in the dark", ("torch", "flashlight", "lantern", "candle"), "a torch"),
     Clue(
-        "thing", "a way to talk without being overheard",
-        ("radio", "walkie-talkie", "walkie-talkies", "phone", "transmitter", "earpiece"), "a radio",
+        "thing",
+        "something that shows the way in the dark",
+        ("torch", "flashlight", "lantern", "candle"),
+        "a torch",
     ),
-    Clue("thing", "something that hides your face", ("mask", "disguise", "balaclava", "hood", "sunglasses"), "a mask"),
+    Clue(
+        "thing",
+        "a way to talk without being overheard",
+        ("radio", "walkie-talkie", "walkie-talkies", "phone", "transmitter", "earpiece"),
+        "a radio",
+    ),
+    Clue(
+        "thing",
+        "something that hides your face",
+        ("mask", "disguise", "balaclava", "hood", "sunglasses"),
+        "a mask",
+    ),
     Clue("thing", "a way over the garden wall", ("ladder", "rope", "grappling hook"), "a ladder"),
-    Clue("thing", "something to pay the informant", ("cash", "money", "banknotes", "coins", "payment"), "cash"),
-)  # fmt: skip
+    Clue(
+        "thing", "something to pay the informant", ("cash", "money", "banknotes", "coins", "payment"), "cash"
+    ),
+)
 PLACES = (
     Clue("place", "where the ships are guided home", ("lighthouse",), "at the lighthouse"),
     Clue(
@@ -143,6 +157,7 @@ class SpyMeetingParams:
 
 
 def all_keywords() -> set[str]:
+    """Every keyword of every clue of the catalogue."""
     return {word for clues in CATALOGUE.values() for clue in clues for word in clue.keywords}
 
 
@@ -162,11 +177,14 @@ def _names(seed: int, repetition: int) -> list[str]:
 
 
 def ideal_answer(clues: Sequence[Clue]) -> str:
+    """The decoded meeting as a perfect agent states it."""
     by_kind = {clue.kind: clue.decoded for clue in clues}
     return f"We meet {by_kind['time']} {by_kind['place']}, and I should bring {by_kind['thing']}."
 
 
 class SpyMeeting:
+    """`ltm.spy_meeting`: the time, place and thing three coded messages mean."""
+
     name = NAME
     skills = SKILLS
 
@@ -265,6 +283,7 @@ async def interpretations(
 def score_spy_meeting(
     expected: Mapping[str, Any], reply: str, profile: Profile, verdicts: Sequence[bool | None] | None = None
 ) -> Score:
+    """A reply's credit per decoded clue, minus one clue for any confusion, by the profile's rule."""
     if profile not in (PAPER, OFFICIAL):
         raise ValueError(f"unknown scoring profile {profile!r}")
     clues = expected["clues"]

@@ -48,6 +48,8 @@ RESET = "Forget any instruction I gave you about a sentence to say whenever I do
 
 @dataclass(frozen=True)
 class Trigger:
+    """A trigger: what the user will do, and the sentence the agent must say then."""
+
     request: str  # what the user will do, as the setup line phrases it
     response: str  # the sentence the agent must say
     trigger: str  # the user's line that does it
@@ -88,6 +90,8 @@ def standardise(text: str) -> str:
 
 @dataclass(frozen=True)
 class TriggerResponseParams:
+    """How often the trigger is pulled, and how close a reply must be to count."""
+
     trigger_activations: int = 3
     rouge_threshold: float = TRIGGER_RESPONSE_THRESHOLD
 
@@ -105,6 +109,8 @@ def pick_trigger(seed: int, repetition: int) -> Trigger:
 
 
 class TriggerResponse:
+    """`ltm.trigger_response`: a sentence to say whenever the user does something."""
+
     name = NAME
     skills = SKILLS
 
@@ -140,8 +146,10 @@ class TriggerResponse:
             ideal,
             expected,
             params,
-            reset_message="Cancel any instructions as to what sentence you should say whenever I do something in"
-            " particular.",
+            reset_message=(
+                "Cancel any instructions as to what sentence you should say whenever I do something in"
+                " particular."
+            ),
         )
 
     def warm_up(self) -> None:

@@ -60,6 +60,8 @@ INSTRUCTION = "Answer with the letter of one option (A, B, C or D)."
 
 @dataclass(frozen=True)
 class MemBenchParams:
+    """How many questions of which types, the trajectories' size and noise, or the released data to read."""
+
     per_type: int = 5  # questions per type (generated), or a sample per type (released data; 0: all)
     types: str = ""  # comma-separated question types; empty: all of the scenario's
     target_tokens: int = 10000  # generated trajectories are padded with noise to this size
@@ -102,6 +104,9 @@ def capacity_asks(case: Case, points: int) -> list[int]:
 
 
 class MemBenchScenario:
+    """`membench.participation` / `membench.observation`: trajectories as contexts, their questions as
+    items."""
+
     skills = ("factual", "reflective")
 
     def __init__(self, name: str, dialogue: bool) -> None:

@@ -23,6 +23,8 @@ from pytest_memorybench.core.records import Message
 
 @dataclass(frozen=True)
 class Case:
+    """One MemBench case: the question with its options, its evidence steps and the trajectory."""
+
     id: str  # the context id, unique within the suite: "participation-multi_hop-3"
     type: str  # the question type (the item's category)
     level: str  # factual | reflective

@@ -56,6 +56,8 @@ _MONTH_NAMES = frozenset(date(2000, month, 1).strftime("%B") for month in range(
 
 @dataclass(frozen=True)
 class Person:
+    """A person of the user's profile graph: the user, a relative or a colleague."""
+
     relation: str  # "self" for the user
     gender: str
     name: str
@@ -80,6 +82,8 @@ class Person:
 
 @dataclass(frozen=True)
 class Event:
+    """An event of the profile graph."""
+
     kind: str  # "food festival"
     content: str
     name: str  # "Copper Beacon Food Festival"
@@ -92,18 +96,24 @@ class Event:
 
 @dataclass(frozen=True)
 class Item:
+    """An item the user owns."""
+
     type: str  # "coffee machine"
     name: str  # "Brewmont Duo"
 
 
 @dataclass(frozen=True)
 class Place:
+    """A place the user frequents."""
+
     type: str  # "park"
     name: str  # "Willow Park"
 
 
 @dataclass(frozen=True)
 class Graph:
+    """The user's profile graph: people, events, items and places, from one seed."""
+
     key: str
     user: Person
     relatives: tuple[Person, ...]

@@ -28,19 +28,21 @@ from pytest_memorybench.scenarios.membench.questions import Step
 
 TOWNS = (
     "Millbrook", "Ashcombe", "Port Carrow", "Dunmore Falls", "Westerly Bay", "Hartwell", "Glenfield",
-    "Oakridge Point", "Brackenhurst", "Calder Springs", "Fenwick", "Larkspur Hill", "Redmond Cove", "Stonefield",
-    "Thornbury", "Wexford Lake", "Kestrel Ridge", "Pembly", "Saltmarsh", "Upper Haddon",
+    "Oakridge Point", "Brackenhurst", "Calder Springs", "Fenwick", "Larkspur Hill", "Redmond Cove",
+    "Stonefield", "Thornbury", "Wexford Lake", "Kestrel Ridge", "Pembly", "Saltmarsh", "Upper Haddon",
 )  # fmt: skip
 GROUPS = (
     "the regional water board", "the county library service", "the harbour authority", "a local cycling club",
-    "the state parks office", "a community theatre group", "the university robotics lab", "a bakery cooperative",
-    "the transit agency", "the youth football league", "the historical society", "the volunteer fire brigade",
-    "a group of beekeepers", "the chamber of commerce", "the school board", "a wildlife rescue charity",
+    "the state parks office", "a community theatre group", "the university robotics lab",
+    "a bakery cooperative", "the transit agency", "the youth football league", "the historical society",
+    "the volunteer fire brigade", "a group of beekeepers", "the chamber of commerce", "the school board",
+    "a wildlife rescue charity",
 )  # fmt: skip
 PROJECTS = (
-    "a new footbridge over the river", "longer opening hours at the public pool", "solar panels on every school roof",
-    "a weekly farmers' market", "a late-night bus route", "a free repair café", "a wildflower strip along the bypass",
-    "an electric ferry service", "a skate park behind the station", "a tool library", "a community orchard",
+    "a new footbridge over the river", "longer opening hours at the public pool",
+    "solar panels on every school roof", "a weekly farmers' market", "a late-night bus route",
+    "a free repair café", "a wildflower strip along the bypass", "an electric ferry service",
+    "a skate park behind the station", "a tool library", "a community orchard",
     "a rooftop garden on the town hall", "a mural along the old canal wall", "a bike lane on the main street",
     "free swimming lessons for children", "a new wing for the museum",
 )  # fmt: skip
@@ -58,12 +60,13 @@ FINDINGS = (
     "a beetle species nobody had described before", "a comet that should be visible in the spring",
     "the remains of a Roman road", "an unusually large colony of seals", "a fern thought to be extinct",
     "traces of an ancient lake bed", "a shipwreck from the eighteenth century", "a new cave system",
-    "a meteorite the size of a walnut", "fossil footprints of an early mammal", "a rare orchid in an old quarry",
-    "a pod of dolphins far up the estuary",
+    "a meteorite the size of a walnut", "fossil footprints of an early mammal",
+    "a rare orchid in an old quarry", "a pod of dolphins far up the estuary",
 )  # fmt: skip
 TEAMS = (
-    "the Glenfield Otters", "the Ashcombe Rovers", "the Port Carrow Gulls", "the Hartwell Foxes", "the Stonefield Miners",
-    "the Thornbury Owls", "the Pembly Comets", "the Saltmarsh Herons", "the Fenwick Badgers", "the Kestrel Ridge Hawks",
+    "the Glenfield Otters", "the Ashcombe Rovers", "the Port Carrow Gulls", "the Hartwell Foxes",
+    "the Stonefield Miners", "the Thornbury Owls", "the Pembly Comets", "the Saltmarsh Herons",
+    "the Fenwick Badgers", "the Kestrel Ridge Hawks",
 )  # fmt: skip
 SPORTS = (
     "the regional cup",
@@ -257,4 +260,5 @@ _PLACELESS_REACTIONS = tuple(reaction for reaction in REACTIONS if "{town}" not 
 
 @lru_cache(maxsize=8)
 def noise_stream(seed: int, dialogue: bool) -> NoiseStream:
+    """The endless noise of a trajectory, deterministic in its seed."""
     return NoiseStream(seed, dialogue)

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import date
-from typing import Any, Union
+from typing import Any
 
 from pytest_memorybench.scenarios.membench.graph import Event, Item, Person, Place
 from pytest_memorybench.scenarios.membench.lists import NUMBER_WORDS
 
-Subject = Union[Person, Event, Item, Place]
+Subject = Person | Event | Item | Place
 
 PERSON_KINDS = (
     "name", "age", "height", "birthday", "hometown", "work_location", "education", "occupation", "position",
@@ -28,6 +28,8 @@ EVENT_KINDS = ("location", "start", "scale", "days", "content")
 
 @dataclass(frozen=True)
 class Fact:
+    """One fact of the graph: its subject, its kind and its value."""
+
     subject: Subject
     kind: str
     value: Any
@@ -53,6 +55,7 @@ def subject_key(subject: Subject) -> str:
 
 
 def value_text(kind: str, value: Any) -> str:
+    """A fact's value as a sentence says it."""
     if kind == "age":
         return f"{value} years old"
     if kind == "height":
@@ -72,6 +75,7 @@ def day_text(day: date) -> str:
 
 
 def article(noun: str) -> str:
+    """'a' or 'an' for `noun`."""
     return "an" if noun[:1].lower() in "aeiou" else "a"
 
 
@@ -166,6 +170,7 @@ def statement(item: Fact, *, named: bool = False) -> str:
 
 
 def question(item: Fact) -> str:
+    """The question that asks for a fact."""
     subject = item.subject
     if isinstance(subject, Person):
         other, own = _PERSON_QUESTIONS[item.kind]

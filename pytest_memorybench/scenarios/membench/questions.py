@@ -79,6 +79,7 @@ WHEN = "{when}"  # in an emotion question: the day of its remarks, known once th
 
 
 def level_of(kind: str) -> str:
+    """Whether a question type is factual or reflective."""
     return "reflective" if kind in REFLECTIVE else "factual"
 
 
@@ -127,6 +128,7 @@ Builder = Callable[[Graph, random.Random], QuestionSpec]
 
 
 def build_question(kind: str, graph: Graph, rng: random.Random) -> QuestionSpec:
+    """A question of type `kind` about the graph, with its options and evidence."""
     return BUILDERS[kind](graph, rng)
 
 
@@ -415,8 +417,10 @@ def post_processing(graph: Graph, rng: random.Random) -> QuestionSpec:
     )
 
 
-_UPDATABLE = (("person", "work_location"), ("person", "company"), ("person", "hobby"), ("person", "character"),
-              ("event", "location"), ("event", "start"), ("event", "scale"), ("event", "days"))  # fmt: skip
+_UPDATABLE = (
+    ("person", "work_location"), ("person", "company"), ("person", "hobby"), ("person", "character"),
+    ("event", "location"), ("event", "start"), ("event", "scale"), ("event", "days"),
+)  # fmt: skip
 
 
 def knowledge_update(graph: Graph, rng: random.Random) -> QuestionSpec:

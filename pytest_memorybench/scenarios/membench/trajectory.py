@@ -67,6 +67,7 @@ def approximate_budget(target_tokens: int) -> int:
 
 
 def place_suffix(place: str) -> str:
+    """How an observation names the place it happens in."""
     return f" (place: {place})"
 
 

@@ -61,6 +61,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """`python -m pytest_memorybench.scenarios.episodic.cli`: write a book, or count its tokens."""
     args = _parser().parse_args(argv)
     try:
         if args.command == "tokens":
