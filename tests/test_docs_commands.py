@@ -28,7 +28,7 @@ import tomllib
 
 REPO = Path(__file__).resolve().parents[1]
 PAGES = [REPO / "README.md", *sorted((REPO / "docs").rglob("*.md"))]
-COMMAND = re.compile(r"^(pytest|python3?|mkdocs)\b")
+COMMAND = re.compile(r"^(pytest|python3?|mkdocs|ruff|mypy|pre-commit)\b")
 INSTALL = re.compile(r"^(CMAKE_ARGS=\S+ )?pip install ")
 NOT_RUN = re.compile(r"<!--\s*not run:\s*(\S.*?)\s*-->")
 OUTPUT = re.compile(r"<!--\s*output\s*-->")
