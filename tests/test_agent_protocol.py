@@ -79,6 +79,9 @@ class FullSync:
     def retrieve(self, query: str, k: int) -> tuple[str, ...]:
         return tuple(f"{query}#{i}" for i in range(k))
 
+    def context(self) -> tuple[str, ...]:
+        return tuple(self.observed[-1:])
+
     def fork(self) -> FullSync:
         copy = FullSync()
         copy.observed = list(self.observed)
@@ -171,10 +174,10 @@ def test_target_without_reply_and_not_callable_is_rejected() -> None:
 
 
 def test_capabilities_detected_by_presence() -> None:
-    assert CAPABILITIES == ("observe", "reset", "retrieve", "fork", "catch_up")
+    assert CAPABILITIES == ("observe", "reset", "retrieve", "context", "fork", "catch_up")
     assert AgentAdapter(AsyncEcho(), "a").capabilities == []
     assert AgentAdapter(lambda text: text, "f").capabilities == []
-    assert AgentAdapter(FullSync(), "s").capabilities == ["observe", "reset", "retrieve", "fork"]
+    assert AgentAdapter(FullSync(), "s").capabilities == ["observe", "reset", "retrieve", "context", "fork"]
     assert AgentAdapter(FullAsync(), "s").capabilities == ["observe", "reset", "retrieve", "fork"]
     assert AgentAdapter(OracleAgent(), "oracle").capabilities == ["reset"]
     assert AgentAdapter(NullAgent(), "null").capabilities == []
@@ -202,6 +205,8 @@ async def test_optional_methods_delegate(kind: type) -> None:
     hits = await adapter.retrieve("red" if kind is FullAsync else "q", 2)
     assert isinstance(hits, list)
     assert hits == (["red apple"] if kind is FullAsync else ["q#0", "q#1"])
+    if kind is FullSync:
+        assert await adapter.context() == ["green pear"]  # a tuple from a sync method, as a list
 
     forked = await adapter.fork()
     assert isinstance(forked, AgentAdapter)

@@ -131,6 +131,7 @@ async def test_a_memory_agent_answers_only_from_what_its_memory_recalls() -> Non
     assert await recent.reply(msg("Where does my sister Anna live?")) == ABSTENTION, (
         "the fact left the window"
     )
+    assert await recent.context() == ["Nice weather today.", "The bus was late."]  # what it read
     full = FullMemoryAgent()
     assert await full.reply(msg("My sister Anna lives in Lisbon.")) == ACKNOWLEDGEMENT
     await full.observe([msg("Nice weather today."), msg("The bus was late.")])
@@ -156,5 +157,5 @@ def test_the_memory_agents_are_built_in_agent_names() -> None:
         assert spec.kind == "builtin"
         adapter = build_agent(spec)
         assert isinstance(adapter.target, MemoryAgent)
-        assert adapter.capabilities == ["observe", "reset", "retrieve", "fork"]
+        assert adapter.capabilities == ["observe", "reset", "retrieve", "context", "fork"]
     assert {"full-memory", "recent-memory", "retrieval-memory"} <= set(REFERENCE_AGENTS)

@@ -18,7 +18,6 @@ from typing import Any
 import pytest
 
 import pytest_memorybench.agents.reference.extractive  # noqa: F401  (numpy must load outside pytester's inner runs)
-from pytest_memorybench.conversation.evidence import evidence_recall
 from tests.support.llm_server import LLMServer
 from tests.support.memory_model import MemoryModelScript, scripted_memory_server
 from tests.test_episodic_runs import SUITE as EPISODIC_SUITE
@@ -34,24 +33,6 @@ def model() -> Iterator[tuple[LLMServer, MemoryModelScript]]:
 
 def _results(folder: Path) -> dict[str, Any]:
     return json.loads((folder / "results.json").read_text())
-
-
-def test_a_piece_of_evidence_is_found_whole_or_by_one_of_its_long_paragraphs() -> None:
-    chapter = (
-        "Chapter 3\n\n"
-        + "On a wet Tuesday the baker of Lindell Street found a key in his flour sack. " * 2
-        + "\n\nHe kept it."
-    )
-    paragraph = "Chapter 3, Paragraph 2: " + chapter.split("\n\n")[1]
-    assert evidence_recall([chapter], [f"[2024-01-01 09:00] user: {chapter}"])["recall"] == 1.0
-    assert evidence_recall([chapter], [paragraph])["recall"] == 1.0  # a memory chunked by paragraph
-    assert (
-        evidence_recall([chapter], ["Chapter 3, Paragraph 3: He kept it."])["recall"] == 0.0
-    )  # too short to tell
-    assert (
-        evidence_recall([chapter, "My locker code is 4512."], ["my locker   code is 4512."])["recall"] == 0.5
-    )
-    assert evidence_recall([], ["anything"]) is None
 
 
 def test_beam_questions_report_the_recall_of_their_source_messages(
@@ -78,9 +59,7 @@ def test_beam_questions_report_the_recall_of_their_source_messages(
     result.stdout.fnmatch_lines(["*evidence recall@10: *"])
 
 
-def test_episodic_questions_count_a_chapter_found_by_its_paragraphs(
-    pytester: pytest.Pytester, model: Any
-) -> None:
+def test_episodic_questions_count_the_share_of_a_chapter_found(pytester: pytest.Pytester, model: Any) -> None:
     server, _ = model
     pytester.makefile(".yaml", mini=EPISODIC_SUITE)
     run, agent = pytester.path / "run", f"--agent=rag(chunk=paragraph):openai:fake-model@{server.openai_url}"
@@ -96,7 +75,9 @@ def test_episodic_questions_count_a_chapter_found_by_its_paragraphs(
         chapters = min(int(matching), 1) if get == "latest" else int(matching)
         evidence = record["details"].get("evidence")
         assert (evidence["evidence"] if evidence else 0) == chapters, record["test_id"]
-    assert all(r["details"]["evidence"]["recall"] == 1.0 for r in records if r["category"].endswith("/1"))
+    # k paragraphs of ten cannot hold whole chapters: each counts for the share of its paragraphs found
+    recalls = [r["details"]["evidence"]["recall"] for r in records if r["details"].get("evidence")]
+    assert recalls and all(0 < recall < 1 for recall in recalls), recalls
 
 
 # -- kill -9 and resume ------------------------------------------------------------------------
@@ -199,14 +180,3 @@ def test_compare_sets_each_memorys_write_and_read_calls_beside_its_spending(
             f"{calls[name]['write']['calls']:,} / {calls[name]['read']['calls']:,}"
         ), row
     assert "| memory write / read |" in (pytester.path / "compare.md").read_text()
-
-
-def test_evidence_recall_counts_the_units_found() -> None:
-    evidence = ["I bought 3 plants.", "I bought 2 more plants.", "My commute is 35 minutes."]
-    recall = evidence_recall(
-        evidence, ["[2023-05-01] user: I bought 3 plants."], ["session 1", "session 3", "session 3"]
-    )
-    assert recall is not None
-    assert (recall["recalled"], recall["evidence"]) == (1, 3)
-    assert (recall["groups_recalled"], recall["groups"]) == (1, 2)
-    assert "groups" not in (evidence_recall(evidence, []) or {})

@@ -25,7 +25,7 @@ from pytest_memorybench.core.tokens import default_counter
 if TYPE_CHECKING:
     from pytest_memorybench.agents.models.budget import Budget
 
-CAPABILITIES = ("observe", "reset", "retrieve", "fork", "catch_up")
+CAPABILITIES = ("observe", "reset", "retrieve", "context", "fork", "catch_up")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 MAX_REPLY_CHARS = 100_000  # about 25k tokens: longer than any answer a memory test asks for
 T = TypeVar("T")
@@ -39,6 +39,8 @@ class Agent(Protocol):
       observe(messages: list[Message]) -> None   ingest turns without replying (saves model calls)
       reset() -> None                            start a new conversation
       retrieve(query: str, k: int) -> list[str]  expose memory, for recall@k
+      context() -> list[str]                     the memories the last reply's prompt held, for
+                                                 context recall (each an item as it was shown)
       fork() -> Agent                            an independent copy sharing what was ingested
     An agent may also keep a `usage: Usage` attribute; the harness then reports its tokens and
     cost instead of estimating them.
@@ -202,6 +204,10 @@ class AgentAdapter:
 
     async def retrieve(self, query: str, k: int) -> list[str]:
         return list(await self._optional("retrieve", query, k))
+
+    async def context(self) -> list[str]:
+        """What the agent says its last reply was given: the memories its prompt held."""
+        return [str(item) for item in await self._optional("context")]
 
     async def fork(self) -> AgentAdapter:
         twin = AgentAdapter(await self._optional("fork"), self.name, timeout=self.timeout, budget=self.budget)

@@ -19,7 +19,7 @@ from typing import Any, Literal
 from pytest_memorybench.agents.protocol import AgentAdapter
 from pytest_memorybench.conversation.clock import SimulatedClock
 from pytest_memorybench.conversation.events import EventLog
-from pytest_memorybench.conversation.evidence import EVIDENCE_K, evidence_recall
+from pytest_memorybench.conversation.evidence import add_context_recall, retrieval_recall
 from pytest_memorybench.conversation.filler import FillerTask, Prefetch
 from pytest_memorybench.core.errors import AgentError
 from pytest_memorybench.core.records import Message, Usage
@@ -193,16 +193,16 @@ class AgentChannel:
             self.last_evidence = logged.evidence
         else:
             agent = await self._live_agent()
-            if evidence and agent.supports("retrieve"):
-                self.last_evidence = evidence_recall(evidence, await agent.retrieve(text, EVIDENCE_K))
-                if self.last_evidence is not None:
-                    cut["evidence"] = self.last_evidence
+            self.last_evidence = await retrieval_recall(agent, text, evidence)
             if ideal is not None:
                 await agent.prime_answer(ideal)
             before = dataclasses.replace(agent.usage)
             with self._agent_busy():
                 reply = await agent.reply(Message(text, sent_at))
             self.last_usage = agent.usage - before
+            await add_context_recall(agent, self.last_evidence, evidence)
+            if self.last_evidence is not None:
+                cut["evidence"] = self.last_evidence
             if agent.last_reply_cut is not None:
                 cut["cut_from"] = agent.last_reply_cut  # the reply's length before it was bounded
         self.tokens += (

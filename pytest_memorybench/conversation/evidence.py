@@ -1,80 +1,200 @@
 """Evidence recall: did the memory find the messages a question needs, whatever the answer says?
 
 For an agent with `retrieve(query, k)` (every memory system, and users' agents that implement
-it), a test's question first retrieves the top `EVIDENCE_K` memories.  The evidence is the test's
-own messages that are not questions (GoodAI's statements and instructions: what the question is
-about, said earlier in the conversation).  In BEAM and the episodic books it is the context turns
-the question rests on (BEAM's `source_chat_ids`, the chapters an answer comes from), named by
-`Message.id`; MemBench keeps its own recall@k over step ids.
+it), a question first retrieves memories; only the first `EVIDENCE_K` count, however many come
+back (an agent returning everything it heard would otherwise find everything), and the record
+says how many came back and how many were used.  The evidence is the test's own messages that are
+not questions (GoodAI's statements and instructions).  In BEAM and the episodic books it is the
+context turns the question rests on (BEAM's `source_chat_ids`, the chapters an answer comes from),
+named by `Message.id`; MemBench keeps its own recall@k over step ids, matching texts by the same
+rule.
 
-A piece of evidence is recalled when a retrieved memory holds its text, ignoring case and spacing
-(a memory may store the message with a date, a speaker or its reply), or holds one of its
-paragraphs of at least `PARAGRAPH_CHARS` characters (a memory that chunks a chapter or a long reply
-by paragraph finds the passage, not the whole text).  Recall is the share recalled, MemBench's
-recall@k for every benchmark.  A miss with high recall is the model's; with low recall, the
-memory's.  It is measured before the question is asked and logged with its reply, so a resumed or
-replayed run reports the recall the agent had.
+A piece of evidence is matched by its content, not by a substring of any length.  Each paragraph
+of it (a blank line apart) is found when one memory holds all of its content words (the words
+BM25 ranks by: lower case, stopwords left out), whatever else the memory says around them: a
+memory may store the message with a date, a speaker, its reply, or inside a longer exchange.  A
+paragraph of fewer than `MIN_CONTENT_WORDS` content words ("Yes.", "Sure, 4pm.") says too little
+to be recognised by its words: it is found only as a whole line of a memory, apart from a time
+stamp and speaker.  A piece counts for the share of its paragraphs found: a chapter whose half is
+found is half recalled.  A piece split over two memories, each holding part of a paragraph, is
+not found.  Recall is the mean over the pieces, MemBench's recall@k for every benchmark.
+
+Examples, for the piece "My sister Anna moved to Lisbon in May.":
+  found in "[2024-05-01 09:00] user: My sister Anna moved to Lisbon in May. assistant: Noted!"
+  not in "user: My sister Anna is a nurse." and "user: She moved to Lisbon in May." (two memories)
+  "Yes." is found in "user: Yes." and not in "user: Yes, but only on Sundays."
+
+Two recalls, when the agent says what its last answer was given (`context()`, which every memory
+mechanism has): *retrieval* recall, over what its search returned, and *context* recall, over what
+the answering prompt held.  A miss that retrieval found but the prompt did not hold is lost between
+search and prompt (a window, a summary, a filter); with both high, a wrong answer is the model's.
+Both are measured when the question is asked and logged with its reply, so a resumed or replayed
+run reports the recall the agent had.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
+from pytest_memorybench.agents.lexical import terms
 from pytest_memorybench.core.text import fold
 
+if TYPE_CHECKING:
+    from pytest_memorybench.agents.protocol import AgentAdapter
+
 EVIDENCE_K = 10
-PARAGRAPH_CHARS = 80
+MIN_CONTENT_WORDS = 3
 _PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
+# What a memory puts before a message: a time stamp, a bullet, a speaker or a label ("user:",
+# "Caroline:", "Chapter 3, Paragraph 1:").
+_PREFIX = re.compile(r"^(?:[-*•]\s*)?(?:\[[^\]]*\]\s*)?(?:[\w .,'-]{1,40}:\s+)?")
 
 
-def _pieces(text: str) -> list[str]:
-    """What finds a piece of evidence in a memory: its whole text, or one of its long paragraphs."""
-    whole = fold(text)
-    paragraphs = [fold(part) for part in _PARAGRAPH_BREAK.split(str(text))]
-    return [whole, *(part for part in paragraphs if len(part) >= PARAGRAPH_CHARS and part != whole)]
+def _line(text: str) -> str:
+    return _PREFIX.sub("", fold(text), count=1)
+
+
+@dataclass(frozen=True)
+class _Memory:
+    words: frozenset[str]
+    lines: frozenset[str]
+
+    @classmethod
+    def of(cls, text: str) -> _Memory:
+        return cls(frozenset(terms(text)), frozenset(_line(line) for line in str(text).splitlines()))
+
+
+@dataclass(frozen=True)
+class _Paragraph:
+    words: frozenset[str]
+    line: str
+
+    def found_in(self, memory: _Memory) -> bool:
+        if len(self.words) >= MIN_CONTENT_WORDS:
+            return self.words <= memory.words
+        return self.line in memory.lines
+
+
+def _paragraphs(piece: str) -> list[_Paragraph]:
+    parts = [part for part in _PARAGRAPH_BREAK.split(str(piece)) if part.strip()]
+    return [_Paragraph(frozenset(terms(part)), _line(" ".join(part.split()))) for part in parts]
+
+
+def _share(paragraphs: Sequence[_Paragraph], memories: Sequence[_Memory]) -> float:
+    found = sum(any(paragraph.found_in(memory) for memory in memories) for paragraph in paragraphs)
+    return found / len(paragraphs)
+
+
+def holds(memory: str, piece: str) -> bool:
+    """Whether one memory holds all of a piece of evidence (see the module docstring)."""
+    paragraphs = _paragraphs(piece)
+    return bool(paragraphs) and _share(paragraphs, [_Memory.of(memory)]) == 1.0
+
+
+def _shares(evidence: Sequence[str], memories: Sequence[str]) -> dict[str, float]:
+    """Each distinct piece (by its folded text) and the share of it the memories hold."""
+    held = [_Memory.of(text) for text in memories]
+    shares: dict[str, float] = {}
+    for piece in evidence:
+        key, paragraphs = fold(piece), _paragraphs(piece)
+        if key and key not in shares and paragraphs:
+            shares[key] = _share(paragraphs, held)
+    return shares
 
 
 def evidence_recall(
-    evidence: Sequence[str], retrieved: Sequence[str], groups: Sequence[str] | None = None
+    evidence: Sequence[str],
+    retrieved: Sequence[str],
+    groups: Sequence[str] | None = None,
+    *,
+    k: int = EVIDENCE_K,
 ) -> dict[str, Any] | None:
-    """{"k", "evidence", "recalled", "recall"} for one question, or None when it has no evidence.
+    """Retrieval recall of one question over the first `k` memories returned, or None without evidence.
 
+    {"k", "returned", "used", "evidence", "recalled", "recall"}: `returned` memories came back,
+    the first `used` (at most k) were searched; `recalled` is the sum of the pieces' shares found.
     `groups`, parallel to `evidence`, names the unit each piece belongs to (LongMemEval's sessions):
-    then "groups" and "groups_recalled" count the units with at least one piece recalled.
+    then "groups" and "groups_recalled" count the units of which some piece was found.
     """
-    wanted = {fold(text): _pieces(text) for text in evidence if fold(text)}
-    if not wanted:
+    used = [str(text) for text in retrieved[:k]]
+    result = _recall(evidence, used, groups)
+    if result is None:
         return None
-    memories = [fold(text) for text in retrieved]
-    found = {
-        text: any(piece in memory for piece in pieces for memory in memories)
-        for text, pieces in wanted.items()
-    }
-    recalled = sum(found.values())
+    return {"k": k, "returned": len(retrieved), "used": len(used), **result}
+
+
+def context_recall(evidence: Sequence[str], context: Sequence[str]) -> dict[str, Any] | None:
+    """Context recall: the same measure over what the answering prompt held (`memories` texts)."""
+    result = _recall(evidence, [str(text) for text in context], None)
+    return None if result is None else {"memories": len(context), **result}
+
+
+def _recall(
+    evidence: Sequence[str], memories: Sequence[str], groups: Sequence[str] | None
+) -> dict[str, Any] | None:
+    shares = _shares(evidence, memories)
+    if not shares:
+        return None
+    recalled = sum(shares.values())
     result: dict[str, Any] = {
-        "k": EVIDENCE_K,
-        "evidence": len(wanted),
-        "recalled": recalled,
-        "recall": round(recalled / len(wanted), 6),
+        "evidence": len(shares),
+        "recalled": round(recalled, 6),
+        "recall": round(recalled / len(shares), 6),
     }
     if groups is not None:
         units: dict[str, bool] = {}
-        for text, group in zip(evidence, groups, strict=True):
-            if fold(text):
-                units[group] = units.get(group, False) or found[fold(text)]
+        for piece, group in zip(evidence, groups, strict=True):
+            if fold(piece) in shares:
+                units[group] = units.get(group, False) or shares[fold(piece)] > 0
         result.update(groups=len(units), groups_recalled=sum(units.values()))
     return result
 
 
+async def retrieval_recall(
+    agent: AgentAdapter, query: str, evidence: Sequence[str], groups: Sequence[str] | None = None
+) -> dict[str, Any] | None:
+    """Before the reply: what the agent's `retrieve(query, EVIDENCE_K)` finds of the evidence.
+
+    None when there is no evidence or the agent cannot retrieve.  Every path that asks a question
+    with evidence (the conversation's, the probes') measures through this and `add_context_recall`.
+    """
+    if not evidence or not agent.supports("retrieve"):
+        return None
+    return evidence_recall(evidence, await agent.retrieve(query, EVIDENCE_K), groups)
+
+
+async def add_context_recall(
+    agent: AgentAdapter, recall: dict[str, Any] | None, evidence: Sequence[str]
+) -> None:
+    """After the reply: the same measure over the memories the agent says its prompt held, as
+    `recall["context"]`, when it says (`context()`)."""
+    if recall is not None and agent.supports("context"):
+        context = context_recall(evidence, await agent.context())
+        if context is not None:
+            recall["context"] = context
+
+
 def mean_recall(records: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
-    """The mean evidence recall over the scored items that have one, or None."""
-    values = [
-        record["details"]["evidence"]["recall"]
+    """The mean evidence recall over the scored items that have one, or None; with the mean context
+    recall where the agent said what its prompts held, and how many searches returned more than k."""
+    measured = [
+        record["details"]["evidence"]
         for record in records
         if record.get("score") is not None and (record.get("details") or {}).get("evidence")
     ]
-    if not values:
+    if not measured:
         return None
-    return {"k": EVIDENCE_K, "mean": round(sum(values) / len(values), 6), "questions": len(values)}
+    summary: dict[str, Any] = {
+        "k": EVIDENCE_K,
+        "mean": round(sum(item["recall"] for item in measured) / len(measured), 6),
+        "questions": len(measured),
+        "over_k": sum(1 for item in measured if item.get("returned", 0) > item.get("k", EVIDENCE_K)),
+    }
+    contexts = [item["context"]["recall"] for item in measured if item.get("context")]
+    if contexts:
+        summary["context_mean"] = round(sum(contexts) / len(contexts), 6)
+        summary["context_questions"] = len(contexts)
+    return summary

@@ -24,7 +24,7 @@ from typing import Any
 
 from pytest_memorybench.agents.protocol import AgentAdapter
 from pytest_memorybench.conversation.channel import AgentChannel
-from pytest_memorybench.conversation.evidence import EVIDENCE_K, evidence_recall
+from pytest_memorybench.conversation.evidence import add_context_recall, retrieval_recall
 from pytest_memorybench.conversation.scheduler import ConversationStats, ScheduledTest, memory_snapshot
 from pytest_memorybench.core.errors import AgentError, stop_on_refusal
 from pytest_memorybench.core.records import Message, Score, TestDefinition, TestOutcome, Turn, Usage
@@ -227,7 +227,8 @@ class ProbeSession:
     async def _ask_one(self, agent: AgentAdapter, probe: _Probe, index: int) -> None:
         definition = probe.test.definition
         question = definition.questions[0]
-        evidence = await self._evidence_recall(agent, probe, question)
+        evidence_texts, groups = self._evidence(probe)
+        evidence = await retrieval_recall(agent, question, evidence_texts, groups)
         retrieved, retrieve_seconds = None, None
         started = time.perf_counter()
         k = definition.params.get("retrieve_k")
@@ -240,6 +241,7 @@ class ProbeSession:
             Message(question, asked_at(definition) or self.delivery.last_time or self.channel.clock.now())
         )
         probe.usage.add(agent.usage - before)
+        await add_context_recall(agent, evidence, evidence_texts)
         seconds = round(time.perf_counter() - started, 6)
         answer = LoggedAnswer(
             reply, self.delivery.turns, self.delivery.tokens, retrieved, seconds, retrieve_seconds, evidence
@@ -247,17 +249,12 @@ class ProbeSession:
         probe.answers[index] = answer
         self.channel.emit("probe_answer", test=probe.test.key, ask=index, **dataclasses.asdict(answer))
 
-    async def _evidence_recall(
-        self, agent: AgentAdapter, probe: _Probe, question: str
-    ) -> dict[str, Any] | None:
-        """What share of the turns the question rests on the agent's memory returns for it."""
+    def _evidence(self, probe: _Probe) -> tuple[list[str], list[str] | None]:
+        """The texts of the turns the question rests on, and the unit each belongs to (if any)."""
         turns = [turn for turn in self.evidence_ids[probe.test.key] if turn in self.evidence_texts]
-        if not turns or not agent.supports("retrieve"):
-            return None
         grouping = evidence_groups(probe.test.definition)
         groups = [grouping.get(turn, str(turn)) for turn in turns] if grouping else None
-        retrieved = [str(item) for item in await agent.retrieve(question, EVIDENCE_K)]
-        return evidence_recall([self.evidence_texts[turn] for turn in turns], retrieved, groups)
+        return [self.evidence_texts[turn] for turn in turns], groups
 
     # -- results ----------------------------------------------------------------------------------
 

@@ -89,10 +89,7 @@ def _spending_lines(results: dict[str, Any]) -> list[str]:
     lines += [line for line in (efficiency_text(totals), memory_text(totals)) if line]
     recall = totals.get("evidence_recall")
     if recall:
-        lines.append(
-            f"evidence recall@{recall['k']}: {recall['mean']:.2f} over {recall['questions']} questions (what"
-            " each question rests on, among what the agent's memory retrieved)"
-        )
+        lines.append(recall_text(recall))
     lines.append(
         f"judge {results['run']['judge']}: {totals['judge_calls']:,} calls, {totals['judge_cache_hits']:,}"
         f" cache hits, {totals['judge_tokens_in'] + totals['judge_tokens_out']:,} tokens,"
@@ -100,6 +97,20 @@ def _spending_lines(results: dict[str, Any]) -> list[str]:
     )
     concurrency = concurrency_line(results["run"].get("concurrency"))
     return [*lines, concurrency] if concurrency else lines
+
+
+def recall_text(recall: dict[str, Any]) -> str:
+    """Evidence recall in a line: what search found and, where the agent says, what its prompts held."""
+    k = recall["k"]
+    line = f"evidence recall@{k}: {recall['mean']:.2f} retrieved"
+    if "context_mean" in recall:
+        line += f", {recall['context_mean']:.2f} in the answering prompt"
+    line += (
+        f" over {recall['questions']} questions (the share of what each question rests on that memory found)"
+    )
+    if recall.get("over_k"):
+        line += f"; retrieve returned more than {k} for {recall['over_k']}: only the first {k} counted"
+    return line
 
 
 def _conversation_lines(results: dict[str, Any]) -> list[str]:

@@ -5,7 +5,9 @@ A mechanism says how it takes messages in (`write`, the *write* phase), how it a
 which `retrieve(query, k)` exposes for evidence recall).  `MemorySystem` turns that into an agent:
 a reply is read then written (the user's message and the reply, as one exchange), observed
 messages are only written, a fork is a deep copy that shares the model's clients and the
-embedder, and a reset starts the memory afresh.
+embedder, and a reset starts the memory afresh.  `context()` gives what the last answering prompt
+held: the memories the mechanism put in it (`reply_with(..., memories=...)`) and the earlier turns,
+each as shown, for context recall beside the retrieval recall of `search`.
 
 A mechanism lays its answering prompt out with `prompt.py`: `room(entry)` is what the prompt has
 left for memories and turns once the question is in, and `recent_turns` takes its share of it.
@@ -76,6 +78,7 @@ class MemorySystem(ABC):
         self.embedder = embedder
         self.settings = settings if settings is not None else self.settings_type()
         self.log: list[Entry] = []
+        self.last_context: list[str] = []
         self.start()
 
     # -- what a mechanism defines --------------------------------------------------------------
@@ -130,6 +133,10 @@ class MemorySystem(ABC):
     async def retrieve(self, query: str, k: int) -> list[str]:
         return await self.search(query, k)
 
+    async def context(self) -> list[str]:
+        """What the last answering prompt held: the memories put in it, then its earlier turns."""
+        return list(self.last_context)
+
     async def prime_answer(self, ideal: str) -> None:
         """The harness's cue to a calibration model (the estimate's stand-in): for the answer only."""
         primed = getattr(self.model.answerer, "prime_answer", None)
@@ -138,6 +145,7 @@ class MemorySystem(ABC):
 
     async def reset(self) -> None:
         self.log = []
+        self.last_context = []
         self.start()
 
     async def fork(self) -> MemorySystem:
@@ -182,8 +190,12 @@ class MemorySystem(ABC):
         room.spend(turn["content"] for turn in turns)
         return turns
 
-    async def reply_with(self, system: str, entry: Entry, turns: Sequence[Turn] = ()) -> str:
-        """Ask the answering model, `system` and `turns` before the user's message."""
+    async def reply_with(
+        self, system: str, entry: Entry, turns: Sequence[Turn] = (), memories: Sequence[str] = ()
+    ) -> str:
+        """Ask the answering model, `system` and `turns` before the user's message; `memories` are
+        the items of `system` recalled for it, which with `turns` are the prompt's `context()`."""
+        self.last_context = [*memories, *(turn["content"] for turn in turns)]
         completion = await self.model.answer(system, [*turns, entry.turn])
         return completion.text
 

@@ -19,9 +19,10 @@ curve shows where each one stops seeing the evidence.
                     lexical so the agent needs no model
 
 `retrieve(query, k)` returns, for every component, the k messages read that the answerer ranks
-first.  (MemBench's own Full and Recent memories return every stored id to its recall metric;
-the paper reports recall for its retrieval memory only.)  Like the `recall` agent, they keep every
-message that is not a question, acknowledge statements and fork by copying.
+first; `context()` what it read for the last question (all of it: the context recall).  (MemBench's own Full
+and Recent memories return every stored id to its recall metric; the paper reports recall for its retrieval
+memory only.)  Like the `recall` agent, they keep every message that is not a question, acknowledge statements
+and fork by copying.
 """
 
 from __future__ import annotations
@@ -125,12 +126,18 @@ class MemoryAgent:
     def __init__(self, memory: MemoryComponent) -> None:
         self.memory = memory
         self._fresh = copy.deepcopy(memory)
+        self.last_context: list[str] = []
 
     async def reply(self, message: Message) -> str:
         if not is_question(message.text):
             self.memory.store(message.text)
             return ACKNOWLEDGEMENT
-        return answer(message.text, Statements(self.memory.read(message.text)))
+        self.last_context = self.memory.read(message.text)
+        return answer(message.text, Statements(self.last_context))
+
+    async def context(self) -> list[str]:
+        """What the answerer read for the last question."""
+        return list(self.last_context)
 
     async def observe(self, messages: Sequence[Message]) -> None:
         for message in messages:
@@ -145,6 +152,7 @@ class MemoryAgent:
 
     async def reset(self) -> None:
         self.memory = copy.deepcopy(self._fresh)
+        self.last_context = []
 
     async def fork(self) -> MemoryAgent:
         return copy.deepcopy(self)

@@ -48,7 +48,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from pytest_memorybench.core.text import fold
+from pytest_memorybench.conversation.evidence import holds
 from pytest_memorybench.core.timings import pooled_percentile
 from pytest_memorybench.scoring.membench import (
     CapacityPoint,
@@ -64,16 +64,13 @@ NO_RETRIEVE = "skipped: the agent has no retrieve(query, k)"
 def retrieved_steps(
     retrieved: Sequence[str], evidence: Sequence[int], evidence_texts: Sequence[Sequence[str]]
 ) -> list[list[int]]:
-    """For each retrieved memory, in rank order, the evidence steps it holds the text of."""
-    wanted = [
-        (step, [fold(text) for text in texts if fold(text)])
-        for step, texts in zip(evidence, evidence_texts, strict=True)
+    """For each retrieved memory, in rank order, the evidence steps it holds the text of (matched by
+    content, as evidence recall matches: `conversation.evidence.holds`)."""
+    wanted = list(zip(evidence, evidence_texts, strict=True))
+    return [
+        [step for step, texts in wanted if any(holds(memory, text) for text in texts if text.strip())]
+        for memory in retrieved
     ]
-    found = []
-    for memory in retrieved:
-        held = fold(memory)
-        found.append([step for step, texts in wanted if any(text in held for text in texts)])
-    return found
 
 
 def item_recall(record: dict[str, Any], k: int) -> float | None:
