@@ -45,18 +45,19 @@ def test_the_example_remembers_through_its_notes(tmp_path: Path, monkeypatch: py
         monkeypatch.setenv("NOTES_MODEL_URL", server.openai_url)
         agent = load_example(tmp_path).make_agent()
 
-        async def talk() -> tuple[str, list[str]]:
+        async def talk() -> tuple[str, list[str], list[str]]:
             when = datetime(2024, 3, 1, 9, 0)
             await agent.reply(Message("My locker code is 4512, please remember it.", when))
             for number in range(12):
                 await agent.reply(Message(f"Filler number {number} about trains and tea.", when))
             answer = await agent.reply(Message("What is my locker code?", when))
-            return answer, await agent.retrieve("locker code", 3)
+            return answer, await agent.retrieve("locker code", 3), await agent.context()
 
-        answer, found = asyncio.run(talk())
+        answer, found, shown = asyncio.run(talk())
     assert "4512" in answer
     assert any("4512" in note for note in found), "search finds the note without the model"
     assert "## Notes" in script.answer_prompts[-1]
+    assert any("4512" in note for note in shown), "context() holds the notes the prompt showed"
     assert agent.phase_usage["read"].calls == 14 and agent.phase_usage["write"].calls == 0
 
 

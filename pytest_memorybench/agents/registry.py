@@ -92,8 +92,8 @@ MECHANISMS = _by_name(
         "mechanisms.light:Light",
         "BEAM's LIGHT: key–value pairs and a summary extracted per exchange and indexed over the raw "
         "segment; top `k` segments; working memory of the last `z` exchanges; a scratchpad of notes "
-        "merged per exchange and compressed past `scratchpad_max` tokens (the code: 14000), filtered "
-        "chunk by chunk with a yes / no relevance question",
+        "merged per exchange and compressed by the model past `scratchpad_max` tokens (the code: 14000), "
+        "filtered chunk by chunk with a yes / no relevance question",
     ),
     Registered(
         "ltm-agent",
@@ -104,26 +104,28 @@ MECHANISMS = _by_name(
     Registered(
         "memorybank",
         "mechanisms.memorybank:MemoryBank",
-        "MemoryBank: timestamped memories, a summary per simulated day and a user portrait; forgetting "
-        "along R = exp(−t/S), S raised on each recall",
+        "MemoryBank: timestamped memories, a summary per simulated day folded into a global summary, "
+        "and a user portrait; forgetting along R = exp(−t/S), S raised on each recall",
     ),
     Registered(
         "generative-agents",
         "mechanisms.generative_agents:GenerativeAgents",
         "Park et al.'s memory stream: recency (0.995 per hour) + importance (rated 1–10) + relevance; "
-        "reflection past 150 importance",
+        "reflection past 150 importance, insights citing their memories; `variant=code` scores as the "
+        "released code (weights 0.5 / 3 / 2, recency 0.99 per rank)",
     ),
     Registered(
         "memgpt",
         "mechanisms.memgpt:MemGPT",
-        "core memory blocks edited by function calls, archival insert / search, conversation search, "
-        "eviction with a recursive summary; tools (OpenAI tool calls, Anthropic tool use) or JSON calls",
+        "core memory blocks edited by function calls, archival insert / search, conversation search; "
+        "a memory-pressure warning at 70 % of the window, a flush at 100 % evicting 50 % into a "
+        "recursive summary; tools (OpenAI tool calls, Anthropic tool use) or JSON calls",
     ),
     Registered(
         "scm",
         "mechanisms.scm:SelfControlledMemory",
-        "Self-Controlled Memory: a controller asks whether memory is needed; recency + relevance "
-        "ranking; long memories summarised",
+        "Self-Controlled Memory: a controller asks whether memory is needed and whether summaries "
+        "will do; normalised recency + relevance ranking; the previous turn as flash memory",
     ),
 )
 

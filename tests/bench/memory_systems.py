@@ -4,8 +4,9 @@
 
 Starts the scripted memory model (`tests/support/memory_model.py`) on a loopback port, runs
 `pytest --memorybench --agent MECHANISM:openai:fake-model@URL --span SPAN --mb-context CONTEXT` for
-each mechanism, and prints each one's mean, evidence recall, write and read calls and the harness's
-own time per message: what the README's table of memory systems shows.  The model answers with the
+each mechanism, and prints each one's mean, evidence recall (of its search, top 10, and of its
+answering prompts), write and read calls and the run's time: what the docs' table of memory
+systems shows.  The model answers with the
 line of its prompt that best matches the question, so the scores say what each memory put in front
 of it; a real model would do better or worse with the same prompts.
 """
@@ -78,19 +79,21 @@ def main() -> None:
                     totals["mean"],
                     totals["errors"],
                     recall.get("mean"),
+                    recall.get("context_mean"),
                     memory.get("write", {}).get("calls", 0),
                     memory.get("read", {}).get("calls", 0),
                     seconds,
                 )
             )
     print(
-        f"{'mechanism':<20} {'mean':>6} {'errors':>6} {'recall':>7} {'write calls':>11} {'read calls':>10}"
-        f" {'run s':>7}"
+        f"{'mechanism':<20} {'mean':>6} {'errors':>6} {'search':>7} {'prompt':>7} {'write calls':>11}"
+        f" {'read calls':>10} {'run s':>7}"
     )
-    for name, mean, errors, recall, writes, reads, seconds in rows:
-        recall_text = "-" if recall is None else f"{recall:.2f}"
+    for name, mean, errors, search, prompt, writes, reads, seconds in rows:
+        shown = ["-" if value is None else f"{value:.2f}" for value in (search, prompt)]
         print(
-            f"{name:<20} {mean:>6.3f} {errors:>6} {recall_text:>7} {writes:>11,} {reads:>10,} {seconds:>7.1f}"
+            f"{name:<20} {mean:>6.3f} {errors:>6} {shown[0]:>7} {shown[1]:>7} {writes:>11,} {reads:>10,}"
+            f" {seconds:>7.1f}"
         )
 
 

@@ -6,11 +6,16 @@ prompt alone, so a test can assert what a mechanism stored and what reached its 
   - an answer is read from the prompt: the line of the system prompt or earlier turns that `recall`
     ranks best for the question (no line: "I don't know."); a statement gets "Noted.";
   - extractions, notes, summaries and portraits repeat the user's words; importance is 8 for a
-    message asking to "remember", else 2; relevance and the SCM controller say yes when the
-    question shares a word with the notes (or asks something);
+    message asking to "remember", else 2, said as a model says it ("On a scale of 1 to 10, ...");
+    relevance and the SCM controller say yes when the question shares a word with the notes (or
+    asks something); SCM's summaries will do when one holds two of the question's words;
+    reflection's questions and insights come numbered, an insight citing its first statement;
+  - MemGPT's recursive summary adds what leaves the queue to the last one, as long as a reply may
+    be (the request's `max_tokens`: the newest words are kept);
   - MemGPT searches its conversation for a question and answers from what it found, and inserts a
-    message asking to remember something into archival memory; as tool calls when offered tools,
-    as JSON otherwise.
+    message asking to remember something into archival memory; warned of memory pressure, it first
+    saves the user's statements in its context to archival memory, once per warning (it sees its
+    earlier calls in the queue); as tool calls when offered tools, as JSON otherwise.
 """
 
 from __future__ import annotations
@@ -34,6 +39,7 @@ from tests.support.llm_server import (
 NOTED = "Noted."
 _PREFIX = re.compile(r"^(?:-\s*)?(?:\[[^\]]*\]\s*)?(?:(?:user|assistant):\s*)?", re.IGNORECASE)
 _RESULT = re.compile(r"^\[(\w+) returned: (.*)\]$", re.DOTALL)
+PRESSURE = "Memory pressure"
 
 
 def user_lines(text: str) -> list[str]:
@@ -46,6 +52,11 @@ def read_answer(question: str, context: list[str]) -> str:
     lines = [_PREFIX.sub("", line).strip() for text in context for line in text.splitlines()]
     memory = Statements(line for line in lines if line and not line.startswith("#") and line != question)
     return answer(question, memory)
+
+
+def _is_aside(text: str) -> bool:
+    """A function's result or a queue manager's message: not something the user said."""
+    return bool(_RESULT.match(text)) or text.startswith("[system]") or text.startswith("[called ")
 
 
 class MemoryModelScript:
@@ -100,12 +111,15 @@ class MemoryModelScript:
             return "relevance", "yes" if set(terms(question)) & set(terms(notes)) else "no"
         if "rate the likely" in prompt:
             memory = prompt.split("Memory:", 1)[1]
-            return "importance", "8" if "remember" in memory.lower() else "2"
+            return (
+                "importance",
+                f"On a scale of 1 to 10, I rate it {8 if 'remember' in memory.lower() else 2}.",
+            )
         if "salient high-level questions" in prompt:
-            return "questions", "What does the user want remembered?\nWhat happened?"
+            return "questions", "1. What does the user want remembered?\n2. What happened?"
         if "high-level insights" in prompt:
             first = next((line for line in prompt.splitlines() if line[:2] == "1."), "1. nothing")
-            return "insights", f"The user cares about this: {first[3:]}"
+            return "insights", f"1. The user cares about this: {first[3:]} (because of 1)"
         if "search queries" in prompt:
             message = prompt.split("User's message:", 1)[1].split("Reply with", 1)[0].strip()
             return "queries", json.dumps([message])
@@ -116,11 +130,20 @@ class MemoryModelScript:
             return "scratchpad", json.dumps({"notes": (notes + said)[-10:]})
         if "this day's conversation" in prompt:
             return "day", " ".join(user_lines(prompt))[:400]
+        if "Rewrite the summary of the conversation so far" in prompt:
+            overall = prompt.split("so far:", 1)[1].split("Summary of the latest day", 1)[0].strip()
+            day = prompt.split("):", 1)[1].split("Rewrite the summary", 1)[0].strip()
+            return "overall", day if overall == "(nothing yet)" else f"{overall} | {day}"
         if "Rewrite the user's portrait" in prompt:
             return "portrait", "The user: " + prompt.split("latest day's conversation:", 1)[1].strip()[:300]
         if "do you need to recall" in prompt:
             message = prompt.split("User's new message:", 1)[1].split("\n\nTo reply", 1)[0]
             return "controller", "yes" if "?" in message else "no"
+        if "from these summaries alone" in prompt:
+            message = prompt.split("User's new message:", 1)[1].split("\n\nSummaries", 1)[0]
+            summaries = prompt.split("recalled for it:", 1)[1].split("\n\nCan the message", 1)[0]
+            enough = any(len(set(terms(message)) & set(terms(line))) >= 2 for line in summaries.splitlines())
+            return "use_summaries", "yes" if enough else "no"
         if prompt.startswith("Summarise this exchange"):
             return "summary", " ".join(" ".join(user_lines(prompt)).split()[:30])
         if "Write the new summary of the conversation" in prompt:
@@ -129,8 +152,10 @@ class MemoryModelScript:
                 .split("Messages leaving", 1)[0]
                 .strip()
             )
-            leaving = " | ".join(user_lines(prompt))
-            return "evict", f"{'' if previous == '(none)' else previous + ' | '}{leaving}"
+            leaving = " | ".join(user_lines(prompt.split("Messages leaving your context:", 1)[1]))
+            summary = f"{'' if previous == '(none)' else previous + ' | '}{leaving}".split()
+            limit = body.get("max_tokens") or body.get("max_completion_tokens") or len(summary)
+            return "evict", " ".join(summary[-int(limit) :])  # as long as a reply may be: the newest
         if "manage yourself through functions" in system:
             return "memgpt", self._memgpt(system, messages, tools="tools" in body)
         self.answer_prompts.append(system)
@@ -138,27 +163,31 @@ class MemoryModelScript:
         return "answer", read_answer(prompt, context)
 
     def _memgpt(self, system: str, messages: list[dict[str, Any]], *, tools: bool) -> Any:
-        last = content_text(messages[-1].get("content"))
-        result = _RESULT.match(last)
-        if result is not None:
-            question = next(
-                content_text(m.get("content"))
-                for m in reversed(messages)
-                if m.get("role") == "user" and not _RESULT.match(content_text(m.get("content")))
-            )
+        # consecutive user turns reach the server as one (a warning, then the message): split again
+        said = [
+            (m.get("role"), part)
+            for m in messages[1:]
+            for part in content_text(m.get("content")).split("\n\n")
+        ]
+        texts = [text for _, text in said]
+        incoming = max(i for i, (role, text) in enumerate(said) if role == "user" and not _is_aside(text))
+        question, last = texts[incoming], texts[-1]
+        warned = max((i for i, text in enumerate(texts) if PRESSURE in text), default=None)
+        if warned is not None and not any("[called archival_memory_insert" in t for t in texts[warned:]):
+            statements = [t for t in texts[:warned] if not _is_aside(t) and t != NOTED and not is_question(t)]
+            call = ("archival_memory_insert", {"content": "\n".join(statements)})
+        elif (result := _RESULT.match(last)) is not None:
             found = json.loads(result.group(2)) if result.group(2).startswith("[") else []
-            call = (
-                "send_message",
-                {
-                    "message": read_answer(question, [system, *found])
-                    if result.group(1).endswith("search")
-                    else NOTED
-                },
-            )
-        elif "remember" in last.lower() and not is_question(last):
-            call = ("archival_memory_insert", {"content": last})
-        elif is_question(last):
-            call = ("conversation_search", {"query": last})
+            if result.group(1).endswith("search"):
+                call = ("send_message", {"message": read_answer(question, [system, *found])})
+            elif is_question(question):
+                call = ("conversation_search", {"query": question})
+            else:
+                call = ("send_message", {"message": NOTED})
+        elif "remember" in question.lower() and not is_question(question):
+            call = ("archival_memory_insert", {"content": question})
+        elif is_question(question):
+            call = ("conversation_search", {"query": question})
         else:
             call = ("send_message", {"message": NOTED})
         if tools:

@@ -6,7 +6,8 @@ reply sees the newest turns that fit the window (`--mb-context`, or the model's 
 room kept for the answer.  It is the LLM adapter's behaviour, named so that a comparison of memory
 systems has its baseline; its write phase costs nothing.
 
-`retrieve` returns what is in the window, newest first: whether the evidence is still in context.
+`retrieve(query, k)` returns the newest `k` messages in the window (a window has no ranking of its
+own); `context()`, the whole window the last reply saw: whether the evidence was still in context.
 """
 
 from __future__ import annotations
@@ -50,7 +51,7 @@ class FullContext(MemorySystem):
         return await self.reply_with(SYSTEM_PROMPT, entry, [e.turn for e in self._fit(earlier, budget)])
 
     async def search(self, query: str, k: int) -> list[str]:
-        return [entry.text for entry in reversed(self._fit(self.kept(), self.prompt_budget))]
+        return [entry.text for entry in reversed(self._fit(self.kept(), self.prompt_budget))][:k]
 
     @staticmethod
     def _fit(entries: list[Entry], budget: int) -> list[Entry]:

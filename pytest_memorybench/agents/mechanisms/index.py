@@ -126,3 +126,9 @@ def top(
         ids, chosen = ids[chosen > 0], chosen[chosen > 0]
     order = np.lexsort((-ids, -chosen))[:k]
     return [int(ids[position]) for position in order]
+
+
+def normalised(values: np.ndarray, flat: float = 0.0) -> np.ndarray:
+    """Min–max to [0, 1], so signals of different ranges weigh alike; values all equal become `flat`."""
+    low, high = float(values.min()), float(values.max())
+    return (values - low) / (high - low) if high > low else np.full(len(values), flat)

@@ -6,6 +6,9 @@ reads the exchange with the one before and writes salient notes (facts, life eve
 time and place) that are merged into the scratchpad, one note a line, repeats dropped; past
 `scratchpad_max` tokens the model compresses the scratchpad to `scratchpad_target` (§3.2: 30K and
 15K; the released `light.py` asks for 14,000 in its compression prompt: `scratchpad_max=14000`).
+Nothing is cut without the model: a compression still over the target is compressed once more, and
+kept as it is if still over (counted in `over_target`); one that comes back empty leaves the notes
+as they were.
 
 To answer, the question retrieves the top `k` segments (the paper's K ablation tries 5 to 20; 5 is
 its RAG baseline's and our default), the last `z` exchanges are the working memory (the released
@@ -26,7 +29,6 @@ from dataclasses import dataclass
 from pytest_memorybench.agents.mechanisms.base import Entry, MemorySystem, exchange_text, exchanges
 from pytest_memorybench.agents.mechanisms.model import first_word
 from pytest_memorybench.agents.mechanisms.prompt import (
-    newest_that_fit,
     section,
     system_prompt,
     tokens,
@@ -107,6 +109,7 @@ class Light(MemorySystem):
         self.notes: list[str] = []
         self.previous = "(none)"
         self.compressions = 0
+        self.over_target = 0  # compressions the model left over the target
 
     async def write(self, entries: Sequence[Entry]) -> None:
         for exchange in exchanges(entries):
@@ -137,12 +140,25 @@ class Light(MemorySystem):
                 self.notes.append(note)
                 known.add(note)
         if tokens("\n".join(self.notes)) > self.settings.scratchpad_max:
-            compressed = await self.model.work(
-                COMPRESS.format(target=self.settings.scratchpad_target, notes="\n".join(self.notes)), "write"
+            await self.compress()
+
+    async def compress(self) -> None:
+        """The scratchpad compressed by the model to its target: twice at most, never cut by us."""
+        notes = self.notes
+        for _ in range(2):
+            reply = await self.model.work(
+                COMPRESS.format(target=self.settings.scratchpad_target, notes="\n".join(notes)), "write"
             )
-            lines = [line.strip().lstrip("-*• ").strip() for line in compressed.splitlines()]
-            self.notes = newest_that_fit([line for line in lines if line], self.settings.scratchpad_target)
-            self.compressions += 1
+            compressed = [line.strip().lstrip("-*• ").strip() for line in reply.splitlines()]
+            if not any(compressed):
+                break
+            notes = [line for line in compressed if line]
+            if tokens("\n".join(notes)) <= self.settings.scratchpad_target:
+                break
+        if tokens("\n".join(notes)) > self.settings.scratchpad_target:
+            self.over_target += 1
+        self.notes = notes
+        self.compressions += 1
 
     async def _ranked_segments(self, query: str, k: int) -> list[int]:
         chosen: list[int] = []
@@ -179,7 +195,7 @@ class Light(MemorySystem):
         system = system_prompt(
             section("Retrieved conversation segments", found), section("Scratchpad notes", notes)
         )
-        return await self.reply_with(system, entry, turns)
+        return await self.reply_with(system, entry, turns, memories=[*found, *notes])
 
     async def search(self, query: str, k: int) -> list[str]:
         return [self.segments[i] for i in await self._ranked_segments(query, k)]

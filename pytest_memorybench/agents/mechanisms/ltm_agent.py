@@ -105,11 +105,9 @@ class LtmAgent(MemorySystem):
                 if chunk not in found and self.chunk_end[chunk] <= in_context:
                     found.append(chunk)
         memories = room.newest([self.chunks[i] for i in sorted(found)])
-        system = system_prompt(
-            section("Scratchpad (JSON)", [scratchpad] if self.scratchpad else []),
-            section("Long-term memories", memories),
-        )
-        return await self.reply_with(system, entry, turns)
+        pad = [scratchpad] if self.scratchpad else []
+        system = system_prompt(section("Scratchpad (JSON)", pad), section("Long-term memories", memories))
+        return await self.reply_with(system, entry, turns, memories=[*pad, *memories])
 
     async def search(self, query: str, k: int) -> list[str]:
         return [self.chunks[i] for i in await self.index.search(query, k)]

@@ -2,11 +2,17 @@
 
 In context: the system prompt with the core memory (a `persona` and a `human` block, each at most
 `core_chars` characters), the recursive summary of what was evicted, and the FIFO queue of recent
-messages.  When the queue passes `queue_share` of the prompt budget, its oldest half is evicted:
-the model folds it into the summary, and the messages stay in the conversation history (the
-paper's "recall storage"), which `conversation_search` searches.  Archival memory is a store the model writes
-with `archival_memory_insert` and reads with `archival_memory_search`; `core_memory_append` and
-`core_memory_replace` edit the core blocks; `send_message` replies to the user.
+messages, function calls and their results.  The queue manager (§2.2) watches the prompt's tokens
+(system prompt and queue) whenever a message enters the queue: past `warn_share` (70 %) of the
+prompt budget it puts a memory-pressure warning into the queue, once until the next flush, so the
+model can save what matters before it leaves; past `flush_share` (100 %) it flushes: the oldest
+messages, until they add up to `evict_share` (50 %) of the budget, leave the queue, the model
+folds them into the summary, and they stay in the conversation history (the paper's "recall
+storage", function calls and results included), where `conversation_search` finds the user's and
+the assistant's messages (as Letta's does: a search that found earlier results would quote itself).
+Archival memory is a store the model writes with `archival_memory_insert` and reads with
+`archival_memory_search`; `core_memory_append` and `core_memory_replace` edit the core blocks; `send_message`
+replies to the user.
 
 Each user message starts a loop of at most `steps` model calls: every call may call one function,
 whose result the next call sees, until `send_message` (or a plain text reply) answers.  Functions
@@ -19,6 +25,7 @@ call is charged as a write when it edits memory (core or archival) and as a read
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -118,24 +125,36 @@ FUNCTIONS: list[dict[str, Any]] = [
     },
 ]
 WRITES = ("core_memory_append", "core_memory_replace", "archival_memory_insert")
+WARNING = (
+    "[system] Memory pressure: your context is {share:.0%} full. The oldest messages will soon leave it"
+    " (conversation_search still finds them). Save what you must keep with core_memory_append or"
+    " archival_memory_insert now."
+)
 PERSONA = "I am a helpful assistant who remembers what the user tells me."
 
 
 @dataclass(frozen=True)
 class MemGPTSettings:
-    """MemGPT's parameters: function calls per message, core block size, the queue's share of the prompt,
-    search results, and tools or JSON calls.
+    """MemGPT's parameters: function calls per message, core block size, the shares of the prompt budget at
+    which the queue manager warns, flushes and how much it evicts, search results, and tools or JSON calls.
     """
 
     steps: int = 5
     core_chars: int = 2_000
-    queue_share: float = 0.7
+    warn_share: float = 0.7
+    flush_share: float = 1.0
+    evict_share: float = 0.5
     search_k: int = 5
     calls: str = "tools"
 
     def __post_init__(self) -> None:
         positive(steps=self.steps, core_chars=self.core_chars, search_k=self.search_k)
-        require(0 < self.queue_share < 1, f"queue_share must be between 0 and 1, got {self.queue_share:g}")
+        require(
+            0 < self.warn_share < self.flush_share <= 1,
+            f"warn_share ({self.warn_share:g}) must be above 0 and below flush_share ({self.flush_share:g}),"
+            " which is at most 1",
+        )
+        require(0 < self.evict_share < 1, f"evict_share must be between 0 and 1, got {self.evict_share:g}")
         one_of("calls", self.calls, ("tools", "json"))
 
 
@@ -150,32 +169,56 @@ class MemGPT(MemorySystem):
         self.core = {"persona": PERSONA, "human": ""}
         self.summary = ""
         self.queue: list[Entry] = []
-        self.history_index = self.new_index()
-        self.history_lines: list[str] = []
+        self.history_lines: list[str] = []  # recall storage: every message, calls and results too
+        self.history_index = self.new_index()  # over the user's and the assistant's messages only
+        self.said_lines: list[str] = []  # what that index holds, by id
         self.archive: list[str] = []
         self.archive_index = self.new_index()
         self.evictions = 0
+        self.warnings = 0
+        self.warned = False  # since the last flush
+        self.function_turns: list[Entry] = []  # this answer's calls and results, queued with its exchange
         self.calls_by_json = self.settings.calls == "json"
 
-    # -- write: the queue, the conversation history and eviction ---------------------------------------------
+    # -- write: the queue, the conversation history and the queue manager ------------------------------------
 
     async def write(self, entries: Sequence[Entry]) -> None:
+        calls, self.function_turns = self.function_turns, []
+        if calls and entries and entries[0].role == "user":
+            entries = [entries[0], *calls, *entries[1:]]
         self.queue.extend(entries)
-        lines = [entry.line for entry in entries]
-        await self.history_index.add(lines, "write")
-        self.history_lines += lines
-        if self._queue_tokens() > self.settings.queue_share * self.prompt_budget and len(self.queue) > 1:
-            await self.evict()
+        self.history_lines += [entry.line for entry in entries]
+        said = [entry.line for entry in entries if not any(entry is call for call in calls)]
+        await self.history_index.add(said, "write")
+        self.said_lines += said
+        await self.manage_queue()
 
-    def _queue_tokens(self) -> int:
-        return sum(tokens(entry.text) + MESSAGE_OVERHEAD for entry in self.queue)
+    def prompt_tokens(self, *incoming: Entry) -> int:
+        """The prompt's tokens: system prompt, queue and the `incoming` messages."""
+        return tokens(self.system()) + sum(_cost(entry) for entry in [*self.queue, *incoming])
+
+    async def manage_queue(self, *incoming: Entry) -> None:
+        """The queue manager: flush past `flush_share` of the budget, warn once past `warn_share`."""
+        used = self.prompt_tokens(*incoming) / self.prompt_budget
+        if used > self.settings.flush_share and len(self.queue) > 1:
+            await self.evict()
+        elif used > self.settings.warn_share and not self.warned:
+            moment = [*self.queue, *incoming][-1].time if self.queue or incoming else None
+            self.queue.append(Entry(len(self.log), "system", WARNING.format(share=used), moment))
+            self.warned = True
+            self.warnings += 1
 
     async def evict(self) -> None:
-        half = len(self.queue) // 2
-        leaving, self.queue = self.queue[:half], self.queue[half:]
+        """Flush: the oldest messages up to `evict_share` of the budget leave, folded into the summary."""
+        target, freed, count = self.settings.evict_share * self.prompt_budget, 0, 0
+        while count < len(self.queue) - 1 and freed < target:
+            freed += _cost(self.queue[count])
+            count += 1
+        leaving, self.queue = self.queue[:count], self.queue[count:]
         prompt = EVICT.format(summary=self.summary or "(none)", messages=exchange_text(leaving))
         self.summary = (await self.model.work(prompt, "write")).strip()
         self.evictions += 1
+        self.warned = False
 
     # -- read: the function-calling loop ----------------------------------------------------------
 
@@ -193,10 +236,15 @@ class MemGPT(MemorySystem):
         return text
 
     async def answer(self, entry: Entry) -> str:
-        turns: list[Turn] = [e.turn for e in self.queue] + [entry.turn]
+        self.function_turns = []
+        await self.manage_queue(entry)
         text = ""
         for _ in range(self.settings.steps):
-            name, arguments, text, spent = await self._step(turns)
+            queued = [e.turn for e in self.queue]
+            called = [e.turn for e in self.function_turns]
+            self.last_context = [self.core["persona"], self.core["human"], self.summary]
+            self.last_context += [turn["content"] for turn in [*queued, *called]]
+            name, arguments, text, spent = await self._step([*queued, entry.turn, *called])
             if name is None:
                 self.model.charge("read", spent)
                 return text
@@ -208,12 +256,10 @@ class MemGPT(MemorySystem):
             ):
                 return str(arguments["message"])
             result = await self.call(name, arguments)
-            turns += [
-                {
-                    "role": "assistant",
-                    "content": f"[called {name}({json.dumps(arguments, ensure_ascii=False)})]",
-                },
-                {"role": "user", "content": f"[{name} returned: {result}]"},
+            call = f"[called {name}({json.dumps(arguments, ensure_ascii=False)})]"
+            self.function_turns += [
+                Entry(entry.index, "assistant", call, entry.time),
+                Entry(entry.index, "function", f"[{name} returned: {result}]", entry.time),
             ]
         return text
 
@@ -273,7 +319,7 @@ class MemGPT(MemorySystem):
             return json.dumps(found, ensure_ascii=False) if found else "no results"
         if name == "conversation_search":
             found = [
-                self.history_lines[i]
+                self.said_lines[i]
                 for i in await self.history_index.search(
                     str(arguments.get("query", "")), self.settings.search_k
                 )
@@ -282,8 +328,15 @@ class MemGPT(MemorySystem):
         return f"error: no function {name!r}; use one of {', '.join(f['name'] for f in FUNCTIONS)}"
 
     async def search(self, query: str, k: int) -> list[str]:
-        lines = [self.history_lines[i] for i in await self.history_index.search(query, k)]
-        return lines + [self.archive[i] for i in await self.archive_index.search(query, k)]
+        """The best `k` of conversation history and archive, taken from each by turns."""
+        lines = [self.said_lines[i] for i in await self.history_index.search(query, k)]
+        stored = [self.archive[i] for i in await self.archive_index.search(query, k)]
+        merged = [text for pair in itertools.zip_longest(lines, stored) for text in pair if text is not None]
+        return merged[:k]
+
+
+def _cost(entry: Entry) -> int:
+    return tokens(entry.text) + MESSAGE_OVERHEAD
 
 
 def _json_call(text: str) -> tuple[str | None, Any, str]:

@@ -1,14 +1,17 @@
 """`memorybank`: MemoryBank (Zhong et al. 2024) — memories that fade unless retrieved.
 
 Every exchange is a memory stamped with the benchmark's simulated time.  When the day changes, the
-model summarises the day's exchanges into an event summary and updates a portrait of the user
-(personality, preferences, facts) from it.  A question retrieves the top `k` memories by
+model summarises the day's exchanges into an event summary, folds that into the global summary of
+all days (§2.1's hierarchical summary: the previous global summary and the new day's, so that no
+prompt holds every day) and updates the global portrait of the user (personality, preferences,
+facts) from it.  A question retrieves the top `k` memories by
 similarity among those still remembered; each retrieved memory's strength S grows by 1 and its
 clock restarts.  Retention follows the Ebbinghaus curve R = exp(-t / S), t in days since the memory
 was made or last retrieved, S = 1 at first; a memory whose R falls below `forget_below` is forgotten
 for good.  (MemoryBank's code draws against R at random; a threshold keeps runs reproducible.)
-The prompt holds the portrait, the newest event summaries that fit, the retrieved memories and the
-last `recent` messages.
+`search` (evidence recall's `retrieve`) finds only what the next answer could: memories above the
+threshold as of the last message heard, without forgetting or strengthening any.  The prompt holds
+the portrait, the global summary, the retrieved memories and the last `recent` messages.
 """
 
 from __future__ import annotations
@@ -38,6 +41,15 @@ And the summary of the latest day's conversation:
 {summary}
 
 Rewrite the user's portrait (personality, preferences, facts about their life) in a short paragraph."""
+
+GLOBAL_SUMMARY = """Summary of the conversation with the user so far:
+{overall}
+
+Summary of the latest day ({day}):
+{summary}
+
+Rewrite the summary of the conversation so far to include the latest day, in a short paragraph. Keep names,
+numbers, dates and anything the user asked to be remembered."""
 
 
 @dataclass
@@ -88,6 +100,7 @@ class MemoryBank(MemorySystem):
         self.memories: list[Memory] = []
         self.index = self.new_index()
         self.summaries: list[str] = []
+        self.overall = ""  # the global summary of every day's
         self.portrait = ""
         self.day: date | None = None
         self.day_texts: list[str] = []
@@ -111,6 +124,10 @@ class MemoryBank(MemorySystem):
             DAY_SUMMARY.format(day=self.day, exchanges="\n\n".join(self.day_texts)), "write"
         )
         self.summaries.append(f"{self.day}: {summary.strip()}")
+        overall = GLOBAL_SUMMARY.format(
+            overall=self.overall or "(nothing yet)", day=self.day, summary=summary
+        )
+        self.overall = (await self.model.work(overall, "write")).strip()
         self.portrait = (
             await self.model.work(
                 PORTRAIT.format(portrait=self.portrait or "(nothing yet)", summary=summary), "write"
@@ -123,8 +140,13 @@ class MemoryBank(MemorySystem):
             if not memory.forgotten and memory.retention(now) < self.settings.forget_below:
                 memory.forgotten = True
 
-    def remembered(self) -> list[int]:
-        return [i for i, memory in enumerate(self.memories) if not memory.forgotten]
+    def remembered(self, now: datetime | None = None) -> list[int]:
+        """The memories not forgotten, and (given `now`) not due to be by then."""
+        return [
+            i
+            for i, memory in enumerate(self.memories)
+            if not memory.forgotten and (now is None or memory.retention(now) >= self.settings.forget_below)
+        ]
 
     async def answer(self, entry: Entry) -> str:
         if entry.time is not None and self.day is not None and entry.time.date() != self.day:
@@ -135,16 +157,17 @@ class MemoryBank(MemorySystem):
         for i in retrieved:
             self.memories[i].strength += 1
             self.memories[i].last_retrieved = entry.time
-        room = self.room(entry, self.portrait)
+        known = [text for text in (self.portrait, self.overall) if text]
+        room = self.room(entry, *known)
         memories = room.newest([self.memories[i].text for i in sorted(retrieved)])
-        turns = self.turns_in(room, self.settings.recent, part=2)
-        summaries = room.newest(self.summaries)
+        turns = self.turns_in(room, self.settings.recent)
         system = system_prompt(
             section("What you know about the user", [self.portrait] if self.portrait else []),
-            section("Summaries of earlier days", summaries),
+            section("Summary of the conversation so far", [self.overall] if self.overall else []),
             section("Memories recalled", memories),
         )
-        return await self.reply_with(system, entry, turns)
+        return await self.reply_with(system, entry, turns, memories=[*known, *memories])
 
     async def search(self, query: str, k: int) -> list[str]:
-        return [self.memories[i].text for i in await self.index.search(query, k, self.remembered())]
+        now = self.log[-1].time if self.log else None
+        return [self.memories[i].text for i in await self.index.search(query, k, self.remembered(now))]

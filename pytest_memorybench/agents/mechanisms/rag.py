@@ -89,7 +89,8 @@ class Rag(MemorySystem):
         room = self.room(entry)
         room.spend(turn["content"] for turn in turns)
         kept = room.best(ranked, self.documents)
-        return await self.reply_with(system_prompt(section("Retrieved relevant chunks", kept)), entry, turns)
+        system = system_prompt(section("Retrieved relevant chunks", kept))
+        return await self.reply_with(system, entry, turns, memories=kept)
 
     async def search(self, query: str, k: int) -> list[str]:
         return [self.documents[i] for i in await self.index.search(query, k)]
