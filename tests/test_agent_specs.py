@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_memorybench.agents import build as build_module
+from pytest_memorybench.agents import loading as loading_module
 from pytest_memorybench.agents import protocol
 from pytest_memorybench.agents.build import build_agent, check_agent_spec
 from pytest_memorybench.agents.protocol import AgentAdapter
@@ -359,7 +359,7 @@ def fake_entry_points(monkeypatch: pytest.MonkeyPatch, *eps: FakeEntryPoint) -> 
         groups.append(group)
         return list(eps) if group == ENTRY_POINT_GROUP else []
 
-    monkeypatch.setattr(build_module, "entry_points", entry_points)
+    monkeypatch.setattr(loading_module, "entry_points", entry_points)
     return groups
 
 

@@ -209,7 +209,7 @@ def test_the_entry_point_holds_pytest_hooks_only() -> None:
 
 def test_the_folders_of_agents_name_their_kinds() -> None:
     kinds = sorted(path.name for path in (PACKAGE / "agents").iterdir() if (path / "__init__.py").exists())
-    assert kinds == ["mechanisms", "models", "reference"]
+    assert kinds == ["mechanisms", "models", "reference", "stores"]
 
 
 def test_the_package_ships_its_type_hints() -> None:

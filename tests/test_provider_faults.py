@@ -154,3 +154,23 @@ def outcomes(folder: Path, *, but: str) -> tuple[int, int]:
     """Passed and failed items of a run, leaving out one."""
     items = [item for item in results(folder)["items"] if item["nodeid"] != but]
     return sum(item["passed"] for item in items), sum(not item["passed"] for item in items)
+
+
+def test_a_provider_that_is_down_stops_the_run_after_three_conversations_in_a_row(
+    pytester: pytest.Pytester, llm_server: LLMServer
+) -> None:
+    """500 to every chat request: three conversations fail after their retries, then the run stops in
+    one line with the --mb-resume that goes on later, instead of retrying each of the 30 in turn."""
+    llm_server.faults = lambda request: (
+        Scripted(500, headers={"retry-after": "0"}, body={"error": {"message": "upstream down"}})
+        if request.path == CHAT
+        else None
+    )
+    result = pytester.runpytest_subprocess(*RUN, agent(llm_server), "--mb-concurrency=1", "--mb-output=run")
+    assert result.ret == pytest.ExitCode.INTERRUPTED, result.stdout.str()
+    result.stdout.fnmatch_lines(
+        ["interrupted: resume with --mb-resume=run (3 of 30 tests have results; 3 conversations in a row*"]
+    )
+    asked = {json.dumps(request.body["messages"][-1]) for request in llm_server.requests_to(CHAT)}
+    assert len(asked) <= 3, "no conversation after the third was started"
+    assert "Traceback" not in result.stdout.str() + result.stderr.str()

@@ -18,6 +18,7 @@ DOCS = Path(__file__).resolve().parent.parent / "docs"
 TABLES: dict[str, tuple[str, Callable[[], str]]] = {
     "reference agents": ("agents.md", registry.reference_table),
     "mechanisms": ("memory-systems.md", registry.mechanism_table),
+    "stores": ("stores.md", registry.store_table),
 }
 
 
@@ -44,7 +45,7 @@ def test_the_help_and_the_errors_name_every_registered_agent() -> None:
     from pytest_memorybench.agents.spec import NEITHER
 
     forms = registry.spec_forms()
-    for name in [*registry.REFERENCE_AGENTS, *registry.MECHANISMS]:
+    for name in [*registry.REFERENCE_AGENTS, *registry.MECHANISMS, *registry.STORES]:
         assert name in forms
     for name in registry.MECHANISMS:
         assert name in NEITHER

@@ -10,14 +10,12 @@ needs them, so parsing and checking an offline spec stay cheap.
 from __future__ import annotations
 
 import functools
-import importlib
 import inspect
 import os
-import sys
 from collections.abc import Callable
-from importlib.metadata import entry_points
 from typing import TYPE_CHECKING, Any
 
+from pytest_memorybench.agents.loading import import_target, load_entry_point
 from pytest_memorybench.agents.protocol import AgentAdapter
 from pytest_memorybench.agents.registry import MECHANISMS, REFERENCE_AGENTS, spec_forms
 from pytest_memorybench.agents.spec import (
@@ -38,7 +36,7 @@ if TYPE_CHECKING:
 
 def check_agent_spec(spec: AgentSpec, options: AgentOptions | None = None) -> None:
     """Fail early, in one line, on what would otherwise fail at the first turn."""
-    if spec.kind == "memory":
+    if spec.kind in ("memory", "store"):
         from pytest_memorybench.agents.mechanisms.embedders import check_embedder
 
         check_agent_spec(spec.model)
@@ -46,6 +44,10 @@ def check_agent_spec(spec: AgentSpec, options: AgentOptions | None = None) -> No
             check_agent_spec(options.memory_model)
         if options is not None and options.embedder is not None:
             check_embedder(options.embedder)
+        if spec.kind == "store":
+            from pytest_memorybench.agents.stores.build import check_store
+
+            check_store(spec, options or AgentOptions())
     elif spec.kind in LLM_PROVIDERS:
         from pytest_memorybench.agents.models.llm import probe_server
 
@@ -72,6 +74,11 @@ def build_agent(spec: AgentSpec, options: AgentOptions = AgentOptions()) -> Agen
         target = model_agent(spec, options)
     elif spec.kind == "memory":
         target = build_mechanism(spec, options)
+    elif spec.kind == "store":
+        from pytest_memorybench.agents.stores.build import build_store_memory
+
+        assert spec.model_spec is not None
+        target = build_store_memory(spec, options, model_agent(spec.model_spec, options))
     elif spec.kind == "entry_point":
         target = _instantiate(_load_entry_point(spec), spec)
     else:
@@ -144,48 +151,20 @@ def agent_factory(
 
 
 def _load_entry_point(spec: AgentSpec) -> Any:
-    found = [ep for ep in entry_points(group=ENTRY_POINT_GROUP) if ep.name == spec.target]
-    if not found:
-        raise usage_error(
-            f"--agent {spec.text!r}: no built-in agent or installed '{ENTRY_POINT_GROUP}' entry "
-            f"point has that name; use {spec_forms()}"
-        )
-    try:
-        return found[0].load()
-    except Exception as exc:  # noqa: BLE001
-        raise usage_error(
-            f"--agent {spec.text}: loading its entry point failed: {describe_exception(exc)}"
-        ) from None
+    return load_entry_point(
+        ENTRY_POINT_GROUP,
+        spec.target,
+        spec.text,
+        f"no built-in agent or installed '{ENTRY_POINT_GROUP}' entry point has that name; use {spec_forms()}",
+    )
 
 
 def _import_target(spec: AgentSpec) -> Any:
-    """Import `module:attribute`, finding modules in the current directory as `python -m` does."""
-    module_name, _, attribute = spec.target.partition(":")
-    if os.getcwd() not in sys.path:
-        sys.path.insert(0, os.getcwd())
-    try:
-        module = importlib.import_module(module_name)
-    except ModuleNotFoundError as exc:
-        if exc.name == module_name and "." not in module_name:
-            raise usage_error(
-                f"--agent {spec.text!r}: {module_name!r} is {NEITHER}, nor a module; your own agent:"
-                " pkg.module:factory"
-            ) from None
-        raise usage_error(
-            f"--agent {spec.text}: cannot import {module_name!r} ({describe_exception(exc)}); "
-            "check the module path and that it is importable from the current directory"
-        ) from None
-    except Exception as exc:  # noqa: BLE001
-        raise usage_error(
-            f"--agent {spec.text}: cannot import {module_name!r} ({describe_exception(exc)}); "
-            "check the module path and that it is importable from the current directory"
-        ) from None
-    obj: Any = module
-    for part in attribute.split("."):
-        if not hasattr(obj, part):
-            raise usage_error(f"--agent {spec.text}: module {module_name!r} has no attribute {attribute!r}")
-        obj = getattr(obj, part)
-    return obj
+    return import_target(
+        spec.target,
+        spec.text,
+        f"{spec.target.partition(':')[0]!r} is {NEITHER}, nor a module; your own agent: pkg.module:factory",
+    )
 
 
 def _instantiate(obj: Any, spec: AgentSpec) -> Any:

@@ -24,6 +24,7 @@ from pytest_memorybench.core.tokens import default_counter
 
 if TYPE_CHECKING:
     from pytest_memorybench.agents.models.budget import Budget
+    from pytest_memorybench.agents.stores.figures import StoreFigures
 
 CAPABILITIES = ("observe", "reset", "retrieve", "context", "fork", "catch_up")
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -49,22 +50,23 @@ class Agent(Protocol):
     def reply(self, message: Message) -> Any: ...
 
 
-class _HarnessTimeout(Exception):
+class HarnessTimeout(Exception):
     """Our deadline passed; distinct from a TimeoutError the agent raises itself."""
 
 
-async def _within(awaitable: Awaitable[T], seconds: float | None) -> T:
+async def within(awaitable: Awaitable[T], seconds: float | None) -> T:
+    """The awaitable's result, or HarnessTimeout once `seconds` pass (None: no deadline)."""
     if seconds is None:  # no deadline: no task to watch (a task costs turns of the loop per call)
         return await awaitable
     task = asyncio.ensure_future(awaitable)
     done, _ = await asyncio.wait({task}, timeout=seconds)
     if not done:
         task.cancel()
-        raise _HarnessTimeout
+        raise HarnessTimeout
     return task.result()
 
 
-async def _call(func: Callable[..., Any], *args: Any) -> Any:
+async def call_maybe_async(func: Callable[..., Any], *args: Any) -> Any:
     """Await coroutine functions; run sync ones in a thread so a slow agent cannot block the loop."""
     if inspect.iscoroutinefunction(func):
         return await func(*args)
@@ -113,9 +115,9 @@ class AgentAdapter:
     ) -> None:
         if callable(target) and not hasattr(target, "reply"):
             function = target
-            self._reply: Callable[..., Any] = lambda message: _call(function, message.text)
+            self._reply: Callable[..., Any] = lambda message: call_maybe_async(function, message.text)
         elif hasattr(target, "reply"):
-            self._reply = lambda message: _call(target.reply, message)
+            self._reply = lambda message: call_maybe_async(target.reply, message)
         else:
             raise AgentError(f"agent {name!r} has no reply() method and is not callable")
         self.target = target
@@ -131,6 +133,9 @@ class AgentAdapter:
             if isinstance(getattr(target, "phase_usage", None), dict)
             else None
         )
+        # A memory store's ingest, search and context figures (agents/stores/figures.py); a fork
+        # shares its parent's.
+        self.store_figures: StoreFigures | None = getattr(target, "store_figures", None)
         self.last_reply_cut: int | None = None  # the length of the last reply, when it was cut
         self.limit: AdaptiveLimit | None = (
             None  # replies at once, measured (your agent under --mb-concurrency auto)
@@ -153,11 +158,11 @@ class AgentAdapter:
         started = time.perf_counter()
         answered = False
         try:
-            result = await _within(self._reply(message), self.timeout)
+            result = await within(self._reply(message), self.timeout)
             answered = True
         except AgentError:
             raise
-        except _HarnessTimeout:
+        except HarnessTimeout:
             raise AgentError(f"agent {self.name} gave no reply within {self.timeout:g} s") from None
         except Exception as exc:  # noqa: BLE001 - user code may raise anything
             raise AgentError(f"agent {self.name} raised {describe_exception(exc)}") from exc
@@ -221,19 +226,19 @@ class AgentAdapter:
         Real agents never implement `prime_answer`; the harness calls it only when present.
         """
         if self.supports("prime_answer"):
-            await _call(self.target.prime_answer, ideal)
+            await call_maybe_async(self.target.prime_answer, ideal)
 
     async def aclose(self) -> None:
         close = getattr(self.target, "aclose", None) or getattr(self.target, "close", None)
         if callable(close):
-            await _call(close)
+            await call_maybe_async(close)
 
     async def _optional(self, capability: str, *args: Any) -> Any:
         if not self.supports(capability):
             raise AgentError(f"agent {self.name} does not implement {capability}()")
         try:
-            return await _within(_call(getattr(self.target, capability), *args), self.timeout)
-        except _HarnessTimeout:
+            return await within(call_maybe_async(getattr(self.target, capability), *args), self.timeout)
+        except HarnessTimeout:
             raise AgentError(
                 f"agent {self.name}: {capability}() took longer than {self.timeout:g} s"
             ) from None

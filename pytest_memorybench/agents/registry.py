@@ -1,10 +1,10 @@
 """The agents `--agent` names without a user's code: one list, read by every place that names them.
 
 The spec parser, the `--agent` help, its error messages and the docs' tables (`docs/agents.md`,
-`docs/memory-systems.md`, checked by `tests/test_registry_docs.py`) all read this module, so a new
-offline agent or memory mechanism is one module of its own and one entry here.  Entries name their
-class as "module:attribute" below `pytest_memorybench.agents` and are imported only when used, so
-parsing a spec and printing the help stay cheap.
+`docs/memory-systems.md`, `docs/stores.md`, checked by `tests/test_registry_docs.py`) all read this
+module, so a new offline agent, memory mechanism or store is one module of its own and one entry
+here.  Entries name their class as "module:attribute" below `pytest_memorybench.agents` and are
+imported only when used, so parsing a spec and printing the help stay cheap.
 """
 
 from __future__ import annotations
@@ -129,6 +129,26 @@ MECHANISMS = _by_name(
     ),
 )
 
+# Memory stores answered by a model: `--agent STORE[(SETTINGS)]:MODEL_SPEC` (`agents/store_spec.py`).
+STORES = _by_name(
+    Registered(
+        "bm25",
+        "stores.local:BM25",
+        "each message a memory, ranked by BM25 over its words: the lexical baseline every comparison ships",
+    ),
+    Registered(
+        "dense",
+        "stores.local:DENSE",
+        "each message a memory, ranked by cosine similarity under `--mb-embedder` (wordllama or an"
+        " embeddings endpoint): the dense baseline",
+    ),
+    Registered(
+        "none",
+        "stores.local:NONE",
+        "remembers nothing: the no-memory control, what the answering model knows without any memory",
+    ),
+)
+
 
 def listed(names: Iterable[str]) -> str:
     """The names, for a help text or an error: "a, b, c"."""
@@ -139,8 +159,9 @@ def spec_forms() -> str:
     """Every form `--agent` takes, in one line (the help, and errors that say what would work)."""
     return (
         f"{listed(REFERENCE_AGENTS)}, openai:MODEL, anthropic:MODEL, openai:MODEL@URL, http://HOST:PORT/v1, "
-        f"MECHANISM:MODEL (MECHANISM: {listed(MECHANISMS)}), an installed memorybench.agents entry point, "
-        "or pkg.module:factory"
+        f"MECHANISM:MODEL (MECHANISM: {listed(MECHANISMS)}), STORE:MODEL (STORE: {listed(STORES)}, an"
+        " installed memorybench.stores entry point, or store(factory=pkg.module:factory)), an installed"
+        " memorybench.agents entry point, or pkg.module:factory"
     )
 
 
@@ -150,12 +171,20 @@ def reference_table() -> str:
     return "\n".join(["| `--agent` | what runs (offline: no model, no key) |", "| --- | --- |", *rows])
 
 
+def store_table() -> str:
+    """The docs' table of built-in stores and their settings (docs/stores.md)."""
+    return _settings_table(STORES, "| store | what it does | settings |")
+
+
 def mechanism_table() -> str:
     """The docs' table of mechanisms, their settings and the papers' defaults (docs/memory-systems.md)."""
+    return _settings_table(MECHANISMS, "| mechanism | what it does | settings (defaults from the papers) |")
+
+
+def _settings_table(entries: dict[str, Registered], header: str) -> str:
     rows = []
-    for entry in MECHANISMS.values():
+    for entry in entries.values():
         fields = dataclasses.fields(entry.load().settings_type)
         settings = ", ".join(f"`{field.name}={field.default}`" for field in fields) or "—"
         rows.append(f"| `{entry.name}` | {entry.summary} | {settings} |")
-    header = ["| mechanism | what it does | settings (defaults from the papers) |", "| --- | --- | --- |"]
-    return "\n".join([*header, *rows])
+    return "\n".join([header, "| --- | --- | --- |", *rows])

@@ -5,6 +5,8 @@ Forms, tried in this order (names from `agents/registry.py`):
                                       offline reference agents, no network
   MECHANISM[(SETTINGS)]:MODEL_SPEC    a memory mechanism over a model (`mechanism_spec.py`),
                                       e.g. rag:openai:gpt-4o-mini, light(k=10):openai:NAME@URL
+  STORE[(SETTINGS)]:MODEL_SPEC        a memory store answered by a model (`store_spec.py`), e.g.
+                                      bm25:openai:gpt-4o-mini, store(factory=pkg.mod:make):URL
   openai:MODEL[@URL]                  OpenAI chat completions (URL: any compatible server)
   anthropic:MODEL[@URL]               Anthropic messages
   http(s)://HOST/.../v1               an OpenAI-compatible server; the model is its first listed
@@ -31,6 +33,7 @@ from pytest_memorybench.agents.registry import (
     listed,
     spec_forms,
 )
+from pytest_memorybench.agents.store_spec import StoreSpec, parse_store_spec
 from pytest_memorybench.core.errors import mask_credentials, usage_error
 
 if TYPE_CHECKING:
@@ -38,9 +41,10 @@ if TYPE_CHECKING:
 
 ENTRY_POINT_GROUP = "memorybench.agents"
 LLM_PROVIDERS = MODEL_PREFIXES
+DEFAULT_STORE_K = 10  # the hits every answer of a memory store gets (`--mb-k`)
 API_KEY_VARIABLES = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
 
-Kind = Literal["builtin", "openai", "anthropic", "memory", "entry_point", "import"]
+Kind = Literal["builtin", "openai", "anthropic", "memory", "store", "entry_point", "import"]
 _URL = re.compile(r"^https?://\S+$")
 _IMPORT = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
 NEITHER = f"neither a model prefix ({listed(MODEL_PREFIXES)}) nor a memory mechanism ({listed(MECHANISMS)})"
@@ -55,7 +59,8 @@ class AgentSpec:
     target: str  # builtin or entry-point name, model name, mechanism, or "module:attribute"
     base_url: str | None = None
     memory: MemorySpec | None = None  # a memory system's mechanism and settings
-    model_spec: AgentSpec | None = None  # the model a memory system answers with
+    store: StoreSpec | None = None  # a memory store and its settings
+    model_spec: AgentSpec | None = None  # the model a memory system or store answers with
 
     @property
     def model(self) -> AgentSpec:
@@ -85,6 +90,7 @@ class AgentOptions:
     # a memory system's model for its own work (default: the answering one)
     memory_model: AgentSpec | None = None
     embedder: EmbedderSpec | None = None  # what a memory system ranks with (default: lexical)
+    k: int = DEFAULT_STORE_K
 
 
 def parse_agent_spec(text: str) -> AgentSpec:
@@ -99,6 +105,10 @@ def parse_agent_spec(text: str) -> AgentSpec:
     memory = parse_memory_spec(spec)
     if memory is not None:
         return _memory_system(spec, memory)
+    store = parse_store_spec(spec)
+    if store is not None:
+        model = _answering_model(spec, store.name, store.model)
+        return AgentSpec(spec, "store", store.name, base_url=model.base_url, store=store, model_spec=model)
     prefix, sep, rest = spec.partition(":")
     if sep and prefix in LLM_PROVIDERS:
         return _model(spec, prefix, rest)
@@ -114,16 +124,21 @@ def parse_agent_spec(text: str) -> AgentSpec:
 
 
 def _memory_system(spec: str, memory: MemorySpec) -> AgentSpec:
-    model = parse_agent_spec(memory.model)
-    if model.kind not in LLM_PROVIDERS:
-        raise usage_error(
-            f"--agent {spec!r}: {memory.mechanism} answers with a model: give openai:MODEL,"
-            f" anthropic:MODEL, openai:MODEL@URL or a URL after '{memory.mechanism}:', not"
-            f" {memory.model!r}"
-        )
+    model = _answering_model(spec, memory.mechanism, memory.model)
     return AgentSpec(
         spec, "memory", memory.mechanism, base_url=model.base_url, memory=memory, model_spec=model
     )
+
+
+def _answering_model(spec: str, name: str, text: str) -> AgentSpec:
+    """The model spec after a mechanism's or a store's name, which must name a model."""
+    model = parse_agent_spec(text)
+    if model.kind not in LLM_PROVIDERS:
+        raise usage_error(
+            f"--agent {spec!r}: {name} answers with a model: give openai:MODEL, anthropic:MODEL,"
+            f" openai:MODEL@URL or a URL after '{name}:', not {text!r}"
+        )
+    return model
 
 
 def _model(spec: str, prefix: str, rest: str) -> AgentSpec:

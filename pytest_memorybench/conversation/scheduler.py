@@ -21,7 +21,7 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pytest_memorybench.agents.protocol import AgentAdapter
 from pytest_memorybench.agents.reference.oracle import ACKNOWLEDGEMENT as ORACLE_ACKNOWLEDGEMENT
@@ -45,6 +45,9 @@ from pytest_memorybench.core.records import Score, TestDefinition, TestOutcome, 
 from pytest_memorybench.core.timings import timing_summary
 from pytest_memorybench.judges.base import JudgeFailed
 from pytest_memorybench.scenarios import ScoringContext, get_scenario
+
+if TYPE_CHECKING:
+    from pytest_memorybench.agents.stores.figures import StoreFigures
 
 INTRO = (
     "I am going to test your long-term memory. Over this conversation I will tell you many "
@@ -82,19 +85,20 @@ class ConversationStats:
         None  # the agent's reply latencies here (core.timings), if it was asked
     )
     memory_usage: dict[str, Usage] | None = None  # a memory system's spending here, by phase (write, read)
+    store: dict[str, Any] | None = None  # a memory store's ingest, search and context figures here
 
-    def time_replies(
-        self, agent: AgentAdapter | None, since: int, memory_since: dict[str, Usage] | None = None
-    ) -> None:
+    def time_replies(self, agent: AgentAdapter | None, since: int, memory_since: MemorySnapshot) -> None:
         """Keep the latencies of the replies `agent` gave from its `since`-th reply on, and what a
-        memory system spent by phase since `memory_since` (`memory_snapshot`)."""
+        memory system spent by phase and a store measured since `memory_since` (`memory_snapshot`)."""
         seconds = agent.reply_seconds[since:] if agent is not None else []
         self.reply_timing = timing_summary(seconds) if seconds else None
         if agent is not None and agent.memory_usage is not None:
-            before = memory_since or {}
+            before = memory_since.phases or {}
             self.memory_usage = {
                 phase: usage - before.get(phase, Usage()) for phase, usage in agent.memory_usage.items()
             }
+        if agent is not None and agent.store_figures is not None:
+            self.store = agent.store_figures.since(memory_since.store)
 
     @property
     def span_ratio(self) -> float | None:
@@ -102,11 +106,27 @@ class ConversationStats:
         return round(self.tokens / (self.repetitions * self.span), 4) if self.span else None
 
 
-def memory_snapshot(agent: AgentAdapter | None) -> dict[str, Usage] | None:
-    """A copy of what a memory system has spent by phase so far, to count a conversation's share."""
-    if agent is None or agent.memory_usage is None:
-        return None
-    return {phase: dataclasses.replace(usage) for phase, usage in agent.memory_usage.items()}
+@dataclass(frozen=True)
+class MemorySnapshot:
+    """What a memory system had spent by phase, and a store had measured, when a conversation began."""
+
+    phases: dict[str, Usage] | None = None
+    store: StoreFigures | None = None
+
+
+def memory_snapshot(agent: AgentAdapter | None) -> MemorySnapshot:
+    """A copy of what a memory system has spent and a store measured so far, to count a conversation's
+    share."""
+    if agent is None:
+        return MemorySnapshot()
+    phases = agent.memory_usage
+    figures = agent.store_figures
+    return MemorySnapshot(
+        {phase: dataclasses.replace(usage) for phase, usage in phases.items()}
+        if phases is not None
+        else None,
+        figures.mark() if figures is not None else None,
+    )
 
 
 @dataclass

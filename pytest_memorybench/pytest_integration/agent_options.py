@@ -51,6 +51,13 @@ def _the_agent(group: pytest.OptionGroup) -> None:
         help="what memory systems rank their memories with (default: lexical, BM25)",
     )
     group.addoption(
+        "--mb-k",
+        dest="mb_k",
+        type=int,
+        metavar="K",
+        help="the hits a memory store's every answer gets, the same for every store (default: 10)",
+    )
+    group.addoption(
         "--mb-thinking",
         dest="mb_thinking",
         type=int,

@@ -54,6 +54,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         ),
     )
     group.addoption(
+        "--mb-allow-empty-memory",
+        dest="mb_allow_empty_memory",
+        action="store_true",
+        help=(
+            "let a gate judge a run whose memory store came back empty for every search (by default it"
+            " refuses: such scores measure the answering model, not the store)"
+        ),
+    )
+    group.addoption(
         "--mb-markdown",
         dest="mb_markdown",
         metavar="FILE",

@@ -289,6 +289,7 @@ def _gate(
         max_errors=gate_settings.max_errors if stop is None else None,
         folder=_relative(run.output, config.invocation_params.dir),
         anyway=gate_settings.anyway,
+        empty_memory=gate_settings.empty_memory,
     )
     if stop is not None:
         gate.failures.append(f"the run stopped early ({stop.reason}); a gate needs every selected test")

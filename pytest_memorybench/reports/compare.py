@@ -94,10 +94,31 @@ class Spending:
     cost: float
     passed: int
     memory_calls: tuple[int, int] | None = None  # a memory system's (write, read) model calls
+    store: dict[str, Any] | None = None  # a memory store's figures (totals.store)
 
     @property
     def memory_text(self) -> str:
         return f"{self.memory_calls[0]:,} / {self.memory_calls[1]:,}" if self.memory_calls else "-"
+
+    @property
+    def ingest_text(self) -> str:
+        """A store's ingest time per message (add and wait)."""
+        ingest = (self.store or {}).get("ingest_ms_per_message")
+        return f"{ingest:.1f} ms" if ingest is not None else "-"
+
+    @property
+    def search_text(self) -> str:
+        """A store's search latency, p50 / p95."""
+        store = self.store or {}
+        if store.get("search_p50_ms") is None:
+            return "-"
+        return f"{store['search_p50_ms']:.1f} / {store['search_p95_ms']:.1f} ms"
+
+    @property
+    def context_text(self) -> str:
+        """The memory tokens a store's answers were given, on average."""
+        tokens = (self.store or {}).get("context_tokens_per_answer")
+        return f"{tokens:,.0f}" if tokens is not None else "-"
 
     @property
     def cost_per_passed(self) -> float | None:
@@ -475,6 +496,7 @@ def _spending(run: Run) -> Spending:
             float(totals.get("cost_usd", 0.0)),
             int(totals.get("passed", 0)),
             phases,  # type: ignore[arg-type]
+            totals.get("store"),
         )
     usage = [item.get("usage") or {} for item in items]  # one suite of a file: its own items' spending
     return Spending(

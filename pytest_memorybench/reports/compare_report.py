@@ -154,12 +154,14 @@ def comparison_page(comparison: Comparison, figures: dict[str, str]) -> str:
         ],
         "cd": Markup(figures["cd"]) if "cd" in figures else None,
         "span": Markup(figures["span"]) if "span" in figures else None,
+        "stores": any(spend.store for spend in comparison.spending),
         "spending": [
             {
                 "letter": chr(65 + index),
                 **spend.__dict__,
                 "cost_per_passed": spend.cost_per_passed,
                 "memory_text": spend.memory_text,
+                "store_texts": (spend.ingest_text, spend.search_text, spend.context_text),
             }
             for index, spend in enumerate(comparison.spending)
         ],

@@ -59,12 +59,13 @@ def comparison_lines(comparison: Comparison) -> list[str]:
                 "not told apart (Wilcoxon, Holm): " + " ".join(_letter(comparison, label) for label in group)
             )
     lines.append("")
-    memory = any(
-        spend.memory_calls for spend in comparison.spending
-    )  # memory systems: their write / read calls
+    memory = any(spend.memory_calls for spend in comparison.spending)  # their write / read calls
+    store = any(spend.store for spend in comparison.spending)  # stores: ingest, search, context tokens
     lines.append(
         f"{'run':<4}{'tokens in':>10}{'out':>8}{'calls':>7}"
-        f"{'p50 s':>8}{'p95 s':>8}{'cost':>10}{'$/passed':>10}" + (f"{'write / read':>16}" if memory else "")
+        f"{'p50 s':>8}{'p95 s':>8}{'cost':>10}{'$/passed':>10}"
+        + (f"{'write / read':>16}" if memory else "")
+        + (f"{'ingest/msg':>12}{'search p50 / p95':>20}{'context':>9}" if store else "")
     )
     for index, spend in enumerate(comparison.spending):
         lines.append(
@@ -72,6 +73,7 @@ def comparison_lines(comparison: Comparison) -> list[str]:
             f"{_seconds(spend.p50):>8}"
             f"{_seconds(spend.p95):>8}{_money(spend.cost):>10}{_money(spend.cost_per_passed):>10}"
             + (f"{spend.memory_text:>16}" if memory else "")
+            + (f"{spend.ingest_text:>12}{spend.search_text:>20}{spend.context_text:>9}" if store else "")
         )
     return lines
 

@@ -126,17 +126,29 @@ def evaluate(
     max_errors: MaxErrors | None = MaxErrors(),
     folder: str = "FOLDER",
     anyway: bool = False,
+    empty_memory: bool = False,
 ) -> GateResult:
     """The gate's verdict on `results` (this run's results.json content).
 
     `max_errors=None` judges without the errors rule: a partial run, whose gate fails for being
     partial, and whose unfinished tests are errors for that reason.  A baseline judged differently
     (another judge, model, prompt version or local rules) is refused unless `anyway`: its means
-    measure another judge as much as the agent.
+    measure another judge as much as the agent.  A memory store that found nothing for every question
+    is refused unless `empty_memory`: its scores are the answering model's alone.
     """
     gate = GateResult(baseline=baseline, max_drop=max_drop if baseline else None)
     if max_errors is not None and not _errors_allowed(gate, results["totals"], max_errors, folder):
         return gate
+    store = results["totals"].get("store") or {}
+    if store.get("store") != "none" and store.get("searches") and store["empty"] == store["searches"]:
+        line = f"every search of store {store['store']} came back empty ({store['searches']})"
+        if not empty_memory:
+            gate.failures.append(
+                f"{line}: the scores are the answering model's alone; check that the store indexes what it is"
+                " given, or pass --mb-allow-empty-memory"
+            )
+            return gate
+        gate.notes.append(f"{line}; judged anyway (--mb-allow-empty-memory)")
     total = results["totals"].get("mean")
     if baseline is not None:
         judged = judged_differently(baseline.results.get("run", {}), results["run"])

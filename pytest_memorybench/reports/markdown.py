@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_memorybench.reports.compare import Comparison
-from pytest_memorybench.reports.summary import efficiency_text, memory_text
+from pytest_memorybench.reports.summary import efficiency_text, memory_text, store_text
 from pytest_memorybench.reports.table import table_rows
 
 STEP_SUMMARY = "GITHUB_STEP_SUMMARY"
@@ -54,6 +54,7 @@ def run_markdown(results: dict[str, Any], gate: dict[str, Any] | None) -> str:
     ]
     if memory_text(totals):
         lines += ["", memory_text(totals)]
+    lines += [line for text in store_text(totals.get("store")) for line in ("", text)]
     if totals.get("errors"):
         kinds = ", ".join(
             f"{kind} {count}" for kind, count in sorted(totals.get("errors_by_kind", {}).items())
@@ -118,10 +119,12 @@ def comparison_markdown(comparison: Comparison) -> str:
         a, b = (chr(65 + [run.label for run in runs].index(name)) for name in (pair.a, pair.b))
         difference = f"{pair.difference:+.3f}" if pair.difference is not None else "-"
         lines.append(f"| {b} − {a} | {difference} | {_ci(pair.ci95)} | {pair.verdict(a, b)} |")
+    store = any(spend.store for spend in comparison.spending)
     lines += [
         "",
-        "| run | tokens in / out | calls | memory write / read | reply p50 / p95 | cost | $ per passed |",
-        "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+        "| run | tokens in / out | calls | memory write / read | reply p50 / p95 | cost | $ per passed |"
+        + (" store ingest / message | search p50 / p95 | context tokens |" if store else ""),
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: |" + (" ---: | ---: | ---: |" if store else ""),
     ]
     for index, spend in enumerate(comparison.spending):
         latency = (
@@ -131,6 +134,7 @@ def comparison_markdown(comparison: Comparison) -> str:
         lines.append(
             f"| {chr(65 + index)} | {spend.tokens_in:,} / {spend.tokens_out:,} | {spend.calls:,} |"
             f" {spend.memory_text} | {latency} | ${spend.cost:.4f} | {per} |"
+            + (f" {spend.ingest_text} | {spend.search_text} | {spend.context_text} |" if store else "")
         )
     lines += ["", *[f"- note: {_text(note)}" for note in comparison.notes]]
     return "\n".join(lines).rstrip() + "\n"

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_memorybench import __version__
+from pytest_memorybench.agents.stores.figures import pooled as pooled_store_figures
 from pytest_memorybench.conversation.evidence import mean_recall
 from pytest_memorybench.conversation.scheduler import ConversationStats
 from pytest_memorybench.core.errors import UsageError, describe_exception
@@ -159,6 +160,7 @@ def _totals(
         "judge_tokens_out": judging["output_tokens"],
         "judge_cost_usd": round(judging["cost_usd"], 6),
         "memory": memory_phases(conversations),
+        "store": pooled_store_figures(conversations),
         "evidence_recall": mean_recall(records),
     }
 

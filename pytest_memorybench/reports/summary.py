@@ -87,6 +87,7 @@ def _spending_lines(results: dict[str, Any]) -> list[str]:
         f"{totals['agent_calls']:,} calls, {totals['agent_seconds']:.1f} s, ${totals['cost_usd']:.4f}"
     ]
     lines += [line for line in (efficiency_text(totals), memory_text(totals)) if line]
+    lines += store_text(totals.get("store"))
     recall = totals.get("evidence_recall")
     if recall:
         lines.append(recall_text(recall))
@@ -172,6 +173,37 @@ def memory_text(totals: dict[str, Any]) -> str:
         for phase, usage in phases.items()
     ]
     return f"memory {' · '.join(parts)}" if parts else ""
+
+
+def store_text(figures: dict[str, Any] | None) -> list[str]:
+    """The store's figures for the terminal and the Markdown summary, and what must not pass unseen."""
+    if not figures:
+        return []
+    store, k = figures["store"], figures["k"]
+    parts = [f"store {store}: k {k}"]
+    if figures["ingest_ms_per_message"] is not None:
+        parts.append(f"ingest {figures['ingest_ms_per_message']:.1f} ms a message ({figures['messages']:,})")
+    if figures["search_p50_ms"] is not None:
+        parts.append(
+            f"search p50 {figures['search_p50_ms']:.1f} ms, p95 {figures['search_p95_ms']:.1f} ms"
+            f" ({figures['searches']:,})"
+        )
+    if figures["context_tokens_per_answer"] is not None:
+        parts.append(f"{figures['context_tokens_per_answer']:,.0f} context tokens an answer")
+    if figures["native_answers"]:
+        parts.append(f"{figures['native_answers']:,} questions answered by the store itself, not the harness")
+    lines = [" · ".join(parts)]
+    if figures["over_k"]:
+        lines.append(
+            f"{store} returned more than {k} hits for {figures['over_k']} of {figures['searches']} searches"
+            f" (up to {figures['returned_max']}); {k} used"
+        )
+    if store != "none" and figures["searches"] and figures["empty"] == figures["searches"]:
+        lines.append(
+            f"every search of {store} came back empty ({figures['searches']}): the scores are not the"
+            " store's memory; check that it indexes what it is given"
+        )
+    return lines
 
 
 def errors_line(totals: dict[str, Any], folder: str) -> str:

@@ -43,7 +43,7 @@ from pytest_memorybench.conversation.log_reader import (
 from pytest_memorybench.conversation.probing import ProbeSession, read_probe_answers
 from pytest_memorybench.conversation.scheduler import Conversation, ConversationStats
 from pytest_memorybench.conversation.trivia import TriviaSource
-from pytest_memorybench.core.errors import usage_error
+from pytest_memorybench.core.errors import RunStopped, usage_error
 from pytest_memorybench.core.records import Score, TestOutcome, Usage
 from pytest_memorybench.core.spans import Span
 from pytest_memorybench.core.tokens import default_counter
@@ -73,6 +73,11 @@ if TYPE_CHECKING:  # the pytest face hands the run its terminal; the run only ca
     from pytest_memorybench.reports.progress import TerminalProgress
 
 T = TypeVar("T")
+# Conversations in a row that an outage (a model provider or a memory store that still fails after
+# its retries) ended: the run stops there, keeping what it has, instead of retrying a dead service
+# for every conversation left.
+OUTAGE_STOP = 3
+OUTAGES = ("provider", "store")
 
 
 def new_run_id(now: datetime | None = None) -> str:
@@ -161,6 +166,7 @@ class BenchmarkRun:
         self.pending_keys: Callable[[], Iterable[str]] | None = None  # an xdist worker's queue, when known
         self.may_start: Callable[[str], bool] = lambda group: True  # the cost cap's say on a new conversation
         self._outcomes: dict[str, TestOutcome] = {}
+        self._outages: list[str] = []  # the errors of the conversations an outage ended, in a row
         self._cut: dict[str, str] = {}  # conversation group -> what cut its driving short
         self._stopping: str | None = None  # why the run is ending the conversations in flight
         self.budget = Budget()
@@ -484,6 +490,19 @@ class BenchmarkRun:
         for key, outcome in conversation.finished().items():
             self._outcomes.setdefault(key, outcome)
         self.conversations[group] = conversation.stats
+        self._count_outage(conversation.stats)
+
+    def _count_outage(self, stats: ConversationStats) -> None:
+        """Stop the run when the last OUTAGE_STOP conversations all ended in an outage."""
+        if stats.error is None:
+            self._outages = []
+        elif stats.error_kind in OUTAGES:
+            self._outages.append(stats.error)
+            if len(self._outages) >= OUTAGE_STOP:
+                raise RunStopped(
+                    f"{len(self._outages)} conversations in a row failed after their retries, the last with:"
+                    f" {self._outages[-1]}"
+                )
 
     def conversation_for(self, test: str, agent: Any) -> MemoryConversation:
         """A hand-driven conversation for a user's own test, logged under the test's node id."""

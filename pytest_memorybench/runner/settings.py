@@ -10,7 +10,13 @@ from typing import Any
 
 from pytest_memorybench.agents.models.limits import RateLimits
 from pytest_memorybench.agents.models.prices import Price
-from pytest_memorybench.agents.spec import LLM_PROVIDERS, AgentOptions, AgentSpec, parse_agent_spec
+from pytest_memorybench.agents.spec import (
+    DEFAULT_STORE_K,
+    LLM_PROVIDERS,
+    AgentOptions,
+    AgentSpec,
+    parse_agent_spec,
+)
 from pytest_memorybench.core.errors import usage_error
 from pytest_memorybench.core.results_file import Baseline
 from pytest_memorybench.core.spans import Span, parse_span
@@ -211,19 +217,27 @@ def _agent_options(option: Any, agent: AgentSpec | None, *, adaptive: bool) -> A
 
 
 def _memory_options(option: Any, agent: AgentSpec | None) -> dict[str, Any]:
-    """`--mb-memory-model` and `--mb-embedder`, which only a memory system (MECHANISM:MODEL) uses."""
+    """`--mb-memory-model` and `--mb-embedder`, which only a memory system (MECHANISM:MODEL) uses
+    (a store, `--mb-embedder` and `--mb-k`)."""
     from pytest_memorybench.agents.mechanisms.embedders import parse_embedder
 
     worker_text = getattr(option, "mb_memory_model", None)
     embedder = parse_embedder(getattr(option, "mb_embedder", None) or "lexical")
-    is_memory = agent is not None and agent.kind == "memory"
-    if worker_text is not None or embedder.kind != "lexical":
-        if not is_memory:
-            flag = "--mb-memory-model" if worker_text is not None else "--mb-embedder"
-            raise usage_error(
-                f"{flag} sets up a memory system; give one with --agent MECHANISM:MODEL (e.g. --agent"
-                " rag:openai:gpt-4o-mini)"
-            )
+    kind = agent.kind if agent is not None else None
+    if (worker_text is not None and kind != "memory") or (
+        embedder.kind != "lexical" and kind not in ("memory", "store")
+    ):
+        flag = "--mb-memory-model" if worker_text is not None else "--mb-embedder"
+        raise usage_error(
+            f"{flag} sets up a memory system; give one with --agent MECHANISM:MODEL (e.g. --agent"
+            " rag:openai:gpt-4o-mini)"
+        )
+    k = getattr(option, "mb_k", None)
+    if k is not None and (kind != "store" or k < 1):
+        raise usage_error(
+            f"--mb-k {k}: the hits each answer of a memory store gets, 1 or more, with --agent STORE:MODEL"
+            " (e.g. --agent bm25:openai:gpt-4o-mini)"
+        )
     worker = None
     if worker_text is not None:
         worker = parse_agent_spec(worker_text)
@@ -232,7 +246,7 @@ def _memory_options(option: Any, agent: AgentSpec | None) -> dict[str, Any]:
                 f"--mb-memory-model {worker_text!r}: give a model: openai:MODEL, anthropic:MODEL,"
                 " openai:MODEL@URL or a URL"
             )
-    return {"memory_model": worker, "embedder": embedder}
+    return {"memory_model": worker, "embedder": embedder, "k": k or DEFAULT_STORE_K}
 
 
 @dataclass(frozen=True)
@@ -245,6 +259,7 @@ class GateSettings:
     min_score: float | None = None
     max_errors: MaxErrors = field(default_factory=lambda: MaxErrors())
     anyway: bool = False  # --mb-compare-anyway: a baseline judged differently is compared, with a note
+    empty_memory: bool = False  # --mb-allow-empty-memory: a store that found nothing is judged anyway
 
     @property
     def active(self) -> bool:
@@ -274,6 +289,7 @@ class GateSettings:
             min_score=min_score,
             max_errors=max_errors,
             anyway=bool(getattr(option, "mb_compare_anyway", False)),
+            empty_memory=bool(getattr(option, "mb_allow_empty_memory", False)),
         )
 
 

@@ -9,13 +9,12 @@ Asserts that need a judge use the offline `LocalJudge` unless given one.
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
 import re
 import textwrap
-from collections.abc import Coroutine, Mapping, Sequence
-from typing import Any, TypeVar
+from collections.abc import Mapping, Sequence
+from typing import Any
 
+from pytest_memorybench.core.blocking import run_blocking
 from pytest_memorybench.core.records import Score
 from pytest_memorybench.judges.base import Judge
 from pytest_memorybench.scoring import judged
@@ -23,8 +22,6 @@ from pytest_memorybench.scoring.choice import score_choice
 from pytest_memorybench.scoring.exact import score_regex
 from pytest_memorybench.scoring.profiles import PAPER, Profile
 from pytest_memorybench.scoring.rouge import score_rouge_l
-
-T = TypeVar("T")
 
 
 def assert_regex(pattern: str | re.Pattern[str], reply: str, *, flags: int = 0) -> Score:
@@ -59,7 +56,7 @@ def assert_items_f1(
 ) -> Score:
     """The episodic item F1 (lenient #pred rule) of `reply` against `ground_truth` is at least `min_f1`."""
     __tracebackhide__ = True
-    score, _ = _resolve(
+    score, _ = run_blocking(
         judged.score_items(_judge(judge), question=question, ground_truth=ground_truth, answer=reply)
     )
     return _check("items_f1", score, min_f1, list(ground_truth), reply)
@@ -71,10 +68,10 @@ def assert_kendall_tau(
     """All ground-truth items are found and their order agrees with Kendall τ ≥ `min_tau`."""
     __tracebackhide__ = True
     chosen = _judge(judge)
-    found_score, identified = _resolve(
+    found_score, identified = run_blocking(
         judged.score_items(chosen, question="", ground_truth=ground_truth, answer=reply)
     )
-    tau, found = _resolve(judged.score_order(chosen, predicted=identified, ground_truth=ground_truth))
+    tau, found = run_blocking(judged.score_order(chosen, predicted=identified, ground_truth=ground_truth))
     reasons = (f"{found} of {len(ground_truth)} items found in order-aligned form", f"Kendall τ = {tau}")
     value = 0.0 if tau is None or found < len(ground_truth) else max(0.0, tau)
     return _check(
@@ -93,7 +90,7 @@ def assert_nuggets(
 ) -> Score:
     """The BEAM rubric: the mean nugget credit (0 / 0.5 / 1 each) is at least `min_score`."""
     __tracebackhide__ = True
-    score = _resolve(
+    score = run_blocking(
         judged.score_rubric(_judge(judge), question=question, nuggets=nuggets, answer=reply, profile=profile)
     )
     return _check("nuggets", score, min_score, list(nuggets), reply)
@@ -119,13 +116,3 @@ def _judge(judge: Judge | None) -> Judge:
     from pytest_memorybench.judges.local import LocalJudge
 
     return LocalJudge()
-
-
-def _resolve(coroutine: Coroutine[Any, Any, T]) -> T:
-    """Await a judge call from sync code, without nesting event loops."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(coroutine)
-    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(asyncio.run, coroutine).result()

@@ -12,7 +12,7 @@ with other signals (Generative Agents, SCM), and every id the index holds gets o
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
@@ -21,6 +21,13 @@ from pytest_memorybench.agents.lexical import Bm25, terms
 if TYPE_CHECKING:
     from pytest_memorybench.agents.mechanisms.embedders import Embedder
     from pytest_memorybench.agents.mechanisms.model import MemoryModel, Phase
+    from pytest_memorybench.core.records import Usage
+
+
+class Meter(Protocol):
+    """Where an index's embedding calls are charged: a memory's model, or a store's own usage."""
+
+    def charge(self, phase: Phase, spent: Usage) -> None: ...
 
 
 class LexicalIndex:
@@ -55,7 +62,7 @@ class DenseIndex:
     """Unit vectors from an embedder, ranked by cosine similarity; embedding calls are charged to
     the memory's model in the phase they happen in."""
 
-    def __init__(self, embedder: Embedder, model: MemoryModel) -> None:
+    def __init__(self, embedder: Embedder, model: Meter) -> None:
         self.embedder = embedder
         self.model = model
         self._vectors = np.zeros((0, 0), dtype=np.float32)

@@ -1,0 +1,106 @@
+"""Making the store a spec names, checking it works before any test, and the agent around it.
+
+The health check runs before the first test, in a scratch namespace: add a sentence, wait, search
+for it, clear.  A store that cannot do that (down, misconfigured, indexing nothing) stops the run
+in one line naming the call that failed, instead of turning every item into a plausible zero.
+"""
+
+from __future__ import annotations
+
+import inspect
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from pytest_memorybench.agents.loading import import_target, load_entry_point
+from pytest_memorybench.agents.mechanisms.model import MemoryModel
+from pytest_memorybench.agents.registry import MECHANISMS, STORES, listed
+from pytest_memorybench.agents.store_spec import OWN_STORE, STORE_ENTRY_POINTS
+from pytest_memorybench.agents.stores.memory import StoreMemory, StoreSettings, new_namespace
+from pytest_memorybench.agents.stores.protocol import StoreClient, StoreError
+from pytest_memorybench.core.blocking import run_blocking
+from pytest_memorybench.core.errors import describe_exception, usage_error
+from pytest_memorybench.core.records import Message
+
+if TYPE_CHECKING:
+    from pytest_memorybench.agents.models.llm import LLMChatAgent
+    from pytest_memorybench.agents.spec import AgentOptions, AgentSpec
+
+HEALTH_SENTENCE = "The harbour lighthouse of Quillmere is painted teal and amber."
+HEALTH_QUERY = "What colours is the Quillmere lighthouse painted?"
+_HEALTH_WORD = "quillmere"
+
+
+def make_store(spec: AgentSpec, options: AgentOptions) -> Any:
+    """A new store object for `spec`: a built-in made from its settings, or the user's."""
+    assert spec.store is not None
+    name = spec.store.name
+    if name in STORES:
+        return STORES[name].load().make(spec.store.settings, options)
+    if name == OWN_STORE:
+        target = spec.store.settings.factory
+        factory = import_target(target, spec.text, f"no module {target.partition(':')[0]!r} to import")
+    else:
+        factory = load_entry_point(
+            STORE_ENTRY_POINTS,
+            name,
+            spec.text,
+            f"{name!r} is not a built-in store ({listed(STORES)}), a mechanism ({listed(MECHANISMS)}) or"
+            f" an installed '{STORE_ENTRY_POINTS}' entry point; your own: store(factory=pkg.mod:make):MODEL",
+        )
+    if not callable(factory) or (callable(getattr(factory, "search", None)) and not inspect.isclass(factory)):
+        return factory  # a store object itself, not what makes one
+    try:
+        return factory()
+    except Exception as exc:  # noqa: BLE001 - the user's code may raise anything
+        raise usage_error(
+            f"--agent {spec.text}: creating the store failed: {describe_exception(exc)}"
+        ) from None
+
+
+def store_client(spec: AgentSpec, options: AgentOptions) -> StoreClient:
+    """The harness's client of a new store for `spec`; one line when the object is no store."""
+    assert spec.store is not None
+    store = make_store(spec, options)
+    name = spec.store.settings.factory if spec.store.name == OWN_STORE else spec.store.name
+    try:
+        return StoreClient(store, name, timeout=options.timeout)
+    except StoreError as exc:
+        raise usage_error(f"--agent {spec.text}: {exc}") from None
+
+
+def build_store_memory(spec: AgentSpec, options: AgentOptions, answerer: LLMChatAgent) -> StoreMemory:
+    """The agent: a new store, in a namespace of its own, answered by `answerer` (the spec's model)."""
+    return StoreMemory(MemoryModel(answerer), store_client(spec, options), StoreSettings(k=options.k))
+
+
+def check_store(spec: AgentSpec, options: AgentOptions) -> None:
+    """The health check: add, wait, search, clear in a scratch namespace; one line if any fails."""
+    client = store_client(spec, options)
+    problem = run_blocking(_health(client, remembers=spec.target != "none"))
+    if problem:
+        raise usage_error(f"--agent {spec.text}: the store failed its check before the run: {problem}")
+
+
+async def _health(client: StoreClient, *, remembers: bool) -> str | None:
+    namespace = f"{new_namespace()}-check"
+    message = Message(HEALTH_SENTENCE, datetime.now(), "user", 0)
+    try:
+        await client.clear(namespace)
+        await client.add([message], namespace)
+        await client.wait(namespace)
+        hits = await client.search(HEALTH_QUERY, namespace, 10)
+        await client.clear(namespace)
+    except StoreError as exc:
+        return str(exc)
+    finally:
+        try:
+            await client.close()
+        except Exception as exc:  # noqa: BLE001
+            return f"close() raised {describe_exception(exc)}"
+    if remembers and not any(_HEALTH_WORD in hit.text.lower() for hit in hits):
+        found = f"{len(hits)} hits, none about it" if hits else "nothing"
+        return (
+            f"search() found {found} for a sentence just added ({HEALTH_SENTENCE!r}); check that it indexes"
+            " what add() is given, and that wait() returns once it has"
+        )
+    return None

@@ -1,0 +1,111 @@
+"""The stores every comparison needs beside a product: `bm25`, `dense` and `none`.
+
+`bm25` and `dense` are the baselines the comparison harnesses ship (a product is never compared
+with nothing): each message is one memory, ranked by BM25 over its words or by cosine similarity
+under `--mb-embedder`, in the same indexes the memory mechanisms use.  `none` finds nothing: the
+no-memory control, which shows what the answering model knows, or guesses, without any memory.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from pytest_memorybench.agents.mechanisms.embedders import Embedder, make_embedder
+from pytest_memorybench.agents.mechanisms.index import DenseIndex, Index, LexicalIndex
+from pytest_memorybench.agents.mechanisms.model import Phase
+from pytest_memorybench.agents.stores.protocol import BuiltinStore, Hit
+from pytest_memorybench.core.errors import usage_error
+from pytest_memorybench.core.records import Message, Usage
+
+if TYPE_CHECKING:
+    from pytest_memorybench.agents.spec import AgentOptions
+
+
+@dataclass
+class _Namespace:
+    index: Index
+    messages: list[Message] = field(default_factory=list)
+
+
+class IndexStore:
+    """Each message a memory in a namespace's own index; search returns the k best, best first.
+
+    Keeps `usage`: embedding calls (a dense index's), which the harness counts as the store's."""
+
+    def __init__(self, embedder: Embedder | None = None) -> None:
+        self.embedder = embedder
+        self.usage = Usage()
+        self._namespaces: dict[str, _Namespace] = {}
+
+    def charge(self, phase: Phase, spent: Usage) -> None:
+        self.usage.add(spent)
+
+    def _space(self, namespace: str) -> _Namespace:
+        if namespace not in self._namespaces:
+            index: Index = LexicalIndex() if self.embedder is None else DenseIndex(self.embedder, self)
+            self._namespaces[namespace] = _Namespace(index)
+        return self._namespaces[namespace]
+
+    async def add(self, messages: list[Message], namespace: str) -> None:
+        space = self._space(namespace)
+        await space.index.add([message.text for message in messages])
+        space.messages.extend(messages)
+
+    async def search(self, query: str, namespace: str, k: int) -> list[Hit]:
+        space = self._namespaces.get(namespace)
+        if space is None:
+            return []
+        found = await space.index.search(query, k)
+        return [
+            Hit(f"{space.messages[i].role}: {space.messages[i].text}", None, space.messages[i].timestamp)
+            for i in found
+        ]
+
+    async def clear(self, namespace: str) -> None:
+        self._namespaces.pop(namespace, None)
+
+    async def aclose(self) -> None:
+        close = getattr(self.embedder, "aclose", None)
+        if close is not None:
+            await close()
+
+
+class NoStore:
+    """Remembers nothing: the answering model alone."""
+
+    def add(self, messages: list[Message], namespace: str) -> None:
+        return None
+
+    def search(self, query: str, namespace: str, k: int) -> list[str]:
+        return []
+
+    def clear(self, namespace: str) -> None:
+        return None
+
+
+@dataclass(frozen=True)
+class NoSettings:
+    """The store has no settings of its own: `--mb-k` and `--mb-embedder` are the run's."""
+
+
+def _dense(settings: NoSettings, options: AgentOptions) -> IndexStore:
+    if options.embedder is None or options.embedder.kind == "lexical":
+        raise usage_error(
+            "--agent dense:…: the dense store ranks with an embedder; give --mb-embedder wordllama or"
+            " --mb-embedder openai:MODEL@URL (bm25: the lexical store)"
+        )
+    return IndexStore(make_embedder(options.embedder))
+
+
+def _bm25(settings: NoSettings, options: AgentOptions) -> IndexStore:
+    return IndexStore()
+
+
+def _none(settings: NoSettings, options: AgentOptions) -> Any:
+    return NoStore()
+
+
+BM25 = BuiltinStore(NoSettings, _bm25)
+DENSE = BuiltinStore(NoSettings, _dense)
+NONE = BuiltinStore(NoSettings, _none)

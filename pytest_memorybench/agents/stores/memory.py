@@ -1,0 +1,182 @@
+"""`--agent STORE:MODEL_SPEC`: a memory store behind one answerer, one prompt and one k.
+
+This is the `rag` mechanism with its index supplied from outside.  Each conversation gets a
+namespace of its own (cleared before its first message and after its last); every message the
+agent hears, observed or exchanged, is added to the store in the benchmark's simulated time; before
+each answer the store is searched once for the user's message, exactly `k` hits (`--mb-k`) go into
+the answering prompt within `MEMORY_TOKENS`, and the MODEL_SPEC answers.  A store that returns more
+than k is cut to k, and the run says so; a store that answers itself (`answer`) is asked instead,
+and the run says that too.
+
+`retrieve(query, k)` hands evidence recall everything the search returned, so the record says how
+many came back; `context()` is the hits the prompt held.  The harness's search for evidence recall
+and the answer's search are the same call, so a question costs the store one search.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from pytest_memorybench.agents.mechanisms.base import Entry, MemorySystem
+from pytest_memorybench.agents.mechanisms.model import MemoryModel, Phase
+from pytest_memorybench.agents.mechanisms.prompt import section, system_prompt, tokens
+from pytest_memorybench.agents.mechanisms.settings import require
+from pytest_memorybench.agents.spec import DEFAULT_STORE_K
+from pytest_memorybench.agents.stores.figures import StoreFigures
+from pytest_memorybench.agents.stores.protocol import Hit, StoreClient
+from pytest_memorybench.core.records import Message, Usage
+
+MEMORY_TOKENS = 4000  # the memories' share of every answering prompt, the same for every store
+MEMORIES_HEADING = "Memories retrieved for this message"
+
+
+@dataclass(frozen=True)
+class StoreSettings:
+    """The equal terms: how many hits every store's answer gets, and the tokens they may fill."""
+
+    k: int = DEFAULT_STORE_K
+    memory_tokens: int = MEMORY_TOKENS
+
+    def __post_init__(self) -> None:
+        require(self.k >= 1, f"--mb-k must be 1 or more, got {self.k}")
+        require(self.memory_tokens >= 1, f"memory_tokens must be 1 or more, got {self.memory_tokens}")
+
+
+def new_namespace() -> str:
+    """A namespace no other conversation, run or user of the store has."""
+    return f"memorybench-{uuid.uuid4().hex[:16]}"
+
+
+class StoreMemory(MemorySystem):
+    """A memory store as an agent: the store remembers, the harness answers."""
+
+    name = "store"
+    settings_type = StoreSettings
+
+    def __init__(
+        self,
+        model: MemoryModel,
+        client: StoreClient,
+        settings: StoreSettings | None = None,
+        *,
+        figures: StoreFigures | None = None,
+        namespace: str | None = None,
+        owner: bool = True,
+    ) -> None:
+        self.client = client
+        self.namespace = namespace or new_namespace()
+        self.owner = owner  # a fork reads its parent's namespace and never writes or clears it
+        settings = settings or StoreSettings()
+        self.store_figures = figures or StoreFigures(client.name, settings.k)
+        self._opened = not owner
+        super().__init__(model, None, settings)
+
+    def start(self) -> None:
+        self._found: tuple[str, list[Hit]] | None = None  # the last search, reused for the answer
+        self._indexing = False  # added since the last wait
+
+    async def write(self, entries: Sequence[Entry]) -> None:
+        if not self.owner or not entries:
+            return
+        started = time.perf_counter()
+        if not self._opened:
+            await self.client.clear(self.namespace)  # a namespace starts empty, whatever was left in it
+            self._opened = True
+        before = self._store_usage()
+        await self.client.add([_message(entry) for entry in entries], self.namespace)
+        self._charge("write", before)
+        self.store_figures.messages += len(entries)
+        self.store_figures.ingest_seconds += time.perf_counter() - started
+        self._found, self._indexing = None, True
+
+    async def answer(self, entry: Entry) -> str:
+        if self.client.answers:
+            await self._indexed()
+            self.store_figures.native_answers += 1
+            self.last_context = []
+            return await self.client.answer(entry.text, self.namespace)
+        kept, used = self.settings.k, 0
+        lines: list[str] = []
+        for hit in (await self._hits(entry.text))[:kept]:
+            cost = tokens(hit.line)
+            if used + cost > self.settings.memory_tokens:
+                break
+            lines.append(hit.line)
+            used += cost
+        self.store_figures.context_tokens.append(used)
+        return await self.reply_with(system_prompt(section(MEMORIES_HEADING, lines)), entry, memories=lines)
+
+    async def search(self, query: str, k: int) -> list[str]:
+        """Every hit the store returned for `query` (evidence recall cuts to its k and counts the rest)."""
+        return [hit.line for hit in await self._hits(query)]
+
+    async def _hits(self, query: str) -> list[Hit]:
+        if self._found is not None and self._found[0] == query:
+            return self._found[1]
+        await self._indexed()
+        started, before = time.perf_counter(), self._store_usage()
+        hits = await self.client.search(query, self.namespace, self.settings.k) if self._opened else []
+        self.store_figures.search_seconds.append(time.perf_counter() - started)
+        self._charge("read", before)
+        self.store_figures.returned.append(len(hits))
+        self._found = (query, hits)
+        return hits
+
+    def _store_usage(self) -> Usage | None:
+        usage = getattr(self.client.store, "usage", None)
+        return dataclasses.replace(usage) if isinstance(usage, Usage) else None
+
+    def _charge(self, phase: Phase, before: Usage | None) -> None:
+        """What the store says it spent (its own model or embedding calls), in the phase it spent it."""
+        after = self._store_usage()
+        if before is not None and after is not None:
+            self.model.charge(phase, after - before)
+
+    async def _indexed(self) -> None:
+        """Wait for what was added to be searchable; the wait is ingest time."""
+        if self._indexing and self.owner:
+            started = time.perf_counter()
+            await self.client.wait(self.namespace)
+            self.store_figures.ingest_seconds += time.perf_counter() - started
+            self._indexing = False
+
+    async def reset(self) -> None:
+        if self.owner and self._opened:
+            await self.client.clear(self.namespace)
+        await super().reset()
+
+    async def fork(self) -> StoreMemory:
+        """A reader of the same namespace: a question asked on it is not added to the store, so the
+        conversation goes on as if it had not been asked."""
+        await self._indexed()
+        twin = StoreMemory(
+            self.model.fork(),
+            self.client,
+            self.settings,
+            figures=self.store_figures,
+            namespace=self.namespace,
+            owner=False,
+        )
+        twin.log = list(self.log)
+        return twin
+
+    async def aclose(self) -> None:
+        if not self.owner:
+            return
+        try:
+            if self._opened:
+                await self.client.clear(self.namespace)
+        finally:
+            await self.client.close()
+            await self.model.aclose()
+
+
+def _message(entry: Entry) -> Message:
+    role: Any = entry.role
+    return Message(entry.text, entry.time or datetime.now(), role, entry.index)

@@ -1,0 +1,194 @@
+"""The memory-store protocol: a memory product or your own store behind a handful of calls.
+
+    add(messages, namespace)       take messages in; each a `Message` (text, role, simulated
+                                   timestamp, id)
+    search(query, namespace, k)    a list of texts, or of hits (text, optional score and timestamp)
+    clear(namespace)               forget everything in the namespace
+    wait(namespace)                optional: return once what was added can be found (indexing
+                                   that finishes later); its time counts as ingest time
+    answer(question, namespace)    optional: the store answers itself (an agent framework), and
+                                   the harness does not answer for it
+
+Methods may be sync or async.  `StoreClient` makes the calls for the harness: a sync method runs in
+a thread so a slow store never blocks the run, each call is bounded by `--mb-timeout`, a failure
+is retried a few times (stores fail transiently: a busy index, a dropped connection), and what
+still fails is a `StoreError`, which makes the item an ERROR with no score: an indexing or search
+failure must never read as a low score.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt, wait_exponential
+
+from pytest_memorybench.agents.protocol import HarnessTimeout, call_maybe_async, within
+from pytest_memorybench.core.errors import AgentError, describe_exception
+from pytest_memorybench.core.records import Message
+
+if TYPE_CHECKING:
+    from pytest_memorybench.agents.spec import AgentOptions
+
+# A store's own bugs, which no retry mends: fail at once.
+_PERMANENT = (TypeError, AttributeError, NameError, NotImplementedError, ImportError)
+
+
+class StoreError(AgentError):
+    """A store's add, wait, search or clear failed after its retries: the item errors, unscored."""
+
+    kind = "store"
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One memory a search found: its text, and the score and time the store gives, if any."""
+
+    text: str
+    score: float | None = None
+    timestamp: datetime | None = None
+
+    @property
+    def line(self) -> str:
+        """The hit as the answering prompt shows it: stamped with its time when the store gives one."""
+        return f"[{self.timestamp:%Y-%m-%d %H:%M}] {self.text}" if self.timestamp else self.text
+
+
+@runtime_checkable
+class MemoryStore(Protocol):
+    """What a store implements (sync or async); `wait` and `answer` are optional."""
+
+    def add(self, messages: list[Message], namespace: str) -> Any: ...
+
+    def search(self, query: str, namespace: str, k: int) -> Any: ...
+
+    def clear(self, namespace: str) -> Any: ...
+
+
+@dataclass(frozen=True)
+class BuiltinStore:
+    """A store the registry names: its settings (`STORE(SETTING=VALUE):MODEL`) and how to make one
+    from them and the run's agent options (its embedder, its timeout)."""
+
+    settings_type: type
+    make: Callable[[Any, AgentOptions], Any]
+
+
+_TEXT_KEYS = ("text", "memory", "content", "document", "page_content")
+
+
+def as_hit(found: Any) -> Hit:
+    """A search result as a `Hit`: a text, a Hit, a mapping or an object with one of the usual text
+    fields (`text`, `memory` as Mem0 names it, `content`, …) and optionally `score` / `timestamp`."""
+    if isinstance(found, Hit):
+        return found
+    if isinstance(found, str):
+        return Hit(found)
+
+    def get(key: str) -> Any:
+        return found.get(key) if isinstance(found, dict) else getattr(found, key, None)
+
+    text = next((value for value in map(get, _TEXT_KEYS) if isinstance(value, str)), None)
+    if text is None:
+        raise TypeError(f"a search result needs a text ({', '.join(_TEXT_KEYS)}); got {found!r:.80}")
+    score, timestamp = get("score"), get("timestamp")
+    return Hit(
+        text,
+        float(score) if isinstance(score, int | float) else None,
+        timestamp if isinstance(timestamp, datetime) else None,
+    )
+
+
+class StoreClient:
+    """The harness's side of a store: one async face, bounded calls, retries and one-line errors."""
+
+    def __init__(
+        self, store: Any, name: str, *, timeout: float | None = 600.0, attempts: int = 3, backoff: float = 0.5
+    ) -> None:
+        missing = [
+            method for method in ("add", "search", "clear") if not callable(getattr(store, method, None))
+        ]
+        if missing:
+            lacks = ", ".join(f"{method}()" for method in missing)
+            raise StoreError(
+                f"store {name} has no {lacks}: a store implements add(messages, namespace),"
+                " search(query, namespace, k) and clear(namespace)"
+            )
+        self.store = store
+        self.name = name
+        self.timeout = timeout
+        self.attempts = attempts
+        self.backoff = backoff
+
+    def has(self, method: str) -> bool:
+        """Whether the store implements an optional method (`wait`, `answer`)."""
+        return callable(getattr(self.store, method, None))
+
+    @property
+    def answers(self) -> bool:
+        """Whether the store answers questions itself."""
+        return self.has("answer")
+
+    async def add(self, messages: Sequence[Message], namespace: str) -> None:
+        await self._call("add", list(messages), namespace)
+
+    async def wait(self, namespace: str) -> None:
+        if self.has("wait"):
+            await self._call("wait", namespace)
+
+    async def search(self, query: str, namespace: str, k: int) -> list[Hit]:
+        found = await self._call("search", query, namespace, k)
+        if isinstance(found, dict) and isinstance(found.get("results"), list):
+            found = found["results"]  # {"results": [...]}, as Mem0 and several products answer
+        if found is None:
+            return []
+        try:
+            return [as_hit(item) for item in found]
+        except TypeError as exc:
+            raise StoreError(
+                f"store {self.name}: search() returned what is not a list of hits: {exc}"
+            ) from None
+
+    async def answer(self, question: str, namespace: str) -> str:
+        reply = await self._call("answer", question, namespace)
+        if not isinstance(reply, str):
+            raise StoreError(f"store {self.name}: answer() returned {type(reply).__name__}, expected str")
+        return reply
+
+    async def clear(self, namespace: str) -> None:
+        await self._call("clear", namespace)
+
+    async def close(self) -> None:
+        close = getattr(self.store, "aclose", None) or getattr(self.store, "close", None)
+        if callable(close):
+            await call_maybe_async(close)
+
+    async def _call(self, method: str, *args: Any) -> Any:
+        started = time.perf_counter()
+        try:
+            async for attempt in AsyncRetrying(
+                stop=stop_after_attempt(self.attempts),
+                wait=wait_exponential(self.backoff, max=10),
+                retry=retry_if_exception(lambda exc: not isinstance(exc, (*_PERMANENT, HarnessTimeout))),
+                reraise=True,
+            ):
+                with attempt:
+                    return await within(call_maybe_async(getattr(self.store, method), *args), self.timeout)
+        except HarnessTimeout:
+            raise StoreError(
+                f"store {self.name}: {method}() took longer than {self.timeout:g} s (--mb-timeout)"
+            ) from None
+        except StoreError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - a store may raise anything
+            tries = (
+                f" ({self.attempts} tries, {time.perf_counter() - started:.1f} s)"
+                if self.attempts > 1
+                else ""
+            )
+            raise StoreError(
+                f"store {self.name}: {method}() raised {describe_exception(exc)}{tries}"
+            ) from exc
