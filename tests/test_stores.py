@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+import shutil
 import sys
 import time
 from collections.abc import Iterator
@@ -427,3 +428,80 @@ def test_a_gate_refuses_a_store_that_found_nothing_unless_told_otherwise() -> No
     assert not evaluate(results, baseline=None, min_score=0.1, empty_memory=True).failures
     control = {**results, "totals": {**results["totals"], "store": {**store, "store": "none"}}}
     assert not evaluate(control, baseline=None, min_score=0.1).failures, "the no-memory control finds nothing"
+
+
+# -- the products that run here ---------------------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def reference_mcp_server() -> str:
+    """The reference MCP memory server's command, once it is known to start here (npx, from npm)."""
+    pytest.importorskip("mcp")
+    from pytest_memorybench.agents.stores.mcp import REFERENCE_SERVER, McpSettings, McpStore
+
+    if shutil.which("npx") is None:
+        pytest.skip("npx (Node.js) is not on PATH")
+    store = McpStore(McpSettings())
+
+    async def start() -> None:
+        try:
+            await asyncio.wait_for(store.clear("probe"), 180)
+        finally:
+            await store.aclose()
+
+    try:
+        asyncio.run(start())
+    except Exception as exc:  # noqa: BLE001 - no network to npm, or no Node: skipped, not failed
+        pytest.skip(f"the reference MCP memory server does not start here: {exc}")
+    return REFERENCE_SERVER
+
+
+def _run_store(pytester: pytest.Pytester, agent: str, *extra: str) -> tuple[pytest.RunResult, dict[str, Any]]:
+    run = pytester.path / "run"
+    result = pytester.runpytest(
+        "--memorybench",
+        "--span=isolated",
+        "-k",
+        "colours or name_list",
+        "-p",
+        "no:cacheprovider",
+        f"--agent={agent}",
+        f"--mb-output={run}",
+        *extra,
+    )
+    return result, _results(run)["totals"]
+
+
+def test_the_reference_mcp_server_as_a_store_runs_end_to_end(
+    pytester: pytest.Pytester, model: Any, reference_mcp_server: str
+) -> None:
+    server, _ = model
+    result, totals = _run_store(pytester, f"mcp:openai:fake-model@{server.openai_url}")
+    assert not totals["errors"] and totals["max"] == 6, result.stdout.str()[-3000:]
+    assert totals["store"]["messages"] > 0 and totals["store"]["empty"] < totals["store"]["searches"]
+    assert totals["evidence_recall"]["mean"] > 0.5, "the colours and names are found word by word"
+    result.stdout.fnmatch_lines(["store mcp: k 10 · ingest *"])
+
+
+@pytest.mark.asyncio
+async def test_mem0_extracts_with_the_answering_model_or_stores_messages_as_given(model: Any) -> None:
+    pytest.importorskip("mem0")
+    server, script = model
+    for infer, extractions in [("true", 2), ("false", 0)]:
+        before = script.asked.get("mem0", 0)
+        agent = _agent(f"mem0(infer={infer}):openai:fake-model@{server.openai_url}")
+        await agent.reply(Message("My locker code is 4512, please remember it.", WHEN))
+        reply = await agent.reply(Message("What is my locker code?", WHEN))
+        shown = await agent.context()
+        await agent.aclose()
+        assert "4512" in reply and any("4512" in memory for memory in shown), (infer, reply, shown)
+        assert script.asked.get("mem0", 0) - before == extractions, "one extraction per exchange added"
+    assert server.requests_to("/v1/embeddings"), "Mem0 embeds on the MODEL_SPEC's server"
+
+
+def test_mem0_runs_the_ltm_suite_end_to_end(pytester: pytest.Pytester, model: Any) -> None:
+    pytest.importorskip("mem0")
+    server, _ = model
+    result, totals = _run_store(pytester, f"mem0:openai:fake-model@{server.openai_url}")
+    assert not totals["errors"] and totals["max"] == 6, result.stdout.str()[-3000:]
+    assert totals["evidence_recall"]["mean"] > 0.5 and totals["store"]["ingest_ms_per_message"] > 0

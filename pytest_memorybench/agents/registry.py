@@ -143,6 +143,20 @@ STORES = _by_name(
         " embeddings endpoint): the dense baseline",
     ),
     Registered(
+        "mem0",
+        "stores.mem0:MEM0",
+        "Mem0's open-source library (`mem0` extra) in process on an embedded Qdrant; its LLM and embedder"
+        " at the MODEL_SPEC's server (or `--mb-embedder openai:MODEL@URL`); `infer=false` stores messages"
+        " as given",
+    ),
+    Registered(
+        "mcp",
+        "stores.mcp:MCP",
+        "an MCP memory server over stdio (`mcp` extra), one per conversation: `add` and `search` name its"
+        " tools; by default the reference knowledge-graph server (npx), each message an entity, searched"
+        " word by word (`search_by=words`; `query` sends the question whole)",
+    ),
+    Registered(
         "none",
         "stores.local:NONE",
         "remembers nothing: the no-memory control, what the answering model knows without any memory",

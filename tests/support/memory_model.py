@@ -5,7 +5,7 @@ function call, an answer); `MemoryModelScript` answers each the way a careful mo
 prompt alone, so a test can assert what a mechanism stored and what reached its answering prompt:
   - an answer is read from the prompt: the line of the system prompt or earlier turns that `recall`
     ranks best for the question (no line: "I don't know."); a statement gets "Noted.";
-  - extractions, notes, summaries and portraits repeat the user's words; importance is 8 for a
+  - extractions (Mem0's too), notes, summaries and portraits repeat the user's words; importance is 8 for a
     message asking to "remember", else 2, said as a model says it ("On a scale of 1 to 10, ...");
     relevance and the SCM controller say yes when the question shares a word with the notes (or
     asks something); SCM's summaries will do when one holds two of the question's words;
@@ -96,6 +96,9 @@ class MemoryModelScript:
     def reply(
         self, system: str, prompt: str, messages: list[dict[str, Any]], body: dict[str, Any]
     ) -> tuple[str, Any]:
+        if "You are a Memory Extractor" in system:  # Mem0's extraction (its 2.x additive pipeline)
+            said = user_lines(prompt.split("## New Messages", 1)[1].split("## Observation Date", 1)[0])
+            return "mem0", json.dumps({"memory": [{"text": line} for line in said]})
         if "key-value pairs" in prompt:
             said = " ".join(user_lines(prompt)) or prompt
             return "extract", json.dumps({"key_values": {"said": said}, "summary": said})

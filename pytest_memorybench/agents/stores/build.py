@@ -35,7 +35,8 @@ def make_store(spec: AgentSpec, options: AgentOptions) -> Any:
     assert spec.store is not None
     name = spec.store.name
     if name in STORES:
-        return STORES[name].load().make(spec.store.settings, options)
+        assert spec.model_spec is not None
+        return STORES[name].load().make(spec.store.settings, options, spec.model_spec)
     if name == OWN_STORE:
         target = spec.store.settings.factory
         factory = import_target(target, spec.text, f"no module {target.partition(':')[0]!r} to import")

@@ -19,7 +19,7 @@ from pytest_memorybench.core.errors import usage_error
 from pytest_memorybench.core.records import Message, Usage
 
 if TYPE_CHECKING:
-    from pytest_memorybench.agents.spec import AgentOptions
+    from pytest_memorybench.agents.spec import AgentOptions, AgentSpec
 
 
 @dataclass
@@ -89,7 +89,7 @@ class NoSettings:
     """The store has no settings of its own: `--mb-k` and `--mb-embedder` are the run's."""
 
 
-def _dense(settings: NoSettings, options: AgentOptions) -> IndexStore:
+def _dense(settings: NoSettings, options: AgentOptions, model: AgentSpec) -> IndexStore:
     if options.embedder is None or options.embedder.kind == "lexical":
         raise usage_error(
             "--agent dense:…: the dense store ranks with an embedder; give --mb-embedder wordllama or"
@@ -98,11 +98,11 @@ def _dense(settings: NoSettings, options: AgentOptions) -> IndexStore:
     return IndexStore(make_embedder(options.embedder))
 
 
-def _bm25(settings: NoSettings, options: AgentOptions) -> IndexStore:
+def _bm25(settings: NoSettings, options: AgentOptions, model: AgentSpec) -> IndexStore:
     return IndexStore()
 
 
-def _none(settings: NoSettings, options: AgentOptions) -> Any:
+def _none(settings: NoSettings, options: AgentOptions, model: AgentSpec) -> Any:
     return NoStore()
 
 

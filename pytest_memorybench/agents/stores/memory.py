@@ -84,10 +84,10 @@ class StoreMemory(MemorySystem):
     async def write(self, entries: Sequence[Entry]) -> None:
         if not self.owner or not entries:
             return
-        started = time.perf_counter()
-        if not self._opened:
-            await self.client.clear(self.namespace)  # a namespace starts empty, whatever was left in it
+        if not self._opened:  # a namespace starts empty, whatever was left in it; not ingest time
+            await self.client.clear(self.namespace)
             self._opened = True
+        started = time.perf_counter()
         before = self._store_usage()
         await self.client.add([_message(entry) for entry in entries], self.namespace)
         self._charge("write", before)

@@ -31,7 +31,7 @@ from pytest_memorybench.core.errors import AgentError, describe_exception
 from pytest_memorybench.core.records import Message
 
 if TYPE_CHECKING:
-    from pytest_memorybench.agents.spec import AgentOptions
+    from pytest_memorybench.agents.spec import AgentOptions, AgentSpec
 
 # A store's own bugs, which no retry mends: fail at once.
 _PERMANENT = (TypeError, AttributeError, NameError, NotImplementedError, ImportError)
@@ -71,10 +71,11 @@ class MemoryStore(Protocol):
 @dataclass(frozen=True)
 class BuiltinStore:
     """A store the registry names: its settings (`STORE(SETTING=VALUE):MODEL`) and how to make one
-    from them and the run's agent options (its embedder, its timeout)."""
+    from them, the run's agent options (its embedder) and the answering model's spec (a product
+    with a model of its own is pointed at the same one)."""
 
     settings_type: type
-    make: Callable[[Any, AgentOptions], Any]
+    make: Callable[[Any, AgentOptions, AgentSpec], Any]
 
 
 _TEXT_KEYS = ("text", "memory", "content", "document", "page_content")

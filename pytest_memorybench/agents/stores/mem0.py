@@ -1,0 +1,199 @@
+"""`mem0`: Mem0's open-source library (`mem0ai`) in process, on an embedded vector store.
+
+    mem0:openai:gpt-4o-mini                       extraction by gpt-4o-mini, OpenAI's embeddings
+    mem0(infer=false):openai:NAME@URL             messages stored as given, embedded by the server
+    mem0:openai:NAME@URL --mb-embedder openai:nomic-embed-text@URL2
+
+Each store object is one `Memory` with its own Qdrant collection in a folder of its own (Qdrant's
+local, embedded mode: no server) and its own history database; a namespace is Mem0's `user_id`.
+Mem0 works with two models of its own: its LLM, which with `infer=true` (Mem0's default) turns
+each batch of messages into memories (one extraction call per `add` in the 2.x pipeline), and its
+embedder.  Both are pointed at the MODEL_SPEC's model and server, so the store extracts with the
+same model the harness answers with; `--mb-embedder openai:MODEL[@URL]` names another embedder
+(without it, the MODEL_SPEC's server embeds with its model, or OpenAI's `text-embedding-3-small`).
+`threshold` is Mem0's own minimum score for a hit (its default, 0.1).  Mem0's telemetry is
+turned off.  Tested with mem0ai 2.2.1; its configuration names changed across 0.x, 1.x and 2.x.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pytest_memorybench.agents.mechanisms.settings import require
+from pytest_memorybench.agents.stores.protocol import BuiltinStore
+from pytest_memorybench.core.errors import usage_error
+from pytest_memorybench.core.records import Message
+
+if TYPE_CHECKING:
+    from pytest_memorybench.agents.spec import AgentOptions, AgentSpec
+
+OPENAI_EMBEDDINGS = "text-embedding-3-small"
+TESTED = "2.2.1"
+
+
+@dataclass(frozen=True)
+class Mem0Settings:
+    """Whether Mem0 extracts memories with its LLM (`infer`), and its minimum hit score."""
+
+    infer: bool = True
+    threshold: float = 0.1
+
+    def __post_init__(self) -> None:
+        require(0.0 <= self.threshold <= 1.0, f"threshold must be between 0 and 1, got {self.threshold:g}")
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """A model on an OpenAI-compatible server (or OpenAI's own, with no URL)."""
+
+    model: str
+    base_url: str | None
+
+    def config(self, url_key: str) -> dict[str, Any]:
+        from pytest_memorybench.agents.models.llm import LOCAL_API_KEY
+
+        config: dict[str, Any] = {"model": self.model}
+        if self.base_url is not None:
+            config |= {url_key: self.base_url, "api_key": LOCAL_API_KEY}
+        return config
+
+
+class Mem0Store:
+    """A Mem0 `Memory` behind the store protocol; made on first use, in the thread that uses it."""
+
+    def __init__(self, settings: Mem0Settings, llm: Endpoint, embedder: Endpoint) -> None:
+        self.settings = settings
+        self.llm = llm
+        self.embedder = embedder
+        self.folder = Path(tempfile.mkdtemp(prefix="memorybench-mem0-"))
+        self._memory: Any = None
+        self._lock = threading.Lock()
+        self._per_token = False  # the embedder gives a vector per token (llama.cpp serving a chat model)
+        self._size: int | None = None
+
+    def add(self, messages: list[Message], namespace: str) -> None:
+        turns = [{"role": message.role, "content": message.text} for message in messages]
+        self._mem0().add(turns, user_id=namespace, infer=self.settings.infer)
+
+    def search(self, query: str, namespace: str, k: int) -> Any:
+        return self._mem0().search(
+            query, top_k=k, filters={"user_id": namespace}, threshold=self.settings.threshold
+        )
+
+    def clear(self, namespace: str) -> None:
+        self._mem0().delete_all(user_id=namespace)
+
+    def close(self) -> None:
+        if self._memory is not None:
+            client = getattr(getattr(self._memory, "vector_store", None), "client", None)
+            if client is not None and hasattr(client, "close"):
+                client.close()
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+    def _mem0(self) -> Any:
+        with self._lock:
+            if self._memory is None:
+                from mem0 import Memory
+
+                self._memory = Memory.from_config(self._config())
+                if self._per_token:
+                    self._memory.embedding_model = PooledEmbedding(self._memory.embedding_model)
+            return self._memory
+
+    def _config(self) -> dict[str, Any]:
+        return {
+            "llm": {"provider": "openai", "config": self.llm.config("openai_base_url")},
+            "embedder": {
+                "provider": "openai",
+                "config": {**self.embedder.config("openai_base_url"), "embedding_dims": self._dimensions()},
+            },
+            "vector_store": {
+                "provider": "qdrant",
+                "config": {
+                    "collection_name": "memorybench",
+                    "path": str(self.folder / "qdrant"),
+                    "embedding_model_dims": self._dimensions(),
+                    "on_disk": True,
+                },
+            },
+            "history_db_path": str(self.folder / "history.db"),
+        }
+
+    def _dimensions(self) -> int:
+        """The embedder's vector size, asked once: Qdrant's collection is made for one size."""
+        if self._size is None:
+            import openai
+
+            from pytest_memorybench.agents.mechanisms.embedders import pooled
+            from pytest_memorybench.agents.models.llm import LOCAL_API_KEY
+
+            key = LOCAL_API_KEY if self.embedder.base_url else None
+            with openai.OpenAI(api_key=key, base_url=self.embedder.base_url, max_retries=2) as client:
+                vector = client.embeddings.create(model=self.embedder.model, input=["size"]).data[0].embedding
+            self._per_token = bool(vector) and isinstance(vector[0], list)
+            self._size = len(pooled(vector))
+        return self._size
+
+
+def _without_telemetry() -> None:
+    """Mem0 off the network: its telemetry reads MEM0_TELEMETRY once, at import, into module
+    constants; with it on, every `Memory` also opens one shared Qdrant folder (~/.mem0), which a
+    second store in the process finds locked.  Set before the import, and after one made elsewhere."""
+    os.environ["MEM0_TELEMETRY"] = "False"
+    try:
+        import mem0.memory.main
+        import mem0.memory.telemetry
+    except ImportError:
+        raise usage_error(
+            "--agent mem0:…: the mem0ai package is not installed; pip install 'pytest-memorybench[mem0]'"
+        ) from None
+    for module in (mem0.memory.main, mem0.memory.telemetry):
+        module.MEM0_TELEMETRY = False
+
+
+class PooledEmbedding:
+    """Mem0's embedder for a server without pooling (llama.cpp serving a chat model), which returns a
+    vector per token: their mean stands for the text, as for the memory systems' endpoint embedder."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.config = inner.config
+
+    def embed(self, text: str, memory_action: str | None = None) -> list[float]:
+        from pytest_memorybench.agents.mechanisms.embedders import pooled
+
+        return [float(x) for x in pooled(self.inner.embed(text, memory_action))]
+
+    def embed_batch(self, texts: list[str], memory_action: str = "add") -> list[list[float]]:
+        return [self.embed(text, memory_action) for text in texts]
+
+
+def _make(settings: Mem0Settings, options: AgentOptions, model: AgentSpec) -> Mem0Store:
+    _without_telemetry()
+    if model.kind != "openai":
+        raise usage_error(
+            f"--agent mem0:{model.text}: Mem0's LLM is reached here through OpenAI's API; give openai:MODEL"
+            " or openai:MODEL@URL (any compatible server)"
+        )
+    name = model.target or "default"  # a bare URL: the server's own model
+    llm = Endpoint(name, model.base_url)
+    chosen = options.embedder
+    if chosen is not None and chosen.kind == "openai":
+        embedder = Endpoint(chosen.model, chosen.base_url)
+    elif chosen is not None and chosen.kind != "lexical":
+        raise usage_error(
+            f"--mb-embedder {chosen.display}: Mem0 embeds through an OpenAI-compatible endpoint; give"
+            " openai:MODEL[@URL], or leave it out to embed on the MODEL_SPEC's server"
+        )
+    else:
+        embedder = Endpoint(name if model.base_url else OPENAI_EMBEDDINGS, model.base_url)
+    return Mem0Store(settings, llm, embedder)
+
+
+MEM0 = BuiltinStore(Mem0Settings, _make)
