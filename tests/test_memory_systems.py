@@ -288,7 +288,7 @@ def test_memgpt_falls_back_to_json_calls_when_the_server_refuses_tools(served) -
         body={"error": {"message": "tools are not supported by this model", "type": "invalid_request_error"}},
     )
     assert run(agent.reply(Message("Hello!", START))) == NOTED
-    assert agent.target.calls_by_json
+    assert agent.target.caller.by_json
 
 
 def test_memgpt_answers_an_unknown_function_with_an_error_and_goes_on(served) -> None:  # noqa: ANN001

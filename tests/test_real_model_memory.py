@@ -19,6 +19,7 @@ from pytest_memorybench.agents.registry import MECHANISMS
 from pytest_memorybench.local_model import MODEL_ALIAS
 from tests.support.llm_server import RecordingProxy
 from tests.support.local_model import REPLY_TOKENS
+from tests.support.mcp_server import require_reference_mcp_server
 
 pytestmark = pytest.mark.real_model  # one worker runs this module and its twin (conftest.ONE_WORKER)
 
@@ -63,3 +64,38 @@ def test_every_mechanism_runs_on_smollm2_with_no_item_error(
         "scm",
     ):  # dense retrieval: embeddings are charged
         assert memory["write"]["calls"] >= 1 and memory["write"]["input_tokens"] > 0
+
+
+@pytest.mark.parametrize("store", ["mem0(infer=false)", "mcp", "mcp(mode=agent)"])
+def test_the_memory_products_run_on_smollm2_with_no_item_error(
+    pytester: pytest.Pytester, capped_server: str, store: str
+) -> None:
+    """Mem0 embeds with SmolLM2 (a vector per token, averaged); it stores messages as given, since its
+    extraction prompt alone (about 8,600 tokens) is longer than SmolLM2's 8,192-token window.  The
+    reference MCP server stores what the harness adds, or what SmolLM2 saves with its tools."""
+    if store.startswith("mem0"):
+        pytest.importorskip("mem0")
+    else:
+        require_reference_mcp_server()
+    model = f"openai:{MODEL_ALIAS}@{capped_server}"
+    result = pytester.runpytest(
+        "--memorybench",
+        "-p",
+        "no:cacheprovider",
+        "-p",
+        "no:randomly",
+        f"--agent={store}:{model}",
+        *([f"--mb-embedder={model}"] if store.startswith("mem0") else []),
+        "--span=isolated",
+        "--mb-context=2048",
+        "-k",
+        "colours and rep1",
+        "--mb-output=run",
+    )
+    results = json.loads((pytester.path / "run" / "results.json").read_text())
+    items = results["items"]
+    assert len(items) == 1 and items[0]["score"] is not None and not items[0]["error"], result.stdout.str()
+    if store == "mcp(mode=agent)":
+        assert results["totals"]["memory"]["read"]["calls"] >= 1
+    else:
+        assert results["totals"]["store"]["messages"] > 0 and results["totals"]["store"]["searches"] >= 1

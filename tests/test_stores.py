@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-import shutil
 import sys
 import time
 from collections.abc import Iterator
@@ -28,6 +27,7 @@ from pytest_memorybench.agents.stores.protocol import Hit, StoreClient, StoreErr
 from pytest_memorybench.core.errors import UsageError
 from pytest_memorybench.core.records import Message
 from tests.support.llm_server import LLMServer
+from tests.support.mcp_server import require_reference_mcp_server
 from tests.support.memory_model import MemoryModelScript, scripted_memory_server
 
 pytest_plugins = ["pytester"]
@@ -316,6 +316,8 @@ def test_the_docs_example_store_runs_the_ltm_suite_and_is_compared_with_bm25(
     assert store["search_p95_ms"] >= store["search_p50_ms"] > 0 and store["context_tokens_per_answer"] > 0
     assert totals["evidence_recall"]["questions"] == 30 and 0 < totals["evidence_recall"]["mean"] < 1
     assert not totals["errors"]
+    report = (runs / "list" / "report.html").read_text()
+    assert "store list_store:ListStore: ingest per message" in report and "search p50 / p95" in report
     compared = pytester.runpytest("--mb-compare", str(runs / "list"), str(runs / "bm25"))
     compared.stdout.fnmatch_lines(["*ingest/msg    search p50 / p95  context*", "A *ms * ms *"])
 
@@ -433,27 +435,9 @@ def test_a_gate_refuses_a_store_that_found_nothing_unless_told_otherwise() -> No
 # -- the products that run here ---------------------------------------------------------------------
 
 
-@pytest.fixture(scope="session")
-def reference_mcp_server() -> str:
-    """The reference MCP memory server's command, once it is known to start here (npx, from npm)."""
-    pytest.importorskip("mcp")
-    from pytest_memorybench.agents.stores.mcp import REFERENCE_SERVER, McpSettings, McpStore
-
-    if shutil.which("npx") is None:
-        pytest.skip("npx (Node.js) is not on PATH")
-    store = McpStore(McpSettings())
-
-    async def start() -> None:
-        try:
-            await asyncio.wait_for(store.clear("probe"), 180)
-        finally:
-            await store.aclose()
-
-    try:
-        asyncio.run(start())
-    except Exception as exc:  # noqa: BLE001 - no network to npm, or no Node: skipped, not failed
-        pytest.skip(f"the reference MCP memory server does not start here: {exc}")
-    return REFERENCE_SERVER
+@pytest.fixture
+def reference_mcp_server() -> None:
+    require_reference_mcp_server()
 
 
 def _run_store(pytester: pytest.Pytester, agent: str, *extra: str) -> tuple[pytest.RunResult, dict[str, Any]]:
@@ -473,7 +457,7 @@ def _run_store(pytester: pytest.Pytester, agent: str, *extra: str) -> tuple[pyte
 
 
 def test_the_reference_mcp_server_as_a_store_runs_end_to_end(
-    pytester: pytest.Pytester, model: Any, reference_mcp_server: str
+    pytester: pytest.Pytester, model: Any, reference_mcp_server: None
 ) -> None:
     server, _ = model
     result, totals = _run_store(pytester, f"mcp:openai:fake-model@{server.openai_url}")
@@ -505,3 +489,47 @@ def test_mem0_runs_the_ltm_suite_end_to_end(pytester: pytest.Pytester, model: An
     result, totals = _run_store(pytester, f"mem0:openai:fake-model@{server.openai_url}")
     assert not totals["errors"] and totals["max"] == 6, result.stdout.str()[-3000:]
     assert totals["evidence_recall"]["mean"] > 0.5 and totals["store"]["ingest_ms_per_message"] > 0
+
+
+def test_in_agent_mode_the_model_saves_and_searches_through_the_servers_tools(
+    pytester: pytest.Pytester, model: Any, reference_mcp_server: None
+) -> None:
+    server, script = model
+    result, totals = _run_store(pytester, f"mcp(mode=agent):openai:fake-model@{server.openai_url}")
+    assert not totals["errors"] and totals["max"] == 6, result.stdout.str()[-3000:]
+    memory = totals["memory"]
+    assert memory["write"]["calls"] > 0 and memory["read"]["calls"] > 0  # create_entities; search_nodes
+    assert script.asked["mcp_agent"] == memory["write"]["calls"] + memory["read"]["calls"]
+    colours = [item for item in _results(pytester.path / "run")["items"] if item["scenario"] == "colours"]
+    assert all(item["passed"] for item in colours), "the colour it saved is found by a search"
+    bodies = [str(r.body) for r in server.requests_to("/v1/chat/completions")]
+    assert any("'name': 'search_nodes'" in body for body in bodies), "the server's tools are offered"
+
+
+def test_a_store_run_resumes_what_errored_and_replays_without_the_store(
+    pytester: pytest.Pytester, model: Any
+) -> None:
+    server, _ = model
+    run = pytester.path / "run"
+    common = (
+        "--memorybench",
+        "--span=isolated",
+        "-k",
+        "colours",
+        "-p",
+        "no:cacheprovider",
+        "--mb-concurrency=1",
+    )
+    pytester.runpytest_subprocess(*common, f"--agent={_spec('Breaking', server)}", f"--mb-output={run}")
+    assert _results(run)["totals"]["errors"] == 1
+    resumed = pytester.runpytest_subprocess(
+        *common, f"--agent={_spec('Breaking', server)}", f"--mb-resume={run}"
+    )
+    totals = _results(run)["totals"]
+    assert totals["errors"] == 0 and totals["max"] == 3, resumed.stdout.str()[-2000:]
+    replayed = pytester.runpytest_subprocess(
+        *common, f"--mb-replay={run}", f"--mb-output={pytester.path / 'again'}"
+    )
+    assert replayed.ret in (0, 1), replayed.stdout.str()[-2000:]
+    again = _results(pytester.path / "again")
+    assert [item["score"] for item in again["items"]] == [item["score"] for item in _results(run)["items"]]

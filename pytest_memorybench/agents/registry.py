@@ -154,7 +154,8 @@ STORES = _by_name(
         "stores.mcp:MCP",
         "an MCP memory server over stdio (`mcp` extra), one per conversation: `add` and `search` name its"
         " tools; by default the reference knowledge-graph server (npx), each message an entity, searched"
-        " word by word (`search_by=words`; `query` sends the question whole)",
+        " word by word (`search_by=words`; `query` sends the question whole); `mode=agent` gives the"
+        " answering model the server's tools instead",
     ),
     Registered(
         "none",

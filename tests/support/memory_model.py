@@ -12,6 +12,8 @@ prompt alone, so a test can assert what a mechanism stored and what reached its 
     reflection's questions and insights come numbered, an insight citing its first statement;
   - MemGPT's recursive summary adds what leaves the queue to the last one, as long as a reply may
     be (the request's `max_tokens`: the newest words are kept);
+  - in MCP's agent mode, the model saves the user's statements as entities and searches a
+    question's longest word, then answers from the observations found;
   - MemGPT searches its conversation for a question and answers from what it found, and inserts a
     message asking to remember something into archival memory; warned of memory pressure, it first
     saves the user's statements in its context to archival memory, once per warning (it sees its
@@ -63,6 +65,7 @@ class MemoryModelScript:
     """The handler for /v1/chat/completions; counts what it was asked, by kind."""
 
     def __init__(self) -> None:
+        self.entities = 0  # MCP agent mode's saved facts, for their names
         self.asked: dict[str, int] = {}
         self.answer_prompts: list[str] = []  # the system prompt of every answer
 
@@ -161,9 +164,42 @@ class MemoryModelScript:
             return "evict", " ".join(summary[-int(limit) :])  # as long as a reply may be: the newest
         if "manage yourself through functions" in system:
             return "memgpt", self._memgpt(system, messages, tools="tools" in body)
+        if "in a memory server" in system:
+            return "mcp_agent", self._mcp_agent(system, messages, tools="tools" in body)
         self.answer_prompts.append(system)
         context = [system] + [content_text(m.get("content")) for m in messages[1:-1]]
         return "answer", read_answer(prompt, context)
+
+    def _mcp_agent(self, system: str, messages: list[dict[str, Any]], *, tools: bool) -> Any:
+        """MCP's agent mode: statements saved as entities; a question searched by its longest word."""
+        texts = [content_text(m.get("content")) for m in messages[1:]]
+        first, last = texts[0], texts[-1]
+        call: tuple[str, dict[str, Any]] | None = None
+        if "Save what is worth remembering" in system:
+            statements = [line for line in user_lines(first) if not is_question(line)]
+            if statements and not any("[create_entities returned" in text for text in texts):
+                self.entities += len(statements)
+                entities = [
+                    {"name": f"fact-{self.entities - n}", "entityType": "fact", "observations": [line]}
+                    for n, line in enumerate(statements)
+                ]
+                call = ("create_entities", {"entities": entities})
+            else:
+                return "DONE"
+        elif (result := _RESULT.match(last)) is not None:
+            found = [
+                line
+                for text in re.findall(r'"observations": \[(.*?)\]', result.group(2), re.S)
+                for line in json.loads(f"[{text}]")
+            ]
+            return read_answer(first, [system, *found])
+        elif is_question(first):
+            call = ("search_nodes", {"query": max(terms(first), key=len, default=first)})
+        else:
+            return NOTED
+        if tools:
+            return {"name": call[0], "arguments": call[1]}
+        return json.dumps({"function": call[0], "arguments": call[1]})
 
     def _memgpt(self, system: str, messages: list[dict[str, Any]], *, tools: bool) -> Any:
         # consecutive user turns reach the server as one (a warning, then the message): split again

@@ -32,11 +32,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from pytest_memorybench.agents.mechanisms.base import Entry, MemorySystem, exchange_text
+from pytest_memorybench.agents.mechanisms.calls import Caller
 from pytest_memorybench.agents.mechanisms.prompt import tokens
 from pytest_memorybench.agents.mechanisms.settings import one_of, positive, require
-from pytest_memorybench.agents.models.llm import MESSAGE_OVERHEAD, Turn
-from pytest_memorybench.core.errors import ProviderRefused
-from pytest_memorybench.core.json_reply import extract_json
+from pytest_memorybench.agents.models.llm import MESSAGE_OVERHEAD
 
 SYSTEM = """You are a helpful assistant with a memory you manage yourself through functions.
 Your core memory is always shown below; edit it with core_memory_append and core_memory_replace
@@ -54,12 +53,6 @@ find them with archival_memory_search. Reply to the user with send_message.
 
 ## Summary of earlier conversation
 {summary}"""
-
-JSON_CALLS = """
-
-## How to call a function
-Reply with one JSON object only: {{"function": "NAME", "arguments": {{...}}}}. The functions:
-{functions}"""
 
 EVICT = """Summary of the conversation so far:
 {summary}
@@ -178,7 +171,7 @@ class MemGPT(MemorySystem):
         self.warnings = 0
         self.warned = False  # since the last flush
         self.function_turns: list[Entry] = []  # this answer's calls and results, queued with its exchange
-        self.calls_by_json = self.settings.calls == "json"
+        self.caller = Caller(FUNCTIONS, by_json=self.settings.calls == "json")
 
     # -- write: the queue, the conversation history and the queue manager ------------------------------------
 
@@ -195,7 +188,9 @@ class MemGPT(MemorySystem):
 
     def prompt_tokens(self, *incoming: Entry) -> int:
         """The prompt's tokens: system prompt, queue and the `incoming` messages."""
-        return tokens(self.system()) + sum(_cost(entry) for entry in [*self.queue, *incoming])
+        return tokens(self.caller.system(self.system())) + sum(
+            _cost(entry) for entry in [*self.queue, *incoming]
+        )
 
     async def manage_queue(self, *incoming: Entry) -> None:
         """The queue manager: flush past `flush_share` of the budget, warn once past `warn_share`."""
@@ -223,17 +218,10 @@ class MemGPT(MemorySystem):
     # -- read: the function-calling loop ----------------------------------------------------------
 
     def system(self) -> str:
-        text = SYSTEM.format(
-            persona=self.core["persona"], human=self.core["human"], summary=self.summary or "(none)"
-        )
-        if self.calls_by_json:
-            text += JSON_CALLS.format(
-                functions="\n".join(
-                    f"- {f['name']}({', '.join(f['parameters']['properties'])}): {f['description']}"
-                    for f in FUNCTIONS
-                )
-            )
-        return text
+        """The system prompt: the core memory blocks and the summary (the caller lists the functions
+        when they are called as JSON)."""
+        core = self.core
+        return SYSTEM.format(persona=core["persona"], human=core["human"], summary=self.summary or "(none)")
 
     async def answer(self, entry: Entry) -> str:
         self.function_turns = []
@@ -244,7 +232,8 @@ class MemGPT(MemorySystem):
             called = [e.turn for e in self.function_turns]
             self.last_context = [self.core["persona"], self.core["human"], self.summary]
             self.last_context += [turn["content"] for turn in [*queued, *called]]
-            name, arguments, text, spent = await self._step([*queued, entry.turn, *called])
+            step = await self.caller.step(self.model, self.system(), [*queued, entry.turn, *called])
+            name, arguments, text, spent = step.function, step.arguments, step.text, step.spent
             if name is None:
                 self.model.charge("read", spent)
                 return text
@@ -262,25 +251,6 @@ class MemGPT(MemorySystem):
                 Entry(entry.index, "function", f"[{name} returned: {result}]", entry.time),
             ]
         return text
-
-    async def _step(self, turns: list[Turn]) -> tuple[str | None, Any, str, Any]:
-        """One call: (function or None, its arguments, the text, the usage)."""
-        tools = None if self.calls_by_json else self.model.answerer.tool_options(FUNCTIONS)
-        self.calls_by_json = tools is None
-        if tools is not None:
-            try:
-                completion, spent = await self.model.step(self.system(), turns, **tools)
-            except ProviderRefused as refused:
-                if "tool" not in str(refused).lower():
-                    raise
-                self.calls_by_json = True  # this server takes no tools: functions as JSON from now on
-            else:
-                if completion.tool_calls:
-                    call = completion.tool_calls[0]
-                    return call.name, call.arguments, completion.text, spent
-                return _json_call(completion.text) + (spent,)
-        completion, spent = await self.model.step(self.system(), turns)
-        return _json_call(completion.text) + (spent,)
 
     async def call(self, name: str, arguments: Any) -> str:
         if not isinstance(arguments, dict):
@@ -337,14 +307,3 @@ class MemGPT(MemorySystem):
 
 def _cost(entry: Entry) -> int:
     return tokens(entry.text) + MESSAGE_OVERHEAD
-
-
-def _json_call(text: str) -> tuple[str | None, Any, str]:
-    """A function call written as JSON in the text, or (None, None, text): the text is the reply."""
-    try:
-        value = extract_json(text)
-    except ValueError:
-        return None, None, text
-    if isinstance(value, dict) and isinstance(value.get("function"), str):
-        return value["function"], value.get("arguments"), text
-    return None, None, text

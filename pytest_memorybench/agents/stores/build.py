@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from pytest_memorybench.agents.loading import import_target, load_entry_point
 from pytest_memorybench.agents.mechanisms.model import MemoryModel
-from pytest_memorybench.agents.registry import MECHANISMS, STORES, listed
+from pytest_memorybench.agents.registry import MECHANISMS, STORES, Registered, listed
 from pytest_memorybench.agents.store_spec import OWN_STORE, STORE_ENTRY_POINTS
 from pytest_memorybench.agents.stores.memory import StoreMemory, StoreSettings, new_namespace
 from pytest_memorybench.agents.stores.protocol import StoreClient, StoreError
@@ -22,6 +22,7 @@ from pytest_memorybench.core.errors import describe_exception, usage_error
 from pytest_memorybench.core.records import Message
 
 if TYPE_CHECKING:
+    from pytest_memorybench.agents.mechanisms.base import MemorySystem
     from pytest_memorybench.agents.models.llm import LLMChatAgent
     from pytest_memorybench.agents.spec import AgentOptions, AgentSpec
 
@@ -69,9 +70,18 @@ def store_client(spec: AgentSpec, options: AgentOptions) -> StoreClient:
         raise usage_error(f"--agent {spec.text}: {exc}") from None
 
 
-def build_store_memory(spec: AgentSpec, options: AgentOptions, answerer: LLMChatAgent) -> StoreMemory:
-    """The agent: a new store, in a namespace of its own, answered by `answerer` (the spec's model)."""
-    return StoreMemory(MemoryModel(answerer), store_client(spec, options), StoreSettings(k=options.k))
+def build_store_memory(spec: AgentSpec, options: AgentOptions, answerer: LLMChatAgent) -> MemorySystem:
+    """The agent: a new store, in a namespace of its own, answered by `answerer` (the spec's model);
+    or the store's own agent where its settings ask for one (MCP's agent mode)."""
+    assert spec.store is not None
+    model = MemoryModel(answerer)
+    kind = STORES[spec.store.name].load() if spec.store.name in STORES else None
+    if kind is not None and kind.agent is not None and getattr(spec.store.settings, "mode", "") == "agent":
+        agent: MemorySystem = Registered(spec.store.name, kind.agent, "").load()(
+            model, make_store(spec, options), spec.store.settings
+        )
+        return agent
+    return StoreMemory(model, store_client(spec, options), StoreSettings(k=options.k))
 
 
 def check_store(spec: AgentSpec, options: AgentOptions) -> None:

@@ -54,10 +54,12 @@ class McpSettings:
     add: str = KNOWLEDGE_GRAPH
     search: str = "search_nodes"
     search_by: str = "words"
+    mode: str = "store"  # agent: the answering model calls the server's tools itself (mcp_agent.py)
 
     def __post_init__(self) -> None:
         require(bool(shlex.split(self.command)), "command must name the server to start")
         one_of("search_by", self.search_by, ("words", "query"))
+        one_of("mode", self.mode, ("store", "agent"))
 
 
 class McpStore:
@@ -93,7 +95,8 @@ class McpStore:
         for message in messages:
             await self._call(self.settings.add, {argument: message.text})
 
-    async def search(self, query: str, namespace: str, k: int) -> list[Hit]:
+    async def search(self, query: str, namespace: str | None, k: int) -> list[Hit]:
+        """The k best hits for `query` in `namespace` (None: anywhere in the server's memory)."""
         tools = await self._tools()
         argument = _text_argument(tools[self.settings.search])
         queries = [query] if self.settings.search_by == "query" else _content_words(query) or [query]
@@ -121,7 +124,7 @@ class McpStore:
 
     # -- the server -------------------------------------------------------------------------------
 
-    async def _found(self, query: str, argument: str, namespace: str) -> list[tuple[str, str]]:
+    async def _found(self, query: str, argument: str, namespace: str | None) -> list[tuple[str, str]]:
         """(name, text) of what one search call found in `namespace`, in the server's order."""
         result = await self._call(self.settings.search, {argument: query})
         entities = _entities(result)
@@ -129,9 +132,17 @@ class McpStore:
             return [
                 (entity["name"], " ".join(entity.get("observations") or []))
                 for entity in entities
-                if str(entity.get("name", "")).startswith(f"{namespace}/")
+                if namespace is None or str(entity.get("name", "")).startswith(f"{namespace}/")
             ]
         return [(text, text) for text in _texts(result)]
+
+    async def tools(self) -> dict[str, Any]:
+        """The server's tools by name (the server is started on first use)."""
+        return await self._tools()
+
+    async def call(self, tool: str, arguments: dict[str, Any]) -> str:
+        """A tool's result as text, as a model is shown it."""
+        return "\n".join(_texts(await self._call(tool, arguments)))
 
     async def _tools(self) -> dict[str, Any]:
         if self._ready is None:
@@ -274,4 +285,4 @@ def _make(settings: McpSettings, options: AgentOptions, model: AgentSpec) -> Mcp
     return McpStore(settings)
 
 
-MCP = BuiltinStore(McpSettings, _make)
+MCP = BuiltinStore(McpSettings, _make, agent="stores.mcp_agent:McpAgent")

@@ -76,6 +76,10 @@ class BuiltinStore:
 
     settings_type: type
     make: Callable[[Any, AgentOptions, AgentSpec], Any]
+    # The agent to run instead of the harness's answering when the settings say `mode=agent` (MCP's
+    # agent mode): "module:attribute" below pytest_memorybench.agents, as the registry names
+    # classes, of a MemorySystem made from (model, store, settings).
+    agent: str | None = None
 
 
 _TEXT_KEYS = ("text", "memory", "content", "document", "page_content")
