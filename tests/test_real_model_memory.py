@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -31,28 +32,34 @@ def capped_server(embedding_server: str) -> Iterator[str]:
         yield proxy.openai_url
 
 
-@pytest.mark.parametrize("mechanism", list(MECHANISMS))
-def test_every_mechanism_runs_on_smollm2_with_no_item_error(
-    pytester: pytest.Pytester, capped_server: str, mechanism: str
-) -> None:
-    model = f"openai:{MODEL_ALIAS}@{capped_server}"
+def _one_colours_item(pytester: pytest.Pytester, *options: str) -> dict[str, Any]:
+    """The results of one colours item on SmolLM2 (a 2,048-token window), asserted complete: scored,
+    not an error."""
     result = pytester.runpytest(
         "--memorybench",
         "-p",
         "no:cacheprovider",
         "-p",
         "no:randomly",
-        f"--agent={mechanism}:{model}",
-        f"--mb-embedder={model}",
+        *options,
         "--span=isolated",
         "--mb-context=2048",
         "-k",
         "colours and rep1",
         "--mb-output=run",
     )
-    results = json.loads((pytester.path / "run" / "results.json").read_text())
+    results: dict[str, Any] = json.loads((pytester.path / "run" / "results.json").read_text())
     items = results["items"]
     assert len(items) == 1 and items[0]["score"] is not None and not items[0]["error"], result.stdout.str()
+    return results
+
+
+@pytest.mark.parametrize("mechanism", list(MECHANISMS))
+def test_every_mechanism_runs_on_smollm2_with_no_item_error(
+    pytester: pytest.Pytester, capped_server: str, mechanism: str
+) -> None:
+    model = f"openai:{MODEL_ALIAS}@{capped_server}"
+    results = _one_colours_item(pytester, f"--agent={mechanism}:{model}", f"--mb-embedder={model}")
     memory = results["totals"]["memory"]
     assert memory["read"]["calls"] >= 1 and memory["read"]["input_tokens"] > 0
     assert results["run"]["embedder"] == model
@@ -78,23 +85,8 @@ def test_the_memory_products_run_on_smollm2_with_no_item_error(
     else:
         require_reference_mcp_server()
     model = f"openai:{MODEL_ALIAS}@{capped_server}"
-    result = pytester.runpytest(
-        "--memorybench",
-        "-p",
-        "no:cacheprovider",
-        "-p",
-        "no:randomly",
-        f"--agent={store}:{model}",
-        *([f"--mb-embedder={model}"] if store.startswith("mem0") else []),
-        "--span=isolated",
-        "--mb-context=2048",
-        "-k",
-        "colours and rep1",
-        "--mb-output=run",
-    )
-    results = json.loads((pytester.path / "run" / "results.json").read_text())
-    items = results["items"]
-    assert len(items) == 1 and items[0]["score"] is not None and not items[0]["error"], result.stdout.str()
+    embedder = [f"--mb-embedder={model}"] if store.startswith("mem0") else []
+    results = _one_colours_item(pytester, f"--agent={store}:{model}", *embedder)
     if store == "mcp(mode=agent)":
         assert results["totals"]["memory"]["read"]["calls"] >= 1
     else:

@@ -35,6 +35,9 @@ pytest_plugins = ["pytester"]
 PAGE = Path(__file__).resolve().parent.parent / "docs" / "stores.md"
 LOCOMO = Path(__file__).resolve().parents[2] / "shared" / "reference" / "locomo" / "locomo10.json"
 WHEN = datetime(2024, 5, 1, 9, 0)
+# The colours test's three conversations; one after the other (a store that fails the second fails it)
+COLOURS = ("--memorybench", "--span=isolated", "-k", "colours", "-p", "no:cacheprovider")
+ONE_BY_ONE = (*COLOURS, "--mb-concurrency=1")
 
 
 def example_source() -> str:
@@ -327,12 +330,7 @@ def test_a_store_that_returns_thirty_is_reported_under_the_table(
 ) -> None:
     server, _ = model
     result = pytester.runpytest(
-        "--memorybench",
-        "--span=isolated",
-        "-k",
-        "colours",
-        "-p",
-        "no:cacheprovider",
+        *COLOURS,
         f"--agent={_spec('Thirty', server)}",
         f"--mb-output={pytester.path / 'run'}",
     )
@@ -347,16 +345,7 @@ def test_a_store_that_starts_failing_gives_errors_that_the_gate_refuses(
     server, _ = model
     run = pytester.path / "run"
     result = pytester.runpytest_subprocess(
-        "--memorybench",
-        "--span=isolated",
-        "-k",
-        "colours",
-        "-p",
-        "no:cacheprovider",
-        "--mb-concurrency=1",
-        f"--agent={_spec('Breaking', server)}",
-        f"--mb-output={run}",
-        "--mb-min-score=0",
+        *ONE_BY_ONE, f"--agent={_spec('Breaking', server)}", f"--mb-output={run}", "--mb-min-score=0"
     )
     totals = _results(run)["totals"]
     assert totals["errors"] == 1 and totals["errors_by_kind"] == {"store": 1}, totals
@@ -511,15 +500,7 @@ def test_a_store_run_resumes_what_errored_and_replays_without_the_store(
 ) -> None:
     server, _ = model
     run = pytester.path / "run"
-    common = (
-        "--memorybench",
-        "--span=isolated",
-        "-k",
-        "colours",
-        "-p",
-        "no:cacheprovider",
-        "--mb-concurrency=1",
-    )
+    common = ONE_BY_ONE
     pytester.runpytest_subprocess(*common, f"--agent={_spec('Breaking', server)}", f"--mb-output={run}")
     assert _results(run)["totals"]["errors"] == 1
     resumed = pytester.runpytest_subprocess(
