@@ -23,6 +23,7 @@ import pytest_memorybench.agents.reference.extractive  # noqa: F401  (numpy must
 from pytest_memorybench.agents.build import build_agent
 from pytest_memorybench.agents.protocol import AgentAdapter
 from pytest_memorybench.agents.spec import AgentOptions, parse_agent_spec
+from pytest_memorybench.agents.stores.memory import ANSWER_PROMPTS
 from pytest_memorybench.agents.stores.protocol import Hit, StoreClient, StoreError, as_hit
 from pytest_memorybench.core.errors import UsageError
 from pytest_memorybench.core.records import Message
@@ -382,7 +383,7 @@ def test_a_store_that_finds_nothing_it_was_given_stops_the_run_before_any_test(
 
 @pytest.mark.skipif(not LOCOMO.exists(), reason="../shared/reference/locomo is not here")
 def test_the_docs_example_store_runs_locomo_and_longmemeval(pytester: pytest.Pytester, model: Any) -> None:
-    server, _ = model
+    server, script = model
     _write_example(pytester)
     agent = f"--agent=store(factory=list_store:ListStore):openai:fake-model@{server.openai_url}"
     for suite, extra in [
@@ -403,6 +404,11 @@ def test_the_docs_example_store_runs_locomo_and_longmemeval(pytester: pytest.Pyt
         assert not totals["errors"] and totals["max"] >= (200 if suite == "locomo" else 1), suite
         assert totals["store"]["searches"] >= totals["max"] and totals["evidence_recall"]["questions"] > 0, (
             suite
+        )
+        prompt = script.answer_prompts[-1]  # the suite's own answering prompt, the memories under it
+        assert (
+            prompt.startswith(ANSWER_PROMPTS[suite][:40])
+            and "## Memories retrieved for this message" in prompt
         )
 
 

@@ -228,6 +228,12 @@ class AgentAdapter:
         if self.supports("prime_answer"):
             await call_maybe_async(self.target.prime_answer, ideal)
 
+    async def answer_for(self, suite: str) -> None:
+        """Tell an agent that answers with a suite's own prompt (a memory store, as the comparison
+        harnesses do for LoCoMo and LongMemEval) which suite the next question is from."""
+        if self.supports("answer_for"):
+            await call_maybe_async(self.target.answer_for, suite)
+
     async def aclose(self) -> None:
         close = getattr(self.target, "aclose", None) or getattr(self.target, "close", None)
         if callable(close):

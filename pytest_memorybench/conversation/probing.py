@@ -236,6 +236,7 @@ class ProbeSession:
             retrieved = [str(item) for item in await agent.retrieve(question, int(k))]
             retrieve_seconds = round(time.perf_counter() - started, 6)
         await agent.prime_answer(ideal_answer(definition, self.scoring.profile))
+        await agent.answer_for(definition.suite)
         before = dataclasses.replace(agent.usage)
         reply = await agent.reply(
             Message(question, asked_at(definition) or self.delivery.last_time or self.channel.clock.now())

@@ -35,6 +35,24 @@ from pytest_memorybench.core.records import Message, Usage
 MEMORY_TOKENS = 4000  # the memories' share of every answering prompt, the same for every store
 MEMORIES_HEADING = "Memories retrieved for this message"
 
+# The answering prompt of the suites whose published pipelines answer from retrieved memories with a
+# prompt of their own (the facts of what they ask, in our words): LoCoMo's a short phrase in the
+# conversation's words with dates resolved; LongMemEval's an answer from the dated chat history, as
+# of the question's date.  Every other suite: the default, the assistant's own prompt.
+ANSWER_PROMPTS = {
+    "locomo": (
+        "Answer the question about the conversation below with a short phrase. The memories were"
+        " retrieved from that conversation, each with the date it was said. Keep the words the"
+        " memories use where you can, and answer a question of when with a date: resolve 'yesterday'"
+        " or 'last week' against the date of the memory that says it."
+    ),
+    "longmemeval": (
+        "You are a chat assistant. The memories below come from your earlier chat sessions with the"
+        " user, each with the date it was said. Answer the user's question from the ones that bear on"
+        " it, as of the current date {date}; when the memories do not hold the answer, say so."
+    ),
+}
+
 
 @dataclass(frozen=True)
 class StoreSettings:
@@ -80,6 +98,11 @@ class StoreMemory(MemorySystem):
     def start(self) -> None:
         self._found: tuple[str, list[Hit]] | None = None  # the last search, reused for the answer
         self._indexing = False  # added since the last wait
+        self._suite = ""  # whose answering prompt the next answer uses (`answer_for`)
+
+    def answer_for(self, suite: str) -> None:
+        """The next question is from `suite`: answer it with the suite's prompt, where it has one."""
+        self._suite = suite
 
     async def write(self, entries: Sequence[Entry]) -> None:
         if not self.owner or not entries:
@@ -101,16 +124,23 @@ class StoreMemory(MemorySystem):
             self.store_figures.native_answers += 1
             self.last_context = []
             return await self.client.answer(entry.text, self.namespace)
-        kept, used = self.settings.k, 0
-        lines: list[str] = []
-        for hit in (await self._hits(entry.text))[:kept]:
+        used, lines = 0, []
+        for hit in (await self._hits(entry.text))[: self.settings.k]:
             cost = tokens(hit.line)
             if used + cost > self.settings.memory_tokens:
                 break
             lines.append(hit.line)
             used += cost
         self.store_figures.context_tokens.append(used)
-        return await self.reply_with(system_prompt(section(MEMORIES_HEADING, lines)), entry, memories=lines)
+        return await self.reply_with(self._system(entry, lines), entry, memories=lines)
+
+    def _system(self, entry: Entry, lines: list[str]) -> str:
+        memories = section(MEMORIES_HEADING, lines) or f"## {MEMORIES_HEADING}\n(none)"
+        instructions = ANSWER_PROMPTS.get(self._suite)
+        if instructions is None:
+            return system_prompt(memories)
+        when = f"{entry.time:%Y-%m-%d %H:%M}" if entry.time else "unknown"
+        return f"{instructions.format(date=when)}\n\n{memories}"
 
     async def search(self, query: str, k: int) -> list[str]:
         """Every hit the store returned for `query` (evidence recall cuts to its k and counts the rest)."""
