@@ -115,6 +115,13 @@ class Breaking(Words):
         return super().search(query, namespace, k)
 
 
+class Answering(Words):
+    """An agent framework as a store: it answers itself, from what it was given."""
+
+    def answer(self, question: str, namespace: str) -> str:
+        return f"From my own memory: {self.spaces[namespace][-1].text}"
+
+
 class Forgetful(Words):
     """Adds nothing it can find again: every search is empty."""
 
@@ -203,6 +210,26 @@ async def test_waiting_for_indexing_is_ingest_time_and_happens_before_the_search
     assert "4512" in reply
     record = agent.store_figures.since(None) if agent.store_figures else {}
     assert record["ingest_seconds"] >= 0.05 and record["messages"] == 3  # observed, question, reply
+    await agent.aclose()
+
+
+@pytest.mark.asyncio
+async def test_a_store_that_answers_itself_is_asked_instead_of_the_model_and_the_run_says_so(
+    model: Any,
+) -> None:
+    server, script = model
+    agent = _agent(_spec("Answering", server))
+    await agent.observe([Message("The kettle is in cupboard 3.", WHEN)])
+    reply = await agent.reply(Message("Where is the kettle?", WHEN))
+    assert reply == "From my own memory: The kettle is in cupboard 3."
+    assert not script.answer_prompts, "the harness's model was not asked"
+    figures = agent.store_figures.since(None) if agent.store_figures else {}
+    assert figures["native_answers"] == 1 and figures["answers"] == 0
+    from pytest_memorybench.agents.stores.figures import pooled
+    from pytest_memorybench.reports.summary import store_text
+
+    said = store_text(pooled([{"store": figures}]))
+    assert "1 question answered by the store itself, not the harness" in said[0]
     await agent.aclose()
 
 

@@ -191,7 +191,10 @@ def store_text(figures: dict[str, Any] | None) -> list[str]:
     if figures["context_tokens_per_answer"] is not None:
         parts.append(f"{figures['context_tokens_per_answer']:,.0f} context tokens an answer")
     if figures["native_answers"]:
-        parts.append(f"{figures['native_answers']:,} questions answered by the store itself, not the harness")
+        native = figures["native_answers"]
+        parts.append(
+            f"{native:,} question{'s' if native != 1 else ''} answered by the store itself, not the harness"
+        )
     lines = [" · ".join(parts)]
     if figures["over_k"]:
         lines.append(
