@@ -135,3 +135,22 @@ def test_an_agent_that_cannot_load_is_one_line_before_any_estimate(pytester: pyt
         ["ERROR: --agent 'nope:make': 'nope' is neither a model prefix *, nor a module*"]
     )
     assert "memorybench estimate" not in result.stdout.str()
+
+
+def test_a_memory_stores_estimate_bills_the_answers_over_k_hits_as_the_run_does(
+    pytester: pytest.Pytester, llm_server: LLMServer
+) -> None:
+    """The store is the run's own `bm25`: the estimate's stand-in store finds what it finds, so the
+    answering model's bill matches; a product's answers cost what its k hits take."""
+    llm_server.routes[("POST", "/v1/chat/completions")] = billing_like_an_api
+    agent = f"--agent=bm25:openai:fake-model@{llm_server.openai_url}"
+    selection = ("--span=4k", "-k", "colours or name_list")
+    ran = pytester.runpytest(*RUN, agent, *selection, "--mb-output=run")
+    billed = json.loads((pytester.path / "run" / "results.json").read_text())["totals"]
+    estimated = pytester.runpytest(
+        *RUN, "--mb-estimate", agent, *selection, f"--mb-estimate-reply={REPLY_TOKENS}"
+    )
+    total = next(line for line in estimated.stdout.lines if line.startswith("total "))
+    calls, _delivered, billed_in = total.split()[2:5]
+    assert int(calls) == billed["agent_calls"], ran.stdout.str()
+    assert abs(_count(billed_in) - billed["agent_tokens_in"]) <= 0.1 * billed["agent_tokens_in"]

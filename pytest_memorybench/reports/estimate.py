@@ -174,6 +174,17 @@ def _stand_in(
     """The billing chat as the agent, or as the model of the memory system the agent is."""
     chat = BillingChat(model, reply_tokens=reply_tokens, context_tokens=context_tokens)
     spec = run.settings.agent
+    if spec is not None and spec.kind == "store":
+        # the answering model's bill: k hits of a stand-in store (BM25) in each answer, as the
+        # store's would be; what the store itself costs is the product's, not priced here
+        from pytest_memorybench.agents.mechanisms.model import MemoryModel
+        from pytest_memorybench.agents.stores.local import IndexStore
+        from pytest_memorybench.agents.stores.memory import StoreMemory, StoreSettings
+        from pytest_memorybench.agents.stores.protocol import StoreClient
+
+        client = StoreClient(IndexStore(), "estimate")
+        store = StoreMemory(MemoryModel(chat), client, StoreSettings(k=run.settings.agent_options.k))
+        return AgentAdapter(store, "estimate")
     if spec is None or spec.memory is None:
         return AgentAdapter(chat, "estimate")
     from pytest_memorybench.agents.build import build_mechanism
