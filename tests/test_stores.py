@@ -331,7 +331,7 @@ def test_the_docs_example_store_runs_the_ltm_suite_and_is_compared_with_bm25(
     _write_example(pytester)
     runs = pytester.path / "runs"
     for name, spec in [("list", "store(factory=list_store:ListStore)"), ("bm25", "bm25")]:
-        result = pytester.runpytest(
+        result = pytester.runpytest_subprocess(
             "--memorybench",
             "--span=32k",
             "-p",
