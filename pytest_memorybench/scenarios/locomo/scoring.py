@@ -24,11 +24,11 @@ import re
 import string
 from collections import Counter
 from collections.abc import Sequence
-from functools import lru_cache
+from functools import cache, lru_cache
 from statistics import fmean
+from typing import Any
 
-from nltk.stem.porter import PorterStemmer
-
+from pytest_memorybench.core.heavy import heavy_import
 from pytest_memorybench.core.records import Score, TestDefinition
 from pytest_memorybench.judges.local import LocalJudge
 from pytest_memorybench.scenarios.base import ScoringContext
@@ -39,7 +39,6 @@ from pytest_memorybench.scoring.profiles import AUDITED, PAPER
 SCORER = "locomo"
 _ARTICLES = re.compile(r"\b(a|an|the|and)\b")
 _PUNCTUATION = str.maketrans("", "", string.punctuation)
-_STEMMER = PorterStemmer()
 _ABSENT = ("no information available", "not mentioned")
 
 
@@ -50,8 +49,15 @@ def normalize_answer(text: str) -> str:
 
 
 @lru_cache(maxsize=65536)
+@cache
+def _stemmer() -> Any:
+    """NLTK's Porter stemmer, imported when LoCoMo first scores (nltk pulls in scipy.stats: seconds of
+    start-up that every other run would pay)."""
+    return heavy_import("nltk.stem.porter").PorterStemmer()
+
+
 def _stem(word: str) -> str:
-    return str(_STEMMER.stem(word))
+    return str(_stemmer().stem(word))
 
 
 def token_f1(prediction: str, gold: str) -> float:

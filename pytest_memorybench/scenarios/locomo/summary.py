@@ -15,14 +15,12 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from statistics import fmean
+from statistics import NormalDist, fmean
 from typing import Any
-
-from scipy.stats import norm
 
 from pytest_memorybench.scenarios.locomo.data import CATEGORIES
 
-Z95 = float(norm.ppf(0.975))
+Z95 = NormalDist().inv_cdf(0.975)
 
 
 def wilson_interval(mean: float, n: int, z: float = Z95) -> tuple[float, float]:
