@@ -95,12 +95,8 @@ def test_a_memory_systems_estimate_counts_its_own_calls_as_the_run_does(
     pytester: pytest.Pytester, llm_server: LLMServer, mechanism: str
 ) -> None:
     llm_server.routes[("POST", "/v1/chat/completions")] = billing_memory_work
-    agent = f"--agent={mechanism}:openai:fake-model@{llm_server.openai_url}"
-    selection = ("--span=4k", "-k", "colours or name_list")
-    ran = pytester.runpytest(*RUN, agent, *selection, "--mb-output=run")
-    billed = json.loads((pytester.path / "run" / "results.json").read_text())["totals"]
-    estimated = pytester.runpytest(
-        *RUN, "--mb-estimate", agent, *selection, f"--mb-estimate-reply={REPLY_TOKENS}"
+    ran, billed, estimated = _billed_and_estimated(
+        pytester, f"{mechanism}:openai:fake-model@{llm_server.openai_url}"
     )
     total = next(line for line in estimated.stdout.lines if line.startswith("total "))
     calls, _delivered, billed_in = total.split()[2:5]
@@ -113,6 +109,19 @@ def test_a_memory_systems_estimate_counts_its_own_calls_as_the_run_does(
         f"write {billed['memory']['write']['calls']:,} calls" in memory
         and f"read {billed['memory']['read']['calls']:,} calls" in memory
     )
+
+
+def _billed_and_estimated(
+    pytester: pytest.Pytester, agent: str
+) -> tuple[pytest.RunResult, dict[str, Any], pytest.RunResult]:
+    """A memory's run of colours and name_list at 4k (its output and billed totals), then its estimate."""
+    selection = ("--span=4k", "-k", "colours or name_list")
+    ran = pytester.runpytest(*RUN, f"--agent={agent}", *selection, "--mb-output=run")
+    billed = json.loads((pytester.path / "run" / "results.json").read_text())["totals"]
+    estimated = pytester.runpytest(
+        *RUN, "--mb-estimate", f"--agent={agent}", *selection, f"--mb-estimate-reply={REPLY_TOKENS}"
+    )
+    return ran, billed, estimated
 
 
 def _count(text: str) -> float:
@@ -143,12 +152,8 @@ def test_a_memory_stores_estimate_bills_the_answers_over_k_hits_as_the_run_does(
     """The store is the run's own `bm25`: the estimate's stand-in store finds what it finds, so the
     answering model's bill matches; a product's answers cost what its k hits take."""
     llm_server.routes[("POST", "/v1/chat/completions")] = billing_like_an_api
-    agent = f"--agent=bm25:openai:fake-model@{llm_server.openai_url}"
-    selection = ("--span=4k", "-k", "colours or name_list")
-    ran = pytester.runpytest(*RUN, agent, *selection, "--mb-output=run")
-    billed = json.loads((pytester.path / "run" / "results.json").read_text())["totals"]
-    estimated = pytester.runpytest(
-        *RUN, "--mb-estimate", agent, *selection, f"--mb-estimate-reply={REPLY_TOKENS}"
+    ran, billed, estimated = _billed_and_estimated(
+        pytester, f"bm25:openai:fake-model@{llm_server.openai_url}"
     )
     total = next(line for line in estimated.stdout.lines if line.startswith("total "))
     calls, _delivered, billed_in = total.split()[2:5]

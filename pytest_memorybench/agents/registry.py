@@ -28,8 +28,13 @@ class Registered:
 
     def load(self) -> Any:
         """The class (or factory) the entry names."""
-        module, _, attribute = self.target.partition(":")
-        return getattr(importlib.import_module(f"pytest_memorybench.agents.{module}"), attribute)
+        return load_target(self.target)
+
+
+def load_target(target: str) -> Any:
+    """What "module:attribute" below `pytest_memorybench.agents` names, imported now."""
+    module, _, attribute = target.partition(":")
+    return getattr(importlib.import_module(f"pytest_memorybench.agents.{module}"), attribute)
 
 
 def _by_name(*entries: Registered) -> dict[str, Registered]:

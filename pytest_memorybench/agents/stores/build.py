@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from pytest_memorybench.agents.loading import import_target, load_entry_point
 from pytest_memorybench.agents.mechanisms.model import MemoryModel
-from pytest_memorybench.agents.registry import MECHANISMS, STORES, Registered, listed
+from pytest_memorybench.agents.registry import MECHANISMS, STORES, listed, load_target
 from pytest_memorybench.agents.store_spec import OWN_STORE, STORE_ENTRY_POINTS
 from pytest_memorybench.agents.stores.memory import StoreMemory, StoreSettings, new_namespace
 from pytest_memorybench.agents.stores.protocol import StoreClient, StoreError
@@ -77,9 +77,7 @@ def build_store_memory(spec: AgentSpec, options: AgentOptions, answerer: LLMChat
     model = MemoryModel(answerer)
     kind = STORES[spec.store.name].load() if spec.store.name in STORES else None
     if kind is not None and kind.agent is not None and getattr(spec.store.settings, "mode", "") == "agent":
-        agent: MemorySystem = Registered(spec.store.name, kind.agent, "").load()(
-            model, make_store(spec, options), spec.store.settings
-        )
+        agent: MemorySystem = load_target(kind.agent)(model, make_store(spec, options), spec.store.settings)
         return agent
     return StoreMemory(model, store_client(spec, options), StoreSettings(k=options.k))
 
