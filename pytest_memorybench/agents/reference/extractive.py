@@ -28,9 +28,7 @@ import math
 import re
 from collections.abc import Iterable, Sequence
 
-import numpy as np
-
-from pytest_memorybench.agents.lexical import Bm25, terms
+from pytest_memorybench.agents.lexical import Bm25, Growing, terms
 from pytest_memorybench.agents.reference.null import ABSTENTION
 from pytest_memorybench.agents.reference.oracle import ACKNOWLEDGEMENT
 from pytest_memorybench.core.records import Message
@@ -71,12 +69,19 @@ class Statements:
     """Statements in the order they were told, ranked by BM25."""
 
     def __init__(self, texts: Iterable[str] = ()) -> None:
-        self.texts: list[str] = []
-        self._words: list[list[str]] = []  # what BM25 indexes (repeats count)
-        self._terms: list[frozenset[str]] = []
+        self.texts: Growing[str] = Growing()
+        self._words: Growing[list[str]] = Growing()  # what BM25 indexes (repeats count)
+        self._terms: Growing[frozenset[str]] = Growing()
         self._index = Bm25()
         for text in texts:
             self.add(text)
+
+    def fork(self) -> Statements:
+        """The statements as they are now, at no cost; what either adds later, the other never sees."""
+        twin = Statements()
+        twin.texts, twin._words, twin._terms = self.texts.fork(), self._words.fork(), self._terms.fork()
+        twin._index = self._index.fork()
+        return twin
 
     def add(self, text: str) -> bool:
         """Keep `text` if it has a word worth matching; whether it was kept."""
@@ -92,31 +97,22 @@ class Statements:
     def __len__(self) -> int:
         return len(self.texts)
 
-    def scores(self, query: str) -> np.ndarray:
-        """Each statement's BM25 score for `query`."""
-        return self._index.scores(terms(query))
-
     def ranked(self, query: str, k: int) -> list[int]:
         """Positions of the top-k statements; within the recency band of the best, newer ranks first.
 
         A statement made of the query's own words (the same question, seen earlier in a chat's
         history) is never among them: it cannot answer itself.
         """
-        scores = self.scores(query)
         asked = terms(query)
-        for position, words in enumerate(self._words):
-            if words == asked:
-                scores[position] = 0.0
-        if not len(scores):
+        scores = {
+            position: score
+            for position, score in self._index.matches(asked).items()
+            if score > 0 and self._words[position] != asked
+        }
+        if not scores:
             return []
-        best = float(np.max(scores))
-        if best <= 0.0:
-            return []
-        in_band = scores >= RECENCY_BAND * best
-        order = sorted(
-            (int(i) for i in np.flatnonzero(scores > 0)),
-            key=lambda i: (not in_band[i], -i if in_band[i] else -scores[i]),
-        )
+        band = RECENCY_BAND * max(scores.values())
+        order = sorted(scores, key=lambda i: (scores[i] < band, -i if scores[i] >= band else -scores[i]))
         return order[:k]
 
     def idf(self, term: str) -> float:
@@ -209,4 +205,6 @@ class ExtractiveAgent:
         self.__init__()  # type: ignore[misc]
 
     async def fork(self) -> ExtractiveAgent:
-        return copy.deepcopy(self)
+        twin = copy.copy(self)  # a subclass stays itself, with its own attributes
+        twin._store = self._store.fork()
+        return twin
