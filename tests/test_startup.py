@@ -1,23 +1,36 @@
-"""A run starts without the heavy libraries it may never use: nltk (and the scipy.stats it pulls in)
-is imported when LoCoMo first scores, not when the plugin loads and collects (2 s of every start)."""
+"""A run starts without the heavy libraries it may never use, and without the scenarios it does not plan.
+
+Configuring and collecting the main command imports no numpy, scipy (which bm25s pulls in), nltk or
+rouge-score and loads no tiktoken encoding: each is imported, or loaded, where first used (the
+token counter and the stopwords in a run's warm-up thread).  tests/bench/bench_startup.py times it.
+"""
 
 from __future__ import annotations
 
 import json
 import os
+import pkgutil
 import subprocess
 import sys
 from pathlib import Path
 
-# seconds each (scipy.stats: 1.5 s); bm25s's scipy.sparse, a few ms, is issue 49's to move
-HEAVY = ("nltk", "scipy.stats", "rouge_score")
+from pytest_memorybench import scenarios
+from pytest_memorybench.scenarios import BUILTIN_MODULES, SCENARIOS, defined_in
+
+HEAVY = ("numpy", "scipy", "bm25s", "nltk", "rouge_score")
 PROBE = """
 import json, sys
 import pytest
 pytest.main(["--memorybench", "--agent=null", "--span=isolated", "--collect-only", "-q",
              "-p", "pytest_memorybench.plugin", "-p", "no:cacheprovider"])
-loaded = set(sys.modules) & set(json.loads(sys.argv[1]))
-print("LOADED " + json.dumps(sorted(loaded)))
+loaded = {name.partition(".")[0] for name in sys.modules} & set(json.loads(sys.argv[1]))
+registry = sys.modules.get("tiktoken.registry")
+scenarios = sorted(name for name in sys.modules if name.startswith("pytest_memorybench.scenarios."))
+print("LOADED " + json.dumps({
+    "modules": sorted(loaded),
+    "encodings": sorted(getattr(registry, "ENCODINGS", {})),
+    "families": sorted({name.split(".")[2] for name in scenarios}),
+}))
 """
 
 
@@ -32,6 +45,25 @@ def test_configuring_and_collecting_an_ltm_run_imports_no_heavy_library(tmp_path
         timeout=300,
         check=False,
     )
-    loaded = next(line for line in done.stdout.splitlines() if line.startswith("LOADED "))
-    assert json.loads(loaded.removeprefix("LOADED ")) == [], done.stdout[-2000:]
+    line = next((line for line in done.stdout.splitlines() if line.startswith("LOADED ")), None)
+    assert line is not None, done.stdout[-2000:] + done.stderr[-2000:]
+    loaded = json.loads(line.removeprefix("LOADED "))
     assert "ltm::colours[rep1]" in done.stdout, done.stdout[-2000:]  # the run was collected
+    assert loaded["modules"] == []
+    assert loaded["encodings"] == []
+    assert "ltm" in loaded["families"]
+    assert not {"beam", "episodic", "locomo", "longmemeval", "membench"} & set(loaded["families"])
+
+
+def test_the_registry_names_every_scenario_where_its_module_defines_it() -> None:
+    """The registry's table, against every module of every family: a new scenario must be listed."""
+    found = {
+        scenario.name: module
+        for family in pkgutil.iter_modules(scenarios.__path__)
+        if family.ispkg
+        for info in pkgutil.iter_modules([str(Path(scenarios.__path__[0]) / family.name)])
+        for module in [f"{family.name}.{info.name}"]
+        for scenario in defined_in(module)
+    }
+    assert found == BUILTIN_MODULES
+    assert all(SCENARIOS[name].name == name for name in found)

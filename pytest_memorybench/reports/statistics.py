@@ -16,8 +16,6 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 
-import numpy as np
-
 REPLICATES = 1000
 CONFIDENCE = 0.95
 _CHUNK = 250  # replicates drawn at once: bounds memory for scenarios with many thousand items
@@ -32,6 +30,8 @@ def bootstrap_ci(
     single list for a scenario).  Fewer than two values give None: one result has no spread to
     resample, and an interval of width zero would claim a certainty the run does not have.
     """
+    import numpy as np  # when the report is made, not when the plugin starts
+
     groups = [np.asarray(values, dtype=float) for values in strata if len(values)]
     count = sum(len(group) for group in groups)
     if count < 2:

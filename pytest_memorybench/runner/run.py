@@ -15,11 +15,13 @@ import secrets
 import threading
 from collections.abc import Callable, Coroutine, Iterable, Iterator, Mapping
 from datetime import datetime, timezone
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from filelock import FileLock
 
+from pytest_memorybench.agents.lexical import stopwords
 from pytest_memorybench.agents.models.budget import Budget
 from pytest_memorybench.agents.models.concurrency import (
     AUTO_CEILING,
@@ -46,7 +48,7 @@ from pytest_memorybench.conversation.trivia import TriviaSource
 from pytest_memorybench.core.errors import RunStopped, usage_error
 from pytest_memorybench.core.records import Score, TestOutcome, Usage
 from pytest_memorybench.core.spans import Span
-from pytest_memorybench.core.tokens import default_counter
+from pytest_memorybench.core.tokens import TokenCounter, default_counter
 from pytest_memorybench.goodai.rescore import PublishedRun, read_published
 from pytest_memorybench.judges.base import JudgeStats
 from pytest_memorybench.judges.client import CachedJudge
@@ -54,7 +56,6 @@ from pytest_memorybench.judges.local import VERSION as LOCAL_VERSION
 from pytest_memorybench.judges.spec import build_judge
 from pytest_memorybench.runner.driving import drive_group
 from pytest_memorybench.runner.folder import Manifest, claim, read_manifest, write_plan
-from pytest_memorybench.runner.locomo_results import is_eval_results, read_eval_results
 from pytest_memorybench.runner.loop import RunLoop, describe_interruption
 from pytest_memorybench.runner.plan import (
     PlannedTest,
@@ -160,7 +161,6 @@ class BenchmarkRun:
     def _prepare_driving(self) -> None:
         """What drives the conversations: the pool, its loop, the agents, the budget, the token counter."""
         settings = self.settings
-        self.counter = default_counter()
         self.conversations: dict[str, ConversationStats] = {}
         self.progress: TerminalProgress | None = None  # the controller's terminal; none in xdist workers
         self.pending_keys: Callable[[], Iterable[str]] | None = None  # an xdist worker's queue, when known
@@ -183,6 +183,12 @@ class BenchmarkRun:
         self._log: EventLog | None = None
         self._judge: CachedJudge | None = None
         self._lock: FileLock | None = None
+
+    @cached_property
+    def counter(self) -> TokenCounter:
+        """The run's token counter, loaded when a conversation first counts (cl100k takes 0.4 s to
+        load: `--collect-only` never pays it, and a run loads it in its warm-up thread)."""
+        return default_counter()
 
     @property
     def interleaved_spans(self) -> dict[str, Span]:
@@ -321,7 +327,7 @@ class BenchmarkRun:
             if group in self._cut:
                 return self.cut_outcome(key)
             self._choose_supply(agent, factory)
-            self._warm_up_scorers()
+            self._start_warm_up()
             members = self.selection.members(key)
             try:
                 self.run_sync(
@@ -361,13 +367,16 @@ class BenchmarkRun:
     def in_flight(self) -> int:
         return self.pool.in_flight
 
-    def _warm_up_scorers(self) -> None:
-        """Once: the planned scenarios' slow scorer preparations, in a thread beside the conversations."""
+    def _start_warm_up(self) -> None:
+        """Once: the token counter, the stopwords and the planned scenarios' slow scorer preparations, in a
+        thread beside the conversations."""
         if self._warm_up is not None:
             return
         scenarios = {self.tests[key].definition.scenario for key in self.selection.keys}
-        warm_ups = [
-            warm for name in sorted(scenarios) if (warm := getattr(get_scenario(name), "warm_up", None))
+        warm_ups: list[Callable[[], object]] = [
+            default_counter,  # cl100k's ranks
+            stopwords,  # the words every search and evidence recall skip (bm25s)
+            *(warm for name in sorted(scenarios) if (warm := getattr(get_scenario(name), "warm_up", None))),
         ]
         self._warm_up = threading.Thread(
             target=lambda: [warm() for warm in warm_ups], name="memorybench-warm-up", daemon=True
@@ -535,4 +544,6 @@ class BenchmarkRun:
 
 def _read_published(path: Path) -> PublishedRun:
     """Published verdicts to re-score: a LoCoMo pipeline's eval_results.json, or GoodAI's results."""
+    from pytest_memorybench.runner.locomo_results import is_eval_results, read_eval_results  # imports LoCoMo
+
     return read_eval_results(path) if is_eval_results(path) else read_published(path)

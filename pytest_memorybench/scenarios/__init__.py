@@ -9,33 +9,94 @@ import conversation (programs, tokens), scoring, judges, goodai's formats and co
 from __future__ import annotations
 
 import importlib
-import pkgutil
+from collections.abc import Iterator, Mapping, MutableMapping
 
 from pytest_memorybench.core.errors import usage_error
 from pytest_memorybench.scenarios.base import Scenario, ScoringContext
 
+# Where each built-in scenario is defined (the module's `SCENARIO`, or one of its `SCENARIOS`).
+# A module is imported when one of its scenarios is first asked for, so a run imports the
+# scenarios it plans and their scoring, not every family's (tests/test_startup.py checks the
+# table against the modules).
+BUILTIN_MODULES: dict[str, str] = {
+    "beam.conversations": "beam.scenario",
+    "episodic.book": "episodic.scenario",
+    "locomo.conversations": "locomo.scenario",
+    "longmemeval.questions": "longmemeval.scenario",
+    **{
+        f"ltm.{name}": f"ltm.{name}"
+        for name in (
+            "chapterbreak",
+            "colours",
+            "conflicting_personal_information",
+            "delayed_recall",
+            "how_to_think",
+            "instruction_recall",
+            "jokes",
+            "key_value_pairs",
+            "locations",
+            "locations_directions",
+            "multi_session_chat",
+            "name_list",
+            "names",
+            "prospective_memory",
+            "restaurant",
+            "sallyanne",
+            "shopping",
+            "spy_meeting",
+            "trigger_response",
+        )
+    },  # fmt: skip
+    "membench.observation": "membench.observation",
+    "membench.participation": "membench.participation",
+}
 
-def _builtin_scenarios() -> dict[str, Scenario]:
-    """Every benchmark family is a subpackage (`ltm`, `episodic`, …); each of its modules that
-    defines `SCENARIO` (or a tuple `SCENARIOS`) contributes scenarios."""
-    found: dict[str, Scenario] = {}
-    families = sorted(info.name for info in pkgutil.iter_modules(__path__) if info.ispkg)
-    for family in (importlib.import_module(f"{__name__}.{name}") for name in families):
-        for module_info in sorted(pkgutil.iter_modules(family.__path__), key=lambda info: info.name):
-            module = importlib.import_module(f"{family.__name__}.{module_info.name}")
-            single = getattr(module, "SCENARIO", None)
-            for scenario in (*([single] if single is not None else []), *getattr(module, "SCENARIOS", ())):
-                found[scenario.name] = scenario
-    return found
+
+def defined_in(module: str) -> tuple[Scenario, ...]:
+    """The scenarios a module of this package defines: its `SCENARIO` and its `SCENARIOS`."""
+    found = importlib.import_module(f"{__name__}.{module}")
+    single = getattr(found, "SCENARIO", None)
+    return (*([single] if single is not None else []), *getattr(found, "SCENARIOS", ()))
 
 
-BUILTIN: dict[str, Scenario] = _builtin_scenarios()
-SCENARIOS: dict[str, Scenario] = dict(BUILTIN)
+class ScenarioRegistry(MutableMapping[str, Scenario]):
+    """Scenarios by name: the built-in ones imported on first use, and those suite files define."""
+
+    def __init__(self, modules: Mapping[str, str]) -> None:
+        self._modules = dict(modules)
+        self._scenarios: dict[str, Scenario] = {}
+
+    def __getitem__(self, name: str) -> Scenario:
+        if name not in self._scenarios:
+            for scenario in defined_in(self._modules[name]):  # KeyError: an unknown name
+                self._scenarios.setdefault(scenario.name, scenario)
+        return self._scenarios[name]
+
+    def __setitem__(self, name: str, scenario: Scenario) -> None:
+        self._scenarios[name] = scenario
+
+    def __delitem__(self, name: str) -> None:
+        if name not in self:
+            raise KeyError(name)
+        self._modules.pop(name, None)
+        self._scenarios.pop(name, None)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter({**dict.fromkeys(self._modules), **dict.fromkeys(self._scenarios)})
+
+    def __len__(self) -> int:
+        return len(self._modules.keys() | self._scenarios.keys())
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._modules or name in self._scenarios
+
+
+SCENARIOS = ScenarioRegistry(BUILTIN_MODULES)
 
 
 def register_scenario(scenario: Scenario) -> None:
     """Add a scenario defined in a suite file; a later definition of the same name replaces it."""
-    if scenario.name in BUILTIN:
+    if scenario.name in BUILTIN_MODULES:
         raise usage_error(f"scenario {scenario.name!r} is built in; give yours another name")
     SCENARIOS[scenario.name] = scenario
 

@@ -10,19 +10,37 @@ mechanism has a module of its own (`full_context`, `recent`, `rag`, `light`, `lt
 with the names exported here (docs/memory-systems.md has a complete one).
 """
 
-from pytest_memorybench.agents.mechanisms.base import Entry, MemorySystem, exchange_text, exchanges
-from pytest_memorybench.agents.mechanisms.embedders import Embedder
-from pytest_memorybench.agents.mechanisms.index import DenseIndex, Index, LexicalIndex, top
-from pytest_memorybench.agents.mechanisms.model import MemoryModel, Phase
-from pytest_memorybench.agents.mechanisms.prompt import (
-    PromptRoom,
-    best_that_fit,
-    newest_that_fit,
-    section,
-    system_prompt,
-    tokens,
-)
-from pytest_memorybench.agents.mechanisms.settings import one_of, positive, require
+from typing import TYPE_CHECKING
+
+from pytest_memorybench.core.lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from pytest_memorybench.agents.mechanisms.base import Entry, MemorySystem, exchange_text, exchanges
+    from pytest_memorybench.agents.mechanisms.embedders import Embedder
+    from pytest_memorybench.agents.mechanisms.index import DenseIndex, Index, LexicalIndex, top
+    from pytest_memorybench.agents.mechanisms.model import MemoryModel, Phase
+    from pytest_memorybench.agents.mechanisms.prompt import (
+        PromptRoom,
+        best_that_fit,
+        newest_that_fit,
+        section,
+        system_prompt,
+        tokens,
+    )
+    from pytest_memorybench.agents.mechanisms.settings import one_of, positive, require
+
+_PACKAGE = "pytest_memorybench.agents.mechanisms"
+_MODULES = {
+    **dict.fromkeys(("Entry", "MemorySystem", "exchange_text", "exchanges"), f"{_PACKAGE}.base"),
+    "Embedder": f"{_PACKAGE}.embedders",
+    **dict.fromkeys(("DenseIndex", "Index", "LexicalIndex", "top"), f"{_PACKAGE}.index"),
+    **dict.fromkeys(("MemoryModel", "Phase"), f"{_PACKAGE}.model"),
+    **dict.fromkeys(
+        ("PromptRoom", "best_that_fit", "newest_that_fit", "section", "system_prompt", "tokens"),
+        f"{_PACKAGE}.prompt",
+    ),
+    **dict.fromkeys(("one_of", "positive", "require"), f"{_PACKAGE}.settings"),
+}
 
 __all__ = [
     "DenseIndex",
@@ -46,3 +64,5 @@ __all__ = [
     "tokens",
     "top",
 ]
+# imported on first use: the spec parser reads `settings` in every run, mechanisms need numpy
+__getattr__ = lazy_exports(__name__, _MODULES)

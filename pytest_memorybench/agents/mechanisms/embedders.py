@@ -21,13 +21,15 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-import numpy as np
 from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt, wait_exponential
 
 from pytest_memorybench.core.errors import usage_error
 from pytest_memorybench.core.records import Usage
+
+if TYPE_CHECKING:
+    import numpy as np
 
 LEXICAL = "lexical"
 EMBEDDER_FORMS = "lexical, wordllama, openai:MODEL or openai:MODEL@http(s)://HOST/v1"
@@ -106,6 +108,8 @@ class WordLlamaEmbedder:
     name = "wordllama"
 
     async def embed(self, texts: Sequence[str]) -> tuple[np.ndarray, Usage]:
+        import numpy as np  # here: the spec parser imports this module in every run
+
         started = time.perf_counter()
         vectors = np.asarray(_wordllama().embed(list(texts), norm=True), dtype=np.float32)
         return vectors, Usage(seconds=time.perf_counter() - started)
@@ -126,6 +130,8 @@ def _wordllama() -> Any:
 def pooled(embedding: Sequence[Any]) -> np.ndarray:
     """One vector for a text: a server without pooling (llama.cpp serving a chat model) returns
     one per token, and their mean stands for the text."""
+    import numpy as np
+
     vector = np.asarray(embedding, dtype=np.float32)
     return vector.mean(axis=0) if vector.ndim == 2 else vector
 
@@ -146,6 +152,8 @@ class EndpointEmbedder:
         self._client = openai.AsyncOpenAI(api_key=key, base_url=base_url, max_retries=0, timeout=120)
 
     async def embed(self, texts: Sequence[str]) -> tuple[np.ndarray, Usage]:
+        import numpy as np
+
         rows: list[np.ndarray] = []
         spent = Usage()
         for start in range(0, len(texts), BATCH):
