@@ -5,7 +5,18 @@ from __future__ import annotations
 import asyncio
 from datetime import datetime
 
+import numpy  # noqa: F401
 import pytest
+
+from pytest_memorybench.agents.lexical import stopwords
+from pytest_memorybench.core.tokens import default_counter
+
+# Libraries with compiled parts that load once per process (numpy refuses a second load).  The
+# plugin imports them on first use, and pytester's in-process inner runs take away the modules a
+# run imported when it ends; so they are loaded here, before any inner run: numpy, bm25s with
+# scipy.sparse, tiktoken and its encoding.
+stopwords()
+default_counter()
 
 
 @pytest.fixture

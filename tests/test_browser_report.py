@@ -20,7 +20,6 @@ from pathlib import Path
 
 import pytest
 
-import pytest_memorybench.agents.reference.extractive  # noqa: F401  (numpy must load outside pytester's inner runs)
 from tests.test_plugin import colours_only  # noqa: F401  (autouse: a Colours-only ltm)
 from tests.test_report_html import HOSTILE, HOSTILE_AGENT
 

@@ -10,7 +10,6 @@ from typing import Any
 
 import pytest
 
-import pytest_memorybench.agents.reference.extractive  # noqa: F401  (numpy must load outside pytester's inner runs)
 from pytest_memorybench.core.errors import UsageError
 from pytest_memorybench.reports.compare import compare, load_runs
 from pytest_memorybench.reports.markdown import STEP_SUMMARY, comparison_markdown, run_markdown

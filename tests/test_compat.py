@@ -16,8 +16,6 @@ from typing import Any
 
 import pytest
 
-import pytest_memorybench.agents.reference.extractive  # noqa: F401  (numpy must load outside pytester's inner runs)
-
 pytestmark = pytest.mark.compat
 
 TWO_SCENARIOS = ("--memorybench", "--span=2k", "-k", "colours or name_list")

@@ -8,8 +8,6 @@ from pathlib import Path
 
 import pytest
 
-import pytest_memorybench.agents.reference.extractive  # noqa: F401  (numpy must load outside pytester's inner runs)
-
 pytestmark = pytest.mark.e2e
 
 pytest_plugins = ["pytester"]

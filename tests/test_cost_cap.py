@@ -8,7 +8,6 @@ from types import SimpleNamespace
 
 import pytest
 
-import pytest_memorybench.agents.reference.extractive  # noqa: F401  (numpy must load outside pytester's inner runs)
 from pytest_memorybench.agents.models.prices import PRICES, Price, price_for, register_price
 from pytest_memorybench.core.errors import UsageError
 from pytest_memorybench.runner.settings import _prices

@@ -7,7 +7,6 @@ from typing import Any
 
 import pytest
 
-import pytest_memorybench.agents.reference.extractive  # noqa: F401  (numpy must load outside pytester's inner runs)
 from pytest_memorybench.agents.models.llm import MESSAGE_OVERHEAD
 from pytest_memorybench.core.tokens import default_counter
 from tests.support.llm_server import LLMServer, RecordedRequest, chat_completion, content_text

@@ -9,7 +9,6 @@ from types import SimpleNamespace
 
 import pytest
 
-import pytest_memorybench.agents.reference.extractive  # noqa: F401  (numpy must load outside pytester's inner runs)
 from pytest_memorybench.core.errors import UsageError
 from pytest_memorybench.core.results_file import Baseline
 from pytest_memorybench.reports.gate import evaluate, gate_lines

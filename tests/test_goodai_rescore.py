@@ -13,7 +13,6 @@ from pathlib import Path
 
 import pytest
 
-import pytest_memorybench.agents.reference.extractive  # noqa: F401  (numpy must load outside pytester's inner runs)
 from pytest_memorybench.core.errors import UsageError
 from pytest_memorybench.goodai.rescore import read_published, rescore, suite_name
 from pytest_memorybench.goodai.results import parse_log, read_result

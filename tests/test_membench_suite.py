@@ -10,7 +10,6 @@ from typing import Any
 
 import pytest
 
-import pytest_memorybench.agents.reference.extractive  # noqa: F401  (numpy must load outside pytester's inner runs)
 from pytest_memorybench.agents.protocol import AgentAdapter
 from pytest_memorybench.agents.reference.extractive import ExtractiveAgent
 from pytest_memorybench.agents.reference.memories import (

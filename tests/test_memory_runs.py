@@ -17,7 +17,6 @@ from typing import Any
 
 import pytest
 
-import pytest_memorybench.agents.reference.extractive  # noqa: F401  (numpy must load outside pytester's inner runs)
 from tests.support.llm_server import LLMServer
 from tests.support.memory_model import MemoryModelScript, scripted_memory_server
 from tests.test_episodic_runs import SUITE as EPISODIC_SUITE

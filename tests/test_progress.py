@@ -16,7 +16,6 @@ from types import SimpleNamespace
 
 import pytest
 
-import pytest_memorybench.agents.reference.extractive  # noqa: F401  (numpy must load outside pytester's inner runs)
 from pytest_memorybench.reports import progress as progress_module
 from pytest_memorybench.reports.progress import TerminalProgress
 

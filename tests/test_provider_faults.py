@@ -15,7 +15,6 @@ from typing import Any
 
 import pytest
 
-import pytest_memorybench.agents.reference.extractive  # noqa: F401  (numpy must load outside pytester's inner runs)
 from tests.support.llm_server import LLMServer, RecordedRequest, Scripted, SeededFaults
 
 pytestmark = pytest.mark.e2e

@@ -14,7 +14,6 @@ from pathlib import Path
 
 import pytest
 
-import pytest_memorybench.agents.reference.extractive  # noqa: F401  (numpy must load outside pytester's inner runs)
 from pytest_memorybench.agents.models.limits import ProviderGate, RateLimits, gate_for
 from pytest_memorybench.judges.client import JudgeCache
 from tests.support.llm_server import LLMServer, last_user_text, word_count

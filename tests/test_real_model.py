@@ -20,7 +20,6 @@ from typing import Any
 
 import pytest
 
-import pytest_memorybench.agents.reference.extractive  # noqa: F401  (numpy must load outside pytester's inner runs)
 from pytest_memorybench.judges.base import TASK_KINDS
 from pytest_memorybench.local_model import MODEL_ALIAS, LocalModelUnavailable, server_command
 from tests.support.goodai import write_spy_meeting_run

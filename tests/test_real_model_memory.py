@@ -15,7 +15,6 @@ from typing import Any
 
 import pytest
 
-import pytest_memorybench.agents.reference.extractive  # noqa: F401  (numpy must load outside pytester's inner runs)
 from pytest_memorybench.agents.registry import MECHANISMS
 from pytest_memorybench.local_model import MODEL_ALIAS
 from tests.support.llm_server import RecordingProxy

@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 import yaml
 
-import pytest_memorybench.agents.reference.extractive  # noqa: F401  (numpy must load outside pytester's inner runs)
 from pytest_memorybench.runner.settings import Settings
 
 EXAMPLES = Path(__file__).parents[1] / "examples"

@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-import pytest_memorybench.agents.reference.extractive  # noqa: F401  (numpy must load outside pytester's inner runs)
 from pytest_memorybench.reports.html import item_fragment, report_page, summary_fragment
 from pytest_memorybench.reports.transcript import EventIndex, Gap, TranscriptTurn
 from tests.test_plugin import colours_only  # noqa: F401  (autouse: a Colours-only ltm)

@@ -6,7 +6,6 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-import pytest_memorybench.agents.reference.extractive  # noqa: F401  (numpy must load outside pytester's inner runs)
 from pytest_memorybench.reports.junit import item_properties
 from tests.test_plugin import WARNINGS_AS_ERRORS, colours_only  # noqa: F401  (autouse: a Colours-only ltm)
 

@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 
-import pytest_memorybench.agents.reference.extractive  # noqa: F401  (numpy must load outside pytester's inner runs)
 from pytest_memorybench.reports.results import scenario_stats, suite_stats
 from pytest_memorybench.reports.summary import HEADER, summary_lines
 from tests.test_plugin import colours_only  # noqa: F401  (autouse: a Colours-only ltm)

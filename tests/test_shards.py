@@ -16,8 +16,6 @@ from pathlib import Path
 import pytest
 import yaml
 
-import pytest_memorybench.agents.reference.extractive  # noqa: F401  (numpy must load outside pytester's inner runs)
-
 pytestmark = pytest.mark.e2e
 
 pytest_plugins = ["pytester"]

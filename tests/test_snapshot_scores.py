@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 
-import pytest_memorybench.agents.reference.extractive  # noqa: F401  (numpy must load outside pytester's inner runs)
 from pytest_memorybench.core.errors import UsageError
 from pytest_memorybench.reports.snapshot import (
     ScoreTableExtension,

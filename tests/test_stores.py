@@ -19,7 +19,6 @@ from typing import Any
 
 import pytest
 
-import pytest_memorybench.agents.reference.extractive  # noqa: F401  (numpy must load outside pytester's inner runs)
 from pytest_memorybench.agents.build import build_agent
 from pytest_memorybench.agents.protocol import AgentAdapter
 from pytest_memorybench.agents.spec import AgentOptions, parse_agent_spec

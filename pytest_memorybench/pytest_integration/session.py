@@ -26,7 +26,7 @@ from pytest_memorybench.reports.progress import TerminalProgress
 from pytest_memorybench.reports.results import build_results, conversation_record, item_record, write_results
 from pytest_memorybench.reports.summary import summary_lines
 from pytest_memorybench.reports.transcript import EventIndex
-from pytest_memorybench.runner.folder import write_atomically
+from pytest_memorybench.runner.folder import write_atomically, write_levels
 from pytest_memorybench.runner.run import BenchmarkRun, new_run_id
 from pytest_memorybench.runner.settings import Settings
 
@@ -309,6 +309,7 @@ def _write(
     add_suite_properties(config, suite_properties(results, results.get("gate")))
     try:
         write_results(path, results)
+        write_levels(run.output, results["run"]["concurrency"])
         write_atomically(
             report, report_page(results, transcripts(run, results["items"]), results.get("gate"))
         )

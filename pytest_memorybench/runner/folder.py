@@ -156,3 +156,47 @@ def claim(folder: Path, flag: str) -> FileLock:
             f"{flag} {folder}: cannot write there ({exc.strerror or exc}); give a folder you can write to"
         ) from None
     return lock
+
+
+LEVELS = "levels.json"
+
+
+def write_levels(folder: Path, concurrency: dict[str, Any]) -> None:
+    """The level `--mb-concurrency auto` ended at for each provider (results.json's record), kept
+    small beside the results for the next run to start from: where xdist workers each measured a
+    provider, the lowest of their levels."""
+    levels: dict[str, int] = {}
+    for provider in concurrency.get("providers", []):
+        name, level = str(provider["provider"]), int(provider["level"])
+        levels[name] = min(level, levels.get(name, level))
+    if levels:
+        write_atomically(folder / LEVELS, json.dumps(levels, indent=1, sort_keys=True) + "\n")
+
+
+def remembered_levels(folder: Path, *, resumed: bool) -> dict[str, int]:
+    """The levels `write_levels` kept in the run `folder` continues (`resumed`), or else in the
+    newest run beside it: a run that starts there skips the climb a short run would spend most of
+    its time on.  A file that cannot be read is passed over: a head start is never a reason to stop.
+    """
+    if resumed:
+        found = [folder / LEVELS]
+    else:
+        try:
+            found = [path / LEVELS for path in folder.parent.iterdir() if path != folder]
+        except OSError:
+            return {}
+        found = sorted((path for path in found if path.is_file()), key=_modified, reverse=True)
+    for path in found:
+        try:
+            levels = json.loads(path.read_text())
+            return {str(name): max(1, int(level)) for name, level in levels.items()}
+        except (OSError, ValueError, TypeError, AttributeError):
+            continue
+    return {}
+
+
+def _modified(path: Path) -> float:
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return 0.0

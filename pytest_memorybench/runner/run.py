@@ -30,6 +30,7 @@ from pytest_memorybench.agents.models.concurrency import (
     forget_limits,
     limit_for,
     on_level_change,
+    remember_levels,
 )
 from pytest_memorybench.agents.protocol import AgentAdapter
 from pytest_memorybench.agents.supply import RunAgents
@@ -55,7 +56,7 @@ from pytest_memorybench.judges.client import CachedJudge
 from pytest_memorybench.judges.local import VERSION as LOCAL_VERSION
 from pytest_memorybench.judges.spec import build_judge
 from pytest_memorybench.runner.driving import drive_group
-from pytest_memorybench.runner.folder import Manifest, claim, read_manifest, write_plan
+from pytest_memorybench.runner.folder import Manifest, claim, read_manifest, remembered_levels, write_plan
 from pytest_memorybench.runner.loop import RunLoop, describe_interruption
 from pytest_memorybench.runner.plan import (
     PlannedTest,
@@ -172,7 +173,8 @@ class BenchmarkRun:
         self.budget = Budget()
         self._warm_up: threading.Thread | None = None
         if settings.concurrency is None:
-            forget_limits()  # this run measures its providers afresh
+            forget_limits()  # this run measures its providers afresh, from where the last run ended
+            remember_levels(remembered_levels(self.output, resumed=settings.resume is not None))
         self.pool = ConversationPool(
             self._run_group, self._upcoming_groups, settings.concurrency or auto_conversations
         )

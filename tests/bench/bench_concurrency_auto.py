@@ -7,14 +7,18 @@ A fake OpenAI-compatible server on 127.0.0.1 answers every request after a fixed
               llama.cpp case: requests queue and compete for the same cores);
   unlimited   any number at once.
 The suite is LTM at `--span=isolated` without ChapterBreak (30 conversations, 179 replies); each
-run is a fresh `python -m pytest` process, timed wall to wall, at `--mb-concurrency` 1, 2, 4, 8,
-16 and auto (the default), with the level auto ended at.  The README's table comes from here.
+run is a fresh `python -m pytest` process, timed wall to wall, at `--mb-concurrency` 1, 4, 16, 32
+and auto (the default), with the level auto ended at.  Auto runs twice: `auto` in a runs folder of
+its own (it climbs from one), `auto again` beside that first run (it starts at the level the first
+ended at, as a user's next run does).  Each cell's ratio is to the best fixed level's time;
+`--repeat N` runs each level N times and shows the median.  The README's table comes from here.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -28,11 +32,16 @@ from tests.support.llm_server import LLMServer  # noqa: E402
 from tests.support.slot_server import slotted_route  # noqa: E402
 
 SERVERS = {"one slot": (1, 0.1), "unlimited": (None, 0.0)}  # slots, contention
-LEVELS = ("1", "2", "4", "8", "16", "auto")
+LEVELS = ("1", "4", "16", "32", "auto", "auto again")
 
 
-def timed(url: str, level: str) -> tuple[float, str]:
-    with tempfile.TemporaryDirectory() as folder:
+def timed(url: str, level: str, runs: Path) -> tuple[float, str]:
+    """Seconds of one run at `level`, and the level(s) auto ended at; an `again` run goes in `runs`
+    beside the run before it, any other in a folder of its own."""
+    again = level.endswith(" again")
+    with tempfile.TemporaryDirectory() as scratch:
+        folder = runs if again else Path(scratch)
+        run = folder / (f"again-{time.monotonic_ns()}" if again else "run")
         command = [
             sys.executable,
             "-m",
@@ -47,37 +56,50 @@ def timed(url: str, level: str) -> tuple[float, str]:
             "--span=isolated",
             "-k",
             "not chapterbreak",
-            f"--mb-concurrency={level}",
-            f"--mb-output={folder}/run",
+            f"--mb-concurrency={level.removesuffix(' again')}",
+            f"--mb-output={run}",
         ]
         started = time.perf_counter()
         subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=False)
         seconds = time.perf_counter() - started
-        providers = json.loads((Path(folder) / "run" / "results.json").read_text())["run"]["concurrency"].get(
-            "providers", []
-        )
+        providers = json.loads((run / "results.json").read_text())["run"]["concurrency"].get("providers", [])
+        if level == "auto":  # the next `auto again` starts from this run's level
+            shutil.rmtree(runs, ignore_errors=True)
+            shutil.copytree(run, runs / "first")
     return seconds, ",".join(str(provider["level"]) for provider in providers)
+
+
+def _median(runs: list[tuple[float, str]]) -> tuple[float, str]:
+    """The run of median time (this machine's neighbours make single runs vary by a quarter)."""
+    return sorted(runs)[len(runs) // 2]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--service", type=float, default=0.3, help="seconds a request takes to serve")
+    parser.add_argument("--service", type=float, default=0.4, help="seconds a request takes to serve")
     parser.add_argument("--levels", default=",".join(LEVELS), help="comma-separated --mb-concurrency values")
+    parser.add_argument("--repeat", type=int, default=1, help="runs of each level; the median is shown")
     parser.add_argument("servers", nargs="*", default=list(SERVERS), help="one slot, unlimited")
     args = parser.parse_args()
-    print(f"service {args.service} s a request; wall seconds (speed-up against 1)")
+    print(f"service {args.service} s a request; wall seconds (time against the best fixed level)")
     levels = args.levels.split(",")
-    print(f"{'server':<10}" + "".join(f"{level:>14}" for level in levels))
+    print(f"{'server':<10}" + "".join(f"{level:>18}" for level in levels))
     for name in args.servers:
         slots, contention = SERVERS[name]
-        with LLMServer() as server:
+        with LLMServer() as server, tempfile.TemporaryDirectory() as runs:
             server.routes[("POST", "/v1/chat/completions")] = slotted_route(slots, args.service, contention)
-            row, serial = [], None
-            for level in levels:
-                seconds, ended = timed(server.openai_url, level)
-                serial = serial or seconds
-                row.append(f"{seconds:6.1f} ({serial / seconds:3.1f}x)" + (f" @{ended}" if ended else ""))
-        print(f"{name:<10}" + "".join(f"{cell:>14}" for cell in row))
+            times = {
+                level: _median(
+                    [timed(server.openai_url, level, Path(runs) / "runs") for _ in range(args.repeat)]
+                )
+                for level in levels
+            }
+        best = min(seconds for level, (seconds, _) in times.items() if level.isdigit())
+        row = [
+            f"{seconds:6.1f} ({seconds / best:4.2f})" + (f" @{ended}" if ended else "")
+            for seconds, ended in times.values()
+        ]
+        print(f"{name:<10}" + "".join(f"{cell:>18}" for cell in row))
 
 
 if __name__ == "__main__":

@@ -142,14 +142,20 @@ class EndpointEmbedder:
     def __init__(self, model: str, base_url: str | None = None, *, attempts: int = 5) -> None:
         import openai
 
-        from pytest_memorybench.agents.models.llm import LOCAL_API_KEY
+        from pytest_memorybench.agents.models.llm import LOCAL_API_KEY, shared_tls
 
         key = None if base_url is None else LOCAL_API_KEY
         self.name = f"openai:{model}"
         self.model = model
         self.attempts = attempts
         self._transient = (openai.APIConnectionError, openai.RateLimitError, openai.InternalServerError)
-        self._client = openai.AsyncOpenAI(api_key=key, base_url=base_url, max_retries=0, timeout=120)
+        self._client = openai.AsyncOpenAI(
+            api_key=key,
+            base_url=base_url,
+            max_retries=0,
+            timeout=120,
+            http_client=openai.DefaultAsyncHttpxClient(verify=shared_tls()),
+        )
 
     async def embed(self, texts: Sequence[str]) -> tuple[np.ndarray, Usage]:
         import numpy as np

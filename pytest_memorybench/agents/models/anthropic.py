@@ -27,6 +27,7 @@ from pytest_memorybench.agents.models.llm import (
     ToolCall,
     Turn,
     not_an_answer,
+    shared_tls,
 )
 
 
@@ -46,7 +47,13 @@ class AnthropicAgent(LLMChatAgent):
 
     def _make_client(self, api_key: str) -> Any:
         root = self.base_url.removesuffix("/v1") if self.base_url else None
-        return anthropic.AsyncAnthropic(api_key=api_key, base_url=root, timeout=self.timeout, max_retries=0)
+        return anthropic.AsyncAnthropic(
+            api_key=api_key,
+            base_url=root,
+            timeout=self.timeout,
+            max_retries=0,
+            http_client=anthropic.DefaultAsyncHttpxClient(verify=shared_tls()),
+        )
 
     async def _complete(self, system: str, turns: list[Turn], **options: Any) -> Completion:
         if self.thinking_tokens:

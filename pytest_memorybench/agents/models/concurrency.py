@@ -6,10 +6,13 @@ the same cores), vLLM or a hosted API serve many, a rate-limited key serves as m
 So the level is measured, per provider (an endpoint, or a Python agent): `AdaptiveLimit` lets at
 most `level` requests through at once and watches the throughput they achieve (replies a second).
 
-It starts at one and doubles the level while each doubling pays (slow start), then raises it one
-at a time; a raise that does not pay enough (at least a quarter of the ideal gain: a doubling must
-bring 25 % more replies a second, 8 → 9 about 3 %) is taken back and the level settles, to be
-probed again one step up every few windows.  A push back from the provider (429, a timeout, an
+It starts at one and doubles the level after every round of replies while each doubling brings
+at least `SLOW_START_GAIN` more replies a second (TCP's slow start: the climb to 32 takes seven
+replies' time, most of a short run's), then raises it one at a time; a raise that does not bring a
+quarter of its ideal gain (8 → 9: about 3 %) is taken back and the level settles, to be probed
+again one step up every few windows.  The first reply, which pays for opening the connection,
+measures nothing.  A run starts each provider at the level the run before it ended at
+(`remember_levels`, from the run folder's `levels.json`), probing one step at a time from there.  A push back from the provider (429, a timeout, an
 overloaded 503) halves it at once: the additive-increase / multiplicative-decrease rule TCP made
 standard.  A window whose requests did not fill the level (too few conversations, an agent busy
 with its own work) decides nothing.  The level never exceeds `ceiling` (`--mb-max-requests`, the
@@ -20,12 +23,17 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 AUTO_CEILING = 32  # requests in flight auto mode tries at most, without --mb-max-requests
-MIN_SAMPLES = 4  # replies a window needs before it decides: one per request in flight (two past slow start)
-GAIN_SHARE = 0.25  # of the ideal gain a raise must bring to be kept
+# Replies a window needs before it decides: in slow start one per request in flight and at least
+# SLOW_START_SAMPLES (a doubling costs about one reply's time: the climb to 32 takes seven), then two
+# per request in flight and at least MIN_SAMPLES, so a settled level is not moved on noise.
+SLOW_START_SAMPLES = 1
+MIN_SAMPLES = 4
+SLOW_START_GAIN = 0.1  # more replies a second a doubling must bring to be kept
+GAIN_SHARE = 0.25  # of the ideal gain a raise by one must bring to be kept (8 -> 9: 3 %)
 UTILISED = 0.7  # share of the level the requests in flight must fill for a window to count
 PROBE_EVERY = 4  # windows at a settled level before trying one more
 RECORDED_CHANGES = 500  # the latest changes results.json keeps (a day-long run probes thousands of times)
@@ -54,20 +62,28 @@ class AdaptiveLimit:
     """At most `level` requests at once to one provider, the level set by measured throughput."""
 
     def __init__(
-        self, name: str, *, ceiling: int = AUTO_CEILING, clock: Callable[[], float] = time.monotonic
+        self,
+        name: str,
+        *,
+        ceiling: int = AUTO_CEILING,
+        start: int = 1,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.name = name
         self.ceiling = max(1, ceiling)
-        self.level = 1
+        self.level = max(1, min(start, self.ceiling))
         self.in_flight = 0
         self.most_in_flight = 0
         self.settled = False
         self._clock = clock
         self._born = clock()
-        self.changes: list[LevelChange] = [LevelChange(0.0, 1, None, "start")]
+        self.changes: list[LevelChange] = [
+            LevelChange(0.0, self.level, None, "start" if self.level == 1 else "remembered")
+        ]
         self._measured: dict[int, float] = {}  # level -> throughput last measured there
         self._raised_from: int | None = None  # the level the current one was raised from, on trial
-        self._slow_start = True
+        self._slow_start = self.level == 1  # a remembered level is probed one step at a time
+        self._warmed = False
         self._settled_windows = 0
         self._calm_after = 0.0  # clock time before which a push back repeats the last one
         self._latency = 0.0  # a request's mean time in flight, from the last window (Little's law)
@@ -95,9 +111,14 @@ class AdaptiveLimit:
         """A request is over; `answered`: it brought a reply (failures measure nothing)."""
         self._account()
         self.in_flight -= 1
-        if answered:
+        if answered and not self._warmed:
+            self._warmed = True  # the first reply carries the connection's set-up: it measures nothing
+            self._new_window()
+        elif answered:
             self._done += 1
-            if self._done >= max(MIN_SAMPLES, self.level if self._slow_start else 2 * self.level):
+            if self._done >= (
+                max(SLOW_START_SAMPLES, self.level) if self._slow_start else max(MIN_SAMPLES, 2 * self.level)
+            ):
                 self._decide()
         self._wake()
 
@@ -134,7 +155,8 @@ class AdaptiveLimit:
         self._measured[level] = throughput
         self._raised_from = None
         if before is not None:  # a raise on trial: kept if it paid
-            if throughput < self._measured[before] * (1 + GAIN_SHARE * (level / before - 1)):
+            wanted = SLOW_START_GAIN if self._slow_start else GAIN_SHARE * (level / before - 1)
+            if throughput < self._measured[before] * (1 + wanted):
                 self._slow_start, self.settled, self._settled_windows = False, True, 0
                 self._change(before, throughput, "no gain")
                 return
@@ -186,14 +208,20 @@ class AdaptiveLimit:
 
 _LIMITS: dict[str, AdaptiveLimit] = {}
 _LISTENERS: list[Callable[[], None]] = []  # told of every change of level (the run's conversation pool)
+_REMEMBERED: dict[str, int] = {}  # provider -> the level an earlier run ended at (a start, not a ceiling)
 
 
 def limit_for(name: str, ceiling: int = AUTO_CEILING) -> AdaptiveLimit:
     """The limit of one provider in this process, made on first use: every caller shares it."""
     limit = _LIMITS.get(name)
     if limit is None:
-        limit = _LIMITS[name] = AdaptiveLimit(name, ceiling=ceiling)
+        limit = _LIMITS[name] = AdaptiveLimit(name, ceiling=ceiling, start=_REMEMBERED.get(name, 1))
     return limit
+
+
+def remember_levels(levels: Mapping[str, int]) -> None:
+    """The levels an earlier run settled at, by provider: each provider's limit starts at its own."""
+    _REMEMBERED.update(levels)
 
 
 def active_limits() -> list[AdaptiveLimit]:
@@ -205,6 +233,7 @@ def forget_limits() -> None:
     """A new run measures afresh (a test may run several in one process)."""
     _LIMITS.clear()
     _LISTENERS.clear()
+    _REMEMBERED.clear()
 
 
 def on_level_change(listener: Callable[[], None]) -> None:
@@ -214,7 +243,8 @@ def on_level_change(listener: Callable[[], None]) -> None:
 
 def auto_conversations() -> int:
     """Conversations to drive at once under auto: twice the level of the busiest measured provider
-    (so a raise finds callers to fill it), or `UNMEASURED_CONVERSATIONS` while none is measured (a
-    built-in agent and the local judge call no provider)."""
-    levels = [limit.level for limit in _LIMITS.values()]
+    (so a raise finds callers to fill it), before the first request the level an earlier run
+    ended at, or `UNMEASURED_CONVERSATIONS` while none is measured (a built-in agent and the local
+    judge call no provider)."""
+    levels = [limit.level for limit in _LIMITS.values()] or list(_REMEMBERED.values())
     return max(2, 2 * max(levels)) if levels else UNMEASURED_CONVERSATIONS

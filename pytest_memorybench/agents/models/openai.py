@@ -26,6 +26,7 @@ from pytest_memorybench.agents.models.llm import (
     ToolCall,
     Turn,
     not_an_answer,
+    shared_tls,
 )
 from pytest_memorybench.core.errors import AgentError
 
@@ -56,7 +57,11 @@ class OpenAIChatAgent(LLMChatAgent):
 
     def _make_client(self, api_key: str) -> Any:
         return openai.AsyncOpenAI(
-            api_key=api_key, base_url=self.base_url, timeout=self.timeout, max_retries=0
+            api_key=api_key,
+            base_url=self.base_url,
+            timeout=self.timeout,
+            max_retries=0,
+            http_client=openai.DefaultAsyncHttpxClient(verify=shared_tls()),
         )
 
     async def _discover_model(self) -> str:
