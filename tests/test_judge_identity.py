@@ -9,7 +9,6 @@ from typing import Any
 
 import pytest
 
-import pytest_memorybench.agents.reference.extractive  # noqa: F401  (numpy must load outside pytester's inner runs)
 from pytest_memorybench.core.results_file import Baseline
 from pytest_memorybench.judges.identity import (
     describe_identity,

@@ -12,11 +12,11 @@ replies' time, most of a short run's), then raises it one at a time; a raise tha
 quarter of its ideal gain (8 → 9: about 3 %) is taken back and the level settles, to be probed
 again one step up every few windows.  The first reply, which pays for opening the connection,
 measures nothing.  A run starts each provider at the level the run before it ended at
-(`remember_levels`, from the run folder's `levels.json`), probing one step at a time from there.  A push back from the provider (429, a timeout, an
-overloaded 503) halves it at once: the additive-increase / multiplicative-decrease rule TCP made
-standard.  A window whose requests did not fill the level (too few conversations, an agent busy
-with its own work) decides nothing.  The level never exceeds `ceiling` (`--mb-max-requests`, the
-run's conversations, `AUTO_CEILING`).
+(`remember_levels`, from the run folder's `levels.json`), probing one step at a time from there.
+A push back from the provider (429, a timeout, an overloaded 503) halves it at once: the
+additive-increase / multiplicative-decrease rule TCP made standard.  A window whose requests did
+not fill the level (too few conversations, an agent busy with its own work) decides nothing.  The
+level never exceeds `ceiling` (`--mb-max-requests`, else `AUTO_CEILING`).
 """
 
 from __future__ import annotations
