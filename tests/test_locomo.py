@@ -366,16 +366,13 @@ def test_a_pipelines_eval_results_are_rescored_with_agreement_per_category(pytes
     path = _eval_results(pytester.path / "eval_results.json")
     out = pytester.path / "out"
     result = pytester.runpytest(
-        "--memorybench",
-        f"--mb-rescore={path}",
-        "--mb-profile=official",
-        f"--mb-output={out}",
-        "-p",
-        "no:cacheprovider",
-    )
+        "--memorybench", f"--mb-rescore={path}", f"--mb-output={out}", "-p", "no:cacheprovider"
+    )  # under the official profile: the pipelines' verdicts are J's, not token F1's
     assert result.ret in (0, 1), result.outlines[-20:]
     result.stdout.fnmatch_lines([
+        "memorybench: * | profile official | *",
         "*memorybench agreement*",
+        "published automatic verdicts vs ours (profile official, judge local)",
         "locomo.conversations * 8 * 87.5% * 0.625 * 0.750 *",
         "  multi_hop * 1 * 100.0% *",
         "  open_domain * 1 * 100.0% *",
@@ -390,13 +387,37 @@ def test_a_pipelines_eval_results_are_rescored_with_agreement_per_category(pytes
     assert disagreement["category"] == "temporal"
 
 
+def test_answers_without_judgments_are_scored_with_no_agreement_table(pytester: pytest.Pytester) -> None:
+    path = _eval_results(pytester.path / "eval_results.json")
+    data = json.loads(path.read_text())
+    for answer in data["detailed_results"]["0"]:
+        answer["llm_judgments"] = {}
+    path.write_text(json.dumps(data))
+    result = pytester.runpytest(
+        "--memorybench", f"--mb-rescore={path}", "--mb-output=out", "-p", "no:cacheprovider"
+    )
+    assert result.ret in (0, 1), result.outlines[-20:]
+    assert "memorybench agreement" not in result.stdout.str()
+    items = json.loads((pytester.path / "out" / "results.json").read_text())["items"]
+    assert len(items) == 8 and all("published" not in (item.get("details") or {}) for item in items)
+    assert sum(item["score"] for item in items) == 5  # the right answers; the vague ones are refused
+
+
 def test_a_malformed_eval_results_is_one_line(pytester: pytest.Pytester) -> None:
     path = pytester.path / "eval_results.json"
     path.write_text(
         json.dumps(
             {
                 "detailed_results": {
-                    "0": [{"question": "Q?", "golden_answer": "A", "generated_answer": "B", "category": "4"}]
+                    "0": [
+                        {
+                            "question": "Q?",
+                            "golden_answer": "A",
+                            "generated_answer": "B",
+                            "llm_judgments": {"judgment_1": "yes"},
+                            "category": "4",
+                        }
+                    ]
                 }
             }
         )

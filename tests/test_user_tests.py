@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-import pytest_memorybench.agents.reference.extractive  # noqa: F401  (numpy must load outside pytester's inner runs)
 from pytest_memorybench import assert_choice, assert_regex, assert_rouge_l
 from pytest_memorybench.core.errors import UsageError
 from pytest_memorybench.suite import load_suite
@@ -254,9 +253,9 @@ def test_the_judge_check_reports_agreement_and_exits(pytester: pytest.Pytester) 
     assert result.ret == 0
     result.stdout.fnmatch_lines(
         [
-            "judge check of local: 112 labelled cases, 209 wrong answers",
-            "overall*112*103*92.0%*209*3*1.4%",
-            "agreement 92% with local*",
+            "judge check of local: 447 labelled cases, 209 wrong answers",
+            "overall*447*436*97.5%*209*3*1.4%",
+            "agreement 98% with local*",
         ]
     )
     assert "collected" not in result.stdout.str(), "no tests are run"

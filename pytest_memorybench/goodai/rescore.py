@@ -235,6 +235,6 @@ async def rescored_outcome(
         stored.tokens or 0,
         Usage(),
         error=error,
-        details={"published": stored.verdict_json()},
+        details={} if (published := stored.verdict_json()) is None else {"published": published},
         error_kind=kind,
     )

@@ -88,6 +88,8 @@ class JudgeCheckReport:
     wrong_errors: list[tuple[str, str]] = field(
         default_factory=list
     )  # (wrong answer id, error): counted as refused
+    classes: dict[str, KindAgreement] = field(default_factory=dict)  # cases of a class, by class
+    classes_wrong: KindFalseAcceptance = field(default_factory=lambda: KindFalseAcceptance("classes"))
 
     def false_acceptance(self, kind: str) -> float:
         return self.false_accepts[kind].rate
@@ -202,16 +204,29 @@ def _tally_cases(
                 error = f"{UNPARSEABLE}: {describe_exception(exc)}"
         tally = report.kinds[case.kind]
         tally.total += 1
+        agree = comparison is not None and comparison.agree
+        if case.group:
+            _tally_class(report, case, agree)
         if case.kind == "items":
             credits_total += len(case.payload["ground_truth"])
             credits_agreed += comparison.units[0] if comparison is not None and comparison.units else 0
-        if comparison is not None and comparison.agree:
+        if agree:
             tally.agreed += 1
             continue
         expected = comparison.expected if comparison is not None else _display_label(case)
         got = comparison.got if comparison is not None else None
         report.disagreements.append(Disagreement(case.id, case.kind, expected, got, error))
     report.item_credits = (credits_agreed, credits_total)
+
+
+def _tally_class(report: JudgeCheckReport, case: JudgeCase, agree: bool) -> None:
+    """A case of a class of answers: its class's agreement, and whether a wrong one was accepted."""
+    group = report.classes.setdefault(case.group, KindAgreement(case.group))
+    group.total += 1
+    group.agreed += agree
+    if case.label.get("correct") is False:
+        report.classes_wrong.total += 1
+        report.classes_wrong.accepted += not agree
 
 
 def _tally_wrong_answers(

@@ -19,7 +19,7 @@ from typing import Any, Protocol, TypeVar
 
 from pytest_memorybench.core.errors import usage_error
 from pytest_memorybench.judges.evaluation import JudgeCheckReport, evaluate_judge
-from pytest_memorybench.judges.metaeval import load_cases
+from pytest_memorybench.judges.metaeval import ANSWER_CASES_FILE, load_cases
 from pytest_memorybench.judges.wrong_answers import WRONG_ANSWERS_FILE, load_wrong_answers
 
 WIDTH = 80
@@ -143,6 +143,8 @@ def report_lines(
     agreed, total = report.item_credits
     if total:
         lines.append(f"items: per-item credits agree for {agreed} of {total} ({_percent(agreed / total)})")
+    if report.classes:
+        lines.extend(_class_lines(report))
     if report.disagreements:
         shown = _round_robin(report.disagreements)[:max_disagreements]
         more = f", first {len(shown)} shown" if len(shown) < len(report.disagreements) else ""
@@ -164,6 +166,21 @@ def report_lines(
     elif wrong:
         lines.append("wrong answers accepted: none")
     lines.append(interpretation(report))
+    return lines
+
+
+def _class_lines(report: JudgeCheckReport) -> list[str]:
+    """LoCoMo's and LongMemEval's answers by class: agreement, and the wrong ones accepted."""
+    wrong = report.classes_wrong
+    lines = [f"answers by class ({ANSWER_CASES_FILE.name}):"]
+    lines.extend(
+        f"  {name:<20}{tally.total:>6}{tally.agreed:>7}{_percent(tally.rate):>10}"
+        for name, tally in sorted(report.classes.items())
+    )
+    if wrong.total:
+        lines.append(
+            f"  wrong answers among them accepted: {wrong.accepted} of {wrong.total} ({_percent(wrong.rate)})"
+        )
     return lines
 
 

@@ -62,6 +62,8 @@ class _Identified(Protocol):
 
 T = TypeVar("T", bound=_Identified)
 CASES_FILE = Path(__file__).parent / "data" / "judge_cases.jsonl"
+# LoCoMo's and LongMemEval's answers in the styles pipelines write them, each of a `class`.
+ANSWER_CASES_FILE = Path(__file__).parent / "data" / "answer_cases.jsonl"
 SCORER = "metaeval"  # the `scorer` of the tasks asked: part of an LLM judge's cache key
 F1_TOLERANCE = 0.25  # items: |F1 judge - F1 human| up to this counts as agreement
 
@@ -75,6 +77,7 @@ class JudgeCase:
     payload: dict[str, Any]
     label: dict[str, Any]
     note: str = ""
+    group: str = ""  # the class of answer it stands for ("relative-date", "vague", …), when it has one
 
     def task(self) -> JudgeTask:
         return JudgeTask(self.kind, self.payload, SCORER)
@@ -94,8 +97,10 @@ class Comparison:
 
 
 def load_cases(path: str | Path | None = None) -> list[JudgeCase]:
-    """The cases of a JSONL file (default: the packaged set), checked; ValueError names the line."""
-    return load_jsonl(Path(path) if path is not None else CASES_FILE, _case)
+    """The cases of a JSONL file (default: the packaged sets), checked; ValueError names the line."""
+    if path is not None:
+        return load_jsonl(Path(path), _case)
+    return [*load_jsonl(CASES_FILE, _case), *load_jsonl(ANSWER_CASES_FILE, _case)]
 
 
 def load_jsonl(path: Path, parse: Callable[[Any], T]) -> list[T]:
@@ -119,7 +124,7 @@ def load_jsonl(path: Path, parse: Callable[[Any], T]) -> list[T]:
 def _case(raw: Any) -> JudgeCase:
     if not isinstance(raw, dict):
         raise ValueError("a case must be a JSON object")
-    unknown = set(raw) - {"id", "kind", "payload", "label", "note"}
+    unknown = set(raw) - {"id", "kind", "payload", "label", "note", "class"}
     if unknown:
         raise ValueError(f"unknown field(s) {', '.join(sorted(unknown))}")
     case_id, kind = raw.get("id"), raw.get("kind")
@@ -137,7 +142,10 @@ def _case(raw: Any) -> JudgeCase:
             f"{case_id}: payload field(s) {', '.join(sorted(extra))} are not part of a {kind} task"
         )
     check_label(kind, label, payload)
-    return JudgeCase(case_id, kind, payload, label, note)
+    group = raw.get("class", "")
+    if not isinstance(group, str):
+        raise ValueError(f"{case_id}: 'class' must be a string")
+    return JudgeCase(case_id, kind, payload, label, note, group)
 
 
 _BOOLEAN_LABELS = {

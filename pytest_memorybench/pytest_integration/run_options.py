@@ -47,9 +47,10 @@ def _what_runs(group: pytest.OptionGroup) -> None:
     group.addoption(
         "--mb-profile",
         dest="mb_profile",
-        default="paper",
-        metavar="paper|official",
-        help="scoring profile where the original code and its paper disagree (default: paper)",
+        default=None,
+        metavar="paper|official|audited",
+        help="scoring profile where the original code and its paper disagree (default: paper; official"
+        " when re-scoring a LoCoMo pipeline's eval_results.json, whose verdicts are the pipelines' J)",
     )
     group.addoption(
         "--mb-threshold",

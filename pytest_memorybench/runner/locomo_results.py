@@ -4,9 +4,10 @@ The common evaluation pipelines write an `eval_results.json`: `{total_questions,
 accuracy, detailed_results, metadata}`, `detailed_results` mapping each conversation's index (a
 string) to a list of `{question_id, question, golden_answer, generated_answer, llm_judgments:
 {judgment_1: bool, ...}, category}`.  Each judged answer becomes an item of the suite `locomo`,
-scored by our LoCoMo scorer under the run's profile and judge, with the pipeline's verdict (the
-majority of its judgments: right when more than half say so) kept beside ours for the agreement
-table, which gives a row per category.
+scored by our LoCoMo scorer under the run's profile and judge (`official`, the pipelines' own
+generous J, unless `--mb-profile` says otherwise), with the pipeline's verdict (the majority of its
+judgments: right when more than half say so) kept beside ours for the agreement table, which
+gives a row per category.  Answers without judgments are scored and left out of the table.
 """
 
 from __future__ import annotations
@@ -47,7 +48,9 @@ class JudgedAnswer:
     def exchanges(self) -> list[tuple[str, str | None]]:
         return [(self.question, self.responses[0])]
 
-    def verdict_json(self) -> dict[str, Any]:
+    def verdict_json(self) -> dict[str, Any] | None:
+        if not self.judgments:
+            return None  # scored, and left out of the agreement table
         votes = f"{sum(self.judgments)} of {len(self.judgments)} judgments say correct"
         return {"score": self.score, "reasons": [votes], "file": str(self.path)}
 
@@ -103,12 +106,8 @@ def _item(file: Path, conversation: str, position: int, raw: Any) -> tuple[TestD
     question, gold, generated = raw.get("question"), raw.get("golden_answer"), raw.get("generated_answer")
     if not isinstance(question, str) or gold is None or not isinstance(generated, str):
         raise Malformed(f"{where}: needs 'question', 'golden_answer' and 'generated_answer'")
-    judgments = raw.get("llm_judgments")
-    if (
-        not isinstance(judgments, dict)
-        or not judgments
-        or not all(isinstance(v, bool) for v in judgments.values())
-    ):
+    judgments = raw.get("llm_judgments") or {}  # none: answers to judge, no verdict to compare with
+    if not isinstance(judgments, dict) or not all(isinstance(v, bool) for v in judgments.values()):
         raise Malformed(f"{where}: 'llm_judgments' must map judgment names to true or false")
     try:
         category = int(raw.get("category"))  # type: ignore[arg-type]

@@ -105,7 +105,8 @@ class Settings:
             raise usage_error(f"--mb-estimate-reply {estimate} must be a positive number of tokens")
         # An estimate calls no judge: its tasks are counted with the offline one, and no key is asked for.
         judge = parse_judge_spec("local" if estimate is not None else option.mb_judge)
-        if option.mb_profile not in PROFILES:
+        profile = option.mb_profile or _default_profile(option)
+        if profile not in PROFILES:
             raise usage_error(f"--mb-profile must be one of {', '.join(PROFILES)}")
         threshold = option.mb_threshold
         if threshold is not None and not 0.0 <= threshold <= 1.0:
@@ -123,7 +124,7 @@ class Settings:
             span=parse_span(option.mb_span) if option.mb_span is not None else None,
             suites=suites,
             seed=option.mb_seed,
-            profile=option.mb_profile,
+            profile=profile,
             threshold=threshold,
             output=Path(option.mb_output) if option.mb_output else None,
             agent_options=_agent_options(option, agent, adaptive=concurrency is None),
@@ -318,6 +319,18 @@ class MaxErrors:
 
     def __str__(self) -> str:
         return f"{self.percent:g}%" if self.percent is not None else str(self.count)
+
+
+def _default_profile(option: Any) -> str:
+    """`paper`, or `official` when re-scoring a LoCoMo pipeline's verdicts: they are the pipelines'
+    generous J, and token F1 set against them would measure the difference of two rules."""
+    rescore = getattr(option, "mb_rescore", None)
+    if rescore is not None:
+        from pytest_memorybench.runner.locomo_results import is_eval_results  # imports LoCoMo
+
+        if Path(rescore).exists() and is_eval_results(Path(rescore)):
+            return "official"
+    return "paper"
 
 
 def _concurrency(value: Any) -> int | None:

@@ -29,8 +29,12 @@ Per task kind:
                compound whose other part the statement or the answer uses ("seaport", "lock-picking").
   equivalence  content words of the shorter text covered by the longer (and a little back); numbers
                and dates must agree where both texts give them.
-  answer       the reference rule for LoCoMo's J and LongMemEval's checks, a count one off allowed
-               for `days`, the rubric's specifics for `preference`, an abstention for `abstention`.
+  answer       the reference rule for LoCoMo's J and LongMemEval's checks, read by meaning: dates
+               resolved against the anchors they name and compared by the days they cover, the
+               expected answer's gist in other words, part of a list under the generous rule, a
+               negative answer to a negative question (`answer.py`, `when.py`, `gist.py`); a count
+               one off allowed for `days`, the rubric's specifics for `preference`, an abstention
+               for `abstention`.
 
 Where it is weaker than an LLM judge (the meta-evaluation measures how much: 91 % of its labelled
 cases; the rest are these):
@@ -70,7 +74,7 @@ from pytest_memorybench.judges.local.text import (
 from pytest_memorybench.judges.prompts import check_payload
 from pytest_memorybench.judges.replies import validate
 
-VERSION = "local-6"  # bump when a rule changes: it is recorded with results like a prompt hash
+VERSION = "local-7"  # bump when a rule changes: it is recorded with results like a prompt hash
 
 
 class LocalJudge:

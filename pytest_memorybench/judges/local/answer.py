@@ -10,8 +10,16 @@
   abstention the answer says it does not know or that the conversation never said, and does not
              go on to answer anyway ("I don't remember, but it was called …")
 
-The local judge reads no relative dates ("last Tuesday"), which the generous rule accepts when they
-land on the right day, and no paraphrase beyond spelling and stems.
+Read by meaning, for every rule but `preference` and `abstention`:
+  dates      an expected answer that is a date is compared by the days it covers, the answer's
+             dates resolved against the anchors they name ("a month before 27 March 2022" is
+             February 2022; `when.py`), at the expected answer's grain or finer
+  gist       an answer the reference rule refuses is right when it states the expected answer's
+             gist in other words, and its numbers (`gist.py`); under `generous`, part of a list
+  negatives  a question about a negative ("What does John not like?") is answered by a negative
+             ("He does not like dark beer"): the answer's negation asserts, it does not deny
+Relative dates that name no anchor ("last Tuesday") are not read, nor synonyms ("loves" is not
+"likes").
 """
 
 from __future__ import annotations
@@ -20,15 +28,20 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from pytest_memorybench.judges.local.gist import mentions, other_name, states_gist
 from pytest_memorybench.judges.local.reference import judge_reference
+from pytest_memorybench.judges.local.stance import stance
 from pytest_memorybench.judges.local.text import (
     abstains,
     analyse,
+    clean,
     coverage,
+    dates_agree,
     normalise,
     parse_number,
     same_value,
 )
+from pytest_memorybench.judges.local.when import is_date_answer, same_date
 
 # Words every preference rubric uses and no answer needs to repeat.
 _RUBRIC_WORDS = frozenset(
@@ -38,6 +51,12 @@ _RUBRIC_WORDS = frozenset(
     " using consider considering mention mentioned interest interests previous previously given include"
     " including also not especially particular".split()
 )
+
+# A question asking about a negative, and the negations its answer then asserts with.
+_NEGATIVE_QUESTION = re.compile(
+    r"\b(?:not|never|no\s+longer|dislikes?|hates?|avoids?|refuses?|cannot)\b|n't\b", re.IGNORECASE
+)
+_NEGATION = re.compile(r"\b(?:not|never|cannot)\b|n't\b", re.IGNORECASE)
 
 # "I don't remember every detail, but your brother's boat is called the Gull": an abstention that
 # goes on to answer.
@@ -63,19 +82,34 @@ def judge_answer(payload: Mapping[str, Any]) -> dict[str, Any]:
         return {"correct": False, "reason": "the answer does not answer"}
     if rule == "preference":
         return _preference(str(payload["expected"]), answer)
-    verdict = judge_reference(
-        {"question": payload["question"], "expected": payload["expected"], "answer": answer}
-    )
+    question, expected = str(payload["question"]), str(payload["expected"])
+    if _NEGATIVE_QUESTION.search(question):
+        answer = _NEGATION.sub(" ", answer)  # "John does not like dark beer" answers the question
+    if is_date_answer(expected):
+        same = same_date(answer, expected)
+        if same is not None:
+            return {
+                "correct": same,
+                "reason": "the answer's date falls on the expected one"
+                if same
+                else "the answer's date is not the expected one, or is vaguer",
+            }
+    other = other_name(expected, answer, question)
+    if other is not None:
+        return {"correct": False, "reason": f"the answer is about {other!r}, not what was expected"}
+    verdict = judge_reference({"question": question, "expected": expected, "answer": answer})
     correct = bool(verdict["refers"]) and (
         not verdict["expected_is_number"] or bool(verdict["numbers_match"])
     )
+    if not correct and dates_agree(analyse(expected).dates, analyse(answer).dates):
+        gist = states_gist(expected, answer, question, partial_lists=rule == "generous")
+        if gist is not None:
+            text, spans = clean(answer), mentions(answer, expected, question)
+            said = gist[0] and bool(spans) and all(stance(text, *span) is None for span in spans)
+            return {"correct": said, "reason": gist[1] if said or not gist[0] else verdict["reason"]}
     if not correct and rule == "days":
-        expected = (
-            parse_number(str(payload["expected"]).split()[0]) if str(payload["expected"]).split() else None
-        )
-        if expected is not None and any(
-            same_value(abs(value - expected), 1) for value in analyse(answer).numbers
-        ):
+        count = parse_number(expected.split()[0]) if expected.split() else None
+        if count is not None and any(same_value(abs(value - count), 1) for value in analyse(answer).numbers):
             return {
                 "correct": True,
                 "reason": "the answer's count is one off the expected one, which this rule allows",

@@ -365,13 +365,25 @@ def word_found(word: str, pool: frozenset[str]) -> bool:
     """`word` (a stem) is in `pool`, up to spelling variants and common endings."""
     if word in pool:
         return True
+    base = _base(word)
     for other in pool:
         short, long = (word, other) if len(word) <= len(other) else (other, word)
         if len(short) >= 4 and long.startswith(short) and long[len(short) :] in _WORD_SUFFIXES:
             return True
+        if len(base) >= 4 and _base(other) == base:  # "delivering" ~ "delivered", "swimming" ~ "swim"
+            return True
     if len(word) >= 5 and pool:
         return process.extractOne(word, pool, scorer=fuzz.ratio, score_cutoff=WORD_MATCH) is not None
     return False
+
+
+def _base(word: str) -> str:
+    """A word without one verb or adjective ending, its doubled consonant undone ("swimming" → "swim")."""
+    for suffix in ("ing", "ed", "er", "ly", "y"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
+            base = word[: -len(suffix)]
+            return base[:-1] if base[-1] == base[-2] and base[-1] not in "aeiouls" else base
+    return word
 
 
 def coverage(needle: Sequence[str], pool: frozenset[str]) -> float:
@@ -413,6 +425,7 @@ _ABSTENTION = re.compile(
     r"|(?:can'?t|cannot|can\s+not|couldn'?t|could\s+not|unable\s+to)\s+(?:recall|remember|find|answer|say|tell|determine|know|locate)"
     r"|(?:was|were|is|are|has\s+been|have\s+been)\s+(?:not|never)\s+(?:mentioned|specified|provided|stated|recorded|discussed|shared)"
     r"|(?:you|we)\s+(?:haven'?t|have\s+not|never|didn'?t|did\s+not)\s+(?:told|tell|mentioned|mention|said|say|shared|share|discussed|discuss)"
+    r"|(?:i\s+)?(?:don'?t|do\s+not)\s+think\s+(?:you|we)\s+(?:ever\s+)?(?:told|mentioned|said|shared|discussed)"
     r")\b"
 )
 _BARE_ABSTENTION = re.compile(r"^\W*(?:none|nothing|n/?a|unknown|no idea|not sure|i don'?t know)\W*$")
