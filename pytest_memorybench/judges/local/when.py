@@ -25,8 +25,11 @@ from __future__ import annotations
 
 import calendar
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, timedelta
+from functools import partial
+from typing import TypeAlias
 
 from pytest_memorybench.judges.local.text import analyse
 
@@ -61,6 +64,11 @@ _PART = re.compile(
 )
 _YEAR = re.compile(r"\b(19\d\d|20\d\d)\b")
 _MONTH_COMMA = re.compile(rf"\b({_MONTH}),\s+(\d{{4}})\b")
+# What an expected answer that is only a date says around it ("The week before …", "around 2019").
+_DATE_WORDS = frozenset(
+    "around about roughly approximately last early mid late week weekend day month year on in of the"
+    " sometime".split()
+) | frozenset(_WEEKDAYS)
 
 
 @dataclass(frozen=True)
@@ -75,6 +83,9 @@ class Span:
         return other.first <= self.first and self.last <= other.last
 
 
+Reader: TypeAlias = Callable[[re.Match[str], Span], Span | None]  # a relative date's span from its anchor
+
+
 def _lowered(text: str) -> str:
     """Lower case, single spaces, "March, 2023" as "March 2023" (the text analysis reads the latter)."""
     return _MONTH_COMMA.sub(r"\1 \2", " ".join(text.lower().split()))
@@ -84,19 +95,26 @@ def spans(text: str) -> list[Span]:
     """Every date `text` states or implies with a named anchor, relative ones first."""
     lowered = _lowered(text)
     found: list[Span] = []
-    for pattern, read in ((_ARITHMETIC, _arithmetic), (_CALENDAR, _calendar), (_PART, _part)):
-
-        def keep(match: re.Match[str], read: object = read) -> str:
-            anchor = _anchor(match.group("anchor"))
-            span = read(match, anchor) if anchor is not None else None  # type: ignore[operator]
-            if span is None:
-                return match.group(0)
-            found.append(span)
-            return " "  # its anchor is not a date the answer states
-
-        lowered = pattern.sub(keep, lowered)
+    readers: tuple[tuple[re.Pattern[str], Reader], ...] = (
+        (_ARITHMETIC, _arithmetic),
+        (_CALENDAR, _calendar),
+        (_PART, _part),
+    )
+    for pattern, read in readers:
+        lowered = pattern.sub(partial(_read, read=read, found=found), lowered)
     found.extend(_absolute(lowered))
     return found
+
+
+def _read(match: re.Match[str], *, read: Reader, found: list[Span]) -> str:
+    """The span a relative date's match gives, kept in `found`; the text it leaves (its anchor is
+    no date the answer states, so the match is taken out when it was read)."""
+    anchor = _anchor(match.group("anchor"))
+    span = read(match, anchor) if anchor is not None else None
+    if span is None:
+        return match.group(0)
+    found.append(span)
+    return " "
 
 
 def is_date_answer(text: str) -> bool:
@@ -106,12 +124,6 @@ def is_date_answer(text: str) -> bool:
         return False
     rest = _PART.sub(" ", _CALENDAR.sub(" ", _ARITHMETIC.sub(" ", _lowered(text))))
     return not [word for word in analyse(rest).content if word not in _DATE_WORDS]
-
-
-_DATE_WORDS = frozenset(
-    "around about roughly approximately last early mid late week weekend day month year on in of the"
-    " sometime".split()
-) | frozenset(_WEEKDAYS)
 
 
 def _anchor(text: str) -> Span | None:
