@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from pytest_memorybench.agents.models.concurrency import AUTO_CEILING, AdaptiveLimit
+from pytest_memorybench.runner.folder import remembered_levels, write_levels
 from tests.support.llm_server import LLMServer
 from tests.support.slot_server import SlotServer, drive, slotted_route
 
@@ -176,3 +177,19 @@ def test_a_bad_concurrency_is_one_line(pytester: pytest.Pytester) -> None:
     result.stderr.fnmatch_lines(
         ["ERROR: --mb-concurrency lots must be auto or from 1 to 256 conversations at once"]
     )
+
+
+def test_levels_are_read_from_the_run_resumed_or_the_newest_one_beside_a_new_run(tmp_path: Path) -> None:
+    first, broken = tmp_path / "first", tmp_path / "broken"
+    first.mkdir()
+    broken.mkdir()
+    write_levels(
+        first, {"mode": "auto", "providers": [{"provider": "p", "level": 8}, {"provider": "p", "level": 6}]}
+    )
+    (broken / "levels.json").write_text("{")  # newer, and unreadable: passed over
+    assert json.loads((first / "levels.json").read_text()) == {"p": 6}  # the lowest of two workers'
+    assert remembered_levels(tmp_path / "next", resumed=False) == {"p": 6}
+    assert remembered_levels(first, resumed=True) == {"p": 6}
+    assert remembered_levels(tmp_path / "never-ran", resumed=True) == {}
+    write_levels(tmp_path, {"mode": "fixed", "conversations": 4})  # a fixed level measures nothing
+    assert not (tmp_path / "levels.json").exists()
