@@ -31,12 +31,10 @@ from datetime import date, timedelta
 from functools import partial
 from typing import TypeAlias
 
-from pytest_memorybench.judges.local.text import analyse
+from pytest_memorybench.judges.local.text import SMALL_NUMBERS, analyse
 
-_NUMBER_WORDS = {
-    "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
-    "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "a couple of": 2, "a few": 3,
-}  # fmt: skip
+# How many units a relative date counts: the text analysis's number words, and the article ones.
+_NUMBER_WORDS = {**SMALL_NUMBERS, "a": 1, "an": 1, "a couple of": 2, "a few": 3}
 _WEEKDAYS = {name.lower(): index for index, name in enumerate(calendar.day_name)}
 _MONTH_NAMES = "|".join(name.lower() for name in calendar.month_name[1:])
 _MONTH_ABBREVIATIONS = "|".join(name.lower() for name in calendar.month_abbr[1:])
@@ -49,9 +47,7 @@ _ANCHOR = (
     rf"|(?:{_MONTH},?\s+\d{{4}})"
     rf"|(?:\d{{4}}))"
 )
-_COUNT = (
-    r"(?P<count>\d+|a couple of|a few|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
-)
+_COUNT = rf"(?P<count>\d+|{'|'.join(sorted(_NUMBER_WORDS, key=len, reverse=True))})"
 _UNIT = r"(?P<unit>day|week|month|year)s?"
 _WAY = r"(?P<way>before|after|prior to|earlier than|later than)"
 _ARITHMETIC = re.compile(rf"\b{_COUNT}\s+{_UNIT}\s+{_WAY}\s+(?P<anchor>{_ANCHOR})")
