@@ -15,6 +15,7 @@ import pytest
 
 from pytest_memorybench.conversation.evidence import (
     EVIDENCE_K,
+    MEMORY_CHARS,
     context_recall,
     evidence_recall,
     holds,
@@ -72,7 +73,16 @@ def test_a_chapter_counts_the_share_of_its_paragraphs_found() -> None:
         "evidence": 2,
         "recalled": 1.5,
         "recall": 0.75,
+        "memories": [*labelled[:2], FACT],
     }
+
+
+def test_the_record_keeps_the_memories_searched_each_cut_to_its_opening() -> None:
+    long = "user: " + "a very long memory about the garden " * 20
+    measured = recall([FACT], [FACT, long, *[f"memory {n}" for n in range(20)]])
+    kept = measured["memories"]
+    assert len(kept) == EVIDENCE_K and kept[0] == FACT  # the k searched, in the order returned
+    assert len(kept[1]) == MEMORY_CHARS and kept[1].endswith("…") and long.startswith(kept[1][:-1])
 
 
 def test_only_the_first_k_memories_count_however_many_come_back() -> None:

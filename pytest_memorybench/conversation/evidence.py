@@ -30,6 +30,10 @@ the answering prompt held.  A miss that retrieval found but the prompt did not h
 search and prompt (a window, a summary, a filter); with both high, a wrong answer is the model's.
 Both are measured when the question is asked and logged with its reply, so a resumed or replayed
 run reports the recall the agent had.
+
+The record keeps what the search found, for a reader comparing runs question by question
+(`--mb-compare`'s side-by-side view): the first `k` memories, each cut to `MEMORY_CHARS`
+characters, at most `EVIDENCE_K * MEMORY_CHARS` characters a question.
 """
 
 from __future__ import annotations
@@ -46,6 +50,7 @@ if TYPE_CHECKING:
     from pytest_memorybench.agents.protocol import AgentAdapter
 
 EVIDENCE_K = 10
+MEMORY_CHARS = 240  # of each memory a record keeps: a message or a fact, a long chunk's opening
 MIN_CONTENT_WORDS = 3
 _PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
 # What a memory puts before a message: a time stamp, a bullet, a speaker or a label ("user:",
@@ -114,8 +119,9 @@ def evidence_recall(
 ) -> dict[str, Any] | None:
     """Retrieval recall of one question over the first `k` memories returned, or None without evidence.
 
-    {"k", "returned", "used", "evidence", "recalled", "recall"}: `returned` memories came back,
-    the first `used` (at most k) were searched; `recalled` is the sum of the pieces' shares found.
+    {"k", "returned", "used", "evidence", "recalled", "recall", "memories"}: `returned` memories came
+    back, the first `used` (at most k) were searched, and are kept in `memories` (each cut to
+    `MEMORY_CHARS`); `recalled` is the sum of the pieces' shares found.
     `groups`, parallel to `evidence`, names the unit each piece belongs to (LongMemEval's sessions):
     then "groups" and "groups_recalled" count the units of which some piece was found.
     """
@@ -123,7 +129,12 @@ def evidence_recall(
     result = _recall(evidence, used, groups)
     if result is None:
         return None
-    return {"k": k, "returned": len(retrieved), "used": len(used), **result}
+    kept = [_cut(text) for text in used]
+    return {"k": k, "returned": len(retrieved), "used": len(used), **result, "memories": kept}
+
+
+def _cut(text: str) -> str:
+    return text if len(text) <= MEMORY_CHARS else text[: MEMORY_CHARS - 1].rstrip() + "…"
 
 
 def context_recall(evidence: Sequence[str], context: Sequence[str]) -> dict[str, Any] | None:
