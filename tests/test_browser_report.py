@@ -20,13 +20,13 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.cdp import FLAGS, Browser
 from tests.test_plugin import colours_only  # noqa: F401  (autouse: a Colours-only ltm)
 from tests.test_report_html import HOSTILE, HOSTILE_AGENT
 
 CHROMIUM = next(
     (path for name in ("chromium", "chromium-browser", "google-chrome") if (path := shutil.which(name))), None
 )
-FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking")
 
 pytestmark = [
     pytest.mark.browser,
@@ -115,7 +115,8 @@ def test_the_check_sees_a_script_that_runs(tmp_path: Path) -> None:
 
 
 def test_a_comparison_page_and_its_figures_render_and_run_nothing(hostile_run: Path, tmp_path: Path) -> None:
-    """compare.html of two runs (one of them the hostile agent's) and its SVG figures, in Chromium."""
+    """compare.html of two runs of the hostile agent and its SVG figures, in Chromium: every question
+    opened, the replies are text and nothing they hold runs."""
     shutil.copytree(hostile_run / "run", hostile_run / "run-again")
     command = [
         sys.executable,
@@ -129,16 +130,20 @@ def test_a_comparison_page_and_its_figures_render_and_run_nothing(hostile_run: P
         "--mb-output=cmp",
     ]
     subprocess.run(command, cwd=hostile_run, check=True, capture_output=True)
-    dom = Dom(
-        chromium(
-            tmp_path / "profile",
-            "--virtual-time-budget=5000",
-            "--dump-dom",
-            (hostile_run / "cmp" / "compare.html").as_uri(),
-        )
-    )
-    assert not dom.scripts, "no script on the page, a label made of one included"
-    text = "".join(dom.text)
+    browser = Browser(CHROMIUM, tmp_path / "cdp-profile")  # type: ignore[arg-type]
+    try:
+        browser.open((hostile_run / "cmp" / "compare.html").as_uri())
+        browser.wait_for("document.body && document.body.dataset.questionsMs")
+        browser.evaluate("document.querySelectorAll('.mb-q-item').forEach((item) => { item.open = true; })")
+        browser.wait_for("document.querySelectorAll('.mb-q-run').length === 6")  # 3 items × 2 runs, each open
+        pwned = browser.evaluate("document.documentElement.getAttribute('data-pwned')")
+        scripts = browser.evaluate("Array.from(document.scripts, (script) => script.type || 'script')")
+        text = browser.evaluate("document.body.innerText")
+    finally:
+        browser.close()
+    assert pwned is None, "an injected script ran"
+    assert scripts == ["application/json", "script"], "the page's data and its own script, no other"
+    assert text.count(HOSTILE) >= 6, "each run's reply shown as the characters the agent sent"
     assert (
         "<script>x</script>" in text
         and "Is one better than another?" in text

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
+import re
 import shutil
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -129,7 +132,7 @@ def test_the_command_writes_page_json_figures_and_markdown(
             "B − A  -* n=6  no significant difference (p = *, Holm)",
             "average rank: A *, B *, C *",
             "comparison: cmp/compare.html",
-            "figures:    cmp/bars.svg, cmp/cd.svg",
+            "figures:    cmp/bars.svg, cmp/cd.svg, cmp/board.svg",
             "markdown:   cmp/table.md",
             f"markdown:   ${STEP_SUMMARY}",
         ]
@@ -137,13 +140,17 @@ def test_the_command_writes_page_json_figures_and_markdown(
     saved = json.loads((pytester.path / "cmp" / "compare.json").read_text())
     assert saved["schema"] == "memorybench.comparison/1" and saved["shared"] == 6 and len(saved["pairs"]) == 3
     page = (pytester.path / "cmp" / "compare.html").read_text()
-    assert (
-        "<script" not in page and "Content-Security-Policy" in page and "Is one better than another?" in page
-    )
+    assert "Is one better than another?" in page and "Every question, side by side" in page
+    scripts = re.findall(r"<script([^>]*)>(.*?)</script>", page, re.S)
+    assert [attributes for attributes, _ in scripts] == [' type="application/json" id="mb-q-data"', ""]
+    digest = base64.b64encode(hashlib.sha256(scripts[1][1].encode()).digest()).decode()
+    assert f"script-src 'sha256-{digest}'" in page, "the page's own script may run, no other"
+    assert len(json.loads(scripts[0][1])["items"]) == 6
     markdown = (pytester.path / "cmp" / "table.md").read_text()
     assert markdown.startswith("### memorybench comparison") and "| B − A |" in markdown
+    assert "| 1 | A oracle | 1.000 [1.00, 1.00] | 6/6 |" in markdown, "the board, ranked"
     assert summary.read_text().strip() == markdown.strip(), "appended to the GitHub job summary"
-    for name in ("bars", "cd"):
+    for name in ("bars", "cd", "board"):
         assert (
             ET.parse(pytester.path / "cmp" / f"{name}.svg").getroot().tag == "{http://www.w3.org/2000/svg}svg"
         )

@@ -39,6 +39,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="test each run against this one only (default: every pair)",
     )
     group.addoption(
+        "--mb-show",
+        dest="mb_show",
+        metavar="OUTCOME",
+        help=(
+            "with --mb-compare: print the questions of this outcome, a few per scenario, each run's answer"
+            " ('A right, B wrong', 'all wrong', 'disagree')"
+        ),
+    )
+    group.addoption(
         "--mb-compare-anyway",
         dest="mb_compare_anyway",
         action="store_true",

@@ -179,11 +179,10 @@ class Comparison:
 
 
 def load_runs(paths: Sequence[str], labels: Sequence[str] = ()) -> list[Run]:
-    """The runs named on the command line (run folders or results.json files), labelled; one line per bad
-    input."""
+    """The runs named on the command line (run folders, their results.json files, or folders of run
+    folders), labelled; one line per bad input."""
     runs: list[Run] = []
-    for given in paths:
-        path = Path(given)
+    for given, path in _run_paths(paths):
         file = path / "results.json" if path.is_dir() else path
         if not path.exists():
             raise usage_error(
@@ -191,8 +190,8 @@ def load_runs(paths: Sequence[str], labels: Sequence[str] = ()) -> list[Run]:
             )
         if not file.is_file():
             raise usage_error(
-                f"--mb-compare {given}: no results.json in this folder; give a run folder of"
-                " pytest-memorybench"
+                f"--mb-compare {given}: no results.json in this folder or the folders in it; give a run"
+                " folder of pytest-memorybench, or a folder of them"
             )
         with reading(f"--mb-compare {given}", "give the results.json of a pytest-memorybench run"):
             results = read_results(file)
@@ -213,6 +212,19 @@ def load_runs(paths: Sequence[str], labels: Sequence[str] = ()) -> list[Run]:
     if len({run.label for run in runs}) != len(runs):
         raise usage_error("--mb-label: two runs have the same label; give each run its own")
     return runs
+
+
+def _run_paths(paths: Sequence[str]) -> list[tuple[str, Path]]:
+    """Each path given, a folder of run folders (a board) standing for the runs in it, by name."""
+    found: list[tuple[str, Path]] = []
+    for given in paths:
+        path = Path(given)
+        inside = sorted(path.glob("*/results.json")) if path.is_dir() else []
+        if inside and not (path / "results.json").exists():
+            found.extend((str(file.parent), file.parent) for file in inside)
+        else:
+            found.append((given, path))
+    return found
 
 
 def _check_items(results: dict[str, Any]) -> None:
@@ -257,12 +269,16 @@ def _label(runs: list[Run]) -> None:
         parts = [_show(key, run.info.get(key)) for key in differing]
         if not parts:  # alone (beside a leaderboard's agents), or like the others in all but its run
             agent = run.info.get("agent")
-            parts = (
-                [str(agent)]
-                if agent and len(unlabelled) == 1
-                else [str(run.info.get("id") or run.source.parent.name)]
-            )
+            parts = [str(agent)] if agent and len(unlabelled) == 1 else [_folder_or_id(run, unlabelled)]
         run.label = " ".join(parts)
+
+
+def _folder_or_id(run: Run, runs: list[Run]) -> str:
+    """A run's folder name when the folders tell the runs apart (a board's `runs/mem0`), else its run id."""
+    folders = [other.source.parent.name for other in runs]
+    if len(set(folders)) == len(folders):
+        return run.source.parent.name
+    return str(run.info.get("id") or run.source.parent.name)
 
 
 def _show(key: str, value: Any) -> str:
@@ -282,7 +298,7 @@ def compare(
     """The comparison of `runs` on the items they share; UsageError when there is nothing to compare."""
     notes = _differences(runs, anyway)
     keyed_by = "test id" if _one_suite_each_differently_named(runs) else "node id"
-    keyed = [_keyed(run, keyed_by) for run in runs]
+    keyed = [keyed_items(run, keyed_by) for run in runs]
     shared, left_out = _pair(keyed)
     if not shared:
         raise usage_error(
@@ -345,7 +361,8 @@ def _one_suite_each_differently_named(runs: list[Run]) -> bool:
     return all(len(names) == 1 for names in suites) and len({next(iter(names)) for names in suites}) > 1
 
 
-def _keyed(run: Run, keyed_by: str) -> dict[str, dict[str, Any]]:
+def keyed_items(run: Run, keyed_by: str) -> dict[str, dict[str, Any]]:
+    """A run's items by the key the comparison pairs them on."""
     return {(item["test_id"] if keyed_by == "test id" else item["nodeid"]): item for item in run.items}
 
 

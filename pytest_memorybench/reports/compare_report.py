@@ -9,6 +9,8 @@ runs or more.  `--mb-markdown FILE` (and `$GITHUB_STEP_SUMMARY`) get the Markdow
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
 from collections.abc import Callable
 from datetime import datetime, timezone
@@ -20,10 +22,17 @@ from markupsafe import Markup
 
 from pytest_memorybench.core.errors import usage_error
 from pytest_memorybench.core.spans import parse_span
+from pytest_memorybench.reports.board import Board, BoardRow, board, pareto_front
 from pytest_memorybench.reports.compare import IDENTITY, Comparison, Row, Run, compare, load_runs
-from pytest_memorybench.reports.compare_svg import critical_difference, grouped_bars, span_curves
-from pytest_memorybench.reports.compare_text import comparison_lines
-from pytest_memorybench.reports.html import css, environment
+from pytest_memorybench.reports.compare_items import Outcome, QuestionRow, question_rows, questions_view
+from pytest_memorybench.reports.compare_svg import (
+    critical_difference,
+    grouped_bars,
+    pareto_panels,
+    span_curves,
+)
+from pytest_memorybench.reports.compare_text import comparison_lines, shown_lines
+from pytest_memorybench.reports.html import TEMPLATES, css, environment
 from pytest_memorybench.reports.markdown import comparison_markdown, publish
 from pytest_memorybench.runner.folder import write_atomically
 
@@ -34,15 +43,21 @@ def run_comparison(config: pytest.Config, say: Callable[[str], None]) -> int:
     """The `--mb-compare` command: 0 when it compared, a UsageError (exit 4) for bad input."""
     option = config.option
     runs = load_runs(option.mb_compare, option.mb_label or ())
+    outcome = Outcome.parse(option.mb_show, len(runs)) if option.mb_show else None
     comparison = compare(
         runs, compare_to=option.mb_compare_to, anyway=option.mb_compare_anyway, seed=option.mb_seed
     )
     folder = Path(option.mb_output) if option.mb_output else config.rootpath / DEFAULT_FOLDER / _stamp()
-    written = write_comparison(folder, comparison)
+    rows = question_rows(comparison)
+    written = write_comparison(folder, comparison, rows)
     say("=" * 30 + " memorybench comparison " + "=" * 25)
     for line in comparison_lines(comparison):
         say(line)
     say("")
+    if outcome is not None:
+        for line in shown_lines(rows, outcome):
+            say(line)
+        say("")
     say(f"comparison: {written[0]}")
     say(f"figures:    {', '.join(str(path) for path in written[1:])}")
     for target in publish(comparison_markdown(comparison), option.mb_markdown):
@@ -50,7 +65,9 @@ def run_comparison(config: pytest.Config, say: Callable[[str], None]) -> int:
     return 0
 
 
-def write_comparison(folder: Path, comparison: Comparison) -> list[Path]:
+def write_comparison(
+    folder: Path, comparison: Comparison, rows: list[QuestionRow] | None = None
+) -> list[Path]:
     """compare.html, compare.json and the figures; the page first in the list."""
     try:
         folder.mkdir(parents=True, exist_ok=True)
@@ -59,10 +76,13 @@ def write_comparison(folder: Path, comparison: Comparison) -> list[Path]:
             f"--mb-output {folder}: cannot write there ({exc.strerror or exc}); give a folder you can"
             " write to"
         ) from None
-    figures = comparison_figures(comparison)
+    ranked = board(comparison)
+    figures = comparison_figures(comparison, ranked)
     page = folder / "compare.html"
-    write_atomically(folder / "compare.json", json.dumps(comparison.to_json(), indent=2, default=str) + "\n")
-    write_atomically(page, comparison_page(comparison, figures))
+    record = {**comparison.to_json(), "board": board_json(ranked)}
+    write_atomically(folder / "compare.json", json.dumps(record, indent=2, default=str) + "\n")
+    questions = rows if rows is not None else question_rows(comparison)
+    write_atomically(page, comparison_page(comparison, figures, ranked, questions, folder))
     paths = [page]
     for name, svg in figures.items():
         write_atomically(folder / f"{name}.svg", svg)
@@ -70,8 +90,8 @@ def write_comparison(folder: Path, comparison: Comparison) -> list[Path]:
     return paths
 
 
-def comparison_figures(comparison: Comparison) -> dict[str, str]:
-    """bars (always), span (runs that differ only in span), cd (three runs or more)."""
+def comparison_figures(comparison: Comparison, ranked: Board) -> dict[str, str]:
+    """bars (always), span (runs that differ only in span), cd and board (three runs or more)."""
     labels = [run.label for run in comparison.runs]
     figures: dict[str, str] = {}
     rows = [
@@ -98,7 +118,22 @@ def comparison_figures(comparison: Comparison) -> dict[str, str]:
             comparison.groups,
             title="average rank; a bar joins runs no Holm-corrected Wilcoxon test tells apart",
         )
+        figures["board"] = board_figure(ranked, labels)
     return figures
+
+
+def board_figure(ranked: Board, labels: list[str]) -> str:
+    """Score against cost and against reply latency, the Pareto front of each marked."""
+    by_letter = {row.letter: row for row in ranked.rows}
+    rows = [by_letter[chr(65 + index)] for index in range(len(labels))]
+    panels = []
+    for axis, value in ((ranked.cost_axis, ranked.cost_of), ("reply latency p50 (s)", _latency)):
+        points: list[tuple[float, float] | None] = []
+        for row in rows:
+            x = value(row)
+            points.append(None if row.mean is None or x is None else (x, row.mean))
+        panels.append((axis, points, pareto_front(points)))
+    return pareto_panels(panels, labels, title="mean score against what it cost and how fast it answered")
 
 
 def span_series(runs: list[Run]) -> dict[str, list[tuple[float, float, list[float] | None]]]:
@@ -121,12 +156,26 @@ def span_series(runs: list[Run]) -> dict[str, list[tuple[float, float, list[floa
     return series
 
 
-def comparison_page(comparison: Comparison, figures: dict[str, str]) -> str:
-    """compare.html: the runs, a table per suite, the paired tests, the figures and the spending."""
+def _latency(row: BoardRow) -> float | None:
+    return row.p50
+
+
+def comparison_page(
+    comparison: Comparison,
+    figures: dict[str, str],
+    ranked: Board,
+    questions: list[QuestionRow],
+    folder: Path,
+) -> str:
+    """compare.html: the runs, a table per suite, the paired tests, the figures, the board, and every
+    question side by side."""
     runs = comparison.runs
     letter = {run.label: chr(65 + index) for index, run in enumerate(runs)}
     view: dict[str, Any] = {
         "runs": [_run_view(run, letter[run.label]) for run in runs],
+        "board": [_board_view(row) for row in ranked.rows],
+        "board_chart": Markup(figures["board"]) if "board" in figures else None,
+        "questions": questions_view(questions, runs, folder),
         "keyed_by": comparison.keyed_by,
         "shared": len(comparison.shared),
         "left_out": comparison.left_out,
@@ -155,18 +204,53 @@ def comparison_page(comparison: Comparison, figures: dict[str, str]) -> str:
         "cd": Markup(figures["cd"]) if "cd" in figures else None,
         "span": Markup(figures["span"]) if "span" in figures else None,
         "stores": any(spend.store for spend in comparison.spending),
-        "spending": [
-            {
-                "letter": chr(65 + index),
-                **spend.__dict__,
-                "cost_per_passed": spend.cost_per_passed,
-                "memory_text": spend.memory_text,
-                "store_texts": (spend.ingest_text, spend.search_text, spend.context_text),
-            }
-            for index, spend in enumerate(comparison.spending)
-        ],
     }
-    return environment().get_template("compare.html.j2").render(view=view, css=css())
+    script = (TEMPLATES / "compare_questions.js").read_text(encoding="utf-8")
+    return (
+        environment()
+        .get_template("compare.html.j2")
+        .render(view=view, css=css(), script=Markup(script), script_hash=_sha256(script))
+    )
+
+
+def _board_view(row: BoardRow) -> dict[str, Any]:
+    spend = row.spending
+    return {
+        **row.__dict__,
+        "tokens_in": spend.tokens_in,
+        "tokens_out": spend.tokens_out,
+        "calls": spend.calls,
+        "cost": spend.cost,
+        "cost_per_passed": spend.cost_per_passed,
+        "memory_text": spend.memory_text,
+        "store_texts": (spend.ingest_text, spend.search_text, spend.context_text),
+    }
+
+
+def board_json(ranked: Board) -> list[dict[str, Any]]:
+    """The board as compare.json keeps it: rank, run, mean and interval, and what it spent."""
+    return [
+        {
+            "rank": row.rank,
+            "run": row.letter,
+            "label": row.label,
+            "mean": row.mean,
+            "ci95": row.ci95,
+            "passed": row.passed,
+            "n": row.n,
+            "tokens": row.tokens,
+            "cost_usd": row.spending.cost,
+            "cost_per_passed": row.spending.cost_per_passed,
+            "reply_p50_s": row.p50,
+            "reply_p95_s": row.p95,
+        }
+        for row in ranked.rows
+    ]
+
+
+def _sha256(script: str) -> str:
+    """The script's hash for the page's Content-Security-Policy: this script runs, no other."""
+    return base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode("ascii")
 
 
 def _run_view(run: Run, letter: str) -> dict[str, Any]:

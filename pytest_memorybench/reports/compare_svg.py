@@ -181,3 +181,70 @@ def critical_difference(ranks: dict[str, float], groups: Sequence[Sequence[str]]
         )
     parts.append("</svg>")
     return "".join(parts)
+
+
+def pareto_panels(
+    panels: Sequence[tuple[str, Sequence[tuple[float, float] | None], Sequence[int]]],
+    runs: Sequence[str],
+    *,
+    title: str,
+) -> str:
+    """Score against each panel's x (cost, latency), a point per run lettered A, B, …; the Pareto front
+    filled and joined by a step line, the runs it dominates hollow.  A run without the panel's x is
+    left off that panel."""
+    panel_w, panel_h, left, top, bottom, gap, legend_w = 300, 230, 46, 52, 40, 40, 260
+    width = left + len(panels) * (panel_w + gap) + legend_w
+    height = top + panel_h + bottom
+    parts = _open(width, max(height, top + 16 * len(runs) + 20), title)
+    scores = [point[1] for _, points, _ in panels for point in points if point is not None]
+    ceiling = min(math.ceil(max(scores, default=1.0) * 1.15 * 10) / 10, 1.0) or 1.0  # low scores stay apart
+    for number, (x_label, points, front) in enumerate(panels):
+        x0 = left + number * (panel_w + gap)
+        drawn = [point for point in points if point is not None]
+        high = max((x for x, _ in drawn), default=0.0) * 1.08 or 1.0
+
+        def at(x: float, score: float, x0: float = x0, high: float = high) -> tuple[float, float]:
+            return x0 + x / high * panel_w, top + panel_h - _clamp(score / ceiling) * panel_h
+
+        parts.append(
+            f'<path d="M{x0} {top}V{top + panel_h}H{x0 + panel_w}" stroke="{AXIS_COLOUR}" fill="none"/>'
+        )
+        for tick in (0.0, ceiling / 2, ceiling):
+            _, y = at(0, tick)
+            parts.append(
+                f'<line x1="{x0}" y1="{y:.1f}" x2="{x0 + panel_w}" y2="{y:.1f}" stroke="{GRID_COLOUR}"/>'
+                f'<text x="{x0 - 6}" y="{y + 4:.1f}" text-anchor="end" fill="#555">{tick:g}</text>'
+            )
+        for tick in (0.0, high / 2, high):
+            x, _ = at(tick, 0)
+            parts.append(
+                f'<text x="{x:.1f}" y="{top + panel_h + 16}" text-anchor="middle"'
+                f' fill="#555">{_tick(tick)}</text>'
+            )
+        parts.append(
+            f'<text x="{x0 + panel_w / 2:.1f}" y="{top + panel_h + 34}" text-anchor="middle"'
+            f' fill="#333">{escape(x_label)}</text>'
+        )
+        steps = [at(*point) for index in front if (point := points[index]) is not None]
+        if len(steps) > 1:
+            path = f"M{steps[0][0]:.1f} {steps[0][1]:.1f}" + "".join(
+                f"H{x:.1f}V{y:.1f}" for x, y in steps[1:]
+            )
+            parts.append(f'<path d="{path}" stroke="#222" stroke-dasharray="4 3" fill="none"/>')
+        for index, point in enumerate(points):
+            if point is None:
+                continue
+            x, y = at(*point)
+            colour = PALETTE[index % len(PALETTE)]
+            fill = colour if index in front else "#fff"
+            parts.append(
+                f'<circle cx="{x:.1f}" cy="{y:.1f}" r="5" fill="{fill}" stroke="{colour}" stroke-width="2">'
+                f"<title>{escape(runs[index])}{' (Pareto front)' if index in front else ''}</title></circle>"
+                f'<text x="{x + 7:.1f}" y="{y - 6:.1f}" fill="#222">{chr(65 + index)}</text>'
+            )
+    _legend(parts, [f"{chr(65 + index)} {run}" for index, run in enumerate(runs)], width - legend_w + 10, top)
+    parts.append(
+        '<text x="10" y="34" fill="#555">mean score (y) against each x; filled and joined: the Pareto front'
+        " (no run scores as well for less)</text></svg>"
+    )
+    return "".join(parts)

@@ -8,6 +8,9 @@ average ranks with the runs a test cannot tell apart, what each run spent, and w
 from __future__ import annotations
 
 from pytest_memorybench.reports.compare import Comparison, Row, keys_text
+from pytest_memorybench.reports.compare_items import Outcome, QuestionRow, shown
+
+SHOWN_PER_SCENARIO = 3  # --mb-show: enough to see a pattern in a CI log, the rest in compare.html
 
 WIDTH = 79
 LABEL = 22
@@ -107,3 +110,34 @@ def _seconds(value: float | None) -> str:
 
 def _money(value: float | None) -> str:
     return "-" if value is None else f"${value:.4f}"
+
+
+def shown_lines(rows: list[QuestionRow], outcome: Outcome) -> list[str]:
+    """`--mb-show`: the questions of an outcome, a few per scenario, with each run's answer on a line."""
+    chosen, matching = shown(rows, outcome, SHOWN_PER_SCENARIO)
+    lines = [
+        f"questions where {outcome.text}: {matching:,} of {len(rows):,}"
+        + (
+            f" ({SHOWN_PER_SCENARIO} a scenario below; every one in compare.html)"
+            if matching > len(chosen)
+            else ""
+        )
+    ]
+    for row in chosen:
+        where = row.scenario + (f" · {row.category}" if row.category else "")
+        lines += ["", f"{row.nodeid}  ({where})"]
+        lines += [_one_line("  question  ", question) for question in dict.fromkeys(row.questions)]
+        lines += [_one_line("  expected  ", expected) for expected in dict.fromkeys(row.expected)]
+        for index, answer in enumerate(row.answers):
+            verdict = f"{'right' if answer.passed else 'wrong'} {answer.score:.2f}"
+            lines.append(
+                _one_line(f"  {chr(65 + index)} {verdict}  ", " / ".join(answer.responses) or "(no reply)")
+            )
+    return lines
+
+
+def _one_line(head: str, text: str) -> str:
+    """`head` and as much of `text` as fits the width, on one line."""
+    flat = " ".join(text.split())
+    room = WIDTH - len(head)
+    return head + (flat if len(flat) <= room else flat[: room - 1] + "…")

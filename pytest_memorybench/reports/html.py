@@ -252,10 +252,16 @@ def item_view(record: dict[str, Any], transcript: list[Entry] | None) -> dict[st
             )
         },
         "qa": qa,
+        "anchor": item_anchor(str(record.get("nodeid"))),
         "details": json.dumps(details, indent=2, ensure_ascii=False, default=str) if details else "",
         "transcript": None if transcript is None else _transcript_view(transcript),
         "open": False,
     }
+
+
+def item_anchor(nodeid: str) -> str:
+    """The id of an item's entry in report.html, which a comparison links to (`report.html#item-…`)."""
+    return "item-" + "_".join(nodeid.split())
 
 
 def _transcript_view(transcript: list[Entry]) -> list[dict[str, Any]]:

@@ -11,6 +11,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from pytest_memorybench.reports.board import board
 from pytest_memorybench.reports.compare import Comparison
 from pytest_memorybench.reports.summary import efficiency_text, memory_text, store_text
 from pytest_memorybench.reports.table import table_rows
@@ -122,17 +123,23 @@ def comparison_markdown(comparison: Comparison) -> str:
     store = any(spend.store for spend in comparison.spending)
     lines += [
         "",
-        "| run | tokens in / out | calls | memory write / read | reply p50 / p95 | cost | $ per passed |"
+        "The board, ranked by the mean over the shared items:",
+        "",
+        "| rank | run | mean | passed | tokens in / out | calls | memory write / read | reply p50 / p95 |"
+        " cost | $ per passed |"
         + (" store ingest / message | search p50 / p95 | context tokens |" if store else ""),
-        "| --- | ---: | ---: | ---: | ---: | ---: | ---: |" + (" ---: | ---: | ---: |" if store else ""),
+        "| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+        + (" ---: | ---: | ---: |" if store else ""),
     ]
-    for index, spend in enumerate(comparison.spending):
+    for entry in board(comparison).rows:
+        spend = entry.spending
         latency = (
-            f"{spend.p50:.2f} / {spend.p95:.2f} s" if spend.p50 is not None and spend.p95 is not None else "-"
+            f"{entry.p50:.2f} / {entry.p95:.2f} s" if entry.p50 is not None and entry.p95 is not None else "-"
         )
         per = f"${spend.cost_per_passed:.4f}" if spend.cost_per_passed is not None else "-"
         lines.append(
-            f"| {chr(65 + index)} | {spend.tokens_in:,} / {spend.tokens_out:,} | {spend.calls:,} |"
+            f"| {entry.rank} | {entry.letter} {_text(entry.label)} | {_mean(entry.mean)} {_ci(entry.ci95)} |"
+            f" {entry.passed}/{entry.n} | {spend.tokens_in:,} / {spend.tokens_out:,} | {spend.calls:,} |"
             f" {spend.memory_text} | {latency} | ${spend.cost:.4f} | {per} |"
             + (f" {spend.ingest_text} | {spend.search_text} | {spend.context_text} |" if store else "")
         )

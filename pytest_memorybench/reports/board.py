@@ -1,0 +1,99 @@
+"""The board: many runs ranked, with what each cost and how fast it answered, and the Pareto front.
+
+A user keeps runs of models × mechanisms × stores × spans and asks which is worth it.  The board
+ranks the runs by their mean on the shared items (the comparison's total row, with its interval)
+and sets beside each its tokens, the memory context its answers were given, reply latency,
+a store's ingest and search latency, a memory system's write / read calls, its cost and cost per
+passed test.  A run is on the Pareto front when no other run scores at least as well for no more
+cost (or latency) and is better in one of the two: the runs worth choosing between.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from pytest_memorybench.reports.compare import Comparison, Run, Spending
+
+
+@dataclass(frozen=True)
+class BoardRow:
+    """One run on the board."""
+
+    rank: int
+    letter: str
+    label: str
+    mean: float | None
+    ci95: list[float] | None
+    passed: int
+    n: int
+    spending: Spending
+    p50: float | None  # reply latency, seconds: the run's conversations, else its items' replies
+    p95: float | None
+
+    @property
+    def tokens(self) -> int:
+        return self.spending.tokens_in + self.spending.tokens_out
+
+
+@dataclass(frozen=True)
+class Board:
+    """The ranked runs, and what the Pareto chart can put against their scores."""
+
+    rows: list[BoardRow]  # best first
+    priced: bool  # some run has a cost; otherwise the cost axis is tokens
+
+    def cost_of(self, row: BoardRow) -> float:
+        return row.spending.cost if self.priced else float(row.tokens)
+
+    @property
+    def cost_axis(self) -> str:
+        return "cost ($)" if self.priced else "agent tokens (no run has a price)"
+
+
+def board(comparison: Comparison) -> Board:
+    """The runs ranked by their mean over the shared items, ties to the cheaper run."""
+    total = comparison.tables["total"][0]
+    rows = []
+    for index, (run, cell, spend) in enumerate(
+        zip(comparison.runs, total.cells, comparison.spending, strict=True)
+    ):
+        p50, p95 = (spend.p50, spend.p95) if spend.p50 is not None else _item_latency(run)
+        rows.append(
+            BoardRow(
+                0, chr(65 + index), run.label, cell.mean, cell.ci95, cell.passed, cell.n, spend, p50, p95
+            )
+        )
+    rows.sort(key=lambda row: (-(row.mean or 0.0), row.spending.cost, row.tokens, row.letter))
+    ranked = [replace(row, rank=rank) for rank, row in enumerate(rows, 1)]
+    return Board(ranked, any(row.spending.cost > 0 for row in ranked))
+
+
+def _item_latency(run: Run) -> tuple[float | None, float | None]:
+    """Reply latency from the items when the run's conversations have none (probed suites)."""
+    times = [
+        float(usage["seconds"]) / max(int(usage.get("calls") or 1), 1)
+        for usage in (item.get("usage") or {} for item in run.items)
+        if usage.get("seconds") is not None
+    ]
+    if not times:
+        return None, None
+    times.sort()
+    return _nearest_rank(times, 0.5), _nearest_rank(times, 0.95)
+
+
+def _nearest_rank(ordered: list[float], share: float) -> float:
+    return ordered[max(math.ceil(share * len(ordered)) - 1, 0)]
+
+
+def pareto_front(points: Sequence[tuple[float, float] | None]) -> list[int]:
+    """The indices of the points (x, score) no other point dominates (x as low or lower, score as high
+    or higher, one of them strictly), ordered by x; a None (no x for that run) is on no front."""
+    present = [(index, point) for index, point in enumerate(points) if point is not None]
+    front = [
+        index
+        for index, (x, y) in present
+        if not any((ox <= x and oy >= y) and (ox < x or oy > y) for _, (ox, oy) in present)
+    ]
+    return sorted(front, key=lambda index: points[index] or (0.0, 0.0))
