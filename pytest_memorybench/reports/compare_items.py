@@ -139,12 +139,11 @@ def questions_view(rows: list[QuestionRow], runs: list[Run], folder: Path) -> di
         "memories": list(texts),
         "items": items,
     }
-    scenarios = sorted({(row.suite, row.scenario, row.category) for row in rows}, key=str)
     return {
         "count": len(rows),
         "suites": sorted({row.suite for row in rows}),
-        "scenarios": sorted({scenario for _, scenario, _ in scenarios}),
-        "categories": sorted({(scenario, category) for _, scenario, category in scenarios if category}),
+        "scenarios": sorted({row.scenario for row in rows}),
+        "categories": sorted({(row.scenario, row.category) for row in rows if row.category}),
         "data": Markup(json.dumps(data, ensure_ascii=False, separators=(",", ":")).replace("<", "\\u003c")),
     }
 
