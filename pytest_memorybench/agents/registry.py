@@ -163,6 +163,13 @@ STORES = _by_name(
         " answering model the server's tools instead",
     ),
     Registered(
+        "supermemory",
+        "stores.supermemory:SUPERMEMORY",
+        "Supermemory's hosted memory (`supermemory` extra; key from SUPERMEMORY_API_KEY): a document per"
+        " batch of messages in a namespace per conversation, waited on until processed and its memories"
+        " formed; its own model extracts them",
+    ),
+    Registered(
         "none",
         "stores.local:NONE",
         "remembers nothing: the no-memory control, what the answering model knows without any memory",

@@ -33,8 +33,9 @@ from pytest_memorybench.core.records import Message
 if TYPE_CHECKING:
     from pytest_memorybench.agents.spec import AgentOptions, AgentSpec
 
-# A store's own bugs, which no retry mends: fail at once.
-_PERMANENT = (TypeError, AttributeError, NameError, NotImplementedError, ImportError)
+# A store's own bugs, and a refused key (a product's adapter raises PermissionError), which no
+# retry mends: fail at once.
+_PERMANENT = (TypeError, AttributeError, NameError, NotImplementedError, ImportError, PermissionError)
 
 
 class StoreError(AgentError):

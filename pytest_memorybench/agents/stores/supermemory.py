@@ -1,0 +1,154 @@
+"""`supermemory`: Supermemory's hosted memory through its official SDK, a namespace per conversation.
+
+    supermemory:openai:gpt-4o-mini                        the key from SUPERMEMORY_API_KEY
+    supermemory(search_mode=memories):openai:gpt-4o-mini  learned memories only
+    supermemory(url=http://127.0.0.1:8787):openai:…       another server (self-hosted, or a test's)
+
+Each `add` becomes one document in the conversation's namespace (Supermemory's own isolation
+unit): its messages a line each, `[time] role: text`, dated by the first (`date`).  Supermemory
+accepts a document at once and processes it afterwards (`status` queued → … → done) and forms
+memories from it later still (`dreamingStatus`, minutes later under its default `dynamic`
+dreaming; `dreaming=instant` forms them at once and is billed one more operation a document).
+`wait` polls each document added since the last wait with the documented GET until both are done:
+that time counts as ingest.  A document that fails is a StoreError, so its items are ERRORs, never
+scores.  Search is the product's own (`hybrid`: memories and source chunks) with `limit` = k;
+`search_mode`, `threshold` and `rerank` are passed under the product's names when set.
+Supermemory extracts memories with its own model, not the MODEL_SPEC's: only the answers come
+from the MODEL_SPEC.  `clear` deletes the namespace.  A refused key (401 / 403) is not retried and
+stops the run before any test, in one line (the store's health check).
+
+Tested with supermemory 5.0.1 against a loopback server of the endpoints its SDK calls
+(tests/support/supermemory_server.py), not against the hosted service.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from pytest_memorybench.agents.mechanisms.settings import one_of, positive, require
+from pytest_memorybench.agents.stores.protocol import BuiltinStore, Hit
+from pytest_memorybench.core.errors import usage_error
+from pytest_memorybench.core.records import Message
+
+if TYPE_CHECKING:
+    from pytest_memorybench.agents.spec import AgentOptions, AgentSpec
+
+KEY_VARIABLE = "SUPERMEMORY_API_KEY"
+TESTED = "5.0.1"
+_FAILED = "failed"
+_DONE = "done"
+
+
+@dataclass(frozen=True)
+class SupermemorySettings:
+    """Supermemory's search surface, minimum score and reranking, its dreaming mode, another server's
+    URL, and how often `wait` asks after a document."""
+
+    search_mode: str = "hybrid"
+    threshold: float = -1.0  # below 0: the product's default
+    rerank: str = ""  # order or aggregate; empty: none
+    dreaming: str = "dynamic"
+    url: str = ""
+    poll: float = 0.5
+
+    def __post_init__(self) -> None:
+        one_of("search_mode", self.search_mode, ("hybrid", "memories", "chunks"))
+        one_of("dreaming", self.dreaming, ("dynamic", "instant"))
+        one_of("rerank", self.rerank, ("", "order", "aggregate"))
+        require(self.threshold <= 1.0, f"threshold must be at most 1, got {self.threshold:g}")
+        positive(poll=self.poll)
+
+
+class SupermemoryStore:
+    """The SDK's client behind the store protocol; the documents `wait` has still to see, by namespace."""
+
+    def __init__(self, settings: SupermemorySettings, api_key: str) -> None:
+        from supermemory import Supermemory
+
+        self.settings = settings
+        self.client = Supermemory(api_key=api_key, base_url=settings.url or None)
+        self._pending: dict[str, list[str]] = {}
+        self._lock = threading.Lock()
+
+    def add(self, messages: list[Message], namespace: str) -> None:
+        lines = [
+            f"[{message.timestamp:%Y-%m-%d %H:%M}] {message.role}: {message.text}" for message in messages
+        ]
+        ref = self._call(
+            self.client.add,
+            namespace,
+            content="\n".join(lines),
+            date=messages[0].timestamp.isoformat() if messages else None,
+            dreaming=self.settings.dreaming,
+        )
+        with self._lock:
+            self._pending.setdefault(namespace, []).append(ref.id)
+
+    def wait(self, namespace: str) -> None:
+        with self._lock:
+            pending = self._pending.pop(namespace, [])
+        for document in pending:
+            while True:
+                system = self._call(self.client.documents.get, namespace, document).system
+                status, dreaming = str(system.status), str(getattr(system, "dreaming_status", _DONE))
+                if _FAILED in (status, dreaming):
+                    raise RuntimeError(f"Supermemory could not process document {document} (status {status})")
+                if status == _DONE and dreaming == _DONE:
+                    break
+                time.sleep(self.settings.poll)
+
+    def search(self, query: str, namespace: str, k: int) -> list[Hit]:
+        options: dict[str, Any] = {"search_mode": self.settings.search_mode}
+        if self.settings.threshold >= 0:
+            options["threshold"] = self.settings.threshold
+        if self.settings.rerank:
+            options["rerank"] = self.settings.rerank
+        found = self._call(self.client.search, namespace, query=query, limit=k, **options)
+        return [
+            Hit(text, float(result.similarity))
+            for result in found.results
+            if (text := result.memory or result.chunk)
+        ]
+
+    def clear(self, namespace: str) -> None:
+        with self._lock:
+            self._pending.pop(namespace, None)
+        self._call(self.client.namespaces.delete, namespace)
+
+    @staticmethod
+    def _call(method: Any, *args: Any, **kwargs: Any) -> Any:
+        """A call of the SDK (which retries 429s and 5xxs itself); a refused key as PermissionError,
+        which the harness does not retry."""
+        from supermemory.core.api_error import ApiError
+
+        try:
+            return method(*args, **kwargs)
+        except ApiError as exc:
+            if exc.status_code in (401, 403):
+                raise PermissionError(
+                    f"Supermemory refused the key (HTTP {exc.status_code}): set {KEY_VARIABLE} to a valid key"
+                ) from None
+            raise
+
+
+def _make(settings: SupermemorySettings, options: AgentOptions, model: AgentSpec) -> SupermemoryStore:
+    try:
+        import supermemory  # noqa: F401
+    except ImportError:
+        raise usage_error(
+            "--agent supermemory:…: the supermemory package is not installed; pip install"
+            " 'pytest-memorybench[supermemory]'"
+        ) from None
+    key = os.environ.get(KEY_VARIABLE, "")
+    if not key:
+        raise usage_error(
+            f"--agent supermemory:…: set {KEY_VARIABLE} to your Supermemory API key (the store is hosted)"
+        )
+    return SupermemoryStore(settings, key)
+
+
+SUPERMEMORY = BuiltinStore(SupermemorySettings, _make)

@@ -1,0 +1,190 @@
+"""A loopback server of the Supermemory endpoints its SDK (5.x) calls, for the `supermemory` store's tests.
+
+    POST   /ns/{namespace}/document        accept a document: {"id", "status": "queued"}
+    GET    /ns/{namespace}/document/{id}   the document, its `system.status` and `dreamingStatus`
+    POST   /ns/{namespace}/search          {"results": [...], "searchTime"}: ranked by shared words
+    DELETE /ns/{namespace}                 {"status": "deleted", counts}
+
+As the service does, a document is searchable only once processed: it reaches `done` after
+`process_polls` reads of it, and its memories form `dream_polls` reads later; a search finds only
+what is done (chunks) or dreamt (memories).  Every request needs `Authorization: Bearer KEY`
+(else 401).  `faults` holds status codes to answer the next requests with (a 429 carries
+`Retry-After: 0`).  Shapes follow the SDK's types: what it reads must be there.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import re
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+NOW = "2026-11-27T09:00:00Z"
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+@dataclass
+class Document:
+    id: str
+    content: str
+    reads: int = 0
+
+    def system(self, process_polls: int, dream_polls: int) -> dict[str, Any]:
+        done = self.reads >= process_polls
+        dreamt = self.reads >= process_polls + dream_polls
+        return {
+            "status": "done" if done else "queued",
+            "dreamingStatus": "done" if dreamt else "dreaming",
+            "createdAt": NOW,
+            "updatedAt": NOW,
+        }
+
+
+@dataclass
+class SupermemoryServer:
+    key: str = "sm-test-key"
+    process_polls: int = 1
+    dream_polls: int = 1
+    namespaces: dict[str, list[Document]] = field(default_factory=dict)
+    faults: list[int] = field(default_factory=list)
+    requests: list[tuple[str, str, Any]] = field(default_factory=list)  # method, path, body
+    url: str = ""
+    _ids: Iterator[int] = field(default_factory=itertools.count)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def answer(
+        self, method: str, path: str, headers: dict[str, str], body: Any
+    ) -> tuple[int, dict[str, Any]]:
+        with self._lock:
+            self.requests.append((method, path, body))
+            if headers.get("authorization") != f"Bearer {self.key}":
+                return 401, {"error": "Unauthorized", "message": "Invalid API key"}
+            if self.faults:
+                status = self.faults.pop(0)
+                return status, {"error": "Too many requests" if status == 429 else "Server error"}
+            return self._route(method, path, body)
+
+    def _route(self, method: str, path: str, body: Any) -> tuple[int, dict[str, Any]]:
+        parts = path.strip("/").split("/")
+        if len(parts) < 2 or parts[0] != "ns":
+            return 404, {"error": f"no route {method} {path}"}
+        namespace = parts[1]
+        documents = self.namespaces.setdefault(namespace, [])
+        if method == "POST" and parts[2:] == ["document"]:
+            document = Document(f"doc_{next(self._ids)}", str(body["content"]))
+            documents.append(document)
+            return 200, {"id": document.id, "status": "queued"}
+        if method == "GET" and len(parts) == 4 and parts[2] == "document":
+            document = next((d for d in documents if d.id == parts[3]), None)
+            if document is None:
+                return 404, {"error": "Document not found"}
+            document.reads += 1
+            return 200, {
+                "id": document.id,
+                "type": "text",
+                "content": document.content,
+                "metadata": {},
+                "system": document.system(self.process_polls, self.dream_polls),
+            }
+        if method == "POST" and parts[2:] == ["search"]:
+            return 200, {"results": self._search(documents, body), "searchTime": 1.5}
+        if method == "DELETE" and len(parts) == 2:
+            self.namespaces.pop(namespace, None)
+            return 200, {
+                "status": "deleted",
+                "namespace": namespace,
+                "deletedDocumentsCount": len(documents),
+                "deletedMemoriesCount": len(documents),
+            }
+        return 404, {"error": f"no route {method} {path}"}
+
+    def _search(self, documents: list[Document], body: dict[str, Any]) -> list[dict[str, Any]]:
+        """Lines of the processed documents sharing words with the query, most shared first; a line of
+        a document whose memories formed is a memory, of one only processed a chunk."""
+        query = set(_WORD.findall(str(body["query"]).lower()))
+        mode = body.get("searchMode") or "hybrid"
+        scored = []
+        for document in documents:
+            system = document.system(self.process_polls, self.dream_polls)
+            kind = (
+                "memory"
+                if system["dreamingStatus"] == "done"
+                else "chunk"
+                if system["status"] == "done"
+                else ""
+            )
+            if (
+                not kind
+                or (mode == "memories" and kind != "memory")
+                or (mode == "chunks" and kind != "chunk")
+            ):
+                continue
+            for number, line in enumerate(document.content.splitlines()):
+                shared = len(query & set(_WORD.findall(line.lower())))
+                if shared:
+                    scored.append((shared / max(len(query), 1), f"{document.id}-{number}", kind, line))
+        scored.sort(key=lambda hit: -hit[0])
+        limit = int(body.get("limit") or 10)
+        return [
+            {
+                "id": hit_id,
+                kind: line,
+                "metadata": {},
+                "similarity": round(similarity, 4),
+                "isLatest": True,
+                "isInference": False,
+                "system": {"updatedAt": NOW, "createdAt": NOW},
+            }
+            for similarity, hit_id, kind, line in scored[:limit]
+        ]
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: _Server
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
+        pass
+
+    def _serve(self) -> None:
+        length = int(self.headers.get("content-length") or 0)
+        raw = self.rfile.read(length) if length else b""
+        body = json.loads(raw) if raw else None
+        headers = {name.lower(): value for name, value in self.headers.items()}
+        status, payload = self.server.state.answer(self.command, self.path.split("?")[0], headers, body)
+        data = json.dumps(payload).encode()
+        self.send_response(status)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(data)))
+        if status == 429:
+            self.send_header("retry-after", "0")
+        self.end_headers()
+        self.wfile.write(data)
+
+    do_GET = do_POST = do_DELETE = _serve
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    state: SupermemoryServer
+
+
+@contextmanager
+def supermemory_server(**options: Any) -> Iterator[SupermemoryServer]:
+    """A running server on 127.0.0.1 (its `url` set), stopped on leaving."""
+    state = SupermemoryServer(**options)
+    httpd = _Server(("127.0.0.1", 0), _Handler)
+    httpd.state = state
+    host, port = httpd.server_address[:2]
+    state.url = f"http://{host}:{port}"
+    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    try:
+        yield state
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
