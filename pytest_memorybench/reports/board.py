@@ -10,10 +10,10 @@ cost (or latency) and is better in one of the two: the runs worth choosing betwe
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+from pytest_memorybench.core.timings import timing_summary
 from pytest_memorybench.reports.compare import Comparison, Run, Spending
 
 
@@ -79,12 +79,8 @@ def _item_latency(run: Run) -> tuple[float | None, float | None]:
     ]
     if not times:
         return None, None
-    times.sort()
-    return _nearest_rank(times, 0.5), _nearest_rank(times, 0.95)
-
-
-def _nearest_rank(ordered: list[float], share: float) -> float:
-    return ordered[max(math.ceil(share * len(ordered)) - 1, 0)]
+    percentiles = timing_summary(times)["percentiles"]
+    return percentiles[50], percentiles[95]
 
 
 def pareto_front(points: Sequence[tuple[float, float] | None]) -> list[int]:
