@@ -14,7 +14,8 @@ from typing import Any
 import pytest
 
 from pytest_memorybench.core.errors import UsageError
-from pytest_memorybench.reports.compare import compare, load_runs
+from pytest_memorybench.reports.compare import compare
+from pytest_memorybench.reports.compare_runs import load_runs
 from pytest_memorybench.reports.markdown import STEP_SUMMARY, comparison_markdown, run_markdown
 from pytest_memorybench.reports.significance import holm, wilcoxon_p
 
@@ -283,7 +284,7 @@ def test_wilcoxon_and_holm_match_their_definitions() -> None:
 
 
 def load_runs_from_dicts() -> list[Any]:
-    from pytest_memorybench.reports.compare import Run
+    from pytest_memorybench.reports.compare_runs import Run
 
     results = {
         "items": [

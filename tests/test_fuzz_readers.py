@@ -30,7 +30,8 @@ from pytest_memorybench.goodai.definitions import load_goodai_definitions
 from pytest_memorybench.goodai.results import ResultFileError, read_result
 from pytest_memorybench.judges.base import TASK_KINDS
 from pytest_memorybench.judges.replies import validate
-from pytest_memorybench.reports.compare import compare, load_runs
+from pytest_memorybench.reports.compare import compare
+from pytest_memorybench.reports.compare_runs import load_runs
 from pytest_memorybench.reports.transcript import EventIndex
 from pytest_memorybench.runner.folder import load_definition, read_manifest
 from pytest_memorybench.runner.settings import Settings

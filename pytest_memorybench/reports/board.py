@@ -14,7 +14,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from pytest_memorybench.core.timings import timing_summary
-from pytest_memorybench.reports.compare import Comparison, Run, Spending
+from pytest_memorybench.reports.compare import Comparison, Spending
+from pytest_memorybench.reports.compare_runs import Run
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,8 @@ from typing import Any
 from markupsafe import Markup
 
 from pytest_memorybench.core.errors import usage_error
-from pytest_memorybench.reports.compare import Comparison, Run, keyed_items
+from pytest_memorybench.reports.compare import Comparison, keyed_items
+from pytest_memorybench.reports.compare_runs import Run
 
 PAGE_CHARS = 1_500  # of a question, answer or reason on the page: an answer whole, a runaway reply cut
 

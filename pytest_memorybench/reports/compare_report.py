@@ -23,8 +23,9 @@ from markupsafe import Markup
 from pytest_memorybench.core.errors import usage_error
 from pytest_memorybench.core.spans import parse_span
 from pytest_memorybench.reports.board import Board, BoardRow, board, pareto_front
-from pytest_memorybench.reports.compare import IDENTITY, Comparison, Row, Run, compare, load_runs
+from pytest_memorybench.reports.compare import Comparison, Row, compare
 from pytest_memorybench.reports.compare_items import Outcome, QuestionRow, question_rows, questions_view
+from pytest_memorybench.reports.compare_runs import IDENTITY, Run, load_runs
 from pytest_memorybench.reports.compare_svg import (
     critical_difference,
     grouped_bars,
