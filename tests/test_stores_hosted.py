@@ -5,22 +5,68 @@ before any test, and a namespace per conversation.  Skipped where an SDK is not 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
+from dataclasses import dataclass
 from datetime import datetime
 
 import pytest
 
 from pytest_memorybench.agents.spec import AgentOptions, parse_agent_spec
 from pytest_memorybench.agents.stores.build import store_client
+from pytest_memorybench.agents.stores.protocol import StoreError
 from pytest_memorybench.core.errors import UsageError
 from pytest_memorybench.core.records import Message
 from tests.support.llm_server import LLMServer
+from tests.support.loopback import LoopbackState, Request
+from tests.support.mem0_platform_server import Mem0PlatformServer, mem0_platform_server
 from tests.support.memory_model import scripted_memory_server
 from tests.support.supermemory_server import SupermemoryServer, supermemory_server
 
 pytest_plugins = ["pytester"]
 
 WHEN = datetime(2024, 5, 1, 9, 0)
+NO_MODEL = "http://127.0.0.1:9/v1"
+
+
+@dataclass(frozen=True)
+class Hosted:
+    """A hosted product's adapter and its loopback server: what the shared tests need to know."""
+
+    store: str
+    sdk: str
+    variable: str
+    serve: Callable[[], AbstractContextManager[LoopbackState]]
+    namespace: Callable[[Request], str | None]  # the namespace a request touches
+    adds: Callable[[Request], bool]  # whether a request adds messages
+
+    def spec(self, server: LoopbackState, model_url: str = NO_MODEL) -> str:
+        return f"{self.store}(url={server.url},poll=0.01):openai:fake-model@{model_url}"
+
+
+def _mem0_user(request: Request) -> str | None:
+    body = request.body if isinstance(request.body, dict) else {}
+    return body.get("user_id") or body.get("filters", {}).get("user_id") or request.query.get("user_id")
+
+
+HOSTED = {
+    "supermemory": Hosted(
+        "supermemory",
+        "supermemory",
+        "SUPERMEMORY_API_KEY",
+        supermemory_server,
+        lambda request: request.path.split("/")[2] if request.path.startswith("/ns/") else None,
+        lambda request: request.method == "POST" and request.path.endswith("/document"),
+    ),
+    "mem0-platform": Hosted(
+        "mem0-platform",
+        "mem0",
+        "MEM0_API_KEY",
+        mem0_platform_server,
+        _mem0_user,
+        lambda request: request.path == "/v3/memories/add/",
+    ),
+}
 
 
 @pytest.fixture
@@ -30,16 +76,41 @@ def model() -> Iterator[LLMServer]:
         yield server
 
 
-@pytest.fixture
-def supermemory(monkeypatch: pytest.MonkeyPatch) -> Iterator[SupermemoryServer]:
-    pytest.importorskip("supermemory")
-    with supermemory_server() as server:
-        monkeypatch.setenv("SUPERMEMORY_API_KEY", server.key)
+@contextmanager
+def _serving(store: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[LoopbackState]:
+    """The product's loopback server running and its key in the environment; skipped without its SDK."""
+    product = HOSTED[store]
+    pytest.importorskip(product.sdk)
+    with product.serve() as server:
+        monkeypatch.setenv(product.variable, server.key)
         yield server
 
 
-def _spec(server: SupermemoryServer, model_url: str = "http://127.0.0.1:9/v1") -> str:
-    return f"supermemory(url={server.url},poll=0.01):openai:fake-model@{model_url}"
+@pytest.fixture(params=sorted(HOSTED))
+def hosted(
+    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[tuple[Hosted, LoopbackState]]:
+    """Each hosted product with its server."""
+    with _serving(request.param, monkeypatch) as server:
+        yield HOSTED[request.param], server
+
+
+@pytest.fixture
+def supermemory(monkeypatch: pytest.MonkeyPatch) -> Iterator[SupermemoryServer]:
+    with _serving("supermemory", monkeypatch) as server:
+        assert isinstance(server, SupermemoryServer)
+        yield server
+
+
+@pytest.fixture
+def mem0_platform(monkeypatch: pytest.MonkeyPatch) -> Iterator[Mem0PlatformServer]:
+    with _serving("mem0-platform", monkeypatch) as server:
+        assert isinstance(server, Mem0PlatformServer)
+        yield server
+
+
+def _spec(server: SupermemoryServer, model_url: str = NO_MODEL) -> str:
+    return HOSTED["supermemory"].spec(server, model_url)
 
 
 @pytest.mark.asyncio
@@ -51,9 +122,9 @@ async def test_supermemory_adds_waits_searches_at_k_and_clears(supermemory: Supe
     await client.wait("conv-a")
     found = await client.search("locker code", "conv-a", 5)
     assert len(found) == 5 and found[0].text == "[2024-05-01 09:00] user: My locker code is 4512."
-    searches = [body for method, path, body in supermemory.requests if path.endswith("/search")]
+    searches = [r.body for r in supermemory.requests if r.path.endswith("/search")]
     assert searches[-1]["limit"] == 5 and searches[-1]["searchMode"] == "hybrid"
-    reads = [path for method, path, _ in supermemory.requests if method == "GET"]
+    reads = supermemory.paths("GET")
     assert reads == ["/ns/conv-a/document/doc_0"] * 2, "polled until processed and its memories formed"
     assert await client.search("locker code", "conv-b", 5) == [], "another namespace holds nothing"
     await client.clear("conv-a")
@@ -62,61 +133,104 @@ async def test_supermemory_adds_waits_searches_at_k_and_clears(supermemory: Supe
 
 
 @pytest.mark.asyncio
-async def test_supermemory_retries_a_429(supermemory: SupermemoryServer) -> None:
-    client = store_client(parse_agent_spec(_spec(supermemory)), AgentOptions())
-    supermemory.faults = [429, 429]
-    await client.add([Message("My locker code is 4512.", WHEN)], "conv-a")
-    adds = [path for method, path, _ in supermemory.requests if method == "POST"]
-    assert adds == ["/ns/conv-a/document"] * 3 and len(supermemory.namespaces["conv-a"]) == 1, (
-        "retried, added once"
+async def test_mem0_platform_adds_waits_for_its_event_searches_at_k_and_clears(
+    mem0_platform: Mem0PlatformServer,
+) -> None:
+    client = store_client(parse_agent_spec(HOSTED["mem0-platform"].spec(mem0_platform)), AgentOptions())
+    benches = [Message(f"The locker room has {n} benches.", WHEN) for n in range(12)]
+    await client.add([Message("My locker code is 4512.", WHEN), *benches], "conv-a")
+    assert await client.search("locker code", "conv-a", 5) == [], "not searchable before its event ran"
+    await client.wait("conv-a")
+    found = await client.search("locker code", "conv-a", 5)
+    assert len(found) == 5 and found[0].text == "user: My locker code is 4512." and found[0].score == 1.0
+    adds = [r.body for r in mem0_platform.requests if r.path == "/v3/memories/add/"]
+    assert adds[0]["user_id"] == "conv-a" and adds[0]["infer"] is True
+    assert adds[0]["timestamp"] == int(WHEN.timestamp()) and len(adds[0]["messages"]) == 13
+    searches = [r.body for r in mem0_platform.requests if r.path == "/v3/memories/search/"]
+    assert searches[-1]["top_k"] == 5 and searches[-1]["filters"] == {"user_id": "conv-a"}
+    event = next(iter(mem0_platform.events))
+    assert mem0_platform.paths("GET") == ["/v1/ping/", *[f"/v1/event/{event}/"] * 2], (
+        "the key checked once, the event polled until it succeeded"
     )
+    assert await client.search("locker code", "conv-b", 5) == [], "another user holds nothing"
+    await client.clear("conv-a")
+    assert not mem0_platform.events and mem0_platform.requests[-1].query == {"user_id": "conv-a"}
+    await client.close()
 
 
-def test_supermemory_without_a_key_is_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
-    pytest.importorskip("supermemory")
-    monkeypatch.delenv("SUPERMEMORY_API_KEY", raising=False)
-    with pytest.raises(UsageError, match=r"set SUPERMEMORY_API_KEY to your Supermemory API key"):
-        store_client(parse_agent_spec("supermemory:openai:fake-model@http://127.0.0.1:9/v1"), AgentOptions())
+@pytest.mark.asyncio
+async def test_a_failed_mem0_event_is_a_store_error_every_time_it_is_waited_for(
+    mem0_platform: Mem0PlatformServer,
+) -> None:
+    mem0_platform.failing = True
+    client = store_client(parse_agent_spec(HOSTED["mem0-platform"].spec(mem0_platform)), AgentOptions())
+    await client.add([Message("My locker code is 4512.", WHEN)], "conv-a")
+    for _ in range(2):  # the harness's retries, then a later wait: the failure is never passed over
+        with pytest.raises(StoreError, match=r"wait\(\) raised RuntimeError: Mem0 could not process event"):
+            await client.wait("conv-a")
+
+
+@pytest.mark.asyncio
+async def test_a_429_is_retried_and_the_messages_added_once(hosted: tuple[Hosted, LoopbackState]) -> None:
+    product, server = hosted
+    client = store_client(parse_agent_spec(product.spec(server)), AgentOptions())
+    server.faults = [429, 429]
+    await client.add([Message("My locker code is 4512.", WHEN)], "conv-a")
+    await client.wait("conv-a")
+    assert not server.faults, "both 429s answered"
+    assert [product.namespace(r) for r in server.requests if product.adds(r)][-1] == "conv-a"
+    assert [hit.text for hit in await client.search("locker code", "conv-a", 5)] == [
+        "[2024-05-01 09:00] user: My locker code is 4512."
+        if product.store == "supermemory"
+        else "user: My locker code is 4512."
+    ], "added once"
+    await client.close()
+
+
+@pytest.mark.parametrize("store", sorted(HOSTED))
+def test_a_hosted_store_without_a_key_is_one_line(store: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    product = HOSTED[store]
+    pytest.importorskip(product.sdk)
+    monkeypatch.delenv(product.variable, raising=False)
+    with pytest.raises(UsageError, match=rf"--agent {store}:…: set {product.variable} to your .* API key"):
+        store_client(parse_agent_spec(f"{store}:openai:fake-model@{NO_MODEL}"), AgentOptions())
 
 
 def test_a_refused_key_stops_the_run_before_any_test_in_one_line(
     pytester: pytest.Pytester,
-    supermemory: SupermemoryServer,
+    hosted: tuple[Hosted, LoopbackState],
     monkeypatch: pytest.MonkeyPatch,
     model: LLMServer,
 ) -> None:
-    monkeypatch.setenv("SUPERMEMORY_API_KEY", "sm-revoked")
+    product, server = hosted
+    monkeypatch.setenv(product.variable, "revoked")
     result = pytester.runpytest(
-        "--memorybench", "-p", "no:cacheprovider", f"--agent={_spec(supermemory, model.openai_url)}"
+        "--memorybench", "-p", "no:cacheprovider", f"--agent={product.spec(server, model.openai_url)}"
     )
     assert result.ret == 4
     errors = [line for line in result.stderr.lines if line.startswith("ERROR")]
     assert (
-        len(errors) == 1 and "Supermemory refused the key (HTTP 401): set SUPERMEMORY_API_KEY" in errors[0]
+        len(errors) == 1 and f"refused the key (HTTP 401): set {product.variable} to a valid key" in errors[0]
     ), errors
     assert "Traceback" not in result.stderr.str()
-    assert len(supermemory.requests) == 1, "a refused key is not retried"
+    assert len(server.requests) == 1, "a refused key is not retried"
 
 
-def test_supermemory_runs_the_ltm_suite_a_namespace_per_conversation(
-    pytester: pytest.Pytester, supermemory: SupermemoryServer, model: LLMServer
+def test_a_hosted_store_runs_the_ltm_suite_a_namespace_per_conversation(
+    pytester: pytest.Pytester, hosted: tuple[Hosted, LoopbackState], model: LLMServer
 ) -> None:
+    product, server = hosted
     run = pytester.path / "run"
     result = pytester.runpytest(
         "--memorybench", "--span=isolated", "-k", "colours or name_list", "-p", "no:cacheprovider",
-        f"--agent={_spec(supermemory, model.openai_url)}", f"--mb-output={run}",
+        f"--agent={product.spec(server, model.openai_url)}", f"--mb-output={run}",
     )  # fmt: skip
-    totals = json.loads((run / "results.json").read_text())["totals"]
+    results = json.loads((run / "results.json").read_text())
+    totals = results["totals"]
     assert not totals["errors"] and totals["max"] == 6, result.stdout.str()[-3000:]
     assert totals["evidence_recall"]["mean"] > 0.5 and totals["store"]["ingest_ms_per_message"] > 0
-    namespaces = {path.split("/")[2] for _, path, _ in supermemory.requests}
-    conversations = json.loads((run / "results.json").read_text())["conversations"]
-    assert len(namespaces) >= len(conversations) + 1, "one for each conversation, and the health check's"
-    for namespace in namespaces:
-        added = [
-            body["content"]
-            for method, path, body in supermemory.requests
-            if path == f"/ns/{namespace}/document"
-        ]
-        searched = [path for _, path, _ in supermemory.requests if path == f"/ns/{namespace}/search"]
-        assert added or not searched, "a conversation searches only where it added"
+    namespaces = {namespace for r in server.requests if (namespace := product.namespace(r))}
+    assert len(namespaces) >= len(results["conversations"]) + 1, "one for each conversation, and the check's"
+    added = {product.namespace(r) for r in server.requests if product.adds(r)}
+    searched = {product.namespace(r) for r in server.requests if "search" in r.path}
+    assert searched <= added, "a conversation searches only where it added"

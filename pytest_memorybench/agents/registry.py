@@ -170,6 +170,13 @@ STORES = _by_name(
         " formed; its own model extracts them",
     ),
     Registered(
+        "mem0-platform",
+        "stores.mem0_platform:MEM0_PLATFORM",
+        "Mem0's hosted platform (`mem0-platform` extra; key from MEM0_API_KEY): a user per conversation,"
+        " each add's event waited on until it succeeded; with `infer=true` its own model extracts the"
+        " memories",
+    ),
+    Registered(
         "none",
         "stores.local:NONE",
         "remembers nothing: the no-memory control, what the answering model knows without any memory",

@@ -8,21 +8,20 @@
 As the service does, a document is searchable only once processed: it reaches `done` after
 `process_polls` reads of it, and its memories form `dream_polls` reads later; a search finds only
 what is done (chunks) or dreamt (memories).  Every request needs `Authorization: Bearer KEY`
-(else 401).  `faults` holds status codes to answer the next requests with (a 429 carries
-`Retry-After: 0`).  Shapes follow the SDK's types: what it reads must be there.
+(else 401); faults are injected as `tests.support.loopback` says.  Shapes follow the SDK's types:
+what it reads must be there.
 """
 
 from __future__ import annotations
 
 import itertools
-import json
 import re
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from tests.support.loopback import LoopbackState, Request, serve
 
 NOW = "2026-11-27T09:00:00Z"
 _WORD = re.compile(r"[a-z0-9]+")
@@ -46,28 +45,18 @@ class Document:
 
 
 @dataclass
-class SupermemoryServer:
+class SupermemoryServer(LoopbackState):
     key: str = "sm-test-key"
     process_polls: int = 1
     dream_polls: int = 1
     namespaces: dict[str, list[Document]] = field(default_factory=dict)
-    faults: list[int] = field(default_factory=list)
-    requests: list[tuple[str, str, Any]] = field(default_factory=list)  # method, path, body
-    url: str = ""
     _ids: Iterator[int] = field(default_factory=itertools.count)
-    _lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def answer(
-        self, method: str, path: str, headers: dict[str, str], body: Any
-    ) -> tuple[int, dict[str, Any]]:
-        with self._lock:
-            self.requests.append((method, path, body))
-            if headers.get("authorization") != f"Bearer {self.key}":
-                return 401, {"error": "Unauthorized", "message": "Invalid API key"}
-            if self.faults:
-                status = self.faults.pop(0)
-                return status, {"error": "Too many requests" if status == 429 else "Server error"}
-            return self._route(method, path, body)
+    def authorised(self, request: Request) -> bool:
+        return request.headers.get("authorization") == f"Bearer {self.key}"
+
+    def route(self, request: Request) -> tuple[int, dict[str, Any]]:
+        return self._route(request.method, request.path, request.body)
 
     def _route(self, method: str, path: str, body: Any) -> tuple[int, dict[str, Any]]:
         parts = path.strip("/").split("/")
@@ -144,47 +133,9 @@ class SupermemoryServer:
         ]
 
 
-class _Handler(BaseHTTPRequestHandler):
-    server: _Server
-
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
-        pass
-
-    def _serve(self) -> None:
-        length = int(self.headers.get("content-length") or 0)
-        raw = self.rfile.read(length) if length else b""
-        body = json.loads(raw) if raw else None
-        headers = {name.lower(): value for name, value in self.headers.items()}
-        status, payload = self.server.state.answer(self.command, self.path.split("?")[0], headers, body)
-        data = json.dumps(payload).encode()
-        self.send_response(status)
-        self.send_header("content-type", "application/json")
-        self.send_header("content-length", str(len(data)))
-        if status == 429:
-            self.send_header("retry-after", "0")
-        self.end_headers()
-        self.wfile.write(data)
-
-    do_GET = do_POST = do_DELETE = _serve
-
-
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-    state: SupermemoryServer
-
-
 @contextmanager
 def supermemory_server(**options: Any) -> Iterator[SupermemoryServer]:
     """A running server on 127.0.0.1 (its `url` set), stopped on leaving."""
     state = SupermemoryServer(**options)
-    httpd = _Server(("127.0.0.1", 0), _Handler)
-    httpd.state = state
-    host, port = httpd.server_address[:2]
-    state.url = f"http://{host}:{port}"
-    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
-    try:
+    with serve(state):
         yield state
-    finally:
-        httpd.shutdown()
-        httpd.server_close()

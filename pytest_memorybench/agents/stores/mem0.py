@@ -141,17 +141,19 @@ class Mem0Store:
         return self._size
 
 
-def _without_telemetry() -> None:
-    """Mem0 off the network: its telemetry reads MEM0_TELEMETRY once, at import, into module
-    constants; with it on, every `Memory` also opens one shared Qdrant folder (~/.mem0), which a
-    second store in the process finds locked.  Set before the import, and after one made elsewhere."""
+def without_telemetry(store: str) -> None:
+    """Mem0 off the network (the library's and the platform client's analytics): its telemetry reads
+    MEM0_TELEMETRY once, at import, into module constants; with it on, every `Memory` also opens one
+    shared Qdrant folder (~/.mem0), which a second store in the process finds locked.  Set before
+    the import, and after one made elsewhere."""
     os.environ["MEM0_TELEMETRY"] = "False"
     try:
         import mem0.memory.main
         import mem0.memory.telemetry
     except ImportError:
         raise usage_error(
-            "--agent mem0:…: the mem0ai package is not installed; pip install 'pytest-memorybench[mem0]'"
+            f"--agent {store}:…: the mem0ai package is not installed;"
+            f" pip install 'pytest-memorybench[{store}]'"
         ) from None
     for module in (mem0.memory.main, mem0.memory.telemetry):
         module.MEM0_TELEMETRY = False
@@ -175,7 +177,7 @@ class PooledEmbedding:
 
 
 def _make(settings: Mem0Settings, options: AgentOptions, model: AgentSpec) -> Mem0Store:
-    _without_telemetry()
+    without_telemetry("mem0")
     if model.kind != "openai":
         raise usage_error(
             f"--agent mem0:{model.text}: Mem0's LLM is reached here through OpenAI's API; give openai:MODEL"

@@ -23,15 +23,12 @@ Tested with supermemory 5.0.1 against a loopback server of the endpoints its SDK
 
 from __future__ import annotations
 
-import os
-import threading
-import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from pytest_memorybench.agents.mechanisms.settings import one_of, positive, require
+from pytest_memorybench.agents.stores.hosted import Unprocessed, api_key, refused
 from pytest_memorybench.agents.stores.protocol import BuiltinStore, Hit
-from pytest_memorybench.core.errors import usage_error
 from pytest_memorybench.core.records import Message
 
 if TYPE_CHECKING:
@@ -64,15 +61,14 @@ class SupermemorySettings:
 
 
 class SupermemoryStore:
-    """The SDK's client behind the store protocol; the documents `wait` has still to see, by namespace."""
+    """The SDK's client behind the store protocol, and the documents `wait` has still to see."""
 
-    def __init__(self, settings: SupermemorySettings, api_key: str) -> None:
+    def __init__(self, settings: SupermemorySettings, key: str) -> None:
         from supermemory import Supermemory
 
         self.settings = settings
-        self.client = Supermemory(api_key=api_key, base_url=settings.url or None)
-        self._pending: dict[str, list[str]] = {}
-        self._lock = threading.Lock()
+        self.client = Supermemory(api_key=key, base_url=settings.url or None)
+        self.unprocessed = Unprocessed(settings.poll)
 
     def add(self, messages: list[Message], namespace: str) -> None:
         lines = [
@@ -85,21 +81,17 @@ class SupermemoryStore:
             date=messages[0].timestamp.isoformat() if messages else None,
             dreaming=self.settings.dreaming,
         )
-        with self._lock:
-            self._pending.setdefault(namespace, []).append(ref.id)
+        self.unprocessed.add(namespace, ref.id)
 
     def wait(self, namespace: str) -> None:
-        with self._lock:
-            pending = self._pending.pop(namespace, [])
-        for document in pending:
-            while True:
-                system = self._call(self.client.documents.get, namespace, document).system
-                status, dreaming = str(system.status), str(getattr(system, "dreaming_status", _DONE))
-                if _FAILED in (status, dreaming):
-                    raise RuntimeError(f"Supermemory could not process document {document} (status {status})")
-                if status == _DONE and dreaming == _DONE:
-                    break
-                time.sleep(self.settings.poll)
+        def done(document: str) -> bool:
+            system = self._call(self.client.documents.get, namespace, document).system
+            status, dreaming = str(system.status), str(getattr(system, "dreaming_status", _DONE))
+            if _FAILED in (status, dreaming):
+                raise RuntimeError(f"Supermemory could not process document {document} (status {status})")
+            return status == _DONE and dreaming == _DONE
+
+        self.unprocessed.wait(namespace, done)
 
     def search(self, query: str, namespace: str, k: int) -> list[Hit]:
         options: dict[str, Any] = {"search_mode": self.settings.search_mode}
@@ -115,8 +107,7 @@ class SupermemoryStore:
         ]
 
     def clear(self, namespace: str) -> None:
-        with self._lock:
-            self._pending.pop(namespace, None)
+        self.unprocessed.forget(namespace)
         self._call(self.client.namespaces.delete, namespace)
 
     @staticmethod
@@ -129,26 +120,12 @@ class SupermemoryStore:
             return method(*args, **kwargs)
         except ApiError as exc:
             if exc.status_code in (401, 403):
-                raise PermissionError(
-                    f"Supermemory refused the key (HTTP {exc.status_code}): set {KEY_VARIABLE} to a valid key"
-                ) from None
+                raise refused("Supermemory", exc.status_code, KEY_VARIABLE) from None
             raise
 
 
 def _make(settings: SupermemorySettings, options: AgentOptions, model: AgentSpec) -> SupermemoryStore:
-    try:
-        import supermemory  # noqa: F401
-    except ImportError:
-        raise usage_error(
-            "--agent supermemory:…: the supermemory package is not installed; pip install"
-            " 'pytest-memorybench[supermemory]'"
-        ) from None
-    key = os.environ.get(KEY_VARIABLE, "")
-    if not key:
-        raise usage_error(
-            f"--agent supermemory:…: set {KEY_VARIABLE} to your Supermemory API key (the store is hosted)"
-        )
-    return SupermemoryStore(settings, key)
+    return SupermemoryStore(settings, api_key("supermemory", "Supermemory", KEY_VARIABLE, "supermemory"))
 
 
 SUPERMEMORY = BuiltinStore(SupermemorySettings, _make)

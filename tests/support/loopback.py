@@ -1,0 +1,114 @@
+"""A JSON HTTP server on 127.0.0.1 for the hosted products' loopback servers: the routing is theirs,
+the sockets, threads and fault injection are here.
+
+A product's state implements `route(request)` and returns (status, payload); `serve(state)` runs it
+and sets `state.url`.  Every request is recorded; `faults` holds status codes to answer the next
+authorised requests with (a 429 carries `Retry-After: 0`, so an SDK that honours it retries at once).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+
+@dataclass(frozen=True)
+class Request:
+    method: str
+    path: str
+    query: dict[str, str]
+    headers: dict[str, str]  # lower-cased names
+    body: Any
+
+
+@dataclass
+class LoopbackState:
+    """What every product's server keeps: its key, the requests, the faults to inject, its URL and a
+    lock."""
+
+    key: str = ""
+    faults: list[int] = field(default_factory=list)
+    requests: list[Request] = field(default_factory=list)
+    url: str = ""
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def authorised(self, request: Request) -> bool:
+        raise NotImplementedError
+
+    def route(self, request: Request) -> tuple[int, Any]:
+        raise NotImplementedError
+
+    def answer(self, request: Request) -> tuple[int, Any]:
+        with self._lock:
+            self.requests.append(request)
+            if not self.authorised(request):
+                return 401, {
+                    "detail": "Invalid API key",
+                    "error": "Unauthorized",
+                    "message": "Invalid API key",
+                }
+            if self.faults:
+                status = self.faults.pop(0)
+                return status, {"detail": "Too many requests" if status == 429 else "Server error"}
+            return self.route(request)
+
+    def paths(self, method: str | None = None) -> list[str]:
+        """The paths requested, in order (those of one method when given)."""
+        return [r.path for r in self.requests if method in (None, r.method)]
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: _Server
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
+        pass
+
+    def _serve(self) -> None:
+        length = int(self.headers.get("content-length") or 0)
+        raw = self.rfile.read(length) if length else b""
+        parts = urlsplit(self.path)
+        request = Request(
+            self.command,
+            parts.path,
+            {name: values[-1] for name, values in parse_qs(parts.query).items()},
+            {name.lower(): value for name, value in self.headers.items()},
+            json.loads(raw) if raw else None,
+        )
+        status, payload = self.server.state.answer(request)
+        data = json.dumps(payload).encode()
+        self.send_response(status)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(data)))
+        if status == 429:
+            self.send_header("retry-after", "0")
+        self.end_headers()
+        self.wfile.write(data)
+
+    do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = _serve
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    state: LoopbackState
+
+
+@contextmanager
+def serve(state: LoopbackState) -> Iterator[None]:
+    """`state` answering on a free port of 127.0.0.1 (its `url` set) until the block ends."""
+    httpd = _Server(("127.0.0.1", 0), _Handler)
+    httpd.state = state
+    host, port = httpd.server_address[:2]
+    state.url = f"http://{host}:{port}"
+    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        httpd.shutdown()
+        httpd.server_close()

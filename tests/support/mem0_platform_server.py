@@ -1,0 +1,123 @@
+"""A loopback server of the Mem0 platform endpoints its client (mem0ai 2.x `MemoryClient`) calls, for
+the `mem0-platform` store's tests.
+
+    GET    /v1/ping/              the key check: {"status", "org_id", "project_id", "user_email"}
+    POST   /v3/memories/add/      queue the messages: {"message", "status": "PENDING", "event_id"}
+    GET    /v1/event/{id}/        the event: its `status` PENDING → RUNNING → SUCCEEDED (or FAILED)
+    POST   /v3/memories/search/   {"results": [{"id", "memory", "score", "user_id", …}]}, by shared words
+    DELETE /v1/memories/?user_id  forget the user's memories
+
+As the platform does, an add is processed later: its event runs after `process_polls` reads of it
+and its memories (here, one a message, as given) are searchable only then.  `failing` events end
+FAILED and add nothing.  Every request needs `Authorization: Token KEY` (else 401); faults are
+injected as `tests.support.loopback` says.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+from tests.support.loopback import LoopbackState, Request, serve
+
+NOW = "2026-11-27T09:00:00Z"
+_WORD = re.compile(r"[a-z0-9]+")
+_EVENT = re.compile(r"^/v1/event/([^/]+)/$")
+
+
+@dataclass
+class Event:
+    id: str
+    user_id: str
+    memories: list[str]
+    failing: bool
+    reads: int = 0
+
+    def status(self, process_polls: int) -> str:
+        if self.reads < process_polls:
+            return "PENDING" if self.reads == 0 else "RUNNING"
+        return "FAILED" if self.failing else "SUCCEEDED"
+
+
+@dataclass
+class Mem0PlatformServer(LoopbackState):
+    key: str = "m0-test-key"
+    process_polls: int = 2
+    failing: bool = False
+    events: dict[str, Event] = field(default_factory=dict)
+    _ids: Iterator[int] = field(default_factory=itertools.count)
+
+    def authorised(self, request: Request) -> bool:
+        return request.headers.get("authorization") == f"Token {self.key}"
+
+    def route(self, request: Request) -> tuple[int, Any]:
+        method, path, body = request.method, request.path, request.body
+        if method == "GET" and path == "/v1/ping/":
+            return 200, {"status": "ok", "org_id": "org_1", "project_id": "proj_1", "user_email": None}
+        if method == "POST" and path == "/v3/memories/add/":
+            if not body.get("user_id") or not body.get("messages"):
+                return 400, {"error": "400 Bad Request", "details": {"message": "user_id and messages"}}
+            event = Event(
+                f"00000000-0000-4000-8000-{next(self._ids):012d}",
+                str(body["user_id"]),
+                [f"{turn['role']}: {turn['content']}" for turn in body["messages"]],
+                self.failing,
+            )
+            self.events[event.id] = event
+            return 200, {
+                "message": "Memory processing has been queued for background execution",
+                "status": "PENDING",
+                "event_id": event.id,
+            }
+        if method == "GET" and (match := _EVENT.match(path)):
+            found = self.events.get(match[1])
+            if found is None:
+                return 404, {"detail": "Event not found"}
+            found.reads += 1
+            return 200, {
+                "id": found.id,
+                "event_type": "ADD",
+                "status": found.status(self.process_polls),
+                "payload": {},
+                "metadata": {},
+                "results": [],
+                "created_at": NOW,
+                "updated_at": NOW,
+            }
+        if method == "POST" and path == "/v3/memories/search/":
+            return 200, {"results": self._search(body)}
+        if method == "DELETE" and path == "/v1/memories/":
+            user = request.query.get("user_id")
+            if not user:
+                return 400, {"detail": "an entity filter is required"}
+            self.events = {key: e for key, e in self.events.items() if e.user_id != user}
+            return 200, {"message": "Memories deleted successfully!"}
+        return 404, {"detail": f"no route {method} {path}"}
+
+    def _search(self, body: dict[str, Any]) -> list[dict[str, Any]]:
+        """The processed memories of the filtered user sharing words with the query, most shared first."""
+        user = body["filters"]["user_id"]
+        query = set(_WORD.findall(str(body["query"]).lower()))
+        scored = [
+            (len(query & set(_WORD.findall(memory.lower()))) / max(len(query), 1), f"{event.id}-{n}", memory)
+            for event in self.events.values()
+            if event.user_id == user and event.status(self.process_polls) == "SUCCEEDED"
+            for n, memory in enumerate(event.memories)
+        ]
+        scored = sorted((hit for hit in scored if hit[0] > 0), key=lambda hit: -hit[0])
+        return [
+            {"id": hit_id, "memory": memory, "score": round(score, 4), "user_id": user, "created_at": NOW}
+            for score, hit_id, memory in scored[: int(body.get("top_k") or 10)]
+        ]
+
+
+@contextmanager
+def mem0_platform_server(**options: Any) -> Iterator[Mem0PlatformServer]:
+    """A running server on 127.0.0.1 (its `url` set), stopped on leaving."""
+    state = Mem0PlatformServer(**options)
+    with serve(state):
+        yield state
