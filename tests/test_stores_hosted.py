@@ -18,10 +18,11 @@ from pytest_memorybench.agents.stores.protocol import StoreError
 from pytest_memorybench.core.errors import UsageError
 from pytest_memorybench.core.records import Message
 from tests.support.llm_server import LLMServer
-from tests.support.loopback import LoopbackState, Request
+from tests.support.loopback import LoopbackState
 from tests.support.mem0_platform_server import Mem0PlatformServer, mem0_platform_server
 from tests.support.memory_model import scripted_memory_server
 from tests.support.supermemory_server import SupermemoryServer, supermemory_server
+from tests.support.zep_server import ZepServer, zep_server
 
 pytest_plugins = ["pytester"]
 
@@ -31,41 +32,21 @@ NO_MODEL = "http://127.0.0.1:9/v1"
 
 @dataclass(frozen=True)
 class Hosted:
-    """A hosted product's adapter and its loopback server: what the shared tests need to know."""
+    """A hosted product's adapter and its loopback server."""
 
     store: str
     sdk: str
     variable: str
     serve: Callable[[], AbstractContextManager[LoopbackState]]
-    namespace: Callable[[Request], str | None]  # the namespace a request touches
-    adds: Callable[[Request], bool]  # whether a request adds messages
 
     def spec(self, server: LoopbackState, model_url: str = NO_MODEL) -> str:
-        return f"{self.store}(url={server.url},poll=0.01):openai:fake-model@{model_url}"
-
-
-def _mem0_user(request: Request) -> str | None:
-    body = request.body if isinstance(request.body, dict) else {}
-    return body.get("user_id") or body.get("filters", {}).get("user_id") or request.query.get("user_id")
+        return f"{self.store}(url={server.base_url},poll=0.01):openai:fake-model@{model_url}"
 
 
 HOSTED = {
-    "supermemory": Hosted(
-        "supermemory",
-        "supermemory",
-        "SUPERMEMORY_API_KEY",
-        supermemory_server,
-        lambda request: request.path.split("/")[2] if request.path.startswith("/ns/") else None,
-        lambda request: request.method == "POST" and request.path.endswith("/document"),
-    ),
-    "mem0-platform": Hosted(
-        "mem0-platform",
-        "mem0",
-        "MEM0_API_KEY",
-        mem0_platform_server,
-        _mem0_user,
-        lambda request: request.path == "/v3/memories/add/",
-    ),
+    "supermemory": Hosted("supermemory", "supermemory", "SUPERMEMORY_API_KEY", supermemory_server),
+    "mem0-platform": Hosted("mem0-platform", "mem0", "MEM0_API_KEY", mem0_platform_server),
+    "zep": Hosted("zep", "zep_cloud", "ZEP_API_KEY", zep_server),
 }
 
 
@@ -170,6 +151,74 @@ async def test_a_failed_mem0_event_is_a_store_error_every_time_it_is_waited_for(
             await client.wait("conv-a")
 
 
+@pytest.fixture
+def zep(monkeypatch: pytest.MonkeyPatch) -> Iterator[ZepServer]:
+    with _serving("zep", monkeypatch) as server:
+        assert isinstance(server, ZepServer)
+        yield server
+
+
+@pytest.mark.asyncio
+async def test_zep_makes_a_user_and_thread_adds_in_calls_of_batch_waits_for_each_task_and_clears(
+    zep: ZepServer,
+) -> None:
+    client = store_client(parse_agent_spec(HOSTED["zep"].spec(zep)), AgentOptions())
+    benches = [Message(f"The locker room has {n} benches.", WHEN, "assistant") for n in range(40)]
+    await client.add([Message("My locker code is 4512.", WHEN), *benches], "conv-a")
+    assert await client.search("locker code", "conv-a", 5) == [], "no graph before its tasks finished"
+    await client.wait("conv-a")
+    found = await client.search("locker code", "conv-a", 5)
+    assert len(found) == 5 and found[0].text == "My locker code is 4512." and found[0].timestamp == WHEN
+    assert found[0].line == "[2024-05-01 09:00] My locker code is 4512.", (
+        "a fact shown with when it became true"
+    )
+    (user,) = zep.users
+    assert zep.users[user] == "conv-a" and list(zep.threads.values()) == [user]
+    added = [r.body["messages"] for r in zep.requests if zep.adds(r)]
+    assert [len(batch) for batch in added] == [30, 11], "30 messages a call"
+    assert added[0][0] == {
+        "role": "user",
+        "content": "My locker code is 4512.",
+        "reference_time": WHEN.isoformat(),
+    }
+    assert added[0][1]["role"] == "assistant"
+    polls = [path for path in zep.paths("GET") if path.startswith("/api/v4/tasks/")]
+    assert len(polls) == 4 and len(set(polls)) == 2, "each task polled until it succeeded"
+    search = next(r for r in reversed(zep.requests) if "search" in r.path)
+    assert search.path == f"/api/v4/graphs/{user}/search/edges" and search.query == {"page_size": "5"}
+    assert search.body["reranker"] == "rrf"
+    assert await client.search("locker code", "conv-b", 5) == [], "another user holds nothing"
+    await client.clear("conv-a")
+    assert not zep.users and zep.requests[-1].method == "DELETE"
+    await client.close()
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(
+    ("scope", "text"), [("episodes", "My locker code is 4512."), ("nodes", "user: My locker code is 4512.")]
+)
+async def test_zep_searches_the_scope_it_is_given(zep: ZepServer, scope: str, text: str) -> None:
+    spec = HOSTED["zep"].spec(zep).replace("zep(", f"zep(scope={scope},reranker=cross_encoder,")
+    client = store_client(parse_agent_spec(spec), AgentOptions())
+    await client.add([Message("My locker code is 4512.", WHEN)], "conv-a")
+    await client.wait("conv-a")
+    assert [hit.text for hit in await client.search("locker code", "conv-a", 3)] == [text]
+    search = next(r for r in reversed(zep.requests) if "search" in r.path)
+    assert search.path.endswith(f"/search/{scope}") and search.body["reranker"] == "cross_encoder"
+
+
+@pytest.mark.asyncio
+async def test_a_failed_zep_task_is_a_store_error_every_time_it_is_waited_for(zep: ZepServer) -> None:
+    zep.failing = True
+    client = store_client(parse_agent_spec(HOSTED["zep"].spec(zep)), AgentOptions())
+    await client.add([Message("My locker code is 4512.", WHEN)], "conv-a")
+    for _ in range(2):
+        with pytest.raises(
+            StoreError, match=r"Zep could not process task .* \(status failed\): extraction failed"
+        ):
+            await client.wait("conv-a")
+
+
 @pytest.mark.asyncio
 async def test_a_429_is_retried_and_the_messages_added_once(hosted: tuple[Hosted, LoopbackState]) -> None:
     product, server = hosted
@@ -178,12 +227,9 @@ async def test_a_429_is_retried_and_the_messages_added_once(hosted: tuple[Hosted
     await client.add([Message("My locker code is 4512.", WHEN)], "conv-a")
     await client.wait("conv-a")
     assert not server.faults, "both 429s answered"
-    assert [product.namespace(r) for r in server.requests if product.adds(r)][-1] == "conv-a"
-    assert [hit.text for hit in await client.search("locker code", "conv-a", 5)] == [
-        "[2024-05-01 09:00] user: My locker code is 4512."
-        if product.store == "supermemory"
-        else "user: My locker code is 4512."
-    ], "added once"
+    assert [server.namespace(r) for r in server.requests if server.adds(r)][-1] == "conv-a"
+    found = await client.search("locker code", "conv-a", 5)
+    assert len(found) == 1 and "My locker code is 4512." in found[0].text, "added once"
     await client.close()
 
 
@@ -229,8 +275,8 @@ def test_a_hosted_store_runs_the_ltm_suite_a_namespace_per_conversation(
     totals = results["totals"]
     assert not totals["errors"] and totals["max"] == 6, result.stdout.str()[-3000:]
     assert totals["evidence_recall"]["mean"] > 0.5 and totals["store"]["ingest_ms_per_message"] > 0
-    namespaces = {namespace for r in server.requests if (namespace := product.namespace(r))}
+    namespaces = {namespace for r in server.requests if (namespace := server.namespace(r))}
     assert len(namespaces) >= len(results["conversations"]) + 1, "one for each conversation, and the check's"
-    added = {product.namespace(r) for r in server.requests if product.adds(r)}
-    searched = {product.namespace(r) for r in server.requests if "search" in r.path}
+    added = {server.namespace(r) for r in server.requests if server.adds(r)}
+    searched = {server.namespace(r) for r in server.requests if "search" in r.path}
     assert searched <= added, "a conversation searches only where it added"

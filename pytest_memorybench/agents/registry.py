@@ -177,6 +177,13 @@ STORES = _by_name(
         " memories",
     ),
     Registered(
+        "zep",
+        "stores.zep:ZEP",
+        "Zep's hosted context graph (`zep` extra; key from ZEP_API_KEY): a Zep user and thread per"
+        " conversation, each add's task waited on until the graph is built; searches its facts (edges),"
+        " entities or episodes; its own models extract the graph; its terms forbid publishing results",
+    ),
+    Registered(
         "none",
         "stores.local:NONE",
         "remembers nothing: the no-memory control, what the answering model knows without any memory",

@@ -1,9 +1,11 @@
 """A JSON HTTP server on 127.0.0.1 for the hosted products' loopback servers: the routing is theirs,
 the sockets, threads and fault injection are here.
 
-A product's state implements `route(request)` and returns (status, payload); `serve(state)` runs it
-and sets `state.url`.  Every request is recorded; `faults` holds status codes to answer the next
-authorised requests with (a 429 carries `Retry-After: 0`, so an SDK that honours it retries at once).
+A product's state implements `route(request)` and returns (status, payload), and says which of
+the harness's namespaces a request touches and whether it adds messages (what the shared tests
+check); `serve(state)` runs it and sets `state.url`.  Every request is recorded; `faults` holds
+status codes to answer the next authorised requests with (a 429 carries `Retry-After: 0`, so an
+SDK that honours it retries at once).
 """
 
 from __future__ import annotations
@@ -38,10 +40,23 @@ class LoopbackState:
     url: str = ""
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
+    @property
+    def base_url(self) -> str:
+        """Where the SDK is pointed: the server's URL, below the prefix some APIs have."""
+        return self.url
+
     def authorised(self, request: Request) -> bool:
         raise NotImplementedError
 
     def route(self, request: Request) -> tuple[int, Any]:
+        raise NotImplementedError
+
+    def namespace(self, request: Request) -> str | None:
+        """The harness's namespace a request touches (a product's container, user, …), if any."""
+        raise NotImplementedError
+
+    def adds(self, request: Request) -> bool:
+        """Whether the request hands the product messages to remember."""
         raise NotImplementedError
 
     def answer(self, request: Request) -> tuple[int, Any]:

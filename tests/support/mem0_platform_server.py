@@ -98,6 +98,13 @@ class Mem0PlatformServer(LoopbackState):
             return 200, {"message": "Memories deleted successfully!"}
         return 404, {"detail": f"no route {method} {path}"}
 
+    def namespace(self, request: Request) -> str | None:
+        body = request.body if isinstance(request.body, dict) else {}
+        return body.get("user_id") or body.get("filters", {}).get("user_id") or request.query.get("user_id")
+
+    def adds(self, request: Request) -> bool:
+        return request.path == "/v3/memories/add/"
+
     def _search(self, body: dict[str, Any]) -> list[dict[str, Any]]:
         """The processed memories of the filtered user sharing words with the query, most shared first."""
         user = body["filters"]["user_id"]

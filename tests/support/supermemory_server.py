@@ -58,6 +58,12 @@ class SupermemoryServer(LoopbackState):
     def route(self, request: Request) -> tuple[int, dict[str, Any]]:
         return self._route(request.method, request.path, request.body)
 
+    def namespace(self, request: Request) -> str | None:
+        return request.path.split("/")[2] if request.path.startswith("/ns/") else None
+
+    def adds(self, request: Request) -> bool:
+        return request.method == "POST" and request.path.endswith("/document")
+
     def _route(self, method: str, path: str, body: Any) -> tuple[int, dict[str, Any]]:
         parts = path.strip("/").split("/")
         if len(parts) < 2 or parts[0] != "ns":

@@ -1,0 +1,178 @@
+"""`zep`: Zep's hosted context graph through its official SDK (`zep-cloud` 4.x), a Zep user per
+conversation.
+
+    zep:openai:gpt-4o-mini                        the key from ZEP_API_KEY; facts (edges) searched
+    zep(scope=episodes):openai:gpt-4o-mini        the messages themselves, as Zep stored them
+    zep(url=http://127.0.0.1:8000/api/v4):…       another server (a test's)
+
+Zep builds a temporal knowledge graph for each user from the messages of the user's threads.  A
+namespace is a Zep user (`user_id` = the namespace) with one thread, both made on the first `add`;
+the messages go to `thread.add_messages`, `batch` a call, each with its simulated time as Zep's
+`reference_time` (what Zep reasons about time with) and its role.  Zep extracts the graph
+afterwards and gives each call a task: `wait` polls every task since the last wait
+(`task.get`, the documented status call) until it `succeeded`: that time counts as ingest.  A task
+that `failed`, or succeeded only in `partial`, is a StoreError, so its items are ERRORs.
+Search is the user graph's: `scope=edges` (Zep's facts, each with the time it became true),
+`nodes` (entity summaries) or `episodes` (the stored messages), `page_size` = k, reranked by
+`reranker` (Zep's default `rrf`; `cross_encoder`, `episode_mentions`).  Zep extracts the
+graph with its own models, not the MODEL_SPEC's: only the answers come from the MODEL_SPEC.
+`clear` deletes the user, its threads and graph (Zep does that as a task of its own, not waited
+for: a namespace is never used again).  A refused key stops the run before any test in
+one line.  Zep's terms of service forbid publishing benchmark results of Zep without its consent:
+compare for your own choice, and read them before you publish.
+
+Tested with zep-cloud 4.0.1 against a loopback server of the endpoints its SDK calls
+(tests/support/zep_server.py), not against the hosted service.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from pytest_memorybench.agents.mechanisms.settings import one_of, positive
+from pytest_memorybench.agents.stores.hosted import Unprocessed, api_key, refused
+from pytest_memorybench.agents.stores.protocol import BuiltinStore, Hit
+from pytest_memorybench.core.records import Message
+
+if TYPE_CHECKING:
+    from pytest_memorybench.agents.spec import AgentOptions, AgentSpec
+
+KEY_VARIABLE = "ZEP_API_KEY"
+TESTED = "4.0.1"
+_SUCCEEDED = "succeeded"
+_UNFINISHED = ("pending", "processing")
+
+
+@dataclass(frozen=True)
+class ZepSettings:
+    """What Zep's search returns (`scope`) and how it ranks it, the messages a call carries, another
+    server's URL, and how often `wait` asks after a task."""
+
+    scope: str = "edges"
+    reranker: str = "rrf"
+    batch: int = 30
+    url: str = ""
+    poll: float = 0.5
+
+    def __post_init__(self) -> None:
+        one_of("scope", self.scope, ("edges", "nodes", "episodes"))
+        one_of("reranker", self.reranker, ("rrf", "cross_encoder", "episode_mentions"))
+        positive(batch=self.batch, poll=self.poll)
+
+
+@dataclass(frozen=True)
+class ZepUser:
+    """The Zep user and thread a namespace is."""
+
+    user: str
+    thread: str
+
+
+class ZepStore:
+    """The SDK's client behind the store protocol; the user and thread of each namespace, and the
+    tasks `wait` has still to see."""
+
+    def __init__(self, settings: ZepSettings, key: str) -> None:
+        from zep_cloud.client import Zep
+
+        self.settings = settings
+        self.client = Zep(api_key=key, base_url=settings.url or None)
+        self.unprocessed = Unprocessed(settings.poll)
+        self._users: dict[str, ZepUser] = {}
+        self._lock = threading.Lock()
+
+    def add(self, messages: list[Message], namespace: str) -> None:
+        from zep_cloud import AddMessage
+
+        thread = self._user(namespace, create=True)
+        assert thread is not None
+        size = self.settings.batch
+        for start in range(0, len(messages), size):
+            turns = [
+                AddMessage(role=m.role, content=m.text, reference_time=m.timestamp.isoformat())
+                for m in messages[start : start + size]
+            ]
+            added = self._call(self.client.thread.add_messages, thread.thread, messages=turns)
+            if added.task is not None and added.task.uuid_:
+                self.unprocessed.add(namespace, added.task.uuid_)
+
+    def wait(self, namespace: str) -> None:
+        def done(task: str) -> bool:
+            found = self._call(self.client.task.get, task)
+            status = str(found.status)
+            if status in _UNFINISHED:
+                return False
+            if status != _SUCCEEDED:
+                reason = f": {found.error.message}" if found.error and found.error.message else ""
+                raise RuntimeError(f"Zep could not process task {task} (status {status}){reason}")
+            return True
+
+        self.unprocessed.wait(namespace, done)
+
+    def search(self, query: str, namespace: str, k: int) -> list[Hit]:
+        user = self._user(namespace, create=False)
+        if user is None:
+            return []  # nothing was ever added here
+        search = getattr(self.client.graph, f"search_{self.settings.scope}")
+        found = self._call(search, user.user, query=query, page_size=k, reranker=self.settings.reranker)
+        return [hit for item in (found.items or [])[:k] if (hit := _hit(item, self.settings.scope))]
+
+    def clear(self, namespace: str) -> None:
+        self.unprocessed.forget(namespace)
+        with self._lock:
+            user = self._users.pop(namespace, None)
+        if user is not None:
+            self._call(self.client.user.delete, user.user)
+
+    def _user(self, namespace: str, *, create: bool) -> ZepUser | None:
+        with self._lock:
+            if namespace not in self._users and create:
+                made = self._call(self.client.user.create, user_id=namespace)
+                thread = self._call(self.client.thread.create, user_uuid=made.uuid_)
+                self._users[namespace] = ZepUser(made.uuid_, thread.uuid_)
+            return self._users.get(namespace)
+
+    @staticmethod
+    def _call(method: Any, *args: Any, **kwargs: Any) -> Any:
+        """A call of the SDK (which retries 429s and 5xxs itself); a refused key as PermissionError,
+        which the harness does not retry."""
+        from zep_cloud.core.api_error import ApiError
+        from zep_cloud.core.parse_error import ParsingError
+
+        try:
+            return method(*args, **kwargs)
+        except (ApiError, ParsingError) as exc:  # an error whose body the SDK could not read: ParsingError
+            if getattr(exc, "status_code", None) in (401, 403):
+                raise refused("Zep", getattr(exc, "status_code", 401), KEY_VARIABLE) from None
+            raise
+
+
+def _hit(item: Any, scope: str) -> Hit | None:
+    """A fact with the time it became true, an entity's summary, or a stored message."""
+    if scope == "edges":
+        text, when = item.fact, item.valid_at
+    elif scope == "nodes":
+        text, when = f"{item.name}: {item.summary}" if item.summary else item.name, None
+    else:
+        text, when = item.content, item.reference_time
+    if not text:
+        return None
+    score = item.score if isinstance(item.score, int | float) else None
+    return Hit(str(text), score, _parsed(when))
+
+
+def _parsed(when: str | None) -> datetime | None:
+    try:
+        return datetime.fromisoformat(when.replace("Z", "+00:00")).replace(tzinfo=None) if when else None
+    except ValueError:
+        return None
+
+
+def _make(settings: ZepSettings, options: AgentOptions, model: AgentSpec) -> ZepStore:
+    return ZepStore(settings, api_key("zep", "Zep", KEY_VARIABLE, "zep_cloud"))
+
+
+ZEP = BuiltinStore(ZepSettings, _make)

@@ -1,0 +1,165 @@
+"""A loopback server of the Zep (v4 API) endpoints its SDK (zep-cloud 4.x) calls, for the `zep` store's
+tests; the SDK's base URL is this server's `url` + `/api/v4`.
+
+    POST   /users                         make a user: {"uuid", "user_id", "graph_uuid", …}
+    DELETE /users/{uuid}                  delete it, with its threads and graph: {"task"}
+    POST   /threads                       make a thread of a user: {"uuid", "user_uuid", …}
+    POST   /threads/{uuid}/messages       add messages: {"messages", "task": {"uuid", "status"}}
+    GET    /tasks/{uuid}                  the task: pending → processing → succeeded (or failed)
+    POST   /graphs/{uuid}/search/{scope}  edges, nodes or episodes of the user graph, by shared words
+
+As Zep does, the graph is built after the messages are accepted: a task finishes after
+`process_polls` reads of it, and only then are its messages in the graph, each message one fact
+(an edge, valid from the message's reference time), one entity (a node) and one episode.
+`failing` tasks end `failed` and add nothing.  Every request needs `Authorization: Api-Key KEY`
+(else 401); faults are injected as `tests.support.loopback` says.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+from tests.support.loopback import LoopbackState, Request, serve
+
+NOW = "2026-11-27T09:00:00Z"
+PREFIX = "/api/v4"
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+@dataclass
+class Task:
+    uuid: str
+    user: str
+    messages: list[dict[str, Any]]
+    failing: bool
+    reads: int = 0
+
+    def status(self, process_polls: int) -> str:
+        if self.reads < process_polls:
+            return "pending" if self.reads == 0 else "processing"
+        return "failed" if self.failing else "succeeded"
+
+    def shape(self, process_polls: int) -> dict[str, Any]:
+        status = self.status(process_polls)
+        failed = (
+            {"error": {"message": "extraction failed", "code": "EXTRACTION"}} if status == "failed" else {}
+        )
+        return {"uuid": self.uuid, "type": "add_messages", "status": status, "created_at": NOW, **failed}
+
+
+@dataclass
+class ZepServer(LoopbackState):
+    key: str = "zep-test-key"
+    process_polls: int = 2
+    failing: bool = False
+    users: dict[str, str] = field(default_factory=dict)  # uuid → user_id
+    owners: dict[str, str] = field(default_factory=dict)  # a user's or thread's uuid → user_id, kept
+    threads: dict[str, str] = field(default_factory=dict)  # uuid → user uuid
+    tasks: dict[str, Task] = field(default_factory=dict)
+    _ids: Iterator[int] = field(default_factory=itertools.count)
+
+    @property
+    def base_url(self) -> str:
+        return self.url + PREFIX
+
+    def authorised(self, request: Request) -> bool:
+        return request.headers.get("authorization") == f"Api-Key {self.key}"
+
+    def error(self, title: str, message: str) -> Any:
+        return {"error": {"code": title.lower().replace(" ", "_"), "message": message}}
+
+    def route(self, request: Request) -> tuple[int, Any]:
+        method, body = request.method, request.body
+        parts = request.path.removeprefix(PREFIX).strip("/").split("/")
+        if method == "POST" and parts == ["users"]:
+            uuid = self._uuid()
+            self.users[uuid] = self.owners[uuid] = str(body.get("user_id") or uuid)
+            return 201, {"uuid": uuid, "user_id": self.users[uuid], "graph_uuid": uuid, "created_at": NOW}
+        if method == "DELETE" and parts[0] == "users" and len(parts) == 2:
+            if self.users.pop(parts[1], None) is None:
+                return 404, {"message": "user not found"}
+            self.tasks = {key: task for key, task in self.tasks.items() if task.user != parts[1]}
+            return 200, {"task": {"uuid": self._uuid(), "type": "delete_user", "status": "pending"}}
+        if method == "POST" and parts == ["threads"]:
+            if body.get("user_uuid") not in self.users:
+                return 404, {"message": "user not found"}
+            uuid = self._uuid()
+            self.threads[uuid] = body["user_uuid"]
+            self.owners[uuid] = self.users[body["user_uuid"]]
+            return 201, {"uuid": uuid, "user_uuid": body["user_uuid"], "created_at": NOW}
+        if method == "POST" and parts[0] == "threads" and parts[2:] == ["messages"]:
+            user = self.threads.get(parts[1])
+            if user is None:
+                return 404, {"message": "thread not found"}
+            task = Task(self._uuid(), user, list(body["messages"]), self.failing)
+            self.tasks[task.uuid] = task
+            added = [{**message, "uuid": self._uuid(), "created_at": NOW} for message in task.messages]
+            return 202, {"messages": added, "task": task.shape(self.process_polls)}
+        if method == "GET" and parts[0] == "tasks" and len(parts) == 2:
+            found = self.tasks.get(parts[1])
+            if found is None:
+                return 404, {"message": "task not found"}
+            found.reads += 1
+            return 200, found.shape(self.process_polls)
+        if method == "POST" and parts[0] == "graphs" and parts[2:3] == ["search"]:
+            return 200, self._search(parts[1], parts[3], request)
+        return 404, {"message": f"no route {method} {request.path}"}
+
+    def namespace(self, request: Request) -> str | None:
+        parts = request.path.removeprefix(PREFIX).strip("/").split("/")
+        if parts == ["users"] and isinstance(request.body, dict):
+            return request.body.get("user_id")
+        return self.owners.get(parts[1]) if len(parts) > 1 else None
+
+    def adds(self, request: Request) -> bool:
+        return request.method == "POST" and request.path.endswith("/messages")
+
+    def _search(self, user: str, scope: str, request: Request) -> dict[str, Any]:
+        """The processed messages of the user sharing words with the query, most shared first, in the
+        shape of the scope's items."""
+        query = set(_WORD.findall(str(request.body["query"]).lower()))
+        scored = []
+        for task in self.tasks.values():
+            if task.user != user or task.status(self.process_polls) != "succeeded":
+                continue
+            for message in task.messages:
+                shared = len(query & set(_WORD.findall(str(message["content"]).lower())))
+                if shared:
+                    scored.append((shared / max(len(query), 1), message))
+        scored.sort(key=lambda hit: -hit[0])
+        items = [
+            self._item(scope, score, message)
+            for score, message in scored[: int(request.query.get("page_size", 10))]
+        ]
+        return {"items": items, "next_cursor": None, "total_size": len(items)}
+
+    def _item(self, scope: str, score: float, message: dict[str, Any]) -> dict[str, Any]:
+        when = message.get("reference_time")
+        common = {"uuid": self._uuid(), "score": round(score, 4), "created_at": NOW}
+        if scope == "edges":
+            return {**common, "fact": message["content"], "name": "SAID", "valid_at": when}
+        if scope == "nodes":
+            return {
+                **common,
+                "name": message.get("role", "user"),
+                "summary": message["content"],
+                "episode_uuids": [],
+                "episode_uuids_truncated": False,
+            }
+        return {**common, "content": message["content"], "role": message.get("role"), "reference_time": when}
+
+    def _uuid(self) -> str:
+        return f"00000000-0000-4000-9000-{next(self._ids):012d}"
+
+
+@contextmanager
+def zep_server(**options: Any) -> Iterator[ZepServer]:
+    """A running server on 127.0.0.1 (its `url` set), stopped on leaving."""
+    state = ZepServer(**options)
+    with serve(state):
+        yield state
