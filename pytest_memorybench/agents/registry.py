@@ -155,6 +155,13 @@ STORES = _by_name(
         " as given",
     ),
     Registered(
+        "graphiti",
+        "stores.graphiti:GRAPHITI",
+        "Graphiti's temporal knowledge graph (`graphiti` extra) in process on its embedded Kùzu, a"
+        " database per conversation, an episode per message; its LLM and embedder at the MODEL_SPEC's"
+        " server; searches its facts (edges), entities or episodes",
+    ),
+    Registered(
         "mcp",
         "stores.mcp:MCP",
         "an MCP memory server over stdio (`mcp` extra), one per conversation: `add` and `search` name its"

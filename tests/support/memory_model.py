@@ -5,6 +5,7 @@ function call, an answer); `MemoryModelScript` answers each the way a careful mo
 prompt alone, so a test can assert what a mechanism stored and what reached its answering prompt:
   - an answer is read from the prompt: the line of the system prompt or earlier turns that `recall`
     ranks best for the question (no line: "I don't know."); a statement gets "Noted.";
+  - a structured output (Graphiti's) as `structured_model` says;
   - extractions (Mem0's too), notes, summaries and portraits repeat the user's words; importance is 8 for a
     message asking to "remember", else 2, said as a model says it ("On a scale of 1 to 10, ...");
     relevance and the SCM controller say yes when the question shares a word with the notes (or
@@ -37,6 +38,7 @@ from tests.support.llm_server import (
     last_user_text,
     word_count,
 )
+from tests.support.structured_model import structured_reply
 
 NOTED = "Noted."
 _PREFIX = re.compile(r"^(?:-\s*)?(?:\[[^\]]*\]\s*)?(?:(?:user|assistant):\s*)?", re.IGNORECASE)
@@ -99,6 +101,8 @@ class MemoryModelScript:
     def reply(
         self, system: str, prompt: str, messages: list[dict[str, Any]], body: dict[str, Any]
     ) -> tuple[str, Any]:
+        if (structured := structured_reply(body, prompt)) is not None:  # Graphiti's
+            return structured
         if "You are a Memory Extractor" in system:  # Mem0's extraction (its 2.x additive pipeline)
             said = user_lines(prompt.split("## New Messages", 1)[1].split("## Observation Date", 1)[0])
             return "mem0", json.dumps({"memory": [{"text": line} for line in said]})

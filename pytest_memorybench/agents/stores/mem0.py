@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pytest_memorybench.agents.mechanisms.settings import require
+from pytest_memorybench.agents.stores.endpoints import Endpoint, openai_endpoints
 from pytest_memorybench.agents.stores.protocol import BuiltinStore
 from pytest_memorybench.core.errors import usage_error
 from pytest_memorybench.core.records import Message
@@ -33,7 +34,6 @@ from pytest_memorybench.core.records import Message
 if TYPE_CHECKING:
     from pytest_memorybench.agents.spec import AgentOptions, AgentSpec
 
-OPENAI_EMBEDDINGS = "text-embedding-3-small"
 TESTED = "2.2.1"
 
 
@@ -46,22 +46,6 @@ class Mem0Settings:
 
     def __post_init__(self) -> None:
         require(0.0 <= self.threshold <= 1.0, f"threshold must be between 0 and 1, got {self.threshold:g}")
-
-
-@dataclass(frozen=True)
-class Endpoint:
-    """A model on an OpenAI-compatible server (or OpenAI's own, with no URL)."""
-
-    model: str
-    base_url: str | None
-
-    def config(self, url_key: str) -> dict[str, Any]:
-        from pytest_memorybench.agents.models.llm import LOCAL_API_KEY
-
-        config: dict[str, Any] = {"model": self.model}
-        if self.base_url is not None:
-            config |= {url_key: self.base_url, "api_key": LOCAL_API_KEY}
-        return config
 
 
 class Mem0Store:
@@ -131,10 +115,9 @@ class Mem0Store:
             import openai
 
             from pytest_memorybench.agents.mechanisms.embedders import pooled
-            from pytest_memorybench.agents.models.llm import LOCAL_API_KEY
 
-            key = LOCAL_API_KEY if self.embedder.base_url else None
-            with openai.OpenAI(api_key=key, base_url=self.embedder.base_url, max_retries=2) as client:
+            endpoint = self.embedder
+            with openai.OpenAI(api_key=endpoint.api_key, base_url=endpoint.base_url, max_retries=2) as client:
                 vector = client.embeddings.create(model=self.embedder.model, input=["size"]).data[0].embedding
             self._per_token = bool(vector) and isinstance(vector[0], list)
             self._size = len(pooled(vector))
@@ -178,23 +161,7 @@ class PooledEmbedding:
 
 def _make(settings: Mem0Settings, options: AgentOptions, model: AgentSpec) -> Mem0Store:
     without_telemetry("mem0")
-    if model.kind != "openai":
-        raise usage_error(
-            f"--agent mem0:{model.text}: Mem0's LLM is reached here through OpenAI's API; give openai:MODEL"
-            " or openai:MODEL@URL (any compatible server)"
-        )
-    name = model.target or "default"  # a bare URL: the server's own model
-    llm = Endpoint(name, model.base_url)
-    chosen = options.embedder
-    if chosen is not None and chosen.kind == "openai":
-        embedder = Endpoint(chosen.model, chosen.base_url)
-    elif chosen is not None and chosen.kind != "lexical":
-        raise usage_error(
-            f"--mb-embedder {chosen.display}: Mem0 embeds through an OpenAI-compatible endpoint; give"
-            " openai:MODEL[@URL], or leave it out to embed on the MODEL_SPEC's server"
-        )
-    else:
-        embedder = Endpoint(name if model.base_url else OPENAI_EMBEDDINGS, model.base_url)
+    llm, embedder = openai_endpoints("mem0", "Mem0", model, options)
     return Mem0Store(settings, llm, embedder)
 
 

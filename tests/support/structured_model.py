@@ -1,0 +1,84 @@
+"""The scripted model's structured outputs (a `json_schema` response format, or llama-cpp-python's
+`json_object` with a schema), as Graphiti asks for them.
+
+Graphiti's schemas are titled by their task.  Entity extraction gets the speaker, `user`, and for each
+line the user said in the current message its longest word; fact extraction links `user` to that
+word with the line itself as the fact, valid from the message's time (Graphiti's REFERENCE_TIME), as are
+the timestamps it asks for.  Every other schema (deduplication, summaries, attributes) gets its
+smallest valid instance: nothing is a duplicate, nothing is summarised.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from pytest_memorybench.agents.reference.extractive import terms
+
+SPEAKER = "user"
+_REFERENCE_TIME = re.compile(r"<REFERENCE_TIME>\s*(\d{4}-\d\d-\d\d)[ T](\d\d:\d\d:\d\d)")
+
+
+def structured_reply(body: dict[str, Any], prompt: str) -> tuple[str, str] | None:
+    """(the schema's name, the JSON reply) for a request asking for a schema; None otherwise."""
+    response_format = body.get("response_format") or {}
+    if response_format.get("type") == "json_schema":
+        schema = response_format["json_schema"]["schema"]
+    elif response_format.get("type") == "json_object" and "schema" in response_format:
+        schema = response_format["schema"]  # llama-cpp-python's form
+    else:
+        return None
+    name = str(schema.get("title", "schema"))
+    said = _said(prompt)
+    if name == "ExtractedEntities":
+        entities = [SPEAKER, *dict.fromkeys(_topic(line) for line in said)]
+        reply: Any = {"extracted_entities": [{"name": entity, "entity_type_id": 0} for entity in entities]}
+    elif name == "ExtractedEdges":
+        reply = {
+            "edges": [
+                {"source_entity_name": SPEAKER, "target_entity_name": _topic(line), "relation_type": "SAID",
+                 "fact": line, "valid_at": _reference_time(prompt)}
+                for line in said
+            ]
+        }  # fmt: skip
+    elif name == "EdgeTimestamps":
+        reply = {"valid_at": _reference_time(prompt), "invalid_at": None}
+    else:
+        reply = _smallest(schema, schema.get("$defs", {}))
+    return name, json.dumps(reply)
+
+
+def _said(prompt: str) -> list[str]:
+    """The user's lines of the message being processed (Graphiti's <CURRENT MESSAGE> block)."""
+    for tag in ("<CURRENT MESSAGE>", "<CURRENT_MESSAGE>"):
+        if tag in prompt:
+            current = prompt.split(tag, 1)[1].split("</", 1)[0]
+            return [line.split("user:", 1)[1].strip() for line in current.splitlines() if "user:" in line]
+    return []
+
+
+def _reference_time(prompt: str) -> str | None:
+    """The episode's time, which a fact said in the present holds from."""
+    found = _REFERENCE_TIME.search(prompt)
+    return f"{found[1]}T{found[2]}Z" if found else None
+
+
+def _topic(line: str) -> str:
+    return max(terms(line), key=len, default=SPEAKER)
+
+
+def _smallest(schema: dict[str, Any], definitions: dict[str, Any]) -> Any:
+    if "$ref" in schema:
+        return _smallest(definitions[schema["$ref"].rsplit("/", 1)[-1]], definitions)
+    if "anyOf" in schema:
+        return _smallest(schema["anyOf"][0], definitions)
+    kind = schema.get("type")
+    if kind == "object":
+        required = schema.get("required", [])
+        return {
+            key: _smallest(value, definitions)
+            for key, value in schema.get("properties", {}).items()
+            if key in required
+        }
+    return {"array": [], "string": "", "integer": 0, "number": 0, "boolean": False}.get(str(kind))
