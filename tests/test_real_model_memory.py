@@ -11,11 +11,15 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from datetime import datetime
 from typing import Any
 
 import pytest
 
 from pytest_memorybench.agents.registry import MECHANISMS
+from pytest_memorybench.agents.spec import AgentOptions, parse_agent_spec
+from pytest_memorybench.agents.stores.build import store_client
+from pytest_memorybench.core.records import Message
 from pytest_memorybench.local_model import MODEL_ALIAS
 from tests.support.llm_server import RecordingProxy
 from tests.support.local_model import REPLY_TOKENS
@@ -90,3 +94,22 @@ def test_the_memory_products_run_on_smollm2_with_no_item_error(
         assert results["totals"]["memory"]["read"]["calls"] >= 1
     else:
         assert results["totals"]["store"]["messages"] > 0 and results["totals"]["store"]["searches"] >= 1
+
+
+@pytest.mark.asyncio
+async def test_graphiti_takes_in_and_finds_a_message_on_smollm2(embedding_server: str) -> None:
+    """Graphiti's whole ingest of one episode on SmolLM2 — entity and fact extraction held to its
+    schemas, deduplication, dating, embedding — and a search, through the store client a run uses.
+    Not a suite item: llama-cpp-python samples schema-held JSON at about a token a second here, so
+    one item (four episodes, ~25 such calls) takes some 20 minutes; one episode takes a few."""
+    pytest.importorskip("graphiti_core")
+    model = f"openai:{MODEL_ALIAS}@{embedding_server}"
+    spec = f"graphiti(scope=episodes,structured_output=json_object,max_tokens=200):{model}"
+    client = store_client(parse_agent_spec(spec), AgentOptions(timeout=1800))
+    message = Message("My favourite colour is teal.", datetime(2024, 5, 1, 9, 0), "user", 0)
+    await client.add([message], "conv-a")
+    found = await client.search("What is my favourite colour?", "conv-a", 5)
+    assert [hit.text for hit in found] == ["user: My favourite colour is teal."]
+    usage = client.store.usage
+    assert usage.calls >= 3 and usage.input_tokens > 1000, "its extraction calls, counted"
+    await client.close()

@@ -89,6 +89,22 @@ async def test_graphiti_searches_the_scope_it_is_given(
 
 
 @pytest.mark.asyncio
+async def test_a_questions_last_word_is_searched_not_read_as_a_wildcard(
+    model: tuple[LLMServer, MemoryModelScript],
+) -> None:
+    """Kùzu's full-text search reads `?` as a one-letter wildcard: "colour?" matches no "colour",
+    and in a graph of one episode the question's other words carry no weight."""
+    server, _ = model
+    client = store_client(
+        parse_agent_spec(f"graphiti(scope=episodes):openai:fake-model@{server.openai_url}"), AgentOptions()
+    )
+    await client.add([Message("My favourite colour is teal.", WHEN, "user", 0)], "conv-a")
+    found = await client.search("What is my favourite colour?", "conv-a", 3)
+    assert [hit.text for hit in found] == ["user: My favourite colour is teal."]
+    await client.close()
+
+
+@pytest.mark.asyncio
 async def test_graphiti_sends_the_schema_inside_json_object_for_servers_that_take_it_so(
     model: tuple[LLMServer, MemoryModelScript],
 ) -> None:

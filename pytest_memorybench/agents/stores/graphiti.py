@@ -17,7 +17,9 @@ time it became true), `nodes` (entities and their summaries) or `episodes` (the 
 to k and reranked by `reranker` (`rrf`, Graphiti's default; `mmr`; `cross_encoder`, which asks
 the LLM).  The LLM, embedder and cross-encoder are the MODEL_SPEC's (see `endpoints`); their
 tokens are counted as the store's writes and reads.  graphiti-core 0.31's Kùzu driver creates no
-full-text indices, so the store makes them (Kùzu's bundled FTS extension).
+full-text indices, so the store makes them (Kùzu's bundled FTS extension); and Kùzu's full-text
+search reads `?` as a one-letter wildcard, so a question's last word ("colour?") would match
+nothing: the store searches with `?` and `*` as spaces.
 
 Tested with graphiti-core 0.31.2 and kuzu 0.11.3, on the scripted model server and on SmolLM2.
 """
@@ -45,6 +47,7 @@ if TYPE_CHECKING:
     from pytest_memorybench.agents.spec import AgentOptions, AgentSpec
 
 TESTED = "0.31.2"
+_WILDCARDS = str.maketrans("?*", "  ")
 _RECIPES = {"edges": "EDGE_HYBRID_SEARCH", "nodes": "NODE_HYBRID_SEARCH", "episodes": ""}
 
 
@@ -105,7 +108,8 @@ class GraphitiStore:
         if namespace not in self._graphs:
             return []
         async with self._lock(namespace):
-            found = await self._graphs[namespace].search_(query, config=self._config(k))
+            plain = query.translate(_WILDCARDS)  # Kùzu's full-text search reads `?` and `*` as wildcards
+            found = await self._graphs[namespace].search_(plain, config=self._config(k))
         if self.settings.scope == "edges":
             return [
                 Hit(edge.fact, score, _naive(edge.valid_at))
