@@ -86,6 +86,7 @@ class GraphitiStore:
         self._graphs: dict[str, Any] = {}
         self._locks: dict[str, asyncio.Lock] = {}
         self._clients: tuple[Any, Any, Any] | None = None
+        self._openai: list[Any] = []  # the LLM's and the embedder's, on one counting HTTP client
 
     async def add(self, messages: list[Message], namespace: str) -> None:
         from graphiti_core.nodes import EpisodeType
@@ -135,8 +136,8 @@ class GraphitiStore:
     async def aclose(self) -> None:
         for namespace in list(self._graphs):
             await self.clear(namespace)
-        if self._clients is not None:
-            await self._clients[1].client.close()
+        for client in self._openai:
+            await client.close()
         shutil.rmtree(self.folder, ignore_errors=True)
 
     def _lock(self, namespace: str) -> asyncio.Lock:
@@ -180,6 +181,11 @@ class GraphitiStore:
             llm = self.llm
             http = openai.DefaultAsyncHttpxClient(timeout=600, event_hooks={"response": [self._count]})
             client = openai.AsyncOpenAI(api_key=llm.api_key, base_url=llm.base_url, http_client=http)
+            embedding = self.embedder
+            embeds = openai.AsyncOpenAI(
+                api_key=embedding.api_key, base_url=embedding.base_url, http_client=http
+            )
+            self._openai = [client, embeds]
             settings = self.settings
             json_object = settings.structured_output == "json_object"
             chat = ChatClient(client, schema_in_json_object=json_object, max_tokens=settings.max_tokens)
@@ -188,7 +194,7 @@ class GraphitiStore:
             )
             self._clients = (
                 OpenAIGenericClient(config=config, client=chat),
-                PooledEmbedder(self.embedder, client if self.embedder == self.llm else None),
+                PooledEmbedder(embedding, embeds),
                 OpenAIRerankerClient(config=config, client=client),  # a yes / no, one token
             )
         return self._clients

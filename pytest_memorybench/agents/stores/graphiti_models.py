@@ -20,9 +20,9 @@ class PooledEmbedder(EmbedderClient):
     (llama.cpp serving a chat model), which Graphiti's own OpenAI embedder would store as they
     come."""
 
-    def __init__(self, endpoint: Endpoint, client: openai.AsyncOpenAI | None = None) -> None:
+    def __init__(self, endpoint: Endpoint, client: openai.AsyncOpenAI) -> None:
         self.endpoint = endpoint
-        self.client = client or openai.AsyncOpenAI(api_key=endpoint.api_key, base_url=endpoint.base_url)
+        self.client = client
 
     async def create(
         self, input_data: str | list[str] | Iterable[int] | Iterable[Iterable[int]]
