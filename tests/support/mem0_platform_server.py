@@ -5,7 +5,7 @@ the `mem0-platform` store's tests.
     POST   /v3/memories/add/      queue the messages: {"message", "status": "PENDING", "event_id"}
     GET    /v1/event/{id}/        the event: its `status` PENDING → RUNNING → SUCCEEDED (or FAILED)
     POST   /v3/memories/search/   {"results": [{"id", "memory", "score", "user_id", …}]}, by shared words
-    DELETE /v1/memories/?user_id  forget the user's memories
+    DELETE /v1/memories/?user_id  forget the user's memories; 404 for a user with none
 
 As the platform does, an add is processed later: its event runs after `process_polls` reads of it
 and its memories (here, one a message, as given) are searchable only then.  `failing` events end
@@ -94,6 +94,8 @@ class Mem0PlatformServer(LoopbackState):
             user = request.query.get("user_id")
             if not user:
                 return 400, {"detail": "an entity filter is required"}
+            if not any(event.user_id == user for event in self.events.values()):
+                return 404, {"detail": "No memories found for the given filters"}
             self.events = {key: e for key, e in self.events.items() if e.user_id != user}
             return 200, {"message": "Memories deleted successfully!"}
         return 404, {"detail": f"no route {method} {path}"}

@@ -3,7 +3,7 @@
     POST   /ns/{namespace}/document        accept a document: {"id", "status": "queued"}
     GET    /ns/{namespace}/document/{id}   the document, its `system.status` and `dreamingStatus`
     POST   /ns/{namespace}/search          {"results": [...], "searchTime"}: ranked by shared words
-    DELETE /ns/{namespace}                 {"status": "deleted", counts}
+    DELETE /ns/{namespace}                 {"status": "deleted", counts}; 404 for one never used
 
 As the service does, a document is searchable only once processed: it reaches `done` after
 `process_polls` reads of it, and its memories form `dream_polls` reads later; a search finds only
@@ -69,6 +69,8 @@ class SupermemoryServer(LoopbackState):
         if len(parts) < 2 or parts[0] != "ns":
             return 404, {"error": f"no route {method} {path}"}
         namespace = parts[1]
+        if method == "DELETE" and len(parts) == 2 and namespace not in self.namespaces:
+            return 404, {"error": "Namespace not found"}
         documents = self.namespaces.setdefault(namespace, [])
         if method == "POST" and parts[2:] == ["document"]:
             document = Document(f"doc_{next(self._ids)}", str(body["content"]))

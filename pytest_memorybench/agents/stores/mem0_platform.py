@@ -100,8 +100,13 @@ class Mem0PlatformStore:
         ]
 
     def clear(self, namespace: str) -> None:
+        from mem0.exceptions import MemoryNotFoundError
+
         self.unprocessed.forget(namespace)
-        self._call(lambda client: client.delete_all(user_id=namespace))
+        try:
+            self._call(lambda client: client.delete_all(user_id=namespace))
+        except MemoryNotFoundError:  # a user with no memories: already clear
+            pass
 
     def close(self) -> None:
         if self._client is not None:

@@ -107,8 +107,14 @@ class SupermemoryStore:
         ]
 
     def clear(self, namespace: str) -> None:
+        from supermemory.core.api_error import ApiError
+
         self.unprocessed.forget(namespace)
-        self._call(self.client.namespaces.delete, namespace)
+        try:
+            self._call(self.client.namespaces.delete, namespace)
+        except ApiError as exc:
+            if exc.status_code != 404:  # a namespace never written to: already clear
+                raise
 
     @staticmethod
     def _call(method: Any, *args: Any, **kwargs: Any) -> Any:
