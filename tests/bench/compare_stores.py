@@ -15,6 +15,7 @@ the comparison (compare.html, the board) are left in the output folder.
 from __future__ import annotations
 
 import argparse
+import json
 import shutil
 import subprocess
 import sys
@@ -52,6 +53,25 @@ def run(store: str, suite: str, folder: Path, model_url: str, locomo: Path) -> f
     return took
 
 
+def summary(folder: Path) -> str:
+    """A line a store: what the scripted answerer made of its memories, and what the store did."""
+    rows = [
+        "| store | mean score | evidence recall@10 | ingest / message | search p50 / p95 | context tokens"
+        " | store's model calls (tokens in) |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for run in sorted(folder.iterdir()):
+        totals = json.loads((run / "results.json").read_text())["totals"]
+        store, recall, write = totals["store"], totals.get("evidence_recall") or {}, totals["memory"]["write"]
+        search = f"{store['search_p50_ms']:.1f} / {store['search_p95_ms']:.1f} ms"
+        rows.append(
+            f"| {run.name} | {totals['mean']:.3f} | {recall.get('mean', 0):.2f} |"
+            f" {store['ingest_ms_per_message']:.1f} ms | {search} | {store['context_tokens_per_answer']:.0f}"
+            f" | {write['calls']:,} ({write['input_tokens']:,}) |"
+        )
+    return "\n".join(rows)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -81,7 +101,8 @@ def main() -> None:
              *compare, f"--mb-output={args.out / suite}-compared"],
             capture_output=True, text=True, check=False,
         )  # fmt: skip
-        print(f"\n## {suite}\n\n{table.read_text() if table.exists() else '(no comparison)'}")
+        print(f"\n## {suite}\n\n{summary(args.out / suite)}\n\nThe board ({table}):\n")
+        print(table.read_text() if table.exists() else "(no comparison)")
 
 
 if __name__ == "__main__":
