@@ -112,7 +112,9 @@ def test_auto_climbs_against_a_server_that_serves_any_number(
     pytester.runpytest(*RUN, f"--agent=openai:model@{served.openai_url}", "--mb-output=run")
     (provider,) = _concurrency(pytester.path / "run")["providers"]
     assert provider["level"] >= 8 and 8 <= provider["most_in_flight"] <= AUTO_CEILING, provider["changes"]
-    assert [change[1] for change in provider["changes"][:4]] == [1, 2, 4, 8]
+    # doubling from one; a machine busy with other tests may slow a reply and cost a step back on
+    # the way (1, 2, 4, 2, …), which the climb then makes up
+    assert [change[1] for change in provider["changes"][:3]] == [1, 2, 4], provider["changes"]
 
 
 def test_the_next_run_and_a_resumed_run_start_where_auto_ended(

@@ -34,7 +34,9 @@ class Unprocessed:
             while not done(accepted):
                 time.sleep(self.poll)
             with self._lock:
-                self._ids[namespace].remove(accepted)
+                left = self._ids.get(namespace, [])  # cleared meanwhile: nothing left to take off
+                if accepted in left:
+                    left.remove(accepted)
 
     def forget(self, namespace: str) -> None:
         with self._lock:
