@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import threading
+from abc import ABC, abstractmethod
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -30,7 +31,7 @@ class Request:
 
 
 @dataclass
-class LoopbackState:
+class LoopbackState(ABC):
     """What every product's server keeps: its key, the requests, the faults to inject, its URL and a
     lock."""
 
@@ -45,33 +46,37 @@ class LoopbackState:
         """Where the SDK is pointed: the server's URL, below the prefix some APIs have."""
         return self.url
 
+    @abstractmethod
     def authorised(self, request: Request) -> bool:
-        raise NotImplementedError
+        """Whether the request carries the key, as the product checks it."""
 
+    @abstractmethod
     def route(self, request: Request) -> tuple[int, Any]:
-        raise NotImplementedError
+        """The product's answer to an authorised request: (status, body)."""
 
+    @abstractmethod
     def namespace(self, request: Request) -> str | None:
         """The harness's namespace a request touches (a product's container, user, …), if any."""
-        raise NotImplementedError
 
+    @abstractmethod
     def adds(self, request: Request) -> bool:
         """Whether the request hands the product messages to remember."""
-        raise NotImplementedError
 
     def answer(self, request: Request) -> tuple[int, Any]:
         with self._lock:
             self.requests.append(request)
             if not self.authorised(request):
-                return 401, {
-                    "detail": "Invalid API key",
-                    "error": "Unauthorized",
-                    "message": "Invalid API key",
-                }
+                return 401, self.error("Unauthorized", "Invalid API key")
             if self.faults:
                 status = self.faults.pop(0)
-                return status, {"detail": "Too many requests" if status == 429 else "Server error"}
+                return status, self.error(
+                    "Too many requests" if status == 429 else "Server error", "injected"
+                )
             return self.route(request)
+
+    def error(self, title: str, message: str) -> Any:
+        """An error's body, in the product's shape where its SDK parses one."""
+        return {"detail": message, "error": title, "message": message}
 
     def paths(self, method: str | None = None) -> list[str]:
         """The paths requested, in order (those of one method when given)."""

@@ -71,6 +71,7 @@ class ZepServer(LoopbackState):
         return request.headers.get("authorization") == f"Api-Key {self.key}"
 
     def error(self, title: str, message: str) -> Any:
+        """Zep's `ApiError` body, which its SDK parses: {"error": {"code", "message"}}."""
         return {"error": {"code": title.lower().replace(" ", "_"), "message": message}}
 
     def route(self, request: Request) -> tuple[int, Any]:
