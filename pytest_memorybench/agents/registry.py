@@ -191,6 +191,13 @@ STORES = _by_name(
         " entities or episodes; its own models extract the graph; its terms forbid publishing results",
     ),
     Registered(
+        "letta",
+        "stores.letta:LETTA",
+        "a Letta agent per conversation on a Letta server you run (`letta` extra; LETTA_BASE_URL, else"
+        " localhost:8283) that answers itself; messages go to its archival memory (`ingest=messages`:"
+        " to the agent, which keeps what it will); its model is the MODEL_SPEC's or a server handle",
+    ),
+    Registered(
         "none",
         "stores.local:NONE",
         "remembers nothing: the no-memory control, what the answering model knows without any memory",

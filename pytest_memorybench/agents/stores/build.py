@@ -85,7 +85,10 @@ def build_store_memory(spec: AgentSpec, options: AgentOptions, answerer: LLMChat
 def check_store(spec: AgentSpec, options: AgentOptions) -> None:
     """The health check: add, wait, search, clear in a scratch namespace; one line if any fails."""
     client = store_client(spec, options)
-    problem = run_blocking(_health(client, remembers=spec.target != "none"))
+    # A store whose search covers only what it chose to keep (Letta's agent with ingest=messages)
+    # says so with `keeps_every_message = False`.
+    remembers = spec.target != "none" and getattr(client.store, "keeps_every_message", True)
+    problem = run_blocking(_health(client, remembers=remembers))
     if problem:
         raise usage_error(f"--agent {spec.text}: the store failed its check before the run: {problem}")
 

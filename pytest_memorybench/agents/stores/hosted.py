@@ -52,16 +52,21 @@ def api_key(store: str, product: str, variable: str, package: str = "") -> str:
     """The key from the environment, once the product's SDK is known to be installed (`package`,
     when given, is imported to find out); one line naming what to do otherwise."""
     if package:
-        try:
-            importlib.import_module(package)
-        except ImportError:
-            raise usage_error(
-                f"--agent {store}:…: the {package} package is not installed; pip install"
-                f" 'pytest-memorybench[{store}]'"
-            ) from None
+        require_package(store, package)
     key = os.environ.get(variable, "")
     if not key:
         raise usage_error(
             f"--agent {store}:…: set {variable} to your {product} API key (the store is hosted)"
         )
     return key
+
+
+def require_package(store: str, package: str) -> None:
+    """One line naming the extra to install when the product's package (`package`) is missing."""
+    try:
+        importlib.import_module(package)
+    except ImportError:
+        raise usage_error(
+            f"--agent {store}:…: the {package} package is not installed; pip install"
+            f" 'pytest-memorybench[{store}]'"
+        ) from None

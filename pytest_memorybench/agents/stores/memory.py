@@ -107,9 +107,7 @@ class StoreMemory(MemorySystem):
     async def write(self, entries: Sequence[Entry]) -> None:
         if not self.owner or not entries:
             return
-        if not self._opened:  # a namespace starts empty, whatever was left in it; not ingest time
-            await self.client.clear(self.namespace)
-            self._opened = True
+        await self._open()
         started = time.perf_counter()
         before = self._store_usage()
         await self.client.add([_message(entry) for entry in entries], self.namespace)
@@ -120,10 +118,14 @@ class StoreMemory(MemorySystem):
 
     async def answer(self, entry: Entry) -> str:
         if self.client.answers:
+            await self._open()
             await self._indexed()
             self.store_figures.native_answers += 1
             self.last_context = []
-            return await self.client.answer(entry.text, self.namespace)
+            before = self._store_usage()
+            reply = await self.client.answer(entry.text, self.namespace)
+            self._charge("read", before)
+            return reply
         used, lines = 0, []
         for hit in (await self._hits(entry.text))[: self.settings.k]:
             cost = tokens(hit.line)
@@ -133,6 +135,13 @@ class StoreMemory(MemorySystem):
             used += cost
         self.store_figures.context_tokens.append(used)
         return await self.reply_with(self._system(entry, lines), entry, memories=lines)
+
+    async def _open(self) -> None:
+        """A namespace starts empty, whatever was left in it, before its first add or native answer
+        (the store's agent may be made by either); not ingest time."""
+        if not self._opened:
+            await self.client.clear(self.namespace)
+            self._opened = True
 
     def _system(self, entry: Entry, lines: list[str]) -> str:
         memories = section(MEMORIES_HEADING, lines) or f"## {MEMORIES_HEADING}\n(none)"

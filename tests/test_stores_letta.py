@@ -1,0 +1,151 @@
+"""A Letta agent as a store (`letta`), through letta-client against a loopback server of the
+endpoints it calls: an agent per conversation that answers itself, messages archived (or sent to
+it), archival search at k, the model wiring, a 429 retried, a refused key and a missing server in
+one line before any test.  Skipped without letta-client."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import datetime
+
+import pytest
+
+from pytest_memorybench.agents.spec import AgentOptions, parse_agent_spec
+from pytest_memorybench.agents.stores.build import store_client
+from pytest_memorybench.core.errors import UsageError
+from pytest_memorybench.core.records import Message
+from tests.support.letta_server import LettaServer, letta_server
+from tests.support.llm_server import LLMServer
+from tests.support.memory_model import scripted_memory_server
+from tests.support.store_runs import two_scenarios
+
+pytest_plugins = ["pytester"]
+pytest.importorskip("letta_client")
+
+WHEN = datetime(2024, 5, 1, 9, 0)
+MODEL = "http://127.0.0.1:9/v1"
+
+
+@pytest.fixture
+def letta(monkeypatch: pytest.MonkeyPatch) -> Iterator[LettaServer]:
+    with letta_server() as server:
+        monkeypatch.setenv("LETTA_API_KEY", server.key)
+        monkeypatch.delenv("LETTA_BASE_URL", raising=False)
+        yield server
+
+
+def _spec(server: LettaServer, settings: str = "", model_url: str = MODEL) -> str:
+    return f"letta(url={server.url}{settings}):openai:fake-model@{model_url}"
+
+
+@pytest.mark.asyncio
+async def test_an_agent_per_namespace_archives_every_message_dated_and_is_searched_at_k(
+    letta: LettaServer,
+) -> None:
+    client = store_client(parse_agent_spec(_spec(letta)), AgentOptions())
+    benches = [Message(f"The locker room has {n} benches.", WHEN, "assistant") for n in range(12)]
+    await client.add([Message("My locker code is 4512.", WHEN), *benches], "conv-a")
+    found = await client.search("locker code", "conv-a", 5)
+    assert len(found) == 5 and found[0].line == "[2024-05-01 09:00] user: My locker code is 4512."
+    assert found[1].text == "assistant: The locker room has 0 benches."
+    (agent,) = letta.agents.values()
+    assert agent.name == "conv-a" and len(agent.archive) == 13 and not agent.history, "no model call"
+    assert agent.config["llm_config"] == {
+        "model": "fake-model",
+        "model_endpoint_type": "openai",
+        "model_endpoint": MODEL,
+        "context_window": 32768,
+    }
+    assert agent.config["embedding_config"]["embedding_endpoint"] == MODEL
+    search = next(r for r in reversed(letta.requests) if r.path.endswith("/search"))
+    assert search.query == {"query": "locker code", "top_k": "5"}
+    assert await client.search("locker code", "conv-b", 5) == [], "another agent holds nothing"
+    await client.clear("conv-a")
+    assert not letta.agents and letta.requests[-1].method == "DELETE"
+    await client.close()
+
+
+@pytest.mark.asyncio
+async def test_the_agent_answers_itself_and_its_tokens_are_counted(letta: LettaServer) -> None:
+    client = store_client(parse_agent_spec(_spec(letta)), AgentOptions())
+    assert client.answers
+    await client.add([Message("My locker code is 4512.", WHEN)], "conv-a")
+    reply = await client.answer("What is my locker code?", "conv-a")
+    assert reply == "I remember: user: My locker code is 4512."
+    assert client.store.usage.calls == 1 and client.store.usage.input_tokens == 5
+    sent = next(r for r in letta.requests if r.path.endswith("/messages"))
+    assert sent.body["messages"] == [{"role": "user", "content": "What is my locker code?"}]
+
+
+@pytest.mark.asyncio
+async def test_with_ingest_messages_the_agent_is_sent_only_what_it_has_not_seen(letta: LettaServer) -> None:
+    client = store_client(parse_agent_spec(_spec(letta, ",ingest=messages,batch=2")), AgentOptions())
+    question = "Where did I park?"
+    reply = await client.answer(question, "conv-a")
+    later = [Message(f"Note {n}: the lift is out.", WHEN) for n in range(3)]
+    await client.add([Message(question, WHEN), Message(reply, WHEN, "assistant"), *later], "conv-a")
+    steps = [r.body["messages"] for r in letta.requests if r.path.endswith("/messages")]
+    assert [len(step) for step in steps] == [1, 2, 1], "the answered exchange not resent; 2 a call"
+    assert steps[1][0]["content"] == "Note 0: the lift is out."
+    assert not client.store.keeps_every_message, "the health check finds only what the agent archived"
+
+
+def test_the_servers_model_handles_replace_the_model_spec(letta: LettaServer) -> None:
+    spec = (
+        f"letta(url={letta.url},model=anthropic/claude-x,embedding=openai/text-embedding-3-small):anthropic:x"
+    )
+    store = store_client(parse_agent_spec(spec), AgentOptions()).store
+    assert store.agent_config == {"model": "anthropic/claude-x", "embedding": "openai/text-embedding-3-small"}
+    with pytest.raises(UsageError, match=r"give the server's handles, letta\(model=PROVIDER/MODEL"):
+        store_client(parse_agent_spec(f"letta(url={letta.url}):anthropic:claude-x"), AgentOptions())
+
+
+@pytest.mark.asyncio
+async def test_a_429_is_retried_and_the_message_archived_once(letta: LettaServer) -> None:
+    client = store_client(parse_agent_spec(_spec(letta)), AgentOptions())
+    await client.add([Message("Seed.", WHEN)], "conv-a")
+    letta.faults = [429, 429]
+    await client.add([Message("My locker code is 4512.", WHEN)], "conv-a")
+    assert not letta.faults
+    found = await client.search("locker code", "conv-a", 5)
+    assert [hit.text for hit in found] == ["user: My locker code is 4512."], "archived once"
+
+
+@pytest.fixture
+def model() -> Iterator[LLMServer]:
+    with scripted_memory_server() as (server, _):
+        yield server
+
+
+def test_a_refused_key_stops_the_run_before_any_test_in_one_line(
+    pytester: pytest.Pytester, letta: LettaServer, monkeypatch: pytest.MonkeyPatch, model: LLMServer
+) -> None:
+    monkeypatch.setenv("LETTA_API_KEY", "revoked")
+    result = pytester.runpytest(
+        "--memorybench", "-p", "no:cacheprovider", f"--agent={_spec(letta, '', model.openai_url)}"
+    )
+    assert result.ret == 4
+    errors = [line for line in result.stderr.lines if line.startswith("ERROR")]
+    assert len(errors) == 1 and "Letta refused the key (HTTP 401): set LETTA_API_KEY" in errors[0], errors
+    assert "Traceback" not in result.stderr.str() and len(letta.requests) == 1
+
+
+def test_no_letta_server_is_one_line_before_any_test(pytester: pytest.Pytester, model: LLMServer) -> None:
+    spec = f"letta(url=http://127.0.0.1:9):openai:fake-model@{model.openai_url}"
+    result = pytester.runpytest("--memorybench", "-p", "no:cacheprovider", f"--agent={spec}")
+    assert result.ret == 4
+    errors = [line for line in result.stderr.lines if line.startswith("ERROR")]
+    assert len(errors) == 1 and "no Letta server answers at http://127.0.0.1:9" in errors[0], errors
+
+
+@pytest.mark.parametrize("ingest", ["archival", "messages"])
+def test_letta_runs_the_ltm_suite_answering_itself_an_agent_per_conversation(
+    pytester: pytest.Pytester, letta: LettaServer, model: LLMServer, ingest: str
+) -> None:
+    results = two_scenarios(pytester, _spec(letta, f",ingest={ingest}", model.openai_url))
+    store = results["totals"]["store"]
+    assert store["native_answers"] > 0
+    assert results["totals"]["evidence_recall"]["mean"] > 0.5
+    namespaces = {namespace for r in letta.requests if (namespace := letta.namespace(r))}
+    assert len(namespaces) >= len(results["conversations"]) + 1, "one for each conversation, and the check's"
+    assert not letta.agents, "every agent deleted"
