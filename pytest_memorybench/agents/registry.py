@@ -162,6 +162,13 @@ STORES = _by_name(
         " server; searches its facts (edges), entities or episodes",
     ),
     Registered(
+        "cognee",
+        "stores.cognee:COGNEE",
+        "Cognee (`cognee` extra, in an environment of its own) in process on its local stack, a dataset"
+        " per conversation, each message a document, cognified before a search; its LLM and embedder at"
+        " the MODEL_SPEC's server; searches its chunks or summaries",
+    ),
+    Registered(
         "mcp",
         "stores.mcp:MCP",
         "an MCP memory server over stdio (`mcp` extra), one per conversation: `add` and `search` name its"

@@ -17,17 +17,14 @@ from typing import Any
 from pytest_memorybench.agents.reference.extractive import terms
 
 SPEAKER = "user"
+_STATED_SCHEMA = re.compile(r"```json\s*(\{.*?\})\s*```", re.DOTALL)
 _REFERENCE_TIME = re.compile(r"<REFERENCE_TIME>\s*(\d{4}-\d\d-\d\d)[ T](\d\d:\d\d:\d\d)")
 
 
 def structured_reply(body: dict[str, Any], prompt: str) -> tuple[str, str] | None:
     """(the schema's name, the JSON reply) for a request asking for a schema; None otherwise."""
-    response_format = body.get("response_format") or {}
-    if response_format.get("type") == "json_schema":
-        schema = response_format["json_schema"]["schema"]
-    elif response_format.get("type") == "json_object" and "schema" in response_format:
-        schema = response_format["schema"]  # llama-cpp-python's form
-    else:
+    schema = _schema(body)
+    if schema is None:
         return None
     name = str(schema.get("title", "schema"))
     said = _said(prompt)
@@ -44,9 +41,33 @@ def structured_reply(body: dict[str, Any], prompt: str) -> tuple[str, str] | Non
         }  # fmt: skip
     elif name == "EdgeTimestamps":
         reply = {"valid_at": _reference_time(prompt), "invalid_at": None}
+    elif name == "SummarizedContent":  # Cognee's summary of a chunk: its user lines
+        reply = {"summary": " ".join(_user_lines(_last_user(body))) or "nothing"}
     else:
         reply = _smallest(schema, schema.get("$defs", {}))
     return name, json.dumps(reply)
+
+
+def _schema(body: dict[str, Any]) -> dict[str, Any] | None:
+    """The schema asked for: in the response format (`json_schema`, or llama-cpp-python's
+    `json_object` with a schema), or, with a bare `json_object`, stated in the system prompt in a
+    ```json block (Cognee's JSON mode through litellm)."""
+    response_format = body.get("response_format") or {}
+    if response_format.get("type") == "json_schema":
+        return dict(response_format["json_schema"]["schema"])
+    if response_format.get("type") != "json_object":
+        return None
+    if "schema" in response_format:
+        return dict(response_format["schema"])
+    system = next((str(m["content"]) for m in body.get("messages", []) if m.get("role") == "system"), "")
+    found = _STATED_SCHEMA.search(system)
+    return dict(json.loads(found[1])) if found else None
+
+
+def _last_user(body: dict[str, Any]) -> str:
+    return next(
+        (str(m["content"]) for m in reversed(body.get("messages", [])) if m.get("role") == "user"), ""
+    )
 
 
 def _said(prompt: str) -> list[str]:
@@ -54,8 +75,12 @@ def _said(prompt: str) -> list[str]:
     for tag in ("<CURRENT MESSAGE>", "<CURRENT_MESSAGE>"):
         if tag in prompt:
             current = prompt.split(tag, 1)[1].split("</", 1)[0]
-            return [line.split("user:", 1)[1].strip() for line in current.splitlines() if "user:" in line]
+            return _user_lines(current)
     return []
+
+
+def _user_lines(text: str) -> list[str]:
+    return [line.split("user:", 1)[1].strip() for line in text.splitlines() if "user:" in line]
 
 
 def _reference_time(prompt: str) -> str | None:

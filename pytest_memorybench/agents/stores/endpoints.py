@@ -5,10 +5,12 @@ harness answers with."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from pytest_memorybench.core.errors import usage_error
+from pytest_memorybench.core.records import Usage
 
 if TYPE_CHECKING:
     from pytest_memorybench.agents.spec import AgentOptions, AgentSpec
@@ -59,3 +61,16 @@ def openai_endpoints(
     else:
         embedder = Endpoint(name if model.base_url else OPENAI_EMBEDDINGS, model.base_url)
     return Endpoint(name, model.base_url), embedder
+
+
+async def count_usage(usage: Usage, response: Any) -> None:
+    """An httpx response hook's work: the tokens a chat or embedding call reports, added to `usage`
+    (how the products that call the MODEL_SPEC's server themselves are charged for it)."""
+    if not response.request.url.path.endswith(("/chat/completions", "/embeddings")):
+        return
+    await response.aread()
+    try:
+        spent = json.loads(response.content).get("usage") or {}
+    except (ValueError, AttributeError):
+        return
+    usage.add(Usage(int(spent.get("prompt_tokens") or 0), int(spent.get("completion_tokens") or 0), calls=1))

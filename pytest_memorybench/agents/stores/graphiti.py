@@ -27,7 +27,6 @@ Tested with graphiti-core 0.31.2 and kuzu 0.11.3, on the scripted model server a
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import shutil
 import tempfile
@@ -38,7 +37,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pytest_memorybench.agents.mechanisms.settings import one_of, require
-from pytest_memorybench.agents.stores.endpoints import Endpoint, openai_endpoints
+from pytest_memorybench.agents.stores.endpoints import Endpoint, count_usage, openai_endpoints
 from pytest_memorybench.agents.stores.protocol import BuiltinStore, Hit
 from pytest_memorybench.core.errors import usage_error
 from pytest_memorybench.core.records import Message, Usage
@@ -200,16 +199,7 @@ class GraphitiStore:
         return self._clients
 
     async def _count(self, response: Any) -> None:
-        if not response.request.url.path.endswith(("/chat/completions", "/embeddings")):
-            return
-        await response.aread()
-        try:
-            usage = json.loads(response.content).get("usage") or {}
-        except (ValueError, AttributeError):
-            return
-        self.usage.add(
-            Usage(int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0), calls=1)
-        )
+        await count_usage(self.usage, response)
 
     def _config(self, k: int) -> Any:
         from graphiti_core.search import search_config_recipes as recipes

@@ -1,0 +1,213 @@
+"""`cognee`: Cognee's memory (`add` → `cognify` → `search`) in process on its local default stack,
+a dataset per conversation.
+
+    cognee:openai:gpt-4o-mini                          chunks found by vector search (CHUNKS)
+    cognee(search_type=summaries):openai:NAME@URL      Cognee's summaries of them
+    cognee(document=batch):openai:NAME@URL             one document per batch of messages
+
+Cognee keeps its data on files: a relational database (SQLite), a vector store (LanceDB) and a
+graph store, under a folder of the run's (`SYSTEM_ROOT_DIRECTORY` and `DATA_ROOT_DIRECTORY`, unless
+you set them).  A namespace is a Cognee dataset; with Cognee's access control (its default) each
+dataset has databases of its own, so conversations never see each other's memories.  `add` hands
+Cognee each message as a document (`[time] role: text`; `document=batch` makes each batch one);
+`wait` runs `cognify` on the dataset, which chunks the documents, summarises each chunk and
+extracts a knowledge graph from it with its LLM, and embeds them: that is the run's ingest time,
+and a failed `cognify` is a StoreError, so its items are ERRORs.  Search is Cognee's, over the
+dataset, `top_k` = k, of the type `search_type` names (`chunks`, Cognee's vector search over the
+chunks; `summaries`; `chunks_lexical`).
+
+Cognee's LLM and embedder are the MODEL_SPEC's, as for Mem0 and Graphiti (`stores/endpoints.py`):
+through litellm, as an OpenAI-compatible endpoint where the spec has a URL, and an embedder of
+`dimensions` dimensions.  The tokens of the calls litellm makes (the LLM's) are the store's
+`usage`; Cognee's embedding calls to an OpenAI-compatible server, made with its own OpenAI client,
+are not counted.  Cognee's
+telemetry is turned off, and its log kept to errors, unless you set `TELEMETRY_DISABLED` and
+`LOG_LEVEL` yourself.
+
+Cognee's settings are the process's: one store per process, whose calls run on one event loop of
+its own (Cognee's database engines belong to the loop that made them).  Cognee 1.6.5 pins
+`openai<3` (through litellm), `filelock<4` and `tokenizers<=0.23.0`: install the `cognee` extra in
+an environment of its own.  Tested with cognee 1.6.5 on the scripted model server
+(tests/test_stores_cognee.py).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import os
+import shutil
+import tempfile
+import threading
+from collections.abc import Coroutine
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from pytest_memorybench.agents.mechanisms.settings import one_of, positive
+from pytest_memorybench.agents.stores.endpoints import Endpoint, count_usage, openai_endpoints
+from pytest_memorybench.agents.stores.hosted import require_package
+from pytest_memorybench.agents.stores.protocol import BuiltinStore, Hit
+from pytest_memorybench.core.records import Message, Usage
+
+if TYPE_CHECKING:
+    from pytest_memorybench.agents.spec import AgentOptions, AgentSpec
+
+TESTED = "1.6.5"
+SEARCH_TYPES = ("chunks", "summaries", "chunks_lexical")
+_T = TypeVar("_T")
+
+
+@dataclass(frozen=True)
+class CogneeSettings:
+    """What Cognee's search returns, what a document is, and the embedder's width."""
+
+    search_type: str = "chunks"
+    document: str = "message"
+    dimensions: int = 1536
+
+    def __post_init__(self) -> None:
+        one_of("search_type", self.search_type, SEARCH_TYPES)
+        one_of("document", self.document, ("message", "batch"))
+        positive(dimensions=self.dimensions)
+
+
+class _Loop:
+    """One event loop in a thread of its own, for every Cognee call of the process."""
+
+    _lock = threading.Lock()
+    _loop: asyncio.AbstractEventLoop | None = None
+
+    @classmethod
+    def run(cls, coroutine: Coroutine[Any, Any, _T]) -> _T:
+        with cls._lock:
+            if cls._loop is None:
+                cls._loop = asyncio.new_event_loop()
+                threading.Thread(target=cls._loop.run_forever, name="cognee", daemon=True).start()
+        return asyncio.run_coroutine_threadsafe(coroutine, cls._loop).result()
+
+
+class CogneeStore:
+    """Cognee behind the store protocol: a dataset per namespace; `wait` cognifies what was added."""
+
+    def __init__(self, settings: CogneeSettings, llm: Endpoint, embedder: Endpoint) -> None:
+        self.settings = settings
+        self.usage = Usage()
+        self._added: set[str] = set()  # datasets with documents
+        self._uncognified: set[str] = set()
+        self._lock = threading.Lock()
+        _Loop.run(self._configure(llm, embedder))
+
+    async def _configure(self, llm: Endpoint, embedder: Endpoint) -> None:
+        import cognee
+        import httpx
+        import litellm
+
+        remote = llm.base_url is not None
+        cognee.config.set_llm_config(
+            {
+                "llm_provider": "custom" if remote else "openai",
+                "llm_model": f"openai/{llm.model}" if remote else llm.model,
+                "llm_endpoint": llm.base_url or "",
+                "llm_api_key": llm.api_key or os.environ.get("OPENAI_API_KEY", ""),
+            }
+        )
+        cognee.config.set_embedding_config(
+            {
+                "embedding_provider": "openai_compatible" if embedder.base_url else "openai",
+                "embedding_model": embedder.model,
+                "embedding_endpoint": embedder.base_url or "",
+                "embedding_api_key": embedder.api_key or os.environ.get("OPENAI_API_KEY", ""),
+                "embedding_dimensions": self.settings.dimensions,
+            }
+        )
+        # litellm's OpenAI-compatible calls go through this client: its hook counts their tokens.
+        litellm.aclient_session = httpx.AsyncClient(timeout=600, event_hooks={"response": [self._count]})
+
+    async def _count(self, response: Any) -> None:
+        await count_usage(self.usage, response)
+
+    def add(self, messages: list[Message], namespace: str) -> None:
+        import cognee
+
+        lines = [f"[{m.timestamp:%Y-%m-%d %H:%M}] {m.role}: {m.text}" for m in messages]
+        documents = lines if self.settings.document == "message" else ["\n".join(lines)]
+        _Loop.run(cognee.add(documents, dataset_name=namespace))
+        with self._lock:
+            self._added.add(namespace)
+            self._uncognified.add(namespace)
+
+    def wait(self, namespace: str) -> None:
+        import cognee
+
+        with self._lock:
+            if namespace not in self._uncognified:
+                return
+        _Loop.run(cognee.cognify(datasets=[namespace]))
+        with self._lock:
+            self._uncognified.discard(namespace)
+
+    def search(self, query: str, namespace: str, k: int) -> list[Hit]:
+        import cognee
+        from cognee import SearchType
+
+        if namespace not in self._added:
+            return []  # nothing was ever added here
+        kind = SearchType[self.settings.search_type.upper()]
+        found = _Loop.run(cognee.search(query_text=query, query_type=kind, datasets=[namespace], top_k=k))
+        return [hit for item in _results(found)[:k] if (hit := _hit(item))]
+
+    def clear(self, namespace: str) -> None:
+        with self._lock:
+            if namespace not in self._added:
+                return
+            self._added.discard(namespace)
+            self._uncognified.discard(namespace)
+        _Loop.run(_delete_dataset(namespace))
+
+
+async def _delete_dataset(name: str) -> None:
+    import cognee
+
+    for dataset in await cognee.datasets.list_datasets():
+        if dataset.name == name:
+            await cognee.datasets.empty_dataset(dataset.id)
+
+
+def _results(found: Any) -> list[Any]:
+    """The hits of a search: Cognee wraps them per dataset under access control."""
+    results: list[Any] = []
+    for item in found or ():
+        if isinstance(item, dict) and "search_result" in item:
+            results.extend(item["search_result"] or ())
+        else:
+            results.append(item)
+    return results
+
+
+def _hit(item: Any) -> Hit | None:
+    """A chunk's or summary's text (Cognee's score is a distance: the order says the rank)."""
+    text = item.get("text") if isinstance(item, dict) else item if isinstance(item, str) else None
+    return Hit(str(text)) if text else None
+
+
+def _prepare_environment() -> None:
+    """Cognee reads these when imported: its files in a folder of the run's (removed at exit), no
+    telemetry, a quiet log; a value the user set is kept."""
+    if "SYSTEM_ROOT_DIRECTORY" not in os.environ:
+        root = tempfile.mkdtemp(prefix="memorybench-cognee-")
+        atexit.register(shutil.rmtree, root, ignore_errors=True)
+        os.environ["SYSTEM_ROOT_DIRECTORY"] = os.path.join(root, "system")
+        os.environ.setdefault("DATA_ROOT_DIRECTORY", os.path.join(root, "data"))
+    os.environ.setdefault("TELEMETRY_DISABLED", "1")
+    os.environ.setdefault("LOG_LEVEL", "ERROR")
+    os.environ.setdefault("COGNEE_LOG_FILE", "false")
+
+
+def _make(settings: CogneeSettings, options: AgentOptions, model: AgentSpec) -> CogneeStore:
+    _prepare_environment()
+    require_package("cognee", "cognee")
+    llm, embedder = openai_endpoints("cognee", "Cognee", model, options)
+    return CogneeStore(settings, llm, embedder)
+
+
+COGNEE = BuiltinStore(CogneeSettings, _make)

