@@ -134,3 +134,5 @@ def test_cognee_runs_the_ltm_suite_a_dataset_per_conversation(
     pytester.makeini("[pytest]\naddopts = --mb-embedder=" + EMBEDDER.format(url=model.openai_url))
     results = two_scenarios(pytester, f"cognee(dimensions=64):openai:fake-model@{model.openai_url}")
     assert results["totals"]["evidence_recall"]["mean"] > 0.5
+    write = results["totals"]["memory"]["write"]
+    assert write["calls"] > 0 and write["input_tokens"] > 0, "cognify's LLM calls charged as writing"

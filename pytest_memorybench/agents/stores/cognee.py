@@ -43,6 +43,8 @@ from collections.abc import Coroutine
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
+import httpx
+
 from pytest_memorybench.agents.mechanisms.settings import one_of, positive
 from pytest_memorybench.agents.stores.endpoints import Endpoint, count_usage, openai_endpoints
 from pytest_memorybench.agents.stores.hosted import require_package
@@ -76,6 +78,8 @@ class _Loop:
 
     _lock = threading.Lock()
     _loop: asyncio.AbstractEventLoop | None = None
+    usage = Usage()  # the newest store's: Cognee's LLM calls are charged to it
+    session: httpx.AsyncClient | None = None  # litellm's client, counting tokens into `usage`
 
     @classmethod
     def run(cls, coroutine: Coroutine[Any, Any, _T]) -> _T:
@@ -99,7 +103,6 @@ class CogneeStore:
 
     async def _configure(self, llm: Endpoint, embedder: Endpoint) -> None:
         import cognee
-        import httpx
         import litellm
 
         remote = llm.base_url is not None
@@ -120,11 +123,12 @@ class CogneeStore:
                 "embedding_dimensions": self.settings.dimensions,
             }
         )
-        # litellm's OpenAI-compatible calls go through this client: its hook counts their tokens.
-        litellm.aclient_session = httpx.AsyncClient(timeout=600, event_hooks={"response": [self._count]})
-
-    async def _count(self, response: Any) -> None:
-        await count_usage(self.usage, response)
+        # litellm's OpenAI-compatible calls go through one client of the process (litellm caches
+        # the clients it makes with it), whose hook counts their tokens into the newest store's usage.
+        _Loop.usage = self.usage
+        if _Loop.session is None or litellm.aclient_session is not _Loop.session:
+            _Loop.session = httpx.AsyncClient(timeout=600, event_hooks={"response": [_count]})
+            litellm.aclient_session = _Loop.session
 
     def add(self, messages: list[Message], namespace: str) -> None:
         import cognee
@@ -163,6 +167,10 @@ class CogneeStore:
             self._added.discard(namespace)
             self._uncognified.discard(namespace)
         _Loop.run(_delete_dataset(namespace))
+
+
+async def _count(response: Any) -> None:
+    await count_usage(_Loop.usage, response)
 
 
 async def _delete_dataset(name: str) -> None:

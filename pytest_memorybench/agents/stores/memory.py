@@ -180,8 +180,9 @@ class StoreMemory(MemorySystem):
     async def _indexed(self) -> None:
         """Wait for what was added to be searchable; the wait is ingest time."""
         if self._indexing and self.owner:
-            started = time.perf_counter()
+            started, before = time.perf_counter(), self._store_usage()
             await self.client.wait(self.namespace)
+            self._charge("write", before)  # what the store spends indexing (Cognee's cognify) is writing
             self.store_figures.ingest_seconds += time.perf_counter() - started
             self._indexing = False
 
