@@ -8,6 +8,9 @@
                                    that finishes later); its time counts as ingest time
     answer(question, namespace)    optional: the store answers itself (an agent framework), and
                                    the harness does not answer for it
+    keeps_every_message            optional attribute, False where search holds only what the
+                                   store chose to keep (the health check then finds nothing amiss
+                                   in an empty search)
 
 Methods may be sync or async.  `StoreClient` makes the calls for the harness: a sync method runs in
 a thread so a slow store never blocks the run, each call is bounded by `--mb-timeout`, a failure
