@@ -104,7 +104,7 @@ async def test_graphiti_takes_in_and_finds_a_message_on_smollm2(embedding_server
     one item (four episodes, ~25 such calls) takes some 20 minutes; one episode takes a few."""
     pytest.importorskip("graphiti_core")
     model = f"openai:{MODEL_ALIAS}@{embedding_server}"
-    spec = f"graphiti(scope=episodes,structured_output=json_object,max_tokens=200):{model}"
+    spec = f"graphiti(scope=episodes,structured_output=json_object,max_tokens=200,temperature=0):{model}"
     client = store_client(parse_agent_spec(spec), AgentOptions(timeout=1800))
     message = Message("My favourite colour is teal.", datetime(2024, 5, 1, 9, 0), "user", 0)
     await client.add([message], "conv-a")

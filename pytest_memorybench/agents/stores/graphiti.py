@@ -59,6 +59,7 @@ class GraphitiSettings:
     episode: str = "message"
     structured_output: str = "json_schema"
     max_tokens: int = 0  # 0: Graphiti's own limits
+    temperature: float = 1.0  # Graphiti's own
 
     def __post_init__(self) -> None:
         one_of("scope", self.scope, tuple(_RECIPES))
@@ -66,6 +67,7 @@ class GraphitiSettings:
         one_of("episode", self.episode, ("message", "batch"))
         one_of("structured_output", self.structured_output, ("json_schema", "json_object"))
         require(self.max_tokens >= 0, f"max_tokens must be 0 (Graphiti's own) or more, got {self.max_tokens}")
+        require(0 <= self.temperature <= 2, f"temperature must be from 0 to 2, got {self.temperature:g}")
         require(
             self.scope != "episodes" or self.reranker != "mmr",
             "Graphiti reranks episodes by rrf or cross_encoder, not mmr",
@@ -189,7 +191,11 @@ class GraphitiStore:
             json_object = settings.structured_output == "json_object"
             chat = ChatClient(client, schema_in_json_object=json_object, max_tokens=settings.max_tokens)
             config = LLMConfig(
-                api_key=llm.api_key, model=llm.model, small_model=llm.model, base_url=llm.base_url
+                api_key=llm.api_key,
+                model=llm.model,
+                small_model=llm.model,
+                base_url=llm.base_url,
+                temperature=settings.temperature,
             )
             self._clients = (
                 OpenAIGenericClient(config=config, client=chat),
