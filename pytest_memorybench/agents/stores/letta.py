@@ -42,12 +42,11 @@ from __future__ import annotations
 import os
 import threading
 from dataclasses import dataclass
-from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from pytest_memorybench.agents.mechanisms.settings import one_of, positive
 from pytest_memorybench.agents.stores.endpoints import openai_endpoints
-from pytest_memorybench.agents.stores.hosted import refused, require_package
+from pytest_memorybench.agents.stores.hosted import parsed_time, refused, require_package
 from pytest_memorybench.agents.stores.protocol import BuiltinStore, Hit
 from pytest_memorybench.core.errors import usage_error
 from pytest_memorybench.core.records import Message, Usage
@@ -136,7 +135,7 @@ class LettaStore:
         if agent is None:
             return []  # nothing was ever added here
         found = self._call(self.client.agents.passages.search, agent, query=query, top_k=k)
-        return [Hit(item.content, None, _parsed(item.timestamp)) for item in found.results[:k]]
+        return [Hit(item.content, None, parsed_time(item.timestamp)) for item in found.results[:k]]
 
     def clear(self, namespace: str) -> None:
         from letta_client import NotFoundError
@@ -208,13 +207,6 @@ def _text(content: Any) -> str:
     if isinstance(content, str):
         return content
     return "".join(str(getattr(part, "text", "") or "") for part in content or ())
-
-
-def _parsed(when: str | None) -> datetime | None:
-    try:
-        return datetime.fromisoformat(when.replace("Z", "+00:00")).replace(tzinfo=None) if when else None
-    except ValueError:
-        return None
 
 
 def agent_config(settings: LettaSettings, options: AgentOptions, model: AgentSpec) -> dict[str, Any]:

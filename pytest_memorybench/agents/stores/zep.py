@@ -29,11 +29,10 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass
-from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from pytest_memorybench.agents.mechanisms.settings import one_of, positive
-from pytest_memorybench.agents.stores.hosted import Unprocessed, api_key, refused
+from pytest_memorybench.agents.stores.hosted import Unprocessed, api_key, parsed_time, refused
 from pytest_memorybench.agents.stores.protocol import BuiltinStore, Hit
 from pytest_memorybench.core.records import Message
 
@@ -161,14 +160,7 @@ def _hit(item: Any, scope: str) -> Hit | None:
     if not text:
         return None
     score = item.score if isinstance(item.score, int | float) else None
-    return Hit(str(text), score, _parsed(when))
-
-
-def _parsed(when: str | None) -> datetime | None:
-    try:
-        return datetime.fromisoformat(when.replace("Z", "+00:00")).replace(tzinfo=None) if when else None
-    except ValueError:
-        return None
+    return Hit(str(text), score, parsed_time(when))
 
 
 def _make(settings: ZepSettings, options: AgentOptions, model: AgentSpec) -> ZepStore:
