@@ -54,7 +54,6 @@ from pytest_memorybench.core.records import Message, Usage
 if TYPE_CHECKING:
     from pytest_memorybench.agents.spec import AgentOptions, AgentSpec
 
-TESTED = "1.6.5"
 SEARCH_TYPES = ("chunks", "summaries", "chunks_lexical")
 _T = TypeVar("_T")
 

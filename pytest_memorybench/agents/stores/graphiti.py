@@ -45,7 +45,6 @@ from pytest_memorybench.core.records import Message, Usage
 if TYPE_CHECKING:
     from pytest_memorybench.agents.spec import AgentOptions, AgentSpec
 
-TESTED = "0.31.2"
 _WILDCARDS = str.maketrans("?*", "  ")
 _RECIPES = {"edges": "EDGE_HYBRID_SEARCH", "nodes": "NODE_HYBRID_SEARCH", "episodes": ""}
 

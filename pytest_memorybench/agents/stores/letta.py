@@ -58,7 +58,6 @@ KEY_VARIABLE = "LETTA_API_KEY"
 URL_VARIABLE = "LETTA_BASE_URL"
 LOCAL_SERVER = "http://localhost:8283"
 OPENAI_API = "https://api.openai.com/v1"
-TESTED = "1.12.1"
 PERSONA = (
     "I am an assistant with a long-term memory. I keep what the user tells me about themselves and"
     " their plans, and I answer from what I remember, saying so when I do not know."

@@ -34,8 +34,6 @@ from pytest_memorybench.core.records import Message
 if TYPE_CHECKING:
     from pytest_memorybench.agents.spec import AgentOptions, AgentSpec
 
-TESTED = "2.2.1"
-
 
 @dataclass(frozen=True)
 class Mem0Settings:

@@ -36,7 +36,6 @@ if TYPE_CHECKING:
     from pytest_memorybench.agents.spec import AgentOptions, AgentSpec
 
 KEY_VARIABLE = "MEM0_API_KEY"
-TESTED = "2.2.1"
 _SUCCEEDED, _FAILED = "SUCCEEDED", "FAILED"
 
 

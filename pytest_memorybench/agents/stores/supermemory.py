@@ -35,7 +35,6 @@ if TYPE_CHECKING:
     from pytest_memorybench.agents.spec import AgentOptions, AgentSpec
 
 KEY_VARIABLE = "SUPERMEMORY_API_KEY"
-TESTED = "5.0.1"
 _FAILED = "failed"
 _DONE = "done"
 

@@ -40,7 +40,6 @@ if TYPE_CHECKING:
     from pytest_memorybench.agents.spec import AgentOptions, AgentSpec
 
 KEY_VARIABLE = "ZEP_API_KEY"
-TESTED = "4.0.1"
 _SUCCEEDED = "succeeded"
 _UNFINISHED = ("pending", "processing")
 
