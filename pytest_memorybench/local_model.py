@@ -42,6 +42,8 @@ CONTEXT_TOKENS = 8192  # what SmolLM2 was trained with
 START_SECONDS = 180.0  # loading the model; a cold disk on a small machine is slow
 ANSWER_SECONDS = 120.0  # the first token includes the prompt's evaluation
 CRASH_SECONDS = 5.0  # how long a server that dropped the probe's connection is given to exit
+# GGUF metadata overridden at load: SmolLM2 is a "llama" model, and 1 is llama.cpp's mean pooling.
+SMOLLM2_MEAN_POOLING = "llama.pooling_type=int:1"
 
 
 class LocalModelUnavailable(RuntimeError):
@@ -91,8 +93,10 @@ def server_command(
     """The llama-cpp-python server serving SmolLM2 (or `model`) as `alias`; temperature and seed come per
     request.
 
-    With `embeddings`, `/v1/embeddings` is served too (one vector per token: the model has no
-    pooling, and the memory systems' endpoint embedder averages them)."""
+    With `embeddings`, `/v1/embeddings` is served too.  SmolLM2's weights name no pooling, so
+    llama.cpp would answer a vector per token, where clients of the OpenAI API (Cognee's, Letta's
+    embedders) take one vector per text: for SmolLM2 the server is told to pool them by their mean.
+    Other weights are served as they say (our own embedders average per-token vectors)."""
     if importlib.util.find_spec("llama_cpp") is None:
         raise LocalModelUnavailable(
             "llama-cpp-python is not installed: pip install 'pytest-memorybench[local-llm]'"
@@ -108,6 +112,7 @@ def server_command(
         "--n_threads_batch", str(threads or machine_threads()),
         "--verbose", "False",
         *(["--embedding", "True"] if embeddings else []),
+        *(["--kv_overrides", SMOLLM2_MEAN_POOLING] if embeddings and model is None else []),
     ]  # fmt: skip
 
 

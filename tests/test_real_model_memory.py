@@ -2,9 +2,10 @@
 
 The scripted model of `test_memory_systems.py` checks what each mechanism does; this checks that
 each one survives a real server: its JSON that is not JSON, tool calls it does not make, verdicts
-that are neither yes nor no, and per-token embeddings.  A 135M model remembers little: the run
-must be complete (every item scored, none an error) and its memory's calls counted, whatever the
-score.  Needs the `local-llm` extra; run with `-m real_model`.
+that are neither yes nor no.  Its embeddings come pooled, one vector a text, as `local_model`
+serves them (the per-token vectors of other llama.cpp servers are `test_memory_systems.py`'s).  A
+135M model remembers little: the run must be complete (every item scored, none an error) and its
+memory's calls counted, whatever the score.  Needs the `local-llm` extra; run with `-m real_model`.
 """
 
 from __future__ import annotations
@@ -80,7 +81,7 @@ def test_every_mechanism_runs_on_smollm2_with_no_item_error(
 def test_the_memory_products_run_on_smollm2_with_no_item_error(
     pytester: pytest.Pytester, capped_server: str, store: str
 ) -> None:
-    """Mem0 embeds with SmolLM2 (a vector per token, averaged); it stores messages as given, since its
+    """Mem0 embeds with SmolLM2; it stores messages as given, since its
     extraction prompt alone (about 8,600 tokens) is longer than SmolLM2's 8,192-token window.  The
     reference MCP server stores what the harness adds, or what SmolLM2 saves with its tools."""
     if store.startswith("mem0"):

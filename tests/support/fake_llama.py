@@ -20,7 +20,7 @@ from http.server import BaseHTTPRequestHandler, HTTPServer
 BEHAVIOUR = {behaviour!r}
 parser = argparse.ArgumentParser()
 OPTIONS = ("--model", "--model_alias", "--host", "--port", "--n_ctx", "--n_threads", "--n_threads_batch")
-for option in (*OPTIONS, "--embedding", "--verbose"):
+for option in (*OPTIONS, "--embedding", "--kv_overrides", "--verbose"):
     parser.add_argument(option)
 options = parser.parse_args()
 if BEHAVIOUR == "bad-weights":
