@@ -22,6 +22,7 @@ from pytest_memorybench.agents.stores.build import store_client
 from pytest_memorybench.agents.stores.protocol import StoreClient, StoreError
 from pytest_memorybench.core.errors import UsageError
 from pytest_memorybench.core.records import Message
+from pytest_memorybench.local_model import MODEL_ALIAS
 from tests.support.llm_server import LLMServer
 from tests.support.memory_model import scripted_memory_server
 from tests.support.store_runs import two_scenarios
@@ -116,6 +117,42 @@ async def test_a_failed_cognify_is_a_store_error(model: LLMServer) -> None:
     )
     with pytest.raises(StoreError, match=r"store cognee: wait\(\) raised"):
         await client.wait("conv-a")
+
+
+@needs_cognee
+@pytest.mark.asyncio
+async def test_json_object_sends_each_schema_in_llama_cpps_form_with_replies_capped(model: LLMServer) -> None:
+    client = _client(model, ",structured_output=json_object,max_tokens=300")
+    await client.add([Message("My locker code is 4512.", WHEN)], "conv-held")
+    await client.wait("conv-held")
+    asked = [request.body for request in model.requests_to("/v1/chat/completions")]
+    formats = [body["response_format"] for body in asked if "response_format" in body]
+    assert len(formats) >= 2, "a summary and a graph at least"
+    assert all(f["type"] == "json_object" and "properties" in f["schema"] for f in formats)
+    assert {body.get("max_tokens") for body in asked} == {300}
+    found = await client.search("What is my locker code?", "conv-held", 3)
+    assert [hit.text for hit in found] == ["[2024-05-01 09:00] user: My locker code is 4512."]
+
+
+@needs_cognee
+@pytest.mark.real_model
+@pytest.mark.asyncio
+async def test_cognee_takes_in_and_finds_a_message_on_smollm2(
+    offline_tiktoken: None, embedding_server: str
+) -> None:
+    """Cognee's whole cognify of one message on SmolLM2 (summary and graph held to their schemas by
+    llama-cpp-python's grammar, embeddings pooled by the server) and a search, through the store
+    client a run uses."""
+    model = f"openai:{MODEL_ALIAS}@{embedding_server}"
+    spec = parse_agent_spec(f"cognee(dimensions=576,structured_output=json_object,max_tokens=200):{model}")
+    embedder = parse_embedder(EMBEDDER.format(url=embedding_server))
+    client = store_client(spec, AgentOptions(embedder=embedder, timeout=1800))
+    await client.add([Message("My favourite colour is teal.", WHEN)], "conv-smollm2")
+    await client.wait("conv-smollm2")
+    found = await client.search("What is my favourite colour?", "conv-smollm2", 5)
+    assert [hit.text for hit in found] == ["[2024-05-01 09:00] user: My favourite colour is teal."]
+    usage = client.store.usage
+    assert usage.calls >= 2 and usage.input_tokens > 500, "the summary's and the graph's calls, counted"
 
 
 def test_a_bad_setting_is_one_line() -> None:

@@ -4,6 +4,8 @@ a dataset per conversation.
     cognee:openai:gpt-4o-mini                          chunks found by vector search (CHUNKS)
     cognee(search_type=summaries):openai:NAME@URL      Cognee's summaries of them
     cognee(document=batch):openai:NAME@URL             one document per batch of messages
+    cognee(structured_output=json_object,max_tokens=300):openai:smollm2@http://127.0.0.1:8765/v1
+                                                       its schemas held by llama-cpp-python's grammar
 
 Cognee keeps its data on files: a relational database (SQLite), a vector store (LanceDB) and a
 graph store, under a folder of the run's (`SYSTEM_ROOT_DIRECTORY` and `DATA_ROOT_DIRECTORY`, unless
@@ -18,7 +20,12 @@ chunks; `summaries`; `chunks_lexical`).
 
 Cognee's LLM and embedder are the MODEL_SPEC's, as for Mem0 and Graphiti (`stores/endpoints.py`):
 through litellm, as an OpenAI-compatible endpoint where the spec has a URL, and an embedder of
-`dimensions` dimensions.  The tokens of the calls litellm makes (the LLM's) are the store's
+`dimensions` dimensions.  Cognee asks for its structured output (summaries, the graph) in
+OpenAI's `json_schema` form where litellm knows the model takes it, else as a JSON object with the
+schema in the prompt, which nothing holds a small model to; `structured_output=json_object` asks
+through Instructor's JSON-schema mode and sends the schema as `{"type": "json_object", "schema": …}`,
+the form llama-cpp-python's server holds its sampling to.  `max_tokens` caps each reply (through
+Cognee's `LLM_ARGS`; Cognee allows 16,384).  The tokens of the calls litellm makes (the LLM's) are the store's
 `usage`; Cognee's embedding calls to an OpenAI-compatible server, made with its own OpenAI client,
 are not counted.  Cognee's
 telemetry is turned off, and its log kept to errors, unless you set `TELEMETRY_DISABLED` and
@@ -35,6 +42,7 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import json
 import os
 import shutil
 import tempfile
@@ -45,8 +53,13 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import httpx
 
-from pytest_memorybench.agents.mechanisms.settings import one_of, positive
-from pytest_memorybench.agents.stores.endpoints import Endpoint, count_usage, openai_endpoints
+from pytest_memorybench.agents.mechanisms.settings import one_of, positive, require
+from pytest_memorybench.agents.stores.endpoints import (
+    Endpoint,
+    count_usage,
+    llama_cpp_schema_form,
+    openai_endpoints,
+)
 from pytest_memorybench.agents.stores.hosted import require_package
 from pytest_memorybench.agents.stores.protocol import BuiltinStore, Hit
 from pytest_memorybench.core.records import Message, Usage
@@ -60,16 +73,21 @@ _T = TypeVar("_T")
 
 @dataclass(frozen=True)
 class CogneeSettings:
-    """What Cognee's search returns, what a document is, and the embedder's width."""
+    """What Cognee's search returns, what a document is, the embedder's width, and how its LLM is
+    asked for structured output."""
 
     search_type: str = "chunks"
     document: str = "message"
     dimensions: int = 1536
+    structured_output: str = "native"
+    max_tokens: int = 0  # 0: Cognee's own limit
 
     def __post_init__(self) -> None:
         one_of("search_type", self.search_type, SEARCH_TYPES)
         one_of("document", self.document, ("message", "batch"))
+        one_of("structured_output", self.structured_output, ("native", "json_object"))
         positive(dimensions=self.dimensions)
+        require(self.max_tokens >= 0, f"max_tokens must be 0 (Cognee's own) or more, got {self.max_tokens}")
 
 
 class _Loop:
@@ -78,6 +96,7 @@ class _Loop:
     _lock = threading.Lock()
     _loop: asyncio.AbstractEventLoop | None = None
     usage = Usage()  # the newest store's: Cognee's LLM calls are charged to it
+    schema_in_json_object = False  # the newest store's structured_output is json_object
     session: httpx.AsyncClient | None = None  # litellm's client, counting tokens into `usage`
 
     @classmethod
@@ -103,16 +122,21 @@ class CogneeStore:
     async def _configure(self, llm: Endpoint, embedder: Endpoint) -> None:
         import cognee
         import litellm
+        from cognee.infrastructure.llm.config import get_llm_config
 
         remote = llm.base_url is not None
-        cognee.config.set_llm_config(
-            {
-                "llm_provider": "custom" if remote else "openai",
-                "llm_model": f"openai/{llm.model}" if remote else llm.model,
-                "llm_endpoint": llm.base_url or "",
-                "llm_api_key": llm.api_key or os.environ.get("OPENAI_API_KEY", ""),
-            }
-        )
+        held = self.settings.structured_output == "json_object"
+        config: dict[str, Any] = {
+            "llm_provider": "custom" if remote else "openai",
+            "llm_model": f"openai/{llm.model}" if remote else llm.model,
+            "llm_endpoint": llm.base_url or "",
+            "llm_api_key": llm.api_key or os.environ.get("OPENAI_API_KEY", ""),
+        }
+        if held:  # otherwise Cognee's own framework (STRUCTURED_OUTPUT_FRAMEWORK, litellm_native)
+            config |= {"structured_output_framework": "instructor", "llm_instructor_mode": "json_schema_mode"}
+        if self.settings.max_tokens:  # what every completion call merges in (Cognee's LLM_ARGS)
+            config["llm_args"] = {**(get_llm_config().llm_args or {}), "max_tokens": self.settings.max_tokens}
+        cognee.config.set_llm_config(config)
         cognee.config.set_embedding_config(
             {
                 "embedding_provider": "openai_compatible" if embedder.base_url else "openai",
@@ -123,10 +147,16 @@ class CogneeStore:
             }
         )
         # litellm's OpenAI-compatible calls go through one client of the process (litellm caches
-        # the clients it makes with it), whose hook counts their tokens into the newest store's usage.
+        # the clients it makes with it), whose hook counts their tokens into the newest store's usage
+        # and whose transport sends a schema in the form the newest store's settings say.
         _Loop.usage = self.usage
+        _Loop.schema_in_json_object = held
         if _Loop.session is None or litellm.aclient_session is not _Loop.session:
-            _Loop.session = httpx.AsyncClient(timeout=600, event_hooks={"response": [_count]})
+            _Loop.session = httpx.AsyncClient(
+                timeout=600,
+                transport=_SchemaForm(httpx.AsyncHTTPTransport()),
+                event_hooks={"response": [_count]},
+            )
             litellm.aclient_session = _Loop.session
 
     def add(self, messages: list[Message], namespace: str) -> None:
@@ -170,6 +200,29 @@ class CogneeStore:
 
 async def _count(response: Any) -> None:
     await count_usage(_Loop.usage, response)
+
+
+class _SchemaForm(httpx.AsyncBaseTransport):
+    """Sends a chat completion's `json_schema` response format as llama-cpp-python's server takes
+    it, `{"type": "json_object", "schema": …}`, while the newest store asks for that."""
+
+    def __init__(self, inner: httpx.AsyncBaseTransport) -> None:
+        self.inner = inner
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        if _Loop.schema_in_json_object and request.url.path.endswith("/chat/completions"):
+            body = json.loads(await request.aread())
+            held = llama_cpp_schema_form(body.get("response_format"))
+            if held is not None:
+                body["response_format"] = held
+                headers = [(k, v) for k, v in request.headers.multi_items() if k.lower() != "content-length"]
+                request = httpx.Request(
+                    request.method, request.url, headers=headers, json=body, extensions=request.extensions
+                )
+        return await self.inner.handle_async_request(request)
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
 
 
 async def _delete_dataset(name: str) -> None:

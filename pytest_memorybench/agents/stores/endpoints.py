@@ -74,3 +74,11 @@ async def count_usage(usage: Usage, response: Any) -> None:
     except (ValueError, AttributeError):
         return
     usage.add(Usage(int(spent.get("prompt_tokens") or 0), int(spent.get("completion_tokens") or 0), calls=1))
+
+
+def llama_cpp_schema_form(response_format: Any) -> dict[str, Any] | None:
+    """OpenAI's `json_schema` response format as llama-cpp-python's server takes a schema,
+    `{"type": "json_object", "schema": …}` (it refuses `json_schema`); None for any other format."""
+    if not isinstance(response_format, dict) or response_format.get("type") != "json_schema":
+        return None
+    return {"type": "json_object", "schema": response_format["json_schema"]["schema"]}

@@ -12,7 +12,7 @@ import openai
 from graphiti_core.embedder.client import EmbedderClient
 
 from pytest_memorybench.agents.mechanisms.embedders import pooled
-from pytest_memorybench.agents.stores.endpoints import Endpoint
+from pytest_memorybench.agents.stores.endpoints import Endpoint, llama_cpp_schema_form
 
 
 class PooledEmbedder(EmbedderClient):
@@ -54,9 +54,9 @@ class ChatClient:
         return getattr(self._client, name)
 
     async def _create(self, **request: Any) -> Any:
-        wanted = request.get("response_format") or {}
-        if self.schema_in_json_object and wanted.get("type") == "json_schema":
-            request["response_format"] = {"type": "json_object", "schema": wanted["json_schema"]["schema"]}
+        held = llama_cpp_schema_form(request.get("response_format"))
+        if self.schema_in_json_object and held is not None:
+            request["response_format"] = held
         if self.max_tokens:
             request["max_tokens"] = min(self.max_tokens, request.get("max_tokens") or self.max_tokens)
         return await self._client.chat.completions.create(**request)
