@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import json
 import shutil
+import subprocess
 import sys
 from collections.abc import Iterator
 from datetime import datetime
@@ -136,23 +138,50 @@ async def test_json_object_sends_each_schema_in_llama_cpps_form_with_replies_cap
 
 @needs_cognee
 @pytest.mark.real_model
-@pytest.mark.asyncio
-async def test_cognee_takes_in_and_finds_a_message_on_smollm2(
-    offline_tiktoken: None, embedding_server: str
+def test_cognee_runs_an_item_on_smollm2_with_no_item_error(
+    pytester: pytest.Pytester, offline_tiktoken: None, embedding_server: str
 ) -> None:
-    """Cognee's whole cognify of one message on SmolLM2 (summary and graph held to their schemas by
-    llama-cpp-python's grammar, embeddings pooled by the server) and a search, through the store
-    client a run uses."""
+    """One colours item end to end on SmolLM2: each message cognified (summary and graph held to
+    their schemas by llama-cpp-python's grammar, embeddings pooled by the server), searched, the
+    item scored whatever SmolLM2 answers.  About five minutes here, most of it cognify."""
     model = f"openai:{MODEL_ALIAS}@{embedding_server}"
-    spec = parse_agent_spec(f"cognee(dimensions=576,structured_output=json_object,max_tokens=200):{model}")
-    embedder = parse_embedder(EMBEDDER.format(url=embedding_server))
-    client = store_client(spec, AgentOptions(embedder=embedder, timeout=1800))
-    await client.add([Message("My favourite colour is teal.", WHEN)], "conv-smollm2")
-    await client.wait("conv-smollm2")
-    found = await client.search("What is my favourite colour?", "conv-smollm2", 5)
-    assert [hit.text for hit in found] == ["[2024-05-01 09:00] user: My favourite colour is teal."]
-    usage = client.store.usage
-    assert usage.calls >= 2 and usage.input_tokens > 500, "the summary's and the graph's calls, counted"
+    result = pytester.runpytest(
+        "--memorybench",
+        "-p",
+        "no:randomly",
+        f"--agent=cognee(dimensions=576,structured_output=json_object,max_tokens=200):{model}",
+        f"--mb-embedder={EMBEDDER.format(url=embedding_server)}",
+        "--span=isolated",
+        "--mb-context=2048",
+        "-k",
+        "colours and rep1",
+        "--mb-output=run",
+    )
+    results = json.loads((pytester.path / "run" / "results.json").read_text())
+    items = results["items"]
+    assert len(items) == 1 and items[0]["score"] is not None and not items[0]["error"], result.stdout.str()
+    totals = results["totals"]
+    assert totals["evidence_recall"]["mean"] > 0, "its search found what the questions rest on"
+    assert totals["memory"]["write"]["calls"] > 0, "cognify's LLM calls charged as writing"
+
+
+@needs_cognee
+def test_importing_cognee_leaves_the_runs_logging_as_it_was() -> None:
+    """Cognee sets up the process's logging when imported; pytest's capture handler must survive it,
+    and records below the run's level must not reach it (a failed item's report would list them)."""
+    code = (
+        "import logging, sys\n"
+        "root = logging.getLogger(); root.setLevel(logging.WARNING); mine = logging.NullHandler()\n"
+        "root.addHandler(mine); hook = sys.excepthook\n"
+        "from pytest_memorybench.agents.spec import AgentOptions, parse_agent_spec\n"
+        "from pytest_memorybench.agents.stores.build import store_client\n"
+        "store_client(parse_agent_spec('cognee:openai:m@http://127.0.0.1:9/v1'), AgentOptions())\n"
+        "print(logging.getLevelName(root.level), mine in root.handlers, sys.excepthook is hook)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=True
+    )
+    assert done.stdout.split() == ["WARNING", "True", "True"]
 
 
 def test_a_bad_setting_is_one_line() -> None:

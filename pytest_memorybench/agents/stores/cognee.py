@@ -42,12 +42,15 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import contextlib
 import json
+import logging
 import os
 import shutil
+import sys
 import tempfile
 import threading
-from collections.abc import Coroutine
+from collections.abc import Coroutine, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -250,6 +253,24 @@ def _hit(item: Any) -> Hit | None:
     return Hit(str(text)) if text else None
 
 
+@contextlib.contextmanager
+def _process_logging_kept() -> Iterator[None]:
+    """Importing Cognee sets up the process's logging: it replaces the root logger's handlers
+    (pytest's capture among them), lets every record through (NOTSET) and installs an exception
+    hook.  The run's own are put back, so a failed item's report is not thousands of DEBUG lines
+    of every library; Cognee's console handler stays, at its LOG_LEVEL."""
+    root = logging.getLogger()
+    level, handlers, hook = root.level, list(root.handlers), sys.excepthook
+    try:
+        yield
+    finally:
+        root.setLevel(level)
+        for handler in handlers:
+            if handler not in root.handlers:
+                root.addHandler(handler)
+        sys.excepthook = hook
+
+
 def _prepare_environment() -> None:
     """Cognee reads these when imported: its files in a folder of the run's (removed at exit), no
     telemetry, a quiet log; a value the user set is kept."""
@@ -265,7 +286,8 @@ def _prepare_environment() -> None:
 
 def _make(settings: CogneeSettings, options: AgentOptions, model: AgentSpec) -> CogneeStore:
     _prepare_environment()
-    require_package("cognee", "cognee")
+    with _process_logging_kept():
+        require_package("cognee", "cognee")
     llm, embedder = openai_endpoints("cognee", "Cognee", model, options)
     return CogneeStore(settings, llm, embedder)
 
