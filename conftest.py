@@ -17,7 +17,12 @@ from pathlib import Path
 
 import pytest
 
-pytest_plugins = ["pytester", "tests.support.llm_server", "tests.support.local_model"]
+pytest_plugins = [
+    "pytester",
+    "tests.support.llm_server",
+    "tests.support.local_model",
+    "tests.support.letta_service",
+]
 
 if sys.dont_write_bytecode:
     # Hundreds of tests start pytest in a subprocess, and pytest rewrites the asserts of every

@@ -14,6 +14,7 @@ from pytest_memorybench.agents.spec import AgentOptions, parse_agent_spec
 from pytest_memorybench.agents.stores.build import store_client
 from pytest_memorybench.core.errors import UsageError
 from pytest_memorybench.core.records import Message
+from pytest_memorybench.local_model import MODEL_ALIAS
 from tests.support.letta_server import LettaServer, letta_server
 from tests.support.llm_server import LLMServer
 from tests.support.memory_model import scripted_memory_server
@@ -149,3 +150,40 @@ def test_letta_runs_the_ltm_suite_answering_itself_an_agent_per_conversation(
     namespaces = {namespace for r in letta.requests if (namespace := letta.namespace(r))}
     assert len(namespaces) >= len(results["conversations"]) + 1, "one for each conversation, and the check's"
     assert not letta.agents, "every agent deleted"
+
+
+@pytest.mark.real_model
+@pytest.mark.asyncio
+async def test_a_real_letta_server_on_smollm2_archives_searches_and_answers(
+    letta_service: str, embedding_server: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Letta 0.16.8 itself, on PostgreSQL with pgvector, its agents' model and embedder SmolLM2: passages
+    embedded by the server and dated, archival search at k, a native answer and its usage, an agent
+    per conversation, deleted by clear."""
+    monkeypatch.delenv("LETTA_API_KEY", raising=False)
+    model = f"openai:{MODEL_ALIAS}@{embedding_server}"
+    spec = f"letta(url={letta_service},context_window=8192,embedding_dim=576):{model}"
+    client = store_client(parse_agent_spec(spec), AgentOptions(timeout=600))
+    later = WHEN.replace(minute=1)
+    await client.add(
+        [Message("My favourite colour is teal.", WHEN), Message("Noted: teal.", later, "assistant")], "conv-a"
+    )
+    await client.add([Message("My bike lock code is 9981.", WHEN)], "conv-b")
+    found = await client.search("What is my favourite colour?", "conv-a", 5)
+    assert {(hit.text, hit.timestamp) for hit in found} == {
+        ("user: My favourite colour is teal.", WHEN),
+        ("assistant: Noted: teal.", later),
+    }
+    assert [hit.text for hit in await client.search("bike lock", "conv-b", 5)] == [
+        "user: My bike lock code is 9981."
+    ]
+    reply = await client.answer("What is my favourite colour?", "conv-a")
+    assert reply.strip(), "the agent's assistant message"
+    usage = client.store.usage
+    assert usage.calls >= 1 and usage.input_tokens > 200 and usage.output_tokens > 0
+    agents = client.store.client.agents.list(tags=["memorybench"])
+    assert {agent.name for agent in agents} == {"conv-a", "conv-b"}
+    await client.clear("conv-a")
+    assert {agent.name for agent in client.store.client.agents.list(tags=["memorybench"])} == {"conv-b"}
+    await client.clear("conv-b")
+    await client.close()
