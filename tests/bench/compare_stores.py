@@ -2,6 +2,7 @@
 sample), each store answered by the same model with the same k, then compared (`--mb-compare`).
 
     python tests/bench/compare_stores.py [--locomo PATH] [--out FOLDER] [--only STORE ...]
+    LETTA_BASE_URL=http://localhost:8283 python tests/bench/compare_stores.py --only "letta(embedding_dim=64)"
 
 The answering model is the test suite's scripted one (tests/support/memory_model.py): it answers
 from the memories its prompt holds by word overlap, extracts what the user said where a product
@@ -64,9 +65,11 @@ def summary(folder: Path) -> str:
         totals = json.loads((run / "results.json").read_text())["totals"]
         store, recall, write = totals["store"], totals.get("evidence_recall") or {}, totals["memory"]["write"]
         search = f"{store['search_p50_ms']:.1f} / {store['search_p95_ms']:.1f} ms"
+        tokens = store["context_tokens_per_answer"]  # None where the store answers itself (Letta)
+        context = "—" if tokens is None else f"{tokens:.0f}"
         rows.append(
             f"| {run.name} | {totals['mean']:.3f} | {recall.get('mean', 0):.2f} |"
-            f" {store['ingest_ms_per_message']:.1f} ms | {search} | {store['context_tokens_per_answer']:.0f}"
+            f" {store['ingest_ms_per_message']:.1f} ms | {search} | {context}"
             f" | {write['calls']:,} ({write['input_tokens']:,}) |"
         )
     return "\n".join(rows)
