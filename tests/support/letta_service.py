@@ -37,25 +37,33 @@ def letta_service() -> Iterator[str]:
         )
     python, letta = Path(venv, "bin", "python"), Path(venv, "bin", "letta")
     folder = Path(tempfile.mkdtemp(prefix="memorybench-letta-"))
-    folder.chmod(0o755)  # PostgreSQL runs as pgserver's own user when we are root
-    database = folder / "postgres"
-    uri = _run(python, "start", str(database), str(free_port()))
+    try:
+        folder.chmod(0o755)  # PostgreSQL runs as pgserver's own user when we are root
+        database = folder / "postgres"
+        uri = _run(python, "start", str(database), str(free_port()))
+        try:
+            yield from _serving(letta, uri, folder)
+        finally:
+            _run(python, "stop", str(database))
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _serving(letta: Path, uri: str, folder: Path) -> Iterator[str]:
+    """`letta server` on `uri`'s database, in `folder` (it writes its OpenAPI schema where it starts)."""
     port = free_port()
     env = {**os.environ, "LETTA_PG_URI": uri, "HOME": str(folder)}
-    log = (folder / "server.log").open("wb")
-    server = subprocess.Popen(
-        [letta, "server", "--port", str(port)], cwd=folder, env=env, stdout=log, stderr=subprocess.STDOUT
-    )  # in its folder: it writes its OpenAPI schema where it starts
-    url = f"http://localhost:{port}"
-    try:
-        _wait_until_healthy(url, server, folder / "server.log")
-        yield url
-    finally:
-        server.terminate()
-        server.wait(30)
-        log.close()
-        _run(python, "stop", str(database))
-        shutil.rmtree(folder, ignore_errors=True)
+    with (folder / "server.log").open("wb") as log:
+        server = subprocess.Popen(
+            [letta, "server", "--port", str(port)], cwd=folder, env=env, stdout=log, stderr=subprocess.STDOUT
+        )
+        url = f"http://localhost:{port}"
+        try:
+            _wait_until_healthy(url, server, folder / "server.log")
+            yield url
+        finally:
+            server.terminate()
+            server.wait(30)
 
 
 def _run(python: Path, *args: str) -> str:
