@@ -79,14 +79,23 @@ class Completion:
 
 @cache
 def shared_tls() -> ssl.SSLContext:
-    """One TLS context for every SDK client of the process, as httpx makes it (certifi, SSL_CERT_FILE).
+    """One TLS context for every SDK client of the process, trusting what httpx trusts by default:
+    the CA bundle in SSL_CERT_FILE or the folder in SSL_CERT_DIR when set, certifi's otherwise.
 
     Each conversation gets its own agent, and each agent its own client; left to itself, each client
-    loads the CA bundle again: 76 ms of CPU on the event loop every conversation waits on.
+    loads the CA bundle again: 76 ms of CPU on the event loop every conversation waits on.  Made from
+    the standard library, so it fits whichever HTTP client the installed SDK is built on (httpx
+    before openai 3.57 and anthropic 2.14, httpx2 since).
     """
-    import httpx
+    import certifi
 
-    return httpx.create_ssl_context()
+    cafile = os.environ.get("SSL_CERT_FILE", "")
+    if os.path.isfile(cafile):
+        return ssl.create_default_context(cafile=cafile)
+    capath = os.environ.get("SSL_CERT_DIR", "")
+    if os.path.isdir(capath):
+        return ssl.create_default_context(capath=capath)
+    return ssl.create_default_context(cafile=certifi.where())
 
 
 class LLMChatAgent(ABC):

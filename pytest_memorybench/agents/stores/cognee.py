@@ -43,7 +43,6 @@ from __future__ import annotations
 import asyncio
 import atexit
 import contextlib
-import json
 import logging
 import os
 import shutil
@@ -54,13 +53,10 @@ from collections.abc import Coroutine, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
-import httpx
-
 from pytest_memorybench.agents.mechanisms.settings import one_of, positive, require
 from pytest_memorybench.agents.stores.endpoints import (
     Endpoint,
     count_usage,
-    llama_cpp_schema_form,
     openai_endpoints,
 )
 from pytest_memorybench.agents.stores.hosted import require_package
@@ -100,7 +96,7 @@ class _Loop:
     _loop: asyncio.AbstractEventLoop | None = None
     usage = Usage()  # the newest store's: Cognee's LLM calls are charged to it
     schema_in_json_object = False  # the newest store's structured_output is json_object
-    session: httpx.AsyncClient | None = None  # litellm's client, counting tokens into `usage`
+    session: Any = None  # litellm's httpx client, counting tokens into `usage`
 
     @classmethod
     def run(cls, coroutine: Coroutine[Any, Any, _T]) -> _T:
@@ -126,6 +122,8 @@ class CogneeStore:
         import cognee
         import litellm
         from cognee.infrastructure.llm.config import get_llm_config
+
+        from pytest_memorybench.agents.stores.cognee_http import counting_session
 
         remote = llm.base_url is not None
         held = self.settings.structured_output == "json_object"
@@ -155,11 +153,7 @@ class CogneeStore:
         _Loop.usage = self.usage
         _Loop.schema_in_json_object = held
         if _Loop.session is None or litellm.aclient_session is not _Loop.session:
-            _Loop.session = httpx.AsyncClient(
-                timeout=600,
-                transport=_SchemaForm(httpx.AsyncHTTPTransport()),
-                event_hooks={"response": [_count]},
-            )
+            _Loop.session = counting_session(_count, lambda: _Loop.schema_in_json_object)
             litellm.aclient_session = _Loop.session
 
     def add(self, messages: list[Message], namespace: str) -> None:
@@ -203,29 +197,6 @@ class CogneeStore:
 
 async def _count(response: Any) -> None:
     await count_usage(_Loop.usage, response)
-
-
-class _SchemaForm(httpx.AsyncBaseTransport):
-    """Sends a chat completion's `json_schema` response format as llama-cpp-python's server takes
-    it, `{"type": "json_object", "schema": …}`, while the newest store asks for that."""
-
-    def __init__(self, inner: httpx.AsyncBaseTransport) -> None:
-        self.inner = inner
-
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        if _Loop.schema_in_json_object and request.url.path.endswith("/chat/completions"):
-            body = json.loads(await request.aread())
-            held = llama_cpp_schema_form(body.get("response_format"))
-            if held is not None:
-                body["response_format"] = held
-                headers = [(k, v) for k, v in request.headers.multi_items() if k.lower() != "content-length"]
-                request = httpx.Request(
-                    request.method, request.url, headers=headers, json=body, extensions=request.extensions
-                )
-        return await self.inner.handle_async_request(request)
-
-    async def aclose(self) -> None:
-        await self.inner.aclose()
 
 
 async def _delete_dataset(name: str) -> None:
