@@ -12,7 +12,7 @@ import pytest
 # imported twice in one process: load the recall agent (bm25s, numpy) out here, once.
 import pytest_memorybench.agents.reference.extractive  # noqa: F401
 
-ISOLATED = ("--memorybench", "--span=isolated", "-p", "no:cacheprovider")
+ISOLATED = ("--memorybench", "--span=isolated", "-p", "no:cacheprovider", "-p", "no:randomly")
 # Our warnings would fail the run; pytest-benchmark's "disabled under xdist" (seen when this suite
 # itself runs with -n, through the environment) is not ours, nor pytest-asyncio's about an unset
 # loop scope (an inner run has no ini file; pytest >= 9.2 applies -W while plugins configure).
