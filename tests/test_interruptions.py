@@ -8,6 +8,7 @@ SIGKILL at several points of the conversation.
 from __future__ import annotations
 
 import json
+import signal as signal_module
 from pathlib import Path
 
 import pytest
@@ -135,6 +136,22 @@ def test_a_signal_ends_the_run_cleanly_with_partial_results_and_a_resume_line(
     assert resumed.ret == 1
     assert scores(stopping.path / "cut") == expected
     assert asked + asked_again == total + 1  # only the reply in flight is asked twice
+
+
+def test_ctrl_c_stops_a_run_started_with_sigint_ignored(
+    stopping: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A run a shell script started in the background (`pytest … &`, as CI runners start jobs)
+    inherits SIGINT ignored; Ctrl-C or `kill -INT` still stops it with its results and resume line."""
+    previous = signal_module.signal(signal_module.SIGINT, signal_module.SIG_IGN)  # what the child inherits
+    try:
+        result, _ = run(stopping, monkeypatch, "ignored", "--mb-output=ignored", stop_at=5)
+    finally:
+        signal_module.signal(signal_module.SIGINT, previous)
+    assert result.ret == pytest.ExitCode.INTERRUPTED, result.stdout.str()[-2000:]
+    result.stdout.fnmatch_lines(
+        ["interrupted: resume with --mb-resume=ignored (* of 6 tests have results; interrupted by Ctrl-C)"]
+    )
 
 
 @pytest.mark.parametrize("stop_at", [1, 7, 18, 29])

@@ -16,7 +16,7 @@ from pytest_memorybench.pytest_integration.keys import OUTCOME_KEY, PLANNED_KEY,
 from pytest_memorybench.reports.junit import item_properties
 from pytest_memorybench.reports.results import item_record
 from pytest_memorybench.reports.transcript import EventIndex
-from pytest_memorybench.runner.loop import describe_interruption, end_on_sigterm
+from pytest_memorybench.runner.loop import describe_interruption, stop_on_signals
 from pytest_memorybench.runner.run import BenchmarkRun
 from pytest_memorybench.runner.spending import SKIP_PREFIX, SpendingCap, process_spend
 
@@ -24,7 +24,7 @@ from pytest_memorybench.runner.spending import SKIP_PREFIX, SpendingCap, process
 def activate(config: pytest.Config) -> None:
     """Start the benchmark session and register the hooks of an active run."""
     lifecycle.start(config)
-    benchmark = BenchmarkHooks(config, restore_sigterm=end_on_sigterm())
+    benchmark = BenchmarkHooks(config, restore_signals=stop_on_signals())
     config.pluginmanager.register(benchmark, "memorybench-run")
     config.pluginmanager.register(SelectionHooks(benchmark.run), "memorybench-selection")
     if config.pluginmanager.hasplugin("timeout"):
@@ -38,9 +38,9 @@ def activate(config: pytest.Config) -> None:
 class BenchmarkHooks:
     """The hooks of an active benchmark session."""
 
-    def __init__(self, config: pytest.Config, restore_sigterm: Callable[[], None] = lambda: None) -> None:
+    def __init__(self, config: pytest.Config, restore_signals: Callable[[], None] = lambda: None) -> None:
         self.config = config
-        self.restore_sigterm = restore_sigterm
+        self.restore_signals = restore_signals
         self.interruption: str | None = None  # what interrupted the session (Ctrl-C, SIGTERM)
         self.run = config.stash[RUN_KEY]
         self.records_by_item: dict[str, dict[str, Any]] = {}  # a rerun item's last report wins
@@ -229,7 +229,7 @@ class BenchmarkHooks:
                 terminalreporter.write_line(line, red=line.startswith("gate FAILED"))
 
     def pytest_unconfigure(self) -> None:
-        self.restore_sigterm()
+        self.restore_signals()
         self.run.close()
         if self.run.settings.estimate is not None:
             shutil.rmtree(self.run.output, ignore_errors=True)

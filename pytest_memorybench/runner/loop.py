@@ -121,11 +121,15 @@ def describe_interruption(exc: BaseException) -> str:
     return text[0] if text and not isinstance(exc, Exception) else describe_exception(exc)
 
 
-def end_on_sigterm() -> Callable[[], None]:
-    """Make SIGTERM stop the run as Ctrl-C does; returns how to put the previous handler back.
+def stop_on_signals() -> Callable[[], None]:
+    """Make SIGTERM stop the run as Ctrl-C does, and Ctrl-C stop it even where it was ignored;
+    returns how to put the previous handlers back.
 
     Python's default for SIGTERM is to die at once: no results.json, no report, no line saying the
-    run can be resumed.  Only the main thread may set handlers; elsewhere this does nothing.
+    run can be resumed.  And a process started in the background of a shell script (`pytest … &`,
+    as CI runners and Makefiles start jobs) inherits SIGINT ignored, so Python never turns it into
+    KeyboardInterrupt: Ctrl-C or `kill -INT` would leave a paid run going.  Only the main thread may
+    set handlers; elsewhere this does nothing.
     """
     if threading.current_thread() is not threading.main_thread():
         return lambda: None
@@ -133,9 +137,12 @@ def end_on_sigterm() -> Callable[[], None]:
     def terminate(signum: int, frame: FrameType | None) -> None:
         raise Terminated("terminated by SIGTERM")
 
-    previous = signal.signal(signal.SIGTERM, terminate)
+    previous = {signal.SIGTERM: signal.signal(signal.SIGTERM, terminate)}
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        previous[signal.SIGINT] = signal.signal(signal.SIGINT, signal.default_int_handler)
 
     def restore() -> None:
-        signal.signal(signal.SIGTERM, previous)
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
 
     return restore
