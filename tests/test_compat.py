@@ -249,17 +249,9 @@ def test_a_session_scoped_async_agent_fixture_under_pytest_asyncio(
         ASYNC_AGENT_FIXTURE.format(decorator_import=decorator[0], decorator=decorator[1])
     )
     options = ("-p", "no:randomly", "-p", "no:cacheprovider", f"--asyncio-mode={mode}")
-    extra = ("-o", "asyncio_default_fixture_loop_scope=session") if _asyncio_has_loop_scope() else ()
-    result, folder = project.run(*options, *extra, agent="--agent=recall")
+    loop_scope = ("-o", "asyncio_default_fixture_loop_scope=session")
+    result, folder = project.run(*options, *loop_scope, agent="--agent=recall")
     assert scores(folder) == plain, result.stdout.str()
-
-
-def _asyncio_has_loop_scope() -> bool:
-    """pytest-asyncio 0.24 and later read `asyncio_default_fixture_loop_scope`."""
-    from importlib.metadata import version
-
-    major, minor = (int(part) for part in version("pytest-asyncio").split(".")[:2])
-    return (major, minor) >= (0, 24)
 
 
 # -- pytest-asyncio's warning -----------------------------------------------------------------

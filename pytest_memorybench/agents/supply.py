@@ -110,9 +110,9 @@ class RunAgents:
     def _resolve_async_fixture(self, agent: Any) -> Any:
         """An `async def` agent fixture that reached us unresolved, resolved on the run's loop.
 
-        pytest-asyncio before 0.24 prepares async fixtures only for tests collected from Python
-        modules, so our items get the bare coroutine or async generator; newer versions resolve
-        them.  A generator's teardown runs when the run closes.
+        Older pytest-asyncio releases (0.24, the lowest we declare, among them) prepare async
+        fixtures only for tests collected from Python modules, so our items get the bare coroutine
+        or async generator; 1.x resolves them.  A generator's teardown runs when the run closes.
         """
         if inspect.iscoroutine(agent):
             return self._run_sync(agent)
