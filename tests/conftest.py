@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import importlib
+import pkgutil
+import warnings
 from datetime import datetime
 
 import numpy  # noqa: F401
@@ -20,7 +24,7 @@ default_counter()
 
 
 @pytest.fixture
-def pytester(pytester: pytest.Pytester, _http_clients_loaded: None) -> pytest.Pytester:
+def pytester(pytester: pytest.Pytester, _http_clients_loaded: None, _package_loaded: None) -> pytest.Pytester:
     """Inner runs get an ini file setting pytest-asyncio's loop scope, as ours does: without one,
     pytest-asyncio warns in every inner run, and pytest 9.2 shows those warnings in ours.  They
     also leave out hypothesis's plugin (our fuzz tests need hypothesis, the inner runs do not): it
@@ -29,6 +33,30 @@ def pytester(pytester: pytest.Pytester, _http_clients_loaded: None) -> pytest.Py
         "[pytest]\nasyncio_default_fixture_loop_scope = function\naddopts = -p no:hypothesispytest\n"
     )
     return pytester
+
+
+@pytest.fixture(scope="session")
+def _package_loaded() -> None:
+    """Every module of the package, imported before any in-process inner run.
+
+    pytester's in-process runs take away the modules a run imported when it ends, while the modules
+    loaded before it stay.  A module the plugin imports on first use (a scenario, the scheduler's
+    actions) would then be imported anew by the next run and hold classes of its own: the
+    scheduler, loaded once, no longer recognised a scenario program's `Say` as its own, and the
+    jokes, prospective-memory and restaurant tests of a later run in the same worker ended
+    without a word (issue 59: "one run's state never leaks into the next").  A process that runs
+    pytest twice keeps its modules; only the tests' inner runs need this.  Modules of extras that
+    are not installed, and command-line entry points, are left out.
+    """
+    import pytest_memorybench
+
+    with warnings.catch_warnings():  # an extra's own deprecations at import, not the test's to see
+        warnings.simplefilter("ignore")
+        for module in pkgutil.walk_packages(pytest_memorybench.__path__, "pytest_memorybench."):
+            if module.name.endswith((".cli", ".__main__")):
+                continue
+            with contextlib.suppress(ImportError):
+                importlib.import_module(module.name)
 
 
 @pytest.fixture(scope="session")
