@@ -103,11 +103,11 @@ def test_a_killed_run_resumes_without_asking_again(pytester: pytest.Pytester, pr
 
 def test_the_judge_check_runs_on_a_real_model(pytester: pytest.Pytester, proxy: RecordingProxy) -> None:
     """Agreement and false acceptance of an LLM judge: whatever SmolLM2's figures are, they exist and are
-    printed.  Four of each set per task: SmolLM2 takes about 5 s a verdict here, the whole check 25 min."""
+    printed.  Two of each set per task: SmolLM2 takes about 5 s a verdict here, the whole check 25 min."""
     judge = f"--judge=openai:{MODEL_ALIAS}@{proxy.openai_url}"
-    result = pytester.runpytest_subprocess("--mb-judge-check", judge, "--mb-judge-sample=4")
+    result = pytester.runpytest_subprocess("--mb-judge-check", judge, "--mb-judge-sample=2")
     output = result.stdout.str()
-    asked = 8 * len(TASK_KINDS)  # four labelled cases and four wrong answers per task
+    asked = 4 * len(TASK_KINDS)  # two labelled cases and two wrong answers per task
     assert f"[memorybench] judged {asked}/{asked}" in output
     assert result.ret == 0 or "ERROR: " in output, (
         output
@@ -214,28 +214,18 @@ def _answer(body: dict[str, Any]) -> str:
     return content_text(body["choices"][0]["message"]["content"])
 
 
-def test_auto_concurrency_is_not_slower_than_one_at_a_time_on_the_local_server(
-    pytester: pytest.Pytester, model_server: str
+def test_auto_concurrency_finds_that_the_local_server_answers_one_at_a_time(
+    pytester: pytest.Pytester, proxy: RecordingProxy
 ) -> None:
     """llama-cpp-python serves one request at a time: the default (auto) must find that, not queue four.
 
-    SmolLM2 writes its replies at their own length here (no `REPLY_TOKENS` cap), as in a user's run:
-    with replies cut short, reading the prompt dominates, and the two conversations auto keeps open
-    at level 1 cost the server its cached prompt at every turn (1.38x one at a time, measured)."""
+    What that costs or saves in time is measured, uncapped, by `tests/bench/bench_local_concurrency.py`
+    (timings are a benchmark's to report, never a test's to assert)."""
     selection = ("--span=isolated", "-k", "colours or name_list")
-    seconds = {}
-    with RecordingProxy(model_server.removesuffix("/v1")) as proxy:
-        for level in ("1", "auto"):
-            started = time.perf_counter()
-            result = pytester.runpytest(
-                *RUN, agent_at(proxy), *selection, f"--mb-concurrency={level}", f"--mb-output={level}"
-            )
-            seconds[level] = time.perf_counter() - started
-            assert len(_items(pytester.path / level)) == 6, result.stdout.str()
+    result = pytester.runpytest(*RUN, agent_at(proxy), *selection, "--mb-output=auto")
+    assert len(_items(pytester.path / "auto")) == 6, result.stdout.str()
     (provider,) = json.loads((pytester.path / "auto" / "results.json").read_text())["run"]["concurrency"][
         "providers"
     ]
-    # SmolLM2's replies run from a few tokens to its cap, so a window of a few replies is a noisy
-    # measure and the level may wander to 2 or 3; what must hold is that no time is lost by it.
-    print(f"seconds {seconds}, level {provider['level']}, changes {provider['changes']}")
-    assert seconds["auto"] <= 1.15 * seconds["1"], (seconds, provider["changes"])
+    print(f"level {provider['level']}, most in flight {provider['most_in_flight']}, {provider['changes']}")
+    assert provider["most_in_flight"] < 4, provider
