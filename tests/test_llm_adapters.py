@@ -6,6 +6,7 @@ import logging
 import socket
 from collections.abc import AsyncIterator, Callable
 from datetime import datetime
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
@@ -20,6 +21,7 @@ from pytest_memorybench.agents.models.llm import (
     LLMChatAgent,
     probe_server,
     retry_after,
+    shared_tls,
 )
 from pytest_memorybench.agents.models.openai import OpenAIChatAgent, is_reasoning_model
 from pytest_memorybench.agents.models.prices import PRICES, context_window_for, price_for
@@ -552,3 +554,23 @@ def closed_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return probe.getsockname()[1]
+
+
+def test_the_shared_tls_context_trusts_ssl_cert_file_else_certifi(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Built from the standard library, it fits httpx- and httpx2-based SDKs alike, and trusts what
+    httpx would: the bundle SSL_CERT_FILE names when set, certifi's otherwise."""
+    import ssl
+
+    import certifi
+
+    first = certifi.contents().split("-----END CERTIFICATE-----")[0] + "-----END CERTIFICATE-----\n"
+    bundle = tmp_path / "one.pem"
+    bundle.write_text(first)
+    monkeypatch.setenv("SSL_CERT_FILE", str(bundle))
+    own = shared_tls.__wrapped__()
+    assert len(own.get_ca_certs()) == 1 and own.verify_mode == ssl.CERT_REQUIRED
+    monkeypatch.delenv("SSL_CERT_FILE")
+    monkeypatch.delenv("SSL_CERT_DIR", raising=False)
+    assert len(shared_tls.__wrapped__().get_ca_certs()) > 100  # certifi's whole bundle
