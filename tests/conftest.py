@@ -69,9 +69,9 @@ def _http_clients_loaded() -> None:
     the SDK no longer recognises the transport's errors as its own, and a dropped connection
     surfaces raw instead of as the connection error every retry rule expects.
     """
-    from pytest_memorybench.agents.models.anthropic import AnthropicAgent
-    from pytest_memorybench.agents.models.openai import OpenAIChatAgent
     from pytest_memorybench.core.records import Message
+    from pytest_memorybench.models.anthropic import AnthropicAgent
+    from pytest_memorybench.models.openai import OpenAIChatAgent
     from tests.support.llm_server import LLMServer
 
     async def ask(server: LLMServer) -> None:

@@ -196,7 +196,7 @@ def test_only_the_providers_own_key_counts(monkeypatch: pytest.MonkeyPatch) -> N
 
 
 def test_base_url_probes_the_server_instead_of_the_key(monkeypatch: pytest.MonkeyPatch) -> None:
-    llm = pytest.importorskip("pytest_memorybench.agents.models.llm")
+    llm = pytest.importorskip("pytest_memorybench.models.llm")
     probed: list[tuple[str, str]] = []
 
     def fake_probe(url: str, text: str, *args: object, **kwargs: object) -> list[str]:

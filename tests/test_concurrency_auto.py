@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from pytest_memorybench.agents.models.concurrency import AUTO_CEILING, AdaptiveLimit
+from pytest_memorybench.models.concurrency import AUTO_CEILING, AdaptiveLimit
 from pytest_memorybench.runner.folder import remembered_levels, write_levels
 from tests.support.llm_server import LLMServer
 from tests.support.slot_server import SlotServer, drive, slotted_route

@@ -8,8 +8,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from pytest_memorybench.agents.models.prices import PRICES, Price, price_for, register_price
 from pytest_memorybench.core.errors import UsageError
+from pytest_memorybench.models.prices import PRICES, Price, price_for, register_price
 from pytest_memorybench.runner.settings import _prices
 from pytest_memorybench.runner.spending import SpendingCap, process_spend
 from tests.support.llm_server import LLMServer
@@ -95,7 +95,7 @@ def test_spend_counts_forked_probes_and_the_judge() -> None:
 
 
 def test_users_extend_the_price_table(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("pytest_memorybench.agents.models.prices.PRICES", dict(PRICES))
+    monkeypatch.setattr("pytest_memorybench.models.prices.PRICES", dict(PRICES))
     assert price_for("acme-chat-2025-06-01") is None
     register_price("acme-chat", Price(1.0, 3.0))
     assert price_for("acme-chat-2025-06-01") == Price(1.0, 3.0), "dated snapshots match the name"

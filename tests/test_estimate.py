@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from pytest_memorybench.agents.models.llm import MESSAGE_OVERHEAD
 from pytest_memorybench.core.tokens import default_counter
+from pytest_memorybench.models.llm import MESSAGE_OVERHEAD
 from tests.support.llm_server import LLMServer, RecordedRequest, chat_completion, content_text
 
 RUN = ("--memorybench", "-p", "no:cacheprovider", "-p", "no:randomly")

@@ -24,7 +24,6 @@ from hypothesis import strategies as st
 from pytest_memorybench.conversation.log_reader import read_conversations
 from pytest_memorybench.core.errors import UsageError
 from pytest_memorybench.core.json_reply import extract_json
-from pytest_memorybench.core.results_file import Baseline
 from pytest_memorybench.core.spans import parse_span
 from pytest_memorybench.goodai.definitions import load_goodai_definitions
 from pytest_memorybench.goodai.results import ResultFileError, read_result
@@ -33,6 +32,7 @@ from pytest_memorybench.judges.replies import validate
 from pytest_memorybench.reports.compare import compare
 from pytest_memorybench.reports.compare_runs import load_runs
 from pytest_memorybench.reports.transcript import EventIndex
+from pytest_memorybench.results.file import Baseline
 from pytest_memorybench.runner.folder import load_definition, read_manifest
 from pytest_memorybench.runner.settings import Settings
 from pytest_memorybench.scenarios.beam.generator import plan_chat

@@ -10,8 +10,8 @@ from types import SimpleNamespace
 import pytest
 
 from pytest_memorybench.core.errors import UsageError
-from pytest_memorybench.core.results_file import Baseline
 from pytest_memorybench.reports.gate import evaluate, gate_lines
+from pytest_memorybench.results.file import Baseline
 from pytest_memorybench.runner.settings import GateSettings
 from tests.test_plugin import LAST_STATEMENT_AGENT, colours_only  # noqa: F401  (autouse: a Colours-only ltm)
 

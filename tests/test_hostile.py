@@ -15,7 +15,6 @@ import pytest
 import pytest_asyncio
 
 import pytest_memorybench.agents.reference.extractive  # noqa: F401  (inner runs import it)
-from pytest_memorybench.agents.models.openai import OpenAIChatAgent
 from pytest_memorybench.agents.protocol import (
     MAX_REPLY_CHARS,
     AgentAdapter,
@@ -23,6 +22,7 @@ from pytest_memorybench.agents.protocol import (
 )
 from pytest_memorybench.core.errors import AgentError, UsageError
 from pytest_memorybench.core.records import Message
+from pytest_memorybench.models.openai import OpenAIChatAgent
 from pytest_memorybench.runner.folder import claim
 from tests.support.llm_server import LLMServer
 

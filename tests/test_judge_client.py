@@ -19,7 +19,6 @@ from typing import Any
 import pytest
 import pytest_asyncio
 
-from pytest_memorybench.agents.models.prices import price_for
 from pytest_memorybench.core.errors import ProviderRefused, UsageError
 from pytest_memorybench.core.json_reply import extract_json
 from pytest_memorybench.judges import prompts
@@ -32,6 +31,7 @@ from pytest_memorybench.judges.providers import AnthropicJudgeBackend, JudgeBack
 from pytest_memorybench.judges.replies import validate
 from pytest_memorybench.judges.schemas import schema_for
 from pytest_memorybench.judges.spec import build_judge, parse_judge_spec
+from pytest_memorybench.models.prices import price_for
 from tests.support.llm_server import FAULT_KINDS, LLMServer, anthropic_message
 
 SECRET = "sk-test-0123456789abcdef"

@@ -9,7 +9,6 @@ from typing import Any
 
 import pytest
 
-from pytest_memorybench.core.results_file import Baseline
 from pytest_memorybench.judges.identity import (
     describe_identity,
     identity_of,
@@ -17,6 +16,7 @@ from pytest_memorybench.judges.identity import (
 )
 from pytest_memorybench.judges.local import VERSION
 from pytest_memorybench.reports.gate import evaluate
+from pytest_memorybench.results.file import Baseline
 from tests.test_gate import ISOLATED, baseline_file
 from tests.test_plugin import colours_only  # noqa: F401  (autouse: a Colours-only ltm)
 

@@ -14,8 +14,12 @@ import pytest
 import pytest_asyncio
 
 from pytest_memorybench.agents.build import build_agent, check_agent_spec
-from pytest_memorybench.agents.models.anthropic import AnthropicAgent
-from pytest_memorybench.agents.models.llm import (
+from pytest_memorybench.agents.spec import parse_agent_spec
+from pytest_memorybench.core.errors import AgentError, ProviderRefused, UsageError
+from pytest_memorybench.core.records import Message
+from pytest_memorybench.core.tokens import default_counter
+from pytest_memorybench.models.anthropic import AnthropicAgent
+from pytest_memorybench.models.llm import (
     MESSAGE_OVERHEAD,
     SYSTEM_PROMPT,
     LLMChatAgent,
@@ -23,12 +27,8 @@ from pytest_memorybench.agents.models.llm import (
     retry_after,
     shared_tls,
 )
-from pytest_memorybench.agents.models.openai import OpenAIChatAgent, is_reasoning_model
-from pytest_memorybench.agents.models.prices import PRICES, context_window_for, price_for
-from pytest_memorybench.agents.spec import parse_agent_spec
-from pytest_memorybench.core.errors import AgentError, ProviderRefused, UsageError
-from pytest_memorybench.core.records import Message
-from pytest_memorybench.core.tokens import default_counter
+from pytest_memorybench.models.openai import OpenAIChatAgent, is_reasoning_model
+from pytest_memorybench.models.prices import PRICES, context_window_for, price_for
 from tests.support.llm_server import LLMServer, anthropic_message, chat_completion
 
 SECRET = "sk-test-0123456789abcdef"
@@ -252,7 +252,7 @@ async def test_anthropic_extended_thinking_request(make: Factory, llm_server: LL
 async def test_rate_limit_waits_as_the_server_asks(
     make: Factory, llm_server: LLMServer, caplog: pytest.LogCaptureFixture, headers: dict[str, str], wait: str
 ) -> None:
-    caplog.set_level(logging.INFO, logger="pytest_memorybench.agents.models.llm")
+    caplog.set_level(logging.INFO, logger="pytest_memorybench.models.llm")
     llm_server.queue(429, headers=headers)
     assert await make().reply(said("hi")) == "echo: hi"
     assert len(llm_server.requests) == 2

@@ -15,8 +15,8 @@ import pytest
 from pytest_memorybench.agents.mechanisms.embedders import parse_embedder
 from pytest_memorybench.agents.mechanisms.generative_agents import listed, rating
 from pytest_memorybench.agents.mechanisms.prompt import tokens
-from pytest_memorybench.agents.models.llm import MESSAGE_OVERHEAD
 from pytest_memorybench.core.records import Message
+from pytest_memorybench.models.llm import MESSAGE_OVERHEAD
 from tests.support.memory_model import PRESSURE
 from tests.test_memory_systems import FACT, FILLER, START, make, run, served, tell
 

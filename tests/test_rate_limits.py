@@ -14,8 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from pytest_memorybench.agents.models.limits import ProviderGate, RateLimits, gate_for
 from pytest_memorybench.judges.client import JudgeCache
+from pytest_memorybench.models.limits import ProviderGate, RateLimits
+from pytest_memorybench.models.providers import ProviderPool, serve, serving
 from tests.support.llm_server import LLMServer, last_user_text, word_count
 
 pytest_plugins = ["pytester"]
@@ -158,8 +159,33 @@ def test_tokens_a_minute_never_wait_for_ever_on_one_large_request() -> None:
 
 def test_agents_and_judges_of_one_endpoint_share_one_gate() -> None:
     limits = RateLimits(max_in_flight=3)
-    assert gate_for("openai", "http://a/v1", limits) is gate_for("openai", "http://a/v1", limits)
-    assert gate_for("openai", "http://b/v1", limits) is not gate_for("openai", "http://a/v1", limits)
+    pool = ProviderPool()
+    assert pool.gate_for("openai", "http://a/v1", limits) is pool.gate_for("openai", "http://a/v1", limits)
+    assert pool.gate_for("openai", "http://b/v1", limits) is not pool.gate_for(
+        "openai", "http://a/v1", limits
+    )
+
+
+def test_a_run_s_pool_serves_while_it_runs_and_keeps_nothing_after() -> None:
+    """Each run measures its providers in a pool of its own: a limit or listener one run made is
+    never the next run's."""
+    limits = RateLimits(adaptive=True)
+    outside = serving()
+    first = ProviderPool({"openai@default": 4})
+    restore = serve(first)
+    heard: list[int] = []
+    first.on_level_change(lambda: heard.append(1))
+    gate = serving().gate_for("openai", None, limits)
+    assert gate.adaptive is first.limit_for("openai@default")
+    assert gate.adaptive.level == 4  # where the run before it ended
+    gate.adaptive.push_back()
+    assert heard
+    first.close()
+    restore()
+    assert serving() is outside
+    second = ProviderPool()
+    assert second.limit_for("openai@default").level == 1
+    assert second.gate_for("openai", None, limits) is not gate
 
 
 def test_the_judge_cache_stays_whole_under_concurrent_writes(tmp_path: Path) -> None:

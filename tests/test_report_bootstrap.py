@@ -7,8 +7,8 @@ import os
 import subprocess
 import sys
 
-from pytest_memorybench.reports.results import scenario_stats, suite_stats
-from pytest_memorybench.reports.statistics import bootstrap_ci
+from pytest_memorybench.results.build import scenario_stats, suite_stats
+from pytest_memorybench.results.statistics import bootstrap_ci
 
 MIXED = [[1.0, 0.0, 1.0, 0.5, 0.0, 1.0], [0.0, 0.25, 1.0]]
 
@@ -23,7 +23,7 @@ def test_same_seed_same_interval_and_another_seed_another() -> None:
 def test_the_interval_does_not_depend_on_the_process_hash_seed() -> None:
     """Python's str hash changes per process; xdist workers and re-runs must still agree."""
     code = (
-        "import json; from pytest_memorybench.reports.statistics import bootstrap_ci; "
+        "import json; from pytest_memorybench.results.statistics import bootstrap_ci; "
         f"print(json.dumps(bootstrap_ci({MIXED!r}, seed=3, label='scenario:ltm.colours')))"
     )
     intervals = set()

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from pytest_memorybench.reports.results import scenario_stats, suite_stats
 from pytest_memorybench.reports.summary import HEADER, summary_lines
+from pytest_memorybench.results.build import scenario_stats, suite_stats
 from tests.test_plugin import colours_only  # noqa: F401  (autouse: a Colours-only ltm)
 
 ISOLATED = ("--memorybench", "--span=isolated", "-p", "no:cacheprovider")

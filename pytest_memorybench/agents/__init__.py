@@ -3,11 +3,11 @@
 `protocol` defines `Agent` (reply, and optional observe / reset / retrieve / fork) and the adapter
 that wraps sync objects and functions.  `registry` lists every agent `--agent` names without a
 user's code; `spec` parses `--agent` (and `mechanism_spec` a mechanism's settings), `build` checks
-a spec and makes its agent, `supply` hands each conversation one.  `lexical` is the BM25 search the
-offline agents and the mechanisms share.  The kinds: `models/` (chat API adapters and what bounds
-their calls), `reference/` (offline agents: null, oracle, the extractive `recall` baseline and
-MemBench's reference memories), `mechanisms/` (the papers' memory systems over a model).
-It imports only the core layer.
+a spec and makes its agent, `supply` hands each conversation one, `calls` calls user code sync or
+async within a deadline.  `lexical` is the BM25 search the offline agents and the mechanisms
+share.  The kinds: `reference/` (offline agents: null, oracle, the extractive `recall` baseline and
+MemBench's reference memories), `mechanisms/` (the papers' memory systems over a model),
+`stores/` (memory products on equal terms).  It imports the models and core layers.
 """
 
 from typing import TYPE_CHECKING

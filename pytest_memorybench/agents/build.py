@@ -31,7 +31,7 @@ from pytest_memorybench.core.errors import describe_exception, usage_error
 if TYPE_CHECKING:
     from pytest_memorybench.agents.mechanisms.base import MemorySystem
     from pytest_memorybench.agents.mechanisms.model import MemoryModel
-    from pytest_memorybench.agents.models.llm import LLMChatAgent
+    from pytest_memorybench.models.llm import LLMChatAgent
 
 
 def check_agent_spec(spec: AgentSpec, options: AgentOptions | None = None) -> None:
@@ -49,7 +49,7 @@ def check_agent_spec(spec: AgentSpec, options: AgentOptions | None = None) -> No
 
             check_store(spec, options or AgentOptions())
     elif spec.kind in LLM_PROVIDERS:
-        from pytest_memorybench.agents.models.llm import probe_server
+        from pytest_memorybench.models.llm import probe_server
 
         if spec.base_url is None:
             variable = API_KEY_VARIABLES[spec.kind]
@@ -92,7 +92,7 @@ def build_agent(spec: AgentSpec, options: AgentOptions = AgentOptions()) -> Agen
 def model_agent(spec: AgentSpec, options: AgentOptions) -> LLMChatAgent:
     """The chat adapter for an `openai:` or `anthropic:` spec."""
     if spec.kind == "openai":
-        from pytest_memorybench.agents.models.openai import OpenAIChatAgent
+        from pytest_memorybench.models.openai import OpenAIChatAgent
 
         return OpenAIChatAgent(
             spec.target or None,
@@ -101,7 +101,7 @@ def model_agent(spec: AgentSpec, options: AgentOptions) -> LLMChatAgent:
             timeout=options.timeout,
             limits=options.limits,
         )
-    from pytest_memorybench.agents.models.anthropic import AnthropicAgent
+    from pytest_memorybench.models.anthropic import AnthropicAgent
 
     return AnthropicAgent(
         spec.target,

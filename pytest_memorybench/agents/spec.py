@@ -25,7 +25,6 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
 from pytest_memorybench.agents.mechanism_spec import MemorySpec, parse_memory_spec
-from pytest_memorybench.agents.models.limits import RateLimits
 from pytest_memorybench.agents.registry import (
     MECHANISMS,
     MODEL_PREFIXES,
@@ -35,6 +34,7 @@ from pytest_memorybench.agents.registry import (
 )
 from pytest_memorybench.agents.store_spec import StoreSpec, parse_store_spec
 from pytest_memorybench.core.errors import mask_credentials, usage_error
+from pytest_memorybench.models.limits import RateLimits
 
 if TYPE_CHECKING:
     from pytest_memorybench.agents.mechanisms.embedders import EmbedderSpec

@@ -14,10 +14,10 @@ import inspect
 from collections.abc import Callable, Coroutine
 from typing import Any
 
-from pytest_memorybench.agents.models.budget import Budget
-from pytest_memorybench.agents.models.concurrency import AdaptiveLimit
 from pytest_memorybench.agents.protocol import AgentAdapter
 from pytest_memorybench.core.errors import AgentError, UsageError, describe_exception
+from pytest_memorybench.models.budget import Budget
+from pytest_memorybench.models.concurrency import AdaptiveLimit
 
 
 class AgentSupply:
@@ -89,12 +89,17 @@ class RunAgents:
         self._run_sync = run_sync
         self.timeout = timeout
         self.budget = budget
-        self.plugin_agent: Any = None  # the agent the plugin's own `memorybench_agent` fixture built
+        self._plugin_agent: Any = None  # the agent the plugin's own `memorybench_agent` fixture built
         self.supply: AgentSupply | None = None
         self._adapters: dict[int, AgentAdapter] = {}
         self._async_fixtures: list[
             Any
         ] = []  # async generator agent fixtures we resolved: closed with the run
+
+    def built_by_plugin(self, agent: Any) -> None:
+        """`agent` is the one the plugin's own `memorybench_agent` fixture built from `--agent`: a
+        factory may stand in for it, so conversations can overlap."""
+        self._plugin_agent = agent
 
     def adapt(self, agent: Any, name: str = "fixture:memorybench_agent") -> AgentAdapter | None:
         if agent is None or isinstance(agent, AgentAdapter):
@@ -127,7 +132,7 @@ class RunAgents:
         if self.supply is None:
             if agentless:
                 self.supply = AgentSupply()
-            elif factory is not None and (agent is None or agent is self.plugin_agent):
+            elif factory is not None and (agent is None or agent is self._plugin_agent):
                 self.supply = AgentSupply(factory=factory, timeout=self.timeout, budget=self.budget)
             else:
                 self.supply = AgentSupply(shared=self.adapt(agent))

@@ -21,7 +21,7 @@ of what it cost.  Around that:
   unknown model), which no verdict can come from.
 * **Accounting.**  `stats.calls` counts backend calls (each re-ask is one; transient retries inside
   the backend are not), `cache_hits`, tokens (the server's counts, else estimated), `cost_usd`
-  from `agents/models/prices.py`, `unparseable` verdicts, and `prompt_hashes[kind]`.
+  from `models/prices.py`, `unparseable` verdicts, and `prompt_hashes[kind]`.
 
 The backend is either an LLM backend from `providers.py` or a judge that answers tasks itself (the
 `local` judge).  `build_judge` gives the local judge no cache: it is deterministic and instant, and a
@@ -41,14 +41,14 @@ import time
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-from pytest_memorybench.agents.models.llm import Completion, Turn, token_usage
-from pytest_memorybench.agents.models.prices import price_for
 from pytest_memorybench.core.errors import AgentError, ProviderRefused, describe_exception
 from pytest_memorybench.core.json_reply import extract_json
 from pytest_memorybench.judges.base import JUDGE_ERROR, UNPARSEABLE, JudgeStats, JudgeTask, JudgeVerdict
 from pytest_memorybench.judges.prompts import check_payload, prompt_hash, render
 from pytest_memorybench.judges.replies import validate
 from pytest_memorybench.judges.schemas import schema_for
+from pytest_memorybench.models.llm import Completion, Turn, token_usage
+from pytest_memorybench.models.prices import price_for
 
 CACHE_VERSION = 1
 MAX_REASON = 160  # characters of an error reason kept in a verdict

@@ -4,7 +4,7 @@ They are the agent adapters of `agents/` with a different entry point, so the ju
 SDK clients (retries off in the SDK), the same tenacity retry policy honouring Retry-After, the
 same transient-error rules, model discovery for bare URLs and one-line errors without the API key.
 OpenAI is asked at temperature 0; Anthropic gets no sampling parameter at all (its API version
-answers 400 to one, see `agents/models/anthropic.py`).
+answers 400 to one, see `models/anthropic.py`).
 
 `LLMChatAgent._request` always sends the agents' fixed system prompt, so a judge backend passes its
 own as a leading system turn, which `_complete` takes off again before the SDK call.
@@ -26,10 +26,10 @@ from __future__ import annotations
 import logging
 from typing import Any, ClassVar
 
-from pytest_memorybench.agents.models.anthropic import AnthropicAgent
-from pytest_memorybench.agents.models.llm import Completion, LLMChatAgent, Turn
-from pytest_memorybench.agents.models.openai import OpenAIChatAgent, is_reasoning_model
 from pytest_memorybench.core.errors import AgentError, mask_credentials
+from pytest_memorybench.models.anthropic import AnthropicAgent
+from pytest_memorybench.models.llm import Completion, LLMChatAgent, Turn
+from pytest_memorybench.models.openai import OpenAIChatAgent, is_reasoning_model
 
 DEFAULT_TIMEOUT = 120.0
 DEFAULT_MAX_OUTPUT_TOKENS = 1024

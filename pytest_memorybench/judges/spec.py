@@ -17,10 +17,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from pytest_memorybench.agents.models.limits import RateLimits
 from pytest_memorybench.agents.spec import API_KEY_VARIABLES, LLM_PROVIDERS, parse_agent_spec
 from pytest_memorybench.core.errors import UsageError, mask_credentials, usage_error
 from pytest_memorybench.judges.client import CachedJudge
+from pytest_memorybench.models.limits import RateLimits
 
 JudgeKind = Literal["local", "openai", "anthropic"]
 JUDGE_FORMS = (
@@ -118,7 +118,7 @@ def build_judge(
 def check_judge_spec(spec: JudgeSpec) -> None:
     """Fail early, in one line, if a judge server named by URL does not answer at all."""
     if spec.base_url is not None:
-        from pytest_memorybench.agents.models.llm import probe_server
+        from pytest_memorybench.models.llm import probe_server
 
         try:
             probe_server(spec.base_url, spec.display)

@@ -26,11 +26,11 @@ def memorybench_agent_factory(pytestconfig: pytest.Config) -> Callable[[], Any] 
     conversations take turns.
     """
     run = pytestconfig.stash.get(RUN_KEY, None)
-    if run is None or run.agentless or run.settings.agent is None:
+    if run is None or run.context.agentless or run.context.settings.agent is None:
         return None
     from pytest_memorybench.agents.build import agent_factory
 
-    return agent_factory(run.settings.agent, run.settings.agent_options)
+    return agent_factory(run.context.settings.agent, run.context.settings.agent_options)
 
 
 @pytest.fixture(scope="session")
@@ -45,14 +45,14 @@ def memorybench_agent(
     run = pytestconfig.stash.get(RUN_KEY, None)
     if run is None:
         pytest.fail("memorybench_agent needs pytest --memorybench --agent=SPEC", pytrace=False)
-    if run.agentless:
+    if run.context.agentless:
         yield None  # replies come from a replayed run's log or from published results
         return
     agent: AgentAdapter | None
-    if run.settings.agent is not None:
+    if run.context.settings.agent is not None:
         from pytest_memorybench.agents.build import build_agent
 
-        agent = build_agent(run.settings.agent, run.settings.agent_options)
+        agent = build_agent(run.context.settings.agent, run.context.settings.agent_options)
     elif memorybench_agent_factory is not None:
         agent = run.agents.adapt(memorybench_agent_factory(), "memorybench_agent_factory")
     else:
@@ -61,7 +61,7 @@ def memorybench_agent(
             "fixture in conftest.py",
             pytrace=False,
         )
-    run.agents.plugin_agent = agent
+    run.agents.built_by_plugin(agent)
     yield agent
     if agent is not None:
         run.run_sync(agent.aclose())

@@ -12,10 +12,10 @@ import pytest
 from pytest_memorybench.pytest_integration import session as lifecycle  # `session` is a hook argument name
 from pytest_memorybench.pytest_integration.compat import TimeoutPerTest
 from pytest_memorybench.pytest_integration.items import collect_benchmark
-from pytest_memorybench.pytest_integration.keys import OUTCOME_KEY, PLANNED_KEY, RUN_KEY
+from pytest_memorybench.pytest_integration.keys import OUTCOME_KEY, PLANNED_KEY, PROGRESS_KEY, RUN_KEY
 from pytest_memorybench.reports.junit import item_properties
-from pytest_memorybench.reports.results import item_record
 from pytest_memorybench.reports.transcript import EventIndex
+from pytest_memorybench.results.build import item_record
 from pytest_memorybench.runner.loop import describe_interruption, stop_on_signals
 from pytest_memorybench.runner.run import BenchmarkRun
 from pytest_memorybench.runner.spending import SKIP_PREFIX, SpendingCap, process_spend
@@ -43,6 +43,7 @@ class BenchmarkHooks:
         self.restore_signals = restore_signals
         self.interruption: str | None = None  # what interrupted the session (Ctrl-C, SIGTERM)
         self.run = config.stash[RUN_KEY]
+        self.progress = config.stash.get(PROGRESS_KEY, None)  # the controller's terminal; none in a worker
         self.records_by_item: dict[str, dict[str, Any]] = {}  # a rerun item's last report wins
         self.worker_conversations: list[dict[str, Any]] = []
         self.worker_judge_stats: list[dict[str, Any]] = []
@@ -63,31 +64,34 @@ class BenchmarkHooks:
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         planned = [item.stash[PLANNED_KEY] for item in session.items if PLANNED_KEY in item.stash]
-        if self.run.settings.estimate is not None:
+        if self.run.context.settings.estimate is not None:
             from pytest_memorybench.reports.estimate import estimate_lines
+            from pytest_memorybench.runner.estimate import estimate_run
 
-            self.estimate = estimate_lines(self.run, planned, self.run.settings.estimate)
+            self.estimate = estimate_lines(
+                estimate_run(self.run, planned, self.run.context.settings.estimate)
+            )
             return
-        self.run.select(test.key for test in planned)
+        self.run.context.selection.select(test.key for test in planned)
         if lifecycle.is_worker(self.config):
             from pytest_memorybench.runner.scheduling import worker_queue
 
-            self.run.pending_keys = lambda: _planned_keys(worker_queue(self.config, session.items) or ())
+            self.run.follow_queue(lambda: _planned_keys(worker_queue(self.config, session.items) or ()))
         self.selected = len(planned)
         self.scoreable = sum(not test.definition.skip_reason for test in planned)
-        max_cost = self.run.settings.max_cost
+        max_cost = self.run.context.settings.max_cost
         if max_cost is not None:
             worker = lifecycle.is_worker(self.config)
             process = self.config.workerinput["workerid"] if worker else "main"  # type: ignore[attr-defined]
             cap = self.cap = SpendingCap(
-                max_cost, self.run.output, process, dict(Counter(test.group for test in planned))
+                max_cost, self.run.context.output, process, dict(Counter(test.group for test in planned))
             )
             if not worker:
                 cap.clear()  # before any worker starts: workers collect after the controller
-            self.run.may_start = lambda group: (
-                cap.reason_to_skip(group, self._spent(), self.run.conversations) is None
+            self.run.admit_with(
+                lambda group: cap.reason_to_skip(group, self._spent(), self.run.book.conversations) is None
             )
-            self.run.budget.reason_to_stop = lambda: cap.reached(self._spent())
+            self.run.budget.stop_when(lambda: cap.reached(self._spent()))
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_setup(self, item: pytest.Item) -> None:
@@ -97,7 +101,7 @@ class BenchmarkHooks:
         test = item.stash[PLANNED_KEY]
         if self.run.has_started(test.group) or test.definition.skip_reason:
             return  # already paid for, or skipped anyway
-        reason = self.cap.reason_to_skip(test.group, self._spent(), self.run.conversations)
+        reason = self.cap.reason_to_skip(test.group, self._spent(), self.run.book.conversations)
         if reason is not None:
             pytest.skip(reason)
 
@@ -114,7 +118,13 @@ class BenchmarkHooks:
         ends = call.when == "call" or (call.when == "setup" and report.failed)
         if ends and OUTCOME_KEY in item.stash:
             planned = item.stash[PLANNED_KEY]
-            record = item_record(planned.key, planned, item.stash[OUTCOME_KEY], report.passed)
+            record = item_record(
+                planned.key,
+                item.stash[OUTCOME_KEY],
+                threshold=planned.threshold,
+                conversation=planned.group,
+                passed=report.passed,
+            )
             # an attribute of the report travels with it to the xdist controller
             report.memorybench = record  # type: ignore[attr-defined]
             item.user_properties.extend(item_properties(record))
@@ -141,8 +151,8 @@ class BenchmarkHooks:
 
     @pytest.hookimpl(tryfirst=True)  # before the terminal writes the result: the status makes way
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        if self.run.progress is not None:
-            self.run.progress.clear()
+        if self.progress is not None:
+            self.progress.clear()
         record = getattr(report, "memorybench", None)
         if record is not None:
             self.records_by_item[report.nodeid] = record
@@ -154,15 +164,15 @@ class BenchmarkHooks:
         return list(self.records_by_item.values())
 
     def _spent(self) -> float:
-        overhead = sum(stats.overhead_usage.cost_usd for stats in self.run.conversations.values())
+        overhead = sum(stats.overhead_usage.cost_usd for stats in self.run.book.conversations.values())
         return process_spend(
-            self.run.budget.agent_usd, self.records, overhead, self.run.judge_stats()["cost_usd"]
+            self.run.budget.agent_usd, self.records, overhead, self.run.tools.judge_stats()["cost_usd"]
         )
 
     def pytest_keyboard_interrupt(self, excinfo: pytest.ExceptionInfo[BaseException]) -> None:
         self.interruption = describe_interruption(excinfo.value)
-        if self.run.progress is not None:
-            self.run.progress.clear()
+        if self.progress is not None:
+            self.progress.clear()
 
     @pytest.hookimpl(tryfirst=True)  # before junitxml writes its file: the suite properties go in it
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
@@ -217,9 +227,10 @@ class BenchmarkHooks:
             if SKIP_PREFIX in str(getattr(report, "longrepr", ""))
         ]
         if cap_skips:
+            max_cost = self.run.context.settings.max_cost
             terminalreporter.write_line(
-                f"{SKIP_PREFIX} ${self.run.settings.max_cost:.2f}: {len(cap_skips)} item(s) skipped to stay "
-                "within the budget (see their skip reasons: pytest -rs)"
+                f"{SKIP_PREFIX} ${max_cost:.2f}: {len(cap_skips)} item(s) skipped to stay within the budget"
+                " (see their skip reasons: pytest -rs)"
             )
         gate = lifecycle.gate_summary(self.config)
         if gate:
@@ -231,8 +242,8 @@ class BenchmarkHooks:
     def pytest_unconfigure(self) -> None:
         self.restore_signals()
         self.run.close()
-        if self.run.settings.estimate is not None:
-            shutil.rmtree(self.run.output, ignore_errors=True)
+        if self.run.context.settings.estimate is not None:
+            shutil.rmtree(self.run.context.output, ignore_errors=True)
 
 
 class SelectionHooks:
@@ -249,7 +260,11 @@ class SelectionHooks:
         outside: list[pytest.Item] = []
         for item in items:
             planned = item.stash.get(PLANNED_KEY, None)
-            (outside if planned is not None and self.run.outside_this_run(planned.key) else keep).append(item)
+            (
+                outside
+                if planned is not None and self.run.context.selection.outside_this_run(planned.key)
+                else keep
+            ).append(item)
         if outside:
             config.hook.pytest_deselected(items=outside)
             items[:] = keep
@@ -274,12 +289,15 @@ class XdistControllerHooks:
 
         run = self.benchmark.run
         return ConversationScheduling(
-            config, log, {key: test.group for key, test in run.tests.items()}, run.settings.concurrency
+            config,
+            log,
+            {key: test.group for key, test in run.context.tests.items()},
+            run.context.settings.concurrency,
         )
 
     def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
         """The controller collects nothing itself: what its workers selected is what the run selected."""
-        tests = self.benchmark.run.tests
+        tests = self.benchmark.run.context.tests
         keys = [
             nodeid if nodeid in tests else nodeid.rpartition("@")[0] for nodeid in ids
         ]  # loadgroup adds @group

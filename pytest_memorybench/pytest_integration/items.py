@@ -70,14 +70,15 @@ class BenchmarkItem(pytest.Function):
                 test.key, self.funcargs["memorybench_agent"], factory if callable(factory) else None
             )
         except BaseException:
-            self.stash[OUTCOME_KEY] = run.cut_outcome(test.key)  # recorded as such; pytest reports the cause
+            self.stash[OUTCOME_KEY] = run.book.outcome(test.key)  # recorded as such; pytest reports the cause
             raise
         if outcome.error is not None and outcome.error.startswith(SKIP_PREFIX):
             pytest.skip(outcome.error)  # the budget ran out during its conversation: never asked, not failed
         self.stash[OUTCOME_KEY] = outcome
         if outcome.error is not None:
             pytest.fail(
-                f"{outcome.error}\n(everything before this turn is kept in {run.output})", pytrace=False
+                f"{outcome.error}\n(everything before this turn is kept in {run.context.output})",
+                pytrace=False,
             )
 
 
@@ -104,7 +105,7 @@ def _register_marker(config: pytest.Config, name: str) -> None:
 def collect_benchmark(session: pytest.Session, run: BenchmarkRun) -> list[pytest.Item]:
     """Collect every suite of the run the way pytest collects a file, reports included."""
     by_suite: dict[str, list[PlannedTest]] = {}
-    for test in run.tests.values():
+    for test in run.context.tests.values():
         by_suite.setdefault(test.definition.suite, []).append(test)
     items: list[pytest.Item] = []
     for suite, tests in by_suite.items():

@@ -9,12 +9,14 @@ import pytest
 
 if TYPE_CHECKING:
     from pytest_memorybench.core.records import TestOutcome
+    from pytest_memorybench.reports.progress import TerminalProgress
     from pytest_memorybench.runner.plan import PlannedTest
     from pytest_memorybench.runner.run import BenchmarkRun
 
 RUN_KEY: pytest.StashKey[BenchmarkRun] = pytest.StashKey()
 PLANNED_KEY: pytest.StashKey[PlannedTest] = pytest.StashKey()
 OUTCOME_KEY: pytest.StashKey[TestOutcome] = pytest.StashKey()
+PROGRESS_KEY: pytest.StashKey[TerminalProgress] = pytest.StashKey()  # the controller's terminal
 
 
 def option_group(parser: pytest.Parser) -> pytest.OptionGroup:

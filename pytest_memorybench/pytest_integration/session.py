@@ -12,22 +12,24 @@ from typing import Any
 import pytest
 
 from pytest_memorybench.agents.build import agent_factory, check_agent_spec
-from pytest_memorybench.agents.models.prices import register_price
 from pytest_memorybench.core.errors import usage_error
+from pytest_memorybench.core.files import write_atomically
 from pytest_memorybench.judges.spec import DEFAULT_CACHE, check_judge_spec
+from pytest_memorybench.models.prices import register_price
 from pytest_memorybench.pytest_integration import fixtures
-from pytest_memorybench.pytest_integration.keys import RUN_KEY
+from pytest_memorybench.pytest_integration.keys import PROGRESS_KEY, RUN_KEY
 from pytest_memorybench.reports.agreement import agreement_lines
 from pytest_memorybench.reports.gate import GateResult, evaluate, gate_lines
 from pytest_memorybench.reports.html import report_page
 from pytest_memorybench.reports.junit import add_suite_properties, suite_properties
 from pytest_memorybench.reports.markdown import publish, run_markdown
 from pytest_memorybench.reports.progress import TerminalProgress
-from pytest_memorybench.reports.results import build_results, conversation_record, item_record, write_results
 from pytest_memorybench.reports.summary import summary_lines
 from pytest_memorybench.reports.transcript import EventIndex
-from pytest_memorybench.runner.folder import write_atomically, write_levels
-from pytest_memorybench.runner.run import BenchmarkRun, new_run_id
+from pytest_memorybench.results.build import build_results, conversation_record, item_record, write_results
+from pytest_memorybench.runner.context import new_run_id, open_run
+from pytest_memorybench.runner.folder import write_levels
+from pytest_memorybench.runner.run import BenchmarkRun
 from pytest_memorybench.runner.settings import Settings
 
 
@@ -75,9 +77,14 @@ def start(config: pytest.Config) -> None:
         run = _worker_run(config, settings)
     else:
         run = _controller_run(config, settings)
-        run.progress = TerminalProgress(
-            config, total_tests=run.selected_count, in_flight=lambda: run.in_flight
+        progress = TerminalProgress(
+            config,
+            total_tests=run.context.selected_count,
+            in_flight=lambda: run.pool.in_flight,
+            levels=run.providers.levels,
         )
+        run.tools.listeners.subscribe(progress)
+        config.stash[PROGRESS_KEY] = progress
         if getattr(config.option, "dist", "no") in ("load", "worksteal"):
             # `-n` alone means xdist's "load", which ignores xdist_group, and "worksteal" moves
             # items between workers: two workers could each drive the same conversation.  Keep
@@ -97,13 +104,14 @@ def _worker_run(config: pytest.Config, settings: Settings) -> BenchmarkRun:
         # would not tag its items with their group: the controller's loadgroup would then see
         # one group per item and hand a conversation to several workers.
         config.option.loadgroup = True
-    return BenchmarkRun(
+    context = open_run(
         settings,
         workerinput[WORKER_RUN_ID],
         Path(workerinput[WORKER_OUTPUT]),
         worker=workerinput.get("workerid"),
         judge_cache=project_root(config) / DEFAULT_CACHE,
     )
+    return BenchmarkRun(context)
 
 
 def _controller_run(config: pytest.Config, settings: Settings) -> BenchmarkRun:
@@ -114,22 +122,24 @@ def _controller_run(config: pytest.Config, settings: Settings) -> BenchmarkRun:
             settings, output=Path(tempfile.mkdtemp(prefix="memorybench-estimate-"))
         )
     output = settings.output or project_root(config) / ".memorybench" / "runs" / run_id
-    run = BenchmarkRun(settings, run_id, output.resolve(), judge_cache=project_root(config) / DEFAULT_CACHE)
+    run = BenchmarkRun(
+        open_run(settings, run_id, output.resolve(), judge_cache=project_root(config) / DEFAULT_CACHE)
+    )
     check_judge_spec(settings.judge)
-    run.judge  # noqa: B018 - building it now turns a missing API key into a usage error
+    run.tools.judge  # noqa: B018 - building it now turns a missing API key into a usage error
     if settings.agent is not None and (settings.estimate is None or not settings.agent.calls_a_model):
         # an estimate asks for no key or server; an agent that cannot load is still an error
         check_agent_spec(settings.agent, settings.agent_options)
     if settings.estimate is not None:
         return run
     fixture = _user_fixture(config, "memorybench_agent") or _user_fixture(config, "memorybench_agent_factory")
-    if settings.agent is None and not run.agentless and not fixture:
+    if settings.agent is None and not run.context.agentless and not fixture:
         raise usage_error(
             "--memorybench needs an agent: pass --agent=SPEC (e.g. --agent=recall, "
             "--agent=openai:gpt-4o-mini) or define a memorybench_agent fixture in conftest.py"
         )
     run.claim_folder()
-    run.write_plan()
+    run.context.write_plan()
     return run
 
 
@@ -161,20 +171,20 @@ def why_conversations_take_turns(config: pytest.Config) -> str | None:
     """Why this run's conversations cannot overlap, though `--mb-concurrency` allows it: the agent
     exists once.  None when they may (or there is nothing to overlap)."""
     run = config.stash[RUN_KEY]
-    limit = run.settings.concurrency
+    limit = run.context.settings.concurrency
     many = f"{limit}" if limit else "several"  # auto: as many as the provider rewards
-    if limit == 1 or run.agentless or len({test.group for test in run.tests.values()}) < 2:
+    if limit == 1 or run.context.agentless or len({test.group for test in run.context.tests.values()}) < 2:
         return None
     if _user_fixture(config, "memorybench_agent_factory"):
         return None
     if _user_fixture(config, "memorybench_agent"):
-        if run.settings.agent is not None:
+        if run.context.settings.agent is not None:
             return None  # the fixture may hand back --agent's own agent: the run says so if not
         return (
             "your memorybench_agent fixture is one agent, so its conversations take turns; a "
             f"memorybench_agent_factory fixture that makes a new agent per call lets {many} run at once"
         )
-    spec = run.settings.agent
+    spec = run.context.settings.agent
     if spec is not None and agent_factory(spec) is None:
         return (
             f"--agent {spec.display} is one agent object, so its conversations take turns; name a class "
@@ -187,12 +197,16 @@ def worker_input(config: pytest.Config) -> dict[str, Any]:
     """What the controller hands each xdist worker: the run id, its folder, and how items are grouped."""
     run = config.stash[RUN_KEY]
     loadgroup = getattr(config.option, "dist", "no") == "loadgroup"
-    return {WORKER_RUN_ID: run.run_id, WORKER_OUTPUT: str(run.output), WORKER_LOADGROUP: loadgroup}
+    return {
+        WORKER_RUN_ID: run.context.run_id,
+        WORKER_OUTPUT: str(run.context.output),
+        WORKER_LOADGROUP: loadgroup,
+    }
 
 
 def conversation_records(config: pytest.Config) -> list[dict[str, Any]]:
     """This process's conversations, as results.json lists them."""
-    return [conversation_record(stats) for stats in config.stash[RUN_KEY].conversations.values()]
+    return [conversation_record(stats) for stats in config.stash[RUN_KEY].book.conversations.values()]
 
 
 def finish(
@@ -216,7 +230,7 @@ def finish(
     run = config.stash[RUN_KEY]
     if is_worker(config):
         config.workeroutput[WORKER_CONVERSATIONS] = conversation_records(config)  # type: ignore[attr-defined]
-        config.workeroutput[WORKER_JUDGE] = run.judge_stats()  # type: ignore[attr-defined]
+        config.workeroutput[WORKER_JUDGE] = run.tools.judge_stats()  # type: ignore[attr-defined]
         config.workeroutput[WORKER_CONCURRENCY] = run.concurrency_record()  # type: ignore[attr-defined]
         return None
     stopped = None
@@ -226,18 +240,21 @@ def finish(
             stop = None  # every selected test ended after all
         else:
             stopped = stopped_line(config, stop, len(records), scoreable)
-    spent = bool(conversations or run.conversations)  # the agent was asked: what that cost is recorded
-    if not records and not spent and (run.shard is None or stopped is not None or config.option.collectonly):
+    spent = bool(conversations or run.book.conversations)  # the agent was asked: what that cost is recorded
+    if (
+        not records
+        and not spent
+        and (run.context.shard is None or stopped is not None or config.option.collectonly)
+    ):
         return _nothing_measured(config, selected, stopped)
-    if run.merged is not None:  # the shards' own conversations, judging and agent
-        conversations = run.merged.conversations() + conversations
-        judge_stats = run.merged.judge_stats() + judge_stats
+    if run.context.merged is not None:  # the shards' own conversations, judging and agent
+        conversations = run.context.merged.conversations() + conversations
+        judge_stats = run.context.merged.judge_stats() + judge_stats
     results = build_results(
-        run,
+        run.context.facts(_agent_name(run), run.tools.counter.name),
         records,
         conversations + conversation_records(config),
-        judge_stats + [run.judge_stats()],
-        _agent_name(run),
+        judge_stats + [run.tools.judge_stats()],
         [*concurrency, run.concurrency_record()],
     )
     if stop is not None:
@@ -255,7 +272,7 @@ def _nothing_measured(config: pytest.Config, selected: int, stopped: str | None)
     if stopped is not None:
         config.stash[RESULTS_KEY] = Finished(None, None, None, None, stopped)
         return config.stash[RESULTS_KEY]
-    if config.stash[RUN_KEY].settings.gate.active and selected and not config.option.collectonly:
+    if config.stash[RUN_KEY].context.settings.gate.active and selected and not config.option.collectonly:
         # A gate that passes when nothing was measured would wave a broken run through.
         gate = GateResult(failures=[nothing_to_gate(selected)])
         config.stash[RESULTS_KEY] = Finished(None, None, None, gate)
@@ -265,11 +282,11 @@ def _nothing_measured(config: pytest.Config, selected: int, stopped: str | None)
 
 def _agent_name(run: BenchmarkRun) -> str:
     """The agent results.json names: the shards', none for an agentless run, or the spec or fixture."""
-    if run.merged is not None:
-        return run.merged.agent
-    if run.agentless:
-        return run.agentless
-    return run.settings.agent.display if run.settings.agent else "fixture:memorybench_agent"
+    if run.context.merged is not None:
+        return run.context.merged.agent
+    if run.context.agentless:
+        return run.context.agentless
+    return run.context.settings.agent.display if run.context.settings.agent else "fixture:memorybench_agent"
 
 
 def _gate(
@@ -277,7 +294,7 @@ def _gate(
 ) -> GateResult | None:
     """The session-level gates' verdict on `results` (recorded in them), or None when none is asked."""
     run = config.stash[RUN_KEY]
-    gate_settings = run.settings.gate
+    gate_settings = run.context.settings.gate
     if not gate_settings.active:
         return None
     gate = evaluate(
@@ -287,7 +304,7 @@ def _gate(
         max_scenario_drop=gate_settings.max_scenario_drop,
         min_score=gate_settings.min_score,
         max_errors=gate_settings.max_errors if stop is None else None,
-        folder=_relative(run.output, config.invocation_params.dir),
+        folder=_relative(run.context.output, config.invocation_params.dir),
         anyway=gate_settings.anyway,
         empty_memory=gate_settings.empty_memory,
     )
@@ -304,17 +321,17 @@ def _write(
 ) -> Finished:
     """results.json, report.html, the JUnit suite properties and the Markdown summary."""
     run = config.stash[RUN_KEY]
-    path = run.output / "results.json"
-    report = run.output / "report.html"
+    path = run.context.output / "results.json"
+    report = run.context.output / "report.html"
     add_suite_properties(config, suite_properties(results, results.get("gate")))
     try:
         write_results(path, results)
-        write_levels(run.output, results["run"]["concurrency"])
+        write_levels(run.context.output, results["run"]["concurrency"])
         write_atomically(
             report, report_page(results, transcripts(run, results["items"]), results.get("gate"))
         )
     except OSError as exc:
-        folder = _relative(run.output, config.invocation_params.dir)
+        folder = _relative(run.context.output, config.invocation_params.dir)
         unwritten = (
             f"cannot write the results in {folder} ({exc.strerror or exc}); make room, then"
             f" --mb-resume={folder} writes them without asking the agent again"
@@ -336,9 +353,15 @@ def unreported_records(run: BenchmarkRun, records: list[dict[str, Any]]) -> list
     """Tests whose conversation finished them but whose items pytest never ran (it stopped first)."""
     reported = {record["nodeid"] for record in records}
     return [
-        item_record(key, run.tests[key], outcome, run.tests[key].passes(outcome))
-        for key, outcome in run.finished_outcomes().items()
-        if key not in reported and key in run.tests
+        item_record(
+            key,
+            outcome,
+            threshold=run.context.tests[key].threshold,
+            conversation=run.context.tests[key].group,
+            passed=run.context.tests[key].passes(outcome),
+        )
+        for key, outcome in run.book.finished().items()
+        if key not in reported and key in run.context.tests
     ]
 
 
@@ -347,14 +370,15 @@ def stopped_line(config: pytest.Config, stop: Stop, done: int, selected: int) ->
     run = config.stash[RUN_KEY]
     head = "interrupted" if stop.interrupted else "stopped early"
     facts = f"{done} of {selected} tests have results; {stop.reason}"
-    if run.agentless:
+    if run.context.agentless:
         return f"{head}: run the same command again to finish ({facts})"
-    return f"{head}: resume with --mb-resume={_relative(run.output, config.invocation_params.dir)} ({facts})"
+    folder = _relative(run.context.output, config.invocation_params.dir)
+    return f"{head}: resume with --mb-resume={folder} ({facts})"
 
 
 def event_index(run: BenchmarkRun) -> EventIndex:
     """The run's event logs, and those of the run it replays (which hold the replayed replies)."""
-    return EventIndex([run.output, run.settings.previous_run, *run.settings.merge])
+    return EventIndex([run.context.output, run.context.settings.previous_run, *run.context.settings.merge])
 
 
 def transcripts(run: BenchmarkRun, records: list[dict[str, Any]]) -> dict[str, Any]:
@@ -406,17 +430,21 @@ def gate_summary(config: pytest.Config) -> list[str]:
 def header(config: pytest.Config) -> str:
     """The session header: agent, judge, spans, seed, profile, concurrency and run folder."""
     run = config.stash[RUN_KEY]
-    settings = run.settings
-    if run.agentless:
-        agent = f"none ({run.agentless})"
+    settings = run.context.settings
+    if run.context.agentless:
+        agent = f"none ({run.context.agentless})"
     else:
         agent = settings.agent.display if settings.agent else "memorybench_agent fixture"
-    spans = ", ".join(f"{name}={span}" for name, span in run.interleaved_spans.items())
+    spans = ", ".join(f"{name}={span}" for name, span in run.context.interleaved_spans.items())
     if not spans:
-        spans = "- (probe suites: no interleaving)" if run.suites else "- (no suite: your own tests only)"
+        spans = (
+            "- (probe suites: no interleaving)" if run.context.suites else "- (no suite: your own tests only)"
+        )
     resumed = " (resumed)" if settings.resume else ""
-    if run.shard is not None:
-        resumed += f" | shard {run.shard} of plan {run.fingerprint[:12]} ({run.shard_share})"
+    if run.context.shard is not None:
+        resumed += (
+            f" | shard {run.context.shard} of plan {run.context.fingerprint[:12]} ({run.context.shard_share})"
+        )
     if settings.estimate is not None:
         return (
             f"memorybench estimate: agent {agent} | span {spans} | seed {settings.seed} | nothing is called; "
@@ -426,9 +454,9 @@ def header(config: pytest.Config) -> str:
     line = (
         f"memorybench: agent {agent} | judge {settings.judge.display} | span {spans} | seed {settings.seed} "
         f"| profile {settings.profile} | concurrency {1 if turns else settings.concurrency or 'auto'} "
-        f"| run folder {_relative(run.output, config.invocation_params.dir)}{resumed}"
+        f"| run folder {_relative(run.context.output, config.invocation_params.dir)}{resumed}"
     )
-    problems = [f"memorybench: {problem}" for suite in run.suites for problem in suite.problems]
+    problems = [f"memorybench: {problem}" for suite in run.context.suites for problem in suite.problems]
     return "\n".join([line, *([f"memorybench: {turns}"] if turns else []), *problems])
 
 

@@ -1,8 +1,8 @@
-"""What a run leaves behind and shows: results.json, the terminal table, report.html, JUnit, gates.
+"""What a run leaves behind and shows: the terminal table, report.html, JUnit, gates, comparisons.
 
-`results` builds results.json from a finished run; `summary`, `table` and `progress` write the
-terminal; `html`, `svg`, `transcript` and `templates/` make report.html; `junit` adds JUnit
-properties; `gate` judges a run against a baseline; `estimate` prices a plan; `agreement`
-compares re-scored verdicts with published ones; `statistics` holds the intervals. It sits above
-the runner and may import it and every layer below; only the pytest face imports it.
+`summary`, `table` and `progress` write the terminal; `html`, `svg`, `transcript` and
+`templates/` make report.html; `junit` adds JUnit properties; `gate` judges a run against a
+baseline; `estimate` shows the bill of a plan; `agreement` compares re-scored verdicts with
+published ones; `compare*` and `board` set runs side by side. It reads what a run left (results.json
+through the results layer, its event logs) and never the runner; only the pytest face imports it.
 """

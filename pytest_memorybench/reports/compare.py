@@ -22,8 +22,8 @@ from pytest_memorybench.core.errors import usage_error
 from pytest_memorybench.judges.identity import judged_differently
 from pytest_memorybench.reports.compare_runs import Run
 from pytest_memorybench.reports.significance import PairedTest, average_ranks, cliques, holm, wilcoxon_p
-from pytest_memorybench.reports.statistics import bootstrap_ci
 from pytest_memorybench.reports.table import short_name
+from pytest_memorybench.results.statistics import bootstrap_ci
 
 MUST_AGREE = (
     "profile",

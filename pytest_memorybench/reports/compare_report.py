@@ -21,6 +21,7 @@ import pytest
 from markupsafe import Markup
 
 from pytest_memorybench.core.errors import usage_error
+from pytest_memorybench.core.files import write_atomically
 from pytest_memorybench.core.spans import parse_span
 from pytest_memorybench.reports.board import Board, BoardRow, board, pareto_front
 from pytest_memorybench.reports.compare import Comparison, Row, compare
@@ -35,7 +36,6 @@ from pytest_memorybench.reports.compare_svg import (
 from pytest_memorybench.reports.compare_text import comparison_lines, shown_lines
 from pytest_memorybench.reports.html import TEMPLATES, css, environment
 from pytest_memorybench.reports.markdown import comparison_markdown, publish
-from pytest_memorybench.runner.folder import write_atomically
 
 DEFAULT_FOLDER = Path(".memorybench") / "comparisons"
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from pytest_memorybench.core.errors import usage_error
 from pytest_memorybench.core.readers import as_list, reading, require
-from pytest_memorybench.core.results_file import read_results
+from pytest_memorybench.results.file import read_results
 
 IDENTITY = ("agent", "span", "suites", "profile", "judge", "seed")  # what tells runs apart, in label order
 

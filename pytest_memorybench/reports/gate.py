@@ -18,15 +18,33 @@ allows that many; it then compares the items that scored and says how many it le
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
-from pytest_memorybench.core.results_file import Baseline
 from pytest_memorybench.judges.identity import judged_differently
 from pytest_memorybench.reports.table import short_name
-from pytest_memorybench.runner.settings import MaxErrors
+from pytest_memorybench.results.file import Baseline
 
 EPSILON = 1e-9  # means are rounded to 6 places; a drop equal to the allowance is not beyond it
 LABEL = 23
+
+
+class ErrorAllowance(Protocol):
+    """How many items that errored a gate lets pass (`--mb-max-errors`: `settings.MaxErrors`)."""
+
+    def allowed(self, items: int) -> int: ...
+
+
+class _NoneAllowed:
+    """The default: a gate refuses a run with any item that errored."""
+
+    def allowed(self, items: int) -> int:
+        return 0
+
+    def __str__(self) -> str:
+        return "0"
+
+
+NONE_ALLOWED = _NoneAllowed()
 
 
 @dataclass(frozen=True)
@@ -123,7 +141,7 @@ def evaluate(
     max_drop: float = 0.0,
     max_scenario_drop: float | None = None,
     min_score: float | None = None,
-    max_errors: MaxErrors | None = MaxErrors(),
+    max_errors: ErrorAllowance | None = NONE_ALLOWED,
     folder: str = "FOLDER",
     anyway: bool = False,
     empty_memory: bool = False,
@@ -176,7 +194,9 @@ def evaluate(
     return gate
 
 
-def _errors_allowed(gate: GateResult, totals: dict[str, Any], max_errors: MaxErrors, folder: str) -> bool:
+def _errors_allowed(
+    gate: GateResult, totals: dict[str, Any], max_errors: ErrorAllowance, folder: str
+) -> bool:
     """Whether the gate may judge the items that scored: none errored, or no more than allowed."""
     errors = totals.get("errors", 0)
     if not errors:

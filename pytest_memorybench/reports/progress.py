@@ -25,8 +25,6 @@ from typing import Any
 
 import pytest
 
-from pytest_memorybench.agents.models.concurrency import active_limits
-
 INTERVAL_SECONDS = 10.0  # between full lines in a log
 STATUS_SECONDS = 1.0  # between rewrites of the status on a terminal
 _ROOM_FOR_PERCENTAGE = 8  # what pytest writes at the end of a row: " [100%]"
@@ -41,10 +39,12 @@ class TerminalProgress:
         total_tests: Callable[[], int],
         interval: float | None = None,
         in_flight: Callable[[], int] = lambda: 1,
+        levels: Callable[[], list[int]] = list,
     ) -> None:
         self.config = config
         self.total = total_tests  # asked at each line: pytest selects after the run is planned
         self.in_flight = in_flight  # conversations being driven right now
+        self.levels = levels  # each measured provider's level (--mb-concurrency auto)
         self.tokens: dict[str, int] = {}  # the latest token count of each conversation
         self.interval = interval  # None: the form's own interval
         self.done = 0
@@ -85,7 +85,7 @@ class TerminalProgress:
         running = ", ".join(self.open[:4]) + (" …" if len(self.open) > 4 else "")
         flying = self.in_flight()
         conversations = f" · {flying} conversations in flight" if flying > 1 else ""
-        levels = [limit.level for limit in active_limits()]  # --mb-concurrency auto: the level in use
+        levels = self.levels()  # --mb-concurrency auto: the level in use
         measured = f" · requests at once: {'/'.join(map(str, levels))} (auto)" if levels else ""
         tokens = sum(self.tokens.values())
         return (

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from pytest_memorybench.reports.statistics import bootstrap_ci
+from pytest_memorybench.results.statistics import bootstrap_ci
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,6 @@ lock, so two runs never interleave their events in one folder.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -19,6 +18,7 @@ from typing import Any
 from filelock import FileLock, Timeout
 
 from pytest_memorybench.core.errors import UsageError, usage_error
+from pytest_memorybench.core.files import write_atomically
 from pytest_memorybench.core.readers import Malformed, read_json, reading, require
 from pytest_memorybench.core.records import TestDefinition
 from pytest_memorybench.core.spans import Span, parse_span
@@ -114,17 +114,6 @@ def load_definition(folder: Path, generated: TestDefinition) -> TestDefinition:
         )
     with reading(f"definition file {path}", "give the folder of a run that finished planning"):
         return TestDefinition.from_dict(read_json(path))
-
-
-def write_atomically(path: Path, text: str) -> None:
-    """Write to a temporary sibling, then rename: readers never see half a file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        temporary.write_text(text, encoding="utf-8")
-        os.replace(temporary, path)
-    finally:
-        temporary.unlink(missing_ok=True)  # left only when writing failed (a full disk)
 
 
 def write_plan(folder: Path, definitions: Iterable[TestDefinition], manifest: dict[str, Any]) -> None:

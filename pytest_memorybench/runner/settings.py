@@ -8,8 +8,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pytest_memorybench.agents.models.limits import RateLimits
-from pytest_memorybench.agents.models.prices import Price
 from pytest_memorybench.agents.spec import (
     DEFAULT_STORE_K,
     LLM_PROVIDERS,
@@ -18,9 +16,11 @@ from pytest_memorybench.agents.spec import (
     parse_agent_spec,
 )
 from pytest_memorybench.core.errors import usage_error
-from pytest_memorybench.core.results_file import Baseline
 from pytest_memorybench.core.spans import Span, parse_span
 from pytest_memorybench.judges.spec import JudgeSpec, parse_judge_spec
+from pytest_memorybench.models.limits import RateLimits
+from pytest_memorybench.models.prices import Price
+from pytest_memorybench.results.file import Baseline
 from pytest_memorybench.runner.folder import MAX_CONVERSATIONS, MAX_SHARDS, read_manifest
 from pytest_memorybench.scoring.profiles import PROFILES, Profile
 

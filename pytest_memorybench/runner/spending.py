@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_memorybench.core.errors import RunFolderUnwritable
-from pytest_memorybench.runner.folder import write_atomically
+from pytest_memorybench.core.files import write_atomically
 
 FOLDER = "spending"
 SKIP_PREFIX = "--mb-max-cost"

@@ -24,9 +24,9 @@ sys.path.insert(0, str(Path(__file__).parents[2]))
 from pytest_memorybench.agents.mechanism_spec import mechanism_class
 from pytest_memorybench.agents.mechanisms.index import DenseIndex, LexicalIndex  # noqa: E402
 from pytest_memorybench.agents.mechanisms.model import MemoryModel  # noqa: E402
-from pytest_memorybench.agents.models.llm import Completion  # noqa: E402
 from pytest_memorybench.agents.registry import MECHANISMS  # noqa: E402
 from pytest_memorybench.core.records import Message, Usage  # noqa: E402
+from pytest_memorybench.models.llm import Completion  # noqa: E402
 
 WORDS = "apple river stone lantern violet copper meadow harbour pencil saddle orbit falcon".split()
 

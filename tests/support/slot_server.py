@@ -14,7 +14,7 @@ import time
 from collections import deque
 from dataclasses import dataclass, field
 
-from pytest_memorybench.agents.models.concurrency import AdaptiveLimit
+from pytest_memorybench.models.concurrency import AdaptiveLimit
 
 RATE_WINDOW = 0.2  # seconds over which a rate limit counts: a burst of a fifth of a second's worth
 

@@ -27,8 +27,8 @@ from pytest_memorybench.agents.mechanisms.embedders import Embedder
 from pytest_memorybench.agents.mechanisms.index import Index, make_index
 from pytest_memorybench.agents.mechanisms.model import MemoryModel
 from pytest_memorybench.agents.mechanisms.prompt import HEADINGS, PromptRoom, newest_that_fit, tokens
-from pytest_memorybench.agents.models.llm import MESSAGE_OVERHEAD, Turn
 from pytest_memorybench.core.records import Message, Usage
+from pytest_memorybench.models.llm import MESSAGE_OVERHEAD, Turn
 
 
 @dataclass

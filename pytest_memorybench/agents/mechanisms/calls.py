@@ -12,10 +12,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from pytest_memorybench.agents.mechanisms.model import MemoryModel
-from pytest_memorybench.agents.models.llm import Turn
 from pytest_memorybench.core.errors import ProviderRefused
 from pytest_memorybench.core.json_reply import extract_json
 from pytest_memorybench.core.records import Usage
+from pytest_memorybench.models.llm import Turn
 
 JSON_CALLS = """
 

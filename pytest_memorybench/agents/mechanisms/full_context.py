@@ -18,7 +18,7 @@ from typing import ClassVar
 
 from pytest_memorybench.agents.mechanisms.base import Entry, MemorySystem
 from pytest_memorybench.agents.mechanisms.prompt import newest_that_fit, tokens
-from pytest_memorybench.agents.models.llm import MESSAGE_OVERHEAD, SYSTEM_PROMPT
+from pytest_memorybench.models.llm import MESSAGE_OVERHEAD, SYSTEM_PROMPT
 
 
 @dataclass(frozen=True)

@@ -35,7 +35,7 @@ from pytest_memorybench.agents.mechanisms.base import Entry, MemorySystem, excha
 from pytest_memorybench.agents.mechanisms.calls import Caller
 from pytest_memorybench.agents.mechanisms.prompt import tokens
 from pytest_memorybench.agents.mechanisms.settings import one_of, positive, require
-from pytest_memorybench.agents.models.llm import MESSAGE_OVERHEAD
+from pytest_memorybench.models.llm import MESSAGE_OVERHEAD
 
 SYSTEM = """You are a helpful assistant with a memory you manage yourself through functions.
 Your core memory is always shown below; edit it with core_memory_append and core_memory_replace

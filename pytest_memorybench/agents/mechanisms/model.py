@@ -18,9 +18,9 @@ import re
 from collections.abc import Sequence
 from typing import Any, Literal
 
-from pytest_memorybench.agents.models.llm import Completion, LLMChatAgent, Turn
 from pytest_memorybench.core.json_reply import extract_json
 from pytest_memorybench.core.records import Usage
+from pytest_memorybench.models.llm import Completion, LLMChatAgent, Turn
 
 Phase = Literal["write", "read"]
 PHASES: tuple[Phase, ...] = ("write", "read")
@@ -47,7 +47,7 @@ class MemoryModel:
     @property
     def context_tokens(self) -> int:
         """The answering model's window, as `--mb-context` or the model's known size sets it."""
-        from pytest_memorybench.agents.models.prices import context_window_for
+        from pytest_memorybench.models.prices import context_window_for
 
         return self.answerer.context_tokens or context_window_for(self.answerer.model)
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 
-from pytest_memorybench.agents.models.llm import SYSTEM_PROMPT
 from pytest_memorybench.core.tokens import default_counter
+from pytest_memorybench.models.llm import SYSTEM_PROMPT
 
 HEADINGS = 64  # tokens kept free for the section headings and list markers of a system prompt
 

@@ -23,8 +23,8 @@ from pytest_memorybench.core.records import Message
 
 if TYPE_CHECKING:
     from pytest_memorybench.agents.mechanisms.base import MemorySystem
-    from pytest_memorybench.agents.models.llm import LLMChatAgent
     from pytest_memorybench.agents.spec import AgentOptions, AgentSpec
+    from pytest_memorybench.models.llm import LLMChatAgent
 
 HEALTH_SENTENCE = "The harbour lighthouse of Quillmere is painted teal and amber."
 HEALTH_QUERY = "What colours is the Quillmere lighthouse painted?"

@@ -28,7 +28,7 @@ class Endpoint:
     @property
     def api_key(self) -> str | None:
         """A local server's placeholder key; None lets OpenAI's SDK read OPENAI_API_KEY."""
-        from pytest_memorybench.agents.models.llm import LOCAL_API_KEY
+        from pytest_memorybench.models.llm import LOCAL_API_KEY
 
         return LOCAL_API_KEY if self.base_url is not None else None
 

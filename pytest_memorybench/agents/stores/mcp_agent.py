@@ -21,8 +21,8 @@ from typing import Any
 from pytest_memorybench.agents.mechanisms.base import Entry, MemorySystem, exchange_text
 from pytest_memorybench.agents.mechanisms.calls import Caller
 from pytest_memorybench.agents.mechanisms.model import MemoryModel, Phase
-from pytest_memorybench.agents.models.llm import Turn
 from pytest_memorybench.agents.stores.mcp import McpSettings, McpStore
+from pytest_memorybench.models.llm import Turn
 
 SAVE = """You keep the long-term memory of a conversational assistant in a memory server, through its
 tools. Save what is worth remembering from the new messages below (facts about the user, names,

@@ -13,6 +13,7 @@ import dataclasses
 import json
 from collections import Counter, defaultdict
 from collections.abc import Iterable
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -22,19 +23,19 @@ from pytest_memorybench.agents.stores.figures import pooled as pooled_store_figu
 from pytest_memorybench.conversation.evidence import mean_recall
 from pytest_memorybench.conversation.scheduler import ConversationStats
 from pytest_memorybench.core.errors import UsageError, describe_exception
+from pytest_memorybench.core.files import write_atomically
 from pytest_memorybench.core.records import TestOutcome
 from pytest_memorybench.core.timings import pooled_percentile
 from pytest_memorybench.judges.identity import judge_identity
-from pytest_memorybench.reports.statistics import bootstrap_ci
-from pytest_memorybench.runner.folder import write_atomically
-from pytest_memorybench.runner.plan import PlannedTest
-from pytest_memorybench.runner.run import BenchmarkRun
+from pytest_memorybench.results.statistics import bootstrap_ci
 from pytest_memorybench.scenarios import get_scenario
 
 SCHEMA = "memorybench.results/1"
 
 
-def item_record(nodeid: str, test: PlannedTest, outcome: TestOutcome, passed: bool) -> dict[str, Any]:
+def item_record(
+    nodeid: str, outcome: TestOutcome, *, threshold: float, conversation: str, passed: bool
+) -> dict[str, Any]:
     """One item as results.json lists it; `category` and `details` only when the scenario has them.
 
     An item whose test errored (`error`: the agent, its provider or the judge failed, or the run
@@ -52,13 +53,13 @@ def item_record(nodeid: str, test: PlannedTest, outcome: TestOutcome, passed: bo
         "definition": definition.content_hash(),
         **category,
         "score": None if outcome.error is not None else outcome.score.value,
-        "threshold": test.threshold,
+        "threshold": threshold,
         "passed": passed,
         "reasons": list(outcome.score.reasons),
         "span_tokens": outcome.span_tokens,
         "span_target": outcome.span_target,
         "span_overrun": outcome.overrun,
-        "conversation": test.group,
+        "conversation": conversation,
         "skills": list(definition.skills),
         "questions": definition.questions,
         "expected": list(definition.ideal_answers),
@@ -77,12 +78,32 @@ def conversation_record(stats: ConversationStats) -> dict[str, Any]:
     return record
 
 
+@dataclass(frozen=True)
+class RunFacts:
+    """What ran, as results.json's `run` names it (the pytest face reads it off the run's context)."""
+
+    id: str
+    agent: str | None
+    embedder: str | None  # what a memory system ranked with (`--mb-embedder`), for a run of one
+    span: dict[str, str]  # the interleaved suites' spans
+    seed: int
+    profile: str
+    suites: list[str]
+    started: datetime
+    token_counter: str
+    conversations_per_suite: int
+    resumed: bool
+    replayed_from: str | None
+    fixed_concurrency: int | None  # --mb-concurrency N; None: auto
+    rescored_from: str | None = None
+    rescore_skipped: tuple[str, ...] = ()
+
+
 def build_results(
-    run: BenchmarkRun,
+    run: RunFacts,
     items: Iterable[dict[str, Any]],
     conversations: Iterable[dict[str, Any]],
     judge_stats: Iterable[dict[str, Any]],
-    agent_name: str | None,
     concurrency: Iterable[dict[str, Any]] = (),
 ) -> dict[str, Any]:
     """results.json (schema memorybench.results/1): the run, its totals, conversations, stats, items."""
@@ -91,41 +112,43 @@ def build_results(
     judging = _merge_judge_stats(list(judge_stats))
     return {
         "schema": SCHEMA,
-        "run": _run_facts(run, agent_name, judging, list(concurrency)),
-        "totals": _totals(records, conversation_list, judging, run.settings.seed),
+        "run": _run_facts(run, judging, list(concurrency)),
+        "totals": _totals(records, conversation_list, judging, run.seed),
         "conversations": conversation_list,
-        "suites": suite_stats(records, run.settings.seed),
-        "scenarios": scenario_stats(records, run.settings.seed),
+        "suites": suite_stats(records, run.seed),
+        "scenarios": scenario_stats(records, run.seed),
         "items": records,
     }
 
 
-def _run_facts(
-    run: BenchmarkRun, agent_name: str | None, judging: dict[str, Any], concurrency: list[dict[str, Any]]
-) -> dict[str, Any]:
+def _run_facts(run: RunFacts, judging: dict[str, Any], concurrency: list[dict[str, Any]]) -> dict[str, Any]:
     """What ran: agent, judge, spans, seed, profile, suites, when, and where it came from."""
-    settings = run.settings
+    rescored = (
+        {"rescored_from": run.rescored_from, "rescore_skipped": list(run.rescore_skipped)}
+        if run.rescored_from is not None
+        else {}
+    )
     return {
-        "id": run.run_id,
-        "agent": agent_name,
-        "embedder": _embedder(settings),
+        "id": run.id,
+        "agent": run.agent,
+        "embedder": run.embedder,
         "judge": judging["name"],
-        "span": {name: str(span) for name, span in run.interleaved_spans.items()},
-        "seed": settings.seed,
-        "profile": settings.profile,
-        "suites": [suite.name for suite in run.suites],
+        "span": run.span,
+        "seed": run.seed,
+        "profile": run.profile,
+        "suites": run.suites,
         "started": run.started.isoformat(),
         "finished": datetime.now(timezone.utc).isoformat(),
         "package_version": __version__,
-        "token_counter": run.counter.name,
-        "conversations_per_suite": run.conversation_count,
-        "resumed": settings.resume is not None,
+        "token_counter": run.token_counter,
+        "conversations_per_suite": run.conversations_per_suite,
+        "resumed": run.resumed,
         "partial": None,  # what stopped the run before every selected test ended (session.finish)
-        "replayed_from": str(settings.replay) if settings.replay else None,
-        **_rescore_facts(run),
+        "replayed_from": run.replayed_from,
+        **rescored,
         "judge_prompt_hashes": judging["prompt_hashes"],
         "judge_identity": judge_identity(judging),
-        "concurrency": _merge_concurrency(concurrency, settings.concurrency),
+        "concurrency": _merge_concurrency(concurrency, run.fixed_concurrency),
     }
 
 
@@ -175,15 +198,6 @@ def _merge_concurrency(processes: list[dict[str, Any]], fixed: int | None) -> di
     }
 
 
-def _embedder(settings: Any) -> str | None:
-    """What a memory system ranked with (`--mb-embedder`), for a run of one."""
-    embedder = settings.agent_options.embedder
-    if settings.agent is None or settings.agent.kind != "memory" or embedder is None:
-        return None
-    display: str = embedder.display
-    return display
-
-
 def memory_phases(conversations: list[dict[str, Any]]) -> dict[str, dict[str, float]] | None:
     """A memory system's spending by phase over the run (MemBench's write and read cost), or None
     for an agent that does not report it."""
@@ -213,13 +227,6 @@ def reply_latency(conversations: list[dict[str, Any]]) -> dict[str, Any] | None:
         "p50": round(pooled_percentile(timings, 0.5), 6),
         "p95": round(pooled_percentile(timings, 0.95), 6),
     }
-
-
-def _rescore_facts(run: BenchmarkRun) -> dict[str, Any]:
-    """Where re-scored published results came from, and the files that could not be used."""
-    if run.published is None:
-        return {}
-    return {"rescored_from": str(run.published.folder), "rescore_skipped": list(run.published.problems)}
 
 
 def _merge_judge_stats(per_process: list[dict[str, Any]]) -> dict[str, Any]:

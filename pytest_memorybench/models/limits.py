@@ -15,11 +15,11 @@ import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from typing import Protocol
 
 from aiolimiter import AsyncLimiter
 
-from pytest_memorybench.agents.models.concurrency import AUTO_CEILING, AdaptiveLimit, limit_for
-from pytest_memorybench.core.errors import mask_credentials
+from pytest_memorybench.models.concurrency import AUTO_CEILING, AdaptiveLimit
 
 
 @dataclass(frozen=True)
@@ -39,12 +39,19 @@ class RateLimits:
         )
 
 
+class LimitSource(Protocol):
+    """Where a gate finds its endpoint's measured limit: the run's provider pool."""
+
+    def limit_for(self, name: str, ceiling: int = AUTO_CEILING) -> AdaptiveLimit: ...
+
+
 class ProviderGate:
     """The door every request to one provider endpoint passes."""
 
-    def __init__(self, limits: RateLimits, name: str = "provider") -> None:
+    def __init__(self, limits: RateLimits, name: str = "provider", pool: LimitSource | None = None) -> None:
         self.limits = limits
         self.name = name
+        self._pool = pool
         self._requests = AsyncLimiter(limits.requests_per_minute, 60) if limits.requests_per_minute else None
         self._tokens = AsyncLimiter(limits.tokens_per_minute, 60) if limits.tokens_per_minute else None
         self._slots: asyncio.Semaphore | None = None
@@ -81,10 +88,10 @@ class ProviderGate:
 
     @property
     def adaptive(self) -> AdaptiveLimit | None:
-        """The endpoint's measured limit under `--mb-concurrency auto` (this run's: looked up each time)."""
-        if not self.limits.adaptive:
+        """The endpoint's measured limit under `--mb-concurrency auto` (its pool's, made on first use)."""
+        if not self.limits.adaptive or self._pool is None:
             return None
-        return limit_for(self.name, self.limits.max_in_flight or AUTO_CEILING)
+        return self._pool.limit_for(self.name, self.limits.max_in_flight or AUTO_CEILING)
 
     def push_back(self) -> None:
         """The endpoint is overloaded (a timeout, a 503): fewer requests at once, when that is ours to set."""
@@ -121,14 +128,3 @@ class _NoLimit:
 
 
 _NO_LIMIT = _NoLimit()
-_GATES: dict[tuple[str, RateLimits], ProviderGate] = {}
-
-
-def gate_for(provider: str, base_url: str | None, limits: RateLimits) -> ProviderGate:
-    """The gate of one endpoint, shared by every agent and judge of the process that calls it."""
-    name = mask_credentials(f"{provider}@{base_url or 'default'}")
-    key = (name, limits)
-    gate = _GATES.get(key)
-    if gate is None:
-        gate = _GATES[key] = ProviderGate(limits, name)
-    return gate

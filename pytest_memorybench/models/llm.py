@@ -28,8 +28,6 @@ from typing import Any, ClassVar
 
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
 
-from pytest_memorybench.agents.models.limits import RateLimits, gate_for
-from pytest_memorybench.agents.models.prices import context_window_for, price_for
 from pytest_memorybench.core.errors import (
     AgentError,
     ProviderError,
@@ -39,6 +37,9 @@ from pytest_memorybench.core.errors import (
 )
 from pytest_memorybench.core.records import Message, Usage
 from pytest_memorybench.core.tokens import default_counter
+from pytest_memorybench.models.limits import RateLimits
+from pytest_memorybench.models.prices import context_window_for, price_for
+from pytest_memorybench.models.providers import serving
 
 SYSTEM_PROMPT = "You are a helpful assistant."
 LOCAL_API_KEY = "not-needed"  # compatible local servers ignore the key, but the SDKs insist on one
@@ -132,7 +133,7 @@ class LLMChatAgent(ABC):
         self.max_wait = max_wait
         self.max_output_tokens = max_output_tokens
         self.usage = Usage()
-        self.gate = gate_for(
+        self.gate = serving().gate_for(
             self.provider, base_url, limits or RateLimits()
         )  # shared with every caller of the endpoint
         self._api_key = self._resolve_api_key(api_key)

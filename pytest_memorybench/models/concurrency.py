@@ -11,8 +11,8 @@ at least `SLOW_START_GAIN` more replies a second (TCP's slow start: the climb to
 replies' time, most of a short run's), then raises it one at a time; a raise that does not bring a
 quarter of its ideal gain (8 → 9: about 3 %) is taken back and the level settles, to be probed
 again one step up every few windows.  The first reply, which pays for opening the connection,
-measures nothing.  A run starts each provider at the level the run before it ended at
-(`remember_levels`, from the run folder's `levels.json`), probing one step at a time from there.
+measures nothing.  A run starts each provider at the level the run before it ended at (its
+`ProviderPool` remembers them from the run folder's `levels.json`), probing one step at a time from there.
 A push back from the provider (429, a timeout, an overloaded 503) halves it at once: the
 additive-increase / multiplicative-decrease rule TCP made standard.  A window whose requests did
 not fill the level (too few conversations, an agent busy with its own work) decides nothing.  The
@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 
 AUTO_CEILING = 32  # requests in flight auto mode tries at most, without --mb-max-requests
@@ -68,8 +68,10 @@ class AdaptiveLimit:
         ceiling: int = AUTO_CEILING,
         start: int = 1,
         clock: Callable[[], float] = time.monotonic,
+        on_change: Callable[[], None] = lambda: None,
     ) -> None:
         self.name = name
+        self._on_change = on_change  # the run's conversation pool, told of every change of level
         self.ceiling = max(1, ceiling)
         self.level = max(1, min(start, self.ceiling))
         self.in_flight = 0
@@ -184,8 +186,7 @@ class AdaptiveLimit:
         self.level = level
         self._new_window()
         self._wake()
-        for listener in _LISTENERS:
-            listener()
+        self._on_change()
 
     def _wake(self) -> None:
         for waiter in self._waiters[: max(0, self.level - self.in_flight)]:
@@ -206,45 +207,10 @@ class AdaptiveLimit:
         }
 
 
-_LIMITS: dict[str, AdaptiveLimit] = {}
-_LISTENERS: list[Callable[[], None]] = []  # told of every change of level (the run's conversation pool)
-_REMEMBERED: dict[str, int] = {}  # provider -> the level an earlier run ended at (a start, not a ceiling)
-
-
-def limit_for(name: str, ceiling: int = AUTO_CEILING) -> AdaptiveLimit:
-    """The limit of one provider in this process, made on first use: every caller shares it."""
-    limit = _LIMITS.get(name)
-    if limit is None:
-        limit = _LIMITS[name] = AdaptiveLimit(name, ceiling=ceiling, start=_REMEMBERED.get(name, 1))
-    return limit
-
-
-def remember_levels(levels: Mapping[str, int]) -> None:
-    """The levels an earlier run settled at, by provider: each provider's limit starts at its own."""
-    _REMEMBERED.update(levels)
-
-
-def active_limits() -> list[AdaptiveLimit]:
-    """The providers measured in this process, in the order they were first called."""
-    return list(_LIMITS.values())
-
-
-def forget_limits() -> None:
-    """A new run measures afresh (a test may run several in one process)."""
-    _LIMITS.clear()
-    _LISTENERS.clear()
-    _REMEMBERED.clear()
-
-
-def on_level_change(listener: Callable[[], None]) -> None:
-    """Call `listener` (on the event loop) whenever a provider's level changes."""
-    _LISTENERS.append(listener)
-
-
-def auto_conversations() -> int:
+def auto_conversations(measured: list[int], remembered: list[int]) -> int:
     """Conversations to drive at once under auto: twice the level of the busiest measured provider
     (so a raise finds callers to fill it), before the first request the level an earlier run
     ended at, or `UNMEASURED_CONVERSATIONS` while none is measured (a built-in agent and the local
     judge call no provider)."""
-    levels = [limit.level for limit in _LIMITS.values()] or list(_REMEMBERED.values())
+    levels = measured or remembered
     return max(2, 2 * max(levels)) if levels else UNMEASURED_CONVERSATIONS

@@ -19,7 +19,8 @@ from typing import Any
 
 import openai
 
-from pytest_memorybench.agents.models.llm import (
+from pytest_memorybench.core.errors import AgentError
+from pytest_memorybench.models.llm import (
     Completion,
     LLMChatAgent,
     MalformedReply,
@@ -28,7 +29,6 @@ from pytest_memorybench.agents.models.llm import (
     not_an_answer,
     shared_tls,
 )
-from pytest_memorybench.core.errors import AgentError
 
 REASONING_OUTPUT_TOKENS = 16_384  # a reasoning model spends output tokens thinking before it answers
 _REASONING = re.compile(r"^(?:o[134](?:-|$)|gpt-5(?!-chat)(?:[.-]|$))")

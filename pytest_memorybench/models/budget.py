@@ -22,12 +22,16 @@ class Budget:
 
     def __init__(self) -> None:
         self.agent_usd = 0.0  # every call through any adapter of the run, forks included
-        self.reason_to_stop: Callable[[], str | None] = lambda: None  # set by the cap, when there is one
+        self._reason_to_stop: Callable[[], str | None] = lambda: None
+
+    def stop_when(self, reason_to_stop: Callable[[], str | None]) -> None:
+        """What says the budget is spent (the cost cap, when there is one)."""
+        self._reason_to_stop = reason_to_stop
 
     def charge(self, usd: float) -> None:
         self.agent_usd += usd
 
     def check(self) -> None:
-        reason = self.reason_to_stop()
+        reason = self._reason_to_stop()
         if reason is not None:
             raise BudgetReached(reason)

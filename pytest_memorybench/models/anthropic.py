@@ -20,7 +20,7 @@ from typing import Any
 
 import anthropic
 
-from pytest_memorybench.agents.models.llm import (
+from pytest_memorybench.models.llm import (
     Completion,
     LLMChatAgent,
     MalformedReply,

@@ -1,0 +1,73 @@
+"""Calling what a user hands us, sync or async, within a deadline: the agent's and the store's calls.
+
+A sync call runs in a daemon thread, so a slow agent or store never blocks the run's loop and one
+that never returns is abandoned at exit rather than waited for.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import inspect
+import threading
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+
+class HarnessTimeout(Exception):
+    """Our deadline passed; distinct from a TimeoutError the agent raises itself."""
+
+
+async def within(awaitable: Awaitable[T], seconds: float | None) -> T:
+    """The awaitable's result, or HarnessTimeout once `seconds` pass (None: no deadline)."""
+    if seconds is None:  # no deadline: no task to watch (a task costs turns of the loop per call)
+        return await awaitable
+    task = asyncio.ensure_future(awaitable)
+    done, _ = await asyncio.wait({task}, timeout=seconds)
+    if not done:
+        task.cancel()
+        raise HarnessTimeout
+    return task.result()
+
+
+async def call_maybe_async(func: Callable[..., Any], *args: Any) -> Any:
+    """Await coroutine functions; run sync ones in a thread so a slow agent cannot block the loop."""
+    if inspect.iscoroutinefunction(func):
+        return await func(*args)
+    result = await _in_daemon_thread(func, *args)
+    if inspect.isawaitable(result):
+        result = await result
+    return result
+
+
+async def _in_daemon_thread(func: Callable[..., Any], *args: Any) -> Any:
+    """`asyncio.to_thread`, but in a daemon thread: a sync agent that never returns (past
+    `--mb-timeout`, or when the run is interrupted) is abandoned, where the loop's default executor
+    would make Python wait for it at exit, for ever."""
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[Any] = loop.create_future()
+    context = contextvars.copy_context()
+
+    def settle(result: Any, error: BaseException | None) -> None:
+        if future.done():
+            return  # the wait was given up (timeout, cancellation)
+        if error is not None:
+            future.set_exception(error)
+        else:
+            future.set_result(result)
+
+    def work() -> None:
+        result, error = None, None
+        try:
+            result = context.run(func, *args)
+        except BaseException as exc:  # noqa: BLE001 - handed to the awaiting task
+            error = exc
+        try:
+            loop.call_soon_threadsafe(settle, result, error)
+        except RuntimeError:
+            pass  # the loop closed while the agent worked: nobody waits for this reply any more
+
+    threading.Thread(target=work, name="memorybench-agent", daemon=True).start()
+    return await future

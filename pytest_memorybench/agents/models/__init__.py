@@ -1,8 +1,0 @@
-"""Model adapters: the chat APIs agents and memory mechanisms talk to, and what bounds their calls.
-
-`llm` is what every provider's adapter shares (the transcript cut to the context budget, retries
-with backoff, token, latency and cost counts); `openai` and `anthropic` speak their APIs (any
-OpenAI-compatible server through `openai`); `limits` holds a provider's rate limits shared by every
-caller, `concurrency` the level `--mb-concurrency auto` finds, `prices` the price and context
-window of known models, and `budget` the check each call passes under `--mb-max-cost`.
-"""

@@ -1,0 +1,85 @@
+"""The providers a run calls, owned by the run: their measured limits, their endpoints' gates.
+
+Every agent and judge that calls one endpoint shares one gate (its rate limits, its pauses after
+a 429) and, under `--mb-concurrency auto`, one measured limit.  A run makes its own pool, serves
+it while it runs, and closes it: nothing one run measured or registered outlives it (a test may
+run several in one process), and the next starts from the levels its folder remembers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+
+from pytest_memorybench.core.errors import mask_credentials
+from pytest_memorybench.models.concurrency import AUTO_CEILING, AdaptiveLimit, auto_conversations
+from pytest_memorybench.models.limits import ProviderGate, RateLimits
+
+
+class ProviderPool:
+    """The limits and gates of the providers one run calls, and who hears of a change of level."""
+
+    def __init__(self, remembered: Mapping[str, int] | None = None) -> None:
+        self._remembered = dict(remembered or {})  # provider -> the level an earlier run ended at
+        self._limits: dict[str, AdaptiveLimit] = {}
+        self._gates: dict[tuple[str, RateLimits], ProviderGate] = {}
+        self._listeners: list[Callable[[], None]] = []
+
+    def limit_for(self, name: str, ceiling: int = AUTO_CEILING) -> AdaptiveLimit:
+        """The limit of one provider, made on first use: every caller shares it."""
+        limit = self._limits.get(name)
+        if limit is None:
+            start = self._remembered.get(name, 1)
+            limit = self._limits[name] = AdaptiveLimit(
+                name, ceiling=ceiling, start=start, on_change=self._changed
+            )
+        return limit
+
+    def gate_for(self, provider: str, base_url: str | None, limits: RateLimits) -> ProviderGate:
+        """The gate of one endpoint, shared by every agent and judge that calls it."""
+        name = mask_credentials(f"{provider}@{base_url or 'default'}")
+        gate = self._gates.get((name, limits))
+        if gate is None:
+            gate = self._gates[(name, limits)] = ProviderGate(limits, name, self)
+        return gate
+
+    def active_limits(self) -> list[AdaptiveLimit]:
+        """The providers measured, in the order they were first called."""
+        return list(self._limits.values())
+
+    def levels(self) -> list[int]:
+        return [limit.level for limit in self._limits.values()]
+
+    def on_level_change(self, listener: Callable[[], None]) -> None:
+        """Call `listener` (on the event loop) whenever a provider's level changes."""
+        self._listeners.append(listener)
+
+    def conversations(self) -> int:
+        """Conversations to drive at once under auto (`concurrency.auto_conversations`)."""
+        return auto_conversations(self.levels(), list(self._remembered.values()))
+
+    def _changed(self) -> None:
+        for listener in self._listeners:
+            listener()
+
+    def close(self) -> None:
+        self._listeners.clear()
+
+
+_serving = ProviderPool()  # outside a run (an adapter a test builds): the process's own
+
+
+def serving() -> ProviderPool:
+    """The pool of the run in progress, or the process's own outside one."""
+    return _serving
+
+
+def serve(pool: ProviderPool) -> Callable[[], None]:
+    """Make `pool` the one new adapters and judges use; returns what puts the previous one back."""
+    global _serving
+    previous, _serving = _serving, pool
+
+    def restore() -> None:
+        global _serving
+        _serving = previous
+
+    return restore

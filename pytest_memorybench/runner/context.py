@@ -1,0 +1,225 @@
+"""What a run is, settled once before anything is driven: `open_run()` and its `RunContext`.
+
+The options, what an earlier run folder says (resume, replay, merge), the published results a
+re-score reads, the plan of tests and conversation groups, this shard's part, and where it all goes.
+Everything after (the drivers, the outcome book, the pytest face, the reports) reads the context;
+nothing writes into it.  Only pytest's selection narrows later, inside `selection`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import secrets
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from pytest_memorybench.conversation.log_reader import ConversationLog, iter_events, read_conversations
+from pytest_memorybench.conversation.probing import LoggedAnswer, read_probe_answers
+from pytest_memorybench.core.errors import usage_error
+from pytest_memorybench.core.spans import Span
+from pytest_memorybench.goodai.rescore import PublishedRun, read_published
+from pytest_memorybench.results.build import RunFacts
+from pytest_memorybench.runner.folder import Manifest, read_manifest, write_plan
+from pytest_memorybench.runner.plan import PlannedTest, check_consistent, make_plan
+from pytest_memorybench.runner.selection import Selection
+from pytest_memorybench.runner.settings import Settings, Shard
+from pytest_memorybench.runner.shards import Merged, deal, fingerprint, read_shards
+from pytest_memorybench.scenarios.probes import ProbeContext
+from pytest_memorybench.suite import Suite, load_suite, suite_source
+
+
+def new_run_id(now: datetime | None = None) -> str:
+    """A run id: the UTC time and four random hex digits."""
+    stamp = (now or datetime.now(timezone.utc)).strftime("%Y%m%d-%H%M%S")
+    return f"{stamp}-{secrets.token_hex(2)}"
+
+
+@dataclass(frozen=True)
+class RunContext:
+    """One run's settled facts: its settings, plan, folder and sources.  Frozen: read, never set."""
+
+    settings: Settings
+    run_id: str
+    output: Path
+    started: datetime
+    clock_start: datetime  # the simulated clock's start: a resumed run keeps the first one's
+    conversation_count: int
+    suites: tuple[Suite, ...]
+    spans: dict[str, Span]
+    tests: dict[str, PlannedTest]
+    contexts: dict[str, ProbeContext]  # probe contexts, by conversation group
+    fingerprint: str
+    shard: Shard | None
+    selection: Selection
+    logged: dict[str, ConversationLog]  # an earlier run's conversations (resume, replay)
+    logged_answers: dict[str, dict[int, LoggedAnswer]]  # an earlier run's probe answers
+    merged: Merged | None = None
+    published: PublishedRun | None = None
+    worker: str | None = None  # the xdist worker's id; None on the controller or the only process
+    judge_cache: Path | None = None
+
+    @property
+    def interleaved_spans(self) -> dict[str, Span]:
+        """The spans that mean something: suites whose tests are woven into a conversation."""
+        return {suite.name: self.spans[suite.name] for suite in self.suites if suite.uses_span}
+
+    @property
+    def agentless(self) -> str | None:
+        """What stands in for the agent when none is called: a run replayed, or published results."""
+        if self.settings.replay is not None:
+            return f"replaying {self.settings.replay}"
+        if self.settings.rescore is not None:
+            return f"re-scoring the published results in {self.settings.rescore}"
+        if self.merged is not None:
+            return f"merging {len(self.merged.shards)} shards"
+        return None
+
+    @property
+    def shard_share(self) -> str:
+        """How much of the plan this shard runs, for the header: "2 of 5 conversations"."""
+        groups, shard_groups = self.selection.by_group, self.selection.shard_groups or ()
+        return f"{len(shard_groups)} of {len(groups)} conversation{'s' if len(groups) != 1 else ''}"
+
+    def selected_count(self) -> int:
+        """The selected tests that will be driven (not those skipped before they start): the progress's
+        total."""
+        return sum(not self.tests[key].definition.skip_reason for key in self.selection.keys)
+
+    def facts(self, agent: str | None, token_counter: str) -> RunFacts:
+        """What ran, for results.json."""
+        settings = self.settings
+        embedder = settings.agent_options.embedder
+        return RunFacts(
+            id=self.run_id,
+            agent=agent,
+            embedder=embedder.display
+            if embedder is not None and settings.agent is not None and settings.agent.kind == "memory"
+            else None,
+            span={name: str(span) for name, span in self.interleaved_spans.items()},
+            seed=settings.seed,
+            profile=settings.profile,
+            suites=[suite.name for suite in self.suites],
+            started=self.started,
+            token_counter=token_counter,
+            conversations_per_suite=self.conversation_count,
+            resumed=settings.resume is not None,
+            replayed_from=str(settings.replay) if settings.replay else None,
+            fixed_concurrency=settings.concurrency,
+            rescored_from=str(self.published.folder) if self.published is not None else None,
+            rescore_skipped=tuple(self.published.problems) if self.published is not None else (),
+        )
+
+    def write_plan(self) -> None:
+        """Save the manifest and every definition; a resumed run keeps the folder's own."""
+        if self.settings.resume:
+            return
+        write_plan(self.output, (test.definition for test in self.tests.values()), self.manifest())
+
+    def manifest(self) -> dict[str, Any]:
+        """run.json: what a resume, a replay, a shard's merge and the reports read back."""
+        settings = self.settings
+        shard = self.shard
+        return {
+            "id": self.run_id,
+            "clock_start": self.clock_start.isoformat(),
+            "spans": {name: str(span) for name, span in self.spans.items()},
+            "suites": None if self.published else [suite_source(name) for name in settings.suites],
+            "data": settings.data,
+            "conversations": self.conversation_count,
+            "seed": settings.seed,
+            "replayed_from": str(settings.replay) if settings.replay else None,
+            "rescored_from": str(settings.rescore) if settings.rescore else None,
+            "fingerprint": self.fingerprint,
+            "shard": {"index": shard.index, "count": shard.count, "fingerprint": self.fingerprint}
+            if shard
+            else None,
+            "merged_from": [str(folder.folder) for folder in self.merged.shards] if self.merged else None,
+        }
+
+
+def open_run(
+    settings: Settings,
+    run_id: str,
+    output: Path,
+    *,
+    worker: str | None = None,
+    judge_cache: Path | None = None,
+) -> RunContext:
+    """Settle a run: read what its sources say, check they agree with the options, and plan it."""
+    merged = read_shards(settings.merge) if settings.merge else None
+    if merged is not None:  # the shards' seed and profile, whatever this command says
+        settings = dataclasses.replace(settings, seed=merged.seed, profile=merged.profile)
+    previous = settings.previous_run
+    source = previous or (merged.shards[0].folder if merged else None)  # the run folder planned before
+    manifest = read_manifest(source) if source else None
+    started = datetime.now(timezone.utc)
+    conversation_count = manifest.conversations if manifest else settings.conversations
+    published = _read_published(settings.rescore) if settings.rescore is not None else None
+    suites = tuple(published.suites) if published else tuple(load_suite(name) for name in settings.suites)
+    logged_spans = manifest.spans if manifest else {}
+    spans = {suite.name: logged_spans.get(suite.name) or settings.span or suite.span for suite in suites}
+    if manifest:
+        check_consistent(settings, manifest, spans, conversation_count)
+    plan = make_plan(
+        list(suites), spans, settings, conversation_count,
+        definitions_from=source or settings.definitions, each_alone=published is not None,
+    )  # fmt: skip
+    by_group = plan.by_group()
+    plan_fingerprint = fingerprint(plan.tests.values(), spans)
+    if merged is not None and merged.fingerprint != plan_fingerprint:
+        raise usage_error(
+            "--mb-merge: the shards ran another plan than this command makes: give it the --mb-suite"
+            " options the shards ran with"
+        )
+    shard = _shard(settings, manifest, merged)
+    dealt = deal(by_group, shard.count) if shard else {}
+    logged = read_conversations(previous) if previous else {}
+    selection = Selection(
+        plan.tests,
+        by_group,
+        logged,
+        shard_groups={group for group, index in dealt.items() if index == shard.index} if shard else None,
+        merged_keys=merged.records if merged is not None else None,
+    )
+    return RunContext(
+        settings=settings,
+        run_id=manifest.id if settings.resume and manifest else run_id,
+        output=previous if settings.resume and previous else output,
+        started=started,
+        clock_start=manifest.clock_start if manifest else started,
+        conversation_count=conversation_count,
+        suites=suites,
+        spans=spans,
+        tests=plan.tests,
+        contexts=plan.contexts,
+        fingerprint=plan_fingerprint,
+        shard=shard,
+        selection=selection,
+        logged=logged,
+        logged_answers=read_probe_answers(iter_events(previous)) if previous else {},
+        merged=merged,
+        published=published,
+        worker=worker,
+        judge_cache=judge_cache,
+    )
+
+
+def _shard(settings: Settings, manifest: Manifest | None, merged: Merged | None) -> Shard | None:
+    """The part of the run this process runs: `--mb-shard`, or the one a resumed shard ran."""
+    logged = Shard(*manifest.shard) if manifest is not None and manifest.shard and merged is None else None
+    given = settings.shard
+    if given is not None and logged is not None and given != logged:
+        flag = "--mb-resume" if settings.resume else "--mb-replay"
+        raise usage_error(
+            f"--mb-shard {given} conflicts with the run given to {flag} (shard {logged}); drop --mb-shard"
+        )
+    return given or logged
+
+
+def _read_published(path: Path) -> PublishedRun:
+    """Published verdicts to re-score: a LoCoMo pipeline's eval_results.json, or GoodAI's results."""
+    from pytest_memorybench.runner.locomo_results import is_eval_results, read_eval_results  # imports LoCoMo
+
+    return read_eval_results(path) if is_eval_results(path) else read_published(path)

@@ -1,0 +1,130 @@
+"""What every driver of a run shares: the event log, the judge, the token counter, the listeners.
+
+Each is made on first use (a run whose scorers need no judge never builds one; `--collect-only`
+never loads the token counter) and closed once, by the run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from collections.abc import Awaitable, Callable, Coroutine
+from functools import cached_property
+from typing import Any, Protocol
+
+from pytest_memorybench.conversation.events import EventLog
+from pytest_memorybench.core.tokens import TokenCounter, default_counter
+from pytest_memorybench.judges.base import JudgeStats
+from pytest_memorybench.judges.client import CachedJudge
+from pytest_memorybench.judges.local import VERSION as LOCAL_VERSION
+from pytest_memorybench.judges.spec import build_judge
+from pytest_memorybench.models.concurrency import AUTO_CEILING
+from pytest_memorybench.runner.context import RunContext
+
+
+class Listener(Protocol):
+    """Who follows a run as it goes (the controller's terminal): told of every conversation event."""
+
+    def __call__(self, event: dict[str, Any]) -> None: ...
+
+
+class Listeners:
+    """The run's listeners: each conversation event goes to every one of them."""
+
+    def __init__(self) -> None:
+        self._listeners: list[Listener] = []
+
+    def subscribe(self, listener: Listener) -> None:
+        self._listeners.append(listener)
+
+    def __call__(self, event: dict[str, Any]) -> None:
+        for listener in self._listeners:
+            listener(event)
+
+    def __bool__(self) -> bool:
+        return bool(self._listeners)
+
+    def freshness(self) -> list[Callable[[], Coroutine[Any, Any, None]]]:
+        """What keeps the listeners fresh while pytest waits on a conversation (a terminal's status)."""
+        return [fresh for listener in self._listeners if (fresh := getattr(listener, "keep_fresh", None))]
+
+
+class RunInstruments:
+    """The event log, judge, token counter and listeners of one process's part of a run."""
+
+    def __init__(self, context: RunContext, listeners: Listeners | None = None) -> None:
+        self.context = context
+        self.listeners = listeners if listeners is not None else Listeners()
+        self._log: EventLog | None = None
+        self._judge: CachedJudge | None = None
+
+    def without_listeners(self) -> RunInstruments:
+        """The same instruments, heard by nobody (the estimate's plays after the first)."""
+        quiet = RunInstruments(self.context, Listeners())
+        quiet._log, quiet._judge = self.log, self.judge
+        return quiet
+
+    @cached_property
+    def counter(self) -> TokenCounter:
+        """The run's token counter, loaded when a conversation first counts (cl100k takes 0.4 s to
+        load: `--collect-only` never pays it, and a run loads it in its warm-up thread)."""
+        return default_counter()
+
+    @property
+    def log(self) -> EventLog:
+        if self._log is None:
+            worker = self.context.worker
+            self._log = EventLog(
+                self.context.output / (f"events-{worker}.jsonl" if worker else "events.jsonl")
+            )
+        return self._log
+
+    @property
+    def judge(self) -> CachedJudge:
+        """The run's judge, built on first use (a run whose scorers need none never builds it)."""
+        if self._judge is None:
+            settings = self.context.settings
+            # auto: a model judge's endpoint limit decides how many at once (the local judge is CPU)
+            auto = settings.concurrency is None and settings.judge.kind != "local"
+            limit: dict[str, Any] = {"max_concurrency": AUTO_CEILING} if auto else {}
+            self._judge = build_judge(
+                settings.judge,
+                cache_path=self.context.judge_cache,
+                limits=settings.agent_options.limits,
+                **limit,
+            )
+        return self._judge
+
+    def judge_stats(self) -> dict[str, Any]:
+        """This process's judging, for results.json (zeros when the judge was never needed)."""
+        spec = self.context.settings.judge
+        if self._judge is not None:
+            stats = dataclasses.asdict(self._judge.stats)
+        else:  # never needed: the spec says who would have judged
+            stats = dataclasses.asdict(
+                JudgeStats(model=spec.model, version=LOCAL_VERSION if spec.kind == "local" else None)
+            )
+        return {"name": self._judge.name if self._judge is not None else spec.display, **stats}
+
+    async def aclose_judge(self) -> None:
+        if self._judge is not None:
+            await self._judge.aclose()
+
+    def close_log(self) -> None:
+        if self._log is not None:
+            self._log.close()
+
+
+async def while_fresh(listeners: Listeners, driving: Awaitable[None]) -> None:
+    """`driving`, with the listeners kept fresh (the terminal's status) while pytest waits on it."""
+    fresh = listeners.freshness()
+    if not fresh:
+        return await driving
+    loop = asyncio.get_running_loop()
+    statuses = [loop.create_task(keep(), name="memorybench:status") for keep in fresh]
+    try:
+        await driving
+    finally:
+        for status in statuses:
+            status.cancel()
+        await asyncio.gather(*statuses, return_exceptions=True)
