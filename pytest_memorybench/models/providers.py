@@ -9,6 +9,7 @@ run several in one process), and the next starts from the levels its folder reme
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from typing import Any
 
 from pytest_memorybench.core.errors import mask_credentials
 from pytest_memorybench.models.concurrency import AUTO_CEILING, AdaptiveLimit, auto_conversations
@@ -56,6 +57,13 @@ class ProviderPool:
     def conversations(self) -> int:
         """Conversations to drive at once under auto (`concurrency.auto_conversations`)."""
         return auto_conversations(self.levels(), list(self._remembered.values()))
+
+    def record(self, fixed: int | None) -> dict[str, Any]:
+        """How many requests this process sent at once (`--mb-concurrency N`), or (auto) what each
+        provider's limit did."""
+        if fixed is not None:
+            return {"mode": "fixed", "conversations": fixed, "providers": []}
+        return {"mode": "auto", "providers": [limit.record() for limit in self._limits.values()]}
 
     def _changed(self) -> None:
         for listener in self._listeners:

@@ -75,4 +75,6 @@ def memorybench_conversation(
     run = pytestconfig.stash.get(RUN_KEY, None)
     if run is None:
         pytest.fail("memorybench_conversation needs pytest --memorybench --agent=SPEC", pytrace=False)
-    return run.conversation_for(request.node.nodeid, memorybench_agent)
+    from pytest_memorybench.runner.run import conversation_for
+
+    return conversation_for(run, request.node.nodeid, memorybench_agent)

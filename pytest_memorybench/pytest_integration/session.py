@@ -231,7 +231,7 @@ def finish(
     if is_worker(config):
         config.workeroutput[WORKER_CONVERSATIONS] = conversation_records(config)  # type: ignore[attr-defined]
         config.workeroutput[WORKER_JUDGE] = run.tools.judge_stats()  # type: ignore[attr-defined]
-        config.workeroutput[WORKER_CONCURRENCY] = run.concurrency_record()  # type: ignore[attr-defined]
+        config.workeroutput[WORKER_CONCURRENCY] = run.providers.record(run.context.settings.concurrency)  # type: ignore[attr-defined]
         return None
     stopped = None
     if stop is not None:
@@ -255,7 +255,7 @@ def finish(
         records,
         conversations + conversation_records(config),
         judge_stats + [run.tools.judge_stats()],
-        [*concurrency, run.concurrency_record()],
+        [*concurrency, run.providers.record(run.context.settings.concurrency)],
     )
     if stop is not None:
         results["run"]["partial"] = {

@@ -27,6 +27,7 @@ from pytest_memorybench.core.errors import usage_error
 from pytest_memorybench.core.records import TestOutcome
 from pytest_memorybench.core.tokens import default_counter
 from pytest_memorybench.models.budget import Budget
+from pytest_memorybench.models.concurrency import AdaptiveLimit
 from pytest_memorybench.models.providers import ProviderPool, serve
 from pytest_memorybench.runner.book import OutcomeBook
 from pytest_memorybench.runner.context import RunContext
@@ -54,17 +55,11 @@ class BenchmarkRun:
         self.agents = RunAgents(self.run_sync, timeout=settings.agent_options.timeout, budget=self.budget)
         self.driver = choose_driver(context, self.book, self.tools)
         self._pending_keys: Callable[[], Iterable[str]] = lambda: context.selection.order
-        self._may_start: Callable[[str], bool] = lambda group: (
-            True
-        )  # the cost cap's say on a new conversation
+        self._may_start: Callable[[str], bool] = lambda group: True  # the cost cap's say
         self._stopping: str | None = None  # why the run is ending the conversations in flight
         self._warm_up: threading.Thread | None = None
         self._lock: FileLock | None = None
-        # Its providers measured afresh, from where the last run in its folder ended (auto).
-        remembered = (
-            {} if settings.concurrency else remembered_levels(context.output, resumed=bool(settings.resume))
-        )
-        self.providers = ProviderPool(remembered)
+        self.providers = _provider_pool(context)
         self._stop_serving = serve(self.providers)
         self.pool = ConversationPool(
             self._run_group, self._upcoming_groups, settings.concurrency or self.providers.conversations
@@ -90,10 +85,8 @@ class BenchmarkRun:
         """The outcome of test `key`, driving its conversation group first if nobody has yet.
 
         `agent` and `factory` are the item's `memorybench_agent` and `memorybench_agent_factory`.
-        A conversation is driven once.  If something cuts the driving short (pytest-timeout, a
-        signal), the tests it had finished keep their outcomes and the others get an outcome that
-        says so: driving it again from the start would ask the agent twice and score half a
-        conversation.
+        A conversation is driven once: cut short (pytest-timeout, a signal), its finished tests
+        keep their outcomes and the others say so (driving it again would ask the agent twice).
         """
         group = self.context.tests[key].group
         if key not in self.book and not self.book.is_cut(group):
@@ -104,7 +97,7 @@ class BenchmarkRun:
                 driving = self.pool.drive(group, lambda group: self._run_group(group, members))
                 self.run_sync(while_fresh(self.tools.listeners, driving))
             except BaseException as exc:
-                self.book.mark_cut(group, exc, self._cancelled_because())
+                self.book.mark_cut(group, exc, self._stopping or self.loop.interruption or "cancelled")
                 if isinstance(exc, (KeyboardInterrupt, SystemExit)):
                     self.stop_conversations(describe_interruption(exc))  # the session ends: so do the others
                 else:
@@ -128,15 +121,6 @@ class BenchmarkRun:
             return 1
         return max(1, len(self.context.selection.members(key)))
 
-    def concurrency_record(self) -> dict[str, Any]:
-        """How many requests this process sent at once, and (auto) what each provider's limit did."""
-        if self.context.settings.concurrency is not None:
-            return {"mode": "fixed", "conversations": self.context.settings.concurrency, "providers": []}
-        return {"mode": "auto", "providers": [limit.record() for limit in self.providers.active_limits()]}
-
-    def _cancelled_because(self) -> str:
-        return self._stopping or self.loop.interruption or "cancelled"
-
     def _start_warm_up(self) -> None:
         """Once: the slow preparations of what this run will use, in a thread beside the conversations."""
         if self._warm_up is None:
@@ -152,16 +136,8 @@ class BenchmarkRun:
             return
         context = self.context
         supply = self.agents.choose(agent, factory, agentless=context.agentless is not None)
-        spec = context.settings.agent
-        if (
-            context.settings.concurrency is None
-            and supply.multiplies
-            and (spec is None or spec.kind in ("entry_point", "import"))
-        ):
-            # your code: measured as a provider
-            supply.limit = self.providers.limit_for(
-                f"agent {spec.display if spec else 'memorybench_agent_factory'}"
-            )
+        if supply.multiplies:
+            supply.limit = _measured_as_provider(context, self.providers)
         if context.agentless is None and not supply.multiplies:
             if factory is not None and self.pool.limit > 1:
                 # The header could not know: the user's fixture was free to hand back --agent's agent.
@@ -179,7 +155,7 @@ class BenchmarkRun:
             agent = await supply.acquire()
             await self.driver.drive(group, tests, agent)
         except BaseException as exc:
-            self.book.mark_cut(group, exc, self._cancelled_because())
+            self.book.mark_cut(group, exc, self._stopping or self.loop.interruption or "cancelled")
             raise
         finally:
             await supply.release(agent)
@@ -197,18 +173,6 @@ class BenchmarkRun:
         ]
         longest = sorted(waiting[1:], key=lambda group: planned_size(group_tests(group)), reverse=True)
         return (group for group in waiting[:1] + longest if self._may_start(group))
-
-    def conversation_for(self, test: str, agent: Any) -> MemoryConversation:
-        """A hand-driven conversation for a user's own test, logged under the test's node id."""
-        adapter: AgentAdapter | None = self.agents.adapt(agent)
-        if adapter is None:
-            raise usage_error("memorybench_conversation needs an agent; --mb-replay has none")
-        clock = SimulatedClock(self.context.clock_start)
-        channel = AgentChannel(
-            adapter, group=test, counter=self.tools.counter, clock=clock, log=self.tools.log
-        )
-        self.run_sync(channel.reset())
-        return MemoryConversation(channel, self.run_sync, TriviaSource(self.context.settings.seed))
 
     def run_sync(self, coroutine: Coroutine[Any, Any, T]) -> T:
         return self.loop.run(coroutine)
@@ -228,6 +192,35 @@ class BenchmarkRun:
                 self._lock.release()
 
 
+def _provider_pool(context: RunContext) -> ProviderPool:
+    """The run's providers, measured afresh from where the last run in its folder ended (auto)."""
+    settings = context.settings
+    if settings.concurrency is not None:
+        return ProviderPool()
+    return ProviderPool(remembered_levels(context.output, resumed=settings.resume is not None))
+
+
+def _measured_as_provider(context: RunContext, providers: ProviderPool) -> AdaptiveLimit | None:
+    """Under auto, the replies at once of agents your code makes, measured as a provider's are."""
+    spec = context.settings.agent
+    if context.settings.concurrency is not None or (
+        spec is not None and spec.kind not in ("entry_point", "import")
+    ):
+        return None
+    return providers.limit_for(f"agent {spec.display if spec else 'memorybench_agent_factory'}")
+
+
+def conversation_for(run: BenchmarkRun, test: str, agent: Any) -> MemoryConversation:
+    """A hand-driven conversation for a user's own test, logged under the test's node id."""
+    adapter: AgentAdapter | None = run.agents.adapt(agent)
+    if adapter is None:
+        raise usage_error("memorybench_conversation needs an agent; --mb-replay has none")
+    clock = SimulatedClock(run.context.clock_start)
+    channel = AgentChannel(adapter, group=test, counter=run.tools.counter, clock=clock, log=run.tools.log)
+    run.run_sync(channel.reset())
+    return MemoryConversation(channel, run.run_sync, TriviaSource(run.context.settings.seed))
+
+
 def warm_up(scenarios: Iterable[str]) -> None:
     """The token counter, the stopwords and the planned scenarios' slow scorer preparations."""
     default_counter()  # cl100k's ranks
@@ -245,4 +238,4 @@ def one_agent_note(many: object) -> str:
     )
 
 
-__all__ = ["BenchmarkRun", "warm_up"]
+__all__ = ["BenchmarkRun", "conversation_for", "warm_up"]
