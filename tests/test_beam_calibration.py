@@ -4,7 +4,6 @@ the probe engine with the offline judge; and the plugin runs the suite on genera
 from __future__ import annotations
 
 import asyncio
-import json
 import math
 from collections import defaultdict
 from datetime import datetime
@@ -31,6 +30,7 @@ from pytest_memorybench.scenarios.beam.generator import plan_chat
 from pytest_memorybench.scenarios.beam.questions import ABILITIES
 from pytest_memorybench.scenarios.beam.scenario import SCENARIO
 from pytest_memorybench.scenarios.beam.writer import write_repository
+from tests.support.runs import results_in
 
 REFERENCE = Path(__file__).resolve().parents[2] / "shared" / "reference" / "beam"
 
@@ -181,7 +181,7 @@ def test_the_suite_runs_with_ability_markers_and_writes_the_table(pytester: pyte
         "--strict-markers",
     )
     result.assert_outcomes(passed=4, deselected=16)
-    results = json.loads((run / "results.json").read_text())
+    results = results_in(run)
     assert sorted(item["test_id"] for item in results["items"]) == [
         "gen-100K-1::event_ordering[1]",
         "gen-100K-1::event_ordering[2]",
@@ -237,7 +237,7 @@ def test_the_reference_conversations_run_and_absent_chats_skip(pytester: pytest.
     outcomes = result.parseoutcomes()
     assert outcomes["skipped"] == 20 and outcomes["deselected"] == 20  # 1M-1's chat is absent; 10M deselected
     assert outcomes.get("passed", 0) + outcomes.get("failed", 0) == 40
-    results = json.loads((run / "results.json").read_text())
+    results = results_in(run)
     table = results["scenarios"]["beam.conversations"]["metrics"]["table"]
     assert set(table) == {"100K"} and set(table["100K"]) == {*ABILITIES, "average"}
     # The published reference answers are not always what their rubric asks for (one temporal

@@ -19,6 +19,7 @@ from urllib.parse import unquote, urlsplit
 import pytest
 
 from tests.support.cdp import Browser
+from tests.support.runs import results_in
 from tests.test_browser_report import CHROMIUM
 
 LOCOMO = Path(__file__).resolve().parents[2] / "shared" / "reference" / "locomo" / "locomo10.json"
@@ -49,7 +50,7 @@ def board(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def items(folder: Path) -> dict[str, dict[str, Any]]:
-    return {item["nodeid"]: item for item in json.loads((folder / "results.json").read_text())["items"]}
+    return {item["nodeid"]: item for item in results_in(folder)["items"]}
 
 
 def test_a_reader_filters_finds_a_question_and_reads_both_runs(board: Path, tmp_path: Path) -> None:

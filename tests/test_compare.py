@@ -18,6 +18,7 @@ from pytest_memorybench.reports.compare import compare
 from pytest_memorybench.reports.compare_runs import load_runs
 from pytest_memorybench.reports.markdown import STEP_SUMMARY, comparison_markdown, run_markdown
 from pytest_memorybench.reports.significance import holm, wilcoxon_p
+from tests.support.runs import results_in
 
 BASE = ("--memorybench", "-p", "no:cacheprovider", "-p", "no:randomly", "--span=isolated")
 RUN = (*BASE, "-k", "colours or trigger_response")
@@ -31,7 +32,7 @@ def make_run(pytester: pytest.Pytester, agent: str, *extra: str) -> Path:
 
 
 def items(folder: Path) -> dict[str, dict[str, Any]]:
-    return {item["nodeid"]: item for item in json.loads((folder / "results.json").read_text())["items"]}
+    return {item["nodeid"]: item for item in results_in(folder)["items"]}
 
 
 def test_the_table_pairs_and_ranks_agree_with_a_hand_computation(pytester: pytest.Pytester) -> None:
@@ -89,7 +90,7 @@ def test_left_out_items_are_counted_by_why(pytester: pytest.Pytester) -> None:
     pytester.runpytest(*RUN[:-2], "-k", "colours", "--agent=oracle", f"--mb-output={part}")
     broken = pytester.path / "broken"
     shutil.copytree(whole, broken)
-    results = json.loads((broken / "results.json").read_text())
+    results = results_in(broken)
     results["items"][0]["score"] = None  # errored in that run
     results["items"][1]["definition"] = "another"  # another test under the same name
     (broken / "results.json").write_text(json.dumps(results))
@@ -163,7 +164,7 @@ def test_a_run_writes_its_markdown_summary(pytester: pytest.Pytester) -> None:
     )
     result.stdout.fnmatch_lines(["markdown: run.md"])
     text = (pytester.path / "run.md").read_text()
-    results = json.loads((pytester.path / "run" / "results.json").read_text())
+    results = results_in(pytester.path / "run")
     assert text == run_markdown(results, results["gate"])
     assert "| **total** |" in text and "✅ gate passed" in text and "agent replies: p50" in text
 
@@ -219,7 +220,7 @@ def test_bad_input_is_one_line_and_exit_4(pytester: pytest.Pytester, make: str, 
     elif make == "other-profile":
         arguments = [first, str(make_run(pytester, "recall", "--mb-profile=official"))]
     elif make == "other-judge":  # as if an LLM judge had scored the same replies
-        results = json.loads((Path(first) / "results.json").read_text())
+        results = results_in(Path(first))
         results["run"]["judge"] = results["run"]["judge_identity"]["spec"] = "openai:gpt-4o-mini"
         (pytester.path / "llm-judged.json").write_text(json.dumps(results))
         arguments = [first, "llm-judged.json"]

@@ -16,6 +16,7 @@ import pytest
 from pytest_memorybench.core.errors import UsageError
 from pytest_memorybench.reports.board import pareto_front
 from pytest_memorybench.reports.compare_items import Outcome
+from tests.support.runs import results_in
 from tests.test_compare import BASE
 
 SVG = "{http://www.w3.org/2000/svg}"
@@ -37,7 +38,7 @@ FRONT = {"B", "D", "I", "J"}  # by hand: no better run costs as little
 @pytest.fixture
 def ten_runs(pytester: pytest.Pytester) -> Path:
     pytester.runpytest(*BASE, "--agent=recall", "--mb-output=base")  # the isolated suite: tens of items
-    base = json.loads((pytester.path / "base" / "results.json").read_text())
+    base = results_in(pytester.path / "base")
     for number, cost in enumerate(COSTS):
         results = json.loads(json.dumps(base))
         for index, item in enumerate(results["items"]):
@@ -89,7 +90,7 @@ def test_the_terminal_shows_the_items_of_an_outcome_a_few_per_scenario(
     runs = [str(ten_runs / f"run-{number}") for number in (9, 1)]
     result = pytester.runpytest("--mb-compare", *runs, "--mb-output=cmp", "--mb-show", "A right, B wrong")
     assert result.ret == 0
-    items = json.loads((ten_runs / "run-9" / "results.json").read_text())["items"]
+    items = json.loads((ten_runs / "run-9" / "results.json").read_text())["items"]  # made by hand above
     expected = [item for index, item in enumerate(items) if 1 <= index % 10 < 9]  # run-9 right, run-1 wrong
     out = result.stdout.str()
     assert f"questions where A right, B wrong: {len(expected)} of {len(items)}" in out

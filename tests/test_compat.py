@@ -16,6 +16,8 @@ from typing import Any
 
 import pytest
 
+from tests.support.runs import results_in
+
 pytestmark = pytest.mark.compat
 
 TWO_SCENARIOS = ("--memorybench", "--span=2k", "-k", "colours or name_list")
@@ -51,16 +53,12 @@ class Project:
 
 
 def scores(folder: Path) -> dict[str, tuple[float, bool]]:
-    return {item["nodeid"]: (item["score"], item["passed"]) for item in _results(folder)["items"]}
+    return {item["nodeid"]: (item["score"], item["passed"]) for item in results_in(folder)["items"]}
 
 
 def planned(folder: Path) -> list[list[str]]:
     """The tests each conversation of the run was begun with, from its events."""
     return [event["tests"] for event in _events(folder) if event["kind"] == "conversation_begin"]
-
-
-def _results(folder: Path) -> dict[str, Any]:
-    return json.loads((folder / "results.json").read_text())
 
 
 def _events(folder: Path) -> list[dict[str, Any]]:
@@ -97,7 +95,7 @@ def test_a_timeout_per_test_never_cuts_the_conversation_it_allows(project: Proje
         "-p", "no:randomly", "--timeout=1", f"--timeout-method={method}", agent="--agent=slowagent:make"
     )
     assert scores(limited) == unlimited, result.stdout.str()
-    assert _results(limited)["totals"]["agent_seconds"] > 1, (
+    assert results_in(limited)["totals"]["agent_seconds"] > 1, (
         "the conversation took longer than one test's limit"
     )
 
@@ -113,7 +111,7 @@ def test_a_conversation_cut_by_a_timeout_is_not_driven_again(
     result, folder = project.run("-p", "no:randomly", "--timeout=0.1", agent="--agent=slowagent:make")
     output = result.stdout.str()
     assert "Timeout (>0.6s) from pytest-timeout" in output, output  # six tests waited on: 6 × 0.1 s
-    records = _results(folder)["items"]
+    records = results_in(folder)["items"]
     assert len(records) == 6
     cut = [record for record in records if record["error"] and "was cut short" in record["error"]]
     assert cut, "the tests the cut left say so"
@@ -182,7 +180,7 @@ def test_rerunning_failures_rereports_without_asking_or_paying_again(
     result, rerun = project.run("-p", "no:randomly", "-p", "no:cacheprovider", "--reruns", "1")
     assert "rerun" in result.stdout.str()
     assert scores(rerun) == plain
-    totals, rerun_totals = _results(once)["totals"], _results(rerun)["totals"]
+    totals, rerun_totals = results_in(once)["totals"], results_in(rerun)["totals"]
     for name in ("agent_calls", "agent_tokens_in", "agent_tokens_out", "cost_usd"):
         assert rerun_totals[name] == totals[name], name
 

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.runs import results_in
+
 pytestmark = pytest.mark.e2e
 
 pytest_plugins = ["pytester"]
@@ -85,9 +87,7 @@ def recording(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pyt
 
 
 def scores(folder: Path) -> dict[str, float]:
-    return {
-        item["nodeid"]: item["score"] for item in json.loads((folder / "results.json").read_text())["items"]
-    }
+    return {item["nodeid"]: item["score"] for item in results_in(folder)["items"]}
 
 
 def sent_by_group(folder: Path) -> dict[str, list[str]]:

@@ -12,6 +12,7 @@ import pytest
 from pytest_memorybench.models.concurrency import AUTO_CEILING, AdaptiveLimit
 from pytest_memorybench.runner.folder import remembered_levels, write_levels
 from tests.support.llm_server import LLMServer
+from tests.support.runs import results_in
 from tests.support.slot_server import SlotServer, drive, slotted_route
 
 
@@ -79,7 +80,7 @@ RUN = ("--memorybench", "-p", "no:cacheprovider", "-p", "no:randomly", "--span=i
 
 
 def _concurrency(folder: Path) -> dict[str, Any]:
-    return json.loads((folder / "results.json").read_text())["run"]["concurrency"]
+    return results_in(folder)["run"]["concurrency"]
 
 
 @pytest.fixture

@@ -13,6 +13,7 @@ from pytest_memorybench.models.prices import PRICES, Price, price_for, register_
 from pytest_memorybench.runner.settings import _prices
 from pytest_memorybench.runner.spending import SpendingCap, process_spend
 from tests.support.llm_server import LLMServer
+from tests.support.runs import results_in
 from tests.test_plugin import LAST_STATEMENT_AGENT, colours_only  # noqa: F401  (autouse: a Colours-only ltm)
 from tests.test_user_tests import JUDGED_SUITE
 
@@ -40,7 +41,7 @@ def test_the_cap_skips_conversations_before_they_overspend(
     pytester.makeconftest(PRICED_AGENT)
     result = pytester.runpytest(*ISOLATED, f"--mb-max-cost={cap}", "-rs", "--mb-output=run")
     result.assert_outcomes(passed=passed, skipped=skipped)
-    totals = json.loads((pytester.path / "run" / "results.json").read_text())["totals"]
+    totals = results_in(pytester.path / "run")["totals"]
     assert totals["cost_usd"] == pytest.approx(0.04 * passed) and totals["cost_usd"] <= cap
     assert totals["agent_tokens_in"] == 40 * passed and totals["agent_calls"] == 4 * passed
     if skipped:
@@ -139,8 +140,8 @@ def test_agent_and_judge_calls_are_priced_from_an_extended_table(
         "no:cacheprovider",
     )
     assert result.ret in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED), result.stderr.str()
-    totals = json.loads((pytester.path / "run" / "results.json").read_text())["totals"]
-    items = json.loads((pytester.path / "run" / "results.json").read_text())["items"]
+    totals = results_in(pytester.path / "run")["totals"]
+    items = results_in(pytester.path / "run")["items"]
     assert totals["agent_calls"] == 2 * len(items) > 0 and totals["agent_tokens_in"] > 0, (
         "a statement, a question"
     )
@@ -187,7 +188,7 @@ def test_under_xdist_each_conversation_is_paid_once_and_the_ledger_is_shared(
             if event["kind"] == "conversation_begin":
                 drivers[event["group"]] = drivers.get(event["group"], 0) + 1
     assert drivers == {"ltm-c1": 1, "ltm-c2": 1}
-    results = json.loads((pytester.path / "run" / "results.json").read_text())
+    results = results_in(pytester.path / "run")
     ledger = {
         path.stem: json.loads(path.read_text())["spent_usd"]
         for path in (pytester.path / "run" / "spending").glob("*.json")

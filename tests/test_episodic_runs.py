@@ -5,7 +5,6 @@ the plugin run with selection and summary metrics."""
 from __future__ import annotations
 
 import asyncio
-import json
 import re
 from collections.abc import Iterator
 from datetime import datetime
@@ -33,6 +32,7 @@ from pytest_memorybench.scenarios.episodic.scoring import summarize
 from pytest_memorybench.scenarios.probes import ProbeContext
 from pytest_memorybench.suite import load_suite
 from tests.support.engine import WordCounter
+from tests.support.runs import results_in
 
 
 def run(context: ProbeContext, agent: Any, tmp_path: Path) -> dict[str, TestOutcome]:
@@ -199,7 +199,7 @@ def test_a_plugin_run_selects_by_marker_and_reports_the_papers_metrics(pytester:
     outcomes = result.parseoutcomes()
     assert outcomes["passed"] > 10 and outcomes["failed"] > 10
     result.stdout.fnmatch_lines(["*simple_recall 0.333*", "*non_empty_mean 0.000*"])  # printed in the summary
-    results = json.loads((run_dir / "results.json").read_text())
+    results = results_in(run_dir)
     metrics = results["scenarios"]["episodic.book"]["metrics"]
     assert (metrics["empty_answer_mean"], metrics["non_empty_mean"]) == (1.0, 0.0)
     assert all(item["test_id"].startswith("q") for item in results["items"])

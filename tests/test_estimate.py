@@ -10,6 +10,7 @@ import pytest
 from pytest_memorybench.core.tokens import default_counter
 from pytest_memorybench.models.llm import MESSAGE_OVERHEAD
 from tests.support.llm_server import LLMServer, RecordedRequest, chat_completion, content_text
+from tests.support.runs import results_in
 
 RUN = ("--memorybench", "-p", "no:cacheprovider", "-p", "no:randomly")
 REPLY_TOKENS = 40
@@ -69,7 +70,7 @@ def test_the_estimate_is_within_ten_percent_of_the_billed_run(
     agent = f"--agent=openai:fake-model@{llm_server.openai_url}"
     selection = ("-k", "colours or name_list or shopping or sallyanne")
     ran = pytester.runpytest(*RUN, agent, f"--span={span}", *selection, "--mb-output=run")
-    billed = json.loads((pytester.path / "run" / "results.json").read_text())["totals"]
+    billed = results_in(pytester.path / "run")["totals"]
     estimated = pytester.runpytest(
         *RUN, "--mb-estimate", agent, f"--span={span}", *selection, f"--mb-estimate-reply={REPLY_TOKENS}"
     )
@@ -116,7 +117,7 @@ def _billed_and_estimated(
     """A memory's run of colours and name_list at 4k (its output and billed totals), then its estimate."""
     selection = ("--span=4k", "-k", "colours or name_list")
     ran = pytester.runpytest(*RUN, f"--agent={agent}", *selection, "--mb-output=run")
-    billed = json.loads((pytester.path / "run" / "results.json").read_text())["totals"]
+    billed = results_in(pytester.path / "run")["totals"]
     estimated = pytester.runpytest(
         *RUN, "--mb-estimate", f"--agent={agent}", *selection, f"--mb-estimate-reply={REPLY_TOKENS}"
     )

@@ -7,7 +7,6 @@ chapter, a statement split over two memories.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +20,7 @@ from pytest_memorybench.conversation.evidence import (
     holds,
     mean_recall,
 )
+from tests.support.runs import results_in
 
 pytest_plugins = ["pytester"]
 
@@ -158,7 +158,7 @@ def test_an_agent_returning_all_it_heard_is_measured_on_its_first_k(pytester: py
         "colours or name_list or shopping or locations",
         f"--mb-output={run}",
     )
-    results = json.loads((Path(run) / "results.json").read_text())
+    results = results_in(Path(run))
     measured = [r["details"]["evidence"] for r in results["items"] if r["details"].get("evidence")]
     assert measured, result.stdout.str()
     assert all(m["returned"] > m["used"] == EVIDENCE_K for m in measured)

@@ -13,6 +13,7 @@ from pytest_memorybench.core.errors import UsageError
 from pytest_memorybench.reports.gate import evaluate, gate_lines
 from pytest_memorybench.results.file import Baseline
 from pytest_memorybench.runner.settings import GateSettings
+from tests.support.runs import results_in
 from tests.test_plugin import LAST_STATEMENT_AGENT, colours_only  # noqa: F401  (autouse: a Colours-only ltm)
 
 ISOLATED = ("--memorybench", "--span=isolated", "-p", "no:cacheprovider")
@@ -84,7 +85,7 @@ def test_a_drop_outside_the_interval_fails_the_session_although_every_item_passe
             "gate FAILED: suite ltm fell 1.000*",
         ]
     )
-    gate = json.loads((pytester.path / "now" / "results.json").read_text())["gate"]
+    gate = results_in(pytester.path / "now")["gate"]
     assert gate["passed"] is False and len(gate["failures"]) == 2
     assert [row["verdict"] for row in gate["rows"]] == [
         "FAIL, outside CI",

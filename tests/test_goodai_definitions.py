@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import shutil
 from pathlib import Path
 
@@ -12,6 +11,7 @@ from pytest_memorybench.core.errors import UsageError
 from pytest_memorybench.scenarios.ltm.colours import SCENARIO as COLOURS
 from pytest_memorybench.suite import load_suite
 from tests.support.goodai import write_goodai_folder
+from tests.support.runs import results_in
 
 REFERENCE = Path(__file__).parents[2] / "shared/reference/goodai-ltm/data/tests/Benchmark 3 - 32k/definitions"
 
@@ -199,6 +199,6 @@ def test_every_published_definitions_folder_runs(pytester: pytest.Pytester, fold
         )
         output = result.stdout.str()
         assert "ERROR" not in output and "cannot read" not in output, output
-        totals = json.loads((pytester.path / "run" / "results.json").read_text())["totals"]
+        totals = results_in(pytester.path / "run")["totals"]
         assert totals["mean"] == pytest.approx(mean), output
         shutil.rmtree(pytester.path / "run")

@@ -20,6 +20,7 @@ from pytest_memorybench.judges.local import LocalJudge
 from pytest_memorybench.reports.agreement import agreement_lines, disagreements
 from pytest_memorybench.scenarios.base import ScoringContext
 from tests.support.goodai import write_goodai_run, write_spy_meeting_run
+from tests.support.runs import results_in
 
 DEV = Path(__file__).parents[2] / "shared/reference/goodai-ltm-dev/data/tests"
 needs_dev = pytest.mark.skipif(
@@ -180,7 +181,7 @@ def test_rescore_prints_agreement_and_writes_a_normal_run_folder(
             ),
         ]
     )
-    results = json.loads((pytester.path / "out" / "results.json").read_text())
+    results = results_in(pytester.path / "out")
     assert (
         results["run"]["rescored_from"].endswith("Agent A - m - 1000")
         and len(results["run"]["rescore_skipped"]) == 3

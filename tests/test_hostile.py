@@ -25,6 +25,7 @@ from pytest_memorybench.core.records import Message
 from pytest_memorybench.models.openai import OpenAIChatAgent
 from pytest_memorybench.runner.folder import claim
 from tests.support.llm_server import LLMServer
+from tests.support.runs import results_in
 
 pytest_plugins = ["pytester"]
 FAST = {"min_wait": 0.01, "max_wait": 0.05, "timeout": 5.0, "max_attempts": 2}
@@ -137,7 +138,7 @@ def test_a_runaway_agent_that_takes_filler_in_saving_mode_runs_to_the_end(pytest
     events = [json.loads(line) for line in (pytester.path / "out" / "events.jsonl").read_text().splitlines()]
     assert any(event["kind"] == "observed" for event in events)
     assert {event.get("cut_from") for event in events if event["kind"] == "reply"} == {200_000}
-    results = json.loads((pytester.path / "out" / "results.json").read_text())
+    results = results_in(pytester.path / "out")
     assert [item["error"] for item in results["items"]] == [None]  # a score below threshold, not a crash
 
 

@@ -7,10 +7,11 @@ change the next one's results.  Each run here is in process (pytester's inner ru
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pytest
+
+from tests.support.runs import results_in
 
 SELECTION = ("--span=isolated", "-k", "colours or jokes or prospective_memory or restaurant")
 RUNS = {"oracle": "--agent=oracle", "recall": "--agent=recall"}
@@ -22,7 +23,7 @@ def _run(pytester: pytest.Pytester, name: str, order: int) -> dict[str, Any]:
         "--memorybench", "-p", "no:cacheprovider", "-p", "no:randomly", RUNS[name], *SELECTION,
         f"--mb-output={folder}",
     )  # fmt: skip
-    results = json.loads((folder / "results.json").read_text())
+    results = results_in(folder)
     return {
         item["nodeid"]: (item["score"], item["error"], bool((item.get("details") or {}).get("evidence")))
         for item in results["items"]

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 import pytest_memorybench.agents.reference.extractive  # noqa: F401  (the stopping agent builds on it)
+from tests.support.runs import results_in
 
 pytestmark = pytest.mark.e2e
 
@@ -90,7 +91,7 @@ def run(
 
 
 def scores(folder: Path) -> dict[str, float]:
-    results = json.loads((folder / "results.json").read_text())
+    results = results_in(folder)
     return {item["nodeid"]: item["score"] for item in results["items"]}
 
 
@@ -125,7 +126,7 @@ def test_a_signal_ends_the_run_cleanly_with_partial_results_and_a_resume_line(
     result.stdout.fnmatch_lines(
         [f"interrupted: resume with --mb-resume=cut (* of 6 tests have results; {reason})"]
     )
-    partial = json.loads((stopping.path / "cut" / "results.json").read_text())["run"]["partial"]
+    partial = results_in(stopping.path / "cut")["run"]["partial"]
     assert partial["reason"] == reason and 0 < partial["tests_with_results"] < 6
     assert "partial run" in (stopping.path / "cut" / "report.html").read_text()
     assert (
@@ -186,7 +187,7 @@ def test_maxfail_writes_what_finished_and_says_how_to_go_on(
     result.stdout.fnmatch_lines(
         ["stopped early: resume with --mb-resume=x (? of 6 tests have results; stopping after 1 failures)"]
     )
-    partial = json.loads((stopping.path / "x" / "results.json").read_text())["run"]["partial"]
+    partial = results_in(stopping.path / "x")["run"]["partial"]
     assert partial["tests_selected"] == 6 and partial["tests_with_results"] < 6
 
 

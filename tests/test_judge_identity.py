@@ -17,6 +17,7 @@ from pytest_memorybench.judges.identity import (
 from pytest_memorybench.judges.local import VERSION
 from pytest_memorybench.reports.gate import evaluate
 from pytest_memorybench.results.file import Baseline
+from tests.support.runs import results_in
 from tests.test_gate import ISOLATED, baseline_file
 from tests.test_plugin import colours_only  # noqa: F401  (autouse: a Colours-only ltm)
 
@@ -118,10 +119,10 @@ def test_a_run_names_its_judge_and_a_gate_across_judges_refuses_with_one_line(
     pytester: pytest.Pytester,
 ) -> None:
     pytester.runpytest(*ISOLATED, "--agent=oracle", "--mb-output=base").assert_outcomes(passed=3)
-    run = json.loads((pytester.path / "base" / "results.json").read_text())["run"]
+    run = results_in(pytester.path / "base")["run"]
     assert run["judge_identity"]["spec"] == "local" and run["judge_identity"]["local_version"] == VERSION
     assert f"local · rules {VERSION}" in (pytester.path / "base" / "report.html").read_text()
-    earlier = json.loads((pytester.path / "base" / "results.json").read_text())
+    earlier = results_in(pytester.path / "base")
     earlier["run"].update(llm())  # as if an LLM judge had scored the baseline
     (pytester.path / "llm.json").write_text(json.dumps(earlier))
     result = pytester.runpytest(*ISOLATED, "--agent=oracle", "--mb-baseline=llm.json", "--mb-output=now")

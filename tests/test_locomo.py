@@ -12,6 +12,7 @@ import pytest
 from pytest_memorybench.conversation.probing import evidence_ids
 from pytest_memorybench.core.records import TestDefinition
 from pytest_memorybench.judges.local import LocalJudge
+from pytest_memorybench.results.schema import ResultsRecord
 from pytest_memorybench.scenarios.base import ScoringContext
 from pytest_memorybench.scenarios.locomo.audit import corrections_from
 from pytest_memorybench.scenarios.locomo.data import NOT_MENTIONED, parse_date_time, samples_from
@@ -25,6 +26,7 @@ from pytest_memorybench.scenarios.locomo.scoring import (
     token_f1,
 )
 from pytest_memorybench.scenarios.locomo.summary import summarize, wilson_interval
+from tests.support.runs import results_in, run_benchmark
 
 REFERENCE = Path(__file__).resolve().parents[2] / "shared" / "reference" / "locomo"
 
@@ -214,13 +216,10 @@ def test_malformed_files_are_one_line(pytester: pytest.Pytester, content: str, m
 # ----------------------------------------------------------------------------------------
 
 
-def _run(pytester: pytest.Pytester, *args: str) -> dict[str, Any]:
-    out = pytester.path / f"run-{len(list(pytester.path.iterdir()))}"
-    result = pytester.runpytest(
-        "--memorybench", "--mb-suite=locomo", "-p", "no:cacheprovider", f"--mb-output={out}", *args
-    )
-    assert result.ret in (0, 1), result.outlines[-20:]
-    return json.loads((out / "results.json").read_text())
+def _run(pytester: pytest.Pytester, *args: str) -> ResultsRecord:
+    run = run_benchmark(pytester, "--mb-suite=locomo", *args)
+    assert run.outcome.ret in (0, 1), run.outcome.outlines[-20:]
+    return run.results
 
 
 def _mean(results: dict[str, Any]) -> float:
@@ -381,7 +380,7 @@ def test_a_pipelines_eval_results_are_rescored_with_agreement_per_category(pytes
         "all * 8 * 87.5% *",
         "1 disagreement(s)*",
     ])  # fmt: skip
-    items = json.loads((out / "results.json").read_text())["items"]
+    items = results_in(out)["items"]
     [disagreement] = [item for item in items if item["score"] != item["details"]["published"]["score"]]
     assert disagreement["details"]["published"]["score"] == 1.0 and disagreement["score"] == 0.0
     assert disagreement["category"] == "temporal"
@@ -398,7 +397,7 @@ def test_answers_without_judgments_are_scored_with_no_agreement_table(pytester: 
     )
     assert result.ret in (0, 1), result.outlines[-20:]
     assert "memorybench agreement" not in result.stdout.str()
-    items = json.loads((pytester.path / "out" / "results.json").read_text())["items"]
+    items = results_in(pytester.path / "out")["items"]
     assert len(items) == 8 and all("published" not in (item.get("details") or {}) for item in items)
     assert sum(item["score"] for item in items) == 5  # the right answers; the vague ones are refused
 

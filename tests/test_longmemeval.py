@@ -12,10 +12,12 @@ import pytest
 
 from pytest_memorybench.core.records import TestDefinition
 from pytest_memorybench.judges.local import LocalJudge
+from pytest_memorybench.results.schema import ResultsRecord
 from pytest_memorybench.scenarios.base import ScoringContext
 from pytest_memorybench.scenarios.longmemeval.data import entries_from, load_entries, parse_date
 from pytest_memorybench.scenarios.longmemeval.generator import generate_entries, write_longmemeval
 from pytest_memorybench.scenarios.longmemeval.scenario import SCENARIO
+from tests.support.runs import run_benchmark
 from tests.test_plugin import FLAKY_RECALL_AGENT, comparable_items
 
 
@@ -112,13 +114,10 @@ def test_the_question_is_asked_on_its_question_date(pytester: pytest.Pytester) -
     ]
 
 
-def _run(pytester: pytest.Pytester, *args: str) -> dict[str, Any]:
-    out = pytester.path / f"run-{len(list(pytester.path.iterdir()))}"
-    result = pytester.runpytest(
-        "--memorybench", "--mb-suite=longmemeval", "-p", "no:cacheprovider", f"--mb-output={out}", *args
-    )
-    assert result.ret in (0, 1), result.outlines[-20:]
-    return json.loads((out / "results.json").read_text())
+def _run(pytester: pytest.Pytester, *args: str) -> ResultsRecord:
+    run = run_benchmark(pytester, "--mb-suite=longmemeval", *args)
+    assert run.outcome.ret in (0, 1), run.outcome.outlines[-20:]
+    return run.results
 
 
 def test_calibration_on_generated_questions(pytester: pytest.Pytester, tmp_path: Path) -> None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -31,6 +30,7 @@ from pytest_memorybench.scenarios import ScoringContext, get_scenario
 from pytest_memorybench.scenarios.membench.benchmark import HEADER
 from pytest_memorybench.scenarios.membench.metrics import NO_RETRIEVE
 from pytest_memorybench.suite import load_suite
+from tests.support.runs import results_in
 
 SMALL = {"per_type": 1, "target_tokens": 1200, "related": 6, "capacity_points": 3}
 
@@ -234,7 +234,7 @@ def test_items_markers_results_and_summary_through_pytest(pytester: pytest.Pytes
     )
     result.assert_outcomes(passed=2, deselected=16)
     result.stdout.fnmatch_lines(["*reflective accuracy 1.000 · recall@10 skipped: the agent has no*"])
-    results = json.loads((pytester.path / "run" / "results.json").read_text())
+    results = results_in(pytester.path / "run")
     assert {i["test_id"] for i in results["items"]} == {"observation::preference-1", "observation::emotion-1"}
     metrics = results["scenarios"]["membench.observation"]["metrics"]
     assert metrics["capacity"]["curve"] and metrics["reflective accuracy"] == 1.0
@@ -250,7 +250,5 @@ def test_items_markers_results_and_summary_through_pytest(pytester: pytest.Pytes
         "single_hop",
     )
     assert again.ret in (0, 1)
-    metrics = json.loads((pytester.path / "run2" / "results.json").read_text())["scenarios"][
-        "membench.participation"
-    ]["metrics"]
+    metrics = results_in(pytester.path / "run2")["scenarios"]["membench.participation"]["metrics"]
     assert isinstance(metrics["recall@10"], float)

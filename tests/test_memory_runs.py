@@ -6,7 +6,6 @@ deterministically, so a run and its resumption can be compared score for score.
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import subprocess
@@ -19,6 +18,7 @@ import pytest
 
 from tests.support.llm_server import LLMServer
 from tests.support.memory_model import MemoryModelScript, scripted_memory_server
+from tests.support.runs import results_in
 from tests.test_episodic_runs import SUITE as EPISODIC_SUITE
 
 pytest_plugins = ["pytester"]
@@ -28,10 +28,6 @@ pytest_plugins = ["pytester"]
 def model() -> Iterator[tuple[LLMServer, MemoryModelScript]]:
     with scripted_memory_server() as served:
         yield served
-
-
-def _results(folder: Path) -> dict[str, Any]:
-    return json.loads((folder / "results.json").read_text())
 
 
 def test_beam_questions_report_the_recall_of_their_source_messages(
@@ -49,12 +45,12 @@ def test_beam_questions_report_the_recall_of_their_source_messages(
         "knowledge_update or information_extraction",
         f"--mb-output={run}",
     )
-    records = _results(run)["items"]
+    records = results_in(run)["items"]
     assert len(records) == 4 and not [r for r in records if r["error"]], result.stdout.str()
     recalls = [record["details"]["evidence"] for record in records]
     assert all(r["k"] == 10 and r["evidence"] >= 1 for r in recalls), recalls
     assert sum(r["recalled"] for r in recalls) >= 1, recalls  # the stated values are found by their own words
-    assert _results(run)["totals"]["evidence_recall"]["questions"] == 4
+    assert results_in(run)["totals"]["evidence_recall"]["questions"] == 4
     result.stdout.fnmatch_lines(["*evidence recall@10: *"])
 
 
@@ -65,7 +61,7 @@ def test_episodic_questions_count_the_share_of_a_chapter_found(pytester: pytest.
     result = pytester.runpytest(
         "--memorybench", "--mb-suite=mini.yaml", "-p", "no:cacheprovider", agent, f"--mb-output={run}"
     )
-    records = _results(run)["items"]
+    records = results_in(run)["items"]
     assert records and not [r for r in records if r["error"]], result.stdout.str()
     for (
         record
@@ -128,7 +124,7 @@ def _run_until(
 def _scores(folder: Path) -> dict[str, Any]:
     return {
         item["nodeid"]: (item["score"], (item["details"].get("evidence") or {}).get("recall"))
-        for item in _results(folder)["items"]
+        for item in results_in(folder)["items"]
     }
 
 
@@ -166,7 +162,7 @@ def test_compare_sets_each_memorys_write_and_read_calls_beside_its_spending(
             "colours",
             f"--mb-output={mechanism}",
         )
-    calls = {name: _results(pytester.path / name)["totals"]["memory"] for name in ("rag", "light")}
+    calls = {name: results_in(pytester.path / name)["totals"]["memory"] for name in ("rag", "light")}
     assert calls["rag"]["write"]["calls"] == 0 < calls["light"]["write"]["calls"]
     result = pytester.runpytest(
         "-p", "no:cacheprovider", "--mb-compare", "rag", "light", "--mb-markdown=compare.md"

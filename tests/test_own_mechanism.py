@@ -7,7 +7,6 @@ imports; the scripted model answers from what reaches its prompt.
 from __future__ import annotations
 
 import asyncio
-import json
 import re
 import sys
 from datetime import datetime
@@ -18,6 +17,7 @@ import pytest
 
 from pytest_memorybench.core.records import Message
 from tests.support.memory_model import scripted_memory_server
+from tests.support.runs import results_in
 
 PAGE = Path(__file__).resolve().parent.parent / "docs" / "memory-systems.md"
 
@@ -75,6 +75,6 @@ def test_the_example_runs_the_benchmark_from_the_command_line(
             "colours",
             f"--mb-output={pytester.path / 'run'}",
         )
-    results = json.loads((pytester.path / "run" / "results.json").read_text())
+    results = results_in(pytester.path / "run")
     assert results["items"] and all(item["score"] is not None for item in results["items"]), result.stdout
     assert results["totals"]["memory"]["read"]["calls"] > 0

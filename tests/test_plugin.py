@@ -11,6 +11,7 @@ import pytest
 # pytester's in-process runs unload modules first imported inside them, and numpy cannot be
 # imported twice in one process: load the recall agent (bm25s, numpy) out here, once.
 import pytest_memorybench.agents.reference.extractive  # noqa: F401
+from tests.support.runs import results_in
 
 ISOLATED = ("--memorybench", "--span=isolated", "-p", "no:cacheprovider", "-p", "no:randomly")
 # Our warnings would fail the run; pytest-benchmark's "disabled under xdist" (seen when this suite
@@ -79,7 +80,7 @@ def run_folder(pytester: pytest.Pytester) -> Path:
 
 
 def results_of(pytester: pytest.Pytester) -> dict:
-    return json.loads((run_folder(pytester) / "results.json").read_text())
+    return results_in(run_folder(pytester))
 
 
 def test_without_the_flag_a_normal_run_is_unchanged(
@@ -247,7 +248,7 @@ def test_xdist_gives_the_same_results(pytester: pytest.Pytester) -> None:
     parallel.assert_outcomes(passed=3)
 
     def comparable(folder: str) -> list[dict]:
-        items = json.loads((pytester.path / folder / "results.json").read_text())["items"]
+        items = results_in(pytester.path / folder)["items"]
         for item in items:
             item.pop("usage")
         return items
@@ -323,7 +324,7 @@ def memorybench_agent():
 
 def comparable_items(folder: Path) -> list[dict]:
     """Items of a results.json without what legitimately differs between runs (time, cost)."""
-    items = json.loads((folder / "results.json").read_text())["items"]
+    items = results_in(folder)["items"]
     for item in items:
         item.pop("usage")
     return items
@@ -433,7 +434,7 @@ def test_replaying_a_finished_run_rescores_it_without_the_agent(pytester: pytest
     replayed.assert_outcomes(passed=3)
     replayed.stdout.fnmatch_lines(["memorybench: agent none (replaying *original)*"])
     assert comparable_items(pytester.path / "rescored") == comparable_items(pytester.path / "original")
-    totals = json.loads((pytester.path / "rescored" / "results.json").read_text())["totals"]
+    totals = results_in(pytester.path / "rescored")["totals"]
     assert totals["agent_calls"] == 0
 
 
@@ -564,7 +565,7 @@ def test_split_conversations_give_the_same_results_under_xdist(pytester: pytest.
     pytester.runpytest(*common, "--mb-output=serial").assert_outcomes(passed=3)
     pytester.runpytest(*common, "--mb-output=parallel", "-n", "2").assert_outcomes(passed=3)
     assert comparable_items(pytester.path / "parallel") == comparable_items(pytester.path / "serial")
-    conversations = json.loads((pytester.path / "parallel" / "results.json").read_text())["conversations"]
+    conversations = results_in(pytester.path / "parallel")["conversations"]
     assert [c["group"] for c in conversations] == ["ltm-c1", "ltm-c2"]
     drivers = {}  # `-n 2` alone must keep each conversation on one worker (the plugin sets loadgroup)
     for log in (pytester.path / "parallel").glob("events-gw*.jsonl"):

@@ -8,7 +8,6 @@ retrieval, resume and replay from the event log, and the plugin's items for prob
 from __future__ import annotations
 
 import asyncio
-import json
 import random
 from collections.abc import Iterator, Mapping, Sequence
 from datetime import datetime, timedelta
@@ -31,6 +30,7 @@ from pytest_memorybench.core.records import Message, Score, TestDefinition
 from pytest_memorybench.scenarios import SCENARIOS, ScoringContext
 from pytest_memorybench.scenarios.probes import ProbeContext, file_stem, probe_definition
 from tests.support.engine import WordCounter
+from tests.support.runs import results_in
 
 START = datetime(2025, 3, 1, 9, 0)
 NAMES = ["Ada", "Bruno", "Chiara", "Dmitri", "Esme", "Farid", "Greta", "Hiro"]
@@ -271,7 +271,7 @@ def test_probes_are_items_with_markers_definitions_and_results(pytester: pytest.
     result.assert_outcomes(passed=4, deselected=1)
     stems = sorted(p.name for p in (run / "definitions" / "toy").iterdir())
     assert len(stems) == 5 and not any(":" in stem for stem in stems)
-    results = json.loads((run / "results.json").read_text())
+    results = results_in(run)
     assert {item["test_id"] for item in results["items"]} == {
         f"lockers::q{i}[{n}]" for i, n in enumerate(NAMES[:4])
     }

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from tests.support.llm_server import LLMServer, RecordedRequest, Scripted, SeededFaults
+from tests.support.runs import results_in
 
 pytestmark = pytest.mark.e2e
 
@@ -28,7 +29,7 @@ def agent(server: LLMServer) -> str:
 
 
 def results(folder: Path) -> dict[str, Any]:
-    return json.loads((folder / "results.json").read_text())
+    return results_in(folder)
 
 
 def scores(folder: Path) -> dict[str, float | None]:

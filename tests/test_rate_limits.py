@@ -7,7 +7,6 @@ requests it answers at once and when each arrived."""
 from __future__ import annotations
 
 import asyncio
-import json
 import threading
 import time
 from pathlib import Path
@@ -18,6 +17,7 @@ from pytest_memorybench.judges.client import JudgeCache
 from pytest_memorybench.models.limits import ProviderGate, RateLimits
 from pytest_memorybench.models.providers import ProviderPool, serve, serving
 from tests.support.llm_server import LLMServer, last_user_text, word_count
+from tests.support.runs import results_in
 
 pytest_plugins = ["pytester"]
 
@@ -48,8 +48,8 @@ def test_concurrent_conversations_share_the_providers_request_limit(
     llm_server.most_in_flight = 0
     pytester.runpytest_subprocess(*RUN, agent(llm_server), "--mb-max-requests=2", "--mb-output=limited")
     assert llm_server.most_in_flight == 2
-    free = json.loads((pytester.path / "free" / "results.json").read_text())["items"]
-    limited = json.loads((pytester.path / "limited" / "results.json").read_text())["items"]
+    free = results_in(pytester.path / "free")["items"]
+    limited = results_in(pytester.path / "limited")["items"]
     assert [item["score"] for item in free] == [item["score"] for item in limited] and len(free) == 6
 
 
@@ -64,7 +64,7 @@ def test_a_429_pauses_every_conversation_once(pytester: pytest.Pytester, llm_ser
     # Only the requests already on their way (one per other conversation) arrive before the
     # server's Retry-After is over; without the shared pause each conversation would send ~4.
     assert len(early) <= 3 and len(chats) > 4, [round(request.at - refused, 3) for request in chats]
-    totals = json.loads((pytester.path / "run" / "results.json").read_text())["totals"]
+    totals = results_in(pytester.path / "run")["totals"]
     assert totals["agent_calls"] == len(chats) - 1, "the refused request was retried, once"
 
 
@@ -86,7 +86,7 @@ def test_the_cost_cap_holds_across_concurrent_conversations(
     assert result.ret in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED), (
         result.stdout.str()
     )  # the echo fails
-    totals = json.loads((pytester.path / "run" / "results.json").read_text())["totals"]
+    totals = results_in(pytester.path / "run")["totals"]
 
     def cost(request: object) -> float:
         reply = f"echo: {last_user_text(request.body)}"  # type: ignore[attr-defined]
@@ -109,7 +109,7 @@ def test_a_cap_reached_before_any_test_ends_still_records_what_was_spent(
     )
     assert result.ret == pytest.ExitCode.OK, result.stdout.str()
     result.stdout.fnmatch_lines(["*6 skipped*"])
-    results = json.loads((pytester.path / "run" / "results.json").read_text())
+    results = results_in(pytester.path / "run")
     assert results["items"] == []
     assert results["totals"]["agent_calls"] == len(llm_server.requests_to(CHAT)) > 0
     assert results["totals"]["cost_usd"] > 0.05

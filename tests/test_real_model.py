@@ -25,6 +25,7 @@ from pytest_memorybench.local_model import MODEL_ALIAS, LocalModelUnavailable, s
 from tests.support.goodai import write_spy_meeting_run
 from tests.support.llm_server import RecordingProxy, content_text, last_user_text
 from tests.support.local_model import REPLY_TOKENS, free_port
+from tests.support.runs import results_in
 
 # One model server for the module: two would each take a core and make every test slower.
 pytestmark = pytest.mark.real_model  # one worker runs this module and its twin (conftest.ONE_WORKER)
@@ -54,7 +55,7 @@ def test_a_run_against_a_real_model_records_what_it_answered_and_billed(
 
     completions = proxy.completions()
     assert completions and all(e.status == 200 for e in proxy.exchanges), "no request failed"
-    totals = json.loads((run / "results.json").read_text())["totals"]
+    totals = results_in(run)["totals"]
     assert totals["agent_calls"] == len(completions)
     assert totals["agent_tokens_in"] == sum(e.body["usage"]["prompt_tokens"] for e in completions)
     assert totals["agent_tokens_out"] == sum(e.body["usage"]["completion_tokens"] for e in completions)
@@ -131,7 +132,7 @@ def test_a_judged_scenario_with_a_real_model_as_the_judge(
     records = _items(pytester.path / "run")
     assert len(records) == 1, result.stdout.str()
     assert all(record["score"] is not None or record["error"] for record in records)
-    totals = json.loads((pytester.path / "run" / "results.json").read_text())["totals"]
+    totals = results_in(pytester.path / "run")["totals"]
     assert totals["judge_calls"] > 0, "the model's replies were judged by the model"
     assert totals["agent_calls"] + totals["judge_calls"] == len(proxy.completions())
 
@@ -148,7 +149,7 @@ def test_published_results_rescored_with_a_real_model_as_the_judge(
     result.stdout.fnmatch_lines(["*= memorybench agreement =*", "spy_meeting*1*"])
     records = _items(pytester.path / "run")
     assert len(records) == 1 and (records[0]["score"] is not None or records[0]["error"]), result.stdout.str()
-    totals = json.loads((pytester.path / "run" / "results.json").read_text())["totals"]
+    totals = results_in(pytester.path / "run")["totals"]
     assert totals["agent_calls"] == 0 and totals["judge_calls"] == len(proxy.completions()) >= 3, (
         result.stdout.str()
     )
@@ -207,7 +208,7 @@ def _exchanges(run: Path) -> list[tuple[str, str]]:
 
 
 def _items(run: Path) -> list[dict[str, Any]]:
-    return json.loads((run / "results.json").read_text())["items"]
+    return results_in(run)["items"]
 
 
 def _answer(body: dict[str, Any]) -> str:
@@ -228,9 +229,7 @@ def test_auto_concurrency_runs_on_the_local_server_and_records_what_it_measured(
     result = pytester.runpytest(*RUN, agent_at(proxy), *selection, "--mb-output=auto")
     items = _items(pytester.path / "auto")
     assert len(items) == 6 and not any(item["error"] for item in items), result.stdout.str()
-    (provider,) = json.loads((pytester.path / "auto" / "results.json").read_text())["run"]["concurrency"][
-        "providers"
-    ]
+    (provider,) = results_in(pytester.path / "auto")["run"]["concurrency"]["providers"]
     assert provider["provider"].startswith("openai@") and provider["most_in_flight"] >= 1
     assert provider["changes"][0][1:] == [1, None, "start"], "auto starts at one request at a time"
     print(f"level {provider['level']}, most in flight {provider['most_in_flight']}, {provider['changes']}")

@@ -10,7 +10,6 @@ memory's calls counted, whatever the score.  Needs the `local-llm` extra; run wi
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from datetime import datetime
 from typing import Any
@@ -25,6 +24,7 @@ from pytest_memorybench.local_model import MODEL_ALIAS
 from tests.support.llm_server import RecordingProxy
 from tests.support.local_model import REPLY_TOKENS
 from tests.support.mcp_server import require_reference_mcp_server
+from tests.support.runs import results_in
 
 pytestmark = pytest.mark.real_model  # one worker runs this module and its twin (conftest.ONE_WORKER)
 
@@ -52,7 +52,7 @@ def _one_colours_item(pytester: pytest.Pytester, *options: str) -> dict[str, Any
         "colours and rep1",
         "--mb-output=run",
     )
-    results: dict[str, Any] = json.loads((pytester.path / "run" / "results.json").read_text())
+    results: dict[str, Any] = results_in(pytester.path / "run")
     items = results["items"]
     assert len(items) == 1 and items[0]["score"] is not None and not items[0]["error"], result.stdout.str()
     return results

@@ -9,6 +9,7 @@ import pytest
 
 from pytest_memorybench.reports.summary import HEADER, summary_lines
 from pytest_memorybench.results.build import scenario_stats, suite_stats
+from tests.support.runs import results_in
 from tests.test_plugin import colours_only  # noqa: F401  (autouse: a Colours-only ltm)
 
 ISOLATED = ("--memorybench", "--span=isolated", "-p", "no:cacheprovider")
@@ -153,9 +154,7 @@ def test_a_scenario_summarize_reaches_results_terminal_and_html(pytester: pytest
     result.stdout.fnmatch_lines(
         ["  colours*", "    recall@1 1.000 · items_seen 3 · capacity: curve of 3 points (report.html)"]
     )
-    metrics = json.loads((pytester.path / "run" / "results.json").read_text())["scenarios"]["ltm.colours"][
-        "metrics"
-    ]
+    metrics = results_in(pytester.path / "run")["scenarios"]["ltm.colours"]["metrics"]
     assert metrics["recall@1"] == 1.0 and metrics["capacity"]["curve"] == [[1, 1.0], [2, 1.0], [3, 1.0]]
     page = (pytester.path / "run" / "report.html").read_text()
     assert "ltm.colours: capacity</title>" in page and 'stroke-width="2"' in page, "the curve is drawn as SVG"
@@ -167,8 +166,6 @@ def test_a_summarize_that_raises_keeps_the_results(pytester: pytest.Pytester) ->
     result = pytester.runpytest_subprocess(*ISOLATED, "--agent=oracle", "--mb-output=run")
     result.assert_outcomes(passed=3)
     assert result.ret == 0
-    metrics = json.loads((pytester.path / "run" / "results.json").read_text())["scenarios"]["ltm.colours"][
-        "metrics"
-    ]
+    metrics = results_in(pytester.path / "run")["scenarios"]["ltm.colours"]["metrics"]
     assert metrics == {"error": "ltm.colours.summarize: ZeroDivisionError: division by zero"}
     assert (Path(pytester.path) / "run" / "report.html").exists()

@@ -4,7 +4,6 @@ GitHub Actions workflow's commands, run here in order, give the merged report an
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import shutil
@@ -16,6 +15,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from tests.support.runs import results_in
+
 pytestmark = pytest.mark.e2e
 
 pytest_plugins = ["pytester"]
@@ -25,7 +26,7 @@ QUIET = ("-p", "no:randomly", "-p", "no:cacheprovider")
 
 
 def results(folder: Path) -> dict:
-    return json.loads((folder / "results.json").read_text())
+    return results_in(folder)
 
 
 def untimed(value: object) -> object:

@@ -8,7 +8,6 @@ tell what the store found from what the answer says.
 from __future__ import annotations
 
 import asyncio
-import json
 import re
 import sys
 import time
@@ -29,6 +28,7 @@ from pytest_memorybench.core.records import Message
 from tests.support.llm_server import LLMServer
 from tests.support.mcp_server import require_reference_mcp_server
 from tests.support.memory_model import MemoryModelScript, scripted_memory_server
+from tests.support.runs import results_in
 
 pytest_plugins = ["pytester"]
 
@@ -314,10 +314,6 @@ async def test_the_built_in_baselines_find_by_words_by_vectors_and_not_at_all(mo
 # -- through the plugin ---------------------------------------------------------------------------
 
 
-def _results(folder: Path) -> dict[str, Any]:
-    return json.loads((folder / "results.json").read_text())
-
-
 def _write_example(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(list_store=example_source())
     sys.modules.pop("list_store", None)
@@ -340,7 +336,7 @@ def test_the_docs_example_store_runs_the_ltm_suite_and_is_compared_with_bm25(
         )
         assert result.ret in (0, 1), result.stdout.str()[-3000:]
     result.stdout.fnmatch_lines(["store bm25: k 10 · ingest * ms a message * · search p50 *"])
-    totals = _results(runs / "list")["totals"]
+    totals = results_in(runs / "list")["totals"]
     store = totals["store"]
     assert store["store"] == "list_store:ListStore" and store["searches"] >= 30 and store["messages"] > 100
     assert store["search_p95_ms"] >= store["search_p50_ms"] > 0 and store["context_tokens_per_answer"] > 0
@@ -374,7 +370,7 @@ def test_a_store_that_starts_failing_gives_errors_that_the_gate_refuses(
     result = pytester.runpytest_subprocess(
         *ONE_BY_ONE, f"--agent={_spec('Breaking', server)}", f"--mb-output={run}", "--mb-min-score=0"
     )
-    totals = _results(run)["totals"]
+    totals = results_in(run)["totals"]
     assert totals["errors"] == 1 and totals["errors_by_kind"] == {"store": 1}, totals
     assert totals["max"] == 2, "the conversations the store served are scored"
     result.stdout.fnmatch_lines(
@@ -426,7 +422,7 @@ def test_the_docs_example_store_runs_locomo_and_longmemeval(pytester: pytest.Pyt
             f"--mb-output={run}",
             *extra,
         )
-        totals = _results(run)["totals"]
+        totals = results_in(run)["totals"]
         assert not totals["errors"] and totals["max"] >= (200 if suite == "locomo" else 1), suite
         assert totals["store"]["searches"] >= totals["max"] and totals["evidence_recall"]["questions"] > 0, (
             suite
@@ -474,7 +470,7 @@ def _run_store(pytester: pytest.Pytester, agent: str, *extra: str) -> tuple[pyte
         f"--mb-output={run}",
         *extra,
     )
-    return result, _results(run)["totals"]
+    return result, results_in(run)["totals"]
 
 
 def test_the_reference_mcp_server_as_a_store_runs_end_to_end(
@@ -521,7 +517,7 @@ def test_in_agent_mode_the_model_saves_and_searches_through_the_servers_tools(
     memory = totals["memory"]
     assert memory["write"]["calls"] > 0 and memory["read"]["calls"] > 0  # create_entities; search_nodes
     assert script.asked["mcp_agent"] == memory["write"]["calls"] + memory["read"]["calls"]
-    colours = [item for item in _results(pytester.path / "run")["items"] if item["scenario"] == "colours"]
+    colours = [item for item in results_in(pytester.path / "run")["items"] if item["scenario"] == "colours"]
     assert all(item["passed"] for item in colours), "the colour it saved is found by a search"
     bodies = [str(r.body) for r in server.requests_to("/v1/chat/completions")]
     assert any("'name': 'search_nodes'" in body for body in bodies), "the server's tools are offered"
@@ -534,15 +530,15 @@ def test_a_store_run_resumes_what_errored_and_replays_without_the_store(
     run = pytester.path / "run"
     common = ONE_BY_ONE
     pytester.runpytest_subprocess(*common, f"--agent={_spec('Breaking', server)}", f"--mb-output={run}")
-    assert _results(run)["totals"]["errors"] == 1
+    assert results_in(run)["totals"]["errors"] == 1
     resumed = pytester.runpytest_subprocess(
         *common, f"--agent={_spec('Breaking', server)}", f"--mb-resume={run}"
     )
-    totals = _results(run)["totals"]
+    totals = results_in(run)["totals"]
     assert totals["errors"] == 0 and totals["max"] == 3, resumed.stdout.str()[-2000:]
     replayed = pytester.runpytest_subprocess(
         *common, f"--mb-replay={run}", f"--mb-output={pytester.path / 'again'}"
     )
     assert replayed.ret in (0, 1), replayed.stdout.str()[-2000:]
-    again = _results(pytester.path / "again")
-    assert [item["score"] for item in again["items"]] == [item["score"] for item in _results(run)["items"]]
+    again = results_in(pytester.path / "again")
+    assert [item["score"] for item in again["items"]] == [item["score"] for item in results_in(run)["items"]]

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
-import json
 import shutil
 import subprocess
 import sys
@@ -27,6 +26,7 @@ from pytest_memorybench.core.records import Message
 from pytest_memorybench.local_model import MODEL_ALIAS
 from tests.support.llm_server import LLMServer
 from tests.support.memory_model import scripted_memory_server
+from tests.support.runs import results_in
 from tests.support.store_runs import two_scenarios
 
 pytest_plugins = ["pytester"]
@@ -157,7 +157,7 @@ def test_cognee_runs_an_item_on_smollm2_with_no_item_error(
         "colours and rep1",
         "--mb-output=run",
     )
-    results = json.loads((pytester.path / "run" / "results.json").read_text())
+    results = results_in(pytester.path / "run")
     items = results["items"]
     assert len(items) == 1 and items[0]["score"] is not None and not items[0]["error"], result.stdout.str()
     totals = results["totals"]

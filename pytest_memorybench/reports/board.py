@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 
 from pytest_memorybench.core.timings import timing_summary
 from pytest_memorybench.reports.compare import Comparison, Spending
-from pytest_memorybench.reports.compare_runs import Run
+from pytest_memorybench.reports.compare_runs import Run, usage_of
 
 
 @dataclass(frozen=True)
@@ -75,7 +75,7 @@ def _item_latency(run: Run) -> tuple[float | None, float | None]:
     """Reply latency from the items when the run's conversations have none (probed suites)."""
     times = [
         float(usage["seconds"]) / max(int(usage.get("calls") or 1), 1)
-        for usage in (item.get("usage") or {} for item in run.items)
+        for usage in (usage_of(item) for item in run.items)
         if usage.get("seconds") is not None
     ]
     if not times:

@@ -20,9 +20,11 @@ from typing import Any
 
 from pytest_memorybench.core.errors import usage_error
 from pytest_memorybench.judges.identity import judged_differently
-from pytest_memorybench.reports.compare_runs import Run
+from pytest_memorybench.reports.compare_runs import Run, score_of, usage_of
 from pytest_memorybench.reports.significance import PairedTest, average_ranks, cliques, holm, wilcoxon_p
 from pytest_memorybench.reports.table import short_name
+from pytest_memorybench.results.file import part
+from pytest_memorybench.results.schema import ItemRecord
 from pytest_memorybench.results.statistics import bootstrap_ci
 
 MUST_AGREE = (
@@ -171,7 +173,7 @@ def compare(
         )
     tables = _tables(keyed, shared, keyed_by, seed)
     pairs = _pairs(runs, keyed, shared, compare_to, seed)
-    scores = {run.label: [keyed[index][key]["score"] for key in shared] for index, run in enumerate(runs)}
+    scores = {run.label: [score_of(keyed[index][key]) for key in shared] for index, run in enumerate(runs)}
     ranks = average_ranks(scores) if len(runs) >= 3 else {}
     order = sorted(ranks, key=lambda label: ranks[label])
     groups = cliques(order, pairs) if ranks else []
@@ -225,12 +227,12 @@ def _one_suite_each_differently_named(runs: list[Run]) -> bool:
     return all(len(names) == 1 for names in suites) and len({next(iter(names)) for names in suites}) > 1
 
 
-def keyed_items(run: Run, keyed_by: str) -> dict[str, dict[str, Any]]:
+def keyed_items(run: Run, keyed_by: str) -> dict[str, ItemRecord]:
     """A run's items by the key the comparison pairs them on."""
     return {(item["test_id"] if keyed_by == "test id" else item["nodeid"]): item for item in run.items}
 
 
-def _pair(keyed: list[dict[str, dict[str, Any]]]) -> tuple[list[str], dict[str, list[str]]]:
+def _pair(keyed: list[dict[str, ItemRecord]]) -> tuple[list[str], dict[str, list[str]]]:
     """The keys every run scored with one definition; the others by why they are left out."""
     left_out: dict[str, list[str]] = {
         "not in every run": [],
@@ -251,7 +253,7 @@ def _pair(keyed: list[dict[str, dict[str, Any]]]) -> tuple[list[str], dict[str, 
     return shared, {reason: keys for reason, keys in left_out.items() if keys}
 
 
-def _definition(item: dict[str, Any]) -> str:
+def _definition(item: ItemRecord) -> str:
     """What identifies an item's test: its definition's hash, or (older files) its questions and answers."""
     return str(
         item.get("definition")
@@ -264,7 +266,7 @@ def _left_out_text(left_out: dict[str, list[str]]) -> str:
 
 
 def _tables(
-    keyed: list[dict[str, dict[str, Any]]], shared: list[str], keyed_by: str, seed: int
+    keyed: list[dict[str, ItemRecord]], shared: list[str], keyed_by: str, seed: int
 ) -> dict[str, list[Row]]:
     """Per suite: the suite row, each scenario, each of its categories; then a total row.
 
@@ -297,13 +299,13 @@ def _tables(
     return tables
 
 
-def _row(level: str, label: str, keys: list[str], keyed: list[dict[str, dict[str, Any]]], seed: int) -> Row:
+def _row(level: str, label: str, keys: list[str], keyed: list[dict[str, ItemRecord]], seed: int) -> Row:
     cells = []
     for items in keyed:
         chosen = [items[key] for key in keys]
         strata: dict[str, list[float]] = defaultdict(list)
         for item in chosen:
-            strata[item["scenario"]].append(float(item["score"]))
+            strata[item["scenario"]].append(score_of(item))
         scores = [score for group in strata.values() for score in group]
         cells.append(
             Cell(
@@ -318,7 +320,7 @@ def _row(level: str, label: str, keys: list[str], keyed: list[dict[str, dict[str
 
 def _pairs(
     runs: list[Run],
-    keyed: list[dict[str, dict[str, Any]]],
+    keyed: list[dict[str, ItemRecord]],
     shared: list[str],
     compare_to: str | None,
     seed: int,
@@ -334,8 +336,8 @@ def _pairs(
         couples = [(a, b) for a in range(len(runs)) for b in range(a + 1, len(runs))]
     tests = []
     for a, b in couples:
-        first = [float(keyed[a][key]["score"]) for key in shared]
-        second = [float(keyed[b][key]["score"]) for key in shared]
+        first = [score_of(keyed[a][key]) for key in shared]
+        second = [score_of(keyed[b][key]) for key in shared]
         strata: dict[str, list[float]] = defaultdict(list)
         for key, x, y in zip(shared, first, second, strict=True):
             strata[keyed[a][key]["scenario"]].append(y - x)
@@ -360,7 +362,7 @@ def _pairs(
 def _spending(run: Run) -> Spending:
     items = run.items
     if run.suite is None:
-        totals = run.results.get("totals", {})
+        totals = part(run.results, "totals")
         latency = totals.get("latency") or {}
         memory = totals.get("memory") or {}
         phases = (
@@ -379,7 +381,7 @@ def _spending(run: Run) -> Spending:
             phases,  # type: ignore[arg-type]
             totals.get("store"),
         )
-    usage = [item.get("usage") or {} for item in items]  # one suite of a file: its own items' spending
+    usage = [usage_of(item) for item in items]  # one suite of a file: its own items' spending
     return Spending(
         sum(int(u.get("input_tokens", 0)) for u in usage),
         sum(int(u.get("output_tokens", 0)) for u in usage),

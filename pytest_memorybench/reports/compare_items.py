@@ -24,7 +24,8 @@ from markupsafe import Markup
 
 from pytest_memorybench.core.errors import usage_error
 from pytest_memorybench.reports.compare import Comparison, keyed_items
-from pytest_memorybench.reports.compare_runs import Run
+from pytest_memorybench.reports.compare_runs import Run, score_of
+from pytest_memorybench.results.schema import ItemRecord
 
 PAGE_CHARS = 1_500  # of a question, answer or reason on the page: an answer whole, a runaway reply cut
 
@@ -88,10 +89,10 @@ def question_rows(comparison: Comparison) -> list[QuestionRow]:
     return sorted(rows, key=lambda row: (-row.disagreement[0], -row.disagreement[1], order[row.key]))
 
 
-def _answer(item: dict[str, Any]) -> RunAnswer:
+def _answer(item: ItemRecord) -> RunAnswer:
     evidence = (item.get("details") or {}).get("evidence") or {}
     return RunAnswer(
-        float(item["score"]),
+        score_of(item),
         bool(item.get("passed")),
         [str(text) for text in item.get("responses") or []],
         [str(text) for text in item.get("reasons") or []],

@@ -36,6 +36,7 @@ from pytest_memorybench.reports.compare_svg import (
 from pytest_memorybench.reports.compare_text import comparison_lines, shown_lines
 from pytest_memorybench.reports.html import TEMPLATES, css, environment
 from pytest_memorybench.reports.markdown import comparison_markdown, publish
+from pytest_memorybench.results.file import part
 
 DEFAULT_FOLDER = Path(".memorybench") / "comparisons"
 
@@ -149,9 +150,10 @@ def span_series(runs: list[Run]) -> dict[str, list[tuple[float, float, list[floa
         for run in members:
             spans = [str(span) for span in (run.info.get("span") or {}).values()]
             tokens = parse_span(spans[0]).tokens if len(set(spans)) == 1 else None
-            totals = run.results.get("totals", {})
-            if tokens and totals.get("mean") is not None:
-                points.append((float(tokens), float(totals["mean"]), totals.get("ci95")))
+            totals = part(run.results, "totals")
+            mean = totals.get("mean")
+            if tokens and mean is not None:
+                points.append((float(tokens), float(mean), totals.get("ci95")))
         if len({span for span, _, _ in points}) >= 2:
             series[str(members[0].info.get("agent") or members[0].label)] = points
     return series

@@ -9,14 +9,15 @@ or run id, unless `--mb-label` names them.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from pytest_memorybench.core.errors import usage_error
 from pytest_memorybench.core.readers import as_list, reading, require
-from pytest_memorybench.results.file import read_results
+from pytest_memorybench.results.file import part, read_results
+from pytest_memorybench.results.schema import ItemRecord, ResultsRecord
 
 IDENTITY = ("agent", "span", "suites", "profile", "judge", "seed")  # what tells runs apart, in label order
 
@@ -27,18 +28,31 @@ class Run:
 
     label: str
     source: Path
-    results: dict[str, Any]
+    results: ResultsRecord
     suite: str | None = None  # set: only this suite of the file is this run
 
     @property
     def info(self) -> dict[str, Any]:
-        info: dict[str, Any] = self.results.get("run", {})
-        return info
+        """What ran (results.json's `run`; empty in a file without one)."""
+        return part(self.results, "run")
 
     @property
-    def items(self) -> list[dict[str, Any]]:
-        items = self.results.get("items", [])
-        return [item for item in items if self.suite is None or item.get("suite") == self.suite]
+    def items(self) -> list[ItemRecord]:
+        items: list[ItemRecord] = cast(Mapping[str, Any], self.results).get("items", [])
+        return [item for item in items if self.suite is None or item["suite"] == self.suite]
+
+
+def score_of(item: ItemRecord) -> float:
+    """The score of an item a comparison pairs: one that scored (`compare._pair` keeps no other)."""
+    score = item["score"]
+    assert score is not None, item["nodeid"]
+    return score
+
+
+def usage_of(item: Mapping[str, Any]) -> Mapping[str, Any]:
+    """An item's usage; empty for a file written before items recorded it."""
+    usage: Mapping[str, Any] = item.get("usage") or {}
+    return usage
 
 
 def load_runs(paths: Sequence[str], labels: Sequence[str] = ()) -> list[Run]:
@@ -90,7 +104,7 @@ def _run_paths(paths: Sequence[str]) -> list[tuple[str, Path]]:
     return found
 
 
-def _check_items(results: dict[str, Any]) -> None:
+def _check_items(results: ResultsRecord) -> None:
     """What pairing and the tables read of each item must be there, so a hand-edited file is one line."""
     items = as_list(results.get("items"), "'items' is not a list")
     require(
@@ -109,10 +123,10 @@ def _check_items(results: dict[str, Any]) -> None:
         )
 
 
-def _split_leaderboard(file: Path, results: dict[str, Any]) -> list[Run]:
+def _split_leaderboard(file: Path, results: ResultsRecord) -> list[Run]:
     """A re-score of a whole GoodAI benchmark folder holds one suite per published agent: one run each."""
     suites = list(results.get("suites", {}))
-    if results.get("run", {}).get("rescored_from") and len(suites) > 1:
+    if part(results, "run").get("rescored_from") and len(suites) > 1:
         return [Run(suite, file, results, suite=suite) for suite in suites]
     return [Run("", file, results)]
 

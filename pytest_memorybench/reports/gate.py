@@ -17,12 +17,13 @@ allows that many; it then compares the items that scored and says how many it le
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from pytest_memorybench.judges.identity import judged_differently
 from pytest_memorybench.reports.table import short_name
-from pytest_memorybench.results.file import Baseline
+from pytest_memorybench.results.file import Baseline, part
 
 EPSILON = 1e-9  # means are rounded to 6 places; a drop equal to the allowance is not beyond it
 LABEL = 23
@@ -169,7 +170,7 @@ def evaluate(
         gate.notes.append(f"{line}; judged anyway (--mb-allow-empty-memory)")
     total = results["totals"].get("mean")
     if baseline is not None:
-        judged = judged_differently(baseline.results.get("run", {}), results["run"])
+        judged = judged_differently(part(baseline.results, "run"), results["run"])
         if judged is not None and not anyway:
             gate.failures.append(
                 f"the baseline was judged differently ({judged}): its scores are not comparable; "
@@ -177,7 +178,7 @@ def evaluate(
             )
             return gate
         gate.rows = _rows(results, baseline.results, max_drop, max_scenario_drop)
-        gate.notes = _differences(results["run"], baseline.results.get("run", {}))
+        gate.notes = _differences(results["run"], part(baseline.results, "run"))
         if judged is not None:
             gate.notes.append(f"compared anyway (--mb-compare-anyway): judged differently ({judged})")
         for row in gate.rows:
@@ -222,7 +223,7 @@ def _errors_allowed(
 
 
 def _rows(
-    results: dict[str, Any], base: dict[str, Any], max_drop: float, max_scenario_drop: float | None
+    results: Mapping[str, Any], base: Mapping[str, Any], max_drop: float, max_scenario_drop: float | None
 ) -> list[GateRow]:
     rows = [
         GateRow(
@@ -267,7 +268,7 @@ def _row(label: str, level: str, base: Any, now: Any, gated: bool, allowed: floa
     return GateRow(label, level, base_mean, now_mean, ci, gated, allowed)
 
 
-def _total_mean(base: dict[str, Any]) -> float | None:
+def _total_mean(base: Mapping[str, Any]) -> float | None:
     """The baseline's total mean; results.json files from before `totals.mean` existed have score/max."""
     totals = base.get("totals", {})
     if isinstance(totals.get("mean"), (int, float)):
@@ -277,7 +278,7 @@ def _total_mean(base: dict[str, Any]) -> float | None:
     return None
 
 
-def _differences(now: dict[str, Any], base: dict[str, Any]) -> list[str]:
+def _differences(now: Mapping[str, Any], base: Mapping[str, Any]) -> list[str]:
     """Settings that make means incomparable, said once instead of silently compared."""
     notes = []
     for key in ("span", "profile", "seed", "agent"):

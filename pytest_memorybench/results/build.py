@@ -1,4 +1,4 @@
-"""results.json, schema `memorybench.results/1` (DESIGN.md): run, totals, suites, scenarios, items.
+"""results.json, schema `memorybench.results/1` (`schema.py`): run, totals, suites, scenarios, items.
 
 Item records are built where the item ran (an xdist worker, perhaps) and travel to the controller
 on the test report; the controller alone assembles and writes the file, atomically, at the end.
@@ -27,10 +27,9 @@ from pytest_memorybench.core.files import write_atomically
 from pytest_memorybench.core.records import TestOutcome
 from pytest_memorybench.core.timings import pooled_percentile
 from pytest_memorybench.judges.identity import judge_identity
+from pytest_memorybench.results.schema import SCHEMA
 from pytest_memorybench.results.statistics import bootstrap_ci
 from pytest_memorybench.scenarios import get_scenario
-
-SCHEMA = "memorybench.results/1"
 
 
 def item_record(

@@ -1,20 +1,20 @@
-"""An earlier run's results.json, read back: the file a gate compares this run with.
+"""results.json read back: the one reader every consumer uses, and the gate's baseline.
 
-It is read and checked when the session starts (the options are checked), so a broken file costs
-a run nothing at its end; the reports that use it (the gate) sit above the run that reads it.
+A baseline is read and checked when the session starts (the options are checked), so a broken
+file costs a run nothing at its end.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from pytest_memorybench.core.errors import usage_error
 from pytest_memorybench.core.readers import as_mapping, read_json, reading, require
-
-SCHEMA_PREFIX = "memorybench.results/"
+from pytest_memorybench.results.schema import SCHEMA_PREFIX, ResultsRecord
 
 
 @dataclass(frozen=True)
@@ -22,7 +22,7 @@ class Baseline:
     """A previous results.json, read and checked when the session starts (not when it ends)."""
 
     path: Path
-    results: dict[str, Any]
+    results: ResultsRecord
 
     @classmethod
     def load(cls, value: str) -> Baseline:
@@ -35,24 +35,36 @@ class Baseline:
         return cls(path.resolve(), results)
 
 
-def read_results(path: Path) -> dict[str, Any]:
-    """The content of a results.json; a `Malformed` (for `readers.reading` to put in one line) if it is
-    none."""
+def read_results(path: Path) -> ResultsRecord:
+    """A results.json, as every reader takes it (compare, the gate, snapshots, a shards' merge); a
+    `Malformed` (for `readers.reading` to put in one line) if it is none.
+
+    A file of this schema's version, written before or after this release, loads, and so does a
+    part of one (a baseline kept as its means alone): each reader checks the parts it reads (the
+    gate `_check_means`, a comparison its items, a merge its run, totals and items).
+    """
     results = read_json(path)
     schema = results.get("schema", "") if isinstance(results, dict) else ""
     message = f"not a pytest-memorybench results.json (schema {schema or 'missing'})"
     require(str(schema).startswith(SCHEMA_PREFIX), message)
-    return as_mapping(results, message)
+    return cast(ResultsRecord, as_mapping(results, message))
 
 
-def _check_means(results: dict[str, Any]) -> None:
+def part(results: ResultsRecord, name: str) -> dict[str, Any]:
+    """The part `name` of a results.json (`run`, `totals`), or an empty one when the file is a part
+    of one that lacks it (a baseline kept as its means alone)."""
+    value = cast(Mapping[str, Any], results).get(name)
+    return value if isinstance(value, dict) else {}
+
+
+def _check_means(results: ResultsRecord) -> None:
     """What the gate compares must be there and be numbers: a baseline is checked when the run
     starts, so a broken one never costs a run its verdict at the end."""
     totals = as_mapping(results.get("totals"), "no 'totals' mapping")
     for key in ("mean", "score", "max"):
         require(totals.get(key) is None or _is_number(totals[key]), f"totals.{key} is not a number")
     for level in ("suites", "scenarios"):
-        table = results.get(level, {})
+        table: Any = results.get(level, {})
         require(isinstance(table, dict), f"'{level}' is not a mapping")
         for name, row in table.items():
             require(

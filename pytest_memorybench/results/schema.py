@@ -1,0 +1,248 @@
+"""The schema of results.json, `memorybench.results/1`, as typed records.
+
+results.json stays plain JSON, written once and read by many (compare, the gate, snapshots,
+shards' merge, the tests), so its records are `TypedDict`s: the writer and every reader are type
+checked against one definition, and the same definition validates a file (`validate`) and is
+published as a JSON Schema (`json_schema`, docs/results.schema.json).  A part a scenario or a
+store defines for itself (an item's `details`, a scenario's `metrics`, a store's figures) is a
+mapping here; its own module says what it holds.
+
+The version is the schema's suffix: a change that renames or removes a field, or changes what
+one means, is a new version; a field added is not (readers take what they know).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any, Literal, cast
+
+from typing_extensions import NotRequired, TypedDict
+
+SCHEMA = "memorybench.results/1"
+SCHEMA_PREFIX = "memorybench.results/"
+
+Interval = list[float]  # a 95 % bootstrap interval: [low, high]
+
+
+class UsageRecord(TypedDict):
+    """What the agent (or a memory phase) spent."""
+
+    input_tokens: int
+    output_tokens: int
+    seconds: float
+    cost_usd: float
+    calls: int
+
+
+class ItemRecord(TypedDict):
+    """One item (a test) and its outcome; `score` is None when it errored (no measure of memory)."""
+
+    nodeid: str
+    suite: str
+    scenario: str
+    test_id: str
+    definition: str  # the definition's content hash
+    category: NotRequired[str]
+    score: float | None
+    threshold: float
+    passed: bool
+    reasons: list[str]
+    span_tokens: int
+    span_target: int | None
+    span_overrun: bool
+    conversation: str
+    skills: list[str]
+    questions: list[str]
+    expected: list[Any]
+    responses: list[str]
+    error: str | None
+    error_kind: str | None
+    usage: UsageRecord
+    details: NotRequired[dict[str, Any]]  # the scenario's own figures (scenarios/*)
+
+
+class ConversationRecord(TypedDict):
+    """One conversation group: what it cost beyond its tests (`conversation.scheduler.ConversationStats`)."""
+
+    group: str
+    span: int | None
+    tokens: int
+    filler_messages: int
+    saved_filler_messages: int
+    filler_tokens: int
+    clock_jumps: int
+    overhead_usage: UsageRecord
+    repetitions: int
+    error: str | None
+    error_kind: str | None
+    reply_timing: dict[str, Any] | None  # core.timings
+    memory_usage: dict[str, UsageRecord] | None
+    store: dict[str, Any] | None  # agents.stores.figures
+    span_ratio: float | None
+
+
+class StatsRecord(TypedDict):
+    """A mean over the items that scored, its interval, and how many scored or errored."""
+
+    mean: float | None
+    ci95: Interval | None
+    n: int
+    errors: int
+
+
+class ScenarioRecord(StatsRecord):
+    """A scenario's stats, with its categories', its evidence recall and its own metrics."""
+
+    categories: NotRequired[dict[str, StatsRecord]]
+    evidence_recall: NotRequired[dict[str, Any]]
+    metrics: NotRequired[dict[str, Any]]  # the scenario's `summarize(records)`
+
+
+class LatencyRecord(TypedDict):
+    """The run's reply latency, pooled from its conversations' timings (seconds)."""
+
+    replies: int
+    p50: float
+    p95: float
+
+
+class TotalsRecord(TypedDict):
+    """The run's score, errors, latency and what the agent, its memory and the judge spent."""
+
+    score: float
+    max: int
+    mean: float | None
+    ci95: Interval | None
+    passed: int
+    errors: int
+    latency: LatencyRecord | None
+    errors_by_kind: dict[str, int]
+    agent_tokens_in: int
+    agent_tokens_out: int
+    agent_calls: int
+    agent_seconds: float
+    cost_usd: float
+    judge_calls: int
+    judge_cache_hits: int
+    judge_unparseable: int
+    judge_tokens_in: int
+    judge_tokens_out: int
+    judge_cost_usd: float
+    memory: dict[str, dict[str, float]] | None
+    store: dict[str, Any] | None
+    evidence_recall: dict[str, Any] | None
+
+
+class PartialRecord(TypedDict):
+    """What stopped a run before every selected test ended."""
+
+    reason: str
+    tests_with_results: int
+    tests_selected: int
+
+
+class ConcurrencyRecord(TypedDict):
+    """How many requests at once: a fixed number, or what each provider's measured limit did."""
+
+    mode: Literal["fixed", "auto"]
+    conversations: NotRequired[int]
+    providers: NotRequired[list[dict[str, Any]]]  # models.concurrency.AdaptiveLimit.record
+
+
+class RunRecord(TypedDict):
+    """What ran: agent, judge, spans, seed, profile, suites, when, and where it came from."""
+
+    id: str
+    agent: str | None
+    embedder: str | None
+    judge: str
+    span: dict[str, str]
+    seed: int
+    profile: str
+    suites: list[str]
+    started: str
+    finished: str
+    package_version: str
+    token_counter: str
+    conversations_per_suite: int
+    resumed: bool
+    partial: PartialRecord | None
+    replayed_from: str | None
+    rescored_from: NotRequired[str]
+    rescore_skipped: NotRequired[list[str]]
+    judge_prompt_hashes: dict[str, str]
+    judge_identity: dict[str, Any]  # judges.identity
+    concurrency: ConcurrencyRecord
+
+
+class ResultsRecord(TypedDict):
+    """results.json."""
+
+    schema: str
+    run: RunRecord
+    totals: TotalsRecord
+    conversations: list[ConversationRecord]
+    suites: dict[str, StatsRecord]
+    scenarios: dict[str, ScenarioRecord]
+    items: list[ItemRecord]
+    gate: NotRequired[dict[str, Any]]  # reports.gate.GateResult.to_json
+
+
+_RECORDS = (
+    UsageRecord,
+    ItemRecord,
+    ConversationRecord,
+    StatsRecord,
+    ScenarioRecord,
+    LatencyRecord,
+    TotalsRecord,
+    PartialRecord,
+    ConcurrencyRecord,
+    RunRecord,
+    ResultsRecord,
+)
+
+
+@lru_cache(maxsize=2)
+def _adapter(exact: bool) -> Any:
+    """pydantic's validator of `ResultsRecord`, built on first use (a run that checks no file never
+    imports pydantic).  `exact`: every field and no other; else fields added later are let through."""
+    from pydantic import TypeAdapter
+
+    for record in _RECORDS:  # pydantic reads a TypedDict's config from this attribute
+        cast(Any, record).__pydantic_config__ = {"extra": "forbid" if exact else "allow", "strict": exact}
+    return TypeAdapter(ResultsRecord)
+
+
+def validate(results: object) -> ResultsRecord:
+    """`results` checked against the schema, every field and no other: what a run writes must be
+    exactly what readers are typed against.  Raises `ValueError` naming the first wrong field."""
+    from pydantic import ValidationError
+
+    try:
+        _adapter(exact=True).validate_python(results)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first["loc"])
+        raise ValueError(f"results.json does not follow {SCHEMA}: {where}: {first['msg']}") from None
+    return cast(ResultsRecord, results)  # as written: pydantic's copy would turn a count 3 into 3.0
+
+
+def json_schema() -> dict[str, Any]:
+    """The JSON Schema of results.json, as the docs publish it (fields added later let through)."""
+    schema: dict[str, Any] = _without_defaults(_adapter(exact=False).json_schema())
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": SCHEMA, **schema}
+
+
+def _without_defaults(node: Any) -> Any:
+    """`node` without `"additionalProperties": true`, JSON Schema's default (which pydantic releases
+    spell out or not), so every release publishes the same schema."""
+    if isinstance(node, dict):
+        return {
+            key: _without_defaults(value)
+            for key, value in node.items()
+            if not (key == "additionalProperties" and value is True)
+        }
+    if isinstance(node, list):
+        return [_without_defaults(value) for value in node]
+    return node

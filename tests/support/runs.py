@@ -1,0 +1,44 @@
+"""A benchmark run from a test, and what it left: the one way tests run one and read its results.
+
+Every results.json a test reads goes through the package's one reader and is checked against the
+schema (every field, and no other), so a field the writer adds or drops without the schema fails
+the run's tests, not a user's reader.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from pytest_memorybench.core.readers import reading
+from pytest_memorybench.results.file import read_results
+from pytest_memorybench.results.schema import ResultsRecord, validate
+
+
+def results_in(folder: Path | str) -> ResultsRecord:
+    """The results.json of run folder `folder` (or the file itself), read and checked."""
+    path = Path(folder)
+    path = path / "results.json" if path.is_dir() else path
+    with reading(str(path), "a run's tests read only what it wrote"):
+        return validate(read_results(path))
+
+
+@dataclass(frozen=True)
+class Benchmark:
+    """A finished run: pytest's outcome, its run folder, and its results."""
+
+    outcome: pytest.RunResult
+    folder: Path
+    results: ResultsRecord
+
+
+def run_benchmark(pytester: pytest.Pytester, *args: str, folder: str | None = None) -> Benchmark:
+    """`pytest --memorybench *args` in `pytester`, into a run folder of its own (`folder`, else the
+    next `run-N`); fails with pytest's last lines when the run wrote no results."""
+    out = pytester.path / (folder or f"run-{len(list(pytester.path.glob('run-*')))}")
+    outcome = pytester.runpytest("--memorybench", "-p", "no:cacheprovider", f"--mb-output={out}", *args)
+    if not (out / "results.json").is_file():
+        pytest.fail("the run wrote no results.json:\n" + "\n".join(outcome.outlines[-20:]), pytrace=False)
+    return Benchmark(outcome, out, results_in(out))
