@@ -285,7 +285,7 @@ def test_wilcoxon_and_holm_match_their_definitions() -> None:
 
 
 def load_runs_from_dicts() -> list[Any]:
-    from pytest_memorybench.reports.compare_runs import Run
+    from pytest_memorybench.reports.compare_runs import FinishedRun
 
     results = {
         "items": [
@@ -293,4 +293,4 @@ def load_runs_from_dicts() -> list[Any]:
         ],
         "run": {},
     }
-    return [Run("a", Path("a"), results), Run("b", Path("b"), results)]
+    return [FinishedRun("a", Path("a"), results), FinishedRun("b", Path("b"), results)]

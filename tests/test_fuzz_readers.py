@@ -26,7 +26,7 @@ from pytest_memorybench.core.errors import UsageError
 from pytest_memorybench.core.json_reply import extract_json
 from pytest_memorybench.core.spans import parse_span
 from pytest_memorybench.goodai.definitions import load_goodai_definitions
-from pytest_memorybench.goodai.results import ResultFileError, read_result
+from pytest_memorybench.goodai.published import ResultFileError, read_result
 from pytest_memorybench.judges.base import TASK_KINDS
 from pytest_memorybench.judges.replies import validate
 from pytest_memorybench.reports.compare import compare

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from pytest_memorybench.core.errors import UsageError
+from pytest_memorybench.goodai.published import parse_log, read_result
 from pytest_memorybench.goodai.rescore import read_published, rescore, suite_name
-from pytest_memorybench.goodai.results import parse_log, read_result
 from pytest_memorybench.judges.local import LocalJudge
 from pytest_memorybench.reports.agreement import agreement_lines, disagreements
 from pytest_memorybench.scenarios.base import ScoringContext

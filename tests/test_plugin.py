@@ -583,7 +583,7 @@ def test_split_conversations_give_the_same_results_under_xdist(pytester: pytest.
 def test_conversations_are_grouped_from_the_plan_not_from_node_ids(pytester: pytest.Pytester) -> None:
     """pytest >= 9.2 drops xdist's `@group` node id suffix (pytest-xdist #1386): with or without it,
     a benchmark item is scheduled with its conversation, and other tests as xdist would."""
-    from pytest_memorybench.runner.scheduling import ConversationScheduling
+    from pytest_memorybench.runner.xdist_groups import ConversationScheduling
 
     scheduling = ConversationScheduling(
         pytester.parseconfig("--tx=2*popen"), None, {"ltm::colours[rep1]": "ltm-c1"}

@@ -34,7 +34,7 @@ from pytest_memorybench.goodai.definitions import (
     expected_by_file,
     read_config,
 )
-from pytest_memorybench.goodai.results import PublishedResult, ResultFileError, StoredResult, read_result
+from pytest_memorybench.goodai.published import PublishedResult, ResultFileError, StoredResult, read_result
 from pytest_memorybench.judges.base import JudgeFailed
 from pytest_memorybench.scenarios import ScoringContext, get_scenario
 from pytest_memorybench.suite import Suite, loaded_suite

@@ -74,7 +74,7 @@ class BenchmarkHooks:
             return
         self.run.context.selection.select(test.key for test in planned)
         if lifecycle.is_worker(self.config):
-            from pytest_memorybench.runner.scheduling import worker_queue
+            from pytest_memorybench.runner.xdist_groups import worker_queue
 
             self.run.follow_queue(lambda: _planned_keys(worker_queue(self.config, session.items) or ()))
         self.selected = len(planned)
@@ -285,7 +285,7 @@ class XdistControllerHooks:
         by conversation from the plan, not from node ids (pytest >= 9.2 drops xdist's suffix)."""
         if config.getvalue("dist") != "loadgroup":
             return None
-        from pytest_memorybench.runner.scheduling import ConversationScheduling
+        from pytest_memorybench.runner.xdist_groups import ConversationScheduling
 
         run = self.benchmark.run
         return ConversationScheduling(

@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 
 from pytest_memorybench.core.timings import timing_summary
 from pytest_memorybench.reports.compare import Comparison, Spending
-from pytest_memorybench.reports.compare_runs import Run, usage_of
+from pytest_memorybench.reports.compare_runs import FinishedRun, usage_of
 
 
 @dataclass(frozen=True)
@@ -71,7 +71,7 @@ def board(comparison: Comparison) -> Board:
     return Board(ranked, any(row.spending.cost > 0 for row in ranked))
 
 
-def _item_latency(run: Run) -> tuple[float | None, float | None]:
+def _item_latency(run: FinishedRun) -> tuple[float | None, float | None]:
     """Reply latency from the items when the run's conversations have none (probed suites)."""
     times = [
         float(usage["seconds"]) / max(int(usage.get("calls") or 1), 1)

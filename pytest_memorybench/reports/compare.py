@@ -20,7 +20,7 @@ from typing import Any
 
 from pytest_memorybench.core.errors import usage_error
 from pytest_memorybench.judges.identity import judged_differently
-from pytest_memorybench.reports.compare_runs import Run, score_of, usage_of
+from pytest_memorybench.reports.compare_runs import FinishedRun, score_of, usage_of
 from pytest_memorybench.reports.significance import PairedTest, average_ranks, cliques, holm, wilcoxon_p
 from pytest_memorybench.reports.table import short_name
 from pytest_memorybench.results.file import part
@@ -109,7 +109,7 @@ class Spending:
 class Comparison:
     """Everything a comparison shows, recomputable from the runs' results.json files."""
 
-    runs: list[Run]
+    runs: list[FinishedRun]
     keyed_by: str  # "node id" or "test id"
     shared: list[str]
     left_out: dict[str, list[str]]  # reason -> keys
@@ -159,7 +159,7 @@ class Comparison:
 
 
 def compare(
-    runs: list[Run], *, compare_to: str | None = None, anyway: bool = False, seed: int = 0
+    runs: list[FinishedRun], *, compare_to: str | None = None, anyway: bool = False, seed: int = 0
 ) -> Comparison:
     """The comparison of `runs` on the items they share; UsageError when there is nothing to compare."""
     notes = _differences(runs, anyway)
@@ -191,7 +191,7 @@ def compare(
     )
 
 
-def _differences(runs: list[Run], anyway: bool) -> list[str]:
+def _differences(runs: list[FinishedRun], anyway: bool) -> list[str]:
     """Runs scored by other rules (profile, judge) are not comparable: refuse, or say so when told to go
     on."""
     notes = []
@@ -222,12 +222,12 @@ def _differences(runs: list[Run], anyway: bool) -> list[str]:
     return notes
 
 
-def _one_suite_each_differently_named(runs: list[Run]) -> bool:
+def _one_suite_each_differently_named(runs: list[FinishedRun]) -> bool:
     suites = [{item.get("suite") for item in run.items} for run in runs]
     return all(len(names) == 1 for names in suites) and len({next(iter(names)) for names in suites}) > 1
 
 
-def keyed_items(run: Run, keyed_by: str) -> dict[str, ItemRecord]:
+def keyed_items(run: FinishedRun, keyed_by: str) -> dict[str, ItemRecord]:
     """A run's items by the key the comparison pairs them on."""
     return {(item["test_id"] if keyed_by == "test id" else item["nodeid"]): item for item in run.items}
 
@@ -319,7 +319,7 @@ def _row(level: str, label: str, keys: list[str], keyed: list[dict[str, ItemReco
 
 
 def _pairs(
-    runs: list[Run],
+    runs: list[FinishedRun],
     keyed: list[dict[str, ItemRecord]],
     shared: list[str],
     compare_to: str | None,
@@ -359,7 +359,7 @@ def _pairs(
     ]
 
 
-def _spending(run: Run) -> Spending:
+def _spending(run: FinishedRun) -> Spending:
     items = run.items
     if run.suite is None:
         totals = part(run.results, "totals")

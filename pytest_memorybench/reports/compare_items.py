@@ -24,7 +24,7 @@ from markupsafe import Markup
 
 from pytest_memorybench.core.errors import usage_error
 from pytest_memorybench.reports.compare import Comparison, keyed_items
-from pytest_memorybench.reports.compare_runs import Run, score_of
+from pytest_memorybench.reports.compare_runs import FinishedRun, score_of
 from pytest_memorybench.results.schema import ItemRecord
 
 PAGE_CHARS = 1_500  # of a question, answer or reason on the page: an answer whole, a runaway reply cut
@@ -104,7 +104,7 @@ def _answer(item: ItemRecord) -> RunAnswer:
 # -- on the page --------------------------------------------------------------------------------
 
 
-def questions_view(rows: list[QuestionRow], runs: list[Run], folder: Path) -> dict[str, Any]:
+def questions_view(rows: list[QuestionRow], runs: list[FinishedRun], folder: Path) -> dict[str, Any]:
     """The side-by-side questions: the filters' choices, and the items as the page's script reads them.
 
     Retrieved memories recur across questions and runs (a conversation's messages), so the data holds
@@ -159,7 +159,7 @@ def _cut(text: str) -> str:
     )
 
 
-def _report_link(run: Run, folder: Path) -> str | None:
+def _report_link(run: FinishedRun, folder: Path) -> str | None:
     """The run's report.html relative to the comparison's folder, for links to an item's transcript."""
     report = run.source.parent / "report.html"
     if not report.is_file():

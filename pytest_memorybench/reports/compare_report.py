@@ -26,7 +26,7 @@ from pytest_memorybench.core.spans import parse_span
 from pytest_memorybench.reports.board import Board, BoardRow, board, pareto_front
 from pytest_memorybench.reports.compare import Comparison, Row, compare
 from pytest_memorybench.reports.compare_items import Outcome, QuestionRow, question_rows, questions_view
-from pytest_memorybench.reports.compare_runs import IDENTITY, Run, load_runs
+from pytest_memorybench.reports.compare_runs import IDENTITY, FinishedRun, load_runs
 from pytest_memorybench.reports.compare_svg import (
     critical_difference,
     grouped_bars,
@@ -138,9 +138,9 @@ def board_figure(ranked: Board, labels: list[str]) -> str:
     return pareto_panels(panels, labels, title="mean score against what it cost and how fast it answered")
 
 
-def span_series(runs: list[Run]) -> dict[str, list[tuple[float, float, list[float] | None]]]:
+def span_series(runs: list[FinishedRun]) -> dict[str, list[tuple[float, float, list[float] | None]]]:
     """Runs that differ only in memory span, as curves (one per everything-but-span); empty when none do."""
-    groups: dict[str, list[Run]] = {}
+    groups: dict[str, list[FinishedRun]] = {}
     for run in runs:
         identity = {key: run.info.get(key) for key in IDENTITY if key not in ("span", "seed")}
         groups.setdefault(json.dumps(identity, sort_keys=True, default=str), []).append(run)
@@ -256,7 +256,7 @@ def _sha256(script: str) -> str:
     return base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode("ascii")
 
 
-def _run_view(run: Run, letter: str) -> dict[str, Any]:
+def _run_view(run: FinishedRun, letter: str) -> dict[str, Any]:
     spans = ", ".join(f"{suite}={span}" for suite, span in (run.info.get("span") or {}).items())
     return {
         "letter": letter,

@@ -23,7 +23,7 @@ IDENTITY = ("agent", "span", "suites", "profile", "judge", "seed")  # what tells
 
 
 @dataclass
-class Run:
+class FinishedRun:
     """One side of a comparison: a results.json (or one suite of it, for a re-scored leaderboard)."""
 
     label: str
@@ -55,10 +55,10 @@ def usage_of(item: Mapping[str, Any]) -> Mapping[str, Any]:
     return usage
 
 
-def load_runs(paths: Sequence[str], labels: Sequence[str] = ()) -> list[Run]:
+def load_runs(paths: Sequence[str], labels: Sequence[str] = ()) -> list[FinishedRun]:
     """The runs named on the command line (run folders, their results.json files, or folders of run
     folders), labelled; one line per bad input."""
-    runs: list[Run] = []
+    runs: list[FinishedRun] = []
     for given, path in _run_paths(paths):
         file = path / "results.json" if path.is_dir() else path
         if not path.exists():
@@ -123,15 +123,15 @@ def _check_items(results: ResultsRecord) -> None:
         )
 
 
-def _split_leaderboard(file: Path, results: ResultsRecord) -> list[Run]:
+def _split_leaderboard(file: Path, results: ResultsRecord) -> list[FinishedRun]:
     """A re-score of a whole GoodAI benchmark folder holds one suite per published agent: one run each."""
     suites = list(results.get("suites", {}))
     if part(results, "run").get("rescored_from") and len(suites) > 1:
-        return [Run(suite, file, results, suite=suite) for suite in suites]
-    return [Run("", file, results)]
+        return [FinishedRun(suite, file, results, suite=suite) for suite in suites]
+    return [FinishedRun("", file, results)]
 
 
-def _label(runs: list[Run]) -> None:
+def _label(runs: list[FinishedRun]) -> None:
     """Name each run by what tells it from the others (agent, span, suites, …), else by its run id."""
     for run in runs:
         if run.suite is not None:
@@ -150,7 +150,7 @@ def _label(runs: list[Run]) -> None:
         run.label = " ".join(parts)
 
 
-def _folder_or_id(run: Run, runs: list[Run]) -> str:
+def _folder_or_id(run: FinishedRun, runs: list[FinishedRun]) -> str:
     """A run's folder name when the folders tell the runs apart (a board's `runs/mem0`), else its run id."""
     folders = [other.source.parent.name for other in runs]
     if len(set(folders)) == len(folders):

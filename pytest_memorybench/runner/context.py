@@ -220,6 +220,9 @@ def _shard(settings: Settings, manifest: Manifest | None, merged: Merged | None)
 
 def _read_published(path: Path) -> PublishedRun:
     """Published verdicts to re-score: a LoCoMo pipeline's eval_results.json, or GoodAI's results."""
-    from pytest_memorybench.runner.locomo_results import is_eval_results, read_eval_results  # imports LoCoMo
+    from pytest_memorybench.runner.locomo_published import (
+        is_eval_results,
+        read_eval_results,
+    )  # imports LoCoMo
 
     return read_eval_results(path) if is_eval_results(path) else read_published(path)

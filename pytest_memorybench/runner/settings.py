@@ -326,7 +326,7 @@ def _default_profile(option: Any) -> str:
     generous J, and token F1 set against them would measure the difference of two rules."""
     rescore = getattr(option, "mb_rescore", None)
     if rescore is not None:
-        from pytest_memorybench.runner.locomo_results import is_eval_results  # imports LoCoMo
+        from pytest_memorybench.runner.locomo_published import is_eval_results  # imports LoCoMo
 
         if Path(rescore).exists() and is_eval_results(Path(rescore)):
             return "official"

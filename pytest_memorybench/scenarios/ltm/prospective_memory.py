@@ -49,7 +49,7 @@ if TYPE_CHECKING:  # conversation.program imports the scenario registry, which i
         TestProgram,
         Verdict,
     )
-    from pytest_memorybench.goodai.results import StoredResult
+    from pytest_memorybench.goodai.published import StoredResult
 
 NAME = "ltm.prospective_memory"
 SKILLS = ("prospective",)

@@ -547,4 +547,4 @@ SCENARIO = Restaurant()
 
 if TYPE_CHECKING:
     from pytest_memorybench.conversation.program import ProgramContext, TestProgram
-    from pytest_memorybench.goodai.results import StoredResult
+    from pytest_memorybench.goodai.published import StoredResult
