@@ -21,7 +21,7 @@ from pytest_memorybench.conversation.channel import AgentChannel
 from pytest_memorybench.conversation.clock import SimulatedClock
 from pytest_memorybench.conversation.events import EventLog
 from pytest_memorybench.conversation.probing import ProbeSession
-from pytest_memorybench.conversation.scheduler import ScheduledTest
+from pytest_memorybench.conversation.stats import ScheduledTest
 from pytest_memorybench.core.errors import UsageError
 from pytest_memorybench.core.records import TestOutcome
 from pytest_memorybench.judges.local import LocalJudge

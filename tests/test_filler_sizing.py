@@ -23,7 +23,8 @@ from pytest_memorybench.conversation.clock import SimulatedClock
 from pytest_memorybench.conversation.events import EventLog
 from pytest_memorybench.conversation.filler import FillerTask, make_filler
 from pytest_memorybench.conversation.log_reader import read_conversations
-from pytest_memorybench.conversation.scheduler import Conversation, ScheduledTest
+from pytest_memorybench.conversation.scheduler import Conversation
+from pytest_memorybench.conversation.stats import ScheduledTest
 from pytest_memorybench.conversation.trivia import PASS_ITEMS, TriviaItem, TriviaSource
 from pytest_memorybench.core.records import Message
 from pytest_memorybench.core.tokens import ApproximateCounter, TiktokenCounter, TokenCounter, default_counter

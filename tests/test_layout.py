@@ -11,6 +11,8 @@ from __future__ import annotations
 import ast
 import importlib
 import importlib.metadata
+import io
+import tokenize
 from collections import defaultdict
 from pathlib import Path
 
@@ -236,3 +238,54 @@ def test_the_folders_of_agents_name_their_kinds() -> None:
 def test_the_package_ships_its_type_hints() -> None:
     """PEP 561: without `py.typed` in the wheel, users' type checkers ignore the package's hints."""
     assert (PACKAGE / "py.typed").is_file()
+
+
+def _logic_lines(path: Path) -> int:
+    """Lines that hold code: no blank line, comment or docstring."""
+    source = path.read_text()
+    docstrings: set[int] = set()
+    for node in ast.walk(ast.parse(source)):
+        body = getattr(node, "body", None)
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and body:
+            first = body[0]
+            if (
+                isinstance(first, ast.Expr)
+                and isinstance(first.value, ast.Constant)
+                and isinstance(first.value.value, str)
+            ):
+                docstrings.update(range(first.lineno, (first.end_lineno or first.lineno) + 1))
+    code: set[int] = set()
+    skipped = (
+        tokenize.COMMENT,
+        tokenize.NL,
+        tokenize.NEWLINE,
+        tokenize.INDENT,
+        tokenize.DEDENT,
+        tokenize.ENDMARKER,
+    )
+    for token in tokenize.generate_tokens(io.StringIO(source).readline):
+        if token.type not in skipped:
+            code.update(range(token.start[0], token.end[0] + 1))
+    return len(code - docstrings)
+
+
+@pytest.mark.parametrize("package", ["runner", "reports", "conversation"])
+def test_no_module_of_the_run_holds_two_ideas(package: str) -> None:
+    """Past about 400 lines of logic a module usually holds two ideas (DEVELOPERS.md): split it."""
+    sizes = {path.name: _logic_lines(path) for path in (PACKAGE / package).glob("*.py")}
+    assert not {name: size for name, size in sizes.items() if size > 400}, sizes
+
+
+def test_the_run_is_small_and_nothing_assigns_into_it() -> None:
+    """`BenchmarkRun` drives; what a run is (`RunContext`), what it ended with (`OutcomeBook`) and
+    how a group is driven (`drivers`) live apart, and the pytest face hands it things through its
+    methods, never by assigning its attributes."""
+    tree = ast.parse((PACKAGE / "runner" / "run.py").read_text())
+    (run,) = [node for node in tree.body if isinstance(node, ast.ClassDef) and node.name == "BenchmarkRun"]
+    assert (run.end_lineno or 0) - run.lineno + 1 < 150
+    for path in (PACKAGE / "pytest_integration").glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
+            for target in targets:
+                if isinstance(target, ast.Attribute) and "run" in ast.unparse(target.value).split("."):
+                    pytest.fail(f"{path.name}:{node.lineno} assigns into the run: {ast.unparse(target)}")

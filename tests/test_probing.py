@@ -25,7 +25,7 @@ from pytest_memorybench.conversation.clock import SimulatedClock
 from pytest_memorybench.conversation.events import EventLog
 from pytest_memorybench.conversation.log_reader import iter_events
 from pytest_memorybench.conversation.probing import ProbeSession, pack_transcript, read_probe_answers
-from pytest_memorybench.conversation.scheduler import ScheduledTest
+from pytest_memorybench.conversation.stats import ScheduledTest
 from pytest_memorybench.core.records import Message, Score, TestDefinition
 from pytest_memorybench.scenarios import SCENARIOS, ScoringContext
 from pytest_memorybench.scenarios.probes import ProbeContext, file_stem, probe_definition

@@ -27,7 +27,8 @@ from pytest_memorybench.conversation.program import (
     Verdict,
     Wait,
 )
-from pytest_memorybench.conversation.scheduler import INTRO, Conversation, ScheduledTest
+from pytest_memorybench.conversation.scheduler import INTRO, Conversation
+from pytest_memorybench.conversation.stats import ScheduledTest
 from pytest_memorybench.conversation.trivia import TriviaSource
 from pytest_memorybench.core.errors import AgentError
 from pytest_memorybench.core.records import Message, Score, ScriptLine, TestDefinition, Usage

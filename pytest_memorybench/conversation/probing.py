@@ -25,7 +25,7 @@ from typing import Any
 from pytest_memorybench.agents.protocol import AgentAdapter
 from pytest_memorybench.conversation.channel import AgentChannel
 from pytest_memorybench.conversation.evidence import add_context_recall, retrieval_recall
-from pytest_memorybench.conversation.scheduler import ConversationStats, ScheduledTest, memory_snapshot
+from pytest_memorybench.conversation.stats import ConversationStats, ScheduledTest, memory_snapshot
 from pytest_memorybench.core.errors import AgentError, stop_on_refusal
 from pytest_memorybench.core.records import Message, Score, TestDefinition, TestOutcome, Turn, Usage
 from pytest_memorybench.core.timings import timing_summary

@@ -23,7 +23,6 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from pytest_memorybench.agents.protocol import AgentAdapter
 from pytest_memorybench.agents.reference.oracle import ACKNOWLEDGEMENT as ORACLE_ACKNOWLEDGEMENT
 from pytest_memorybench.conversation.channel import AgentChannel
 from pytest_memorybench.conversation.filler import make_filler, prefetch
@@ -39,15 +38,15 @@ from pytest_memorybench.conversation.program import (
     Wait,
     scripted_program,
 )
+from pytest_memorybench.conversation.stats import ConversationStats, ScheduledTest, memory_snapshot
 from pytest_memorybench.conversation.trivia import TriviaSource
 from pytest_memorybench.core.errors import AgentError, stop_on_refusal
 from pytest_memorybench.core.records import Score, TestDefinition, TestOutcome, Turn, Usage
-from pytest_memorybench.core.timings import timing_summary
 from pytest_memorybench.judges.base import JudgeFailed
 from pytest_memorybench.scenarios import ScoringContext, get_scenario
 
 if TYPE_CHECKING:
-    from pytest_memorybench.agents.stores.figures import StoreFigures
+    pass
 
 INTRO = (
     "I am going to test your long-term memory. Over this conversation I will tell you many "
@@ -56,77 +55,6 @@ INTRO = (
 )
 FILLER_CAP_TOKENS = 4096  # the reference's max message size; also bounds filler overshoot
 CALLBACK_FILLER_TOKENS = {True: 100, False: 1}  # isolated / interleaved: feed a listening callback
-
-
-@dataclass(frozen=True)
-class ScheduledTest:
-    """A definition as one conversation schedules it."""
-
-    key: str
-    definition: TestDefinition
-
-
-@dataclass
-class ConversationStats:
-    """What the conversation cost beyond the tests themselves, for results.json."""
-
-    group: str
-    span: int | None
-    tokens: int = 0
-    filler_messages: int = 0
-    saved_filler_messages: int = 0
-    filler_tokens: int = 0
-    clock_jumps: int = 0
-    overhead_usage: Usage = field(default_factory=Usage)  # intro and filler replies
-    repetitions: int = 1
-    error: str | None = None
-    error_kind: str | None = None  # AgentError.kind of `error`
-    reply_timing: dict[str, Any] | None = (
-        None  # the agent's reply latencies here (core.timings), if it was asked
-    )
-    memory_usage: dict[str, Usage] | None = None  # a memory system's spending here, by phase (write, read)
-    store: dict[str, Any] | None = None  # a memory store's ingest, search and context figures here
-
-    def time_replies(self, agent: AgentAdapter | None, since: int, memory_since: MemorySnapshot) -> None:
-        """Keep the latencies of the replies `agent` gave from its `since`-th reply on, and what a
-        memory system spent by phase and a store measured since `memory_since` (`memory_snapshot`)."""
-        seconds = agent.reply_seconds[since:] if agent is not None else []
-        self.reply_timing = timing_summary(seconds) if seconds else None
-        if agent is not None and agent.memory_usage is not None:
-            before = memory_since.phases or {}
-            self.memory_usage = {
-                phase: usage - before.get(phase, Usage()) for phase, usage in agent.memory_usage.items()
-            }
-        if agent is not None and agent.store_figures is not None:
-            self.store = agent.store_figures.since(memory_since.store)
-
-    @property
-    def span_ratio(self) -> float | None:
-        """Total tokens / (repetitions × span): how much conversation the span cost (GoodAI: 1.26)."""
-        return round(self.tokens / (self.repetitions * self.span), 4) if self.span else None
-
-
-@dataclass(frozen=True)
-class MemorySnapshot:
-    """What a memory system had spent by phase, and a store had measured, when a conversation began."""
-
-    phases: dict[str, Usage] | None = None
-    store: StoreFigures | None = None
-
-
-def memory_snapshot(agent: AgentAdapter | None) -> MemorySnapshot:
-    """A copy of what a memory system has spent and a store measured so far, to count a conversation's
-    share."""
-    if agent is None:
-        return MemorySnapshot()
-    phases = agent.memory_usage
-    figures = agent.store_figures
-    return MemorySnapshot(
-        {phase: dataclasses.replace(usage) for phase, usage in phases.items()}
-        if phases is not None
-        else None,
-        figures.mark() if figures is not None else None,
-    )
 
 
 @dataclass

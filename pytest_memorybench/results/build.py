@@ -21,7 +21,7 @@ from typing import Any
 from pytest_memorybench import __version__
 from pytest_memorybench.agents.stores.figures import pooled as pooled_store_figures
 from pytest_memorybench.conversation.evidence import mean_recall
-from pytest_memorybench.conversation.scheduler import ConversationStats
+from pytest_memorybench.conversation.stats import ConversationStats
 from pytest_memorybench.core.errors import UsageError, describe_exception
 from pytest_memorybench.core.files import write_atomically
 from pytest_memorybench.core.records import TestOutcome

@@ -12,7 +12,8 @@ import asyncio
 from collections.abc import Mapping
 
 from pytest_memorybench.conversation.probing import ProbeSession
-from pytest_memorybench.conversation.scheduler import Conversation, ConversationStats
+from pytest_memorybench.conversation.scheduler import Conversation
+from pytest_memorybench.conversation.stats import ConversationStats
 from pytest_memorybench.core.errors import RunStopped
 from pytest_memorybench.core.records import Score, TestOutcome, Usage
 from pytest_memorybench.runner.loop import describe_interruption

@@ -17,7 +17,8 @@ from pytest_memorybench.agents.protocol import AgentAdapter
 from pytest_memorybench.conversation.channel import AgentChannel, LoggedExchange, LoggedJudge
 from pytest_memorybench.conversation.clock import SimulatedClock
 from pytest_memorybench.conversation.probing import ProbeSession
-from pytest_memorybench.conversation.scheduler import Conversation, ScheduledTest
+from pytest_memorybench.conversation.scheduler import Conversation
+from pytest_memorybench.conversation.stats import ScheduledTest
 from pytest_memorybench.conversation.trivia import TriviaSource
 from pytest_memorybench.goodai.rescore import rescored_outcome
 from pytest_memorybench.runner.book import OutcomeBook

@@ -96,7 +96,7 @@ def child(mode: str, size: str, seed: int, data: str | None) -> dict[str, Any]:
     from pytest_memorybench.conversation.clock import SimulatedClock
     from pytest_memorybench.conversation.events import EventLog
     from pytest_memorybench.conversation.probing import ProbeSession
-    from pytest_memorybench.conversation.scheduler import ScheduledTest
+    from pytest_memorybench.conversation.stats import ScheduledTest
     from pytest_memorybench.core.tokens import default_counter
     from pytest_memorybench.judges.local import LocalJudge
     from pytest_memorybench.scenarios.base import ScoringContext

@@ -71,7 +71,8 @@ from pytest_memorybench.agents.protocol import AgentAdapter
 from pytest_memorybench.conversation.channel import AgentChannel
 from pytest_memorybench.conversation.clock import SimulatedClock
 from pytest_memorybench.conversation.events import EventLog
-from pytest_memorybench.conversation.scheduler import Conversation, ConversationStats, ScheduledTest
+from pytest_memorybench.conversation.scheduler import Conversation
+from pytest_memorybench.conversation.stats import ConversationStats, ScheduledTest
 from pytest_memorybench.conversation.trivia import TriviaSource
 from pytest_memorybench.core.records import TestDefinition, TestOutcome
 from pytest_memorybench.core.tokens import default_counter
