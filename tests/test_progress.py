@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import io
+import json
 import os
 import pty
 import re
@@ -16,6 +17,7 @@ from types import SimpleNamespace
 
 import pytest
 
+from pytest_memorybench.conversation.events import EventLog
 from pytest_memorybench.reports import progress as progress_module
 from pytest_memorybench.reports.progress import TerminalProgress
 
@@ -52,9 +54,9 @@ def config_with(reporter: Reporter, capture: Capture) -> SimpleNamespace:
 def test_lines_report_tests_done_tokens_and_open_tests() -> None:
     reporter, capture = Reporter(), Capture()
     progress = TerminalProgress(config_with(reporter, capture), total_tests=lambda: 3, interval=0)  # type: ignore[arg-type]
-    progress({"event": "test_begin", "test": "ltm::colours[rep1]", "tokens": 10})
-    progress({"event": "test_begin", "test": "ltm::jokes[rep1]", "tokens": 1200})
-    progress({"event": "test_end", "test": "ltm::colours[rep1]", "tokens": 25100})
+    progress({"kind": "test_begin", "test": "ltm::colours[rep1]", "tokens": 10})
+    progress({"kind": "test_begin", "test": "ltm::jokes[rep1]", "tokens": 1200})
+    progress({"kind": "test_end", "test": "ltm::colours[rep1]", "tokens": 25100})
     assert reporter.lines[-1] == "[memorybench] 1/3 tests done · 25,100 tokens · open: jokes[rep1]"
     assert capture.suspended == 3
 
@@ -65,25 +67,23 @@ def test_concurrent_conversations_add_up_and_show_how_many_are_in_flight() -> No
         config_with(reporter, Capture()), total_tests=lambda: 4, interval=0, in_flight=lambda: 3
     )  # type: ignore[arg-type]
     progress(
-        {"event": "test_begin", "test": "ltm::colours[rep1]", "group": "ltm::colours[rep1]", "tokens": 40}
+        {"kind": "test_begin", "test": "ltm::colours[rep1]", "group": "ltm::colours[rep1]", "tokens": 40}
     )
-    progress({"event": "test_begin", "test": "ltm::jokes[rep1]", "group": "ltm::jokes[rep1]", "tokens": 60})
-    progress(
-        {"event": "test_end", "test": "ltm::colours[rep1]", "group": "ltm::colours[rep1]", "tokens": 140}
-    )
+    progress({"kind": "test_begin", "test": "ltm::jokes[rep1]", "group": "ltm::jokes[rep1]", "tokens": 60})
+    progress({"kind": "test_end", "test": "ltm::colours[rep1]", "group": "ltm::colours[rep1]", "tokens": 140})
     assert (
         reporter.lines[-1]
         == "[memorybench] 1/4 tests done · 200 tokens · 3 conversations in flight · open: jokes[rep1]"
     )
-    progress({"event": "note", "text": "conversations take turns"})
+    progress({"kind": "note", "text": "conversations take turns"})
     assert reporter.lines[-1] == "memorybench: conversations take turns"
 
 
 def test_lines_are_throttled() -> None:
     reporter = Reporter()
     progress = TerminalProgress(config_with(reporter, Capture()), total_tests=lambda: 2, interval=3600)  # type: ignore[arg-type]
-    progress({"event": "test_begin", "test": "ltm::colours[rep1]", "tokens": 0})
-    progress({"event": "test_end", "test": "ltm::colours[rep1]", "tokens": 100})
+    progress({"kind": "test_begin", "test": "ltm::colours[rep1]", "tokens": 0})
+    progress({"kind": "test_end", "test": "ltm::colours[rep1]", "tokens": 100})
     assert reporter.lines == []
 
 
@@ -121,7 +121,7 @@ class TerminalReporter(Reporter):
 def test_on_a_terminal_the_status_is_rewritten_in_place_and_erased_for_pytest() -> None:
     reporter = TerminalReporter()
     progress = TerminalProgress(config_with(reporter, Capture()), total_tests=lambda: 2, interval=0.01)  # type: ignore[arg-type]
-    progress({"event": "test_begin", "test": "ltm::colours[rep1]", "tokens": 40})
+    progress({"kind": "test_begin", "test": "ltm::colours[rep1]", "tokens": 40})
 
     async def wait_a_little() -> None:
         fresh = asyncio.get_running_loop().create_task(progress.keep_fresh())
@@ -196,3 +196,20 @@ def test_an_estimate_counts_each_test_once(
     counts = [re.match(r"\[memorybench\] (\d+)/(\d+) tests done", line) for line in progress]
     assert counts and all(match and int(match[1]) <= int(match[2]) == 30 for match in counts), progress
     assert progress[-1].startswith("[memorybench] 30/30 tests done"), progress
+
+
+def test_the_progress_follows_the_log_and_counts_what_a_resume_retells(tmp_path: Path) -> None:
+    """The terminal is a subscriber of the run's event log: what a resumed conversation replays is
+    retold to it (counted again, since this session's total counts it) but not written twice."""
+    reporter = Reporter()
+    progress = TerminalProgress(config_with(reporter, Capture()), total_tests=lambda: 2, interval=0)  # type: ignore[arg-type]
+    log = EventLog(tmp_path / "events.jsonl")
+    log.subscribe(progress)
+    log.retell("test_begin", group="c1", test="ltm::colours[rep1]", tokens=10)
+    log.retell("test_end", group="c1", test="ltm::colours[rep1]", tokens=50)
+    log.emit("test_begin", group="c1", test="ltm::jokes[rep1]", tokens=60)
+    log.emit("message", group="c1", text="What is my favourite colour?")
+    log.close()
+    assert reporter.lines[-1] == "[memorybench] 1/2 tests done · 60 tokens · open: jokes[rep1]"
+    written = [json.loads(line)["kind"] for line in (tmp_path / "events.jsonl").read_text().splitlines()]
+    assert written == ["test_begin", "message"]

@@ -113,8 +113,10 @@ class AgentChannel:
         return bool(self._replay)
 
     def emit(self, kind: str, **data: Any) -> None:
-        """Log an event of this conversation, unless it is being replayed from the log itself."""
-        if not self._muted:
+        """Log an event of this conversation; one replayed from the log itself is only retold."""
+        if self._muted:
+            self.log.retell(kind, group=self.group, **data)
+        else:
             self.log.emit(kind, group=self.group, **data)
 
     async def say(

@@ -1,12 +1,14 @@
 """The append-only event log of a run (`events.jsonl`): one JSON object per line, flushed per event.
 
 Everything the harness says, hears or decides goes here first, so an interrupted run loses nothing
-that happened before the interruption.
+that happened before the interruption.  It is also the run's event stream: whoever follows the run
+(the terminal's progress) subscribes and is handed each event once it is written.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -25,6 +27,11 @@ class EventLog:
         except OSError as exc:
             raise _unwritable(path, exc) from None
         self._sequence = 0
+        self._listeners: list[Callable[[dict[str, Any]], None]] = []
+
+    def subscribe(self, listener: Callable[[dict[str, Any]], None]) -> None:
+        """Hand `listener` every event from now on, as logged (`seq`, `kind`, `group`, ...)."""
+        self._listeners.append(listener)
 
     def emit(self, kind: str, **data: Any) -> None:
         """Log one event.  If it cannot be written (a full disk), the run stops here: going on would
@@ -36,6 +43,16 @@ class EventLog:
             self._file.flush()
         except OSError as exc:
             raise _unwritable(self.path, exc) from None
+        self._tell(record)
+
+    def retell(self, kind: str, **data: Any) -> None:
+        """Hand the listeners an event the log already holds (a resumed conversation replaying its
+        log), without writing it again."""
+        self._tell({"seq": None, "kind": kind, **data})
+
+    def _tell(self, record: dict[str, Any]) -> None:
+        for listener in self._listeners:
+            listener(record)
 
     def close(self) -> None:
         try:

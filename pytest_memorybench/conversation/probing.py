@@ -17,7 +17,7 @@ import asyncio
 import dataclasses
 import inspect
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -90,12 +90,10 @@ class ProbeSession:
         *,
         scoring: ScoringContext,
         logged: dict[str, dict[int, LoggedAnswer]] | None = None,
-        progress: Callable[[dict[str, Any]], None] | None = None,
     ) -> None:
         self.context = context
         self.channel = channel
         self.scoring = scoring
-        self.progress = progress or (lambda event: None)
         self.probes = [_Probe(test, ask_points(test.definition, None)) for test in tests]
         self.evidence_ids = {
             probe.test.key: evidence_ids(probe.test.definition, scoring.profile) for probe in self.probes
@@ -199,7 +197,6 @@ class ProbeSession:
         self.channel.emit(
             "context_delivered", turns=self.delivery.turns, tokens=self.delivery.tokens, observed=observe
         )
-        self.progress({"event": "context", "group": self.channel.group, "tokens": self.delivery.tokens})
 
     # -- asking -----------------------------------------------------------------------------------
 
@@ -282,9 +279,6 @@ class ProbeSession:
                 score = await score
         except JudgeFailed as failed:  # asked and answered, but not scored: an error, not a 0
             self.channel.emit("test_end", test=probe.test.key, error=str(failed))
-            self.progress(
-                {"event": "test_end", "test": probe.test.key, "group": self.channel.group, "tokens": 0}
-            )
             return TestOutcome(
                 definition,
                 responses,
@@ -299,9 +293,6 @@ class ProbeSession:
         self.channel.emit("score", test=probe.test.key, value=score.value, reasons=list(score.reasons))
         span_tokens = answers[-1].tokens if answers else 0
         self.channel.emit("test_end", test=probe.test.key, span_tokens=span_tokens, overrun=False)
-        self.progress(
-            {"event": "test_end", "test": probe.test.key, "group": self.channel.group, "tokens": span_tokens}
-        )
         details = self._details(answers)
         if score.details:
             details["scoring"] = dict(score.details)  # for the family's summary (BEAM's tau_norm, F1)

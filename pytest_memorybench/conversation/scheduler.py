@@ -98,7 +98,6 @@ class Conversation:
         filler: TriviaSource,
         incompatible: Sequence[Sequence[str]] = (),
         programs: Callable[[str], ProgramFactory | None] = lambda scenario: None,
-        progress: Callable[[dict[str, Any]], None] | None = None,
     ) -> None:
         self.tests = list(tests)
         self.channel = channel
@@ -108,7 +107,6 @@ class Conversation:
         self.filler_index = 0
         self.incompatible = [set(group) for group in incompatible]
         self.programs = programs
-        self.progress = progress or (lambda event: None)
         per_scenario: dict[str, int] = {}
         for test in self.tests:
             per_scenario[test.definition.scenario] = per_scenario.get(test.definition.scenario, 0) + 1
@@ -230,14 +228,6 @@ class Conversation:
         if run.begin_tokens is None:
             run.begin_tokens = channel.tokens
             channel.emit("test_begin", test=run.test.key, tokens=channel.tokens, time=channel.clock.now())
-            self.progress(
-                {
-                    "event": "test_begin",
-                    "test": run.test.key,
-                    "group": channel.group,
-                    "tokens": channel.tokens,
-                }
-            )
         if action.is_question:
             run.question_tokens = channel.tokens + channel.counter.count(action.text)
         sent_at = channel.clock.now()
@@ -389,14 +379,12 @@ class Conversation:
             details={"evidence": run.evidence} if run.evidence is not None else {},
         )
         self.channel.emit("score", test=run.test.key, value=score.value, reasons=list(score.reasons))
-        self.channel.emit("test_end", test=run.test.key, span_tokens=span_tokens, overrun=run.outcome.overrun)
-        self.progress(
-            {
-                "event": "test_end",
-                "test": run.test.key,
-                "group": self.channel.group,
-                "tokens": self.channel.tokens,
-            }
+        self.channel.emit(
+            "test_end",
+            test=run.test.key,
+            span_tokens=span_tokens,
+            overrun=run.outcome.overrun,
+            tokens=self.channel.tokens,
         )
 
     def _unfinished(self, run: _Run) -> TestOutcome:
@@ -429,12 +417,4 @@ class Conversation:
             span_target=self.span,
             error_kind=kind,
         )
-        self.channel.emit("test_end", test=run.test.key, error=error)
-        self.progress(
-            {
-                "event": "test_end",
-                "test": run.test.key,
-                "group": self.channel.group,
-                "tokens": self.channel.tokens,
-            }
-        )
+        self.channel.emit("test_end", test=run.test.key, error=error, tokens=self.channel.tokens)

@@ -227,6 +227,7 @@ async def rescored_outcome(
         )
         kind = "published result"
     channel.emit("score", test=key, value=score.value, reasons=list(score.reasons))
+    channel.emit("test_end", test=key, tokens=stored.tokens or 0)
     return TestOutcome(
         definition,
         list(stored.responses),

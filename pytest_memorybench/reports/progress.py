@@ -53,19 +53,22 @@ class TerminalProgress:
         self._shown = 0  # columns of status now at the end of the row (terminal form)
 
     def __call__(self, event: dict[str, Any]) -> None:
-        if event["event"] == "note":  # a line the user must see now, not at the next interval
+        """One event of the run's log (or a note of the run's): the ones that move the progress."""
+        kind = event["kind"]
+        if kind == "note":  # a line the user must see now, not at the next interval
             self._write_line(f"memorybench: {event['text']}")
             return
-        if event["event"] == "context":  # a probe context being delivered: only the tokens move
-            pass
-        elif event["event"] == "test_begin":
+        if kind == "test_begin":
             self.open.append(event["test"].split("::")[-1])
-        else:
+        elif kind == "test_end":
             test = event["test"].split("::")[-1]
             self.done += 1
             if test in self.open:
                 self.open.remove(test)
-        self.tokens[event.get("group", "")] = event["tokens"]
+        elif kind != "context_delivered":  # a probe context being delivered: only the tokens move
+            return
+        if "tokens" in event:
+            self.tokens[event.get("group", "")] = event["tokens"]
         if self._terminal() is not None:
             return  # `keep_fresh` shows the counts while pytest waits
         now = time.monotonic()

@@ -93,9 +93,6 @@ class RescoreDriver(_Driving):
                 test.key, test.definition, stored, channel, self.scoring(channel)
             )
             self.book.record({test.key: outcome})
-            self.tools.listeners(
-                {"event": "test_end", "test": test.key, "group": group, "tokens": stored.tokens or 0}
-            )
 
 
 class ConversationDriver(_Driving):
@@ -115,7 +112,6 @@ class ConversationDriver(_Driving):
             filler=TriviaSource(self.context.settings.seed),
             incompatible=suite.incompatible,
             programs=lambda scenario: getattr(get_scenario(scenario), "program", None),
-            progress=self.tools.listeners,
         )
         try:
             outcomes = await conversation.run()
@@ -141,7 +137,6 @@ class ProbeDriver(_Driving):
             channel,
             scoring=self.scoring(channel),
             logged=self.context.logged_answers,
-            progress=self.tools.listeners,
         )
         try:
             self.book.record(await session.run())

@@ -39,7 +39,6 @@ from pytest_memorybench.models.openai import (
     is_reasoning_model,
 )
 from pytest_memorybench.models.prices import context_window_for
-from pytest_memorybench.runner.drivers import choose_driver
 from pytest_memorybench.runner.plan import PlannedTest
 from pytest_memorybench.runner.run import BenchmarkRun
 from pytest_memorybench.runner.settings import Settings
@@ -110,25 +109,19 @@ def estimate(
     reply_tokens: int,
     context_tokens: int,
     model: str | None,
-    heard: bool = True,
 ) -> Estimate:
-    """Play the conversations of `tests` (the selected ones) against `BillingChat`; add up its bill.
-
-    `heard`: whether the run's listeners follow this play (the terminal counts the first only).
-    """
+    """Play the conversations of `tests` (the selected ones) against `BillingChat`; add up its bill."""
     groups: dict[str, list[PlannedTest]] = defaultdict(list)
     for test in tests:
         if not test.definition.skip_reason:
             groups[test.group].append(test)
     bills: dict[str, SuiteBill] = defaultdict(SuiteBill)
-    tools = run.tools if heard else run.tools.without_listeners()
-    driver = choose_driver(run.context, run.book, tools)
-    tasks_before = tools.judge_stats()["calls"]
+    tasks_before = run.tools.judge_stats()["calls"]
     for group, members in groups.items():
         agent = _stand_in(
             run.context.settings, model, reply_tokens=reply_tokens, context_tokens=context_tokens
         )
-        run.run_sync(driver.drive(group, members, agent))
+        run.run_sync(run.driver.drive(group, members, agent))
         bill = bills[members[0].definition.suite]
         bill.tests += len(members)
         bill.calls += agent.target.usage.calls
@@ -138,7 +131,12 @@ def estimate(
             bill.memory.setdefault(phase, Usage()).add(usage)
     spans = {name: str(span) for name, span in run.context.interleaved_spans.items()}
     return Estimate(
-        model, context_tokens, reply_tokens, dict(bills), tools.judge_stats()["calls"] - tasks_before, spans
+        model,
+        context_tokens,
+        reply_tokens,
+        dict(bills),
+        run.tools.judge_stats()["calls"] - tasks_before,
+        spans,
     )
 
 
@@ -154,9 +152,10 @@ def estimate_run(run: BenchmarkRun, tests: Sequence[PlannedTest], reply_tokens: 
     for name in COMPARED:
         window = context_window_for(name)
         if window not in by_window:
-            by_window[window] = estimate(
-                run, tests, reply_tokens=reply_tokens, context_tokens=window, model=name, heard=False
-            )
+            with run.tools.listeners.muted():  # the terminal counted these tests in the first play
+                by_window[window] = estimate(
+                    run, tests, reply_tokens=reply_tokens, context_tokens=window, model=name
+                )
     others = {name: by_window[context_window_for(name)] for name in COMPARED}
     return Bill(agent.display if agent else None, model, main, others)
 

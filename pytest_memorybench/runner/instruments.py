@@ -7,8 +7,9 @@ never loads the token counter) and closed once, by the run.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine, Iterator
 from functools import cached_property
 from typing import Any, Protocol
 
@@ -23,23 +24,35 @@ from pytest_memorybench.runner.context import RunContext
 
 
 class Listener(Protocol):
-    """Who follows a run as it goes (the controller's terminal): told of every conversation event."""
+    """Who follows a run as it goes (the controller's terminal): handed every event of the run's log
+    as it is written (`kind`, `group`, ...), and the run's notes (`kind: note`)."""
 
     def __call__(self, event: dict[str, Any]) -> None: ...
 
 
 class Listeners:
-    """The run's listeners: each conversation event goes to every one of them."""
+    """The run's listeners: each event goes to every one of them, unless they are muted."""
 
     def __init__(self) -> None:
         self._listeners: list[Listener] = []
+        self._muted = False
 
     def subscribe(self, listener: Listener) -> None:
         self._listeners.append(listener)
 
     def __call__(self, event: dict[str, Any]) -> None:
-        for listener in self._listeners:
-            listener(event)
+        if not self._muted:
+            for listener in self._listeners:
+                listener(event)
+
+    @contextlib.contextmanager
+    def muted(self) -> Iterator[None]:
+        """Nobody hears what happens inside (the estimate's replays of tests already counted)."""
+        self._muted = True
+        try:
+            yield
+        finally:
+            self._muted = False
 
     def __bool__(self) -> bool:
         return bool(self._listeners)
@@ -58,12 +71,6 @@ class RunInstruments:
         self._log: EventLog | None = None
         self._judge: CachedJudge | None = None
 
-    def without_listeners(self) -> RunInstruments:
-        """The same instruments, heard by nobody (the estimate's plays after the first)."""
-        quiet = RunInstruments(self.context, Listeners())
-        quiet._log, quiet._judge = self.log, self.judge
-        return quiet
-
     @cached_property
     def counter(self) -> TokenCounter:
         """The run's token counter, loaded when a conversation first counts (cl100k takes 0.4 s to
@@ -77,6 +84,7 @@ class RunInstruments:
             self._log = EventLog(
                 self.context.output / (f"events-{worker}.jsonl" if worker else "events.jsonl")
             )
+            self._log.subscribe(self.listeners)  # the log is the run's event stream
         return self._log
 
     @property

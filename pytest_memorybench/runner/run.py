@@ -142,7 +142,7 @@ class BenchmarkRun:
             if factory is not None and self.pool.limit > 1:
                 # The header could not know: the user's fixture was free to hand back --agent's agent.
                 many = context.settings.concurrency or "several"
-                self.tools.listeners({"event": "note", "text": one_agent_note(many)})
+                self.tools.listeners({"kind": "note", "text": one_agent_note(many)})
             self.pool.limit = 1  # one agent: its conversations take turns
 
     async def _run_group(self, group: str, tests: list[PlannedTest] | None = None) -> None:
