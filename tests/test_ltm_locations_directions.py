@@ -5,20 +5,16 @@ from __future__ import annotations
 import asyncio
 import json
 import shutil
-from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
 
 import pytest_memorybench.scenarios  # noqa: F401  (the registry first: scenario modules import the engine)
-from pytest_memorybench.agents.reference.null import NullAgent
-from pytest_memorybench.agents.reference.oracle import OracleAgent
 from pytest_memorybench.core.errors import UsageError
 from pytest_memorybench.core.records import TestDefinition
 from pytest_memorybench.goodai.definitions import load_goodai_definitions
 from pytest_memorybench.judges.base import JudgeTask, JudgeVerdict
 from pytest_memorybench.judges.local import LocalJudge
-from pytest_memorybench.scenarios import get_scenario
 from pytest_memorybench.scenarios.base import ScoringContext
 from pytest_memorybench.scenarios.ltm.locations_directions import (
     PLACES,
@@ -30,7 +26,6 @@ from pytest_memorybench.scenarios.ltm.locations_directions import (
     score_route,
     walk,
 )
-from tests.support.engine import WordCounter, converse, repetition_key
 
 REFERENCE = Path(__file__).parents[2] / "shared/reference/goodai-ltm/data/tests"
 DEFINITIONS = REFERENCE / "Benchmark 3 - 32k/definitions/Locations Directions"
@@ -46,11 +41,6 @@ def score(definition: TestDefinition, reply: str, profile: str = "paper") -> flo
 
 
 # -- generator ------------------------------------------------------------------------------------
-
-
-def test_same_seed_gives_byte_identical_definitions() -> None:
-    assert generate(seed=7, repetition=2).to_json() == generate(seed=7, repetition=2).to_json()
-    assert TestDefinition.from_dict(json.loads(generate(3).to_json())) == generate(3)
 
 
 def test_seeds_and_repetitions_give_different_routes() -> None:
@@ -203,27 +193,6 @@ def test_judge_failures_and_bad_legs_score_zero() -> None:
     assert score_route(EXPECTED, "x", spelled, "paper").value == 1, "names and directions ignore case"
     with pytest.raises(ValueError, match="unknown scoring profile"):
         score_route(EXPECTED, "x", spelled, "strict")  # type: ignore[arg-type]
-
-
-# -- calibration through the engine --------------------------------------------------------------
-
-
-def run_through_engine(agent: object, span: int | None, tmp_path: Path) -> list[float]:
-    definitions = [generate(seed=11, repetition=rep) for rep in (1, 2, 3)]
-    start = datetime(2026, 1, 1, tzinfo=timezone.utc)
-    outcomes = converse(definitions, agent, span=span, tmp_path=tmp_path, counter=WordCounter(), start=start)
-    assert all(outcome.error is None for outcome in outcomes.values())
-    if span is not None:  # the needles really were spread over the span, with filler between
-        assert all(0.8 * span <= outcome.span_tokens <= span for outcome in outcomes.values())
-        assert outcomes.stats[0].filler_messages > 0
-    return [outcomes[repetition_key(d)].score.value for d in definitions]
-
-
-@pytest.mark.parametrize("span", [None, 2000], ids=["isolated", "span2000"])
-def test_oracle_scores_one_and_null_zero_through_the_engine(span: int | None, tmp_path: Path) -> None:
-    assert get_scenario("ltm.locations_directions") is SCENARIO
-    assert run_through_engine(OracleAgent(), span, tmp_path / "oracle") == [1.0, 1.0, 1.0]
-    assert run_through_engine(NullAgent(), span, tmp_path / "null") == [0.0, 0.0, 0.0]
 
 
 # -- GoodAI definitions and results ---------------------------------------------------------------

@@ -3,15 +3,11 @@
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
 
 # The scenario registry first: it imports every scenario module, some of which import the engine.
-from pytest_memorybench.scenarios import get_scenario  # isort: skip
-from pytest_memorybench.agents.reference.null import NullAgent
-from pytest_memorybench.agents.reference.oracle import OracleAgent
 from pytest_memorybench.core.errors import UsageError
 from pytest_memorybench.core.records import TestDefinition
 from pytest_memorybench.scenarios.base import ScoringContext
@@ -22,7 +18,6 @@ from pytest_memorybench.scenarios.ltm.name_list import (
     TEMPLATES,
     score_name_list,
 )
-from tests.support.engine import WordCounter, converse, repetition_key
 
 REFERENCE = Path(__file__).parents[2] / "shared/reference/goodai-ltm/data/tests"
 DEFINITIONS = REFERENCE / "Benchmark 3 - 32k/definitions/NameList"
@@ -42,11 +37,6 @@ def stated_name(line: str) -> str:
 
 
 # -- generator ------------------------------------------------------------------------------------
-
-
-def test_same_seed_gives_byte_identical_definitions() -> None:
-    assert generate(seed=7, repetition=2).to_json() == generate(seed=7, repetition=2).to_json()
-    assert TestDefinition.from_dict(json.loads(generate(3).to_json())) == generate(3)
 
 
 def test_seeds_and_repetitions_give_different_names() -> None:
@@ -171,26 +161,6 @@ def test_scenario_scores_the_reply_to_the_question() -> None:
         assert SCENARIO.score(definition, [definition.ideal_answers[0]], context).value == 1
         assert SCENARIO.score(definition, ["I don't know."], context).value == 0
         assert SCENARIO.score(definition, [], context).value == 0
-
-
-# -- calibration through the engine ---------------------------------------------------------------
-
-
-def run_through_engine(agent: object, span: int | None, tmp_path: Path) -> list[float]:
-    definitions = [generate(seed=11, repetition=rep) for rep in (1, 2, 3)]
-    start = datetime(2026, 1, 1, tzinfo=timezone.utc)
-    outcomes = converse(definitions, agent, span=span, tmp_path=tmp_path, counter=WordCounter(), start=start)
-    assert all(outcome.error is None for outcome in outcomes.values())
-    for outcome in outcomes.values():
-        assert outcome.transcript[-1].message == RESET_MESSAGE, "the reset statement closes each test"
-    return [outcomes[repetition_key(d)].score.value for d in definitions]
-
-
-@pytest.mark.parametrize("span", [None, 2000], ids=["isolated", "span2000"])
-def test_oracle_scores_one_and_null_zero_through_the_engine(span: int | None, tmp_path: Path) -> None:
-    assert get_scenario("ltm.name_list") is SCENARIO
-    assert run_through_engine(OracleAgent(), span, tmp_path / "oracle") == [1.0, 1.0, 1.0]
-    assert run_through_engine(NullAgent(), span, tmp_path / "null") == [0.0, 0.0, 0.0]
 
 
 # -- GoodAI definitions and results ---------------------------------------------------------------

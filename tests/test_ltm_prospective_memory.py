@@ -16,7 +16,6 @@ from pytest_memorybench.conversation.program import Finish, Say, TestProgram, Wa
 from pytest_memorybench.conversation.scheduler import INTRO
 from pytest_memorybench.core.errors import UsageError
 from pytest_memorybench.core.records import Message, Score, TestDefinition, TestOutcome
-from pytest_memorybench.scenarios import get_scenario  # first: conversation.program imports the registry
 from pytest_memorybench.scenarios.base import ScoringContext
 from pytest_memorybench.scenarios.ltm.prospective_memory import (
     INSTRUCTION,
@@ -39,13 +38,6 @@ def generate(seed: int = 0, repetition: int = 1, **params: int) -> TestDefinitio
 
 
 # -- generator ------------------------------------------------------------------------------------
-
-
-def test_registered_and_deterministic() -> None:
-    assert get_scenario("ltm.prospective_memory") is SCENARIO
-    assert generate(seed=7, repetition=2).to_json() == generate(seed=7, repetition=2).to_json()
-    assert TestDefinition.from_dict(json.loads(generate(seed=3).to_json())) == generate(seed=3)
-    assert len({generate(seed, rep).to_json() for seed in range(5) for rep in (1, 2, 3)}) == 15
 
 
 def test_our_quotes() -> None:
@@ -253,18 +245,6 @@ def run_engine(
 
 
 REPETITIONS = [generate(seed=3, repetition=rep) for rep in (1, 2, 3)]  # n = 7, 8, 2
-
-
-@pytest.mark.parametrize("span", [None, 2000], ids=["isolated", "span2000"])
-def test_calibration_oracle_scores_one_and_null_zero(span: int | None, tmp_path: Path) -> None:
-    assert [d.expected["nth"] for d in REPETITIONS] == [7, 8, 2]
-    oracle = run_engine(REPETITIONS, OracleAgent(), span=span, tmp_path=tmp_path)
-    null = run_engine(REPETITIONS, NullAgent(), span=span, tmp_path=tmp_path)
-    assert [o.score.value for o in oracle.values()] == [1.0, 1.0, 1.0], [
-        o.score.reasons for o in oracle.values()
-    ]
-    assert [o.score.value for o in null.values()] == [0.0, 0.0, 0.0]
-    assert all(o.error is None for o in [*oracle.values(), *null.values()])
 
 
 @pytest.mark.parametrize("span", [None, 2000], ids=["isolated", "span2000"])

@@ -6,18 +6,14 @@ import asyncio
 import itertools
 import json
 import shutil
-from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
 
 import pytest_memorybench.scenarios  # noqa: F401  (the registry first: scenario modules import the engine)
-from pytest_memorybench.agents.reference.null import NullAgent
-from pytest_memorybench.agents.reference.oracle import OracleAgent
 from pytest_memorybench.core.errors import UsageError
 from pytest_memorybench.core.records import TestDefinition
 from pytest_memorybench.goodai.definitions import load_goodai_definitions
-from pytest_memorybench.scenarios import get_scenario
 from pytest_memorybench.scenarios.base import ScoringContext
 from pytest_memorybench.scenarios.ltm.spy_meeting import (
     CATALOGUE,
@@ -33,7 +29,6 @@ from pytest_memorybench.scenarios.ltm.spy_meeting import (
     score_spy_meeting,
 )
 from pytest_memorybench.scoring.text import matches_at_word_boundaries
-from tests.support.engine import WordCounter, converse, repetition_key
 
 REFERENCE = Path(__file__).parents[2] / "shared/reference/goodai-ltm/data/tests"
 DEFINITIONS = REFERENCE / "Benchmark 3 - 32k/definitions/Spy Meeting"
@@ -53,11 +48,6 @@ def expected_for(*clues) -> dict:
 
 
 # -- generator ------------------------------------------------------------------------------------
-
-
-def test_same_seed_gives_byte_identical_definitions() -> None:
-    assert generate(seed=7, repetition=2).to_json() == generate(seed=7, repetition=2).to_json()
-    assert TestDefinition.from_dict(json.loads(generate(3).to_json())) == generate(3)
 
 
 def test_seeds_and_repetitions_give_different_content() -> None:
@@ -237,27 +227,6 @@ def test_scenario_scores_the_last_reply() -> None:
     definition = generate(seed=2)
     assert asyncio.run(SCENARIO.score(definition, [definition.ideal_answers[0]], ScoringContext())).value == 1
     assert asyncio.run(SCENARIO.score(definition, [], ScoringContext())).value == 0
-
-
-# -- calibration through the engine --------------------------------------------------------------
-
-
-def run_through_engine(agent: object, span: int | None, tmp_path: Path) -> list[float]:
-    definitions = [generate(seed=5, repetition=rep) for rep in (1, 2, 3)]
-    start = datetime(2026, 1, 1, tzinfo=timezone.utc)
-    outcomes = converse(definitions, agent, span=span, tmp_path=tmp_path, counter=WordCounter(), start=start)
-    assert all(outcome.error is None for outcome in outcomes.values())
-    if span is not None:  # the needles really were spread over the span, with filler between
-        assert all(0.8 * span <= outcome.span_tokens <= span for outcome in outcomes.values())
-        assert outcomes.stats[0].filler_messages > 0
-    return [outcomes[repetition_key(d)].score.value for d in definitions]
-
-
-@pytest.mark.parametrize("span", [None, 2000], ids=["isolated", "span2000"])
-def test_oracle_scores_one_and_null_zero_through_the_engine(span: int | None, tmp_path: Path) -> None:
-    assert get_scenario("ltm.spy_meeting") is SCENARIO
-    assert run_through_engine(OracleAgent(), span, tmp_path / "oracle") == [1.0, 1.0, 1.0]
-    assert run_through_engine(NullAgent(), span, tmp_path / "null") == [0.0, 0.0, 0.0]
 
 
 # -- GoodAI definitions and stored verdicts --------------------------------------------------------

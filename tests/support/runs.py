@@ -1,4 +1,5 @@
-"""A benchmark run from a test, and what it left: the one way tests run one and read its results.
+"""A benchmark run from a test, and what it left: the one way tests run one and read its results
+(`run_benchmark`, `results_in`), or drive a plan through the runner alone (`drive_plan`).
 
 Every results.json a test reads goes through the package's one reader and is checked against the
 schema (every field, and no other), so a field the writer adds or drops without the schema fails
@@ -7,14 +8,19 @@ the run's tests, not a user's reader.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from pytest_memorybench.core.readers import reading
+from pytest_memorybench.core.records import TestOutcome
 from pytest_memorybench.results.file import read_results
 from pytest_memorybench.results.schema import ResultsRecord, validate
+from pytest_memorybench.runner.context import open_run
+from pytest_memorybench.runner.run import BenchmarkRun
+from pytest_memorybench.runner.settings import Settings
 
 
 def results_in(folder: Path | str) -> ResultsRecord:
@@ -42,3 +48,23 @@ def run_benchmark(pytester: pytest.Pytester, *args: str, folder: str | None = No
     if not (out / "results.json").is_file():
         pytest.fail("the run wrote no results.json:\n" + "\n".join(outcome.outlines[-20:]), pytrace=False)
     return Benchmark(outcome, out, results_in(out))
+
+
+def drive_plan(
+    pytester: pytest.Pytester, *args: str, agent: Callable[[], object], folder: str = "run"
+) -> dict[str, TestOutcome]:
+    """The outcome of every test `pytest --memorybench *args` would plan, driven by the runner
+    alone (no pytest session, no reports): each conversation with an agent `agent` makes."""
+    config = pytester.parseconfig("--memorybench", "-p", "no:cacheprovider", *args)
+    context = open_run(
+        Settings.from_options(config.option, paths_given=False), "contract", pytester.path / folder
+    )
+    run = BenchmarkRun(context)
+    try:
+        return {
+            key: run.outcome(key, None, agent)
+            for key, test in context.tests.items()
+            if not test.definition.skip_reason
+        }
+    finally:
+        run.close()
