@@ -196,14 +196,14 @@ def test_only_the_providers_own_key_counts(monkeypatch: pytest.MonkeyPatch) -> N
 
 
 def test_base_url_probes_the_server_instead_of_the_key(monkeypatch: pytest.MonkeyPatch) -> None:
-    llm = pytest.importorskip("pytest_memorybench.models.llm")
+    http = pytest.importorskip("pytest_memorybench.models.http")
     probed: list[tuple[str, str]] = []
 
     def fake_probe(url: str, text: str, *args: object, **kwargs: object) -> list[str]:
         probed.append((url, text))
         return ["m"]
 
-    monkeypatch.setattr(llm, "probe_server", fake_probe)
+    monkeypatch.setattr(http, "probe_server", fake_probe)
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     check_agent_spec(parse_agent_spec("openai:m@http://127.0.0.1:9/v1/"))
     check_agent_spec(parse_agent_spec("http://127.0.0.1:9/v1"))

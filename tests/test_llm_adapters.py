@@ -19,13 +19,11 @@ from pytest_memorybench.core.errors import AgentError, ProviderRefused, UsageErr
 from pytest_memorybench.core.records import Message
 from pytest_memorybench.core.tokens import default_counter
 from pytest_memorybench.models.anthropic import AnthropicAgent
+from pytest_memorybench.models.http import probe_server, retry_after, shared_tls
 from pytest_memorybench.models.llm import (
     MESSAGE_OVERHEAD,
     SYSTEM_PROMPT,
     LLMChatAgent,
-    probe_server,
-    retry_after,
-    shared_tls,
 )
 from pytest_memorybench.models.openai import OpenAIChatAgent, is_reasoning_model
 from pytest_memorybench.models.prices import PRICES, context_window_for, price_for

@@ -49,7 +49,7 @@ def check_agent_spec(spec: AgentSpec, options: AgentOptions | None = None) -> No
 
             check_store(spec, options or AgentOptions())
     elif spec.kind in LLM_PROVIDERS:
-        from pytest_memorybench.models.llm import probe_server
+        from pytest_memorybench.models.http import probe_server
 
         if spec.base_url is None:
             variable = API_KEY_VARIABLES[spec.kind]

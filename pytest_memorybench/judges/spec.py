@@ -118,7 +118,7 @@ def build_judge(
 def check_judge_spec(spec: JudgeSpec) -> None:
     """Fail early, in one line, if a judge server named by URL does not answer at all."""
     if spec.base_url is not None:
-        from pytest_memorybench.models.llm import probe_server
+        from pytest_memorybench.models.http import probe_server
 
         try:
             probe_server(spec.base_url, spec.display)

@@ -20,6 +20,7 @@ from typing import Any
 
 import anthropic
 
+from pytest_memorybench.models.http import shared_tls
 from pytest_memorybench.models.llm import (
     Completion,
     LLMChatAgent,
@@ -27,7 +28,6 @@ from pytest_memorybench.models.llm import (
     ToolCall,
     Turn,
     not_an_answer,
-    shared_tls,
 )
 
 

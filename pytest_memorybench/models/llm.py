@@ -1,4 +1,5 @@
-"""Shared machinery of the LLM chat adapters: transcript, context trimming, retries, accounting.
+"""Shared machinery of the LLM chat adapters: transcript, context trimming, retries, accounting
+(the wire under them, TLS and a server's errors, is `http`).
 
 A subclass only knows its SDK: how to build the client and send (system prompt, turns).  What a
 benchmark result depends on lives here so it is the same for every provider: temperature 0, one
@@ -9,21 +10,14 @@ multiply), and failures reported as one line that never contains the API key.
 from __future__ import annotations
 
 import copy
-import email.utils
 import json
 import logging
 import os
 import random
-import ssl
 import time
-import urllib.error
-import urllib.request
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timezone
-from functools import cache
-from http import HTTPStatus
 from typing import Any, ClassVar
 
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
@@ -37,6 +31,7 @@ from pytest_memorybench.core.errors import (
 )
 from pytest_memorybench.core.records import Message, Usage
 from pytest_memorybench.core.tokens import default_counter
+from pytest_memorybench.models.http import error_code, error_message, retry_after, status_phrase
 from pytest_memorybench.models.limits import RateLimits
 from pytest_memorybench.models.prices import context_window_for, price_for
 from pytest_memorybench.models.providers import serving
@@ -44,7 +39,6 @@ from pytest_memorybench.models.providers import serving
 SYSTEM_PROMPT = "You are a helpful assistant."
 LOCAL_API_KEY = "not-needed"  # compatible local servers ignore the key, but the SDKs insist on one
 MESSAGE_OVERHEAD = 4  # tokens a message costs beyond its text (role, separators)
-MAX_DETAIL = 200  # characters of a server's error message worth showing
 DEFAULT_OUTPUT_TOKENS = 1024  # the room for a reply, kept free of transcript when trimming
 
 log = logging.getLogger(__name__)
@@ -76,27 +70,6 @@ class Completion:
     input_tokens: int | None = None
     output_tokens: int | None = None
     tool_calls: tuple[ToolCall, ...] = ()
-
-
-@cache
-def shared_tls() -> ssl.SSLContext:
-    """One TLS context for every SDK client of the process, trusting what httpx trusts by default:
-    the CA bundle in SSL_CERT_FILE or the folder in SSL_CERT_DIR when set, certifi's otherwise.
-
-    Each conversation gets its own agent, and each agent its own client; left to itself, each client
-    loads the CA bundle again: 76 ms of CPU on the event loop every conversation waits on.  Made from
-    the standard library, so it fits whichever HTTP client the installed SDK is built on (httpx
-    before openai 3.57 and anthropic 2.14, httpx2 since).
-    """
-    import certifi
-
-    cafile = os.environ.get("SSL_CERT_FILE", "")
-    if os.path.isfile(cafile):
-        return ssl.create_default_context(cafile=cafile)
-    capath = os.environ.get("SSL_CERT_DIR", "")
-    if os.path.isdir(capath):
-        return ssl.create_default_context(capath=capath)
-    return ssl.create_default_context(cafile=certifi.where())
 
 
 class LLMChatAgent(ABC):
@@ -297,7 +270,7 @@ class LLMChatAgent(ABC):
             return True
         if isinstance(exc, self.status_error):
             status: int = exc.status_code  # type: ignore[attr-defined]
-            if _error_code(exc.body) == "insufficient_quota":  # type: ignore[attr-defined]
+            if error_code(exc.body) == "insufficient_quota":  # type: ignore[attr-defined]
                 return False  # a 429 that waiting will not fix
             return status in TRANSIENT_STATUSES or status >= 500
         return False
@@ -346,11 +319,11 @@ class LLMChatAgent(ABC):
             return f"a reply that is not JSON ({exc.msg}, character {exc.pos})"
         if isinstance(exc, self.status_error):
             status: int = exc.status_code  # type: ignore[attr-defined]
-            reason = exc.response.reason_phrase or _phrase(status)  # type: ignore[attr-defined]
+            reason = exc.response.reason_phrase or status_phrase(status)  # type: ignore[attr-defined]
             line = f"HTTP {status} {reason}".rstrip()
             if status == 401:
                 return f"the API key was rejected ({line}); check {self.api_key_variable} or api_key="
-            detail = _error_message(exc.body)  # type: ignore[attr-defined]
+            detail = error_message(exc.body)  # type: ignore[attr-defined]
             return f"{line}: {detail}" if detail else line
         return describe_exception(exc) if exc else "unknown error"
 
@@ -430,80 +403,3 @@ def alternate(turns: list[Turn]) -> list[Turn]:
         else:
             result.append(dict(turn))
     return result
-
-
-def retry_after(exc: BaseException | None) -> float | None:
-    """Seconds the server asked us to wait, from `retry-after-ms` or `retry-after` (seconds or date)."""
-    headers = getattr(getattr(exc, "response", None), "headers", None)
-    if headers is None:
-        return None
-    for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
-        value = headers.get(name)
-        if value is not None:
-            try:
-                return max(0.0, float(value) * scale)
-            except ValueError:
-                pass
-    value = headers.get("retry-after")
-    if not value:
-        return None
-    try:
-        moment = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=timezone.utc)
-    return max(0.0, (moment - datetime.now(timezone.utc)).total_seconds())
-
-
-def _error_fields(body: object) -> dict[str, Any]:
-    """The error object inside a body, whether wrapped as {"error": {...}} or given bare."""
-    if not isinstance(body, dict):
-        return {}
-    inner = body.get("error")
-    return inner if isinstance(inner, dict) else body
-
-
-def _error_message(body: object) -> str:
-    message = _error_fields(body).get("message")
-    if not isinstance(message, str):
-        return ""
-    text = " ".join(message.split())
-    return text if len(text) <= MAX_DETAIL else text[: MAX_DETAIL - 1] + "…"
-
-
-def _error_code(body: object) -> str | None:
-    fields = _error_fields(body)
-    return fields.get("code") or fields.get("type")
-
-
-def _phrase(status: int) -> str:
-    try:
-        return HTTPStatus(status).phrase
-    except ValueError:
-        return ""
-
-
-def probe_server(base_url: str, spec_text: str, timeout: float = 5.0, *, flag: str = "--agent") -> list[str]:
-    """The model ids a server lists; fails in one line only if nothing answers at all.
-
-    Any HTTP answer proves the server is up (an Anthropic-style server has no /models and
-    says 404), and so does a connection it accepted but is slow to answer (a local server busy
-    with a request, e.g. one left by a killed run): only failures to connect are fatal, since they
-    would fail every test anyway.
-    """
-    url = f"{base_url.rstrip('/')}/models"
-    try:
-        with urllib.request.urlopen(url, timeout=timeout) as response:
-            payload = response.read()
-    except (urllib.error.HTTPError, TimeoutError):  # urllib wraps a timeout to connect in URLError
-        return []
-    except OSError as exc:  # URLError: refused connections, unknown hosts, timeouts to connect
-        reason = getattr(exc, "reason", None) or describe_exception(exc)
-        raise usage_error(
-            f"{flag} {spec_text}: cannot reach {url} ({reason}); start the server or fix the URL"
-        ) from None
-    try:
-        return [str(entry["id"]) for entry in json.loads(payload)["data"]]
-    except (ValueError, KeyError, TypeError):
-        return []

@@ -20,6 +20,7 @@ from typing import Any
 import openai
 
 from pytest_memorybench.core.errors import AgentError
+from pytest_memorybench.models.http import shared_tls
 from pytest_memorybench.models.llm import (
     Completion,
     LLMChatAgent,
@@ -27,7 +28,6 @@ from pytest_memorybench.models.llm import (
     ToolCall,
     Turn,
     not_an_answer,
-    shared_tls,
 )
 
 REASONING_OUTPUT_TOKENS = 16_384  # a reasoning model spends output tokens thinking before it answers

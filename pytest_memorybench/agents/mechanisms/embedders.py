@@ -88,7 +88,7 @@ def check_embedder(spec: EmbedderSpec) -> None:
         _wordllama()
     elif spec.kind == "openai":
         if spec.base_url is not None:
-            from pytest_memorybench.models.llm import probe_server
+            from pytest_memorybench.models.http import probe_server
 
             probe_server(spec.base_url, spec.display, flag="--mb-embedder")
         elif not os.environ.get("OPENAI_API_KEY"):
@@ -142,7 +142,8 @@ class EndpointEmbedder:
     def __init__(self, model: str, base_url: str | None = None, *, attempts: int = 5) -> None:
         import openai
 
-        from pytest_memorybench.models.llm import LOCAL_API_KEY, shared_tls
+        from pytest_memorybench.models.http import shared_tls
+        from pytest_memorybench.models.llm import LOCAL_API_KEY
 
         key = None if base_url is None else LOCAL_API_KEY
         self.name = f"openai:{model}"
