@@ -212,4 +212,4 @@ def test_the_progress_follows_the_log_and_counts_what_a_resume_retells(tmp_path:
     log.close()
     assert reporter.lines[-1] == "[memorybench] 1/2 tests done · 60 tokens · open: jokes[rep1]"
     written = [json.loads(line)["kind"] for line in (tmp_path / "events.jsonl").read_text().splitlines()]
-    assert written == ["test_begin", "message"]
+    assert written == ["log_begin", "test_begin", "message"]

@@ -1,20 +1,23 @@
-"""results.json against its schema: what a run writes follows it exactly, the docs publish it, and a
-file written before (or a part of one) still reads."""
+"""results.json and events.jsonl against their schemas: what a run writes follows them exactly, the
+docs publish them, and a file written before (or a part of one) still reads."""
 
 from __future__ import annotations
 
 import copy
 import json
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
+from pytest_memorybench.conversation.event_schema import EVENTS_SCHEMA, events_json_schema, validate_event
 from pytest_memorybench.results.schema import SCHEMA, json_schema, validate
 from tests.support.runs import run_benchmark
 from tests.test_plugin import colours_only  # noqa: F401  (autouse: a Colours-only ltm)
 
-PUBLISHED = Path(__file__).parent.parent / "docs" / "results.schema.json"
+DOCS = Path(__file__).parent.parent / "docs"
+PUBLISHED = DOCS / "results.schema.json"
 ARGS = ("-p", "no:randomly", "--span=isolated")
 
 
@@ -24,13 +27,44 @@ def written(pytester: pytest.Pytester) -> dict:
     return json.loads((run.folder / "results.json").read_text())
 
 
-def test_the_docs_publish_the_schema_the_records_define() -> None:
-    published = json_schema()
+@pytest.mark.parametrize(
+    "name, made", [("results.schema.json", json_schema), ("events.schema.json", events_json_schema)]
+)
+def test_the_docs_publish_the_schemas_the_records_define(name: str, made: Callable[[], dict]) -> None:
+    published = made()
     if os.environ.get("MB_WRITE_SCHEMA"):
-        PUBLISHED.write_text(json.dumps(published, indent=2, sort_keys=True) + "\n")
-    assert json.loads(PUBLISHED.read_text()) == published, "MB_WRITE_SCHEMA=1 pytest this file rewrites it"
-    assert published["$id"] == SCHEMA
-    assert set(published["$defs"]["ItemRecord"]["required"]) >= {"nodeid", "score", "passed", "usage"}
+        (DOCS / name).write_text(json.dumps(published, indent=2, sort_keys=True) + "\n")
+    assert json.loads((DOCS / name).read_text()) == published, (
+        "MB_WRITE_SCHEMA=1 pytest this file rewrites it"
+    )
+
+
+def test_the_schemas_name_their_versions_and_what_a_reader_needs() -> None:
+    assert json_schema()["$id"] == SCHEMA
+    assert set(json_schema()["$defs"]["ItemRecord"]["required"]) >= {"nodeid", "score", "passed", "usage"}
+    assert events_json_schema()["$id"] == EVENTS_SCHEMA
+    kinds = {
+        definition["properties"]["kind"]["const"] for definition in events_json_schema()["$defs"].values()
+    }
+    assert {"log_begin", "message", "reply", "observed", "test_end", "probe_answer"} <= kinds
+
+
+def test_an_event_of_an_unknown_kind_or_with_a_field_the_schema_lacks_is_named(written: dict) -> None:
+    assert written  # the run's own events were checked as it was read (tests/support/runs.check_events)
+    with pytest.raises(ValueError, match=r"Input tag 'guess' found using 'kind' does not match"):
+        validate_event({"seq": 3, "kind": "guess", "group": "c1"})
+    with pytest.raises(ValueError, match=r"^an event does not follow memorybench.events/1: score.confidence"):
+        validate_event(
+            {
+                "seq": 3,
+                "kind": "score",
+                "group": "c1",
+                "test": "t",
+                "value": 1.0,
+                "reasons": [],
+                "confidence": 1,
+            }
+        )
 
 
 def test_a_field_the_writer_adds_or_changes_without_the_schema_is_named(written: dict) -> None:

@@ -1,4 +1,4 @@
-"""The contract every scenario keeps, checked on each one the package registers.
+"""The contract every scenario keeps, checked on each one the package builds in.
 
 - Its definitions are the same in any process (another `PYTHONHASHSEED`), differ with the seed,
   and come back from JSON unchanged: a run folder, a shard or a resume plans the same tests.
@@ -22,7 +22,7 @@ import pytest
 
 from pytest_memorybench.agents.reference import NullAgent, OracleAgent
 from pytest_memorybench.core.records import TestDefinition, TestOutcome
-from pytest_memorybench.scenarios import SCENARIOS
+from pytest_memorybench.scenarios import BUILTIN_MODULES
 from pytest_memorybench.suite import load_suite
 from tests.support.runs import drive_plan
 
@@ -80,10 +80,10 @@ def elsewhere() -> list[dict[str, str]]:
 
 
 def test_every_scenario_is_in_a_built_in_suite(planned: dict[int, dict[str, list[TestDefinition]]]) -> None:
-    assert sorted(planned[0]) == sorted(SCENARIOS)
+    assert sorted(planned[0]) == sorted(BUILTIN_MODULES)
 
 
-@pytest.mark.parametrize("scenario", sorted(SCENARIOS))
+@pytest.mark.parametrize("scenario", sorted(BUILTIN_MODULES))
 def test_definitions_are_the_same_anywhere_differ_by_seed_and_survive_json(
     scenario: str, planned: dict[int, dict[str, list[TestDefinition]]], elsewhere: list[dict[str, str]]
 ) -> None:

@@ -1,8 +1,10 @@
 """The append-only event log of a run (`events.jsonl`): one JSON object per line, flushed per event.
 
 Everything the harness says, hears or decides goes here first, so an interrupted run loses nothing
-that happened before the interruption.  It is also the run's event stream: whoever follows the run
-(the terminal's progress) subscribes and is handed each event once it is written.
+that happened before the interruption; each writer (a session, an xdist worker, a resume) begins
+its part with the schema its records follow (`event_schema`).  It is also the run's event stream:
+whoever follows the run (the terminal's progress) subscribes and is handed each event once it is
+written.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from pytest_memorybench.conversation.event_schema import EVENTS_SCHEMA
 from pytest_memorybench.core.errors import RunFolderUnwritable
 
 
@@ -28,6 +31,7 @@ class EventLog:
             raise _unwritable(path, exc) from None
         self._sequence = 0
         self._listeners: list[Callable[[dict[str, Any]], None]] = []
+        self.emit("log_begin", schema=EVENTS_SCHEMA)  # each writer's part says what it follows
 
     def subscribe(self, listener: Callable[[dict[str, Any]], None]) -> None:
         """Hand `listener` every event from now on, as logged (`seq`, `kind`, `group`, ...)."""

@@ -18,6 +18,8 @@ from typing import Any, Literal, cast
 
 from typing_extensions import NotRequired, TypedDict
 
+from pytest_memorybench.core.schemas import published_schema
+
 SCHEMA = "memorybench.results/1"
 SCHEMA_PREFIX = "memorybench.results/"
 
@@ -230,19 +232,4 @@ def validate(results: object) -> ResultsRecord:
 
 def json_schema() -> dict[str, Any]:
     """The JSON Schema of results.json, as the docs publish it (fields added later let through)."""
-    schema: dict[str, Any] = _without_defaults(_adapter(exact=False).json_schema())
-    return {"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": SCHEMA, **schema}
-
-
-def _without_defaults(node: Any) -> Any:
-    """`node` without `"additionalProperties": true`, JSON Schema's default (which pydantic releases
-    spell out or not), so every release publishes the same schema."""
-    if isinstance(node, dict):
-        return {
-            key: _without_defaults(value)
-            for key, value in node.items()
-            if not (key == "additionalProperties" and value is True)
-        }
-    if isinstance(node, list):
-        return [_without_defaults(value) for value in node]
-    return node
+    return published_schema(_adapter(exact=False).json_schema(), SCHEMA)

@@ -8,12 +8,14 @@ the run's tests, not a user's reader.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
+from pytest_memorybench.conversation.event_schema import validate_event
 from pytest_memorybench.core.readers import reading
 from pytest_memorybench.core.records import TestOutcome
 from pytest_memorybench.results.file import read_results
@@ -24,11 +26,29 @@ from pytest_memorybench.runner.settings import Settings
 
 
 def results_in(folder: Path | str) -> ResultsRecord:
-    """The results.json of run folder `folder` (or the file itself), read and checked."""
+    """The results.json of run folder `folder` (or the file itself), read and checked, and every
+    event its logs hold checked too."""
     path = Path(folder)
+    if path.is_dir():
+        check_events(path)
     path = path / "results.json" if path.is_dir() else path
     with reading(str(path), "a run's tests read only what it wrote"):
         return validate(read_results(path))
+
+
+def check_events(folder: Path) -> None:
+    """Every event of `folder`'s logs against its kind's record (a line torn by an interruption,
+    not JSON, is where the log ends, as resume reads it)."""
+    for log in sorted(folder.glob("events*.jsonl")):
+        for number, line in enumerate(log.read_text(encoding="utf-8").splitlines(), 1):
+            try:
+                event = json.loads(line)
+            except ValueError:
+                continue
+            try:
+                validate_event(event)
+            except ValueError as exc:
+                pytest.fail(f"{log.name}:{number}: {exc}", pytrace=False)
 
 
 @dataclass(frozen=True)
