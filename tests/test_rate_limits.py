@@ -15,7 +15,8 @@ import pytest
 
 from pytest_memorybench.judges.client import JudgeCache
 from pytest_memorybench.models.limits import ProviderGate, RateLimits
-from pytest_memorybench.models.providers import ProviderPool, serve, serving
+from pytest_memorybench.models.prices import Price
+from pytest_memorybench.models.providers import ProviderPool, price_for, serve, serving
 from tests.support.llm_server import LLMServer, last_user_text, word_count
 from tests.support.runs import results_in
 
@@ -203,3 +204,16 @@ def test_the_judge_cache_stays_whole_under_concurrent_writes(tmp_path: Path) -> 
     assert all(
         cache.get(f"{w}-{i}") == {"correct": i % 2 == 0, "worker": w} for w in range(8) for i in range(50)
     )
+
+
+def test_a_runs_prices_are_its_own() -> None:
+    """`--mb-price` prices the run that was given it, not the runs after it in the same process."""
+    pool = ProviderPool(prices={"acme-chat": Price(1.0, 3.0)})
+    restore = serve(pool)
+    try:
+        assert price_for("acme-chat-2026-01-01") == Price(1.0, 3.0)
+        assert price_for("gpt-4o-mini") is not None  # the known table stays beside it
+    finally:
+        pool.close()
+        restore()
+    assert price_for("acme-chat") is None

@@ -14,7 +14,9 @@ import inspect
 from collections.abc import Callable, Coroutine
 from typing import Any
 
+from pytest_memorybench.agents.build import agent_factory, build_agent, check_agent_spec
 from pytest_memorybench.agents.protocol import AgentAdapter
+from pytest_memorybench.agents.spec import AgentOptions, AgentSpec
 from pytest_memorybench.core.errors import AgentError, UsageError, describe_exception
 from pytest_memorybench.models.budget import Budget
 from pytest_memorybench.models.concurrency import AdaptiveLimit
@@ -80,14 +82,22 @@ class AgentSupply:
 
 
 class RunAgents:
-    """The run's agents: each object a user hands us wrapped once (so its state persists across the
-    items that share it), and the supply conversations draw theirs from, chosen when the first starts."""
+    """The run's agents: those `--agent` names, built here and nowhere else; each object a user hands
+    us wrapped once (so its state persists across the items that share it); and the supply
+    conversations draw theirs from, chosen when the first starts."""
 
     def __init__(
-        self, run_sync: Callable[[Coroutine[Any, Any, Any]], Any], *, timeout: float | None, budget: Budget
+        self,
+        run_sync: Callable[[Coroutine[Any, Any, Any]], Any],
+        *,
+        spec: AgentSpec | None = None,
+        options: AgentOptions | None = None,
+        budget: Budget,
     ) -> None:
         self._run_sync = run_sync
-        self.timeout = timeout
+        self.spec = spec
+        self.options = options or AgentOptions()
+        self.timeout = self.options.timeout
         self.budget = budget
         self._plugin_agent: Any = None  # the agent the plugin's own `memorybench_agent` fixture built
         self.supply: AgentSupply | None = None
@@ -95,6 +105,20 @@ class RunAgents:
         self._async_fixtures: list[
             Any
         ] = []  # async generator agent fixtures we resolved: closed with the run
+
+    def check(self) -> None:
+        """`--agent` checked before anything runs: one line for what would fail at the first turn."""
+        if self.spec is not None:
+            check_agent_spec(self.spec, self.options)
+
+    def spec_factory(self) -> Callable[[], AgentAdapter] | None:
+        """How `--agent` makes a new agent per conversation; None when it names one object (or nothing)."""
+        return agent_factory(self.spec, self.options) if self.spec is not None else None
+
+    def build(self) -> AgentAdapter:
+        """The agent `--agent` names (for tests written by hand)."""
+        assert self.spec is not None
+        return build_agent(self.spec, self.options)
 
     def built_by_plugin(self, agent: Any) -> None:
         """`agent` is the one the plugin's own `memorybench_agent` fixture built from `--agent`: a

@@ -48,7 +48,7 @@ from pytest_memorybench.judges.prompts import check_payload, prompt_hash, render
 from pytest_memorybench.judges.replies import validate
 from pytest_memorybench.judges.schemas import schema_for
 from pytest_memorybench.models.llm import Completion, Turn, token_usage
-from pytest_memorybench.models.prices import price_for
+from pytest_memorybench.models.providers import price_for
 
 CACHE_VERSION = 1
 MAX_REASON = 160  # characters of an error reason kept in a verdict

@@ -8,8 +8,9 @@ variants ("gpt-4o-mini-2024-07-18"), the longest name winning, but not other gen
 not "gpt-5").  Unknown models cost 0: a local server is free, and a guess would be worse than none.
 
 The table is meant to be extended: a model it lacks (a fine-tune, a hosted open model, a newer
-snapshot) gets its price from `--mb-price MODEL=INPUT,OUTPUT` or from `register_price` in a
-conftest.py, and then agents and judges count its cost like any other.
+snapshot) gets its price from `--mb-price MODEL=INPUT,OUTPUT` (that run's alone: its provider
+pool holds it) or from `register_price` in a conftest.py (the process's), and then agents and
+judges count its cost like any other.
 """
 
 from __future__ import annotations
@@ -91,10 +92,11 @@ def register_price(model: str, price: Price) -> None:
     PRICES[model] = price
 
 
-def price_for(model: str | None) -> Price | None:
-    """The price of `model` (its dated snapshots and variants included), or None when unknown: it then costs
-    0."""
-    return _lookup(PRICES, model)
+def price_for(model: str | None, given: dict[str, Price] | None = None) -> Price | None:
+    """The price of `model` (its dated snapshots and variants included): from `given` (a run's
+    `--mb-price`) when it is there, else the table; None when unknown: it then costs 0.  A run's
+    agents and judges ask through its provider pool (`providers.price_for`), which gives its own."""
+    return _lookup(given or {}, model) or _lookup(PRICES, model)
 
 
 def context_window_for(model: str | None) -> int:

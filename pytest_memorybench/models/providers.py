@@ -1,4 +1,4 @@
-"""The providers a run calls, owned by the run: their measured limits, their endpoints' gates.
+"""The providers a run calls, owned by the run: their measured limits, their endpoints' gates, prices.
 
 Every agent and judge that calls one endpoint shares one gate (its rate limits, its pauses after
 a 429) and, under `--mb-concurrency auto`, one measured limit.  A run makes its own pool, serves
@@ -12,15 +12,20 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from pytest_memorybench.core.errors import mask_credentials
+from pytest_memorybench.models import prices
 from pytest_memorybench.models.concurrency import AUTO_CEILING, AdaptiveLimit, auto_conversations
 from pytest_memorybench.models.limits import ProviderGate, RateLimits
+from pytest_memorybench.models.prices import Price
 
 
 class ProviderPool:
     """The limits and gates of the providers one run calls, and who hears of a change of level."""
 
-    def __init__(self, remembered: Mapping[str, int] | None = None) -> None:
+    def __init__(
+        self, remembered: Mapping[str, int] | None = None, prices: Mapping[str, Price] | None = None
+    ) -> None:
         self._remembered = dict(remembered or {})  # provider -> the level an earlier run ended at
+        self._prices = dict(prices or {})  # --mb-price: this run's, beside the known table
         self._limits: dict[str, AdaptiveLimit] = {}
         self._gates: dict[tuple[str, RateLimits], ProviderGate] = {}
         self._listeners: list[Callable[[], None]] = []
@@ -46,6 +51,10 @@ class ProviderPool:
     def active_limits(self) -> list[AdaptiveLimit]:
         """The providers measured, in the order they were first called."""
         return list(self._limits.values())
+
+    def price_for(self, model: str | None) -> Price | None:
+        """What `model` costs in this run: its `--mb-price`, else the known table's."""
+        return prices.price_for(model, self._prices)
 
     def levels(self) -> list[int]:
         return [limit.level for limit in self._limits.values()]
@@ -79,6 +88,11 @@ _serving = ProviderPool()  # outside a run (an adapter a test builds): the proce
 def serving() -> ProviderPool:
     """The pool of the run in progress, or the process's own outside one."""
     return _serving
+
+
+def price_for(model: str | None) -> Price | None:
+    """What `model` costs to the run in progress (or to the process, outside one)."""
+    return _serving.price_for(model)
 
 
 def serve(pool: ProviderPool) -> Callable[[], None]:

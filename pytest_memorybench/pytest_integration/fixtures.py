@@ -26,11 +26,9 @@ def memorybench_agent_factory(pytestconfig: pytest.Config) -> Callable[[], Any] 
     conversations take turns.
     """
     run = pytestconfig.stash.get(RUN_KEY, None)
-    if run is None or run.context.agentless or run.context.settings.agent is None:
+    if run is None or run.context.agentless:
         return None
-    from pytest_memorybench.agents.build import agent_factory
-
-    return agent_factory(run.context.settings.agent, run.context.settings.agent_options)
+    return run.agents.spec_factory()
 
 
 @pytest.fixture(scope="session")
@@ -49,10 +47,8 @@ def memorybench_agent(
         yield None  # replies come from a replayed run's log or from published results
         return
     agent: AgentAdapter | None
-    if run.context.settings.agent is not None:
-        from pytest_memorybench.agents.build import build_agent
-
-        agent = build_agent(run.context.settings.agent, run.context.settings.agent_options)
+    if run.agents.spec is not None:
+        agent = run.agents.build()
     elif memorybench_agent_factory is not None:
         agent = run.agents.adapt(memorybench_agent_factory(), "memorybench_agent_factory")
     else:

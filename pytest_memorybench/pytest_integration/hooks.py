@@ -91,7 +91,7 @@ class BenchmarkHooks:
             self.run.admit_with(
                 lambda group: cap.reason_to_skip(group, self._spent(), self.run.book.conversations) is None
             )
-            self.run.budget.stop_when(lambda: cap.reached(self._spent()))
+            self.run.agents.budget.stop_when(lambda: cap.reached(self._spent()))
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_setup(self, item: pytest.Item) -> None:
@@ -166,7 +166,7 @@ class BenchmarkHooks:
     def _spent(self) -> float:
         overhead = sum(stats.overhead_usage.cost_usd for stats in self.run.book.conversations.values())
         return process_spend(
-            self.run.budget.agent_usd, self.records, overhead, self.run.tools.judge_stats()["cost_usd"]
+            self.run.agents.budget.agent_usd, self.records, overhead, self.run.tools.judge_stats()["cost_usd"]
         )
 
     def pytest_keyboard_interrupt(self, excinfo: pytest.ExceptionInfo[BaseException]) -> None:

@@ -11,11 +11,9 @@ from typing import Any
 
 import pytest
 
-from pytest_memorybench.agents.build import agent_factory, check_agent_spec
 from pytest_memorybench.core.errors import usage_error
 from pytest_memorybench.core.files import write_atomically
 from pytest_memorybench.judges.spec import DEFAULT_CACHE, check_judge_spec
-from pytest_memorybench.models.prices import register_price
 from pytest_memorybench.pytest_integration import fixtures
 from pytest_memorybench.pytest_integration.keys import PROGRESS_KEY, RUN_KEY
 from pytest_memorybench.reports.agreement import agreement_lines
@@ -71,8 +69,6 @@ def start(config: pytest.Config) -> None:
     """Read the options, plan the run, and check the agent, before anything is collected."""
     paths_given = config.args_source == pytest.Config.ArgsSource.ARGS
     settings = Settings.from_options(config.option, paths_given=paths_given)
-    for model, price in settings.prices.items():
-        register_price(model, price)  # in every process: workers' agents and judges price their calls
     if is_worker(config):
         run = _worker_run(config, settings)
     else:
@@ -127,9 +123,8 @@ def _controller_run(config: pytest.Config, settings: Settings) -> BenchmarkRun:
     )
     check_judge_spec(settings.judge)
     run.tools.judge  # noqa: B018 - building it now turns a missing API key into a usage error
-    if settings.agent is not None and (settings.estimate is None or not settings.agent.calls_a_model):
-        # an estimate asks for no key or server; an agent that cannot load is still an error
-        check_agent_spec(settings.agent, settings.agent_options)
+    if settings.estimate is None or settings.agent is None or not settings.agent.calls_a_model:
+        run.agents.check()  # an estimate asks for no key or server; an agent that cannot load is an error
     if settings.estimate is not None:
         return run
     fixture = _user_fixture(config, "memorybench_agent") or _user_fixture(config, "memorybench_agent_factory")
@@ -185,7 +180,7 @@ def why_conversations_take_turns(config: pytest.Config) -> str | None:
             f"memorybench_agent_factory fixture that makes a new agent per call lets {many} run at once"
         )
     spec = run.context.settings.agent
-    if spec is not None and agent_factory(spec) is None:
+    if spec is not None and run.agents.spec_factory() is None:
         return (
             f"--agent {spec.display} is one agent object, so its conversations take turns; name a class "
             f"or a function that makes one to let {many} run at once"

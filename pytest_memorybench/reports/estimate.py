@@ -6,7 +6,8 @@ The plays themselves (`runner/estimate.py`) count what each call would bill; thi
 from __future__ import annotations
 
 from pytest_memorybench.core.bills import Bill
-from pytest_memorybench.models.prices import Price, context_window_for, price_for
+from pytest_memorybench.models.prices import Price, context_window_for
+from pytest_memorybench.models.providers import price_for
 from pytest_memorybench.reports.summary import compact_count
 
 

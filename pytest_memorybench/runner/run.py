@@ -50,9 +50,10 @@ class BenchmarkRun:
         settings = context.settings
         self.book = OutcomeBook(context.tests)
         self.tools = RunInstruments(context)
-        self.budget = Budget()
         self.loop = RunLoop()
-        self.agents = RunAgents(self.run_sync, timeout=settings.agent_options.timeout, budget=self.budget)
+        self.agents = RunAgents(
+            self.run_sync, spec=settings.agent, options=settings.agent_options, budget=Budget()
+        )
         self.driver = choose_driver(context, self.book, self.tools)
         self._pending_keys: Callable[[], Iterable[str]] = lambda: context.selection.order
         self._may_start: Callable[[str], bool] = lambda group: True  # the cost cap's say
@@ -196,8 +197,9 @@ def _provider_pool(context: RunContext) -> ProviderPool:
     """The run's providers, measured afresh from where the last run in its folder ended (auto)."""
     settings = context.settings
     if settings.concurrency is not None:
-        return ProviderPool()
-    return ProviderPool(remembered_levels(context.output, resumed=settings.resume is not None))
+        return ProviderPool(prices=settings.prices)
+    remembered = remembered_levels(context.output, resumed=settings.resume is not None)
+    return ProviderPool(remembered, prices=settings.prices)
 
 
 def _measured_as_provider(context: RunContext, providers: ProviderPool) -> AdaptiveLimit | None:
