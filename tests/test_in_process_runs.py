@@ -7,10 +7,12 @@ change the next one's results.  Each run here is in process (pytester's inner ru
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 import pytest
 
+from pytest_memorybench.models.providers import serving
 from tests.support.runs import results_in
 
 SELECTION = ("--span=isolated", "-k", "colours or jokes or prospective_memory or restaurant")
@@ -38,3 +40,12 @@ def test_runs_in_one_process_in_both_orders_give_the_same_results(pytester: pyte
         "the recall baseline retrieves: every question's evidence recall is measured"
     )
     assert all(score == 1.0 for score, _, _ in first["oracle"].values())
+
+
+def test_a_session_that_cannot_start_leaves_nothing_of_its_run_behind(pytester: pytest.Pytester) -> None:
+    """Its provider pool stops serving and its event loop's thread ends: the next run starts clean."""
+    before, threads = serving(), set(threading.enumerate())
+    result = pytester.runpytest("--memorybench", "-p", "no:cacheprovider", "--agent=no_such_module:agent")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert serving() is before
+    assert not [thread for thread in set(threading.enumerate()) - threads if thread.is_alive()]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import shutil
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -121,12 +122,25 @@ def _controller_run(config: pytest.Config, settings: Settings) -> BenchmarkRun:
     run = BenchmarkRun(
         open_run(settings, run_id, output.resolve(), judge_cache=project_root(config) / DEFAULT_CACHE)
     )
+    try:
+        _check_and_claim(config, run)
+    except BaseException:
+        run.close()  # its loop and provider pool end with the session that could not start
+        if settings.estimate is not None:
+            shutil.rmtree(output, ignore_errors=True)
+        raise
+    return run
+
+
+def _check_and_claim(config: pytest.Config, run: BenchmarkRun) -> None:
+    """The judge and the agent checked, then (unless only estimating) the run folder claimed and planned."""
+    settings = run.context.settings
     check_judge_spec(settings.judge)
     run.tools.judge  # noqa: B018 - building it now turns a missing API key into a usage error
     if settings.estimate is None or settings.agent is None or not settings.agent.calls_a_model:
         run.agents.check()  # an estimate asks for no key or server; an agent that cannot load is an error
     if settings.estimate is not None:
-        return run
+        return
     fixture = _user_fixture(config, "memorybench_agent") or _user_fixture(config, "memorybench_agent_factory")
     if settings.agent is None and not run.context.agentless and not fixture:
         raise usage_error(
@@ -135,7 +149,6 @@ def _controller_run(config: pytest.Config, settings: Settings) -> BenchmarkRun:
         )
     run.claim_folder()
     run.context.write_plan()
-    return run
 
 
 def project_root(config: pytest.Config) -> Path:
