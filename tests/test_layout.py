@@ -24,46 +24,12 @@ PACKAGE = Path(pytest_memorybench.__file__).parent
 
 # Top to bottom. A layer imports the ones below it; an import upwards is named here and in the
 # importing package's docstring.
+_BELOW_SUITE = {"scenarios", "goodai", "conversation", "scoring", "judges", "agents", "models", "core"}
 MAY_IMPORT: dict[str, set[str]] = {
     "plugin": {"pytest_integration"},
-    "pytest_integration": {
-        "reports",
-        "runner",
-        "results",
-        "models",
-        "suite",
-        "scenarios",
-        "goodai",
-        "conversation",
-        "scoring",
-        "judges",
-        "agents",
-        "core",
-    },
-    "reports": {  # what a run left (results.json, its logs), never the run itself
-        "results",
-        "models",
-        "suite",
-        "scenarios",
-        "goodai",
-        "conversation",
-        "scoring",
-        "judges",
-        "agents",
-        "core",
-    },
-    "runner": {
-        "results",
-        "suite",
-        "scenarios",
-        "goodai",
-        "conversation",
-        "scoring",
-        "judges",
-        "agents",
-        "models",
-        "core",
-    },
+    "pytest_integration": {"reports", "runner", "results", "suite", *_BELOW_SUITE},
+    "reports": {"results", "suite", *_BELOW_SUITE},  # what a run left (results.json, its logs), never the run
+    "runner": {"results", "suite", *_BELOW_SUITE},
     "results": {"scenarios", "conversation", "judges", "agents", "core"},  # a scenario's own summary
     "suite": {"scenarios", "goodai", "conversation", "scoring", "judges", "agents", "core"},
     "scenarios": {"goodai", "conversation", "scoring", "judges", "agents", "core"},
@@ -76,13 +42,7 @@ MAY_IMPORT: dict[str, set[str]] = {
         "scenarios",
         "suite",
     },  # definitions, rescore
-    "conversation": {
-        "judges",
-        "agents",
-        "models",
-        "core",
-        "scenarios",
-    },  # the scenario registry, to score a test
+    "conversation": {"judges", "agents", "models", "core", "scenarios"},  # the registry, to score a test
     "scoring": {"judges", "agents", "models", "core"},
     "judges": {"agents", "models", "core", "scoring"},  # the judge check scores extracted items
     "agents": {"models", "core"},

@@ -1,8 +1,56 @@
-"""The JSON Schemas the docs publish (results.json, events.jsonl), the same whatever pydantic made them."""
+"""Checking a file's records against their TypedDicts, and the JSON Schemas the docs publish.
+
+results.json and events.jsonl are typed records (`results.schema`, `conversation.event_schema`);
+pydantic checks them and writes their JSON Schemas, imported only when a file is checked (a run
+that checks none never loads it).
+"""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, cast
+
+
+class RecordSchema:
+    """The TypedDicts of one file's records, and `root`, the type one record (or the file) is."""
+
+    def __init__(self, schema_id: str, what: str, records: tuple[type, ...], root: Callable[[], Any]) -> None:
+        self.schema_id = schema_id
+        self.what = what  # "results.json", "an event"
+        self.records = records
+        self.root = root  # made on first use: a discriminated union needs pydantic's `Field`
+        self._adapters: dict[bool, Any] = {}
+
+    def _adapter(self, exact: bool) -> Any:
+        """pydantic's validator; `exact`: every field and no other, else fields added later pass."""
+        if exact not in self._adapters:
+            from pydantic import TypeAdapter
+
+            for record in self.records:  # pydantic reads a TypedDict's config from this attribute
+                cast(Any, record).__pydantic_config__ = {
+                    "extra": "forbid" if exact else "allow",
+                    "strict": exact,
+                }
+            self._adapters[exact] = TypeAdapter(self.root())
+        return self._adapters[exact]
+
+    def check(self, value: object) -> None:
+        """`value` against the records, every field and no other; ValueError naming the first wrong
+        field otherwise."""
+        from pydantic import ValidationError
+
+        try:
+            self._adapter(exact=True).validate_python(value)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(part) for part in first["loc"])
+            raise ValueError(
+                f"{self.what} does not follow {self.schema_id}: {where}: {first['msg']}"
+            ) from None
+
+    def published(self) -> dict[str, Any]:
+        """The JSON Schema the docs publish (fields added later let through)."""
+        return published_schema(self._adapter(exact=False).json_schema(), self.schema_id)
 
 
 def published_schema(schema: dict[str, Any], schema_id: str) -> dict[str, Any]:

@@ -13,12 +13,11 @@ one means, is a new version; a field added is not (readers take what they know).
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Any, Literal, cast
 
 from typing_extensions import NotRequired, TypedDict
 
-from pytest_memorybench.core.schemas import published_schema
+from pytest_memorybench.core.schemas import RecordSchema
 
 SCHEMA = "memorybench.results/1"
 SCHEMA_PREFIX = "memorybench.results/"
@@ -205,31 +204,16 @@ _RECORDS = (
 )
 
 
-@lru_cache(maxsize=2)
-def _adapter(exact: bool) -> Any:
-    """pydantic's validator of `ResultsRecord`, built on first use (a run that checks no file never
-    imports pydantic).  `exact`: every field and no other; else fields added later are let through."""
-    from pydantic import TypeAdapter
-
-    for record in _RECORDS:  # pydantic reads a TypedDict's config from this attribute
-        cast(Any, record).__pydantic_config__ = {"extra": "forbid" if exact else "allow", "strict": exact}
-    return TypeAdapter(ResultsRecord)
+RESULTS = RecordSchema(SCHEMA, "results.json", _RECORDS, lambda: ResultsRecord)
 
 
 def validate(results: object) -> ResultsRecord:
     """`results` checked against the schema, every field and no other: what a run writes must be
     exactly what readers are typed against.  Raises `ValueError` naming the first wrong field."""
-    from pydantic import ValidationError
-
-    try:
-        _adapter(exact=True).validate_python(results)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(part) for part in first["loc"])
-        raise ValueError(f"results.json does not follow {SCHEMA}: {where}: {first['msg']}") from None
+    RESULTS.check(results)
     return cast(ResultsRecord, results)  # as written: pydantic's copy would turn a count 3 into 3.0
 
 
 def json_schema() -> dict[str, Any]:
-    """The JSON Schema of results.json, as the docs publish it (fields added later let through)."""
-    return published_schema(_adapter(exact=False).json_schema(), SCHEMA)
+    """The JSON Schema of results.json, as the docs publish it."""
+    return RESULTS.published()
