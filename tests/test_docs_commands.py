@@ -26,7 +26,8 @@ from pathlib import Path
 import pytest
 import tomllib
 
-REPO = Path(__file__).resolve().parents[1]
+from tests.support.paths import REPO
+
 PAGES = [REPO / "README.md", *sorted((REPO / "docs").rglob("*.md"))]
 COMMAND = re.compile(r"^(\w+=\S+\s+)*(pytest|python3?|mkdocs|ruff|mypy|pre-commit)\b")  # what a reader types
 RUNS_HERE = ("pytest", "python", "python3", "mkdocs")  # what this test can run

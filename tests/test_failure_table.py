@@ -20,10 +20,11 @@ from pathlib import Path
 import pytest
 
 from pytest_memorybench.runner.folder import claim
+from tests.support.paths import DOCS
 
 pytestmark = pytest.mark.e2e
 
-DOC = Path(__file__).parents[1] / "docs" / "failures.md"
+DOC = DOCS / "failures.md"
 BASE = ("-p", "no:randomly", "-p", "no:cacheprovider", "--memorybench")
 QUICK = (*BASE, "--agent=recall", "--span=isolated", "-k", "colours")
 AGENTS = """

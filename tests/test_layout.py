@@ -249,3 +249,12 @@ def test_the_run_is_small_and_nothing_assigns_into_it() -> None:
             for target in targets:
                 if isinstance(target, ast.Attribute) and "run" in ast.unparse(target.value).split("."):
                     pytest.fail(f"{path.name}:{node.lineno} assigns into the run: {ast.unparse(target)}")
+
+
+def test_the_tests_mirror_the_package() -> None:
+    """A folder of tests per package, named after it; the project-wide checks stay at the top."""
+    tests = Path(__file__).parent
+    folders = {path.name for path in tests.iterdir() if (path / "__init__.py").exists()}
+    packages = {path.name for path in PACKAGE.iterdir() if (path / "__init__.py").exists()}
+    assert folders - {"support", "bench"} <= packages, folders - packages
+    assert {"runner", "reports", "results", "conversation", "models", "agents", "scenarios"} <= folders

@@ -8,13 +8,12 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable
-from pathlib import Path
 
 import pytest
 
 from pytest_memorybench.agents import registry
+from tests.support.paths import DOCS
 
-DOCS = Path(__file__).resolve().parent.parent / "docs"
 TABLES: dict[str, tuple[str, Callable[[], str]]] = {
     "reference agents": ("agents.md", registry.reference_table),
     "mechanisms": ("memory-systems.md", registry.mechanism_table),

@@ -53,7 +53,7 @@ class TiktokenCounter:
 
     def __init__(self, encoding: object, name: str) -> None:
         self.name = f"tiktoken:{name}"
-        self.sums_at_cuts = name == "cl100k_base"  # checked against the pattern in tests/test_tokens.py
+        self.sums_at_cuts = name == "cl100k_base"  # checked against the pattern in tests/core/test_tokens.py
         self._encoding = encoding
         self._remembered: OrderedDict[str, int] = OrderedDict()
 

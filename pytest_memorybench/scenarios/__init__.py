@@ -16,8 +16,8 @@ from pytest_memorybench.scenarios.base import Scenario, ScoringContext
 
 # Where each built-in scenario is defined (the module's `SCENARIO`, or one of its `SCENARIOS`).
 # A module is imported when one of its scenarios is first asked for, so a run imports the
-# scenarios it plans and their scoring, not every family's (tests/test_startup.py checks the
-# table against the modules).
+# scenarios it plans and their scoring, not every family's (tests/pytest_integration/test_startup.py
+# checks the table against the modules).
 BUILTIN_MODULES: dict[str, str] = {
     "beam.conversations": "beam.scenario",
     "episodic.book": "episodic.scenario",

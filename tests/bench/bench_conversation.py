@@ -36,7 +36,7 @@ mode).  Spans: 8k (reference), 32k and 120k (`--quick` skips 120k).
    and once with `-n 4 --dist loadgroup`.  speed-up = wall(-n 0) / wall(-n 4); target >= 3.2x.
    The -n 4 run cannot be faster than its slowest conversation's agent seconds (the floor);
    what it takes above the floor is mostly CPU: every pytest process pays a start-up, measured
-   as `pytest --co -q -p no:cacheprovider tests/test_spans.py` (median of 3, wall and CPU), and
+   as `pytest --co -q -p no:cacheprovider tests/core/test_spans.py` (median of 3, wall and CPU), and
    -n 4 pays it five times at once (controller + 4 workers).  Each run's CPU seconds (its own
    and its workers', from getrusage) are reported, and how many CPUs the -n 4 run kept busy
    above the floor (its CPU seconds / its wall seconds above the floor).  With all CPUs free
@@ -273,7 +273,16 @@ def timed_command(args: list[str], env: dict[str, str] | None = None) -> Timed:
 
 def pytest_startup() -> tuple[float, float]:
     """Median (wall, CPU) seconds of a pytest that only collects a small file: what each process pays."""
-    command = [sys.executable, "-m", "pytest", "--co", "-q", "-p", "no:cacheprovider", "tests/test_spans.py"]
+    command = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "--co",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "tests/core/test_spans.py",
+    ]
     runs = [timed_command(command) for _ in range(TIMED_RUNS)]
     return statistics.median(run.wall for run in runs), statistics.median(run.cpu for run in runs)
 
@@ -455,7 +464,8 @@ def print_xdist(xdist: dict[str, Any]) -> None:
         f"   limits: -n 4 cannot beat its slowest conversation ({xdist['parallel_floor_seconds']:.1f} s of"
         f" agent time); it took\n   {xdist['parallel_above_floor_seconds']:.1f} s more.  Every pytest process"
         f" pays a start-up of {xdist['pytest_startup_cpu_seconds']:.2f} s CPU"
-        f" ({xdist['pytest_startup_wall_seconds']:.2f} s wall:\n   pytest --co tests/test_spans.py) with the"
+        f" ({xdist['pytest_startup_wall_seconds']:.2f} s wall:\n   pytest --co tests/core/test_spans.py)"
+        " with the"
         f" installed plugins\n   ({', '.join(xdist['pytest_plugins'])});\n   -n 4 starts 5 at once"
         f" (controller + 4 workers) and used {xdist['parallel']['cpu_seconds']:.1f} s CPU against"
         f" {xdist['serial']['cpu_seconds']:.1f} s for -n 0.\n   Those"

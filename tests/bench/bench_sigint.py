@@ -23,7 +23,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 DRILLS = {
     "failure table": ["tests/test_failure_table.py", "-k", "Ctrl-C"],
-    "interruptions": ["tests/test_interruptions.py", "-k", "test_a_signal_ends_the_run_cleanly and SIGINT"],
+    "interruptions": [
+        "tests/runner/test_interruptions.py",
+        "-k",
+        "test_a_signal_ends_the_run_cleanly and SIGINT",
+    ],
 }
 
 

@@ -35,7 +35,7 @@ Cognee's settings are the process's: one store per process, whose calls run on o
 its own (Cognee's database engines belong to the loop that made them).  Cognee 1.6.5 pins
 `openai<3` (through litellm), `filelock<4` and `tokenizers<=0.23.0`: install the `cognee` extra in
 an environment of its own.  Tested with cognee 1.6.5 on the scripted model server
-(tests/test_stores_cognee.py).
+(tests/agents/test_stores_cognee.py).
 """
 
 from __future__ import annotations

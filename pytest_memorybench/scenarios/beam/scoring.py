@@ -20,7 +20,7 @@ number BEAM's report uses, under both profiles; precision, recall, F1 and tau_no
             compared as written.
 Blank items are never sent to the judge: they cannot state an event (the answer is "no").
 
-Calibration consequence (measured in tests/test_beam_scoring.py): an abstaining reply earns
+Calibration consequence (measured in tests/scenarios/test_beam_scoring.py): an abstaining reply earns
 tau_norm > 0 on event ordering, because a single unmatched item ranked against n missing events
 gives tau_b = -n / sqrt(n (n + 1) / 2 · n): 0.184 for n = 4.  Its tau_norm × F1 is 0, which is why
 `tau_norm_f1` exists: a gate on event ordering that an abstaining agent cannot pass.

@@ -6,7 +6,7 @@ model knows them from training data, one of the paper's design goals) and everyd
 contents, each with ten details phrased to follow a first name ("Mara tied the last paper
 knot"), past tense, lower case.
 
-Rules the lists keep, checked by `tests/test_episodic_book.py` because the ground truth
+Rules the lists keep, checked by `tests/scenarios/test_episodic_book.py` because the ground truth
 depends on them:
   * no item is a substring of another item (a location inside a longer location would make the
     "appears only in paragraph k" check and the judge's matching ambiguous);

@@ -1,0 +1,3 @@
+"""Agents, memory systems and memory stores (`pytest_memorybench/agents/`): the protocol, specs,
+mechanisms, stores.
+"""

@@ -1,0 +1,3 @@
+"""The conversation engine (`pytest_memorybench/conversation/`): scheduler, filler, probes, evidence
+recall.
+"""

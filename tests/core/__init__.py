@@ -1,0 +1,3 @@
+"""The foundations (`pytest_memorybench/core/`): JSON streams, spans, tokens, heavy imports, every
+reader fuzzed.
+"""

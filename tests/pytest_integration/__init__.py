@@ -1,0 +1,3 @@
+"""The pytest face (`pytest_memorybench/pytest_integration/`): the plugin, user tests, plugin
+compatibility, start-up.
+"""

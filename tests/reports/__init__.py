@@ -1,0 +1,1 @@
+"""What a run shows (`pytest_memorybench/reports/`): terminal, report.html, JUnit, the gate, comparisons."""

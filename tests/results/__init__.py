@@ -1,0 +1,3 @@
+"""results.json and events.jsonl against their schemas (`pytest_memorybench/results/`,
+`conversation/event_schema`).
+"""

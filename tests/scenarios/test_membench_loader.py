@@ -1,0 +1,239 @@
+"""The released MemBench format: our cases written in it load back identically; step ids; bad files."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_memorybench.core.errors import UsageError
+from pytest_memorybench.scenarios import get_scenario
+from pytest_memorybench.scenarios.membench.case import Case
+from pytest_memorybench.scenarios.membench.published import (
+    load_cases,
+    parse_time,
+    to_published,
+)
+from pytest_memorybench.scenarios.membench.trajectory import generate_case
+from tests.support.paths import REFERENCE as SHARED_REFERENCE
+
+REFERENCE = SHARED_REFERENCE / "membench"
+
+
+def generated(dialogue: bool, kind: str = "knowledge_update", n: int = 2) -> list[Case]:
+    return [
+        generate_case(f"g-{kind}-{i}", kind, seed=i, dialogue=dialogue, target_tokens=1500, related=6)
+        for i in range(n)
+    ]
+
+
+def write(path: Path, data: Any) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return path
+
+
+def same_case(
+    loaded: Case, original: Case, *, dialogue: bool, suffixed: bool = False, timed: bool = True
+) -> None:
+    assert (loaded.question, loaded.options, loaded.answer) == (
+        original.question,
+        original.options,
+        original.answer,
+    )
+    assert loaded.evidence == original.evidence and loaded.steps == original.steps
+    assert loaded.messages_per_step == original.messages_per_step
+    mine, theirs = list(original.turns()), list(loaded.turns())
+    assert len(mine) == len(theirs)
+    users = [(m.text, m.timestamp) for m in mine if m.role == "user"]
+    if suffixed:  # "<message> (place: P; time'T')": the text says its place and time
+        assert all(
+            t.text.startswith(m.text[: m.text.rindex(" (place:")]) for m, t in zip(mine, theirs, strict=True)
+        )
+    elif timed:
+        assert users == [(m.text, m.timestamp) for m in theirs if m.role == "user"]
+    else:  # FirstAgent test files keep no times: a minute apart from a fixed start
+        assert [text for text, _ in users] == [m.text for m in theirs if m.role == "user"]
+    assert [m.text for m in mine if m.role == "assistant"] == [
+        m.text for m in theirs if m.role == "assistant"
+    ]
+    for step, texts in zip(loaded.evidence, loaded.evidence_texts, strict=True):
+        assert texts and all(
+            text
+            in theirs[
+                step * loaded.messages_per_step + (1 if dialogue and text not in theirs[step * 2].text else 0)
+            ].text
+            for text in texts
+        )
+
+
+@pytest.mark.parametrize("dialogue", [True, False])
+def test_raw_category_files_load_back_as_the_same_cases(tmp_path: Path, dialogue: bool) -> None:
+    cases = generated(dialogue)
+    folder = "FirstAgent" if dialogue else "ThirdAgent"
+    write(
+        tmp_path / "MemData" / folder / "knowledge_update.json",
+        {
+            "events": [
+                to_published(c, dialogue=dialogue, noise_inserted=False, tid=i) for i, c in enumerate(cases)
+            ]
+        },
+    )
+    loaded = load_cases(str(tmp_path), dialogue=dialogue, prefix="p")
+    assert [c.id for c in loaded] == ["p-knowledge_update-events-0", "p-knowledge_update-events-1"]
+    for got, original in zip(loaded, cases, strict=True):
+        same_case(got, original, dialogue=dialogue)
+        assert got.type == "knowledge_update" and got.level == "factual" and got.time is not None
+
+
+@pytest.mark.parametrize("dialogue", [True, False])
+def test_noise_inserted_test_files_load_back_too(tmp_path: Path, dialogue: bool) -> None:
+    cases = generated(dialogue, "single_hop")
+    stem = "FirstAgentDataLowLevel" if dialogue else "ThirdAgentDataLowLevel"
+    path = write(
+        tmp_path / "data2test" / "0-10k" / f"{stem}_multiple_0.json",
+        {
+            "simple": {
+                "roles": [
+                    to_published(c, dialogue=dialogue, noise_inserted=True, tid=i)
+                    for i, c in enumerate(cases)
+                ]
+            }
+        },
+    )
+    loaded = load_cases(str(path), dialogue=dialogue, prefix="p")
+    for got, original in zip(loaded, cases, strict=True):
+        same_case(got, original, dialogue=dialogue, suffixed=not dialogue, timed=not dialogue)
+        assert got.type == "simple"
+    if not dialogue:
+        first = next(iter(loaded[0].turns()))
+        assert " (place: the " in first.text and "; time'" in first.text
+        assert first.timestamp == next(iter(cases[0].turns())).timestamp, "the time is read from the suffix"
+
+
+def test_first_agent_ids_are_turn_and_session_pairs_flattened(tmp_path: Path) -> None:
+    (case,) = generated(True, "multi_session_assistant", 1)
+    raw = to_published(case, dialogue=True, noise_inserted=False)
+    sessions = raw["message_list"]
+    pairs = raw["QA"]["target_step_id"]
+    assert all(len(pair) == 2 for pair in pairs) and len({session for _, session in pairs}) == 4
+    flat = [sum(len(s) for s in sessions[:session]) + turn for turn, session in pairs]
+    assert flat == list(case.evidence)
+    raw["QA"]["target_step_id"] = [
+        *pairs,
+        [0, 999],
+        [999, 0],
+        10**6,
+        -1,
+        "x",
+    ]  # out of range or nonsense: dropped
+    write(tmp_path / "FirstAgent" / "RecMultiSession.json", {"movie": [raw]})
+    (loaded,) = load_cases(str(tmp_path), dialogue=True, prefix="p")
+    assert loaded.evidence == case.evidence
+
+
+def test_the_agent_kind_is_read_from_the_data_when_the_path_does_not_say(tmp_path: Path) -> None:
+    first, third = generated(True, "emotion", 1)[0], generated(False, "emotion", 1)[0]
+    write(tmp_path / "mixed" / "a.json", [to_published(first, dialogue=True, noise_inserted=True)])
+    write(tmp_path / "mixed" / "b.json", [to_published(third, dialogue=False, noise_inserted=False)])
+    (one,) = load_cases(str(tmp_path / "mixed"), dialogue=True, prefix="p")
+    (two,) = load_cases(str(tmp_path / "mixed"), dialogue=False, prefix="o")
+    assert one.question == first.question and two.question == third.question
+    write(tmp_path / "highlevel.json", [to_published(third, dialogue=False, noise_inserted=False)])
+    assert load_cases(str(tmp_path / "highlevel.json"), dialogue=False, prefix="o")[0].level == "reflective"
+
+
+def test_per_type_samples_each_type_with_the_seed(tmp_path: Path) -> None:
+    cases = generated(False, "single_hop", 6)
+    write(
+        tmp_path / "ThirdAgent" / "simple.json",
+        {
+            "roles": [
+                to_published(c, dialogue=False, noise_inserted=False, tid=i) for i, c in enumerate(cases)
+            ]
+        },
+    )
+    write(
+        tmp_path / "ThirdAgent" / "comparative.json",
+        {"roles": [to_published(cases[0], dialogue=False, noise_inserted=False)]},
+    )
+    picked = load_cases(str(tmp_path), dialogue=False, prefix="o", per_type=2, seed=1)
+    assert [c.type for c in picked] == ["comparative", "simple", "simple"]
+    assert [c.id for c in picked] == [
+        c.id for c in load_cases(str(tmp_path), dialogue=False, prefix="o", per_type=2, seed=1)
+    ]
+    assert len(load_cases(str(tmp_path), dialogue=False, prefix="o")) == 7
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("not json", "not valid JSON"),
+        ('"a string"', "expected MemBench trajectories"),
+        ('{"roles": [{"tid": 1}]}', "no message_list"),
+        ('{"roles": [{"tid": 1, "message_list": []}]}', "no QA"),
+        ('{"roles": [{"tid": 1, "message_list": ["x"], "QA": {"question": "q",'
+         ' "choices": {"A": "a", "B": "b"}, "ground_truth": "E"}}]}',
+         "ground_truth 'E' is not one of its choices"),
+        ('{"simple": {"roles": 3}}', "should be a list of trajectories"),
+        ('{"roles": [{"tid": 1, "message_list": [3], "QA": {"question": "q",'
+         ' "choices": {"A": "a"}, "ground_truth": "A"}}]}',
+         "a message is a int"),
+    ],
+)  # fmt: skip
+def test_bad_files_fail_in_one_line(tmp_path: Path, content: str, message: str) -> None:
+    path = tmp_path / "ThirdAgent" / "simple.json"
+    path.parent.mkdir()
+    path.write_text(content)
+    with pytest.raises(UsageError, match=message) as error:
+        load_cases(str(path), dialogue=False, prefix="o")
+    assert "\n" not in str(error.value)
+
+
+def test_missing_paths_and_empty_folders_say_so(tmp_path: Path) -> None:
+    with pytest.raises(UsageError, match="no such file or folder"):
+        load_cases(str(tmp_path / "nope"), dialogue=False, prefix="o")
+    with pytest.raises(UsageError, match="no .json files"):
+        load_cases(str(tmp_path), dialogue=False, prefix="o")
+
+
+def test_times_are_read_leniently() -> None:
+    assert parse_time("'2024-10-01 08:00'").hour == 8  # type: ignore[union-attr]
+    assert parse_time("2024-10-01 08:00:30").second == 30  # type: ignore[union-attr]
+    assert parse_time("October 1, 2024 08:00").month == 10  # type: ignore[union-attr]
+    assert parse_time("next Tuesday") is None and parse_time(None) is None
+
+
+def test_the_scenario_runs_released_data_and_skips_what_it_lacks(tmp_path: Path) -> None:
+    cases = generated(False, "single_hop", 3)
+    write(
+        tmp_path / "ThirdAgent" / "simple.json",
+        {
+            "roles": [
+                to_published(c, dialogue=False, noise_inserted=False, tid=i) for i, c in enumerate(cases)
+            ]
+        },
+    )
+    observation, participation = get_scenario("membench.observation"), get_scenario("membench.participation")
+    contexts = observation.contexts("membench", {"data_path": str(tmp_path), "per_type": 0}, 0)
+    assert [c.probes[0].test_id for c in contexts] == [f"observation::simple-roles-{i}" for i in range(3)]
+    assert contexts[0].probes[0].category == "simple" and contexts[0].probes[0].markers == (
+        "observation",
+        "simple",
+    )
+    (nothing,) = participation.contexts("membench", {"data_path": str(tmp_path)}, 0)
+    assert "holds no FirstAgent trajectories" in nothing.probes[0].skip_reason  # type: ignore[operator]
+
+
+@pytest.mark.skipif(
+    not any(REFERENCE.rglob("*.json")) if REFERENCE.exists() else True,
+    reason="no released MemBench data in shared/reference/membench",
+)
+def test_the_released_data_loads_when_present() -> None:
+    for dialogue in (True, False):
+        for case in load_cases(str(REFERENCE), dialogue=dialogue, prefix="r", per_type=3):
+            assert case.answer in "ABCD"[: len(case.options)]
+            assert all(0 <= step < case.steps for step in case.evidence)
+            assert sum(1 for _ in case.turns()) == case.steps * case.messages_per_step
