@@ -7,16 +7,14 @@ import json
 import pytest
 
 from pytest_memorybench.core.errors import UsageError
-from pytest_memorybench.core.records import TestDefinition
-from pytest_memorybench.scenarios.base import ScoringContext
 from pytest_memorybench.scenarios.ltm.colours import COLOURS, QUESTION, SCENARIO, score_colour
+from tests.support.ltm import generator
 from tests.support.paths import REFERENCE
 
 REFERENCE_CASES = REFERENCE / "goodai-ltm/datasets/test/test_cases_colours.json"
 
 
-def generate(seed: int = 0, repetition: int = 1, **params: int) -> TestDefinition:
-    return SCENARIO.generate("ltm", params or {"colour_changes": 3}, seed, repetition)
+generate = generator(SCENARIO, colour_changes=3)
 
 
 def test_seeds_and_repetitions_give_different_content() -> None:
@@ -96,14 +94,6 @@ def test_scorer_reasons_name_the_rule() -> None:
     assert score_colour("Red", "bored", "official").reasons == (
         "the reply mentions 'Red' (substring match, ignoring case), official profile",
     )
-
-
-def test_scenario_scores_the_reply_to_the_question() -> None:
-    definition = generate(seed=1)
-    right = SCENARIO.score(definition, [definition.expected], ScoringContext())
-    wrong = SCENARIO.score(definition, ["I don't know."], ScoringContext())
-    missing = SCENARIO.score(definition, [], ScoringContext())
-    assert (right.value, wrong.value, missing.value) == (1.0, 0.0, 0.0)
 
 
 # The reference's 15-colour list, needed to read the maintainers' cases (test data only).

@@ -26,6 +26,7 @@ from pytest_memorybench.scenarios.ltm.locations_directions import (
     score_route,
     walk,
 )
+from tests.support.ltm import generator
 from tests.support.paths import REFERENCE as SHARED_REFERENCE
 
 REFERENCE = SHARED_REFERENCE / "goodai-ltm/data/tests"
@@ -33,8 +34,7 @@ DEFINITIONS = REFERENCE / "Benchmark 3 - 32k/definitions/Locations Directions"
 needs_reference = pytest.mark.skipif(not DEFINITIONS.is_dir(), reason="../shared/reference is not available")
 
 
-def generate(seed: int = 0, repetition: int = 1, **params: int) -> TestDefinition:
-    return SCENARIO.generate("ltm", params, seed, repetition)
+generate = generator(SCENARIO)
 
 
 def score(definition: TestDefinition, reply: str, profile: str = "paper") -> float:

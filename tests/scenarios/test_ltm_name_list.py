@@ -8,8 +8,6 @@ import pytest
 
 # The scenario registry first: it imports every scenario module, some of which import the engine.
 from pytest_memorybench.core.errors import UsageError
-from pytest_memorybench.core.records import TestDefinition
-from pytest_memorybench.scenarios.base import ScoringContext
 from pytest_memorybench.scenarios.ltm.name_list import (
     QUESTION,
     RESET_MESSAGE,
@@ -17,6 +15,7 @@ from pytest_memorybench.scenarios.ltm.name_list import (
     TEMPLATES,
     score_name_list,
 )
+from tests.support.ltm import generator
 from tests.support.paths import REFERENCE as SHARED_REFERENCE
 
 REFERENCE = SHARED_REFERENCE / "goodai-ltm/data/tests"
@@ -24,8 +23,7 @@ DEFINITIONS = REFERENCE / "Benchmark 3 - 32k/definitions/NameList"
 needs_reference = pytest.mark.skipif(not DEFINITIONS.is_dir(), reason="../shared/reference is not available")
 
 
-def generate(seed: int = 0, repetition: int = 1, **params: int) -> TestDefinition:
-    return SCENARIO.generate("ltm", params, seed, repetition)
+generate = generator(SCENARIO)
 
 
 def stated_name(line: str) -> str:
@@ -152,15 +150,6 @@ def test_scorer_reasons_are_readable() -> None:
     assert "not a name" in score_name_list(NAMES, "[1, 2]", "official").reasons[0]
     with pytest.raises(ValueError, match="unknown scoring profile"):
         score_name_list(NAMES, "[]", "strict")
-
-
-def test_scenario_scores_the_reply_to_the_question() -> None:
-    definition = generate(seed=1)
-    for profile in ("paper", "official"):
-        context = ScoringContext(profile)  # type: ignore[arg-type]
-        assert SCENARIO.score(definition, [definition.ideal_answers[0]], context).value == 1
-        assert SCENARIO.score(definition, ["I don't know."], context).value == 0
-        assert SCENARIO.score(definition, [], context).value == 0
 
 
 # -- GoodAI definitions and results ---------------------------------------------------------------

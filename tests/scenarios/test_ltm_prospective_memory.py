@@ -27,6 +27,7 @@ from pytest_memorybench.scenarios.ltm.prospective_memory import (
     score_replies,
 )
 from tests.support.engine import converse
+from tests.support.ltm import generator
 from tests.support.paths import REFERENCE as SHARED_REFERENCE
 
 REFERENCE = SHARED_REFERENCE / "goodai-ltm/data/tests"
@@ -34,8 +35,7 @@ DEFINITIONS = REFERENCE / "Benchmark 3 - 32k/definitions/Prospective Memory"
 START = datetime(2026, 1, 1, 9, 0, tzinfo=timezone.utc)
 
 
-def generate(seed: int = 0, repetition: int = 1, **params: int) -> TestDefinition:
-    return SCENARIO.generate("ltm", params, seed, repetition)
+generate = generator(SCENARIO)
 
 
 # -- generator ------------------------------------------------------------------------------------

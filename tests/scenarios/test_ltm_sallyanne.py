@@ -32,6 +32,7 @@ from pytest_memorybench.scenarios.ltm.sallyanne import (
     score_sallyanne,
 )
 from tests.support.engine import converse
+from tests.support.ltm import generator
 from tests.support.paths import REFERENCE as SHARED_REFERENCE
 
 REFERENCE = SHARED_REFERENCE / "goodai-ltm/data/tests"
@@ -39,8 +40,7 @@ DEFINITIONS = REFERENCE / "Benchmark 3 - 32k/definitions/SallyAnne"
 needs_reference = pytest.mark.skipif(not REFERENCE.is_dir(), reason="../shared/reference is not available")
 
 
-def generate(seed: int = 0, repetition: int = 1, **params: object) -> TestDefinition:
-    return SCENARIO.generate("ltm", params, seed, repetition)
+generate = generator(SCENARIO)
 
 
 # -- generator ----------------------------------------------------------------------------------

@@ -10,7 +10,6 @@ import pytest
 # The scenario registry first: it imports every scenario module, some of which import the engine.
 from pytest_memorybench.core.errors import UsageError
 from pytest_memorybench.core.records import TestDefinition
-from pytest_memorybench.scenarios.base import ScoringContext
 from pytest_memorybench.scenarios.ltm.shopping import (
     ADD_TEMPLATES,
     ITEMS,
@@ -20,6 +19,7 @@ from pytest_memorybench.scenarios.ltm.shopping import (
     SCENARIO,
     score_shopping,
 )
+from tests.support.ltm import generator
 from tests.support.paths import REFERENCE as SHARED_REFERENCE
 
 REFERENCE = SHARED_REFERENCE / "goodai-ltm/data/tests"
@@ -27,8 +27,7 @@ DEFINITIONS = REFERENCE / "Benchmark 3 - 32k/definitions/Shopping"
 needs_reference = pytest.mark.skipif(not DEFINITIONS.is_dir(), reason="../shared/reference is not available")
 
 
-def generate(seed: int = 0, repetition: int = 1, **params: int) -> TestDefinition:
-    return SCENARIO.generate("ltm", params, seed, repetition)
+generate = generator(SCENARIO)
 
 
 def _pattern(template: str) -> re.Pattern[str]:
@@ -246,15 +245,6 @@ def test_an_emptied_list() -> None:
         assert score_shopping([], "[]", profile).value == 1
         assert score_shopping([], entries(("Lemon", 1)), profile).value == pytest.approx(2 / 3)
         assert score_shopping([], "I don't know.", profile).value == 0
-
-
-def test_scenario_scores_the_reply_to_the_question() -> None:
-    definition = generate(seed=1)
-    for profile in ("paper", "official"):
-        context = ScoringContext(profile)  # type: ignore[arg-type]
-        assert SCENARIO.score(definition, [definition.ideal_answers[0]], context).value == 1
-        assert SCENARIO.score(definition, ["I don't know."], context).value == 0
-        assert SCENARIO.score(definition, [], context).value == 0
 
 
 # -- GoodAI definitions and results ---------------------------------------------------------------

@@ -24,6 +24,7 @@ from pytest_memorybench.scenarios.ltm.trigger_response import (
     standardise,
 )
 from tests.support.engine import converse
+from tests.support.ltm import generator
 from tests.support.paths import REFERENCE as SHARED_REFERENCE
 
 REFERENCE = SHARED_REFERENCE / "goodai-ltm/data/tests"
@@ -34,8 +35,7 @@ DIET = "resist temptation and stick to your diet"
 UMBRELLA = "Do not forget your umbrella"
 
 
-def generate(seed: int = 0, repetition: int = 1, **params: Any) -> TestDefinition:
-    return SCENARIO.generate("ltm", params, seed, repetition)
+generate = generator(SCENARIO)
 
 
 def verdict(expected: str, reply: str, profile: str = "paper", judge: Any = None) -> bool:
