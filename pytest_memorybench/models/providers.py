@@ -48,10 +48,6 @@ class ProviderPool:
             gate = self._gates[(name, limits)] = ProviderGate(limits, name, self)
         return gate
 
-    def active_limits(self) -> list[AdaptiveLimit]:
-        """The providers measured, in the order they were first called."""
-        return list(self._limits.values())
-
     def price_for(self, model: str | None) -> Price | None:
         """What `model` costs in this run: its `--mb-price`, else the known table's."""
         return prices.price_for(model, self._prices)

@@ -54,9 +54,6 @@ class Listeners:
         finally:
             self._muted = False
 
-    def __bool__(self) -> bool:
-        return bool(self._listeners)
-
     def freshness(self) -> list[Callable[[], Coroutine[Any, Any, None]]]:
         """What keeps the listeners fresh while pytest waits on a conversation (a terminal's status)."""
         return [fresh for listener in self._listeners if (fresh := getattr(listener, "keep_fresh", None))]
@@ -65,9 +62,9 @@ class Listeners:
 class RunInstruments:
     """The event log, judge, token counter and listeners of one process's part of a run."""
 
-    def __init__(self, context: RunContext, listeners: Listeners | None = None) -> None:
+    def __init__(self, context: RunContext) -> None:
         self.context = context
-        self.listeners = listeners if listeners is not None else Listeners()
+        self.listeners = Listeners()
         self._log: EventLog | None = None
         self._judge: CachedJudge | None = None
 
