@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -28,12 +29,10 @@ from pytest_memorybench.scenarios.ltm.chapterbreak import (
     split_pages,
 )
 from tests.support.engine import converse
+from tests.support.ltm import needs_goodai, published, stored_agreement
 from tests.support.paths import FIXTURES
-from tests.support.paths import REFERENCE as SHARED_REFERENCE
 
 FIXTURE = FIXTURES / "chapterbreak_mini.json"
-REFERENCE = SHARED_REFERENCE / "goodai-ltm/data/tests"
-DEFINITIONS = REFERENCE / "Benchmark 3 - 32k/definitions/ChapterBreak"
 
 
 def generate(seed: int = 0, repetition: int = 1, **params: object) -> TestDefinition:
@@ -212,13 +211,10 @@ def test_calibration_oracle_scores_one_and_null_zero(span: int | None, tmp_path:
 # -- GoodAI's published definitions and verdicts --------------------------------------------------
 
 
-@pytest.mark.skipif(not DEFINITIONS.is_dir(), reason="../shared/reference is not available")
+@needs_goodai
 def test_from_goodai_definitions(tmp_path: Path) -> None:
     definitions = []
-    for repetition, path in enumerate(sorted(DEFINITIONS.glob("*.def.json")), 1):
-        raw = json.loads(path.read_text())
-        definition = SCENARIO.from_goodai(raw, path.name.removesuffix(".def.json"), "goodai", repetition)
-        assert [line.text for line in definition.script] == raw["script"]
+    for raw, definition in published(SCENARIO, "ChapterBreak"):
         assert (
             definition.questions == [raw["script"][-1]]
             and definition.expected == raw["expected_responses"][0]
@@ -228,17 +224,15 @@ def test_from_goodai_definitions(tmp_path: Path) -> None:
     assert set(run_engine(definitions, OracleAgent(), None, tmp_path).values()) == {1.0}
 
 
-@pytest.mark.skipif(not REFERENCE.is_dir(), reason="../shared/reference is not available")
+@needs_goodai
 def test_parity_with_stored_verdicts() -> None:
     """Every stored ChapterBreak verdict in our copy of the reference results: 3/3 agree.
 
     (The research report measured 207/207 over all v3 results of the GoodAI repository; only the
     three gpt-4o isolated-32k results are copied here.)  Same rule under both profiles.
     """
-    results = sorted(REFERENCE.glob("*/results/*/ChapterBreak/*.json"))
-    agree = 0
-    for path in results:
-        stored = json.loads(path.read_text())
-        mine = score_option(stored["expected_responses"][0].strip(), stored["actual_responses"][0])
-        agree += mine.value == stored["score"] / stored["max_score"]
-    assert len(results) == 3 and agree == 3
+
+    def verdict(stored: dict[str, Any], profile: str) -> float:
+        return score_option(stored["expected_responses"][0].strip(), stored["actual_responses"][0]).value
+
+    assert stored_agreement("ChapterBreak", verdict, ("official",)) == (3, {"official": 3})

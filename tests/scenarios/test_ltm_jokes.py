@@ -23,11 +23,9 @@ from pytest_memorybench.scenarios.ltm.jokes import (
     score_joke,
 )
 from tests.support.engine import converse
-from tests.support.ltm import generator
-from tests.support.paths import REFERENCE as SHARED_REFERENCE
+from tests.support.ltm import GOODAI_TESTS, generator, goodai_results, needs_goodai
 
-REFERENCE = SHARED_REFERENCE / "goodai-ltm/data/tests"
-DEFINITIONS = REFERENCE / "Benchmark 3 - 32k/definitions/Jokes"
+DEFINITIONS = GOODAI_TESTS / "Benchmark 3 - 32k/definitions/Jokes"
 START = datetime(2026, 1, 1, 9, 0, tzinfo=timezone.utc)
 
 
@@ -270,7 +268,7 @@ def test_the_question_follows_the_profile_through_the_engine(tmp_path: Path) -> 
 # -- GoodAI definitions ---------------------------------------------------------------------------
 
 
-@pytest.mark.skipif(not DEFINITIONS.is_dir(), reason="../shared/reference is not available")
+@needs_goodai
 def test_from_goodai_runs_the_published_definitions(tmp_path: Path) -> None:
     raw = json.loads((DEFINITIONS / "0.def.json").read_text())
     definition = SCENARIO.from_goodai(raw, "0", "goodai", 1)
@@ -285,13 +283,13 @@ def test_from_goodai_runs_the_published_definitions(tmp_path: Path) -> None:
     assert agent.received[-1].text == "Which joke did I tell you about 2 hours 21 minutes ago?"
 
 
-@pytest.mark.skipif(not REFERENCE.is_dir(), reason="../shared/reference is not available")
+@needs_goodai
 def test_parity_with_the_stored_verdicts() -> None:
     """All 10 stored Benchmark 3 Jokes verdicts (gpt-4o, Mixtral; 1k, 32k, 32k isolated) are 0,
     decided by GPT-4-turbo after the verbatim phase failed.  Our verbatim phase agrees on all 10
     (no reply quotes its target), and with the offline `local` judge both profiles agree 10/10,
     including gpt-4o quoting a *different* joke of the test ("It takes a lot of balls ...")."""
-    files = sorted(REFERENCE.glob("*/results/*/Jokes/*.json"))
+    files = goodai_results("Jokes")
     assert len(files) == 10
     agree = {"paper": 0, "official": 0}
     for path in files:

@@ -26,12 +26,15 @@ from pytest_memorybench.scenarios.ltm.locations_directions import (
     score_route,
     walk,
 )
-from tests.support.ltm import generator
-from tests.support.paths import REFERENCE as SHARED_REFERENCE
+from tests.support.ltm import (
+    GOODAI_TESTS,
+    generator,
+    goodai_results,
+    needs_goodai,
+    published,
+)
 
-REFERENCE = SHARED_REFERENCE / "goodai-ltm/data/tests"
-DEFINITIONS = REFERENCE / "Benchmark 3 - 32k/definitions/Locations Directions"
-needs_reference = pytest.mark.skipif(not DEFINITIONS.is_dir(), reason="../shared/reference is not available")
+DEFINITIONS = GOODAI_TESTS / "Benchmark 3 - 32k/definitions/Locations Directions"
 
 
 generate = generator(SCENARIO)
@@ -209,12 +212,9 @@ def test_parse_goodai_route() -> None:
         parse_goodai_route("Walk east.")
 
 
-@needs_reference
+@needs_goodai
 def test_from_goodai_reads_the_published_definitions() -> None:
-    for path in sorted(DEFINITIONS.glob("*.def.json")):
-        raw = json.loads(path.read_text())
-        definition = SCENARIO.from_goodai(raw, path.name.removesuffix(".def.json"), "goodai", 1)
-        assert [line.text for line in definition.script] == raw["script"]
+    for raw, definition in published(SCENARIO, "Locations Directions"):
         assert definition.questions == [raw["script"][-1]]
         assert (
             definition.expected["start"] in raw["script"][-1]
@@ -227,7 +227,7 @@ def test_from_goodai_reads_the_published_definitions() -> None:
         assert score(definition, "I don't know.", "official") == 0
 
 
-@needs_reference
+@needs_goodai
 def test_agreement_with_stored_automatic_verdicts_using_the_offline_judge() -> None:
     """Every stored automatic verdict (`auto_score` where humans overrode `score`), offline judge.
 
@@ -237,7 +237,7 @@ def test_agreement_with_stored_automatic_verdicts_using_the_offline_judge() -> N
     unknown place (an invalid route, 0).
     """
     agree = total = 0
-    for path in sorted(REFERENCE.glob("*/results/*/Locations Directions/*.json")):
+    for path in goodai_results("Locations Directions"):
         stored = json.loads(path.read_text())
         example = path.name.split("_")[0]
         raw = json.loads((DEFINITIONS / f"{example}.def.json").read_text())
@@ -248,7 +248,7 @@ def test_agreement_with_stored_automatic_verdicts_using_the_offline_judge() -> N
     assert (agree, total) == (11, 11)
 
 
-@needs_reference
+@needs_goodai
 def test_the_published_folder_loads_as_a_suite(tmp_path: Path) -> None:
     shutil.copytree(DEFINITIONS, tmp_path / "Locations Directions")
     shutil.copy(DEFINITIONS.parent / "config.yml", tmp_path / "config.yml")

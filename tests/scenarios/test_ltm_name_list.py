@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 
@@ -15,13 +16,7 @@ from pytest_memorybench.scenarios.ltm.name_list import (
     TEMPLATES,
     score_name_list,
 )
-from tests.support.ltm import generator
-from tests.support.paths import REFERENCE as SHARED_REFERENCE
-
-REFERENCE = SHARED_REFERENCE / "goodai-ltm/data/tests"
-DEFINITIONS = REFERENCE / "Benchmark 3 - 32k/definitions/NameList"
-needs_reference = pytest.mark.skipif(not DEFINITIONS.is_dir(), reason="../shared/reference is not available")
-
+from tests.support.ltm import generator, needs_goodai, published, stored_agreement
 
 generate = generator(SCENARIO)
 
@@ -155,14 +150,11 @@ def test_scorer_reasons_are_readable() -> None:
 # -- GoodAI definitions and results ---------------------------------------------------------------
 
 
-@needs_reference
+@needs_goodai
 def test_from_goodai_reads_the_published_definitions() -> None:
-    paths = sorted(DEFINITIONS.glob("*.def.json"))
-    assert len(paths) == 3
-    for path in paths:
-        raw = json.loads(path.read_text())
-        definition = SCENARIO.from_goodai(raw, path.name.removesuffix(".def.json"), "goodai", 1)
-        assert [line.text for line in definition.script] == raw["script"]
+    pairs = published(SCENARIO, "NameList")
+    assert len(pairs) == 3
+    for raw, definition in pairs:
         assert definition.questions == [raw["script"][-1]]
         assert definition.expected == raw["expected_responses"]
         assert definition.script[0].wait == {"percentage_finished": 18.0} and definition.script[-1].wait == {}
@@ -172,7 +164,7 @@ def test_from_goodai_reads_the_published_definitions() -> None:
             assert score_name_list(definition.expected, "I don't know.", profile).value == 0
 
 
-@needs_reference
+@needs_goodai
 def test_agreement_with_the_stored_verdicts() -> None:
     """The 9 stored NameList results of Benchmark 3 (gpt-4o 1k and 32k isolated, Mixtral 1k).
 
@@ -180,14 +172,9 @@ def test_agreement_with_the_stored_verdicts() -> None:
     (1k, 1_0) scores 1 under the paper profile, which reads a single-list wrapper as its list,
     while the reference iterated the object's keys, answered the one name "names" and gave 0.
     """
-    agreement = {"paper": 0, "official": 0}
-    files = sorted(REFERENCE.glob("*/results/*/NameList/*.json"))
-    for path in files:
-        result = json.loads(path.read_text())
-        assert "auto_score" not in result
-        stored = result["score"] / result["max_score"]
-        for profile in agreement:
-            verdict = score_name_list(result["expected_responses"], result["actual_responses"][-1], profile)
-            agreement[profile] += verdict.value == pytest.approx(stored)
-    assert len(files) == 9
-    assert agreement == {"paper": 8, "official": 9}
+
+    def verdict(stored: dict[str, Any], profile: str) -> float:
+        assert "auto_score" not in stored
+        return score_name_list(stored["expected_responses"], stored["actual_responses"][-1], profile).value
+
+    assert stored_agreement("NameList", verdict) == (9, {"paper": 8, "official": 9})

@@ -27,11 +27,8 @@ from pytest_memorybench.scenarios.ltm.prospective_memory import (
     score_replies,
 )
 from tests.support.engine import converse
-from tests.support.ltm import generator
-from tests.support.paths import REFERENCE as SHARED_REFERENCE
+from tests.support.ltm import generator, goodai_definitions, goodai_results, needs_goodai
 
-REFERENCE = SHARED_REFERENCE / "goodai-ltm/data/tests"
-DEFINITIONS = REFERENCE / "Benchmark 3 - 32k/definitions/Prospective Memory"
 START = datetime(2026, 1, 1, 9, 0, tzinfo=timezone.utc)
 
 
@@ -309,9 +306,9 @@ def test_null_never_quotes(tmp_path: Path) -> None:
 # -- GoodAI definitions and stored verdicts --------------------------------------------------------
 
 
-@pytest.mark.skipif(not DEFINITIONS.is_dir(), reason="../shared/reference is not available")
+@needs_goodai
 def test_from_goodai_runs_the_published_definitions(tmp_path: Path) -> None:
-    for path in sorted(DEFINITIONS.glob("*.def.json")):
+    for path in goodai_definitions("Prospective Memory"):
         raw = json.loads(path.read_text())
         definition = SCENARIO.from_goodai(raw, path.stem, "goodai", 1)
         assert [line.text for line in definition.script] == raw["script"]
@@ -331,14 +328,14 @@ def _replies_after_instruction(log: list[str], instruction: str) -> list[str]:
     return [line.split("): ", 1)[1] for line in agent_lines]
 
 
-@pytest.mark.skipif(not REFERENCE.is_dir(), reason="../shared/reference is not available")
+@needs_goodai
 def test_parity_with_the_stored_verdicts() -> None:
     """The 9 stored Benchmark 3 verdicts (gpt-4o and Mixtral at 1k; gpt-4o at 32k isolated) against
     our scorer on the replies each run's `full_log` holds after the instruction (every agent reply,
     whichever test or filler it answered).  Both profiles agree 9/9: 8 zeros (ignored, recited when
     acknowledging, or recited in the 9th reply of a 6th-reply request) and one 1 (gpt-4o, isolated,
     quoting in the 5th filler reply = 6th reply)."""
-    files = sorted(REFERENCE.glob("*/results/*/Prospective Memory/*.json"))
+    files = goodai_results("Prospective Memory")
     assert len(files) == 9
     agree = {"paper": 0, "official": 0}
     for path in files:

@@ -23,9 +23,7 @@ from pytest_memorybench.scenarios.base import ScoringContext
 from pytest_memorybench.scenarios.ltm.restaurant import DEFAULT_MENU, RESET_MESSAGE, SCENARIO, SETUP
 from pytest_memorybench.scenarios.ltm.restaurant_reading import diner_part, read_order
 from tests.support.engine import converse
-from tests.support.paths import REFERENCE
-
-DEFINITIONS = REFERENCE / "goodai-ltm/data/tests/Benchmark 3 - 32k/definitions/Restaurant"
+from tests.support.ltm import goodai_definitions, needs_goodai
 
 
 def generate(seed: int = 0, repetition: int = 1) -> TestDefinition:
@@ -378,11 +376,11 @@ def test_calibration_oracle_scores_one_and_null_zero(span: int | None, tmp_path:
     assert {score.value for score in run_engine(definitions, NullAgent(), span, tmp_path).values()} == {0.0}
 
 
-@pytest.mark.skipif(not DEFINITIONS.is_dir(), reason="../shared/reference is not available")
+@needs_goodai
 def test_from_goodai_definitions_run_our_scene(tmp_path: Path) -> None:
     """GoodAI's Restaurant definitions are empty (the scene is made live): each becomes our scene."""
     definitions = []
-    for repetition, path in enumerate(sorted(DEFINITIONS.glob("*.def.json")), 1):
+    for repetition, path in enumerate(goodai_definitions("Restaurant"), 1):
         raw = json.loads(path.read_text())
         assert raw["script"] == [] and raw["expected_responses"] == []
         definition = SCENARIO.from_goodai(raw, path.name.removesuffix(".def.json"), "goodai", repetition)

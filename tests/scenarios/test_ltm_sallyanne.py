@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -32,12 +33,9 @@ from pytest_memorybench.scenarios.ltm.sallyanne import (
     score_sallyanne,
 )
 from tests.support.engine import converse
-from tests.support.ltm import generator
-from tests.support.paths import REFERENCE as SHARED_REFERENCE
+from tests.support.ltm import GOODAI_TESTS, generator, needs_goodai, stored_agreement
 
-REFERENCE = SHARED_REFERENCE / "goodai-ltm/data/tests"
-DEFINITIONS = REFERENCE / "Benchmark 3 - 32k/definitions/SallyAnne"
-needs_reference = pytest.mark.skipif(not REFERENCE.is_dir(), reason="../shared/reference is not available")
+DEFINITIONS = GOODAI_TESTS / "Benchmark 3 - 32k/definitions/SallyAnne"
 
 
 generate = generator(SCENARIO)
@@ -328,7 +326,7 @@ def test_scenario_scores_the_last_reply_the_same_under_both_profiles() -> None:
 # -- GoodAI definitions and stored verdicts -------------------------------------------------------
 
 
-@needs_reference
+@needs_goodai
 def test_from_goodai_keeps_the_reference_script() -> None:
     raw = json.loads((DEFINITIONS / "0.def.json").read_text())
     definition = SCENARIO.from_goodai(raw, "0", "goodai", 1)
@@ -340,7 +338,7 @@ def test_from_goodai_keeps_the_reference_script() -> None:
     assert SCENARIO.score(definition, list(definition.ideal_answers), ScoringContext()).value == 1.0
 
 
-@needs_reference
+@needs_goodai
 def test_parity_with_the_stored_verdicts() -> None:
     """Every stored SallyAnne result (9: gpt-4o and Mixtral at 1k, gpt-4o isolated): 9/9 agree.
 
@@ -348,14 +346,11 @@ def test_parity_with_the_stored_verdicts() -> None:
     They include fenced JSON, prose before JSON, two alternative JSON objects, a phrase as the
     answer and the real place instead of the believed one.
     """
-    files = sorted(REFERENCE.glob("*/results/*/SallyAnne/*.json"))
-    assert len(files) == 9
-    agree = 0
-    for path in files:
-        stored = json.loads(path.read_text())
-        ours = score_sallyanne(stored["expected_responses"][0], stored["actual_responses"][0])
-        agree += ours.value == stored["score"] / stored["max_score"]
-    assert agree == len(files)
+
+    def verdict(stored: dict[str, Any], profile: str) -> float:
+        return score_sallyanne(stored["expected_responses"][0], stored["actual_responses"][0]).value
+
+    assert stored_agreement("SallyAnne", verdict, ("official",)) == (9, {"official": 9})
 
 
 # -- calibration through the engine ---------------------------------------------------------------

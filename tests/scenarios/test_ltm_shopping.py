@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from typing import Any
 
 import pytest
 
@@ -19,13 +20,7 @@ from pytest_memorybench.scenarios.ltm.shopping import (
     SCENARIO,
     score_shopping,
 )
-from tests.support.ltm import generator
-from tests.support.paths import REFERENCE as SHARED_REFERENCE
-
-REFERENCE = SHARED_REFERENCE / "goodai-ltm/data/tests"
-DEFINITIONS = REFERENCE / "Benchmark 3 - 32k/definitions/Shopping"
-needs_reference = pytest.mark.skipif(not DEFINITIONS.is_dir(), reason="../shared/reference is not available")
-
+from tests.support.ltm import generator, needs_goodai, published, stored_agreement
 
 generate = generator(SCENARIO)
 
@@ -250,14 +245,11 @@ def test_an_emptied_list() -> None:
 # -- GoodAI definitions and results ---------------------------------------------------------------
 
 
-@needs_reference
+@needs_goodai
 def test_from_goodai_reads_the_published_definitions() -> None:
-    paths = sorted(DEFINITIONS.glob("*.def.json"))
-    assert len(paths) == 3
-    for path in paths:
-        raw = json.loads(path.read_text())
-        definition = SCENARIO.from_goodai(raw, path.name.removesuffix(".def.json"), "goodai", 1)
-        assert [line.text for line in definition.script] == raw["script"]
+    pairs = published(SCENARIO, "Shopping")
+    assert len(pairs) == 3
+    for raw, definition in pairs:
         assert definition.questions == [raw["script"][-1]]
         assert definition.expected == raw["expected_responses"]
         assert definition.script[0].wait == {"percentage_finished": 15.0} and definition.script[-1].wait == {}
@@ -268,7 +260,7 @@ def test_from_goodai_reads_the_published_definitions() -> None:
             assert score_shopping(definition.expected, "I don't know.", profile).value == 0
 
 
-@needs_reference
+@needs_goodai
 def test_agreement_with_the_stored_verdicts() -> None:
     """The 9 stored Shopping results of Benchmark 3 (gpt-4o 1k and 32k isolated, Mixtral 1k).
 
@@ -277,14 +269,9 @@ def test_agreement_with_the_stored_verdicts() -> None:
     the reference's raw score / max_score, e.g. Mixtral's invented list that gets only milk right,
     with the wrong quantity: (1/5 + 0 + 0) / 3 = 0.067.
     """
-    agreement = {"paper": 0, "official": 0}
-    files = sorted(REFERENCE.glob("*/results/*/Shopping/*.json"))
-    for path in files:
-        result = json.loads(path.read_text())
-        assert "auto_score" not in result
-        stored = result["score"] / result["max_score"]
-        for profile in agreement:
-            verdict = score_shopping(result["expected_responses"], result["actual_responses"][-1], profile)
-            agreement[profile] += verdict.value == pytest.approx(stored)
-    assert len(files) == 9
-    assert agreement == {"paper": 9, "official": 9}
+
+    def verdict(stored: dict[str, Any], profile: str) -> float:
+        assert "auto_score" not in stored
+        return score_shopping(stored["expected_responses"], stored["actual_responses"][-1], profile).value
+
+    assert stored_agreement("Shopping", verdict) == (9, {"paper": 9, "official": 9})

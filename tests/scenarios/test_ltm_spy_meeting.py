@@ -29,11 +29,9 @@ from pytest_memorybench.scenarios.ltm.spy_meeting import (
     score_spy_meeting,
 )
 from pytest_memorybench.scoring.text import matches_at_word_boundaries
-from tests.support.paths import REFERENCE as SHARED_REFERENCE
+from tests.support.ltm import GOODAI_TESTS, goodai_results, needs_goodai, published
 
-REFERENCE = SHARED_REFERENCE / "goodai-ltm/data/tests"
-DEFINITIONS = REFERENCE / "Benchmark 3 - 32k/definitions/Spy Meeting"
-needs_reference = pytest.mark.skipif(not DEFINITIONS.is_dir(), reason="../shared/reference is not available")
+DEFINITIONS = GOODAI_TESTS / "Benchmark 3 - 32k/definitions/Spy Meeting"
 
 
 def generate(seed: int = 0, repetition: int = 1) -> TestDefinition:
@@ -233,12 +231,9 @@ def test_scenario_scores_the_last_reply() -> None:
 # -- GoodAI definitions and stored verdicts --------------------------------------------------------
 
 
-@needs_reference
+@needs_goodai
 def test_from_goodai_reads_the_published_definitions() -> None:
-    for path in sorted(DEFINITIONS.glob("*.def.json")):
-        raw = json.loads(path.read_text())
-        definition = SCENARIO.from_goodai(raw, path.name.removesuffix(".def.json"), "goodai", 1)
-        assert [line.text for line in definition.script] == raw["script"]
+    for raw, definition in published(SCENARIO, "Spy Meeting"):
         assert [line.wait for line in definition.script][-2:] == [{"percentage_finished": 90.0}, {}]
         clues = definition.expected["clues"]
         assert [clue["keywords"] for clue in clues] == raw["expected_responses"]
@@ -269,7 +264,7 @@ REFERENCE_CATALOGUE = [
 ]  # fmt: skip
 
 
-@needs_reference
+@needs_goodai
 def test_parity_with_stored_spy_meeting_verdicts() -> None:
     """Agreement with the 13 Spy Meeting results held in ../shared/reference (of the repo's 246).
 
@@ -289,7 +284,7 @@ def test_parity_with_stored_spy_meeting_verdicts() -> None:
     keyword lists, no confusion penalty), which the files here also show.
     """
     agreement = {"official auto": 0, "official score": 0, "paper auto": 0}
-    results = sorted(REFERENCE.glob("*/results/*/Spy Meeting/*.json"))
+    results = goodai_results("Spy Meeting")
     for path in results:
         stored = json.loads(path.read_text())
         expected = {
@@ -308,7 +303,7 @@ def test_parity_with_stored_spy_meeting_verdicts() -> None:
     assert agreement == {"official auto": 11, "official score": 7, "paper auto": 11}
 
 
-@needs_reference
+@needs_goodai
 def test_the_published_folder_loads_as_a_suite(tmp_path: Path) -> None:
     shutil.copytree(DEFINITIONS, tmp_path / "Spy Meeting")
     shutil.copy(DEFINITIONS.parent / "config.yml", tmp_path / "config.yml")

@@ -24,12 +24,9 @@ from pytest_memorybench.scenarios.ltm.trigger_response import (
     standardise,
 )
 from tests.support.engine import converse
-from tests.support.ltm import generator
-from tests.support.paths import REFERENCE as SHARED_REFERENCE
+from tests.support.ltm import GOODAI_TESTS, generator, goodai_results, needs_goodai
 
-REFERENCE = SHARED_REFERENCE / "goodai-ltm/data/tests"
-DEFINITIONS = REFERENCE / "Benchmark 3 - 32k/definitions/Trigger Response"
-needs_reference = pytest.mark.skipif(not REFERENCE.is_dir(), reason="../shared/reference is not available")
+DEFINITIONS = GOODAI_TESTS / "Benchmark 3 - 32k/definitions/Trigger Response"
 
 DIET = "resist temptation and stick to your diet"
 UMBRELLA = "Do not forget your umbrella"
@@ -219,7 +216,7 @@ def test_scenario_scores_with_the_local_judge_when_none_is_given() -> None:
 # -- GoodAI definitions and stored verdicts -------------------------------------------------------
 
 
-@needs_reference
+@needs_goodai
 def test_from_goodai_keeps_the_reference_script() -> None:
     raw = json.loads((DEFINITIONS / "1.def.json").read_text())
     definition = SCENARIO.from_goodai(raw, "1", "goodai", 2)
@@ -233,7 +230,7 @@ def test_from_goodai_keeps_the_reference_script() -> None:
     )
 
 
-@needs_reference
+@needs_goodai
 @pytest.mark.parametrize("profile", ["paper", "official"])
 def test_parity_with_the_stored_automatic_verdicts(profile: str) -> None:
     """All 10 stored results agree with the reference's automatic verdict (`auto_score` where the
@@ -245,7 +242,7 @@ def test_parity_with_the_stored_automatic_verdicts(profile: str) -> None:
     reference asked gpt-3.5 (the Mixtral replies offer recipes and "Bless you!"), the local judge
     finds no sentence, as gpt-3.5 did.
     """
-    files = sorted(REFERENCE.glob("*/results/*/Trigger Response/*.json"))
+    files = goodai_results("Trigger Response")
     assert len(files) == 10
     agree_auto = agree_final = 0
     for path in files:
