@@ -11,6 +11,7 @@ import dataclasses
 import re
 import time
 from collections.abc import Callable, Sequence
+from datetime import datetime
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 
 from pytest_memorybench.agents.calls import HarnessTimeout, call_maybe_async, within
@@ -168,11 +169,12 @@ class AgentAdapter:
         if self.supports("prime_answer"):
             await call_maybe_async(self.target.prime_answer, ideal)
 
-    async def answer_for(self, suite: str) -> None:
+    async def answer_for(self, suite: str, asked_at: datetime | None = None) -> None:
         """Tell an agent that answers with a suite's own prompt (a memory store, as the comparison
-        harnesses do for LoCoMo and LongMemEval) which suite the next question is from."""
+        harnesses do for LoCoMo and LongMemEval) which suite the next question is from, and when it
+        is asked on the simulated clock (for a product that searches as of a date)."""
         if self.supports("answer_for"):
-            await call_maybe_async(self.target.answer_for, suite)
+            await call_maybe_async(self.target.answer_for, suite, asked_at)
 
     async def aclose(self) -> None:
         close = getattr(self.target, "aclose", None) or getattr(self.target, "close", None)

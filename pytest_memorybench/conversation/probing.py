@@ -225,6 +225,8 @@ class ProbeSession:
         definition = probe.test.definition
         question = definition.questions[0]
         evidence_texts, groups = self._evidence(probe)
+        when = asked_at(definition) or self.delivery.last_time or self.channel.clock.now()
+        await agent.answer_for(definition.suite, when)
         evidence = await retrieval_recall(agent, question, evidence_texts, groups)
         retrieved, retrieve_seconds = None, None
         started = time.perf_counter()
@@ -233,11 +235,8 @@ class ProbeSession:
             retrieved = [str(item) for item in await agent.retrieve(question, int(k))]
             retrieve_seconds = round(time.perf_counter() - started, 6)
         await agent.prime_answer(ideal_answer(definition, self.scoring.profile))
-        await agent.answer_for(definition.suite)
         before = dataclasses.replace(agent.usage)
-        reply = await agent.reply(
-            Message(question, asked_at(definition) or self.delivery.last_time or self.channel.clock.now())
-        )
+        reply = await agent.reply(Message(question, when))
         probe.usage.add(agent.usage - before)
         await add_context_recall(agent, evidence, evidence_texts)
         seconds = round(time.perf_counter() - started, 6)

@@ -30,6 +30,9 @@ class Message:
     id: int | None = (
         None  # the source's own id for it (BEAM's chat ids, a book's chapter): what evidence names
     )
+    # The session of the benchmark's history it belongs to (LoCoMo's and LongMemEval's sessions,
+    # BEAM's chats): a store ingests a session at a time, dated by it, never a batch across two.
+    session: str | None = None
 
 
 @dataclass(frozen=True)

@@ -39,6 +39,7 @@ class Entry:
     role: str
     text: str
     time: datetime | None = None
+    session: str | None = None  # the benchmark's session it came in (`Message.session`)
 
     @property
     def line(self) -> str:
@@ -117,7 +118,12 @@ class MemorySystem(ABC):
         return text
 
     async def observe(self, messages: Sequence[Message]) -> None:
-        await self.write([self._hear(message.text, message.role, message.timestamp) for message in messages])
+        await self.write(
+            [
+                self._hear(message.text, message.role, message.timestamp, message.session)
+                for message in messages
+            ]
+        )
 
     async def catch_up(self, history: Sequence[Message]) -> None:
         """A resumed run's earlier exchanges, taken in as the replies took them: each user message
@@ -199,7 +205,7 @@ class MemorySystem(ABC):
         completion = await self.model.answer(system, [*turns, entry.turn])
         return completion.text
 
-    def _hear(self, text: str, role: str, time: datetime | None) -> Entry:
-        entry = Entry(len(self.log), "assistant" if role == "assistant" else "user", text, time)
+    def _hear(self, text: str, role: str, time: datetime | None, session: str | None = None) -> Entry:
+        entry = Entry(len(self.log), "assistant" if role == "assistant" else "user", text, time, session)
         self.log.append(entry)
         return entry

@@ -32,11 +32,11 @@ import shutil
 import tempfile
 import warnings
 from dataclasses import dataclass
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pytest_memorybench.agents.mechanisms.settings import one_of, require
+from pytest_memorybench.agents.stores.dates import in_utc, naive_utc
 from pytest_memorybench.agents.stores.endpoints import Endpoint, count_usage, openai_endpoints
 from pytest_memorybench.agents.stores.protocol import BuiltinStore, Hit
 from pytest_memorybench.core.errors import usage_error
@@ -101,7 +101,7 @@ class GraphitiStore:
                     name=f"{namespace}-{episode[0].id}",
                     episode_body="\n".join(f"{message.role}: {message.text}" for message in episode),
                     source_description="conversation",
-                    reference_time=episode[0].timestamp.replace(tzinfo=timezone.utc),
+                    reference_time=in_utc(episode[0].timestamp),
                     source=EpisodeType.message,
                 )
 
@@ -113,7 +113,7 @@ class GraphitiStore:
             found = await self._graphs[namespace].search_(plain, config=self._config(k))
         if self.settings.scope == "edges":
             return [
-                Hit(edge.fact, score, _naive(edge.valid_at))
+                Hit(edge.fact, score, naive_utc(edge.valid_at))
                 for edge, score in _scored(found.edges, found.edge_reranker_scores)
             ]
         if self.settings.scope == "nodes":
@@ -122,7 +122,7 @@ class GraphitiStore:
                 for node, score in _scored(found.nodes, found.node_reranker_scores)
             ]
         return [
-            Hit(episode.content, score, _naive(episode.valid_at))
+            Hit(episode.content, score, naive_utc(episode.valid_at))
             for episode, score in _scored(found.episodes, found.episode_reranker_scores)
         ]
 
@@ -232,11 +232,6 @@ def _scored(items: list[Any], scores: list[float]) -> list[tuple[Any, float | No
     """Each found item with its reranker's score, where the reranker gave one."""
     padded: list[float | None] = [float(score) for score in scores[: len(items)]]
     return list(zip(items, padded + [None] * (len(items) - len(padded)), strict=True))
-
-
-def _naive(when: datetime | None) -> datetime | None:
-    """Graphiti's times are UTC-aware; the harness's simulated times are naive UTC."""
-    return when.astimezone(timezone.utc).replace(tzinfo=None) if when is not None and when.tzinfo else when
 
 
 def _make(settings: GraphitiSettings, options: AgentOptions, model: AgentSpec) -> GraphitiStore:

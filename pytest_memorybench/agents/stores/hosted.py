@@ -8,7 +8,6 @@ import os
 import threading
 import time
 from collections.abc import Callable
-from datetime import datetime
 
 from pytest_memorybench.core.errors import usage_error
 
@@ -71,12 +70,3 @@ def require_package(store: str, package: str) -> None:
             f"--agent {store}:…: the {package} package is not installed; pip install"
             f" 'pytest-memorybench[{store}]'"
         ) from None
-
-
-def parsed_time(when: str | None) -> datetime | None:
-    """A service's ISO time (`Z` or an offset) as the naive time hits carry; None when absent or
-    unreadable."""
-    try:
-        return datetime.fromisoformat(when.replace("Z", "+00:00")).replace(tzinfo=None) if when else None
-    except ValueError:
-        return None

@@ -45,8 +45,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from pytest_memorybench.agents.mechanisms.settings import one_of, positive
+from pytest_memorybench.agents.stores.dates import parsed_time
 from pytest_memorybench.agents.stores.endpoints import openai_endpoints
-from pytest_memorybench.agents.stores.hosted import parsed_time, refused, require_package
+from pytest_memorybench.agents.stores.hosted import refused, require_package
 from pytest_memorybench.agents.stores.protocol import BuiltinStore, Hit
 from pytest_memorybench.core.errors import usage_error
 from pytest_memorybench.core.records import Message, Usage

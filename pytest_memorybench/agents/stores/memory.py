@@ -96,13 +96,18 @@ class StoreMemory(MemorySystem):
         super().__init__(model, None, settings)
 
     def start(self) -> None:
-        self._found: tuple[str, list[Hit]] | None = None  # the last search, reused for the answer
+        # The last search (query, as of when, hits), reused for the answer.
+        self._found: tuple[str, datetime | None, list[Hit]] | None = None
         self._indexing = False  # added since the last wait
         self._suite = ""  # whose answering prompt the next answer uses (`answer_for`)
+        self._asked_at: datetime | None = None  # the next question's simulated time, once told
+        self._clock: datetime | None = None  # the newest simulated time written
 
-    def answer_for(self, suite: str) -> None:
-        """The next question is from `suite`: answer it with the suite's prompt, where it has one."""
+    def answer_for(self, suite: str, asked_at: datetime | None = None) -> None:
+        """The next question is from `suite` (answered with the suite's prompt, where it has one),
+        asked at `asked_at` (what a product that searches as of a date is given)."""
         self._suite = suite
+        self._asked_at = asked_at
 
     async def write(self, entries: Sequence[Entry]) -> None:
         if not self.owner or not entries:
@@ -110,7 +115,9 @@ class StoreMemory(MemorySystem):
         await self._open()
         started = time.perf_counter()
         before = self._store_usage()
-        await self.client.add([_message(entry) for entry in entries], self.namespace)
+        messages = [_message(entry) for entry in entries]
+        await self.client.add(messages, self.namespace)
+        self._clock = max(message.timestamp for message in messages)
         self._charge("write", before)
         self.store_figures.messages += len(entries)
         self.store_figures.ingest_seconds += time.perf_counter() - started
@@ -127,7 +134,7 @@ class StoreMemory(MemorySystem):
             self._charge("read", before)
             return reply
         used, lines = 0, []
-        for hit in (await self._hits(entry.text))[: self.settings.k]:
+        for hit in (await self._hits(entry.text, entry.time))[: self.settings.k]:
             cost = tokens(hit.line)
             if used + cost > self.settings.memory_tokens:
                 break
@@ -155,16 +162,19 @@ class StoreMemory(MemorySystem):
         """Every hit the store returned for `query` (evidence recall cuts to its k and counts the rest)."""
         return [hit.line for hit in await self._hits(query)]
 
-    async def _hits(self, query: str) -> list[Hit]:
-        if self._found is not None and self._found[0] == query:
-            return self._found[1]
+    async def _hits(self, query: str, when: datetime | None = None) -> list[Hit]:
+        asked_at = self._asked_at or when or self._clock
+        if self._found is not None and self._found[:2] == (query, asked_at):
+            return self._found[2]
         await self._indexed()
         started, before = time.perf_counter(), self._store_usage()
-        hits = await self.client.search(query, self.namespace, self.settings.k) if self._opened else []
+        hits = (
+            await self.client.search(query, self.namespace, self.settings.k, asked_at) if self._opened else []
+        )
         self.store_figures.search_seconds.append(time.perf_counter() - started)
         self._charge("read", before)
         self.store_figures.returned.append(len(hits))
-        self._found = (query, hits)
+        self._found = (query, asked_at, hits)
         return hits
 
     def _store_usage(self) -> Usage | None:
@@ -219,4 +229,4 @@ class StoreMemory(MemorySystem):
 
 def _message(entry: Entry) -> Message:
     role: Any = entry.role
-    return Message(entry.text, entry.time or datetime.now(), role, entry.index)
+    return Message(entry.text, entry.time or datetime.now(), role, entry.index, entry.session)

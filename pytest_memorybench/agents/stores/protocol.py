@@ -1,13 +1,17 @@
 """The memory-store protocol: a memory product or your own store behind a handful of calls.
 
     add(messages, namespace)       take messages in; each a `Message` (text, role, simulated
-                                   timestamp, id)
-    search(query, namespace, k)    a list of texts, or of hits (text, optional score and timestamp)
+                                   timestamp, id, session); one call never holds two sessions
+    search(query, namespace, k)    a list of texts, or of hits (text, optional score, timestamp and
+                                   validity); a store whose search takes `asked_at` gets the
+                                   question's simulated time (products that rank by time)
     clear(namespace)               forget everything in the namespace
     wait(namespace)                optional: return once what was added can be found (indexing
                                    that finishes later); its time counts as ingest time
     answer(question, namespace)    optional: the store answers itself (an agent framework), and
                                    the harness does not answer for it
+    messages_per_add               optional attribute, the most messages one `add` may carry
+                                   (the product's limit, or 1 for a product that takes one at a time)
     keeps_every_message            optional attribute, False where search holds only what the
                                    store chose to keep (the health check then finds nothing amiss
                                    in an empty search)
@@ -17,19 +21,27 @@ a thread so a slow store never blocks the run, each call is bounded by `--mb-tim
 is retried a few times (stores fail transiently: a busy index, a dropped connection), and what
 still fails is a `StoreError`, which makes the item an ERROR with no score: an indexing or search
 failure must never read as a low score.
+
+The harness, not the store, cuts what it adds into calls: one session a call (products date an add
+by one time, and their own harnesses add a session at a time), at most `messages_per_add` messages
+a call.  Each call is retried on its own, so a failure part-way through re-sends only the part that
+failed, never what the store already holds; a store loops inside an `add` at its peril.
 """
 
 from __future__ import annotations
 
+import inspect
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from functools import partial
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt, wait_exponential
 
 from pytest_memorybench.agents.calls import HarnessTimeout, call_maybe_async, within
+from pytest_memorybench.agents.stores.dates import sessions
 from pytest_memorybench.core.errors import AgentError, describe_exception
 from pytest_memorybench.core.records import Message
 
@@ -48,17 +60,34 @@ class StoreError(AgentError):
 
 
 @dataclass(frozen=True)
+class Validity:
+    """When a fact held, as a product that tracks facts over time says (Zep's and Graphiti's edges):
+    from `since`, until `until`, which is None while it still holds."""
+
+    since: datetime | None = None
+    until: datetime | None = None
+
+    def __str__(self) -> str:
+        since = f"{self.since:%Y-%m-%d}" if self.since else "?"
+        return f"valid {since} → {self.until:%Y-%m-%d}" if self.until else f"valid {since} → present"
+
+
+@dataclass(frozen=True)
 class Hit:
-    """One memory a search found: its text, and the score and time the store gives, if any."""
+    """One memory a search found: its text, and the score, time and validity the store gives, if any."""
 
     text: str
     score: float | None = None
     timestamp: datetime | None = None
+    validity: Validity | None = None
 
     @property
     def line(self) -> str:
-        """The hit as the answering prompt shows it: stamped with its time when the store gives one."""
-        return f"[{self.timestamp:%Y-%m-%d %H:%M}] {self.text}" if self.timestamp else self.text
+        """The hit as the answering prompt shows it: stamped with its time and, for a fact, the time
+        it held (a superseded fact must not read as current), in one bracket before the text."""
+        stamp = [f"{self.timestamp:%Y-%m-%d %H:%M}"] if self.timestamp else []
+        stamp += [str(self.validity)] if self.validity else []
+        return f"[{'; '.join(stamp)}] {self.text}" if stamp else self.text
 
 
 @runtime_checkable
@@ -128,6 +157,7 @@ class StoreClient:
             )
         self.store = store
         self.name = name
+        self._takes_question_time = "asked_at" in inspect.signature(store.search).parameters
         self.timeout = timeout
         self.attempts = attempts
         self.backoff = backoff
@@ -142,14 +172,23 @@ class StoreClient:
         return self.has("answer")
 
     async def add(self, messages: Sequence[Message], namespace: str) -> None:
-        await self._call("add", list(messages), namespace)
+        """The messages a session at a time, in parts of at most the store's `messages_per_add`."""
+        most = getattr(self.store, "messages_per_add", None) or len(messages) or 1
+        for session in sessions(messages):
+            for start in range(0, len(session), most):
+                await self._call("add", session[start : start + most], namespace)
 
     async def wait(self, namespace: str) -> None:
         if self.has("wait"):
             await self._call("wait", namespace)
 
-    async def search(self, query: str, namespace: str, k: int) -> list[Hit]:
-        found = await self._call("search", query, namespace, k)
+    async def search(self, query: str, namespace: str, k: int, asked_at: datetime | None = None) -> list[Hit]:
+        dated = asked_at is not None and self._takes_question_time
+        found = await (
+            self._call("search", query, namespace, k, asked_at=asked_at)
+            if dated
+            else self._call("search", query, namespace, k)
+        )
         if isinstance(found, dict) and isinstance(found.get("results"), list):
             found = found["results"]  # {"results": [...]}, as Mem0 and several products answer
         if found is None:
@@ -175,7 +214,7 @@ class StoreClient:
         if callable(close):
             await call_maybe_async(close)
 
-    async def _call(self, method: str, *args: Any) -> Any:
+    async def _call(self, method: str, *args: Any, **kwargs: Any) -> Any:
         started = time.perf_counter()
         try:
             async for attempt in AsyncRetrying(
@@ -185,7 +224,12 @@ class StoreClient:
                 reraise=True,
             ):
                 with attempt:
-                    return await within(call_maybe_async(getattr(self.store, method), *args), self.timeout)
+                    call = (
+                        partial(getattr(self.store, method), **kwargs)
+                        if kwargs
+                        else getattr(self.store, method)
+                    )
+                    return await within(call_maybe_async(call, *args), self.timeout)
         except HarnessTimeout:
             raise StoreError(
                 f"store {self.name}: {method}() took longer than {self.timeout:g} s (--mb-timeout)"

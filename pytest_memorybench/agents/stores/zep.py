@@ -32,7 +32,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from pytest_memorybench.agents.mechanisms.settings import one_of, positive
-from pytest_memorybench.agents.stores.hosted import Unprocessed, api_key, parsed_time, refused
+from pytest_memorybench.agents.stores.dates import parsed_time
+from pytest_memorybench.agents.stores.hosted import Unprocessed, api_key, refused
 from pytest_memorybench.agents.stores.protocol import BuiltinStore, Hit
 from pytest_memorybench.core.records import Message
 

@@ -232,7 +232,7 @@ def deliver(chat: Iterable[Batch], *, strip_markers: bool = True) -> Iterator[Me
         for position, message in enumerate(batch.messages):
             text = strip_marker(message.content) if strip_markers else message.content
             role: Role = "assistant" if message.role == "assistant" else "user"
-            yield Message(text, start + position * MESSAGE_GAP, role, message.id)
+            yield Message(text, start + position * MESSAGE_GAP, role, message.id, f"batch_{batch.number}")
 
 
 __all__ = [

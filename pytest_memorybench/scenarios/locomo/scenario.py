@@ -175,7 +175,9 @@ def _turns(sample: Sample) -> Iterator[Message]:
             if turn.caption:
                 text += f" [shares {turn.caption}]"
             role: Role = "user" if turn.speaker == first else "assistant"
-            yield Message(text, session.when + position * TURN_GAP, role, turn.id)
+            yield Message(
+                text, session.when + position * TURN_GAP, role, turn.id, f"session_{session.number}"
+            )
 
 
 def _definition(

@@ -127,7 +127,11 @@ def _stream(entry: Entry) -> Callable[[], Iterator[Message]]:
             for position, turn in enumerate(session.turns):
                 role: Role = "assistant" if turn.role == "assistant" else "user"
                 yield Message(
-                    turn.content, session.when + position * TURN_GAP, role, number * SESSION_IDS + position
+                    turn.content,
+                    session.when + position * TURN_GAP,
+                    role,
+                    number * SESSION_IDS + position,
+                    f"session_{number}",
                 )
 
     return turns
