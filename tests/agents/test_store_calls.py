@@ -118,3 +118,8 @@ def test_a_products_time_reads_back_as_the_harnesss_naive_utc(given: Any, read: 
 def test_a_harness_time_goes_out_with_its_utc_offset_whatever_the_machines_zone() -> None:
     assert iso_utc(MAY) == "2023-05-08T13:56:00+00:00"
     assert epoch_seconds(MAY) == 1683554160
+
+
+def test_a_text_stamped_by_its_product_keeps_its_own_stamp() -> None:
+    line = "[2023-05-08 14:03] user: the spare key is under the pot"
+    assert Hit(line, None, MAY).line == line

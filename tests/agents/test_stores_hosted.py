@@ -7,12 +7,14 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
+from typing import Any
 
 import pytest
 
 from pytest_memorybench.agents.spec import AgentOptions, parse_agent_spec
 from pytest_memorybench.agents.stores.build import store_client
+from pytest_memorybench.agents.stores.dates import epoch_seconds
 from pytest_memorybench.agents.stores.protocol import StoreError
 from pytest_memorybench.core.errors import UsageError
 from pytest_memorybench.core.records import Message
@@ -124,9 +126,11 @@ async def test_mem0_platform_adds_waits_for_its_event_searches_at_k_and_clears(
     await client.wait("conv-a")
     found = await client.search("locker code", "conv-a", 5)
     assert len(found) == 5 and found[0].text == "user: My locker code is 4512." and found[0].score == 1.0
+    assert found[0].line == "[2024-05-01 09:00] user: My locker code is 4512.", "dated by its add"
     adds = [r.body for r in mem0_platform.requests if r.path == "/v3/memories/add/"]
     assert adds[0]["user_id"] == "conv-a" and adds[0]["infer"] is True
-    assert adds[0]["timestamp"] == int(WHEN.timestamp()) and len(adds[0]["messages"]) == 13
+    assert adds[0]["timestamp"] == epoch_seconds(WHEN) and len(adds[0]["messages"]) == 13
+    assert adds[0]["metadata"] == {"date": "2024-05-01T09:00:00+00:00"}
     searches = [r.body for r in mem0_platform.requests if r.path == "/v3/memories/search/"]
     assert searches[-1]["top_k"] == 5 and searches[-1]["filters"] == {"user_id": "conv-a"}
     event = next(iter(mem0_platform.events))
@@ -168,9 +172,9 @@ async def test_zep_makes_a_user_and_thread_adds_in_calls_of_batch_waits_for_each
     assert await client.search("locker code", "conv-a", 5) == [], "no graph before its tasks finished"
     await client.wait("conv-a")
     found = await client.search("locker code", "conv-a", 5)
-    assert len(found) == 5 and found[0].text == "My locker code is 4512." and found[0].timestamp == WHEN
-    assert found[0].line == "[2024-05-01 09:00] My locker code is 4512.", (
-        "a fact shown with when it became true"
+    assert len(found) == 5 and found[0].text == "My locker code is 4512."
+    assert found[0].line == "[valid 2024-05-01 → present] My locker code is 4512.", (
+        "a fact shown with when it became true, and that it still holds"
     )
     (user,) = zep.users
     assert zep.users[user] == "conv-a" and list(zep.threads.values()) == [user]
@@ -179,7 +183,7 @@ async def test_zep_makes_a_user_and_thread_adds_in_calls_of_batch_waits_for_each
     assert added[0][0] == {
         "role": "user",
         "content": "My locker code is 4512.",
-        "reference_time": WHEN.isoformat(),
+        "reference_time": "2024-05-01T09:00:00+00:00",
     }
     assert added[0][1]["role"] == "assistant"
     polls = [path for path in zep.paths("GET") if path.startswith("/api/v4/tasks/")]
@@ -273,3 +277,76 @@ def test_a_hosted_store_runs_the_ltm_suite_a_namespace_per_conversation(
     added = {server.namespace(r) for r in server.requests if server.adds(r)}
     searched = {server.namespace(r) for r in server.requests if "search" in r.path}
     assert searched <= added, "a conversation searches only where it added"
+
+
+def _sessions(count: int, size: int) -> list[Message]:
+    """`count` sessions of `size` messages, a day apart."""
+    return [
+        Message(
+            f"Session {s} note {n}: the locker code was {s}{n}.",
+            WHEN + timedelta(days=s, minutes=n),
+            "user",
+            None,
+            f"s{s}",
+        )
+        for s in range(count)
+        for n in range(size)
+    ]
+
+
+@pytest.mark.asyncio
+async def test_a_fault_part_way_through_an_add_stores_each_session_once_with_its_own_date(
+    hosted: tuple[Hosted, LoopbackState],
+) -> None:
+    product, server = hosted
+    client = store_client(parse_agent_spec(product.spec(server)), AgentOptions())
+    adds_before = sum(server.adds(r) for r in server.requests)
+    original = server.route
+    calls = 0
+
+    def fail_the_second_add(request: Any) -> tuple[int, Any]:
+        nonlocal calls
+        if server.adds(request):
+            calls += 1
+            if calls == 2:
+                return 500, server.error("Server error", "injected after the first session")
+        return original(request)
+
+    server.route = fail_the_second_add  # type: ignore[method-assign]
+    await client.add(_sessions(3, 4), "conv-a")
+    await client.wait("conv-a")
+    adds = [r for r in server.requests if server.adds(r)][adds_before:]
+    assert len(adds) == 4, "three sessions, the second sent again after its 500"
+    found = await client.search("locker code session note", "conv-a", 20)
+    texts = [hit.text for hit in found]
+    for s in range(3):
+        for n in range(4):
+            assert sum(f"Session {s} note {n}:" in text for text in texts) == 1, (
+                f"session {s} note {n} stored once"
+            )
+    for s in range(3):
+        day = f"2024-05-0{s + 1}"
+        assert all(day in hit.line.split("]")[0] for hit in found if f"Session {s} " in hit.text), (
+            f"session {s}'s hits are dated by session {s}, not by the add's first message"
+        )
+    await client.close()
+
+
+@pytest.mark.asyncio
+async def test_zep_gets_what_it_accepts_and_a_superseded_fact_reads_as_ended(zep: ZepServer) -> None:
+    client = store_client(parse_agent_spec(HOSTED["zep"].spec(zep)), AgentOptions())
+    long_turn = " ".join(["The recipe needs flour, butter and a patient oven."] * 180)  # ~9,400 characters
+    chat = [Message(long_turn, WHEN, "assistant"), *(Message(f"Note {n}.", WHEN) for n in range(29))]
+    await client.add(chat, "conv-a")  # the fake answers 400 to a naive time, a long message or 31 messages
+    added = [r.body["messages"] for r in zep.requests if zep.adds(r)]
+    assert [len(part) for part in added] == [30, 2], "the long turn in three pieces: 32 messages, two calls"
+    assert "".join(m["content"] for m in added[0][:3]).replace(" ", "") == long_turn.replace(" ", "")
+    store = client.store
+    store.add(chat[-1:], "conv-a")
+    store.add(chat[-1:], "conv-a")  # the same call again, as a retry whose answer was lost sends it
+    assert sum(zep.adds(r) for r in zep.requests) == 4 and len(zep.tasks) == 3, "the repeat stored nothing"
+    zep.superseded["Note 3."] = "2024-06-01T00:00:00Z"
+    await client.wait("conv-a")
+    lines = [hit.line for hit in await client.search("note 3", "conv-a", 3)]
+    assert "[valid 2024-05-01 → 2024-06-01] Note 3." in lines
+    await client.close()

@@ -2,15 +2,19 @@
 the `mem0-platform` store's tests.
 
     GET    /v1/ping/              the key check: {"status", "org_id", "project_id", "user_email"}
-    POST   /v3/memories/add/      queue the messages: {"message", "status": "PENDING", "event_id"}
+    POST   /v3/memories/add/      queue the messages: {"message", "status": "PENDING", "event_id"};
+                                  with `infer: false`, stored at once: {"results": [...]}, no event
     GET    /v1/event/{id}/        the event: its `status` PENDING → RUNNING → SUCCEEDED (or FAILED)
-    POST   /v3/memories/search/   {"results": [{"id", "memory", "score", "user_id", …}]}, by shared words
-    DELETE /v1/memories/?user_id  forget the user's memories; 404 for a user with none
+    POST   /v3/memories/search/   {"results": [{"id", "memory", "score", "metadata", "created_at", …}]},
+                                  by shared words
+    DELETE /v1/memories/?user_id  forget the user's memories: 200 whether or not it had any
 
 As the platform does, an add is processed later: its event runs after `process_polls` reads of it
 and its memories (here, one a message, as given) are searchable only then.  `failing` events end
-FAILED and add nothing.  Every request needs `Authorization: Token KEY` (else 401); faults are
-injected as `tests.support.loopback` says.
+FAILED and add nothing.  An add's `timestamp` (Unix seconds) backdates its memories' `created_at`
+and its metadata is kept with them (docs: "timestamp" on add, "created_at" on memories).  Every
+request needs `Authorization: Token KEY` (else 401); faults are injected as `tests.support.loopback`
+says.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from typing import Any
 
 from tests.support.loopback import LoopbackState, Request, serve
@@ -35,9 +40,14 @@ class Event:
     user_id: str
     memories: list[str]
     failing: bool
+    created_at: str = NOW
+    metadata: dict[str, Any] = field(default_factory=dict)
     reads: int = 0
+    stored: bool = False  # infer=false: stored when added, no event to wait for
 
     def status(self, process_polls: int) -> str:
+        if self.stored:
+            return "SUCCEEDED"
         if self.reads < process_polls:
             return "PENDING" if self.reads == 0 else "RUNNING"
         return "FAILED" if self.failing else "SUCCEEDED"
@@ -61,13 +71,24 @@ class Mem0PlatformServer(LoopbackState):
         if method == "POST" and path == "/v3/memories/add/":
             if not body.get("user_id") or not body.get("messages"):
                 return 400, {"error": "400 Bad Request", "details": {"message": "user_id and messages"}}
+            stamp = body.get("timestamp")
             event = Event(
                 f"00000000-0000-4000-8000-{next(self._ids):012d}",
                 str(body["user_id"]),
                 [f"{turn['role']}: {turn['content']}" for turn in body["messages"]],
                 self.failing,
+                datetime.fromtimestamp(stamp, timezone.utc).isoformat() if isinstance(stamp, int) else NOW,
+                dict(body.get("metadata") or {}),
+                stored=body.get("infer") is False,
             )
             self.events[event.id] = event
+            if event.stored:
+                return 200, {
+                    "results": [
+                        {"id": f"{event.id}-{n}", "memory": memory, "event": "ADD"}
+                        for n, memory in enumerate(event.memories)
+                    ]
+                }
             return 200, {
                 "message": "Memory processing has been queued for background execution",
                 "status": "PENDING",
@@ -94,8 +115,6 @@ class Mem0PlatformServer(LoopbackState):
             user = request.query.get("user_id")
             if not user:
                 return 400, {"detail": "an entity filter is required"}
-            if not any(event.user_id == user for event in self.events.values()):
-                return 404, {"detail": "No memories found for the given filters"}
             self.events = {key: e for key, e in self.events.items() if e.user_id != user}
             return 200, {"message": "Memories deleted successfully!"}
         return 404, {"detail": f"no route {method} {path}"}
@@ -112,15 +131,22 @@ class Mem0PlatformServer(LoopbackState):
         user = body["filters"]["user_id"]
         query = set(_WORD.findall(str(body["query"]).lower()))
         scored = [
-            (len(query & set(_WORD.findall(memory.lower()))) / max(len(query), 1), f"{event.id}-{n}", memory)
+            (len(query & set(_WORD.findall(memory.lower()))) / max(len(query), 1), n, memory, event)
             for event in self.events.values()
             if event.user_id == user and event.status(self.process_polls) == "SUCCEEDED"
             for n, memory in enumerate(event.memories)
         ]
         scored = sorted((hit for hit in scored if hit[0] > 0), key=lambda hit: -hit[0])
         return [
-            {"id": hit_id, "memory": memory, "score": round(score, 4), "user_id": user, "created_at": NOW}
-            for score, hit_id, memory in scored[: int(body.get("top_k") or 10)]
+            {
+                "id": f"{event.id}-{n}",
+                "memory": memory,
+                "score": round(score, 4),
+                "user_id": user,
+                "metadata": event.metadata,
+                "created_at": event.created_at,
+            }
+            for score, n, memory, event in scored[: int(body.get("top_k") or 10)]
         ]
 
 

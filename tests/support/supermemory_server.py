@@ -31,6 +31,8 @@ _WORD = re.compile(r"[a-z0-9]+")
 class Document:
     id: str
     content: str
+    date: str | None = None  # when the content is from, as the add said
+    metadata: dict[str, Any] = field(default_factory=dict)
     reads: int = 0
 
     def system(self, process_polls: int, dream_polls: int) -> dict[str, Any]:
@@ -73,7 +75,12 @@ class SupermemoryServer(LoopbackState):
             return 404, {"error": "Namespace not found"}
         documents = self.namespaces.setdefault(namespace, [])
         if method == "POST" and parts[2:] == ["document"]:
-            document = Document(f"doc_{next(self._ids)}", str(body["content"]))
+            document = Document(
+                f"doc_{next(self._ids)}",
+                str(body["content"]),
+                body.get("date"),
+                dict(body.get("metadata") or {}),
+            )
             documents.append(document)
             return 200, {"id": document.id, "status": "queued"}
         if method == "GET" and len(parts) == 4 and parts[2] == "document":
@@ -85,7 +92,7 @@ class SupermemoryServer(LoopbackState):
                 "id": document.id,
                 "type": "text",
                 "content": document.content,
-                "metadata": {},
+                "metadata": document.metadata,
                 "system": document.system(self.process_polls, self.dream_polls),
             }
         if method == "POST" and parts[2:] == ["search"]:
@@ -124,20 +131,28 @@ class SupermemoryServer(LoopbackState):
             for number, line in enumerate(document.content.splitlines()):
                 shared = len(query & set(_WORD.findall(line.lower())))
                 if shared:
-                    scored.append((shared / max(len(query), 1), f"{document.id}-{number}", kind, line))
+                    scored.append(
+                        (shared / max(len(query), 1), f"{document.id}-{number}", kind, line, document)
+                    )
         scored.sort(key=lambda hit: -hit[0])
         limit = int(body.get("limit") or 10)
         return [
             {
                 "id": hit_id,
                 kind: line,
-                "metadata": {},
+                # A memory's metadata holds its temporal context (SDK 5.0.1, types/memory.py: "Memory
+                # metadata, including temporal context"); a chunk's is its document's.
+                "metadata": (
+                    {"temporalContext": {"documentDate": document.date}}
+                    if kind == "memory" and document.date
+                    else document.metadata
+                ),
                 "similarity": round(similarity, 4),
                 "isLatest": True,
                 "isInference": False,
                 "system": {"updatedAt": NOW, "createdAt": NOW},
             }
-            for similarity, hit_id, kind, line in scored[:limit]
+            for similarity, hit_id, kind, line, document in scored[:limit]
         ]
 
 

@@ -13,6 +13,12 @@ As Zep does, the graph is built after the messages are accepted: a task finishes
 (an edge, valid from the message's reference time), one entity (a node) and one episode.
 `failing` tasks end `failed` and add nothing.  Every request needs `Authorization: Api-Key KEY`
 (else 401); faults are injected as `tests.support.loopback` says.
+
+As strict as the service where the harness could go wrong (each rule from Zep's docs or its own
+ingestion tool, getzep/zep ingestion/src/zep_ingest): an add of more than 30 messages, a message
+over 4,096 characters or a `reference_time` without a timezone offset is a 400; a repeated
+`Idempotency-Key` is answered as the first time and stores nothing again.  A fact named in
+`superseded` (its text → when it stopped holding) comes back with `invalid_at` and `expired_at`.
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from tests.support.loopback import LoopbackState, Request, serve
@@ -61,6 +68,8 @@ class ZepServer(LoopbackState):
     owners: dict[str, str] = field(default_factory=dict)  # a user's or thread's uuid → user_id, kept
     threads: dict[str, str] = field(default_factory=dict)  # uuid → user uuid
     tasks: dict[str, Task] = field(default_factory=dict)
+    superseded: dict[str, str] = field(default_factory=dict)
+    answered: dict[str, Any] = field(default_factory=dict)  # Idempotency-Key → the first answer
     _ids: Iterator[int] = field(default_factory=itertools.count)
 
     @property
@@ -97,10 +106,17 @@ class ZepServer(LoopbackState):
             user = self.threads.get(parts[1])
             if user is None:
                 return 404, {"message": "thread not found"}
+            key = request.headers.get("idempotency-key", "")
+            if key in self.answered:
+                return 202, self.answered[key]
+            refusal = _refusal(body["messages"])
+            if refusal:
+                return 400, self.error("Bad Request", refusal)
             task = Task(self._uuid(), user, list(body["messages"]), self.failing)
             self.tasks[task.uuid] = task
             added = [{**message, "uuid": self._uuid(), "created_at": NOW} for message in task.messages]
-            return 202, {"messages": added, "task": task.shape(self.process_polls)}
+            self.answered[key] = {"messages": added, "task": task.shape(self.process_polls)}
+            return 202, self.answered[key]
         if method == "GET" and parts[0] == "tasks" and len(parts) == 2:
             found = self.tasks.get(parts[1])
             if found is None:
@@ -143,7 +159,15 @@ class ZepServer(LoopbackState):
         when = message.get("reference_time")
         common = {"uuid": self._uuid(), "score": round(score, 4), "created_at": NOW}
         if scope == "edges":
-            return {**common, "fact": message["content"], "name": "SAID", "valid_at": when}
+            ended = self.superseded.get(message["content"])
+            return {
+                **common,
+                "fact": message["content"],
+                "name": "SAID",
+                "valid_at": when,
+                "invalid_at": ended,
+                "expired_at": ended,
+            }
         if scope == "nodes":
             return {
                 **common,
@@ -156,6 +180,19 @@ class ZepServer(LoopbackState):
 
     def _uuid(self) -> str:
         return f"00000000-0000-4000-9000-{next(self._ids):012d}"
+
+
+def _refusal(messages: list[dict[str, Any]]) -> str:
+    """Why Zep refuses an add, if it does."""
+    if len(messages) > 30:
+        return f"at most 30 messages a call, got {len(messages)}"
+    for message in messages:
+        if len(message["content"]) > 4096:
+            return f"message content is {len(message['content'])} characters, over the 4096 limit"
+        when = message.get("reference_time")
+        if when and datetime.fromisoformat(when.replace("Z", "+00:00")).tzinfo is None:
+            return f"reference_time {when} must include a timezone offset"
+    return ""
 
 
 @contextmanager

@@ -5,13 +5,17 @@ conversation.
     mem0-platform(infer=false):openai:gpt-4o-mini       messages stored as given, no extraction
     mem0-platform(url=http://127.0.0.1:8000):openai:…   another server (a test's)
 
-A namespace is Mem0's `user_id`.  Each `add` sends its messages to `/v3/memories/add/`, dated by the
-first one's time (`timestamp`); the platform queues the work and answers with an event id, and
-memories are searchable only once that event has run.  `wait` polls each event added since the last
+A namespace is Mem0's `user_id`.  Each `add`, one session of the benchmark's history (the harness
+adds a session a call), sends its messages to `/v3/memories/add/`, dated by the first one's time
+(`timestamp`, Unix seconds of the UTC time; kept in the metadata too); the platform queues the work
+and answers with an event id (with `infer=false` it stores at once and answers with the results),
+and memories are searchable only once that event has run.  `wait` polls each event added since the last
 wait (`GET /v1/event/{id}/`, the documented status call, which the client has no method for) until
 it SUCCEEDED: that time counts as ingest.  A FAILED event is a StoreError, so its items are ERRORs.
-Search is the platform's (`top_k` = k, filtered by the user), with its own minimum score
-(`threshold`) and `rerank` passed when set.  With `infer=true` (the platform's default) Mem0's own
+Search is the platform's (`top_k` = k, filtered by the user, as of the question's date:
+`reference_date`), with its own minimum score (`threshold`) and `rerank` passed when set; each hit
+is dated by its add's date.  A rate limit waits as long as the platform asks (`retry_after`), up
+to `--mb-timeout`.  With `infer=true` (the platform's default) Mem0's own
 model extracts the memories, not the MODEL_SPEC's: only the answers come from the MODEL_SPEC.
 `clear` deletes the user's memories.  The client checks the key when made (`/v1/ping/`) and a
 refused key stops the run before any test in one line; Mem0's telemetry is turned off.
@@ -24,9 +28,11 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from pytest_memorybench.agents.mechanisms.settings import positive, require
+from pytest_memorybench.agents.stores.dates import epoch_seconds, iso_utc, parsed_time
 from pytest_memorybench.agents.stores.hosted import Unprocessed, api_key, refused
 from pytest_memorybench.agents.stores.mem0 import without_telemetry
 from pytest_memorybench.agents.stores.protocol import BuiltinStore, Hit
@@ -37,6 +43,7 @@ if TYPE_CHECKING:
 
 KEY_VARIABLE = "MEM0_API_KEY"
 _SUCCEEDED, _FAILED = "SUCCEEDED", "FAILED"
+_DATE = "date"  # the metadata key each add's date is kept under
 
 
 @dataclass(frozen=True)
@@ -67,10 +74,17 @@ class Mem0PlatformStore:
         self._lock = threading.Lock()
 
     def add(self, messages: list[Message], namespace: str) -> None:
+        """One session (the harness adds a session a call), dated by its first message: the
+        platform's `timestamp` backdates the memories' `created_at` and feeds its ranking by time;
+        the metadata keeps each add's date for the hits whatever the platform does with it."""
         turns = [{"role": message.role, "content": message.text} for message in messages]
-        options: dict[str, Any] = {"user_id": namespace, "infer": self.settings.infer}
-        if messages:
-            options["timestamp"] = int(messages[0].timestamp.timestamp())
+        when = messages[0].timestamp
+        options: dict[str, Any] = {
+            "user_id": namespace,
+            "infer": self.settings.infer,
+            "timestamp": epoch_seconds(when),
+            "metadata": {_DATE: iso_utc(when)},
+        }
         queued = self._call(lambda client: client.add(turns, **options))
         for event in _events(queued):
             self.unprocessed.add(namespace, event)
@@ -84,8 +98,12 @@ class Mem0PlatformStore:
 
         self.unprocessed.wait(namespace, done)
 
-    def search(self, query: str, namespace: str, k: int) -> list[Hit]:
+    def search(self, query: str, namespace: str, k: int, asked_at: datetime | None = None) -> list[Hit]:
+        """The platform's search as of the question's date (`reference_date`: "simulate searching at
+        a specific date"), each hit dated by its metadata's date or its backdated `created_at`."""
         options: dict[str, Any] = {"filters": {"user_id": namespace}, "top_k": k}
+        if asked_at is not None:
+            options["reference_date"] = f"{asked_at:%Y-%m-%d}"
         if self.settings.threshold >= 0:
             options["threshold"] = self.settings.threshold
         if self.settings.rerank:
@@ -93,7 +111,7 @@ class Mem0PlatformStore:
         found = self._call(lambda client: client.search(query, **options))
         results = found.get("results", []) if isinstance(found, dict) else found
         return [
-            Hit(str(result["memory"]), _score(result.get("score")))
+            Hit(str(result["memory"]), _score(result.get("score")), _dated(result))
             for result in results
             if isinstance(result, dict) and result.get("memory")
         ]
@@ -168,6 +186,12 @@ def _event_status(client: Any, event: str) -> str:
         raise refused("Mem0", response.status_code, KEY_VARIABLE)
     response.raise_for_status()
     return str(response.json().get("status", ""))
+
+
+def _dated(result: dict[str, Any]) -> datetime | None:
+    metadata = result.get("metadata")
+    kept = metadata.get(_DATE) if isinstance(metadata, dict) else None
+    return parsed_time(kept) or parsed_time(result.get("created_at"))
 
 
 def _score(value: Any) -> float | None:

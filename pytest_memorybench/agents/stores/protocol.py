@@ -31,6 +31,7 @@ failed, never what the store already holds; a store loops inside an `add` at its
 from __future__ import annotations
 
 import inspect
+import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -38,12 +39,13 @@ from datetime import datetime
 from functools import partial
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt, wait_exponential
+from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt, wait_exponential
 
 from pytest_memorybench.agents.calls import HarnessTimeout, call_maybe_async, within
 from pytest_memorybench.agents.stores.dates import sessions
 from pytest_memorybench.core.errors import AgentError, describe_exception
 from pytest_memorybench.core.records import Message
+from pytest_memorybench.models.http import retry_after
 
 if TYPE_CHECKING:
     from pytest_memorybench.agents.spec import AgentOptions, AgentSpec
@@ -57,6 +59,9 @@ class StoreError(AgentError):
     """A store's add, wait, search or clear failed after its retries: the item errors, unscored."""
 
     kind = "store"
+
+
+_STAMPED = re.compile(r"\[\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}")
 
 
 @dataclass(frozen=True)
@@ -84,8 +89,10 @@ class Hit:
     @property
     def line(self) -> str:
         """The hit as the answering prompt shows it: stamped with its time and, for a fact, the time
-        it held (a superseded fact must not read as current), in one bracket before the text."""
-        stamp = [f"{self.timestamp:%Y-%m-%d %H:%M}"] if self.timestamp else []
+        it held (a superseded fact must not read as current), in one bracket before the text.  A
+        text that comes stamped already (a product storing `[time] role: text` lines) keeps its own."""
+        stamped = self.timestamp and not _STAMPED.match(self.text)
+        stamp = [f"{self.timestamp:%Y-%m-%d %H:%M}"] if stamped else []
         stamp += [str(self.validity)] if self.validity else []
         return f"[{'; '.join(stamp)}] {self.text}" if stamp else self.text
 
@@ -116,6 +123,16 @@ class BuiltinStore:
 
 
 _TEXT_KEYS = ("text", "memory", "content", "document", "page_content")
+
+
+def server_asked_wait(failure: BaseException | None) -> float | None:
+    """Seconds a refusal asked the client to wait: an HTTP `Retry-After` on the error's response, or
+    the `retry_after` an SDK keeps in its error (Mem0's `debug_info`)."""
+    asked = retry_after(failure)
+    info = getattr(failure, "debug_info", None)
+    if asked is None and isinstance(info, dict) and isinstance(info.get("retry_after"), int | float):
+        asked = float(info["retry_after"])
+    return asked
 
 
 def as_hit(found: Any) -> Hit:
@@ -214,12 +231,21 @@ class StoreClient:
         if callable(close):
             await call_maybe_async(close)
 
+    def _pause(self, state: RetryCallState) -> float:
+        """How long to wait before the next try: what the server asked for (`Retry-After`, Mem0's
+        `retry_after`), up to `--mb-timeout`; else a short exponential backoff."""
+        failure = state.outcome.exception() if state.outcome else None
+        asked = server_asked_wait(failure)
+        if asked is None:
+            return float(wait_exponential(self.backoff, max=10)(state))
+        return min(asked, self.timeout) if self.timeout else asked
+
     async def _call(self, method: str, *args: Any, **kwargs: Any) -> Any:
         started = time.perf_counter()
         try:
             async for attempt in AsyncRetrying(
                 stop=stop_after_attempt(self.attempts),
-                wait=wait_exponential(self.backoff, max=10),
+                wait=self._pause,
                 retry=retry_if_exception(lambda exc: not isinstance(exc, (*_PERMANENT, HarnessTimeout))),
                 reraise=True,
             ):

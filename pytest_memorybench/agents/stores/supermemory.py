@@ -4,8 +4,11 @@
     supermemory(search_mode=memories):openai:gpt-4o-mini  learned memories only
     supermemory(url=http://127.0.0.1:8787):openai:…       another server (self-hosted, or a test's)
 
-Each `add` becomes one document in the conversation's namespace (Supermemory's own isolation
-unit): its messages a line each, `[time] role: text`, dated by the first (`date`).  Supermemory
+Each `add`, one session of the benchmark's history (the harness adds a session a call), becomes
+one document in the conversation's namespace (Supermemory's own isolation unit): its messages a
+line each, `[time] role: text`, dated by the first (`date`, UTC with its offset, kept in the
+document's metadata too).  A hit is dated by the temporal context Supermemory gives a memory (its
+event's or document's date), else by its document's date.  Supermemory
 accepts a document at once and processes it afterwards (`status` queued → … → done) and forms
 memories from it later still (`dreamingStatus`, minutes later under its default `dynamic`
 dreaming; `dreaming=instant` forms them at once and is billed one more operation a document).
@@ -24,9 +27,11 @@ Tested with supermemory 5.0.1 against a loopback server of the endpoints its SDK
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from pytest_memorybench.agents.mechanisms.settings import one_of, positive, require
+from pytest_memorybench.agents.stores.dates import iso_utc, parsed_time
 from pytest_memorybench.agents.stores.hosted import Unprocessed, api_key, refused
 from pytest_memorybench.agents.stores.protocol import BuiltinStore, Hit
 from pytest_memorybench.core.records import Message
@@ -37,6 +42,7 @@ if TYPE_CHECKING:
 KEY_VARIABLE = "SUPERMEMORY_API_KEY"
 _FAILED = "failed"
 _DONE = "done"
+_DATE = "date"  # the metadata key a document's date is kept under
 
 
 @dataclass(frozen=True)
@@ -70,14 +76,18 @@ class SupermemoryStore:
         self.unprocessed = Unprocessed(settings.poll)
 
     def add(self, messages: list[Message], namespace: str) -> None:
+        """One session a document (the harness adds a session a call), dated by its first message:
+        Supermemory's `date` is when the content is from, and the metadata keeps it for the hits."""
         lines = [
             f"[{message.timestamp:%Y-%m-%d %H:%M}] {message.role}: {message.text}" for message in messages
         ]
+        when = iso_utc(messages[0].timestamp)
         ref = self._call(
             self.client.add,
             namespace,
             content="\n".join(lines),
-            date=messages[0].timestamp.isoformat() if messages else None,
+            date=when,
+            metadata={_DATE: when},
             dreaming=self.settings.dreaming,
         )
         self.unprocessed.add(namespace, ref.id)
@@ -100,7 +110,7 @@ class SupermemoryStore:
             options["rerank"] = self.settings.rerank
         found = self._call(self.client.search, namespace, query=query, limit=k, **options)
         return [
-            Hit(text, float(result.similarity))
+            Hit(text, float(result.similarity), _dated(result.metadata))
             for result in found.results
             if (text := result.memory or result.chunk)
         ]
@@ -127,6 +137,20 @@ class SupermemoryStore:
             if exc.status_code in (401, 403):
                 raise refused("Supermemory", exc.status_code, KEY_VARIABLE) from None
             raise
+
+
+def _dated(metadata: Any) -> datetime | None:
+    """When a hit's content is from: the temporal context Supermemory derives for a memory (its
+    document's or its event's date), else the date its document was added with."""
+    if not isinstance(metadata, dict):
+        return None
+    temporal = metadata.get("temporalContext")
+    places = [temporal, metadata] if isinstance(temporal, dict) else [metadata]
+    for place in places:
+        for key in ("eventDate", "documentDate", _DATE):
+            if when := parsed_time(place.get(key)):
+                return when
+    return None
 
 
 def _make(settings: SupermemorySettings, options: AgentOptions, model: AgentSpec) -> SupermemoryStore:

@@ -7,12 +7,15 @@ conversation.
 
 Zep builds a temporal knowledge graph for each user from the messages of the user's threads.  A
 namespace is a Zep user (`user_id` = the namespace) with one thread, both made on the first `add`;
-the messages go to `thread.add_messages`, `batch` a call, each with its simulated time as Zep's
-`reference_time` (what Zep reasons about time with) and its role.  Zep extracts the graph
+the messages go to `thread.add_messages` a session at a time, `batch` a call (at most Zep's 30), each
+with its simulated time as Zep's `reference_time` (UTC with its offset: Zep refuses a time without
+one) and its role; a message over Zep's 4,096 characters goes as consecutive messages, and each call
+carries an idempotency key made from its messages, so a retry never stores them twice.  Zep extracts the graph
 afterwards and gives each call a task: `wait` polls every task since the last wait
 (`task.get`, the documented status call) until it `succeeded`: that time counts as ingest.  A task
 that `failed`, or succeeded only in `partial`, is a StoreError, so its items are ERRORs.
-Search is the user graph's: `scope=edges` (Zep's facts, each with the time it became true),
+Search is the user graph's: `scope=edges` (Zep's facts, each with when it held: from `valid_at`
+until `invalid_at`, or until it expired when a later fact superseded it, else `→ present`),
 `nodes` (entity summaries) or `episodes` (the stored messages), `page_size` = k, reranked by
 `reranker` (Zep's default `rrf`; `cross_encoder`, `episode_mentions`).  Zep extracts the
 graph with its own models, not the MODEL_SPEC's: only the answers come from the MODEL_SPEC.
@@ -27,20 +30,26 @@ Tested with zep-cloud 4.0.1 against a loopback server of the endpoints its SDK c
 
 from __future__ import annotations
 
+import hashlib
+import json
 import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from pytest_memorybench.agents.mechanisms.settings import one_of, positive
-from pytest_memorybench.agents.stores.dates import parsed_time
+from pytest_memorybench.agents.mechanisms.settings import one_of, positive, require
+from pytest_memorybench.agents.stores.dates import iso_utc, parsed_time
 from pytest_memorybench.agents.stores.hosted import Unprocessed, api_key, refused
-from pytest_memorybench.agents.stores.protocol import BuiltinStore, Hit
+from pytest_memorybench.agents.stores.protocol import BuiltinStore, Hit, Validity
 from pytest_memorybench.core.records import Message
 
 if TYPE_CHECKING:
     from pytest_memorybench.agents.spec import AgentOptions, AgentSpec
 
 KEY_VARIABLE = "ZEP_API_KEY"
+# Zep's documented limits of `thread.add_messages` (its ingestion tool checks them client-side:
+# getzep/zep ingestion/src/zep_ingest/threads.py).
+MAX_MESSAGE_CHARS = 4096
+MAX_MESSAGES_A_CALL = 30
 _SUCCEEDED = "succeeded"
 _UNFINISHED = ("pending", "processing")
 
@@ -60,6 +69,9 @@ class ZepSettings:
         one_of("scope", self.scope, ("edges", "nodes", "episodes"))
         one_of("reranker", self.reranker, ("rrf", "cross_encoder", "episode_mentions"))
         positive(batch=self.batch, poll=self.poll)
+        require(
+            self.batch <= MAX_MESSAGES_A_CALL, f"batch must be at most {MAX_MESSAGES_A_CALL} (Zep's limit)"
+        )
 
 
 @dataclass(frozen=True)
@@ -83,18 +95,30 @@ class ZepStore:
         self._users: dict[str, ZepUser] = {}
         self._lock = threading.Lock()
 
+    @property
+    def messages_per_add(self) -> int:
+        return self.settings.batch
+
     def add(self, messages: list[Message], namespace: str) -> None:
+        """At most `batch` messages (the harness's parts), each with its UTC `reference_time`; a
+        message over Zep's 4,096 characters goes as consecutive messages of its role and time.  Each
+        call carries an idempotency key made from what it adds, so a retried call, or the rest of a
+        part a long message made too large for one call, is never stored twice."""
         from zep_cloud import AddMessage
 
         thread = self._user(namespace, create=True)
         assert thread is not None
-        size = self.settings.batch
-        for start in range(0, len(messages), size):
-            turns = [
-                AddMessage(role=m.role, content=m.text, reference_time=m.timestamp.isoformat())
-                for m in messages[start : start + size]
-            ]
-            added = self._call(self.client.thread.add_messages, thread.thread, messages=turns)
+        turns = [
+            AddMessage(role=m.role, content=piece, reference_time=iso_utc(m.timestamp))
+            for m in messages
+            for piece in pieces(m.text, MAX_MESSAGE_CHARS)
+        ]
+        for start in range(0, len(turns), MAX_MESSAGES_A_CALL):
+            part = turns[start : start + MAX_MESSAGES_A_CALL]
+            key = idempotency_key(namespace, [(t.role, t.reference_time, t.content) for t in part])
+            added = self._call(
+                self.client.thread.add_messages, thread.thread, messages=part, idempotency_key=key
+            )
             if added.task is not None and added.task.uuid_:
                 self.unprocessed.add(namespace, added.task.uuid_)
 
@@ -150,9 +174,12 @@ class ZepStore:
 
 
 def _hit(item: Any, scope: str) -> Hit | None:
-    """A fact with the time it became true, an entity's summary, or a stored message."""
+    """A fact with when it held (from `valid_at` until `invalid_at`, or until Zep expired it when a
+    later fact superseded it), an entity's summary, or a stored message with its time."""
+    validity = None
     if scope == "edges":
-        text, when = item.fact, item.valid_at
+        text, when = item.fact, None
+        validity = Validity(parsed_time(item.valid_at), parsed_time(item.invalid_at or item.expired_at))
     elif scope == "nodes":
         text, when = f"{item.name}: {item.summary}" if item.summary else item.name, None
     else:
@@ -160,7 +187,23 @@ def _hit(item: Any, scope: str) -> Hit | None:
     if not text:
         return None
     score = item.score if isinstance(item.score, int | float) else None
-    return Hit(str(text), score, parsed_time(when))
+    return Hit(str(text), score, parsed_time(when), validity)
+
+
+def pieces(text: str, most: int) -> list[str]:
+    """`text` in consecutive pieces of at most `most` characters, cut at a space where one is near."""
+    found = []
+    while len(text) > most:
+        cut = text.rfind(" ", most // 2, most + 1)
+        cut = cut if cut > 0 else most
+        found.append(text[:cut])
+        text = text[cut:].lstrip()
+    return [*found, text]
+
+
+def idempotency_key(namespace: str, turns: list[tuple[Any, ...]]) -> str:
+    """The same key for the same messages to the same namespace, whichever try sends them."""
+    return hashlib.sha256(json.dumps([namespace, turns], default=str).encode()).hexdigest()[:32]
 
 
 def _make(settings: ZepSettings, options: AgentOptions, model: AgentSpec) -> ZepStore:
