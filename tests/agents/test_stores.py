@@ -496,7 +496,12 @@ async def test_mem0_extracts_with_the_answering_model_or_stores_messages_as_give
         shown = await agent.context()
         await agent.aclose()
         assert "4512" in reply and any("4512" in memory for memory in shown), (infer, reply, shown)
+        assert all(memory.startswith("[2024-05-01 09:00] ") for memory in shown), "dated by its session"
         assert script.asked.get("mem0", 0) - before == extractions, "one extraction per exchange added"
+    extractions = [r for r in server.requests_to("/v1/chat/completions") if "Observation Date" in str(r.body)]
+    assert extractions and all("said on 2024-05-01" in str(r.body) for r in extractions), (
+        "the extraction resolves dates against the session's, not today's"
+    )
     assert server.requests_to("/v1/embeddings"), "Mem0 embeds on the MODEL_SPEC's server"
 
 

@@ -50,8 +50,8 @@ async def test_graphiti_extracts_facts_searches_them_at_k_and_counts_its_model_c
     )
     found = await client.search("What is my locker code?", "conv-a", 3)
     assert [hit.text for hit in found][0] == "My locker code is 4512." and len(found) == 3
-    assert found[0].line == "[2024-05-01 09:00] My locker code is 4512.", (
-        "a fact with the time it became true"
+    assert found[0].line == "[valid 2024-05-01 → present] My locker code is 4512.", (
+        "a fact with the time it became true, and that it still holds"
     )
     assert await client.search("What is my locker code?", "conv-b", 3) == [], "a graph per conversation"
     usage = client.store.usage

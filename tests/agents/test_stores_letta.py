@@ -5,6 +5,7 @@ one line before any test.  Skipped without letta-client."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator
 from datetime import datetime
 
@@ -18,6 +19,7 @@ from pytest_memorybench.local_model import MODEL_ALIAS
 from tests.support.letta_server import LettaServer, letta_server
 from tests.support.llm_server import LLMServer
 from tests.support.memory_model import scripted_memory_server
+from tests.support.runs import results_in
 from tests.support.store_runs import two_scenarios
 
 pytest_plugins = ["pytester"]
@@ -76,6 +78,33 @@ async def test_the_agent_answers_itself_and_its_tokens_are_counted(letta: LettaS
     assert client.store.usage.calls == 1 and client.store.usage.input_tokens == 5
     sent = next(r for r in letta.requests if r.path.endswith("/messages"))
     assert sent.body["messages"] == [{"role": "user", "content": "What is my locker code?"}]
+
+
+@pytest.mark.asyncio
+async def test_a_probes_question_is_asked_in_a_fork_and_leaves_the_agent_as_it_was(
+    letta: LettaServer,
+) -> None:
+    letta.step_seconds = 0.05
+    client = store_client(parse_agent_spec(_spec(letta, ",ingest=messages")), AgentOptions())
+    await client.add(
+        [Message("My locker code is 4512.", WHEN), Message("Noted.", WHEN, "assistant")], "conv-a"
+    )
+    (agent,) = letta.agents.values()
+    history = list(agent.history)
+    question = "What is my locker code?"
+    first, second, *others = await asyncio.gather(
+        *(client.answer(question, "conv-a", aside=True) for _ in range(4))
+    )
+    assert first == second == "I remember: user: My locker code is 4512." and set(others) == {first}, (
+        "the same question gets the same context every time"
+    )
+    assert agent.history == history and not letta.forks, "each fork deleted, the agent's history untouched"
+    assert letta.refused == 0, "never two sends to one agent at once"
+    on_the_record = await client.answer(question, "conv-a")
+    assert agent.history[-2:] == [
+        {"role": "user", "content": question},
+        {"role": "assistant", "content": on_the_record},
+    ], "a conversation's own question stays in its history"
 
 
 @pytest.mark.asyncio
@@ -179,6 +208,13 @@ async def test_a_real_letta_server_on_smollm2_archives_searches_and_answers(
     ]
     reply = await client.answer("What is my favourite colour?", "conv-a")
     assert reply.strip(), "the agent's assistant message"
+    agent = client.store._agents["conv-a"]
+    history = len(client.store.client.agents.messages.list(agent, limit=100).items)
+    aside = await client.answer("What is my favourite colour?", "conv-a", aside=True)
+    assert aside.strip(), "a probe's answer, in a fork of the conversation"
+    assert len(client.store.client.agents.messages.list(agent, limit=100).items) == history, (
+        "the probe's question left the agent's own history as it was"
+    )
     usage = client.store.usage
     assert usage.calls >= 1 and usage.input_tokens > 200 and usage.output_tokens > 0
     agents = client.store.client.agents.list(tags=["memorybench"])
@@ -187,3 +223,29 @@ async def test_a_real_letta_server_on_smollm2_archives_searches_and_answers(
     assert {agent.name for agent in client.store.client.agents.list(tags=["memorybench"])} == {"conv-b"}
     await client.clear("conv-b")
     await client.close()
+
+
+def test_letta_runs_a_locomo_sample_its_questions_in_forks_none_refused(
+    pytester: pytest.Pytester, letta: LettaServer, model: LLMServer
+) -> None:
+    letta.step_seconds = 0.02
+    run = pytester.path / "run"
+    result = pytester.runpytest(
+        "--memorybench", "--mb-suite=locomo", "-p", "no:cacheprovider",
+        f"--agent={_spec(letta, ',ingest=messages', model.openai_url)}", f"--mb-output={run}",
+    )  # fmt: skip
+    totals = results_in(run)["totals"]
+    assert not totals["errors"] and totals["max"] >= 10, result.stdout.str()[-3000:]
+    assert letta.refused == 0, "never two sends to one agent at once"
+    forked = [r for r in letta.requests if r.path.endswith("/fork")]
+    assert len(forked) == totals["max"] and not letta.forks, (
+        "every question in a fork of its own, deleted after"
+    )
+    questions = {
+        m["content"]
+        for r in letta.requests
+        if r.method == "POST" and r.path.startswith("/v1/conversations/conv-")
+        for m in r.body["messages"]
+    }
+    told = {m["content"] for r in letta.requests if letta.adds(r) for m in r.body["messages"]}
+    assert len(questions) >= 10 and not questions & told, "no question entered an agent's own history"

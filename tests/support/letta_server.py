@@ -7,24 +7,34 @@ tests, with a scripted agent behind them.
     GET    /v1/agents/{id}/archival-memory/search     ?query&top_k: {"count", "results": [{"content",
                                                       "timestamp", …}]}, by shared words
     POST   /v1/agents/{id}/messages                   a step: {"messages", "stop_reason", "usage"}
+    POST   /v1/conversations/default/fork?agent_id    fork the agent's conversation: {"id", "agent_id"}
+    POST   /v1/conversations/{id}/messages            a step in the fork, streamed (Server-Sent Events)
+    DELETE /v1/conversations/{id}                     delete the fork
 
 The scripted agent keeps every message it is sent in its history and archives each user message
 that is not a question (as a MemGPT agent's `archival_memory_insert` would), then replies with the
 line of its history or archive that shares most words with the last message; its usage is the
-words in and out.  Every request needs `Authorization: Bearer KEY` (else 401); faults are injected
-as `tests.support.loopback` says.
+words in and out.  A fork starts from a copy of the agent's history and adds to its own; the agent's
+archive is shared, as Letta's is.  Every request needs `Authorization: Bearer KEY` (else 401);
+faults are injected as `tests.support.loopback` says.
+
+As strict as Letta where the harness could go wrong: a step takes `step_seconds`, and a second send
+to an agent (or any fork of it) while one is processed is refused with 409, "Another request is
+currently being processed" (letta-ai/lettabot#123).
 """
 
 from __future__ import annotations
 
 import itertools
 import re
+import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from tests.support.loopback import LoopbackState, Request, serve
+from tests.support.loopback import EventStream, LoopbackState, Request, serve
 
 NOW = "2026-11-27T09:00:00Z"
 _WORD = re.compile(r"[a-z0-9]+")
@@ -43,11 +53,49 @@ class Agent:
 
 
 @dataclass
+class Fork:
+    agent: str
+    history: list[dict[str, Any]]
+
+
+@dataclass
 class LettaServer(LoopbackState):
     key: str = "letta-test-key"
     agents: dict[str, Agent] = field(default_factory=dict)
     names: dict[str, str] = field(default_factory=dict)  # every agent's id → name, kept after deletion
+    forks: dict[str, Fork] = field(default_factory=dict)
+    step_seconds: float = 0.0
+    refused: int = 0  # sends answered 409
+    _busy: set[str] = field(default_factory=set)
+    _busy_lock: threading.Lock = field(default_factory=threading.Lock)
     _ids: Iterator[int] = field(default_factory=itertools.count)
+
+    def answer(self, request: Request) -> tuple[int, Any]:
+        """A send to an agent waits its step out of the server's lock, so a second send meanwhile finds
+        the agent busy."""
+        agent = self._sent_to(request)
+        if agent is None:
+            return super().answer(request)
+        with self._busy_lock:
+            if agent in self._busy:
+                self.refused += 1
+                return 409, {"detail": "Another request is currently being processed for this agent"}
+            self._busy.add(agent)
+        try:
+            time.sleep(self.step_seconds)
+            return super().answer(request)
+        finally:
+            with self._busy_lock:
+                self._busy.discard(agent)
+
+    def _sent_to(self, request: Request) -> str | None:
+        parts = request.path.strip("/").split("/")
+        if request.method != "POST" or parts[-1:] != ["messages"] or len(parts) != 4:
+            return None
+        if parts[1] == "agents":
+            return parts[2]
+        fork = self.forks.get(parts[2])
+        return fork.agent if fork else None
 
     def authorised(self, request: Request) -> bool:
         return request.headers.get("authorization") == f"Bearer {self.key}"
@@ -60,6 +108,8 @@ class LettaServer(LoopbackState):
             self.agents[made] = Agent(str(body.get("name")), body)
             self.names[made] = str(body.get("name"))
             return 200, {"id": made, "name": body.get("name"), "tags": body.get("tags", [])}
+        if parts[:2] == ["v1", "conversations"]:
+            return self._conversation(method, parts[2:], request)
         agent = self.agents.get(parts[2]) if len(parts) > 2 else None
         if agent is None:
             return 404, {"detail": f"no agent {request.path}"}
@@ -77,6 +127,25 @@ class LettaServer(LoopbackState):
             return 200, self._step(agent, body["messages"])
         return 404, {"detail": f"no route {method} {request.path}"}
 
+    def _conversation(self, method: str, parts: list[str], request: Request) -> tuple[int, Any]:
+        if method == "POST" and parts == ["default", "fork"]:
+            agent = self.agents.get(request.query.get("agent_id", ""))
+            if agent is None:
+                return 404, {"detail": "agent not found"}
+            made = f"conv-{self._id()}"
+            self.forks[made] = Fork(request.query["agent_id"], list(agent.history))
+            return 200, {"id": made, "agent_id": request.query["agent_id"]}
+        fork = self.forks.get(parts[0])
+        if fork is None:
+            return 404, {"detail": f"no conversation {parts[0]}"}
+        if method == "DELETE" and parts[1:] == []:
+            del self.forks[parts[0]]
+            return 200, {}
+        if method == "POST" and parts[1:] == ["messages"]:
+            step = self._step(self.agents[fork.agent], request.body["messages"], fork.history)
+            return 200, EventStream([*step["messages"], step["stop_reason"], step["usage"]])
+        return 404, {"detail": f"no route {method} {request.path}"}
+
     def namespace(self, request: Request) -> str | None:
         parts = request.path.strip("/").split("/")
         if parts == ["v1", "agents"] and isinstance(request.body, dict):
@@ -84,18 +153,26 @@ class LettaServer(LoopbackState):
         return self.names.get(parts[2]) if len(parts) > 2 else None
 
     def adds(self, request: Request) -> bool:
-        return request.method == "POST" and request.path.endswith(("/archival-memory", "/messages"))
+        return (
+            request.method == "POST"
+            and request.path.startswith("/v1/agents/")
+            and request.path.endswith(("/archival-memory", "/messages"))
+        )
 
-    def _step(self, agent: Agent, messages: list[dict[str, Any]]) -> dict[str, Any]:
-        agent.history.extend(messages)
+    def _step(
+        self, agent: Agent, messages: list[dict[str, Any]], history: list[dict[str, Any]] | None = None
+    ) -> dict[str, Any]:
+        """A step of the agent, in its own history or a fork's."""
+        history = agent.history if history is None else history
+        history.extend(messages)
         for message in messages:
             if message["role"] == "user" and not message["content"].rstrip().endswith("?"):
                 self._archive(agent, f"user: {message['content']}", NOW)
         last = str(messages[-1]["content"])
-        earlier = [{"text": f"{m['role']}: {m['content']}"} for m in agent.history[: -len(messages)]]
+        earlier = [{"text": f"{m['role']}: {m['content']}"} for m in history[: -len(messages)]]
         best = self._best([*agent.archive, *earlier], last, 1)
         reply = f"I remember: {best[0]['text']}" if best else "I do not know yet."
-        agent.history.append({"role": "assistant", "content": reply})
+        history.append({"role": "assistant", "content": reply})
         spent = sum(len(str(m["content"]).split()) for m in messages)
         return {
             "messages": [

@@ -21,6 +21,10 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 
+class EventStream(list[Any]):
+    """A payload sent as Server-Sent Events (`data: JSON` an item), as streaming endpoints answer."""
+
+
 @dataclass(frozen=True)
 class Request:
     method: str
@@ -101,9 +105,13 @@ class _Handler(BaseHTTPRequestHandler):
             json.loads(raw) if raw else None,
         )
         status, payload = self.server.state.answer(request)
-        data = json.dumps(payload).encode()
+        streamed = isinstance(payload, EventStream)
+        if streamed:
+            data = "".join(f"data: {json.dumps(item)}\n\n" for item in payload).encode()
+        else:
+            data = json.dumps(payload).encode()
         self.send_response(status)
-        self.send_header("content-type", "application/json")
+        self.send_header("content-type", "text/event-stream" if streamed else "application/json")
         self.send_header("content-length", str(len(data)))
         if status == 429:
             self.send_header("retry-after", "0")

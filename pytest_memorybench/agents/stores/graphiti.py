@@ -9,13 +9,14 @@ Each namespace is a graph of its own: a Kùzu database in a folder of the store'
 0.31's Kùzu driver does not keep `group_id`s apart, so a database per conversation is the
 isolation).  Each message is an episode (`add_episode`, as Graphiti advises for chat: in order,
 each awaited), `role: text` with its simulated time as `reference_time`; `episode=batch` makes a
-batch one episode instead (fewer model calls, coarser facts).  Graphiti extracts entities and
+session one episode instead (fewer model calls, coarser facts).  Graphiti extracts entities and
 facts from each episode with its LLM (structured output, `json_schema`), deduplicates them
 against the graph, and embeds them: all within `add`, so `add` is the ingest time.  Search is
-Graphiti's hybrid search (BM25 and cosine similarity) of `scope=edges` (facts, each shown with the
-time it became true), `nodes` (entities and their summaries) or `episodes` (the messages), limited
-to k and reranked by `reranker` (`rrf`, Graphiti's default; `mmr`; `cross_encoder`, which asks
-the LLM).  The LLM, embedder and cross-encoder are the MODEL_SPEC's (see `endpoints`); their
+Graphiti's hybrid search (BM25 and cosine similarity) of `scope=edges` (facts, each shown with
+when it held: from `valid_at` until `invalid_at`, or until a later fact expired it, else
+`→ present`), `nodes` (entities and their summaries) or `episodes` (the messages), limited to k
+and reranked by `reranker` (`rrf`, Graphiti's default; `mmr`; `cross_encoder`, which asks the
+LLM).  The LLM, embedder and cross-encoder are the MODEL_SPEC's (see `endpoints`); their
 tokens are counted as the store's writes and reads.  graphiti-core 0.31's Kùzu driver creates no
 full-text indices, so the store makes them (Kùzu's bundled FTS extension); and Kùzu's full-text
 search reads `?` as a one-letter wildcard, so a question's last word ("colour?") would match
@@ -38,7 +39,7 @@ from typing import TYPE_CHECKING, Any
 from pytest_memorybench.agents.mechanisms.settings import one_of, require
 from pytest_memorybench.agents.stores.dates import in_utc, naive_utc
 from pytest_memorybench.agents.stores.endpoints import Endpoint, count_usage, openai_endpoints
-from pytest_memorybench.agents.stores.protocol import BuiltinStore, Hit
+from pytest_memorybench.agents.stores.protocol import BuiltinStore, Hit, Validity
 from pytest_memorybench.core.errors import usage_error
 from pytest_memorybench.core.records import Message, Usage
 
@@ -88,22 +89,24 @@ class GraphitiStore:
         self._clients: tuple[Any, Any, Any] | None = None
         self._openai: list[Any] = []  # the LLM's and the embedder's, on one counting HTTP client
 
+    @property
+    def messages_per_add(self) -> int | None:
+        """One message an episode (the harness sends them one at a time, so a retry re-sends only the
+        episode that failed), or a session an episode with `episode=batch`."""
+        return 1 if self.settings.episode == "message" else None
+
     async def add(self, messages: list[Message], namespace: str) -> None:
         from graphiti_core.nodes import EpisodeType
 
         async with self._lock(namespace):  # Graphiti's episodes go in one at a time, in order
             graph = await self._graph(namespace)
-            episodes = [messages] if self.settings.episode == "batch" else [[message] for message in messages]
-            for episode in episodes:
-                if not episode:
-                    continue
-                await graph.add_episode(
-                    name=f"{namespace}-{episode[0].id}",
-                    episode_body="\n".join(f"{message.role}: {message.text}" for message in episode),
-                    source_description="conversation",
-                    reference_time=in_utc(episode[0].timestamp),
-                    source=EpisodeType.message,
-                )
+            await graph.add_episode(
+                name=f"{namespace}-{messages[0].id}",
+                episode_body="\n".join(f"{message.role}: {message.text}" for message in messages),
+                source_description="conversation",
+                reference_time=in_utc(messages[0].timestamp),
+                source=EpisodeType.message,
+            )
 
     async def search(self, query: str, namespace: str, k: int) -> list[Hit]:
         if namespace not in self._graphs:
@@ -113,7 +116,12 @@ class GraphitiStore:
             found = await self._graphs[namespace].search_(plain, config=self._config(k))
         if self.settings.scope == "edges":
             return [
-                Hit(edge.fact, score, naive_utc(edge.valid_at))
+                Hit(
+                    edge.fact,
+                    score,
+                    None,
+                    Validity(naive_utc(edge.valid_at), naive_utc(edge.invalid_at or edge.expired_at)),
+                )
                 for edge, score in _scored(found.edges, found.edge_reranker_scores)
             ]
         if self.settings.scope == "nodes":

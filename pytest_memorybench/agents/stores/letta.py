@@ -29,12 +29,18 @@ spec: OpenAI's API or any compatible server the Letta server can reach), unless 
 of the server's handles (`provider/model`); its embedder likewise is `--mb-embedder` or the
 MODEL_SPEC's server (`embedding_config`, `embedding_dim` wide) unless `embedding` names a handle.
 The tokens the agent spends (its `usage`) are charged to the run: writing with
-`ingest=messages`, reading when it answers.  A question is part of the agent's history once asked,
-as in use.  Letta keeps real time, not the conversation's simulated time: its messages are stamped
-when sent, and only archival passages carry the simulated date.
+`ingest=messages`, reading when it answers.  A question of the conversation (GoodAI's suites) is
+part of the agent's history once asked, as in use.  A probe's question (LoCoMo, LongMemEval, the
+other probe suites), whose answer must not depend on the questions asked before it, is asked in a
+fork of the agent's conversation (`conversations.fork`: the same in-context messages, a conversation
+of its own), deleted once answered; what the agent writes into its memory blocks or archive while
+answering stays, as Letta gives no way to roll that back.  The harness never sends to one agent
+twice at once (Letta answers a second send with 409 while it processes the first).  Letta keeps
+real time, not the conversation's simulated time: its messages are stamped when sent, and only
+archival passages carry the simulated date (sent in UTC).
 
 Tested with letta-client 1.12.1 against a loopback server of the endpoints it calls
-(tests/support/letta_server.py), not against a Letta server.
+(tests/support/letta_server.py), and with a Letta 0.16.8 server on SmolLM2 (the real-model test).
 """
 
 from __future__ import annotations
@@ -45,7 +51,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from pytest_memorybench.agents.mechanisms.settings import one_of, positive
-from pytest_memorybench.agents.stores.dates import parsed_time
+from pytest_memorybench.agents.stores.dates import in_utc, parsed_time
 from pytest_memorybench.agents.stores.endpoints import openai_endpoints
 from pytest_memorybench.agents.stores.hosted import refused, require_package
 from pytest_memorybench.agents.stores.protocol import BuiltinStore, Hit
@@ -108,27 +114,48 @@ class LettaStore:
         self._answered: dict[str, Answered] = {}
         self._lock = threading.Lock()
 
+    @property
+    def messages_per_add(self) -> int:
+        """A passage a call, or `batch` messages a step: the harness makes the calls, so a retry
+        re-sends only the one that failed."""
+        return 1 if self.settings.ingest == "archival" else self.settings.batch
+
     def add(self, messages: list[Message], namespace: str) -> None:
         agent = self._agent(namespace)
         if self.settings.ingest == "archival":
-            for message in messages:
-                self._call(
-                    self.client.agents.passages.create,
-                    agent,
-                    text=f"{message.role}: {message.text}",
-                    created_at=message.timestamp,
-                )
+            (message,) = messages
+            self._call(
+                self.client.agents.passages.create,
+                agent,
+                text=f"{message.role}: {message.text}",
+                created_at=in_utc(message.timestamp),
+            )
             return
         unseen = self._unseen(messages, self._answered.pop(namespace, None))
-        for start in range(0, len(unseen), self.settings.batch):
-            turns = [{"role": m.role, "content": m.text} for m in unseen[start : start + self.settings.batch]]
-            self._step(agent, turns)
+        if unseen:
+            self._step(agent, [{"role": m.role, "content": m.text} for m in unseen])
 
     def answer(self, question: str, namespace: str) -> str:
         replies = self._step(self._agent(namespace), [{"role": "user", "content": question}])
         reply = "\n".join(replies)
         self._answered[namespace] = Answered(question, reply)
         return reply
+
+    def answer_aside(self, question: str, namespace: str) -> str:
+        """A probe's question in a fork of the agent's conversation (Letta's own fork: the same
+        in-context messages, a new conversation), deleted afterwards: the question and its answer
+        never enter the history the next question sees."""
+        agent = self._agent(namespace)
+        fork = self._call(self.client.conversations.fork, "default", agent_id=agent)
+        try:
+            sent = self._call(
+                self.client.conversations.messages.create,
+                fork.id,
+                messages=[{"role": "user", "content": question}],
+            )
+            return "\n".join(self._replies(list(sent)))
+        finally:
+            self._call(self.client.conversations.delete, fork.id)
 
     def search(self, query: str, namespace: str, k: int) -> list[Hit]:
         agent = self._agents.get(namespace)
@@ -168,13 +195,18 @@ class LettaStore:
     def _step(self, agent: str, turns: list[dict[str, str]]) -> list[str]:
         """Send `turns` to the agent; the texts of its replies, its tokens counted."""
         response = self._call(self.client.agents.messages.create, agent, messages=turns)
-        spent = response.usage
-        self.usage.add(
-            Usage(spent.prompt_tokens or 0, spent.completion_tokens or 0, calls=spent.step_count or 1)
-        )
+        return self._replies([*response.messages, response.usage])
+
+    def _replies(self, messages: list[Any]) -> list[str]:
+        """The texts of the agent's replies among the messages of a step (or a stream's chunks), its
+        usage counted."""
+        for spent in (m for m in messages if getattr(m, "message_type", None) == "usage_statistics"):
+            self.usage.add(
+                Usage(spent.prompt_tokens or 0, spent.completion_tokens or 0, calls=spent.step_count or 1)
+            )
         return [
             _text(message.content)
-            for message in response.messages
+            for message in messages
             if getattr(message, "message_type", None) == "assistant_message"
         ]
 

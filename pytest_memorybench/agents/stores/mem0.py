@@ -11,8 +11,13 @@ each batch of messages into memories (one extraction call per `add` in the 2.x p
 embedder.  Both are pointed at the MODEL_SPEC's model and server, so the store extracts with the
 same model the harness answers with; `--mb-embedder openai:MODEL[@URL]` names another embedder
 (without it, the MODEL_SPEC's server embeds with its model, or OpenAI's `text-embedding-3-small`).
-`threshold` is Mem0's own minimum score for a hit (its default, 0.1).  Mem0's telemetry is
-turned off.  Tested with mem0ai 2.2.1; its configuration names changed across 0.x, 1.x and 2.x.
+`threshold` is Mem0's own minimum score for a hit (its default, 0.1).  Each `add` is one session of
+the benchmark's history, its date kept in the memories' metadata (each hit is dated by it); with
+`infer=true` the date is given to the extraction as its Observation Date, through Mem0's custom
+instructions (`prompt`), so "yesterday" resolves against the session, not today.  Search is Mem0's
+semantic search alone: its keyword half needs `mem0ai[nlp]` and spaCy's `en_core_web_sm` model,
+which this extra does not install.  Mem0's telemetry is turned off.  Tested with mem0ai 2.2.1; its
+configuration names changed across 0.x, 1.x and 2.x.
 """
 
 from __future__ import annotations
@@ -22,17 +27,27 @@ import shutil
 import tempfile
 import threading
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pytest_memorybench.agents.mechanisms.settings import require
+from pytest_memorybench.agents.stores.dates import iso_utc, parsed_time
 from pytest_memorybench.agents.stores.endpoints import Endpoint, openai_endpoints
-from pytest_memorybench.agents.stores.protocol import BuiltinStore
+from pytest_memorybench.agents.stores.protocol import BuiltinStore, Hit
 from pytest_memorybench.core.errors import usage_error
 from pytest_memorybench.core.records import Message
 
 if TYPE_CHECKING:
     from pytest_memorybench.agents.spec import AgentOptions, AgentSpec
+
+_DATE = "date"  # the metadata key each memory's date is kept under
+# Mem0's extraction grounds relative dates in its "Observation Date", which the library sets to
+# today; its custom instructions (the `prompt` of `add`) are the documented way to say more.
+OBSERVATION_DATE = (
+    "These messages were said on {date}. Take {date} as the Observation Date: resolve every relative"
+    " date in them (yesterday, last week, next month) against {date}, never against the Current Date."
+)
 
 
 @dataclass(frozen=True)
@@ -60,13 +75,27 @@ class Mem0Store:
         self._size: int | None = None
 
     def add(self, messages: list[Message], namespace: str) -> None:
+        """One session (the harness adds a session a call), its date in the memories' metadata, as
+        Mem0's own LoCoMo evaluation keeps it; with extraction, the date is also the extraction's
+        Observation Date (through Mem0's custom instructions), since the library sets that to
+        today's date and would resolve "yesterday" against the wall clock."""
         turns = [{"role": message.role, "content": message.text} for message in messages]
-        self._mem0().add(turns, user_id=namespace, infer=self.settings.infer)
+        when = messages[0].timestamp
+        options: dict[str, Any] = {"metadata": {_DATE: iso_utc(when)}}
+        if self.settings.infer:
+            options["prompt"] = OBSERVATION_DATE.format(date=f"{when:%Y-%m-%d}")
+        self._mem0().add(turns, user_id=namespace, infer=self.settings.infer, **options)
 
-    def search(self, query: str, namespace: str, k: int) -> Any:
-        return self._mem0().search(
+    def search(self, query: str, namespace: str, k: int) -> list[Hit]:
+        found = self._mem0().search(
             query, top_k=k, filters={"user_id": namespace}, threshold=self.settings.threshold
         )
+        results = found.get("results", []) if isinstance(found, dict) else found
+        return [
+            Hit(str(result["memory"]), _score(result.get("score")), _dated(result.get("metadata")))
+            for result in results
+            if isinstance(result, dict) and result.get("memory")
+        ]
 
     def clear(self, namespace: str) -> None:
         self._mem0().delete_all(user_id=namespace)
@@ -120,6 +149,14 @@ class Mem0Store:
             self._per_token = bool(vector) and isinstance(vector[0], list)
             self._size = len(pooled(vector))
         return self._size
+
+
+def _dated(metadata: Any) -> datetime | None:
+    return parsed_time(metadata.get(_DATE)) if isinstance(metadata, dict) else None
+
+
+def _score(value: Any) -> float | None:
+    return float(value) if isinstance(value, int | float) else None
 
 
 def without_telemetry(store: str) -> None:

@@ -130,7 +130,8 @@ class StoreMemory(MemorySystem):
             self.store_figures.native_answers += 1
             self.last_context = []
             before = self._store_usage()
-            reply = await self.client.answer(entry.text, self.namespace)
+            # On a fork (a probe's question), the question must leave no trace in the store.
+            reply = await self.client.answer(entry.text, self.namespace, aside=not self.owner)
             self._charge("read", before)
             return reply
         used, lines = 0, []

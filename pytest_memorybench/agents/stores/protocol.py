@@ -10,6 +10,9 @@
                                    that finishes later); its time counts as ingest time
     answer(question, namespace)    optional: the store answers itself (an agent framework), and
                                    the harness does not answer for it
+    answer_aside(question, ns)     optional, with `answer`: answer a probe's question so that it
+                                   leaves no trace (the product's own fork of the conversation),
+                                   for suites whose questions must not see each other
     messages_per_add               optional attribute, the most messages one `add` may carry
                                    (the product's limit, or 1 for a product that takes one at a time)
     keeps_every_message            optional attribute, False where search holds only what the
@@ -30,6 +33,7 @@ failed, never what the store already holds; a store loops inside an `add` at its
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 import re
 import time
@@ -175,6 +179,7 @@ class StoreClient:
         self.store = store
         self.name = name
         self._takes_question_time = "asked_at" in inspect.signature(store.search).parameters
+        self._answering: dict[str, asyncio.Lock] = {}
         self.timeout = timeout
         self.attempts = attempts
         self.backoff = backoff
@@ -217,8 +222,14 @@ class StoreClient:
                 f"store {self.name}: search() returned what is not a list of hits: {exc}"
             ) from None
 
-    async def answer(self, question: str, namespace: str) -> str:
-        reply = await self._call("answer", question, namespace)
+    async def answer(self, question: str, namespace: str, *, aside: bool = False) -> str:
+        """The store's own answer; `aside`, a probe's, which must leave no trace where the store can
+        answer aside.  Never two at once to one namespace: an agent product refuses a second send
+        while it answers the first (Letta's 409)."""
+        method = "answer_aside" if aside and self.has("answer_aside") else "answer"
+        lock = self._answering.setdefault(namespace, asyncio.Lock())
+        async with lock:
+            reply = await self._call(method, question, namespace)
         if not isinstance(reply, str):
             raise StoreError(f"store {self.name}: answer() returned {type(reply).__name__}, expected str")
         return reply
