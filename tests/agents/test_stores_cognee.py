@@ -111,6 +111,22 @@ async def test_summaries_and_a_document_per_batch(model: LLMServer) -> None:
 
 @needs_cognee
 @pytest.mark.asyncio
+async def test_the_graph_completion_context_as_hits_and_each_store_charged_its_own_calls(
+    model: LLMServer,
+) -> None:
+    graph, other = _client(model, ",search_type=graph_completion"), _client(model)
+    await graph.add(
+        [Message("My locker code is 4512.", WHEN), Message("Noted.", WHEN, "assistant")], "conv-a"
+    )
+    await graph.wait("conv-a")
+    assert graph.store.usage.calls > 0 and other.store.usage.calls == 0, "cognify charged to its own store"
+    found = [hit.text for hit in await graph.search("What is my locker code?", "conv-a", 10)]
+    assert "[2024-05-01 09:00] user: My locker code is 4512." in found, found
+    assert not any("__node_content" in text or text == "None" for text in found), found
+
+
+@needs_cognee
+@pytest.mark.asyncio
 async def test_a_failed_cognify_is_a_store_error(model: LLMServer) -> None:
     client = _client(model)
     await client.add([Message("My locker code is 4512.", WHEN)], "conv-a")

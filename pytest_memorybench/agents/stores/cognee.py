@@ -16,7 +16,9 @@ Cognee each message as a document (`[time] role: text`; `document=batch` makes e
 extracts a knowledge graph from it with its LLM, and embeds them: that is the run's ingest time,
 and a failed `cognify` is a StoreError, so its items are ERRORs.  Search is Cognee's, over the
 dataset, `top_k` = k, of the type `search_type` names (`chunks`, Cognee's vector search over the
-chunks; `summaries`; `chunks_lexical`).
+chunks; `summaries`; `chunks_lexical`; `graph_completion` and `hybrid_completion`, what Cognee's own
+evaluation and its default search use, asked for the context the completion would get
+(`only_context`): the content of each node of it is a hit, in Cognee's order).
 
 Cognee's LLM and embedder are the MODEL_SPEC's, as for Mem0 and Graphiti (`stores/endpoints.py`):
 through litellm, as an OpenAI-compatible endpoint where the spec has a URL, and an embedder of
@@ -45,11 +47,13 @@ import atexit
 import contextlib
 import logging
 import os
+import re
 import shutil
 import sys
 import tempfile
 import threading
 from collections.abc import Coroutine, Iterator
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -66,7 +70,10 @@ from pytest_memorybench.core.records import Message, Usage
 if TYPE_CHECKING:
     from pytest_memorybench.agents.spec import AgentOptions, AgentSpec
 
-SEARCH_TYPES = ("chunks", "summaries", "chunks_lexical")
+SEARCH_TYPES = ("chunks", "summaries", "chunks_lexical", "graph_completion", "hybrid_completion")
+# The search types that answer with a completion: asked for the context the completion would get
+# (`only_context`), which the harness's answerer then answers from, as from every store's hits.
+CONTEXT_TYPES = ("graph_completion", "hybrid_completion")
 _T = TypeVar("_T")
 
 
@@ -94,17 +101,18 @@ class _Loop:
 
     _lock = threading.Lock()
     _loop: asyncio.AbstractEventLoop | None = None
-    usage = Usage()  # the newest store's: Cognee's LLM calls are charged to it
     schema_in_json_object = False  # the newest store's structured_output is json_object
     session: Any = None  # litellm's httpx client, counting tokens into `usage`
 
     @classmethod
-    def run(cls, coroutine: Coroutine[Any, Any, _T]) -> _T:
+    def run(cls, coroutine: Coroutine[Any, Any, _T], charged: Usage | None = None) -> _T:
+        """`coroutine` on the loop; the LLM calls it makes are charged to `charged` (the calling
+        store's usage: each call's own, however many stores run at once)."""
         with cls._lock:
             if cls._loop is None:
                 cls._loop = asyncio.new_event_loop()
                 threading.Thread(target=cls._loop.run_forever, name="cognee", daemon=True).start()
-        return asyncio.run_coroutine_threadsafe(coroutine, cls._loop).result()
+        return asyncio.run_coroutine_threadsafe(_charging(charged, coroutine), cls._loop).result()
 
 
 class CogneeStore:
@@ -148,9 +156,9 @@ class CogneeStore:
             }
         )
         # litellm's OpenAI-compatible calls go through one client of the process (litellm caches
-        # the clients it makes with it), whose hook counts their tokens into the newest store's usage
-        # and whose transport sends a schema in the form the newest store's settings say.
-        _Loop.usage = self.usage
+        # the clients it makes with it), whose hook counts their tokens into the usage of the store
+        # whose call made them and whose transport sends a schema in the form the newest store's
+        # settings say.
         _Loop.schema_in_json_object = held
         if _Loop.session is None or litellm.aclient_session is not _Loop.session:
             _Loop.session = counting_session(_count, lambda: _Loop.schema_in_json_object)
@@ -161,7 +169,7 @@ class CogneeStore:
 
         lines = [f"[{m.timestamp:%Y-%m-%d %H:%M}] {m.role}: {m.text}" for m in messages]
         documents = lines if self.settings.document == "message" else ["\n".join(lines)]
-        _Loop.run(cognee.add(documents, dataset_name=namespace))
+        _Loop.run(cognee.add(documents, dataset_name=namespace), self.usage)
         with self._lock:
             self._added.add(namespace)
             self._uncognified.add(namespace)
@@ -172,7 +180,7 @@ class CogneeStore:
         with self._lock:
             if namespace not in self._uncognified:
                 return
-        _Loop.run(cognee.cognify(datasets=[namespace]))
+        _Loop.run(cognee.cognify(datasets=[namespace]), self.usage)
         with self._lock:
             self._uncognified.discard(namespace)
 
@@ -183,7 +191,15 @@ class CogneeStore:
         if namespace not in self._added:
             return []  # nothing was ever added here
         kind = SearchType[self.settings.search_type.upper()]
-        found = _Loop.run(cognee.search(query_text=query, query_type=kind, datasets=[namespace], top_k=k))
+        context = self.settings.search_type in CONTEXT_TYPES
+        found = _Loop.run(
+            cognee.search(
+                query_text=query, query_type=kind, datasets=[namespace], top_k=k, only_context=context
+            ),
+            self.usage,
+        )
+        if context:
+            return [Hit(text) for item in _results(found) for text in context_pieces(str(item))][:k]
         return [hit for item in _results(found)[:k] if (hit := _hit(item))]
 
     def clear(self, namespace: str) -> None:
@@ -192,11 +208,21 @@ class CogneeStore:
                 return
             self._added.discard(namespace)
             self._uncognified.discard(namespace)
-        _Loop.run(_delete_dataset(namespace))
+        _Loop.run(_delete_dataset(namespace), self.usage)
+
+
+_CHARGED: ContextVar[Usage | None] = ContextVar("cognee_charged", default=None)
+
+
+async def _charging(usage: Usage | None, coroutine: Coroutine[Any, Any, _T]) -> _T:
+    _CHARGED.set(usage)  # this task's (and the tasks it starts): the calling store's
+    return await coroutine
 
 
 async def _count(response: Any) -> None:
-    await count_usage(_Loop.usage, response)
+    usage = _CHARGED.get()
+    if usage is not None:
+        await count_usage(usage, response)
 
 
 async def _delete_dataset(name: str) -> None:
@@ -212,10 +238,24 @@ def _results(found: Any) -> list[Any]:
     results: list[Any] = []
     for item in found or ():
         if isinstance(item, dict) and "search_result" in item:
-            results.extend(item["search_result"] or ())
+            found = item["search_result"]
+            results.extend([found] if isinstance(found, str) else found or ())  # a context is one text
         else:
             results.append(item)
     return results
+
+
+_NODE_CONTENT = re.compile(r"__node_content_start__\n(.*?)\n__node_content_end__", re.S)
+
+
+def context_pieces(context: str) -> list[str]:
+    """The graph context Cognee's completion would get, as hits: the content of each node it holds
+    (the messages' chunks and the entities extracted from them), in Cognee's order, each once; a
+    context of another form is one hit."""
+    pieces = dict.fromkeys(
+        piece for found in _NODE_CONTENT.findall(context) if (piece := found.strip()) and piece != "None"
+    )
+    return list(pieces) or [context]
 
 
 def _hit(item: Any) -> Hit | None:

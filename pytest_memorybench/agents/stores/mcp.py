@@ -75,25 +75,34 @@ class McpStore:
 
     # -- the store protocol ---------------------------------------------------------------------
 
+    @property
+    def messages_per_add(self) -> int | None:
+        """The knowledge graph's entities go in one call; another server's tool takes one text a call
+        (the harness makes the calls, so a retry re-sends only the one that failed)."""
+        return None if self.settings.add == KNOWLEDGE_GRAPH else 1
+
     async def add(self, messages: list[Message], namespace: str) -> None:
+        """Each message stamped with its time, as a text memory server keeps only text.  An entity is
+        named after its message's place in the conversation, so a retried call makes no second one
+        (the reference server skips entities whose name it has)."""
         tools = await self._tools()
         if self.settings.add == KNOWLEDGE_GRAPH:
             entities = []
             for message in messages:
                 self._counter += 1
-                stamp = f"[{message.timestamp:%Y-%m-%d %H:%M}] " if message.timestamp else ""
+                place = message.id if message.id is not None else self._counter
                 entities.append(
                     {
-                        "name": f"{namespace}/{self._counter}",
+                        "name": f"{namespace}/{place}",
                         "entityType": message.role,
-                        "observations": [f"{stamp}{message.text}"],
+                        "observations": [_stamped(message)],
                     }
                 )
             await self._call(KNOWLEDGE_GRAPH, {"entities": entities})
             return
         argument = _text_argument(tools[self.settings.add])
-        for message in messages:
-            await self._call(self.settings.add, {argument: message.text})
+        (message,) = messages
+        await self._call(self.settings.add, {argument: _stamped(message)})
 
     async def search(self, query: str, namespace: str | None, k: int) -> list[Hit]:
         """The k best hits for `query` in `namespace` (None: anywhere in the server's memory)."""
@@ -237,6 +246,10 @@ def _entities(result: Any) -> list[dict[str, Any]]:
 
 def _texts(result: Any) -> list[str]:
     return [str(part.text) for part in getattr(result, "content", []) or [] if getattr(part, "text", None)]
+
+
+def _stamped(message: Message) -> str:
+    return f"[{message.timestamp:%Y-%m-%d %H:%M}] {message.text}"
 
 
 def _text_argument(tool: Any) -> str:
