@@ -166,7 +166,7 @@ STORES = _by_name(
         "stores.cognee:COGNEE",
         "Cognee (`cognee` extra, in an environment of its own) in process on its local stack, a dataset"
         " per conversation, each message a document, cognified before a search; its LLM and embedder at"
-        " the MODEL_SPEC's server; searches its chunks or summaries",
+        " the MODEL_SPEC's server; searches its chunks, summaries or graph completion's context",
     ),
     Registered(
         "mcp",
@@ -180,7 +180,7 @@ STORES = _by_name(
         "supermemory",
         "stores.supermemory:SUPERMEMORY",
         "Supermemory's hosted memory (`supermemory` extra; key from SUPERMEMORY_API_KEY): a document per"
-        " batch of messages in a namespace per conversation, waited on until processed and its memories"
+        " session in a namespace per conversation, waited on until processed and its memories"
         " formed; its own model extracts them",
     ),
     Registered(

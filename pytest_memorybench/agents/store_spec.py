@@ -14,6 +14,7 @@ an agent, and is refused with this form when it names a store.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 from importlib.metadata import entry_points
@@ -25,6 +26,7 @@ from pytest_memorybench.agents.registry import MECHANISMS, MODEL_PREFIXES, REFER
 from pytest_memorybench.core.errors import usage_error
 
 STORE_ENTRY_POINTS = "memorybench.stores"
+EQUAL_TERMS, VENDOR = "equal", "vendor"
 OWN_STORE = "store"
 _STORE = re.compile(r"^(?P<name>[A-Za-z][\w.-]*)(?:\((?P<settings>[^)]*)\))?:(?P<model>.+)$")
 _MODEL = (*(f"{prefix}:" for prefix in MODEL_PREFIXES), "http://", "https://")
@@ -47,11 +49,41 @@ class OwnStoreSettings:
 
 @dataclass(frozen=True)
 class StoreSpec:
-    """A store's part of an agent spec: the store, its settings, and the answering model's spec."""
+    """A store's part of an agent spec: the store, its settings, the answering model's spec, and
+    whether the store runs on equal terms or as its vendor's harness runs it (`profile`)."""
 
     name: str  # a built-in store, an entry point, or OWN_STORE
     settings: Any  # the built-in's settings dataclass, OwnStoreSettings, or None for an entry point
     model: str
+    profile: str = EQUAL_TERMS
+
+
+def _builtin(name: str, settings_text: str, model: str, text: str) -> StoreSpec:
+    """A built-in store's spec; `profile=vendor` takes the vendor's harness settings for every
+    setting the spec does not give itself."""
+    kind = STORES[name].load()
+    parts = [part.strip() for part in settings_text.split(",") if part.strip()]
+    asked = [part.partition("=")[2].strip() for part in parts if part.partition("=")[0].strip() == "profile"]
+    profile = asked[-1] if asked else EQUAL_TERMS
+    if profile not in (EQUAL_TERMS, VENDOR):
+        raise usage_error(
+            f"--agent {text!r}: {name}: profile must be {EQUAL_TERMS} or {VENDOR}, got {profile!r}"
+        )
+    if profile == VENDOR and kind.vendor is None:
+        raise usage_error(
+            f"--agent {text!r}: {name} has no published harness to reproduce, so no profile=vendor;"
+            " it runs on equal terms"
+        )
+    rest = [part for part in parts if part.partition("=")[0].strip() != "profile"]
+    settings = parse_settings(name, kind.settings_type, ",".join(rest), text)
+    if profile == VENDOR:
+        given = {part.partition("=")[0].strip() for part in rest}
+        vendor = {key: value for key, value in kind.vendor.settings.items() if key not in given}
+        try:
+            settings = dataclasses.replace(settings, **vendor)
+        except ValueError as exc:
+            raise usage_error(f"--agent {text!r}: {name}(profile=vendor): {exc}") from None
+    return StoreSpec(name, settings, model, profile)
 
 
 def parse_store_spec(text: str) -> StoreSpec | None:
@@ -65,8 +97,7 @@ def parse_store_spec(text: str) -> StoreSpec | None:
     if name == OWN_STORE:
         return StoreSpec(name, parse_settings(name, OwnStoreSettings, settings_text, text), model)
     if name in STORES:
-        settings_type = STORES[name].load().settings_type
-        return StoreSpec(name, parse_settings(name, settings_type, settings_text, text), model)
+        return _builtin(name, settings_text, model, text)
     if name not in {entry.name for entry in entry_points(group=STORE_ENTRY_POINTS)}:
         raise usage_error(
             f"--agent {text!r}: {name!r} is neither a model prefix ({listed(MODEL_PREFIXES)}) nor a memory"

@@ -181,6 +181,8 @@ def store_text(figures: dict[str, Any] | None) -> list[str]:
         return []
     store, k = figures["store"], figures["k"]
     parts = [f"store {store}: k {k}"]
+    if figures.get("profile") == "vendor":
+        parts[0] += " (its vendor's harness settings, not the equal terms)"
     if figures["ingest_ms_per_message"] is not None:
         parts.append(f"ingest {figures['ingest_ms_per_message']:.1f} ms a message ({figures['messages']:,})")
     if figures["search_p50_ms"] is not None:

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from pytest_memorybench.agents.spec import AgentOptions, parse_agent_spec
-from pytest_memorybench.agents.stores.build import store_client
+from pytest_memorybench.agents.stores.build import store_client, store_terms
 from pytest_memorybench.agents.stores.dates import epoch_seconds
 from pytest_memorybench.agents.stores.protocol import StoreError
 from pytest_memorybench.core.errors import UsageError
@@ -350,3 +350,34 @@ async def test_zep_gets_what_it_accepts_and_a_superseded_fact_reads_as_ended(zep
     lines = [hit.line for hit in await client.search("note 3", "conv-a", 3)]
     assert "[valid 2024-05-01 → 2024-06-01] Note 3." in lines
     await client.close()
+
+
+@pytest.mark.asyncio
+async def test_zep_as_its_vendor_runs_it_facts_and_entities_cross_encoder_reranked(zep: ZepServer) -> None:
+    spec = parse_agent_spec(HOSTED["zep"].spec(zep).replace("zep(", "zep(profile=vendor,"))
+    assert spec.store is not None and spec.store.profile == "vendor"
+    assert (spec.store.settings.reranker, spec.store.settings.nodes) == ("cross_encoder", 5)
+    terms = store_terms(spec, AgentOptions())
+    assert (terms.k, terms.profile) == (20, "vendor"), "the vendor's 15 facts and 5 entities reach the prompt"
+    client = store_client(spec, AgentOptions())
+    await client.add([Message(f"Note {n} about the locker.", WHEN) for n in range(3)], "conv-a")
+    await client.wait("conv-a")
+    found = await client.search("locker", "conv-a", terms.k)
+    searches = [(r.path.rsplit("/", 1)[-1], r.query["page_size"]) for r in zep.requests if "search" in r.path]
+    assert searches == [("edges", "15"), ("nodes", "5")]
+    assert len(found) == 6 and found[0].validity is not None and found[-1].validity is None
+    explicit = parse_agent_spec(HOSTED["zep"].spec(zep).replace("zep(", "zep(profile=vendor,reranker=rrf,"))
+    assert explicit.store is not None and explicit.store.settings.reranker == "rrf", "a setting given wins"
+    await client.close()
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ("graphiti(profile=vendor):openai:m@http://127.0.0.1:9/v1", "graphiti has no published harness"),
+        ("zep(profile=best):openai:m@http://127.0.0.1:9/v1", "profile must be equal or vendor, got 'best'"),
+    ],
+)
+def test_a_profile_a_store_cannot_take_is_one_line(spec: str, message: str) -> None:
+    with pytest.raises(UsageError, match=message):
+        parse_agent_spec(spec)

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Any
 from pytest_memorybench.agents.loading import import_target, load_entry_point
 from pytest_memorybench.agents.mechanisms.model import MemoryModel
 from pytest_memorybench.agents.registry import MECHANISMS, STORES, listed, load_target
-from pytest_memorybench.agents.store_spec import OWN_STORE, STORE_ENTRY_POINTS
-from pytest_memorybench.agents.stores.memory import StoreMemory, StoreSettings, new_namespace
+from pytest_memorybench.agents.store_spec import OWN_STORE, STORE_ENTRY_POINTS, VENDOR
+from pytest_memorybench.agents.stores.memory import MEMORY_TOKENS, StoreMemory, StoreSettings, new_namespace
 from pytest_memorybench.agents.stores.protocol import StoreClient, StoreError
 from pytest_memorybench.core.blocking import run_blocking
 from pytest_memorybench.core.errors import describe_exception, usage_error
@@ -79,7 +79,20 @@ def build_store_memory(spec: AgentSpec, options: AgentOptions, answerer: LLMChat
     if kind is not None and kind.agent is not None and getattr(spec.store.settings, "mode", "") == "agent":
         agent: MemorySystem = load_target(kind.agent)(model, make_store(spec, options), spec.store.settings)
         return agent
-    return StoreMemory(model, store_client(spec, options), StoreSettings(k=options.k))
+    return StoreMemory(model, store_client(spec, options), store_terms(spec, options))
+
+
+def store_terms(spec: AgentSpec, options: AgentOptions) -> StoreSettings:
+    """The equal terms (`--mb-k`), or the vendor's harness's k and context where the spec asks for
+    `profile=vendor`."""
+    assert spec.store is not None
+    if spec.store.profile != VENDOR:
+        return StoreSettings(k=options.k)
+    vendor = STORES[spec.store.name].load().vendor
+    assert vendor is not None
+    return StoreSettings(
+        k=vendor.k or options.k, memory_tokens=vendor.memory_tokens or MEMORY_TOKENS, profile=VENDOR
+    )
 
 
 def check_store(spec: AgentSpec, options: AgentOptions) -> None:

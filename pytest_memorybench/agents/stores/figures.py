@@ -21,6 +21,7 @@ class StoreFigures:
 
     store: str
     k: int
+    profile: str = "equal"  # the equal terms, or the vendor's own harness settings
     messages: int = 0
     ingest_seconds: float = 0.0  # add, and the wait for indexing before the next search
     search_seconds: list[float] = field(default_factory=list)
@@ -45,6 +46,7 @@ class StoreFigures:
         return {
             "store": self.store,
             "k": self.k,
+            "profile": self.profile,
             "messages": self.messages - (mark.messages if mark else 0),
             "ingest_seconds": round(self.ingest_seconds - (mark.ingest_seconds if mark else 0.0), 6),
             "search": timing_summary(searches) if searches else None,
@@ -70,6 +72,7 @@ def pooled(conversations: list[dict[str, Any]]) -> dict[str, Any] | None:
     return {
         "store": parts[0]["store"],
         "k": parts[0]["k"],
+        "profile": parts[0].get("profile", "equal"),  # runs before profiles were on equal terms
         "messages": messages,
         "ingest_seconds": round(ingest, 3),
         "ingest_ms_per_message": round(1000 * ingest / messages, 3) if messages else None,

@@ -56,10 +56,12 @@ ANSWER_PROMPTS = {
 
 @dataclass(frozen=True)
 class StoreSettings:
-    """The equal terms: how many hits every store's answer gets, and the tokens they may fill."""
+    """The terms: how many hits a store's answer gets and the tokens they may fill, the same for
+    every store, unless the store runs as its vendor's harness runs it (`profile`)."""
 
     k: int = DEFAULT_STORE_K
     memory_tokens: int = MEMORY_TOKENS
+    profile: str = "equal"
 
     def __post_init__(self) -> None:
         require(self.k >= 1, f"--mb-k must be 1 or more, got {self.k}")
@@ -91,7 +93,7 @@ class StoreMemory(MemorySystem):
         self.namespace = namespace or new_namespace()
         self.owner = owner  # a fork reads its parent's namespace and never writes or clears it
         settings = settings or StoreSettings()
-        self.store_figures = figures or StoreFigures(client.name, settings.k)
+        self.store_figures = figures or StoreFigures(client.name, settings.k, profile=settings.profile)
         self._opened = not owner
         super().__init__(model, None, settings)
 

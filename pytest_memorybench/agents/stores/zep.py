@@ -16,7 +16,8 @@ afterwards and gives each call a task: `wait` polls every task since the last wa
 that `failed`, or succeeded only in `partial`, is a StoreError, so its items are ERRORs.
 Search is the user graph's: `scope=edges` (Zep's facts, each with when it held: from `valid_at`
 until `invalid_at`, or until it expired when a later fact superseded it, else `→ present`),
-`nodes` (entity summaries) or `episodes` (the stored messages), `page_size` = k, reranked by
+`nodes` (entity summaries) or `episodes` (the stored messages), `page_size` = k (with `nodes=N`,
+k - N facts and N entities), reranked by
 `reranker` (Zep's default `rrf`; `cross_encoder`, `episode_mentions`).  Zep extracts the
 graph with its own models, not the MODEL_SPEC's: only the answers come from the MODEL_SPEC.
 `clear` deletes the user, its threads and graph (Zep does that as a task of its own, not waited
@@ -39,7 +40,7 @@ from typing import TYPE_CHECKING, Any
 from pytest_memorybench.agents.mechanisms.settings import one_of, positive, require
 from pytest_memorybench.agents.stores.dates import iso_utc, parsed_time
 from pytest_memorybench.agents.stores.hosted import Unprocessed, api_key, refused
-from pytest_memorybench.agents.stores.protocol import BuiltinStore, Hit, Validity
+from pytest_memorybench.agents.stores.protocol import BuiltinStore, Hit, Validity, VendorProfile
 from pytest_memorybench.core.records import Message
 
 if TYPE_CHECKING:
@@ -61,6 +62,7 @@ class ZepSettings:
 
     scope: str = "edges"
     reranker: str = "rrf"
+    nodes: int = 0  # with scope=edges: this many entity summaries searched beside the facts
     batch: int = 30
     url: str = ""
     poll: float = 0.5
@@ -69,6 +71,10 @@ class ZepSettings:
         one_of("scope", self.scope, ("edges", "nodes", "episodes"))
         one_of("reranker", self.reranker, ("rrf", "cross_encoder", "episode_mentions"))
         positive(batch=self.batch, poll=self.poll)
+        require(self.nodes >= 0, f"nodes must be 0 or more, got {self.nodes}")
+        require(
+            not self.nodes or self.scope == "edges", "nodes is for scope=edges: entities beside the facts"
+        )
         require(
             self.batch <= MAX_MESSAGES_A_CALL, f"batch must be at most {MAX_MESSAGES_A_CALL} (Zep's limit)"
         )
@@ -139,9 +145,14 @@ class ZepStore:
         user = self._user(namespace, create=False)
         if user is None:
             return []  # nothing was ever added here
-        search = getattr(self.client.graph, f"search_{self.settings.scope}")
-        found = self._call(search, user.user, query=query, page_size=k, reranker=self.settings.reranker)
-        return [hit for item in (found.items or [])[:k] if (hit := _hit(item, self.settings.scope))]
+        nodes = min(self.settings.nodes, k - 1)
+        hits = self._search(self.settings.scope, user.user, query, k - nodes)
+        return hits + (self._search("nodes", user.user, query, nodes) if nodes else [])
+
+    def _search(self, scope: str, user: str, query: str, k: int) -> list[Hit]:
+        search = getattr(self.client.graph, f"search_{scope}")
+        found = self._call(search, user, query=query, page_size=k, reranker=self.settings.reranker)
+        return [hit for item in (found.items or [])[:k] if (hit := _hit(item, scope))]
 
     def clear(self, namespace: str) -> None:
         self.unprocessed.forget(namespace)
@@ -210,4 +221,12 @@ def _make(settings: ZepSettings, options: AgentOptions, model: AgentSpec) -> Zep
     return ZepStore(settings, api_key("zep", "Zep", KEY_VARIABLE, "zep_cloud"))
 
 
-ZEP = BuiltinStore(ZepSettings, _make)
+ZEP = BuiltinStore(
+    ZepSettings,
+    _make,
+    vendor=VendorProfile(
+        "getzep/zep benchmarks/locomo/benchmark_config.yaml: 15 facts and 5 entities, cross-encoder reranked",
+        {"reranker": "cross_encoder", "nodes": 5},
+        k=20,
+    ),
+)
