@@ -148,6 +148,12 @@ class AgentAdapter:
         if self.supports("reset"):
             await self._optional("reset")
 
+    async def take_stock(self) -> None:
+        """At a conversation's end, before its figures are kept: a memory store counts what it holds
+        (`StoreMemory.take_stock`); other agents have nothing to count."""
+        if self.supports("take_stock"):
+            await call_maybe_async(self.target.take_stock)
+
     async def retrieve(self, query: str, k: int) -> list[str]:
         return list(await self._optional("retrieve", query, k))
 

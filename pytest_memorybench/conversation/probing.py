@@ -129,6 +129,8 @@ class ProbeSession:
             )
         self.stats.tokens = self.delivery.tokens or self.context.tokens or 0
         self.stats.error = self.error
+        if agent is not None and pending:
+            await agent.take_stock()
         self.stats.time_replies(agent, replies_before, memory_before)
         self._outcomes = {probe.test.key: await self._outcome(probe) for probe in self.probes}
         return dict(self._outcomes)

@@ -155,6 +155,8 @@ class Conversation:
             for run in runs:
                 await run.program.aclose()  # tests cut short by an error end here, not at GC
             self.stats.tokens = self.channel.tokens
+            if agent is not None:
+                await agent.take_stock()
             self.stats.time_replies(agent, replies_before, memory_before)
         self.channel.emit("conversation_end", tokens=self.channel.tokens, span_ratio=self.stats.span_ratio)
         return {run.test.key: run.outcome or self._unfinished(run) for run in runs}

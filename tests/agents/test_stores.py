@@ -342,6 +342,11 @@ def test_the_docs_example_store_runs_the_ltm_suite_and_is_compared_with_bm25(
     assert store["search_p95_ms"] >= store["search_p50_ms"] > 0 and store["context_tokens_per_answer"] > 0
     assert totals["evidence_recall"]["questions"] == 30 and 0 < totals["evidence_recall"]["mean"] < 1
     assert not totals["errors"]
+    assert store["stored"] is None and store["duplicates"] is None, "the example store cannot list itself"
+    bm25 = results_in(runs / "bm25")["totals"]["store"]
+    assert bm25["stored"] == bm25["messages"] and bm25["duplicates"] > 0, (
+        "bm25 holds every message it was given; the same filler line said twice is a duplicate"
+    )
     report = (runs / "list" / "report.html").read_text()
     assert "store list_store:ListStore: ingest per message" in report and "search p50 / p95" in report
     compared = pytester.runpytest("--mb-compare", str(runs / "list"), str(runs / "bm25"))

@@ -176,6 +176,8 @@ def test_letta_runs_the_ltm_suite_answering_itself_an_agent_per_conversation(
     store = results["totals"]["store"]
     assert store["native_answers"] > 0
     assert results["totals"]["evidence_recall"]["mean"] > 0.5
+    if ingest == "archival":  # every message a passage, and what the agent archived itself answering
+        assert store["stored"] > store["messages"], store
     namespaces = {namespace for r in letta.requests if (namespace := letta.namespace(r))}
     assert len(namespaces) >= len(results["conversations"]) + 1, "one for each conversation, and the check's"
     assert not letta.agents, "every agent deleted"

@@ -4,6 +4,7 @@ tests, with a scripted agent behind them.
     POST   /v1/agents/                                make an agent: {"id", "name", …}
     DELETE /v1/agents/{id}                            delete it
     POST   /v1/agents/{id}/archival-memory            insert a passage: [{"id", "text", "created_at"}]
+    GET    /v1/agents/{id}/archival-memory            ?limit&after: the passages, oldest first
     GET    /v1/agents/{id}/archival-memory/search     ?query&top_k: {"count", "results": [{"content",
                                                       "timestamp", …}]}, by shared words
     POST   /v1/agents/{id}/messages                   a step: {"messages", "stop_reason", "usage"}
@@ -119,6 +120,11 @@ class LettaServer(LoopbackState):
             return 200, {}
         if method == "POST" and tail == ["archival-memory"]:
             return 200, [self._archive(agent, body["text"], body.get("created_at") or NOW)]
+        if method == "GET" and tail == ["archival-memory"]:
+            after = request.query.get("after")
+            start = next((n + 1 for n, p in enumerate(agent.archive) if p["id"] == after), 0) if after else 0
+            page = agent.archive[start : start + int(request.query.get("limit", 100))]
+            return 200, [{**p, "agent_id": parts[2]} for p in page]
         if method == "GET" and tail == ["archival-memory", "search"]:
             found = self._best(agent.archive, request.query["query"], int(request.query.get("top_k", 10)))
             results = [{"id": p["id"], "content": p["text"], "timestamp": p["created_at"]} for p in found]

@@ -7,6 +7,7 @@ the `mem0-platform` store's tests.
     GET    /v1/event/{id}/        the event: its `status` PENDING → RUNNING → SUCCEEDED (or FAILED)
     POST   /v3/memories/search/   {"results": [{"id", "memory", "score", "metadata", "created_at", …}]},
                                   by shared words
+    POST   /v3/memories/?page&page_size  list the filtered user's memories, a page at a time
     DELETE /v1/memories/?user_id  forget the user's memories: 200 whether or not it had any
 
 As the platform does, an add is processed later: its event runs after `process_polls` reads of it
@@ -109,6 +110,17 @@ class Mem0PlatformServer(LoopbackState):
                 "created_at": NOW,
                 "updated_at": NOW,
             }
+        if method == "POST" and path == "/v3/memories/":
+            user = body["filters"]["user_id"]
+            memories = [
+                {"id": f"{event.id}-{n}", "memory": memory, "user_id": user, "created_at": event.created_at}
+                for event in self.events.values()
+                if event.user_id == user and event.status(self.process_polls) == "SUCCEEDED"
+                for n, memory in enumerate(event.memories)
+            ]
+            size = int(request.query.get("page_size", 100))
+            start = (int(request.query.get("page", 1)) - 1) * size
+            return 200, {"count": len(memories), "results": memories[start : start + size]}
         if method == "POST" and path == "/v3/memories/search/":
             return 200, {"results": self._search(body)}
         if method == "DELETE" and path == "/v1/memories/":

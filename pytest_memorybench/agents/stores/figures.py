@@ -28,6 +28,9 @@ class StoreFigures:
     returned: list[int] = field(default_factory=list)  # hits per search, before the cut to k
     context_tokens: list[int] = field(default_factory=list)  # memory tokens per harness answer
     native_answers: int = 0  # questions the store answered itself
+    ingest_tokens: int = 0  # the model tokens the store reports spending to ingest (its `usage`)
+    stored: int | None = None  # memories it holds at the end, where it can list them (`stored`)
+    duplicates: int | None = None  # of those, the same text again
 
     def mark(self) -> StoreFigures:
         """A copy to count a conversation's share from."""
@@ -56,6 +59,9 @@ class StoreFigures:
             "context_tokens": sum(context),
             "answers": len(context),
             "native_answers": self.native_answers - (mark.native_answers if mark else 0),
+            "ingest_tokens": self.ingest_tokens - (mark.ingest_tokens if mark else 0),
+            "stored": _since(self.stored, mark.stored if mark else None),
+            "duplicates": _since(self.duplicates, mark.duplicates if mark else None),
         }
 
 
@@ -87,4 +93,17 @@ def pooled(conversations: list[dict[str, Any]]) -> dict[str, Any] | None:
         if answers
         else None,
         "native_answers": sum(part["native_answers"] for part in parts),
+        "ingest_tokens": sum(part.get("ingest_tokens", 0) for part in parts),
+        "stored": _total(part.get("stored") for part in parts),
+        "duplicates": _total(part.get("duplicates") for part in parts),
     }
+
+
+def _since(now: int | None, then: int | None) -> int | None:
+    return None if now is None else now - (then or 0)
+
+
+def _total(counts: Any) -> int | None:
+    """The sum of the counts the conversations have; None when none has one (the store cannot list)."""
+    known = [count for count in counts if count is not None]
+    return sum(known) if known else None

@@ -61,6 +61,7 @@ from pytest_memorybench.core.records import Message, Usage
 if TYPE_CHECKING:
     from pytest_memorybench.agents.spec import AgentOptions, AgentSpec
 
+_PAGE = 100  # passages a page when listing them
 KEY_VARIABLE = "LETTA_API_KEY"
 URL_VARIABLE = "LETTA_BASE_URL"
 LOCAL_SERVER = "http://localhost:8283"
@@ -163,6 +164,25 @@ class LettaStore:
             return []  # nothing was ever added here
         found = self._call(self.client.agents.passages.search, agent, query=query, top_k=k)
         return [Hit(item.content, None, parsed_time(item.timestamp)) for item in found.results[:k]]
+
+    def stored(self, namespace: str) -> list[str]:
+        """Every archival passage of the namespace's agent, a page of `_PAGE` at a time."""
+        agent = self._agents.get(namespace)
+        texts: list[str] = []
+        after: str | None = None
+        while agent is not None:
+            page = self._call(
+                self.client.agents.passages.list,
+                agent,
+                limit=_PAGE,
+                ascending=True,
+                **({"after": after} if after else {}),
+            )
+            texts += [passage.text for passage in page]
+            if len(page) < _PAGE:
+                break
+            after = page[-1].id
+        return texts
 
     def clear(self, namespace: str) -> None:
         from letta_client import NotFoundError

@@ -62,6 +62,10 @@ class IndexStore:
             for i in found
         ]
 
+    async def stored(self, namespace: str) -> list[str]:
+        space = self._namespaces.get(namespace)
+        return [f"{message.role}: {message.text}" for message in space.messages] if space else []
+
     async def clear(self, namespace: str) -> None:
         self._namespaces.pop(namespace, None)
 

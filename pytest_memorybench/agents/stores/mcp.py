@@ -117,6 +117,19 @@ class McpStore:
         ranked = sorted(matched.values(), key=lambda found: (-found[0], -found[1]))
         return [Hit(text) for _, _, text in ranked[:k]]
 
+    async def stored(self, namespace: str) -> list[str]:
+        """The observations of the namespace's entities (the knowledge graph's `read_graph`); a
+        server of other tools has no call that lists what it holds."""
+        if self.settings.add != KNOWLEDGE_GRAPH:
+            raise NotImplementedError(f"{self.settings.add} has no call that lists what it holds")
+        graph = await self._call("read_graph", {})
+        return [
+            str(observation)
+            for entity in _entities(graph)
+            if entity["name"].startswith(f"{namespace}/")
+            for observation in entity.get("observations", ())
+        ]
+
     async def clear(self, namespace: str) -> None:
         if self.settings.add != KNOWLEDGE_GRAPH:
             return  # nothing to call: the server's folder goes with the store

@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from pytest_memorybench.agents.spec import AgentOptions, AgentSpec
 
 _DATE = "date"  # the metadata key each memory's date is kept under
+LIST_ALL = 1_000_000  # get_all's top_k when every memory is wanted
 # Mem0's extraction grounds relative dates in its "Observation Date", which the library sets to
 # today; its custom instructions (the `prompt` of `add`) are the documented way to say more.
 OBSERVATION_DATE = (
@@ -95,6 +96,14 @@ class Mem0Store:
             Hit(str(result["memory"]), _score(result.get("score")), _dated(result.get("metadata")))
             for result in results
             if isinstance(result, dict) and result.get("memory")
+        ]
+
+    def stored(self, namespace: str) -> list[str]:
+        """Every memory of the user (`get_all`, which returns its `top_k` at most)."""
+        found = self._mem0().get_all(filters={"user_id": namespace}, top_k=LIST_ALL)
+        results = found.get("results", []) if isinstance(found, dict) else found
+        return [
+            str(result["memory"]) for result in results if isinstance(result, dict) and result.get("memory")
         ]
 
     def clear(self, namespace: str) -> None:

@@ -44,6 +44,7 @@ if TYPE_CHECKING:
 KEY_VARIABLE = "MEM0_API_KEY"
 _SUCCEEDED, _FAILED = "SUCCEEDED", "FAILED"
 _DATE = "date"  # the metadata key each add's date is kept under
+_PAGE = 100  # memories a page when listing them
 
 
 @dataclass(frozen=True)
@@ -115,6 +116,18 @@ class Mem0PlatformStore:
             for result in results
             if isinstance(result, dict) and result.get("memory")
         ]
+
+    def stored(self, namespace: str) -> list[str]:
+        """Every memory of the user, a page of `_PAGE` at a time (`POST /v3/memories/`)."""
+        texts: list[str] = []
+        page, results = 0, [None] * _PAGE
+        while len(results) == _PAGE:
+            page += 1
+            options = {"filters": {"user_id": namespace}, "page": page, "page_size": _PAGE}
+            found = self._call(lambda client, options=options: client.get_all(**options))
+            results = found.get("results", []) if isinstance(found, dict) else found
+            texts += [str(r["memory"]) for r in results if isinstance(r, dict) and r.get("memory")]
+        return texts
 
     def clear(self, namespace: str) -> None:
         from mem0.exceptions import MemoryNotFoundError

@@ -29,7 +29,7 @@ from pytest_memorybench.agents.mechanisms.prompt import section, system_prompt, 
 from pytest_memorybench.agents.mechanisms.settings import require
 from pytest_memorybench.agents.spec import DEFAULT_STORE_K
 from pytest_memorybench.agents.stores.figures import StoreFigures
-from pytest_memorybench.agents.stores.protocol import Hit, StoreClient
+from pytest_memorybench.agents.stores.protocol import Hit, StoreClient, StoreError
 from pytest_memorybench.core.records import Message, Usage
 
 MEMORY_TOKENS = 4000  # the memories' share of every answering prompt, the same for every store
@@ -180,6 +180,18 @@ class StoreMemory(MemorySystem):
         self._found = (query, asked_at, hits)
         return hits
 
+    async def take_stock(self) -> None:
+        """What the store holds for this conversation, where it can list it (`stored`): how many
+        memories and how many of them the same text twice, before the namespace is cleared."""
+        if not (self.owner and self._opened and self.client.has("stored")):
+            return
+        try:
+            texts = await self.client.stored(self.namespace)
+        except StoreError:
+            return  # a count the store cannot give is no error of the conversation's
+        self.store_figures.stored = (self.store_figures.stored or 0) + len(texts)
+        self.store_figures.duplicates = (self.store_figures.duplicates or 0) + len(texts) - len(set(texts))
+
     def _store_usage(self) -> Usage | None:
         usage = getattr(self.client.store, "usage", None)
         return dataclasses.replace(usage) if isinstance(usage, Usage) else None
@@ -188,7 +200,10 @@ class StoreMemory(MemorySystem):
         """What the store says it spent (its own model or embedding calls), in the phase it spent it."""
         after = self._store_usage()
         if before is not None and after is not None:
-            self.model.charge(phase, after - before)
+            spent = after - before
+            self.model.charge(phase, spent)
+            if phase == "write":
+                self.store_figures.ingest_tokens += spent.input_tokens + spent.output_tokens
 
     async def _indexed(self) -> None:
         """Wait for what was added to be searchable; the wait is ingest time."""

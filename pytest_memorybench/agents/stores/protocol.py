@@ -13,6 +13,9 @@
     answer_aside(question, ns)     optional, with `answer`: answer a probe's question so that it
                                    leaves no trace (the product's own fork of the conversation),
                                    for suites whose questions must not see each other
+    stored(namespace)              optional: the texts of every memory the namespace holds (the
+                                   product's list or dump call), counted, and its duplicates, at a
+                                   conversation's end
     messages_per_add               optional attribute, the most messages one `add` may carry
                                    (the product's limit, or 1 for a product that takes one at a time)
     keeps_every_message            optional attribute, False where search holds only what the
@@ -246,6 +249,11 @@ class StoreClient:
         if not isinstance(reply, str):
             raise StoreError(f"store {self.name}: answer() returned {type(reply).__name__}, expected str")
         return reply
+
+    async def stored(self, namespace: str) -> list[str]:
+        """The texts of every memory the store holds in `namespace` (a store with `stored`)."""
+        found = await self._call("stored", namespace)
+        return [as_hit(item).text for item in found or ()]
 
     async def clear(self, namespace: str) -> None:
         await self._call("clear", namespace)
