@@ -125,7 +125,7 @@ class McpStore:
         graph = await self._call("read_graph", {})
         return [
             str(observation)
-            for entity in _entities(graph)
+            for entity in _entities(graph) or ()
             if entity["name"].startswith(f"{namespace}/")
             for observation in entity.get("observations", ())
         ]
@@ -134,7 +134,7 @@ class McpStore:
         if self.settings.add != KNOWLEDGE_GRAPH:
             return  # nothing to call: the server's folder goes with the store
         graph = await self._call("read_graph", {})
-        names = [entity["name"] for entity in _entities(graph) if entity["name"].startswith(f"{namespace}/")]
+        names = [e["name"] for e in _entities(graph) or () if e["name"].startswith(f"{namespace}/")]
         if names:
             await self._call("delete_entities", {"entityNames": names})
 
@@ -150,7 +150,7 @@ class McpStore:
         """(name, text) of what one search call found in `namespace`, in the server's order."""
         result = await self._call(self.settings.search, {argument: query})
         entities = _entities(result)
-        if entities:
+        if entities is not None:
             return [
                 (entity["name"], " ".join(entity.get("observations") or []))
                 for entity in entities
@@ -242,7 +242,9 @@ def _checked(tool: str, result: Any) -> Any:
     return result
 
 
-def _entities(result: Any) -> list[dict[str, Any]]:
+def _entities(result: Any) -> list[dict[str, Any]] | None:
+    """A knowledge-graph result's entities (none found: an empty list); None for a result of
+    another shape, whose texts are the hits."""
     structured = getattr(result, "structured_content", None) or getattr(result, "structuredContent", None)
     if isinstance(structured, dict) and isinstance(structured.get("entities"), list):
         return list(structured["entities"])
@@ -254,7 +256,7 @@ def _entities(result: Any) -> list[dict[str, Any]]:
         entities = loaded.get("entities") if isinstance(loaded, dict) else loaded
         if isinstance(entities, list) and all(isinstance(e, dict) and "name" in e for e in entities):
             return entities
-    return []
+    return None
 
 
 def _texts(result: Any) -> list[str]:

@@ -1,0 +1,139 @@
+"""Every store's hits reach the answering prompt dated by the session they came from, and no add
+holds two sessions: LoCoMo conversations of our own generator, run through each store on the
+scripted model (the hosted products through their SDKs against their loopback servers)."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, ExitStack
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_memorybench.scenarios.locomo.data import load_samples
+from pytest_memorybench.scenarios.locomo.generator import write_locomo
+from tests.support.loopback import LoopbackState
+from tests.support.mem0_platform_server import mem0_platform_server
+from tests.support.memory_model import MemoryModelScript, scripted_memory_server
+from tests.support.runs import results_in
+from tests.support.supermemory_server import supermemory_server
+from tests.support.zep_server import zep_server
+
+pytest_plugins = ["pytester"]
+
+# A memory line of the answering prompt: "- [2023-05-08 13:56] text", or a fact's "[valid 2023-05-08 → …]".
+_LINE = re.compile(r"^- \[(?:valid )?(?P<day>\d{4}-\d{2}-\d{2})[^\]]*\] (?P<text>.+)$")
+_MEMORY_LINE = re.compile(r"^- ")
+_HEADING = "## Memories retrieved for this message"
+
+
+Started = tuple[str, LoopbackState | None]  # the store's settings, and its loopback server if hosted
+
+
+def _hosted(serve: Callable[[], AbstractContextManager[LoopbackState]], variable: str, sdk: str) -> Any:
+    def start(stack: ExitStack, monkeypatch: pytest.MonkeyPatch) -> Started:
+        pytest.importorskip(sdk)
+        server = stack.enter_context(serve())
+        monkeypatch.setenv(variable, server.key)
+        return f"(url={server.base_url},poll=0.01)", server
+
+    return start
+
+
+def _local(sdk: str | None, settings: str = "") -> Any:
+    def start(stack: ExitStack, monkeypatch: pytest.MonkeyPatch) -> Started:
+        if sdk:
+            pytest.importorskip(sdk)
+        return settings, None
+
+    return start
+
+
+def _mcp(stack: ExitStack, monkeypatch: pytest.MonkeyPatch) -> Started:
+    from tests.support.mcp_server import require_reference_mcp_server
+
+    require_reference_mcp_server()
+    return "", None
+
+
+def _added_texts(server: LoopbackState) -> list[list[str]]:
+    """The texts each add carried, as the product's server received them."""
+    adds = [request.body for request in server.requests if server.adds(request)]
+    if adds and "content" in adds[0]:  # Supermemory: a document, a line a message
+        return [[line.split(": ", 1)[-1] for line in str(add["content"]).splitlines()] for add in adds]
+    return [[str(message["content"]) for message in add["messages"]] for add in adds]
+
+
+STORES = {
+    "bm25": _local(None),
+    "mem0": _local("mem0", "(infer=false)"),
+    "graphiti": _local("graphiti_core"),
+    "mcp": _mcp,
+    "supermemory": _hosted(supermemory_server, "SUPERMEMORY_API_KEY", "supermemory"),
+    "mem0-platform": _hosted(mem0_platform_server, "MEM0_API_KEY", "mem0"),
+    "zep": _hosted(zep_server, "ZEP_API_KEY", "zep_cloud"),
+}
+
+
+@pytest.fixture
+def model() -> Iterator[tuple[Any, MemoryModelScript]]:
+    with scripted_memory_server() as served:
+        yield served
+
+
+def _session_days(data: Path) -> dict[str, str]:
+    """Each turn's text said in one session only → that session's day (small talk repeats: left out)."""
+    said: dict[str, set[str]] = {}
+    for sample in load_samples(data):
+        for session in sample.sessions:
+            for turn in session.turns:
+                said.setdefault(turn.text, set()).add(f"{session.when:%Y-%m-%d}")
+    return {text: next(iter(days)) for text, days in said.items() if len(days) == 1}
+
+
+@pytest.mark.parametrize("store", sorted(STORES))
+def test_every_hit_in_the_answering_prompt_carries_its_sessions_date(
+    pytester: pytest.Pytester,
+    model: tuple[Any, MemoryModelScript],
+    store: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    server, script = model
+    data, _ = write_locomo(pytester.path / "data", seed=3, conversations=1, sessions=4)
+    days = _session_days(data)
+    with ExitStack() as stack:
+        settings, product = STORES[store](stack, monkeypatch)
+        run = pytester.path / "run"
+        result = pytester.runpytest(
+            "--memorybench", "--mb-suite=locomo", f"--mb-data=locomo={data}", "-p", "no:cacheprovider",
+            f"--agent={store}{settings}:openai:fake-model@{server.openai_url}", f"--mb-output={run}",
+        )  # fmt: skip
+        totals = results_in(run)["totals"]
+        assert not totals["errors"] and totals["max"] >= 10, result.stdout.str()[-3000:]
+    prompts = [prompt for prompt in script.answer_prompts if _HEADING in prompt]
+    lines = [
+        line for p in prompts for line in p.split(_HEADING, 1)[1].splitlines() if _MEMORY_LINE.match(line)
+    ]
+    assert lines, "the stores found something for the questions"
+    checked: Counter[str] = Counter()
+    for line in lines:
+        dated = _LINE.match(line)
+        assert dated, f"{store}: a hit without its date reached the prompt: {line!r}"
+        session_day = next((day for text, day in days.items() if text in dated["text"]), None)
+        if session_day is not None:
+            assert dated["day"] == session_day, (
+                f"{store}: {line!r} is dated {dated['day']}, said {session_day}"
+            )
+            checked["matched"] += 1
+    assert checked["matched"] >= len(prompts) // 2, (
+        f"{store}: too few hits traced to their session: {checked}"
+    )
+    if product is not None:  # what the product received: never two sessions in one add
+        adds = _added_texts(product)[1:]  # the first is the health check's sentence
+        traced = [{day for text in texts for said, day in days.items() if said in text} for texts in adds]
+        assert sum(bool(sessions) for sessions in traced) >= 4, f"{store}: the adds were not traced"
+        for sessions in traced:
+            assert len(sessions) <= 1, f"{store}: one add held sessions of {sorted(sessions)}"
