@@ -381,3 +381,30 @@ async def test_zep_as_its_vendor_runs_it_facts_and_entities_cross_encoder_rerank
 def test_a_profile_a_store_cannot_take_is_one_line(spec: str, message: str) -> None:
     with pytest.raises(UsageError, match=message):
         parse_agent_spec(spec)
+
+
+@pytest.mark.asyncio
+async def test_a_zep_task_that_ends_partial_is_a_store_error(zep: ZepServer) -> None:
+    zep.partial = True
+    client = store_client(parse_agent_spec(HOSTED["zep"].spec(zep)), AgentOptions())
+    await client.add([Message("My locker code is 4512.", WHEN)], "conv-a")
+    with pytest.raises(StoreError, match=r"Zep could not process task .* \(status partial\)"):
+        await client.wait("conv-a")
+
+
+@pytest.mark.asyncio
+async def test_a_supermemory_document_that_never_finishes_dreaming_errors_at_the_timeout(
+    supermemory: SupermemoryServer,
+) -> None:
+    supermemory.stalled = True
+    client = store_client(parse_agent_spec(_spec(supermemory)), AgentOptions(timeout=1))
+    await client.add([Message("My locker code is 4512.", WHEN)], "conv-a")
+    try:
+        with pytest.raises(
+            StoreError, match=r"store supermemory: wait\(\) took longer than 1 s \(--mb-timeout\)"
+        ):
+            await client.wait("conv-a")
+    finally:
+        for documents in supermemory.namespaces.values():  # let the abandoned poll finish
+            for document in documents:
+                document.stalled = False

@@ -3,13 +3,15 @@
     POST   /ns/{namespace}/document        accept a document: {"id", "status": "queued"}
     GET    /ns/{namespace}/document/{id}   the document, its `system.status` and `dreamingStatus`
     POST   /ns/{namespace}/search          {"results": [...], "searchTime"}: ranked by shared words
-    DELETE /ns/{namespace}                 {"status": "deleted", counts}; 404 for one never used
+    DELETE /ns/{namespace}                 {"status": "queued", counts}: deleted later; 404 for one never used
 
 As the service does, a document is searchable only once processed: it reaches `done` after
 `process_polls` reads of it, and its memories form `dream_polls` reads later; a search finds only
-what is done (chunks) or dreamt (memories).  Every request needs `Authorization: Bearer KEY`
-(else 401); faults are injected as `tests.support.loopback` says.  Shapes follow the SDK's types:
-what it reads must be there.
+what is done (chunks) or dreamt (memories).  With `stalled`, a document's memories never form:
+the real service's dreaming can wait on a retry after a failure and still say only `dreaming`.
+A namespace's delete is queued, as the service answers it.  Every request needs `Authorization:
+Bearer KEY` (else 401); faults are injected as `tests.support.loopback` says.  Shapes follow the
+SDK's types: what it reads must be there.
 """
 
 from __future__ import annotations
@@ -32,12 +34,13 @@ class Document:
     id: str
     content: str
     date: str | None = None  # when the content is from, as the add said
+    stalled: bool = False
     metadata: dict[str, Any] = field(default_factory=dict)
     reads: int = 0
 
     def system(self, process_polls: int, dream_polls: int) -> dict[str, Any]:
         done = self.reads >= process_polls
-        dreamt = self.reads >= process_polls + dream_polls
+        dreamt = self.reads >= process_polls + dream_polls and not self.stalled
         return {
             "status": "done" if done else "queued",
             "dreamingStatus": "done" if dreamt else "dreaming",
@@ -51,6 +54,7 @@ class SupermemoryServer(LoopbackState):
     key: str = "sm-test-key"
     process_polls: int = 1
     dream_polls: int = 1
+    stalled: bool = False  # documents added from now on never finish dreaming
     namespaces: dict[str, list[Document]] = field(default_factory=dict)
     _ids: Iterator[int] = field(default_factory=itertools.count)
 
@@ -80,6 +84,7 @@ class SupermemoryServer(LoopbackState):
                 str(body["content"]),
                 body.get("date"),
                 dict(body.get("metadata") or {}),
+                self.stalled,
             )
             documents.append(document)
             return 200, {"id": document.id, "status": "queued"}
@@ -100,7 +105,7 @@ class SupermemoryServer(LoopbackState):
         if method == "DELETE" and len(parts) == 2:
             self.namespaces.pop(namespace, None)
             return 200, {
-                "status": "deleted",
+                "status": "queued",
                 "namespace": namespace,
                 "deletedDocumentsCount": len(documents),
                 "deletedMemoriesCount": len(documents),

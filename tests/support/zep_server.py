@@ -44,17 +44,20 @@ class Task:
     user: str
     messages: list[dict[str, Any]]
     failing: bool
+    partial: bool = False
     reads: int = 0
 
     def status(self, process_polls: int) -> str:
         if self.reads < process_polls:
             return "pending" if self.reads == 0 else "processing"
-        return "failed" if self.failing else "succeeded"
+        return "failed" if self.failing else "partial" if self.partial else "succeeded"
 
     def shape(self, process_polls: int) -> dict[str, Any]:
         status = self.status(process_polls)
         failed = (
-            {"error": {"message": "extraction failed", "code": "EXTRACTION"}} if status == "failed" else {}
+            {"error": {"message": "extraction failed", "code": "EXTRACTION"}}
+            if status in ("failed", "partial")
+            else {}
         )
         return {"uuid": self.uuid, "type": "add_messages", "status": status, "created_at": NOW, **failed}
 
@@ -64,6 +67,7 @@ class ZepServer(LoopbackState):
     key: str = "zep-test-key"
     process_polls: int = 2
     failing: bool = False
+    partial: bool = False  # tasks end `partial`: some of the messages' graph was built (task.get's statuses)
     users: dict[str, str] = field(default_factory=dict)  # uuid → user_id
     owners: dict[str, str] = field(default_factory=dict)  # a user's or thread's uuid → user_id, kept
     threads: dict[str, str] = field(default_factory=dict)  # uuid → user uuid
@@ -112,7 +116,7 @@ class ZepServer(LoopbackState):
             refusal = _refusal(body["messages"])
             if refusal:
                 return 400, self.error("Bad Request", refusal)
-            task = Task(self._uuid(), user, list(body["messages"]), self.failing)
+            task = Task(self._uuid(), user, list(body["messages"]), self.failing, self.partial)
             self.tasks[task.uuid] = task
             added = [{**message, "uuid": self._uuid(), "created_at": NOW} for message in task.messages]
             self.answered[key] = {"messages": added, "task": task.shape(self.process_polls)}
