@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from pytest_memorybench.agents.stores.dates import epoch_seconds, iso_utc, parsed_time, sessions
-from pytest_memorybench.agents.stores.protocol import Hit, StoreClient, Validity
+from pytest_memorybench.agents.stores.protocol import Hit, StoreClient, Validity, server_asked_wait
 from pytest_memorybench.core.records import Message
 
 MAY = datetime(2023, 5, 8, 13, 56)
@@ -123,3 +123,38 @@ def test_a_harness_time_goes_out_with_its_utc_offset_whatever_the_machines_zone(
 def test_a_text_stamped_by_its_product_keeps_its_own_stamp() -> None:
     line = "[2023-05-08 14:03] user: the spare key is under the pot"
     assert Hit(line, None, MAY).line == line
+
+
+class RateLimited(Exception):
+    """A rate limit as Mem0's client raises it: the wait it asks for in `debug_info`."""
+
+    debug_info = {"retry_after": 60}
+
+
+def test_the_wait_a_server_asks_for_is_read_from_the_sdks_error_or_the_http_header() -> None:
+    class Response:
+        headers = {"retry-after": "7"}
+
+    class HttpError(Exception):
+        response = Response()
+
+    assert server_asked_wait(RateLimited()) == 60
+    assert server_asked_wait(HttpError()) == 7
+    assert server_asked_wait(ConnectionError()) is None
+
+
+@pytest.mark.asyncio
+async def test_a_rate_limit_waits_what_the_server_asks_but_never_past_the_timeout() -> None:
+    calls: list[float] = []
+
+    class Limited(Recording):
+        def add(self, messages: list[Message], namespace: str) -> None:
+            calls.append(len(calls))
+            if len(calls) == 1:
+                raise RateLimited("rate limited")
+            super().add(messages, namespace)
+
+    store = Limited()
+    client = StoreClient(store, "limited", timeout=0.2, backoff=30)  # 60 s asked, 0.2 s allowed
+    await client.add(chat(("s1", 2)), "ns")
+    assert len(calls) == 2 and store.stored == ["s1 message 0", "s1 message 1"]
