@@ -23,6 +23,7 @@ from typing import Any
 from pytest_memorybench.agents.mechanism_spec import parse_settings
 from pytest_memorybench.agents.mechanisms.settings import require
 from pytest_memorybench.agents.registry import MECHANISMS, MODEL_PREFIXES, REFERENCE_AGENTS, STORES, listed
+from pytest_memorybench.agents.vendors import VENDORS
 from pytest_memorybench.core.errors import usage_error
 
 STORE_ENTRY_POINTS = "memorybench.stores"
@@ -69,7 +70,7 @@ def _builtin(name: str, settings_text: str, model: str, text: str) -> StoreSpec:
         raise usage_error(
             f"--agent {text!r}: {name}: profile must be {EQUAL_TERMS} or {VENDOR}, got {profile!r}"
         )
-    if profile == VENDOR and kind.vendor is None:
+    if profile == VENDOR and name not in VENDORS:
         raise usage_error(
             f"--agent {text!r}: {name} has no published harness to reproduce, so no profile=vendor;"
             " it runs on equal terms"
@@ -78,7 +79,7 @@ def _builtin(name: str, settings_text: str, model: str, text: str) -> StoreSpec:
     settings = parse_settings(name, kind.settings_type, ",".join(rest), text)
     if profile == VENDOR:
         given = {part.partition("=")[0].strip() for part in rest}
-        vendor = {key: value for key, value in kind.vendor.settings.items() if key not in given}
+        vendor = {key: value for key, value in VENDORS[name].settings.items() if key not in given}
         try:
             settings = dataclasses.replace(settings, **vendor)
         except ValueError as exc:

@@ -17,6 +17,7 @@ from pytest_memorybench.agents.registry import MECHANISMS, STORES, listed, load_
 from pytest_memorybench.agents.store_spec import OWN_STORE, STORE_ENTRY_POINTS, VENDOR
 from pytest_memorybench.agents.stores.memory import MEMORY_TOKENS, StoreMemory, StoreSettings, new_namespace
 from pytest_memorybench.agents.stores.protocol import StoreClient, StoreError
+from pytest_memorybench.agents.vendors import VENDORS
 from pytest_memorybench.core.blocking import run_blocking
 from pytest_memorybench.core.errors import describe_exception, usage_error
 from pytest_memorybench.core.records import Message
@@ -88,8 +89,7 @@ def store_terms(spec: AgentSpec, options: AgentOptions) -> StoreSettings:
     assert spec.store is not None
     if spec.store.profile != VENDOR:
         return StoreSettings(k=options.k)
-    vendor = STORES[spec.store.name].load().vendor
-    assert vendor is not None
+    vendor = VENDORS[spec.store.name]
     return StoreSettings(
         k=vendor.k or options.k, memory_tokens=vendor.memory_tokens or MEMORY_TOKENS, profile=VENDOR
     )

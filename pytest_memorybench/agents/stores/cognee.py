@@ -64,7 +64,7 @@ from pytest_memorybench.agents.stores.endpoints import (
     openai_endpoints,
 )
 from pytest_memorybench.agents.stores.hosted import require_package
-from pytest_memorybench.agents.stores.protocol import BuiltinStore, Hit, VendorProfile
+from pytest_memorybench.agents.stores.protocol import BuiltinStore, Hit
 from pytest_memorybench.core.records import Message, Usage
 
 if TYPE_CHECKING:
@@ -303,13 +303,4 @@ def _make(settings: CogneeSettings, options: AgentOptions, model: AgentSpec) -> 
     return CogneeStore(settings, llm, embedder)
 
 
-COGNEE = BuiltinStore(
-    CogneeSettings,
-    _make,
-    vendor=VendorProfile(
-        "topoteretes/cognee eval_framework/eval_config.py: qa_engine cognee_graph_completion; search's"
-        " default top_k 15",
-        {"search_type": "graph_completion"},
-        k=15,
-    ),
-)
+COGNEE = BuiltinStore(CogneeSettings, _make)

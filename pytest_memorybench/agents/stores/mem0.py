@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 from pytest_memorybench.agents.mechanisms.settings import require
 from pytest_memorybench.agents.stores.dates import iso_utc, parsed_time
 from pytest_memorybench.agents.stores.endpoints import Endpoint, openai_endpoints
-from pytest_memorybench.agents.stores.protocol import BuiltinStore, Hit, VendorProfile
+from pytest_memorybench.agents.stores.protocol import BuiltinStore, Hit
 from pytest_memorybench.core.errors import usage_error
 from pytest_memorybench.core.records import Message
 
@@ -209,7 +209,4 @@ def _make(settings: Mem0Settings, options: AgentOptions, model: AgentSpec) -> Me
     return Mem0Store(settings, llm, embedder)
 
 
-# Mem0 publishes its benchmark scores with its top 200 memories in the answering prompt; no cap on
-# their tokens (the equal terms cap them at MEMORY_TOKENS).
-MEM0_VENDOR = VendorProfile("Mem0's published LoCoMo results: top_k 200", k=200, memory_tokens=1_000_000)
-MEM0 = BuiltinStore(Mem0Settings, _make, vendor=MEM0_VENDOR)
+MEM0 = BuiltinStore(Mem0Settings, _make)

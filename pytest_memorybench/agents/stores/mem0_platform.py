@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 from pytest_memorybench.agents.mechanisms.settings import positive, require
 from pytest_memorybench.agents.stores.dates import epoch_seconds, iso_utc, parsed_time
 from pytest_memorybench.agents.stores.hosted import Unprocessed, api_key, refused
-from pytest_memorybench.agents.stores.mem0 import MEM0_VENDOR, without_telemetry
+from pytest_memorybench.agents.stores.mem0 import without_telemetry
 from pytest_memorybench.agents.stores.protocol import BuiltinStore, Hit
 from pytest_memorybench.core.records import Message
 
@@ -216,4 +216,4 @@ def _make(settings: Mem0PlatformSettings, options: AgentOptions, model: AgentSpe
     return Mem0PlatformStore(settings, api_key("mem0-platform", "Mem0", KEY_VARIABLE))
 
 
-MEM0_PLATFORM = BuiltinStore(Mem0PlatformSettings, _make, vendor=MEM0_VENDOR)
+MEM0_PLATFORM = BuiltinStore(Mem0PlatformSettings, _make)

@@ -41,7 +41,7 @@ import inspect
 import re
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from functools import partial
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
@@ -116,18 +116,6 @@ class MemoryStore(Protocol):
 
 
 @dataclass(frozen=True)
-class VendorProfile:
-    """How a product's own published harness runs it (`STORE(profile=vendor)`), beside the equal
-    terms every store gets by default: its settings, the hits its answerer is given (`k`) and how
-    many tokens they may fill, and where those numbers come from."""
-
-    source: str
-    settings: dict[str, Any] = field(default_factory=dict)
-    k: int | None = None
-    memory_tokens: int | None = None
-
-
-@dataclass(frozen=True)
 class BuiltinStore:
     """A store the registry names: its settings (`STORE(SETTING=VALUE):MODEL`) and how to make one
     from them, the run's agent options (its embedder) and the answering model's spec (a product
@@ -139,7 +127,6 @@ class BuiltinStore:
     # agent mode): "module:attribute" below pytest_memorybench.agents, as the registry names
     # classes, of a MemorySystem made from (model, store, settings).
     agent: str | None = None
-    vendor: VendorProfile | None = None
 
 
 _TEXT_KEYS = ("text", "memory", "content", "document", "page_content")

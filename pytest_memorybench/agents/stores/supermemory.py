@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 from pytest_memorybench.agents.mechanisms.settings import one_of, positive, require
 from pytest_memorybench.agents.stores.dates import iso_utc, parsed_time
 from pytest_memorybench.agents.stores.hosted import Unprocessed, api_key, refused
-from pytest_memorybench.agents.stores.protocol import BuiltinStore, Hit, VendorProfile
+from pytest_memorybench.agents.stores.protocol import BuiltinStore, Hit
 from pytest_memorybench.core.records import Message
 
 if TYPE_CHECKING:
@@ -157,12 +157,4 @@ def _make(settings: SupermemorySettings, options: AgentOptions, model: AgentSpec
     return SupermemoryStore(settings, api_key("supermemory", "Supermemory", KEY_VARIABLE, "supermemory"))
 
 
-SUPERMEMORY = BuiltinStore(
-    SupermemorySettings,
-    _make,
-    vendor=VendorProfile(
-        "supermemoryai/memorybench src/providers/supermemory: hybrid search, limit 30, threshold 0.3",
-        {"search_mode": "hybrid", "threshold": 0.3},
-        k=30,
-    ),
-)
+SUPERMEMORY = BuiltinStore(SupermemorySettings, _make)

@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Any
 from pytest_memorybench.agents.mechanisms.settings import one_of, positive, require
 from pytest_memorybench.agents.stores.dates import iso_utc, parsed_time
 from pytest_memorybench.agents.stores.hosted import Unprocessed, api_key, refused
-from pytest_memorybench.agents.stores.protocol import BuiltinStore, Hit, Validity, VendorProfile
+from pytest_memorybench.agents.stores.protocol import BuiltinStore, Hit, Validity
 from pytest_memorybench.core.records import Message
 
 if TYPE_CHECKING:
@@ -221,12 +221,4 @@ def _make(settings: ZepSettings, options: AgentOptions, model: AgentSpec) -> Zep
     return ZepStore(settings, api_key("zep", "Zep", KEY_VARIABLE, "zep_cloud"))
 
 
-ZEP = BuiltinStore(
-    ZepSettings,
-    _make,
-    vendor=VendorProfile(
-        "getzep/zep benchmarks/locomo/benchmark_config.yaml: 15 facts and 5 entities, cross-encoder reranked",
-        {"reranker": "cross_encoder", "nodes": 5},
-        k=20,
-    ),
-)
+ZEP = BuiltinStore(ZepSettings, _make)

@@ -1,0 +1,50 @@
+"""How each product's own published harness runs it: `STORE(profile=vendor)`.
+
+The equal terms (one k, one prompt, one answerer) rank products on what each does with the same
+means; a vendor publishes its figures with its own k, reranker and search.  A vendor profile puts
+those settings beside the equal terms, so a user can see how far the two are apart, and results.json
+says which ran.  Only products whose harness settings are published have one; the facts are the
+harnesses' (each entry names its source), the wording ours.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class VendorProfile:
+    """A product as its vendor's harness runs it: its settings (the store's own, by name), the hits
+    its answerer is given (`k`) and the tokens they may fill, and where the numbers come from."""
+
+    source: str
+    settings: dict[str, Any] = field(default_factory=dict)
+    k: int | None = None
+    memory_tokens: int | None = None
+
+
+# Mem0 publishes its benchmark scores with its top 200 memories in the answering prompt, their
+# tokens uncapped (the equal terms cap them at MEMORY_TOKENS).
+_MEM0 = VendorProfile("Mem0's published LoCoMo results: top_k 200", k=200, memory_tokens=1_000_000)
+
+VENDORS: dict[str, VendorProfile] = {
+    "mem0": _MEM0,
+    "mem0-platform": _MEM0,
+    "zep": VendorProfile(
+        "getzep/zep benchmarks/locomo/benchmark_config.yaml: 15 facts and 5 entities, cross-encoder reranked",
+        {"reranker": "cross_encoder", "nodes": 5},
+        k=20,
+    ),
+    "supermemory": VendorProfile(
+        "supermemoryai/memorybench src/providers/supermemory: hybrid search, limit 30, threshold 0.3",
+        {"search_mode": "hybrid", "threshold": 0.3},
+        k=30,
+    ),
+    "cognee": VendorProfile(
+        "topoteretes/cognee eval_framework/eval_config.py: qa_engine cognee_graph_completion; its"
+        " search's default top_k 15",
+        {"search_type": "graph_completion"},
+        k=15,
+    ),
+}
