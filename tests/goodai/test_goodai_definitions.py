@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from pytest_memorybench.core.errors import UsageError
+from pytest_memorybench.goodai.definitions import load_goodai_definitions
 from pytest_memorybench.scenarios.ltm.colours import SCENARIO as COLOURS
 from pytest_memorybench.suite import load_suite
 from tests.support.goodai import write_goodai_folder
@@ -47,6 +48,20 @@ def test_a_folder_without_config_says_what_to_give(tmp_path: Path) -> None:
         UsageError, match="no config.yml there; give the 'definitions' folder of a GoodAI run"
     ):
         load_suite(f"goodai-definitions={tmp_path}")
+
+
+@pytest.mark.skipif(not REFERENCE.is_dir(), reason="../shared/reference is not available")
+@pytest.mark.parametrize(
+    ("folder", "scenario"),
+    [("Locations Directions", "ltm.locations_directions"), ("Spy Meeting", "ltm.spy_meeting")],
+)
+def test_a_published_scenario_folder_loads_its_three_repetitions(
+    tmp_path: Path, folder: str, scenario: str
+) -> None:
+    shutil.copytree(REFERENCE / folder, tmp_path / folder)
+    shutil.copy(REFERENCE / "config.yml", tmp_path / "config.yml")
+    loaded = load_goodai_definitions(tmp_path)
+    assert [(d.scenario, d.repetition) for d in loaded.definitions] == [(scenario, rep) for rep in (1, 2, 3)]
 
 
 @pytest.mark.skipif(not REFERENCE.is_dir(), reason="../shared/reference is not available")

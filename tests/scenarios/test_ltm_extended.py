@@ -47,21 +47,11 @@ def score(definition: TestDefinition, replies: list[str], profile: str = "paper"
 def test_calibration_oracle_scores_one_and_null_zero(name: str, span: int | None, tmp_path: Path) -> None:
     definitions = [generate(name, repetition=rep) for rep in (1, 2, 3)]
     for profile in ("paper", "official"):
-        oracle = converse(
-            definitions,
-            OracleAgent(),
-            span=span,
-            tmp_path=tmp_path / f"o{profile}",
-            isolate=True,
-            profile=profile,
-        )
-        null = converse(
-            definitions,
-            NullAgent(),
-            span=span,
-            tmp_path=tmp_path / f"n{profile}",
-            isolate=True,
-            profile=profile,
+        oracle, null = (
+            converse(
+                definitions, agent(), span=span, tmp_path=tmp_path / profile, isolate=True, profile=profile
+            )
+            for agent in (OracleAgent, NullAgent)
         )
         assert [o.score.value for o in oracle.values()] == [1.0, 1.0, 1.0], profile
         assert [o.score.value for o in null.values()] == [0.0, 0.0, 0.0], profile

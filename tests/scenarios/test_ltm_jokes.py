@@ -22,7 +22,7 @@ from pytest_memorybench.scenarios.ltm.jokes import (
     elapsed_phrase,
     score_joke,
 )
-from tests.support.engine import converse
+from tests.support.engine import converse_each
 from tests.support.ltm import GOODAI_TESTS, generator, goodai_results, needs_goodai
 
 DEFINITIONS = GOODAI_TESTS / "Benchmark 3 - 32k/definitions/Jokes"
@@ -215,17 +215,7 @@ def run_engine(
     tmp_path: Path,
     profile: str = "paper",
 ) -> dict[str, TestOutcome]:
-    return converse(  # isolated: one test per conversation
-        definitions,
-        agent,
-        span=span,
-        tmp_path=tmp_path,
-        profile=profile,
-        start=START,
-        agent_name="agent",
-        isolate=True,
-        key=lambda d: d.test_id,
-    )
+    return converse_each(definitions, agent, span=span, tmp_path=tmp_path, profile=profile, start=START)
 
 
 REPETITIONS = [generate(seed=0, repetition=rep) for rep in (1, 2, 3)]

@@ -4,15 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import json
-import shutil
-from pathlib import Path
 
 import pytest
 
 import pytest_memorybench.scenarios  # noqa: F401  (the registry first: scenario modules import the engine)
 from pytest_memorybench.core.errors import UsageError
 from pytest_memorybench.core.records import TestDefinition
-from pytest_memorybench.goodai.definitions import load_goodai_definitions
 from pytest_memorybench.judges.base import JudgeTask, JudgeVerdict
 from pytest_memorybench.judges.local import LocalJudge
 from pytest_memorybench.scenarios.base import ScoringContext
@@ -246,13 +243,3 @@ def test_agreement_with_stored_automatic_verdicts_using_the_offline_judge() -> N
         agree += verdict == stored.get("auto_score", stored["score"])
         total += 1
     assert (agree, total) == (11, 11)
-
-
-@needs_goodai
-def test_the_published_folder_loads_as_a_suite(tmp_path: Path) -> None:
-    shutil.copytree(DEFINITIONS, tmp_path / "Locations Directions")
-    shutil.copy(DEFINITIONS.parent / "config.yml", tmp_path / "config.yml")
-    loaded = load_goodai_definitions(tmp_path)
-    assert [(d.scenario, d.repetition) for d in loaded.definitions] == [
-        ("ltm.locations_directions", rep) for rep in (1, 2, 3)
-    ]

@@ -26,7 +26,7 @@ from pytest_memorybench.scenarios.ltm.prospective_memory import (
     ordinal,
     score_replies,
 )
-from tests.support.engine import converse
+from tests.support.engine import converse_each
 from tests.support.ltm import generator, goodai_definitions, goodai_results, needs_goodai
 
 START = datetime(2026, 1, 1, 9, 0, tzinfo=timezone.utc)
@@ -229,17 +229,7 @@ def run_engine(
     tmp_path: Path,
     others: dict[str, object] | None = None,
 ) -> dict[str, TestOutcome]:
-    return converse(  # isolated: one test per conversation
-        definitions,
-        agent,
-        span=span,
-        tmp_path=tmp_path,
-        start=START,
-        agent_name="agent",
-        isolate=True,
-        key=lambda d: d.test_id,
-        others=others,  # type: ignore[arg-type]
-    )
+    return converse_each(definitions, agent, span=span, tmp_path=tmp_path, start=START, others=others)
 
 
 REPETITIONS = [generate(seed=3, repetition=rep) for rep in (1, 2, 3)]  # n = 7, 8, 2

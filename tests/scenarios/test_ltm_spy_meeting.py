@@ -5,15 +5,12 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
-import shutil
-from pathlib import Path
 
 import pytest
 
 import pytest_memorybench.scenarios  # noqa: F401  (the registry first: scenario modules import the engine)
 from pytest_memorybench.core.errors import UsageError
 from pytest_memorybench.core.records import TestDefinition
-from pytest_memorybench.goodai.definitions import load_goodai_definitions
 from pytest_memorybench.scenarios.base import ScoringContext
 from pytest_memorybench.scenarios.ltm.spy_meeting import (
     CATALOGUE,
@@ -29,9 +26,7 @@ from pytest_memorybench.scenarios.ltm.spy_meeting import (
     score_spy_meeting,
 )
 from pytest_memorybench.scoring.text import matches_at_word_boundaries
-from tests.support.ltm import GOODAI_TESTS, goodai_results, needs_goodai, published
-
-DEFINITIONS = GOODAI_TESTS / "Benchmark 3 - 32k/definitions/Spy Meeting"
+from tests.support.ltm import goodai_results, needs_goodai, published
 
 
 def generate(seed: int = 0, repetition: int = 1) -> TestDefinition:
@@ -301,13 +296,3 @@ def test_parity_with_stored_spy_meeting_verdicts() -> None:
         )
     assert len(results) == 13
     assert agreement == {"official auto": 11, "official score": 7, "paper auto": 11}
-
-
-@needs_goodai
-def test_the_published_folder_loads_as_a_suite(tmp_path: Path) -> None:
-    shutil.copytree(DEFINITIONS, tmp_path / "Spy Meeting")
-    shutil.copy(DEFINITIONS.parent / "config.yml", tmp_path / "config.yml")
-    loaded = load_goodai_definitions(tmp_path)
-    assert [(d.scenario, d.repetition) for d in loaded.definitions] == [
-        ("ltm.spy_meeting", rep) for rep in (1, 2, 3)
-    ]

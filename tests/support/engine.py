@@ -104,3 +104,14 @@ def converse(
             log.close()
         outcomes.stats.append(conversation.stats)
     return outcomes
+
+
+def converse_each(
+    definitions: Sequence[TestDefinition], agent: object, *, span: int | None, tmp_path: Path, **options: Any
+) -> Outcomes:
+    """`converse` with each test a conversation of its own where the span allows (isolated), the
+    agent named "agent" and the outcomes by test id: how the scenario tests run a scenario's tests."""
+    options.setdefault("agent_name", "agent")
+    return converse(
+        definitions, agent, span=span, tmp_path=tmp_path, isolate=True, key=lambda d: d.test_id, **options
+    )
