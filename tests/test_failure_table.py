@@ -204,19 +204,18 @@ DRILLS = [
         FAILED,
         r"^agent agents:hangs gave no reply within 0.5 s",
     ),
-    Drill(
-        "Ctrl-C during a run",
-        (*BASE, "--agent=agents:stopping", "--span=2k", "-k", "colours or name_list", "--mb-output=run"),
-        INTERRUPTED,
-        r"interrupted: resume with --mb-resume=run \(\d of 6 tests have results; interrupted by Ctrl-C\)",
-        env={"MB_SIGNAL": "SIGINT"},
-    ),
-    Drill(
-        "SIGTERM (CI cancels the job)",
-        (*BASE, "--agent=agents:stopping", "--span=2k", "-k", "colours or name_list", "--mb-output=run"),
-        INTERRUPTED,
-        r"interrupted: resume with --mb-resume=run \(\d of 6 tests have results; terminated by SIGTERM\)",
-        env={"MB_SIGNAL": "SIGTERM"},
+    *(
+        Drill(
+            name,
+            (*BASE, "--agent=agents:stopping", "--span=2k", "-k", "colours or name_list", "--mb-output=run"),
+            INTERRUPTED,
+            rf"interrupted: resume with --mb-resume=run \(\d of 6 tests have results; {said}\)",
+            env={"MB_SIGNAL": signal},
+        )
+        for name, signal, said in (
+            ("Ctrl-C during a run", "SIGINT", "interrupted by Ctrl-C"),
+            ("SIGTERM (CI cancels the job)", "SIGTERM", "terminated by SIGTERM"),
+        )
     ),
     Drill(
         "-x stops at the first failure",

@@ -149,6 +149,13 @@ def _spec(factory: str, server: LLMServer) -> str:
     return f"store(factory=tests.agents.test_stores:{factory}):openai:fake-model@{server.openai_url}"
 
 
+async def _told(factory: str, server: LLMServer, text: str) -> AgentAdapter:
+    """An agent on one of the stores here that has observed `text`."""
+    agent = _agent(_spec(factory, server))
+    await agent.observe([Message(text, WHEN)])
+    return agent
+
+
 # -- the protocol ---------------------------------------------------------------------------------
 
 
@@ -203,8 +210,7 @@ async def test_a_store_that_returns_thirty_hits_is_cut_to_k_and_the_record_says_
 @pytest.mark.asyncio
 async def test_waiting_for_indexing_is_ingest_time_and_happens_before_the_search(model: Any) -> None:
     server, _ = model
-    agent = _agent(_spec("Slow", server))
-    await agent.observe([Message("My locker code is 4512.", WHEN)])
+    agent = await _told("Slow", server, "My locker code is 4512.")
     reply = await agent.reply(Message("What is my locker code?", WHEN))
     assert "4512" in reply
     record = agent.store_figures.since(None) if agent.store_figures else {}
@@ -217,8 +223,7 @@ async def test_a_store_that_answers_itself_is_asked_instead_of_the_model_and_the
     model: Any,
 ) -> None:
     server, script = model
-    agent = _agent(_spec("Answering", server))
-    await agent.observe([Message("The kettle is in cupboard 3.", WHEN)])
+    agent = await _told("Answering", server, "The kettle is in cupboard 3.")
     reply = await agent.reply(Message("Where is the kettle?", WHEN))
     assert reply == "From my own memory: The kettle is in cupboard 3."
     assert not script.answer_prompts, "the harness's model was not asked"
@@ -258,8 +263,7 @@ async def test_conversations_at_once_never_see_each_others_memories(model: Any) 
 @pytest.mark.asyncio
 async def test_a_question_asked_on_a_fork_is_not_added_to_the_store(model: Any) -> None:
     server, _ = model
-    agent = _agent(_spec("Words", server))
-    await agent.observe([Message("The spare key is under the blue pot.", WHEN)])
+    agent = await _told("Words", server, "The spare key is under the blue pot.")
     fork = await agent.fork()
     assert "blue pot" in await fork.reply(Message("Where is the spare key?", WHEN))
     await fork.aclose()

@@ -209,34 +209,34 @@ BOAT = ["boat", "bridge", "raft", "kayak"]
 OTHERS = [NIGHT, SUNRISE, BOAT, ["orchard"], ["shore", "beach", "coastline"]]
 
 
-def test_spy_meeting_all_decoded() -> None:
-    reply = "Meet at midday in the warehouse by the docks; bring a key."
-    score = score_keywords([NOON, PORT, PICK], reply, case_sensitive=True, other_clue_keywords=OTHERS)
-    assert score.value == 1.0
-    assert "clue 1: decoded, the reply says 'midday'" in reasons(score)
-
-
-def test_spy_meeting_confusing_keyword_costs_one_clue() -> None:
-    # Right place and thing, but "midnight" is what the moon clue (not given) would mean.
-    reply = "Meet at the port at midnight, and bring a key."
-    score = score_keywords([NOON, PORT, PICK], reply, case_sensitive=True, other_clue_keywords=OTHERS)
-    assert score.value == pytest.approx((2 - 1) / 3)
-    assert "the reply also says 'midnight'" in reasons(score)
-    assert "(2 decoded − 1 confusion) / 3 clues" in reasons(score)
-
-
-def test_spy_meeting_confusion_is_charged_once_and_floors_at_zero() -> None:
-    reply = "At night or at dawn, take a boat."
-    score = score_keywords([NOON, PORT, PICK], reply, case_sensitive=True, other_clue_keywords=OTHERS)
-    assert score.value == 0.0
-    assert "'boat', 'dawn', 'night'" in reasons(score)
-
-
-def test_spy_meeting_shared_keyword_is_not_confusion() -> None:
-    # "dawn" also belongs to the sunrise clue, but the blackbirds clue that was given means it too.
-    reply = "At dawn, at the docks, bring lockpicks."
-    score = score_keywords([BLACKBIRDS, PORT, PICK], reply, case_sensitive=True, other_clue_keywords=OTHERS)
-    assert score.value == 1.0 and "confused" not in reasons(score)
+@pytest.mark.parametrize(
+    ("clues", "reply", "value", "said", "unsaid"),
+    [
+        pytest.param(
+            [NOON, PORT, PICK], "Meet at midday in the warehouse by the docks; bring a key.", 1.0,
+            ["clue 1: decoded, the reply says 'midday'"], [], id="all decoded",
+        ),
+        pytest.param(  # right place and thing, but "midnight" is what the moon clue (not given) means
+            [NOON, PORT, PICK], "Meet at the port at midnight, and bring a key.", (2 - 1) / 3,
+            ["the reply also says 'midnight'", "(2 decoded − 1 confusion) / 3 clues"], [],
+            id="a confusing keyword costs one clue",
+        ),
+        pytest.param(
+            [NOON, PORT, PICK], "At night or at dawn, take a boat.", 0.0, ["'boat', 'dawn', 'night'"], [],
+            id="confusion charged once, floored at zero",
+        ),
+        pytest.param(  # "dawn" is the sunrise clue's too, but the blackbirds clue that was given means it
+            [BLACKBIRDS, PORT, PICK], "At dawn, at the docks, bring lockpicks.", 1.0, [], ["confused"],
+            id="a shared keyword is no confusion",
+        ),
+    ],
+)  # fmt: skip
+def test_spy_meeting_keywords(
+    clues: list[list[str]], reply: str, value: float, said: list[str], unsaid: list[str]
+) -> None:
+    score = score_keywords(clues, reply, case_sensitive=True, other_clue_keywords=OTHERS)
+    assert score.value == pytest.approx(value)
+    assert all(part in reasons(score) for part in said) and not any(part in reasons(score) for part in unsaid)
 
 
 def test_spy_meeting_case_sensitivity_is_the_callers_choice() -> None:
