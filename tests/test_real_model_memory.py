@@ -24,7 +24,7 @@ from pytest_memorybench.local_model import MODEL_ALIAS
 from tests.support.llm_server import RecordingProxy
 from tests.support.local_model import REPLY_TOKENS
 from tests.support.mcp_server import require_reference_mcp_server
-from tests.support.runs import results_in
+from tests.support.runs import QUIET, results_in
 
 pytestmark = pytest.mark.real_model  # one worker runs this module and its twin (conftest.ONE_WORKER)
 
@@ -41,10 +41,7 @@ def _one_colours_item(pytester: pytest.Pytester, *options: str) -> dict[str, Any
     not an error."""
     result = pytester.runpytest(
         "--memorybench",
-        "-p",
-        "no:cacheprovider",
-        "-p",
-        "no:randomly",
+        *QUIET,
         *options,
         "--span=isolated",
         "--mb-context=2048",

@@ -19,7 +19,7 @@ import pytest
 from tests.scenarios.test_episodic_runs import SUITE as EPISODIC_SUITE
 from tests.support.llm_server import LLMServer
 from tests.support.memory_model import MemoryModelScript, scripted_memory_server
-from tests.support.runs import results_in
+from tests.support.runs import QUIET, results_in
 
 pytest_plugins = ["pytester"]
 
@@ -78,10 +78,7 @@ def test_episodic_questions_count_the_share_of_a_chapter_found(pytester: pytest.
 # -- kill -9 and resume ------------------------------------------------------------------------
 
 KILL_RUN = (
-    "-p",
-    "no:randomly",
-    "-p",
-    "no:cacheprovider",
+    *QUIET,
     "-n",
     "0",
     "--memorybench",

@@ -29,6 +29,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from tests.support.llm_server import LLMServer  # noqa: E402
+from tests.support.runs import QUIET  # noqa: E402
 from tests.support.slot_server import slotted_route  # noqa: E402
 
 SERVERS = {"one slot": (1, 0.1), "unlimited": (None, 0.0)}  # slots, contention
@@ -47,10 +48,7 @@ def timed(url: str, level: str, runs: Path) -> tuple[float, str]:
             "-m",
             "pytest",
             "-q",
-            "-p",
-            "no:cacheprovider",
-            "-p",
-            "no:randomly",
+            *QUIET,
             "--memorybench",
             f"--agent=openai:model@{url}",
             "--span=isolated",

@@ -26,6 +26,7 @@ sys.path.insert(0, str(Path(__file__).parents[2]))
 from pytest_memorybench.agents.registry import MECHANISMS  # noqa: E402
 from tests.support.llm_server import LLMServer  # noqa: E402
 from tests.support.memory_model import MemoryModelScript, embeddings  # noqa: E402
+from tests.support.runs import QUIET  # noqa: E402
 
 
 def main() -> None:
@@ -57,10 +58,7 @@ def main() -> None:
                     f"--mb-embedder={embedder}",
                     f"--mb-output={output}",
                     "-q",
-                    "-p",
-                    "no:randomly",
-                    "-p",
-                    "no:cacheprovider",
+                    *QUIET,
                     "-n",
                     "0",
                 ],

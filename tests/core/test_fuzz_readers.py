@@ -43,6 +43,7 @@ from pytest_memorybench.scenarios.membench.published import to_published
 from pytest_memorybench.scenarios.membench.trajectory import generate_case
 from pytest_memorybench.suite import load_suite
 from tests.support.paths import FIXTURES
+from tests.support.runs import QUIET
 
 pytestmark = pytest.mark.fuzz
 
@@ -331,10 +332,7 @@ def run_folder(pristine: Path, tmp_path_factory: pytest.TempPathFactory) -> Path
     code = pytest.main(
         [
             "-q",
-            "-p",
-            "no:randomly",
-            "-p",
-            "no:cacheprovider",
+            *QUIET,
             "--memorybench",
             "--agent=recall",
             "--span=2k",

@@ -18,15 +18,12 @@ from pytest_memorybench.models.limits import ProviderGate, RateLimits
 from pytest_memorybench.models.prices import Price
 from pytest_memorybench.models.providers import ProviderPool, price_for, serve, serving
 from tests.support.llm_server import LLMServer, last_user_text, word_count
-from tests.support.runs import results_in
+from tests.support.runs import QUIET, results_in
 
 pytest_plugins = ["pytester"]
 
 RUN = (
-    "-p",
-    "no:randomly",
-    "-p",
-    "no:cacheprovider",
+    *QUIET,
     "--memorybench",
     "--span=isolated",
     "-k",

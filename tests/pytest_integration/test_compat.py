@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from tests.support.runs import results_in
+from tests.support.runs import QUIET, results_in
 
 pytestmark = pytest.mark.compat
 
@@ -196,10 +196,7 @@ def test_shuffled_order_gives_the_same_scores(project: Project, plain: dict[str,
 def test_coverage_measurement_gives_the_same_scores(project: Project, plain: dict[str, Any]) -> None:
     pytest.importorskip("pytest_cov")
     result, folder = project.run(
-        "-p",
-        "no:randomly",
-        "-p",
-        "no:cacheprovider",
+        *QUIET,
         "--cov=pytest_memorybench.pytest_integration.items",
         "--cov-report=term",
     )

@@ -21,6 +21,7 @@ from pytest_memorybench.conversation.events import EventLog
 from pytest_memorybench.reports import progress as progress_module
 from pytest_memorybench.reports.progress import TerminalProgress
 from tests.support.paths import REPO
+from tests.support.runs import QUIET
 
 ROOT = REPO
 
@@ -153,10 +154,7 @@ def test_on_a_real_terminal_the_rows_read_as_pytest_wrote_them(tmp_path: Path) -
         "--span=isolated",
         "-k",
         "colours or sallyanne",
-        "-p",
-        "no:cacheprovider",
-        "-p",
-        "no:randomly",
+        *QUIET,
         f"--mb-output={tmp_path / 'run'}",
     ]
     process = subprocess.Popen(

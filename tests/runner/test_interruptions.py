@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 import pytest_memorybench.agents.reference.extractive  # noqa: F401  (the stopping agent builds on it)
-from tests.support.runs import results_in
+from tests.support.runs import QUIET, results_in
 
 pytestmark = pytest.mark.e2e
 
@@ -45,10 +45,7 @@ def make():
     return Stopping()
 '''
 RUN = (
-    "-p",
-    "no:randomly",
-    "-p",
-    "no:cacheprovider",
+    *QUIET,
     "--memorybench",
     "--agent=stopping:make",
     "--span=2k",
@@ -236,10 +233,7 @@ def test_a_resumed_agent_catches_up_on_its_replies_and_observes_what_it_observed
     told = pytester.path / "told.jsonl"
     monkeypatch.setenv("MB_TOLD", str(told))
     args = (
-        "-p",
-        "no:randomly",
-        "-p",
-        "no:cacheprovider",
+        *QUIET,
         "--memorybench",
         "--agent=recording:make",
         "--span=4k",

@@ -16,14 +16,15 @@ import pytest
 import yaml
 
 from tests.support.paths import EXAMPLES
-from tests.support.runs import results_in
+from tests.support.runs import QUIET, results_in
 
 pytestmark = pytest.mark.e2e
 
 pytest_plugins = ["pytester"]
 
 WORKFLOW = EXAMPLES / "github-actions" / "memorybench.yml"
-QUIET = ("-p", "no:randomly", "-p", "no:cacheprovider")
+SUBSET = ("-k", "colours or jokes or shopping")  # as the shards run: conversations not begun follow it
+SHARD = (*QUIET, "--memorybench", "--span=isolated", *SUBSET, "--agent=recall")  # a shard's run, but its part
 
 
 def results(folder: Path) -> dict:
@@ -141,16 +142,7 @@ def test_more_shards_than_conversations_leave_an_empty_part_that_still_merges(
 @pytest.fixture
 def three_shards(pytester: pytest.Pytester) -> pytest.Pytester:
     for index in (1, 2, 3):
-        pytester.runpytest_subprocess(
-            *QUIET,
-            "--memorybench",
-            "--span=isolated",
-            "-k",
-            "colours or jokes or shopping",
-            "--agent=recall",
-            f"--mb-shard={index}/3",
-            f"--mb-output=s{index}",
-        )
+        pytester.runpytest_subprocess(*SHARD, f"--mb-shard={index}/3", f"--mb-output=s{index}")
     return pytester
 
 
@@ -188,17 +180,7 @@ def test_a_wrong_missing_or_repeated_shard_is_one_clear_line(
 ) -> None:
     pytester = three_shards
     if "other" in merges:
-        pytester.runpytest_subprocess(
-            *QUIET,
-            "--memorybench",
-            "--span=isolated",
-            "-k",
-            "colours or jokes or shopping",
-            "--agent=recall",
-            "--mb-seed=7",
-            "--mb-shard=3/3",
-            "--mb-output=other",
-        )
+        pytester.runpytest_subprocess(*SHARD, "--mb-seed=7", "--mb-shard=3/3", "--mb-output=other")
     if "plain" in merges:
         pytester.runpytest_subprocess(
             *QUIET, "--memorybench", "--span=isolated", "-k", "colours", "--agent=recall", "--mb-output=plain"
@@ -217,19 +199,15 @@ def test_a_wrong_missing_or_repeated_shard_is_one_clear_line(
 def test_a_shard_folder_resumes_and_replays_as_that_shard(three_shards: pytest.Pytester) -> None:
     pytester = three_shards
     before = results(pytester.path / "s2")
-    subset = (
-        "-k",
-        "colours or jokes or shopping",
-    )  # as the shards ran: conversations not begun follow the selection
     resumed = pytester.runpytest_subprocess(
-        *QUIET, "--memorybench", *subset, "--agent=recall", "--mb-resume=s2"
+        *QUIET, "--memorybench", *SUBSET, "--agent=recall", "--mb-resume=s2"
     )
     resumed.stdout.fnmatch_lines(["memorybench: * | shard 2/3 of plan *"])
     assert [item["score"] for item in results(pytester.path / "s2")["items"]] == [
         item["score"] for item in before["items"]
     ]
     replayed = pytester.runpytest_subprocess(
-        *QUIET, "--memorybench", *subset, "--mb-replay=s2", "--mb-output=r2"
+        *QUIET, "--memorybench", *SUBSET, "--mb-replay=s2", "--mb-output=r2"
     )
     replayed.stdout.fnmatch_lines(["memorybench: * | shard 2/3 of plan *"])
     assert {item["nodeid"]: item["score"] for item in results(pytester.path / "r2")["items"]} == {

@@ -24,6 +24,10 @@ from pytest_memorybench.runner.context import open_run
 from pytest_memorybench.runner.run import BenchmarkRun
 from pytest_memorybench.runner.settings import Settings
 
+# Plugins off for a run a test starts: a random order (pytest-randomly) would reorder the plan, and
+# the cache would carry state between runs.
+QUIET = ("-p", "no:randomly", "-p", "no:cacheprovider")
+
 
 def results_in(folder: Path | str) -> ResultsRecord:
     """The results.json of run folder `folder` (or the file itself), read and checked, and every
