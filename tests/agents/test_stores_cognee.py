@@ -26,7 +26,7 @@ from pytest_memorybench.core.records import Message
 from pytest_memorybench.local_model import MODEL_ALIAS
 from tests.support.llm_server import LLMServer
 from tests.support.memory_model import scripted_memory_server
-from tests.support.runs import results_in
+from tests.support.runs import QUIET, results_in
 from tests.support.store_runs import two_scenarios
 
 pytest_plugins = ["pytester"]
@@ -163,8 +163,7 @@ def test_cognee_runs_an_item_on_smollm2_with_no_item_error(
     model = f"openai:{MODEL_ALIAS}@{embedding_server}"
     result = pytester.runpytest(
         "--memorybench",
-        "-p",
-        "no:randomly",
+        *QUIET,
         f"--agent=cognee(dimensions=576,structured_output=json_object,max_tokens=200):{model}",
         f"--mb-embedder={EMBEDDER.format(url=embedding_server)}",
         "--span=isolated",

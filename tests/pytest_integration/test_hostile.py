@@ -25,7 +25,7 @@ from pytest_memorybench.core.records import Message
 from pytest_memorybench.models.openai import OpenAIChatAgent
 from pytest_memorybench.runner.folder import claim
 from tests.support.llm_server import LLMServer
-from tests.support.runs import results_in
+from tests.support.runs import QUIET, results_in
 
 pytest_plugins = ["pytester"]
 FAST = {"min_wait": 0.01, "max_wait": 0.05, "timeout": 5.0, "max_attempts": 2}
@@ -78,37 +78,34 @@ async def test_a_sync_agent_that_hangs_is_given_up_at_the_timeout_and_its_late_a
     await asyncio.sleep(0.05)  # the late answer arrives and is dropped, no error
 
 
+def _hostile_run(
+    pytester: pytest.Pytester, agent: str, span: str, select: str, *extra: str, **options: Any
+) -> Any:
+    """One run of `agent` in a process of its own, its folder `out`."""
+    return pytester.runpytest_subprocess(
+        *QUIET,
+        "--memorybench",
+        f"--agent={agent}",
+        f"--span={span}",
+        "-k",
+        select,
+        "--mb-output=out",
+        *extra,
+        **options,
+    )
+
+
 def test_a_hung_sync_agent_does_not_keep_python_from_exiting(pytester: pytest.Pytester) -> None:
     """After an interruption the agent's thread is abandoned: the process ends anyway."""
     pytester.makepyfile(hung="import time\n\ndef make():\n    return lambda text: time.sleep(3600)\n")
-    result = pytester.runpytest_subprocess(
-        "-p",
-        "no:randomly",
-        "--memorybench",
-        "--agent=hung:make",
-        "--span=isolated",
-        "-k",
-        "colours[rep1]",
-        "--mb-timeout=0.5",
-        "--mb-output=out",
-        timeout=120,
-    )
+    result = _hostile_run(pytester, "hung:make", "isolated", "colours[rep1]", "--mb-timeout=0.5", timeout=120)
     result.assert_outcomes(errors=1)
     result.stdout.fnmatch_lines(["*agent hung:make gave no reply within 0.5 s*"])
 
 
 def test_a_runaway_agent_writes_a_bounded_run_folder(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(runaway="def make():\n    return lambda text: 'x' * 10_000_000\n")
-    result = pytester.runpytest_subprocess(
-        "-p",
-        "no:randomly",
-        "--memorybench",
-        "--agent=runaway:make",
-        "--span=isolated",
-        "-k",
-        "colours",
-        "--mb-output=out",
-    )
+    result = _hostile_run(pytester, "runaway:make", "isolated", "colours")
     result.assert_outcomes(failed=3)
     out = pytester.path / "out"
     sizes = {name: (out / name).stat().st_size for name in ("events.jsonl", "results.json", "report.html")}
@@ -124,16 +121,7 @@ def test_a_runaway_agent_that_takes_filler_in_saving_mode_runs_to_the_end(pytest
         observer="class Agent:\n    def reply(self, message):\n        return 'x' * 200_000\n\n"
         "    def observe(self, messages):\n        pass\n\n\ndef make():\n    return Agent()\n"
     )
-    result = pytester.runpytest_subprocess(
-        "-p",
-        "no:randomly",
-        "--memorybench",
-        "--agent=observer:make",
-        "--span=200k",
-        "-k",
-        "colours and rep1",
-        "--mb-output=out",
-    )
+    result = _hostile_run(pytester, "observer:make", "200k", "colours and rep1")
     result.assert_outcomes(failed=1)
     events = [json.loads(line) for line in (pytester.path / "out" / "events.jsonl").read_text().splitlines()]
     assert any(event["kind"] == "observed" for event in events)

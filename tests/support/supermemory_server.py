@@ -82,9 +82,9 @@ class SupermemoryServer(LoopbackState):
             document = Document(
                 f"doc_{next(self._ids)}",
                 str(body["content"]),
-                body.get("date"),
-                dict(body.get("metadata") or {}),
-                self.stalled,
+                date=body.get("date"),
+                metadata=dict(body.get("metadata") or {}),
+                stalled=self.stalled,
             )
             documents.append(document)
             return 200, {"id": document.id, "status": "queued"}
