@@ -72,8 +72,8 @@ def _builtin(name: str, settings_text: str, model: str, text: str) -> StoreSpec:
         )
     if profile == VENDOR and name not in VENDORS:
         raise usage_error(
-            f"--agent {text!r}: {name} has no published harness to reproduce, so no profile=vendor;"
-            " it runs on equal terms"
+            f"--agent {text!r}: {name} has no published harness to reproduce; drop profile=vendor"
+            " (it runs on the equal terms)"
         )
     rest = [part for part in parts if part.partition("=")[0].strip() != "profile"]
     settings = parse_settings(name, kind.settings_type, ",".join(rest), text)
