@@ -117,11 +117,11 @@ class McpStore:
         ranked = sorted(matched.values(), key=lambda found: (-found[0], -found[1]))
         return [Hit(text) for _, _, text in ranked[:k]]
 
-    async def stored(self, namespace: str) -> list[str]:
-        """The observations of the namespace's entities (the knowledge graph's `read_graph`); a
-        server of other tools has no call that lists what it holds."""
+    async def stored(self, namespace: str) -> list[str] | None:
+        """The observations of the namespace's entities (the knowledge graph's `read_graph`); None for
+        a server of other tools, which has no call that lists what it holds."""
         if self.settings.add != KNOWLEDGE_GRAPH:
-            raise NotImplementedError(f"{self.settings.add} has no call that lists what it holds")
+            return None
         graph = await self._call("read_graph", {})
         return [
             str(observation)

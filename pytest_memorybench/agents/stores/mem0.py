@@ -22,26 +22,26 @@ configuration names changed across 0.x, 1.x and 2.x.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import shutil
 import tempfile
 import threading
 from dataclasses import dataclass
-from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pytest_memorybench.agents.mechanisms.settings import require
 from pytest_memorybench.agents.stores.dates import iso_utc, parsed_time
 from pytest_memorybench.agents.stores.endpoints import Endpoint, openai_endpoints
-from pytest_memorybench.agents.stores.protocol import BuiltinStore, Hit
+from pytest_memorybench.agents.stores.protocol import BuiltinStore, Hit, as_hit
 from pytest_memorybench.core.errors import usage_error
 from pytest_memorybench.core.records import Message
 
 if TYPE_CHECKING:
     from pytest_memorybench.agents.spec import AgentOptions, AgentSpec
 
-_DATE = "date"  # the metadata key each memory's date is kept under
+DATE_KEY = "date"  # the metadata key each memory's date is kept under
 LIST_ALL = 1_000_000  # get_all's top_k when every memory is wanted
 # Mem0's extraction grounds relative dates in its "Observation Date", which the library sets to
 # today; its custom instructions (the `prompt` of `add`) are the documented way to say more.
@@ -82,7 +82,7 @@ class Mem0Store:
         today's date and would resolve "yesterday" against the wall clock."""
         turns = [{"role": message.role, "content": message.text} for message in messages]
         when = messages[0].timestamp
-        options: dict[str, Any] = {"metadata": {_DATE: iso_utc(when)}}
+        options: dict[str, Any] = {"metadata": {DATE_KEY: iso_utc(when)}}
         if self.settings.infer:
             options["prompt"] = OBSERVATION_DATE.format(date=f"{when:%Y-%m-%d}")
         self._mem0().add(turns, user_id=namespace, infer=self.settings.infer, **options)
@@ -91,20 +91,12 @@ class Mem0Store:
         found = self._mem0().search(
             query, top_k=k, filters={"user_id": namespace}, threshold=self.settings.threshold
         )
-        results = found.get("results", []) if isinstance(found, dict) else found
-        return [
-            Hit(str(result["memory"]), _score(result.get("score")), _dated(result.get("metadata")))
-            for result in results
-            if isinstance(result, dict) and result.get("memory")
-        ]
+        return dated_hits(found)
 
     def stored(self, namespace: str) -> list[str]:
         """Every memory of the user (`get_all`, which returns its `top_k` at most)."""
         found = self._mem0().get_all(filters={"user_id": namespace}, top_k=LIST_ALL)
-        results = found.get("results", []) if isinstance(found, dict) else found
-        return [
-            str(result["memory"]) for result in results if isinstance(result, dict) and result.get("memory")
-        ]
+        return [hit.text for hit in dated_hits(found)]
 
     def clear(self, namespace: str) -> None:
         self._mem0().delete_all(user_id=namespace)
@@ -160,12 +152,19 @@ class Mem0Store:
         return self._size
 
 
-def _dated(metadata: Any) -> datetime | None:
-    return parsed_time(metadata.get(_DATE)) if isinstance(metadata, dict) else None
-
-
-def _score(value: Any) -> float | None:
-    return float(value) if isinstance(value, int | float) else None
+def dated_hits(found: Any) -> list[Hit]:
+    """Mem0's memories (the library's and the platform's answers, `{"results": [...]}`) as hits, each
+    dated by the date its add kept in the metadata, else by its `created_at` (which the platform
+    backdates to the add's `timestamp`; the library's adds always keep a date)."""
+    results = found.get("results", []) if isinstance(found, dict) else found
+    hits = []
+    for result in results or ():
+        if isinstance(result, dict) and result.get("memory"):
+            metadata = result.get("metadata")
+            kept = metadata.get(DATE_KEY) if isinstance(metadata, dict) else None
+            when = parsed_time(kept) or parsed_time(result.get("created_at"))
+            hits.append(dataclasses.replace(as_hit(result), timestamp=when))
+    return hits
 
 
 def without_telemetry(store: str) -> None:

@@ -26,15 +26,16 @@ Tested with mem0ai 2.2.1 against a loopback server of the endpoints its client c
 
 from __future__ import annotations
 
+import itertools
 import threading
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from pytest_memorybench.agents.mechanisms.settings import positive, require
-from pytest_memorybench.agents.stores.dates import epoch_seconds, iso_utc, parsed_time
+from pytest_memorybench.agents.stores.dates import epoch_seconds, iso_utc
 from pytest_memorybench.agents.stores.hosted import Unprocessed, api_key, refused
-from pytest_memorybench.agents.stores.mem0 import without_telemetry
+from pytest_memorybench.agents.stores.mem0 import DATE_KEY, dated_hits, without_telemetry
 from pytest_memorybench.agents.stores.protocol import BuiltinStore, Hit
 from pytest_memorybench.core.records import Message
 
@@ -43,7 +44,6 @@ if TYPE_CHECKING:
 
 KEY_VARIABLE = "MEM0_API_KEY"
 _SUCCEEDED, _FAILED = "SUCCEEDED", "FAILED"
-_DATE = "date"  # the metadata key each add's date is kept under
 _PAGE = 100  # memories a page when listing them
 
 
@@ -84,7 +84,7 @@ class Mem0PlatformStore:
             "user_id": namespace,
             "infer": self.settings.infer,
             "timestamp": epoch_seconds(when),
-            "metadata": {_DATE: iso_utc(when)},
+            "metadata": {DATE_KEY: iso_utc(when)},
         }
         queued = self._call(lambda client: client.add(turns, **options))
         for event in _events(queued):
@@ -110,23 +110,18 @@ class Mem0PlatformStore:
         if self.settings.rerank:
             options["rerank"] = True
         found = self._call(lambda client: client.search(query, **options))
-        results = found.get("results", []) if isinstance(found, dict) else found
-        return [
-            Hit(str(result["memory"]), _score(result.get("score")), _dated(result))
-            for result in results
-            if isinstance(result, dict) and result.get("memory")
-        ]
+        return dated_hits(found)
 
     def stored(self, namespace: str) -> list[str]:
         """Every memory of the user, a page of `_PAGE` at a time (`POST /v3/memories/`)."""
         texts: list[str] = []
-        page, results = 0, [None] * _PAGE
-        while len(results) == _PAGE:
-            page += 1
+        for page in itertools.count(1):
             options = {"filters": {"user_id": namespace}, "page": page, "page_size": _PAGE}
             found = self._call(lambda client, options=options: client.get_all(**options))
-            results = found.get("results", []) if isinstance(found, dict) else found
-            texts += [str(r["memory"]) for r in results if isinstance(r, dict) and r.get("memory")]
+            hits = dated_hits(found)
+            texts += [hit.text for hit in hits]
+            if len(hits) < _PAGE:
+                break
         return texts
 
     def clear(self, namespace: str) -> None:
@@ -199,16 +194,6 @@ def _event_status(client: Any, event: str) -> str:
         raise refused("Mem0", response.status_code, KEY_VARIABLE)
     response.raise_for_status()
     return str(response.json().get("status", ""))
-
-
-def _dated(result: dict[str, Any]) -> datetime | None:
-    metadata = result.get("metadata")
-    kept = metadata.get(_DATE) if isinstance(metadata, dict) else None
-    return parsed_time(kept) or parsed_time(result.get("created_at"))
-
-
-def _score(value: Any) -> float | None:
-    return float(value) if isinstance(value, int | float) else None
 
 
 def _make(settings: Mem0PlatformSettings, options: AgentOptions, model: AgentSpec) -> Mem0PlatformStore:

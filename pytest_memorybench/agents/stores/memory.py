@@ -189,6 +189,8 @@ class StoreMemory(MemorySystem):
             texts = await self.client.stored(self.namespace)
         except StoreError:
             return  # a count the store cannot give is no error of the conversation's
+        if texts is None:
+            return
         self.store_figures.stored = (self.store_figures.stored or 0) + len(texts)
         self.store_figures.duplicates = (self.store_figures.duplicates or 0) + len(texts) - len(set(texts))
 

@@ -15,7 +15,7 @@
                                    for suites whose questions must not see each other
     stored(namespace)              optional: the texts of every memory the namespace holds (the
                                    product's list or dump call), counted, and its duplicates, at a
-                                   conversation's end
+                                   conversation's end; None where this store cannot list them
     messages_per_add               optional attribute, the most messages one `add` may carry
                                    (the product's limit, or 1 for a product that takes one at a time)
     keeps_every_message            optional attribute, False where search holds only what the
@@ -237,10 +237,11 @@ class StoreClient:
             raise StoreError(f"store {self.name}: answer() returned {type(reply).__name__}, expected str")
         return reply
 
-    async def stored(self, namespace: str) -> list[str]:
-        """The texts of every memory the store holds in `namespace` (a store with `stored`)."""
+    async def stored(self, namespace: str) -> list[str] | None:
+        """The texts of every memory the store holds in `namespace` (a store with `stored`); None
+        where it cannot list them."""
         found = await self._call("stored", namespace)
-        return [as_hit(item).text for item in found or ()]
+        return None if found is None else [as_hit(item).text for item in found]
 
     async def clear(self, namespace: str) -> None:
         await self._call("clear", namespace)
