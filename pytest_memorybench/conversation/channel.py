@@ -25,6 +25,7 @@ from pytest_memorybench.core.errors import AgentError
 from pytest_memorybench.core.records import Message, Usage
 from pytest_memorybench.core.tokens import TokenCounter, remember
 from pytest_memorybench.judges.base import JUDGE_ERROR, Judge, JudgeFailed, JudgeTask, JudgeVerdict
+from pytest_memorybench.judges.panel import Ballot, ItemJudging, JudgePanel
 
 Source = Literal["test", "filler", "intro"]  # who is speaking to the agent
 
@@ -294,7 +295,26 @@ class LoggedJudge:
 
     async def judge(self, task: JudgeTask) -> JudgeVerdict:
         """The verdict; JudgeFailed when the judge could not be asked (the test then has no score)."""
-        verdict = await self._judge.judge(task)
+        if isinstance(self._judge, JudgePanel):
+            return (await self._ballot(task)).verdict()
+        return self._logged(task, await self._judge.judge(task))
+
+    def open_item(self) -> ItemJudging | None:
+        """A judge for one item's scoring that keeps its ballots, when the run's judge is a panel
+        that casts more than one verdict a task (`scenarios.scored`)."""
+        if isinstance(self._judge, JudgePanel) and not self._judge.trivial:
+            return ItemJudging(self._judge, self._ballot)
+        return None
+
+    async def _ballot(self, task: JudgeTask) -> Ballot:
+        assert isinstance(self._judge, JudgePanel)
+        ballot = await self._judge.ballot(task)
+        self._logged(task, ballot.verdict(), {} if self._judge.trivial else {"votes": ballot.votes()})
+        return ballot
+
+    def _logged(
+        self, task: JudgeTask, verdict: JudgeVerdict, more: dict[str, Any] | None = None
+    ) -> JudgeVerdict:
         self._channel.emit(
             "judge_call",
             task=task.kind,
@@ -303,6 +323,7 @@ class LoggedJudge:
             cached=verdict.cached,
             verdict=verdict.data,
             error=verdict.error,
+            **(more or {}),
         )
         if verdict.error is not None and verdict.error.startswith(JUDGE_ERROR):
             raise JudgeFailed(verdict.error.replace(JUDGE_ERROR, "judge error", 1))

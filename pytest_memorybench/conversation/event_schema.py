@@ -180,6 +180,8 @@ class JudgeCalled(_Event):
     cached: bool
     verdict: dict[str, Any] | None
     error: str | None
+    # Under a panel (repeats, a jury, the band): what each voice decided, rubric → juror → repeat.
+    votes: NotRequired[dict[str, list[list[Any]]]]
 
 
 class ProbeBegin(_Event):

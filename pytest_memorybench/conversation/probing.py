@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import inspect
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -30,7 +29,7 @@ from pytest_memorybench.core.errors import AgentError, stop_on_refusal
 from pytest_memorybench.core.records import Message, Score, TestDefinition, TestOutcome, Turn, Usage
 from pytest_memorybench.core.timings import timing_summary
 from pytest_memorybench.judges.base import JudgeFailed
-from pytest_memorybench.scenarios import ScoringContext, get_scenario
+from pytest_memorybench.scenarios import ScoringContext, get_scenario, scored
 from pytest_memorybench.scenarios.probes import ProbeContext, ideal_answer
 
 MAX_PARALLEL_FORKS = 8
@@ -275,9 +274,10 @@ class ProbeSession:
                 error_kind=self.stats.error_kind or "agent",
             )
         try:
-            score = get_scenario(definition.scenario).score(definition, responses, self.scoring)
-            if inspect.isawaitable(score):
-                score = await score
+            score = await scored(
+                lambda context: get_scenario(definition.scenario).score(definition, responses, context),
+                self.scoring,
+            )
         except JudgeFailed as failed:  # asked and answered, but not scored: an error, not a 0
             self.channel.emit("test_end", test=probe.test.key, error=str(failed))
             return TestOutcome(

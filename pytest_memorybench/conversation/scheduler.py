@@ -16,7 +16,6 @@ except to feed a listening callback, token waits ignored and time waits turned i
 from __future__ import annotations
 
 import dataclasses
-import inspect
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -43,7 +42,7 @@ from pytest_memorybench.conversation.trivia import TriviaSource
 from pytest_memorybench.core.errors import AgentError, stop_on_refusal
 from pytest_memorybench.core.records import Score, TestDefinition, TestOutcome, Turn, Usage
 from pytest_memorybench.judges.base import JudgeFailed
-from pytest_memorybench.scenarios import ScoringContext, get_scenario
+from pytest_memorybench.scenarios import ScoringContext, get_scenario, scored
 
 if TYPE_CHECKING:
     pass
@@ -359,11 +358,10 @@ class Conversation:
     async def _finish(self, run: _Run) -> None:
         definition = run.test.definition
         try:
-            score = run.score or get_scenario(definition.scenario).score(
-                definition, run.responses, self.scoring
+            score = run.score or await scored(
+                lambda context: get_scenario(definition.scenario).score(definition, run.responses, context),
+                self.scoring,
             )
-            if inspect.isawaitable(score):
-                score = await score
         except JudgeFailed as failed:
             self._end_without_score(run, str(failed), failed.kind)
             return

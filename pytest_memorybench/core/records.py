@@ -44,6 +44,9 @@ class Score:
     # Figures a family's summary aggregates beyond the value (BEAM's tau_norm and F1, nugget
     # verdicts); JSON-ready, and not part of equality: two verdicts are the same by value and reasons.
     details: dict[str, Any] = field(default_factory=dict, compare=False)
+    # How the score depends on its judge, when a panel judged it (`judges/panel.py`): each view's
+    # score, unanimity; results.json's item `judging`.
+    judging: dict[str, Any] | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.value <= 1.0:

@@ -18,7 +18,6 @@ instruction from the stored log, Restaurant replays the stored scene.  Files tha
 
 from __future__ import annotations
 
-import inspect
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -36,7 +35,7 @@ from pytest_memorybench.goodai.definitions import (
 )
 from pytest_memorybench.goodai.published import PublishedResult, ResultFileError, StoredResult, read_result
 from pytest_memorybench.judges.base import JudgeFailed
-from pytest_memorybench.scenarios import ScoringContext, get_scenario
+from pytest_memorybench.scenarios import ScoringContext, get_scenario, scored
 from pytest_memorybench.suite import Suite, loaded_suite
 
 if TYPE_CHECKING:
@@ -192,12 +191,14 @@ async def rescore(definition: TestDefinition, stored: PublishedResult, context: 
     """Our verdict on a stored result, by the scenario's own re-scorer or its scorer."""
     scenario = get_scenario(definition.scenario)
     custom = getattr(scenario, "rescore_goodai", None)
-    verdict = (
-        custom(definition, stored, context)
-        if custom
-        else scenario.score(definition, list(stored.responses), context)
+    return await scored(
+        lambda scoring: (
+            custom(definition, stored, scoring)
+            if custom
+            else scenario.score(definition, list(stored.responses), scoring)
+        ),
+        context,
     )
-    return await verdict if inspect.isawaitable(verdict) else verdict
 
 
 async def rescored_outcome(

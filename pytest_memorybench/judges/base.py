@@ -137,7 +137,8 @@ class JudgeStats:
 class Judge(Protocol):
     """`name` identifies the judge in results (model and base URL, never a key)."""
 
-    stats: JudgeStats
+    @property
+    def stats(self) -> JudgeStats: ...
 
     @property
     def name(self) -> str: ...

@@ -44,7 +44,7 @@ from typing import Any, Protocol, runtime_checkable
 from pytest_memorybench.core.errors import AgentError, ProviderRefused, describe_exception
 from pytest_memorybench.core.json_reply import extract_json
 from pytest_memorybench.judges.base import JUDGE_ERROR, UNPARSEABLE, JudgeStats, JudgeTask, JudgeVerdict
-from pytest_memorybench.judges.prompts import check_payload, prompt_hash, render
+from pytest_memorybench.judges.prompts import check_payload, prompt_key, render, task_prompt_hash
 from pytest_memorybench.judges.replies import validate
 from pytest_memorybench.judges.schemas import schema_for
 from pytest_memorybench.models.llm import Completion, Turn, token_usage
@@ -109,10 +109,14 @@ class CachedJudge:
     def is_llm(self) -> bool:
         return self._is_llm
 
-    async def judge(self, task: JudgeTask) -> JudgeVerdict:
-        """The verdict; ValueError only if the task's payload lacks a field its kind needs."""
+    async def judge(self, task: JudgeTask, *, repeat: int = 0) -> JudgeVerdict:
+        """The verdict; ValueError only if the task's payload lacks a field its kind needs.
+
+        `repeat` > 0 asks an LLM judge the same task again as a verdict of its own (its own cache
+        entry); a judge that answers by itself is deterministic and answers every repeat alike.
+        """
         if self.is_llm:
-            return await self._judge_with_llm(task)
+            return await self._judge_with_llm(task, repeat)
         return await self._judge_with_judge(task)
 
     async def aclose(self) -> None:
@@ -124,16 +128,18 @@ class CachedJudge:
 
     # -- an LLM backend -------------------------------------------------------------------------
 
-    async def _judge_with_llm(self, task: JudgeTask) -> JudgeVerdict:
+    async def _judge_with_llm(self, task: JudgeTask, repeat: int = 0) -> JudgeVerdict:
         system, user = render(task.kind, task.payload)
-        self.stats.prompt_hashes[task.kind] = prompt_hash(task.kind)
+        self.stats.prompt_hashes[prompt_key(task.kind, task.payload)] = task_prompt_hash(
+            task.kind, task.payload
+        )
         try:
             await self.backend.resolve_model()
         except ProviderRefused:
             raise  # no verdict can come from this judge: the caller stops
         except AgentError as exc:
             return self._failed(task, exc)
-        key = self.cache_key(task, system, user)
+        key = self.cache_key(task, system, user, repeat)
         cached = await self._lookup(key, task)
         if cached is not None:
             return cached
@@ -178,9 +184,10 @@ class CachedJudge:
         self.stats.unparseable += 1
         return JudgeVerdict(task.kind, None, error=f"{UNPARSEABLE}: {reason}")
 
-    def cache_key(self, task: JudgeTask, system: str, user: str) -> str:
-        """sha256 of everything that can change this task's verdict."""
-        material = {
+    def cache_key(self, task: JudgeTask, system: str, user: str, repeat: int = 0) -> str:
+        """sha256 of everything that can change this task's verdict (and which repeat it is)."""
+        material: dict[str, Any] = {"repeat": repeat} if repeat else {}
+        material |= {
             "cache_version": CACHE_VERSION,
             "backend": self.backend.identity(),
             "kind": task.kind,
@@ -205,7 +212,7 @@ class CachedJudge:
     async def _judge_with_judge(self, task: JudgeTask) -> JudgeVerdict:
         check_payload(task.kind, task.payload)
         version = getattr(self.backend, "version", "")
-        self.stats.prompt_hashes[task.kind] = str(version)
+        self.stats.prompt_hashes[prompt_key(task.kind, task.payload)] = str(version)
         self.stats.version = str(version) or None
         key = _sha256(
             {
@@ -268,7 +275,7 @@ class CachedJudge:
                 data,
                 raw=raw,
                 judge=self.name,
-                prompt=self.stats.prompt_hashes.get(task.kind, ""),
+                prompt=self.stats.prompt_hashes.get(prompt_key(task.kind, task.payload), ""),
             )
 
 

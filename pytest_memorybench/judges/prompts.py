@@ -93,6 +93,25 @@ ANSWER_RULES: dict[str, str] = {
     ),
 }
 
+# The `answer` task's rules that exist for the rubric band (`rubrics.py`) alone: a more generous
+# and a stricter reading than the benchmark's own.  Kept apart so that the hash of the official
+# prompt, and with it every comparison of runs judged before the band existed, stays the same.
+BAND_RULES: dict[str, str] = {
+    "topic": (
+        "Be very generous: the answer is correct as long as it touches the same subject as the expected"
+        " answer, even if it is vague, incomplete, longer or worded differently. For a question about time,"
+        " any date or period that overlaps the expected one counts. It is wrong only when it is about"
+        " something else, declines, or says it does not know."
+    ),
+    "complete": (
+        "Be strict: the answer is correct only when it states every element of the expected answer (each"
+        " name, item, place, date and number), commits to it without hedging or offering alternatives, and"
+        " says nothing that contradicts it. A date must be the same date at the same precision. It is wrong"
+        " when it leaves out any element, is vaguer than the expected answer, lists other candidates, or"
+        " declines."
+    ),
+}
+
 
 PROMPTS: dict[str, Prompt] = {
     "reference": Prompt(
@@ -334,9 +353,23 @@ Format: {"correct": true or false, "reason": "one short sentence"}""",
 assert set(PROMPTS) == set(TASK_KINDS)
 
 
-def prompt_hash(kind: str) -> str:
-    """The first 12 hex digits of the sha256 of the kind's system prompt and template."""
-    return hashlib.sha256(_prompt(kind).text.encode("utf-8")).hexdigest()[:12]
+def prompt_hash(kind: str, rule: str | None = None) -> str:
+    """The first 12 hex digits of the sha256 of the kind's system prompt and template (with a band
+    rule: and that rule's wording)."""
+    text = _prompt(kind).text + (f"\n\x00{rule}\n{BAND_RULES[rule]}" if rule in BAND_RULES else "")
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
+
+
+def prompt_key(kind: str, payload: Mapping[str, Any]) -> str:
+    """Under what name a task's prompt version is recorded: its kind, or `answer/RULE` for a band rule."""
+    rule = payload.get("rule") if kind == "answer" else None
+    return f"{kind}/{rule}" if rule in BAND_RULES else kind
+
+
+def task_prompt_hash(kind: str, payload: Mapping[str, Any]) -> str:
+    """The version of the prompt a task is asked with."""
+    rule = payload.get("rule") if kind == "answer" else None
+    return prompt_hash(kind, str(rule) if rule in BAND_RULES else None)
 
 
 def render(kind: str, payload: Mapping[str, Any]) -> tuple[str, str]:
@@ -348,7 +381,7 @@ def render(kind: str, payload: Mapping[str, Any]) -> tuple[str, str]:
     elif kind == "order":
         values["count"] = str(len(_strings(payload["predicted"], "predicted")))
     if prompt.guidance:
-        values["guidance"] = prompt.guidance[str(payload["rule"])]
+        values["guidance"] = _rules(prompt)[str(payload["rule"])]
     return prompt.system, Template(prompt.template).substitute(values)
 
 
@@ -360,11 +393,16 @@ def check_payload(kind: str, payload: Mapping[str, Any]) -> Prompt:
     missing = [name for name in prompt.fields if name not in payload]
     if missing:
         raise ValueError(f"judge task {kind!r} needs payload field(s) {', '.join(missing)}")
-    if prompt.guidance and payload["rule"] not in prompt.guidance:
+    if prompt.guidance and payload["rule"] not in _rules(prompt):
         raise ValueError(
-            f"judge task {kind!r}: rule {payload['rule']!r} is not one of {', '.join(prompt.guidance)}"
+            f"judge task {kind!r}: rule {payload['rule']!r} is not one of {', '.join(_rules(prompt))}"
         )
     return prompt
+
+
+def _rules(prompt: Prompt) -> Mapping[str, str]:
+    """The rules a prompt with guidance takes: its own, and the band's."""
+    return {**prompt.guidance, **BAND_RULES}
 
 
 def _prompt(kind: str) -> Prompt:

@@ -20,6 +20,7 @@ from typing import Literal
 from pytest_memorybench.agents.spec import API_KEY_VARIABLES, LLM_PROVIDERS, parse_agent_spec
 from pytest_memorybench.core.errors import UsageError, mask_credentials, usage_error
 from pytest_memorybench.judges.client import CachedJudge
+from pytest_memorybench.judges.panel import panel_name
 from pytest_memorybench.models.limits import RateLimits
 
 JudgeKind = Literal["local", "openai", "anthropic"]
@@ -62,6 +63,61 @@ def parse_judge_spec(text: str) -> JudgeSpec:
     if sep:
         raise usage_error(f"--judge {spec!r}: unknown judge prefix {prefix!r}; use {JUDGE_FORMS}")
     raise usage_error(f"--judge {spec!r} is not a judge: use {JUDGE_FORMS}")
+
+
+@dataclass(frozen=True)
+class PanelSettings:
+    """How often and by whom each task is judged (`judges/panel.py`): `--mb-jury`,
+    `--mb-judge-repeats`, `--mb-judge-band`.  No jurors: `--judge` alone."""
+
+    jurors: tuple[JudgeSpec, ...] = ()
+    repeats: int = 1
+    band: bool = False
+
+    @classmethod
+    def from_options(cls, jury: str | None, repeats: int | None, band: bool, judge: str) -> PanelSettings:
+        """The options read and checked, each mistake one line."""
+        repeats = 1 if repeats is None else repeats
+        if not 1 <= repeats <= MAX_REPEATS:
+            raise usage_error(f"--mb-judge-repeats {repeats} must be from 1 to {MAX_REPEATS}")
+        if jury is None:
+            return cls((), repeats, band)
+        if judge.strip() != "local":
+            raise usage_error(
+                f"--judge {judge} and --mb-jury both name the judge: give the jury alone (it may include"
+                f" {judge})"
+            )
+        texts = [text.strip() for text in jury.split(",")]
+        if len(texts) < 2 or not all(texts):
+            raise usage_error(
+                f"--mb-jury {jury!r}: give two or more judges separated by commas, e.g."
+                " local,openai:gpt-4o-mini"
+            )
+        jurors = []
+        for text in texts:
+            try:
+                jurors.append(parse_judge_spec(text))
+            except UsageError as exc:
+                raise usage_error(str(exc).replace("--judge", "--mb-jury", 1)) from None
+        repeated = sorted({spec.display for spec in jurors if [j.text for j in jurors].count(spec.text) > 1})
+        if repeated:
+            raise usage_error(
+                f"--mb-jury names {', '.join(repeated)} twice: a juror asked again is --mb-judge-repeats"
+            )
+        return cls(tuple(jurors), repeats, band)
+
+    def name_for(self, judge: JudgeSpec) -> str:
+        """The name the run's panel will have (`panel.panel_name`), before it is built."""
+        specs = self.jurors or (judge,)
+        asks_again = any(spec.kind != "local" for spec in specs)
+        return panel_name([spec.display for spec in specs], self.repeats if asks_again else 1)
+
+    def describe(self, judge: JudgeSpec) -> str:
+        """The judge as the run's header says it: the panel's name, and the band when asked."""
+        return self.name_for(judge) + (" · rubric band" if self.band else "")
+
+
+MAX_REPEATS = 25
 
 
 def build_judge(

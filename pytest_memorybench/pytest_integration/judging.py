@@ -22,6 +22,34 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="semantic comparator for scorers that need one (default: local)",
     )
     group.addoption(
+        "--mb-judge-repeats",
+        dest="mb_judge_repeats",
+        type=int,
+        metavar="N",
+        help=(
+            "ask an LLM judge each verdict N times; the majority scores, and the run reports how often the"
+            " calls agreed and the score's spread"
+        ),
+    )
+    group.addoption(
+        "--mb-jury",
+        dest="mb_jury",
+        metavar="SPEC,SPEC,...",
+        help=(
+            "judge with several judges (e.g. local,openai:gpt-4o-mini,anthropic:claude-haiku-4-5) in place of"
+            " --judge: the majority scores; each juror's score and their agreement (Fleiss' kappa) reported"
+        ),
+    )
+    group.addoption(
+        "--mb-judge-band",
+        dest="mb_judge_band",
+        action="store_true",
+        help=(
+            "also judge under a stricter and a more generous rubric: the score as a band [strict, official,"
+            " generous]"
+        ),
+    )
+    group.addoption(
         "--mb-judge-check",
         action="store_true",
         help=(

@@ -135,7 +135,9 @@ def _controller_run(config: pytest.Config, settings: Settings) -> BenchmarkRun:
 def _check_and_claim(config: pytest.Config, run: BenchmarkRun) -> None:
     """The judge and the agent checked, then (unless only estimating) the run folder claimed and planned."""
     settings = run.context.settings
-    check_judge_spec(settings.judge)
+    if settings.estimate is None:
+        for spec in settings.panel.jurors or (settings.judge,):
+            check_judge_spec(spec)
     run.tools.judge  # noqa: B018 - building it now turns a missing API key into a usage error
     if settings.estimate is None or settings.agent is None or not settings.agent.calls_a_model:
         run.agents.check()  # an estimate asks for no key or server; an agent that cannot load is an error
@@ -459,8 +461,9 @@ def header(config: pytest.Config) -> str:
             "the estimate follows the collection"
         )
     turns = why_conversations_take_turns(config)
+    judge = settings.panel.describe(settings.judge)
     line = (
-        f"memorybench: agent {agent} | judge {settings.judge.display} | span {spans} | seed {settings.seed} "
+        f"memorybench: agent {agent} | judge {judge} | span {spans} | seed {settings.seed} "
         f"| profile {settings.profile} | concurrency {1 if turns else settings.concurrency or 'auto'} "
         f"| run folder {_relative(run.context.output, config.invocation_params.dir)}{resumed}"
     )

@@ -14,8 +14,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from pytest_memorybench.core.timings import timing_summary
-from pytest_memorybench.reports.compare import Comparison, Spending
+from pytest_memorybench.reports.compare import Comparison, Spending, keyed_items
 from pytest_memorybench.reports.compare_runs import FinishedRun, usage_of
+from pytest_memorybench.reports.judging import judging_summary
+from pytest_memorybench.results.judging import judging_figures
 
 
 @dataclass(frozen=True)
@@ -32,6 +34,7 @@ class BoardRow:
     spending: Spending
     p50: float | None  # reply latency, seconds: the run's conversations, else its items' replies
     p95: float | None
+    judging: str | None = None  # its band and judge stability over the shared items, under a panel
 
     @property
     def tokens(self) -> int:
@@ -61,9 +64,21 @@ def board(comparison: Comparison) -> Board:
         zip(comparison.runs, total.cells, comparison.spending, strict=True)
     ):
         p50, p95 = (spend.p50, spend.p95) if spend.p50 is not None else _item_latency(run)
+        items = keyed_items(run, comparison.keyed_by)
+        judging = judging_summary(judging_figures([items[key] for key in comparison.shared]))
         rows.append(
             BoardRow(
-                0, chr(65 + index), run.label, cell.mean, cell.ci95, cell.passed, cell.n, spend, p50, p95
+                0,
+                chr(65 + index),
+                run.label,
+                cell.mean,
+                cell.ci95,
+                cell.passed,
+                cell.n,
+                spend,
+                p50,
+                p95,
+                judging,
             )
         )
     rows.sort(key=lambda row: (-(row.mean or 0.0), row.spending.cost, row.tokens, row.letter))

@@ -20,6 +20,7 @@ from typing import Any
 
 from pytest_memorybench.core.errors import usage_error
 from pytest_memorybench.judges.identity import judged_differently
+from pytest_memorybench.reports.compare_judging import JudgeOrder, judge_orders
 from pytest_memorybench.reports.compare_runs import FinishedRun, score_of, usage_of
 from pytest_memorybench.reports.significance import PairedTest, average_ranks, cliques, holm, wilcoxon_p
 from pytest_memorybench.reports.table import short_name
@@ -119,6 +120,7 @@ class Comparison:
     groups: list[list[str]]  # runs a critical-difference diagram joins
     spending: list[Spending]
     notes: list[str] = field(default_factory=list)
+    judge_orders: list[JudgeOrder] = field(default_factory=list)  # each pair under each rubric / juror
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -152,6 +154,7 @@ class Comparison:
                 {**spend.__dict__, "cost_per_passed": spend.cost_per_passed} for spend in self.spending
             ],
             "notes": self.notes,
+            "judge_orders": [order.to_json() for order in self.judge_orders],
         }
 
 
@@ -172,7 +175,8 @@ def compare(
             f"left out: {_left_out_text(left_out)}"
         )
     tables = _tables(keyed, shared, keyed_by, seed)
-    pairs = _pairs(runs, keyed, shared, compare_to, seed)
+    couples = _couples(runs, compare_to)
+    pairs = _pairs(runs, keyed, shared, couples, seed)
     scores = {run.label: [score_of(keyed[index][key]) for key in shared] for index, run in enumerate(runs)}
     ranks = average_ranks(scores) if len(runs) >= 3 else {}
     order = sorted(ranks, key=lambda label: ranks[label])
@@ -188,6 +192,7 @@ def compare(
         groups,
         [_spending(run) for run in runs],
         notes,
+        judge_orders([run.label for run in runs], keyed, shared, couples),
     )
 
 
@@ -318,22 +323,26 @@ def _row(level: str, label: str, keys: list[str], keyed: list[dict[str, ItemReco
     return Row(level, label, cells)
 
 
-def _pairs(
-    runs: list[FinishedRun],
-    keyed: list[dict[str, ItemRecord]],
-    shared: list[str],
-    compare_to: str | None,
-    seed: int,
-) -> list[PairedTest]:
-    """Each pair of runs (or each run against `compare_to`), Holm-corrected together."""
+def _couples(runs: list[FinishedRun], compare_to: str | None) -> list[tuple[int, int]]:
+    """The pairs a comparison tests: each pair of runs, or each run against `compare_to`."""
     labels = [run.label for run in runs]
     if compare_to is not None and compare_to not in labels:
         raise usage_error(f"--mb-compare-to {compare_to!r} is none of the runs ({', '.join(labels)})")
     if compare_to is not None:
         base = labels.index(compare_to)
-        couples = [(base, other) for other in range(len(runs)) if other != base]
-    else:
-        couples = [(a, b) for a in range(len(runs)) for b in range(a + 1, len(runs))]
+        return [(base, other) for other in range(len(runs)) if other != base]
+    return [(a, b) for a in range(len(runs)) for b in range(a + 1, len(runs))]
+
+
+def _pairs(
+    runs: list[FinishedRun],
+    keyed: list[dict[str, ItemRecord]],
+    shared: list[str],
+    couples: list[tuple[int, int]],
+    seed: int,
+) -> list[PairedTest]:
+    """Each couple of runs, Holm-corrected together."""
+    labels = [run.label for run in runs]
     tests = []
     for a, b in couples:
         first = [score_of(keyed[a][key]) for key in shared]

@@ -25,6 +25,7 @@ from markupsafe import Markup
 from pytest_memorybench.core.errors import usage_error
 from pytest_memorybench.reports.compare import Comparison, keyed_items
 from pytest_memorybench.reports.compare_runs import FinishedRun, score_of
+from pytest_memorybench.reports.judging import item_judging_text, judges_disagree
 from pytest_memorybench.results.schema import ItemRecord
 
 PAGE_CHARS = 1_500  # of a question, answer or reason on the page: an answer whole, a runaway reply cut
@@ -40,6 +41,8 @@ class RunAnswer:
     reasons: list[str]
     recall: float | None  # evidence recall of the search before the reply (None: not measured)
     memories: list[str]  # what that search returned, first k, each cut (results.json keeps them so)
+    judging: str | None = None  # its score by each rubric, juror and call, under a judge panel
+    judges_disagree: bool = False
 
 
 @dataclass(frozen=True)
@@ -98,6 +101,8 @@ def _answer(item: ItemRecord) -> RunAnswer:
         [str(text) for text in item.get("reasons") or []],
         evidence.get("recall"),
         [str(text) for text in evidence.get("memories") or []],
+        item_judging_text(item.get("judging")),
+        judges_disagree(item.get("judging")),
     )
 
 
@@ -127,6 +132,8 @@ def questions_view(rows: list[QuestionRow], runs: list[FinishedRun], folder: Pat
                     [_cut(text) for text in answer.reasons],
                     answer.recall,
                     [texts.setdefault(text, len(texts)) for text in answer.memories],
+                    answer.judging,
+                    int(answer.judges_disagree),
                 ]
                 for answer in row.answers
             ],

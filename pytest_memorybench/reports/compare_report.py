@@ -204,6 +204,11 @@ def comparison_page(
             }
             for pair in comparison.pairs
         ],
+        "judge_orders": [
+            {"robust": order.robust, "text": order.text(letter[order.a], letter[order.b])}
+            for order in comparison.judge_orders
+        ],
+        "judged": any(row.judging for row in ranked.rows),
         "cd": Markup(figures["cd"]) if "cd" in figures else None,
         "span": Markup(figures["span"]) if "span" in figures else None,
         "stores": any(spend.store for spend in comparison.spending),
@@ -246,6 +251,7 @@ def board_json(ranked: Board) -> list[dict[str, Any]]:
             "cost_per_passed": row.spending.cost_per_passed,
             "reply_p50_s": row.p50,
             "reply_p95_s": row.p95,
+            "judging": row.judging,
         }
         for row in ranked.rows
     ]

@@ -7,6 +7,7 @@ average ranks with the runs a test cannot tell apart, what each run spent, and w
 
 from __future__ import annotations
 
+from pytest_memorybench.reports.board import board
 from pytest_memorybench.reports.compare import Comparison, Row, keys_text
 from pytest_memorybench.reports.compare_items import Outcome, QuestionRow, shown
 
@@ -51,6 +52,8 @@ def comparison_lines(comparison: Comparison) -> list[str]:
         ci = f"[{pair.ci95[0]:+.2f}, {pair.ci95[1]:+.2f}]" if pair.ci95 else "-"
         difference = f"{pair.difference:+.3f}" if pair.difference is not None else "-"
         lines.append(f"{b} − {a}  {difference} {ci:>16}  n={pair.n}  {pair.verdict(a, b)}")
+    for judged in comparison.judge_orders:
+        lines.append(f"by judge: {judged.text(_letter(comparison, judged.a), _letter(comparison, judged.b))}")
     if comparison.ranks:
         order = sorted(comparison.ranks, key=lambda label: comparison.ranks[label])
         lines.append(
@@ -78,6 +81,9 @@ def comparison_lines(comparison: Comparison) -> list[str]:
             + (f"{spend.memory_text:>16}" if memory else "")
             + (f"{spend.ingest_text:>12}{spend.search_text:>20}{spend.context_text:>9}" if store else "")
         )
+    for entry in sorted(board(comparison).rows, key=lambda entry: entry.letter):
+        if entry.judging:
+            lines.append(f"{entry.letter} judged: {entry.judging}")
     return lines
 
 

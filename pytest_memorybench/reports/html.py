@@ -21,6 +21,7 @@ from markupsafe import Markup
 
 from pytest_memorybench.judges.identity import describe_identity, identity_of
 from pytest_memorybench.reports.agreement import agreement_rows, disagreements
+from pytest_memorybench.reports.judging import item_judging_text, judging_lines
 from pytest_memorybench.reports.summary import compact_count
 from pytest_memorybench.reports.svg import line_chart, score_chart
 from pytest_memorybench.reports.table import table_rows
@@ -130,7 +131,13 @@ def report_page(
 
 def summary_view(results: dict[str, Any], gate: dict[str, Any] | None) -> dict[str, Any]:
     """What report.html's summary shows, as the template reads it."""
-    return {"totals": results["totals"], "run": results["run"], "gate": gate, "suites": _suites(results)}
+    return {
+        "totals": results["totals"],
+        "run": results["run"],
+        "gate": gate,
+        "suites": _suites(results),
+        "judging": judging_lines(results["totals"].get("judging")),
+    }
 
 
 def _suites(results: dict[str, Any]) -> list[dict[str, Any]]:
@@ -252,6 +259,7 @@ def item_view(record: dict[str, Any], transcript: list[Entry] | None) -> dict[st
             )
         },
         "qa": qa,
+        "judging": item_judging_text(record.get("judging")),
         "anchor": item_anchor(str(record.get("nodeid"))),
         "details": json.dumps(details, indent=2, ensure_ascii=False, default=str) if details else "",
         "transcript": None if transcript is None else _transcript_view(transcript),

@@ -13,6 +13,7 @@ from typing import Any
 
 from pytest_memorybench.reports.board import board
 from pytest_memorybench.reports.compare import Comparison
+from pytest_memorybench.reports.judging import judging_lines
 from pytest_memorybench.reports.summary import efficiency_text, memory_text, store_text
 from pytest_memorybench.reports.table import table_rows
 
@@ -56,6 +57,9 @@ def run_markdown(results: dict[str, Any], gate: dict[str, Any] | None) -> str:
     if memory_text(totals):
         lines += ["", memory_text(totals)]
     lines += [line for text in store_text(totals.get("store")) for line in ("", text)]
+    judging = judging_lines(totals.get("judging"))
+    if judging:
+        lines += ["", *(f"- {_text(line.strip())}" for line in judging)]
     if totals.get("errors"):
         kinds = ", ".join(
             f"{kind} {count}" for kind, count in sorted(totals.get("errors_by_kind", {}).items())
@@ -120,6 +124,9 @@ def comparison_markdown(comparison: Comparison) -> str:
         a, b = (chr(65 + [run.label for run in runs].index(name)) for name in (pair.a, pair.b))
         difference = f"{pair.difference:+.3f}" if pair.difference is not None else "-"
         lines.append(f"| {b} − {a} | {difference} | {_ci(pair.ci95)} | {pair.verdict(a, b)} |")
+    letters = {run.label: chr(65 + index) for index, run in enumerate(runs)}
+    orders = [order.text(letters[order.a], letters[order.b]) for order in comparison.judge_orders]
+    lines += ["", *(f"- by judge: {_text(text)}" for text in orders)] if orders else []
     store = any(spend.store for spend in comparison.spending)
     lines += [
         "",
@@ -143,6 +150,9 @@ def comparison_markdown(comparison: Comparison) -> str:
             f" {spend.memory_text} | {latency} | ${spend.cost:.4f} | {per} |"
             + (f" {spend.ingest_text} | {spend.search_text} | {spend.context_text} |" if store else "")
         )
+    judged = [entry for entry in board(comparison).rows if entry.judging]
+    if judged:
+        lines += ["", *(f"- {entry.letter} judged: {_text(entry.judging)}" for entry in judged)]
     lines += ["", *[f"- note: {_text(note)}" for note in comparison.notes]]
     return "\n".join(lines).rstrip() + "\n"
 

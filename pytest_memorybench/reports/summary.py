@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from pytest_memorybench.reports.judging import judging_lines
 from pytest_memorybench.reports.table import table_rows
 
 WIDTH = 79
@@ -96,6 +97,7 @@ def _spending_lines(results: dict[str, Any]) -> list[str]:
         f" cache hits, {totals['judge_tokens_in'] + totals['judge_tokens_out']:,} tokens,"
         f" ${totals['judge_cost_usd']:.4f}"
     )
+    lines += judging_lines(totals.get("judging"))
     concurrency = concurrency_line(results["run"].get("concurrency"))
     return [*lines, concurrency] if concurrency else lines
 

@@ -27,6 +27,7 @@ from pytest_memorybench.core.files import write_atomically
 from pytest_memorybench.core.records import TestOutcome
 from pytest_memorybench.core.timings import pooled_percentile
 from pytest_memorybench.judges.identity import judge_identity
+from pytest_memorybench.results.judging import judging_figures
 from pytest_memorybench.results.schema import SCHEMA
 from pytest_memorybench.results.statistics import bootstrap_ci
 from pytest_memorybench.scenarios import get_scenario
@@ -44,6 +45,7 @@ def item_record(
     definition = outcome.definition
     category = {"category": definition.category} if definition.category is not None else {}
     details = {"details": outcome.details} if outcome.details else {}
+    judging = {"judging": outcome.score.judging} if outcome.score.judging and outcome.error is None else {}
     return {
         "nodeid": nodeid,
         "suite": definition.suite,
@@ -67,6 +69,7 @@ def item_record(
         "error_kind": outcome.error_kind if outcome.error is not None else None,
         "usage": dataclasses.asdict(outcome.usage),
         **details,
+        **judging,
     }
 
 
@@ -147,6 +150,7 @@ def _run_facts(run: RunFacts, judging: dict[str, Any], concurrency: list[dict[st
         **rescored,
         "judge_prompt_hashes": judging["prompt_hashes"],
         "judge_identity": judge_identity(judging),
+        **({"judge_panel": judging["panel"]} if judging.get("panel") else {}),
         "concurrency": _merge_concurrency(concurrency, run.fixed_concurrency),
     }
 
@@ -184,6 +188,7 @@ def _totals(
         "memory": memory_phases(conversations),
         "store": pooled_store_figures(conversations),
         "evidence_recall": mean_recall(records),
+        **_judging(records),
     }
 
 
@@ -237,6 +242,19 @@ def _merge_judge_stats(per_process: list[dict[str, Any]]) -> dict[str, Any]:
             merged[key] = merged.get(key) or stats.get(key)
         for key in ("calls", "cache_hits", "unparseable", "input_tokens", "output_tokens", "cost_usd"):
             merged[key] = merged.get(key, 0) + stats[key]
+        if stats.get("panel"):
+            merged["panel"] = _merge_panels(merged.get("panel"), stats["panel"])
+    return merged
+
+
+def _merge_panels(merged: dict[str, Any] | None, panel: dict[str, Any]) -> dict[str, Any]:
+    """A judge panel's shape with each juror's judging added up over the processes."""
+    if merged is None:
+        return {**panel, "juror_stats": [dict(juror) for juror in panel["juror_stats"]]}
+    for total, juror in zip(merged["juror_stats"], panel["juror_stats"], strict=True):
+        for key in ("calls", "cache_hits", "unparseable", "input_tokens", "output_tokens", "cost_usd"):
+            total[key] += juror[key]
+        total["model"] = total.get("model") or juror.get("model")
     return merged
 
 
@@ -273,7 +291,16 @@ def _stats(records: list[dict[str, Any]], seed: int, label: str) -> dict[str, An
 
 def suite_stats(records: list[dict[str, Any]], seed: int) -> dict[str, dict[str, Any]]:
     """Each suite's mean, interval and counts, over its scored items."""
-    return {name: _stats(group, seed, f"suite:{name}") for name, group in _grouped(records, "suite").items()}
+    return {
+        name: {**_stats(group, seed, f"suite:{name}"), **_judging(group)}
+        for name, group in _grouped(records, "suite").items()
+    }
+
+
+def _judging(records: list[dict[str, Any]]) -> dict[str, Any]:
+    """`judging`, when a judge panel judged some of these items."""
+    figures = judging_figures(records)
+    return {"judging": figures} if figures is not None else {}
 
 
 def scenario_stats(records: list[dict[str, Any]], seed: int) -> dict[str, dict[str, Any]]:

@@ -60,6 +60,7 @@ class ItemRecord(TypedDict):
     error_kind: str | None
     usage: UsageRecord
     details: NotRequired[dict[str, Any]]  # the scenario's own figures (scenarios/*)
+    judging: NotRequired[dict[str, Any]]  # each judge view's score, under a panel (judges/panel.py)
 
 
 class ConversationRecord(TypedDict):
@@ -89,6 +90,12 @@ class StatsRecord(TypedDict):
     ci95: Interval | None
     n: int
     errors: int
+
+
+class SuiteRecord(StatsRecord):
+    """A suite's stats, with how its score depends on the judge when a panel judged it."""
+
+    judging: NotRequired[dict[str, Any]]  # results/judging.py
 
 
 class ScenarioRecord(StatsRecord):
@@ -132,6 +139,7 @@ class TotalsRecord(TypedDict):
     memory: dict[str, dict[str, float]] | None
     store: dict[str, Any] | None
     evidence_recall: dict[str, Any] | None
+    judging: NotRequired[dict[str, Any]]  # results/judging.py: stability, jury, band
 
 
 class PartialRecord(TypedDict):
@@ -173,6 +181,7 @@ class RunRecord(TypedDict):
     rescore_skipped: NotRequired[list[str]]
     judge_prompt_hashes: dict[str, str]
     judge_identity: dict[str, Any]  # judges.identity
+    judge_panel: NotRequired[dict[str, Any]]  # jurors, repeats, band and each juror's judging
     concurrency: ConcurrencyRecord
 
 
@@ -183,7 +192,7 @@ class ResultsRecord(TypedDict):
     run: RunRecord
     totals: TotalsRecord
     conversations: list[ConversationRecord]
-    suites: dict[str, StatsRecord]
+    suites: dict[str, SuiteRecord]
     scenarios: dict[str, ScenarioRecord]
     items: list[ItemRecord]
     gate: NotRequired[dict[str, Any]]  # reports.gate.GateResult.to_json

@@ -17,8 +17,10 @@ from pytest_memorybench.conversation.events import EventLog
 from pytest_memorybench.core.tokens import TokenCounter, default_counter
 from pytest_memorybench.judges.base import JudgeStats
 from pytest_memorybench.judges.client import CachedJudge
+from pytest_memorybench.judges.estimating import EstimatingJudge
 from pytest_memorybench.judges.local import VERSION as LOCAL_VERSION
-from pytest_memorybench.judges.spec import build_judge
+from pytest_memorybench.judges.panel import JudgePanel
+from pytest_memorybench.judges.spec import JudgeSpec, build_judge
 from pytest_memorybench.models.concurrency import AUTO_CEILING
 from pytest_memorybench.runner.context import RunContext
 
@@ -66,7 +68,7 @@ class RunInstruments:
         self.context = context
         self.listeners = Listeners()
         self._log: EventLog | None = None
-        self._judge: CachedJudge | None = None
+        self._judge: JudgePanel | None = None
 
     @cached_property
     def counter(self) -> TokenCounter:
@@ -85,31 +87,38 @@ class RunInstruments:
         return self._log
 
     @property
-    def judge(self) -> CachedJudge:
-        """The run's judge, built on first use (a run whose scorers need none never builds it)."""
+    def judge(self) -> JudgePanel:
+        """The run's judge, built on first use (a run whose scorers need none never builds it): the
+        `--judge`, or the `--mb-jury`, asked as often and under as many rubrics as the run says."""
         if self._judge is None:
-            settings = self.context.settings
-            # auto: a model judge's endpoint limit decides how many at once (the local judge is CPU)
-            auto = settings.concurrency is None and settings.judge.kind != "local"
-            limit: dict[str, Any] = {"max_concurrency": AUTO_CEILING} if auto else {}
-            self._judge = build_judge(
-                settings.judge,
-                cache_path=self.context.judge_cache,
-                limits=settings.agent_options.limits,
-                **limit,
+            panel = self.context.settings.panel
+            specs = panel.jurors or (self.context.settings.judge,)
+            self._judge = JudgePanel(
+                [self._juror(spec) for spec in specs], repeats=panel.repeats, band=panel.band
             )
         return self._judge
 
+    def _juror(self, spec: JudgeSpec) -> CachedJudge:
+        settings = self.context.settings
+        if settings.estimate is not None:
+            return EstimatingJudge(spec)  # calls nothing, bills as `spec` would
+        # auto: a model judge's endpoint limit decides how many at once (the local judge is CPU)
+        auto = settings.concurrency is None and spec.kind != "local"
+        limit: dict[str, Any] = {"max_concurrency": AUTO_CEILING} if auto else {}
+        return build_judge(
+            spec, cache_path=self.context.judge_cache, limits=settings.agent_options.limits, **limit
+        )
+
     def judge_stats(self) -> dict[str, Any]:
         """This process's judging, for results.json (zeros when the judge was never needed)."""
-        spec = self.context.settings.judge
-        if self._judge is not None:
-            stats = dataclasses.asdict(self._judge.stats)
-        else:  # never needed: the spec says who would have judged
+        if self._judge is None:  # never needed: the spec says who would have judged
+            spec = self.context.settings.judge
             stats = dataclasses.asdict(
                 JudgeStats(model=spec.model, version=LOCAL_VERSION if spec.kind == "local" else None)
             )
-        return {"name": self._judge.name if self._judge is not None else spec.display, **stats}
+            return {"name": self.context.settings.panel.name_for(self.context.settings.judge), **stats}
+        panel = {} if self._judge.trivial else {"panel": self._judge.shape()}
+        return {"name": self._judge.name, **dataclasses.asdict(self._judge.stats), **panel}
 
     async def aclose_judge(self) -> None:
         if self._judge is not None:

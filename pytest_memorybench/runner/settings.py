@@ -17,7 +17,7 @@ from pytest_memorybench.agents.spec import (
 )
 from pytest_memorybench.core.errors import usage_error
 from pytest_memorybench.core.spans import Span, parse_span
-from pytest_memorybench.judges.spec import JudgeSpec, parse_judge_spec
+from pytest_memorybench.judges.spec import JudgeSpec, PanelSettings, parse_judge_spec
 from pytest_memorybench.models.limits import RateLimits
 from pytest_memorybench.models.prices import Price
 from pytest_memorybench.results.file import Baseline
@@ -85,6 +85,7 @@ class Settings:
     max_cost: float | None = None  # USD the run may spend on agent and judge calls
     prices: dict[str, Price] = field(default_factory=dict)  # model → price, beyond the built-in table
     sample: int | None = None  # about this many items per suite, stratified (--mb-sample N)
+    panel: PanelSettings = field(default_factory=PanelSettings)  # jury, repeats, band
 
     @property
     def previous_run(self) -> Path | None:
@@ -103,8 +104,9 @@ class Settings:
         )
         if estimate is not None and estimate < 1:
             raise usage_error(f"--mb-estimate-reply {estimate} must be a positive number of tokens")
-        # An estimate calls no judge: its tasks are counted with the offline one, and no key is asked for.
-        judge = parse_judge_spec("local" if estimate is not None else option.mb_judge)
+        # An estimate calls no judge (the local one stands in for it, billed as it would bill), and asks
+        # for no key.
+        judge = parse_judge_spec(option.mb_judge)
         profile = option.mb_profile or _default_profile(option)
         if profile not in PROFILES:
             raise usage_error(f"--mb-profile must be one of {', '.join(PROFILES)}")
@@ -142,6 +144,12 @@ class Settings:
             max_cost=_max_cost(getattr(option, "mb_max_cost", None)),
             prices=_prices(getattr(option, "mb_price", None) or []),
             sample=_sample(getattr(option, "mb_sample", None)),
+            panel=PanelSettings.from_options(
+                getattr(option, "mb_jury", None),
+                getattr(option, "mb_judge_repeats", None),
+                bool(getattr(option, "mb_judge_band", False)),
+                option.mb_judge,
+            ),
         )
 
 

@@ -122,7 +122,7 @@ def recorded_outcome(definition: TestDefinition, record: dict[str, Any]) -> Test
     return TestOutcome(
         definition,
         list(record["responses"]),
-        Score(record["score"] or 0.0, tuple(record["reasons"])),
+        Score(record["score"] or 0.0, tuple(record["reasons"]), judging=record.get("judging")),
         [],
         record["span_tokens"],
         Usage(**record["usage"]),

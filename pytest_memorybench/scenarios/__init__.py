@@ -12,7 +12,7 @@ import importlib
 from collections.abc import Iterator, Mapping, MutableMapping
 
 from pytest_memorybench.core.errors import usage_error
-from pytest_memorybench.scenarios.base import Scenario, ScoringContext
+from pytest_memorybench.scenarios.base import Scenario, ScoringContext, scored
 
 # Where each built-in scenario is defined (the module's `SCENARIO`, or one of its `SCENARIOS`).
 # A module is imported when one of its scenarios is first asked for, so a run imports the
@@ -109,4 +109,4 @@ def get_scenario(name: str) -> Scenario:
         raise usage_error(f"unknown scenario {name!r}; available: {', '.join(sorted(SCENARIOS))}") from None
 
 
-__all__ = ["SCENARIOS", "Scenario", "ScoringContext", "get_scenario", "register_scenario"]
+__all__ = ["SCENARIOS", "Scenario", "ScoringContext", "get_scenario", "register_scenario", "scored"]

@@ -10,6 +10,13 @@
   abstention the answer says it does not know or that the conversation never said, and does not
              go on to answer anyway ("I don't remember, but it was called …")
 
+The rubric band's two rules (`judges/rubrics.py`):
+  topic      right when the `generous` rule says so, or the answer shares a content word, a
+             number or a date with the expected answer and does not abstain
+  complete   right only when the `contains` rule says so (no part of a list), every content word,
+             number and date of the expected answer is in the answer, and nothing is offered as
+             one of several ("X or Y")
+
 Read by meaning, for every rule but `preference` and `abstention`:
   dates      an expected answer that is a date is compared by the days it covers, the answer's
              dates resolved against the anchors they name ("a month before 27 March 2022" is
@@ -25,7 +32,7 @@ Relative dates that name no anchor ("last Tuesday") are not read, nor synonyms (
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from pytest_memorybench.judges.local.gist import mentions, other_name, states_gist
@@ -37,6 +44,7 @@ from pytest_memorybench.judges.local.text import (
     clean,
     coverage,
     dates_agree,
+    has_value,
     normalise,
     parse_number,
     same_value,
@@ -57,6 +65,11 @@ _NEGATIVE_QUESTION = re.compile(
     r"\b(?:not|never|no\s+longer|dislikes?|hates?|avoids?|refuses?|cannot)\b|n't\b", re.IGNORECASE
 )
 _NEGATION = re.compile(r"\b(?:not|never|cannot)\b|n't\b", re.IGNORECASE)
+
+DateParts = tuple[int | None, int, int | None]  # (year, month, day) as `text.analyse` reads them
+
+# "Either X or Y", "X or maybe Y", "probably": an answer that does not commit to one.
+_ALTERNATIVES = re.compile(r"\b(?:or|either|maybe|perhaps|possibly|probably)\b", re.IGNORECASE)
 
 # "I don't remember every detail, but your brother's boat is called the Gull": an abstention that
 # goes on to answer.
@@ -80,6 +93,10 @@ def judge_answer(payload: Mapping[str, Any]) -> dict[str, Any]:
         }
     if abstains(answer):
         return {"correct": False, "reason": "the answer does not answer"}
+    if rule == "topic":
+        return _touches(payload, answer)
+    if rule == "complete":
+        return _complete(payload, answer)
     if rule == "preference":
         return _preference(str(payload["expected"]), answer)
     question, expected = str(payload["question"]), str(payload["expected"])
@@ -115,6 +132,53 @@ def judge_answer(payload: Mapping[str, Any]) -> dict[str, Any]:
                 "reason": "the answer's count is one off the expected one, which this rule allows",
             }
     return {"correct": correct, "reason": verdict.get("reason", "")}
+
+
+def _touches(payload: Mapping[str, Any], answer: str) -> dict[str, Any]:
+    """The `topic` rule: the generous verdict, or any content word, number or date in common."""
+    verdict = judge_answer({**payload, "rule": "generous"})
+    if verdict["correct"]:
+        return verdict
+    wanted, given = analyse(str(payload["expected"])), analyse(answer)
+    asked = set(analyse(str(payload["question"])).content)  # restating the question touches nothing
+    shared = bool((set(wanted.content) - asked) & given.content_set) or any(
+        has_value(number, given.numbers) for number in wanted.numbers
+    )
+    if shared or _overlap(wanted.dates, given.dates):
+        return {"correct": True, "reason": "the answer touches the subject of the expected answer"}
+    return {"correct": False, "reason": "the answer shares nothing with the expected answer"}
+
+
+def _overlap(wanted: Iterable[DateParts], given: Iterable[DateParts]) -> bool:
+    """Whether a date of the answer overlaps one of the expected answer's: the same month, and the
+    same year and day where both say them ("May 2023" overlaps "7 May 2023")."""
+    return any(
+        month == other_month and _either(year, other_year) and _either(day, other_day)
+        for year, month, day in wanted
+        for other_year, other_month, other_day in given
+    )
+
+
+def _either(first: int | None, second: int | None) -> bool:
+    return first is None or second is None or first == second
+
+
+def _complete(payload: Mapping[str, Any], answer: str) -> dict[str, Any]:
+    """The `complete` rule: right by `contains`, every element of the expected answer stated, no
+    alternatives offered."""
+    verdict = judge_answer({**payload, "rule": "contains"})
+    if not verdict["correct"]:
+        return verdict
+    expected = str(payload["expected"])
+    wanted, given = analyse(expected), analyse(answer)
+    if normalise(answer) != normalise(expected):
+        if coverage(wanted.content, given.content_set) < 1.0:
+            return {"correct": False, "reason": "the answer leaves out part of the expected answer"}
+        if not all(has_value(number, given.numbers) for number in wanted.numbers):
+            return {"correct": False, "reason": "a number of the expected answer is missing"}
+        if _ALTERNATIVES.search(answer) and not _ALTERNATIVES.search(expected):
+            return {"correct": False, "reason": "the answer offers alternatives rather than committing"}
+    return {"correct": True, "reason": "the answer states every element of the expected answer"}
 
 
 def _preference(rubric: str, answer: str) -> dict[str, Any]:

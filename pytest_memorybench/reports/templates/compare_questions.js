@@ -14,7 +14,7 @@
   const search = document.getElementById("mb-q-search");
   const verdicts = Array.from(document.querySelectorAll(".mb-q-verdict"));
   // an item: [nodeid, suite, scenario, category, questions, expected, answers]
-  // an answer: [score, passed, responses, reasons, recall, memory indices]
+  // an answer: [score, passed, responses, reasons, recall, memory indices, judging, judges disagree]
   const NODEID = 0, SUITE = 1, SCENARIO = 2, CATEGORY = 3, QUESTIONS = 4, EXPECTED = 5, ANSWERS = 6;
   const haystacks = new Map();
   let matching = [];
@@ -47,6 +47,7 @@
     if (outcome.value === "disagree" && passed.every((value) => value === passed[0])) return false;
     if (outcome.value === "all right" && !passed.every(Boolean)) return false;
     if (outcome.value === "all wrong" && passed.some(Boolean)) return false;
+    if (outcome.value === "judges disagree" && !item[ANSWERS].some((answer) => answer[7] === 1)) return false;
     for (const select of verdicts) {
       if (select.value && passed[Number(select.dataset.run)] !== (select.value === "right")) return false;
     }
@@ -85,6 +86,7 @@
       answer[3].forEach((reason) => reasons.append(node("li", "mb-text", reason)));
       card.append(reasons);
     }
+    if (answer[6]) card.append(node("div", "mb-muted mb-q-judging", "by each judge: " + answer[6]));
     if (answer[4] !== null) card.append(node("div", "mb-muted", "evidence recall " + answer[4].toFixed(2)));
     if (answer[5].length) {
       card.append(node("div", "mb-muted", "memories its search returned, best first"));

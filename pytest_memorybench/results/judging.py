@@ -1,0 +1,126 @@
+"""How much a run's score depends on its judge: the items' `judging` records summed up.
+
+Each item a panel judged (`judges/panel.py`) records how many of its tasks every voice decided
+alike, how many single verdicts went against their majority, and the item's score under each view:
+a rubric of the band, a juror of the jury, one call of a juror asked more than once.  Here they
+become, for a run or a suite:
+
+  stability  the share of tasks decided unanimously, the share of single verdicts against their
+             task's majority (an estimate of how often one call flips), and per juror asked more
+             than once the run's score under each single call: mean ± sd, as MemOS reports it
+  jury       each juror's score, Fleiss' kappa over the items (each juror's item score its
+             category) and every pair's share of items scored alike
+  band       the mean under the strict, official and generous rubrics
+
+An item the judge was not asked about (scored by string match) counts with its own score in every
+view, so views are means over the same items as the headline.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from itertools import combinations
+from typing import Any
+
+from pytest_memorybench.judges.rubrics import BAND
+
+
+def judging_figures(records: Sequence[Mapping[str, Any]]) -> dict[str, Any] | None:
+    """The judge-dependence figures of these items, or None when no panel judged any of them."""
+    scored = [record for record in records if record["score"] is not None]
+    judged = [record["judging"] for record in scored if record.get("judging")]
+    if not judged:
+        return None
+    tasks, votes = sum(j["tasks"] for j in judged), sum(j["votes"] for j in judged)
+    figures: dict[str, Any] = {
+        "items": len(judged),
+        "tasks": tasks,
+        "unanimous": _share(sum(j["unanimous"] for j in judged), tasks),
+        "dissent": _share(sum(j["dissent"] for j in judged), votes),
+    }
+    if any("band" in j for j in judged):
+        figures["band"] = {rubric: _view_mean(scored, "band", rubric) for rubric in BAND}
+    jurors = _names(judged, "jurors")
+    if jurors:
+        figures["jury"] = jury_agreement(scored, jurors)
+    repeated = _names(judged, "repeats")
+    if repeated:
+        figures["repeats"] = {juror: _spread(scored, juror) for juror in repeated}
+    return figures
+
+
+def jury_agreement(scored: Sequence[Mapping[str, Any]], jurors: list[str]) -> dict[str, Any]:
+    """Each juror's score, Fleiss' kappa and pairwise agreement over the items every juror scored."""
+    rated = [
+        [round(float(record["judging"]["jurors"][name]), 3) for name in jurors]
+        for record in scored
+        if all(name in (record.get("judging") or {}).get("jurors", {}) for name in jurors)
+    ]
+    pairs = [
+        {
+            "jurors": [jurors[a], jurors[b]],
+            "agreement": _share(sum(row[a] == row[b] for row in rated), len(rated)),
+        }
+        for a, b in combinations(range(len(jurors)), 2)
+    ]
+    return {
+        "scores": {name: _view_mean(scored, "jurors", name) for name in jurors},
+        "items": len(rated),
+        "fleiss_kappa": fleiss_kappa(rated),
+        "pairwise": pairs,
+    }
+
+
+def fleiss_kappa(ratings: Sequence[Sequence[Any]]) -> float | None:
+    """Fleiss' kappa of items each rated by the same number of raters (any hashable category).
+
+    None when it is undefined: no items, or every rating the same category (no chance to agree by).
+    """
+    if not ratings or len(ratings[0]) < 2:
+        return None
+    raters = len(ratings[0])
+    totals: Counter[Any] = Counter()
+    agreement = 0.0
+    for row in ratings:
+        counts = Counter(row)
+        totals.update(counts)
+        agreement += (sum(n * n for n in counts.values()) - raters) / (raters * (raters - 1))
+    observed = agreement / len(ratings)
+    expected = sum((n / (len(ratings) * raters)) ** 2 for n in totals.values())
+    if expected >= 1.0:
+        return None
+    return round((observed - expected) / (1.0 - expected), 4)
+
+
+def _spread(scored: Sequence[Mapping[str, Any]], juror: str) -> dict[str, Any]:
+    """The run's score under each single call of a juror: the scores, their mean and sd."""
+    calls = max(len((r.get("judging") or {}).get("repeats", {}).get(juror, [])) for r in scored)
+    scores = []
+    for call in range(calls):
+        values = []
+        for record in scored:
+            singles = (record.get("judging") or {}).get("repeats", {}).get(juror)
+            values.append(singles[call] if singles and call < len(singles) else record["score"])
+        scores.append(round(sum(values) / len(values), 6))
+    return {
+        "scores": scores,
+        "mean": round(statistics.fmean(scores), 6),
+        "sd": round(statistics.stdev(scores), 6) if len(scores) > 1 else 0.0,
+    }
+
+
+def _view_mean(scored: Sequence[Mapping[str, Any]], part: str, name: str) -> float:
+    values = [
+        float((record.get("judging") or {}).get(part, {}).get(name, record["score"])) for record in scored
+    ]
+    return round(sum(values) / len(values), 6)
+
+
+def _names(judged: Sequence[Mapping[str, Any]], part: str) -> list[str]:
+    return list(dict.fromkeys(name for j in judged for name in j.get(part, {})))
+
+
+def _share(part: int, whole: int) -> float | None:
+    return round(part / whole, 6) if whole else None
