@@ -21,15 +21,28 @@ class SuiteBill:
     memory: dict[str, Usage] = field(default_factory=dict)  # a memory system's calls by phase
 
 
+@dataclass(frozen=True)
+class JudgeBill:
+    """What judging would cost: the tasks scorers ask, and the calls, tokens and dollars the LLM
+    jurors make of them (each juror, each repeat, each rubric of the band)."""
+
+    judge: str  # the judge (or jury) as results name it
+    tasks: int
+    calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float | None = 0.0  # None: a juror's model has no known price
+
+
 @dataclass
 class Estimate:
-    """The bill of a whole run on one model: per suite and in total, and the judge's tasks."""
+    """The bill of a whole run on one model: per suite and in total, and the judge's."""
 
     model: str | None
     context_tokens: int
     reply_tokens: int
     suites: dict[str, SuiteBill]
-    judge_tasks: int
+    judge: JudgeBill
     spans: dict[str, str]
 
     @property

@@ -87,6 +87,7 @@ class JudgePanel:
         self.jurors = list(jurors)
         self.repeats = repeats
         self.band = band
+        self.tasks = 0  # tasks the scorers asked (each asked of every voice)
 
     @property
     def name(self) -> str:
@@ -135,6 +136,7 @@ class JudgePanel:
 
     async def ballot(self, task: JudgeTask) -> Ballot:
         """Every verdict the panel casts on a task; calls the same task would repeat are made once."""
+        self.tasks += 1
         asks: dict[tuple[str, int, int], Awaitable[JudgeVerdict]] = {}
         plan: dict[str, list[list[tuple[str, int, int]]]] = {}
         for rubric in self.rubrics:

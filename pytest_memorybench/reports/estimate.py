@@ -5,7 +5,7 @@ The plays themselves (`runner/estimate.py`) count what each call would bill; thi
 
 from __future__ import annotations
 
-from pytest_memorybench.core.bills import Bill
+from pytest_memorybench.core.bills import Bill, JudgeBill
 from pytest_memorybench.models.prices import Price, context_window_for
 from pytest_memorybench.models.providers import price_for
 from pytest_memorybench.reports.summary import compact_count
@@ -47,11 +47,7 @@ def estimate_lines(bill: Bill) -> list[str]:
             )
             + " (in the total above)"
         )
-    if main.judge_tasks:
-        lines.append(
-            f"judge: {main.judge_tasks} tasks; an LLM judge makes at least one call for each (the local judge"
-            " none)"
-        )
+    lines.extend(judge_lines(main.judge))
     lines.append("the same run on other models (USD per million tokens in / out, context window):")
     for name, other in bill.others.items():
         known = price_for(name)
@@ -65,6 +61,24 @@ def estimate_lines(bill: Bill) -> list[str]:
     )
     lines.append("reasoning models (o-series, gpt-5) also bill their reasoning as output: not included above")
     return lines
+
+
+def judge_lines(judge: JudgeBill) -> list[str]:
+    """What judging would cost: the tasks, and what the LLM jurors would be asked and billed."""
+    if not judge.tasks:
+        return []
+    if not judge.calls:
+        return [f"judge {judge.judge}: {judge.tasks:,} tasks, answered offline (no calls, no cost)"]
+    cost = (
+        "no price known: give one with --mb-price MODEL=IN,OUT"
+        if judge.cost_usd is None
+        else _money(judge.cost_usd)
+    )
+    return [
+        f"judge {judge.judge}: {judge.tasks:,} tasks → {judge.calls:,} calls"
+        f" ({judge.calls / judge.tasks:.1f} a task: jurors, repeats and rubrics),"
+        f" {compact_count(judge.input_tokens)} tokens in, {compact_count(judge.output_tokens)} out, {cost}"
+    ]
 
 
 def _rate(price: Price) -> str:

@@ -129,6 +129,7 @@ class RunContext:
             "data": settings.data,
             "conversations": self.conversation_count,
             "seed": settings.seed,
+            "profile": settings.profile,
             "replayed_from": str(settings.replay) if settings.replay else None,
             "rescored_from": str(settings.rescore) if settings.rescore else None,
             "fingerprint": self.fingerprint,

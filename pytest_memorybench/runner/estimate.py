@@ -24,7 +24,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from pytest_memorybench.agents.protocol import AgentAdapter
-from pytest_memorybench.core.bills import Bill, Estimate, SuiteBill
+from pytest_memorybench.core.bills import Bill, Estimate, JudgeBill, SuiteBill
 from pytest_memorybench.core.records import Usage
 from pytest_memorybench.core.tokens import default_counter
 from pytest_memorybench.models.llm import (
@@ -39,6 +39,7 @@ from pytest_memorybench.models.openai import (
     is_reasoning_model,
 )
 from pytest_memorybench.models.prices import context_window_for
+from pytest_memorybench.models.providers import price_for
 from pytest_memorybench.runner.plan import PlannedTest
 from pytest_memorybench.runner.run import BenchmarkRun
 from pytest_memorybench.runner.settings import Settings
@@ -116,7 +117,7 @@ def estimate(
         if not test.definition.skip_reason:
             groups[test.group].append(test)
     bills: dict[str, SuiteBill] = defaultdict(SuiteBill)
-    tasks_before = run.tools.judge_stats()["calls"]
+    judged_before = _judging(run)
     for group, members in groups.items():
         agent = _stand_in(
             run.context.settings, model, reply_tokens=reply_tokens, context_tokens=context_tokens
@@ -135,8 +136,33 @@ def estimate(
         context_tokens,
         reply_tokens,
         dict(bills),
-        run.tools.judge_stats()["calls"] - tasks_before,
+        _judge_bill(run, judged_before),
         spans,
+    )
+
+
+def _judging(run: BenchmarkRun) -> tuple[int, int, int, int, float]:
+    """Tasks asked so far, and the LLM jurors' calls, tokens in and out, and dollars."""
+    panel = run.tools.judge
+    llm = [juror.stats for juror in panel.jurors if juror.is_llm]
+    return (
+        panel.tasks,
+        sum(stats.calls for stats in llm),
+        sum(stats.input_tokens for stats in llm),
+        sum(stats.output_tokens for stats in llm),
+        sum(stats.cost_usd for stats in llm),
+    )
+
+
+def _judge_bill(run: BenchmarkRun, before: tuple[int, int, int, int, float]) -> JudgeBill:
+    """What the judge would have cost since `before` (a `_judging` of then)."""
+    tasks, calls, tokens_in, tokens_out, cost = (
+        now - then for now, then in zip(_judging(run), before, strict=True)
+    )
+    panel = run.tools.judge
+    priced = all(price_for(juror.stats.model) is not None for juror in panel.jurors if juror.is_llm)
+    return JudgeBill(
+        panel.name, int(tasks), int(calls), int(tokens_in), int(tokens_out), cost if priced else None
     )
 
 

@@ -44,6 +44,7 @@ class Manifest:
         str, ...
     ] = ()  # the suites it ran, as --mb-suite names them (older folders: its spans' names)
     data: dict[str, str] = field(default_factory=dict)  # the data files it read (--mb-data)
+    profile: str | None = None  # the scoring profile it ran under (older folders: not recorded)
 
 
 def read_manifest(folder: Path) -> Manifest:
@@ -80,6 +81,7 @@ def read_manifest(folder: Path) -> Manifest:
             part,
             tuple(suites),
             dict(data),
+            raw["profile"] if isinstance(raw.get("profile"), str) else None,
         )
 
 

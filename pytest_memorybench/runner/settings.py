@@ -107,9 +107,7 @@ class Settings:
         # An estimate calls no judge (the local one stands in for it, billed as it would bill), and asks
         # for no key.
         judge = parse_judge_spec(option.mb_judge)
-        profile = option.mb_profile or _default_profile(option)
-        if profile not in PROFILES:
-            raise usage_error(f"--mb-profile must be one of {', '.join(PROFILES)}")
+
         threshold = option.mb_threshold
         if threshold is not None and not 0.0 <= threshold <= 1.0:
             raise usage_error(f"--mb-threshold {threshold:g} is outside [0, 1]")
@@ -118,6 +116,11 @@ class Settings:
             raise usage_error(f"--mb-conversations {conversations} must be from 1 to {MAX_CONVERSATIONS}")
         concurrency = _concurrency(getattr(option, "mb_concurrency", AUTO))
         earlier = _EarlierRuns.from_options(option)
+        # a run continued or re-scored keeps the profile it ran under, unless told another
+        planned = read_manifest(earlier.planned_in).profile if earlier.planned_in else None
+        profile = option.mb_profile or planned or _default_profile(option)
+        if profile not in PROFILES:
+            raise usage_error(f"--mb-profile must be one of {', '.join(PROFILES)}")
         suites, data = _as_planned(option, earlier.planned_in, paths_given)
         agent = parse_agent_spec(option.mb_agent) if option.mb_agent is not None else None
         return cls(

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import pytest
 
 from pytest_memorybench.core.tokens import default_counter
 from pytest_memorybench.models.llm import MESSAGE_OVERHEAD
+from tests.support.judge_server import JudgeServer
 from tests.support.llm_server import LLMServer, RecordedRequest, chat_completion, content_text
 from tests.support.runs import results_in
 
@@ -32,7 +34,7 @@ def test_the_estimate_prints_the_bill_without_a_key_or_a_run_folder(pytester: py
             "suite*tests*calls*delivered*billed in*billed out*cost",
             "ltm*30*$*",
             "total*30*$*",
-            "judge: * tasks; an LLM judge makes at least one call for each*",
+            "judge local: * tasks, answered offline (no calls, no cost)",
             "the same run on other models*",
             "  gpt-4o-mini*$0.15 / $0.60*128,000*$*",
             "*no tests ran*",
@@ -44,6 +46,26 @@ def test_the_estimate_prints_the_bill_without_a_key_or_a_run_folder(pytester: py
 def test_selection_applies_to_the_estimate(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest(*RUN, "--mb-estimate", "--agent=openai:gpt-4o", "--span=8k", "-k", "colours")
     result.stdout.fnmatch_lines(["ltm*3*$*"])
+
+
+def test_the_estimate_counts_every_call_a_jury_repeats_and_band_make(pytester: pytest.Pytester) -> None:
+    with JudgeServer() as server:
+        judges = (
+            f"--mb-jury=local,openai:fake-model@{server.openai_url}",
+            "--mb-judge-repeats=3",
+            "--mb-judge-band",
+        )
+        locomo = ("--mb-suite=locomo", "--mb-profile=official", "--agent=recall")
+        # the judge is shown each reply: the estimate's are about as long as recall's
+        estimated = pytester.runpytest(*RUN, *locomo, *judges, "--mb-estimate", "--mb-estimate-reply=15")
+        pytester.runpytest(*RUN, *locomo, *judges, "--mb-output=run")
+    line = next(line for line in estimated.stdout.lines if line.startswith("judge jury of 2: local, openai"))
+    tasks, calls, tokens_in = re.findall(r"([\d.,]+k?) (?:tasks|calls|tokens in)", line)
+    tasks, calls, tokens_in = _count(tasks), _count(calls), _count(tokens_in)
+    [_, llm] = results_in(pytester.path / "run")["run"]["judge_panel"]["juror_stats"]
+    assert calls == llm["calls"] == server.verdicts == tasks * 3 * 3, line  # repeats × rubrics
+    assert abs(tokens_in - llm["input_tokens"]) <= 0.1 * llm["input_tokens"]
+    assert "no price known" in line
 
 
 def billing_like_an_api(request: RecordedRequest, text: str) -> Any:
