@@ -214,10 +214,17 @@ class ItemJudging:
             "votes": sum(sum(v.data is not None for v in b.official) for b in ballots),
             "dissent": sum(dissenting(b.kind, b.official, b.verdict()) for b in ballots),
         }
+        for index, juror in enumerate(self.panel.jurors):
+            if self.panel.calls_of(juror) > 1:  # how often its own calls went against its majority
+                calls = [(b.kind, b.verdicts[OFFICIAL][index], b.juror(OFFICIAL, index)) for b in ballots]
+                record.setdefault("repeat_dissent", {})[juror.name] = [
+                    sum(dissenting(kind, votes, chosen) for kind, votes, chosen in calls),
+                    sum(sum(v.data is not None for v in votes) for _, votes, _ in calls),
+                ]
         for (part, name), value in scores.items():
             if part == "repeats":
-                juror, _, _ = name.rpartition("#")
-                record.setdefault("repeats", {}).setdefault(juror, []).append(value)
+                juror_name, _, _ = name.rpartition("#")
+                record.setdefault("repeats", {}).setdefault(juror_name, []).append(value)
             else:
                 record.setdefault(part, {})[name] = value
         return record

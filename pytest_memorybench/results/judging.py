@@ -6,8 +6,9 @@ a rubric of the band, a juror of the jury, one call of a juror asked more than o
 become, for a run or a suite:
 
   stability  the share of tasks decided unanimously, the share of single verdicts against their
-             task's majority (an estimate of how often one call flips), and per juror asked more
-             than once the run's score under each single call: mean ± sd, as MemOS reports it
+             task's majority, and per juror asked more than once the run's score under each single
+             call (mean ± sd, as MemOS reports it) and the share of its calls against its own
+             majority (an estimate of how often one call of it flips)
   jury       each juror's score, Fleiss' kappa over the items (each juror's item score its
              category) and every pair's share of items scored alike
   band       the mean under the strict, official and generous rubrics
@@ -104,10 +105,12 @@ def _spread(scored: Sequence[Mapping[str, Any]], juror: str) -> dict[str, Any]:
             singles = (record.get("judging") or {}).get("repeats", {}).get(juror)
             values.append(singles[call] if singles and call < len(singles) else record["score"])
         scores.append(round(sum(values) / len(values), 6))
+    dissent = [(r.get("judging") or {}).get("repeat_dissent", {}).get(juror, [0, 0]) for r in scored]
     return {
         "scores": scores,
         "mean": round(statistics.fmean(scores), 6),
         "sd": round(statistics.stdev(scores), 6) if len(scores) > 1 else 0.0,
+        "dissent": _share(sum(pair[0] for pair in dissent), sum(pair[1] for pair in dissent)),
     }
 
 

@@ -107,6 +107,7 @@ async def test_five_repeats_of_a_noisy_judge_agree_with_the_noiseless_one_far_mo
     assert figures["dissent"] == pytest.approx(0.2, abs=0.04)  # the share of calls against the majority
     assert figures["unanimous"] == pytest.approx(0.8**5 + 0.2**5, abs=0.07)
     spread = figures["repeats"][panel.jurors[0].name]
+    assert spread["dissent"] == figures["dissent"]  # one juror: its calls are all the votes
     assert len(spread["scores"]) == 5 and 0 < spread["sd"] < 0.05
     assert spread["mean"] == pytest.approx(0.5, abs=0.05)
     await panel.aclose()

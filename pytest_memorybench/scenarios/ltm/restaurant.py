@@ -76,6 +76,7 @@ from pytest_memorybench.conversation import (
 )  # a module: it imports the registry that imports us
 from pytest_memorybench.conversation.clock import SimulatedClock
 from pytest_memorybench.core.records import Score, ScriptLine, TestDefinition
+from pytest_memorybench.core.text import fold
 from pytest_memorybench.judges.base import Judge
 from pytest_memorybench.judges.local import LocalJudge
 from pytest_memorybench.scenarios.base import ScoringContext
@@ -233,9 +234,14 @@ async def food_stage(judge: Judge, reply: str, menu: Menu) -> Stage:
 async def alternative_stage(
     judge: Judge, reply: str, menu: Menu, ordered: Sequence[str], unavailable: str, official: bool
 ) -> Stage:
-    """Stage 3: another dish from the menu instead of the unavailable one."""
+    """Stage 3: another dish from the menu instead of the unavailable one; where the waiter took a
+    drink for the order and said that was unavailable (GoodAI's waiter does, from a reply that names
+    no dish), another drink is an alternative too."""
     order = await read_order(judge, diner_part(reply)[0], menu, scorer=NAME)
     fresh = [dish for dish in order.dishes if dish not in ordered]
+    if unavailable not in menu.dishes:
+        gone = fold(unavailable)
+        fresh += [drink for drink in order.all_drinks if gone not in fold(drink) and fold(drink) not in gone]
     repeated = [dish for dish in order.dishes if dish in ordered]
     failure = order.error
     if not failure and order.off_menu:
