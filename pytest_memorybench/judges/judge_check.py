@@ -172,9 +172,9 @@ def report_lines(
 def _class_lines(report: JudgeCheckReport) -> list[str]:
     """LoCoMo's and LongMemEval's answers by class: agreement, and the wrong ones accepted."""
     wrong = report.classes_wrong
-    lines = [f"answers by class ({ANSWER_CASES_FILE.name}):"]
+    lines = [f"answers by class ({ANSWER_CASES_FILE.name}; styled: answer_styles.py):"]
     lines.extend(
-        f"  {name:<20}{tally.total:>6}{tally.agreed:>7}{_percent(tally.rate):>10}"
+        f"  {name:<30}{tally.total:>6}{tally.agreed:>7}{_percent(tally.rate):>10}"
         for name, tally in sorted(report.classes.items())
     )
     if wrong.total:

@@ -100,7 +100,9 @@ def load_cases(path: str | Path | None = None) -> list[JudgeCase]:
     """The cases of a JSONL file (default: the packaged sets), checked; ValueError names the line."""
     if path is not None:
         return load_jsonl(Path(path), _case)
-    return [*load_jsonl(CASES_FILE, _case), *load_jsonl(ANSWER_CASES_FILE, _case)]
+    from pytest_memorybench.judges.answer_styles import style_cases  # it builds JudgeCases
+
+    return [*load_jsonl(CASES_FILE, _case), *load_jsonl(ANSWER_CASES_FILE, _case), *style_cases()]
 
 
 def load_jsonl(path: Path, parse: Callable[[Any], T]) -> list[T]:

@@ -2,6 +2,8 @@
 
 Forms:
   local                        the offline matcher (default), no network, no cache
+  local-semantic               the same, reading answers by meaning with WordLlama where its rules
+                               refuse for want of words (the `embeddings` extra)
   openai:MODEL[@URL]           OpenAI chat completions (URL: any compatible server)
   anthropic:MODEL[@URL]        Anthropic messages
   http(s)://HOST/.../v1        an OpenAI-compatible server; the model is its first listed one
@@ -24,8 +26,10 @@ from pytest_memorybench.judges.panel import panel_name
 from pytest_memorybench.models.limits import RateLimits
 
 JudgeKind = Literal["local", "openai", "anthropic"]
+SEMANTIC = "local-semantic"
 JUDGE_FORMS = (
-    "local, openai:MODEL, openai:MODEL@URL, anthropic:MODEL, anthropic:MODEL@URL or http(s)://HOST:PORT/v1"
+    "local, local-semantic, openai:MODEL, openai:MODEL@URL, anthropic:MODEL, anthropic:MODEL@URL or"
+    " http(s)://HOST:PORT/v1"
 )
 DEFAULT_CACHE = Path(".memorybench") / "judge-cache.sqlite"
 _URL = re.compile(r"^https?://\S+$")
@@ -51,7 +55,7 @@ def parse_judge_spec(text: str) -> JudgeSpec:
     spec = text.strip()
     if not spec:
         raise usage_error(f"--judge is empty: give one of {JUDGE_FORMS}")
-    if spec == "local":
+    if spec in ("local", SEMANTIC):
         return JudgeSpec(spec, "local")
     prefix, sep, _ = spec.partition(":")
     if _URL.match(spec) or (sep and prefix in LLM_PROVIDERS):
@@ -144,8 +148,10 @@ def build_judge(
         spec = parse_judge_spec(spec)
     if spec.kind == "local":
         from pytest_memorybench.judges.local import LocalJudge
+        from pytest_memorybench.judges.local.semantic import SemanticJudge
 
-        return CachedJudge(LocalJudge(), cache_path=None, max_concurrency=max_concurrency, max_attempts=1)
+        local = SemanticJudge() if spec.text == SEMANTIC else LocalJudge()
+        return CachedJudge(local, cache_path=None, max_concurrency=max_concurrency, max_attempts=1)
     if spec.base_url is None and not (api_key or os.environ.get(API_KEY_VARIABLES[spec.kind])):
         variable = API_KEY_VARIABLES[spec.kind]
         raise usage_error(

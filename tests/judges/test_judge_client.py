@@ -645,7 +645,7 @@ def test_a_judge_check_with_mostly_unusable_verdicts_says_so_and_exits_1(llm_ser
     assert status == 1
     assert lines[0].startswith("[memorybench] judged ") and lines[-2].startswith("agreement 0%")
     assert (
-        lines[-1].startswith("ERROR: 656 of 656 verdicts of openai:fake-model@")
+        lines[-1].startswith("ERROR: 997 of 997 verdicts of openai:fake-model@")
         and "judge-unparseable" in lines[-1]
     )
 

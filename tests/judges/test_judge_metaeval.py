@@ -418,9 +418,9 @@ LOCAL_AGREEMENT = {
     "nugget": (9, 12),
     "equivalence": (11, 12),
     "interpretation": (9, 10),
-    "answer": (349, 351),  # 16 of them in judge_cases.jsonl, the rest answer_cases.jsonl's
+    "answer": (684, 692),  # 16 in judge_cases.jsonl, 335 in answer_cases.jsonl, 341 from answer_styles.py
 }
-LOCAL_OVERALL = (436, 447)
+LOCAL_OVERALL = (771, 788)
 # Wrong answers the local judge accepts, of those asked, per kind: the README's false-acceptance table.
 LOCAL_FALSE_ACCEPTANCE = {kind: (0, 20) for kind in TASK_KINDS} | {
     "reference": (0, 24),
@@ -440,7 +440,7 @@ async def test_local_judge_agreement_is_pinned() -> None:
     report = await evaluate_judge(LocalJudge(), CASES)
     assert {kind: (t.agreed, t.total) for kind, t in report.kinds.items()} == LOCAL_AGREEMENT
     assert (report.agreed, report.total) == LOCAL_OVERALL
-    assert report.agreement == pytest.approx(436 / 447)  # 97.5 %
+    assert report.agreement == pytest.approx(771 / 788)  # 97.8 %
     assert report.agreement >= 0.6  # the local judge is sane
     assert report.item_credits == LOCAL_ITEM_CREDITS
     assert report.errors == []
@@ -488,16 +488,16 @@ async def test_report_lines() -> None:
         ]
     assert lines[2 + len(TASK_KINDS)].split() == [
         "overall",
-        "447",
-        "436",
-        "97.5%",
+        "788",
+        "771",
+        "97.8%",
         str(wrong),
         "3",
         f"{300 / wrong:.1f}%",
     ]
     assert "items: per-item credits agree for 17 of 20 (85.0%)" in lines
-    assert "  wrong answers among them accepted: 0 of 178 (0.0%)" in lines  # the answer classes
-    shown = f"disagreements: {len(report.disagreements)}, first 10 shown"  # 11: more than the report lists
+    assert "  wrong answers among them accepted: 0 of 350 (0.0%)" in lines  # the answer classes
+    shown = f"disagreements: {len(report.disagreements)}, first 10 shown"  # 17: more than the report lists
     assert shown in lines
     header = lines.index(shown) + 1
     assert lines[header].split() == ["case", "human", "judge"]
@@ -507,7 +507,7 @@ async def test_report_lines() -> None:
         ["interpretation-wrong-17", "hedge"],
     ]
     listed = lines[header + 1 : accepted_header]
-    assert len(listed) == 10 and len(report.disagreements) == 11
+    assert len(listed) == 10 and len(report.disagreements) == 17
     shown_ids = [line.split()[0] for line in listed]
     assert shown_ids[0] == report.disagreements[0].id
     kinds = [case_id.split("-")[0] for case_id in shown_ids]

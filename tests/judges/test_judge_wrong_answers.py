@@ -168,7 +168,7 @@ def test_the_judge_check_is_a_gate(capsys: pytest.CaptureFixture[str]) -> None:
     assert run_judge_check("local", None, lines.append, min_agreement=0.98, max_false_accept=0.0) == 1
     failed = [line for line in lines if line.startswith("FAILED judge check: ")]
     assert failed == [
-        "FAILED judge check: agreement 97.5% with the human labels is below --mb-min-agreement 98.0%",
+        "FAILED judge check: agreement 97.8% with the human labels is below --mb-min-agreement 98.0%",
         (
             "FAILED judge check: equivalence: accepts 1 of 20 wrong answers (5.0%), above"
             " --mb-max-false-accept 0.0%"

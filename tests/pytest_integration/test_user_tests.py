@@ -252,8 +252,8 @@ def test_the_judge_check_reports_agreement_and_exits(pytester: pytest.Pytester) 
     assert result.ret == 0
     result.stdout.fnmatch_lines(
         [
-            "judge check of local: 447 labelled cases, 209 wrong answers",
-            "overall*447*436*97.5%*209*3*1.4%",
+            "judge check of local: 788 labelled cases, 209 wrong answers",
+            "overall*788*771*97.8%*209*3*1.4%",
             "agreement 98% with local*",
         ]
     )

@@ -14,19 +14,18 @@ the ranking.
 
 from __future__ import annotations
 
-import functools
 import os
 import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt, wait_exponential
 
 from pytest_memorybench.core.errors import usage_error
 from pytest_memorybench.core.records import Usage
+from pytest_memorybench.core.wordllama import wordllama_model
 
 if TYPE_CHECKING:
     import numpy as np
@@ -99,11 +98,8 @@ def check_embedder(spec: EmbedderSpec) -> None:
 
 
 class WordLlamaEmbedder:
-    """WordLlama's `l2_supercat` 256-dimension model, loaded from the files inside its wheel.
-
-    0.4.0.post1 looks for its tokenizer under `tokenizer/` beside the package, where the wheel has
-    `tokenizers/`, and would then download it; its cache lookup uses `tokenizers/`, so the package's
-    own folder given as the cache finds both files with downloads off."""
+    """WordLlama's `l2_supercat` 256-dimension model, loaded from the files inside its wheel
+    (`core/wordllama.py`)."""
 
     name = "wordllama"
 
@@ -115,16 +111,8 @@ class WordLlamaEmbedder:
         return vectors, Usage(seconds=time.perf_counter() - started)
 
 
-@functools.lru_cache(maxsize=1)
 def _wordllama() -> Any:
-    try:
-        import wordllama
-    except ImportError:
-        raise usage_error(
-            "--mb-embedder wordllama: the wordllama package is not installed; pip install"
-            " 'pytest-memorybench[embeddings]'"
-        ) from None
-    return wordllama.WordLlama.load(cache_dir=Path(wordllama.__file__).parent, disable_download=True)
+    return wordllama_model("--mb-embedder wordllama")
 
 
 def pooled(embedding: Sequence[Any]) -> np.ndarray:

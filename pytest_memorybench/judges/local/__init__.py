@@ -74,7 +74,7 @@ from pytest_memorybench.judges.local.text import (
 from pytest_memorybench.judges.prompts import check_payload
 from pytest_memorybench.judges.replies import validate
 
-VERSION = "local-7"  # bump when a rule changes: it is recorded with results like a prompt hash
+VERSION = "local-8"  # bump when a rule changes: it is recorded with results like a prompt hash
 
 
 class LocalJudge:
@@ -93,7 +93,7 @@ class LocalJudge:
         """The same verdict, synchronously."""
         check_payload(task.kind, task.payload)
         self.stats.calls += 1
-        self.stats.prompt_hashes[task.kind] = VERSION
+        self.stats.prompt_hashes[task.kind] = self.version
         try:
             data = validate(task.kind, _JUDGES[task.kind](task.payload), task.payload)
         except Exception as exc:  # noqa: BLE001 - a rule's bug must cost one verdict, not the run

@@ -37,7 +37,7 @@ from typing import Any
 
 from pytest_memorybench.judges.local.gist import mentions, other_name, states_gist
 from pytest_memorybench.judges.local.reference import judge_reference
-from pytest_memorybench.judges.local.stance import stance
+from pytest_memorybench.judges.local.stance import asserted, stance, value_spans
 from pytest_memorybench.judges.local.text import (
     abstains,
     analyse,
@@ -67,6 +67,11 @@ _NEGATIVE_QUESTION = re.compile(
 _NEGATION = re.compile(r"\b(?:not|never|cannot)\b|n't\b", re.IGNORECASE)
 
 DateParts = tuple[int | None, int, int | None]  # (year, month, day) as `text.analyse` reads them
+
+# An answer opening with yes or no, hedged or not: "Likely yes; …", "Probably not", "No."
+_YES_NO = re.compile(
+    r"^(?:(?:most\s+)?(?:likely|probably|possibly|maybe|perhaps)\s+)?(yes|yeah|yep|no|not)\b"
+)
 
 # "Either X or Y", "X or maybe Y", "probably": an answer that does not commit to one.
 _ALTERNATIVES = re.compile(r"\b(?:or|either|maybe|perhaps|possibly|probably)\b", re.IGNORECASE)
@@ -100,10 +105,23 @@ def judge_answer(payload: Mapping[str, Any]) -> dict[str, Any]:
     if rule == "preference":
         return _preference(str(payload["expected"]), answer)
     question, expected = str(payload["question"]), str(payload["expected"])
+    wanted = _polarity(expected)
+    given = _polarity(answer)
+    if wanted is not None and given is not None:  # "Likely yes; he plays…" answered "Yes."
+        return {
+            "correct": wanted == given,
+            "reason": f"the answer says {given}, as expected"
+            if wanted == given
+            else f"the answer says {given}",
+        }
     if _NEGATIVE_QUESTION.search(question):
         answer = _NEGATION.sub(" ", answer)  # "John does not like dark beer" answers the question
     if is_date_answer(expected):
         same = same_date(answer, expected)
+        text = clean(answer)
+        spans = value_spans(text, lambda analysis: bool(analysis.dates or analysis.numbers))
+        if same and spans and not asserted(text, spans):
+            return {"correct": False, "reason": "the answer gives the date only to deny or doubt it"}
         if same is not None:
             return {
                 "correct": same,
@@ -132,6 +150,14 @@ def judge_answer(payload: Mapping[str, Any]) -> dict[str, Any]:
                 "reason": "the answer's count is one off the expected one, which this rule allows",
             }
     return {"correct": correct, "reason": verdict.get("reason", "")}
+
+
+def _polarity(text: str) -> str | None:
+    """ "yes" or "no" when the text opens with one, plain or hedged ("Likely yes", "Probably not")."""
+    match = _YES_NO.match(normalise(text))
+    if match is None:
+        return None
+    return "yes" if match.group(1) in ("yes", "yeah", "yep") else "no"
 
 
 def _touches(payload: Mapping[str, Any], answer: str) -> dict[str, Any]:

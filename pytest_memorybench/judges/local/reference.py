@@ -92,6 +92,8 @@ def _refers(expected: str, answer: str) -> tuple[bool, str]:
 def _phrase_spans(phrase: str, lowered_answer: str) -> list[tuple[int, int]]:
     words = phrase.split()
     pattern = re.compile(
-        r"(?<![\w])" + r"\W+(?:(?:a|an|the)\W+)?".join(re.escape(w) for w in words) + r"(?![\w])"
+        r"(?<![\w])"
+        + r"\W+(?:(?:a|an|the)\W+)?".join("(?:and|&)" if w == "and" else re.escape(w) for w in words)
+        + r"(?![\w])"
     )
     return [(match.start(), match.end()) for match in pattern.finditer(lowered_answer)]

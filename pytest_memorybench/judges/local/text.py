@@ -86,7 +86,9 @@ _DATES = (
         rf"\b(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<m>{_MONTH})\b\.?(?:,?\s+(?P<y>\d{{4}})\b)?"
     ),
     re.compile(r"\b(?P<y>\d{4})-(?P<m>\d{1,2})-(?P<d>\d{1,2})\b"),
-    re.compile(rf"\b(?P<m>{_MONTH})\s+(?P<y>\d{{4}})\b"),
+    re.compile(rf"\b(?P<m>{_MONTH})\s+(?:of\s+)?(?P<y>\d{{4}})\b"),
+    # 14/02/2023 or 02/14/2023: read only when one part cannot be a month
+    re.compile(r"\b(?P<a>\d{1,2})/(?P<b>\d{1,2})/(?P<y>\d{4})\b"),
 )
 _ORDINALS = {
     "first": 1,
@@ -276,6 +278,8 @@ def _find_dates(text: str) -> tuple[list[tuple[int | None, int, int | None]], st
     for pattern in _DATES:
 
         def keep(match: re.Match[str]) -> str:
+            if match.groupdict().get("a"):
+                return _numeric_date(match, found)
             month_text, day_text = match.group("m"), match.groupdict().get("d")
             month = int(month_text) if month_text.isdigit() else _MONTHS[month_text]
             day = int(day_text) if day_text else None
@@ -287,6 +291,18 @@ def _find_dates(text: str) -> tuple[list[tuple[int | None, int, int | None]], st
 
         text = pattern.sub(keep, text)
     return found, text
+
+
+def _numeric_date(match: re.Match[str], found: list[tuple[int | None, int, int | None]]) -> str:
+    """14/02/2023 or 02/14/2023 read as a date when one part cannot be a month; else left as it is."""
+    first, second = int(match.group("a")), int(match.group("b"))
+    if (first > 12) == (second > 12):
+        return match.group(0)  # 03/04/2023: either could be the month
+    day, month = (first, second) if first > 12 else (second, first)
+    if not 1 <= month <= 12 or not 1 <= day <= 31:
+        return match.group(0)
+    found.append((int(match.group("y")), month, day))
+    return " "
 
 
 def _find_numbers(text: str) -> list[float]:
