@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.reports.test_browser_report import CHROMIUM
+from tests.support.cdp import Browser
 from tests.support.runs import QUIET, run_benchmark
 
 # Two agents of known style: one exact on half of the questions and silent on the rest, one that
@@ -70,7 +72,7 @@ def test_an_order_that_turns_between_rubrics_is_reported_as_judge_dependent(
         "by judge: B > A only under generous rubric; A > B under strict rubric and official rubric:"
         " judge-dependent"
     ) in text
-    assert "B judged: band [0.000, 0.250, 1.000]" in text
+    assert "B judged: band [0.000, 0.000, 1.000]" in text
     markdown = (out / "summary.md").read_text()
     assert "judge-dependent" in markdown and "judged: band \\[" in markdown
     page = (out / "compare.html").read_text()
@@ -78,3 +80,33 @@ def test_an_order_that_turns_between_rubrics_is_reported_as_judge_dependent(
     orders = json.loads((out / "compare.json").read_text())["judge_orders"]
     assert [order["robust"] for order in orders] == [False]
     assert orders[0]["differences"]["strict rubric"] < 0 < orders[0]["differences"]["generous rubric"]
+
+
+@pytest.mark.browser
+@pytest.mark.skipif(CHROMIUM is None, reason="no Chromium binary (Debian: apt-get install chromium)")
+def test_compare_html_filters_the_questions_the_judges_disagree_on_and_shows_each_rubric(
+    pytester: pytest.Pytester, two_runs: tuple[Path, Path], tmp_path: Path
+) -> None:
+    out = pytester.path / "compared"
+    pytester.runpytest("--mb-compare", *map(str, two_runs), f"--mb-output={out}")
+    hedging = json.loads((two_runs[1] / "results.json").read_text())["items"]
+    disagree = [item for item in hedging if len(set(item["judging"]["band"].values())) > 1]
+    browser = Browser(CHROMIUM, tmp_path / "profile")
+    try:
+        browser.open((out / "compare.html").as_uri())
+        browser.wait_for("document.body && document.body.dataset.questionsMs")
+        browser.evaluate(
+            """const select = document.getElementById("mb-q-outcome");
+               select.value = "judges disagree";
+               select.dispatchEvent(new Event("change"));"""
+        )
+        count = browser.evaluate("document.getElementById('mb-q-count').textContent")
+        browser.evaluate("document.querySelector('.mb-q-item').open = true")
+        browser.wait_for("document.querySelectorAll('.mb-q-judging').length > 0")
+        judged = browser.evaluate(
+            "Array.from(document.querySelectorAll('.mb-q-judging'), (line) => line.textContent)"
+        )
+    finally:
+        browser.close()
+    assert disagree and count.startswith(f"{len(disagree)} of 8 questions")
+    assert any(line.startswith("by each judge: rubrics strict 0 · official ") for line in judged), judged
