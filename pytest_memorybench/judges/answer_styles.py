@@ -17,8 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-
-from pytest_memorybench.judges.metaeval import JudgeCase
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -295,12 +294,12 @@ def _other_item(fact: Fact) -> str:
     return next(part for part in parts if part and part.lower() not in golden)
 
 
-def style_cases() -> list[JudgeCase]:
-    """Every fact answered in every style that fits it, labelled by the style's verdict."""
-    return list(_cases())
+def styled_answers() -> list[dict[str, Any]]:
+    """Every fact answered in every style that fits it, as labelled cases (`metaeval`'s records)."""
+    return list(_records())
 
 
-def _cases() -> Iterator[JudgeCase]:
+def _records() -> Iterator[dict[str, Any]]:
     number = 0
     for right, templates in ((True, _right_templates()), (False, _wrong_templates())):
         for style, template in templates.items():
@@ -309,11 +308,16 @@ def _cases() -> Iterator[JudgeCase]:
                 if answer is None:
                     continue
                 number += 1
-                yield JudgeCase(
-                    f"answer-style-{number:03d}",
-                    "answer",
-                    {"question": fact.question, "expected": fact.gold, "answer": answer, "rule": "generous"},
-                    {"correct": right},
-                    f"{'right' if right else 'wrong'}: {style} ({fact.kind})",
-                    f"styled {style}",
-                )
+                yield {
+                    "id": f"answer-style-{number:03d}",
+                    "kind": "answer",
+                    "class": f"styled {style}",
+                    "payload": {
+                        "question": fact.question,
+                        "expected": fact.gold,
+                        "answer": answer,
+                        "rule": "generous",
+                    },
+                    "label": {"correct": right},
+                    "note": f"{'right' if right else 'wrong'}: {style} ({fact.kind})",
+                }

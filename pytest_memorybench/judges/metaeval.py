@@ -48,6 +48,7 @@ from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
 from pytest_memorybench.core.text import fold
+from pytest_memorybench.judges.answer_styles import styled_answers
 from pytest_memorybench.judges.base import TASK_KINDS, JudgeTask
 from pytest_memorybench.judges.prompts import check_payload
 from pytest_memorybench.judges.replies import SCORES
@@ -100,9 +101,12 @@ def load_cases(path: str | Path | None = None) -> list[JudgeCase]:
     """The cases of a JSONL file (default: the packaged sets), checked; ValueError names the line."""
     if path is not None:
         return load_jsonl(Path(path), _case)
-    from pytest_memorybench.judges.answer_styles import style_cases  # it builds JudgeCases
-
     return [*load_jsonl(CASES_FILE, _case), *load_jsonl(ANSWER_CASES_FILE, _case), *style_cases()]
+
+
+def style_cases() -> list[JudgeCase]:
+    """The second labelled set of answers, made from templates (`answer_styles.py`)."""
+    return [_case(raw) for raw in styled_answers()]
 
 
 def load_jsonl(path: Path, parse: Callable[[Any], T]) -> list[T]:

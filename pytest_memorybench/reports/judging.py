@@ -27,7 +27,7 @@ def judging_lines(figures: Mapping[str, Any] | None) -> list[str]:
     for juror, spread in (figures.get("repeats") or {}).items():
         scores = spread["scores"]
         lines.append(
-            f"  {juror}, each of {len(scores)} calls alone: {spread['mean']:.3f} ± {spread['sd']:.3f}"
+            f"  {juror}, each of {len(scores)} calls alone: {spread['mean']:.3f} ± {spread['sd']:.4f}"
             f" (from {min(scores):.3f} to {max(scores):.3f}); {_percent(spread.get('dissent'))} of its calls"
             " against its own majority"
         )
