@@ -132,7 +132,9 @@ def build_mechanism(
             make_embedder(options.embedder or EmbedderSpec("lexical")),
         )
     mechanism: type[MemorySystem] = MECHANISMS[spec.memory.mechanism].load()
-    return mechanism(model, embedder, spec.memory.settings)
+    system = mechanism(model, embedder, spec.memory.settings)
+    system.memory_cap = options.memory_tokens
+    return system
 
 
 def agent_factory(

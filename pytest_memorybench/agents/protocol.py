@@ -175,6 +175,12 @@ class AgentAdapter:
         if self.supports("prime_answer"):
             await call_maybe_async(self.target.prime_answer, ideal)
 
+    async def prime_evidence(self, question: str, evidence: Sequence[str]) -> None:
+        """Tell a store that answers with a question's labelled evidence (`gold`) what that is, before
+        the question is searched for; real agents never implement it."""
+        if evidence and self.supports("prime_evidence"):
+            await call_maybe_async(self.target.prime_evidence, question, list(evidence))
+
     async def answer_for(self, suite: str, asked_at: datetime | None = None) -> None:
         """Tell an agent that answers with a suite's own prompt (a memory store, as the comparison
         harnesses do for LoCoMo and LongMemEval) which suite the next question is from, and when it

@@ -209,6 +209,11 @@ STORES = _by_name(
         "stores.local:NONE",
         "remembers nothing: the no-memory control, what the answering model knows without any memory",
     ),
+    Registered(
+        "gold",
+        "stores.local:GOLD",
+        "finds exactly each question's labelled evidence: the answering model's ceiling with perfect memory",
+    ),
 )
 
 

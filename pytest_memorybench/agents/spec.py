@@ -42,6 +42,7 @@ if TYPE_CHECKING:
 ENTRY_POINT_GROUP = "memorybench.agents"
 LLM_PROVIDERS = MODEL_PREFIXES
 DEFAULT_STORE_K = 10  # the hits every answer of a memory store gets (`--mb-k`)
+MEMORY_TOKENS = 4000  # the memories' share of a store's every answering prompt (`--mb-context-tokens`)
 API_KEY_VARIABLES = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
 
 Kind = Literal["builtin", "openai", "anthropic", "memory", "store", "entry_point", "import"]
@@ -91,6 +92,7 @@ class AgentOptions:
     memory_model: AgentSpec | None = None
     embedder: EmbedderSpec | None = None  # what a memory system ranks with (default: lexical)
     k: int = DEFAULT_STORE_K
+    memory_tokens: int | None = None  # --mb-context-tokens: the memory an answer is given, capped
 
 
 def parse_agent_spec(text: str) -> AgentSpec:

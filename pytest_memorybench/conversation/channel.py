@@ -196,6 +196,7 @@ class AgentChannel:
             self.last_evidence = logged.evidence
         else:
             agent = await self._live_agent()
+            await agent.prime_evidence(text, evidence)
             self.last_evidence = await retrieval_recall(agent, text, evidence)
             if ideal is not None:
                 await agent.prime_answer(ideal)

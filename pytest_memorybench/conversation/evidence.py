@@ -38,12 +38,10 @@ characters, at most `EVIDENCE_K * MEMORY_CHARS` characters a question.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from pytest_memorybench.agents.lexical import terms
+from pytest_memorybench.agents.evidence_match import Memory, paragraphs, share
 from pytest_memorybench.core.text import fold
 
 if TYPE_CHECKING:
@@ -51,62 +49,16 @@ if TYPE_CHECKING:
 
 EVIDENCE_K = 10
 MEMORY_CHARS = 240  # of each memory a record keeps: a message or a fact, a long chunk's opening
-MIN_CONTENT_WORDS = 3
-_PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
-# What a memory puts before a message: a time stamp, a bullet, a speaker or a label ("user:",
-# "Caroline:", "Chapter 3, Paragraph 1:").
-_PREFIX = re.compile(r"^(?:[-*•]\s*)?(?:\[[^\]]*\]\s*)?(?:[\w .,'-]{1,40}:\s+)?")
-
-
-def _line(text: str) -> str:
-    return _PREFIX.sub("", fold(text), count=1)
-
-
-@dataclass(frozen=True)
-class _Memory:
-    words: frozenset[str]
-    lines: frozenset[str]
-
-    @classmethod
-    def of(cls, text: str) -> _Memory:
-        return cls(frozenset(terms(text)), frozenset(_line(line) for line in str(text).splitlines()))
-
-
-@dataclass(frozen=True)
-class _Paragraph:
-    words: frozenset[str]
-    line: str
-
-    def found_in(self, memory: _Memory) -> bool:
-        if len(self.words) >= MIN_CONTENT_WORDS:
-            return self.words <= memory.words
-        return self.line in memory.lines
-
-
-def _paragraphs(piece: str) -> list[_Paragraph]:
-    parts = [part for part in _PARAGRAPH_BREAK.split(str(piece)) if part.strip()]
-    return [_Paragraph(frozenset(terms(part)), _line(" ".join(part.split()))) for part in parts]
-
-
-def _share(paragraphs: Sequence[_Paragraph], memories: Sequence[_Memory]) -> float:
-    found = sum(any(paragraph.found_in(memory) for memory in memories) for paragraph in paragraphs)
-    return found / len(paragraphs)
-
-
-def holds(memory: str, piece: str) -> bool:
-    """Whether one memory holds all of a piece of evidence (see the module docstring)."""
-    paragraphs = _paragraphs(piece)
-    return bool(paragraphs) and _share(paragraphs, [_Memory.of(memory)]) == 1.0
 
 
 def _shares(evidence: Sequence[str], memories: Sequence[str]) -> dict[str, float]:
     """Each distinct piece (by its folded text) and the share of it the memories hold."""
-    held = [_Memory.of(text) for text in memories]
+    held = [Memory.of(text) for text in memories]
     shares: dict[str, float] = {}
     for piece in evidence:
-        key, paragraphs = fold(piece), _paragraphs(piece)
-        if key and key not in shares and paragraphs:
-            shares[key] = _share(paragraphs, held)
+        key, parts = fold(piece), paragraphs(piece)
+        if key and key not in shares and parts:
+            shares[key] = share(parts, held)
     return shares
 
 

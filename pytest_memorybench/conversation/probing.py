@@ -228,6 +228,7 @@ class ProbeSession:
         evidence_texts, groups = self._evidence(probe)
         when = asked_at(definition) or self.delivery.last_time or self.channel.clock.now()
         await agent.answer_for(definition.suite, when)
+        await agent.prime_evidence(question, evidence_texts)
         evidence = await retrieval_recall(agent, question, evidence_texts, groups)
         retrieved, retrieve_seconds = None, None
         started = time.perf_counter()

@@ -58,6 +58,17 @@ def _the_agent(group: pytest.OptionGroup) -> None:
         help="the hits a memory store's every answer gets, the same for every store (default: 10)",
     )
     group.addoption(
+        "--mb-context-tokens",
+        dest="mb_context_tokens",
+        type=int,
+        metavar="N",
+        help=(
+            "cap the memory each answer of a memory store or system is given at N tokens (hits kept best"
+            " first), beside --mb-k: the equal terms (default: 4,000 for stores, the model's window for"
+            " systems)"
+        ),
+    )
+    group.addoption(
         "--mb-thinking",
         dest="mb_thinking",
         type=int,

@@ -12,6 +12,8 @@ from typing import Any
 
 import pytest
 
+from pytest_memorybench.agents.spec import MEMORY_TOKENS
+from pytest_memorybench.agents.store_spec import VENDOR
 from pytest_memorybench.core.errors import usage_error
 from pytest_memorybench.core.files import write_atomically
 from pytest_memorybench.judges.spec import DEFAULT_CACHE, check_judge_spec
@@ -461,7 +463,7 @@ def header(config: pytest.Config) -> str:
             "the estimate follows the collection"
         )
     turns = why_conversations_take_turns(config)
-    judge = settings.panel.describe(settings.judge)
+    judge, agent = settings.panel.describe(settings.judge), agent + _memory_terms(settings)
     line = (
         f"memorybench: agent {agent} | judge {judge} | span {spans} | seed {settings.seed} "
         f"| profile {settings.profile} | concurrency {1 if turns else settings.concurrency or 'auto'} "
@@ -469,6 +471,24 @@ def header(config: pytest.Config) -> str:
     )
     problems = [f"memorybench: {problem}" for suite in run.context.suites for problem in suite.problems]
     return "\n".join([line, *([f"memorybench: {turns}"] if turns else []), *problems])
+
+
+def _memory_terms(settings: Settings) -> str:
+    """A store's or memory system's terms in the header: its k and the tokens of memory an answer gets."""
+    kind = settings.agent.kind if settings.agent else None
+    cap = settings.agent_options.memory_tokens
+    if kind == "store":
+        vendor = (
+            settings.agent is not None
+            and settings.agent.store is not None
+            and settings.agent.store.profile == VENDOR
+        )
+        tokens = f"{cap:,}" if cap else "the vendor's" if vendor else f"{MEMORY_TOKENS:,}"
+        k = "the vendor's k" if vendor else f"k {settings.agent_options.k}"
+        return f" ({k}, memory within {tokens} tokens)"
+    if kind == "memory" and cap:
+        return f" (memory within {cap:,} tokens)"
+    return ""
 
 
 def _relative(path: Path, base: Path) -> str:

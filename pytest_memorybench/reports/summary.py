@@ -16,6 +16,7 @@ from typing import Any
 
 from pytest_memorybench.reports.judging import judging_lines
 from pytest_memorybench.reports.table import table_rows
+from pytest_memorybench.results.losses import split_text
 
 WIDTH = 79
 LABEL = 30
@@ -92,6 +93,9 @@ def _spending_lines(results: dict[str, Any]) -> list[str]:
     recall = totals.get("evidence_recall")
     if recall:
         lines.append(recall_text(recall))
+    losses = split_text(totals.get("losses"))
+    if losses:
+        lines.append(losses)
     lines.append(
         f"judge {results['run']['judge']}: {totals['judge_calls']:,} calls, {totals['judge_cache_hits']:,}"
         f" cache hits, {totals['judge_tokens_in'] + totals['judge_tokens_out']:,} tokens,"

@@ -28,6 +28,7 @@ from pytest_memorybench.core.records import TestOutcome
 from pytest_memorybench.core.timings import pooled_percentile
 from pytest_memorybench.judges.identity import judge_identity
 from pytest_memorybench.results.judging import judging_figures
+from pytest_memorybench.results.losses import loss_split
 from pytest_memorybench.results.schema import SCHEMA
 from pytest_memorybench.results.statistics import bootstrap_ci
 from pytest_memorybench.scenarios import get_scenario
@@ -189,6 +190,7 @@ def _totals(
         "store": pooled_store_figures(conversations),
         "evidence_recall": mean_recall(records),
         **_judging(records),
+        **_losses(records),
     }
 
 
@@ -292,9 +294,15 @@ def _stats(records: list[dict[str, Any]], seed: int, label: str) -> dict[str, An
 def suite_stats(records: list[dict[str, Any]], seed: int) -> dict[str, dict[str, Any]]:
     """Each suite's mean, interval and counts, over its scored items."""
     return {
-        name: {**_stats(group, seed, f"suite:{name}"), **_judging(group)}
+        name: {**_stats(group, seed, f"suite:{name}"), **_judging(group), **_losses(group)}
         for name, group in _grouped(records, "suite").items()
     }
+
+
+def _losses(records: list[dict[str, Any]]) -> dict[str, Any]:
+    """`losses`, when the run measured where its answers were lost (`losses.py`)."""
+    split = loss_split(records)
+    return {"losses": split} if split is not None else {}
 
 
 def _judging(records: list[dict[str, Any]]) -> dict[str, Any]:
@@ -311,9 +319,10 @@ def scenario_stats(records: list[dict[str, Any]], seed: int) -> dict[str, dict[s
         categories = _grouped(group, "category")
         if categories:
             stats["categories"] = {
-                category: _stats(members, seed, f"scenario:{name}:{category}")
+                category: {**_stats(members, seed, f"scenario:{name}:{category}"), **_losses(members)}
                 for category, members in categories.items()
             }
+        stats.update(_losses(group))
         recall = mean_recall(group)
         if recall is not None:
             stats["evidence_recall"] = recall

@@ -93,16 +93,25 @@ class StatsRecord(TypedDict):
 
 
 class SuiteRecord(StatsRecord):
-    """A suite's stats, with how its score depends on the judge when a panel judged it."""
+    """A suite's stats, with how its score depends on the judge when a panel judged it, and where
+    its answers were lost when the agent said what it retrieved."""
 
     judging: NotRequired[dict[str, Any]]  # results/judging.py
+    losses: NotRequired[dict[str, Any]]  # results/losses.py
+
+
+class CategoryRecord(StatsRecord):
+    """A category's stats, and where its answers were lost."""
+
+    losses: NotRequired[dict[str, Any]]  # results/losses.py
 
 
 class ScenarioRecord(StatsRecord):
     """A scenario's stats, with its categories', its evidence recall and its own metrics."""
 
-    categories: NotRequired[dict[str, StatsRecord]]
+    categories: NotRequired[dict[str, CategoryRecord]]
     evidence_recall: NotRequired[dict[str, Any]]
+    losses: NotRequired[dict[str, Any]]  # results/losses.py
     metrics: NotRequired[dict[str, Any]]  # the scenario's `summarize(records)`
 
 
@@ -140,6 +149,7 @@ class TotalsRecord(TypedDict):
     store: dict[str, Any] | None
     evidence_recall: dict[str, Any] | None
     judging: NotRequired[dict[str, Any]]  # results/judging.py: stability, jury, band
+    losses: NotRequired[dict[str, Any]]  # results/losses.py: where answers were lost
 
 
 class PartialRecord(TypedDict):

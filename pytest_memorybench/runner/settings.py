@@ -250,6 +250,12 @@ def _memory_options(option: Any, agent: AgentSpec | None) -> dict[str, Any]:
             f"--mb-k {k}: the hits each answer of a memory store gets, 1 or more, with --agent STORE:MODEL"
             " (e.g. --agent bm25:openai:gpt-4o-mini)"
         )
+    memory_tokens = getattr(option, "mb_context_tokens", None)
+    if memory_tokens is not None and (kind not in ("store", "memory") or memory_tokens < 1):
+        raise usage_error(
+            f"--mb-context-tokens {memory_tokens}: the tokens of memory each answer is given, 1 or more,"
+            " with --agent STORE:MODEL or MECHANISM:MODEL (e.g. --agent bm25:openai:gpt-4o-mini)"
+        )
     worker = None
     if worker_text is not None:
         worker = parse_agent_spec(worker_text)
@@ -258,7 +264,12 @@ def _memory_options(option: Any, agent: AgentSpec | None) -> dict[str, Any]:
                 f"--mb-memory-model {worker_text!r}: give a model: openai:MODEL, anthropic:MODEL,"
                 " openai:MODEL@URL or a URL"
             )
-    return {"memory_model": worker, "embedder": embedder, "k": k or DEFAULT_STORE_K}
+    return {
+        "memory_model": worker,
+        "embedder": embedder,
+        "k": k or DEFAULT_STORE_K,
+        "memory_tokens": memory_tokens,
+    }
 
 
 @dataclass(frozen=True)

@@ -12,12 +12,12 @@ from typing import Any
 
 import pytest
 
+from pytest_memorybench.agents.evidence_match import holds
 from pytest_memorybench.conversation.evidence import (
     EVIDENCE_K,
     MEMORY_CHARS,
     context_recall,
     evidence_recall,
-    holds,
     mean_recall,
 )
 from tests.support.runs import results_in

@@ -173,12 +173,15 @@ class MemorySystem(ABC):
         """Tokens an answering prompt may take: the model's window less the room for its reply."""
         return max(self.model.context_tokens - self.model.output_tokens, 256)
 
+    memory_cap: int | None = None  # --mb-context-tokens: the memories and turns an answer may recall
+
     def room(self, entry: Entry, *beside: str, total: int | None = None) -> PromptRoom:
         """What the answering prompt has left for memories and turns once `entry`, the texts
         `beside` it (a portrait, a scratchpad) and the headings are in; of `total` tokens, by
-        default the whole `prompt_budget`."""
+        default the whole `prompt_budget`; never more than the run's cap on recalled memory."""
         total = self.prompt_budget if total is None else total
-        return PromptRoom(total - sum(tokens(text) for text in beside) - tokens(entry.text) - HEADINGS)
+        left = total - sum(tokens(text) for text in beside) - tokens(entry.text) - HEADINGS
+        return PromptRoom(left if self.memory_cap is None else min(left, self.memory_cap))
 
     def recent_turns(self, count: int, budget: int | None = None) -> list[Turn]:
         """The last `count` entries before the newest as chat turns, within `budget` tokens."""

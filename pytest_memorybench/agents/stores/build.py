@@ -14,8 +14,9 @@ from typing import TYPE_CHECKING, Any
 from pytest_memorybench.agents.loading import import_target, load_entry_point
 from pytest_memorybench.agents.mechanisms.model import MemoryModel
 from pytest_memorybench.agents.registry import MECHANISMS, STORES, listed, load_target
+from pytest_memorybench.agents.spec import MEMORY_TOKENS
 from pytest_memorybench.agents.store_spec import OWN_STORE, STORE_ENTRY_POINTS, VENDOR
-from pytest_memorybench.agents.stores.memory import MEMORY_TOKENS, StoreMemory, StoreSettings, new_namespace
+from pytest_memorybench.agents.stores.memory import StoreMemory, StoreSettings, new_namespace
 from pytest_memorybench.agents.stores.protocol import StoreClient, StoreError
 from pytest_memorybench.agents.vendors import VENDORS
 from pytest_memorybench.core.blocking import run_blocking
@@ -84,14 +85,16 @@ def build_store_memory(spec: AgentSpec, options: AgentOptions, answerer: LLMChat
 
 
 def store_terms(spec: AgentSpec, options: AgentOptions) -> StoreSettings:
-    """The equal terms (`--mb-k`), or the vendor's harness's k and context where the spec asks for
-    `profile=vendor`."""
+    """The equal terms (`--mb-k`, `--mb-context-tokens`), or the vendor's harness's k and context
+    where the spec asks for `profile=vendor` (a cap given on the command line caps it too)."""
     assert spec.store is not None
     if spec.store.profile != VENDOR:
-        return StoreSettings(k=options.k)
+        return StoreSettings(k=options.k, memory_tokens=options.memory_tokens or MEMORY_TOKENS)
     vendor = VENDORS[spec.store.name]
     return StoreSettings(
-        k=vendor.k or options.k, memory_tokens=vendor.memory_tokens or MEMORY_TOKENS, profile=VENDOR
+        k=vendor.k or options.k,
+        memory_tokens=options.memory_tokens or vendor.memory_tokens or MEMORY_TOKENS,
+        profile=VENDOR,
     )
 
 

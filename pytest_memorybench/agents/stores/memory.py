@@ -27,12 +27,11 @@ from pytest_memorybench.agents.mechanisms.base import Entry, MemorySystem
 from pytest_memorybench.agents.mechanisms.model import MemoryModel, Phase
 from pytest_memorybench.agents.mechanisms.prompt import section, system_prompt, tokens
 from pytest_memorybench.agents.mechanisms.settings import require
-from pytest_memorybench.agents.spec import DEFAULT_STORE_K
+from pytest_memorybench.agents.spec import DEFAULT_STORE_K, MEMORY_TOKENS
 from pytest_memorybench.agents.stores.figures import StoreFigures
 from pytest_memorybench.agents.stores.protocol import Hit, StoreClient, StoreError
 from pytest_memorybench.core.records import Message, Usage
 
-MEMORY_TOKENS = 4000  # the memories' share of every answering prompt, the same for every store
 MEMORIES_HEADING = "Memories retrieved for this message"
 
 # The answering prompt of the suites whose published pipelines answer from retrieved memories with a
@@ -110,6 +109,12 @@ class StoreMemory(MemorySystem):
         asked at `asked_at` (what a product that searches as of a date is given)."""
         self._suite = suite
         self._asked_at = asked_at
+
+    def prime_evidence(self, question: str, evidence: Sequence[str]) -> None:
+        """The next question's labelled evidence, for a store that answers with it (`gold`)."""
+        prime = getattr(self.client.store, "prime_evidence", None)
+        if prime is not None:
+            prime(self.namespace, question, list(evidence))
 
     async def write(self, entries: Sequence[Entry]) -> None:
         if not self.owner or not entries:

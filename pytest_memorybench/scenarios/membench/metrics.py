@@ -48,7 +48,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from pytest_memorybench.conversation.evidence import holds
+from pytest_memorybench.agents.evidence_match import holds
 from pytest_memorybench.core.timings import pooled_percentile
 from pytest_memorybench.scoring.membench import (
     CapacityPoint,

@@ -1,0 +1,94 @@
+"""Where each answer was lost: the memory did not find the evidence, or the model had it and still
+answered wrong.
+
+A question whose evidence the benchmark labels, asked of an agent that says what its search found
+(`retrieve`) and, where it can, what its answering prompt held (`context`), carries its evidence
+recall (`conversation/evidence.py`).  With its verdict (passed or not), it falls in one class:
+
+  found_right      the whole evidence was in the prompt, and the answer is right
+  found_wrong      the whole evidence was in the prompt, and the answer is wrong: a reasoning loss
+  cut_from_prompt  search found the whole evidence, the prompt did not hold it (a window, a token
+                   cap, a summary), and the answer is wrong: a retrieval loss
+  not_retrieved    search did not find the whole evidence, and the answer is wrong: a retrieval loss
+  right_without    the answer is right without the whole evidence in the prompt: guessed, known,
+                   or worked out from part of it
+  no_evidence      the benchmark labels no evidence for this question
+
+"Whole" is all of it: a multi-hop question with one of its two messages found is not found.  A run
+whose agent never says what it retrieved (a full-context chat model) has no split: nothing
+measures where its answers were lost.  An item that errored has no verdict and no class.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+CLASSES = ("found_right", "found_wrong", "cut_from_prompt", "not_retrieved", "right_without", "no_evidence")
+WORDS = {
+    "found_right": "found and right",
+    "found_wrong": "found but answered wrong",
+    "cut_from_prompt": "retrieved but cut from the prompt",
+    "not_retrieved": "not retrieved",
+    "right_without": "right without the evidence",
+    "no_evidence": "no evidence labelled",
+}
+WHOLE = 1.0 - 1e-9
+
+
+def loss_class(record: Mapping[str, Any]) -> str | None:
+    """The item's class, or None when it has no verdict (an error)."""
+    if record.get("score") is None:
+        return None
+    evidence = (record.get("details") or {}).get("evidence")
+    if not evidence:
+        return "no_evidence"
+    retrieved = float(evidence["recall"]) >= WHOLE
+    context = evidence.get("context")
+    in_prompt = float(context["recall"]) >= WHOLE if context else retrieved
+    if record.get("passed"):
+        return "found_right" if in_prompt else "right_without"
+    if in_prompt:
+        return "found_wrong"
+    return "cut_from_prompt" if retrieved else "not_retrieved"
+
+
+def measured(records: Sequence[Mapping[str, Any]]) -> bool:
+    """Whether the run measured evidence recall at all (its agent says what it retrieved)."""
+    return any((record.get("details") or {}).get("evidence") for record in records)
+
+
+def loss_split(records: Sequence[Mapping[str, Any]]) -> dict[str, Any] | None:
+    """The classes' counts over these items' scored ones, their shares of those with labelled
+    evidence, and the reasoning loss (wrong though the prompt held it all); None when nothing was
+    measured."""
+    if not measured(records):
+        return None
+    classes = Counter(name for name in map(loss_class, records) if name is not None)
+    labelled = sum(count for name, count in classes.items() if name != "no_evidence")
+    split: dict[str, Any] = {
+        "items": sum(classes.values()),
+        "labelled": labelled,
+        "counts": {name: classes.get(name, 0) for name in CLASSES},
+        "shares": {  # of the items with labelled evidence
+            name: round(classes.get(name, 0) / labelled, 6) if labelled else 0.0
+            for name in CLASSES
+            if name != "no_evidence"
+        },
+    }
+    found = classes["found_right"] + classes["found_wrong"]
+    if found:
+        split["reasoning_loss"] = round(classes["found_wrong"] / found, 6)  # wrong when it had it all
+    return split
+
+
+def split_text(split: Mapping[str, Any] | None) -> str | None:
+    """The split in a line: "where answers were lost (1,540 with evidence): found and right 20.1% · …"."""
+    if not split:
+        return None
+    parts = [f"{WORDS[name]} {share:.1%}" for name, share in split["shares"].items()]
+    line = f"where answers were lost ({split['labelled']:,} with evidence): " + " · ".join(parts)
+    if split["counts"]["no_evidence"]:
+        line += f"; {split['counts']['no_evidence']:,} without labelled evidence"
+    return line

@@ -1,0 +1,78 @@
+"""The answerer's ceiling and the equal terms: the `gold` store, `--mb-context-tokens`, and where
+each answer was lost, on LoCoMo with the scripted model."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from tests.support.llm_server import LLMServer
+from tests.support.memory_model import MemoryModelScript, scripted_memory_server
+from tests.support.paths import REFERENCE
+from tests.support.runs import QUIET, run_benchmark
+
+LOCOMO = REFERENCE / "locomo" / "locomo10.json"
+
+
+@pytest.fixture
+def model() -> Iterator[tuple[LLMServer, MemoryModelScript]]:
+    with scripted_memory_server() as served:
+        yield served
+
+
+def run(pytester: pytest.Pytester, model: Any, store: str, *extra: str) -> dict[str, Any]:
+    server, _ = model
+    agent = f"--agent={store}:openai:fake-model@{server.openai_url}"
+    return run_benchmark(
+        pytester, agent, "--mb-suite=locomo", "--mb-profile=official", *QUIET, *extra
+    ).results
+
+
+def test_gold_finds_every_question_its_evidence_and_none_finds_nothing(
+    pytester: pytest.Pytester, model: Any
+) -> None:
+    gold, none = run(pytester, model, "gold"), run(pytester, model, "none")
+    assert gold["totals"]["evidence_recall"]["mean"] == 1.0
+    assert gold["totals"]["evidence_recall"]["context_mean"] == 1.0
+    for results in (gold, none):
+        split = results["totals"]["losses"]
+        assert sum(split["counts"].values()) == results["totals"]["max"]  # every scored item in one class
+    counts = none["totals"]["losses"]["counts"]
+    assert counts["found_right"] == counts["found_wrong"] == counts["cut_from_prompt"] == 0
+    assert gold["totals"]["losses"]["counts"]["not_retrieved"] == 0
+    assert "losses" in gold["suites"]["locomo"] and "losses" in gold["scenarios"]["locomo.conversations"]
+
+
+def test_a_context_cap_cuts_what_search_found_from_the_prompt(pytester: pytest.Pytester, model: Any) -> None:
+    capped = run_benchmark(
+        pytester,
+        f"--agent=gold:openai:fake-model@{model[0].openai_url}",
+        "--mb-suite=locomo",
+        "--mb-profile=official",
+        "--mb-context-tokens=12",
+        *QUIET,
+    )
+    assert "agent gold:openai:fake-model@" in capped.outcome.stdout.str()
+    assert "(k 10, memory within 12 tokens)" in capped.outcome.stdout.str()
+    split = capped.results["totals"]["losses"]
+    assert split["counts"]["cut_from_prompt"] + split["counts"]["right_without"] == split["labelled"]
+    assert capped.results["totals"]["evidence_recall"]["context_mean"] == 0.0
+
+
+@pytest.mark.skipif(not LOCOMO.exists(), reason="../shared/reference/locomo is not here")
+def test_on_locomo_gold_is_the_ceiling_and_none_the_floor(pytester: pytest.Pytester, model: Any) -> None:
+    data = (f"--mb-data=locomo={LOCOMO}", "--mb-sample=200")
+    means = {
+        store: run(pytester, model, store, *data)["totals"]["mean"] for store in ("gold", "bm25", "none")
+    }
+    assert means["gold"] >= means["bm25"] >= means["none"], means
+
+
+def test_the_cap_is_for_memory_agents(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest("--memorybench", "--agent=recall", "--mb-context-tokens=500", *QUIET)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        ["ERROR: --mb-context-tokens 500: the tokens of memory each answer is given*"]
+    )
