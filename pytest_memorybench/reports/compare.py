@@ -21,6 +21,7 @@ from typing import Any
 from pytest_memorybench.core.errors import usage_error
 from pytest_memorybench.judges.identity import judged_differently
 from pytest_memorybench.reports.compare_judging import JudgeOrder, judge_orders
+from pytest_memorybench.reports.compare_losses import LossComparison, compare_losses
 from pytest_memorybench.reports.compare_runs import FinishedRun, score_of, usage_of
 from pytest_memorybench.reports.significance import PairedTest, average_ranks, cliques, holm, wilcoxon_p
 from pytest_memorybench.reports.table import short_name
@@ -121,6 +122,7 @@ class Comparison:
     spending: list[Spending]
     notes: list[str] = field(default_factory=list)
     judge_orders: list[JudgeOrder] = field(default_factory=list)  # each pair under each rubric / juror
+    losses: LossComparison | None = None  # where each run's answers were lost, and each pair's tests
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -155,6 +157,7 @@ class Comparison:
             ],
             "notes": self.notes,
             "judge_orders": [order.to_json() for order in self.judge_orders],
+            "losses": self.losses.to_json() if self.losses is not None else None,
         }
 
 
@@ -193,6 +196,7 @@ def compare(
         [_spending(run) for run in runs],
         notes,
         judge_orders([run.label for run in runs], keyed, shared, couples),
+        compare_losses([run.label for run in runs], keyed, shared, couples),
     )
 
 

@@ -26,6 +26,7 @@ from pytest_memorybench.core.errors import usage_error
 from pytest_memorybench.reports.compare import Comparison, keyed_items
 from pytest_memorybench.reports.compare_runs import FinishedRun, score_of
 from pytest_memorybench.reports.judging import item_judging_text, judges_disagree
+from pytest_memorybench.results.losses import loss_class
 from pytest_memorybench.results.schema import ItemRecord
 
 PAGE_CHARS = 1_500  # of a question, answer or reason on the page: an answer whole, a runaway reply cut
@@ -43,6 +44,7 @@ class RunAnswer:
     memories: list[str]  # what that search returned, first k, each cut (results.json keeps them so)
     judging: str | None = None  # its score by each rubric, juror and call, under a judge panel
     judges_disagree: bool = False
+    lost: str | None = None  # where the answer was lost (`results/losses.py`), when measured
 
 
 @dataclass(frozen=True)
@@ -103,6 +105,7 @@ def _answer(item: ItemRecord) -> RunAnswer:
         [str(text) for text in evidence.get("memories") or []],
         item_judging_text(item.get("judging")),
         judges_disagree(item.get("judging")),
+        loss_class(item) if evidence else None,
     )
 
 
@@ -134,6 +137,7 @@ def questions_view(rows: list[QuestionRow], runs: list[FinishedRun], folder: Pat
                     [texts.setdefault(text, len(texts)) for text in answer.memories],
                     answer.judging,
                     int(answer.judges_disagree),
+                    answer.lost,
                 ]
                 for answer in row.answers
             ],

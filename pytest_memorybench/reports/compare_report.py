@@ -209,6 +209,12 @@ def comparison_page(
             for order in comparison.judge_orders
         ],
         "judged": any(row.judging for row in ranked.rows),
+        "losses": None
+        if comparison.losses is None
+        else {
+            "table": comparison.losses.table(),
+            "pairs": comparison.losses.pair_texts(letter),
+        },
         "cd": Markup(figures["cd"]) if "cd" in figures else None,
         "span": Markup(figures["span"]) if "span" in figures else None,
         "stores": any(spend.store for spend in comparison.spending),

@@ -54,6 +54,9 @@ def comparison_lines(comparison: Comparison) -> list[str]:
         lines.append(f"{b} − {a}  {difference} {ci:>16}  n={pair.n}  {pair.verdict(a, b)}")
     for judged in comparison.judge_orders:
         lines.append(f"by judge: {judged.text(_letter(comparison, judged.a), _letter(comparison, judged.b))}")
+    if comparison.losses is not None:
+        letters = {run.label: chr(65 + index) for index, run in enumerate(comparison.runs)}
+        lines += ["", *comparison.losses.lines(letters)]
     if comparison.ranks:
         order = sorted(comparison.ranks, key=lambda label: comparison.ranks[label])
         lines.append(

@@ -26,6 +26,7 @@ from pytest_memorybench.reports.summary import compact_count
 from pytest_memorybench.reports.svg import line_chart, score_chart
 from pytest_memorybench.reports.table import table_rows
 from pytest_memorybench.reports.transcript import Entry, TranscriptTurn
+from pytest_memorybench.results.losses import split_text
 
 TEMPLATES = Path(__file__).parent / "templates"
 MAX_SHOWN = 20_000  # characters of one message or reply: a chapter shows whole, a runaway reply does not
@@ -137,7 +138,21 @@ def summary_view(results: dict[str, Any], gate: dict[str, Any] | None) -> dict[s
         "gate": gate,
         "suites": _suites(results),
         "judging": judging_lines(results["totals"].get("judging")),
+        "losses": _loss_lines(results),
     }
+
+
+def _loss_lines(results: dict[str, Any]) -> list[str]:
+    """Where the answers were lost: the run's split, then each suite's and scenario category's."""
+    lines = [split_text(results["totals"].get("losses"))]
+    for name, suite in results.get("suites", {}).items():
+        text = split_text(suite.get("losses"))
+        lines.append(f"{name}: {text}" if text and len(results["suites"]) > 1 else None)
+    for name, scenario in results.get("scenarios", {}).items():
+        for category, stats in (scenario.get("categories") or {}).items():
+            text = split_text(stats.get("losses"))
+            lines.append(f"{name} · {category}: {text}" if text else None)
+    return [line for line in lines if line]
 
 
 def _suites(results: dict[str, Any]) -> list[dict[str, Any]]:

@@ -16,6 +16,7 @@ from pytest_memorybench.reports.compare import Comparison
 from pytest_memorybench.reports.judging import judging_lines
 from pytest_memorybench.reports.summary import efficiency_text, memory_text, store_text
 from pytest_memorybench.reports.table import table_rows
+from pytest_memorybench.results.losses import split_text
 
 STEP_SUMMARY = "GITHUB_STEP_SUMMARY"
 
@@ -57,6 +58,9 @@ def run_markdown(results: dict[str, Any], gate: dict[str, Any] | None) -> str:
     if memory_text(totals):
         lines += ["", memory_text(totals)]
     lines += [line for text in store_text(totals.get("store")) for line in ("", text)]
+    losses = split_text(totals.get("losses"))
+    if losses:
+        lines += ["", _text(losses)]
     judging = judging_lines(totals.get("judging"))
     if judging:
         lines += ["", *(f"- {_text(line.strip())}" for line in judging)]
@@ -127,6 +131,19 @@ def comparison_markdown(comparison: Comparison) -> str:
     letters = {run.label: chr(65 + index) for index, run in enumerate(runs)}
     orders = [order.text(letters[order.a], letters[order.b]) for order in comparison.judge_orders]
     lines += ["", *(f"- by judge: {_text(text)}" for text in orders)] if orders else []
+    losses = comparison.losses
+    if losses is not None:
+        lines += [
+            "",
+            "| where answers were lost | " + " | ".join(letters[label] for label in losses.labels) + " |",
+            "| --- |" + " ---: |" * len(losses.labels),
+            *(
+                f"| {words} | " + " | ".join(f"{share:.1%}" for share in shares) + " |"
+                for words, shares in losses.table()
+            ),
+            "",
+            *(f"- {_text(text)}" for text in losses.pair_texts(letters)),
+        ]
     store = any(spend.store for spend in comparison.spending)
     lines += [
         "",

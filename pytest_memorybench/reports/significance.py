@@ -61,6 +61,19 @@ def wilcoxon_p(a: Sequence[float], b: Sequence[float]) -> float | None:
     return 1.0 if math.isnan(p) else p
 
 
+def mcnemar_p(first: Sequence[bool], second: Sequence[bool]) -> float | None:
+    """Two-sided exact McNemar p on paired yes / no outcomes: a binomial test of the pairs where they
+    differ (1.0 when none differs, None with no pair at all)."""
+    if not first:
+        return None
+    only_first = sum(a and not b for a, b in zip(first, second, strict=True))
+    only_second = sum(b and not a for a, b in zip(first, second, strict=True))
+    if not only_first + only_second:
+        return 1.0
+    stats = heavy_import("scipy.stats")
+    return float(stats.binomtest(only_first, only_first + only_second, 0.5).pvalue)
+
+
 def holm(p_values: Sequence[float | None]) -> list[float | None]:
     """Holm's step-down adjustment of the p-values of a family of tests (None stays None)."""
     indexed = sorted((p, index) for index, p in enumerate(p_values) if p is not None)

@@ -3,11 +3,15 @@ each answer was lost, on LoCoMo with the scripted model."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
+from pytest_memorybench.results.losses import loss_class
+from tests.reports.test_browser_report import CHROMIUM
+from tests.support.cdp import Browser
 from tests.support.llm_server import LLMServer
 from tests.support.memory_model import MemoryModelScript, scripted_memory_server
 from tests.support.paths import REFERENCE
@@ -76,3 +80,68 @@ def test_the_cap_is_for_memory_agents(pytester: pytest.Pytester) -> None:
     result.stderr.fnmatch_lines(
         ["ERROR: --mb-context-tokens 500: the tokens of memory each answer is given*"]
     )
+
+
+def test_a_comparison_of_bm25_and_gold_sets_their_splits_side_by_side_with_paired_tests(
+    pytester: pytest.Pytester, model: Any, tmp_path: Any
+) -> None:
+    server, _ = model
+    folders = []
+    for store in ("bm25", "gold"):
+        folder = run_benchmark(
+            pytester,
+            f"--agent={store}:openai:fake-model@{server.openai_url}",
+            "--mb-suite=locomo",
+            "--mb-profile=official",
+            *QUIET,
+            folder=store,
+        ).folder
+        folders.append(str(folder))
+    out = pytester.path / "compared"
+    result = pytester.runpytest(
+        "--mb-compare", *folders, f"--mb-output={out}", f"--mb-markdown={out / 'c.md'}"
+    )
+    result.stdout.fnmatch_lines(
+        [
+            "where answers were lost*A*B",
+            "found and right*%*%",
+            "found but answered wrong*%*%",
+            "retrieved but cut from the prompt*%*%",
+            "not retrieved*%*%",
+            "right without the evidence*%*%",
+            "B − A: *not retrieved -*(p *",
+        ]
+    )
+    compared = json.loads((out / "compare.json").read_text())["losses"]
+    [pair] = compared["pairs"]
+    bm25, gold = compared["runs"].values()
+    assert gold["counts"]["not_retrieved"] == 0 < bm25["counts"]["not_retrieved"]
+    assert pair["differences"]["not_retrieved"] < 0 and 0 < pair["p"]["not_retrieved"] <= 1
+    assert "| where answers were lost | A | B |" in (out / "c.md").read_text()
+    page = (out / "compare.html").read_text()
+    assert (
+        "Where the answers were lost" in page
+        and '<option value="found_wrong">found but answered wrong' in page
+    )
+
+    if CHROMIUM is None:
+        return
+    items = [
+        json.loads((pytester.path / name / "results.json").read_text())["items"] for name in ("bm25", "gold")
+    ]
+    wrong = {item["nodeid"] for run in items for item in run if loss_class(item) == "found_wrong"}
+    browser = Browser(CHROMIUM, tmp_path / "profile")
+    try:
+        browser.open((out / "compare.html").as_uri())
+        browser.wait_for("document.body && document.body.dataset.questionsMs")
+        browser.evaluate(
+            """const select = document.getElementById("mb-q-loss");
+               select.value = "found_wrong";
+               select.dispatchEvent(new Event("change"));"""
+        )
+        shown = browser.evaluate(
+            "Array.from(document.querySelectorAll('.mb-q-item'), (row) => row.dataset.nodeid)"
+        )
+    finally:
+        browser.close()
+    assert wrong and set(shown) == wrong

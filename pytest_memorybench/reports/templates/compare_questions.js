@@ -11,10 +11,12 @@
   const suite = document.getElementById("mb-q-suite");
   const scenario = document.getElementById("mb-q-scenario");
   const outcome = document.getElementById("mb-q-outcome");
+  const loss = document.getElementById("mb-q-loss");
   const search = document.getElementById("mb-q-search");
   const verdicts = Array.from(document.querySelectorAll(".mb-q-verdict"));
   // an item: [nodeid, suite, scenario, category, questions, expected, answers]
-  // an answer: [score, passed, responses, reasons, recall, memory indices, judging, judges disagree]
+  // an answer: [score, passed, responses, reasons, recall, memory indices, judging, judges disagree,
+  //             where it was lost]
   const NODEID = 0, SUITE = 1, SCENARIO = 2, CATEGORY = 3, QUESTIONS = 4, EXPECTED = 5, ANSWERS = 6;
   const haystacks = new Map();
   let matching = [];
@@ -48,6 +50,7 @@
     if (outcome.value === "all right" && !passed.every(Boolean)) return false;
     if (outcome.value === "all wrong" && passed.some(Boolean)) return false;
     if (outcome.value === "judges disagree" && !item[ANSWERS].some((answer) => answer[7] === 1)) return false;
+    if (loss.value && !item[ANSWERS].some((answer) => answer[8] === loss.value)) return false;
     for (const select of verdicts) {
       if (select.value && passed[Number(select.dataset.run)] !== (select.value === "right")) return false;
     }
@@ -87,7 +90,10 @@
       card.append(reasons);
     }
     if (answer[6]) card.append(node("div", "mb-muted mb-q-judging", "by each judge: " + answer[6]));
-    if (answer[4] !== null) card.append(node("div", "mb-muted", "evidence recall " + answer[4].toFixed(2)));
+    if (answer[4] !== null) {
+      const where = answer[8] ? " · " + loss.querySelector(`option[value="${answer[8]}"]`).textContent : "";
+      card.append(node("div", "mb-muted", "evidence recall " + answer[4].toFixed(2) + where));
+    }
     if (answer[5].length) {
       card.append(node("div", "mb-muted", "memories its search returned, best first"));
       const memories = node("ol", "mb-q-memories");
@@ -146,7 +152,7 @@
     clearTimeout(pending);
     pending = setTimeout(apply, 150);
   });
-  for (const control of [suite, scenario, outcome, ...verdicts]) control.addEventListener("change", apply);
+  for (const control of [suite, scenario, outcome, loss, ...verdicts]) control.addEventListener("change", apply);
   more.addEventListener("click", showMore);
   apply();
   document.body.dataset.questionsMs = performance.now().toFixed(0); // from navigation to the first page shown

@@ -1,0 +1,100 @@
+"""Where each run's answers were lost, side by side: the classes of `results/losses.py` over the
+items every run scored, and for each pair of runs the difference of each class's share with an
+exact McNemar test on the items (is B found-and-right where A was not more often than the reverse?).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from pytest_memorybench.reports.significance import mcnemar_p
+from pytest_memorybench.results.losses import CLASSES, WORDS, loss_class, loss_split
+from pytest_memorybench.results.schema import ItemRecord
+
+SHOWN = tuple(name for name in CLASSES if name != "no_evidence")
+
+
+@dataclass(frozen=True)
+class LossPair:
+    """One pair's difference (b − a) in each class's share of the items with evidence, and its p."""
+
+    a: str
+    b: str
+    differences: dict[str, float]
+    p: dict[str, float | None]
+
+
+@dataclass(frozen=True)
+class LossComparison:
+    """Each run's split over the shared items, and each pair's paired tests."""
+
+    labels: list[str]
+    splits: list[dict[str, Any]]
+    pairs: list[LossPair]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "runs": dict(zip(self.labels, self.splits, strict=True)),
+            "pairs": [pair.__dict__ for pair in self.pairs],
+        }
+
+    def table(self) -> list[tuple[str, list[float]]]:
+        """Each class in words, with each run's share of the shared items with evidence."""
+        return [(WORDS[name], [split["shares"][name] for split in self.splits]) for name in SHOWN]
+
+    def pair_texts(self, letters: Mapping[str, str]) -> list[str]:
+        """Each pair's differences in a line: "B − A: found and right +15.1% (p < 0.001); …"."""
+        texts = []
+        for pair in self.pairs:
+            parts = [
+                f"{WORDS[name]} {pair.differences[name]:+.1%} ({_p(pair.p[name])})"
+                for name in SHOWN
+                if pair.differences[name]
+            ]
+            texts.append(f"{letters[pair.b]} − {letters[pair.a]}: " + ("; ".join(parts) or "the same split"))
+        return texts
+
+    def lines(self, letters: Mapping[str, str]) -> list[str]:
+        """The split as terminal lines: a row per class with each run's share, then each pair."""
+        width = 36
+        head = f"{'where answers were lost':<{width}}" + "".join(
+            f"{letters[label]:>9}" for label in self.labels
+        )
+        rows = [
+            f"{words:<{width}}" + "".join(f"{share:>9.1%}" for share in shares)
+            for words, shares in self.table()
+        ]
+        return [head, *rows, *self.pair_texts(letters)]
+
+
+def compare_losses(
+    labels: Sequence[str],
+    keyed: Sequence[Mapping[str, ItemRecord]],
+    shared: Sequence[str],
+    couples: Sequence[tuple[int, int]],
+) -> LossComparison | None:
+    """The split of every run over the shared items, and each couple's tests; None when a run did not
+    measure where its answers were lost (its agent never said what it retrieved)."""
+    splits = [loss_split([items[key] for key in shared]) for items in keyed]
+    if any(split is None for split in splits):
+        return None
+    classes = [{key: loss_class(items[key]) for key in shared} for items in keyed]
+    labelled = [key for key in shared if all(found[key] != "no_evidence" for found in classes)]
+    pairs = []
+    for a, b in couples:
+        differences, p = {}, {}
+        for name in SHOWN:
+            first = [classes[a][key] == name for key in labelled]
+            second = [classes[b][key] == name for key in labelled]
+            differences[name] = round((sum(second) - sum(first)) / len(labelled), 6) if labelled else 0.0
+            p[name] = mcnemar_p(first, second)
+        pairs.append(LossPair(labels[a], labels[b], differences, p))
+    return LossComparison(list(labels), [split for split in splits if split is not None], pairs)
+
+
+def _p(value: float | None) -> str:
+    if value is None:
+        return "p -"
+    return "p < 0.001" if value < 0.001 else f"p {value:.3f}"
