@@ -80,6 +80,12 @@ MECHANISMS = _by_name(
         "the whole conversation, newest turns first, as far as the model's window (`--mb-context`) reaches",
     ),
     Registered(
+        "files",
+        "mechanisms.files:Files",
+        "the grep agent: each session a file of dated lines; the model lists, greps (regular expressions)"
+        " and reads them with tools, within `calls` calls a question (6), and answers from what it found",
+    ),
+    Registered(
         "recent",
         "mechanisms.recent:Recent",
         "MemBench's RecentMemory: the last `turns` messages (the offline `recent-memory` puts the same "

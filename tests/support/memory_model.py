@@ -15,6 +15,7 @@ prompt alone, so a test can assert what a mechanism stored and what reached its 
     be (the request's `max_tokens`: the newest words are kept);
   - in MCP's agent mode, the model saves the user's statements as entities and searches a
     question's longest word, then answers from the observations found;
+  - the grep agent (`files`) greps a question's longest word and answers from the lines found;
   - MemGPT searches its conversation for a question and answers from what it found, and inserts a
     message asking to remember something into archival memory; warned of memory pressure, it first
     saves the user's statements in its context to archival memory, once per warning (it sees its
@@ -170,6 +171,8 @@ class MemoryModelScript:
             return "memgpt", self._memgpt(system, messages, tools="tools" in body)
         if "in a memory server" in system:
             return "mcp_agent", self._mcp_agent(system, messages, tools="tools" in body)
+        if "folder of text files" in system:
+            return "files", self._files(system, messages, tools="tools" in body)
         self.answer_prompts.append(system)
         context = [system] + [content_text(m.get("content")) for m in messages[1:-1]]
         return "answer", read_answer(prompt, context)
@@ -204,6 +207,23 @@ class MemoryModelScript:
         if tools:
             return {"name": call[0], "arguments": call[1]}
         return json.dumps({"function": call[0], "arguments": call[1]})
+
+    def _files(self, system: str, messages: list[dict[str, Any]], *, tools: bool) -> Any:
+        """The grep agent: a question's longest word grepped, then the answer read from the lines
+        found; out of calls (or with nothing found), the answer from what it has."""
+        texts = [content_text(m.get("content")) for m in messages[1:]]
+        question, last = texts[0], texts[-1]
+        if not is_question(question):
+            return NOTED
+        result = _RESULT.match(last)
+        if result is None and "You have used your lookups" not in system:
+            asked = question.split("?", 1)[0]  # not LoCoMo's "Answer with a short phrase…" after it
+            call = ("grep", {"pattern": max(terms(asked), key=len, default=asked)})
+            if tools:
+                return {"name": call[0], "arguments": call[1]}
+            return json.dumps({"function": call[0], "arguments": call[1]})
+        found = [line.split(": ", 1)[-1] for line in (result.group(2) if result else "").splitlines()]
+        return read_answer(question, [line for line in found if line != "(no match)"])
 
     def _memgpt(self, system: str, messages: list[dict[str, Any]], *, tools: bool) -> Any:
         # consecutive user turns reach the server as one (a warning, then the message): split again
