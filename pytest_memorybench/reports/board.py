@@ -35,6 +35,7 @@ class BoardRow:
     p50: float | None  # reply latency, seconds: the run's conversations, else its items' replies
     p95: float | None
     judging: str | None = None  # its band and judge stability over the shared items, under a panel
+    to_gold: float | None = None  # the gold store's mean with the same answering model, less this run's
 
     @property
     def tokens(self) -> int:
@@ -81,9 +82,43 @@ def board(comparison: Comparison) -> Board:
                 judging,
             )
         )
+    ceilings = _gold_ceilings(comparison.runs, rows)
+    rows = [
+        replace(row, to_gold=round(ceilings[model] - row.mean, 6))
+        if (model := answering_model(run)) in ceilings and row.mean is not None
+        else row
+        for run, row in zip(comparison.runs, rows, strict=True)
+    ]
     rows.sort(key=lambda row: (-(row.mean or 0.0), row.spending.cost, row.tokens, row.letter))
     ranked = [replace(row, rank=rank) for rank, row in enumerate(rows, 1)]
     return Board(ranked, any(row.spending.cost > 0 for row in ranked))
+
+
+def answering_model(run: FinishedRun) -> str | None:
+    """The model that answers for a memory store or system run (`bm25:openai:gpt-4o-mini`'s
+    `openai:gpt-4o-mini`), or None for any other agent."""
+    from pytest_memorybench.agents.spec import parse_agent_spec
+    from pytest_memorybench.core.errors import UsageError
+
+    agent = run.info.get("agent")
+    try:
+        spec = parse_agent_spec(str(agent)) if agent else None
+    except UsageError:
+        return None
+    if spec is None or spec.kind not in ("store", "memory") or spec.model_spec is None:
+        return None
+    return spec.model_spec.text
+
+
+def _gold_ceilings(runs: Sequence[FinishedRun], rows: Sequence[BoardRow]) -> dict[str, float]:
+    """Each answering model's gold mean over the shared items, where a `gold` run of it is compared."""
+    ceilings = {}
+    for run, row in zip(runs, rows, strict=True):
+        agent = str(run.info.get("agent") or "")
+        model = answering_model(run)
+        if model is not None and agent.split(":", 1)[0].split("(", 1)[0] == "gold" and row.mean is not None:
+            ceilings[model] = row.mean
+    return ceilings
 
 
 def _item_latency(run: FinishedRun) -> tuple[float | None, float | None]:

@@ -209,6 +209,7 @@ def comparison_page(
             for order in comparison.judge_orders
         ],
         "judged": any(row.judging for row in ranked.rows),
+        "golds": any(row.to_gold is not None for row in ranked.rows),
         "losses": None
         if comparison.losses is None
         else {
@@ -258,6 +259,7 @@ def board_json(ranked: Board) -> list[dict[str, Any]]:
             "reply_p50_s": row.p50,
             "reply_p95_s": row.p95,
             "judging": row.judging,
+            "to_gold": row.to_gold,
         }
         for row in ranked.rows
     ]

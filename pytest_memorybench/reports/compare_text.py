@@ -85,6 +85,8 @@ def comparison_lines(comparison: Comparison) -> list[str]:
             + (f"{spend.ingest_text:>12}{spend.search_text:>20}{spend.context_text:>9}" if store else "")
         )
     for entry in sorted(board(comparison).rows, key=lambda entry: entry.letter):
+        if entry.to_gold is not None and entry.to_gold > 0:
+            lines.append(f"{entry.letter}: {entry.to_gold:.3f} below the gold store with its answering model")
         if entry.judging:
             lines.append(f"{entry.letter} judged: {entry.judging}")
     return lines

@@ -167,9 +167,15 @@ def comparison_markdown(comparison: Comparison) -> str:
             f" {spend.memory_text} | {latency} | ${spend.cost:.4f} | {per} |"
             + (f" {spend.ingest_text} | {spend.search_text} | {spend.context_text} |" if store else "")
         )
-    judged = [entry for entry in board(comparison).rows if entry.judging]
-    if judged:
-        lines += ["", *(f"- {entry.letter} judged: {_text(entry.judging)}" for entry in judged)]
+    ranked = board(comparison).rows
+    below = [entry for entry in ranked if entry.to_gold is not None and entry.to_gold > 0]
+    judged = [entry for entry in ranked if entry.judging]
+    lines += [""] if below or judged else []
+    lines += [
+        f"- {entry.letter}: {entry.to_gold:.3f} below the gold store with its answering model"
+        for entry in below
+    ]
+    lines += [f"- {entry.letter} judged: {_text(entry.judging)}" for entry in judged]
     lines += ["", *[f"- note: {_text(note)}" for note in comparison.notes]]
     return "\n".join(lines).rstrip() + "\n"
 

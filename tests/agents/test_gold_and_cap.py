@@ -115,9 +115,17 @@ def test_a_comparison_of_bm25_and_gold_sets_their_splits_side_by_side_with_paire
     compared = json.loads((out / "compare.json").read_text())["losses"]
     [pair] = compared["pairs"]
     bm25, gold = compared["runs"].values()
+    means = [
+        json.loads((pytester.path / name / "results.json").read_text())["totals"]["mean"]
+        for name in ("bm25", "gold")
+    ]
+    bm25_gap = means[1] - means[0]
     assert gold["counts"]["not_retrieved"] == 0 < bm25["counts"]["not_retrieved"]
     assert pair["differences"]["not_retrieved"] < 0 and 0 < pair["p"]["not_retrieved"] <= 1
-    assert "| where answers were lost | A | B |" in (out / "c.md").read_text()
+    markdown = (out / "c.md").read_text()
+    assert "| where answers were lost | A | B |" in markdown
+    board = json.loads((out / "compare.json").read_text())["board"]
+    assert {row["run"]: row["to_gold"] for row in board} == {"A": pytest.approx(bm25_gap, abs=1e-6), "B": 0.0}
     page = (out / "compare.html").read_text()
     assert (
         "Where the answers were lost" in page
