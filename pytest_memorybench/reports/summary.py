@@ -16,7 +16,7 @@ from typing import Any
 
 from pytest_memorybench.reports.judging import judging_lines
 from pytest_memorybench.reports.table import table_rows
-from pytest_memorybench.results.losses import split_text
+from pytest_memorybench.results.losses import split_compact, split_text
 
 WIDTH = 79
 LABEL = 30
@@ -96,6 +96,7 @@ def _spending_lines(results: dict[str, Any]) -> list[str]:
     losses = split_text(totals.get("losses"))
     if losses:
         lines.append(losses)
+        lines += _category_losses(results)
     lines.append(
         f"judge {results['run']['judge']}: {totals['judge_calls']:,} calls, {totals['judge_cache_hits']:,}"
         f" cache hits, {totals['judge_tokens_in'] + totals['judge_tokens_out']:,} tokens,"
@@ -104,6 +105,22 @@ def _spending_lines(results: dict[str, Any]) -> list[str]:
     lines += judging_lines(totals.get("judging"))
     concurrency = concurrency_line(results["run"].get("concurrency"))
     return [*lines, concurrency] if concurrency else lines
+
+
+def _category_losses(results: dict[str, Any]) -> list[str]:
+    """Where each suite's (of several) and each category's answers were lost, a short line each."""
+    lines = []
+    suites = results.get("suites", {})
+    for name, suite in suites.items():
+        text = split_compact(suite.get("losses"))
+        if text and len(suites) > 1:
+            lines.append(f"  {name}: {text}")
+    for scenario in results.get("scenarios", {}).values():
+        for category, stats in (scenario.get("categories") or {}).items():
+            text = split_compact(stats.get("losses"))
+            if text:
+                lines.append(f"  · {category}: {text}")
+    return lines
 
 
 def recall_text(recall: dict[str, Any]) -> str:

@@ -92,3 +92,19 @@ def split_text(split: Mapping[str, Any] | None) -> str | None:
     if split["counts"]["no_evidence"]:
         line += f"; {split['counts']['no_evidence']:,} without labelled evidence"
     return line
+
+
+SHORT = {
+    "found_right": "found+right",
+    "found_wrong": "found+wrong",
+    "cut_from_prompt": "cut",
+    "not_retrieved": "not retrieved",
+    "right_without": "right without",
+}
+
+
+def split_compact(split: Mapping[str, Any] | None) -> str | None:
+    """The shares in a short line, for a category under the table: "found+right 6% · found+wrong 94% · …"."""
+    if not split or not split["labelled"]:
+        return None
+    return " · ".join(f"{SHORT[name]} {share:.0%}" for name, share in split["shares"].items())
