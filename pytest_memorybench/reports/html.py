@@ -216,9 +216,32 @@ def _metric_text(metrics: dict[str, Any]) -> str:
             parts.append(f"{name}: curve (chart above)")
         elif _grid(value):
             parts.append(f"{name}: see below")
+        elif isinstance(value, dict):
+            parts.append(f"{name}: " + ", ".join(f"{key} {_plain(inner)}" for key, inner in value.items()))
         else:
-            parts.append(f"{name}: {json.dumps(value, ensure_ascii=False)[:200]}")
+            parts.append(f"{name}: {_plain(value)}")
     return " · ".join(parts)
+
+
+def _plain(value: Any) -> str:
+    """A value as words and numbers, never a raw record: lists joined, numbers rounded."""
+    if isinstance(value, float):
+        return f"{value:.3f}"
+    if isinstance(value, (list, tuple)):
+        return ", ".join(_plain(item) for item in value)
+    if isinstance(value, dict):
+        return ", ".join(f"{key} {_plain(inner)}" for key, inner in value.items())
+    return str(value)
+
+
+def _cell(value: Any) -> Any:
+    """A grid's cell: a number, an interval ([low, high]: LoCoMo's Wilson bounds) as text, or
+    anything else as it is (and the grid refused)."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, list) and len(value) == 2 and all(isinstance(v, (int, float)) for v in value):
+        return f"[{value[0]:.2f}, {value[1]:.2f}]"
+    return value
 
 
 def _grid(value: Any) -> dict[str, Any] | None:
@@ -227,12 +250,8 @@ def _grid(value: Any) -> dict[str, Any] | None:
         return None
     names = [str(name) for name in value]
     columns = list(dict.fromkeys(str(column) for row in value.values() for column in row))
-    cells = [[row.get(column) for column in columns] for row in value.values()]
-    if not all(
-        cell is None or isinstance(cell, (int, float)) and not isinstance(cell, bool)
-        for line in cells
-        for cell in line
-    ):
+    cells = [[_cell(row.get(column)) for column in columns] for row in value.values()]
+    if not all(cell is None or isinstance(cell, (int, float, str)) for line in cells for cell in line):
         return None
     if len(columns) > len(names):  # long side down: a page has more room for rows than columns
         names, columns, cells = columns, names, [list(line) for line in zip(*cells, strict=False)]
@@ -326,7 +345,11 @@ def _elapsed(delta: timedelta) -> str:
     return f"{hours} h {minutes} min" if hours else f"{minutes} min"
 
 
-def _fmt(value: float | None) -> str:
+def _fmt(value: float | str | None) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, int) and not isinstance(value, bool):
+        return f"{value:,}"
     return "-" if value is None else f"{value:.3f}"
 
 

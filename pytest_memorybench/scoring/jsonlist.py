@@ -60,7 +60,7 @@ def _repair_once(content: str, error: json.JSONDecodeError) -> str:
         if pos == 0:  # leading prose: start at the first bracket or brace
             starts = [i for i in (content.find("["), content.find("{")) if i > 0]
             if not starts:
-                raise ValueError("no '[' or '{' to start from")
+                raise ValueError("no opening bracket or brace to start from")
             return content[min(starts) :]
         if rest.startswith("//"):
             return _drop_line(content, content.index("//", pos))

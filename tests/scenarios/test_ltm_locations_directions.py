@@ -179,7 +179,7 @@ def test_invalid_routes_give_the_raw_and_structured_text_as_reasons() -> None:
     # the offline judge leaves a place it does not know blank; an LLM judge copies its name
     assert result.reasons[0] == "invalid route: leg 1: destination '' is not a known place"
     assert result.reasons[1] == f"original reply: {reply!r}"
-    assert result.reasons[2].startswith('structured route: [{"origin": "Clock Tower", "kilometers": 1')
+    assert result.reasons[2].startswith("structured route: Clock Tower 1 km")
     assert result.reasons[-1] == "judge local"
 
 

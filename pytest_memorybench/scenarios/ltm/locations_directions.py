@@ -28,7 +28,6 @@ offline judge reads exactly (tests check it for every generated route).
 
 from __future__ import annotations
 
-import json
 import random
 import re
 from collections.abc import Mapping, Sequence
@@ -196,7 +195,10 @@ def score_route(expected: Mapping[str, Any], reply: str, verdict: JudgeVerdict, 
     if not verdict.ok:
         return Score(0.0, (f"the judge could not structure the route: {verdict.error}", raw))
     hops = list((verdict.data or {}).get("hops", []))
-    structured = f"structured route: {json.dumps(hops, ensure_ascii=False)}"
+    structured = "structured route: " + "; ".join(
+        f"{hop.get('origin')} {hop.get('kilometers')} km {hop.get('direction')} to {hop.get('destination')}"
+        for hop in hops
+    )
     if not hops:
         return Score(0.0, ("the reply gives no route", raw, structured))
     known = {str(place).casefold(): str(place) for place in expected["places"]}
