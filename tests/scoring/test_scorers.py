@@ -112,7 +112,7 @@ def test_parse_lenient_json(text: str, parsed: object) -> None:
 @pytest.mark.parametrize(
     ("text", "why"),
     [
-        ("I don't remember any names.", "no '\\[' or '\\{'"),
+        ("I don't remember any names.", "no opening bracket or brace"),
         ("[Anna, Ben]", "Unterminated string"),
         # Five repairs are needed (prose, comment, ellipsis, trailing comma, trailing data) and
         # a short text gets five steps, so this one is given up, as goodai-ltm gives it up.
