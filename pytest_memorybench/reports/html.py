@@ -345,10 +345,11 @@ def _elapsed(delta: timedelta) -> str:
     return f"{hours} h {minutes} min" if hours else f"{minutes} min"
 
 
-def _fmt(value: float | str | None) -> str:
+def _fmt(value: int | float | str | None) -> str:
+    """A number as the tables print it (whole numbers as counts), or text as it is."""
     if isinstance(value, str):
         return value
-    if isinstance(value, int) and not isinstance(value, bool):
+    if isinstance(value, int):
         return f"{value:,}"
     return "-" if value is None else f"{value:.3f}"
 

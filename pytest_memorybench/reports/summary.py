@@ -9,7 +9,6 @@ failed) gets an `err` column, narrowing the names, and says how to retry them on
 
 from __future__ import annotations
 
-import textwrap
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -21,9 +20,6 @@ from pytest_memorybench.results.losses import split_compact, split_text
 WIDTH = 79
 LABEL = 30
 ERRORS_LABEL = 25  # with the err column: the names give it room
-HEADER = (
-    f"{'suite / scenario':<{LABEL}}{'mean':>6}{'95% CI':>13}{'passed':>8}{'tokens':>7}{'secs':>7}{'cost':>8}"
-)
 
 
 def summary_lines(
@@ -48,10 +44,14 @@ def _table_lines(results: dict[str, Any]) -> list[str]:
     """Suites, scenarios and categories with their means, intervals and costs, then the total."""
     totals = results["totals"]
     errors = totals.get("errors", 0)
-    table = _Table(errors > 0)
+    rows = list(table_rows(results))
+    widest = max(
+        [len(f"{row.passed}/{row.scored}") for row in rows] + [len(f"{totals['passed']}/{totals['max']}")]
+    )
+    table = _Table(errors > 0, widest)
     lines = [table.header()]
     indent = {"suite": "", "scenario": "  ", "category": "    · "}
-    for row in table_rows(results):
+    for row in rows:
         lines.extend(
             table.row(
                 indent[row.level] + row.label,
@@ -245,42 +245,46 @@ def errors_line(totals: dict[str, Any], folder: str) -> str:
 
 
 def metric_lines(metrics: dict[str, Any] | None, indent: int) -> list[str]:
-    """A scenario's own metrics: scalars as `name value`, curves by their size (drawn in the HTML)."""
+    """A scenario's own metrics, a line each with the values aligned: scalars as they are, curves by
+    their size (drawn in the HTML); records (a table of intervals) are left to the report."""
     if not metrics:
         return []
-    parts = []
+    parts: list[tuple[str, str]] = []
     for name, value in metrics.items():
         if isinstance(value, bool) or not isinstance(value, (int, float, str, dict)):
             continue
         if isinstance(value, dict):
             if isinstance(value.get("curve"), list):
-                parts.append(f"{name}: curve of {len(value['curve'])} points (report.html)")
+                parts.append((name, f"curve of {len(value['curve'])} points (report.html)"))
         elif isinstance(value, float):
-            parts.append(f"{name} {value:.3f}")
+            parts.append((name, f"{value:.3f}"))
         else:
-            parts.append(f"{name} {value}")
-    text = " · ".join(parts)
-    return (
-        textwrap.wrap(text, WIDTH, initial_indent=" " * indent, subsequent_indent=" " * indent)
-        if text
-        else []
-    )
+            parts.append((name, str(value)))
+    width = max((len(name) for name, _ in parts), default=0)
+    return [f"{' ' * indent}{name:<{width}}  {value}" for name, value in parts]
 
 
 class _Table:
-    """The columns; `err` (items with no score) only in a run that has some."""
+    """The columns, each a space apart from the next whatever the counts; `err` (items with no
+    score) only in a run that has some, and `passed` as wide as its widest count."""
 
-    def __init__(self, with_errors: bool) -> None:
+    def __init__(self, with_errors: bool, passed_width: int = 7) -> None:
         self.with_errors = with_errors
         self.label = ERRORS_LABEL if with_errors else LABEL
+        self.passed = max(passed_width, 7)
+
+    def _columns(
+        self, mean: str, ci: str, passed: str, errors: str, tokens: str, seconds: str, cost: str
+    ) -> str:
+        fields = [(mean, 5), (ci, 12), (passed, self.passed)]  # each a space, then right-aligned
+        if self.with_errors:
+            fields.append((errors, 4))
+        fields += [(tokens, 6), (seconds, 6), (cost, 7)]
+        return "".join(f" {text:>{width}}" for text, width in fields)
 
     def header(self) -> str:
-        if not self.with_errors:
-            return HEADER
-        return (
-            f"{'suite / scenario':<{self.label}}{'mean':>6}{'95% CI':>13}{'passed':>8}{'err':>5}"
-            f"{'tokens':>7}{'secs':>7}{'cost':>8}"
-        )
+        columns = self._columns("mean", "95% CI", "passed", "err", "tokens", "secs", "cost")
+        return f"{'suite / scenario':<{self.label}}{columns}"
 
     def row(
         self,
@@ -294,12 +298,14 @@ class _Table:
         cost: float,
     ) -> list[str]:
         """One row; a label too long for its column gets a line of its own, so names are never cut."""
-        mean_text = f"{mean:.3f}" if mean is not None else "-"
-        ci_text = f"[{ci[0]:.2f}, {ci[1]:.2f}]" if ci else "-"
-        error_text = f"{errors or '-':>5}" if self.with_errors else ""
-        numbers = (
-            f"{mean_text:>6}{ci_text:>13}{passed:>8}{error_text}{compact_count(tokens):>7}{_seconds(seconds):>7}"
-            f"{_money(cost):>8}"
+        numbers = self._columns(
+            f"{mean:.3f}" if mean is not None else "-",
+            f"[{ci[0]:.2f}, {ci[1]:.2f}]" if ci else "-",
+            passed,
+            str(errors or "-"),
+            compact_count(tokens),
+            _seconds(seconds),
+            _money(cost),
         )
         if len(label) > self.label - 1:
             return [label, " " * self.label + numbers]

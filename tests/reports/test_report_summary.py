@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_memorybench.reports.summary import HEADER, summary_lines
+from pytest_memorybench.reports.summary import _Table, summary_lines
 from pytest_memorybench.results.build import scenario_stats, suite_stats
 from tests.pytest_integration.test_plugin import colours_only  # noqa: F401  (autouse: a Colours-only ltm)
 from tests.support.runs import results_in
@@ -86,7 +86,18 @@ def test_the_table_has_suite_scenario_category_and_metric_rows_within_80_columns
     )
     table = lines[: lines.index(next(line for line in lines if line.startswith("agent:")))]
     assert all(len(line) <= 79 for line in table), [line for line in table if len(line) > 79]
-    assert lines[0] == HEADER and "95% CI" in HEADER and "cost" in HEADER
+    assert lines[0].split() == [
+        "suite",
+        "/",
+        "scenario",
+        "mean",
+        "95%",
+        "CI",
+        "passed",
+        "tokens",
+        "secs",
+        "cost",
+    ]
     rows = {line.split()[0] if not line.startswith("    ·") else line.split()[1]: line for line in table[1:]}
     assert rows["ltm"].split()[1:5] == ["0.667", "[0.33,", "1.00]", "2/3"]
     assert any(
@@ -97,7 +108,10 @@ def test_the_table_has_suite_scenario_category_and_metric_rows_within_80_columns
     assert table[at + 1].split()[:4] == ["0.500", "[0.00,", "1.00]", "1/3"], (
         "a long name gets its own line, uncut"
     )
-    assert table[at + 2] == "    recall@5 0.812 · capacity: curve of 2 points (report.html)"
+    assert table[at + 2 : at + 4] == [
+        "    recall@5  0.812",
+        "    capacity  curve of 2 points (report.html)",
+    ]  # a line each, the values aligned
     assert rows["abstention"].split()[2:4] == ["0.500", "[0.00,"] and "1/2" in rows["abstention"]
     assert rows["temporal_reasoning"].split()[2:5] == ["0.500", "-", "0/1"]
     total = next(line for line in table if line.startswith("total"))
@@ -152,7 +166,12 @@ def test_a_scenario_summarize_reaches_results_terminal_and_html(pytester: pytest
     result = pytester.runpytest_subprocess(*ISOLATED, "--agent=oracle", "--mb-output=run")
     result.assert_outcomes(passed=3)
     result.stdout.fnmatch_lines(
-        ["  colours*", "    recall@1 1.000 · items_seen 3 · capacity: curve of 3 points (report.html)"]
+        [
+            "  colours*",
+            "    recall@1    1.000",
+            "    items_seen  3",
+            "    capacity    curve of 3 points (report.html)",
+        ]
     )
     metrics = results_in(pytester.path / "run")["scenarios"]["ltm.colours"]["metrics"]
     assert metrics["recall@1"] == 1.0 and metrics["capacity"]["curve"] == [[1, 1.0], [2, 1.0], [3, 1.0]]
@@ -169,3 +188,30 @@ def test_a_summarize_that_raises_keeps_the_results(pytester: pytest.Pytester) ->
     metrics = results_in(pytester.path / "run")["scenarios"]["ltm.colours"]["metrics"]
     assert metrics == {"error": "ltm.colours.summarize: ZeroDivisionError: division by zero"}
     assert (Path(pytester.path) / "run" / "report.html").exists()
+
+
+@pytest.mark.parametrize(("passed", "scored"), [(250, 1986), (123_456, 654_321)])
+def test_columns_never_touch_at_four_and_six_digit_counts(passed: int, scored: int) -> None:
+    table = _Table(with_errors=True, passed_width=len(f"{passed}/{scored}"))
+    header = table.header()
+    [row] = table.row("locomo", 0.126, [0.11, 0.14], f"{passed}/{scored}", 12, 128_000, 44.5, 0.0)
+    assert row.split() == [
+        "locomo",
+        "0.126",
+        "[0.11,",
+        "0.14]",
+        f"{passed}/{scored}",
+        "12",
+        "128k",
+        "44.5",
+        "$0.0000",
+    ]
+    # every column right-aligned under its header, a space before it
+    for name, value in (
+        ("passed", f"{passed}/{scored}"),
+        ("err", "12"),
+        ("tokens", "128k"),
+        ("cost", "$0.0000"),
+    ):
+        end = row.index(f" {value} " if name != "cost" else f" {value}") + 1 + len(value)
+        assert header.index(f" {name}") + 1 + len(name) == end, (header, row)
