@@ -128,6 +128,8 @@ class ProbeSession:
             )
         self.stats.tokens = self.delivery.tokens or self.context.tokens or 0
         self.stats.error = self.error
+        if self.delivery.write_seconds:  # once for the context, not on each of its questions
+            self.stats.write_timing = timing_summary(self.delivery.write_seconds)
         if agent is not None and pending:
             await agent.take_stock()
         self.stats.time_replies(agent, replies_before, memory_before)
@@ -325,8 +327,6 @@ class ProbeSession:
             details["retrieve_seconds"] = [a.retrieve_seconds for a in answers]
         if answers and answers[-1].evidence is not None:
             details["evidence"] = answers[-1].evidence
-        if self.delivery.write_seconds:
-            details["write_seconds"] = timing_summary(self.delivery.write_seconds)
         return details
 
 

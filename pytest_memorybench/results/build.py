@@ -10,9 +10,11 @@ controller, where every worker's records are together.
 from __future__ import annotations
 
 import dataclasses
+import functools
+import inspect
 import json
 from collections import Counter, defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -119,7 +121,7 @@ def build_results(
         "totals": _totals(records, conversation_list, judging, run.seed),
         "conversations": conversation_list,
         "suites": suite_stats(records, run.seed),
-        "scenarios": scenario_stats(records, run.seed),
+        "scenarios": scenario_stats(records, run.seed, conversation_list),
         "items": records,
     }
 
@@ -311,7 +313,9 @@ def _judging(records: list[dict[str, Any]]) -> dict[str, Any]:
     return {"judging": figures} if figures is not None else {}
 
 
-def scenario_stats(records: list[dict[str, Any]], seed: int) -> dict[str, dict[str, Any]]:
+def scenario_stats(
+    records: list[dict[str, Any]], seed: int, conversations: Sequence[dict[str, Any]] = ()
+) -> dict[str, dict[str, Any]]:
     """Mean, interval and n per scenario; with `categories` and `metrics` when it has them."""
     scenarios = {}
     for name, group in _grouped(records, "scenario").items():
@@ -326,19 +330,24 @@ def scenario_stats(records: list[dict[str, Any]], seed: int) -> dict[str, dict[s
         recall = mean_recall(group)
         if recall is not None:
             stats["evidence_recall"] = recall
-        metrics = scenario_metrics(name, [record for record in group if record["score"] is not None])
+        scored = [record for record in group if record["score"] is not None]
+        metrics = scenario_metrics(name, scored, conversations)
         if metrics is not None:
             stats["metrics"] = metrics
         scenarios[name] = stats
     return scenarios
 
 
-def scenario_metrics(name: str, records: list[dict[str, Any]]) -> dict[str, Any] | None:
+def scenario_metrics(
+    name: str, records: list[dict[str, Any]], conversations: Sequence[dict[str, Any]] = ()
+) -> dict[str, Any] | None:
     """What the scenario's own `summarize(records)` reports, or None if it defines none.
 
     A benchmark family knows its metrics (recall@k, a capacity curve); the harness only asks.  A
-    summarize that raises or returns something results.json cannot hold becomes an `error`
-    metric: the session's results must still be written.
+    summarize that takes `conversations` is given the records of the conversations these items ran
+    in (what is measured once a conversation, as a probe context's delivery times).  A summarize
+    that raises or returns something results.json cannot hold becomes an `error` metric: the
+    session's results must still be written.
     """
     try:
         scenario = get_scenario(name)
@@ -347,6 +356,11 @@ def scenario_metrics(name: str, records: list[dict[str, Any]]) -> dict[str, Any]
     summarize = getattr(scenario, "summarize", None)
     if not callable(summarize):
         return None
+    if "conversations" in inspect.signature(summarize).parameters:
+        groups = {record.get("conversation") for record in records}
+        summarize = functools.partial(
+            summarize, conversations=[c for c in conversations if c.get("group") in groups]
+        )
     try:
         metrics = summarize(records)
         if not isinstance(metrics, dict):

@@ -80,6 +80,7 @@ class ConversationRecord(TypedDict):
     reply_timing: dict[str, Any] | None  # core.timings
     memory_usage: dict[str, UsageRecord] | None
     store: dict[str, Any] | None  # agents.stores.figures
+    write_timing: NotRequired[dict[str, Any] | None]  # a probe context's deliveries (core.timings)
     span_ratio: float | None
 
 

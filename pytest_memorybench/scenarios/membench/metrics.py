@@ -1,10 +1,11 @@
 """MemBench's four metrics over a scenario's items (§3.4): accuracy, recall@k, capacity, efficiency.
 
-`summarize(records)` is called on the controller with the results.json records of one scenario;
-it is a pure function of them.  Each record carries what it needs: its score (the answer after
-the whole trajectory), `details.scoring` (a verdict per ask, the evidence step ids and the texts
-each evidence step was told in), and the engine's `details` (`asks` with the tokens delivered
-before each, `retrieved` per ask, `read_seconds` per ask, `write_seconds` per trajectory).
+`summarize(records, conversations)` is called on the controller with the results.json records of
+one scenario and of the conversations they ran in; it is a pure function of them.  Each record
+carries what it needs: its score (the answer after the whole trajectory), `details.scoring` (a
+verdict per ask, the evidence step ids and the texts each evidence step was told in), and the
+engine's `details` (`asks` with the tokens delivered before each, `retrieved` per ask,
+`read_seconds` per ask); each conversation's record its trajectory's `write_timing`.
 
 Accuracy: the mean score by memory level, as the paper's Tables 3 and 4 report it (per question
 type, the scenario's categories already give Tables 10-12).
@@ -163,8 +164,9 @@ def _ms(seconds: float) -> float:
     return round(seconds * 1000, 3)
 
 
-def summarize(records: list[dict[str, Any]]) -> dict[str, Any]:
-    """The scenario's MemBench metrics (see the module docstring), JSON-ready."""
+def summarize(records: list[dict[str, Any]], conversations: Sequence[dict[str, Any]] = ()) -> dict[str, Any]:
+    """The scenario's MemBench metrics (see the module docstring), JSON-ready; write times from the
+    conversations' records (one delivery per context)."""
     scored = [r for r in records if "scoring" in r.get("details", {})]
     metrics: dict[str, Any] = {}
     for level in ("factual", "reflective"):
@@ -174,7 +176,7 @@ def summarize(records: list[dict[str, Any]]) -> dict[str, Any]:
     metrics.update(_recall(scored))
     if any(len(r["details"].get("asks", [])) > 1 for r in scored):
         metrics.update(_capacity(scored))
-    metrics.update(_efficiency(scored))
+    metrics.update(_efficiency(scored, conversations))
     return metrics
 
 
@@ -233,7 +235,7 @@ def _capacity(scored: list[dict[str, Any]]) -> dict[str, Any]:
     return metrics
 
 
-def _efficiency(scored: list[dict[str, Any]]) -> dict[str, Any]:
+def _efficiency(scored: list[dict[str, Any]], conversations: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """Read, retrieve and write times in milliseconds: mean and 95th percentile."""
     metrics: dict[str, Any] = {}
     for name, key in (("read", "read_seconds"), ("retrieve", "retrieve_seconds")):
@@ -241,8 +243,9 @@ def _efficiency(scored: list[dict[str, Any]]) -> dict[str, Any]:
         if times:
             metrics[f"{name} ms mean"] = _ms(sum(times) / len(times))
             metrics[f"{name} ms p95"] = _ms(_percentile(times, 0.95))
-    # One delivery per context, however many of its questions were asked.
-    writes = list(
+    # One delivery per context, however many of its questions were asked: in the conversation's
+    # record (older results: on each of its items).
+    writes = [c["write_timing"] for c in conversations if c.get("write_timing")] or list(
         {
             r.get("conversation", id(r)): r["details"]["write_seconds"]
             for r in scored
