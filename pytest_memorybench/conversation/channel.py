@@ -24,7 +24,14 @@ from pytest_memorybench.conversation.filler import FillerTask, Prefetch
 from pytest_memorybench.core.errors import AgentError
 from pytest_memorybench.core.records import Message, Usage
 from pytest_memorybench.core.tokens import TokenCounter, remember
-from pytest_memorybench.judges.base import JUDGE_ERROR, Judge, JudgeFailed, JudgeTask, JudgeVerdict
+from pytest_memorybench.judges.base import (
+    JUDGE_ERROR,
+    Judge,
+    JudgeFailed,
+    JudgeStats,
+    JudgeTask,
+    JudgeVerdict,
+)
 from pytest_memorybench.judges.panel import Ballot, ItemJudging, JudgePanel
 
 Source = Literal["test", "filler", "intro"]  # who is speaking to the agent
@@ -292,7 +299,11 @@ class LoggedJudge:
         self._judge = judge
         self._channel = channel
         self.name = judge.name
-        self.stats = judge.stats
+
+    @property
+    def stats(self) -> JudgeStats:
+        """The judge's figures now (a panel adds its jurors' up on each reading)."""
+        return self._judge.stats
 
     async def judge(self, task: JudgeTask) -> JudgeVerdict:
         """The verdict; JudgeFailed when the judge could not be asked (the test then has no score)."""
