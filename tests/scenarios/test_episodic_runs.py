@@ -198,7 +198,9 @@ def test_a_plugin_run_selects_by_marker_and_reports_the_papers_metrics(pytester:
     result = pytester.runpytest(*args, "--agent=null", f"--mb-output={run_dir}")
     outcomes = result.parseoutcomes()
     assert outcomes["passed"] > 10 and outcomes["failed"] > 10
-    result.stdout.fnmatch_lines(["*simple_recall * 0.333*", "*non_empty_mean * 0.000*"])  # printed in the summary
+    result.stdout.fnmatch_lines(
+        ["*simple_recall * 0.333*", "*non_empty_mean * 0.000*"]
+    )  # printed in the summary
     results = results_in(run_dir)
     metrics = results["scenarios"]["episodic.book"]["metrics"]
     assert (metrics["empty_answer_mean"], metrics["non_empty_mean"]) == (1.0, 0.0)
