@@ -216,8 +216,6 @@ def _metric_text(metrics: dict[str, Any]) -> str:
             parts.append(f"{name}: curve (chart above)")
         elif _grid(value):
             parts.append(f"{name}: see below")
-        elif isinstance(value, dict):
-            parts.append(f"{name}: " + ", ".join(f"{key} {_plain(inner)}" for key, inner in value.items()))
         else:
             parts.append(f"{name}: {_plain(value)}")
     return " · ".join(parts)

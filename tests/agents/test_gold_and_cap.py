@@ -142,11 +142,7 @@ def test_a_comparison_of_bm25_and_gold_sets_their_splits_side_by_side_with_paire
     try:
         browser.open((out / "compare.html").as_uri())
         browser.wait_for("document.body && document.body.dataset.questionsMs")
-        browser.evaluate(
-            """const select = document.getElementById("mb-q-loss");
-               select.value = "found_wrong";
-               select.dispatchEvent(new Event("change"));"""
-        )
+        browser.choose("mb-q-loss", "found_wrong")
         shown = browser.evaluate(
             "Array.from(document.querySelectorAll('.mb-q-item'), (row) => row.dataset.nodeid)"
         )
