@@ -11,7 +11,6 @@ whose script (templates/compare_questions.js) filters them and draws them a page
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from collections import defaultdict
@@ -20,11 +19,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from markupsafe import Markup
-
 from pytest_memorybench.core.errors import usage_error
 from pytest_memorybench.reports.compare import Comparison, keyed_items
 from pytest_memorybench.reports.compare_runs import FinishedRun, score_of
+from pytest_memorybench.reports.html import json_block
 from pytest_memorybench.reports.judging import item_judging_text, judges_disagree
 from pytest_memorybench.results.losses import loss_class
 from pytest_memorybench.results.schema import ItemRecord
@@ -157,7 +155,7 @@ def questions_view(rows: list[QuestionRow], runs: list[FinishedRun], folder: Pat
         "suites": sorted({row.suite for row in rows}),
         "scenarios": sorted({row.scenario for row in rows}),
         "categories": sorted({(row.scenario, row.category) for row in rows if row.category}),
-        "data": Markup(json.dumps(data, ensure_ascii=False, separators=(",", ":")).replace("<", "\\u003c")),
+        "data": json_block(data),
     }
 
 

@@ -9,8 +9,6 @@ runs or more.  `--mb-markdown FILE` (and `$GITHUB_STEP_SUMMARY`) get the Markdow
 
 from __future__ import annotations
 
-import base64
-import hashlib
 import json
 from collections.abc import Callable
 from datetime import datetime, timezone
@@ -34,7 +32,7 @@ from pytest_memorybench.reports.compare_svg import (
     span_curves,
 )
 from pytest_memorybench.reports.compare_text import comparison_lines, shown_lines
-from pytest_memorybench.reports.html import TEMPLATES, css, environment
+from pytest_memorybench.reports.html import css, environment, page_script
 from pytest_memorybench.reports.markdown import comparison_markdown, publish
 from pytest_memorybench.results.file import part
 
@@ -220,11 +218,11 @@ def comparison_page(
         "span": Markup(figures["span"]) if "span" in figures else None,
         "stores": any(spend.store for spend in comparison.spending),
     }
-    script = (TEMPLATES / "compare_questions.js").read_text(encoding="utf-8")
+    script, script_hash = page_script("compare_questions.js")
     return (
         environment()
         .get_template("compare.html.j2")
-        .render(view=view, css=css(), script=Markup(script), script_hash=_sha256(script))
+        .render(view=view, css=css(), script=script, script_hash=script_hash)
     )
 
 
@@ -263,11 +261,6 @@ def board_json(ranked: Board) -> list[dict[str, Any]]:
         }
         for row in ranked.rows
     ]
-
-
-def _sha256(script: str) -> str:
-    """The script's hash for the page's Content-Security-Policy: this script runs, no other."""
-    return base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode("ascii")
 
 
 def _run_view(run: FinishedRun, letter: str) -> dict[str, Any]:

@@ -3,15 +3,17 @@
 Agent replies, judge reasons, suite and scenario names are untrusted text: a reply containing
 `<script>` must show as those characters.  So the markup lives in Jinja templates with autoescape
 on, and Python only builds plain data for them; the one exception, SVG charts, is built by
-`svg.py`, which escapes its labels itself.  The standalone page also forbids scripts outright
-with a Content-Security-Policy, so even a templating mistake could not run anything.
+`svg.py`, which escapes its labels itself.  The standalone page's Content-Security-Policy lets
+its own script run (by hash) and no other, so even a templating mistake could not run anything;
+that script puts every text in with `textContent`.
 """
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
 from collections.abc import Mapping
-from datetime import datetime, timedelta
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -21,16 +23,16 @@ from markupsafe import Markup
 
 from pytest_memorybench.judges.identity import describe_identity, identity_of
 from pytest_memorybench.reports.agreement import agreement_rows, disagreements
-from pytest_memorybench.reports.judging import item_judging_text, judging_lines
+from pytest_memorybench.reports.judging import judging_lines
+from pytest_memorybench.reports.report_items import item_view, items_view
 from pytest_memorybench.reports.summary import compact_count
 from pytest_memorybench.reports.svg import line_chart, score_chart
 from pytest_memorybench.reports.table import table_rows
-from pytest_memorybench.reports.transcript import Entry, TranscriptTurn
+from pytest_memorybench.reports.transcript import Entry
+from pytest_memorybench.reports.words import excerpt, plain
 from pytest_memorybench.results.losses import split_text
 
 TEMPLATES = Path(__file__).parent / "templates"
-MAX_SHOWN = 20_000  # characters of one message or reply: a chapter shows whole, a runaway reply does not
-OPEN_FAILURES = 5  # with more failed items than this, the standalone page opens none of them
 
 
 @lru_cache(maxsize=1)
@@ -52,14 +54,6 @@ def _pval(value: float | None) -> str:
     if value is None:
         return "-"
     return "< 0.001" if value < 0.001 else f"{value:.3f}"
-
-
-def excerpt(text: Any) -> Any:
-    """A text as the report shows it: whole up to MAX_SHOWN characters, then cut, saying how much
-    was left out (the run folder's events.jsonl keeps it whole)."""
-    if not isinstance(text, str) or len(text) <= MAX_SHOWN:
-        return text
-    return f"{text[:MAX_SHOWN]} … [{len(text) - MAX_SHOWN:,} more characters in events.jsonl]"
 
 
 def css() -> Markup:
@@ -85,17 +79,11 @@ def report_page(
     gate: dict[str, Any] | None = None,
     facts: Mapping[str, str] | None = None,
 ) -> str:
-    """The standalone report.html: no script, no external resource, readable offline."""
+    """The standalone report.html: no external resource, readable offline, one script of our own
+    (the items' list) and no other."""
     view = summary_view(results, gate)
-    items = sorted(results["items"], key=lambda record: (record["passed"], record["nodeid"]))
-    failures = sum(not record["passed"] for record in items)
-    view["tests"] = [
-        {
-            **item_view(record, transcripts.get(record["nodeid"])),
-            "open": not record["passed"] and failures <= OPEN_FAILURES,
-        }
-        for record in items
-    ]
+    items = items_view(results["items"], transcripts)
+    view["item_list"] = {**items, "data": json_block(items["data"])}
     run = results["run"]
     view["span"] = (
         ", ".join(f"{name}={span}" for name, span in run.get("span", {}).items()) or "- (no interleaving)"
@@ -124,7 +112,24 @@ def report_page(
         "disagreements": disagreements(results["items"]),
         "skipped": run.get("rescore_skipped", []),
     }
-    return environment().get_template("report.html.j2").render(view=view, css=css())
+    script, script_hash = page_script("report_items.js")
+    return (
+        environment()
+        .get_template("report.html.j2")
+        .render(view=view, css=css(), script=script, script_hash=script_hash)
+    )
+
+
+def json_block(data: Any) -> Markup:
+    """Data for a page's `<script type="application/json">`: compact, and no `<` that could end it."""
+    return Markup(json.dumps(data, ensure_ascii=False, separators=(",", ":")).replace("<", "\\u003c"))
+
+
+def page_script(name: str) -> tuple[Markup, str]:
+    """A page's own script (the paged list, then the page's part), and its hash for the page's
+    Content-Security-Policy: this script runs, no other (an agent's reply that holds one stays text)."""
+    script = "\n".join((TEMPLATES / part).read_text(encoding="utf-8") for part in ("paged_list.js", name))
+    return Markup(script), base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode("ascii")
 
 
 # -- plain data for the templates ------------------------------------------------------------------
@@ -217,19 +222,8 @@ def _metric_text(metrics: dict[str, Any]) -> str:
         elif _grid(value):
             parts.append(f"{name}: see below")
         else:
-            parts.append(f"{name}: {_plain(value)}")
+            parts.append(f"{name}: {plain(value)}")
     return " · ".join(parts)
-
-
-def _plain(value: Any) -> str:
-    """A value as words and numbers, never a raw record: lists joined, numbers rounded."""
-    if isinstance(value, float):
-        return f"{value:.3f}"
-    if isinstance(value, (list, tuple)):
-        return ", ".join(_plain(item) for item in value)
-    if isinstance(value, dict):
-        return ", ".join(f"{key} {_plain(inner)}" for key, inner in value.items())
-    return str(value)
 
 
 def _cell(value: Any) -> Any:
@@ -257,90 +251,6 @@ def _grid(value: Any) -> dict[str, Any] | None:
         "columns": columns,
         "rows": [{"name": name, "cells": line} for name, line in zip(names, cells, strict=True)],
     }
-
-
-def item_view(record: dict[str, Any], transcript: list[Entry] | None) -> dict[str, Any]:
-    """What report.html shows of one item: its questions, answers, reasons and transcript."""
-    responses, expected = record.get("responses", []), record.get("expected", [])
-    qa = [
-        {
-            "question": question,
-            "expected": expected[index] if index < len(expected) else "",
-            "got": (responses[index] if index < len(responses) else "(no reply)") or "(empty reply)",
-        }
-        for index, question in enumerate(record.get("questions", []))
-    ]
-    details = record.get("details")
-    return {
-        **{
-            key: record.get(key)
-            for key in (
-                "nodeid",
-                "scenario",
-                "category",
-                "score",
-                "threshold",
-                "passed",
-                "reasons",
-                "error",
-                "error_kind",
-                "span_tokens",
-                "span_target",
-                "span_overrun",
-                "skills",
-            )
-        },
-        "qa": qa,
-        "judging": item_judging_text(record.get("judging")),
-        "anchor": item_anchor(str(record.get("nodeid"))),
-        "details": json.dumps(details, indent=2, ensure_ascii=False, default=str) if details else "",
-        "transcript": None if transcript is None else _transcript_view(transcript),
-        "open": False,
-    }
-
-
-def item_anchor(nodeid: str) -> str:
-    """The id of an item's entry in report.html, which a comparison links to (`report.html#item-…`)."""
-    return "item-" + "_".join(nodeid.split())
-
-
-def _transcript_view(transcript: list[Entry]) -> list[dict[str, Any]]:
-    """Entries as template data; turns carry `when`: the simulated date, then time since the first turn.
-
-    Elapsed simulated time is what a memory test is about (Jokes asks what was said 3 hours ago);
-    full ISO stamps on every line would bury it.
-    """
-    first: datetime | None = None
-    entries = []
-    for entry in transcript:
-        data = entry.to_json()
-        if isinstance(entry, TranscriptTurn):
-            moment = _parse_time(entry.time)
-            if moment is not None and first is None:
-                first = moment
-                data["when"] = moment.strftime("%Y-%m-%d %H:%M")
-            elif moment is not None and first is not None:
-                data["when"] = "+" + _elapsed(moment - first)
-            else:
-                data["when"] = ""
-        entries.append(data)
-    return entries
-
-
-def _parse_time(text: str | None) -> datetime | None:
-    try:
-        return datetime.fromisoformat(text) if text else None
-    except ValueError:
-        return None
-
-
-def _elapsed(delta: timedelta) -> str:
-    minutes = int(delta.total_seconds() // 60)
-    days, minutes = divmod(minutes, 24 * 60)
-    hours, minutes = divmod(minutes, 60)
-    if days:
-        return f"{days} d {hours} h {minutes} min"
-    return f"{hours} h {minutes} min" if hours else f"{minutes} min"
 
 
 def _fmt(value: int | float | str | None) -> str:

@@ -14,14 +14,16 @@ import subprocess
 import sys
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote, urlsplit
+from urllib.parse import unquote, urljoin, urlsplit
 
 import pytest
 
+from pytest_memorybench.reports.report_items import item_anchor
 from tests.reports.test_browser_report import CHROMIUM
+from tests.reports.test_report_words import RAW
 from tests.support.cdp import Browser
 from tests.support.paths import REFERENCE
-from tests.support.runs import results_in
+from tests.support.runs import report_items, results_in
 
 LOCOMO = REFERENCE / "locomo" / "locomo10.json"
 AGENTS = ("recall", "recent-memory", "null", "oracle")  # A and B retrieve; C and D are the floor and ceiling
@@ -125,6 +127,71 @@ def test_a_reader_filters_finds_a_question_and_reads_both_runs(board: Path, tmp_
         )
         target = urlsplit(card["link"])
         report = (board / "cmp" / target.path).resolve()
-        anchor = unquote(target.fragment)
-        assert report.is_file() and f'id="{anchor}"' in report.read_text(), "the link opens its transcript"
+        anchors = {entry["anchor"] for entry in report_items(report.parent)}
+        assert report.is_file() and unquote(target.fragment) in anchors, (
+            "the link names an item of its report"
+        )
     assert cards[2]["memories"] == [], "null retrieves nothing"
+
+    browser = Browser(CHROMIUM, tmp_path / "profile-link")  # type: ignore[arg-type]
+    try:  # the link, followed: its report draws that item, open, wherever it is in the list
+        browser.open(urljoin((board / "cmp" / "compare.html").as_uri(), cards[0]["link"]))
+        browser.wait_for("document.body && document.body.dataset.itemsMs")
+        opened = browser.evaluate(
+            "(() => { const item = document.getElementById(decodeURIComponent(location.hash.slice(1)));"
+            " return item && item.open && item.innerText; })()"
+        )
+    finally:
+        browser.close()
+    assert opened and chosen["nodeid"] in opened and chosen["questions"][0] in opened
+
+
+def test_a_reader_narrows_the_whole_locomo_report_to_a_category_and_a_word(
+    board: Path, tmp_path: Path
+) -> None:
+    """report.html of a whole LoCoMo run (1,986 items): small, drawn a page at a time, no raw record
+    in what a reader sees, and its filters find a category's items and one question by its words."""
+    folder = board / "runs" / "recall"
+    recall = items(folder)
+    multi_hop = [item for item in recall.values() if item["category"] == "multi_hop"]
+    chosen = multi_hop[len(multi_hop) // 2]
+    words = " ".join(chosen["questions"][0].split()[:6])
+    count = "document.getElementById('mb-i-count').textContent"
+
+    browser = Browser(CHROMIUM, tmp_path / "profile")  # type: ignore[arg-type]
+    try:
+        browser.open((folder / "report.html").as_uri())
+        loaded_ms = int(browser.wait_for("document.body && document.body.dataset.itemsMs"))
+        shown = browser.evaluate(count)
+        opened = "document.querySelectorAll('#mb-i-list details').forEach((box) => { box.open = true; })"
+        browser.evaluate(opened)  # each item draws its body when first opened, then its details open too
+        browser.wait_for("document.querySelectorAll('#mb-i-list .mb-item-head').length === 50")
+        browser.evaluate(opened)
+        visible = browser.evaluate("document.body.innerText")
+        browser.choose("mb-i-scenario", f"{chosen['scenario']}\n{chosen['category']}")
+        narrowed = browser.evaluate(count)
+        browser.choose("mb-i-outcome", "failed")
+        failed = browser.evaluate(count)
+        browser.choose("mb-i-outcome", "")
+        browser.evaluate(
+            f"""{{ const box = document.getElementById("mb-i-search");
+                 box.value = {json.dumps(words)};
+                 box.dispatchEvent(new Event("input")); }}"""
+        )
+        browser.wait_for(f"!({count}).includes('{len(multi_hop):,} of')")
+        found = browser.evaluate(
+            "Array.from(document.querySelectorAll('#mb-i-list .mb-item'), (item) => item.id)"
+        )
+    finally:
+        browser.close()
+
+    size = (folder / "report.html").stat().st_size
+    print(f"\nreport.html of a whole LoCoMo run: {size / 1e6:.1f} MB, first items after {loaded_ms} ms")
+    assert size <= 3_000_000
+    assert shown == "1,986 of 1,986 items, the first 50 shown"
+    assert RAW.search(visible) is None, "no raw record on the page, items opened"
+    assert "asked after" in visible and "memories returned, best first" in visible
+    assert narrowed.startswith(f"{len(multi_hop):,} of 1,986 items")
+    failures = sum(not item["passed"] for item in multi_hop)
+    assert failed.startswith(f"{failures:,} of 1,986 items")
+    assert item_anchor(chosen["nodeid"]) in found and len(found) <= 3, "one question found by its words"

@@ -40,20 +40,26 @@ class Dom(HTMLParser):
     def __init__(self, markup: str) -> None:
         super().__init__()
         self.attributes: list[tuple[str, str, str | None]] = []
-        self.scripts: list[str] = []
+        self.scripts: list[tuple[str | None, str]] = []  # each script's id and body
         self.text: list[str] = []
-        self._in_script = False
+        self._script: str | None | bool = False  # the open script's id (None: no id), False outside one
         self.feed(markup)
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         self.attributes.extend((tag, name, value) for name, value in attrs)
-        self._in_script = tag == "script"
+        if tag == "script":
+            self._script = dict(attrs).get("id")
+            self.scripts.append((self._script, ""))
 
     def handle_endtag(self, tag: str) -> None:
-        self._in_script = False
+        self._script = False
 
     def handle_data(self, data: str) -> None:
-        (self.scripts if self._in_script else self.text).append(data)
+        if self._script is False:
+            self.text.append(data)
+        else:
+            name, body = self.scripts[-1]
+            self.scripts[-1] = (name, body + data)
 
 
 def chromium(profile: Path, *arguments: str) -> str:
@@ -86,7 +92,8 @@ def test_a_hostile_reply_is_shown_as_text_and_runs_nothing(
     dom = Dom(chromium(tmp_path / "profile", "--virtual-time-budget=5000", "--dump-dom", url))
     assert not [a for a in dom.attributes if a[1] == "data-pwned"], "an injected script ran"
     assert not [a for a in dom.attributes if a[1] == "onerror"], "an injected element exists"
-    assert not any("data-pwned" in script for script in dom.scripts), "an injected script element exists"
+    injected = [body for name, body in dom.scripts if name != "mb-i-data" and "data-pwned" in body]
+    assert not injected, "an injected script element exists (the items' data holds the reply as data)"
     text = "".join(dom.text)
     assert HOSTILE in text, "the reply is on the page, as the characters the agent sent"
     assert "ltm::colours[rep1]" in text and "transcript of this test" in text

@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from pytest_memorybench.reports.html import item_fragment, report_page, summary_fragment
+from pytest_memorybench.reports.html import item_fragment, page_script, report_page, summary_fragment
 from pytest_memorybench.reports.transcript import EventIndex, Gap, TranscriptTurn
 from tests.pytest_integration.test_plugin import colours_only  # noqa: F401  (autouse: a Colours-only ltm)
+from tests.support.runs import report_items
 
 ISOLATED = ("--memorybench", "--span=isolated", "-p", "no:cacheprovider")
 HOSTILE = (
@@ -89,10 +90,11 @@ def test_an_item_fragment_shows_every_text_as_text() -> None:
     ]
     fragment = item_fragment(hostile_record(), transcript)
     text = "".join(assert_inert(fragment).text)
-    assert text.count(HOSTILE) == 4, "the answer, twice in the transcript, and in the reason"
-    assert '"retrieved": [' in text and "data-pwned" in text.split('"retrieved"')[1], (
-        "the details, as JSON text"
+    assert text.count(HOSTILE) == 5, "the answer, twice in the transcript, in the reason and the details"
+    assert "retrieved" in text and "data-pwned" in text.split("retrieved")[1], (
+        "the details, their texts as text"
     )
+    assert '"retrieved"' not in text and "{" not in text.split("retrieved")[0], "words, not a record"
     assert "<u>Red</u>" in text and "What <i>colour</i>?" in text and "<b>cat</b>" in text
     assert "5 exchanges (3 filler, 2 of other tests), 900 tokens" in text
     assert "2026-01-01 10:00" in text and "+3 h 5 min" in text, "the first time, then time since"
@@ -150,6 +152,18 @@ def results_with_hostile_names() -> dict:
     }
 
 
+def without_own_scripts(page: str) -> str:
+    """report.html without its two scripts, checked to be its own: the items' data, which holds no
+    `<` that could end it, and report_items.js, whose hash is the only one its policy lets run."""
+    script, script_hash = page_script("report_items.js")
+    data = re.search(r'<script type="application/json" id="mb-i-data">(.*?)</script>', page, re.S)
+    assert data is not None and "<" not in data.group(1), "the data block cannot end early"
+    assert f"script-src 'sha256-{script_hash}'" in page
+    page = page.replace(data.group(0), "", 1)
+    assert page.count(f"<script>{script}</script>") == 1
+    return page.replace(f"<script>{script}</script>", "", 1)
+
+
 def test_the_standalone_page_runs_nothing_and_loads_nothing() -> None:
     gate = {
         "passed": False,
@@ -160,7 +174,7 @@ def test_the_standalone_page_runs_nothing_and_loads_nothing() -> None:
         "rows": [],
     }
     page = report_page(results_with_hostile_names(), {"ltm::colours[rep1]": None}, gate)
-    parsed = assert_inert(page)
+    parsed = assert_inert(without_own_scripts(page))
     assert "Content-Security-Policy" in page and "default-src 'none'" in page
     assert not re.search(r"""(src|href)=["']?(https?:)?//""", page), "no external resource"
     assert parsed.tags.count("svg") == 2, "the suite's chart and the metric's curve"
@@ -272,10 +286,10 @@ def test_pytest_html_gets_a_score_column_a_summary_and_escaped_extras(pytester: 
         text = "".join(assert_inert(extra["content"]).text)
         assert text.count(HOSTILE) == 5, "the answer, and the four replies of the transcript"
         assert "My favourite colour" in text or "favourite colour" in text
-    standalone = (pytester.path / "run" / "report.html").read_text()
-    assert "".join(assert_inert(standalone).text).count(HOSTILE) == 5 * 3, (
-        "every reply of the 3 tests, as text"
-    )
+    standalone = report_items(pytester.path / "run")
+    replies = [qa[2] for item in standalone for qa in item["qa"]]
+    replies += [entry[1] for item in standalone for entry in item["transcript"] if not isinstance(entry, str)]
+    assert replies.count(HOSTILE) == 5 * 3, "every reply of the 3 tests, as the data the page's script shows"
 
 
 def test_a_curve_of_scores_keeps_the_whole_scale_and_short_tick_labels() -> None:
@@ -285,3 +299,35 @@ def test_a_curve_of_scores_keeps_the_whole_scale_and_short_tick_labels() -> None
     assert labels == ["capacity", "0", "1", "10k", "52k"], "y from 0 to 1, not to the curve's 0.4"
     labels = re.findall(r">([^<]+)</text>", line_chart([[0, 3.0], [5, 12.0]], title="counts"))
     assert labels == ["counts", "0", "12", "0", "5"], "other values keep their own range"
+
+
+def test_the_pages_script_names_the_items_fields_as_the_data_packs_them() -> None:
+    from pytest_memorybench.reports.html import TEMPLATES
+    from pytest_memorybench.reports.report_items import ITEM_FIELDS
+
+    script = (TEMPLATES / "report_items.js").read_text(encoding="utf-8")
+    named = dict(re.findall(r"\b([A-Z_]+) = (\d+)\b", script))
+    assert {name: int(at) for name, at in named.items()} == {
+        field.upper(): at for at, field in enumerate(ITEM_FIELDS)
+    }
+
+
+def test_an_item_asked_after_the_conversation_says_so_and_its_details_are_words() -> None:
+    record = {
+        **hostile_record(),
+        "details": {
+            "context_tokens": 16130,
+            "asks": [{"turns": 419, "tokens": 16130}],
+            "evidence": {
+                "k": 10,
+                "returned": 2,
+                "recall": 0.5,
+                "memories": ["Rex is my dog.", "I live in Oslo."],
+            },
+        },
+    }
+    text = "".join(assert_inert(item_fragment(record, None)).text)
+    assert "asked after 419 turns (16k tokens) of the conversation, on a copy of the memory" in text
+    assert "context tokens16,130" in text and "asksturns 419, tokens 16,130" in text
+    assert "evidencek 10, returned 2, recall 0.500" in text
+    assert "evidence: memories returned, best firstRex is my dog.I live in Oslo." in text

@@ -93,9 +93,9 @@ class Browser:
     def choose(self, select_id: str, value: str) -> None:
         """Pick `value` in the page's <select id=select_id>, as a reader would (its change event fires)."""
         self.evaluate(
-            f"""const select = document.getElementById({json.dumps(select_id)});
-                select.value = {json.dumps(value)};
-                select.dispatchEvent(new Event("change"));"""
+            f"""{{ const select = document.getElementById({json.dumps(select_id)});
+                 select.value = {json.dumps(value)};
+                 select.dispatchEvent(new Event("change")); }}"""
         )
 
     def close(self) -> None:

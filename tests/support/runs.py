@@ -12,12 +12,14 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from pytest_memorybench.conversation.event_schema import validate_event
 from pytest_memorybench.core.readers import reading
 from pytest_memorybench.core.records import TestOutcome
+from pytest_memorybench.reports.report_items import ITEM_FIELDS
 from pytest_memorybench.results.file import read_results
 from pytest_memorybench.results.schema import ResultsRecord, validate
 from pytest_memorybench.runner.context import open_run
@@ -38,6 +40,32 @@ def results_in(folder: Path | str) -> ResultsRecord:
     path = path / "results.json" if path.is_dir() else path
     with reading(str(path), "a run's tests read only what it wrote"):
         return validate(read_results(path))
+
+
+def report_items(folder: Path | str) -> list[dict[str, Any]]:
+    """The items report.html of run folder `folder` holds (its script draws them), each as a record
+    of ITEM_FIELDS with its texts looked up: what a reader can open on the page."""
+    page = (Path(folder) / "report.html").read_text(encoding="utf-8")
+    block = page.split('<script type="application/json" id="mb-i-data">', 1)[1].split("</script>", 1)[0]
+    data = json.loads(block)
+    texts = data["texts"]
+    items = []
+    for packed in data["items"]:
+        item = dict(zip(ITEM_FIELDS, packed, strict=True))
+        item["transcript_title"] = texts[item["transcript_title"]]
+        item["details"] = [
+            [label, [texts[at] for at in value] if isinstance(value, list) else value]
+            for label, value in item["details"]
+        ]
+        if item["transcript"] is not None:
+            item["transcript"] = [
+                entry
+                if isinstance(entry, str)
+                else [texts[entry[0]], None if entry[1] is None else texts[entry[1]], *entry[2:]]
+                for entry in item["transcript"]
+            ]
+        items.append(item)
+    return items
 
 
 def check_events(folder: Path) -> None:

@@ -1,50 +1,25 @@
-// compare.html's side-by-side questions: filters, a text search, and rows rendered a page at a time.
+// compare.html's side-by-side questions: filters, a text search, and rows rendered a page at a time
+// (by paged_list.js, which comes first in the page's script).
 // Every text from the runs goes in with textContent, never as markup: an agent's reply cannot
 // become part of the page.  The page's Content-Security-Policy lets this script run and no other.
 "use strict";
 (function () {
-  const PAGE = 50;
   const data = JSON.parse(document.getElementById("mb-q-data").textContent);
-  const list = document.getElementById("mb-q-list");
-  const count = document.getElementById("mb-q-count");
-  const more = document.getElementById("mb-q-more");
-  const suite = document.getElementById("mb-q-suite");
-  const scenario = document.getElementById("mb-q-scenario");
   const outcome = document.getElementById("mb-q-outcome");
   const loss = document.getElementById("mb-q-loss");
-  const search = document.getElementById("mb-q-search");
   const verdicts = Array.from(document.querySelectorAll(".mb-q-verdict"));
   // an item: [nodeid, suite, scenario, category, questions, expected, answers]
   // an answer: [score, passed, responses, reasons, recall, memory indices, judging, judges disagree,
   //             where it was lost]
   const NODEID = 0, SUITE = 1, SCENARIO = 2, CATEGORY = 3, QUESTIONS = 4, EXPECTED = 5, ANSWERS = 6;
-  const haystacks = new Map();
-  let matching = [];
-  let shown = 0;
+  const node = mbNode;
 
-  function node(tag, className, text) {
-    const element = document.createElement(tag);
-    if (className) element.className = className;
-    if (text !== undefined && text !== null) element.textContent = String(text);
-    return element;
+  function text(item) {
+    const answers = item[ANSWERS].map((answer) => answer[2].join(" "));
+    return [item[NODEID], ...item[QUESTIONS], ...item[EXPECTED], ...answers].join("\n");
   }
 
-  function haystack(item) {
-    let text = haystacks.get(item);
-    if (text === undefined) {
-      const answers = item[ANSWERS].map((answer) => answer[2].join(" "));
-      text = [item[NODEID], ...item[QUESTIONS], ...item[EXPECTED], ...answers].join("\n").toLowerCase();
-      haystacks.set(item, text);
-    }
-    return text;
-  }
-
-  function matches(item, words) {
-    if (suite.value && item[SUITE] !== suite.value) return false;
-    if (scenario.value) {
-      const [name, category] = scenario.value.split("\n");
-      if (item[SCENARIO] !== name || (category !== undefined && item[CATEGORY] !== category)) return false;
-    }
+  function matches(item) {
     const passed = item[ANSWERS].map((answer) => answer[1] === 1);
     if (outcome.value === "disagree" && passed.every((value) => value === passed[0])) return false;
     if (outcome.value === "all right" && !passed.every(Boolean)) return false;
@@ -54,7 +29,7 @@
     for (const select of verdicts) {
       if (select.value && passed[Number(select.dataset.run)] !== (select.value === "right")) return false;
     }
-    return words.every((word) => haystack(item).includes(word));
+    return true;
   }
 
   function chips(item) {
@@ -128,32 +103,15 @@
     return details;
   }
 
-  function showMore() {
-    const fragment = document.createDocumentFragment();
-    matching.slice(shown, shown + PAGE).forEach((item) => fragment.append(row(item)));
-    list.append(fragment);
-    shown = Math.min(shown + PAGE, matching.length);
-    more.hidden = shown >= matching.length;
-    more.textContent = "show " + Math.min(PAGE, matching.length - shown) + " more";
-    count.textContent = matching.length.toLocaleString("en") + " of " + data.items.length.toLocaleString("en") +
-      " questions" + (shown < matching.length ? ", the first " + shown + " shown" : "");
-  }
-
-  function apply() {
-    const words = search.value.toLowerCase().split(/\s+/).filter(Boolean);
-    matching = data.items.filter((item) => matches(item, words));
-    list.replaceChildren();
-    shown = 0;
-    showMore();
-  }
-
-  let pending = 0;
-  search.addEventListener("input", () => {
-    clearTimeout(pending);
-    pending = setTimeout(apply, 150);
+  mbPagedList({
+    prefix: "mb-q",
+    entries: data.items,
+    noun: "questions",
+    place: (item) => [item[SUITE], item[SCENARIO], item[CATEGORY]],
+    text,
+    matches,
+    controls: [outcome, loss, ...verdicts],
+    row,
   });
-  for (const control of [suite, scenario, outcome, loss, ...verdicts]) control.addEventListener("change", apply);
-  more.addEventListener("click", showMore);
-  apply();
   document.body.dataset.questionsMs = performance.now().toFixed(0); // from navigation to the first page shown
 })();
