@@ -209,18 +209,29 @@ def _suites(results: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def _metric_text(metrics: dict[str, Any]) -> str:
+    """A scenario's metrics as one line of words; a text metric that names a cell of one of its
+    tables ("multi_hop Wilson", the terminal's line for that interval) is left to the table."""
+    in_tables = {
+        f"{row} {column}".lower()
+        for value in metrics.values()
+        if _grid(value)
+        for row, columns in value.items()
+        for column in columns
+    }
     parts = []
     for name, value in metrics.items():
         if isinstance(value, bool) or value is None:
             parts.append(f"{name}: {value}")
         elif isinstance(value, float):
             parts.append(f"{name}: {value:.3f}")
+        elif isinstance(value, str) and name.lower() in in_tables:
+            continue
         elif isinstance(value, (int, str)):
             parts.append(f"{name}: {value}")
         elif isinstance(value, dict) and "curve" in value:
             parts.append(f"{name}: curve (chart above)")
         elif _grid(value):
-            parts.append(f"{name}: see below")
+            parts.append(f"{name}: the table below")
         else:
             parts.append(f"{name}: {plain(value)}")
     return " · ".join(parts)

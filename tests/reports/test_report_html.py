@@ -145,6 +145,7 @@ def results_with_hostile_names() -> dict:
                     "<script>m</script>": 0.5,
                     "curve<img>": {"curve": [[0, 0.1], [1, 0.9]], "x_label": HOSTILE},
                     "table": {"100K": {"<i>a</i>": 0.25, "b": None, "c": 1.0}},
+                    "100K B": "[0.1, 0.4] n=1",  # the table's cell, as the terminal prints it
                 },
             }
         },
@@ -187,7 +188,8 @@ def test_a_table_metric_is_a_grid_with_its_long_side_down() -> None:
     grid = fragment.split('<table class="mb-grid">', 1)[1].split("</table>", 1)[0]
     cells = [re.sub(r"<[^>]+>", "", cell).strip() for cell in re.findall(r"<t[hd]>(.*?)</t[hd]>", grid)]
     assert cells == ["", "100K", "&lt;i&gt;a&lt;/i&gt;", "0.250", "b", "-", "c", "1.000"]
-    assert "table: see below" in fragment
+    assert "table: the table below" in fragment
+    assert "100K B" not in fragment, "a text metric the table restates is left to the table"
 
 
 def test_the_pytest_html_summary_is_escaped_too() -> None:
