@@ -80,11 +80,14 @@ class Suite:
         """All tests of the suite, in a fixed order (xdist workers must collect identically)."""
         return self.generate(seed, data).definitions
 
-    def generate(self, seed: int, data: Mapping[str, str] | None = None) -> Generated:
+    def generate(
+        self, seed: int, data: Mapping[str, str] | None = None, span: Span | None = None
+    ) -> Generated:
         """The suite's tests, and the shared contexts its probe scenarios ask about.
 
         `data` maps a scenario's short name (`chapterbreak`) to a data path given with `--mb-data`;
-        it becomes that scenario's `data_path` parameter unless the suite file sets one.  A probe
+        it becomes that scenario's `data_path` parameter unless the suite file sets one; a
+        scenario that sizes its contexts by the span (`span_param`) takes `span`.  A probe
         scenario (episodic, BEAM, MemBench) is asked for its contexts once per entry: its
         questions are the items, so `repetitions` does not apply to it.
         """
@@ -93,7 +96,7 @@ class Suite:
         generated = Generated([])
         for entry in self.entries:
             scenario = get_scenario(entry.scenario)
-            params = _with_data(entry, data or {})
+            params = _with_data(entry, data or {}, span)
             with _reading_data(entry.scenario, params):
                 self._generate_entry(generated, entry, scenario, params, seed)
         return generated
@@ -115,8 +118,12 @@ class Suite:
 
     @property
     def uses_span(self) -> bool:
-        """Whether `--span` means anything here: probe scenarios deliver their own context whole."""
-        return bool(self.loaded) or any(not is_probe_scenario(get_scenario(e.scenario)) for e in self.entries)
+        """Whether `--span` means anything here: probe scenarios deliver their own context whole,
+        unless they size it by the span (MemoryAgentBench's 6K to 262K contexts)."""
+        return bool(self.loaded) or any(
+            not is_probe_scenario(scenario := get_scenario(e.scenario)) or hasattr(scenario, "span_param")
+            for e in self.entries
+        )
 
     def threshold_for(self, scenario: str) -> float:
         return next(entry.threshold for entry in self.entries if entry.scenario == scenario)
@@ -169,12 +176,16 @@ def _reading_data(scenario: str, params: Mapping[str, Any]) -> Any:
     )
 
 
-def _with_data(entry: SuiteEntry, data: Mapping[str, str]) -> dict[str, Any]:
+def _with_data(entry: SuiteEntry, data: Mapping[str, str], span: Span | None = None) -> dict[str, Any]:
     """`--mb-data NAME=PATH` names a scenario (`ltm.chapterbreak`), its short name (`chapterbreak`)
     or its family (`beam`: every scenario of the family reads that path).  A scenario may read
-    more files under names of their own (`data_params`, e.g. `locomo_audit` → `audit_path`)."""
+    more files under names of their own (`data_params`, e.g. `locomo_audit` → `audit_path`), and
+    take the run's span as the size of what it generates (`span_param`), unless the suite sets it."""
     family, _, short = entry.scenario.rpartition(".")
     params = dict(entry.params)
+    sized_by = getattr(get_scenario(entry.scenario), "span_param", None)
+    if sized_by and span is not None and not span.isolated and sized_by not in params:
+        params[sized_by] = str(span)
     key = next((name for name in (entry.scenario, short, family) if name in data), None)
     if key is not None and "data_path" not in params:
         params["data_path"] = data[key]

@@ -17,7 +17,7 @@ from typing import Any
 
 import yaml
 
-from pytest_memorybench.core.errors import UsageError, describe_exception
+from pytest_memorybench.core.errors import UsageError, describe_exception, usage_error
 
 # What a malformed file makes the code that reads it raise: parse errors, and a document of the
 # wrong shape (a list for a mapping, a string for a number, a missing key).
@@ -83,6 +83,25 @@ def _short(text: str) -> str:
 def read_json(path: Path) -> Any:
     """The JSON document in `path`; call it inside `reading(...)`."""
     return json.loads(path.read_text(encoding="utf-8"))
+
+
+def read_parquet(path: Path, owner: str) -> list[dict[str, Any]]:
+    """The rows of a parquet file as dicts; needs pyarrow (`pip install 'pytest-memorybench[parquet]'`).
+    `owner` names what reads it ("episodic data") in the one line a problem gets."""
+    try:
+        import pyarrow.parquet as parquet
+    except ImportError:
+        raise usage_error(
+            f"{owner} {path.name}: reading parquet needs pyarrow; install it with pip install"
+            " 'pytest-memorybench[parquet]'"
+        ) from None
+    try:
+        rows: list[dict[str, Any]] = parquet.read_table(path).to_pylist()
+        return rows
+    except Exception as exc:  # noqa: BLE001 - pyarrow raises many kinds for a bad file
+        raise usage_error(
+            f"{owner} {path}: not a readable parquet file ({type(exc).__name__}: {exc})"
+        ) from None
 
 
 def require(condition: bool, description: str) -> None:

@@ -60,6 +60,16 @@ def _what_runs(group: pytest.OptionGroup) -> None:
         help="pass threshold for every item, overriding the suite's",
     )
     group.addoption(
+        "--mb-no-context",
+        dest="mb_no_context",
+        action="store_true",
+        default=False,
+        help=(
+            "ask every question of the probe suites (LoCoMo, LongMemEval, MemoryAgentBench, …) with nothing"
+            " delivered first: how many the model answers without being told (a contamination check)"
+        ),
+    )
+    group.addoption(
         "--mb-sample",
         dest="mb_sample",
         type=int,

@@ -25,7 +25,7 @@ from pytest_memorybench.judges.identity import describe_identity, identity_of
 from pytest_memorybench.reports.agreement import agreement_rows, disagreements
 from pytest_memorybench.reports.judging import judging_lines
 from pytest_memorybench.reports.report_items import item_view, items_view
-from pytest_memorybench.reports.summary import compact_count
+from pytest_memorybench.reports.summary import NO_CONTEXT, compact_count
 from pytest_memorybench.reports.svg import line_chart, score_chart
 from pytest_memorybench.reports.table import table_rows
 from pytest_memorybench.reports.transcript import Entry
@@ -103,6 +103,7 @@ def report_page(
             "resumed": run.get("resumed"),
             "replayed from": run.get("replayed_from"),
             "re-scored from": run.get("rescored_from"),
+            "no context": NO_CONTEXT if run.get("no_context") else None,
             **(facts or {}),
         }.items()
         if value is not None

@@ -156,7 +156,15 @@ def _conversation_lines(results: dict[str, Any]) -> list[str]:
     elif contexts:
         delivered = sum(c["tokens"] for c in contexts)
         lines.append(f"{len(contexts)} contexts: {delivered:,} tokens delivered to the agent")
+    if results.get("run", {}).get("no_context"):
+        lines.append(NO_CONTEXT)
     return lines
+
+
+NO_CONTEXT = (
+    "no context (--mb-no-context): every question was asked with nothing delivered first; each right"
+    " answer is one the model knew without being told"
+)
 
 
 def concurrency_line(record: dict[str, Any] | None) -> str | None:

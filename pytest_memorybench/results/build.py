@@ -102,6 +102,7 @@ class RunFacts:
     fixed_concurrency: int | None  # --mb-concurrency N; None: auto
     rescored_from: str | None = None
     rescore_skipped: tuple[str, ...] = ()
+    no_context: bool = False  # the questions were asked with no context delivered (--mb-no-context)
 
 
 def build_results(
@@ -151,6 +152,7 @@ def _run_facts(run: RunFacts, judging: dict[str, Any], concurrency: list[dict[st
         "partial": None,  # what stopped the run before every selected test ended (session.finish)
         "replayed_from": run.replayed_from,
         **rescored,
+        **({"no_context": True} if run.no_context else {}),
         "judge_prompt_hashes": judging["prompt_hashes"],
         "judge_identity": judge_identity(judging),
         **({"judge_panel": judging["panel"]} if judging.get("panel") else {}),

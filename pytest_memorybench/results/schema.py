@@ -190,6 +190,7 @@ class RunRecord(TypedDict):
     replayed_from: str | None
     rescored_from: NotRequired[str]
     rescore_skipped: NotRequired[list[str]]
+    no_context: NotRequired[bool]  # --mb-no-context: the questions were asked with nothing delivered
     judge_prompt_hashes: dict[str, str]
     judge_identity: dict[str, Any]  # judges.identity
     judge_panel: NotRequired[dict[str, Any]]  # jurors, repeats, band and each juror's judging

@@ -45,6 +45,7 @@ class Manifest:
     ] = ()  # the suites it ran, as --mb-suite names them (older folders: its spans' names)
     data: dict[str, str] = field(default_factory=dict)  # the data files it read (--mb-data)
     profile: str | None = None  # the scoring profile it ran under (older folders: not recorded)
+    no_context: bool = False  # its questions were asked with no context delivered (--mb-no-context)
 
 
 def read_manifest(folder: Path) -> Manifest:
@@ -82,6 +83,7 @@ def read_manifest(folder: Path) -> Manifest:
             tuple(suites),
             dict(data),
             raw["profile"] if isinstance(raw.get("profile"), str) else None,
+            raw.get("no_context") is True,
         )
 
 

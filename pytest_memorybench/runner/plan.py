@@ -68,11 +68,19 @@ def make_plan(
     """
     plan = Plan()
     for suite in suites:
-        generated = suite.generate(settings.seed, data=settings.data)
+        generated = suite.generate(settings.seed, data=settings.data, span=spans[suite.name])
         plan.contexts.update(
-            (_context_group(suite.name, id), context) for id, context in generated.contexts.items()
+            (_context_group(suite.name, id), without_context(context) if settings.no_context else context)
+            for id, context in generated.contexts.items()
         )
         definitions = generated.definitions
+        if settings.no_context:
+            definitions = [
+                d
+                if d.context is not None or d.skip_reason
+                else dataclasses.replace(d, skip_reason=NOT_A_PROBE)
+                for d in definitions
+            ]
         if settings.sample is not None:
             definitions = stratified_sample(definitions, settings.sample, settings.seed)
         if definitions_from is not None:
@@ -94,6 +102,15 @@ def make_plan(
             )
             plan.tests[key] = PlannedTest(key, group, definition, threshold, span)
     return plan
+
+
+NOT_A_PROBE = "--mb-no-context asks only the questions about a context (LoCoMo, LongMemEval, BEAM, …)"
+
+
+def without_context(context: ProbeContext) -> ProbeContext:
+    """A probe context with nothing to deliver: its questions asked of an agent told nothing, so a
+    right answer is one the model knew already (MemoryAgentBench #10, contamination)."""
+    return dataclasses.replace(context, turns=lambda: iter(()), tokens=0)
 
 
 def stratified_sample(definitions: list[TestDefinition], size: int, seed: int) -> list[TestDefinition]:

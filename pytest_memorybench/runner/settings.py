@@ -85,6 +85,7 @@ class Settings:
     max_cost: float | None = None  # USD the run may spend on agent and judge calls
     prices: dict[str, Price] = field(default_factory=dict)  # model → price, beyond the built-in table
     sample: int | None = None  # about this many items per suite, stratified (--mb-sample N)
+    no_context: bool = False  # ask the probe questions with no context delivered (--mb-no-context)
     panel: PanelSettings = field(default_factory=PanelSettings)  # jury, repeats, band
 
     @property
@@ -117,7 +118,8 @@ class Settings:
         concurrency = _concurrency(getattr(option, "mb_concurrency", AUTO))
         earlier = _EarlierRuns.from_options(option)
         # a run continued or re-scored keeps the profile it ran under, unless told another
-        planned = read_manifest(earlier.planned_in).profile if earlier.planned_in else None
+        manifest = read_manifest(earlier.planned_in) if earlier.planned_in else None
+        planned = manifest.profile if manifest else None
         profile = option.mb_profile or planned or _default_profile(option)
         if profile not in PROFILES:
             raise usage_error(f"--mb-profile must be one of {', '.join(PROFILES)}")
@@ -147,6 +149,8 @@ class Settings:
             max_cost=_max_cost(getattr(option, "mb_max_cost", None)),
             prices=_prices(getattr(option, "mb_price", None) or []),
             sample=_sample(getattr(option, "mb_sample", None)),
+            no_context=bool(getattr(option, "mb_no_context", False))
+            or bool(manifest and manifest.no_context),
             panel=PanelSettings.from_options(
                 getattr(option, "mb_jury", None),
                 getattr(option, "mb_judge_repeats", None),

@@ -47,6 +47,15 @@ BUILTIN_MODULES: dict[str, str] = {
             "trigger_response",
         )
     },  # fmt: skip
+    **{
+        f"memoryagentbench.{name}": "memoryagentbench.scenario"
+        for name in (
+            "accurate_retrieval",
+            "test_time_learning",
+            "long_range_understanding",
+            "conflict_resolution",
+        )
+    },
     "membench.observation": "membench.observation",
     "membench.participation": "membench.participation",
 }

@@ -172,3 +172,18 @@ def test_compare_sets_each_memorys_write_and_read_calls_beside_its_spending(
             f"{calls[name]['write']['calls']:,} / {calls[name]['read']['calls']:,}"
         ), row
     assert "| memory write / read |" in (pytester.path / "compare.md").read_text()
+
+
+@pytest.mark.parametrize("mechanism", ["bm25", "full-context", "rag", "memgpt", "files"])
+def test_every_memory_runs_memoryagentbench_to_the_end(
+    pytester: pytest.Pytester, model: Any, mechanism: str
+) -> None:
+    """Chunks memorised, questions asked on forks of the memory: every item scored, none an error."""
+    server, _ = model
+    run = pytester.path / "run"
+    result = pytester.runpytest(
+        "--memorybench", "--mb-suite=memoryagentbench", *QUIET,
+        f"--agent={mechanism}:openai:fake-model@{server.openai_url}", f"--mb-output={run}",
+    )  # fmt: skip
+    totals = results_in(run)["totals"]
+    assert totals["max"] == 41 and not totals["errors"], result.stdout.str()[-3000:]

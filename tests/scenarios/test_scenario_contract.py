@@ -26,7 +26,7 @@ from pytest_memorybench.scenarios import BUILTIN_MODULES
 from pytest_memorybench.suite import load_suite
 from tests.support.runs import drive_plan
 
-SUITES = ("ltm", "ltm_extended", "episodic", "beam", "membench", "locomo", "longmemeval")
+SUITES = ("ltm", "ltm_extended", "episodic", "beam", "membench", "locomo", "longmemeval", "memoryagentbench")
 NOTHING_SAID = "abstention"  # the category whose right answer is that nothing was said
 ABOUT_ZERO = 0.05  # BEAM's event ordering gives an empty answer a little Kendall credit
 

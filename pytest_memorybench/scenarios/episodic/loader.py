@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_memorybench.core.errors import usage_error
-from pytest_memorybench.core.readers import read_json, reading
+from pytest_memorybench.core.readers import read_json, read_parquet, reading
 from pytest_memorybench.scenarios.episodic.book import Book, ChapterTruth
 from pytest_memorybench.scenarios.episodic.events import Event, EventMeta
 from pytest_memorybench.scenarios.episodic.questions import Question
@@ -92,24 +92,6 @@ def split_chapters(text: str) -> dict[int, str]:
     }
 
 
-def read_parquet(path: Path) -> list[dict[str, Any]]:
-    """The rows of a parquet file as dicts; needs pyarrow (`pip install 'pytest-memorybench[parquet]'`)."""
-    try:
-        import pyarrow.parquet as parquet
-    except ImportError:
-        raise usage_error(
-            f"episodic data {path.name}: reading parquet needs pyarrow; install it with pip install"
-            " 'pytest-memorybench[parquet]'"
-        ) from None
-    try:
-        rows: list[dict[str, Any]] = parquet.read_table(path).to_pylist()
-        return rows
-    except Exception as exc:  # noqa: BLE001 - pyarrow raises many kinds for a bad file
-        raise usage_error(
-            f"episodic data {path}: not a readable parquet file ({type(exc).__name__}: {exc})"
-        ) from None
-
-
 def _read_json(path: Path) -> Any:
     with reading(f"episodic data {path}"):
         return read_json(path)
@@ -149,7 +131,8 @@ def _load_published(folder: Path) -> LoadedBook:
         )
     texts = _book_text(folder)
     truths = tuple(
-        _published_truth(row, folder / GROUND_TRUTH) for row in read_parquet(folder / GROUND_TRUTH)
+        _published_truth(row, folder / GROUND_TRUTH)
+        for row in read_parquet(folder / GROUND_TRUTH, "episodic data")
     )
     book = Book(
         tuple(sorted(truths, key=lambda truth: truth.chapter)),
@@ -158,7 +141,8 @@ def _load_published(folder: Path) -> LoadedBook:
         source=str(folder),
     )
     questions = tuple(
-        _published_question(row, number, folder / QA) for number, row in enumerate(read_parquet(folder / QA))
+        _published_question(row, number, folder / QA)
+        for number, row in enumerate(read_parquet(folder / QA, "episodic data"))
     )
     return LoadedBook(book, questions, folder)
 
