@@ -30,7 +30,15 @@ class Hedging(OracleAgent):
         answer = await super().reply(message)
         return answer if answer == "Noted." else "Maybe " + answer.split(",")[0] + ", or something else."
 """
-LOCOMO = ("--mb-suite", "locomo", "--mb-profile", "official", "-k", "not adversarial", *QUIET)
+LOCOMO = (
+    "--mb-suite",
+    "locomo",
+    "--mb-profile",
+    "official",
+    "-k",
+    "not adversarial and not cognitive",
+    *QUIET,
+)
 
 
 @pytest.fixture

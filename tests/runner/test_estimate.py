@@ -55,7 +55,7 @@ def test_the_estimate_counts_every_call_a_jury_repeats_and_band_make(pytester: p
             "--mb-judge-repeats=3",
             "--mb-judge-band",
         )
-        locomo = ("--mb-suite=locomo", "--mb-profile=official", "--agent=recall")
+        locomo = ("--mb-suite=locomo", "--mb-profile=official", "--agent=recall", "-k", "not cognitive")
         # the judge is shown each reply: the estimate's are about as long as recall's
         estimated = pytester.runpytest(*RUN, *locomo, *judges, "--mb-estimate", "--mb-estimate-reply=15")
         pytester.runpytest(*RUN, *locomo, *judges, "--mb-output=run")

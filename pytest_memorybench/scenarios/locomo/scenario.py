@@ -22,6 +22,7 @@ import random
 from collections.abc import Awaitable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import timedelta
+from functools import partial
 from typing import Any
 
 from pytest_memorybench.core.errors import usage_error
@@ -41,7 +42,16 @@ from pytest_memorybench.scenarios.locomo.data import (
     turn_number,
 )
 from pytest_memorybench.scenarios.locomo.generator import generate_sample
-from pytest_memorybench.scenarios.locomo.scoring import score_reply
+from pytest_memorybench.scenarios.locomo.plus import (
+    COGNITIVE,
+    Stitched,
+    conversation_for,
+    criterion,
+    generated_items,
+    load_plus,
+    stitch,
+)
+from pytest_memorybench.scenarios.locomo.scoring import score_cognitive, score_reply
 from pytest_memorybench.scenarios.locomo.summary import summarize
 from pytest_memorybench.scenarios.params import at_least, read_params
 from pytest_memorybench.scenarios.probes import ProbeContext, probe_definition
@@ -65,10 +75,16 @@ class LocomoParams:
     conversations: str = ""  # published data: which samples, e.g. "conv-26,conv-30" (all when empty)
     generated: int = 1  # without data: how many conversations of our generator
     sessions: int = 6  # generated conversations: sessions each
+    plus_path: str = ""  # LoCoMo-Plus's locomo_plus.json: category 6 stitched into the conversations
+    plus_pairing: str = "cycle"  # which conversation an item goes into: cycle (unified_input.py) or random
+    plus_generated: int = 8  # generated conversations: cue / trigger pairs of our own (0: none)
 
     def __post_init__(self) -> None:
         at_least("generated", self.generated, 1)
         at_least("sessions", self.sessions, 4)
+        at_least("plus_generated", self.plus_generated, 0, 1000)
+        if self.plus_pairing not in ("cycle", "random"):
+            raise ValueError(f"plus_pairing must be cycle or random, got {self.plus_pairing!r}")
 
 
 class LocomoConversations:
@@ -77,7 +93,7 @@ class LocomoConversations:
     name = NAME
     skills = tuple(CATEGORIES.values())
     profiles = PROFILES
-    data_params = {"locomo_audit": "audit_path"}
+    data_params = {"locomo_audit": "audit_path", "locomo_plus": "plus_path"}
 
     def contexts(self, suite: str, params: Mapping[str, Any], seed: int) -> list[ProbeContext]:
         settings = read_params(LocomoParams, NAME, params)
@@ -93,15 +109,15 @@ class LocomoConversations:
                     )
                 samples = [sample for sample in samples if sample.sample_id in wanted]
             audit = _audit(settings.audit_path, samples) if settings.audit_path else None
-            return [_context(suite, seed, sample, audit, "published") for sample in samples]
+            contexts = [_context(suite, seed, sample, audit, "published") for sample in samples]
+            return contexts + _cognitive(suite, seed, settings, samples, "published")
         generated = [
             generate_sample(seed, number, settings.sessions) for number in range(1, settings.generated + 1)
         ]
         audit = corrections_from([finding for _, findings in generated for finding in findings])
-        contexts = [
-            _context(suite, seed, sample, audit, "generated")
-            for sample in samples_from([raw for raw, _ in generated])
-        ]
+        conversations = samples_from([raw for raw, _ in generated])
+        contexts = [_context(suite, seed, sample, audit, "generated") for sample in conversations]
+        contexts += _cognitive(suite, seed, settings, conversations, "generated")
         missing = probe_definition(
             suite=suite, scenario=NAME, seed=seed, context="locomo10", probe_id="locomo10::published",
             question="", ideal_answer="", expected=None, category="published",
@@ -127,6 +143,8 @@ class LocomoConversations:
     def score(
         self, definition: TestDefinition, responses: Sequence[str], context: ScoringContext
     ) -> Awaitable[Score]:
+        if definition.category == COGNITIVE:
+            return score_cognitive(definition, responses, context)
         return score_reply(definition, responses, context)
 
     def summarize(self, records: list[dict[str, Any]]) -> dict[str, Any]:
@@ -165,6 +183,66 @@ def _context(
     )
     probes = tuple(_definition(suite, seed, sample, question, audit, source) for question in sample.questions)
     return ProbeContext(sample.sample_id, probes, lambda: _turns(sample), header=header)
+
+
+def _cognitive(
+    suite: str, seed: int, settings: LocomoParams, conversations: Sequence[Sample], source: str
+) -> list[ProbeContext]:
+    """Category 6: each LoCoMo-Plus item (or, on generated conversations, each pair of our own)
+    stitched into its conversation, a context of its own asked its trigger."""
+    if settings.plus_path:
+        with reading(f"LoCoMo-Plus data {settings.plus_path}", "give LoCoMo-Plus's data/locomo_plus.json"):
+            items = load_plus(settings.plus_path)
+        origin = "published"
+    elif source == "generated":
+        items, origin = generated_items(settings.plus_generated), "generated"
+    else:
+        return []
+    contexts = []
+    for number, item in enumerate(items):
+        sample = conversation_for(number, conversations, settings.plus_pairing, seed)
+        with reading(f"LoCoMo-Plus data {settings.plus_path or '(generated)'}"):
+            stitched = stitch(item, number, sample)
+        header = (
+            f"Here is a conversation between {sample.speakers[0]} and {sample.speakers[1]} over several"
+            " sessions, each message dated. Remember it; we will talk again later."
+        )
+        definition = probe_definition(
+            suite=suite,
+            scenario=NAME,
+            seed=seed,
+            context=f"{sample.sample_id}+{stitched.id}",
+            probe_id=f"{sample.sample_id}::{stitched.id}::{COGNITIVE}",
+            question=stitched.trigger,
+            ideal_answer=_oracle_reply(stitched),
+            expected={
+                "category": 6,
+                "cue": stitched.cue,
+                "criterion": criterion(stitched),
+                "time_gap": item.time_gap,
+                "evidence_ids": list(stitched.cue_ids),
+            },
+            category=COGNITIVE,
+            skills=(COGNITIVE,),
+            markers=(COGNITIVE,),
+            params={
+                "source": origin,
+                "sample": sample.sample_id,
+                "asked_at": stitched.query_time.isoformat(),
+            },
+        )
+        contexts.append(
+            ProbeContext(
+                f"{sample.sample_id}+{stitched.id}", (definition,), partial(_turns, stitched.sample), header
+            )
+        )
+    return contexts
+
+
+def _oracle_reply(stitched: Stitched) -> str:
+    """What the calibration oracle says: a reply that keeps the cue in mind."""
+    point = stitched.item.criterion or stitched.cue
+    return f"Remembering what you told me before ({point}): {stitched.cue}"
 
 
 def _turns(sample: Sample) -> Iterator[Message]:

@@ -33,8 +33,8 @@ from pytest_memorybench.core.records import Score, TestDefinition
 from pytest_memorybench.judges.local import LocalJudge
 from pytest_memorybench.scenarios.base import ScoringContext
 from pytest_memorybench.scenarios.locomo.audit import CITATION_ONLY
-from pytest_memorybench.scoring.judged import score_answer
-from pytest_memorybench.scoring.profiles import AUDITED, PAPER
+from pytest_memorybench.scoring.judged import score_answer, score_rubric
+from pytest_memorybench.scoring.profiles import AUDITED, OFFICIAL, PAPER
 
 SCORER = "locomo"
 _ARTICLES = re.compile(r"\b(a|an|the|and)\b")
@@ -141,3 +141,19 @@ __all__ = [
     "score_reply",
     "token_f1",
 ]
+
+
+async def score_cognitive(
+    definition: TestDefinition, responses: Sequence[str], context: ScoringContext
+) -> Score:
+    """LoCoMo-Plus's category 6: does the reply reflect the cue said earlier?  The judge decides it as a
+    rubric criterion, 1 / 0.5 / 0 (the paper's three labels); `official` and `audited` count a
+    partial link as wrong, as the code's prompt for this category has only correct and wrong."""
+    expected = definition.expected
+    reply = responses[-1] if responses else ""
+    judge = context.judge or LocalJudge()
+    profile = PAPER if context.profile == PAPER else OFFICIAL
+    question, nuggets = definition.questions[0], [expected["criterion"]]
+    return await score_rubric(
+        judge, question=question, nuggets=nuggets, answer=reply, profile=profile, scorer=SCORER
+    )

@@ -19,6 +19,7 @@ from statistics import NormalDist, fmean
 from typing import Any
 
 from pytest_memorybench.scenarios.locomo.data import CATEGORIES
+from pytest_memorybench.scenarios.locomo.plus import COGNITIVE
 
 Z95 = NormalDist().inv_cdf(0.975)
 
@@ -68,6 +69,11 @@ def summarize(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     narrow = [row["separable"] for row in table.values()]
     if narrow:
         metrics["category resolution (Wilson half-width)"] = f"±{min(narrow):.2f} to ±{max(narrow):.2f}"
+    cognitive = [
+        float(r["score"]) for r in records if r.get("category") == COGNITIVE and r.get("score") is not None
+    ]
+    if cognitive:  # LoCoMo-Plus's category 6, apart from the five of the paper
+        metrics["category 6 (cognitive)"] = round(fmean(cognitive), 4)
     metrics["table"] = table
     return metrics
 
