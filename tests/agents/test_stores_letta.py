@@ -233,7 +233,7 @@ def test_letta_runs_a_locomo_sample_its_questions_in_forks_none_refused(
     letta.step_seconds = 0.02
     run = pytester.path / "run"
     result = pytester.runpytest(
-        "--memorybench", "--mb-suite=locomo", "-p", "no:cacheprovider",
+        "--memorybench", "--mb-suite=locomo", "-p", "no:cacheprovider", "-k", "not cognitive",
         f"--agent={_spec(letta, ',ingest=messages', model.openai_url)}", f"--mb-output={run}",
     )  # fmt: skip
     totals = results_in(run)["totals"]
