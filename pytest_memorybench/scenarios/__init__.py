@@ -20,6 +20,17 @@ from pytest_memorybench.scenarios.base import Scenario, ScoringContext, scored
 # checks the table against the modules).
 BUILTIN_MODULES: dict[str, str] = {
     "beam.conversations": "beam.scenario",
+    **{
+        f"convomem.{name}": "convomem.scenario"
+        for name in (
+            "user_facts",
+            "assistant_facts",
+            "changing_facts",
+            "abstention",
+            "preferences",
+            "implicit_connections",
+        )
+    },
     "episodic.book": "episodic.scenario",
     "locomo.conversations": "locomo.scenario",
     "longmemeval.questions": "longmemeval.scenario",

@@ -60,6 +60,22 @@ class ProbeScenario(Protocol):
     # turns a question rests on; with it, agents that can `retrieve` get evidence recall measured.
 
 
+class FamilyPart:
+    """A scenario that is one part of a benchmark family (`convomem.abstention`,
+    `memoryagentbench.conflict_resolution`): named and marked by its part, its questions' evidence
+    the turns their definitions name."""
+
+    family = ""
+
+    def __init__(self, part: str) -> None:
+        self.part = part
+        self.name = f"{self.family}.{part}"
+        self.skills = (part,)
+
+    def evidence_ids(self, definition: TestDefinition) -> list[int]:
+        return list((definition.expected or {}).get("evidence_ids") or ())
+
+
 def is_probe_scenario(scenario: object) -> bool:
     """Whether a scenario delivers contexts and asks questions about them (a probe family)."""
     return callable(getattr(scenario, "contexts", None))
@@ -125,6 +141,7 @@ def file_stem(test_id: str) -> str:
 __all__ = [
     "DEFAULT_HEADER",
     "DEFAULT_PACK_TOKENS",
+    "FamilyPart",
     "ProbeContext",
     "ProbeScenario",
     "file_stem",

@@ -55,13 +55,15 @@ def test_a_jury_asked_three_times_reports_each_juror_its_stability_and_the_band(
 
 
 def test_a_finished_run_is_judged_again_by_another_jury_without_its_agent(pytester: pytest.Pytester) -> None:
-    first = run_benchmark(pytester, "--agent=recall", *LOCOMO, "-k", "not adversarial", folder="first")
+    first = run_benchmark(
+        pytester, "--agent=recall", *LOCOMO, "-k", "not adversarial and not cognitive", folder="first"
+    )
     with JudgeServer(always=True) as lenient:
         again = run_benchmark(
             pytester,
             f"--mb-replay={first.folder}",
             "-k",
-            "not adversarial",
+            "not adversarial and not cognitive",
             f"--mb-jury=local,openai:fake-model@{lenient.openai_url},openai:other@{lenient.openai_url}",
             folder="again",
         )

@@ -284,12 +284,12 @@ def test_a_published_split_runs_by_its_sources(pytester: pytest.Pytester) -> Non
 
 @pytest.mark.asyncio
 async def test_a_summary_is_judged_by_its_keypoints() -> None:
-    (context,) = next(s for s in SCENARIOS if s.competency == "long_range_understanding").contexts(
+    (context,) = next(s for s in SCENARIOS if s.part == "long_range_understanding").contexts(
         "memoryagentbench", {}, 0
     )
     definition = context.probes[0]
     keypoints = definition.expected["golds"]
-    scenario = next(s for s in SCENARIOS if s.competency == "long_range_understanding")
+    scenario = next(s for s in SCENARIOS if s.part == "long_range_understanding")
     judged = ScoringContext(profile="paper", judge=LocalJudge())
     half = " ".join(keypoints[: len(keypoints) // 2])
     full = await scenario.score(definition, [" ".join(keypoints)], judged)

@@ -44,7 +44,7 @@ from pytest_memorybench.scenarios.memoryagentbench.scoring import (
     score_text,
 )
 from pytest_memorybench.scenarios.params import at_least, read_params
-from pytest_memorybench.scenarios.probes import ProbeContext, probe_definition
+from pytest_memorybench.scenarios.probes import FamilyPart, ProbeContext, probe_definition
 
 FAMILY = "memoryagentbench"
 START = datetime(2026, 1, 5, 9, 0, tzinfo=timezone.utc)
@@ -75,37 +75,30 @@ class MemoryAgentBenchParams:
             raise ValueError(f"tokens must be a size such as 6K or 32K, got {self.tokens!r}")
 
 
-class MemoryAgentBenchScenario:
+class MemoryAgentBenchScenario(FamilyPart):
     """One competency of MemoryAgentBench."""
 
+    family = FAMILY
     span_param = "tokens"
     data_params = {"memoryagentbench_entities": "entities_path"}
-
-    def __init__(self, competency: str) -> None:
-        self.competency = competency
-        self.name = f"{FAMILY}.{competency}"
-        self.skills = (competency,)
 
     def contexts(self, suite: str, params: Mapping[str, Any], seed: int) -> list[ProbeContext]:
         settings = read_params(MemoryAgentBenchParams, self.name, params)
         count = default_counter().count
         if settings.data_path:
-            samples = by_competency(load_samples(settings.data_path), self.competency)
+            samples = by_competency(load_samples(settings.data_path), self.part)
             wanted = {part.strip() for part in settings.sources.split(",") if part.strip()}
             if wanted:
                 samples = [sample for sample in samples if sample.source in wanted]
             source = "published"
         else:
             size = Sized(int(parse_span(settings.tokens).tokens or 0), settings.questions, count)
-            samples, source = generate(self.competency, seed, settings.generated, size), "generated"
+            samples, source = generate(self.part, seed, settings.generated, size), "generated"
         entities = _entities(settings.entities_path) if settings.entities_path else None
         return [
             _context(suite, self.name, seed, sample, source, settings.chunk_size, count, entities)
             for sample in samples
         ]
-
-    def evidence_ids(self, definition: TestDefinition) -> list[int]:
-        return list((definition.expected or {}).get("evidence_ids") or ())
 
     async def score(
         self, definition: TestDefinition, responses: Sequence[str], context: ScoringContext
