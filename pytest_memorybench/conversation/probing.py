@@ -327,6 +327,8 @@ class ProbeSession:
             details["retrieve_seconds"] = [a.retrieve_seconds for a in answers]
         if answers and answers[-1].evidence is not None:
             details["evidence"] = answers[-1].evidence
+        if self.context.sessions is not None:  # the history's size, where the scale is in sessions
+            details["sessions"] = self.context.sessions
         return details
 
 

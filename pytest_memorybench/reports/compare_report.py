@@ -20,11 +20,11 @@ from markupsafe import Markup
 
 from pytest_memorybench.core.errors import usage_error
 from pytest_memorybench.core.files import write_atomically
-from pytest_memorybench.core.spans import parse_span
 from pytest_memorybench.reports.board import Board, BoardRow, board, pareto_front
 from pytest_memorybench.reports.compare import Comparison, Row, compare
 from pytest_memorybench.reports.compare_items import Outcome, QuestionRow, question_rows, questions_view
-from pytest_memorybench.reports.compare_runs import IDENTITY, FinishedRun, load_runs
+from pytest_memorybench.reports.compare_runs import FinishedRun, load_runs
+from pytest_memorybench.reports.compare_scale import MEASURES, scale
 from pytest_memorybench.reports.compare_svg import (
     critical_difference,
     grouped_bars,
@@ -34,7 +34,6 @@ from pytest_memorybench.reports.compare_svg import (
 from pytest_memorybench.reports.compare_text import comparison_lines, shown_lines
 from pytest_memorybench.reports.html import css, environment, page_script
 from pytest_memorybench.reports.markdown import comparison_markdown, publish
-from pytest_memorybench.results.file import part
 
 DEFAULT_FOLDER = Path(".memorybench") / "comparisons"
 
@@ -52,6 +51,9 @@ def run_comparison(config: pytest.Config, say: Callable[[str], None]) -> int:
     written = write_comparison(folder, comparison, rows)
     say("=" * 30 + " memorybench comparison " + "=" * 25)
     for line in comparison_lines(comparison):
+        say(line)
+    curves = scale(comparison.runs)
+    for line in curves.lines() if curves is not None else ():
         say(line)
     say("")
     if outcome is not None:
@@ -79,7 +81,12 @@ def write_comparison(
     ranked = board(comparison)
     figures = comparison_figures(comparison, ranked)
     page = folder / "compare.html"
-    record = {**comparison.to_json(), "board": board_json(ranked)}
+    curves = scale(comparison.runs)
+    record = {
+        **comparison.to_json(),
+        "board": board_json(ranked),
+        **({"scale": curves.to_json()} if curves is not None else {}),
+    }
     write_atomically(folder / "compare.json", json.dumps(record, indent=2, default=str) + "\n")
     questions = rows if rows is not None else question_rows(comparison)
     write_atomically(page, comparison_page(comparison, figures, ranked, questions, folder))
@@ -107,11 +114,24 @@ def comparison_figures(comparison: Comparison, ranked: Board) -> dict[str, str]:
     figures["bars"] = grouped_bars(
         rows, labels, title="mean score per scenario and run, 95% CI, shared items"
     )
-    series = span_series(comparison.runs)
-    if series:
-        figures["span"] = span_curves(
-            series, title="score against memory span (each run's own items and mean)"
-        )
+    curves = scale(comparison.runs)
+    if curves is not None:
+        marks = [
+            (crossing.size, f"{crossing.ahead.split(':')[0]} overtakes") for crossing in curves.crossings()
+        ]
+        for name, measure, y_max in (
+            ("span", "score", 1.0),
+            ("span_cost", "cost", None),
+            ("span_latency", "latency", None),
+        ):
+            figures[name] = span_curves(
+                curves.curves(measure),
+                title=f"{MEASURES[measure]} against {curves.unit} (each run's own items)",
+                x_label=curves.unit,
+                y_label=MEASURES[measure],
+                y_max=y_max,
+                marks=marks if measure == "score" else (),
+            )
     if comparison.ranks:
         figures["cd"] = critical_difference(
             comparison.ranks,
@@ -134,27 +154,6 @@ def board_figure(ranked: Board, labels: list[str]) -> str:
             points.append(None if row.mean is None or x is None else (x, row.mean))
         panels.append((axis, points, pareto_front(points)))
     return pareto_panels(panels, labels, title="mean score against what it cost and how fast it answered")
-
-
-def span_series(runs: list[FinishedRun]) -> dict[str, list[tuple[float, float, list[float] | None]]]:
-    """Runs that differ only in memory span, as curves (one per everything-but-span); empty when none do."""
-    groups: dict[str, list[FinishedRun]] = {}
-    for run in runs:
-        identity = {key: run.info.get(key) for key in IDENTITY if key not in ("span", "seed")}
-        groups.setdefault(json.dumps(identity, sort_keys=True, default=str), []).append(run)
-    series = {}
-    for members in groups.values():
-        points = []
-        for run in members:
-            spans = [str(span) for span in (run.info.get("span") or {}).values()]
-            tokens = parse_span(spans[0]).tokens if len(set(spans)) == 1 else None
-            totals = part(run.results, "totals")
-            mean = totals.get("mean")
-            if tokens and mean is not None:
-                points.append((float(tokens), float(mean), totals.get("ci95")))
-        if len({span for span, _, _ in points}) >= 2:
-            series[str(members[0].info.get("agent") or members[0].label)] = points
-    return series
 
 
 def _latency(row: BoardRow) -> float | None:
@@ -215,7 +214,11 @@ def comparison_page(
             "pairs": comparison.losses.pair_texts(letter),
         },
         "cd": Markup(figures["cd"]) if "cd" in figures else None,
-        "span": Markup(figures["span"]) if "span" in figures else None,
+        "span": Markup(
+            "".join(figures[name] for name in ("span", "span_cost", "span_latency") if name in figures)
+        )
+        if "span" in figures
+        else None,
         "stores": any(spend.store for spend in comparison.spending),
     }
     script, script_hash = page_script("compare_questions.js")

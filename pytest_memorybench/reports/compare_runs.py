@@ -148,6 +148,12 @@ def _label(runs: list[FinishedRun]) -> None:
             agent = run.info.get("agent")
             parts = [str(agent)] if agent and len(unlabelled) == 1 else [_folder_or_id(run, unlabelled)]
         run.label = " ".join(parts)
+    by_label: dict[str, list[FinishedRun]] = {}
+    for run in unlabelled:
+        by_label.setdefault(run.label, []).append(run)
+    for alike in (runs for runs in by_label.values() if len(runs) > 1):  # alike in all the identity says
+        for run in alike:  # (ConvoMem's runs of other sizes): their folders, else their ids, tell them apart
+            run.label = f"{run.label} {_folder_or_id(run, alike)}"
 
 
 def _folder_or_id(run: FinishedRun, runs: list[FinishedRun]) -> str:

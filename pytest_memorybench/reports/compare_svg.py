@@ -81,9 +81,17 @@ def grouped_bars(
 
 
 def span_curves(
-    series: Mapping[str, Sequence[tuple[float, float, Sequence[float] | None]]], *, title: str
+    series: Mapping[str, Sequence[tuple[float, float, Sequence[float] | None]]],
+    *,
+    title: str,
+    x_label: str = "memory span (tokens)",
+    y_label: str = "mean score",
+    y_max: float | None = 1.0,
+    marks: Sequence[tuple[float, str]] = (),
 ) -> str:
-    """Mean score against memory span (tokens, log scale), a line per agent; whiskers for the intervals."""
+    """A value against size (log scale), a line per agent; whiskers for the intervals, and a dashed
+    line at each size `marks` names (where one curve overtakes another).  `y_max` None: the
+    values' own range, from 0."""
     width, height, left, right, top, bottom, legend_w = 720, 320, 56, 16, 34, 44, 240
     plot_w, plot_h = width - left - right - legend_w, height - top - bottom
     spans = sorted({span for points in series.values() for span, _, _ in points if span > 0})
@@ -93,9 +101,13 @@ def span_curves(
         return "".join(parts)
     low, high = math.log10(spans[0]), math.log10(spans[-1])
     high = high if high > low else low + 1
+    top_value = (
+        y_max or max((value for points in series.values() for _, value, _ in points), default=1.0) or 1.0
+    )
 
-    def at(span: float, score: float) -> tuple[float, float]:
-        return left + (math.log10(span) - low) / (high - low) * plot_w, top + plot_h - _clamp(score) * plot_h
+    def at(span: float, value: float) -> tuple[float, float]:
+        share = min(max(value / top_value, 0.0), 1.0)
+        return left + (math.log10(span) - low) / (high - low) * plot_w, top + plot_h - share * plot_h
 
     parts.append(
         f'<path d="M{left} {top}V{top + plot_h}H{left + plot_w}" stroke="{AXIS_COLOUR}" fill="none"/>'
@@ -105,16 +117,27 @@ def span_curves(
         parts.append(
             f'<line x1="{left}" y1="{y:.1f}" x2="{left + plot_w}" y2="{y:.1f}" stroke="{GRID_COLOUR}"/>'
         )
-        parts.append(f'<text x="{left - 6}" y="{y + 4:.1f}" text-anchor="end" fill="#555">{tick:g}</text>')
+        label = f"{tick * top_value:.3g}"
+        parts.append(f'<text x="{left - 6}" y="{y + 4:.1f}" text-anchor="end" fill="#555">{label}</text>')
     for span in spans:
         x, _ = at(span, 0)
         parts.append(
             f'<text x="{x:.1f}" y="{top + plot_h + 16}" text-anchor="middle" fill="#555">{_tick(span)}</text>'
         )
     parts.append(
-        f'<text x="{left + plot_w / 2:.1f}" y="{height - 8}" text-anchor="middle" fill="#333">memory span'
-        " (tokens)</text>"
+        f'<text x="{left + plot_w / 2:.1f}" y="{height - 8}" text-anchor="middle" fill="#333">'
+        f"{escape(x_label)}</text>"
     )
+    parts.append(
+        f'<text x="14" y="{top + plot_h / 2:.1f}" transform="rotate(-90 14 {top + plot_h / 2:.1f})"'
+        f' text-anchor="middle" fill="#333">{escape(y_label)}</text>'
+    )
+    for span, label in marks:
+        x, _ = at(span, 0)
+        parts.append(
+            f'<path d="M{x:.1f} {top}V{top + plot_h}" stroke="#444" stroke-dasharray="4 3" fill="none"/>'
+        )
+        parts.append(f'<text x="{x + 4:.1f}" y="{top + 12}" fill="#444">{escape(_shorten(label, 36))}</text>')
     for index, points in enumerate(series.values()):
         colour = PALETTE[index % len(PALETTE)]
         drawn = sorted((span, score, ci) for span, score, ci in points if span > 0)

@@ -41,6 +41,9 @@ class ProbeContext:
     pack_tokens: int = DEFAULT_PACK_TOKENS
     observe_batch: int = 64  # messages per observe() call
     tokens: int | None = None
+    sessions: int | None = None  # the history's size, where it is counted in sessions (ConvoMem's
+    # conversations, as asked: every evidence one is kept beyond it): each item's details record it,
+    # and a comparison of runs of other sizes draws the scale curve
 
 
 @runtime_checkable

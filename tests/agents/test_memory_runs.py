@@ -6,6 +6,7 @@ deterministically, so a run and its resumption can be compared score for score.
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -187,3 +188,38 @@ def test_every_memory_runs_memoryagentbench_to_the_end(
     )  # fmt: skip
     totals = results_in(run)["totals"]
     assert totals["max"] == 41 and not totals["errors"], result.stdout.str()[-3000:]
+
+
+def test_a_memory_overtaking_full_context_is_marked_on_convomems_scale_curve(
+    pytester: pytest.Pytester, model: Any
+) -> None:
+    """Runs of full-context and bm25 at five history sizes, compared: the scale curve is drawn and
+    the size where bm25 first scores above full-context (whose window, 1,200 tokens, stops holding
+    every conversation) is named."""
+    server, _ = model
+    suite = (Path(__file__).parents[2] / "suites" / "convomem.yaml").read_text(encoding="utf-8")
+    folders = []
+    for size in (2, 4, 10, 20, 50):
+        pytester.path.joinpath(f"cm{size}.yaml").write_text(
+            suite.replace("conversations: 10", f"conversations: {size}")
+        )
+        for mechanism in ("full-context", "bm25"):
+            folder = f"{mechanism}-{size}"
+            pytester.runpytest(
+                "--memorybench", f"--mb-suite=cm{size}.yaml", *QUIET, "--mb-context=1200",
+                f"--agent={mechanism}:openai:fake-model@{server.openai_url}", f"--mb-output={folder}",
+            )  # fmt: skip
+            assert not results_in(pytester.path / folder)["totals"]["errors"]
+            folders.append(folder)
+    compared = pytester.runpytest("--mb-compare", *folders, "--mb-output=cmp", *QUIET)
+    compared.stdout.fnmatch_lines(
+        [
+            "scale: 2 curve(s) over 2, 4, 10, 20, 50 conversations",
+            "  bm25:* overtakes full-context:* at 4 conversations (*)",
+        ]
+    )
+    record = json.loads((pytester.path / "cmp" / "compare.json").read_text())
+    assert record["scale"]["unit"] == "conversations in each question's history"
+    assert [len(points) for points in record["scale"]["series"].values()] == [5, 5]
+    figure = (pytester.path / "cmp" / "span.svg").read_text()
+    assert "stroke-dasharray" in figure and "overtakes" in figure, "the crossing is marked"

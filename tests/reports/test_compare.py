@@ -111,10 +111,17 @@ def test_two_spans_of_one_agent_make_a_span_curve(pytester: pytest.Pytester) -> 
         )
         folders.append(str(folder))
     result = pytester.runpytest("--mb-compare", *folders, "--mb-output=cmp", "--mb-compare-anyway")
-    result.stdout.fnmatch_lines(["A = 1k  (*)", "B = 2k  (*)", "figures:    cmp/bars.svg, cmp/span.svg"])
+    result.stdout.fnmatch_lines(
+        [
+            "A = 1k  (*)",
+            "B = 2k  (*)",
+            "scale: 1 curve(s) over 1k, 2k tokens",
+            "figures:    cmp/bars.svg, cmp/span.svg, cmp/span_cost.svg, cmp/span_latency.svg",
+        ]
+    )
     svg = ET.parse(pytester.path / "cmp" / "span.svg").getroot()  # a standalone SVG document
     assert svg.tag == "{http://www.w3.org/2000/svg}svg"
-    assert "score against memory span" in ET.tostring(svg, encoding="unicode")
+    assert "mean score against memory span (tokens)" in ET.tostring(svg, encoding="unicode")
 
 
 def test_the_command_writes_page_json_figures_and_markdown(

@@ -111,7 +111,8 @@ def test_the_suite_runs_offline_oracle_one_null_zero_but_abstention(pytester: py
     assert {name: s["mean"] for name, s in null["scenarios"].items() if s["mean"]} == {
         "convomem.abstention": 1.0
     }
-    assert {item["category"] for item in oracle["items"]} == {"10 conversations"}
+    assert {item["details"]["sessions"] for item in oracle["items"]} == {10}, "each history's size"
+    assert {item["category"] for item in oracle["items"]} == {"1 evidence", "2 evidence", "3 evidence"}
 
 
 def test_a_published_folder_runs_its_items(pytester: pytest.Pytester) -> None:

@@ -118,14 +118,14 @@ def _context(
     source: str,
 ) -> ProbeContext:
     history = mixed(item, filler, size, seed)
+    ids = _message_ids(item, history)
     said = {turn.text for turn in item.evidence}
     evidence_ids = [
-        position * IDS + place
+        ids[position] + place
         for position, conversation in enumerate(history)
         for place, turn in enumerate(conversation.turns)
         if turn.text in said
     ]
-    asked = START + len(history) * DAY
     ideal = (
         item.answer if item.category != "abstention" or ABSTAIN in item.answer else f"{ABSTAIN} {item.answer}"
     )
@@ -133,8 +133,8 @@ def _context(
         suite=suite,
         scenario=scenario,
         seed=seed,
-        context=f"{item.id}@{size}",
-        probe_id=f"{item.id}@{size}",
+        context=item.id,
+        probe_id=item.id,  # the same definition at every size: runs of other sizes pair with it
         question=item.question,
         ideal_answer=ideal,
         expected={
@@ -143,27 +143,30 @@ def _context(
             "evidence_ids": evidence_ids,
             "evidence_count": item.evidence_count,
         },
-        category=f"{size} conversations",
+        category=f"{item.evidence_count} evidence",
         skills=(item.category,),
         markers=(item.category,),
-        params={
-            "source": source,
-            "question": item.question,
-            "asked_at": asked.isoformat(),
-            "conversations": size,
-        },
+        params={"source": source, "question": item.question},
     )
     header = "Here are our earlier conversations, one a day. Remember them; I will ask about them later."
-    return ProbeContext(f"{item.id}@{size}", (definition,), _stream(history), header=header)
+    return ProbeContext(item.id, (definition,), _stream(history, ids), header=header, sessions=size)
 
 
-def _stream(history: list[Conversation]) -> Callable[[], Iterator[Message]]:
+def _message_ids(item: EvidenceItem, history: list[Conversation]) -> list[int]:
+    """Each conversation's first message id: an evidence conversation's by its place in the item
+    (the same at every size, so the definition is too), a filler's after them."""
+    evidence = {conversation.id: index for index, conversation in enumerate(item.conversations)}
+    fillers = iter(range(len(item.conversations), len(history) + len(item.conversations)))
+    return [(evidence[c.id] if c.id in evidence else next(fillers)) * IDS for c in history]
+
+
+def _stream(history: list[Conversation], ids: list[int]) -> Callable[[], Iterator[Message]]:
     def turns() -> Iterator[Message]:
         for position, conversation in enumerate(history):
             for place, turn in enumerate(conversation.turns):
                 role: Role = "assistant" if turn.speaker.lower() == "assistant" else "user"
                 when = START + position * DAY + place * TURN
-                yield Message(turn.text, when, role, position * IDS + place, f"conversation_{position + 1}")
+                yield Message(turn.text, when, role, ids[position] + place, f"conversation_{position + 1}")
 
     return turns
 
