@@ -35,8 +35,7 @@ SCORER = "convomem"
 START = datetime(2025, 3, 3, 9, 0, tzinfo=timezone.utc)
 DAY = timedelta(days=1)
 TURN = timedelta(seconds=40)
-SIZES = (2, 4, 6, 10, 20, 30, 50, 70, 100, 150, 200, 300)  # the paper's numbers of conversations
-IDS = 1000  # a message's id: conversation position × IDS + its place in the conversation
+IDS = 1000  # a message's id: its conversation's number × IDS + its place (`_message_ids`)
 
 
 @dataclass(frozen=True)
@@ -173,4 +172,4 @@ def _stream(history: list[Conversation], ids: list[int]) -> Callable[[], Iterato
 
 SCENARIOS = tuple(ConvomemScenario(category) for category in KINDS.values())
 
-__all__ = ["FAMILY", "SCENARIOS", "SIZES", "ConvomemParams", "ConvomemScenario", "mixed"]
+__all__ = ["FAMILY", "SCENARIOS", "ConvomemParams", "ConvomemScenario", "mixed"]
