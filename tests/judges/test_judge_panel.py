@@ -108,7 +108,7 @@ async def test_five_repeats_of_a_noisy_judge_agree_with_the_noiseless_one_far_mo
     assert figures["unanimous"] == pytest.approx(0.8**5 + 0.2**5, abs=0.07)
     spread = figures["repeats"][panel.jurors[0].name]
     assert spread["dissent"] == figures["dissent"]  # one juror: its calls are all the votes
-    assert len(spread["scores"]) == 5 and 0 < spread["sd"] < 0.05
+    assert len(spread["scores"]) == 5 and 0 < spread["sd"] < 0.08  # about 0.03 (binomial over 300 calls)
     assert spread["mean"] == pytest.approx(0.5, abs=0.05)
     await panel.aclose()
 
