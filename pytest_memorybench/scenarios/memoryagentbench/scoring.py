@@ -203,23 +203,10 @@ async def score_judged(
     )
 
 
-def describe(metric: str) -> str:
-    """A metric's name as the docs and the summary say it."""
-    return {
-        "substring_exact_match": "SubEM",
-        "exact_match": "exact match",
-        "label_accuracy": "label accuracy",
-        "needle_recall": "needle recall",
-        "judge": "judged (LongMemEval's rule)",
-        "keypoints": "keypoints judged",
-    }.get(metric, metric)
-
-
 __all__: list[str] = [
     "PRIMARY",
     "assigned_label",
     "default_metrics",
-    "describe",
     "event_recall",
     "first_answer",
     "normalize",
