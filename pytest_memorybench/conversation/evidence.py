@@ -38,7 +38,7 @@ characters, at most `EVIDENCE_K * MEMORY_CHARS` characters a question.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from pytest_memorybench.agents.evidence_match import Memory, paragraphs, share
@@ -140,7 +140,7 @@ async def add_context_recall(
             recall["context"] = context
 
 
-def mean_recall(records: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
+def mean_recall(records: Sequence[Mapping[str, Any]]) -> dict[str, Any] | None:
     """The mean evidence recall over the scored items that have one, or None; with the mean context
     recall where the agent said what its prompts held, and how many searches returned more than k."""
     measured = [

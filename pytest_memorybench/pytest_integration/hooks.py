@@ -16,6 +16,7 @@ from pytest_memorybench.pytest_integration.keys import OUTCOME_KEY, PLANNED_KEY,
 from pytest_memorybench.reports.junit import item_properties
 from pytest_memorybench.reports.transcript import EventIndex
 from pytest_memorybench.results.build import item_record
+from pytest_memorybench.results.schema import ConversationRecord, ItemRecord
 from pytest_memorybench.runner.loop import describe_interruption, stop_on_signals
 from pytest_memorybench.runner.run import BenchmarkRun
 from pytest_memorybench.runner.spending import SKIP_PREFIX, SpendingCap, process_spend
@@ -44,8 +45,8 @@ class BenchmarkHooks:
         self.interruption: str | None = None  # what interrupted the session (Ctrl-C, SIGTERM)
         self.run = config.stash[RUN_KEY]
         self.progress = config.stash.get(PROGRESS_KEY, None)  # the controller's terminal; none in a worker
-        self.records_by_item: dict[str, dict[str, Any]] = {}  # a rerun item's last report wins
-        self.worker_conversations: list[dict[str, Any]] = []
+        self.records_by_item: dict[str, ItemRecord] = {}  # a rerun item's last report wins
+        self.worker_conversations: list[ConversationRecord] = []
         self.worker_judge_stats: list[dict[str, Any]] = []
         self.worker_concurrency: list[dict[str, Any]] = []
         self.selected = 0
@@ -132,7 +133,7 @@ class BenchmarkHooks:
                 report.extras = [*getattr(report, "extras", []), self._html_extra(record)]  # type: ignore[attr-defined]
         return report
 
-    def _html_extra(self, record: dict[str, Any]) -> dict[str, Any]:
+    def _html_extra(self, record: ItemRecord) -> dict[str, Any]:
         from pytest_html import extras
 
         from pytest_memorybench.reports.html import item_fragment
@@ -160,7 +161,7 @@ class BenchmarkHooks:
                 self.cap.publish(self._spent())
 
     @property
-    def records(self) -> list[dict[str, Any]]:
+    def records(self) -> list[ItemRecord]:
         return list(self.records_by_item.values())
 
     def _spent(self) -> float:

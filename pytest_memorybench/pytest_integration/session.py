@@ -28,6 +28,7 @@ from pytest_memorybench.reports.progress import TerminalProgress
 from pytest_memorybench.reports.summary import summary_lines
 from pytest_memorybench.reports.transcript import EventIndex
 from pytest_memorybench.results.build import build_results, conversation_record, item_record, write_results
+from pytest_memorybench.results.schema import ConversationRecord, ItemRecord, ResultsRecord
 from pytest_memorybench.runner.context import new_run_id, open_run
 from pytest_memorybench.runner.folder import write_levels
 from pytest_memorybench.runner.run import BenchmarkRun
@@ -38,7 +39,7 @@ from pytest_memorybench.runner.settings import Settings
 class Finished:
     """What the controller wrote at session end, for the terminal summary and the exit code."""
 
-    results: dict[str, Any] | None  # None: no item produced a score
+    results: ResultsRecord | None  # None: no item produced a score
     results_path: Path | None
     report_path: Path | None
     gate: GateResult | None
@@ -216,15 +217,15 @@ def worker_input(config: pytest.Config) -> dict[str, Any]:
     }
 
 
-def conversation_records(config: pytest.Config) -> list[dict[str, Any]]:
+def conversation_records(config: pytest.Config) -> list[ConversationRecord]:
     """This process's conversations, as results.json lists them."""
     return [conversation_record(stats) for stats in config.stash[RUN_KEY].book.conversations.values()]
 
 
 def finish(
     config: pytest.Config,
-    records: list[dict[str, Any]],
-    conversations: list[dict[str, Any]],
+    records: list[ItemRecord],
+    conversations: list[ConversationRecord],
     judge_stats: list[dict[str, Any]],
     selected: int = 0,
     scoreable: int = 0,
@@ -302,7 +303,7 @@ def _agent_name(run: BenchmarkRun) -> str:
 
 
 def _gate(
-    config: pytest.Config, results: dict[str, Any], *, has_records: bool, selected: int, stop: Stop | None
+    config: pytest.Config, results: ResultsRecord, *, has_records: bool, selected: int, stop: Stop | None
 ) -> GateResult | None:
     """The session-level gates' verdict on `results` (recorded in them), or None when none is asked."""
     run = config.stash[RUN_KEY]
@@ -329,7 +330,7 @@ def _gate(
 
 
 def _write(
-    config: pytest.Config, results: dict[str, Any], gate: GateResult | None, stopped: str | None
+    config: pytest.Config, results: ResultsRecord, gate: GateResult | None, stopped: str | None
 ) -> Finished:
     """results.json, report.html, the JUnit suite properties and the Markdown summary."""
     run = config.stash[RUN_KEY]
@@ -361,7 +362,7 @@ def nothing_to_gate(selected: int) -> str:
     return f"none of the {selected} benchmark items produced a score; nothing to gate on"
 
 
-def unreported_records(run: BenchmarkRun, records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def unreported_records(run: BenchmarkRun, records: list[ItemRecord]) -> list[ItemRecord]:
     """Tests whose conversation finished them but whose items pytest never ran (it stopped first)."""
     reported = {record["nodeid"] for record in records}
     return [
@@ -393,7 +394,7 @@ def event_index(run: BenchmarkRun) -> EventIndex:
     return EventIndex([run.context.output, run.context.settings.previous_run, *run.context.settings.merge])
 
 
-def transcripts(run: BenchmarkRun, records: list[dict[str, Any]]) -> dict[str, Any]:
+def transcripts(run: BenchmarkRun, records: Sequence[ItemRecord]) -> dict[str, Any]:
     """Each item's own messages, from the run's logs, for report.html."""
     index = event_index(run)
     index.refresh()

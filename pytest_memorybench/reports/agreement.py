@@ -8,10 +8,12 @@ The table is built from results.json alone, so it can be recomputed from any re-
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from pytest_memorybench.reports.table import short_name
+from pytest_memorybench.results.schema import ResultsRecord
 
 EXACT = 1e-6  # scores are rounded to 6 places: closer than this is the same verdict
 LABEL = 28
@@ -36,7 +38,7 @@ class AgreementRow:
         return self.ours - self.published
 
 
-def published_items(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def published_items(items: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
     """The items with a published verdict and one of ours (an item that errored has none to compare)."""
     return [
         item
@@ -45,12 +47,12 @@ def published_items(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
     ]
 
 
-def agrees(item: dict[str, Any]) -> bool:
+def agrees(item: Mapping[str, Any]) -> bool:
     """Whether our score equals the published one for an item."""
     return bool(abs(item["score"] - item["details"]["published"]["score"]) < EXACT)
 
 
-def corrections(items: list[dict[str, Any]]) -> tuple[int, int, int]:
+def corrections(items: Sequence[Mapping[str, Any]]) -> tuple[int, int, int]:
     """Among the disagreements, the verdicts GoodAI's reviewers corrected by hand: how many, how
     many of ours are nearer the correction than the automatic verdict was, and how many equal it."""
     corrected = nearer = equal = 0
@@ -65,17 +67,17 @@ def corrections(items: list[dict[str, Any]]) -> tuple[int, int, int]:
     return corrected, nearer, equal
 
 
-def agreement_rows(items: list[dict[str, Any]]) -> list[AgreementRow]:
+def agreement_rows(items: Sequence[Mapping[str, Any]]) -> list[AgreementRow]:
     """One row per scenario (over every agent's results) and, under it, one per category its items
     have (LoCoMo's), then the total."""
     compared = published_items(items)
-    by_scenario: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    by_scenario: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
     for item in compared:
         by_scenario[item["scenario"]].append(item)
     rows = []
     for name, group in sorted(by_scenario.items()):
         rows.append(_row(short_name(name, "ltm"), group))
-        by_category: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        by_category: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
         for item in group:
             if item.get("category"):
                 by_category[str(item["category"])].append(item)
@@ -85,7 +87,7 @@ def agreement_rows(items: list[dict[str, Any]]) -> list[AgreementRow]:
     return rows
 
 
-def _row(label: str, items: list[dict[str, Any]]) -> AgreementRow:
+def _row(label: str, items: Sequence[Mapping[str, Any]]) -> AgreementRow:
     return AgreementRow(
         label,
         len(items),
@@ -95,7 +97,7 @@ def _row(label: str, items: list[dict[str, Any]]) -> AgreementRow:
     )
 
 
-def disagreements(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def disagreements(items: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     """The items whose verdict differs from the published one, with both sides' reasons."""
     return [
         {
@@ -113,7 +115,7 @@ def disagreements(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
     ]
 
 
-def agreement_lines(results: dict[str, Any], problems: list[str] | tuple[str, ...] = ()) -> list[str]:
+def agreement_lines(results: ResultsRecord, problems: list[str] | tuple[str, ...] = ()) -> list[str]:
     """The terminal table (80 columns), the count of disagreements and any skipped files."""
     rows = agreement_rows(results["items"])
     if not rows:

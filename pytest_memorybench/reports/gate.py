@@ -24,6 +24,7 @@ from typing import Any, Protocol
 from pytest_memorybench.judges.identity import judged_differently
 from pytest_memorybench.reports.table import short_name
 from pytest_memorybench.results.file import Baseline, part
+from pytest_memorybench.results.schema import ResultsRecord
 
 EPSILON = 1e-9  # means are rounded to 6 places; a drop equal to the allowance is not beyond it
 LABEL = 23
@@ -136,7 +137,7 @@ class GateResult:
 
 
 def evaluate(
-    results: dict[str, Any],
+    results: ResultsRecord,
     *,
     baseline: Baseline | None,
     max_drop: float = 0.0,
@@ -196,7 +197,7 @@ def evaluate(
 
 
 def _errors_allowed(
-    gate: GateResult, totals: dict[str, Any], max_errors: ErrorAllowance, folder: str
+    gate: GateResult, totals: Mapping[str, Any], max_errors: ErrorAllowance, folder: str
 ) -> bool:
     """Whether the gate may judge the items that scored: none errored, or no more than allowed."""
     errors = totals.get("errors", 0)

@@ -31,6 +31,7 @@ from pytest_memorybench.reports.table import table_rows
 from pytest_memorybench.reports.transcript import Entry
 from pytest_memorybench.reports.words import excerpt, plain
 from pytest_memorybench.results.losses import split_text
+from pytest_memorybench.results.schema import ItemRecord, ResultsRecord
 
 TEMPLATES = Path(__file__).parent / "templates"
 
@@ -61,20 +62,20 @@ def css() -> Markup:
     return Markup((TEMPLATES / "report.css").read_text(encoding="utf-8"))
 
 
-def summary_fragment(results: dict[str, Any], gate: dict[str, Any] | None = None) -> str:
+def summary_fragment(results: ResultsRecord, gate: dict[str, Any] | None = None) -> str:
     """Score cards, the gate and each suite's chart and table, with the styles they need."""
     macros = environment().get_template("macros.html.j2").module
     return str(Markup("<style>") + css() + Markup("</style>") + macros.summary(summary_view(results, gate)))  # type: ignore[attr-defined]
 
 
-def item_fragment(record: dict[str, Any], transcript: list[Entry] | None) -> str:
+def item_fragment(record: ItemRecord, transcript: list[Entry] | None) -> str:
     """One item: score bar, expected and given answers, reasons, and its own transcript."""
     macros = environment().get_template("macros.html.j2").module
     return str(macros.item(item_view(record, transcript)))  # type: ignore[attr-defined]
 
 
 def report_page(
-    results: dict[str, Any],
+    results: ResultsRecord,
     transcripts: Mapping[str, list[Entry] | None],
     gate: dict[str, Any] | None = None,
     facts: Mapping[str, str] | None = None,
@@ -136,7 +137,7 @@ def page_script(name: str) -> tuple[Markup, str]:
 # -- plain data for the templates ------------------------------------------------------------------
 
 
-def summary_view(results: dict[str, Any], gate: dict[str, Any] | None) -> dict[str, Any]:
+def summary_view(results: ResultsRecord, gate: dict[str, Any] | None) -> dict[str, Any]:
     """What report.html's summary shows, as the template reads it."""
     return {
         "totals": results["totals"],
@@ -148,7 +149,7 @@ def summary_view(results: dict[str, Any], gate: dict[str, Any] | None) -> dict[s
     }
 
 
-def _loss_lines(results: dict[str, Any]) -> list[str]:
+def _loss_lines(results: ResultsRecord) -> list[str]:
     """Where the answers were lost: the run's split, then each suite's and scenario category's."""
     lines = [split_text(results["totals"].get("losses"))]
     for name, suite in results.get("suites", {}).items():
@@ -161,7 +162,7 @@ def _loss_lines(results: dict[str, Any]) -> list[str]:
     return [line for line in lines if line]
 
 
-def _suites(results: dict[str, Any]) -> list[dict[str, Any]]:
+def _suites(results: ResultsRecord) -> list[dict[str, Any]]:
     suites: list[dict[str, Any]] = []
     chart_rows: list[tuple[str, float | None, list[float] | None]] = []
     for row in table_rows(results):

@@ -10,14 +10,16 @@ writes the file.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 import pytest
 
-ITEM_PROPERTIES = ("score", "threshold", "scenario", "span_tokens")
+from pytest_memorybench.results.schema import ItemRecord, ResultsRecord
+
+ITEM_PROPERTIES: Final = ("score", "threshold", "scenario", "span_tokens")
 
 
-def item_properties(record: dict[str, Any]) -> list[tuple[str, object]]:
+def item_properties(record: ItemRecord) -> list[tuple[str, object]]:
     """`score`, `threshold`, `scenario`, `span_tokens`, `skills`, `category` when it has one, and for
     an item that errored (no score) `error_kind` in place of the score."""
     properties: list[tuple[str, object]] = [
@@ -31,7 +33,7 @@ def item_properties(record: dict[str, Any]) -> list[tuple[str, object]]:
     return properties
 
 
-def suite_properties(results: dict[str, Any], gate: dict[str, Any] | None) -> list[tuple[str, object]]:
+def suite_properties(results: ResultsRecord, gate: dict[str, Any] | None) -> list[tuple[str, object]]:
     """The run's identity, totals, suite means and gate verdict, named `memorybench.*`."""
     run, totals = results["run"], results["totals"]
     properties: list[tuple[str, object]] = [

@@ -17,11 +17,12 @@ from pytest_memorybench.reports.judging import judging_lines
 from pytest_memorybench.reports.summary import efficiency_text, memory_text, store_text
 from pytest_memorybench.reports.table import table_rows
 from pytest_memorybench.results.losses import split_text
+from pytest_memorybench.results.schema import ResultsRecord
 
 STEP_SUMMARY = "GITHUB_STEP_SUMMARY"
 
 
-def run_markdown(results: dict[str, Any], gate: dict[str, Any] | None) -> str:
+def run_markdown(results: ResultsRecord, gate: dict[str, Any] | None) -> str:
     """The run's table as Markdown, for a CI job summary."""
     run, totals = results["run"], results["totals"]
     spans = ", ".join(f"{suite}={span}" for suite, span in run.get("span", {}).items()) or "-"

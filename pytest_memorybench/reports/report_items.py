@@ -11,7 +11,7 @@ the `item_body` macro, report.html's script draws the same fields.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -195,7 +195,7 @@ class _Texts:
 
 
 def items_view(
-    records: list[Mapping[str, Any]], transcripts: Mapping[str, list[Entry] | None]
+    records: Sequence[Mapping[str, Any]], transcripts: Mapping[str, list[Entry] | None]
 ) -> dict[str, Any]:
     """report.html's items, failed first: the filters' choices and the data block its script reads."""
     records = sorted(records, key=lambda record: (bool(record.get("passed")), str(record.get("nodeid"))))

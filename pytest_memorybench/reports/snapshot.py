@@ -20,25 +20,25 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from syrupy.extensions.json import JSONSnapshotExtension
 
 from pytest_memorybench.core.errors import usage_error
+from pytest_memorybench.core.readers import reading
+from pytest_memorybench.results.file import read_results
+from pytest_memorybench.results.schema import ResultsRecord
 
 DEFAULT_RUNS = Path(".memorybench") / "runs"
 
 
-def load_results(path: str | Path) -> dict[str, Any]:
+def load_results(path: str | Path) -> ResultsRecord:
     """A run's results.json, given the file or its run folder."""
     path = Path(path)
     if path.is_dir():
         path = path / "results.json"
-    try:
-        results: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
-        return results
-    except (OSError, ValueError) as exc:
-        raise usage_error(f"{path}: cannot read a results.json ({exc})") from None
+    with reading(f"{path}: cannot read a results.json", "give a finished run folder or its results.json"):
+        return read_results(path)
 
 
 def latest_run(root: str | Path = DEFAULT_RUNS) -> Path:
@@ -49,7 +49,7 @@ def latest_run(root: str | Path = DEFAULT_RUNS) -> Path:
     return max(finished, key=lambda path: path.stat().st_mtime_ns).parent
 
 
-def score_table(results: dict[str, Any]) -> dict[str, Any]:
+def score_table(results: ResultsRecord) -> dict[str, Any]:
     """The part of results.json a team gates on: means and counts per suite, scenario and category.
 
     Intervals are left out (they follow the means), and so are costs and times (they are not
@@ -114,7 +114,7 @@ class ScoreTableExtension(JSONSnapshotExtension):
     tolerance: float = 0.02
 
     def serialize(self, data: Any, **_: Any) -> str:
-        results = data if isinstance(data, dict) else load_results(data)
+        results = cast(ResultsRecord, data) if isinstance(data, dict) else load_results(data)
         return json.dumps(score_table(results), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
     def matches(self, *, serialized_data: Any, snapshot_data: Any) -> bool:

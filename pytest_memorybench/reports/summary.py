@@ -9,13 +9,14 @@ failed) gets an `err` column, narrowing the names, and says how to retry them on
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from pytest_memorybench.reports.judging import judging_lines
 from pytest_memorybench.reports.table import table_rows
 from pytest_memorybench.results.losses import split_compact, split_text
+from pytest_memorybench.results.schema import ConcurrencyRecord, ResultsRecord
 
 WIDTH = 79
 LABEL = 30
@@ -23,7 +24,7 @@ ERRORS_LABEL = 25  # with the err column: the names give it room
 
 
 def summary_lines(
-    results: dict[str, Any], results_path: str, report_path: str | None = None, markdown: Sequence[str] = ()
+    results: ResultsRecord, results_path: str, report_path: str | None = None, markdown: Sequence[str] = ()
 ) -> list[str]:
     """The terminal summary: the table, what the agent and judge spent, the conversations, the files."""
     totals = results["totals"]
@@ -40,7 +41,7 @@ def summary_lines(
     return lines
 
 
-def _table_lines(results: dict[str, Any]) -> list[str]:
+def _table_lines(results: ResultsRecord) -> list[str]:
     """Suites, scenarios and categories with their means, intervals and costs, then the total."""
     totals = results["totals"]
     errors = totals.get("errors", 0)
@@ -81,7 +82,7 @@ def _table_lines(results: dict[str, Any]) -> list[str]:
     return lines
 
 
-def _spending_lines(results: dict[str, Any]) -> list[str]:
+def _spending_lines(results: ResultsRecord) -> list[str]:
     """What the agent, its memory and the judge spent, evidence recall, and the concurrency reached."""
     totals = results["totals"]
     lines = [
@@ -107,7 +108,7 @@ def _spending_lines(results: dict[str, Any]) -> list[str]:
     return [*lines, concurrency] if concurrency else lines
 
 
-def _category_losses(results: dict[str, Any]) -> list[str]:
+def _category_losses(results: ResultsRecord) -> list[str]:
     """Where each suite's (of several) and each category's answers were lost, a short line each."""
     lines = []
     suites = results.get("suites", {})
@@ -137,7 +138,7 @@ def recall_text(recall: dict[str, Any]) -> str:
     return line
 
 
-def _conversation_lines(results: dict[str, Any]) -> list[str]:
+def _conversation_lines(results: ResultsRecord) -> list[str]:
     """Each conversation's length and filler; the probe families' contexts, delivered whole, in sum."""
     lines = []
     contexts = []
@@ -167,9 +168,9 @@ NO_CONTEXT = (
 )
 
 
-def concurrency_line(record: dict[str, Any] | None) -> str | None:
+def concurrency_line(record: ConcurrencyRecord | None) -> str | None:
     """What `--mb-concurrency auto` chose for each provider it measured (each worker's, under -n)."""
-    providers = (record or {}).get("providers") or []
+    providers = record.get("providers", []) if record is not None else []
     if not providers:
         return None
     parts = []
@@ -182,7 +183,7 @@ def concurrency_line(record: dict[str, Any] | None) -> str | None:
     return "concurrency auto " + "; ".join(parts)
 
 
-def efficiency_text(totals: dict[str, Any]) -> str:
+def efficiency_text(totals: Mapping[str, Any]) -> str:
     """Reply latency (p50, p95) and what a passed test cost: `agent replies: p50 0.41 s, p95 1.90 s · $0.0123
     per passed test`."""
     parts = []
@@ -194,7 +195,7 @@ def efficiency_text(totals: dict[str, Any]) -> str:
     return " · ".join(parts)
 
 
-def memory_text(totals: dict[str, Any]) -> str:
+def memory_text(totals: Mapping[str, Any]) -> str:
     """A memory system's model calls by phase: `memory write: 120 calls, 45,210 tokens, 3.1 s, $0.0021 · read:
     …`."""
     phases = totals.get("memory") or {}
@@ -242,7 +243,7 @@ def store_text(figures: dict[str, Any] | None) -> list[str]:
     return lines
 
 
-def errors_line(totals: dict[str, Any], folder: str) -> str:
+def errors_line(totals: Mapping[str, Any], folder: str) -> str:
     """What errored, by whose failure, and how to retry it: the run's last word when it has errors."""
     kinds = ", ".join(f"{kind} {count}" for kind, count in sorted(totals.get("errors_by_kind", {}).items()))
     count = totals["errors"]

@@ -8,10 +8,11 @@ belongs to no item and shows only in the totals.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from pytest_memorybench.results.schema import ItemRecord, ResultsRecord
 from pytest_memorybench.results.statistics import bootstrap_ci
 
 
@@ -22,8 +23,8 @@ class TableRow:
     level: str  # suite, scenario or category
     label: str  # as shown: a scenario without its suite's prefix, a category by its name
     name: str  # the full name: suite, scenario, or category
-    stats: dict[str, Any]  # mean, ci95, n; for a scenario also categories and metrics if any
-    items: list[dict[str, Any]]
+    stats: Mapping[str, Any]  # mean, ci95, n; for a scenario also categories and metrics if any
+    items: list[ItemRecord]
 
     @property
     def passed(self) -> int:
@@ -60,14 +61,14 @@ def short_name(scenario: str, suite: str) -> str:
     return scenario.removeprefix(f"{suite}.") if scenario.startswith(f"{suite}.") else scenario
 
 
-def table_rows(results: dict[str, Any]) -> Iterator[TableRow]:
+def table_rows(results: ResultsRecord) -> Iterator[TableRow]:
     """Suite, then each of its scenarios (sorted), each followed by its categories."""
     for suite, stats in results["suites"].items():
         members = [item for item in results["items"] if item["suite"] == suite]
         yield TableRow("suite", suite, suite, stats, members)
         for scenario in sorted({item["scenario"] for item in members}):
             in_scenario = [item for item in members if item["scenario"] == scenario]
-            scenario_stats = results["scenarios"][scenario]
+            scenario_stats: Mapping[str, Any] = results["scenarios"][scenario]
             if scenario_stats.get("n", 0) + scenario_stats.get("errors", 0) != len(
                 in_scenario
             ):  # in other suites too
@@ -78,7 +79,7 @@ def table_rows(results: dict[str, Any]) -> Iterator[TableRow]:
                 yield TableRow("category", category, category, category_stats, in_category)
 
 
-def _own_stats(items: list[dict[str, Any]], seed: int, label: str) -> dict[str, Any]:
+def _own_stats(items: list[ItemRecord], seed: int, label: str) -> dict[str, Any]:
     """Mean and interval of one suite's share of a scenario that several suites run."""
     scores = [item["score"] for item in items if item["score"] is not None]
     mean = round(sum(scores) / len(scores), 6) if scores else None

@@ -14,11 +14,13 @@ import functools
 import inspect
 import json
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
+
+from typing_extensions import TypedDict
 
 from pytest_memorybench import __version__
 from pytest_memorybench.agents.stores.figures import pooled as pooled_store_figures
@@ -31,14 +33,52 @@ from pytest_memorybench.core.timings import pooled_percentile
 from pytest_memorybench.judges.identity import judge_identity
 from pytest_memorybench.results.judging import judging_figures
 from pytest_memorybench.results.losses import loss_split
-from pytest_memorybench.results.schema import SCHEMA
+from pytest_memorybench.results.schema import (
+    SCHEMA,
+    CategoryRecord,
+    ConcurrencyRecord,
+    ConversationRecord,
+    ItemRecord,
+    LatencyRecord,
+    ResultsRecord,
+    RunRecord,
+    ScenarioRecord,
+    StatsRecord,
+    SuiteRecord,
+    TotalsRecord,
+    UsageRecord,
+)
 from pytest_memorybench.results.statistics import bootstrap_ci
 from pytest_memorybench.scenarios import get_scenario
 
 
+class _Category(TypedDict, total=False):
+    category: str
+
+
+class _ItemParts(TypedDict, total=False):
+    details: dict[str, Any]
+    judging: dict[str, Any]
+
+
+class _Judging(TypedDict, total=False):
+    judging: dict[str, Any]
+
+
+class _Losses(TypedDict, total=False):
+    losses: dict[str, Any]
+
+
+class _ScenarioParts(TypedDict, total=False):
+    categories: dict[str, CategoryRecord]
+    losses: dict[str, Any]
+    evidence_recall: dict[str, Any]
+    metrics: dict[str, Any]
+
+
 def item_record(
     nodeid: str, outcome: TestOutcome, *, threshold: float, conversation: str, passed: bool
-) -> dict[str, Any]:
+) -> ItemRecord:
     """One item as results.json lists it; `category` and `details` only when the scenario has them.
 
     An item whose test errored (`error`: the agent, its provider or the judge failed, or the run
@@ -46,9 +86,12 @@ def item_record(
     leaves it out and counts it under `errors`.
     """
     definition = outcome.definition
-    category = {"category": definition.category} if definition.category is not None else {}
-    details = {"details": outcome.details} if outcome.details else {}
-    judging = {"judging": outcome.score.judging} if outcome.score.judging and outcome.error is None else {}
+    category: _Category = {"category": definition.category} if definition.category is not None else {}
+    parts: _ItemParts = {}
+    if outcome.details:
+        parts["details"] = outcome.details
+    if outcome.score.judging and outcome.error is None:
+        parts["judging"] = outcome.score.judging
     return {
         "nodeid": nodeid,
         "suite": definition.suite,
@@ -70,17 +113,15 @@ def item_record(
         "responses": outcome.responses,
         "error": outcome.error,
         "error_kind": outcome.error_kind if outcome.error is not None else None,
-        "usage": dataclasses.asdict(outcome.usage),
-        **details,
-        **judging,
+        "usage": cast(UsageRecord, dataclasses.asdict(outcome.usage)),
+        **parts,
     }
 
 
-def conversation_record(stats: ConversationStats) -> dict[str, Any]:
-    """A conversation's statistics as results.json lists them."""
-    record = dataclasses.asdict(stats)
-    record["span_ratio"] = stats.span_ratio
-    return record
+def conversation_record(stats: ConversationStats) -> ConversationRecord:
+    """A conversation's statistics as results.json lists them: the dataclass's fields, as the
+    schema names them (every run's tests check the two agree), and its span ratio."""
+    return cast(ConversationRecord, {**dataclasses.asdict(stats), "span_ratio": stats.span_ratio})
 
 
 @dataclass(frozen=True)
@@ -107,11 +148,11 @@ class RunFacts:
 
 def build_results(
     run: RunFacts,
-    items: Iterable[dict[str, Any]],
-    conversations: Iterable[dict[str, Any]],
+    items: Iterable[ItemRecord],
+    conversations: Iterable[ConversationRecord],
     judge_stats: Iterable[dict[str, Any]],
     concurrency: Iterable[dict[str, Any]] = (),
-) -> dict[str, Any]:
+) -> ResultsRecord:
     """results.json (schema memorybench.results/1): the run, its totals, conversations, stats, items."""
     records = sorted(items, key=lambda record: record["nodeid"])
     conversation_list = sorted(conversations, key=lambda record: record["group"])
@@ -127,13 +168,25 @@ def build_results(
     }
 
 
-def _run_facts(run: RunFacts, judging: dict[str, Any], concurrency: list[dict[str, Any]]) -> dict[str, Any]:
+class _RunParts(TypedDict, total=False):
+    rescored_from: str
+    rescore_skipped: list[str]
+    no_context: bool
+
+
+class _Panel(TypedDict, total=False):
+    judge_panel: dict[str, Any]
+
+
+def _run_facts(run: RunFacts, judging: dict[str, Any], concurrency: list[dict[str, Any]]) -> RunRecord:
     """What ran: agent, judge, spans, seed, profile, suites, when, and where it came from."""
-    rescored = (
-        {"rescored_from": run.rescored_from, "rescore_skipped": list(run.rescore_skipped)}
-        if run.rescored_from is not None
-        else {}
-    )
+    parts: _RunParts = {}
+    if run.rescored_from is not None:
+        parts["rescored_from"] = run.rescored_from
+        parts["rescore_skipped"] = list(run.rescore_skipped)
+    if run.no_context:
+        parts["no_context"] = True
+    panel: _Panel = {"judge_panel": judging["panel"]} if judging.get("panel") else {}
     return {
         "id": run.id,
         "agent": run.agent,
@@ -151,27 +204,27 @@ def _run_facts(run: RunFacts, judging: dict[str, Any], concurrency: list[dict[st
         "resumed": run.resumed,
         "partial": None,  # what stopped the run before every selected test ended (session.finish)
         "replayed_from": run.replayed_from,
-        **rescored,
-        **({"no_context": True} if run.no_context else {}),
+        **parts,
         "judge_prompt_hashes": judging["prompt_hashes"],
         "judge_identity": judge_identity(judging),
-        **({"judge_panel": judging["panel"]} if judging.get("panel") else {}),
+        **panel,
         "concurrency": _merge_concurrency(concurrency, run.fixed_concurrency),
     }
 
 
 def _totals(
-    records: list[dict[str, Any]], conversations: list[dict[str, Any]], judging: dict[str, Any], seed: int
-) -> dict[str, Any]:
+    records: list[ItemRecord], conversations: list[ConversationRecord], judging: dict[str, Any], seed: int
+) -> TotalsRecord:
     """The run's score, errors, latency and what the agent, its memory and the judge spent."""
     scored = [record for record in records if record["score"] is not None]
     usage: dict[str, float] = defaultdict(float)
-    for source in [r["usage"] for r in records] + [c["overhead_usage"] for c in conversations]:
+    spent: list[Mapping[str, Any]] = [record["usage"] for record in records]
+    for source in spent + [conversation["overhead_usage"] for conversation in conversations]:
         for name, value in source.items():
             usage[name] += value
     unscored = Counter(record.get("error_kind") or "agent" for record in records if record["score"] is None)
     return {
-        "score": round(sum(record["score"] for record in scored), 6),
+        "score": round(sum(_scores(scored)), 6),
         "max": len(scored),
         "mean": _mean(scored),
         "ci95": bootstrap_ci(_by_scenario(scored), seed=seed, label="total"),
@@ -198,7 +251,7 @@ def _totals(
     }
 
 
-def _merge_concurrency(processes: list[dict[str, Any]], fixed: int | None) -> dict[str, Any]:
+def _merge_concurrency(processes: list[dict[str, Any]], fixed: int | None) -> ConcurrencyRecord:
     """Each process's providers under auto (a worker measures its own), or the fixed number."""
     if fixed is not None:
         return {"mode": "fixed", "conversations": fixed}
@@ -208,7 +261,7 @@ def _merge_concurrency(processes: list[dict[str, Any]], fixed: int | None) -> di
     }
 
 
-def memory_phases(conversations: list[dict[str, Any]]) -> dict[str, dict[str, float]] | None:
+def memory_phases(conversations: Sequence[ConversationRecord]) -> dict[str, dict[str, float]] | None:
     """A memory system's spending by phase over the run (MemBench's write and read cost), or None
     for an agent that does not report it."""
     phases: dict[str, dict[str, float]] = {}
@@ -217,19 +270,18 @@ def memory_phases(conversations: list[dict[str, Any]]) -> dict[str, dict[str, fl
             total = phases.setdefault(
                 phase, {"calls": 0, "input_tokens": 0, "output_tokens": 0, "seconds": 0.0, "cost_usd": 0.0}
             )
+            spent: Mapping[str, Any] = usage
             for name in total:
-                total[name] += usage.get(name, 0)
+                total[name] += spent.get(name, 0)
     for total in phases.values():
         total["seconds"], total["cost_usd"] = round(total["seconds"], 3), round(total["cost_usd"], 6)
     return phases or None
 
 
-def reply_latency(conversations: list[dict[str, Any]]) -> dict[str, Any] | None:
+def reply_latency(conversations: Sequence[ConversationRecord]) -> LatencyRecord | None:
     """The median and 95th percentile of every agent reply of the run, pooled from each conversation's
     timings."""
-    timings = [
-        conversation["reply_timing"] for conversation in conversations if conversation.get("reply_timing")
-    ]
+    timings = [timing for conversation in conversations if (timing := conversation["reply_timing"])]
     if not timings:
         return None
     return {
@@ -264,27 +316,37 @@ def _merge_panels(merged: dict[str, Any] | None, panel: dict[str, Any]) -> dict[
     return merged
 
 
-def _mean(records: list[dict[str, Any]]) -> float | None:
-    return round(sum(record["score"] for record in records) / len(records), 6) if records else None
+def _scores(records: list[ItemRecord]) -> list[float]:
+    """The scores of items that scored (an errored item's is None)."""
+    return [record["score"] for record in records if record["score"] is not None]
 
 
-def _by_scenario(records: list[dict[str, Any]]) -> list[list[float]]:
+def _mean(records: list[ItemRecord]) -> float | None:
+    scores = _scores(records)
+    return round(sum(scores) / len(scores), 6) if scores else None
+
+
+def _by_scenario(records: list[ItemRecord]) -> list[list[float]]:
     """Scores grouped by (suite, scenario): the strata a bootstrap resamples within."""
-    groups: dict[tuple[str, str], list[float]] = defaultdict(list)
+    groups: dict[tuple[str, str], list[ItemRecord]] = defaultdict(list)
     for record in records:
-        groups[(record["suite"], record["scenario"])].append(record["score"])
-    return list(groups.values())
+        groups[(record["suite"], record["scenario"])].append(record)
+    return [_scores(group) for group in groups.values()]
 
 
-def _grouped(records: list[dict[str, Any]], field: str) -> dict[str, list[dict[str, Any]]]:
-    groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
+def _grouped(
+    records: list[ItemRecord], key: Callable[[ItemRecord], str | None]
+) -> dict[str, list[ItemRecord]]:
+    """The records by `key`, in its order; a record whose key is None is in no group."""
+    groups: dict[str, list[ItemRecord]] = defaultdict(list)
     for record in records:
-        if record.get(field) is not None:
-            groups[record[field]].append(record)
+        value = key(record)
+        if value is not None:
+            groups[value].append(record)
     return dict(sorted(groups.items()))
 
 
-def _stats(records: list[dict[str, Any]], seed: int, label: str) -> dict[str, Any]:
+def _stats(records: list[ItemRecord], seed: int, label: str) -> StatsRecord:
     """Mean, interval and n of the items that scored; `errors` counts those that did not."""
     scored = [record for record in records if record["score"] is not None]
     return {
@@ -295,53 +357,55 @@ def _stats(records: list[dict[str, Any]], seed: int, label: str) -> dict[str, An
     }
 
 
-def suite_stats(records: list[dict[str, Any]], seed: int) -> dict[str, dict[str, Any]]:
+def suite_stats(records: list[ItemRecord], seed: int) -> dict[str, SuiteRecord]:
     """Each suite's mean, interval and counts, over its scored items."""
     return {
         name: {**_stats(group, seed, f"suite:{name}"), **_judging(group), **_losses(group)}
-        for name, group in _grouped(records, "suite").items()
+        for name, group in _grouped(records, lambda record: record["suite"]).items()
     }
 
 
-def _losses(records: list[dict[str, Any]]) -> dict[str, Any]:
+def _losses(records: list[ItemRecord]) -> _Losses:
     """`losses`, when the run measured where its answers were lost (`losses.py`)."""
     split = loss_split(records)
     return {"losses": split} if split is not None else {}
 
 
-def _judging(records: list[dict[str, Any]]) -> dict[str, Any]:
+def _judging(records: list[ItemRecord]) -> _Judging:
     """`judging`, when a judge panel judged some of these items."""
     figures = judging_figures(records)
     return {"judging": figures} if figures is not None else {}
 
 
 def scenario_stats(
-    records: list[dict[str, Any]], seed: int, conversations: Sequence[dict[str, Any]] = ()
-) -> dict[str, dict[str, Any]]:
+    records: list[ItemRecord], seed: int, conversations: Sequence[ConversationRecord] = ()
+) -> dict[str, ScenarioRecord]:
     """Mean, interval and n per scenario; with `categories` and `metrics` when it has them."""
-    scenarios = {}
-    for name, group in _grouped(records, "scenario").items():
-        stats = _stats(group, seed, f"scenario:{name}")
-        categories = _grouped(group, "category")
+    scenarios: dict[str, ScenarioRecord] = {}
+    for name, group in _grouped(records, lambda record: record["scenario"]).items():
+        parts: _ScenarioParts = {}
+        categories = _grouped(group, lambda record: record.get("category"))
         if categories:
-            stats["categories"] = {
+            parts["categories"] = {
                 category: {**_stats(members, seed, f"scenario:{name}:{category}"), **_losses(members)}
                 for category, members in categories.items()
             }
-        stats.update(_losses(group))
+        split = loss_split(group)
+        if split is not None:
+            parts["losses"] = split
         recall = mean_recall(group)
         if recall is not None:
-            stats["evidence_recall"] = recall
+            parts["evidence_recall"] = recall
         scored = [record for record in group if record["score"] is not None]
         metrics = scenario_metrics(name, scored, conversations)
         if metrics is not None:
-            stats["metrics"] = metrics
-        scenarios[name] = stats
+            parts["metrics"] = metrics
+        scenarios[name] = {**_stats(group, seed, f"scenario:{name}"), **parts}
     return scenarios
 
 
 def scenario_metrics(
-    name: str, records: list[dict[str, Any]], conversations: Sequence[dict[str, Any]] = ()
+    name: str, records: list[ItemRecord], conversations: Sequence[ConversationRecord] = ()
 ) -> dict[str, Any] | None:
     """What the scenario's own `summarize(records)` reports, or None if it defines none.
 
@@ -373,6 +437,6 @@ def scenario_metrics(
     return metrics
 
 
-def write_results(path: Path, results: dict[str, Any]) -> None:
+def write_results(path: Path, results: ResultsRecord) -> None:
     """Write results.json atomically: a reader never sees half a file."""
     write_atomically(path, json.dumps(results, indent=2, ensure_ascii=False) + "\n")

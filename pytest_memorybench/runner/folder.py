@@ -9,7 +9,7 @@ lock, so two runs never interleave their events in one folder.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -154,7 +154,7 @@ def claim(folder: Path, flag: str) -> FileLock:
 LEVELS = "levels.json"
 
 
-def write_levels(folder: Path, concurrency: dict[str, Any]) -> None:
+def write_levels(folder: Path, concurrency: Mapping[str, Any]) -> None:
     """The level `--mb-concurrency auto` ended at for each provider (results.json's record), kept
     small beside the results for the next run to start from: where xdist workers each measured a
     provider, the lowest of their levels."""

@@ -21,6 +21,8 @@ from pytest_memorybench.core.readers import read_json, reading, require
 from pytest_memorybench.core.records import Score, TestDefinition, TestOutcome, Usage
 from pytest_memorybench.core.spans import Span
 from pytest_memorybench.judges.identity import identity_of
+from pytest_memorybench.results.file import read_results
+from pytest_memorybench.results.schema import ConversationRecord, ItemRecord, ResultsRecord
 from pytest_memorybench.runner.folder import MANIFEST
 from pytest_memorybench.runner.plan import PlannedTest, planned_size
 from pytest_memorybench.runner.settings import Shard
@@ -60,7 +62,7 @@ class ShardFolder:
     folder: Path
     shard: Shard
     fingerprint: str
-    results: dict[str, Any]
+    results: ResultsRecord
 
     def judge_stats(self) -> dict[str, Any]:
         """Its judging, in the shape `run.judge_stats()` has."""
@@ -86,7 +88,7 @@ class Merged:
     """The shards of one plan, checked; their items, conversations and judging, together."""
 
     shards: list[ShardFolder]
-    records: dict[str, dict[str, Any]] = field(default_factory=dict)  # by node id
+    records: dict[str, ItemRecord] = field(default_factory=dict)  # by node id
 
     def __post_init__(self) -> None:
         for shard in self.shards:
@@ -108,7 +110,7 @@ class Merged:
     def seed(self) -> int:
         return int(self.shards[0].results["run"]["seed"])
 
-    def conversations(self) -> list[dict[str, Any]]:
+    def conversations(self) -> list[ConversationRecord]:
         return [
             conversation for shard in self.shards for conversation in shard.results.get("conversations", [])
         ]
@@ -117,7 +119,7 @@ class Merged:
         return [shard.judge_stats() for shard in self.shards]
 
 
-def recorded_outcome(definition: TestDefinition, record: dict[str, Any]) -> TestOutcome:
+def recorded_outcome(definition: TestDefinition, record: ItemRecord) -> TestOutcome:
     """A test's outcome as a shard's results.json recorded it (what the merged run reports)."""
     return TestOutcome(
         definition,
@@ -191,10 +193,8 @@ def _read_shard(folder: Path) -> ShardFolder:
             " finishes it"
         )
     with reading(str(results), "give the run folders that --mb-shard runs wrote"):
-        data = read_json(results)
-        require(
-            isinstance(data, dict) and isinstance(data.get("items"), list), "not a results.json (no items)"
-        )
+        data = read_results(results)
+        require(isinstance(data.get("items"), list), "not a results.json (no items)")
         require(
             isinstance(data.get("run"), dict) and isinstance(data.get("totals"), dict),
             "not a results.json (no run or totals)",

@@ -17,7 +17,7 @@ lock is needed.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -90,7 +90,7 @@ class SpendingCap:
 
 
 def process_spend(
-    agent_cost: float, records: Iterable[dict[str, Any]], overhead_cost: float, judge_cost: float
+    agent_cost: float, records: Iterable[Mapping[str, Any]], overhead_cost: float, judge_cost: float
 ) -> float:
     """What this process has paid, in USD.
 

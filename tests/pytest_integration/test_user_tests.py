@@ -10,13 +10,26 @@ import pytest
 
 from pytest_memorybench import assert_choice, assert_regex, assert_rouge_l
 from pytest_memorybench.core.errors import UsageError
+from pytest_memorybench.results.schema import ResultsRecord
 from pytest_memorybench.suite import load_suite
 from tests.support.paths import EXAMPLES
+from tests.support.runs import QUIET, results_in
 
 
-def latest_results(pytester: pytest.Pytester) -> dict:
+def latest_results(pytester: pytest.Pytester) -> ResultsRecord:
+    """The results of the newest run under the project's default run folder."""
     written = (pytester.path / ".memorybench" / "runs").glob("*/results.json")
-    return json.loads(max(written, key=lambda path: path.stat().st_mtime_ns).read_text())
+    return results_in(max(written, key=lambda path: path.stat().st_mtime_ns))
+
+
+# Each example, run by the calibration agents: recall and oracle pass every item, null none.
+AGENTS = pytest.mark.parametrize(("agent", "passes"), [("recall", True), ("null", False), ("oracle", True)])
+
+
+def run_example(pytester: pytest.Pytester, example: str, agent: str, *args: str) -> pytest.RunResult:
+    """`example` from examples/ copied into a new project and run with `agent`, into folder `run`."""
+    shutil.copy(EXAMPLES / example, pytester.path)
+    return pytester.runpytest("--memorybench", f"--agent={agent}", "--mb-output=run", *QUIET, *args)
 
 
 # -- YAML scenarios -----------------------------------------------------------------------------
@@ -45,16 +58,11 @@ def test_the_example_suite_defines_its_scenarios_in_yaml() -> None:
     assert pet.ideal_answers == ("Biscuit",) and pet.skills == ("recall",)
 
 
-@pytest.mark.parametrize(
-    ("agent", "outcomes"), [("recall", {"passed": 4}), ("null", {"failed": 4}), ("oracle", {"passed": 4})]
-)
-def test_the_example_suite_runs(pytester: pytest.Pytester, agent: str, outcomes: dict[str, int]) -> None:
-    shutil.copy(EXAMPLES / "memory_suite.yaml", pytester.path)
-    result = pytester.runpytest(
-        "--memorybench", f"--agent={agent}", "--mb-suite=memory_suite.yaml", "-p", "no:cacheprovider"
-    )
-    result.assert_outcomes(**outcomes)
-    assert latest_results(pytester)["run"]["span"] == {"my_memory": "4k"}
+@AGENTS
+def test_the_example_suite_runs(pytester: pytest.Pytester, agent: str, passes: bool) -> None:
+    result = run_example(pytester, "memory_suite.yaml", agent, "--mb-suite=memory_suite.yaml")
+    result.assert_outcomes(**{"passed" if passes else "failed": 4})
+    assert results_in(pytester.path / "run")["run"]["span"] == {"my_memory": "4k"}
 
 
 BAD_DEFINITIONS = [
@@ -134,24 +142,15 @@ def test_a_yaml_scenario_cannot_take_a_builtin_name(tmp_path: Path) -> None:
 # -- memory tests written with the fixture ---------------------------------------------------------
 
 
-@pytest.mark.parametrize(
-    ("agent", "outcomes"), [("recall", {"passed": 2}), ("null", {"failed": 2}), ("oracle", {"passed": 2})]
-)
-def test_the_example_memory_tests(pytester: pytest.Pytester, agent: str, outcomes: dict[str, int]) -> None:
-    shutil.copy(EXAMPLES / "test_my_agent_memory.py", pytester.path)
-    result = pytester.runpytest(
-        "--memorybench", f"--agent={agent}", "test_my_agent_memory.py", "-p", "no:cacheprovider"
-    )
-    result.assert_outcomes(**outcomes)
-    if agent == "null":
+@AGENTS
+def test_the_example_memory_tests(pytester: pytest.Pytester, agent: str, passes: bool) -> None:
+    result = run_example(pytester, "test_my_agent_memory.py", agent, "test_my_agent_memory.py")
+    result.assert_outcomes(**{"passed" if passes else "failed": 2})
+    if not passes:
         result.stdout.fnmatch_lines(
             ["E*AssertionError: memory check failed (regex): score 0.00 < 1.00", "E*got:      I don't know."]
         )
-    events = [
-        json.loads(line)
-        for path in (pytester.path / ".memorybench" / "runs").glob("*/events.jsonl")
-        for line in path.read_text().splitlines()
-    ]
+    events = [json.loads(line) for line in (pytester.path / "run" / "events.jsonl").read_text().splitlines()]
     groups = {event["group"] for event in events if event.get("kind") == "message"}
     assert groups == {
         "test_my_agent_memory.py::test_remembers_a_name_across_unrelated_conversation",

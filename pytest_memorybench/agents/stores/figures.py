@@ -9,6 +9,7 @@ store's figures are counted as the run goes (`StoreFigures`), a conversation kee
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -65,7 +66,7 @@ class StoreFigures:
         }
 
 
-def pooled(conversations: list[dict[str, Any]]) -> dict[str, Any] | None:
+def pooled(conversations: Sequence[Mapping[str, Any]]) -> dict[str, Any] | None:
     """The run's store figures from its conversations' records; None when no store was run."""
     parts = [conversation["store"] for conversation in conversations if conversation.get("store")]
     if not parts:
