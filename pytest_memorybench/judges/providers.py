@@ -112,7 +112,7 @@ class JudgeBackend(LLMChatAgent):
             form = self.form if schema is not None else "text"
             try:
                 return await super()._complete(system, turns, **self._structured(form, schema, name))  # type: ignore[safe-super]
-            except self.status_error as exc:
+            except self.errors.status as exc:
                 if form == "text" or not _refuses(exc, self._markers(form)):
                     raise
                 if self.form == form:  # concurrent calls learn it once

@@ -25,6 +25,7 @@ from pytest_memorybench.models.llm import (
     Completion,
     LLMChatAgent,
     MalformedReply,
+    SdkErrors,
     ToolCall,
     Turn,
     not_an_answer,
@@ -36,10 +37,7 @@ class AnthropicAgent(LLMChatAgent):
 
     provider = "anthropic"
     api_key_variable = "ANTHROPIC_API_KEY"
-    status_error = anthropic.APIStatusError
-    connection_error = anthropic.APIConnectionError
-    timeout_error = anthropic.APITimeoutError
-    validation_error = anthropic.APIResponseValidationError
+    errors = SdkErrors.of(anthropic)
 
     def __init__(self, model: str | None, *, thinking_tokens: int | None = None, **options: Any) -> None:
         super().__init__(model, **options)

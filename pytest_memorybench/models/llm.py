@@ -18,6 +18,7 @@ import time
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from types import ModuleType
 from typing import Any, ClassVar
 
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
@@ -72,16 +73,29 @@ class Completion:
     tool_calls: tuple[ToolCall, ...] = ()
 
 
+@dataclass(frozen=True)
+class SdkErrors:
+    """The exception types of a model's SDK.  OpenAI's and Anthropic's SDKs are generated alike and
+    name them alike, so `of` reads them off either module."""
+
+    status: type[Exception]  # the server answered with an error status
+    connection: type[Exception]  # no answer; in both SDKs a timeout is a kind of connection error
+    timeout: type[Exception]
+    validation: type[Exception]  # a 200 whose body the SDK cannot read as its type
+
+    @classmethod
+    def of(cls, sdk: ModuleType) -> SdkErrors:
+        return cls(
+            sdk.APIStatusError, sdk.APIConnectionError, sdk.APITimeoutError, sdk.APIResponseValidationError
+        )
+
+
 class LLMChatAgent(ABC):
     """A chat model as an agent: everything said so far is its memory, within its context window."""
 
     provider: ClassVar[str]
     api_key_variable: ClassVar[str]
-    # The SDK's exception types; in both SDKs the timeout error is a kind of connection error.
-    status_error: ClassVar[type[Exception]]
-    connection_error: ClassVar[type[Exception]]
-    timeout_error: ClassVar[type[Exception]]
-    validation_error: ClassVar[type[Exception]]  # a 200 whose body the SDK cannot read as its type
+    errors: ClassVar[SdkErrors]  # what its SDK raises
 
     def __init__(
         self,
@@ -254,7 +268,7 @@ class LLMChatAgent(ABC):
                     f"{self.name}: gave up after {self.max_attempts} attempt{plural}: {self._describe(exc)}"
                 )
                 raise ProviderError(self._redact(line)) from None
-            if isinstance(exc, self.status_error):
+            if isinstance(exc, self.errors.status):
                 line = (
                     f"{self.name}: {self._describe(exc)}; not retried, so the run stops before more is spent"
                 )
@@ -265,10 +279,10 @@ class LLMChatAgent(ABC):
         """An outage a later attempt can get past: a dropped or cut connection, a timeout, a 408,
         409, 425, 429 or 5xx (whatever its body), or a 200 whose body is no answer."""
         if isinstance(
-            exc, (self.connection_error, MalformedReply, json.JSONDecodeError, self.validation_error)
+            exc, (self.errors.connection, MalformedReply, json.JSONDecodeError, self.errors.validation)
         ):
             return True
-        if isinstance(exc, self.status_error):
+        if isinstance(exc, self.errors.status):
             status: int = exc.status_code  # type: ignore[attr-defined]
             if error_code(exc.body) == "insufficient_quota":  # type: ignore[attr-defined]
                 return False  # a 429 that waiting will not fix
@@ -289,7 +303,7 @@ class LLMChatAgent(ABC):
         status = getattr(error, "status_code", None)
         if status == 429:
             self.gate.pause(wait)  # the limit is the endpoint's: every conversation waits, not just this one
-        elif status == 503 or isinstance(error, self.timeout_error):
+        elif status == 503 or isinstance(error, self.errors.timeout):
             self.gate.push_back()  # overloaded: under --mb-concurrency auto, fewer at once
         return wait
 
@@ -305,9 +319,9 @@ class LLMChatAgent(ABC):
         )
 
     def _describe(self, exc: BaseException | None) -> str:
-        if isinstance(exc, self.timeout_error):
+        if isinstance(exc, self.errors.timeout):
             return f"request timed out after {self.timeout:g} s" if self.timeout else "request timed out"
-        if isinstance(exc, self.connection_error):
+        if isinstance(exc, self.errors.connection):
             url = str(self._client.base_url).rstrip("/")
             cause = exc.__cause__
             if cause is not None and "connect" not in type(cause).__name__.lower():
@@ -317,7 +331,7 @@ class LLMChatAgent(ABC):
             return str(exc)
         if isinstance(exc, json.JSONDecodeError):
             return f"a reply that is not JSON ({exc.msg}, character {exc.pos})"
-        if isinstance(exc, self.status_error):
+        if isinstance(exc, self.errors.status):
             status: int = exc.status_code  # type: ignore[attr-defined]
             reason = exc.response.reason_phrase or status_phrase(status)  # type: ignore[attr-defined]
             line = f"HTTP {status} {reason}".rstrip()

@@ -25,6 +25,7 @@ from pytest_memorybench.models.llm import (
     Completion,
     LLMChatAgent,
     MalformedReply,
+    SdkErrors,
     ToolCall,
     Turn,
     not_an_answer,
@@ -45,10 +46,7 @@ class OpenAIChatAgent(LLMChatAgent):
 
     provider = "openai"
     api_key_variable = "OPENAI_API_KEY"
-    status_error = openai.APIStatusError
-    connection_error = openai.APIConnectionError
-    timeout_error = openai.APITimeoutError
-    validation_error = openai.APIResponseValidationError
+    errors = SdkErrors.of(openai)
 
     def __init__(self, model: str | None, **options: Any) -> None:
         super().__init__(model, **options)

@@ -32,6 +32,7 @@ from pytest_memorybench.models.llm import (
     MESSAGE_OVERHEAD,
     Completion,
     LLMChatAgent,
+    SdkErrors,
     Turn,
 )
 from pytest_memorybench.models.openai import (
@@ -63,7 +64,7 @@ class BillingChat(LLMChatAgent):
 
     provider = "estimate"
     api_key_variable = "MEMORYBENCH_ESTIMATE"
-    status_error = connection_error = timeout_error = RuntimeError
+    errors = SdkErrors(RuntimeError, RuntimeError, RuntimeError, RuntimeError)  # it never calls out
 
     def __init__(
         self, model: str | None, *, reply_tokens: int, context_tokens: int, does_memory_work: bool = False

@@ -27,7 +27,7 @@ from pytest_memorybench.scenarios.locomo.scoring import (
 )
 from pytest_memorybench.scenarios.locomo.summary import summarize, wilson_interval
 from tests.support.paths import REFERENCE as SHARED_REFERENCE
-from tests.support.runs import results_in, run_benchmark
+from tests.support.runs import results_in, run_benchmark, usage_error_line
 
 REFERENCE = SHARED_REFERENCE / "locomo"
 
@@ -207,10 +207,8 @@ def test_malformed_files_are_one_line(pytester: pytest.Pytester, content: str, m
         "-p",
         "no:cacheprovider",
     )
-    assert result.ret == 4
-    errors = [line for line in result.errlines if line.startswith("ERROR:")]
-    assert len(errors) == 1 and message in errors[0] and "locomo10.json" in errors[0], result.errlines
-    assert "Traceback" not in result.stderr.str()
+    error = usage_error_line(result)
+    assert message in error and "locomo10.json" in error
 
 
 # -- the suite end to end
@@ -423,8 +421,7 @@ def test_a_malformed_eval_results_is_one_line(pytester: pytest.Pytester) -> None
         )
     )
     result = pytester.runpytest("--memorybench", f"--mb-rescore={path}", "-p", "no:cacheprovider")
-    assert result.ret == 4
-    [error] = [line for line in result.errlines if line.startswith("ERROR:")]
+    error = usage_error_line(result)
     assert (
         error.startswith("ERROR: --mb-rescore ")
         and "detailed_results['0'][0]: 'llm_judgments' must map judgment names" in error
@@ -445,6 +442,5 @@ def test_an_audit_of_other_data_is_one_line(pytester: pytest.Pytester, tmp_path:
         "-p",
         "no:cacheprovider",
     )
-    assert result.ret == 4
-    [error] = [line for line in result.errlines if line.startswith("ERROR:")]
+    error = usage_error_line(result)
     assert "is about 'What colour is the sky?'" in error and "give the audit of this release" in error

@@ -18,7 +18,7 @@ from pytest_memorybench.scenarios.longmemeval.data import entries_from, load_ent
 from pytest_memorybench.scenarios.longmemeval.generator import generate_entries, write_longmemeval
 from pytest_memorybench.scenarios.longmemeval.scenario import SCENARIO
 from tests.pytest_integration.test_plugin import FLAKY_RECALL_AGENT, comparable_items
-from tests.support.runs import run_benchmark
+from tests.support.runs import run_benchmark, usage_error_line
 
 
 def _definitions() -> dict[str, TestDefinition]:
@@ -189,9 +189,8 @@ def test_malformed_files_are_one_line(pytester: pytest.Pytester, change: Any, me
         "-p",
         "no:cacheprovider",
     )
-    assert result.ret == 4
-    errors = [line for line in result.errlines if line.startswith("ERROR:")]
-    assert len(errors) == 1 and message in errors[0] and "question 2" in errors[0], result.errlines
+    error = usage_error_line(result)
+    assert message in error and "question 2" in error
 
 
 def test_a_file_is_indexed_and_each_history_read_again_when_delivered(tmp_path: Path) -> None:

@@ -68,6 +68,15 @@ def report_items(folder: Path | str) -> list[dict[str, Any]]:
     return items
 
 
+def usage_error_line(result: pytest.RunResult) -> str:
+    """The one line a run that cannot start says (pytest's usage error, no traceback), for a test
+    to check what it names."""
+    errors = [line for line in result.errlines if line.startswith("ERROR")]
+    assert result.ret == pytest.ExitCode.USAGE_ERROR and len(errors) == 1, result.errlines
+    assert "Traceback" not in result.stdout.str() + result.stderr.str()
+    return errors[0]
+
+
 def check_events(folder: Path) -> None:
     """Every event of `folder`'s logs against its kind's record (a line torn by an interruption,
     not JSON, is where the log ends, as resume reads it)."""
