@@ -20,7 +20,7 @@ import pytest
 from tests.scenarios.test_episodic_runs import SUITE as EPISODIC_SUITE
 from tests.support.llm_server import LLMServer
 from tests.support.memory_model import MemoryModelScript, scripted_memory_server
-from tests.support.runs import QUIET, results_in
+from tests.support.runs import QUIET, results_in, run_benchmark
 
 pytest_plugins = ["pytester"]
 
@@ -35,35 +35,32 @@ def test_beam_questions_report_the_recall_of_their_source_messages(
     pytester: pytest.Pytester, model: Any
 ) -> None:
     server, _ = model
-    run = pytester.path / "run"
-    result = pytester.runpytest(
-        "--memorybench",
+    run = run_benchmark(
+        pytester,
         "--mb-suite=beam",
-        "-p",
-        "no:cacheprovider",
         f"--agent=rag:openai:fake-model@{server.openai_url}",
         "-m",
         "knowledge_update or information_extraction",
-        f"--mb-output={run}",
     )
-    records = results_in(run)["items"]
-    assert len(records) == 4 and not [r for r in records if r["error"]], result.stdout.str()
+    records = run.results["items"]
+    assert len(records) == 4 and not [r for r in records if r["error"]], run.outcome.stdout.str()
     recalls = [record["details"]["evidence"] for record in records]
     assert all(r["k"] == 10 and r["evidence"] >= 1 for r in recalls), recalls
     assert sum(r["recalled"] for r in recalls) >= 1, recalls  # the stated values are found by their own words
-    assert results_in(run)["totals"]["evidence_recall"]["questions"] == 4
-    result.stdout.fnmatch_lines(["*evidence recall@10: *"])
+    assert run.results["totals"]["evidence_recall"]["questions"] == 4
+    run.outcome.stdout.fnmatch_lines(["*evidence recall@10: *"])
 
 
 def test_episodic_questions_count_the_share_of_a_chapter_found(pytester: pytest.Pytester, model: Any) -> None:
     server, _ = model
     pytester.makefile(".yaml", mini=EPISODIC_SUITE)
-    run, agent = pytester.path / "run", f"--agent=rag(chunk=paragraph):openai:fake-model@{server.openai_url}"
-    result = pytester.runpytest(
-        "--memorybench", "--mb-suite=mini.yaml", "-p", "no:cacheprovider", agent, f"--mb-output={run}"
+    run = run_benchmark(
+        pytester,
+        "--mb-suite=mini.yaml",
+        f"--agent=rag(chunk=paragraph):openai:fake-model@{server.openai_url}",
     )
-    records = results_in(run)["items"]
-    assert records and not [r for r in records if r["error"]], result.stdout.str()
+    records = run.results["items"]
+    assert records and not [r for r in records if r["error"]], run.outcome.stdout.str()
     for (
         record
     ) in records:  # the category names the bin: how many chapters match (a latest answer: one of them)
@@ -181,13 +178,11 @@ def test_every_memory_runs_memoryagentbench_to_the_end(
 ) -> None:
     """Chunks memorised, questions asked on forks of the memory: every item scored, none an error."""
     server, _ = model
-    run = pytester.path / "run"
-    result = pytester.runpytest(
-        "--memorybench", "--mb-suite=memoryagentbench", *QUIET,
-        f"--agent={mechanism}:openai:fake-model@{server.openai_url}", f"--mb-output={run}",
-    )  # fmt: skip
-    totals = results_in(run)["totals"]
-    assert totals["max"] == 41 and not totals["errors"], result.stdout.str()[-3000:]
+    run = run_benchmark(
+        pytester, "--mb-suite=memoryagentbench", f"--agent={mechanism}:openai:fake-model@{server.openai_url}"
+    )
+    totals = run.results["totals"]
+    assert totals["max"] == 41 and not totals["errors"], run.outcome.stdout.str()[-3000:]
 
 
 def test_a_memory_overtaking_full_context_is_marked_on_convomems_scale_curve(

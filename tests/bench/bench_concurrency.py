@@ -49,20 +49,27 @@ BASE = (
 )
 
 
+def start(
+    args: tuple[str, ...], seconds: float, folder: str, *, quiet: bool = False
+) -> subprocess.Popen[str]:
+    """One pytest process, its agent replying after `seconds`, its run folder in `folder`; its output
+    read through a pipe, or thrown away when `quiet`."""
+    env = {**os.environ, "SLOW_AGENT_SECONDS": str(seconds), "PYTHONPATH": str(ROOT)}
+    return subprocess.Popen(
+        [*BASE, *args, f"--mb-output={folder}/run"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL if quiet else subprocess.PIPE,
+        stderr=subprocess.DEVNULL if quiet else subprocess.STDOUT,
+        text=True,
+    )
+
+
 def run(args: tuple[str, ...], seconds: float) -> dict[str, float]:
     """One pytest process: wall time, pytest's session time, CPU time and peak RSS."""
-    env = {**os.environ, "SLOW_AGENT_SECONDS": str(seconds), "PYTHONPATH": str(ROOT)}
     with tempfile.TemporaryDirectory() as folder:
         started = time.perf_counter()
-        process = subprocess.Popen(
-            [*BASE, *args, f"--mb-output={folder}/run"],
-            cwd=ROOT,
-            env=env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-        )
-        output, _ = process.communicate()
+        output, _ = start(args, seconds, folder).communicate()
         wall = time.perf_counter() - started
         results = Path(folder) / "run" / "results.json"
         replies = json.loads(results.read_text())["totals"]["agent_calls"] if results.exists() else 0
@@ -85,16 +92,8 @@ def measured(args: tuple[str, ...], seconds: float) -> dict[str, float]:
 
 def peak_rss_mb(args: tuple[str, ...]) -> float:
     """Peak resident memory of one pytest process, in MB (its own rusage, not the children's maximum)."""
-    env = {**os.environ, "SLOW_AGENT_SECONDS": "0", "PYTHONPATH": str(ROOT)}
     with tempfile.TemporaryDirectory() as folder:
-        process = subprocess.Popen(
-            [*BASE, *args, f"--mb-output={folder}/run"],
-            cwd=ROOT,
-            env=env,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        _, _, usage = os.wait4(process.pid, 0)
+        _, _, usage = os.wait4(start(args, 0, folder, quiet=True).pid, 0)
     return usage.ru_maxrss / 1024
 
 

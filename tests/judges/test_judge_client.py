@@ -85,6 +85,10 @@ async def make(llm_server: LLMServer, tmp_path: Path) -> AsyncIterator[Factory]:
         await judge.aclose()
 
 
+# The judge's client against each provider's wire format, served by the same loopback server.
+EACH_PROVIDER = pytest.mark.parametrize("provider", ["openai", "anthropic"])
+
+
 def judge_requests(server: LLMServer) -> list[Any]:
     return [request for request in server.requests if request.path in (CHAT, MESSAGES)]
 
@@ -93,7 +97,7 @@ def judge_requests(server: LLMServer) -> list[Any]:
 
 
 @pytest.mark.asyncio
-@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+@EACH_PROVIDER
 async def test_verdict_is_parsed_validated_and_accounted(
     make: Factory, llm_server: LLMServer, provider: str
 ) -> None:
@@ -176,7 +180,7 @@ async def test_slightly_malformed_replies_are_repaired(
 
 
 @pytest.mark.asyncio
-@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+@EACH_PROVIDER
 async def test_second_identical_task_comes_from_the_cache(
     make: Factory, llm_server: LLMServer, provider: str
 ) -> None:
@@ -264,7 +268,7 @@ async def test_rate_limit_is_retried_after_the_wait_the_server_asks(
 
 
 @pytest.mark.asyncio
-@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+@EACH_PROVIDER
 async def test_server_error_is_retried(make: Factory, llm_server: LLMServer, provider: str) -> None:
     llm_server.queue(500)
     llm_server.queue(text=REFERS)

@@ -29,6 +29,14 @@ def generated(dialogue: bool, kind: str = "knowledge_update", n: int = 2) -> lis
     ]
 
 
+def published(cases: list[Case], *, dialogue: bool, noise_inserted: bool = False) -> list[dict[str, Any]]:
+    """`cases` as a released file lists them, numbered in order."""
+    return [
+        to_published(case, dialogue=dialogue, noise_inserted=noise_inserted, tid=i)
+        for i, case in enumerate(cases)
+    ]
+
+
 def write(path: Path, data: Any) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(data), encoding="utf-8")
@@ -75,11 +83,7 @@ def test_raw_category_files_load_back_as_the_same_cases(tmp_path: Path, dialogue
     folder = "FirstAgent" if dialogue else "ThirdAgent"
     write(
         tmp_path / "MemData" / folder / "knowledge_update.json",
-        {
-            "events": [
-                to_published(c, dialogue=dialogue, noise_inserted=False, tid=i) for i, c in enumerate(cases)
-            ]
-        },
+        {"events": published(cases, dialogue=dialogue)},
     )
     loaded = load_cases(str(tmp_path), dialogue=dialogue, prefix="p")
     assert [c.id for c in loaded] == ["p-knowledge_update-events-0", "p-knowledge_update-events-1"]
@@ -94,14 +98,7 @@ def test_noise_inserted_test_files_load_back_too(tmp_path: Path, dialogue: bool)
     stem = "FirstAgentDataLowLevel" if dialogue else "ThirdAgentDataLowLevel"
     path = write(
         tmp_path / "data2test" / "0-10k" / f"{stem}_multiple_0.json",
-        {
-            "simple": {
-                "roles": [
-                    to_published(c, dialogue=dialogue, noise_inserted=True, tid=i)
-                    for i, c in enumerate(cases)
-                ]
-            }
-        },
+        {"simple": {"roles": published(cases, dialogue=dialogue, noise_inserted=True)}},
     )
     loaded = load_cases(str(path), dialogue=dialogue, prefix="p")
     for got, original in zip(loaded, cases, strict=True):
@@ -149,11 +146,7 @@ def test_per_type_samples_each_type_with_the_seed(tmp_path: Path) -> None:
     cases = generated(False, "single_hop", 6)
     write(
         tmp_path / "ThirdAgent" / "simple.json",
-        {
-            "roles": [
-                to_published(c, dialogue=False, noise_inserted=False, tid=i) for i, c in enumerate(cases)
-            ]
-        },
+        {"roles": published(cases, dialogue=False)},
     )
     write(
         tmp_path / "ThirdAgent" / "comparative.json",
@@ -210,11 +203,7 @@ def test_the_scenario_runs_released_data_and_skips_what_it_lacks(tmp_path: Path)
     cases = generated(False, "single_hop", 3)
     write(
         tmp_path / "ThirdAgent" / "simple.json",
-        {
-            "roles": [
-                to_published(c, dialogue=False, noise_inserted=False, tid=i) for i, c in enumerate(cases)
-            ]
-        },
+        {"roles": published(cases, dialogue=False)},
     )
     observation, participation = get_scenario("membench.observation"), get_scenario("membench.participation")
     contexts = observation.contexts("membench", {"data_path": str(tmp_path), "per_type": 0}, 0)

@@ -105,7 +105,7 @@ def run_benchmark(pytester: pytest.Pytester, *args: str, folder: str | None = No
     """`pytest --memorybench *args` in `pytester`, into a run folder of its own (`folder`, else the
     next `run-N`); fails with pytest's last lines when the run wrote no results."""
     out = pytester.path / (folder or f"run-{len(list(pytester.path.glob('run-*')))}")
-    outcome = pytester.runpytest("--memorybench", "-p", "no:cacheprovider", f"--mb-output={out}", *args)
+    outcome = pytester.runpytest("--memorybench", *QUIET, f"--mb-output={out}", *args)
     if not (out / "results.json").is_file():
         pytest.fail("the run wrote no results.json:\n" + "\n".join(outcome.outlines[-20:]), pytrace=False)
     return Benchmark(outcome, out, results_in(out))
