@@ -10,17 +10,10 @@ import pytest
 
 from pytest_memorybench import assert_choice, assert_regex, assert_rouge_l
 from pytest_memorybench.core.errors import UsageError
-from pytest_memorybench.results.schema import ResultsRecord
 from pytest_memorybench.suite import load_suite
+from tests.support.llm_server import LLMServer
 from tests.support.paths import EXAMPLES
-from tests.support.runs import QUIET, results_in
-
-
-def latest_results(pytester: pytest.Pytester) -> ResultsRecord:
-    """The results of the newest run under the project's default run folder."""
-    written = (pytester.path / ".memorybench" / "runs").glob("*/results.json")
-    return results_in(max(written, key=lambda path: path.stat().st_mtime_ns))
-
+from tests.support.runs import QUIET, Benchmark, results_in, run_benchmark
 
 # Each example, run by the calibration agents: recall and oracle pass every item, null none.
 AGENTS = pytest.mark.parametrize(("agent", "passes"), [("recall", True), ("null", False), ("oracle", True)])
@@ -199,22 +192,21 @@ scenarios:
 """
 
 
-def test_an_llm_judge_scores_and_its_verdicts_are_cached(pytester: pytest.Pytester, llm_server) -> None:
+def run_judged(pytester: pytest.Pytester, llm_server: LLMServer) -> Benchmark:
+    """The judged suite, the oracle answering, judged by the loopback server's model."""
     pytester.makefile(".yaml", judged=JUDGED_SUITE)
+    judge = f"--judge=openai:judge-model@{llm_server.openai_url}"
+    return run_benchmark(pytester, "--agent=oracle", "--mb-suite=judged.yaml", judge)
+
+
+def test_an_llm_judge_scores_and_its_verdicts_are_cached(pytester: pytest.Pytester, llm_server) -> None:
     verdict = json.dumps(
         {"refers": True, "expected_is_number": False, "numbers_match": None, "reason": "names the dog"}
     )
     llm_server.queue(text=verdict, path="/v1/chat/completions")
-    command = (
-        "--memorybench",
-        "--agent=oracle",
-        "--mb-suite=judged.yaml",
-        f"--judge=openai:judge-model@{llm_server.openai_url}",
-        "-p",
-        "no:cacheprovider",
-    )
-    pytester.runpytest(*command).assert_outcomes(passed=1)
-    first = latest_results(pytester)
+    run = run_judged(pytester, llm_server)
+    run.outcome.assert_outcomes(passed=1)
+    first = run.results
     assert first["run"]["judge"].startswith("openai:judge-model@http://127.0.0.1:")
     assert (first["totals"]["judge_calls"], first["totals"]["judge_cache_hits"]) == (1, 0)
     assert set(first["run"]["judge_prompt_hashes"]) == {"reference"}
@@ -222,8 +214,9 @@ def test_an_llm_judge_scores_and_its_verdicts_are_cached(pytester: pytest.Pytest
     assert sent["temperature"] == 0 and "Biscuit" in json.dumps(sent["messages"])
     assert "What is my dog called?" in json.dumps(sent["messages"]), "the judge is shown the question"
 
-    pytester.runpytest(*command).assert_outcomes(passed=1)
-    second = latest_results(pytester)
+    run = run_judged(pytester, llm_server)
+    run.outcome.assert_outcomes(passed=1)
+    second = run.results
     assert (second["totals"]["judge_calls"], second["totals"]["judge_cache_hits"]) == (0, 1)
     assert len(llm_server.requests_to("/v1/chat/completions")) == 1, "the second run asked nobody"
 
@@ -231,19 +224,11 @@ def test_an_llm_judge_scores_and_its_verdicts_are_cached(pytester: pytest.Pytest
 def test_an_unparseable_judge_reply_scores_zero_with_its_reason(
     pytester: pytest.Pytester, llm_server
 ) -> None:
-    pytester.makefile(".yaml", judged=JUDGED_SUITE)
     llm_server.queue(text="I think the answer is fine!", path="/v1/chat/completions", times=5)
-    result = pytester.runpytest(
-        "--memorybench",
-        "--agent=oracle",
-        "--mb-suite=judged.yaml",
-        f"--judge=openai:judge-model@{llm_server.openai_url}",
-        "-p",
-        "no:cacheprovider",
-    )
-    result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines(["reason:   judge-unparseable*"])
-    assert latest_results(pytester)["totals"]["judge_unparseable"] == 1
+    run = run_judged(pytester, llm_server)
+    run.outcome.assert_outcomes(failed=1)
+    run.outcome.stdout.fnmatch_lines(["reason:   judge-unparseable*"])
+    assert run.results["totals"]["judge_unparseable"] == 1
 
 
 def test_the_judge_check_reports_agreement_and_exits(pytester: pytest.Pytester) -> None:
@@ -273,24 +258,16 @@ def test_a_judge_that_cannot_be_asked_makes_its_item_an_error_not_a_zero(
     pytester: pytest.Pytester, llm_server
 ) -> None:
     """The judge's provider fails after every retry: the item has no score, as an ERROR saying so."""
-    pytester.makefile(".yaml", judged=JUDGED_SUITE)
     llm_server.queue(503, headers={"retry-after": "0"}, path="/v1/chat/completions", times=6)
-    result = pytester.runpytest(
-        "--memorybench",
-        "--agent=oracle",
-        "--mb-suite=judged.yaml",
-        f"--judge=openai:judge-model@{llm_server.openai_url}",
-        "-p",
-        "no:cacheprovider",
-    )
-    result.assert_outcomes(errors=1)
-    result.stdout.fnmatch_lines(
+    run = run_judged(pytester, llm_server)
+    run.outcome.assert_outcomes(errors=1)
+    run.outcome.stdout.fnmatch_lines(
         [
             "judge error: openai:judge-model@*: gave up after 6 attempts: HTTP 503 Service Unavailable*",
             "1 item errored (judge 1): no score, left out of every mean; --mb-resume=* retries them",
         ]
     )
-    [item] = latest_results(pytester)["items"]
+    [item] = run.results["items"]
     assert (
         item["score"] is None and item["error_kind"] == "judge" and item["error"].startswith("judge error: ")
     )
