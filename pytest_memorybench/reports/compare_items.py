@@ -24,6 +24,7 @@ from pytest_memorybench.reports.compare import Comparison, keyed_items
 from pytest_memorybench.reports.compare_runs import FinishedRun, score_of
 from pytest_memorybench.reports.html import json_block
 from pytest_memorybench.reports.judging import item_judging_text, judges_disagree
+from pytest_memorybench.reports.paged import TextTable, place_choices
 from pytest_memorybench.results.losses import loss_class
 from pytest_memorybench.results.schema import ItemRecord
 
@@ -116,7 +117,7 @@ def questions_view(rows: list[QuestionRow], runs: list[FinishedRun], folder: Pat
     Retrieved memories recur across questions and runs (a conversation's messages), so the data holds
     each text once and the items point at it: a LoCoMo board of 10 runs stays a few megabytes.
     """
-    texts: dict[str, int] = {}
+    memories = TextTable()
     items = [
         [
             row.nodeid,
@@ -132,7 +133,7 @@ def questions_view(rows: list[QuestionRow], runs: list[FinishedRun], folder: Pat
                     [_cut(text) for text in answer.responses],
                     [_cut(text) for text in answer.reasons],
                     answer.recall,
-                    [texts.setdefault(text, len(texts)) for text in answer.memories],
+                    [memories.at(text) for text in answer.memories],
                     answer.judging,
                     int(answer.judges_disagree),
                     answer.lost,
@@ -147,14 +148,12 @@ def questions_view(rows: list[QuestionRow], runs: list[FinishedRun], folder: Pat
             {"letter": chr(65 + index), "label": run.label, "report": _report_link(run, folder)}
             for index, run in enumerate(runs)
         ],
-        "memories": list(texts),
+        "memories": memories.texts,
         "items": items,
     }
     return {
         "count": len(rows),
-        "suites": sorted({row.suite for row in rows}),
-        "scenarios": sorted({row.scenario for row in rows}),
-        "categories": sorted({(row.scenario, row.category) for row in rows if row.category}),
+        **place_choices((row.suite, row.scenario, row.category) for row in rows),
         "data": json_block(data),
     }
 

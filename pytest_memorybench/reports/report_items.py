@@ -16,6 +16,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from pytest_memorybench.reports.judging import item_judging_text
+from pytest_memorybench.reports.paged import TextTable, place_choices
 from pytest_memorybench.reports.summary import compact_count
 from pytest_memorybench.reports.transcript import Entry, TranscriptTurn
 from pytest_memorybench.reports.words import excerpt, plain
@@ -184,35 +185,25 @@ def _elapsed(delta: timedelta) -> str:
 # -- report.html's data block ----------------------------------------------------------------------
 
 
-class _Texts:
-    """Texts stored once in the page's data, items pointing at them by number."""
-
-    def __init__(self) -> None:
-        self.numbers: dict[str, int] = {}
-
-    def at(self, text: str) -> int:
-        return self.numbers.setdefault(text, len(self.numbers))
-
-
 def items_view(
     records: Sequence[Mapping[str, Any]], transcripts: Mapping[str, list[Entry] | None]
 ) -> dict[str, Any]:
     """report.html's items, failed first: the filters' choices and the data block its script reads."""
     records = sorted(records, key=lambda record: (bool(record.get("passed")), str(record.get("nodeid"))))
     failures = sum(not record.get("passed") for record in records)
-    texts = _Texts()
+    texts = TextTable()
     views = [item_view(record, transcripts.get(str(record.get("nodeid")))) for record in records]
     items = [_packed(view, texts, opened=not view["passed"] and failures <= OPEN_FAILURES) for view in views]
     outcomes = Counter(view["outcome"] for view in views)
     kinds = Counter(view["error_kind"] or "agent" for view in views if view["outcome"] == "error")
-    data = {"texts": list(texts.numbers), "items": items}
+    data = {"texts": texts.texts, "items": items}
+    places = (
+        (str(view["suite"]), str(view["scenario"]), view["category"] and str(view["category"]))
+        for view in views
+    )
     return {
         "count": len(views),
-        "suites": sorted({str(view["suite"]) for view in views}),
-        "scenarios": sorted({str(view["scenario"]) for view in views}),
-        "categories": sorted(
-            {(str(view["scenario"]), str(view["category"])) for view in views if view["category"]}
-        ),
+        **place_choices(places),
         "outcomes": [(name, label, outcomes[name]) for name, label in OUTCOMES.items() if outcomes[name]],
         "error_kinds": sorted(kinds.items()),
         "data": data,
@@ -243,7 +234,7 @@ ITEM_FIELDS = (
 )
 
 
-def _packed(view: dict[str, Any], texts: _Texts, *, opened: bool) -> list[Any]:
+def _packed(view: dict[str, Any], texts: TextTable, *, opened: bool) -> list[Any]:
     """One item as report_items.js reads it: a list in the order of ITEM_FIELDS, repeated texts
     (memories, transcript turns) as numbers into the page's texts."""
     transcript = view["transcript"]

@@ -48,13 +48,17 @@ def published_rows(
         }
         for t in book.truths
     ]
+    # what a chapter can give an answer: a feature of its event, or the chapter in full
+    events = {t.chapter: [*t.event.as_list(), f"Full chapter {t.chapter}"] for t in book.truths}
     qa = []
     for q in questions:
         answer: Any = (
             set(q.answer) if q.get == "all" else list(q.answer)
         )  # pandas kept sets; pyarrow lists them
+        # Each matching chapter with the item it gives: an item two chapters share is listed once in
+        # the answer and under both chapters here.
         detailed = (
-            {chapter: item for chapter, item in zip(q.chapters, q.answer, strict=True)}
+            {chapter: next(item for item in q.answer if item in events[chapter]) for chapter in q.chapters}
             if q.get == "all" and q.retrieval_type != "Other entities"
             else {}
         )
