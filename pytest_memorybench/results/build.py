@@ -51,6 +51,9 @@ from pytest_memorybench.results.schema import (
 from pytest_memorybench.results.statistics import bootstrap_ci
 from pytest_memorybench.scenarios import get_scenario
 
+# The parts of a record that only some runs or items have, typed so that mypy checks every key a
+# record is built with; each is spread where its keys stand in results.json.
+
 
 class _Category(TypedDict, total=False):
     category: str
@@ -74,6 +77,16 @@ class _ScenarioParts(TypedDict, total=False):
     losses: dict[str, Any]
     evidence_recall: dict[str, Any]
     metrics: dict[str, Any]
+
+
+class _RunParts(TypedDict, total=False):
+    rescored_from: str
+    rescore_skipped: list[str]
+    no_context: bool
+
+
+class _Panel(TypedDict, total=False):
+    judge_panel: dict[str, Any]
 
 
 def item_record(
@@ -166,16 +179,6 @@ def build_results(
         "scenarios": scenario_stats(records, run.seed, conversation_list),
         "items": records,
     }
-
-
-class _RunParts(TypedDict, total=False):
-    rescored_from: str
-    rescore_skipped: list[str]
-    no_context: bool
-
-
-class _Panel(TypedDict, total=False):
-    judge_panel: dict[str, Any]
 
 
 def _run_facts(run: RunFacts, judging: dict[str, Any], concurrency: list[dict[str, Any]]) -> RunRecord:
