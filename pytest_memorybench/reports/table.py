@@ -12,8 +12,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from pytest_memorybench.results.build import stats_of
 from pytest_memorybench.results.schema import ItemRecord, ResultsRecord
-from pytest_memorybench.results.statistics import bootstrap_ci
 
 
 @dataclass(frozen=True)
@@ -72,20 +72,10 @@ def table_rows(results: ResultsRecord) -> Iterator[TableRow]:
             if scenario_stats.get("n", 0) + scenario_stats.get("errors", 0) != len(
                 in_scenario
             ):  # in other suites too
-                scenario_stats = _own_stats(in_scenario, results["run"].get("seed", 0), f"{suite}:{scenario}")
+                scenario_stats = stats_of(
+                    in_scenario, results["run"].get("seed", 0), f"scenario:{suite}:{scenario}"
+                )
             yield TableRow("scenario", short_name(scenario, suite), scenario, scenario_stats, in_scenario)
             for category, category_stats in scenario_stats.get("categories", {}).items():
                 in_category = [item for item in in_scenario if item.get("category") == category]
                 yield TableRow("category", category, category, category_stats, in_category)
-
-
-def _own_stats(items: list[ItemRecord], seed: int, label: str) -> dict[str, Any]:
-    """Mean and interval of one suite's share of a scenario that several suites run."""
-    scores = [item["score"] for item in items if item["score"] is not None]
-    mean = round(sum(scores) / len(scores), 6) if scores else None
-    return {
-        "mean": mean,
-        "ci95": bootstrap_ci([scores], seed=seed, label=f"scenario:{label}"),
-        "n": len(scores),
-        "errors": len(items) - len(scores),
-    }

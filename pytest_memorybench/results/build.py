@@ -349,7 +349,7 @@ def _grouped(
     return dict(sorted(groups.items()))
 
 
-def _stats(records: list[ItemRecord], seed: int, label: str) -> StatsRecord:
+def stats_of(records: list[ItemRecord], seed: int, label: str) -> StatsRecord:
     """Mean, interval and n of the items that scored; `errors` counts those that did not."""
     scored = [record for record in records if record["score"] is not None]
     return {
@@ -363,7 +363,7 @@ def _stats(records: list[ItemRecord], seed: int, label: str) -> StatsRecord:
 def suite_stats(records: list[ItemRecord], seed: int) -> dict[str, SuiteRecord]:
     """Each suite's mean, interval and counts, over its scored items."""
     return {
-        name: {**_stats(group, seed, f"suite:{name}"), **_judging(group), **_losses(group)}
+        name: {**stats_of(group, seed, f"suite:{name}"), **_judging(group), **_losses(group)}
         for name, group in _grouped(records, lambda record: record["suite"]).items()
     }
 
@@ -390,7 +390,7 @@ def scenario_stats(
         categories = _grouped(group, lambda record: record.get("category"))
         if categories:
             parts["categories"] = {
-                category: {**_stats(members, seed, f"scenario:{name}:{category}"), **_losses(members)}
+                category: {**stats_of(members, seed, f"scenario:{name}:{category}"), **_losses(members)}
                 for category, members in categories.items()
             }
         split = loss_split(group)
@@ -403,7 +403,7 @@ def scenario_stats(
         metrics = scenario_metrics(name, scored, conversations)
         if metrics is not None:
             parts["metrics"] = metrics
-        scenarios[name] = {**_stats(group, seed, f"scenario:{name}"), **parts}
+        scenarios[name] = {**stats_of(group, seed, f"scenario:{name}"), **parts}
     return scenarios
 
 
