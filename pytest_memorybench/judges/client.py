@@ -93,11 +93,11 @@ class CachedJudge:
         self.max_concurrency = max_concurrency
         self.max_attempts = max_attempts
         self.scorer_version = scorer_version
-        self.stats = JudgeStats(
-            model=getattr(backend, "model", None), version=getattr(backend, "version", None) or None
+        self._is_llm = isinstance(backend, TextBackend)
+        self.stats = JudgeStats(  # only an LLM backend names a model; a local judge's rules have a version
+            model=backend.model if self._is_llm else None, version=getattr(backend, "version", None) or None
         )
         self.cache = JudgeCache(cache_path, timeout=lock_timeout) if cache_path is not None else None
-        self._is_llm = isinstance(backend, TextBackend)
         self._semaphore: asyncio.Semaphore | None = None
         self._semaphore_loop: asyncio.AbstractEventLoop | None = None
 

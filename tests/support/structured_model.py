@@ -44,7 +44,7 @@ def structured_reply(body: dict[str, Any], prompt: str) -> tuple[str, str] | Non
     elif name == "SummarizedContent":  # Cognee's summary of a chunk: its user lines
         reply = {"summary": " ".join(_user_lines(_last_user(body))) or "nothing"}
     else:
-        reply = _smallest(schema, schema.get("$defs", {}))
+        reply = smallest(schema)
     return name, json.dumps(reply)
 
 
@@ -91,6 +91,11 @@ def _reference_time(prompt: str) -> str | None:
 
 def _topic(line: str) -> str:
     return max(terms(line), key=len, default=SPEAKER)
+
+
+def smallest(schema: dict[str, Any]) -> Any:
+    """The smallest instance `schema` allows: required fields only, empty lists and strings, 0, false."""
+    return _smallest(schema, schema.get("$defs", {}))
 
 
 def _smallest(schema: dict[str, Any], definitions: dict[str, Any]) -> Any:

@@ -47,7 +47,8 @@ class SemanticJudge(LocalJudge):
 
     def __init__(self) -> None:
         super().__init__()
-        self.model = wordllama_model("--judge local-semantic")
+        # Not `model`: a judge's `model` names the LLM it asks (results record it), and this one asks none.
+        self.embedder = wordllama_model("--judge local-semantic")
         self.version = f"{VERSION}+{LAYER}+wordllama-{wordllama_version()}"
         self.stats.version = self.version
 
@@ -85,7 +86,7 @@ class SemanticJudge(LocalJudge):
             return None
         surface = {stem: _surface(stem, expected) for stem in missing}
         return min(
-            max(float(self.model.similarity(surface[stem], piece)) for piece in pieces) for stem in missing
+            max(float(self.embedder.similarity(surface[stem], piece)) for piece in pieces) for stem in missing
         )
 
 
