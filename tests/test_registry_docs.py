@@ -12,7 +12,7 @@ from collections.abc import Callable
 import pytest
 
 from pytest_memorybench.agents import registry
-from tests.support.paths import DOCS
+from tests.support.paths import DOCS, REPO
 
 TABLES: dict[str, tuple[str, Callable[[], str]]] = {
     "reference agents": ("agents.md", registry.reference_table),
@@ -48,3 +48,16 @@ def test_the_help_and_the_errors_name_every_registered_agent() -> None:
         assert name in forms
     for name in registry.MECHANISMS:
         assert name in NEITHER
+
+
+def test_the_readme_names_every_built_in_suite_and_links_every_suite_page() -> None:
+    from pytest_memorybench.suite import builtin_suites
+
+    readme = (REPO / "README.md").read_text()
+    table = readme.split("## The suites", 1)[1].split("\n## ", 1)[0]
+    unnamed = [name for name in builtin_suites() if f"| `{name}`" not in table]
+    assert not unnamed, f"README.md's suite table lacks {unnamed}"
+    links = readme.split("## Links", 1)[1]
+    pages = sorted(path.name for path in (DOCS / "suites").glob("*.md") if path.name != "index.md")
+    unlinked = [page for page in pages if f"(docs/suites/{page})" not in links]
+    assert not unlinked, f"README.md's Links lack the suite pages {unlinked}"
