@@ -162,17 +162,37 @@ def _loss_lines(results: ResultsRecord) -> list[str]:
     return [line for line in lines if line]
 
 
+# Columns a scenario's per-category metric table adds to its category rows, with what they mean
+# (LoCoMo's Wilson intervals); a column not named here shows under its own name.
+CATEGORY_COLUMNS = {
+    "wilson": ("Wilson 95%", "Wilson's score interval of the category's mean"),
+    "separable": (
+        "resolves ±",
+        "half the Wilson interval: the smallest difference between two runs this category can tell apart",
+    ),
+}
+
+
 def _suites(results: ResultsRecord) -> list[dict[str, Any]]:
     suites: list[dict[str, Any]] = []
     chart_rows: list[tuple[str, float | None, list[float] | None]] = []
+    by_category: dict[str, dict[str, Any]] = {}  # the current scenario's per-category metric columns
     for row in table_rows(results):
         if row.level == "suite":
             chart_rows = []
-            suites.append({"name": row.name, "rows": [], "chart_rows": chart_rows, "curves": []})
+            suites.append({"name": row.name, "rows": [], "chart_rows": chart_rows, "curves": [], "extra": []})
         suite = suites[-1]
-        metrics = (row.stats.get("metrics") or {}) if row.level == "scenario" else {}
+        every = (row.stats.get("metrics") or {}) if row.level == "scenario" else {}
+        metrics = every
+        if row.level == "scenario":
+            metrics, by_category = _category_columns(every, set(row.stats.get("categories") or {}))
+            for column in dict.fromkeys(column for values in by_category.values() for column in values):
+                if column not in suite["extra"]:
+                    suite["extra"].append(column)
+        extra = by_category.get(row.name, {}) if row.level == "category" else {}
         suite["rows"].append(
             {
+                "extra": extra,
                 "label": row.label,
                 "level": row.level,
                 "mean": row.stats["mean"],
@@ -184,7 +204,7 @@ def _suites(results: ResultsRecord) -> list[dict[str, Any]]:
                 "tokens": row.tokens,
                 "seconds": row.seconds,
                 "cost": row.cost,
-                "metrics": _metric_text(metrics),
+                "metrics": _metric_text(metrics, tables=every),
                 "grids": [
                     {"name": name, **grid} for name, value in metrics.items() if (grid := _grid(value))
                 ],
@@ -207,15 +227,44 @@ def _suites(results: ResultsRecord) -> list[dict[str, Any]]:
     for suite in suites:
         rows = suite.pop("chart_rows")
         suite["chart"] = Markup(score_chart(rows, title=f"{suite['name']}: mean score per scenario, 95% CI"))
+        names = suite.pop("extra")
+        suite["extra"] = [
+            {
+                "name": name,
+                "label": CATEGORY_COLUMNS.get(name, (name, ""))[0],
+                "means": CATEGORY_COLUMNS.get(name, ("", ""))[1],
+            }
+            for name in names
+        ]
+        for line in suite["rows"]:
+            line["extra"] = [_cell(line["extra"].get(name)) for name in names]
     return suites
 
 
-def _metric_text(metrics: dict[str, Any]) -> str:
+def _category_columns(
+    metrics: Mapping[str, Any], categories: set[str]
+) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+    """A scenario's metrics without the table that is one row per category (LoCoMo's Wilson
+    intervals), and that table's columns by category, for its category rows: each category is
+    shown once, its mean and n where the other rows have them."""
+    rest, columns = dict(metrics), {}
+    for name, value in metrics.items():
+        if categories and _grid(value) and set(value) <= categories:
+            del rest[name]
+            columns = {
+                category: {column: cell for column, cell in row.items() if column not in ("mean", "n")}
+                for category, row in value.items()
+            }
+    return rest, columns
+
+
+def _metric_text(metrics: Mapping[str, Any], tables: Mapping[str, Any]) -> str:
     """A scenario's metrics as one line of words; a text metric that names a cell of one of its
-    tables ("multi_hop Wilson", the terminal's line for that interval) is left to the table."""
+    `tables` ("multi_hop Wilson", the terminal's line for that interval) is left to the table, and
+    a table is drawn on its own."""
     in_tables = {
         f"{row} {column}".lower()
-        for value in metrics.values()
+        for value in tables.values()
         if _grid(value)
         for row, columns in value.items()
         for column in columns
@@ -233,7 +282,7 @@ def _metric_text(metrics: dict[str, Any]) -> str:
         elif isinstance(value, dict) and "curve" in value:
             parts.append(f"{name}: curve (chart above)")
         elif _grid(value):
-            parts.append(f"{name}: the table below")
+            continue  # drawn as a table of its own, captioned with its name
         else:
             parts.append(f"{name}: {plain(value)}")
     return " · ".join(parts)

@@ -10,6 +10,7 @@ the `item_body` macro, report.html's script draws the same fields.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
@@ -22,6 +23,8 @@ from pytest_memorybench.reports.transcript import Entry, TranscriptTurn
 from pytest_memorybench.reports.words import excerpt, plain
 
 OPEN_FAILURES = 5  # with more failed items than this, the page opens none of them
+PREVIEW_WORDS = 12  # of its question, on an item's closed row
+PREVIEW_REASON = 90  # characters of its first reason (the verdict), on an item's closed row
 OUTCOMES = {"failed": "failed", "error": "errored (no score)", "passed": "passed"}
 
 
@@ -59,8 +62,26 @@ def item_view(record: Mapping[str, Any], transcript: list[Entry] | None) -> dict
         "details": detail_rows(record.get("details") or {}),
         "transcript": None if transcript is None else _transcript_view(transcript),
         "transcript_title": _transcript_title(record, transcript),
+        "preview": preview(record),
         "open": False,
     }
+
+
+def preview(record: Mapping[str, Any]) -> str:
+    """What a closed row says beside its id and score: the question's first words and the verdict
+    (the first reason, or the error), so a reader finds an item without opening each."""
+    questions = record.get("questions") or []
+    words = str(questions[-1] if questions else "").split()
+    question = " ".join(words[:PREVIEW_WORDS]) + (" …" if len(words) > PREVIEW_WORDS else "")
+    verdict = str(record.get("error") or next(iter(record.get("reasons") or []), ""))
+    if len(verdict) > PREVIEW_REASON:
+        verdict = verdict[: PREVIEW_REASON - 2].rstrip() + " …"
+    return " — ".join(part for part in (question, verdict) if part)
+
+
+def natural_key(text: str) -> tuple[tuple[int, int | str], ...]:
+    """Sort key reading runs of digits as numbers: `multi_hop[3]` before `multi_hop[39]`."""
+    return tuple((1, int(part)) if part.isdigit() else (0, part) for part in re.split(r"(\d+)", text) if part)
 
 
 def outcome_of(record: Mapping[str, Any]) -> str:
@@ -90,8 +111,9 @@ def _where(record: Mapping[str, Any]) -> str:
     if record.get("span_overrun"):
         span += f" (over {compact_count(record.get('span_target') or 0)})"
     parts.append(span)
-    if record.get("skills"):
-        parts.append(", ".join(record.get("skills") or []))
+    skills = [skill for skill in record.get("skills") or [] if skill != record.get("category")]
+    if skills:  # LoCoMo's category is also its skill: said once
+        parts.append(", ".join(skills))
     return " · ".join(parts)
 
 
@@ -188,8 +210,11 @@ def _elapsed(delta: timedelta) -> str:
 def items_view(
     records: Sequence[Mapping[str, Any]], transcripts: Mapping[str, list[Entry] | None]
 ) -> dict[str, Any]:
-    """report.html's items, failed first: the filters' choices and the data block its script reads."""
-    records = sorted(records, key=lambda record: (bool(record.get("passed")), str(record.get("nodeid"))))
+    """report.html's items, failed first, each part in natural order (`[3]` before `[39]`): the
+    filters' choices and the data block its script reads."""
+    records = sorted(
+        records, key=lambda record: (bool(record.get("passed")), natural_key(str(record.get("nodeid"))))
+    )
     failures = sum(not record.get("passed") for record in records)
     texts = TextTable()
     views = [item_view(record, transcripts.get(str(record.get("nodeid")))) for record in records]
@@ -231,6 +256,7 @@ ITEM_FIELDS = (
     "transcript",
     "transcript_title",
     "open",
+    "preview",
 )
 
 

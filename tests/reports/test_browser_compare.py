@@ -18,7 +18,7 @@ from urllib.parse import unquote, urljoin, urlsplit
 
 import pytest
 
-from pytest_memorybench.reports.report_items import item_anchor
+from pytest_memorybench.reports.report_items import item_anchor, natural_key
 from tests.reports.test_browser_report import CHROMIUM
 from tests.reports.test_report_words import RAW
 from tests.support.cdp import Browser
@@ -163,6 +163,10 @@ def test_a_reader_narrows_the_whole_locomo_report_to_a_category_and_a_word(
         browser.open((folder / "report.html").as_uri())
         loaded_ms = int(browser.wait_for("document.body && document.body.dataset.itemsMs"))
         shown = browser.evaluate(count)
+        rows = browser.evaluate(
+            "Array.from(document.querySelectorAll('#mb-i-list .mb-item'), (item) =>"
+            " [item.id, item.querySelector('summary .mb-preview').textContent])"
+        )
         opened = "document.querySelectorAll('#mb-i-list details').forEach((box) => { box.open = true; })"
         browser.evaluate(opened)  # each item draws its body when first opened, then its details open too
         browser.wait_for("document.querySelectorAll('#mb-i-list .mb-item-head').length === 50")
@@ -189,6 +193,17 @@ def test_a_reader_narrows_the_whole_locomo_report_to_a_category_and_a_word(
     print(f"\nreport.html of a whole LoCoMo run: {size / 1e6:.1f} MB, first items after {loaded_ms} ms")
     assert size <= 3_000_000
     assert shown == "1,986 of 1,986 items, the first 50 shown"
+    by_anchor = {item_anchor(item["nodeid"]): item for item in recall.values()}
+    drawn = [by_anchor[anchor] for anchor, _ in rows]
+    assert [item["nodeid"] for item in drawn] == sorted(
+        (item["nodeid"] for item in drawn),
+        key=lambda nodeid: (by_anchor[item_anchor(nodeid)]["passed"], natural_key(nodeid)),
+    ), "failed first, then [3] before [39]"
+    for (_, preview), item in zip(rows, drawn, strict=True):  # a closed row: its question and verdict
+        assert (
+            preview.startswith(" ".join(item["questions"][-1].split()[:5]))
+            and item["reasons"][0][:20] in preview
+        )
     assert RAW.search(visible) is None, "no raw record on the page, items opened"
     assert "asked after" in visible and "memories returned, best first" in visible
     assert narrowed.startswith(f"{len(multi_hop):,} of 1,986 items")

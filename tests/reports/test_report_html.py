@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from pytest_memorybench.reports.html import item_fragment, page_script, report_page, summary_fragment
+from pytest_memorybench.reports.report_items import ITEM_FIELDS
 from pytest_memorybench.reports.transcript import EventIndex, Gap, TranscriptTurn
 from tests.pytest_integration.test_plugin import colours_only  # noqa: F401  (autouse: a Colours-only ltm)
 from tests.support.runs import report_items
@@ -188,8 +189,52 @@ def test_a_table_metric_is_a_grid_with_its_long_side_down() -> None:
     grid = fragment.split('<table class="mb-grid">', 1)[1].split("</table>", 1)[0]
     cells = [re.sub(r"<[^>]+>", "", cell).strip() for cell in re.findall(r"<t[hd]>(.*?)</t[hd]>", grid)]
     assert cells == ["", "100K", "&lt;i&gt;a&lt;/i&gt;", "0.250", "b", "-", "c", "1.000"]
-    assert "table: the table below" in fragment
+    assert "table:" not in fragment, "the table is captioned with its name, not named again in the text"
     assert "100K B" not in fragment, "a text metric the table restates is left to the table"
+
+
+def test_a_table_of_one_row_per_category_joins_the_category_rows() -> None:
+    results = results_with_hostile_names()
+    metrics = results["scenarios"]["ltm.colours"]["metrics"]
+    metrics["wilson table"] = {"<b>cat</b>": {"mean": 0.25, "n": 1, "wilson": [0.05, 0.7], "separable": 0.33}}
+    metrics["<b>cat</b> wilson"] = "[0.05, 0.70] n=1"  # as the terminal prints it
+    fragment = summary_fragment(results, None)
+    table = fragment.split('<table class="mb-table">', 1)[1].split("intervals: 1,000 bootstrap", 1)[0]
+    header = re.sub(r"<[^>]+>", "|", table.split("</tr>", 1)[0])
+    assert "Wilson 95%" in header and "resolves ±" in header
+    category = table.split('<tr class="mb-category">', 1)[1].split("</tr>", 1)[0]
+    cells = [re.sub(r"<[^>]+>", "", cell).strip() for cell in re.findall(r"<td[^>]*>(.*?)</td>", category)]
+    assert cells[0] == "&lt;b&gt;cat&lt;/b&gt;" and cells[-2:] == ["[0.05, 0.70]", "0.330"]
+    assert "wilson table" not in fragment and "n=1" not in fragment, "each category once, in its own row"
+    assert "the smallest difference between two runs this category can tell apart" in fragment
+
+
+def test_items_come_in_natural_order_each_closed_row_saying_its_question_and_verdict() -> None:
+    from pytest_memorybench.reports.report_items import items_view, natural_key
+
+    names = ["locomo::c::multi_hop[39]", "locomo::c::multi_hop[3]", "locomo::c::multi_hop[100]"]
+    assert sorted(names, key=natural_key) == [names[1], names[0], names[2]]
+    records = [
+        {
+            **hostile_record(),
+            "nodeid": name,
+            "questions": [f"Question {at} " + "word " * 20],
+            "reasons": ["r"],
+        }
+        for at, name in enumerate(names)
+    ]
+    view = items_view(records, {})
+    order = [dict(zip(ITEM_FIELDS, item, strict=True)) for item in view["data"]["items"]]
+    assert [item["nodeid"] for item in order] == sorted(names, key=natural_key)
+    assert order[0]["preview"] == "Question 1 " + "word " * 10 + "… — r"
+    assert order[0]["where"].count("<b>cat</b>") == 1
+
+
+def test_the_meta_line_names_a_category_that_is_also_a_skill_once() -> None:
+    from pytest_memorybench.reports.report_items import item_view
+
+    record = {**hostile_record(), "category": "multi_hop", "skills": ["multi_hop"]}
+    assert item_view(record, None)["where"] == "ltm.colours · multi_hop · span 1.2k tokens (over 1.0k)"
 
 
 def test_the_pytest_html_summary_is_escaped_too() -> None:

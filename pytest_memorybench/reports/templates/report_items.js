@@ -11,7 +11,7 @@
   // an item, in the order of report_items._packed
   const ANCHOR = 0, NODEID = 1, SUITE = 2, SCENARIO = 3, CATEGORY = 4, OUTCOME = 5, ERROR_KIND = 6,
     SCORE = 7, THRESHOLD = 8, HEAD = 9, WHERE = 10, ERROR = 11, QA = 12, REASONS = 13, JUDGING = 14,
-    DETAILS = 15, TRANSCRIPT = 16, TRANSCRIPT_TITLE = 17, OPEN = 18;
+    DETAILS = 15, TRANSCRIPT = 16, TRANSCRIPT_TITLE = 17, OPEN = 18, PREVIEW = 19;
   const node = mbNode;
 
   function text(item) {
@@ -118,6 +118,7 @@
     const score = item[SCORE] === null ? "no score" : item[SCORE].toFixed(2);
     summary.append(scoreBar(item), " ", node("span", item[OUTCOME] === "passed" ? "mb-ok" : "mb-fail", status));
     summary.append(" " + item[NODEID] + " · " + score);
+    if (item[PREVIEW]) summary.append(node("span", "mb-preview", item[PREVIEW]));
     box.append(summary);
     let filled = false;
     const open = () => {
