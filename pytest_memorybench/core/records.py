@@ -196,6 +196,13 @@ class TestOutcome:
     error_kind: str | None = None  # whose failure: "agent", "provider", "judge", "interrupted"
 
     @property
+    def questions(self) -> list[str]:
+        """The questions as they were asked: a scenario may write one at ask time (Jokes' "… 3 hours
+        ago?" in place of its script's placeholder); else as the definition holds them."""
+        asked = [turn.message for turn in self.transcript if turn.is_question]
+        return asked if len(asked) == len(self.definition.questions) else self.definition.questions
+
+    @property
     def overrun(self) -> bool:
         """The test's needles spread over more conversation than its span (GoodAI flags this)."""
         return self.span_target is not None and self.span_tokens > self.span_target

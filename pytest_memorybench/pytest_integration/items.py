@@ -128,7 +128,7 @@ def memorybench_test(
 
 def failure_text(test: PlannedTest, outcome: TestOutcome) -> str:
     """What a failed item says: its score and threshold, then each question with what was expected and got."""
-    questions = test.definition.questions
+    questions = outcome.questions
     lines = [f"score {outcome.score.value:.2f} < threshold {test.threshold:.2f}"]
     for index, question in enumerate(questions):
         got = outcome.responses[index] if index < len(outcome.responses) else "(no reply)"

@@ -121,7 +121,7 @@ def item_record(
         "span_overrun": outcome.overrun,
         "conversation": conversation,
         "skills": list(definition.skills),
-        "questions": definition.questions,
+        "questions": outcome.questions,
         "expected": list(definition.ideal_answers),
         "responses": outcome.responses,
         "error": outcome.error,

@@ -238,6 +238,28 @@ def test_the_question_states_the_simulated_time_since_the_target_joke(
     assert "{" not in question
 
 
+def test_results_and_failures_show_the_question_as_asked(tmp_path: Path) -> None:
+    from pytest_memorybench.agents.reference.null import NullAgent
+    from pytest_memorybench.core.spans import parse_span
+    from pytest_memorybench.pytest_integration.items import failure_text
+    from pytest_memorybench.results.build import item_record
+    from pytest_memorybench.runner.plan import PlannedTest
+
+    definition = REPETITIONS[0]
+    outcome = next(
+        iter(run_engine([definition], Recording(NullAgent()), span=None, tmp_path=tmp_path).values())
+    )
+    assert definition.questions == [QUESTION_TEMPLATE]
+    assert (
+        outcome.questions[0].startswith("Which joke did I tell you about ")
+        and "{" not in outcome.questions[0]
+    )
+    record = item_record("ltm::jokes[rep1]", outcome, threshold=1.0, conversation="c", passed=False)
+    assert record["questions"] == outcome.questions
+    test = PlannedTest("ltm::jokes[rep1]", "c", definition, 1.0, parse_span("isolated"))
+    assert f"question: {outcome.questions[0]}" in failure_text(test, outcome)
+
+
 def test_the_question_follows_the_profile_through_the_engine(tmp_path: Path) -> None:
     """Eight waits of 240 minutes: the target (the 2nd joke) was told 28 hours before the question.
     `paper` says so; `official` drops the day and says "0 minutes" on the hour, like the reference."""
