@@ -1,23 +1,29 @@
-"""ConvoMem's records and loader: evidence items and filler conversations, as its repository keeps them.
+"""ConvoMem's records, and how one of its JSON rows becomes one of them.
 
-ConvoMem (Salesforce AI Research; SalesforceAIResearch/ConvoMem, Apache-2.0) stores each evidence
-kind as JSON files of `{"evidence_items": [...]}` (`EvidenceSchema.scala`): an item is a `question`,
-its `answer`, the `message_evidences` that answer it (`{speaker, text}`), the `conversations` that
-hold them (`{messages: [{speaker, text}], id}`), a use-case `category` and the `personId` whose
-filler conversations it is mixed with.  The folder names the kind and the evidence count
-(`questions/evidence/user_evidence/2_evidence/…`); filler conversations are items of the same
-layout under `conversations/irrelevant/`, grouped by `personId` (`ConversationLoader.scala`).
+ConvoMem (Salesforce AI Research) publishes its data on Hugging Face (`Salesforce/ConvoMem`); its
+repository holds the Scala code that wrote it.  Every evidence file is an `EvidencePayload`
+(`EvidenceSchema.scala`): `{"evidence_items": [...], "checkpoint": ...}`, an item being a
+`question`, its `answer`, the `message_evidences` that answer it (`{speaker, text}`: copies of
+the messages, not ids), the `conversations` that hold them (`{messages, id, containsEvidence,
+model_name}`), a use-case `category`, a `scenario_description` and the `personId` whose filler it
+is mixed with.  A file is named `<personId>_<Role>.json`, and an item without a `personId` takes
+the file name's first part, as `EvidencePersistence.loadEvidenceItems` does.  A pre-mixed test
+case (`TestCaseSerializer.scala`) holds the same items under `evidenceItems`.
+
+A row that cannot be used (no question, a message without text) is counted, never dropped
+quietly: the callers put the counts in their `LoadReport`.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
-import re
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pytest_memorybench.core.readers import Malformed, require
+from pytest_memorybench.core.readers import Malformed
 
 # Folder of each evidence kind → our category (the README's six), and the judge rule that scores it.
 KINDS = {
@@ -36,12 +42,7 @@ RULES = {
     "preferences": "preference",
     "implicit_connections": "preference",
 }
-FILLER_FOLDERS = ("irrelevant", "filler")
-LAYOUT = (
-    'expected ConvoMem\'s evidence files ({"evidence_items": [...]}) under folders named by kind'
-    " (user_evidence/1_evidence/…), as its repository's resources hold them"
-)
-_COUNT = re.compile(r"^(\d+)_evidence$")
+MAX_MESSAGES = 1000  # a conversation's messages: ids are its number × this + a message's place
 
 
 @dataclass(frozen=True)
@@ -74,108 +75,126 @@ class EvidenceItem:
     person: str | None = None
 
 
-@dataclass(frozen=True)
-class Loaded:
-    """What a ConvoMem folder holds: evidence items, and filler conversations by person."""
-
-    items: list[EvidenceItem]
-    filler: dict[str, list[Conversation]]
+class Skips(Counter[str]):
+    """Rows and labels that could not be used, by reason (a reason names what was not used)."""
 
 
-def load_convomem(path: str | Path) -> Loaded:
-    """Every evidence item and filler conversation under `path` (a folder, or one evidence file)."""
-    root = Path(path)
-    files = sorted(root.rglob("*.json")) if root.is_dir() else [root]
-    items: list[EvidenceItem] = []
-    filler: dict[str, list[Conversation]] = {}
-    for file in files:
-        parts = file.relative_to(root).parts if root.is_dir() else file.parts
-        data = json.loads(file.read_text(encoding="utf-8"))
-        require(
-            isinstance(data, dict) and isinstance(data.get("evidence_items"), list), f"{file.name}: {LAYOUT}"
-        )
-        if any(part in FILLER_FOLDERS for part in parts):
-            for number, raw in enumerate(data["evidence_items"]):
-                person = str(raw.get("personId") or "anyone")
-                filler.setdefault(person, []).extend(_conversations(raw, f"{file.stem}-{number}", file.name))
-            continue
-        kind = next((KINDS[part] for part in parts if part in KINDS), None)
-        if kind is None:
-            raise Malformed(f"{file}: not under a folder of an evidence kind ({', '.join(KINDS)}); {LAYOUT}")
-        count = next((int(m[1]) for part in parts if (m := _COUNT.match(part))), 1)
-        for number, raw in enumerate(data["evidence_items"]):
-            items.append(_item(raw, kind, count, f"{kind}-{count}-{file.stem}-{number}", file.name))
-    require(bool(items), f"{root} holds no evidence item; {LAYOUT}")
-    return Loaded(items, filler)
+def person_of(file: Path) -> str:
+    """The person a file belongs to: `<personId>_<Role>.json` → personId (`EvidencePersistence`)."""
+    return file.stem.split("_")[0]
 
 
-def _item(raw: Any, kind: str, count: int, item_id: str, file: str) -> EvidenceItem:
-    require(
-        isinstance(raw, dict) and isinstance(raw.get("question"), str) and "answer" in raw,
-        f"{file}: an evidence item without question and answer; {LAYOUT}",
+def item_id(category: str, count: int, person: str | None, question: str, answer: str) -> str:
+    """A name for an evidence item that is the same wherever it is read (an evidence file, a pre-mixed
+    case of any size): its kind, its evidence count and a digest of who asks what."""
+    key = json.dumps([person, question, answer], ensure_ascii=False)
+    return f"{category}-{count}ev-{hashlib.sha1(key.encode()).hexdigest()[:10]}"
+
+
+def evidence_item(
+    raw: Any, category: str, count: int, person: str | None, skips: Skips, name: str | None = None
+) -> EvidenceItem | None:
+    """One evidence row as an item (None, counted in `skips`, when it has no question and answer).
+    `person` is the file's, for an item that names none."""
+    if not isinstance(raw, dict) or not isinstance(raw.get("question"), str) or raw.get("answer") is None:
+        skips["evidence items without a question and an answer"] += 1
+        return None
+    owner = str(raw.get("personId") or person or "") or None
+    question, answer = raw["question"], str(raw["answer"])
+    identity = name or item_id(category, count, owner, question, answer)
+    evidence = tuple(
+        turn for message in raw.get("message_evidences") or [] if (turn := _turn(message, skips))
     )
-    evidence = tuple(_turn(message, file) for message in raw.get("message_evidences") or [])
-    conversations = _conversations(raw, item_id, file)
-    require(bool(conversations), f"{file}: evidence item {item_id} has no conversations")
-    person = raw.get("personId")
     return EvidenceItem(
-        item_id,
-        kind,
+        identity,
+        category,
         count,
-        raw["question"],
-        str(raw["answer"]),
+        question,
+        answer,
         evidence,
-        conversations,
-        person and str(person),
+        conversations(raw.get("conversations"), identity, skips),
+        owner,
     )
 
 
-def _conversations(raw: Any, owner: str, file: str) -> tuple[Conversation, ...]:
+def conversations(raw: Any, owner: str, skips: Skips) -> tuple[Conversation, ...]:
+    """A row's `conversations`, each named by its `id` (or its owner and place when it has none)."""
+    if raw is None:
+        return ()
+    if not isinstance(raw, list):
+        raise Malformed(f"{owner}: conversations is not a list")
     found = []
-    for number, conversation in enumerate(raw.get("conversations") or []):
-        require(isinstance(conversation, dict), f"{file}: a conversation is not an object")
-        turns = tuple(_turn(message, file) for message in conversation.get("messages") or [])
+    for number, conversation in enumerate(raw):
+        if not isinstance(conversation, dict) or not isinstance(conversation.get("messages"), list):
+            skips["conversations without a list of messages"] += 1
+            continue
+        turns = tuple(turn for message in conversation["messages"] if (turn := _turn(message, skips)))
+        if len(turns) >= MAX_MESSAGES:
+            raise Malformed(
+                f"{owner}: a conversation of {len(turns):,} messages (at most {MAX_MESSAGES - 1})"
+            )
         found.append(Conversation(str(conversation.get("id") or f"{owner}-c{number}"), turns))
     return tuple(found)
 
 
-def _turn(message: Any, file: str) -> Turn:
-    require(
-        isinstance(message, dict) and isinstance(message.get("text"), str),
-        f"{file}: a message without speaker and text",
-    )
+def _turn(message: Any, skips: Skips) -> Turn | None:
+    if not isinstance(message, dict) or not isinstance(message.get("text"), str):
+        skips["messages without text"] += 1
+        return None
     return Turn(str(message.get("speaker") or "User"), message["text"])
 
 
-def evidence_json(items: list[EvidenceItem]) -> dict[str, Any]:
-    """Items in ConvoMem's file layout (our generator's files, and the tests' fixtures)."""
+def _row(item: EvidenceItem) -> dict[str, Any]:
+    """An item as ConvoMem's `EvidenceItem` JSON (speakers as its generators write them)."""
     return {
-        "evidence_items": [
-            {
-                "question": item.question,
-                "answer": item.answer,
-                "message_evidences": [{"speaker": t.speaker, "text": t.text} for t in item.evidence],
-                "conversations": [
-                    {"id": c.id, "messages": [{"speaker": t.speaker, "text": t.text} for t in c.turns]}
-                    for c in item.conversations
-                ],
-                "category": item.category,
-                "scenario_description": None,
-                "personId": item.person,
-            }
-            for item in items
-        ]
+        "question": item.question,
+        "answer": item.answer,
+        "message_evidences": [{"speaker": t.speaker, "text": t.text} for t in item.evidence],
+        "conversations": [conversation_json(c, evidence=True) for c in item.conversations],
+        "category": item.category,
+        "scenario_description": None,
+        "personId": item.person,
+    }
+
+
+def conversation_json(conversation: Conversation, evidence: bool) -> dict[str, Any]:
+    """A conversation as ConvoMem's `Conversation` JSON."""
+    return {
+        "messages": [{"speaker": t.speaker, "text": t.text} for t in conversation.turns],
+        "id": conversation.id,
+        "containsEvidence": evidence,
+        "model_name": None,
+    }
+
+
+def evidence_json(items: list[EvidenceItem]) -> dict[str, Any]:
+    """Items in ConvoMem's evidence-file layout (`EvidencePayload`; the tests' fixtures)."""
+    return {"evidence_items": [_row(item) for item in items], "checkpoint": None}
+
+
+def case_json(items: list[EvidenceItem], history: list[Conversation], size: int) -> dict[str, Any]:
+    """A pre-mixed test case in ConvoMem's layout (`TestCase`: the tests' fixtures)."""
+    evidence = {c.id for item in items for c in item.conversations}
+    return {
+        "contextSize": size,
+        "evidenceItems": [_row(item) for item in items],
+        "conversations": [conversation_json(c, c.id in evidence) for c in history],
     }
 
 
 __all__ = [
     "KINDS",
-    "LAYOUT",
+    "MAX_MESSAGES",
     "RULES",
     "Conversation",
     "EvidenceItem",
-    "Loaded",
+    "Skips",
     "Turn",
+    "case_json",
+    "conversation_json",
+    "conversations",
+    "evidence_item",
     "evidence_json",
-    "load_convomem",
+    "item_id",
+    "person_of",
 ]

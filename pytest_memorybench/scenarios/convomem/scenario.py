@@ -1,22 +1,31 @@
-"""`convomem.*`: ConvoMem's six evidence kinds, each item's evidence conversations mixed with filler.
+"""`convomem.*`: ConvoMem's six evidence kinds, each question asked after a history of conversations.
 
-Each evidence item is a context: its evidence conversations placed at seeded positions among
-filler conversations of the same person (`StandardTestCasesGenerator.scala`), `conversations` in
-all (2, 4, 6, 10, 20, 30, 50, 70, 100, 150, 200 or 300 in the paper; every evidence conversation is
-kept when there are more than that), delivered in order, one conversation a day; then its question.
+A history holds `conversations` conversations (2, 4, 6, 10, 20, 30, 50, 70, 100, 150, 200 or 300
+in the paper; every evidence conversation is kept when there are more), delivered in order, one
+conversation a day; then the question.  Where it comes from (`loader.py`):
+
+- ConvoMem's pre-mixed test cases, as given: the published history, and every question the case
+  asks of it (a batched case asks several);
+- an evidence question mixed here: its evidence conversations placed at seeded positions among
+  filler conversations of the same person (`StandardTestCasesGenerator.scala`), the published
+  filler, or our generator's where the data has too little (the load report says so);
+- without data, our generator's items and filler.
 
 Scoring, through the run's judge as ConvoMem's code judges (an LLM's right or wrong against the
 answer): the answer contains the fact (user and assistant facts), the newest value (changing
 facts), a refusal when nothing was said (abstention), the rubric (preferences and implicit
 connections).  Evidence recall (agents with `retrieve`) counts the evidence messages found, the
-multi-evidence recall of the README.
+multi-evidence recall of the README; the evidence messages are located by ConvoMem's own rule
+(`matching.py`), and those found nowhere are counted.  What a load could not use is said in one
+skipped item per kind (`<kind>-not-used`).
 """
 
 from __future__ import annotations
 
 import random
+from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
@@ -24,8 +33,11 @@ from pytest_memorybench.core.readers import reading
 from pytest_memorybench.core.records import Message, Role, Score, TestDefinition
 from pytest_memorybench.judges.local import LocalJudge
 from pytest_memorybench.scenarios.base import ScoringContext
-from pytest_memorybench.scenarios.convomem.data import KINDS, RULES, Conversation, EvidenceItem, load_convomem
+from pytest_memorybench.scenarios.convomem.data import KINDS, MAX_MESSAGES, RULES, Conversation, EvidenceItem
 from pytest_memorybench.scenarios.convomem.generator import ABSTAIN, evidence_items, filler_conversations
+from pytest_memorybench.scenarios.convomem.loader import CASES, load_convomem
+from pytest_memorybench.scenarios.convomem.matching import locate
+from pytest_memorybench.scenarios.convomem.premixed import PremixedCase
 from pytest_memorybench.scenarios.params import at_least, read_params
 from pytest_memorybench.scenarios.probes import FamilyPart, ProbeContext, probe_definition
 from pytest_memorybench.scoring.judged import score_answer
@@ -35,7 +47,8 @@ SCORER = "convomem"
 START = datetime(2025, 3, 3, 9, 0, tzinfo=timezone.utc)
 DAY = timedelta(days=1)
 TURN = timedelta(seconds=40)
-IDS = 1000  # a message's id: its conversation's number × IDS + its place (`_message_ids`)
+IDS = MAX_MESSAGES  # a message's id: its conversation's number × IDS + its place (`_message_ids`)
+HEADER = "Here are our earlier conversations, one a day. Remember them; I will ask about them later."
 
 
 @dataclass(frozen=True)
@@ -45,12 +58,15 @@ class ConvomemParams:
     data_path: str = ""
     conversations: int = 10
     generated: int = 2  # without data: items of each kind
-    limit: int = 0  # published data: at most this many items of each kind (0: all)
+    limit: int = 0  # published data: at most this many questions of each kind (0: all)
+    cases: str = "auto"  # published data: premixed (the test cases as given), evidence (mixed here), auto
 
     def __post_init__(self) -> None:
         at_least("conversations", self.conversations, 1, 1000)
         at_least("generated", self.generated, 1, 100)
         at_least("limit", self.limit, 0)
+        if self.cases not in CASES:
+            raise ValueError(f"cases must be one of {', '.join(CASES)}, got {self.cases!r}")
 
 
 class ConvomemScenario(FamilyPart):
@@ -60,20 +76,27 @@ class ConvomemScenario(FamilyPart):
 
     def contexts(self, suite: str, params: Mapping[str, Any], seed: int) -> list[ProbeContext]:
         settings = read_params(ConvomemParams, self.name, params)
-        if settings.data_path:
-            with reading(f"convomem data {settings.data_path}", "give ConvoMem's evidence folders"):
-                loaded = load_convomem(settings.data_path)
-            items = [item for item in loaded.items if item.category == self.part]
-            items = items[: settings.limit] if settings.limit else items
-            filler = loaded.filler
-            source = "published"
-        else:
+        size = settings.conversations
+        if not settings.data_path:
             items = evidence_items(self.part, seed, settings.generated)
-            filler = {}
-            source = "generated"
-        return [
-            _context(suite, self.name, seed, item, filler, settings.conversations, source) for item in items
-        ]
+            return [_mixed_context(suite, self.name, seed, item, {}, size, "generated") for item in items]
+        with reading(f"convomem data {settings.data_path}", "give ConvoMem's Hugging Face download"):
+            loaded = load_convomem(settings.data_path, self.part, size, settings.cases, settings.limit)
+        names = _Names()
+        if loaded.cases:
+            found = [
+                _premixed_context(suite, self.name, seed, case, loaded.roles, names) for case in loaded.cases
+            ]
+        else:
+            found = [
+                _mixed_context(
+                    suite, self.name, seed, item, loaded.filler, size, "published", loaded.roles, names
+                )
+                for item in loaded.items
+            ]
+        if loaded.report.notable:
+            found.append(_not_used(suite, self.name, seed, self.part, loaded.report.line()))
+        return found
 
     async def score(
         self, definition: TestDefinition, responses: Sequence[str], context: ScoringContext
@@ -87,6 +110,15 @@ class ConvomemScenario(FamilyPart):
             rule=expected["rule"],
             scorer=SCORER,
         )
+
+
+class _Names(Counter[str]):
+    """Item names made unique within a scenario: ConvoMem reuses an evidence item in a second test
+    case of the same size when it has too few (`BatchedTestCasesGenerator`)."""
+
+    def __call__(self, name: str) -> str:
+        self[name] += 1
+        return name if self[name] == 1 else f"{name}-{self[name]}"
 
 
 def mixed(
@@ -107,7 +139,50 @@ def mixed(
     return [next(evidence) if index in positions else next(others) for index in range(total)]
 
 
-def _context(
+def _definition(
+    suite: str,
+    scenario: str,
+    seed: int,
+    item: EvidenceItem,
+    context: str,
+    name: str,
+    evidence_ids: list[int],
+    missing: int,
+    params: dict[str, Any],
+) -> TestDefinition:
+    ideal = (
+        item.answer if item.category != "abstention" or ABSTAIN in item.answer else f"{ABSTAIN} {item.answer}"
+    )
+    expected: dict[str, Any] = {
+        "answer": item.answer,
+        "rule": RULES[item.category],
+        "evidence_ids": evidence_ids,
+        "evidence_count": item.evidence_count,
+    }
+    if missing:
+        expected["evidence_missing"] = missing  # evidence messages found in no conversation
+    return probe_definition(
+        suite=suite,
+        scenario=scenario,
+        seed=seed,
+        context=context,
+        probe_id=name,
+        question=item.question,
+        ideal_answer=ideal,
+        expected=expected,
+        category=f"{item.evidence_count} evidence",
+        skills=(item.category,),
+        markers=(item.category,),
+        params={**params, "question": item.question},
+    )
+
+
+def _person(item: EvidenceItem, roles: Mapping[str, str]) -> dict[str, Any]:
+    role = roles.get(item.person or "")
+    return {"person": item.person, "role": role} if role else {}
+
+
+def _mixed_context(
     suite: str,
     scenario: str,
     seed: int,
@@ -115,40 +190,69 @@ def _context(
     filler: Mapping[str, list[Conversation]],
     size: int,
     source: str,
+    roles: Mapping[str, str] | None = None,
+    names: _Names | None = None,
 ) -> ProbeContext:
+    """An evidence item mixed here: its history built from its conversations and the filler."""
     history = mixed(item, filler, size, seed)
     ids = _message_ids(item, history)
-    said = {turn.text for turn in item.evidence}
-    evidence_ids = [
-        ids[position] + place
-        for position, conversation in enumerate(history)
-        for place, turn in enumerate(conversation.turns)
-        if turn.text in said
-    ]
-    ideal = (
-        item.answer if item.category != "abstention" or ABSTAIN in item.answer else f"{ABSTAIN} {item.answer}"
+    places, missing = locate(item.evidence, item.conversations)
+    name = names(item.id) if names is not None else item.id
+    definition = _definition(
+        suite,
+        scenario,
+        seed,
+        item,
+        name,  # the same definition at every size: runs of other sizes pair with it
+        name,
+        [number * IDS + place for number, place in places],
+        missing,
+        {"source": source, **_person(item, roles or {})},
     )
+    return ProbeContext(name, (definition,), _stream(lambda: (history, ids)), header=HEADER, sessions=size)
+
+
+def _premixed_context(
+    suite: str, scenario: str, seed: int, case: PremixedCase, roles: Mapping[str, str], names: _Names
+) -> ProbeContext:
+    """A published test case as given: its history, then each of its questions."""
+    definitions = tuple(
+        _definition(
+            suite,
+            scenario,
+            seed,
+            item,
+            case.id,
+            names(item.id),
+            [number * IDS + place for number, place in case.evidence[item.id]],
+            case.missing[item.id],
+            {"source": "premixed", **_person(item, roles)},
+        )
+        for item in case.items
+    )
+
+    def history() -> tuple[Sequence[Conversation], list[int]]:
+        conversations = case.history()
+        return conversations, [number * IDS for number in range(len(conversations))]
+
+    return ProbeContext(case.id, definitions, _stream(history), header=HEADER, sessions=case.size)
+
+
+def _not_used(suite: str, scenario: str, seed: int, category: str, line: str) -> ProbeContext:
+    """What the data held that could not be used, said as one skipped item (until runs report loads)."""
+    name = f"{category}-not-used"
     definition = probe_definition(
         suite=suite,
         scenario=scenario,
         seed=seed,
-        context=item.id,
-        probe_id=item.id,  # the same definition at every size: runs of other sizes pair with it
-        question=item.question,
-        ideal_answer=ideal,
-        expected={
-            "answer": item.answer,
-            "rule": RULES[item.category],
-            "evidence_ids": evidence_ids,
-            "evidence_count": item.evidence_count,
-        },
-        category=f"{item.evidence_count} evidence",
-        skills=(item.category,),
-        markers=(item.category,),
-        params={"source": source, "question": item.question},
+        context=name,
+        probe_id=name,
+        question="(none)",
+        ideal_answer="",
+        expected=None,
+        markers=(category,),
     )
-    header = "Here are our earlier conversations, one a day. Remember them; I will ask about them later."
-    return ProbeContext(item.id, (definition,), _stream(history, ids), header=header, sessions=size)
+    return ProbeContext(name, (replace(definition, skip_reason=line),), lambda: iter(()))
 
 
 def _message_ids(item: EvidenceItem, history: list[Conversation]) -> list[int]:
@@ -159,9 +263,15 @@ def _message_ids(item: EvidenceItem, history: list[Conversation]) -> list[int]:
     return [(evidence[c.id] if c.id in evidence else next(fillers)) * IDS for c in history]
 
 
-def _stream(history: list[Conversation], ids: list[int]) -> Callable[[], Iterator[Message]]:
+def _stream(
+    history: Callable[[], tuple[Sequence[Conversation], list[int]]],
+) -> Callable[[], Iterator[Message]]:
+    """The history's messages, one conversation a day; `history` gives the conversations and each
+    one's first message id (read again at each delivery: a pre-mixed history is not held)."""
+
     def turns() -> Iterator[Message]:
-        for position, conversation in enumerate(history):
+        conversations, ids = history()
+        for position, conversation in enumerate(conversations):
             for place, turn in enumerate(conversation.turns):
                 role: Role = "assistant" if turn.speaker.lower() == "assistant" else "user"
                 when = START + position * DAY + place * TURN
