@@ -83,13 +83,27 @@ def _read_premixed(
     loaded: Loaded, files: list[tuple[int, Path]], category: str, size: int, limit: int
 ) -> None:
     report = loaded.report
+    for count, file in _within_limit(files, report, limit):
+        with closing(read_cases(file, category, count, size, report.skipped, report.other_sizes)) as found:
+            _take_cases(loaded, found, limit)
+
+
+def _within_limit(
+    files: list[tuple[int, Path]], report: LoadReport, limit: int
+) -> Iterator[tuple[int, Path]]:
+    """The files to read, in order, until `limit` questions are found (the rest counted unread)."""
     for number, (count, file) in enumerate(files):
         if limit and report.items >= limit:
             report.unread += len(files) - number
             return
         report.files += 1
-        with closing(read_cases(file, category, count, size, report.skipped, report.other_sizes)) as found:
-            _take_cases(loaded, found, limit)
+        yield count, file
+
+
+def _rows(file: Path) -> list[Any]:
+    """The `evidence_items` of an evidence or filler file (`EvidencePayload`)."""
+    payload = as_mapping(read_json(file), f"{file.name}: not an object; {LAYOUT}")
+    return as_list(payload.get("evidence_items"), f"{file.name}: no evidence_items list; {LAYOUT}")
 
 
 def _take_cases(loaded: Loaded, found: Iterator[PremixedCase], limit: int) -> None:
@@ -121,13 +135,8 @@ def _first(case: PremixedCase, kept: int) -> PremixedCase:
 
 def _read_evidence(loaded: Loaded, files: list[tuple[int, Path]], category: str, limit: int) -> None:
     report = loaded.report
-    for number, (count, file) in enumerate(files):
-        if limit and report.items >= limit:
-            report.unread += len(files) - number
-            return
-        report.files += 1
-        payload = as_mapping(read_json(file), f"{file.name}: not an object; {LAYOUT}")
-        rows = as_list(payload.get("evidence_items"), f"{file.name}: no evidence_items list; {LAYOUT}")
+    for count, file in _within_limit(files, report, limit):
+        rows = _rows(file)
         for index, raw in enumerate(rows):
             item = evidence_item(raw, category, count, person_of(file), report.skipped)
             if item is None:
@@ -150,9 +159,7 @@ def _read_filler(loaded: Loaded, layout: Layout, people: set[str]) -> None:
     for person in sorted(people):
         for file in layout.filler.get(person, []):
             report.files += 1
-            payload = as_mapping(read_json(file), f"{file.name}: not an object; {LAYOUT}")
-            rows = as_list(payload.get("evidence_items"), f"{file.name}: no evidence_items list; {LAYOUT}")
-            for number, raw in enumerate(rows):
+            for number, raw in enumerate(_rows(file)):
                 owner = str((raw.get("personId") if isinstance(raw, dict) else None) or person_of(file))
                 found = conversations(
                     raw.get("conversations") if isinstance(raw, dict) else None,
