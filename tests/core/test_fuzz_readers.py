@@ -42,6 +42,7 @@ from pytest_memorybench.scenarios.episodic.loader import save_book
 from pytest_memorybench.scenarios.membench.published import to_published
 from pytest_memorybench.scenarios.membench.trajectory import generate_case
 from pytest_memorybench.suite import load_suite
+from tests.support.convomem import write_download
 from tests.support.paths import FIXTURES
 from tests.support.runs import QUIET
 
@@ -157,6 +158,7 @@ def pristine(tmp_path_factory: pytest.TempPathFactory) -> Path:
         )
     )
     shutil.copy(FIXTURES / "chapterbreak_mini.json", root / "chapterbreak.json")
+    write_download(root / "convomem")
     (root / "suite.yaml").write_text(
         "name: mine\nspan: 2k\nrepetitions: 2\nscenarios:\n  - scenario: ltm.colours\n    params: {}\n  -"
         " ltm.name_list\n"
@@ -308,6 +310,8 @@ def read_data(folder: Path, scenario: str, path: Path) -> None:
         ("beam", "beam.conversations"),
         ("membench", "membench.participation"),
         ("chapterbreak.json", "ltm.chapterbreak"),
+        ("convomem", "convomem.user_facts"),
+        ("convomem", "convomem.changing_facts"),
     ],
 )
 @FUZZ
