@@ -27,9 +27,10 @@ PACKAGE = Path(pytest_memorybench.__file__).parent
 _BELOW_SUITE = {"scenarios", "goodai", "conversation", "scoring", "judges", "agents", "models", "core"}
 MAY_IMPORT: dict[str, set[str]] = {
     "plugin": {"pytest_integration"},
-    "pytest_integration": {"reports", "runner", "results", "suite", *_BELOW_SUITE},
+    "pytest_integration": {"reports", "runner", "rescore", "results", "suite", *_BELOW_SUITE},
     "reports": {"results", "suite", *_BELOW_SUITE},  # what a run left (results.json, its logs), never the run
-    "runner": {"results", "suite", *_BELOW_SUITE},
+    "runner": {"rescore", "results", "suite", *_BELOW_SUITE},
+    "rescore": {"suite", *_BELOW_SUITE},  # other harnesses' answers as suites of loaded definitions
     "results": {"scenarios", "conversation", "judges", "agents", "core"},  # a scenario's own summary
     "suite": {"scenarios", "goodai", "conversation", "scoring", "judges", "agents", "core"},
     "scenarios": {"goodai", "conversation", "scoring", "judges", "agents", "core"},

@@ -118,8 +118,8 @@ def disagreements(items: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
 def agreement_lines(results: ResultsRecord, problems: list[str] | tuple[str, ...] = ()) -> list[str]:
     """The terminal table (80 columns), the count of disagreements and any skipped files."""
     rows = agreement_rows(results["items"])
-    if not rows:
-        return []
+    if not rows:  # answers without published verdicts: only what could not be used is said
+        return _skipped(problems)
     run = results["run"]
     lines = [
         f"published automatic verdicts vs ours (profile {run.get('profile')}, judge {run.get('judge')})",
@@ -141,8 +141,12 @@ def agreement_lines(results: ResultsRecord, problems: list[str] | tuple[str, ...
                 f"{corrected} of them are verdicts GoodAI's reviewers corrected by hand: ours is nearer their"
                 f" correction in {nearer} (equal to it in {equal})"
             )
-    for problem in problems[:5]:
-        lines.append(f"skipped: {problem}")
+    return lines + _skipped(problems)
+
+
+def _skipped(problems: Sequence[str]) -> list[str]:
+    """A line for each of the first five files or records a re-score could not use."""
+    lines = [f"skipped: {problem}" for problem in problems[:5]]
     if len(problems) > 5:
         lines.append(f"skipped: … and {len(problems) - 5} more (results.json, run.rescore_skipped)")
     return lines

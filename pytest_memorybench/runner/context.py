@@ -19,7 +19,8 @@ from pytest_memorybench.conversation.log_reader import ConversationLog, iter_eve
 from pytest_memorybench.conversation.probing import LoggedAnswer, read_probe_answers
 from pytest_memorybench.core.errors import usage_error
 from pytest_memorybench.core.spans import Span
-from pytest_memorybench.goodai.rescore import PublishedRun, read_published
+from pytest_memorybench.goodai.rescore import PublishedRun
+from pytest_memorybench.rescore.formats import read_published_results
 from pytest_memorybench.results.build import RunFacts
 from pytest_memorybench.runner.folder import Manifest, read_manifest, write_plan
 from pytest_memorybench.runner.plan import PlannedTest, check_consistent, make_plan
@@ -159,7 +160,11 @@ def open_run(
     manifest = read_manifest(source) if source else None
     started = datetime.now(timezone.utc)
     conversation_count = manifest.conversations if manifest else settings.conversations
-    published = _read_published(settings.rescore) if settings.rescore is not None else None
+    published = (
+        read_published_results(settings.rescore, settings.data, settings.seed)
+        if settings.rescore is not None
+        else None
+    )
     suites = tuple(published.suites) if published else tuple(load_suite(name) for name in settings.suites)
     logged_spans = manifest.spans if manifest else {}
     spans = {suite.name: logged_spans.get(suite.name) or settings.span or suite.span for suite in suites}
@@ -219,13 +224,3 @@ def _shard(settings: Settings, manifest: Manifest | None, merged: Merged | None)
             f"--mb-shard {given} conflicts with the run given to {flag} (shard {logged}); drop --mb-shard"
         )
     return given or logged
-
-
-def _read_published(path: Path) -> PublishedRun:
-    """Published verdicts to re-score: a LoCoMo pipeline's eval_results.json, or GoodAI's results."""
-    from pytest_memorybench.runner.locomo_published import (
-        is_eval_results,
-        read_eval_results,
-    )  # imports LoCoMo
-
-    return read_eval_results(path) if is_eval_results(path) else read_published(path)

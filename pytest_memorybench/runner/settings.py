@@ -348,13 +348,14 @@ class MaxErrors:
 
 
 def _default_profile(option: Any) -> str:
-    """`paper`, or `official` when re-scoring a LoCoMo pipeline's verdicts: they are the pipelines'
-    generous J, and token F1 set against them would measure the difference of two rules."""
+    """`paper`, or `official` when re-scoring another harness's verdicts (a LoCoMo pipeline's, AMB's,
+    memorybench's, LongMemEval's): they are an LLM judge's, and token F1 set against them would
+    measure the difference of two rules."""
     rescore = getattr(option, "mb_rescore", None)
     if rescore is not None:
-        from pytest_memorybench.runner.locomo_published import is_eval_results  # imports LoCoMo
+        from pytest_memorybench.rescore.formats import official_by_default  # reads the file
 
-        if Path(rescore).exists() and is_eval_results(Path(rescore)):
+        if official_by_default(Path(rescore)):
             return "official"
     return "paper"
 

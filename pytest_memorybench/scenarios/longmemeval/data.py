@@ -78,12 +78,17 @@ class Entry:
 
     @property
     def abstention(self) -> bool:
-        return self.question_id.endswith("_abs")
+        return is_abstention(self.question_id)
 
     @property
     def category(self) -> str:
         """The summary row: the question type, or `abstention` for the unanswerable ones."""
         return ABSTENTION if self.abstention else TYPES[self.question_type]
+
+
+def is_abstention(question_id: str) -> bool:
+    """An unanswerable question: its id ends in `_abs`."""
+    return question_id.endswith("_abs")
 
 
 def parse_date(text: str) -> datetime:
@@ -191,6 +196,7 @@ __all__ = [
     "HistoryTurn",
     "entries_from",
     "format_date",
+    "is_abstention",
     "load_entries",
     "parse_date",
 ]

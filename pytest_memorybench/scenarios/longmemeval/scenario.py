@@ -25,13 +25,20 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from pytest_memorybench.core.records import Message, Role, Score, TestDefinition
 from pytest_memorybench.judges.local import LocalJudge
 from pytest_memorybench.scenarios.base import ScoringContext
-from pytest_memorybench.scenarios.longmemeval.data import ABSTENTION, TYPES, Entry, entries_from, load_entries
+from pytest_memorybench.scenarios.longmemeval.data import (
+    ABSTENTION,
+    TYPES,
+    Entry,
+    entries_from,
+    is_abstention,
+    load_entries,
+)
 from pytest_memorybench.scenarios.longmemeval.generator import generate_entries
 from pytest_memorybench.scenarios.longmemeval.summary import summarize
 from pytest_memorybench.scenarios.params import at_least, read_params
@@ -138,26 +145,57 @@ def _stream(entry: Entry) -> Callable[[], Iterator[Message]]:
 
 
 def _definition(suite: str, seed: int, entry: Entry, source: str) -> TestDefinition:
-    evidence = [number * SESSION_IDS + position for number, position in entry.evidence]
-    rule = rule_for(entry.question_type, entry.abstention)
-    ideal = f"{ABSTAINING} {entry.answer}" if entry.abstention else entry.answer
+    return question_definition(
+        suite,
+        seed,
+        entry.question_id,
+        entry.question_type,
+        entry.question,
+        entry.answer,
+        source=source,
+        asked_at=entry.question_date,
+        evidence=[number * SESSION_IDS + position for number, position in entry.evidence],
+        answer_session_ids=entry.answer_session_ids,
+    )
+
+
+def question_definition(
+    suite: str,
+    seed: int,
+    question_id: str,
+    question_type: str,
+    question: str,
+    answer: str,
+    *,
+    source: str,
+    asked_at: datetime | None = None,
+    evidence: Sequence[int] = (),
+    answer_session_ids: Sequence[str] = (),
+) -> TestDefinition:
+    """One question as an item: from the data, or as another harness's answers file gives it
+    (question type and all, no history: `--mb-rescore`).  `question_type` is one of `TYPES`."""
+    abstention = is_abstention(question_id)
+    category = ABSTENTION if abstention else TYPES[question_type]
+    params: dict[str, Any] = {"source": source, "question": question}
+    if asked_at is not None:
+        params["asked_at"] = asked_at.isoformat()
     return probe_definition(
         suite=suite,
         scenario=NAME,
         seed=seed,
-        context=entry.question_id,
-        probe_id=f"{entry.question_id}::{entry.category}",
-        question=entry.question,
-        ideal_answer=ideal,
-        expected={"answer": entry.answer, "rule": rule, "type": entry.question_type, "evidence_ids": evidence,
-                  "answer_session_ids": list(entry.answer_session_ids)},
-        category=entry.category,
-        skills=(entry.category,),
-        markers=(entry.category,),
-        params={"source": source, "question": entry.question, "asked_at": entry.question_date.isoformat()},
+        context=question_id,
+        probe_id=f"{question_id}::{category}",
+        question=question,
+        ideal_answer=f"{ABSTAINING} {answer}" if abstention else answer,
+        expected={"answer": answer, "rule": rule_for(question_type, abstention), "type": question_type,
+                  "evidence_ids": list(evidence), "answer_session_ids": list(answer_session_ids)},
+        category=category,
+        skills=(category,),
+        markers=(category,),
+        params=params,
     )  # fmt: skip
 
 
 SCENARIO = LongMemEvalQuestions()
 
-__all__ = ["NAME", "SCENARIO", "LongMemEvalParams", "LongMemEvalQuestions", "rule_for"]
+__all__ = ["NAME", "SCENARIO", "LongMemEvalParams", "LongMemEvalQuestions", "question_definition", "rule_for"]

@@ -1,4 +1,4 @@
-"""Re-scoring published LoCoMo verdicts: `pytest --memorybench --mb-rescore eval_results.json`.
+"""The LoCoMo pipelines' `eval_results.json`, re-scored: `pytest --memorybench --mb-rescore FILE`.
 
 The common evaluation pipelines write an `eval_results.json`: `{total_questions, correct,
 accuracy, detailed_results, metadata}`, `detailed_results` mapping each conversation's index (a
@@ -12,62 +12,25 @@ gives a row per category.  Answers without judgments are scored and left out of 
 
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from pytest_memorybench.core.errors import usage_error
-from pytest_memorybench.core.readers import Malformed, reading
+from pytest_memorybench.core.readers import Malformed
 from pytest_memorybench.core.records import TestDefinition
 from pytest_memorybench.core.spans import ISOLATED
 from pytest_memorybench.goodai.rescore import PublishedRun
-from pytest_memorybench.scenarios.locomo.data import ADVERSARIAL, CATEGORIES
-from pytest_memorybench.scenarios.locomo.scenario import NAME
-from pytest_memorybench.scenarios.probes import probe_definition
+from pytest_memorybench.rescore.answers import JudgedAnswer, locomo_definition
+from pytest_memorybench.scenarios.locomo.data import CATEGORIES
 from pytest_memorybench.suite import loaded_suite
 
 SUITE = "locomo"
 FILE_NAME = "eval_results.json"
 
 
-@dataclass(frozen=True)
-class JudgedAnswer:
-    """One answer a pipeline judged, in the shape the re-scoring run reads a stored result."""
-
-    path: Path
-    question: str
-    responses: tuple[str, ...]
-    judgments: tuple[bool, ...]
-    tokens: int | None = None
-
-    @property
-    def score(self) -> float:
-        return 1.0 if sum(self.judgments) * 2 > len(self.judgments) else 0.0
-
-    def exchanges(self) -> list[tuple[str, str | None]]:
-        return [(self.question, self.responses[0])]
-
-    def verdict_json(self) -> dict[str, Any] | None:
-        if not self.judgments:
-            return None  # scored, and left out of the agreement table
-        votes = f"{sum(self.judgments)} of {len(self.judgments)} judgments say correct"
-        return {"score": self.score, "reasons": [votes], "file": str(self.path)}
-
-
-def is_eval_results(path: Path) -> bool:
-    """A LoCoMo pipeline's results file, or a folder holding one."""
-    return (path.is_file() and path.suffix == ".json") or (path.is_dir() and (path / FILE_NAME).is_file())
-
-
-def read_eval_results(path: Path) -> PublishedRun:
-    """A LoCoMo pipeline's eval_results.json as published results to re-score."""
-    file = path / FILE_NAME if path.is_dir() else path
-    with reading(
-        f"--mb-rescore {file}", "give an eval_results.json as the LoCoMo evaluation pipelines write it"
-    ):
-        data = json.loads(file.read_text(encoding="utf-8"))
-        definitions, results = _items(file, data)
+def read_eval_results(file: Path, document: Any) -> PublishedRun:
+    """A LoCoMo pipeline's eval_results.json (read as `document`) as published results to re-score."""
+    definitions, results = _items(file, document)
     if not definitions:
         raise usage_error(f"--mb-rescore {file}: no judged answer in its detailed_results")
     suite = loaded_suite(SUITE, file, ISOLATED, definitions, f"published LoCoMo verdicts from {file}")
@@ -115,32 +78,11 @@ def _item(file: Path, conversation: str, position: int, raw: Any) -> tuple[TestD
         category = 0
     if category not in CATEGORIES:
         raise Malformed(f"{where}: category {raw.get('category')!r} is not one of 1-5")
-    name = CATEGORIES[category]
     question_id = str(raw.get("question_id", position))
-    expected: dict[str, Any] = {
-        "question": question,
-        "category": category,
-        "answer": str(gold),
-        "audited": False,
-    }
-    if category == ADVERSARIAL:
-        expected["absent_option"] = None
-    definition = probe_definition(
-        suite=SUITE,
-        scenario=NAME,
-        seed=0,
-        context=f"conv-{conversation}",
-        probe_id=f"conv-{conversation}::{name}[{question_id}]",
-        question=question,
-        ideal_answer=str(gold),
-        expected=expected,
-        category=name,
-        skills=(name,),
-        markers=(name,),
-        params={"source": "published verdicts"},
-        index=position + 1,
+    definition = locomo_definition(
+        SUITE, f"conv-{conversation}", question_id, question, str(gold), category, position
     )
     return definition, JudgedAnswer(file, question, (generated,), tuple(judgments.values()))
 
 
-__all__ = ["FILE_NAME", "JudgedAnswer", "is_eval_results", "read_eval_results"]
+__all__ = ["FILE_NAME", "SUITE", "read_eval_results"]

@@ -1,0 +1,158 @@
+"""What every import of another harness's answers shares: an answer with that harness's verdict,
+the definitions of LoCoMo's and LongMemEval's questions made from such a file, and the line that
+says what could not be matched.
+
+Another harness writes, for each question, what its system answered and (mostly) whether its
+judge took it for right.  Each answer becomes an item scored by our scorer under the run's profile
+and judge; the other harness's verdict stays beside ours (`details.published`) for the agreement
+table.  A question whose rules we cannot tell (an unknown category or question type, an id that
+names no question of the data) is not guessed at: it is counted in one line, with examples.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import gzip
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pytest_memorybench.core.errors import usage_error
+from pytest_memorybench.core.readers import Malformed
+from pytest_memorybench.core.records import TestDefinition
+from pytest_memorybench.core.spans import ISOLATED
+from pytest_memorybench.goodai.rescore import PublishedRun
+from pytest_memorybench.scenarios.locomo.data import ADVERSARIAL, CATEGORIES
+from pytest_memorybench.scenarios.locomo.scenario import NAME as LOCOMO
+from pytest_memorybench.scenarios.probes import probe_definition
+from pytest_memorybench.suite import loaded_suite
+
+EXAMPLES = 3  # ids quoted in a line about what could not be used
+
+
+@dataclass(frozen=True)
+class JudgedAnswer:
+    """One answer another harness gave, with its judge's verdicts, as a re-scoring run reads a
+    stored result.  No judgments: an answer to score, with nothing to compare ours with."""
+
+    path: Path
+    question: str
+    responses: tuple[str, ...]
+    judgments: tuple[bool, ...]
+    tokens: int | None = None
+    judge: str = ""  # whose verdict it is, e.g. "AMB's judge"; empty: a pipeline's judgments
+    said: tuple[str, ...] = ()  # the judge's own reasons, as it gave them
+
+    @property
+    def score(self) -> float:
+        """The verdict: right when more than half of the judgments say so."""
+        return 1.0 if sum(self.judgments) * 2 > len(self.judgments) else 0.0
+
+    def exchanges(self) -> list[tuple[str, str | None]]:
+        return [(self.question, self.responses[0])]
+
+    def verdict_json(self) -> dict[str, Any] | None:
+        if not self.judgments:
+            return None  # scored, and left out of the agreement table
+        if self.judge:
+            verdict = f"{self.judge}: {'correct' if self.score else 'incorrect'}"
+        else:
+            verdict = f"{sum(self.judgments)} of {len(self.judgments)} judgments say correct"
+        return {"score": self.score, "reasons": [verdict, *self.said], "file": str(self.path)}
+
+
+def load_document(file: Path) -> Any:
+    """A JSON file (gzipped when its name ends in .gz, as AMB publishes its outputs), or JSON lines
+    (a hypothesis file) as the list of their values."""
+    raw = gzip.decompress(file.read_bytes()) if file.name.endswith(".gz") else file.read_bytes()
+    text = raw.decode("utf-8")
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        lines = [line for line in text.splitlines() if line.strip()]
+        if len(lines) < 2:
+            raise
+        return [json.loads(line) for line in lines]
+
+
+def not_matched(what: str, ids: Sequence[str], why: str, consequence: str = "not scored") -> str:
+    """The one line about the records an import could not use: how many, a few ids, and why."""
+    shown = ", ".join(ids[:EXAMPLES]) + (", …" if len(ids) > EXAMPLES else "")
+    return f"{what}: {len(ids)} {why} ({shown}); {consequence}"
+
+
+def answered_run(
+    file: Path,
+    suite: str,
+    description: str,
+    answers: Sequence[tuple[str, TestDefinition | None, JudgedAnswer]],
+    unmatched: str,
+    *,
+    skipped: Sequence[str] = (),
+    notes: Sequence[str] = (),
+) -> PublishedRun:
+    """The answers of a file as a suite of items, each with its answer.
+
+    `answers` are (the record's id, the question it answers or None when that cannot be told, the
+    answer); those without a question are counted in one line (`unmatched` says why), which joins
+    the `skipped` lines (what else could not be used: the header, the agreement and results.json
+    list them) and the header's `notes`.
+    """
+    definitions: list[TestDefinition] = []
+    results: dict[str, JudgedAnswer] = {}
+    unknown: list[str] = []
+    for record, definition, answer in answers:
+        if definition is None:
+            unknown.append(record)
+            continue
+        key = f"{definition.suite}::{definition.test_id}"
+        if key in results:
+            raise usage_error(f"--mb-rescore {file}: {record} is a second answer to {key}")
+        definitions.append(definition)
+        results[key] = answer
+    problems = (
+        (*skipped, not_matched(str(file), unknown, f"of {len(answers)} {unmatched}"))
+        if unknown
+        else tuple(skipped)
+    )
+    if not definitions:
+        why = f" ({problems[-1]})" if problems else ""
+        raise usage_error(f"--mb-rescore {file}: no answer there could be re-scored{why}")
+    loaded = loaded_suite(suite, file, ISOLATED, definitions, description)
+    return PublishedRun(
+        file.parent, (dataclasses.replace(loaded, problems=(*notes, *problems)),), results, problems
+    )
+
+
+def locomo_definition(
+    suite: str, context: str, question_id: str, question: str, gold: str, category: int, position: int
+) -> TestDefinition:
+    """A LoCoMo question as another harness's file gives it (the question as asked, its gold and
+    its category, 1-5 as LoCoMo numbers them), for our LoCoMo scorer.  Category 5 is scored by
+    whether the answer says the conversation lacks it, whatever gold the file gives."""
+    if category not in CATEGORIES:
+        raise Malformed(f"category {category!r} is not one of LoCoMo's 1-5")
+    name = CATEGORIES[category]
+    expected: dict[str, Any] = {"question": question, "category": category, "answer": gold, "audited": False}
+    if category == ADVERSARIAL:
+        expected["absent_option"] = None
+    return probe_definition(
+        suite=suite,
+        scenario=LOCOMO,
+        seed=0,
+        context=context,
+        probe_id=f"{context}::{name}[{question_id}]",
+        question=question,
+        ideal_answer=gold,
+        expected=expected,
+        category=name,
+        skills=(name,),
+        markers=(name,),
+        params={"source": "published verdicts", "qa": question_id},
+        index=position + 1,
+    )
+
+
+__all__ = ["JudgedAnswer", "answered_run", "load_document", "locomo_definition", "not_matched"]
