@@ -90,6 +90,16 @@ def _where_it_runs(group: pytest.OptionGroup) -> None:
         help="run folder (default: .memorybench/runs/<run id>)",
     )
     group.addoption(
+        "--mb-export",
+        dest="mb_export",
+        action="append",
+        metavar="FORMAT",
+        help=(
+            "also write the answers in a benchmark's own format into the run folder's exports/, for its"
+            " evaluation script: longmemeval, locomo, memoryagentbench or beam; repeatable"
+        ),
+    )
+    group.addoption(
         "--mb-conversations",
         dest="mb_conversations",
         type=int,

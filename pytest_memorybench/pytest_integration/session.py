@@ -20,6 +20,7 @@ from pytest_memorybench.judges.spec import DEFAULT_CACHE, check_judge_spec
 from pytest_memorybench.pytest_integration import fixtures
 from pytest_memorybench.pytest_integration.keys import PROGRESS_KEY, RUN_KEY
 from pytest_memorybench.reports.agreement import agreement_lines
+from pytest_memorybench.reports.exports import export_formats, write_exports
 from pytest_memorybench.reports.gate import GateResult, evaluate, gate_lines
 from pytest_memorybench.reports.html import report_page
 from pytest_memorybench.reports.junit import add_suite_properties, suite_properties
@@ -45,6 +46,7 @@ class Finished:
     gate: GateResult | None
     stopped: str | None = None  # the line saying the run stopped early, and how to go on
     markdown: tuple[str, ...] = ()  # where the Markdown summary went (--mb-markdown, the GitHub job summary)
+    exports: tuple[str, ...] = ()  # what each --mb-export wrote, a line each
 
 
 @dataclass(frozen=True)
@@ -73,6 +75,7 @@ def start(config: pytest.Config) -> None:
     """Read the options, plan the run, and check the agent, before anything is collected."""
     paths_given = config.args_source == pytest.Config.ArgsSource.ARGS
     settings = Settings.from_options(config.option, paths_given=paths_given)
+    export_formats(config.getoption("mb_export", None))  # a wrong name stops the run before it starts
     if is_worker(config):
         run = _worker_run(config, settings)
     else:
@@ -352,9 +355,31 @@ def _write(
         config.stash[RESULTS_KEY] = Finished(results, None, None, gate, unwritten)
         return config.stash[RESULTS_KEY]
     markdown = publish(run_markdown(results, results.get("gate")), config.getoption("mb_markdown", None))
-    finished = Finished(results, path, report, gate, stopped, tuple(markdown))
+    finished = Finished(results, path, report, gate, stopped, tuple(markdown), _exports(config, results))
     config.stash[RESULTS_KEY] = finished
     return finished
+
+
+def _exports(config: pytest.Config, results: ResultsRecord) -> tuple[str, ...]:
+    """The answers in each benchmark's own format (`--mb-export`), in the run folder, a line each."""
+    formats = export_formats(config.getoption("mb_export", None))
+    if not formats:
+        return ()
+    run = config.stash[RUN_KEY]
+    planned = [(key, test.definition) for key, test in run.context.tests.items()]
+    try:
+        return tuple(
+            write_exports(
+                formats,
+                results,
+                planned,
+                run.context.output,
+                lambda path: _relative(path, config.invocation_params.dir),
+            )
+        )
+    except OSError as exc:
+        return (f"cannot write the exports in {run.context.output} ({exc.strerror or exc}); make room and"
+                f" replay the run with --mb-replay and --mb-export",)  # fmt: skip
 
 
 def nothing_to_gate(selected: int) -> str:
@@ -421,7 +446,7 @@ def summary(config: pytest.Config) -> list[str]:
             _relative(finished.report_path, base),
             finished.markdown,
         )
-    return lines + ([finished.stopped] if finished.stopped else [])
+    return lines + list(finished.exports) + ([finished.stopped] if finished.stopped else [])
 
 
 def agreement_summary(config: pytest.Config) -> list[str]:

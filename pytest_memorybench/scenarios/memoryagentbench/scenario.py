@@ -188,6 +188,13 @@ def _definition(
             for point in question.fields.get("keypoints") or sample.metadata.get("keypoints") or golds
         ]
     expected: dict[str, Any] = {"golds": golds, "metric": metric, "kind": kind, "source": sample.source}
+    if golds != list(question.answers):
+        expected["answers"] = list(question.answers)  # the release's answers, for the export to write back
+    params: dict[str, Any] = {"source": source, "question": question.text}
+    pair_id = question.fields.get("qa_pair_ids")
+    if pair_id is not None:  # the runner's id of a question, which its LLM evaluations look up
+        pair_id = pair_id.item() if hasattr(pair_id, "item") else pair_id  # a numpy scalar from parquet
+        params["qa_pair_id"] = pair_id if isinstance(pair_id, (str, int)) else str(pair_id)
     ideal = _ideal(metric, golds, entities)
     definition = probe_definition(
         suite=suite,
@@ -201,7 +208,7 @@ def _definition(
         category=sample.source,
         skills=(sample.competency,),
         markers=(sample.competency,),
-        params={"source": source, "question": question.text},
+        params=params,
     )
     if metric == "recall@5":
         if entities is None:
