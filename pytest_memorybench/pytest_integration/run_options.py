@@ -50,7 +50,7 @@ def _what_runs(group: pytest.OptionGroup) -> None:
         default=None,
         metavar="paper|official|audited",
         help="scoring profile where the original code and its paper disagree (default: paper; official"
-        " when re-scoring a LoCoMo pipeline's eval_results.json, whose verdicts are the pipelines' J)",
+        " when re-scoring another harness's LLM-judged verdicts: all but GoodAI's)",
     )
     group.addoption(
         "--mb-threshold",
@@ -147,8 +147,9 @@ def _from_an_earlier_run(group: pytest.OptionGroup) -> None:
         dest="mb_rescore",
         metavar="PATH",
         help=(
-            "score the published results of GoodAI's runner (data/tests/<benchmark> or one agent's results"
-            " folder) with our scorers, and compare with their verdicts"
+            "score another harness's published answers with our scorers and compare with its verdicts:"
+            " GoodAI's results folder, a LoCoMo pipeline's eval_results.json, LongMemEval hypotheses (with"
+            " --mb-data longmemeval=), an AMB output or a memorybench report.json"
         ),
     )
     group.addoption(
