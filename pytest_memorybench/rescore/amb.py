@@ -22,30 +22,18 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from pytest_memorybench.core.errors import usage_error
-from pytest_memorybench.core.readers import Malformed, as_list, as_mapping, require
+from pytest_memorybench.core.readers import Malformed, as_list, require
 from pytest_memorybench.core.records import TestDefinition
 from pytest_memorybench.goodai.rescore import PublishedRun
-from pytest_memorybench.rescore.answers import JudgedAnswer, answered_run, locomo_definition
-from pytest_memorybench.scenarios.longmemeval.data import TYPES
-from pytest_memorybench.scenarios.longmemeval.scenario import question_definition
+from pytest_memorybench.rescore.answers import JudgedAnswer, answered_run, harness_records, record_definition
 
 # AMB's names of LoCoMo's category numbers (src/memory_bench/dataset/locomo.py); 5 it leaves out.
 LOCOMO_CATEGORIES = {"single-hop": 1, "temporal": 2, "multi-hop": 3, "open-domain": 4}
-DATASETS = ("longmemeval", "locomo")
 
 
 def read_amb_output(file: Path, document: Any) -> PublishedRun:
     """An AMB output file (read as `document`) as published results to re-score."""
-    summary = as_mapping(document, "expected AMB's EvalSummary: an object with 'dataset' and 'results'")
-    dataset = str(summary.get("dataset"))
-    results = as_list(summary.get("results"), "'results' must be a list of query results")
-    if dataset not in DATASETS:
-        raise usage_error(
-            f"--mb-rescore {file}: AMB's {dataset!r} results ({len(results)}) are of no dataset we score;"
-            f" we re-score its {' and '.join(DATASETS)} outputs"
-        )
-    judge = f"AMB's judge ({summary['judge_llm']})" if summary.get("judge_llm") else "AMB's judge"
+    dataset, results, judge = harness_records(file, document, "AMB", ("dataset", "results", "judge_llm"))
     answers = []
     for position, raw in enumerate(results):
         where = f"results[{position}]"
@@ -61,13 +49,8 @@ def read_amb_output(file: Path, document: Any) -> PublishedRun:
         said = (str(reason),) if reason else ()
         answer = JudgedAnswer(file, raw["query"], (raw["answer"],), verdict, judge=judge, said=said)
         answers.append((str(raw.get("query_id")), _definition(dataset, raw, position), answer))
-    return answered_run(
-        file,
-        dataset,
-        f"AMB's {dataset} results from {file}",
-        answers,
-        f"results have no {dataset} type we know",
-    )
+    description = f"AMB's {dataset} results from {file}"
+    return answered_run(file, dataset, description, answers, f"results have no {dataset} type we know")
 
 
 def _definition(dataset: str, raw: dict[str, Any], position: int) -> TestDefinition | None:
@@ -75,29 +58,16 @@ def _definition(dataset: str, raw: dict[str, Any], position: int) -> TestDefinit
     meta = raw.get("meta") or {}
     if not isinstance(meta, dict):
         raise Malformed(f"results[{position}]: 'meta' must be an object")
-    gold = _gold(raw, position)
-    question_id = str(raw.get("query_id") or position)
-    if dataset == "longmemeval":
-        question_type = meta.get("question_type")
-        if question_type not in TYPES:
-            return None
-        return question_definition(
-            "longmemeval", 0, question_id, question_type, raw["query"], gold, source="AMB"
-        )
-    category = LOCOMO_CATEGORIES.get(str(meta.get("category")))
-    if category is None:
-        return None
-    sample, _, number = question_id.rpartition("_q")
-    context = str(meta.get("sample_id") or sample or "locomo")
-    return locomo_definition(
-        "locomo", context, number if sample else question_id, raw["query"], gold, category, position
-    )
-
-
-def _gold(raw: dict[str, Any], position: int) -> str:
     golds = as_list(raw.get("gold_answers"), f"results[{position}]: 'gold_answers' must be a list")
     require(bool(golds), f"results[{position}]: 'gold_answers' is empty")
-    return str(golds[0])
+    question_id = str(raw.get("query_id") or position)
+    if dataset == "longmemeval":
+        kind, sample = meta.get("question_type"), ""
+    else:
+        kind = LOCOMO_CATEGORIES.get(str(meta.get("category")))
+        sample, _, number = question_id.rpartition("_q")
+        question_id, sample = (number, str(meta.get("sample_id") or sample)) if sample else (question_id, "")
+    return record_definition(dataset, question_id, raw["query"], str(golds[0]), kind, position, "AMB", sample)
 
 
-__all__ = ["DATASETS", "LOCOMO_CATEGORIES", "read_amb_output"]
+__all__ = ["LOCOMO_CATEGORIES", "read_amb_output"]

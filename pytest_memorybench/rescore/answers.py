@@ -20,12 +20,14 @@ from pathlib import Path
 from typing import Any
 
 from pytest_memorybench.core.errors import usage_error
-from pytest_memorybench.core.readers import Malformed
+from pytest_memorybench.core.readers import Malformed, as_list, as_mapping
 from pytest_memorybench.core.records import TestDefinition
 from pytest_memorybench.core.spans import ISOLATED
 from pytest_memorybench.goodai.rescore import PublishedRun
 from pytest_memorybench.scenarios.locomo.data import ADVERSARIAL, CATEGORIES
 from pytest_memorybench.scenarios.locomo.scenario import NAME as LOCOMO
+from pytest_memorybench.scenarios.longmemeval.data import TYPES
+from pytest_memorybench.scenarios.longmemeval.scenario import question_definition
 from pytest_memorybench.scenarios.probes import probe_definition
 from pytest_memorybench.suite import loaded_suite
 
@@ -126,6 +128,52 @@ def answered_run(
     )
 
 
+SCORED = ("longmemeval", "locomo")  # the datasets of other harnesses whose records we can score
+
+
+def harness_records(
+    file: Path, document: Any, harness: str, fields: tuple[str, str, str]
+) -> tuple[str, list[Any], str]:
+    """(its dataset, its records, whose verdicts they carry) of a harness's output of one dataset:
+    `fields` name where the output keeps its dataset, its records and its judge's model.  A dataset
+    whose records we cannot score is one line."""
+    dataset_field, records_field, judge_field = fields
+    output = as_mapping(
+        document, f"expected {harness}'s output: an object with {dataset_field!r} and {records_field!r}"
+    )
+    dataset = str(output.get(dataset_field))
+    records = as_list(output.get(records_field), f"{records_field!r} must be a list")
+    if dataset not in SCORED:
+        raise usage_error(
+            f"--mb-rescore {file}: {harness}'s {dataset!r} output ({len(records)} {records_field}) is of no"
+            f" dataset we score; we re-score its {' and '.join(SCORED)} outputs"
+        )
+    judge = f"{harness}'s judge" + (f" ({output[judge_field]})" if output.get(judge_field) else "")
+    return dataset, records, judge
+
+
+def record_definition(
+    dataset: str,
+    question_id: str,
+    question: str,
+    gold: str,
+    kind: Any,
+    position: int,
+    source: str,
+    sample: str,
+) -> TestDefinition | None:
+    """The question another harness's record answers, in our terms; None when `kind` is not one
+    we know.  LongMemEval: `kind` is its question type.  LoCoMo: `kind` is LoCoMo's category number,
+    `sample` the conversation and `question_id` the question's place in its qa list."""
+    if dataset == "longmemeval":
+        if kind not in TYPES:
+            return None
+        return question_definition("longmemeval", 0, question_id, kind, question, gold, source=source)
+    if kind not in CATEGORIES:
+        return None
+    return locomo_definition("locomo", sample or "locomo", question_id, question, gold, kind, position)
+
+
 def locomo_definition(
     suite: str, context: str, question_id: str, question: str, gold: str, category: int, position: int
 ) -> TestDefinition:
@@ -155,4 +203,13 @@ def locomo_definition(
     )
 
 
-__all__ = ["JudgedAnswer", "answered_run", "load_document", "locomo_definition", "not_matched"]
+__all__ = [
+    "SCORED",
+    "JudgedAnswer",
+    "answered_run",
+    "harness_records",
+    "load_document",
+    "locomo_definition",
+    "not_matched",
+    "record_definition",
+]

@@ -24,32 +24,19 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from pytest_memorybench.core.errors import usage_error
-from pytest_memorybench.core.readers import as_list, as_mapping, require
+from pytest_memorybench.core.readers import require
 from pytest_memorybench.core.records import TestDefinition
 from pytest_memorybench.goodai.rescore import PublishedRun
-from pytest_memorybench.rescore.answers import JudgedAnswer, answered_run, locomo_definition
-from pytest_memorybench.scenarios.longmemeval.data import TYPES
-from pytest_memorybench.scenarios.longmemeval.scenario import question_definition
+from pytest_memorybench.rescore.answers import JudgedAnswer, answered_run, harness_records, record_definition
 
 # memorybench's names of LoCoMo's category numbers (src/benchmarks/locomo/index.ts, CATEGORY_TO_TYPE).
 LOCOMO_TYPES = {"single-hop": 1, "multi-hop": 2, "temporal": 3, "world-knowledge": 4, "adversarial": 5}
-BENCHMARKS = ("longmemeval", "locomo")
 
 
 def read_report(file: Path, document: Any) -> PublishedRun:
     """A memorybench report.json (read as `document`) as published results to re-score."""
-    report = as_mapping(
-        document, "expected memorybench's report: an object with 'benchmark' and 'evaluations'"
-    )
-    benchmark = str(report.get("benchmark"))
-    evaluations = as_list(report.get("evaluations"), "'evaluations' must be a list of evaluated questions")
-    if benchmark not in BENCHMARKS:
-        raise usage_error(
-            f"--mb-rescore {file}: memorybench's {benchmark!r} report ({len(evaluations)} evaluations) is"
-            f" of no benchmark we score; we re-score its {' and '.join(BENCHMARKS)} reports"
-        )
-    judge = f"memorybench's judge ({report['judge']})" if report.get("judge") else "memorybench's judge"
+    fields = ("benchmark", "evaluations", "judge")
+    benchmark, evaluations, judge = harness_records(file, document, "memorybench", fields)
     answers = []
     for position, raw in enumerate(evaluations):
         where = f"evaluations[{position}]"
@@ -66,33 +53,23 @@ def read_report(file: Path, document: Any) -> PublishedRun:
         said = (str(raw["explanation"]),) if raw.get("explanation") else ()
         answer = JudgedAnswer(file, raw["question"], (raw["hypothesis"],), verdict, judge=judge, said=said)
         answers.append((str(raw.get("questionId")), _definition(benchmark, raw, position), answer))
+    description = f"memorybench's {benchmark} report {file}"
     return answered_run(
-        file,
-        benchmark,
-        f"memorybench's {benchmark} report {file}",
-        answers,
-        f"evaluations have no {benchmark} question type we know",
+        file, benchmark, description, answers, f"evaluations have no {benchmark} type we know"
     )
 
 
 def _definition(benchmark: str, raw: dict[str, Any], position: int) -> TestDefinition | None:
     """The question an evaluation answers, or None when its type is not one we know."""
-    question_id = str(raw.get("questionId") or position)
-    question_type, gold = raw.get("questionType"), str(raw["groundTruth"])
-    if benchmark == "longmemeval":
-        if question_type not in TYPES:
-            return None
-        return question_definition(
-            "longmemeval", 0, question_id, question_type, raw["question"], gold, source="memorybench"
-        )
-    category = LOCOMO_TYPES.get(str(question_type))
-    if category is None:
-        return None
-    sample, _, number = question_id.rpartition("-q")
-    context = sample or "locomo"
-    return locomo_definition(
-        "locomo", context, number if sample else question_id, raw["question"], gold, category, position
+    question_id, kind, sample = str(raw.get("questionId") or position), raw.get("questionType"), ""
+    if benchmark == "locomo":
+        kind = LOCOMO_TYPES.get(str(kind))
+        sample, _, number = question_id.rpartition("-q")
+        question_id = number if sample else question_id
+    truth = str(raw["groundTruth"])
+    return record_definition(
+        benchmark, question_id, raw["question"], truth, kind, position, "memorybench", sample
     )
 
 
-__all__ = ["BENCHMARKS", "LOCOMO_TYPES", "read_report"]
+__all__ = ["LOCOMO_TYPES", "read_report"]

@@ -208,7 +208,7 @@ def test_amb_outputs_of_a_dataset_we_do_not_score_are_one_line(
     path = tmp_path / "32k.json"
     path.write_text(json.dumps(_amb("personamem", "32k", [_query_result("p1", "Q?", "a", "b", True, {})])))
     result = pytester.runpytest("--memorybench", f"--mb-rescore={path}", "-p", "no:cacheprovider")
-    assert "AMB's 'personamem' results (1) are of no dataset we score" in usage_error_line(result)
+    assert "AMB's 'personamem' output (1 results) is of no dataset we score" in usage_error_line(result)
 
 
 # -- memorybench's reports --------------------------------------------------------------------------
@@ -272,7 +272,7 @@ def test_memorybench_reports_of_a_benchmark_we_do_not_score_are_one_line(
         json.dumps(_report("convomem", [_evaluation("convomem-user-0", "user_evidence", "Q?", "a", "a", 1)]))
     )
     result = pytester.runpytest("--memorybench", f"--mb-rescore={path}", "-p", "no:cacheprovider")
-    assert "memorybench's 'convomem' report (1 evaluations) is of no benchmark we score" in usage_error_line(
+    assert "memorybench's 'convomem' output (1 evaluations) is of no dataset we score" in usage_error_line(
         result
     )
 
