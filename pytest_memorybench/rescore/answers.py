@@ -12,8 +12,6 @@ names no question of the data) is not guessed at: it is counted in one line, wit
 from __future__ import annotations
 
 import dataclasses
-import gzip
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -63,20 +61,6 @@ class JudgedAnswer:
         else:
             verdict = f"{sum(self.judgments)} of {len(self.judgments)} judgments say correct"
         return {"score": self.score, "reasons": [verdict, *self.said], "file": str(self.path)}
-
-
-def load_document(file: Path) -> Any:
-    """A JSON file (gzipped when its name ends in .gz, as AMB publishes its outputs), or JSON lines
-    (a hypothesis file) as the list of their values."""
-    raw = gzip.decompress(file.read_bytes()) if file.name.endswith(".gz") else file.read_bytes()
-    text = raw.decode("utf-8")
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError:
-        lines = [line for line in text.splitlines() if line.strip()]
-        if len(lines) < 2:
-            raise
-        return [json.loads(line) for line in lines]
 
 
 def not_matched(what: str, ids: Sequence[str], why: str, consequence: str = "not scored") -> str:
@@ -208,7 +192,6 @@ __all__ = [
     "JudgedAnswer",
     "answered_run",
     "harness_records",
-    "load_document",
     "locomo_definition",
     "not_matched",
     "record_definition",

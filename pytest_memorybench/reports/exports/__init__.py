@@ -10,23 +10,19 @@ Written from results.json's items and the run's definitions, at session end, als
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 from pytest_memorybench.core.errors import usage_error
 from pytest_memorybench.core.records import TestDefinition
-from pytest_memorybench.reports.exports import beam, locomo, longmemeval, memoryagentbench
 from pytest_memorybench.reports.exports.answers import Planned
 from pytest_memorybench.results.schema import ResultsRecord
 
 EXPORTS = "exports"  # the run folder's folder of them
-# Each writes its files into the folder it is given and says (what it wrote or None, what went in).
-FORMATS: dict[str, Callable[[Planned, Path], tuple[Path | None, str]]] = {
-    "longmemeval": longmemeval.export,
-    "locomo": locomo.export,
-    "memoryagentbench": memoryagentbench.export,
-    "beam": beam.export,
-}
+# A module each (imported when asked for: a run that exports nothing imports no benchmark family),
+# whose `export(planned, folder)` writes its files and says (what it wrote or None, what went in).
+FORMATS = ("longmemeval", "locomo", "memoryagentbench", "beam")
 
 
 def export_formats(values: Iterable[str] | None) -> tuple[str, ...]:
@@ -55,7 +51,10 @@ def write_exports(
     planned = Planned(results, definitions)
     lines = []
     for name in formats:
-        path, said = FORMATS[name](planned, folder / EXPORTS / name)
+        export: Callable[[Planned, Path], tuple[Path | None, str]] = importlib.import_module(
+            f"{__name__}.{name}"
+        ).export
+        path, said = export(planned, folder / EXPORTS / name)
         lines.append(
             f"export {name}: {shown(path)} ({said})" if path is not None else f"export {name}: {said}"
         )
