@@ -8,14 +8,22 @@ from __future__ import annotations
 
 import gzip
 import json
+import zlib
 from pathlib import Path
 from typing import Any
+
+from pytest_memorybench.core.readers import Malformed
 
 
 def load_document(file: Path) -> Any:
     """A JSON file (gzipped when its name ends in .gz, as AMB publishes its outputs), or JSON lines
     (a hypothesis file) as the list of their values."""
-    raw = gzip.decompress(file.read_bytes()) if file.name.endswith(".gz") else file.read_bytes()
+    raw = file.read_bytes()
+    if file.name.endswith(".gz"):
+        try:
+            raw = gzip.decompress(raw)
+        except (EOFError, zlib.error):
+            raise Malformed("not a whole gzip file (cut short or damaged)") from None
     text = raw.decode("utf-8")
     try:
         return json.loads(text)
