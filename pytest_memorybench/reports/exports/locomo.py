@@ -74,7 +74,7 @@ def export(planned: Planned, folder: Path) -> tuple[Path | None, str]:
         },
     )
     left_out = len(answers) - len(judged)
-    why = f"{left_out} of categories 5-6 left out (the pipelines judge 1-4)" if left_out else ""
+    why = f"{left_out} of categories 5-6 left out: the pipelines judge 1-4" if left_out else ""
     return folder / FILE, counted(len(judged), "answers", judged, why)
 
 
