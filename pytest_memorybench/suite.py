@@ -6,15 +6,16 @@ Built-in suites live in the repository's `suites/` folder (shipped inside the wh
 
 from __future__ import annotations
 
-import dataclasses
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import nullcontext
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from difflib import get_close_matches
 from pathlib import Path
 from typing import Any
 
 from pytest_memorybench.core.errors import UsageError, usage_error
+from pytest_memorybench.core.load_report import LoadReport, merged
 from pytest_memorybench.core.readers import reading
 from pytest_memorybench.core.records import TestDefinition
 from pytest_memorybench.core.spans import Span, parse_span
@@ -59,6 +60,7 @@ class Generated:
 
     definitions: list[TestDefinition]
     contexts: dict[str, ProbeContext] = field(default_factory=dict)  # by id, for probe scenarios
+    loaded: LoadReport | None = None  # what its published data held, became and could not be used for
 
 
 @dataclass(frozen=True)
@@ -72,9 +74,7 @@ class Suite:
     description: str = ""
     incompatible: tuple[tuple[str, ...], ...] = field(default=())
     loaded: tuple[TestDefinition, ...] = ()  # definitions read from files instead of generated
-    problems: tuple[
-        str, ...
-    ] = ()  # files of `loaded` that could not be read: one line each, their tests skipped
+    report: LoadReport | None = None  # what the files of `loaded` held and could not be used for
 
     def definitions(self, seed: int, data: Mapping[str, str] | None = None) -> list[TestDefinition]:
         """All tests of the suite, in a fixed order (xdist workers must collect identically)."""
@@ -92,7 +92,8 @@ class Suite:
         questions are the items, so `repetitions` does not apply to it.
         """
         if self.loaded:
-            return Generated(list(self.loaded))
+            report = self.report and replace(self.report, items=_runnable(self.loaded))
+            return Generated(list(self.loaded), loaded=report)
         generated = Generated([])
         for entry in self.entries:
             scenario = get_scenario(entry.scenario)
@@ -105,16 +106,22 @@ class Suite:
         self, generated: Generated, entry: SuiteEntry, scenario: Any, params: dict[str, Any], seed: int
     ) -> None:
         if not is_probe_scenario(scenario):
-            generated.definitions.extend(
+            made = [
                 scenario.generate(self.name, params, seed, repetition)
                 for repetition in range(1, entry.repetitions + 1)
-            )
+            ]
+            generated.definitions.extend(made)
+            data_report = getattr(scenario, "data_report", None)  # a generating scenario that reads data
+            report = data_report(params) if data_report is not None else None
+            generated.loaded = merged([generated.loaded, report and replace(report, items=_runnable(made))])
             return
-        for context in scenario.contexts(self.name, params, seed):
+        contexts = scenario.contexts(self.name, params, seed)
+        for context in contexts:
             if context.id in generated.contexts:
                 raise usage_error(f"suite {self.name}: two contexts are both named {context.id!r}")
             generated.contexts[context.id] = context
             generated.definitions.extend(context.probes)
+        generated.loaded = merged([generated.loaded, _loaded(contexts)])
 
     @property
     def uses_span(self) -> bool:
@@ -125,6 +132,31 @@ class Suite:
             for e in self.entries
         )
 
+    def data_names(self, *, suggested: bool = False) -> set[str]:
+        """The `--mb-data` names this suite reads (`_with_data`): each scenario's name, short name
+        and family, and the names of its own extra files (`data_params`).  `suggested`: the names
+        to offer a user, of the scenarios that read data (probe families, ChapterBreak): a family
+        whose every scenario does, else the scenario's short name.  A suite of definitions read
+        from files reads none."""
+        if self.loaded:
+            return set()
+        names: set[str] = set()
+        reading: dict[str, list[str]] = {}  # family -> the short names of its scenarios that read data
+        for entry in self.entries:
+            scenario = get_scenario(entry.scenario)
+            family, _, short = entry.scenario.rpartition(".")
+            extra = set(getattr(scenario, "data_params", {}))
+            names |= extra if suggested else {entry.scenario, short, family, *extra}
+            reads = is_probe_scenario(scenario) or hasattr(scenario, "data_report") or bool(extra)
+            reading.setdefault(family, []).extend([short] if reads else [])
+        if suggested:
+            for family, shorts in reading.items():
+                whole = family and len(shorts) == sum(
+                    e.scenario.startswith(f"{family}.") for e in self.entries
+                )
+                names |= {family} if whole else set(shorts)
+        return names
+
     def threshold_for(self, scenario: str) -> float:
         return next(entry.threshold for entry in self.entries if entry.scenario == scenario)
 
@@ -134,6 +166,21 @@ class Suite:
         if entry is None or entry.min_span is None or span.isolated or span.tokens >= entry.min_span.tokens:  # type: ignore[operator]
             return None
         return f"{scenario} needs a span of at least {entry.min_span}; this run's is {span}"
+
+
+def _loaded(contexts: Sequence[ProbeContext]) -> LoadReport | None:
+    """What the published data of a probe scenario's contexts held, and the items it became (its
+    loader hands one report to every context it made)."""
+    reports = {id(context.report): context.report for context in contexts if context.report is not None}
+    if not reports:
+        return None
+    items = _runnable(probe for context in contexts if context.report is not None for probe in context.probes)
+    report = merged(reports.values())
+    return report and replace(report, items=items)
+
+
+def _runnable(definitions: Iterable[TestDefinition]) -> int:
+    return sum(not definition.skip_reason for definition in definitions)
 
 
 def _goodai_suite(folder: Path) -> Suite:
@@ -147,7 +194,7 @@ def _goodai_suite(folder: Path) -> Suite:
         f"GoodAI's published definitions from {folder}",
         loaded.incompatible,
     )
-    return dataclasses.replace(suite, problems=loaded.problems)
+    return replace(suite, report=loaded.report)
 
 
 def loaded_suite(
@@ -193,6 +240,30 @@ def _with_data(entry: SuiteEntry, data: Mapping[str, str], span: Span | None = N
         if name in data and param not in params:
             params[param] = data[name]
     return params
+
+
+def check_data_names(given: Iterable[str], suites: Sequence[Suite]) -> None:
+    """Refuse, in one line, a `--mb-data` name no selected suite reads (a typo would otherwise run
+    the generated sample): with the closest names they do read."""
+    readable = {name for suite in suites for name in suite.data_names()}
+    for name in given:
+        if name in readable:
+            continue
+        where = ", ".join(suite.name for suite in suites) or "none"
+        close = get_close_matches(name, sorted(readable), n=3, cutoff=0.6)
+        hint = (
+            f"did you mean {' or '.join(close)}?"
+            if close
+            else "the selected suites read "
+            + (
+                ", ".join(sorted({n for suite in suites for n in suite.data_names(suggested=True)}))
+                or "no data"
+            )
+        )
+        raise usage_error(
+            f"--mb-data {name}=…: no selected suite ({where}) reads data named {name!r}; {hint}"
+            " (a scenario's name, its short name or its family; --mb-suite picks the suites)"
+        )
 
 
 def load_suite(name_or_path: str) -> Suite:

@@ -17,6 +17,7 @@ from typing import Any
 import yaml
 
 from pytest_memorybench.core.errors import UsageError, describe_exception, usage_error
+from pytest_memorybench.core.load_report import LoadReport, LoadTally
 from pytest_memorybench.core.readers import read_json, reading, require
 from pytest_memorybench.core.records import TestDefinition
 from pytest_memorybench.core.spans import MAX_SPAN_TOKENS, Span
@@ -62,9 +63,7 @@ class GoodAIDefinitions:
     span: Span
     incompatible: tuple[tuple[str, ...], ...]
     definitions: tuple[TestDefinition, ...]
-    problems: tuple[
-        str, ...
-    ] = ()  # one line per file or folder that could not be read (its tests are skipped)
+    report: LoadReport = LoadReport(())  # the files read, and those that could not be (tests skipped)
 
 
 def read_config(folder: Path) -> tuple[Span, tuple[tuple[str, ...], ...]]:
@@ -95,28 +94,29 @@ def definition_files(folder: Path) -> dict[str, list[Path]]:
 
 
 def load_goodai_definitions(folder: Path, suite: str = "goodai") -> GoodAIDefinitions:
-    """Every definition file of the folder; one that cannot be read becomes a skipped test saying why."""
+    """Every definition file of the folder; one that cannot be read becomes a skipped test saying why,
+    and the report counts the files and says which could not be read."""
     span, incompatible = read_config(folder)
     files = definition_files(folder)
-    problems = [
-        f"{child}: no scenario reads the GoodAI dataset {child.name!r}; its definitions are skipped"
-        for child in sorted(folder.iterdir())
-        if child.is_dir() and child.name not in DATASETS and any(child.glob("*.def.json"))
-    ]
+    tally = LoadTally()
+    for child in sorted(folder.iterdir()):
+        if child.is_dir() and child.name not in DATASETS and any(child.glob("*.def.json")):
+            tally.note("dataset folders no scenario reads, their definitions skipped", str(child))
     definitions = []
     for dataset, paths in files.items():
         examples = dataset_examples(paths)
+        tally.held("definition files", len(paths))
         for repetition, path in enumerate(paths, 1):
             try:
                 definitions.append(convert(path, dataset, suite, repetition, examples=examples))
             except UsageError as unreadable:
-                problems.append(str(unreadable))
+                tally.note("definition files we cannot read, their tests skipped", str(unreadable))
                 definitions.append(_unreadable(path, dataset, suite, repetition, str(unreadable)))
     if not definitions:
         raise usage_error(f"{PREFIX}{folder}: no <Dataset>/<id>.def.json files found")
     if span.isolated:
         span = _waited_span(definitions)
-    return GoodAIDefinitions(span, incompatible, tuple(definitions), tuple(problems))
+    return GoodAIDefinitions(span, incompatible, tuple(definitions), tally.report())
 
 
 def _waited_span(definitions: Sequence[TestDefinition]) -> Span:

@@ -466,7 +466,9 @@ def gate_summary(config: pytest.Config) -> list[str]:
 
 
 def header(config: pytest.Config) -> str:
-    """The session header: agent, judge, spans, seed, profile, concurrency and run folder."""
+    """The session header: agent, judge, spans, seed, profile, concurrency and run folder; then, for
+    each suite that reads published data, what it held and became, and a line per kind of thing
+    its loader could not use."""
     run = config.stash[RUN_KEY]
     settings = run.context.settings
     if run.context.agentless:
@@ -495,8 +497,10 @@ def header(config: pytest.Config) -> str:
         f"| profile {settings.profile} | concurrency {1 if turns else settings.concurrency or 'auto'} "
         f"| run folder {_relative(run.context.output, config.invocation_params.dir)}{resumed}"
     )
-    problems = [f"memorybench: {problem}" for suite in run.context.suites for problem in suite.problems]
-    return "\n".join([line, *([f"memorybench: {turns}"] if turns else []), *problems])
+    loaded = [
+        f"memorybench: {said}" for suite, report in run.context.loaded.items() for said in report.lines(suite)
+    ]
+    return "\n".join([line, *([f"memorybench: {turns}"] if turns else []), *loaded])
 
 
 def _memory_terms(settings: Settings) -> str:

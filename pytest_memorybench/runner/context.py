@@ -18,6 +18,7 @@ from typing import Any
 from pytest_memorybench.conversation.log_reader import ConversationLog, iter_events, read_conversations
 from pytest_memorybench.conversation.probing import LoggedAnswer, read_probe_answers
 from pytest_memorybench.core.errors import usage_error
+from pytest_memorybench.core.load_report import LoadReport
 from pytest_memorybench.core.spans import Span
 from pytest_memorybench.goodai.rescore import PublishedRun
 from pytest_memorybench.rescore.formats import read_published_results
@@ -28,7 +29,7 @@ from pytest_memorybench.runner.selection import Selection
 from pytest_memorybench.runner.settings import Settings, Shard
 from pytest_memorybench.runner.shards import Merged, deal, fingerprint, read_shards
 from pytest_memorybench.scenarios.probes import ProbeContext
-from pytest_memorybench.suite import Suite, load_suite, suite_source
+from pytest_memorybench.suite import Suite, check_data_names, load_suite, suite_source
 
 
 def new_run_id(now: datetime | None = None) -> str:
@@ -51,6 +52,7 @@ class RunContext:
     spans: dict[str, Span]
     tests: dict[str, PlannedTest]
     contexts: dict[str, ProbeContext]  # probe contexts, by conversation group
+    loaded: dict[str, LoadReport]  # by suite: what its published data held, became and could not be used for
     fingerprint: str
     shard: Shard | None
     selection: Selection
@@ -166,6 +168,7 @@ def open_run(
         else None
     )
     suites = tuple(published.suites) if published else tuple(load_suite(name) for name in settings.suites)
+    check_data_names(settings.data_given, suites)
     logged_spans = manifest.spans if manifest else {}
     spans = {suite.name: logged_spans.get(suite.name) or settings.span or suite.span for suite in suites}
     if manifest:
@@ -202,6 +205,7 @@ def open_run(
         spans=spans,
         tests=plan.tests,
         contexts=plan.contexts,
+        loaded=plan.loaded,
         fingerprint=plan_fingerprint,
         shard=shard,
         selection=selection,

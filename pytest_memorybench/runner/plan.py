@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pytest_memorybench.core.errors import usage_error
+from pytest_memorybench.core.load_report import LoadReport
 from pytest_memorybench.core.records import TestDefinition, TestOutcome
 from pytest_memorybench.core.spans import ISOLATED, Span
 from pytest_memorybench.runner.folder import Manifest, load_definition
@@ -43,6 +44,7 @@ class Plan:
 
     tests: dict[str, PlannedTest] = field(default_factory=dict)  # by key, in the suites' order
     contexts: dict[str, ProbeContext] = field(default_factory=dict)  # probe contexts, by conversation group
+    loaded: dict[str, LoadReport] = field(default_factory=dict)  # by suite: what its published data held
 
     def by_group(self) -> dict[str, list[PlannedTest]]:
         groups: dict[str, list[PlannedTest]] = {}
@@ -69,6 +71,8 @@ def make_plan(
     plan = Plan()
     for suite in suites:
         generated = suite.generate(settings.seed, data=settings.data, span=spans[suite.name])
+        if generated.loaded is not None:
+            plan.loaded[suite.name] = generated.loaded
         plan.contexts.update(
             (_context_group(suite.name, id), without_context(context) if settings.no_context else context)
             for id, context in generated.contexts.items()

@@ -81,6 +81,7 @@ class Settings:
     merge: tuple[Path, ...] = ()  # the shards' run folders to report as one run (--mb-merge)
     estimate: int | None = None  # reply tokens assumed when only estimating the bill (--mb-estimate)
     data: dict[str, str] = field(default_factory=dict)  # scenario short name → data path
+    data_given: tuple[str, ...] = ()  # the names of `data` this command gives (not an earlier run's)
     gate: GateSettings = field(default_factory=lambda: GateSettings())
     max_cost: float | None = None  # USD the run may spend on agent and judge calls
     prices: dict[str, Price] = field(default_factory=dict)  # model → price, beyond the built-in table
@@ -123,7 +124,7 @@ class Settings:
         profile = option.mb_profile or planned or _default_profile(option)
         if profile not in PROFILES:
             raise usage_error(f"--mb-profile must be one of {', '.join(PROFILES)}")
-        suites, data = _as_planned(option, earlier.planned_in, paths_given)
+        suites, data, data_given = _as_planned(option, earlier.planned_in, paths_given)
         agent = parse_agent_spec(option.mb_agent) if option.mb_agent is not None else None
         return cls(
             agent=agent,
@@ -145,6 +146,7 @@ class Settings:
             merge=earlier.merge,
             estimate=estimate,
             data=data,
+            data_given=data_given,
             gate=GateSettings.from_options(option),
             max_cost=_max_cost(getattr(option, "mb_max_cost", None)),
             prices=_prices(getattr(option, "mb_price", None) or []),
@@ -426,13 +428,16 @@ def _sample(value: int | None) -> int | None:
 
 def _as_planned(
     option: Any, previous: Path | None, paths_given: bool
-) -> tuple[tuple[str, ...], dict[str, str]]:
+) -> tuple[tuple[str, ...], dict[str, str], tuple[str, ...]]:
     """The suites and data files to run: the options', or else, continuing or re-scoring a run
-    (`--mb-resume`, `--mb-replay`, `--mb-merge`), the ones that run was planned with."""
+    (`--mb-resume`, `--mb-replay`, `--mb-merge`), the ones that run was planned with; and the
+    names of the data files the options give (the plan checks that a selected suite reads each:
+    an earlier run's were checked when it started)."""
     suites = tuple(option.mb_suite or (() if paths_given else DEFAULT_SUITES))
     data = _data_paths(option.mb_data or [])
+    given = tuple(data)
     if previous is None:
-        return suites, data
+        return suites, data, given
     manifest = read_manifest(previous)
     if not option.mb_suite and not paths_given and manifest.suites:
         suites = manifest.suites
@@ -444,7 +449,7 @@ def _as_planned(
                     f" {name}=PATH"
                 )
             data[name] = path
-    return suites, data
+    return suites, data, given
 
 
 def _data_paths(values: list[str]) -> dict[str, str]:

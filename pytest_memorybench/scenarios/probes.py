@@ -19,6 +19,7 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
+from pytest_memorybench.core.load_report import LoadReport
 from pytest_memorybench.core.records import Message, Score, ScriptLine, TestDefinition
 
 DEFAULT_PACK_TOKENS = 4096
@@ -44,6 +45,8 @@ class ProbeContext:
     sessions: int | None = None  # the history's size, where it is counted in sessions (ConvoMem's
     # conversations, as asked: every evidence one is kept beyond it): each item's details record it,
     # and a comparison of runs of other sizes draws the scale curve
+    report: LoadReport | None = None  # published data: what its loader read and could not use (the
+    # same report on every context of one loader call; the suite counts their items)
 
 
 @runtime_checkable

@@ -106,7 +106,7 @@ def test_a_benchmark_1_folder_reads_its_spacings_and_its_prose_expectation(tmp_p
 
     write_v1_folder(tmp_path)
     suite = load_suite(f"goodai-definitions={tmp_path}")
-    assert not suite.problems
+    assert suite.report is not None and suite.report.notes == ()
     recall, quote = sorted(suite.definitions(0), key=lambda d: d.scenario)
     assert [line.wait for line in recall.script] == [{"tokens": 500}] * len(recall.script)
     # "after the next 4 statements": the reply to the 4th message after the instruction, whose own
@@ -164,13 +164,12 @@ def test_a_file_we_cannot_read_is_one_line_and_the_rest_runs(pytester: pytest.Py
     result.assert_outcomes(passed=2, skipped=1)
     result.stdout.fnmatch_lines(
         [
+            "memorybench: goodai data: 3 definition files → 2 items",
+            "memorybench:   goodai: dataset folders no scenario reads, their definitions skipped: 1 (*defs/Movies)",
             (
-                "memorybench: *defs/Movies: no scenario reads the GoodAI dataset 'Movies'; its definitions"
-                " are skipped"
-            ),
-            (
-                "memorybench: *defs/Delayed Recall/1.def.json: not a Delayed Recall definition we can read"
-                " (no 'waits' entry)"
+                "memorybench:   goodai: definition files we cannot read, their tests skipped: 1"
+                " (*defs/Delayed Recall/1.def.json: not a Delayed Recall definition we can read"
+                " (no 'waits' entry))"
             ),
             "SKIPPED ??? goodai::delayed_recall?rep2?: *1.def.json: not a Delayed Recall definition*",
         ]

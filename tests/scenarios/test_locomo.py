@@ -26,6 +26,7 @@ from pytest_memorybench.scenarios.locomo.scoring import (
     token_f1,
 )
 from pytest_memorybench.scenarios.locomo.summary import summarize, wilson_interval
+from pytest_memorybench.suite import load_suite
 from tests.support.paths import REFERENCE as SHARED_REFERENCE
 from tests.support.runs import results_in, run_benchmark, usage_error_line
 
@@ -209,6 +210,31 @@ def test_malformed_files_are_one_line(pytester: pytest.Pytester, content: str, m
     )
     error = usage_error_line(result)
     assert message in error and "locomo10.json" in error
+
+
+def test_the_loader_report_counts_the_file_and_says_which_evidence_ids_it_cannot_place(
+    tmp_path: Path,
+) -> None:
+    data, audit = write_locomo(tmp_path, conversations=2)
+    raw = json.loads(data.read_text(encoding="utf-8"))
+    raw[0]["qa"][0]["evidence"] += ["D:11:26", "D99:1"]  # the published file has one of each kind
+    data.write_text(json.dumps(raw), encoding="utf-8")
+    whole = load_suite("locomo").generate(0, data={"locomo": str(data), "locomo_audit": str(audit)})
+    assert whole.loaded is not None and whole.loaded.lines("locomo") == [
+        "locomo data: 2 conversations, 20 questions, 6 audit findings → 20 items",
+        "  locomo: evidence ids that are no turn id, left out of recall: 1 (gen-1 qa 0 'D:11:26')",
+        "  locomo: evidence ids naming a turn the conversation does not have, kept (never retrievable): 1"
+        " (gen-1 qa 0 'D99:1')",
+    ]
+    first = next(
+        d for d in whole.definitions if d.params.get("sample") == "gen-1" and d.params.get("qa") == 0
+    )
+    assert first.expected["evidence_ids"] == [1003, 99001]
+    one = SCENARIO.contexts("locomo", {"data_path": str(data), "conversations": "gen-2"}, 0)
+    assert one[0].report is not None and one[0].report.lines("locomo") == [
+        "locomo data: 2 conversations, 20 questions → 0 items",
+        "  locomo: questions of conversations not chosen (conversations: gen-2): 10 (gen-1)",
+    ], "the evidence of a conversation not chosen is not read"
 
 
 # -- the suite end to end

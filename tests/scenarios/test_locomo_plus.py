@@ -5,17 +5,20 @@ replies, and the category run from a file of our own in the published layout."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 
 import pytest
 
+from pytest_memorybench.core.load_report import LoadTally
 from pytest_memorybench.core.readers import reading
 from pytest_memorybench.judges.local import LocalJudge
 from pytest_memorybench.scenarios.base import ScoringContext
 from pytest_memorybench.scenarios.locomo.data import Sample, Session, Turn
 from pytest_memorybench.scenarios.locomo.generator import write_locomo
 from pytest_memorybench.scenarios.locomo.plus import (
+    VAGUE,
     PlusItem,
     conversation_for,
     gap_days,
@@ -35,12 +38,43 @@ from tests.support.runs import QUIET, run_benchmark
         ("two weeks later", 14),
         ("About a month later", 30),
         ("3 years on", 1095),
+        ("five days after", 5),
         ("an hour later", 0),
         ("", 0),
+        ("several months later", 150),
+        ("a couple of months later", 60),
+        ("a few weeks later", 21),
+        ("several weeks later", 35),
+        ("several years later", 1825),
     ],
 )
-def test_a_time_gap_is_read_in_weeks_months_and_years(gap: str, days: int) -> None:
+def test_a_time_gap_is_read_in_days_weeks_months_and_years(gap: str, days: int) -> None:
     assert gap_days(gap) == days
+
+
+def test_vague_gaps_are_read_by_the_table_and_counted_and_an_unread_one_said(tmp_path: Path) -> None:
+    """LoCoMo-Plus's 15 vague gaps (`build_conv.py` reads them as 0 days: the cue on the trigger's
+    day) are read as VAGUE says, and the loader's report counts them and any gap still unread."""
+    assert VAGUE == {"a couple of": 2, "a few": 3, "several": 5}
+    gaps = ["several months later", "a couple of months later", "two weeks later", "several months later",
+            "a few weeks later", "the following autumn"]  # fmt: skip
+    items = [PlusItem("A: My knee is bad.", "A: Shall we run?", gap) for gap in gaps]
+    stitched = [stitch(item, n, _sample(0)).sample.sessions for n, item in enumerate(items)]
+    cues = [next(s.when for s in sessions if s.number == 0) for sessions in stitched]
+    trigger = datetime(2023, 6, 17, 9)
+    assert [(trigger - cue).days for cue in cues] == [150, 60, 14, 150, 21, 0]
+    path = tmp_path / "locomo_plus.json"
+    path.write_text(json.dumps(plus_json(items)), encoding="utf-8")
+    tally = LoadTally()
+    load_plus(path, tally)
+    assert tally.report().lines("locomo") == [
+        "locomo data: 6 LoCoMo-Plus items → 0 items",
+        "  locomo: LoCoMo-Plus time gaps in vague words, read by the table in docs/suites/locomo.md: 4"
+        " ('several months later' as 150 days, 'a couple of months later' as 60 days, 'a few weeks later'"
+        " as 21 days)",
+        "  locomo: LoCoMo-Plus time gaps we cannot read, the cue placed on the trigger's day: 1"
+        " ('the following autumn')",
+    ]
 
 
 def _sample(index: int) -> Sample:
@@ -133,9 +167,18 @@ def test_a_file_of_another_layout_fails_in_one_line(tmp_path: Path) -> None:
 def test_category_six_runs_from_a_file_of_our_own_in_the_published_layout(pytester: pytest.Pytester) -> None:
     data, _ = write_locomo(pytester.path, conversations=2)
     plus = pytester.path / "locomo_plus.json"
-    plus.write_text(json.dumps(plus_json(generated_items(3))), encoding="utf-8")
+    items = generated_items(3)
+    items[1] = replace(items[1], time_gap="several months later")
+    plus.write_text(json.dumps(plus_json(items)), encoding="utf-8")
     given = (f"--mb-data=locomo={data}", f"--mb-data=locomo_plus={plus}")
     run = run_benchmark(pytester, "--agent=oracle", "--mb-suite=locomo", *given, "-m", "cognitive", *QUIET)
+    run.outcome.stdout.fnmatch_lines(
+        [
+            "memorybench: locomo data: 2 conversations, 20 questions, 3 LoCoMo-Plus items → 23 items",
+            "memorybench:   locomo: LoCoMo-Plus time gaps in vague words, read by the table in"
+            " docs/suites/locomo.md: 1 ('several months later' as 150 days)",
+        ]
+    )
     items = run.results["items"]
     assert sorted(item["test_id"] for item in items) == [
         "gen-1::plus-0::cognitive",

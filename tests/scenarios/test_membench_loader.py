@@ -9,7 +9,9 @@ from typing import Any
 import pytest
 
 from pytest_memorybench.core.errors import UsageError
+from pytest_memorybench.core.load_report import LoadTally
 from pytest_memorybench.scenarios import get_scenario
+from pytest_memorybench.scenarios.membench.benchmark import capacity_asks
 from pytest_memorybench.scenarios.membench.case import Case
 from pytest_memorybench.scenarios.membench.published import (
     load_cases,
@@ -18,6 +20,7 @@ from pytest_memorybench.scenarios.membench.published import (
 )
 from pytest_memorybench.scenarios.membench.trajectory import generate_case
 from tests.support.paths import REFERENCE as SHARED_REFERENCE
+from tests.support.runs import run_benchmark
 
 REFERENCE = SHARED_REFERENCE / "membench"
 
@@ -110,25 +113,140 @@ def test_noise_inserted_test_files_load_back_too(tmp_path: Path, dialogue: bool)
         assert first.timestamp == next(iter(cases[0].turns())).timestamp, "the time is read from the suffix"
 
 
-def test_first_agent_ids_are_turn_and_session_pairs_flattened(tmp_path: Path) -> None:
+# A raw FirstAgent trajectory of our own in the released layout: three sessions starting at messages
+# 0, 14 and 27, five evidence steps named [message, session] as the released files name them.
+SESSIONS = (14, 13, 12)
+EVIDENCE = {
+    4: ("My sister Maren moved to Lisbon last spring.", "Lisbon should suit Maren well."),
+    9: ("My uncle Tobias has lived in Lisbon for twenty years now.", "Twenty years in one city is long."),
+    18: ("My cousin Ilse just rented a flat in Lisbon near the river.", "A flat by the river sounds lovely."),
+    31: (
+        "Grandpa Otto still bakes bread every morning by the Tagus.",
+        "Fresh bread each morning, a fine habit.",
+    ),
+    36: ("Aunt Vera says the yellow trams outside her window never stop rattling.", "Those trams are loud."),
+}
+CHORES = (
+    "repainting the shed", "sorting old photographs", "fixing a bicycle chain", "planting tulip bulbs",
+    "baking oat biscuits", "cleaning the aquarium", "tuning the piano", "knitting a scarf",
+    "reading about volcanoes", "learning chess openings", "building a bird box", "washing the car",
+    "ironing shirts",
+)  # fmt: skip
+RELEASED_IDS = [[4, 0], [9, 0], [18, 1], [31, 2], [36, 2]]
+
+
+def released_trajectory(ids: list[Any] | None = None) -> dict[str, Any]:
+    sessions, step = [], 0
+    for number, length in enumerate(SESSIONS):
+        turns = []
+        for place in range(length):
+            chore = CHORES[step % len(CHORES)]
+            user, reply = EVIDENCE.get(
+                step, (f"Spent hour {step} {chore}.", f"Noted, hour {step} of {chore}.")
+            )
+            stamp = f"2024-03-{number + 1:02d} {8 + place // 4:02d}:{place % 4 * 15:02d}"
+            turns.append({"user_message": user, "assistant_message": reply, "time": stamp, "place": "home"})
+            step += 1
+        sessions.append(turns)
+    qa = {
+        "qid": 0,
+        "question": "How many of my relatives live in Lisbon?",
+        "time": "2024-03-04 09:00",
+        "choices": {"A": "2", "B": "3", "C": "5", "D": "4"},
+        "ground_truth": "C",
+        "answer": "5",
+        "target_step_id": RELEASED_IDS if ids is None else ids,
+    }
+    return {"tid": 0, "message_list": sessions, "QA": qa}
+
+
+def released_folder(root: Path, ids: list[Any] | None = None) -> Path:
+    write(root / "MemData" / "FirstAgent" / "aggregative.json", {"roles": [released_trajectory(ids)]})
+    return root
+
+
+def test_raw_first_agent_ids_are_message_and_session_pairs(tmp_path: Path) -> None:
+    """`[[4,0],[9,0],[18,1],[31,2],[36,2]]` with sessions from messages 0, 14 and 27: the first
+    number is the message across the whole trajectory (MemBench's load_test_data.py keeps id[0]),
+    so all five evidence steps stay, and the capacity asks start after step 36."""
+    tally = LoadTally()
+    (case,) = load_cases(str(released_folder(tmp_path)), dialogue=True, prefix="p", tally=tally)
+    assert case.evidence == (4, 9, 18, 31, 36) and case.steps == sum(SESSIONS)
+    turns = list(case.turns())
+    for step, (user, reply) in EVIDENCE.items():
+        assert (turns[2 * step].text, turns[2 * step + 1].text) == (user, reply)
+    assert case.evidence_texts[2] == EVIDENCE[18]
+    assert tally.report().lines("membench") == [
+        "membench data: 1 FirstAgent trajectory → 0 items; nothing skipped"
+    ], "nothing is dropped (the suite counts the items)"
+    assert capacity_asks(case, 8) == [case.messages_after(36), case.messages_after(37)]
+
+
+def test_ids_that_cannot_be_placed_are_counted_never_dropped_quietly(tmp_path: Path) -> None:
+    ids = [*RELEASED_IDS, [5, 2], [99, 0], 10**6, -1, "x", []]
+    tally = LoadTally()
+    (case,) = load_cases(str(released_folder(tmp_path, ids)), dialogue=True, prefix="p", tally=tally)
+    assert case.evidence == (4, 5, 9, 18, 31, 36), "[5, 2] is message 5 (of session 0), as MemBench places it"
+    assert tally.report().lines("membench")[1:] == [
+        "  membench: evidence ids whose message is in another session than they name, placed by the"
+        " message as MemBench's code does: 1 (aggregative/roles/0: [5, 2])",
+        "  membench: evidence ids outside the trajectory, left out: 3 (aggregative/roles/0: [99, 0] of 39"
+        " steps, aggregative/roles/0: 1000000 of 39 steps, aggregative/roles/0: -1 of 39 steps)",
+        "  membench: evidence ids that are no step number, left out: 2 (aggregative/roles/0: 'x',"
+        " aggregative/roles/0: [])",
+    ]
+    empty = LoadTally()
+    (bare,) = load_cases(str(released_folder(tmp_path / "b", [])), dialogue=True, prefix="p", tally=empty)
+    assert bare.evidence == ()
+    assert empty.report().notes[0].line() == (
+        "questions without evidence ids (recall not measured for them): 1 (aggregative/roles/0)"
+    )
+
+
+def test_our_raw_first_agent_files_number_ids_as_the_released_ones(tmp_path: Path) -> None:
     (case,) = generated(True, "multi_session_assistant", 1)
     raw = to_published(case, dialogue=True, noise_inserted=False)
-    sessions = raw["message_list"]
+    starts = [0]
+    for session in raw["message_list"]:
+        starts.append(starts[-1] + len(session))
     pairs = raw["QA"]["target_step_id"]
-    assert all(len(pair) == 2 for pair in pairs) and len({session for _, session in pairs}) == 4
-    flat = [sum(len(s) for s in sessions[:session]) + turn for turn, session in pairs]
-    assert flat == list(case.evidence)
-    raw["QA"]["target_step_id"] = [
-        *pairs,
-        [0, 999],
-        [999, 0],
-        10**6,
-        -1,
-        "x",
-    ]  # out of range or nonsense: dropped
+    assert len({session for _, session in pairs}) == 4
+    assert [message for message, _ in pairs] == list(case.evidence)
+    assert all(starts[session] <= message < starts[session + 1] for message, session in pairs)
     write(tmp_path / "FirstAgent" / "RecMultiSession.json", {"movie": [raw]})
-    (loaded,) = load_cases(str(tmp_path), dialogue=True, prefix="p")
-    assert loaded.evidence == case.evidence
+    tally = LoadTally()
+    (loaded,) = load_cases(str(tmp_path), dialogue=True, prefix="p", tally=tally)
+    assert loaded.evidence == case.evidence and not tally.report().notes
+
+
+def test_released_participation_data_runs_with_every_evidence_step(pytester: pytest.Pytester) -> None:
+    """Through a whole run: the header says what the data held, recall@10 is over all five
+    evidence steps (the recall baseline finds 2 of them: 0.400; reading [turn, session] kept only
+    steps 4 and 9 and read 1.000), the capacity asks come after step 36, the oracle scores 1."""
+    data = released_folder(pytester.path / "released")
+    pytester.makefile(".yaml", mb=RELEASED_SUITE)
+    run = run_benchmark(pytester, "--agent=recall", "--mb-suite=mb.yaml", f"--mb-data=membench={data}")
+    run.outcome.stdout.fnmatch_lines(
+        ["memorybench: mb data: 1 FirstAgent trajectory → 1 item; nothing skipped"]
+    )
+    (item,) = run.results["items"]
+    assert item["details"]["scoring"]["evidence"] == [4, 9, 18, 31, 36]
+    assert run.results["scenarios"]["membench.participation"]["metrics"]["recall@10"] == 0.4
+    assert [ask["turns"] for ask in item["details"]["asks"]] == [78, 74, 76], (
+        "after steps 36 and 37, then the end"
+    )
+    oracle = run_benchmark(pytester, "--agent=oracle", "--mb-suite=mb.yaml", f"--mb-data=membench={data}")
+    assert [i["score"] for i in oracle.results["items"]] == [1.0]
+
+
+RELEASED_SUITE = """
+name: mb
+span: isolated
+threshold: 1.0
+scenarios:
+  - scenario: membench.participation
+    params: {per_type: 0, capacity_points: 8}
+"""
 
 
 def test_the_agent_kind_is_read_from_the_data_when_the_path_does_not_say(tmp_path: Path) -> None:

@@ -36,6 +36,7 @@ from typing import Any
 
 from pytest_memorybench.core.errors import usage_error
 from pytest_memorybench.core.jsonstream import JsonStream, JsonStreamError
+from pytest_memorybench.core.load_report import LoadTally
 from pytest_memorybench.core.readers import problem
 from pytest_memorybench.scenarios.beam.chat import batches, read_chat_file, stream_units
 from pytest_memorybench.scenarios.beam.questions import (
@@ -62,6 +63,7 @@ class PublishedConversation:
     units: Callable[[], Iterator[Any]]
     source: str  # the file the chat streams from, for messages
     missing: str | None = None  # why the chat cannot be read: its items are skipped with this
+    message_ids: frozenset[int] = frozenset()  # the ids its chat's messages carry (evidence recall's)
 
     @property
     def id(self) -> str:
@@ -75,11 +77,17 @@ def size_label(name: str) -> str | None:
 
 
 def find_conversations(
-    path: str | Path, *, sizes: tuple[str, ...] = (), numbers: tuple[str, ...] = (), truncated: bool = True
+    path: str | Path,
+    *,
+    sizes: tuple[str, ...] = (),
+    numbers: tuple[str, ...] = (),
+    truncated: bool = True,
+    tally: LoadTally | None = None,
 ) -> list[PublishedConversation]:
     """Every conversation under `path` (filtered by size and number), sizes in BEAM's order.
 
-    UsageError, in one line, when the path holds no BEAM data.
+    UsageError, in one line, when the path holds no BEAM data.  `tally` counts every conversation
+    found and its questions, and those the filters leave out.
     """
     root = Path(path).expanduser()
     if not root.exists():
@@ -94,6 +102,22 @@ def find_conversations(
             "or a Hugging Face export saved as .jsonl/.json (see the README's BEAM section)"
         )
     selected = [c for c in found if (not sizes or c.size in sizes) and (not numbers or c.number in numbers)]
+    if tally is not None:
+        tally.held("conversations", len(found))
+        tally.held("questions", sum(len(c.questions) for c in found))
+        chosen = "; ".join(
+            f"{name}: {','.join(values)}"
+            for name, values in (("sizes", sizes), ("conversations", numbers))
+            if values
+        )
+        kept = {id(c) for c in selected}
+        for conversation in found:
+            if id(conversation) not in kept:
+                tally.note(
+                    f"questions of conversations not chosen ({chosen})",
+                    conversation.id,
+                    len(conversation.questions),
+                )
     if not selected:
         have = ", ".join(c.id for c in found[:12]) + (" …" if len(found) > 12 else "")
         raise usage_error(
@@ -148,14 +172,13 @@ def _conversation_folder(folder: Path, size: str, truncated: bool) -> PublishedC
             f"{chat} is missing (the repository leaves out large chats; the Hugging Face export has them all)"
         )
     )
-    if missing is None:
-        _check_chat_file(chat)
+    ids = frozenset() if missing is not None else _check_chat_file(chat)
     return PublishedConversation(
-        size, folder.name, questions, lambda: read_chat_file(chat), str(chat), missing
+        size, folder.name, questions, lambda: read_chat_file(chat), str(chat), missing, ids
     )
 
 
-_CHECKED: dict[tuple[str, int, int], int] = {}
+_CHECKED: dict[tuple[str, int, int], tuple[int, frozenset[int]]] = {}
 
 
 def _file_key(path: Path) -> tuple[str, int, int]:
@@ -163,13 +186,21 @@ def _file_key(path: Path) -> tuple[str, int, int]:
     return (str(path.resolve()), stat.st_mtime_ns, stat.st_size)
 
 
-def _count_messages(units: Iterator[Any]) -> int:
-    """Messages in a stream of raw batches, each batch parsed and normalised as delivery does."""
-    return sum(1 for batch in batches(units) for _ in batch.messages)
+def _count_messages(units: Iterator[Any]) -> tuple[int, frozenset[int]]:
+    """Messages in a stream of raw batches, each batch parsed and normalised as delivery does, and
+    the ids they carry."""
+    count, ids = 0, set()
+    for batch in batches(units):
+        for message in batch.messages:
+            count += 1
+            if message.id is not None:
+                ids.add(message.id)
+    return count, frozenset(ids)
 
 
-def _check_chat_file(chat: Path) -> None:
-    """Read a `chat.json` through once; UsageError if it is broken or holds no message."""
+def _check_chat_file(chat: Path) -> frozenset[int]:
+    """Read a `chat.json` through once; UsageError if it is broken or holds no message.  The ids
+    its messages carry."""
     key = _file_key(chat)
     if key not in _CHECKED:
         try:
@@ -178,11 +209,13 @@ def _check_chat_file(chat: Path) -> None:
             raise usage_error(f"{exc} (a damaged or partly downloaded file? fetch it again)") from None
         except UnicodeDecodeError:
             raise usage_error(f"{chat}: not UTF-8 text") from None
-    if not _CHECKED[key]:
+    count, ids = _CHECKED[key]
+    if not count:
         raise usage_error(
             f"{chat}: holds no chat messages; expected a list of batches "
             '{"batch_number", "turns": [[{"role", "content", …}, …], …], "time_anchor"}'
         )
+    return ids
 
 
 def _read_json(path: Path) -> Any:
@@ -226,11 +259,11 @@ def _exports(root: Path, sizes: tuple[str, ...]) -> list[PublishedConversation]:
     return found
 
 
-_ROW_CACHE: dict[tuple[str, int, int], list[tuple[int, str, Any, int]]] = {}
+_ROW_CACHE: dict[tuple[str, int, int], list[tuple[int, str, Any, tuple[int, frozenset[int]]]]] = {}
 
 
-def _row_index(file: Path) -> list[tuple[int, str, Any, int]]:
-    """(row position, conversation id, raw probing questions, chat messages) of every row.
+def _row_index(file: Path) -> list[tuple[int, str, Any, tuple[int, frozenset[int]]]]:
+    """(row position, conversation id, raw probing questions, (chat messages, their ids)) of every row.
 
     One pass over the file: each row's `chat` (and, for BEAM-10M rows, `plans[*].chat`) is read
     batch by batch and counted, so a broken chat is found here, never kept in memory.
@@ -246,7 +279,9 @@ def _row_index(file: Path) -> list[tuple[int, str, Any, int]]:
                             f"{file} row {position + 1}: not an object with conversation_id, chat and"
                             " probing_questions"
                         )
-                    identifier, questions, chat, plans = str(position + 1), None, 0, 0
+                    identifier, questions = str(position + 1), None
+                    chat: tuple[int, frozenset[int]] = (0, frozenset())
+                    plans: tuple[int, frozenset[int]] = (0, frozenset())
                     for name in stream.members():
                         if name == "conversation_id":
                             identifier = str(stream.value())
@@ -258,7 +293,7 @@ def _row_index(file: Path) -> list[tuple[int, str, Any, int]]:
                             plans = _count_messages(_plan_chats(stream))
                         else:
                             stream.skip()
-                    rows.append((position, identifier, questions, chat or plans))
+                    rows.append((position, identifier, questions, chat if chat[0] else plans))
         except JsonStreamError as exc:
             raise usage_error(f"{exc} (a damaged or partly written export? save it again)") from None
         except UnicodeDecodeError:
@@ -294,7 +329,7 @@ def _rows(stream: JsonStream) -> Iterator[None]:
 
 def _export_rows(file: Path, size: str) -> list[PublishedConversation]:
     conversations = []
-    for position, identifier, raw, messages in _row_index(file):
+    for position, identifier, raw, (messages, ids) in _row_index(file):
         where = f"{file} row {position + 1}"
         if raw is None:
             raise usage_error(f"{where}: no 'probing_questions'")
@@ -303,7 +338,9 @@ def _export_rows(file: Path, size: str) -> list[PublishedConversation]:
         questions = tuple(parse_probing_questions(raw, where))
         number = identifier if re.fullmatch(r"[A-Za-z0-9_.-]+", identifier) else str(position + 1)
         conversations.append(
-            PublishedConversation(size, number, questions, _row_stream(file, position), where)
+            PublishedConversation(
+                size, number, questions, _row_stream(file, position), where, message_ids=ids
+            )
         )
     return conversations
 

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pytest_memorybench.core.errors import UsageError, usage_error
+from pytest_memorybench.core.load_report import LoadTally
 from pytest_memorybench.core.records import Message, Score, TestDefinition
 from pytest_memorybench.core.spans import parse_span
 from pytest_memorybench.scenarios.base import ScoringContext
@@ -38,6 +39,7 @@ from pytest_memorybench.scenarios.beam.chat import batches, deliver
 from pytest_memorybench.scenarios.beam.content import DOMAINS
 from pytest_memorybench.scenarios.beam.loader import (
     SIZES,
+    PublishedConversation,
     find_conversations,
     size_label,
 )
@@ -115,12 +117,17 @@ class BeamConversations:
         return self._generated(suite, settings, seed)
 
     def _published(self, suite: str, settings: BeamParams, seed: int) -> list[ProbeContext]:
+        tally = LoadTally()
         found = find_conversations(
             settings.data_path,
             sizes=tuple(size.upper() for size in _split(settings.sizes)),
             numbers=_split(settings.conversations),
             truncated=settings.truncated,
+            tally=tally,
         )
+        for conversation in found:
+            _check_sources(conversation, tally)
+        report = tally.report()
         contexts = []
         for conversation in found:
             probes = _definitions(
@@ -135,7 +142,7 @@ class BeamConversations:
             if conversation.missing:
                 probes = [dataclasses.replace(p, skip_reason=conversation.missing) for p in probes]
             turns = _stream(conversation.units, settings.strip_markers)
-            contexts.append(ProbeContext(conversation.id, tuple(probes), turns, header=HEADER))
+            contexts.append(ProbeContext(conversation.id, tuple(probes), turns, header=HEADER, report=report))
         return contexts
 
     def _generated(self, suite: str, settings: BeamParams, seed: int) -> list[ProbeContext]:
@@ -172,6 +179,25 @@ class BeamConversations:
 
     def summarize(self, records: list[dict[str, Any]]) -> dict[str, Any]:
         return summarize(records)
+
+
+def _check_sources(conversation: PublishedConversation, tally: LoadTally) -> None:
+    """Count a conversation's questions that cannot run (its chat file missing), and the evidence
+    ids (`source_chat_ids`) naming no message of its chat: kept, though no agent can retrieve them."""
+    if conversation.missing:
+        tally.note(
+            "questions skipped: their chat file is missing (the repository leaves out large chats)",
+            conversation.id,
+            len(conversation.questions),
+        )
+        return
+    for question in conversation.questions:
+        for source in question.source_ids:
+            if source not in conversation.message_ids:
+                tally.note(
+                    "source_chat_ids naming no message of the chat, kept (never retrievable)",
+                    f"{conversation.id} {question.ability}[{question.index}]: {source}",
+                )
 
 
 def _stream(units: Callable[[], Iterable[Any]], strip_markers: bool) -> Callable[[], Iterator[Message]]:

@@ -22,12 +22,13 @@ from __future__ import annotations
 import ast
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from pytest_memorybench.core.errors import usage_error
+from pytest_memorybench.core.load_report import LoadReport, LoadTally
 from pytest_memorybench.core.readers import read_json, read_parquet, reading
 from pytest_memorybench.scenarios.episodic.book import Book, ChapterTruth
 from pytest_memorybench.scenarios.episodic.events import Event, EventMeta
@@ -50,6 +51,7 @@ class LoadedBook:
     book: Book
     questions: tuple[Question, ...] | None
     folder: Path
+    report: LoadReport = LoadReport(())  # what the folder held, and what could not be used
 
 
 def load_book(path: str | Path) -> LoadedBook:
@@ -134,6 +136,9 @@ def _load_published(folder: Path) -> LoadedBook:
         _published_truth(row, folder / GROUND_TRUTH)
         for row in read_parquet(folder / GROUND_TRUTH, "episodic data")
     )
+    tally = LoadTally()
+    tally.held("chapters", len(truths))
+    _untold(texts, truths, tally)
     book = Book(
         tuple(sorted(truths, key=lambda truth: truth.chapter)),
         {f: () for f in FEATURES},
@@ -144,7 +149,23 @@ def _load_published(folder: Path) -> LoadedBook:
         _published_question(row, number, folder / QA)
         for number, row in enumerate(read_parquet(folder / QA, "episodic data"))
     )
-    return LoadedBook(book, questions, folder)
+    tally.held("questions", len(questions))
+    chapters = {truth.chapter for truth in truths}
+    for number, question in enumerate(questions):
+        for chapter in question.chapters:
+            if chapter not in chapters:
+                tally.note(
+                    "answer chapters naming no chapter of the book, kept (never retrievable)",
+                    f"question {number}: chapter {chapter}",
+                )
+    return LoadedBook(book, questions, folder, tally.report())
+
+
+def _untold(texts: Mapping[int, str], truths: Sequence[ChapterTruth], tally: LoadTally) -> None:
+    """Chapters book.json holds that no ground-truth row describes: nothing delivers them."""
+    described = {truth.chapter for truth in truths}
+    for chapter in sorted(set(texts) - described):
+        tally.note("chapters of book.json without a ground-truth row, not delivered", f"chapter {chapter}")
 
 
 def _field(row: Mapping[str, Any], name: str, where: Path) -> Any:
@@ -273,7 +294,10 @@ def _load_ours(folder: Path) -> LoadedBook:
         source=str(folder),
         discarded=tuple(record.get("discarded_events", ())),
     )
-    return LoadedBook(book, None, folder)
+    tally = LoadTally()
+    tally.held("chapters", len(truths))
+    _untold(texts, truths, tally)
+    return LoadedBook(book, None, folder, tally.report())
 
 
 def _our_truth(entry: Mapping[str, Any]) -> ChapterTruth:

@@ -30,6 +30,7 @@ from functools import lru_cache
 from typing import Any
 
 from pytest_memorybench.core.errors import usage_error
+from pytest_memorybench.core.load_report import LoadReport
 from pytest_memorybench.core.records import Message, TestDefinition
 from pytest_memorybench.scenarios.base import ScoringContext
 from pytest_memorybench.scenarios.episodic.book import Book, BookPlan, generated_book
@@ -112,6 +113,7 @@ class Prepared:
     book: Book
     questions: tuple[Question, ...]
     context_id: str
+    report: LoadReport | None = None  # a book on disk: what its folder held, and what could not be used
 
 
 @lru_cache(maxsize=8)
@@ -124,7 +126,7 @@ def prepare(settings: EpisodicParams, seed: int) -> Prepared:
             if loaded.questions is not None
             else tuple(book_questions(loaded.book, seed, settings.per_bin))
         )
-        return Prepared(loaded.book, tuple(questions), f"book-{loaded.folder.name}")
+        return Prepared(loaded.book, tuple(questions), f"book-{loaded.folder.name}", loaded.report)
     book = generated_book(settings.plan(seed))
     return Prepared(book, tuple(book_questions(book, seed, settings.per_bin)), f"book{settings.chapters}")
 
@@ -251,6 +253,7 @@ class EpisodicBook:
                 definitions,
                 lambda: book_turns(book, settings.delivery),
                 header=HEADERS[settings.delivery],
+                report=prepared.report,
             )
         ]
 

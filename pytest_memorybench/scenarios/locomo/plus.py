@@ -9,9 +9,12 @@ each into a LoCoMo conversation (`data/build_conv.py`, `data/unified_input.py`),
 - the item `i` goes into conversation `i mod 10` (`unified_input.py`; `build_conv.py`'s own main
   draws one at random, unseeded: `pairing: random` draws it with the run's seed instead);
 - the trigger is asked a week after the conversation's last session; the cue is said `time_gap`
-  before it (a number or "a"/"an" of weeks, months or years as 7, 30 or 365 days; a gap it cannot
-  read is 0 days), as a session of its own placed among the others by date (after a session of
-  the same date);
+  before it (a number or "a"/"an" of days, weeks, months or years as 1, 7, 30 or 365 days), as a
+  session of its own placed among the others by date (after a session of the same date);
+- a gap in vague words ("several months later", "a couple of months", "a few weeks": 15 of the
+  401) is read by `VAGUE`, a couple as 2, a few as 3, several as 5 (`build_conv.py` reads them
+  as 0 days, which puts the cue on the trigger's day); a gap still unread is 0 days too, and
+  both are counted in the loader's report the run's header prints;
 - A and B become the conversation's two speakers.
 
 Its judge scores whether the reply reflects the cue (correct 1, partial 0.5, wrong 0 in the
@@ -31,6 +34,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from pytest_memorybench.core.load_report import LoadTally
 from pytest_memorybench.core.readers import Malformed, require
 from pytest_memorybench.scenarios.locomo.data import Sample, Session, Turn
 
@@ -46,9 +50,14 @@ _NUMBER_WORDS = {
     "ten": 10, "eleven": 11, "twelve": 12, "a": 1, "an": 1,
 }  # fmt: skip
 _GAP = re.compile(
-    r"\b(\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|a|an)\b\s*(week|month|year)s?\b"
+    r"\b(\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|a|an)\b\s*(day|week|month|year)s?\b"
 )
-_UNIT_DAYS = {"week": 7, "month": 30, "year": 365}
+_UNIT_DAYS = {"day": 1, "week": 7, "month": 30, "year": 365}
+# How many a vague word means, as a reader takes it (docs/suites/locomo.md lists the table).
+VAGUE = {"a couple of": 2, "a few": 3, "several": 5}
+_VAGUE_GAP = re.compile(
+    r"\b(a\s+couple(?:\s+of)?|couple\s+of|a\s+few|few|several)\s+(day|week|month|year)s?\b"
+)
 
 
 @dataclass(frozen=True)
@@ -78,8 +87,9 @@ class Stitched:
         return f"plus-{self.number}"
 
 
-def load_plus(path: str | Path) -> list[PlusItem]:
-    """LoCoMo-Plus's items; a file of another layout fails with one line (inside `reading`)."""
+def load_plus(path: str | Path, tally: LoadTally | None = None) -> list[PlusItem]:
+    """LoCoMo-Plus's items; a file of another layout fails with one line (inside `reading`).
+    `tally` counts them, and the gaps read by the vague-words table or not read at all."""
     data = json.loads(Path(path).read_text(encoding="utf-8"))
     require(isinstance(data, list) and bool(data), f"not a list of items; {LAYOUT}")
     items = []
@@ -90,17 +100,52 @@ def load_plus(path: str | Path) -> list[PlusItem]:
             f"item {number} has no cue_dialogue and trigger_query; {LAYOUT}",
         )
         items.append(PlusItem(raw["cue_dialogue"], raw["trigger_query"], str(raw.get("time_gap") or "")))
+    if tally is not None:
+        tally.held("LoCoMo-Plus items", len(items))
+        for item in items:
+            gap = read_gap(item.time_gap)
+            if gap.how == "vague":
+                tally.note(
+                    "LoCoMo-Plus time gaps in vague words, read by the table in docs/suites/locomo.md",
+                    f"{item.time_gap!r} as {gap.days} days",
+                )
+            elif gap.how == "unread":
+                tally.note(
+                    "LoCoMo-Plus time gaps we cannot read, the cue placed on the trigger's day",
+                    repr(item.time_gap),
+                )
     return items
 
 
+@dataclass(frozen=True)
+class Gap:
+    """A `time_gap` read: its days, and how (`exact`, `vague`: by the VAGUE table, or `unread`: 0)."""
+
+    days: int
+    how: str
+
+
+def read_gap(time_gap: str) -> Gap:
+    """ "two weeks later" → 14, "about a month" → 30, "3 years" → 1095, exactly; "several months
+    later" → 150 by the VAGUE table; what it cannot read → 0, unread."""
+    text = time_gap.lower()
+    found = _GAP.search(text)
+    if found is not None:
+        number, unit = found.groups()
+        count = int(number) if number.isdigit() else _NUMBER_WORDS.get(number, 0)
+        return Gap(count * _UNIT_DAYS[unit], "exact")
+    vague = _VAGUE_GAP.search(text)
+    if vague is not None:
+        words, unit = vague.groups()
+        words = " ".join(words.split())
+        key = "a couple of" if "couple" in words else "a few" if "few" in words else "several"
+        return Gap(VAGUE[key] * _UNIT_DAYS[unit], "vague")
+    return Gap(0, "unread")
+
+
 def gap_days(time_gap: str) -> int:
-    """ "two weeks later" → 14, "about a month" → 30, "3 years" → 1095; what it cannot read → 0."""
-    found = _GAP.search(time_gap.lower())
-    if found is None:
-        return 0
-    number, unit = found.groups()
-    count = int(number) if number.isdigit() else _NUMBER_WORDS.get(number, 0)
-    return count * _UNIT_DAYS[unit]
+    """The days before the trigger `time_gap` says (`read_gap`)."""
+    return read_gap(time_gap).days
 
 
 def ab_turns(dialogue: str) -> list[tuple[str, str]]:
@@ -251,6 +296,8 @@ def plus_json(items: Sequence[PlusItem]) -> list[dict[str, Any]]:
 __all__ = [
     "COGNITIVE",
     "PLUS_DOWNLOAD",
+    "VAGUE",
+    "Gap",
     "PlusItem",
     "Stitched",
     "ab_turns",
@@ -261,6 +308,7 @@ __all__ = [
     "gap_days",
     "load_plus",
     "plus_json",
+    "read_gap",
     "shared_words",
     "stitch",
 ]

@@ -26,6 +26,7 @@ from functools import partial
 from typing import Any
 
 from pytest_memorybench.core.errors import usage_error
+from pytest_memorybench.core.load_report import LoadTally
 from pytest_memorybench.core.readers import reading
 from pytest_memorybench.core.records import Message, Role, Score, TestDefinition
 from pytest_memorybench.scenarios.base import ScoringContext
@@ -98,7 +99,10 @@ class LocomoConversations:
     def contexts(self, suite: str, params: Mapping[str, Any], seed: int) -> list[ProbeContext]:
         settings = read_params(LocomoParams, NAME, params)
         if settings.data_path:
+            tally = LoadTally()
             samples = load_samples(settings.data_path)
+            tally.held("conversations", len(samples))
+            tally.held("questions", sum(len(sample.questions) for sample in samples))
             wanted = {part.strip() for part in settings.conversations.split(",") if part.strip()}
             if wanted:
                 unknown = wanted - {sample.sample_id for sample in samples}
@@ -107,10 +111,18 @@ class LocomoConversations:
                         f"scenario {NAME}: conversations: no sample {sorted(unknown)[0]!r} in"
                         f" {settings.data_path}"
                     )
+                left_out = f"questions of conversations not chosen (conversations: {settings.conversations})"
+                for sample in samples:
+                    if sample.sample_id not in wanted:
+                        tally.note(left_out, sample.sample_id, len(sample.questions))
                 samples = [sample for sample in samples if sample.sample_id in wanted]
             audit = _audit(settings.audit_path, samples) if settings.audit_path else None
-            contexts = [_context(suite, seed, sample, audit, "published") for sample in samples]
-            return contexts + _cognitive(suite, seed, settings, samples, "published")
+            if audit is not None:
+                tally.held("audit findings", len(audit))
+            contexts = [_context(suite, seed, sample, audit, "published", tally) for sample in samples]
+            contexts += _cognitive(suite, seed, settings, samples, "published", tally)
+            report = tally.report()
+            return [replace(context, report=report) for context in contexts]
         generated = [
             generate_sample(seed, number, settings.sessions) for number in range(1, settings.generated + 1)
         ]
@@ -175,24 +187,32 @@ def _context(
     sample: Sample,
     audit: dict[tuple[int, int], tuple[str, Correction]] | None,
     source: str,
+    tally: LoadTally | None = None,
 ) -> ProbeContext:
     a, b = sample.speakers
     header = (
         f"Here is a conversation between {a} and {b} over several sessions, each message dated. "
         "Remember it; I will ask you about it later."
     )
+    if tally is not None:
+        _check_evidence(sample, tally)
     probes = tuple(_definition(suite, seed, sample, question, audit, source) for question in sample.questions)
     return ProbeContext(sample.sample_id, probes, lambda: _turns(sample), header=header)
 
 
 def _cognitive(
-    suite: str, seed: int, settings: LocomoParams, conversations: Sequence[Sample], source: str
+    suite: str,
+    seed: int,
+    settings: LocomoParams,
+    conversations: Sequence[Sample],
+    source: str,
+    tally: LoadTally | None = None,
 ) -> list[ProbeContext]:
     """Category 6: each LoCoMo-Plus item (or, on generated conversations, each pair of our own)
     stitched into its conversation, a context of its own asked its trigger."""
     if settings.plus_path:
         with reading(f"LoCoMo-Plus data {settings.plus_path}", "give LoCoMo-Plus's data/locomo_plus.json"):
-            items = load_plus(settings.plus_path)
+            items = load_plus(settings.plus_path, tally)
         origin = "published"
     elif source == "generated":
         items, origin = generated_items(settings.plus_generated), "generated"
@@ -315,16 +335,40 @@ def _definition(
 
 
 def _evidence_numbers(evidence: Sequence[str]) -> list[int]:
-    """The turns a question cites, as `Message.id`s; the data's few malformed ids ("D:11:26",
-    "D8:6; D9:17") are split or dropped."""
+    """The turns a question cites, as `Message.id`s; ids written together ("D8:6; D9:17") are
+    split, and the data's two that are no turn id ("D", "D:11:26") left out (`_check_evidence`
+    counts them in the loader's report)."""
     numbers = []
-    for item in evidence:
-        for part in item.replace(";", " ").split():
-            try:
-                numbers.append(turn_number(part))
-            except ValueError:
-                continue
+    for part in _evidence_parts(evidence):
+        try:
+            numbers.append(turn_number(part))
+        except ValueError:
+            continue
     return numbers
+
+
+def _evidence_parts(evidence: Sequence[str]) -> list[str]:
+    return [part for item in evidence for part in item.replace(";", " ").split()]
+
+
+def _check_evidence(sample: Sample, tally: LoadTally) -> None:
+    """Count the evidence ids of a sample's questions that are no turn id (left out of recall), and
+    those naming a turn the conversation does not have (kept, as LoCoMo's code keeps them: no
+    agent can retrieve them)."""
+    turns = {turn.id for session in sample.sessions for turn in session.turns}
+    for question in sample.questions:
+        for part in _evidence_parts(question.evidence):
+            where = f"{sample.sample_id} qa {question.index} {part!r}"
+            try:
+                number = turn_number(part)
+            except ValueError:
+                tally.note("evidence ids that are no turn id, left out of recall", where)
+                continue
+            if number not in turns:
+                tally.note(
+                    "evidence ids naming a turn the conversation does not have, kept (never retrievable)",
+                    where,
+                )
 
 
 SCENARIO = LocomoConversations()

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_memorybench.core.jsonstream import JsonStream
+from pytest_memorybench.core.load_report import LoadTally
 from pytest_memorybench.core.readers import Malformed
 
 # The published question types and the short names items carry (markers, summary rows).
@@ -108,15 +109,16 @@ def format_date(when: datetime) -> str:
     return f"{when:%Y/%m/%d} ({when:%a}) {when:%H:%M}"
 
 
-def load_entries(path: str | Path) -> list[Entry]:
-    """The file's questions, each checked; their histories stay in the file until delivered."""
+def load_entries(path: str | Path, tally: LoadTally | None = None) -> list[Entry]:
+    """The file's questions, each checked; their histories stay in the file until delivered.
+    `tally` counts the questions and sessions, and the evidence labels recall cannot use."""
     path, entries = Path(path), []
     with JsonStream(path) as stream:
         if stream.peek() != "[":
             raise Malformed(NOT_A_LIST)
         for number, _ in enumerate(stream.items()):
             start = stream.position()
-            entry = _entry(number, stream.value())
+            entry = _entry(number, stream.value(), tally)
             entries.append(replace(entry, history=partial(_read_history, path, start, number)))
     if not entries:
         raise Malformed(NOT_A_LIST)
@@ -135,7 +137,7 @@ def _read_history(path: Path, start: int, number: int) -> tuple[HistorySession, 
         return _entry(number, stream.value()).sessions()
 
 
-def _entry(number: int, raw: Any) -> Entry:
+def _entry(number: int, raw: Any, tally: LoadTally | None = None) -> Entry:
     if not isinstance(raw, dict):
         raise Malformed(f"question {number}: expected an object")
     question_id = raw.get("question_id")
@@ -172,10 +174,36 @@ def _entry(number: int, raw: Any) -> Entry:
         for position, turn in enumerate(session.turns)
         if turn.has_answer
     )
+    if tally is not None:
+        _count(raw, history, evidence, tally)
     return Entry(
         raw["question_id"], raw["question_type"], raw["question"], str(raw["answer"]), asked,
         tuple(str(item) for item in raw.get("answer_session_ids") or ()), evidence, lambda: history,
     )  # fmt: skip
+
+
+def _count(
+    raw: dict[str, Any],
+    history: tuple[HistorySession, ...],
+    evidence: tuple[tuple[int, int], ...],
+    tally: LoadTally,
+) -> None:
+    """A question and its history in the loader's report, with the evidence labels recall cannot use."""
+    tally.held("questions")
+    tally.held("history sessions", len(history))
+    named = [str(item) for item in raw.get("answer_session_ids") or ()]
+    present = {session.id for session in history}
+    for session_id in named:
+        if session_id not in present:
+            tally.note(
+                "answer_session_ids naming no session of the question's history",
+                f"{raw['question_id']}: {session_id}",
+            )
+    if named and not evidence:
+        tally.note(
+            "questions naming answer sessions but marking no turn has_answer (recall not measured)",
+            raw["question_id"],
+        )
 
 
 def _turn(raw: Any) -> HistoryTurn:

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
+from pytest_memorybench.core.load_report import LoadTally
 from pytest_memorybench.core.records import Message, Role, Score, TestDefinition
 from pytest_memorybench.judges.local import LocalJudge
 from pytest_memorybench.scenarios.base import ScoringContext
@@ -84,9 +85,11 @@ class LongMemEvalQuestions:
 
     def contexts(self, suite: str, params: Mapping[str, Any], seed: int) -> list[ProbeContext]:
         settings = read_params(LongMemEvalParams, NAME, params)
+        report = None
         if settings.data_path:
-            entries = load_entries(settings.data_path)
-            source = "published"
+            tally = LoadTally()
+            entries = load_entries(settings.data_path, tally)
+            source, report = "published", tally.report()
         else:
             raw = [
                 e
@@ -96,7 +99,11 @@ class LongMemEvalQuestions:
             entries, source = entries_from(raw), "generated"
         return [
             ProbeContext(
-                entry.question_id, (_definition(suite, seed, entry, source),), _stream(entry), header=HEADER
+                entry.question_id,
+                (_definition(suite, seed, entry, source),),
+                _stream(entry),
+                header=HEADER,
+                report=report,
             )
             for entry in entries
         ]

@@ -50,10 +50,12 @@ import random
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from pytest_memorybench.core.errors import usage_error
+from pytest_memorybench.core.load_report import LoadReport, LoadTally
 from pytest_memorybench.core.readers import reading
 from pytest_memorybench.core.records import Score, ScriptLine, TestDefinition
 from pytest_memorybench.core.spans import MAX_SPAN_TOKENS
@@ -180,6 +182,15 @@ class ChapterBreak:
             reset_message=RESET_MESSAGE,
         )
 
+    def data_report(self, params: Mapping[str, Any]) -> LoadReport | None:
+        """What the data file holds and what the split leaves out (the suite counts the items)."""
+        settings = read_params(ChapterBreakParams, NAME, params)
+        if not settings.data_path:
+            return None
+        tally = LoadTally()
+        load_samples(settings.data_path, settings.split, tally)
+        return tally.report()
+
     def from_goodai(
         self, raw: dict[str, Any], example_id: str, suite: str, repetition: int
     ) -> TestDefinition:
@@ -206,15 +217,19 @@ def score_option(expected: str, reply: str) -> Score:
 # -- data ---------------------------------------------------------------------------------------
 
 
-def load_samples(path: str, split: str = "goodai") -> list[Sample]:
-    """The samples of a ChapterBreak file, selected as `split` says (see the module docstring)."""
+def load_samples(path: str, split: str = "goodai", tally: LoadTally | None = None) -> list[Sample]:
+    """The samples of a ChapterBreak file, selected as `split` says (see the module docstring);
+    `tally` counts what the file holds and what the split or the options leave out."""
+    tally = tally if tally is not None else LoadTally()
     raw = _read(Path(path))
-    if (
-        isinstance(raw, dict)
-        and raw
-        and set(raw) <= {"pg19", "ao3"}
-        and all(isinstance(v, dict) for v in raw.values())
-    ):
+    if _is_published(raw):
+        every = {
+            f"{book}_{index}": chapter
+            for part in ("pg19", "ao3")
+            for book, chapters in raw.get(part, {}).items()
+            for index, chapter in enumerate(chapters)
+        }
+        tally.held("samples", len(every))
         parts = ["pg19", "ao3"] if split in ("goodai", "all") else [split]
         found = {
             f"{book}_{index}": chapter
@@ -224,6 +239,10 @@ def load_samples(path: str, split: str = "goodai") -> list[Sample]:
         }
         if split == "goodai":
             found = {key: value for key, value in found.items() if key in GOODAI_SOLVABLE}
+            for missing in sorted(set(GOODAI_SOLVABLE) - set(found)):
+                tally.note("samples GoodAI marked solvable that the file lacks", missing)
+        if len(every) > len(found):
+            tally.note(f"samples outside split {split!r}", count=len(every) - len(found))
     elif isinstance(raw, list):
         found = {
             str(item.get("id", index)) if isinstance(item, dict) else str(index): item
@@ -233,13 +252,43 @@ def load_samples(path: str, split: str = "goodai") -> list[Sample]:
         found = dict(raw)
     else:
         raise usage_error(f"{path}: not a ChapterBreak file (expected a JSON object or list of samples)")
+    if not _is_published(raw):
+        tally.held("samples", len(found))
     samples = [_sample(key, value, path) for key, value in found.items()]
     if not samples:
         raise usage_error(f"{path}: no ChapterBreak samples for split {split!r}")
+    for sample in samples:
+        if len(sample.negs) > OPTION_COUNT - 1:
+            tally.note(
+                f"wrong beginnings past the {OPTION_COUNT - 1} an item offers, not used",
+                sample.id,
+                len(sample.negs) - (OPTION_COUNT - 1),
+            )
     return samples
 
 
+def _is_published(raw: Any) -> bool:
+    """The authors' layout: {"pg19": {book: [sample, …]}, "ao3": {…}}."""
+    return (
+        isinstance(raw, dict)
+        and bool(raw)
+        and set(raw) <= {"pg19", "ao3"}
+        and all(isinstance(v, dict) for v in raw.values())
+    )
+
+
 def _read(path: Path) -> Any:
+    """The file's JSON, read once per version of the file (every repetition samples from it)."""
+    try:
+        stat = path.stat()
+    except OSError as exc:
+        raise usage_error(f"ChapterBreak data {path}: {exc.strerror or exc}") from None
+    return _parsed(str(path), stat.st_mtime_ns, stat.st_size)
+
+
+@lru_cache(maxsize=1)
+def _parsed(name: str, mtime: int, size: int) -> Any:
+    path = Path(name)
     try:
         data = path.read_bytes()
     except OSError as exc:

@@ -37,6 +37,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from pytest_memorybench.core.errors import usage_error
+from pytest_memorybench.core.load_report import LoadTally
 from pytest_memorybench.core.records import Score, TestDefinition
 from pytest_memorybench.core.spans import MAX_SPAN_TOKENS
 from pytest_memorybench.scenarios.base import ScoringContext
@@ -120,15 +121,19 @@ class MemBenchScenario:
     def contexts(self, suite: str, params: Mapping[str, Any], seed: int) -> list[ProbeContext]:
         options = read_params(MemBenchParams, self.name, params)
         if options.data_path:
+            tally = LoadTally()
             cases = load_cases(
                 options.data_path,
                 dialogue=self.dialogue,
                 prefix=self.short,
                 per_type=options.per_type,
                 seed=seed,
+                tally=tally,
             )
             if not cases:
                 return [self._nothing_to_run(suite, seed, options.data_path)]
+            report = tally.report()
+            return [replace(self._context(suite, seed, case, options), report=report) for case in cases]
         else:
             cases = [
                 generate_case(

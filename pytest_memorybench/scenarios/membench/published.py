@@ -11,38 +11,46 @@ letter), answer, target_step_id}}.  `message_list` is, by agent and stage:
   ThirdAgent, raw        [{message, time, place, ...}]       one step per message
   ThirdAgent, noise in   ["<message> (place: P; time'T')"]   one step per string; noise has no suffix
   FirstAgent, raw        [[{user|user_message, assistant|assistant_message, time, place}, ...], ...]
-                         sessions of turns; evidence ids are [turn, session]
+                         sessions of turns; evidence ids are [message, session]
   FirstAgent, noise in   [{user, agent}]                      flat; evidence ids are flat
+  ThirdAgent highlevel files may hold sessions too ([[{message, time, place}, ...], ...]).
 Which agent a file holds is read from its path (a `FirstAgent` / `ThirdAgent` part, or a name
 starting so), else from its first message list.  `--mb-data membench=PATH` gives every MemBench
 scenario the same path, a file or a folder searched recursively, and each keeps its own agent's
 trajectories: participation the FirstAgent ones, observation the ThirdAgent ones.
 
 Step ids (see `case.py`): 0-based positions in the flattened message list, the data's own
-numbering; `[turn, session]` becomes the position of that turn once sessions are concatenated.
-MemBench's env sends an instruction first, so a driver storing it as step 0 would number message
-i as i + 1; the paper's driver is unpublished and the data numbers from 0, so we use the data's
-ids as they are.  Ids outside the trajectory are dropped (third parties found a few); a question
-left without evidence ids still scores accuracy, and recall@k says it could not be computed.
+numbering.  A raw file's `[message, session]` pair already numbers the message across the whole
+trajectory (`[[4,0],[9,0],[18,1],[31,2],[36,2]]` with sessions starting at messages 0, 14 and 27):
+MemBench's own `benchmark/load_test_data.py` flattens the sessions and keeps `id[0]` (adding three
+per noise session inserted before the named session), so we read the first number as the step and
+the session only as a check.  MemBench's env sends an instruction first, so a driver storing it as
+step 0 would number message i as i + 1; the paper's driver is unpublished and the data numbers
+from 0, so we use the data's ids as they are.  No label is dropped quietly: an id outside the
+trajectory (third parties found a few), one that is no number, or a pair whose message lies in
+another session than it names (placed by the message, as MemBench's code does) is counted in the
+loader's report, which the run's header prints; a question left without evidence ids still scores
+accuracy, and recall@k says it could not be computed.
 
 Types keep the file's names (`simple`, `conditional`, `highlevel`, ...), so summaries group by
 the released categories; a type whose name contains "highlevel" is reflective (the release's own
 convention), the rest factual.  Times are read leniently (ISO dates with or without seconds,
 quotes around them); a message whose time cannot be read gets its predecessor's time plus a
-minute.
+minute (counted in the report when it had one).
 """
 
 from __future__ import annotations
 
 import random
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from datetime import datetime, timedelta
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from pytest_memorybench.core.errors import usage_error
+from pytest_memorybench.core.load_report import LoadTally
 from pytest_memorybench.core.readers import read_json, reading
 from pytest_memorybench.core.records import Message
 from pytest_memorybench.scenarios.membench.case import Case, distinctive_texts
@@ -60,9 +68,19 @@ _TIME_FORMATS = (
 _START = datetime(2024, 1, 1, 9, 0)
 
 
-def load_cases(path: str, *, dialogue: bool, prefix: str, per_type: int = 0, seed: int = 0) -> list[Case]:
+def load_cases(
+    path: str,
+    *,
+    dialogue: bool,
+    prefix: str,
+    per_type: int = 0,
+    seed: int = 0,
+    tally: LoadTally | None = None,
+) -> list[Case]:
     """The cases of one agent (FirstAgent: `dialogue`) under `path`; `per_type` > 0 samples that many
-    of each type, uniformly with the seed (the paper's sub-datasets are such samples)."""
+    of each type, uniformly with the seed (the paper's sub-datasets are such samples).  `tally`
+    counts what the files hold of this agent and whatever could not be used."""
+    tally = tally if tally is not None else LoadTally()
     root = Path(path).expanduser()
     if not root.exists():
         raise usage_error(f"--mb-data membench={path}: no such file or folder")
@@ -75,7 +93,8 @@ def load_cases(path: str, *, dialogue: bool, prefix: str, per_type: int = 0, see
         for kind, scene, trajectory in _read(file):
             if _is_first(file, trajectory) != dialogue:
                 continue
-            case = _case(file, kind, scene, trajectory, dialogue, prefix, used)
+            tally.held(f"{FIRST if dialogue else THIRD} trajectories")
+            case = _case(file, kind, scene, trajectory, dialogue, prefix, used, tally)
             by_type.setdefault(kind, []).append(case)
     cases: list[Case] = []
     for kind in sorted(by_type):
@@ -83,6 +102,11 @@ def load_cases(path: str, *, dialogue: bool, prefix: str, per_type: int = 0, see
         if 0 < per_type < len(members):
             picked = set(
                 random.Random(f"membench|sample|{seed}|{kind}").sample(range(len(members)), per_type)
+            )
+            tally.note(
+                f"trajectories left out of the sample of per_type {per_type} a type",
+                kind,
+                len(members) - per_type,
             )
             members = [case for index, case in enumerate(members) if index in picked]
         cases.extend(members)
@@ -124,15 +148,24 @@ def _is_first(file: Path, trajectory: Any) -> bool:
             return False
     messages = trajectory.get("message_list") if isinstance(trajectory, dict) else None
     first = messages[0] if isinstance(messages, list) and messages else None
-    return isinstance(first, list) or (
-        isinstance(first, dict) and ("user" in first or "user_message" in first)
-    )
+    if isinstance(first, list):  # a session: its first turn tells
+        first = first[0] if first else None
+    return isinstance(first, dict) and ("user" in first or "user_message" in first)
 
 
 def _case(
-    file: Path, kind: str, scene: str, trajectory: Any, dialogue: bool, prefix: str, used: set[str]
+    file: Path,
+    kind: str,
+    scene: str,
+    trajectory: Any,
+    dialogue: bool,
+    prefix: str,
+    used: set[str],
+    tally: LoadTally,
 ) -> Case:
-    where = f"{file}: trajectory {trajectory.get('tid', '?') if isinstance(trajectory, dict) else '?'}"
+    tid = trajectory.get("tid", "?") if isinstance(trajectory, dict) else "?"
+    where = f"{file}: trajectory {tid}"
+    label = f"{kind}/{scene + '/' if scene else ''}{tid}"  # how the report names it
     if not isinstance(trajectory, dict) or not isinstance(trajectory.get("message_list"), list):
         raise usage_error(f"{where}: no message_list")
     qa = trajectory.get("QA")
@@ -145,14 +178,8 @@ def _case(
         raise usage_error(
             f"{where}: ground_truth {qa.get('ground_truth')!r} is not one of its choices {letters}"
         )
-    steps, offsets = _steps(trajectory["message_list"], dialogue, where)
-    evidence = sorted(
-        {
-            step
-            for step in (_flat_id(raw, offsets) for raw in _ids(qa.get("target_step_id")))
-            if step is not None and 0 <= step < len(steps)
-        }
-    )
+    steps, offsets = _steps(trajectory["message_list"], dialogue, where, tally)
+    evidence = _evidence(qa.get("target_step_id"), len(steps), offsets, tally, label)
     case_id = (
         f"{prefix}-{_slug(kind)}-{_slug(scene) + '-' if scene else ''}{trajectory.get('tid', len(used))}"
     )
@@ -193,34 +220,63 @@ def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9]+", "_", text).strip("_") or "x"
 
 
-def _ids(raw: Any) -> Iterable[Any]:
+def _evidence(raw: Any, steps: int, offsets: list[int] | None, tally: LoadTally, label: str) -> list[int]:
+    """The question's evidence as sorted step ids; every id that cannot be placed is counted."""
+    ids = _ids(raw)
+    if not ids:
+        tally.note("questions without evidence ids (recall not measured for them)", label)
+    found: set[int] = set()
+    for given in ids:
+        step = _step_of(given)
+        if step is None:
+            tally.note("evidence ids that are no step number, left out", f"{label}: {given!r}")
+        elif not 0 <= step < steps:
+            tally.note(
+                "evidence ids outside the trajectory, left out", f"{label}: {given!r} of {steps} steps"
+            )
+        else:
+            if offsets is not None and isinstance(given, list):
+                session = given[1]
+                if not (0 <= session < len(offsets) - 1 and offsets[session] <= step < offsets[session + 1]):
+                    tally.note(
+                        "evidence ids whose message is in another session than they name, placed by the"
+                        " message as MemBench's code does",
+                        f"{label}: {given!r}",
+                    )
+            found.add(step)
+    return sorted(found)
+
+
+def _ids(raw: Any) -> list[Any]:
     if raw is None:
-        return ()
+        return []
     return raw if isinstance(raw, list) else [raw]
 
 
-def _flat_id(raw: Any, offsets: list[int] | None) -> int | None:
-    """An evidence id as a flat step id: ints as they are, `[turn, session]` through the session offsets."""
+def _step_of(raw: Any) -> int | None:
+    """An evidence id as a step id: ints as they are; a raw file's `[message, session]` by its
+    message, numbered across the whole trajectory (MemBench's `load_test_data.py` keeps `id[0]`)."""
     if isinstance(raw, bool):
         return None
     if isinstance(raw, int):
         return raw
     if isinstance(raw, str) and raw.strip().lstrip("-").isdigit():
         return int(raw)
-    if isinstance(raw, list) and len(raw) == 2 and all(isinstance(x, int) for x in raw):
-        turn, session = raw
-        if offsets is None or not 0 <= session < len(offsets) - 1:
-            return None
-        return offsets[session] + turn if turn < offsets[session + 1] - offsets[session] else None
+    if (
+        isinstance(raw, list)
+        and len(raw) == 2
+        and all(isinstance(x, int) and not isinstance(x, bool) for x in raw)
+    ):
+        return int(raw[0])
     return None
 
 
 def _steps(
-    messages: list[Any], dialogue: bool, where: str
+    messages: list[Any], dialogue: bool, where: str, tally: LoadTally
 ) -> tuple[list[tuple[str, str, datetime]], list[int] | None]:
-    """(user text, assistant text, time) per step, and the session offsets of raw FirstAgent data."""
+    """(user text, assistant text, time) per step, and the session offsets of raw data in sessions."""
     offsets: list[int] | None = None
-    if dialogue and messages and all(isinstance(session, list) for session in messages):
+    if messages and all(isinstance(session, list) for session in messages):
         offsets = [0]
         flat = []
         for session in messages:
@@ -246,7 +302,13 @@ def _steps(
                 user = f"{user} (place: {entry['place']})"
         else:
             raise usage_error(f"{where}: a message is a {type(entry).__name__}, expected text or an object")
-        when = parse_time(raw_time) or previous + timedelta(minutes=1)
+        when = parse_time(raw_time)
+        if when is None:
+            if raw_time not in (None, ""):
+                tally.note(
+                    "message times in no known format, set a minute after the message before", repr(raw_time)
+                )
+            when = previous + timedelta(minutes=1)
         steps.append((str(user), str(assistant or ""), when))
         previous = when
     return steps, offsets
@@ -277,7 +339,8 @@ def to_published(case: Case, *, dialogue: bool, noise_inserted: bool, tid: int =
 
     `noise_inserted` picks the test-file form (flat lists, the "(place: P; time'T')" suffix, flat
     ids) over the raw category-file form (message objects; sessions with [turn, session] ids,
-    a session being a day of the conversation).
+    a session being a day of the conversation; an id is `[message, session]`, the message
+    numbered across the whole trajectory, as the released files number it).
     """
     messages = list(case.turns())
     stride = 2 if dialogue else 1
@@ -314,7 +377,7 @@ def to_published(case: Case, *, dialogue: bool, noise_inserted: bool, tid: int =
         if user.timestamp.date() != day:
             sessions.append([])
             day = user.timestamp.date()
-        where.append([len(sessions[-1]), len(sessions) - 1])
+        where.append([len(where), len(sessions) - 1])
         sessions[-1].append(
             {
                 "user": user.text,

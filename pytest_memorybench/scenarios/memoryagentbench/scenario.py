@@ -21,6 +21,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
+from pytest_memorybench.core.load_report import LoadTally
 from pytest_memorybench.core.readers import read_json, reading, require
 from pytest_memorybench.core.records import Message, Score, TestDefinition
 from pytest_memorybench.core.spans import parse_span
@@ -85,18 +86,35 @@ class MemoryAgentBenchScenario(FamilyPart):
     def contexts(self, suite: str, params: Mapping[str, Any], seed: int) -> list[ProbeContext]:
         settings = read_params(MemoryAgentBenchParams, self.name, params)
         count = default_counter().count
+        tally = LoadTally()  # published data: what it held and what could not run
         if settings.data_path:
             samples = by_competency(load_samples(settings.data_path), self.part)
+            tally.held("rows", len(samples))
+            tally.held("questions", sum(len(sample.questions) for sample in samples))
             wanted = {part.strip() for part in settings.sources.split(",") if part.strip()}
             if wanted:
+                for sample in samples:
+                    if sample.source not in wanted:
+                        tally.note(
+                            f"questions of sub-datasets not chosen (sources: {settings.sources})",
+                            sample.source,
+                            len(sample.questions),
+                        )
                 samples = [sample for sample in samples if sample.source in wanted]
             source = "published"
         else:
             size = Sized(int(parse_span(settings.tokens).tokens or 0), settings.questions, count)
             samples, source = generate(self.part, seed, settings.generated, size), "generated"
         entities = _entities(settings.entities_path) if settings.entities_path else None
+        for sample in samples if settings.data_path and entities is None else ():
+            if primary_metric(sample.source) == "recall@5":
+                tally.note(f"questions skipped: {NO_ENTITIES}", sample.source, len(sample.questions))
+        report = tally.report() if settings.data_path else None
         return [
-            _context(suite, self.name, seed, sample, source, settings.chunk_size, count, entities)
+            replace(
+                _context(suite, self.name, seed, sample, source, settings.chunk_size, count, entities),
+                report=report,
+            )
             for sample in samples
         ]
 
