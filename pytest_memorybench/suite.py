@@ -250,20 +250,22 @@ def check_data_names(given: Iterable[str], suites: Sequence[Suite]) -> None:
         if name in readable:
             continue
         where = ", ".join(suite.name for suite in suites) or "none"
-        close = get_close_matches(name, sorted(readable), n=3, cutoff=0.6)
+        close = get_close_matches(name, sorted(readable), n=3, cutoff=0.75)
+        suggested = sorted({n for suite in suites for n in suite.data_names(suggested=True)})
         hint = (
-            f"did you mean {' or '.join(close)}?"
+            f"did you mean {_either(close)}?"
             if close
-            else "the selected suites read "
-            + (
-                ", ".join(sorted({n for suite in suites for n in suite.data_names(suggested=True)}))
-                or "no data"
-            )
+            else f"the selected suites read {', '.join(suggested) or 'no data'}"
         )
         raise usage_error(
             f"--mb-data {name}=…: no selected suite ({where}) reads data named {name!r}; {hint}"
             " (a scenario's name, its short name or its family; --mb-suite picks the suites)"
         )
+
+
+def _either(names: Sequence[str]) -> str:
+    """ "a", "a or b", "a, b or c"."""
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} or {names[-1]}"
 
 
 def load_suite(name_or_path: str) -> Suite:

@@ -165,7 +165,10 @@ def test_a_file_we_cannot_read_is_one_line_and_the_rest_runs(pytester: pytest.Py
     result.stdout.fnmatch_lines(
         [
             "memorybench: goodai data: 3 definition files → 2 items",
-            "memorybench:   goodai: dataset folders no scenario reads, their definitions skipped: 1 (*defs/Movies)",
+            (
+                "memorybench:   goodai: dataset folders no scenario reads, their definitions skipped: 1"
+                " (*defs/Movies)"
+            ),
             (
                 "memorybench:   goodai: definition files we cannot read, their tests skipped: 1"
                 " (*defs/Delayed Recall/1.def.json: not a Delayed Recall definition we can read"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import textwrap
 from pathlib import Path
@@ -11,7 +12,8 @@ import pytest
 from pytest_memorybench.core.errors import UsageError
 from pytest_memorybench.core.spans import ISOLATED, Span, parse_span
 from pytest_memorybench.scenarios.ltm.colours import QUESTION
-from pytest_memorybench.suite import Suite, SuiteEntry, builtin_suites, load_suite
+from pytest_memorybench.suite import Suite, SuiteEntry, builtin_suites, check_data_names, load_suite
+from tests.support.runs import usage_error_line
 
 
 def write_suite(tmp_path: Path, text: str, name: str = "my-suite.yaml") -> Path:
@@ -337,3 +339,56 @@ def test_a_scenario_can_sit_out_small_spans(tmp_path: Path) -> None:
     )
     assert suite.too_long_for("ltm.colours", parse_span("32k")) is None
     assert suite.too_long_for("ltm.colours", parse_span("isolated")) is None
+
+
+# --- data names ----------------------------------------------------------------------------------
+
+
+def test_a_data_name_no_selected_suite_reads_is_refused_with_the_closest_it_does(
+    pytester: pytest.Pytester,
+) -> None:
+    """A typo (`locomoo=`) would otherwise run the generated sample as if the data had been read."""
+    data = pytester.path / "locomo10.json"
+    data.write_text("[]", encoding="utf-8")
+    common = ("--memorybench", "--agent=null", "-p", "no:cacheprovider")
+    typo = pytester.runpytest(*common, "--mb-suite=locomo", f"--mb-data=locomoo={data}")
+    assert usage_error_line(typo) == (
+        "ERROR: --mb-data locomoo=…: no selected suite (locomo) reads data named 'locomoo'; did you mean"
+        " locomo? (a scenario's name, its short name or its family; --mb-suite picks the"
+        " suites)"
+    )
+    elsewhere = pytester.runpytest(*common, f"--mb-data=beam={data}")  # the default suite, ltm
+    assert usage_error_line(elsewhere) == (
+        "ERROR: --mb-data beam=…: no selected suite (ltm) reads data named 'beam'; the selected suites read"
+        " chapterbreak (a scenario's name, its short name or its family; --mb-suite picks the suites)"
+    )
+
+
+def test_every_name_a_suite_reads_is_accepted_and_suggested_by_what_reads_data() -> None:
+    locomo, membench, ltm = (load_suite(name) for name in ("locomo", "membench", "ltm"))
+    assert {"locomo", "locomo.conversations", "conversations", "locomo_audit", "locomo_plus"} <= (
+        locomo.data_names()
+    )
+    assert locomo.data_names(suggested=True) == {"locomo", "locomo_audit", "locomo_plus"}
+    assert membench.data_names(suggested=True) == {"membench"}, "every scenario of the family reads data"
+    assert ltm.data_names(suggested=True) == {"chapterbreak"} and "colours" in ltm.data_names()
+    check_data_names(["membench", "participation", "membench.observation"], [membench])
+    with pytest.raises(UsageError, match="did you mean membench"):
+        check_data_names(["memebench"], [membench, ltm])
+
+
+def test_a_run_continued_keeps_the_data_names_it_was_planned_with(pytester: pytest.Pytester) -> None:
+    """A replay carries its run's data names from run.json: they are not refused again, even one
+    no suite reads (a folder from before this check), while a name given anew is checked."""
+    common = ("--memorybench", "-p", "no:cacheprovider", "-k", "colours")
+    pytester.runpytest(*common, "--agent=recall", "--span=isolated", "--mb-output=first")
+    manifest = pytester.path / "first" / "run.json"
+    planned = json.loads(manifest.read_text(encoding="utf-8"))
+    planned["data"] = {"locomoo": str(manifest)}
+    manifest.write_text(json.dumps(planned), encoding="utf-8")
+    replayed = pytester.runpytest(*common, "--mb-replay=first", "--mb-output=second")
+    replayed.assert_outcomes(passed=3)
+    again = pytester.runpytest(
+        *common, "--mb-replay=first", "--mb-output=third", f"--mb-data=beam={manifest}"
+    )
+    assert "no selected suite (ltm) reads data named 'beam'" in usage_error_line(again)

@@ -518,3 +518,31 @@ def test_every_reference_question_file_normalises_to_its_own_fields() -> None:
         ordering.source_ids[:3] == (222, 228, 346)
         and len(ordering.source_ids) == len(set(ordering.source_ids)) == 25
     )
+
+
+def test_the_loader_report_counts_every_conversation_and_what_cannot_run(tmp_path: Path) -> None:
+    """Three conversations of our own in the repository layout: one without its chat file, one
+    question citing a message id the chat does not have, and a filter that leaves one out."""
+    from pytest_memorybench.scenarios.beam.scenario import SCENARIO
+    from pytest_memorybench.suite import load_suite
+
+    for number in (1, 2, 3):
+        write_repository(plan_chat(30_000, seed=number, number=number), tmp_path, number=number)
+    (tmp_path / "chats" / "30K" / "3" / "chat.json").unlink()
+    questions = tmp_path / "chats" / "30K" / "2" / "probing_questions" / "probing_questions.json"
+    raw = json.loads(questions.read_text(encoding="utf-8"))
+    raw["information_extraction"][0]["source_chat_ids"] = [99_999]
+    questions.write_text(json.dumps(raw), encoding="utf-8")
+    whole = load_suite("beam").generate(0, data={"beam": str(tmp_path)})
+    assert whole.loaded is not None and whole.loaded.lines("beam") == [
+        "beam data: 3 conversations, 60 questions → 40 items",
+        "  beam: source_chat_ids naming no message of the chat, kept (never retrievable): 1"
+        " (30K-2 information_extraction[1]: 99999)",
+        "  beam: questions skipped: their chat file is missing (the repository leaves out large chats): 20"
+        " (30K-3)",
+    ]
+    chosen = SCENARIO.contexts("beam", {"data_path": str(tmp_path), "conversations": "1"}, 0)
+    assert chosen[0].report is not None and chosen[0].report.lines("beam") == [
+        "beam data: 3 conversations, 60 questions → 0 items",
+        "  beam: questions of conversations not chosen (conversations: 1): 40 (30K-2, 30K-3)",
+    ]

@@ -221,3 +221,36 @@ def test_the_published_books_in_shared_reference_load_and_calibrate(tmp_path: Pa
         )
         outcomes = run(context, OracleAgent(), tmp_path)
         assert min(o.score.value for o in outcomes.values()) == 1.0
+
+
+def test_the_loader_report_counts_the_book_and_what_no_question_or_delivery_can_use(tmp_path: Path) -> None:
+    """A published book of our own whose book.json holds a chapter no ground-truth row describes,
+    and a question citing a chapter the book does not have: both said, nothing dropped quietly."""
+    parquet = pytest.importorskip("pyarrow.parquet")
+    import pyarrow
+
+    book = generated_book(BookPlan(5, 8))
+    questions = book_questions(book, 5)
+    folder = book_dir(tmp_path)
+    folder.mkdir(parents=True)
+    (folder / "book.json").write_text(json.dumps(book.document() + "\n\n\nChapter 9\n\nAn extra chapter."))
+    truths, qa = published_rows(book, questions)
+    qa[0]["correct_answer_chapters"] = {*qa[0]["correct_answer_chapters"], 12}
+    parquet.write_table(pyarrow.Table.from_pylist(truths), folder / "df_book_groundtruth.parquet")
+    parquet.write_table(pyarrow.Table.from_pylist(qa), folder / "df_qa.parquet")
+    loaded = load_book(folder)
+    assert loaded.report.lines("episodic") == [
+        f"episodic data: 8 chapters, {len(questions)} questions → 0 items",
+        "  episodic: chapters of book.json without a ground-truth row, not delivered: 1 (chapter 9)",
+        "  episodic: answer chapters naming no chapter of the book, kept (never retrievable): 1"
+        " (question 0: chapter 12)",
+    ]
+    (context,) = SCENARIO.contexts("episodic", {"data_path": str(folder)}, 0)
+    assert context.report == loaded.report and len(context.probes) == len(questions)
+    saved = load_book(_saved(tmp_path))
+    assert saved.report.lines("episodic") == ["episodic data: 20 chapters → 0 items; nothing skipped"]
+
+
+def _saved(root: Path) -> Path:
+    save_book(generated_book(BookPlan(0, 20)), root / "saved", {"writer": "template", "seed": 0})
+    return root / "saved"

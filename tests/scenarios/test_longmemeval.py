@@ -207,3 +207,25 @@ def test_a_file_is_indexed_and_each_history_read_again_when_delivered(tmp_path: 
 
 def test_dates_read_as_published() -> None:
     assert parse_date("2023/05/20 (Sat) 02:21") == datetime(2023, 5, 20, 2, 21)
+
+
+def test_the_loader_report_counts_the_file_and_the_evidence_labels_recall_cannot_use(tmp_path: Path) -> None:
+    entries = generate_entries(0)
+    entries[0]["answer_session_ids"].append("nowhere")
+    for session in entries[1]["haystack_sessions"]:
+        for turn in session:
+            turn.pop("has_answer", None)
+    path = tmp_path / "longmemeval_s.json"
+    path.write_text(json.dumps(entries), encoding="utf-8")
+    contexts = SCENARIO.contexts("longmemeval", {"data_path": str(path)}, 0)
+    sessions = sum(len(entry["haystack_session_ids"]) for entry in entries)
+    report = contexts[0].report
+    assert report is not None and all(context.report is report for context in contexts)
+    assert report.lines("longmemeval") == [
+        f"longmemeval data: 7 questions, {sessions} history sessions → 0 items",
+        "  longmemeval: answer_session_ids naming no session of the question's history: 1"
+        f" ({entries[0]['question_id']}: nowhere)",
+        "  longmemeval: questions naming answer sessions but marking no turn has_answer (recall not"
+        f" measured): 1 ({entries[1]['question_id']})",
+    ]
+    assert contexts[1].probes[0].expected["evidence_ids"] == []

@@ -28,6 +28,7 @@ from pytest_memorybench.scenarios.ltm.chapterbreak import (
     score_option,
     split_pages,
 )
+from pytest_memorybench.suite import load_suite
 from tests.support.engine import converse
 from tests.support.ltm import needs_goodai, published, stored_agreement
 from tests.support.paths import FIXTURES
@@ -138,6 +139,25 @@ def test_published_layout_and_goodai_selection(tmp_path: Path) -> None:
     as_dict = tmp_path / "by_id.json"
     as_dict.write_text(json.dumps({"x": sample}))
     assert [s.id for s in load_samples(str(as_dict))] == ["x"]
+
+
+def test_the_data_report_counts_the_file_and_what_the_split_leaves_out(tmp_path: Path) -> None:
+    sample = {"ctx": "A. B. C", "pos": "right", "negs": ["w1", "w2", "w3", "w4", "w5"]}
+    book, index = GOODAI_SOLVABLE[0].rsplit("_", 1)
+    chapters = [sample] * int(index) + [{**sample, "negs": [*sample["negs"], "w6", "w7"]}]
+    path = tmp_path / "chapterbreak_ctx_8192.json"
+    path.write_text(json.dumps({"ao3": {book: chapters, "777": [sample]}, "pg19": {"123": [sample]}}))
+    suite_file = tmp_path / "cb.yaml"
+    suite_file.write_text("name: cb\nscenarios:\n  - scenario: ltm.chapterbreak\n    repetitions: 2\n")
+    generated = load_suite(str(suite_file)).generate(0, data={"chapterbreak": str(path)})
+    missing = ", ".join(sorted(GOODAI_SOLVABLE[1:]))
+    assert generated.loaded is not None and generated.loaded.lines("cb") == [
+        f"cb data: {int(index) + 3} samples → 2 items",
+        f"  cb: samples GoodAI marked solvable that the file lacks: 3 ({missing})",
+        f"  cb: samples outside split 'goodai': {int(index) + 2}",
+        f"  cb: wrong beginnings past the 5 an item offers, not used: 2 ({GOODAI_SOLVABLE[0]})",
+    ]
+    assert SCENARIO.data_report({}) is None, "generated definitions read no data"
 
 
 def test_goodais_zstd_copy_reads_as_the_json(tmp_path: Path) -> None:

@@ -266,13 +266,26 @@ def test_no_context_asks_the_questions_with_nothing_delivered(pytester: pytest.P
 
 def test_a_published_split_runs_by_its_sources(pytester: pytest.Pytester) -> None:
     data = pytester.path / "split.json"
-    data.write_text(json.dumps(_rows()), encoding="utf-8")
+    recommendation = {
+        "context": "User: I loved Harbour Lights.",
+        "questions": ["What should I watch next?", "And after that?"],
+        "answers": [["12"], ["7"]],
+        "metadata": {"source": "recsys_redial_full"},
+    }
+    data.write_text(json.dumps([*_rows(), recommendation]), encoding="utf-8")
     run = run_benchmark(
         pytester,
         "--agent=oracle",
         "--mb-suite=memoryagentbench",
         f"--mb-data=memoryagentbench={data}",
         *QUIET,
+    )
+    run.outcome.stdout.fnmatch_lines(
+        [
+            "memorybench: memoryagentbench data: 4 rows, 6 questions → 4 items",
+            "memorybench:   memoryagentbench: questions skipped: movie recommendation needs the release's"
+            " entity2id.json: --mb-data memoryagentbench_entities=PATH: 2 (recsys_redial_full)",
+        ]
     )
     assert {item["category"] for item in run.results["items"]} == {
         "factconsolidation_sh_6k",
