@@ -250,7 +250,8 @@ def check_data_names(given: Iterable[str], suites: Sequence[Suite]) -> None:
         if name in readable:
             continue
         where = ", ".join(suite.name for suite in suites) or "none"
-        close = get_close_matches(name, sorted(readable), n=3, cutoff=0.75)
+        close = get_close_matches(name, sorted(readable), n=4, cutoff=0.75)
+        close = [n for n in close if n.rpartition(".")[2] == n or n.rpartition(".")[2] not in close][:3]
         suggested = sorted({n for suite in suites for n in suite.data_names(suggested=True)})
         hint = (
             f"did you mean {_either(close)}?"

@@ -181,6 +181,13 @@ DRILLS = [
         _write("cb.json", '{"a": [1, 2'),
     ),
     Drill(
+        "--mb-data naming data no selected suite reads",
+        (*QUICK, "--mb-data=chapterbreek=cb.json"),
+        USAGE,
+        r"ERROR: --mb-data chapterbreek=…: no selected suite \(ltm\) reads data named 'chapterbreek'",
+        _write("cb.json", "{}"),
+    ),
+    Drill(
         "a GoodAI folder without config.yml",
         (*BASE, "--agent=recall", "--mb-suite=goodai-definitions=."),
         USAGE,

@@ -219,6 +219,26 @@ def test_our_raw_first_agent_files_number_ids_as_the_released_ones(tmp_path: Pat
     assert loaded.evidence == case.evidence and not tally.report().notes
 
 
+def test_raw_third_agent_sessions_are_flattened_the_same_way(tmp_path: Path) -> None:
+    """ThirdAgent highlevel raw files hold sessions of messages too (load_test_data.py's
+    `infuse_single_trajectory_message_special`), their ids `[message, session]` alike."""
+    sessions = [
+        [{"message": f"Note {s}-{m}: the kettle is blue.", "time": f"2024-05-0{s + 1} 09:0{m}", "place": "kitchen"}
+         for m in range(3)]
+        for s in range(2)
+    ]  # fmt: skip
+    qa = {"question": "What colour is the kettle?", "choices": {"A": "blue", "B": "red"}, "ground_truth": "A"}
+    trajectory = {"tid": 3, "message_list": sessions, "QA": {**qa, "target_step_id": [[1, 0], [4, 1]]}}
+    write(tmp_path / "ThirdAgent" / "highlevel.json", {"movie": [trajectory]})
+    tally = LoadTally()
+    (case,) = load_cases(str(tmp_path), dialogue=False, prefix="o", tally=tally)
+    assert case.evidence == (1, 4) and case.steps == 6 and case.level == "reflective"
+    assert [m.text for m in case.turns()][4] == "Note 1-1: the kettle is blue. (place: kitchen)"
+    assert tally.report().lines("membench") == [
+        "membench data: 1 ThirdAgent trajectory → 0 items; nothing skipped"
+    ]
+
+
 def test_released_participation_data_runs_with_every_evidence_step(pytester: pytest.Pytester) -> None:
     """Through a whole run: the header says what the data held, recall@10 is over all five
     evidence steps (the recall baseline finds 2 of them: 0.400; reading [turn, session] kept only
