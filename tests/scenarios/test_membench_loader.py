@@ -222,11 +222,15 @@ def test_our_raw_first_agent_files_number_ids_as_the_released_ones(tmp_path: Pat
 def test_raw_third_agent_sessions_are_flattened_the_same_way(tmp_path: Path) -> None:
     """ThirdAgent highlevel raw files hold sessions of messages too (load_test_data.py's
     `infuse_single_trajectory_message_special`), their ids `[message, session]` alike."""
-    sessions = [
-        [{"message": f"Note {s}-{m}: the kettle is blue.", "time": f"2024-05-0{s + 1} 09:0{m}", "place": "kitchen"}
-         for m in range(3)]
-        for s in range(2)
-    ]  # fmt: skip
+
+    def message(s: int, m: int) -> dict[str, str]:
+        return {
+            "message": f"Note {s}-{m}: the kettle is blue.",
+            "time": f"2024-05-0{s + 1} 09:0{m}",
+            "place": "kitchen",
+        }
+
+    sessions = [[message(s, m) for m in range(3)] for s in range(2)]
     qa = {"question": "What colour is the kettle?", "choices": {"A": "blue", "B": "red"}, "ground_truth": "A"}
     trajectory = {"tid": 3, "message_list": sessions, "QA": {**qa, "target_step_id": [[1, 0], [4, 1]]}}
     write(tmp_path / "ThirdAgent" / "highlevel.json", {"movie": [trajectory]})
