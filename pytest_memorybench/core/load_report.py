@@ -30,6 +30,7 @@ class LoadNote:
     count: int
     examples: tuple[str, ...] = ()  # the first few distinct ones
     more: bool = False  # other examples were left out
+    shared: bool = False  # a fact of the whole path, which every scenario reading it sees alike
 
     def line(self) -> str:
         shown = ", ".join(self.examples) + (", …" if self.more else "")
@@ -74,11 +75,13 @@ class LoadTally:
         """The data holds `count` more of `plural` ("questions")."""
         self.held_counts[plural] = self.held_counts.get(plural, 0) + count
 
-    def note(self, what: str, example: str | None = None, count: int = 1) -> None:
+    def note(self, what: str, example: str | None = None, count: int = 1, *, shared: bool = False) -> None:
         """`count` more of a kind of thing the loader could not use (or read a certain way); the first
-        few distinct examples are kept."""
-        before = self.notes.get(what, LoadNote(what, 0))
-        self.notes[what] = _joined(before, LoadNote(what, count, () if example is None else (example,)))
+        few distinct examples are kept.  `shared`: a fact of the whole path (files no scenario
+        reads), counted once when the reports of scenarios reading one path are merged."""
+        before = self.notes.get(what, LoadNote(what, 0, shared=shared))
+        more = LoadNote(what, count, () if example is None else (example,), shared=shared)
+        self.notes[what] = _joined(before, more)
 
     def report(self) -> LoadReport:
         return LoadReport(tuple(self.held_counts.items()), tuple(self.notes.values()))
@@ -97,18 +100,22 @@ def merged(reports: Iterable[LoadReport | None]) -> LoadReport | None:
         for noun, count in report.held:
             tally.held(noun, count)
         for note in report.notes:
-            tally.notes[note.what] = _joined(tally.notes.get(note.what, LoadNote(note.what, 0)), note)
+            before = tally.notes.get(note.what, LoadNote(note.what, 0, shared=note.shared))
+            tally.notes[note.what] = _joined(before, note)
     return replace(tally.report(), items=sum(report.items for report in given))
 
 
 def _joined(before: LoadNote, more: LoadNote) -> LoadNote:
-    """Two notes of one kind as one: counts added, the first few distinct examples kept."""
+    """Two notes of one kind as one: counts added (a shared fact's taken once), the first few
+    distinct examples kept."""
     examples = tuple(dict.fromkeys((*before.examples, *more.examples)))
+    shared = before.shared and more.shared
     return LoadNote(
         before.what,
-        before.count + more.count,
+        max(before.count, more.count) if shared else before.count + more.count,
         examples[:EXAMPLES],
         before.more or more.more or len(examples) > EXAMPLES,
+        shared,
     )
 
 

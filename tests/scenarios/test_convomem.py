@@ -42,9 +42,13 @@ def test_evidence_questions_are_read_with_their_persons_filler(tmp_path: Path) -
         "filler conversations without messages": 1,
     }
     assert report.other_files == 1 and report.topped_up == 0
-    line = report.line()
-    assert "\n" not in line and "1 evidence messages found in no conversation" in line
-    assert "1 JSON file(s) outside ConvoMem's folders ignored" in line
+    assert report.report().lines("convomem") == [
+        "convomem data: 2 questions → 0 items",
+        "  convomem: not used: evidence items without a question and an answer: 1 (user_evidence)",
+        "  convomem: not used: evidence messages found in no conversation: 1 (user_evidence)",
+        "  convomem: not used: filler conversations without messages: 1 (user_evidence)",
+        "  convomem: JSON files outside ConvoMem's folders, left alone: 1",
+    ], "the header's lines (the suite adds the items)"
 
 
 def test_pre_mixed_cases_are_read_as_given(tmp_path: Path) -> None:
@@ -86,7 +90,10 @@ def test_the_limit_keeps_the_first_questions_and_says_so(tmp_path: Path) -> None
     loaded = load_convomem(root, "user_facts", 10, limit=1)
     assert [len(case.items) for case in loaded.cases] == [1] and loaded.report.beyond_limit == 1
     evidence = load_convomem(root, "user_facts", 10, cases="evidence", limit=1)
-    assert len(evidence.items) == 1 and "limit reached" in evidence.report.line()
+    assert len(evidence.items) == 1
+    assert "  convomem: questions past limit, not asked: 2 (user_evidence)" in evidence.report.report().lines(
+        "convomem"
+    )
 
 
 def test_evidence_is_located_by_convomems_own_rule() -> None:
@@ -143,12 +150,15 @@ def test_evidence_keeps_its_order_among_filler_of_the_same_person(tmp_path: Path
 
 def test_a_history_short_of_filler_is_topped_up_and_said(tmp_path: Path) -> None:
     loaded = load_convomem(write_download(tmp_path), "changing_facts", 30)
-    assert loaded.report.topped_up == 1 and loaded.report.notable
-    (context, note) = _scenario("changing_facts").contexts(
+    assert loaded.report.topped_up == 1
+    (context,) = _scenario("changing_facts").contexts(
         "convomem", {"data_path": str(tmp_path), "conversations": 30}, 0
     )
     assert context.sessions == 30 and len({m.session for m in context.turns()}) == 30
-    assert note.probes[0].skip_reason and "topped up with generated filler" in note.probes[0].skip_reason
+    assert context.report is not None and (
+        "  convomem: questions short of filler of their person, topped up with our generator's filler: 1"
+        " (changing_evidence)"
+    ) in context.report.lines("convomem")
 
 
 @pytest.mark.asyncio
@@ -207,7 +217,10 @@ def test_a_published_download_runs_oracle_one_null_zero_but_abstention(
         "convomem.abstention": 1.0
     }
     oracle.outcome.stdout.fnmatch_lines(
-        ["SKIPPED*convomem user_evidence: *evidence messages found in no conversation*"]
+        [
+            f"memorybench: convomem data: {sum(expected)} questions* → {sum(expected)} items",
+            "memorybench:   convomem: not used: evidence messages found in no conversation: *",
+        ]
     )
 
 

@@ -11,7 +11,7 @@ the file name's first part, as `EvidencePersistence.loadEvidenceItems` does.  A 
 case (`TestCaseSerializer.scala`) holds the same items under `evidenceItems`.
 
 A row that cannot be used (no question, a message without text) is counted, never dropped
-quietly: the callers put the counts in their `LoadReport`.
+quietly: the callers put the counts in their `LoadCounts`.
 """
 
 from __future__ import annotations

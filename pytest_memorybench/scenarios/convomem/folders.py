@@ -22,6 +22,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from pytest_memorybench.core.load_report import LoadReport, LoadTally
 from pytest_memorybench.scenarios.convomem.data import KINDS, Skips, person_of
 
 EVIDENCE = "evidence_questions"
@@ -92,7 +93,7 @@ def _first_char(file: Path) -> str:
 
 
 @dataclass
-class LoadReport:
+class LoadCounts:
     """What one load of ConvoMem's data read, what it made, and what it could not use, and why."""
 
     kind: str  # the evidence folder, e.g. user_evidence
@@ -108,36 +109,38 @@ class LoadReport:
     topped_up: int = 0  # questions whose person has too little filler: our generator's makes up the rest
     skipped: Skips = field(default_factory=Skips)  # what was not used, by reason
 
-    @property
-    def notable(self) -> bool:
-        """Whether the data was not used as published somewhere: something skipped or replaced."""
-        return bool(self.skipped or self.topped_up)
-
-    def line(self) -> str:
-        """The report in one line, e.g. for a run's header."""
-        made = f"{self.items} question(s)" + (f" in {self.cases} pre-mixed case(s)" if self.cases else "")
-        parts = [f"convomem {self.kind}: {self.files} file(s) read, {made}"]
-        if self.filler:
-            parts.append(f"{self.filler} filler conversation(s)")
-        if self.personas:
-            parts.append(f"{self.personas} persona(s)")
-        if self.other_sizes:
-            sizes = ", ".join(f"{n} at {size}" for size, n in sorted(self.other_sizes.items()))
-            parts.append(f"pre-mixed cases of other sizes left out: {sizes}")
-        if self.unread or self.beyond_limit:
-            parts.append(
-                f"limit reached: {self.unread} file(s) not read, {self.beyond_limit} question(s) not asked"
+    def report(self) -> LoadReport:
+        """The counts as the run's header says them (`core.load_report`): the questions and
+        pre-mixed cases of this kind, then a line per kind of thing left out, replaced or not used.
+        Filler and personas are read again by every kind whose people need them, so they are not
+        added up across kinds; the files outside ConvoMem's folders are counted once."""
+        tally = LoadTally()
+        tally.held("questions", self.items)
+        if self.cases:
+            tally.held("pre-mixed cases", self.cases)
+        for size, count in sorted(self.other_sizes.items()):
+            tally.note(
+                "pre-mixed cases of another size than the suite's conversations, left out",
+                f"{count} at {size}",
+                count,
             )
-        if self.other_files:
-            parts.append(f"{self.other_files} JSON file(s) outside ConvoMem's folders ignored")
+        if self.unread:
+            tally.note("files left unread once limit questions were found", self.kind, self.unread)
+        if self.beyond_limit:
+            tally.note("questions past limit, not asked", self.kind, self.beyond_limit)
         if self.topped_up:
-            parts.append(
-                f"{self.topped_up} question(s) short of their filler, topped up with generated filler"
+            tally.note(
+                "questions short of filler of their person, topped up with our generator's filler",
+                self.kind,
+                self.topped_up,
             )
-        line = "; ".join(parts)
-        if self.skipped:
-            line += "; not used: " + ", ".join(f"{n} {why}" for why, n in sorted(self.skipped.items()))
-        return line
+        for why, count in sorted(self.skipped.items()):
+            tally.note(f"not used: {why}", self.kind, count)
+        if self.other_files:
+            tally.note(
+                "JSON files outside ConvoMem's folders, left alone", count=self.other_files, shared=True
+            )
+        return tally.report()
 
 
-__all__ = ["EVIDENCE", "FILLER", "LAYOUT", "PERSONAS", "PREMIXED", "Layout", "LoadReport", "find_layout"]
+__all__ = ["EVIDENCE", "FILLER", "LAYOUT", "PERSONAS", "PREMIXED", "Layout", "LoadCounts", "find_layout"]

@@ -11,7 +11,7 @@ Two ways to the questions, as ConvoMem has them:
 `auto` takes the pre-mixed cases when the data holds some of the kind, else the evidence questions.
 Filler is read only for the people whose questions run (`ConversationLoader` groups it by person:
 an item's `personId`, else its file name's); the personas file names each person's role.  What
-could not be used is counted in the load's `LoadReport`.
+could not be used is counted in the load's `LoadCounts`, which the run's header says.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from pytest_memorybench.scenarios.convomem.data import (
     evidence_item,
     person_of,
 )
-from pytest_memorybench.scenarios.convomem.folders import LAYOUT, Layout, LoadReport, find_layout
+from pytest_memorybench.scenarios.convomem.folders import LAYOUT, Layout, LoadCounts, find_layout
 from pytest_memorybench.scenarios.convomem.matching import locate
 from pytest_memorybench.scenarios.convomem.premixed import PremixedCase, read_cases
 
@@ -44,7 +44,7 @@ FOLDER_OF = {category: folder for folder, category in KINDS.items()}
 class Loaded:
     """One kind's questions: evidence items to mix here, or pre-mixed cases; filler by person."""
 
-    report: LoadReport
+    report: LoadCounts
     items: list[EvidenceItem] = field(default_factory=list)
     cases: list[PremixedCase] = field(default_factory=list)
     filler: dict[str, list[Conversation]] = field(default_factory=dict)
@@ -58,7 +58,7 @@ def load_convomem(path: str | Path, category: str, size: int, cases: str = "auto
     layout = find_layout(path)
     require(not layout.empty, f"{path} holds no evidence questions or test cases; {LAYOUT}")
     folder = FOLDER_OF[category]
-    loaded = Loaded(LoadReport(folder, other_files=len(layout.other)))
+    loaded = Loaded(LoadCounts(folder, other_files=len(layout.other)))
     premixed = layout.premixed.get(folder, [])
     if cases == "premixed" or (cases == "auto" and premixed):
         _read_premixed(loaded, premixed, category, size, limit)
@@ -89,7 +89,7 @@ def _read_premixed(
 
 
 def _within_limit(
-    files: list[tuple[int, Path]], report: LoadReport, limit: int
+    files: list[tuple[int, Path]], report: LoadCounts, limit: int
 ) -> Iterator[tuple[int, Path]]:
     """The files to read, in order, until `limit` questions are found (the rest counted unread)."""
     for number, (count, file) in enumerate(files):

@@ -16,8 +16,8 @@ answer): the answer contains the fact (user and assistant facts), the newest val
 facts), a refusal when nothing was said (abstention), the rubric (preferences and implicit
 connections).  Evidence recall (agents with `retrieve`) counts the evidence messages found, the
 multi-evidence recall of the README; the evidence messages are located by ConvoMem's own rule
-(`matching.py`), and those found nowhere are counted.  What a load could not use is said in one
-skipped item per kind (`<kind>-not-used`).
+(`matching.py`), and those found nowhere are counted.  What a load read and could not use is its
+contexts' report, which the run's header says (`folders.LoadCounts.report`).
 """
 
 from __future__ import annotations
@@ -94,9 +94,8 @@ class ConvomemScenario(FamilyPart):
                 )
                 for item in loaded.items
             ]
-        if loaded.report.notable:
-            found.append(_not_used(suite, self.name, seed, self.part, loaded.report.line()))
-        return found
+        report = loaded.report.report()
+        return [replace(context, report=report) for context in found]
 
     async def score(
         self, definition: TestDefinition, responses: Sequence[str], context: ScoringContext
@@ -236,23 +235,6 @@ def _premixed_context(
         return conversations, [number * IDS for number in range(len(conversations))]
 
     return ProbeContext(case.id, definitions, _stream(history), header=HEADER, sessions=case.size)
-
-
-def _not_used(suite: str, scenario: str, seed: int, category: str, line: str) -> ProbeContext:
-    """What the data held that could not be used, said as one skipped item (until runs report loads)."""
-    name = f"{category}-not-used"
-    definition = probe_definition(
-        suite=suite,
-        scenario=scenario,
-        seed=seed,
-        context=name,
-        probe_id=name,
-        question="(none)",
-        ideal_answer="",
-        expected=None,
-        markers=(category,),
-    )
-    return ProbeContext(name, (replace(definition, skip_reason=line),), lambda: iter(()))
 
 
 def _message_ids(item: EvidenceItem, history: list[Conversation]) -> list[int]:
