@@ -75,6 +75,7 @@ class Suite:
     incompatible: tuple[tuple[str, ...], ...] = field(default=())
     loaded: tuple[TestDefinition, ...] = ()  # definitions read from files instead of generated
     report: LoadReport | None = None  # what the files of `loaded` held and could not be used for
+    problems: tuple[str, ...] = ()  # lines the header says as they are (a re-score's notes and skips)
 
     def definitions(self, seed: int, data: Mapping[str, str] | None = None) -> list[TestDefinition]:
         """All tests of the suite, in a fixed order (xdist workers must collect identically)."""
@@ -132,13 +133,14 @@ class Suite:
             for e in self.entries
         )
 
-    def data_names(self, *, suggested: bool = False) -> set[str]:
+    def data_names(self, *, suggested: bool = False, rescored: bool = False) -> set[str]:
         """The `--mb-data` names this suite reads (`_with_data`): each scenario's name, short name
         and family, and the names of its own extra files (`data_params`).  `suggested`: the names
         to offer a user, of the scenarios that read data (probe families, ChapterBreak): a family
         whose every scenario does, else the scenario's short name.  A suite of definitions read
-        from files reads none."""
-        if self.loaded:
+        from files reads none, unless it is a re-score's (`rescored`), whose reader may take its
+        questions from the data (LongMemEval's hypotheses name them by id only)."""
+        if self.loaded and not rescored:
             return set()
         names: set[str] = set()
         reading: dict[str, list[str]] = {}  # family -> the short names of its scenarios that read data
@@ -242,17 +244,20 @@ def _with_data(entry: SuiteEntry, data: Mapping[str, str], span: Span | None = N
     return params
 
 
-def check_data_names(given: Iterable[str], suites: Sequence[Suite]) -> None:
+def check_data_names(given: Iterable[str], suites: Sequence[Suite], *, rescored: bool = False) -> None:
     """Refuse, in one line, a `--mb-data` name no selected suite reads (a typo would otherwise run
-    the generated sample): with the closest names they do read."""
-    readable = {name for suite in suites for name in suite.data_names()}
+    the generated sample): with the closest names they do read.  `rescored`: the suites are a
+    re-score's, made from published answers."""
+    readable = {name for suite in suites for name in suite.data_names(rescored=rescored)}
     for name in given:
         if name in readable:
             continue
         where = ", ".join(suite.name for suite in suites) or "none"
         close = get_close_matches(name, sorted(readable), n=4, cutoff=0.75)
         close = [n for n in close if n.rpartition(".")[2] == n or n.rpartition(".")[2] not in close][:3]
-        suggested = sorted({n for suite in suites for n in suite.data_names(suggested=True)})
+        suggested = sorted(
+            {n for suite in suites for n in suite.data_names(suggested=True, rescored=rescored)}
+        )
         hint = (
             f"did you mean {_either(close)}?"
             if close

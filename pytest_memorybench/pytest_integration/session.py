@@ -497,10 +497,11 @@ def header(config: pytest.Config) -> str:
         f"| profile {settings.profile} | concurrency {1 if turns else settings.concurrency or 'auto'} "
         f"| run folder {_relative(run.context.output, config.invocation_params.dir)}{resumed}"
     )
+    problems = [f"memorybench: {problem}" for suite in run.context.suites for problem in suite.problems]
     loaded = [
         f"memorybench: {said}" for suite, report in run.context.loaded.items() for said in report.lines(suite)
     ]
-    return "\n".join([line, *([f"memorybench: {turns}"] if turns else []), *loaded])
+    return "\n".join([line, *([f"memorybench: {turns}"] if turns else []), *problems, *loaded])
 
 
 def _memory_terms(settings: Settings) -> str:

@@ -168,7 +168,7 @@ def open_run(
         else None
     )
     suites = tuple(published.suites) if published else tuple(load_suite(name) for name in settings.suites)
-    check_data_names(settings.data_given, suites)
+    check_data_names(settings.data_given, suites, rescored=published is not None)
     logged_spans = manifest.spans if manifest else {}
     spans = {suite.name: logged_spans.get(suite.name) or settings.span or suite.span for suite in suites}
     if manifest:
