@@ -15,6 +15,7 @@ from pytest_memorybench.judges.local.text import (
     coverage,
     dates_agree,
     has_value,
+    word_found,
 )
 
 _NEGATION = re.compile(r"\b(?:not|never|no|nor|neither|cannot|no\s+longer|stopped|quit|gave\s+up)\b|n't")
@@ -67,9 +68,9 @@ SUBSTITUTION_CONTEXT = (
 
 
 def _synonyms(first: str, second: str) -> bool:
-    """Two stems that say the same: spelling variants, or one side of an `_OPPOSITES` pair ("start" /
-    "began")."""
-    if fuzz.ratio(first, second) >= WORD_MATCH:
+    """Two stems that say the same: spelling variants, forms of one word ("applying" / "application"),
+    or one side of an `_OPPOSITES` pair ("start" / "began")."""
+    if fuzz.ratio(first, second) >= WORD_MATCH or word_found(first, frozenset({second})):
         return True
     return any(
         any(word.startswith(first) for word in side) and any(word.startswith(second) for word in side)
@@ -92,13 +93,18 @@ def _says_otherwise(first: str, second: str) -> str | None:
     ends = (_FROM_TO.search(clean(first)), _FROM_TO.search(clean(second)))
     if ends[0] and ends[1] and (ends[0].group(1), ends[0].group(2)) == (ends[1].group(2), ends[1].group(1)):
         return "the texts go in opposite directions"
-    own = (set(analyse(first).content), set(analyse(second).content))
+    one, other = analyse(first), analyse(second)
+    # Words one text has and the other lacks ("setting" of "setting up" is there in "setup").
+    only = (
+        {w for w in one.content if w not in other.content_set},
+        {w for w in other.content if w not in one.content_set},
+    )
     if (
-        len(own[0] - own[1]) == 1
-        and len(own[1] - own[0]) == 1
-        and len(own[0] & own[1]) >= SUBSTITUTION_CONTEXT
+        len(only[0]) == 1
+        and len(only[1]) == 1
+        and len(set(one.content) & other.content_set) >= SUBSTITUTION_CONTEXT
     ):
-        mine, theirs = next(iter(own[0] - own[1])), next(iter(own[1] - own[0]))
+        mine, theirs = next(iter(only[0])), next(iter(only[1]))
         if not _synonyms(mine, theirs):
             return f"one detail differs ({mine} / {theirs})"
     words = (set(re.findall(r"[a-z]+", clean(first))), set(re.findall(r"[a-z]+", clean(second))))
@@ -131,6 +137,9 @@ def judge_equivalence(payload: Mapping[str, Any]) -> dict[str, Any]:
     fewer_dates, more_dates = sorted((first.dates, second.dates), key=len)
     if fewer_dates and not dates_agree(fewer_dates, more_dates):
         return {"equivalent": False, "reason": "different dates"}
+    fewer_names, more_names = sorted((first.identifiers, second.identifiers), key=len)
+    if fewer_names and not fewer_names <= more_names:
+        return {"equivalent": False, "reason": "different identifiers"}
     if not short.content:
         return {"equivalent": False, "reason": "nothing to compare"}
     different = _says_otherwise(str(payload["first"]), str(payload["second"]))

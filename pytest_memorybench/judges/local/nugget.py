@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
-from pytest_memorybench.judges.local.stance import asserted, value_spans
+from pytest_memorybench.judges.local.stance import asserted, stance, value_spans
 from pytest_memorybench.judges.local.text import (
     UNIT_WORDS,
     Analysis,
@@ -16,6 +17,9 @@ from pytest_memorybench.judges.local.text import (
     coverage,
     dates_agree,
     has_value,
+    identifier_written,
+    normalise,
+    stem,
     times_agree,
 )
 
@@ -32,8 +36,11 @@ _PROHIBITIONS = (
         + _VERBS
         + r")(?:s|es|ed|ing)?\b\s*(?:that\s+|any\s+|the\s+)?(?P<x>.+)"
     ),
-    re.compile(r"\bavoid(?:s|ing)?\s+(?:(?:" + _VERBS + r")(?:s|es|ing)?\s+)?(?:any\s+|the\s+)?(?P<x>.+)"),
-    re.compile(r"\brefrains?\s+from\s+(?:\w+ing\s+)?(?:any\s+|the\s+)?(?P<x>.+)"),
+    # not "strategies to avoid redundant uploads": a purpose, not the criterion's own prohibition
+    re.compile(
+        r"(?<!\bto\s)\bavoid(?:s|ing)?\s+(?:(?:" + _VERBS + r")(?:s|es|ing)?\s+)?(?:any\s+|the\s+)?(?P<x>.+)"
+    ),
+    re.compile(r"(?<!\bto\s)\brefrains?\s+from\s+(?:\w+ing\s+)?(?:any\s+|the\s+)?(?P<x>.+)"),
     re.compile(
         r"^\W*(?:the\s+)?(?:response|answer)?\s*(?:has\s+|contains\s+|includes\s+)?(?:no|without)\s+(?:mention\s+of\s+|mentioning\s+|reference\s+to\s+|references\s+to\s+)?(?P<x>.+)"
     ),
@@ -63,7 +70,7 @@ def judge_nugget(payload: Mapping[str, Any]) -> dict[str, Any]:
     nugget = _CONTAINS_STEM.sub("", clean(str(payload["nugget"])), count=1)
     answer = str(payload["answer"] or "")
     given = analyse(answer)
-    if not given.content and not given.numbers and not given.dates:
+    if given.empty:
         return {"score": 0, "reason": "empty response"}
     declines = abstains(answer)
     prohibition = None if _REQUIREMENT.match(nugget) else _prohibited(nugget)
@@ -75,19 +82,25 @@ def judge_nugget(payload: Mapping[str, Any]) -> dict[str, Any]:
     if prohibition is not None:
         if declines:
             return {"score": 0, "reason": "a declining response does not address the question"}
-        return _prohibition(prohibition, given)
+        return _prohibition(prohibition, answer, given)
     return _requirement(nugget, answer, given, str(payload.get("question") or ""))
 
 
-def _prohibition(prohibition: str, given: Analysis) -> dict[str, Any]:
+def _prohibition(prohibition: str, answer: str, given: Analysis) -> dict[str, Any]:
     """A prohibition is respected when the response holds little of what it names."""
     target = analyse(prohibition)
-    target = Analysis(target.text, target.norm, _without_meta(target.content), target.numbers, target.dates)
-    if not target.content and not target.numbers:
+    target = replace(target, content=_without_meta(target.content))
+    text = clean(answer)
+    # Values named: numbers, times ("4 PM") and identifiers ("HTML5"), each present or not.
+    values = [
+        *(has_value(n, given.numbers) for n in target.numbers),
+        *(times_agree([t], given.times) for t in target.times),
+        *(bool(identifier_written(i, text)) for i in target.identifiers),
+    ]
+    if not target.content and not values:
         return {"score": 1, "reason": "nothing identifiable is prohibited"}
     share = coverage(target.content, given.content_set) if target.content else 0.0
-    numbers = [has_value(n, given.numbers) for n in target.numbers]
-    present = share if not numbers else (share + sum(numbers) / len(numbers)) / (2 if target.content else 1)
+    present = share if not values else (share + sum(values) / len(values)) / (2 if target.content else 1)
     if present >= 0.8:
         return {"score": 0, "reason": f"the prohibited content is present ({present:.0%})"}
     if present >= 0.5:
@@ -97,19 +110,22 @@ def _prohibition(prohibition: str, given: Analysis) -> dict[str, Any]:
 
 def _requirement(nugget: str, answer: str, given: Analysis, question_text: str) -> dict[str, Any]:
     """A requirement is met by the response covering its words and stating its values."""
-    requirement = analyse(_REQUIREMENT.sub("", nugget, count=1))
+    stated = _REQUIREMENT.sub("", nugget, count=1)
+    requirement = analyse(stated)
     content = _without_meta(requirement.content)
     if requirement.numbers:  # "25 km": the unit goes with the value, in whatever spelling
         content = tuple(word for word in content if word not in UNIT_WORDS)
-    requirement = Analysis(
-        requirement.text, requirement.norm, content, requirement.numbers, requirement.dates, requirement.times
-    )
+    requirement = replace(requirement, content=content)
+    if not content and not _has_values(requirement, nugget):
+        return _phrase(stated, answer)
     numbers = [has_value(n, given.numbers) for n in requirement.numbers]
+    identifiers = [bool(identifier_written(i, clean(answer))) for i in requirement.identifiers]
     dates_ok = dates_agree(requirement.dates, given.dates)
-    values_ok = all(numbers) and dates_ok
+    times_ok = times_agree(requirement.times, given.times)
+    values_ok = all(numbers) and all(identifiers) and dates_ok and times_ok
     # A criterion with values is about the values: words of the subject without them, or the values
     # denied, doubted or offered among others, earn nothing.
-    if _has_values(requirement, nugget) and not _values_stated(requirement, answer):
+    if _has_values(requirement, nugget) and not _values_stated(requirement, answer, stated):
         return {"score": 0, "reason": "the response does not state the criterion's values"}
     if (
         requirement.content
@@ -120,15 +136,20 @@ def _requirement(nugget: str, answer: str, given: Analysis, question_text: str) 
     # Words the question already says ("the commute" of "how far is my commute?") are the subject,
     # not what the response must add: where the response gives the criterion's values, they count.
     question = analyse(question_text).content_set
-    with_values = (requirement.numbers or requirement.dates) and values_ok
+    with_values = _has_values(requirement, nugget) and values_ok
     pool = given.content_set | question if with_values else given.content_set
+    pool |= _elided(nugget, answer)
     # A criterion that is only a value ("should state: 30") is met by that value, not by any words.
     share = coverage(requirement.content, pool) if requirement.content else float(values_ok)
-    if not requirement.content and not numbers and not requirement.dates:
-        return {"score": 0, "reason": "nothing identifiable is required"}
     if share >= 0.75 and values_ok:
         return {"score": 1, "reason": f"covers {share:.0%} of the criterion's words and its values"}
-    if share >= 0.4 or any(numbers) or (requirement.dates and dates_ok):
+    some_values = (
+        any(numbers)
+        or any(identifiers)
+        or (requirement.dates and dates_ok)
+        or (requirement.times and times_ok)
+    )
+    if share >= 0.4 or some_values:
         verdict = "ok" if values_ok else "missing"
         return {"score": 0.5, "reason": f"covers {share:.0%} of the criterion's words; values {verdict}"}
     return {"score": 0, "reason": f"covers only {share:.0%} of the criterion's words"}
@@ -170,15 +191,54 @@ def _prohibited(nugget: str) -> str | None:
 def _has_values(requirement: Analysis, nugget: str) -> bool:
     """Whether the criterion names values; "one" alone is a pronoun ("clarify which one is true")."""
     numbers = [n for n in requirement.numbers if not (n == 1 and not re.search(r"\b1\b", nugget))]
-    return bool(numbers or requirement.dates or requirement.times)
+    return bool(numbers or requirement.dates or requirement.times or requirement.identifiers)
 
 
-def _values_stated(requirement: Analysis, answer: str) -> bool:
-    """Whether the answer asserts at least one of the criterion's values (numbers, dates, times)."""
+def _phrase(stated: str, answer: str) -> dict[str, Any]:
+    """A criterion of function words only ("should state: Go", "should say: no") is met by those words,
+    asserted in the response."""
+    words = normalise(stated).split()
+    if not words:
+        return {"score": 0, "reason": "nothing identifiable is required"}
     text = clean(answer)
+    pattern = r"(?<![\w'])" + r"\W+".join(re.escape(word) for word in words) + r"(?![\w'])"
+    spans = [(match.start(), match.end()) for match in re.finditer(pattern, text)]
+    if asserted(text, spans):
+        return {"score": 1, "reason": f"says {' '.join(words)!r}"}
+    return {"score": 0, "reason": f"does not say {' '.join(words)!r}"}
+
+
+_WHICH = re.compile(r"\bwhich\s+([a-z]+)")
+_WHICH_ALONE = re.compile(r"\bwhich(?:\s+one)?\s+(?:is|are|was|were|of|one|applies|holds)\b")
+
+
+def _elided(nugget: str, answer: str) -> frozenset[str]:
+    """The noun after "which" that a response leaves understood: "which is correct?" asks "which
+    statement is correct?" as well."""
+    if not _WHICH_ALONE.search(clean(answer)):
+        return frozenset()
+    return frozenset(stem(word) for word in _WHICH.findall(nugget))
+
+
+def _values_stated(requirement: Analysis, answer: str, criterion: str) -> bool:
+    """Whether the answer states at least one of the criterion's values (numbers, dates, times,
+    identifiers) as the criterion does: asserted, or denied or offered with an alternative where the
+    criterion itself does so ("maintain or improve the 85% hit rate", "you never used v2")."""
+    text, criterion = clean(answer), clean(criterion)
     holds = [
         *(lambda found, n=number: has_value(n, found.numbers) for number in requirement.numbers),
         *(lambda found, d=date: dates_agree([d], found.dates) for date in requirement.dates),
         *(lambda found, t=time: times_agree([t], found.times) for time in requirement.times),
     ]
-    return any(asserted(text, value_spans(text, test)) for test in holds)
+    places = [
+        *((value_spans(text, test), value_spans(criterion, test)) for test in holds),
+        *(
+            (identifier_written(key, text), identifier_written(key, criterion))
+            for key in requirement.identifiers
+        ),
+    ]
+    for in_answer, in_criterion in places:
+        allowed = {None, *(stance(criterion, start, end) for start, end in in_criterion)}
+        if any(stance(text, start, end) in allowed for start, end in in_answer):
+            return True
+    return False

@@ -13,6 +13,7 @@ from pytest_memorybench.judges.local.text import (
     coverage,
     dates_agree,
     has_value,
+    identifier_written,
     parse_number,
     phrase_in,
     times_agree,
@@ -72,6 +73,8 @@ def _refers(expected: str, answer: str) -> tuple[bool, str]:
         return False, "the expected time is not in the answer"
     if not all(has_value(number, given.numbers) for number in wanted.numbers):
         return False, "a number of the expected answer is missing"
+    if not all(identifier_written(key, clean(answer)) for key in wanted.identifiers):
+        return False, 'a name of the expected answer ("HTML5", "app.py") is missing'
     if phrase_in(expected, answer):
         text = clean(answer)
         spans = _phrase_spans(wanted.norm, text)
@@ -80,7 +83,7 @@ def _refers(expected: str, answer: str) -> tuple[bool, str]:
         return True, "the answer contains the expected answer"
     words = wanted.content
     if not words:
-        found = bool(wanted.dates or wanted.numbers or wanted.times)
+        found = bool(wanted.dates or wanted.numbers or wanted.times or wanted.identifiers)
         return found, "the expected values are in the answer" if found else "the answer does not contain it"
     share = coverage(words, given.content_set)
     needed = 1.0 if len(set(words)) <= 2 else 0.75 if len(set(words)) <= 5 else 0.6

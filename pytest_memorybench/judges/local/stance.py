@@ -21,8 +21,9 @@ from collections.abc import Callable
 
 from pytest_memorybench.judges.local.text import Analysis, abstains, analyse
 
-_SENTENCE = re.compile(r"[^.!?;\n]+[.!?;\n]*")
-_CLAUSE = re.compile(r"[^,:;.!?\n]+")
+# A point or comma between digits ("v0.6.2", "1.5 million", "68,000", "4:30") ends no sentence or clause.
+_SENTENCE = re.compile(r"(?:[^.!?;\n]|(?<=\d)[.:](?=\d))+[.!?;\n]*")
+_CLAUSE = re.compile(r"(?:[^,:;.!?\n]|(?<=\d)[.,:](?=\d))+")
 _NEGATED_BEFORE = re.compile(
     r"(?:\bnot|\bno|\bnever|n't|\bnor|\bneither|\bwithout|\bskipped|\bmissed|\bcancell?ed|\bnothing\s+about)"
     r"(?:(?:\s+[\w'&-]+){0,3}|(?=(?:\s+[\w'&-]+){0,7}\s*$)(?:\s+[\w'&-]+)*?\s+(?:and|or|nor)(?:\s+[\w'&-]+){0,3})\s*$"

@@ -22,7 +22,7 @@ STOPWORDS = frozenset(
     who whom whose which what when where why how is are was were be been being am do does did done doing
     have has had having will would shall should can could may might must ought not no yes
     some any all each every both either neither other another such own same more most much many few
-    please like get got go went going let lets okay ok oh well really thing things one ones""".split()
+    please like get got go went going let lets okay ok oh well really thing things one ones till until""".split()
 )
 SMALL_NUMBERS = {
     "zero": 0,
@@ -139,6 +139,25 @@ _TIMES = (
     re.compile(rf"\b(?P<h>{_HOUR})(?:\s+o'?clock)?\s*{_PERIOD}"),
     re.compile(rf"\b(?P<h>{_HOUR})\s+o'?clock\b"),
 )
+# Identifiers: a name with digits in it ("HTML5", "v0.6.2", "x86_64", "3C2", "OAuth2"), a dotted
+# version ("0.6.2": no number), a file or library name ("app.py", "Chart.js"), "C++" and "C#".
+# They are values: compared whole, never by spelling distance ("HTML4" is not "HTML5").
+_FILE_EXTENSIONS = (
+    "py|js|mjs|ts|jsx|tsx|json|yaml|yml|toml|ini|cfg|conf|env|md|rst|txt|csv|tsv|html|htm|css|scss|sql|sh|"
+    "xml|java|kt|rb|go|rs|php|cpp|hpp|cs|swift|lock|log|db|sqlite|ipynb|pdf|docx|xlsx|pptx|png|jpe?g|gif|svg"
+)
+_IDENTIFIER = re.compile(
+    r"(?<![\w.+#-])(?:"
+    r"[a-z][a-z_]*\d[a-z0-9_]*(?:[.-][a-z0-9_]+)*"  # html5, v0.6.2, python3.11, es2015, s3
+    r"|\d+[a-z]+\d[a-z0-9_]*"  # 3c2, 2d6
+    r"|\d+(?:\.\d+){2,}"  # 0.6.2, 192.168.0.1
+    rf"|[a-z0-9][\w-]+\.(?:{_FILE_EXTENSIONS})"  # app.py, config.yaml, chart.js
+    r"|[a-z]\+\+|[a-z]#"  # c++, c#
+    r")(?![\w+#]|\.[a-z0-9])"
+)
+# "setting up", "rolled out": a verb and its particle, which a compound noun ("setup", "rollout") names.
+_PHRASAL = re.compile(r"\b([a-z]{2,})\s+(up|out|down|off|in|over|back)\b")
+_ACRONYM_PLURAL = re.compile(r"\b([A-Z][A-Z0-9]*[A-Z])s\b")
 _NUMBER = re.compile(
     r"(?<![\w.])(?P<cur>[$£€¥])?\s?(?P<num>\d+(?:\.\d+)?)(?:\s?(?P<suf>k|bn|thousand|million|billion|m)\b)?"
 )
@@ -191,26 +210,66 @@ class Analysis:
     numbers: tuple[float, ...]
     dates: frozenset[tuple[int | None, int, int | None]]
     times: frozenset[tuple[int, bool]] = frozenset()  # (minutes after midnight, whether am/pm was said)
+    identifiers: frozenset[str] = frozenset()  # "html5", "v0.6.2", "app.py" (see `_IDENTIFIER`)
+    compounds: frozenset[str] = frozenset()  # "setup" for "setting up": found in the text, not needed of it
 
     @property
     def content_set(self) -> frozenset[str]:
-        return frozenset(self.content)
+        """The words a criterion's words are looked up in: the content and the phrasal compounds."""
+        return frozenset(self.content) | self.compounds
+
+    @property
+    def empty(self) -> bool:
+        """Whether the text says nothing at all: no word, no value."""
+        return not (self.norm or self.numbers or self.dates or self.times or self.identifiers)
 
 
 @lru_cache(maxsize=4096)
 def analyse(text: str) -> Analysis:
     """`text` analysed once, for every comparison the local judge makes with it."""
-    lowered = re.sub(r"(?<=\d),(?=\d{3}\b)", "", clean(text))
+    singular = _ACRONYM_PLURAL.sub(r"\1", str(text))  # "APIs" → API: the "s" is no part of the name
+    lowered = re.sub(r"(?<=\d),(?=\d{3}\b)", "", clean(singular))
     dates, rest = _find_dates(_ordinal_days(lowered))
     times, rest = _find_times(rest)
+    identifiers = frozenset(identifier_key(match.group(0)) for match in _IDENTIFIER.finditer(rest))
+    # The digits of a name are no number ("3C2" says no 3, "0.6.2" no 0.6); its words stay ("app.py").
+    rest = _IDENTIFIER.sub(lambda match: " " if re.search(r"\d", match.group(0)) else match.group(0), rest)
     numbers = tuple(_find_numbers(rest))
     norm = normalise(text)
+    words = normalise(rest)
     content = tuple(
         stem(word)
-        for word in normalise(rest).split()
+        for word in words.split()
         if word not in STOPWORDS and word not in _NUMBER_WORDS and not any(char.isdigit() for char in word)
     )
-    return Analysis(str(text), norm, content, numbers, frozenset(dates), frozenset(times))
+    compounds = frozenset(_base(stem(verb)) + particle for verb, particle in _PHRASAL.findall(words))
+    return Analysis(
+        str(text), norm, content, numbers, frozenset(dates), frozenset(times), identifiers, compounds
+    )
+
+
+def identifier_key(identifier: str) -> str:
+    """An identifier as compared: lower case, a version's "v" off, a name's dots and dashes off
+    ("Chart.js" ~ "ChartJS"), a version's dots kept ("0.6.2" is not "0.62")."""
+    key = clean(identifier).strip()
+    if re.match(r"v\d", key):
+        key = key[1:]
+    return key if re.search(r"\d\.\d", key) else re.sub(r"[^\w+#]|_", "", key)
+
+
+def identifier_written(identifier: str, text: str) -> list[tuple[int, int]]:
+    """Where `text` (a `clean`ed answer) writes the identifier (a key): as one token ("HTML5") or two
+    ("HTML 5", "Python 3.11"), nothing of it left over."""
+    tokens = [
+        (match.start(), match.end(), match.group(0).rstrip(".-")) for match in re.finditer(r"[\w.+#-]+", text)
+    ]
+    spans = []
+    for index, (start, end, token) in enumerate(tokens):
+        if identifier_key(token) == identifier:
+            spans.append((start, end))
+        elif index + 1 < len(tokens) and identifier_key(token + tokens[index + 1][2]) == identifier:
+            spans.append((start, tokens[index + 1][1]))
+    return spans
 
 
 def _ordinal_days(text: str) -> str:
@@ -388,9 +447,32 @@ def word_found(word: str, pool: frozenset[str]) -> bool:
             return True
         if len(base) >= 4 and _base(other) == base:  # "delivering" ~ "delivered", "swimming" ~ "swim"
             return True
+        if _roots(word) & _roots(other):  # "implementation" ~ "implementing", "improvement" ~ "improving"
+            return True
     if len(word) >= 5 and pool:
         return process.extractOne(word, pool, scorer=fuzz.ratio, score_cutoff=WORD_MATCH) is not None
     return False
+
+
+_DERIVATIONS = ("ation", "ition", "ion", "ment", "ing", "ed")
+ROOT_LENGTH = 5  # a shorter shared root is chance ("station" / "stating")
+
+
+@lru_cache(maxsize=8192)
+def _roots(word: str) -> frozenset[str]:
+    """The roots a derived word may come from, with and without a final "e" ("improvement" →
+    improve, improv; "applying" → apply); none for a word with no derivational ending: "apart" is
+    no root of "apartment".  Two words sharing a root are one word in two forms."""
+    roots: set[str] = set()
+    if word.endswith("ication"):  # "application" → apply, "verification" → verify
+        roots.add(word[: -len("ication")] + "y")
+    for suffix in _DERIVATIONS:
+        root = word[: -len(suffix)] if word.endswith(suffix) else ""
+        if len(root) > 2 and root[-1] == root[-2] and root[-1] not in "aeiouls":
+            root = root[:-1]  # "planning" → plan
+        if len(root) >= ROOT_LENGTH:
+            roots |= {root, root[:-1] if root.endswith("e") else root + "e"}
+    return frozenset(root for root in roots if len(root) >= ROOT_LENGTH)
 
 
 def _base(word: str) -> str:
