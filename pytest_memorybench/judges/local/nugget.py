@@ -171,6 +171,7 @@ def _contradicts(answer: str, required: Sequence[str]) -> bool:
     return False
 
 
+LEAD_WORDS = 3  # words before a value that show the answer words it as the criterion does
 _META = frozenset({"user", "assistant", "response", "answer", "llm", "model", "mention", "state"})
 
 
@@ -238,7 +239,18 @@ def _values_stated(requirement: Analysis, answer: str, criterion: str) -> bool:
         ),
     ]
     for in_answer, in_criterion in places:
-        allowed = {None, *(stance(criterion, start, end) for start, end in in_criterion)}
-        if any(stance(text, start, end) in allowed for start, end in in_answer):
-            return True
+        for start, end in in_answer:
+            why = stance(text, start, end)
+            if why is None or any(
+                stance(criterion, *place) == why and _same_lead(text, start, criterion, place[0])
+                for place in in_criterion
+            ):
+                return True
     return False
+
+
+def _same_lead(text: str, start: int, criterion: str, criterion_start: int) -> bool:
+    """Whether the words just before a value are the criterion's own ("or improve the 85%"): a hedge
+    or denial the criterion words is the criterion's, not the answer's."""
+    lead = re.findall(r"[\w'%.-]+", criterion[:criterion_start])[-LEAD_WORDS:]
+    return bool(lead) and re.findall(r"[\w'%.-]+", text[:start])[-len(lead) :] == lead
