@@ -11,8 +11,9 @@ import pytest
 
 from pytest_memorybench.judges.base import JudgeTask
 from pytest_memorybench.judges.local import LocalJudge, analyse
+from pytest_memorybench.judges.local.identifiers import identifier_written
 from pytest_memorybench.judges.local.stance import stance
-from pytest_memorybench.judges.local.text import clean, identifier_written, word_found
+from pytest_memorybench.judges.local.text import clean, word_found
 from pytest_memorybench.judges.replies import validate
 
 JUDGE = LocalJudge()
@@ -157,6 +158,45 @@ def test_time_only_criteria(criterion: str, answer: str, score: float) -> None:
     ],
 )
 def test_identifier_criteria(criterion: str, answer: str, score: float) -> None:
+    assert nugget(criterion, answer) == score
+
+
+CONTRADICTION = (
+    "LLM response should mention: "
+    "you also mentioned that Flask-Login v0.6.2 was integrated for session management"
+)
+
+
+@pytest.mark.parametrize(
+    ("criterion", "answer", "score"),
+    [
+        # in a long criterion a name is one detail: left out, it costs what a word costs
+        (
+            CONTRADICTION,
+            "You also mentioned that Flask-Login v0.6.2 was integrated for session management.",
+            1,
+        ),
+        (CONTRADICTION, "You also mentioned that Flask-Login was integrated for session management.", 1),
+        # … but another one in its place is a wrong detail
+        (
+            CONTRADICTION,
+            "You also mentioned that Flask-Login v0.7.0 was integrated for session management.",
+            0,
+        ),
+        (
+            CONTRADICTION,
+            "You also mentioned Flask-Login was integrated for session management on Python 3.11.4.",
+            1,
+        ),
+        (
+            "LLM response should contain: passwords were hashed with the pbkdf2:sha256 method at login",
+            "Passwords were hashed with the pbkdf2:sha512 method at login.",
+            0,
+        ),
+        ("LLM response should contain: passwords were securely hashed at login", "Hashed passwords.", 0.5),
+    ],
+)
+def test_identifiers_in_long_criteria(criterion: str, answer: str, score: float) -> None:
     assert nugget(criterion, answer) == score
 
 

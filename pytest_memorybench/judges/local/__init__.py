@@ -5,8 +5,11 @@ One module per task kind (`reference.py`, `sentence.py`, …), over the text ana
 
 It compares normalised text (case, accents, punctuation, articles, whitespace and plural endings
 ignored), values (numbers written in digits or words, "12k", "$68,000", "1.5 million"; dates such
-as "April 9, 2026", "9th of April", "2026-04-09"), content-word coverage with fuzzy word matching
-(rapidfuzz; "colour" ~ "color", "spagetti" ~ "spaghetti") and ROUGE-L (a small LCS, no dependency).
+as "April 9, 2026", "9th of April", "2026-04-09"; clock times, "4:30 PM", "half past four";
+identifiers, compared whole: "HTML5", "v0.6.2", "app.py", "OAuth2", "C++"), content-word coverage
+with fuzzy word matching (rapidfuzz; "colour" ~ "color", "spagetti" ~ "spaghetti"), forms of one
+word ("implementation" ~ "implementing", "setup" ~ "setting up") and ROUGE-L (a small LCS, no
+dependency).
 
 Per task kind:
   reference    the expected phrase, or enough of its content words, occurs in the answer and is
@@ -22,13 +25,16 @@ Per task kind:
                answer order plus short unmatched items of a bulleted or comma-separated list; [] when
                the answer abstains ("I don't know", "no information", "there is none").
   order        for each predicted item the first unused ground-truth item it matches, else -1.
-  nugget       positive: content words and numbers of the criterion covered (1), partly (0.5), not
-               (0); prohibitions ("does not mention X", "avoids X") score 1 when X is absent from a
-               responsive answer; "states there is no information" criteria reward abstentions.
+  nugget       positive: content words and values of the criterion covered (1), partly (0.5), not
+               (0); a criterion with values (numbers, dates, times, identifiers) earns nothing unless
+               the answer asserts one of them; one of function words only ("should state: Go") is
+               met by those words; prohibitions ("does not mention X", "avoids X"; not "to avoid X")
+               score 1 when X is absent from a responsive answer; "states there is no information"
+               criteria reward abstentions.
   interpretation  a meaning word in the answer, inflected, as the head of a longer meaning, or in a
                compound whose other part the statement or the answer uses ("seaport", "lock-picking").
-  equivalence  content words of the shorter text covered by the longer (and a little back); numbers
-               and dates must agree where both texts give them.
+  equivalence  content words of the shorter text covered by the longer (and a little back); numbers,
+               dates and identifiers must agree where both texts give them.
   answer       the reference rule for LoCoMo's J and LongMemEval's checks, read by meaning: dates
                resolved against the anchors they name and compared by the days they cover, the
                expected answer's gist in other words, part of a list under the generous rule, a
@@ -74,7 +80,7 @@ from pytest_memorybench.judges.local.text import (
 from pytest_memorybench.judges.prompts import check_payload
 from pytest_memorybench.judges.replies import validate
 
-VERSION = "local-8"  # bump when a rule changes: it is recorded with results like a prompt hash
+VERSION = "local-9"  # bump when a rule changes: it is recorded with results like a prompt hash
 
 
 class LocalJudge:

@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
+from pytest_memorybench.judges.local.identifiers import identifier_written
 from pytest_memorybench.judges.local.stance import asserted, stance, value_spans
 from pytest_memorybench.judges.local.text import (
     UNIT_WORDS,
@@ -17,7 +18,6 @@ from pytest_memorybench.judges.local.text import (
     coverage,
     dates_agree,
     has_value,
-    identifier_written,
     normalise,
     stem,
     times_agree,
@@ -118,8 +118,17 @@ def _requirement(nugget: str, answer: str, given: Analysis, question_text: str) 
     requirement = replace(requirement, content=content)
     if not content and not _has_values(requirement, nugget):
         return _phrase(stated, answer)
+    named = [bool(identifier_written(i, clean(answer))) for i in requirement.identifiers]
+    # "Flask-Login v0.6.2" is about the version; in a long description ("… hashed with the default
+    # pbkdf2:sha256 method …") a name is one detail among the words: it counts as one of them.
+    incidental = named if len(set(content)) > NAME_WORDS else []
+    if incidental:
+        rivals = _rivals(stated, answer, requirement.identifiers, given.identifiers)
+        if rivals:
+            return {"score": 0, "reason": f"the response names another {rivals[0]}"}
+        requirement = replace(requirement, identifiers=frozenset())
+    identifiers = [] if incidental else named
     numbers = [has_value(n, given.numbers) for n in requirement.numbers]
-    identifiers = [bool(identifier_written(i, clean(answer))) for i in requirement.identifiers]
     dates_ok = dates_agree(requirement.dates, given.dates)
     times_ok = times_agree(requirement.times, given.times)
     values_ok = all(numbers) and all(identifiers) and dates_ok and times_ok
@@ -141,6 +150,9 @@ def _requirement(nugget: str, answer: str, given: Analysis, question_text: str) 
     pool |= _elided(nugget, answer)
     # A criterion that is only a value ("should state: 30") is met by that value, not by any words.
     share = coverage(requirement.content, pool) if requirement.content else float(values_ok)
+    if incidental:
+        words = len(set(requirement.content))
+        share = (share * words + sum(incidental)) / (words + len(incidental))
     if share >= 0.75 and values_ok:
         return {"score": 1, "reason": f"covers {share:.0%} of the criterion's words and its values"}
     some_values = (
@@ -172,6 +184,7 @@ def _contradicts(answer: str, required: Sequence[str]) -> bool:
 
 
 LEAD_WORDS = 3  # words before a value that show the answer words it as the criterion does
+NAME_WORDS = 3  # a criterion of at most this many words besides its identifiers is about them
 _META = frozenset({"user", "assistant", "response", "answer", "llm", "model", "mention", "state"})
 
 
@@ -195,11 +208,38 @@ def _has_values(requirement: Analysis, nugget: str) -> bool:
     return bool(numbers or requirement.dates or requirement.times or requirement.identifiers)
 
 
+def _rivals(criterion: str, answer: str, wanted: frozenset[str], given: frozenset[str]) -> list[str]:
+    """Identifiers the answer gives in place of wanted ones it lacks: the same letters with other
+    digits ("HTML4" for "HTML5"), or another bare version of the same name ("Flask-Login v0.7.0")."""
+    text, criterion = clean(answer), clean(criterion)
+    rivals = []
+    for key in wanted:
+        if identifier_written(key, text):
+            continue
+        letters = re.sub(r"[\d.]", "", key)
+        for other in given - {key}:
+            if letters:
+                rival = re.sub(r"[\d.]", "", other) == letters
+            else:
+                name = _name_before(criterion, key)
+                rival = not re.sub(r"[\d.]", "", other) and bool(name) and _name_before(text, other) == name
+            if rival:
+                rivals.append(other)
+    return sorted(rivals)
+
+
+def _name_before(text: str, key: str) -> str:
+    """The word just before the first place `text` writes identifier `key` ("flask-login" for "v0.6.2")."""
+    places = identifier_written(key, text)
+    words = re.findall(r"[\w'.+#-]+", text[: places[0][0]]) if places else []
+    return words[-1] if words else ""
+
+
 def _phrase(stated: str, answer: str) -> dict[str, Any]:
     """A criterion of function words only ("should state: Go", "should say: no") is met by those words,
     asserted in the response."""
     words = normalise(stated).split()
-    if not words:
+    if not set(words) - _META:  # "mentions the user": about the conversation, nothing to find
         return {"score": 0, "reason": "nothing identifiable is required"}
     text = clean(answer)
     pattern = r"(?<![\w'])" + r"\W+".join(re.escape(word) for word in words) + r"(?![\w'])"

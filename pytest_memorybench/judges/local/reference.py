@@ -6,6 +6,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from pytest_memorybench.judges.local.identifiers import identifier_written
 from pytest_memorybench.judges.local.stance import EXPLAINED, asserted, stance
 from pytest_memorybench.judges.local.text import (
     analyse,
@@ -13,7 +14,6 @@ from pytest_memorybench.judges.local.text import (
     coverage,
     dates_agree,
     has_value,
-    identifier_written,
     parse_number,
     phrase_in,
     times_agree,

@@ -10,6 +10,8 @@ from functools import lru_cache
 
 from rapidfuzz import fuzz, process
 
+from pytest_memorybench.judges.local.identifiers import find_identifiers
+
 WORD_MATCH = 85  # rapidfuzz ratio for two words to count as the same (spelling variants, typos)
 
 # -- text analysis ------------------------------------------------------------------------------
@@ -22,7 +24,8 @@ STOPWORDS = frozenset(
     who whom whose which what when where why how is are was were be been being am do does did done doing
     have has had having will would shall should can could may might must ought not no yes
     some any all each every both either neither other another such own same more most much many few
-    please like get got go went going let lets okay ok oh well really thing things one ones till until""".split()
+    please like get got go went going let lets okay ok oh well really thing things one ones
+    till until""".split()
 )
 SMALL_NUMBERS = {
     "zero": 0,
@@ -139,22 +142,6 @@ _TIMES = (
     re.compile(rf"\b(?P<h>{_HOUR})(?:\s+o'?clock)?\s*{_PERIOD}"),
     re.compile(rf"\b(?P<h>{_HOUR})\s+o'?clock\b"),
 )
-# Identifiers: a name with digits in it ("HTML5", "v0.6.2", "x86_64", "3C2", "OAuth2"), a dotted
-# version ("0.6.2": no number), a file or library name ("app.py", "Chart.js"), "C++" and "C#".
-# They are values: compared whole, never by spelling distance ("HTML4" is not "HTML5").
-_FILE_EXTENSIONS = (
-    "py|js|mjs|ts|jsx|tsx|json|yaml|yml|toml|ini|cfg|conf|env|md|rst|txt|csv|tsv|html|htm|css|scss|sql|sh|"
-    "xml|java|kt|rb|go|rs|php|cpp|hpp|cs|swift|lock|log|db|sqlite|ipynb|pdf|docx|xlsx|pptx|png|jpe?g|gif|svg"
-)
-_IDENTIFIER = re.compile(
-    r"(?<![\w.+#-])(?:"
-    r"[a-z][a-z_]*\d[a-z0-9_]*(?:[.-][a-z0-9_]+)*"  # html5, v0.6.2, python3.11, es2015, s3
-    r"|\d+[a-z]+\d[a-z0-9_]*"  # 3c2, 2d6
-    r"|\d+(?:\.\d+){2,}"  # 0.6.2, 192.168.0.1
-    rf"|[a-z0-9][\w-]+\.(?:{_FILE_EXTENSIONS})"  # app.py, config.yaml, chart.js
-    r"|[a-z]\+\+|[a-z]#"  # c++, c#
-    r")(?![\w+#]|\.[a-z0-9])"
-)
 # "setting up", "rolled out": a verb and its particle, which a compound noun ("setup", "rollout") names.
 _PHRASAL = re.compile(r"\b([a-z]{2,})\s+(up|out|down|off|in|over|back)\b")
 _ACRONYM_PLURAL = re.compile(r"\b([A-Z][A-Z0-9]*[A-Z])s\b")
@@ -210,7 +197,7 @@ class Analysis:
     numbers: tuple[float, ...]
     dates: frozenset[tuple[int | None, int, int | None]]
     times: frozenset[tuple[int, bool]] = frozenset()  # (minutes after midnight, whether am/pm was said)
-    identifiers: frozenset[str] = frozenset()  # "html5", "v0.6.2", "app.py" (see `_IDENTIFIER`)
+    identifiers: frozenset[str] = frozenset()  # "html5", "0.6.2", "apppy": keys (`identifiers.py`)
     compounds: frozenset[str] = frozenset()  # "setup" for "setting up": found in the text, not needed of it
 
     @property
@@ -231,9 +218,7 @@ def analyse(text: str) -> Analysis:
     lowered = re.sub(r"(?<=\d),(?=\d{3}\b)", "", clean(singular))
     dates, rest = _find_dates(_ordinal_days(lowered))
     times, rest = _find_times(rest)
-    identifiers = frozenset(identifier_key(match.group(0)) for match in _IDENTIFIER.finditer(rest))
-    # The digits of a name are no number ("3C2" says no 3, "0.6.2" no 0.6); its words stay ("app.py").
-    rest = _IDENTIFIER.sub(lambda match: " " if re.search(r"\d", match.group(0)) else match.group(0), rest)
+    identifiers, rest = find_identifiers(rest)
     numbers = tuple(_find_numbers(rest))
     norm = normalise(text)
     words = normalise(rest)
@@ -244,32 +229,15 @@ def analyse(text: str) -> Analysis:
     )
     compounds = frozenset(_base(stem(verb)) + particle for verb, particle in _PHRASAL.findall(words))
     return Analysis(
-        str(text), norm, content, numbers, frozenset(dates), frozenset(times), identifiers, compounds
+        str(text),
+        norm,
+        content,
+        numbers,
+        frozenset(dates),
+        frozenset(times),
+        frozenset(identifiers),
+        compounds,
     )
-
-
-def identifier_key(identifier: str) -> str:
-    """An identifier as compared: lower case, a version's "v" off, a name's dots and dashes off
-    ("Chart.js" ~ "ChartJS"), a version's dots kept ("0.6.2" is not "0.62")."""
-    key = clean(identifier).strip()
-    if re.match(r"v\d", key):
-        key = key[1:]
-    return key if re.search(r"\d\.\d", key) else re.sub(r"[^\w+#]|_", "", key)
-
-
-def identifier_written(identifier: str, text: str) -> list[tuple[int, int]]:
-    """Where `text` (a `clean`ed answer) writes the identifier (a key): as one token ("HTML5") or two
-    ("HTML 5", "Python 3.11"), nothing of it left over."""
-    tokens = [
-        (match.start(), match.end(), match.group(0).rstrip(".-")) for match in re.finditer(r"[\w.+#-]+", text)
-    ]
-    spans = []
-    for index, (start, end, token) in enumerate(tokens):
-        if identifier_key(token) == identifier:
-            spans.append((start, end))
-        elif index + 1 < len(tokens) and identifier_key(token + tokens[index + 1][2]) == identifier:
-            spans.append((start, tokens[index + 1][1]))
-    return spans
 
 
 def _ordinal_days(text: str) -> str:
