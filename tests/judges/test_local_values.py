@@ -1,4 +1,4 @@
-"""The local judge on answers that are a value: clock times, identifiers ("HTML5", "v0.6.2", "app.py"),
+"""The local judge on answers that are a value: clock times, identifiers ("HTML5", "v1.2.1", "app.py"),
 short criteria ("should state: Go"), and the word forms BEAM's rubric labels use ("setup" for
 "setting up", "implementation" for "implementing").  Each right answer has its wrong twins: another
 time, another identifier, the old value, a denial, a hedge."""
@@ -46,8 +46,8 @@ def test_a_clock_time_alone_is_a_value_not_an_empty_text() -> None:
     ("text", "identifiers", "numbers"),
     [
         ("We use HTML5.", {"html5"}, ()),
-        ("Flask-Login v0.6.2 is installed", {"0.6.2"}, ()),  # a version is no number 0.6
-        ("version 0.6.2", {"0.6.2"}, ()),
+        ("Authlib v1.2.1 is installed", {"1.2.1"}, ()),  # a version is no number 1.2
+        ("version 1.2.1", {"1.2.1"}, ()),
         ("3C2 = 3 ways", {"3c2"}, (3.0,)),  # the 3 of 3C2 is no number; the answer's 3 is
         ("Photos go to S3 via OAuth2", {"s3", "oauth2"}, ()),
         ("The entry point is app.py; settings in config.yaml.", {"apppy", "configyaml"}, ()),
@@ -67,11 +67,11 @@ def test_identifiers_are_read_whole(text: str, identifiers: set[str], numbers: t
 def test_an_identifier_is_found_in_one_token_or_two_and_never_by_spelling_distance() -> None:
     assert identifier_written("html5", clean("You chose HTML 5."))
     assert identifier_written("python3.11", clean("Python 3.11 it is."))
-    assert identifier_written("0.6.2", clean("It's v0.6.2."))
+    assert identifier_written("1.2.1", clean("It's v1.2.1."))
     assert identifier_written("chartjs", clean("ChartJS"))
     assert not identifier_written("html5", clean("HTML4, not XHTML."))
     assert not identifier_written("python3", clean("python2"))  # 86 % alike: still another name
-    assert not identifier_written("0.6.2", clean("0.6.3"))
+    assert not identifier_written("1.2.1", clean("1.2.2"))
 
 
 def test_acronym_plurals_and_word_forms() -> None:
@@ -83,10 +83,12 @@ def test_acronym_plurals_and_word_forms() -> None:
     assert not word_found("apartment", frozenset({"apart"}))  # "apart" has no ending to come from
     assert "setup" in analyse("Setting up the project").content_set
     assert "setup" not in analyse("Setting the table").content_set
+    assert analyse("Setting up the project").words_against(analyse("Project setup")) == ("setup", "project")
+    assert analyse("Setting up the project").words_against(analyse("Project plan")) == ("setting", "project")
 
 
 def test_a_point_or_comma_inside_a_number_ends_no_sentence() -> None:
-    text = "maintain or improve the 85% hit rate with version 2.3.0 or later"
+    text = "keep or raise the 90% on-time rate with release 2.3.0 or later"
     start = text.index("2.3.0")
     assert stance(text, start, start + 5) == "hedged"  # the "or later" is in the same sentence
     assert stance("it costs 1,500 euros, not less.", 9) is None
@@ -132,10 +134,10 @@ def test_time_only_criteria(criterion: str, answer: str, score: float) -> None:
         ("LLM response should state: HTML5", "HTML4", 0),
         ("LLM response should state: HTML5", "HTML", 0),
         ("LLM response should state: HTML5", "Not HTML5 but HTML4.", 0),
-        ("LLM response should state: v0.6.2", "Flask-Login 0.6.2", 1),
-        ("LLM response should state: v0.6.2", "Flask-Login v0.6.3", 0),
-        ("LLM response should state: v0.6.2", "Version 0.6 of Flask-Login.", 0),
-        ("LLM response should mention: Flask-Login v0.6.2", "You installed Flask-Login v0.6.2.", 1),
+        ("LLM response should state: v1.2.1", "Authlib 1.2.1", 1),
+        ("LLM response should state: v1.2.1", "Authlib v1.2.2", 0),
+        ("LLM response should state: v1.2.1", "Version 1.2 of Authlib.", 0),
+        ("LLM response should mention: Authlib v1.2.1", "You installed Authlib v1.2.1.", 1),
         ("LLM response should state: Python 3.11", "Python 3.11", 1),
         ("LLM response should state: Python 3.11", "Python 3.12", 0),
         ("LLM response should state: OAuth 2.0", "OAuth 1.0", 0),
@@ -162,8 +164,7 @@ def test_identifier_criteria(criterion: str, answer: str, score: float) -> None:
 
 
 CONTRADICTION = (
-    "LLM response should mention: "
-    "you also mentioned that Flask-Login v0.6.2 was integrated for session management"
+    "LLM response should mention: you also said that Celery v5.3.1 was added for the nightly report jobs"
 )
 
 
@@ -173,27 +174,27 @@ CONTRADICTION = (
         # in a long criterion a name is one detail: left out, it costs what a word costs
         (
             CONTRADICTION,
-            "You also mentioned that Flask-Login v0.6.2 was integrated for session management.",
+            "You also said that Celery v5.3.1 was added for the nightly report jobs.",
             1,
         ),
-        (CONTRADICTION, "You also mentioned that Flask-Login was integrated for session management.", 1),
+        (CONTRADICTION, "You also said that Celery was added for the nightly report jobs.", 1),
         # … but another one in its place is a wrong detail
         (
             CONTRADICTION,
-            "You also mentioned that Flask-Login v0.7.0 was integrated for session management.",
+            "You also said that Celery v5.4.0 was added for the nightly report jobs.",
             0,
         ),
         (
             CONTRADICTION,
-            "You also mentioned Flask-Login was integrated for session management on Python 3.11.4.",
+            "You also said Celery was added for the nightly report jobs on Python 3.11.4.",
             1,
         ),
         (
-            "LLM response should contain: passwords were hashed with the pbkdf2:sha256 method at login",
-            "Passwords were hashed with the pbkdf2:sha512 method at login.",
+            "LLM response should contain: the backups were checked against sha256 digests every night",
+            "The backups were checked against sha512 digests every night.",
             0,
         ),
-        ("LLM response should contain: passwords were securely hashed at login", "Hashed passwords.", 0.5),
+        ("LLM response should contain: the backups were checked every night", "Checked backups.", 0.5),
     ],
 )
 def test_identifiers_in_long_criteria(criterion: str, answer: str, score: float) -> None:
@@ -221,20 +222,20 @@ def test_identifiers_in_long_criteria(criterion: str, answer: str, score: float)
         ("LLM response should state: from March 29 till April 19", "From March 22 to April 19.", 0),
         # a value hedged, or denied, as the criterion itself words it
         (
-            "LLM response should state: maintain or improve the 85% hit rate",
-            "Keep Redis first to maintain or improve the 85% hit rate.",
+            "LLM response should state: keep or raise the 90% on-time rate",
+            "Add a spare driver to keep or raise the 90% on-time rate.",
             1,
         ),
-        ("LLM response should state: maintain or improve the 85% hit rate", "Maybe 85% or 90%.", 0),
+        ("LLM response should state: keep or raise the 90% on-time rate", "Maybe 90% or 95%.", 0),
         # "to avoid" is a purpose, not the criterion's prohibition
         (
-            "LLM response should contain: dataset strategies to avoid redundant uploads",
-            "You changed the dataset strategies to avoid redundant uploads.",
+            "LLM response should contain: backup scripts to avoid duplicate copies",
+            "You rewrote the backup scripts to avoid duplicate copies.",
             1,
         ),
         (
-            "LLM response should contain: avoids redundant uploads",
-            "Upload it again twice: redundant uploads.",
+            "LLM response should contain: avoids duplicate copies",
+            "Copy it again twice: duplicate copies.",
             0,
         ),
     ],
@@ -249,27 +250,20 @@ def test_short_and_worded_criteria(criterion: str, answer: str, score: float) ->
 @pytest.mark.parametrize(
     ("label", "item", "equivalent"),
     [
-        ("Initial project setup", "Setting up the initial project with the database schema", True),
-        ("Vector database cluster setup", "Setting up vector database clusters", True),
+        ("First repository setup", "Setting up the first repository with a licence file", True),
+        ("Search cluster setup", "Setting up the search clusters", True),
+        ("Site folder setup", "Setting up the site folder", True),  # as many words either way
+        ("Release and docs improvements", "Improving the release scripts and the docs pages", True),
         (
-            "Deployment and test improvements",
-            "Improving the deployment configuration and the test suite",
+            "Picking 2 cards at random (probability application)",
+            "Applying probability to picking 2 cards out of 5 at random",
             True,
-        ),
-        (
-            "Choosing 2 balls without order (combinations application)",
-            "Applying combinations to choosing 2 balls out of 3 without order",
-            True,
-        ),
-        (
-            "Transformer-Based LLM API streaming integration",
-            "Using Transformer-Based LLM APIs for streaming and latency",
-            True,
-        ),
+        ),  # one word each side, in two forms: no other detail
+        ("Weather API caching integration", "Using weather APIs for caching and retries", True),
         ("HTML5 migration", "Migrating the templates to HTML4", False),
-        ("Flask-Login v0.6.2 integration", "Integrating Flask-Login v0.7.0", False),
+        ("Celery v5.3.1 integration", "Integrating Celery v5.4.0", False),
         ("The user got engaged in Paris in June.", "The user got married in Paris in June.", False),
-        ("Initial project setup", "Setting the initial project budget", False),
+        ("First repository setup", "Setting the first repository budget", False),
     ],
 )
 def test_event_labels(label: str, item: str, equivalent: bool) -> None:
@@ -281,8 +275,8 @@ def test_event_labels(label: str, item: str, equivalent: bool) -> None:
     [
         ("HTML5", "It's HTML5.", True),
         ("HTML5", "It's HTML4.", False),
-        ("0.6.2", "Version 0.6.3.", False),  # once read as the number 0.6, which 0.6.3 also holds
-        ("0.6.2", "v0.6.2", True),
+        ("1.2.1", "Version 1.2.2.", False),  # once read as the number 1.2, which 1.2.2 also holds
+        ("1.2.1", "v1.2.1", True),
         ("app.py", "main.py", False),
     ],
 )

@@ -2,7 +2,7 @@
 
 `tests/fixtures/beam` is a chat of our own in BEAM's repository layout (`chats/<size>/<n>/chat.json`
 and `probing_questions/probing_questions.json`, each ability's answer under its own field name):
-time-only answers ("4:30 PM", "4 PM"), identifier nuggets ("should state: HTML5", "v0.6.2",
+time-only answers ("4:30 PM", "4 PM"), identifier nuggets ("should state: HTML5", "v1.2.1",
 "app.py", "OAuth2", "S3"), BEAM's contradiction and date-range wordings and short event labels.
 The oracle scores 1 on it, the null agent 0 but on abstention, and wrong values earn nothing.
 Where the published 100K chats are present (../shared/reference/beam, read in place), the oracle's
@@ -52,7 +52,7 @@ def test_the_fixture_is_read_as_published() -> None:
     assert by_id["abstention[1]"].answer.startswith("There is no information")  # from ideal_response
     assert by_id["contradiction_resolution[1]"].source_ids == (4, 10)
     assert by_id["event_ordering[1]"].rubric == (
-        "Initial project setup",
+        "Site folder setup",
         "Members' area login implementation",
         "Photo gallery speed improvements",
     )
@@ -87,9 +87,9 @@ def test_the_null_agent_scores_nothing_but_on_abstention(test_id: str) -> None:
         ("knowledge_update[2]", "9 AM", 0.0),  # the time before the update
         ("information_extraction[1]", "You're writing it in HTML 5.", 1.0),
         ("information_extraction[1]", "HTML4", 0.0),
-        ("information_extraction[2]", "Flask-Login 0.6.2", 1.0),
-        ("information_extraction[2]", "v0.6.3", 0.0),
-        ("information_extraction[2]", "0.6", 0.0),
+        ("information_extraction[2]", "Authlib 1.2.1", 1.0),
+        ("information_extraction[2]", "v1.2.2", 0.0),
+        ("information_extraction[2]", "1.2", 0.0),
         ("multi_session_reasoning[1]", "The entry point is app.py and the settings are in config.yaml.", 1.0),
         ("multi_session_reasoning[1]", "app.py and settings.json", 0.5),
         ("multi_session_reasoning[1]", "main.py and config.json", 0.0),
@@ -129,12 +129,11 @@ def test_the_suite_runs_the_fixture_through_mb_data(pytester: pytest.Pytester) -
 
 # Every published 100K question the oracle (answering with the published answer) does not score 1
 # on with the local judge, and why.  The data's: the instruction- and preference-following answers
-# describe a compliant answer instead of being one ("Response should include …"; 100K-5's second
+# describe a compliant answer instead of being one ("Response should …"; 100K-5's second
 # instruction answer even describes another question's), and one temporal answer says 4 weeks where
 # its rubric (and the dates, 8.6 weeks apart) say 8.  The judge's: two event orderings whose items
-# are paraphrases of the rubric's labels ("Transaction CRUD implementation" / "Implementing
-# transaction creation"; "Choosing starting problems" / "Deciding whether to start with coin
-# tosses"; "simple events" / "simple examples"), which word rules do not read.
+# paraphrase the rubric's labels (an acronym for the words it stands for, "deciding" for
+# "choosing", "examples" for "events"), which word rules do not read.
 DATA_LOSSES = {
     "100K-1::instruction_following[2]": 0.0,
     "100K-1::preference_following[2]": 0.0,

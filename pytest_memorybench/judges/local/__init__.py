@@ -6,7 +6,7 @@ One module per task kind (`reference.py`, `sentence.py`, …), over the text ana
 It compares normalised text (case, accents, punctuation, articles, whitespace and plural endings
 ignored), values (numbers written in digits or words, "12k", "$68,000", "1.5 million"; dates such
 as "April 9, 2026", "9th of April", "2026-04-09"; clock times, "4:30 PM", "half past four";
-identifiers, compared whole: "HTML5", "v0.6.2", "app.py", "OAuth2", "C++"), content-word coverage
+identifiers, compared whole: "HTML5", "v1.2.1", "app.py", "OAuth2", "C++"), content-word coverage
 with fuzzy word matching (rapidfuzz; "colour" ~ "color", "spagetti" ~ "spaghetti"), forms of one
 word ("implementation" ~ "implementing", "setup" ~ "setting up") and ROUGE-L (a small LCS, no
 dependency).

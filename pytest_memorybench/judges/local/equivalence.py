@@ -145,7 +145,8 @@ def judge_equivalence(payload: Mapping[str, Any]) -> dict[str, Any]:
     different = _says_otherwise(str(payload["first"]), str(payload["second"]))
     if different:
         return {"equivalent": False, "reason": different}
-    there, back = coverage(short.content, long.content_set), coverage(long.content, short.content_set)
+    there = coverage(short.words_against(long), long.content_set)
+    back = coverage(long.words_against(short), short.content_set)
     # A short label every word of which the longer text uses ("Core functionality" in "Setting up
     # the core functionality, with tests") names the same event, however much the other adds; a
     # statement about someone ("The user was in Paris") is no label and may leave out the event.

@@ -1,8 +1,8 @@
-"""Identifiers in a text: names a criterion requires whole ("HTML5", "v0.6.2", "app.py", "C++").
+"""Identifiers in a text: names a criterion requires whole ("HTML5", "v1.2.1", "app.py", "C++").
 
-BEAM's rubrics often want a name: "LLM response should state: HTML5", "…: Flask-Login v0.6.2".
+BEAM's rubrics often want a name: "LLM response should state: HTML5", "…: Authlib v1.2.1".
 Such a name is a value, like a number: "HTML4" is another one, however alike the spelling, and a
-version is not the number its first two parts make ("0.6.3" is not "0.6.2").  So identifiers are
+version is not the number its first two parts make ("1.2.2" is not "1.2.1").  So identifiers are
 read apart from words and numbers, compared by a key (lower case, a version's "v" off, a name's
 dots and dashes off), and found in an answer as one token or two ("HTML 5", "Python 3.11").
 """
@@ -11,17 +11,17 @@ from __future__ import annotations
 
 import re
 
-# A name with digits in it ("HTML5", "v0.6.2", "x86_64", "3C2", "OAuth2"), a dotted version
-# ("0.6.2"), a file or library name ("app.py", "Chart.js"), "C++" and "C#".
+# A name with digits in it ("HTML5", "v1.2.1", "x86_64", "3C2", "OAuth2"), a dotted version
+# ("1.2.1"), a file or library name ("app.py", "Chart.js"), "C++" and "C#".
 _FILE_EXTENSIONS = (
     "py|js|mjs|ts|jsx|tsx|json|yaml|yml|toml|ini|cfg|conf|env|md|rst|txt|csv|tsv|html|htm|css|scss|sql|sh|"
     "xml|java|kt|rb|go|rs|php|cpp|hpp|cs|swift|lock|log|db|sqlite|ipynb|pdf|docx|xlsx|pptx|png|jpe?g|gif|svg"
 )
 IDENTIFIER = re.compile(
     r"(?<![\w.+#-])(?:"
-    r"[a-z][a-z_]*\d[a-z0-9_]*(?:[.-][a-z0-9_]+)*"  # html5, v0.6.2, python3.11, es2015, s3
+    r"[a-z][a-z_]*\d[a-z0-9_]*(?:[.-][a-z0-9_]+)*"  # html5, v1.2.1, python3.11, es2015, s3
     r"|\d+[a-z]+\d[a-z0-9_]*"  # 3c2, 2d6
-    r"|\d+(?:\.\d+){2,}"  # 0.6.2, 192.168.0.1
+    r"|\d+(?:\.\d+){2,}"  # 1.2.1, 192.168.0.1
     rf"|[a-z0-9][\w-]+\.(?:{_FILE_EXTENSIONS})"  # app.py, config.yaml, chart.js
     r"|[a-z]\+\+|[a-z]#"  # c++, c#
     r")(?![\w+#]|\.[a-z0-9])"
@@ -30,7 +30,7 @@ IDENTIFIER = re.compile(
 
 def find_identifiers(text: str) -> tuple[list[str], str]:
     """The keys of the identifiers in `text` (clean, lower case) and the text without the digits of
-    its names: "3C2" says no 3 and "0.6.2" no 0.6, while "app.py" keeps its words."""
+    its names: "3C2" says no 3 and "1.2.1" no 1.2, while "app.py" keeps its words."""
     keys = [identifier_key(match.group(0)) for match in IDENTIFIER.finditer(text)]
     rest = IDENTIFIER.sub(lambda match: " " if re.search(r"\d", match.group(0)) else match.group(0), text)
     return keys, rest
@@ -38,7 +38,7 @@ def find_identifiers(text: str) -> tuple[list[str], str]:
 
 def identifier_key(identifier: str) -> str:
     """An identifier as compared: lower case, a version's "v" off, a name's dots and dashes off
-    ("Chart.js" ~ "ChartJS"), a version's dots kept ("0.6.2" is not "0.62")."""
+    ("Chart.js" ~ "ChartJS"), a version's dots kept ("1.2.1" is not "1.21")."""
     key = identifier.casefold().strip()
     if re.match(r"v\d", key):
         key = key[1:]

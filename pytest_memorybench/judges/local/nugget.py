@@ -36,7 +36,7 @@ _PROHIBITIONS = (
         + _VERBS
         + r")(?:s|es|ed|ing)?\b\s*(?:that\s+|any\s+|the\s+)?(?P<x>.+)"
     ),
-    # not "strategies to avoid redundant uploads": a purpose, not the criterion's own prohibition
+    # not "scripts to avoid duplicate copies": a purpose, not the criterion's own prohibition
     re.compile(
         r"(?<!\bto\s)\bavoid(?:s|ing)?\s+(?:(?:" + _VERBS + r")(?:s|es|ing)?\s+)?(?:any\s+|the\s+)?(?P<x>.+)"
     ),
@@ -119,8 +119,8 @@ def _requirement(nugget: str, answer: str, given: Analysis, question_text: str) 
     if not content and not _has_values(requirement, nugget):
         return _phrase(stated, answer)
     named = [bool(identifier_written(i, clean(answer))) for i in requirement.identifiers]
-    # "Flask-Login v0.6.2" is about the version; in a long description ("… hashed with the default
-    # pbkdf2:sha256 method …") a name is one detail among the words: it counts as one of them.
+    # "Authlib v1.2.1" is about the version; in a long description ("… checked against sha256
+    # digests every night") a name is one detail among the words: it counts as one of them.
     incidental = named if len(set(content)) > NAME_WORDS else []
     if incidental:
         rivals = _rivals(stated, answer, requirement.identifiers, given.identifiers)
@@ -149,7 +149,7 @@ def _requirement(nugget: str, answer: str, given: Analysis, question_text: str) 
     pool = given.content_set | question if with_values else given.content_set
     pool |= _elided(nugget, answer)
     # A criterion that is only a value ("should state: 30") is met by that value, not by any words.
-    share = coverage(requirement.content, pool) if requirement.content else float(values_ok)
+    share = coverage(requirement.words_against(given), pool) if requirement.content else float(values_ok)
     if incidental:
         words = len(set(requirement.content))
         share = (share * words + sum(incidental)) / (words + len(incidental))
@@ -210,7 +210,7 @@ def _has_values(requirement: Analysis, nugget: str) -> bool:
 
 def _rivals(criterion: str, answer: str, wanted: frozenset[str], given: frozenset[str]) -> list[str]:
     """Identifiers the answer gives in place of wanted ones it lacks: the same letters with other
-    digits ("HTML4" for "HTML5"), or another bare version of the same name ("Flask-Login v0.7.0")."""
+    digits ("HTML4" for "HTML5"), or another bare version of the same name ("Authlib v1.3.0")."""
     text, criterion = clean(answer), clean(criterion)
     rivals = []
     for key in wanted:
@@ -229,7 +229,7 @@ def _rivals(criterion: str, answer: str, wanted: frozenset[str], given: frozense
 
 
 def _name_before(text: str, key: str) -> str:
-    """The word just before the first place `text` writes identifier `key` ("flask-login" for "v0.6.2")."""
+    """The word just before the first place `text` writes identifier `key` ("authlib" for "v1.2.1")."""
     places = identifier_written(key, text)
     words = re.findall(r"[\w'.+#-]+", text[: places[0][0]]) if places else []
     return words[-1] if words else ""
@@ -264,7 +264,7 @@ def _elided(nugget: str, answer: str) -> frozenset[str]:
 def _values_stated(requirement: Analysis, answer: str, criterion: str) -> bool:
     """Whether the answer states at least one of the criterion's values (numbers, dates, times,
     identifiers) as the criterion does: asserted, or denied or offered with an alternative where the
-    criterion itself does so ("maintain or improve the 85% hit rate", "you never used v2")."""
+    criterion itself does so ("keep or raise the 90% on-time rate", "you never used v2")."""
     text, criterion = clean(answer), clean(criterion)
     holds = [
         *(lambda found, n=number: has_value(n, found.numbers) for number in requirement.numbers),
@@ -290,7 +290,7 @@ def _values_stated(requirement: Analysis, answer: str, criterion: str) -> bool:
 
 
 def _same_lead(text: str, start: int, criterion: str, criterion_start: int) -> bool:
-    """Whether the words just before a value are the criterion's own ("or improve the 85%"): a hedge
+    """Whether the words just before a value are the criterion's own ("or raise the 90%"): a hedge
     or denial the criterion words is the criterion's, not the answer's."""
     lead = re.findall(r"[\w'%.-]+", criterion[:criterion_start])[-LEAD_WORDS:]
     return bool(lead) and re.findall(r"[\w'%.-]+", text[:start])[-len(lead) :] == lead

@@ -21,7 +21,7 @@ from collections.abc import Callable
 
 from pytest_memorybench.judges.local.text import Analysis, abstains, analyse
 
-# A point or comma between digits ("v0.6.2", "1.5 million", "68,000", "4:30") ends no sentence or clause.
+# A point or comma between digits ("v1.2.1", "1.5 million", "68,000", "4:30") ends no sentence or clause.
 _SENTENCE = re.compile(r"(?:[^.!?;\n]|(?<=\d)[.:](?=\d))+[.!?;\n]*")
 _CLAUSE = re.compile(r"(?:[^,:;.!?\n]|(?<=\d)[.,:](?=\d))+")
 _NEGATED_BEFORE = re.compile(

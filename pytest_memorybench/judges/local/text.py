@@ -197,13 +197,20 @@ class Analysis:
     numbers: tuple[float, ...]
     dates: frozenset[tuple[int | None, int, int | None]]
     times: frozenset[tuple[int, bool]] = frozenset()  # (minutes after midnight, whether am/pm was said)
-    identifiers: frozenset[str] = frozenset()  # "html5", "0.6.2", "apppy": keys (`identifiers.py`)
-    compounds: frozenset[str] = frozenset()  # "setup" for "setting up": found in the text, not needed of it
+    identifiers: frozenset[str] = frozenset()  # "html5", "1.2.1", "apppy": keys (`identifiers.py`)
+    # ("setting", "setup") for "setting up": a content word and the compound noun its phrase makes
+    compounds: frozenset[tuple[str, str]] = frozenset()
 
     @property
     def content_set(self) -> frozenset[str]:
         """The words a criterion's words are looked up in: the content and the phrasal compounds."""
-        return frozenset(self.content) | self.compounds
+        return frozenset(self.content) | {compound for _, compound in self.compounds}
+
+    def words_against(self, other: Analysis) -> tuple[str, ...]:
+        """The content words, a phrasal verb written as the compound `other` uses ("setting" of
+        "setting up" as "setup" against "Initial project setup")."""
+        swap = {word: compound for word, compound in self.compounds if compound in other.content_set}
+        return tuple(swap.get(word, word) for word in self.content)
 
     @property
     def empty(self) -> bool:
@@ -227,7 +234,9 @@ def analyse(text: str) -> Analysis:
         for word in words.split()
         if word not in STOPWORDS and word not in _NUMBER_WORDS and not any(char.isdigit() for char in word)
     )
-    compounds = frozenset(_base(stem(verb)) + particle for verb, particle in _PHRASAL.findall(words))
+    compounds = frozenset(
+        (stem(verb), _base(stem(verb)) + particle) for verb, particle in _PHRASAL.findall(words)
+    )
     return Analysis(
         str(text),
         norm,
