@@ -16,6 +16,7 @@ from typing import Any
 
 from pytest_memorybench.core.errors import UsageError, usage_error
 from pytest_memorybench.core.load_report import LoadReport, merged
+from pytest_memorybench.core.names import suggest
 from pytest_memorybench.core.readers import reading
 from pytest_memorybench.core.records import TestDefinition
 from pytest_memorybench.core.spans import Span, parse_span
@@ -281,9 +282,10 @@ def load_suite(name_or_path: str) -> Suite:
     known = builtin_suites()
     path = known.get(name_or_path) or Path(name_or_path)
     if not path.is_file():
+        listing = f"built-in suites: {', '.join(known) or 'none'}"
         raise usage_error(
-            f"--mb-suite {name_or_path!r}: no built-in suite of that name and no such file "
-            f"(built-in suites: {', '.join(known) or 'none'})"
+            f"--mb-suite {name_or_path!r}: no such file or built-in suite;"
+            f" {suggest(name_or_path, list(known), where=listing)}"
         )
     data = load_located(path)
     with reading(f"suite file {path}", "check it against the suites in the README"):
@@ -307,7 +309,7 @@ def _parse_suite(data: Any, path: Path) -> Suite:
         raise fail("expected a mapping with at least 'name' and 'scenarios'")
     unknown = sorted(set(data) - _SUITE_KEYS)
     if unknown:
-        raise fail(f"unknown key {unknown[0]!r} (known: {', '.join(sorted(_SUITE_KEYS))})")
+        raise fail(f"unknown key {unknown[0]!r}; {suggest(unknown[0], sorted(_SUITE_KEYS))}")
     name = data.get("name")
     if not isinstance(name, str) or not name.isidentifier():
         raise fail("'name' must be an identifier such as ltm or my_suite")
@@ -358,7 +360,9 @@ def _parse_entry(
         raise fail(f"scenarios item {position} needs a 'scenario' name")
     extra = sorted(set(raw) - _ENTRY_KEYS)
     if extra:
-        raise fail(f"scenarios item {position}: unknown key {extra[0]!r}")
+        raise fail(
+            f"scenarios item {position}: unknown key {extra[0]!r}; {suggest(extra[0], sorted(_ENTRY_KEYS))}"
+        )
     params = raw.get("params") or {}
     if not isinstance(params, dict):
         raise fail(f"scenarios item {position}: 'params' must be a mapping")

@@ -40,14 +40,15 @@ def test_the_docs_table_is_the_registrys(name: str) -> None:
     )
 
 
-def test_the_help_and_the_errors_name_every_registered_agent() -> None:
-    from pytest_memorybench.agents.spec import NEITHER
-
+def test_the_help_names_and_the_errors_suggest_every_registered_agent() -> None:
     forms = registry.spec_forms()
     for name in [*registry.REFERENCE_AGENTS, *registry.MECHANISMS, *registry.STORES]:
         assert name in forms
-    for name in registry.MECHANISMS:
-        assert name in NEITHER
+        misspelt = name[:-1]  # the last letter missed
+        written = name if name in registry.REFERENCE_AGENTS else f"{name}:MODEL_SPEC"
+        assert f"did you mean {written}" in registry.unknown_agent(misspelt)
+    for name in [*registry.MECHANISMS, *registry.STORES]:
+        assert f"did you mean {name}" in registry.unknown_prefix(name[:-1])
 
 
 def test_the_readme_names_every_built_in_suite_and_links_every_suite_page() -> None:

@@ -13,16 +13,21 @@ import functools
 import inspect
 import os
 from collections.abc import Callable
+from importlib.metadata import entry_points
 from typing import TYPE_CHECKING, Any
 
 from pytest_memorybench.agents.loading import import_target, load_entry_point
 from pytest_memorybench.agents.protocol import AgentAdapter
-from pytest_memorybench.agents.registry import MECHANISMS, REFERENCE_AGENTS, spec_forms
+from pytest_memorybench.agents.registry import (
+    MECHANISMS,
+    REFERENCE_AGENTS,
+    unknown_agent,
+    unknown_prefix,
+)
 from pytest_memorybench.agents.spec import (
     API_KEY_VARIABLES,
     ENTRY_POINT_GROUP,
     LLM_PROVIDERS,
-    NEITHER,
     AgentOptions,
     AgentSpec,
 )
@@ -153,11 +158,13 @@ def agent_factory(
 
 
 def _load_entry_point(spec: AgentSpec) -> Any:
+    installed = [point.name for point in entry_points(group=ENTRY_POINT_GROUP)]
     return load_entry_point(
         ENTRY_POINT_GROUP,
         spec.target,
         spec.text,
-        f"no built-in agent or installed '{ENTRY_POINT_GROUP}' entry point has that name; use {spec_forms()}",
+        f"no built-in agent or installed '{ENTRY_POINT_GROUP}' entry point has that name;"
+        f" {unknown_agent(spec.target, installed)}",
     )
 
 
@@ -165,7 +172,7 @@ def _import_target(spec: AgentSpec) -> Any:
     return import_target(
         spec.target,
         spec.text,
-        f"{spec.target.partition(':')[0]!r} is {NEITHER}, nor a module; your own agent: pkg.module:factory",
+        unknown_prefix(spec.target.partition(":")[0], module=True),
     )
 
 

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from pytest_memorybench.agents.registry import MECHANISMS, MODEL_PREFIXES, REFERENCE_AGENTS
 from pytest_memorybench.core.errors import usage_error
+from pytest_memorybench.core.names import suggest
 
 if TYPE_CHECKING:
     from pytest_memorybench.agents.mechanisms.base import MemorySystem
@@ -98,7 +99,8 @@ def parse_settings(name: str, settings_type: type, text: str, spec: str) -> Any:
         key, equals, raw = (piece.strip() for piece in part.partition("="))
         if not equals or key not in fields:
             known = ", ".join(f"{field}={_default(fields[field])}" for field in fields) or "none"
-            raise usage_error(f"--agent {spec!r}: {name} has no setting {key!r} (its settings: {known})")
+            hint = suggest(key, list(fields), where=f"its settings: {known}")
+            raise usage_error(f"--agent {spec!r}: {name} has no setting {key!r}; {hint}")
         values[key] = _convert(raw, _default(fields[key]), name, key, spec)
     try:
         return settings_type(**values)

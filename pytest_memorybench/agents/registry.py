@@ -15,7 +15,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from pytest_memorybench.core.names import suggest
+
 MODEL_PREFIXES = ("openai", "anthropic")
+EVERY_FORM = "every form: pytest --help"  # where a refusal points for the whole list
 
 
 @dataclass(frozen=True)
@@ -236,6 +239,23 @@ def spec_forms() -> str:
         " installed memorybench.stores entry point, or store(factory=pkg.module:factory)), an installed"
         " memorybench.agents entry point, or pkg.module:factory"
     )
+
+
+def unknown_agent(name: str, installed: Iterable[str] = ()) -> str:
+    """The end of the refusal of an agent's name: the closest names `--agent` knows, in the form each is
+    written in (`recall`, `rag:MODEL_SPEC`), and where every form is listed."""
+    forms = {known: known for known in (*REFERENCE_AGENTS, *installed)}
+    forms.update({known: f"{known}:MODEL_SPEC" for known in (*MECHANISMS, *STORES)})
+    return suggest(name, forms, where=EVERY_FORM, written=forms)
+
+
+def unknown_prefix(prefix: str, installed_stores: Iterable[str] = (), *, module: bool = False) -> str:
+    """The refusal of PREFIX in `PREFIX:…` when it names no model provider, mechanism or store
+    (nor, with `module`, a module to import an agent from)."""
+    known = [*MODEL_PREFIXES, *MECHANISMS, *STORES, *installed_stores]
+    others = "memory mechanism, store or module" if module else "memory mechanism or store"
+    hint = suggest(prefix, known, where=EVERY_FORM)
+    return f"{prefix!r} is no model prefix ({listed(MODEL_PREFIXES)}), {others}; {hint}"
 
 
 def reference_table() -> str:

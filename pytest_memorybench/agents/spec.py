@@ -26,11 +26,11 @@ from typing import TYPE_CHECKING, Literal
 
 from pytest_memorybench.agents.mechanism_spec import MemorySpec, parse_memory_spec
 from pytest_memorybench.agents.registry import (
-    MECHANISMS,
+    EVERY_FORM,
     MODEL_PREFIXES,
     REFERENCE_AGENTS,
-    listed,
-    spec_forms,
+    unknown_agent,
+    unknown_prefix,
 )
 from pytest_memorybench.agents.store_spec import StoreSpec, parse_store_spec
 from pytest_memorybench.core.errors import mask_credentials, usage_error
@@ -48,7 +48,6 @@ API_KEY_VARIABLES = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY
 Kind = Literal["builtin", "openai", "anthropic", "memory", "store", "entry_point", "import"]
 _URL = re.compile(r"^https?://\S+$")
 _IMPORT = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
-NEITHER = f"neither a model prefix ({listed(MODEL_PREFIXES)}) nor a memory mechanism ({listed(MECHANISMS)})"
 
 
 @dataclass(frozen=True)
@@ -99,7 +98,9 @@ def parse_agent_spec(text: str) -> AgentSpec:
     """What `text` names, or one line saying what is wrong with it."""
     spec = text.strip()
     if not spec:
-        raise usage_error(f"--agent is empty: give one of {spec_forms()}")
+        raise usage_error(
+            f"--agent is empty: give an agent, e.g. --agent=recall or --agent=openai:MODEL ({EVERY_FORM})"
+        )
     if spec in REFERENCE_AGENTS:
         return AgentSpec(spec, "builtin", spec)
     if _URL.match(spec):
@@ -117,12 +118,10 @@ def parse_agent_spec(text: str) -> AgentSpec:
     if _IMPORT.match(spec):
         return AgentSpec(spec, "import", spec)
     if sep:
-        raise usage_error(
-            f"--agent {spec!r}: {prefix!r} is {NEITHER}; or pkg.module:factory for your own agent"
-        )
+        raise usage_error(f"--agent {spec!r}: {unknown_prefix(prefix)}")
     if re.fullmatch(r"[\w.-]+", spec):
         return AgentSpec(spec, "entry_point", spec)
-    raise usage_error(f"--agent {spec!r} is not an agent spec: use {spec_forms()}")
+    raise usage_error(f"--agent {spec!r} is not an agent spec; {unknown_agent(spec)}")
 
 
 def _memory_system(spec: str, memory: MemorySpec) -> AgentSpec:

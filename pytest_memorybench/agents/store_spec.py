@@ -22,7 +22,13 @@ from typing import Any
 
 from pytest_memorybench.agents.mechanism_spec import parse_settings
 from pytest_memorybench.agents.mechanisms.settings import require
-from pytest_memorybench.agents.registry import MECHANISMS, MODEL_PREFIXES, REFERENCE_AGENTS, STORES, listed
+from pytest_memorybench.agents.registry import (
+    MECHANISMS,
+    MODEL_PREFIXES,
+    REFERENCE_AGENTS,
+    STORES,
+    unknown_prefix,
+)
 from pytest_memorybench.agents.vendors import VENDORS
 from pytest_memorybench.core.errors import usage_error
 
@@ -99,12 +105,9 @@ def parse_store_spec(text: str) -> StoreSpec | None:
         return StoreSpec(name, parse_settings(name, OwnStoreSettings, settings_text, text), model)
     if name in STORES:
         return _builtin(name, settings_text, model, text)
-    if name not in {entry.name for entry in entry_points(group=STORE_ENTRY_POINTS)}:
-        raise usage_error(
-            f"--agent {text!r}: {name!r} is neither a model prefix ({listed(MODEL_PREFIXES)}) nor a memory"
-            f" mechanism ({listed(MECHANISMS)}) nor a store ({listed(STORES)}, or an installed"
-            f" '{STORE_ENTRY_POINTS}' entry point); your own store: store(factory=pkg.module:make):MODEL_SPEC"
-        )
+    installed = [entry.name for entry in entry_points(group=STORE_ENTRY_POINTS)]
+    if name not in installed:
+        raise usage_error(f"--agent {text!r}: {unknown_prefix(name, installed)}")
     if settings_text:
         raise usage_error(
             f"--agent {text!r}: {name} is an installed store and takes no settings here; your own store's"

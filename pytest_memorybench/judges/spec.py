@@ -21,16 +21,14 @@ from typing import Literal
 
 from pytest_memorybench.agents.spec import API_KEY_VARIABLES, LLM_PROVIDERS, parse_agent_spec
 from pytest_memorybench.core.errors import UsageError, mask_credentials, usage_error
+from pytest_memorybench.core.names import suggest
 from pytest_memorybench.judges.client import CachedJudge
 from pytest_memorybench.judges.panel import panel_name
 from pytest_memorybench.models.limits import RateLimits
 
 JudgeKind = Literal["local", "openai", "anthropic"]
 SEMANTIC = "local-semantic"
-JUDGE_FORMS = (
-    "local, local-semantic, openai:MODEL, openai:MODEL@URL, anthropic:MODEL, anthropic:MODEL@URL or"
-    " http(s)://HOST:PORT/v1"
-)
+JUDGE_FORMS = "local, local-semantic, openai:MODEL[@URL], anthropic:MODEL[@URL] or http(s)://HOST:PORT/v1"
 DEFAULT_CACHE = Path(".memorybench") / "judge-cache.sqlite"
 _URL = re.compile(r"^https?://\S+$")
 
@@ -64,9 +62,11 @@ def parse_judge_spec(text: str) -> JudgeSpec:
         except UsageError as exc:
             raise usage_error(str(exc).replace("--agent", "--judge", 1)) from None
         return JudgeSpec(spec, parsed.kind, parsed.target or None, parsed.base_url)  # type: ignore[arg-type]
+    listing = f"judges: {JUDGE_FORMS}"
     if sep:
-        raise usage_error(f"--judge {spec!r}: unknown judge prefix {prefix!r}; use {JUDGE_FORMS}")
-    raise usage_error(f"--judge {spec!r} is not a judge: use {JUDGE_FORMS}")
+        hint = suggest(prefix, LLM_PROVIDERS, where=listing)
+        raise usage_error(f"--judge {spec!r}: unknown judge prefix {prefix!r}; {hint}")
+    raise usage_error(f"--judge {spec!r} is not a judge; {suggest(spec, ('local', SEMANTIC), where=listing)}")
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ from pytest_memorybench.agents.spec import (
     parse_agent_spec,
 )
 from pytest_memorybench.core.errors import usage_error
+from pytest_memorybench.core.names import suggest
 from pytest_memorybench.core.spans import Span, parse_span
 from pytest_memorybench.judges.spec import JudgeSpec, PanelSettings, parse_judge_spec
 from pytest_memorybench.models.limits import RateLimits
@@ -123,7 +124,8 @@ class Settings:
         planned = manifest.profile if manifest else None
         profile = option.mb_profile or planned or _default_profile(option)
         if profile not in PROFILES:
-            raise usage_error(f"--mb-profile must be one of {', '.join(PROFILES)}")
+            hint = suggest(profile, PROFILES, where=f"profiles: {', '.join(PROFILES)}")
+            raise usage_error(f"--mb-profile {profile!r} is not a scoring profile; {hint}")
         suites, data, data_given = _as_planned(option, earlier.planned_in, paths_given)
         agent = parse_agent_spec(option.mb_agent) if option.mb_agent is not None else None
         return cls(

@@ -12,6 +12,7 @@ import importlib
 from collections.abc import Iterator, Mapping, MutableMapping
 
 from pytest_memorybench.core.errors import usage_error
+from pytest_memorybench.core.names import suggest
 from pytest_memorybench.scenarios.base import Scenario, ScoringContext, scored
 
 # Where each built-in scenario is defined (the module's `SCENARIO`, or one of its `SCENARIOS`).
@@ -126,7 +127,10 @@ def get_scenario(name: str) -> Scenario:
     try:
         return SCENARIOS[name]
     except KeyError:
-        raise usage_error(f"unknown scenario {name!r}; available: {', '.join(sorted(SCENARIOS))}") from None
+        where = "every scenario: the suites' pages of the docs"
+        raise usage_error(
+            f"unknown scenario {name!r}; {suggest(name, sorted(SCENARIOS), where=where)}"
+        ) from None
 
 
 __all__ = ["SCENARIOS", "Scenario", "ScoringContext", "get_scenario", "register_scenario", "scored"]

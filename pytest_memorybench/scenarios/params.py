@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from typing import Any, TypeVar
 
 from pytest_memorybench.core.errors import usage_error
+from pytest_memorybench.core.names import suggest
 from pytest_memorybench.core.spans import MAX_SPAN_TOKENS
 
 P = TypeVar("P")
@@ -24,8 +25,7 @@ def read_params(kind: type[P], scenario: str, given: Mapping[str, Any]) -> P:
     unknown = sorted(set(given) - set(fields))
     if unknown:
         raise usage_error(
-            f"scenario {scenario}: unknown parameter {unknown[0]!r} (known:"
-            f" {', '.join(sorted(fields)) or 'none'})"
+            f"scenario {scenario}: unknown parameter {unknown[0]!r}; {suggest(unknown[0], sorted(fields))}"
         )
     values = {}
     for name, value in given.items():

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pytest_memorybench.core.errors import UsageError, usage_error
+from pytest_memorybench.core.names import suggest
 from pytest_memorybench.core.records import Score, ScriptLine, TestDefinition
 from pytest_memorybench.scenarios.base import ScoringContext
 from pytest_memorybench.scenarios.waits import spread_over_span
@@ -144,7 +145,7 @@ def parse_yaml_scenario(name: str, define: Any, where: Callable[[str, Any], str]
     unknown = sorted(set(define) - _DEFINE_KEYS)
     if unknown:
         raise fail(
-            unknown[0], f"unknown key {unknown[0]!r} in 'define' (known: {', '.join(sorted(_DEFINE_KEYS))})"
+            unknown[0], f"unknown key {unknown[0]!r} in 'define'; {suggest(unknown[0], sorted(_DEFINE_KEYS))}"
         )
     for key in ("script", "question", "expected", "scorer"):
         if key not in define:

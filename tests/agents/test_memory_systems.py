@@ -64,7 +64,11 @@ def run(coroutine):  # noqa: ANN001, ANN201 - a test's own event loop
     ("spec", "message"),
     [
         ("rag(k=-1):openai:m", "rag: k must be 1 or more"),
-        ("rag(depth=3):openai:m", "rag has no setting 'depth' (its settings: chunk=pair, k=0, recent=0)"),
+        ("rag(depth=3):openai:m", "rag has no setting 'depth'; its settings: chunk=pair, k=0, recent=0"),
+        (
+            "rag(kk=3):openai:m",
+            "rag has no setting 'kk'; did you mean k? (its settings: chunk=pair, k=0, recent=0)",
+        ),
         ("light(k=many):openai:m", "light(k=many): expected int, like k=5"),
         ("memgpt(calls=xml):openai:m", "calls must be one of tools, json"),
         (
@@ -73,7 +77,10 @@ def run(coroutine):  # noqa: ANN001, ANN201 - a test's own event loop
         ),
         ("rag", "rag needs a model to answer"),
         ("rag:recall", "rag answers with a model"),
-        ("lite:openai:m", "'lite' is neither a model prefix (openai, anthropic) nor a memory mechanism"),
+        (
+            "lite:openai:m",
+            "'lite' is no model prefix (openai, anthropic), memory mechanism or store; did you mean light?",
+        ),
     ],
 )
 def test_a_bad_memory_spec_is_one_line_naming_the_problem(spec: str, message: str) -> None:

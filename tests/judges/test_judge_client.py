@@ -499,8 +499,13 @@ def test_judge_specs_parse(text: str, kind: str, model: str | None, url: str | N
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ("gemini:pro", "^--judge 'gemini:pro': unknown judge prefix 'gemini'; use local, "),
-        ("gpt-4o", "^--judge 'gpt-4o' is not a judge: use local, "),
+        ("gemini:pro", "^--judge 'gemini:pro': unknown judge prefix 'gemini'; judges: local, "),
+        (
+            "opnai:gpt-4o",
+            "^--judge 'opnai:gpt-4o': unknown judge prefix 'opnai'; did you mean openai\\? \\(judges: ",
+        ),
+        ("gpt-4o", "^--judge 'gpt-4o' is not a judge; judges: local, "),
+        ("locl", "^--judge 'locl' is not a judge; did you mean local\\? \\(judges: local, "),
         ("", "^--judge is empty"),
         ("openai:", "^--judge 'openai:': expected openai:MODEL"),
         (

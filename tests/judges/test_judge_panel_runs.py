@@ -87,7 +87,7 @@ def test_a_finished_run_is_judged_again_by_another_jury_without_its_agent(pytest
         (["--mb-jury=local,local"], "--mb-jury names local twice: a juror asked again is --mb-judge-repeats"),
         (
             ["--mb-jury=local,gpt4"],
-            "--mb-jury 'gpt4' is not a judge: use local, local-semantic, openai:MODEL",
+            "--mb-jury 'gpt4' is not a judge; judges: local, local-semantic, openai:MODEL",
         ),
         (
             ["--judge=openai:gpt-4o", "--mb-jury=local,openai:gpt-4o"],

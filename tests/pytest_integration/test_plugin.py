@@ -261,7 +261,7 @@ def test_xdist_gives_the_same_results(pytester: pytest.Pytester) -> None:
     ("arguments", "message"),
     [
         (("--span=32x",), "ERROR: --span '32x' is not a memory span*"),
-        (("--agent=gemini:pro",), "ERROR: --agent 'gemini:pro': 'gemini' is neither a model prefix*"),
+        (("--agent=gemini:pro",), "ERROR: --agent 'gemini:pro': 'gemini' is no model prefix*"),
         (("--agent=no_such_pkg.agents:make",), "ERROR: --agent no_such_pkg.agents:make: cannot import*"),
         (("--agent=openai:gpt-4o-mini",), "ERROR: --agent openai:gpt-4o-mini: OPENAI_API_KEY is not set*"),
         (
@@ -269,7 +269,7 @@ def test_xdist_gives_the_same_results(pytester: pytest.Pytester) -> None:
             "ERROR: --agent openai:m@http://127.0.0.1:9/v1: cannot reach*",
         ),
         ((), "ERROR: --memorybench needs an agent*"),
-        (("--mb-suite=missing.yaml",), "ERROR: --mb-suite 'missing.yaml': no built-in suite*"),
+        (("--mb-suite=missing.yaml",), "ERROR: --mb-suite 'missing.yaml': no such file or built-in suite*"),
         (("--mb-resume=somewhere",), "ERROR: --mb-resume somewhere: not a pytest-memorybench run folder*"),
         (
             ("--mb-baseline=old.json",),

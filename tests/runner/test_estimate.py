@@ -163,7 +163,7 @@ def test_an_agent_that_cannot_load_is_one_line_before_any_estimate(pytester: pyt
     result = pytester.runpytest(*RUN, "--mb-estimate", "--agent=nope:make", "--span=8k")
     assert result.ret == 4
     result.stderr.fnmatch_lines(
-        ["ERROR: --agent 'nope:make': 'nope' is neither a model prefix *, nor a module*"]
+        ["ERROR: --agent 'nope:make': 'nope' is no model prefix (openai, anthropic), *store or module*"]
     )
     assert "memorybench estimate" not in result.stdout.str()
 
