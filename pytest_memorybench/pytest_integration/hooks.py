@@ -11,6 +11,7 @@ import pytest
 
 from pytest_memorybench.pytest_integration import session as lifecycle  # `session` is a hook argument name
 from pytest_memorybench.pytest_integration.compat import TimeoutPerTest
+from pytest_memorybench.pytest_integration.failures import FewFailures, chosen_by_user
 from pytest_memorybench.pytest_integration.items import collect_benchmark
 from pytest_memorybench.pytest_integration.keys import OUTCOME_KEY, PLANNED_KEY, PROGRESS_KEY, RUN_KEY
 from pytest_memorybench.reports.junit import item_properties
@@ -34,6 +35,13 @@ def activate(config: pytest.Config) -> None:
         config.pluginmanager.register(XdistControllerHooks(benchmark), "memorybench-xdist")
     if config.pluginmanager.hasplugin("html") and not lifecycle.is_worker(config):
         config.pluginmanager.register(HtmlReportHooks(config), "memorybench-html")
+    if not lifecycle.is_worker(config) and not chosen_by_user(config):
+        tests = benchmark.run.context.tests
+        few = FewFailures(
+            lambda nodeid: nodeid in tests or nodeid.rpartition("@")[0] in tests,  # loadgroup adds @group
+            lambda: lifecycle.report_location(config),
+        )
+        config.pluginmanager.register(few, "memorybench-failures")
 
 
 class BenchmarkHooks:

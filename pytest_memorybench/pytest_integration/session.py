@@ -16,6 +16,7 @@ from pytest_memorybench.agents.spec import MEMORY_TOKENS
 from pytest_memorybench.agents.store_spec import VENDOR
 from pytest_memorybench.core.errors import usage_error
 from pytest_memorybench.core.files import write_atomically
+from pytest_memorybench.core.tokens import approximation_note
 from pytest_memorybench.judges.spec import DEFAULT_CACHE, check_judge_spec
 from pytest_memorybench.pytest_integration import fixtures
 from pytest_memorybench.pytest_integration.keys import PROGRESS_KEY, RUN_KEY
@@ -449,6 +450,14 @@ def summary(config: pytest.Config) -> list[str]:
     return lines + list(finished.exports) + ([finished.stopped] if finished.stopped else [])
 
 
+def report_location(config: pytest.Config) -> str | None:
+    """Where the finished run's report.html is, as the terminal names it; None before it is written."""
+    finished = config.stash.get(RESULTS_KEY, None)
+    if finished is None or finished.report_path is None:
+        return None
+    return _relative(finished.report_path, config.invocation_params.dir)
+
+
 def agreement_summary(config: pytest.Config) -> list[str]:
     """For a re-score of published results: our verdicts against theirs, per scenario."""
     finished = config.stash.get(RESULTS_KEY, None)
@@ -466,9 +475,9 @@ def gate_summary(config: pytest.Config) -> list[str]:
 
 
 def header(config: pytest.Config) -> str:
-    """The session header: agent, judge, spans, seed, profile, concurrency and run folder; then, for
-    each suite that reads published data, what it held and became, and a line per kind of thing
-    its loader could not use."""
+    """The session header: agent, judge, spans, seed, profile, concurrency and run folder; a note when
+    its token counts are approximate; then, for each suite that reads published data, what it held
+    and became, and a line per kind of thing its loader could not use."""
     run = config.stash[RUN_KEY]
     settings = run.context.settings
     if run.context.agentless:
@@ -485,11 +494,15 @@ def header(config: pytest.Config) -> str:
         resumed += (
             f" | shard {run.context.shard} of plan {run.context.fingerprint[:12]} ({run.context.shard_share})"
         )
+    # a run that counts says when its counts are approximate (--collect-only counts nothing)
+    tokens = None if config.option.collectonly else approximation_note()
+    notes = [f"memorybench: {tokens}"] if tokens else []
     if settings.estimate is not None:
-        return (
+        line = (
             f"memorybench estimate: agent {agent} | span {spans} | seed {settings.seed} | nothing is called; "
             "the estimate follows the collection"
         )
+        return "\n".join([line, *notes])
     turns = why_conversations_take_turns(config)
     judge, agent = settings.panel.describe(settings.judge), agent + _memory_terms(settings)
     line = (
@@ -501,7 +514,7 @@ def header(config: pytest.Config) -> str:
     loaded = [
         f"memorybench: {said}" for suite, report in run.context.loaded.items() for said in report.lines(suite)
     ]
-    return "\n".join([line, *([f"memorybench: {turns}"] if turns else []), *problems, *loaded])
+    return "\n".join([line, *([f"memorybench: {turns}"] if turns else []), *notes, *problems, *loaded])
 
 
 def _memory_terms(settings: Settings) -> str:
