@@ -109,8 +109,12 @@ def test_an_embeddings_endpoint_that_is_down_is_one_line_before_any_test() -> No
     with pytest.raises(UsageError) as excinfo:
         check_agent_spec(spec, AgentOptions(embedder=parse_embedder("openai:embed@http://127.0.0.1:9/v1")))
     assert "cannot reach" in str(excinfo.value)
-    with pytest.raises(UsageError, match="--mb-embedder 'bm42'"):
+    with pytest.raises(UsageError, match="--mb-embedder 'bm42' is not an embedder; embedders: lexical, "):
         parse_embedder("bm42")
+    with pytest.raises(
+        UsageError, match=r"--mb-embedder 'wordlama' is not an embedder; did you mean wordllama\?"
+    ):
+        parse_embedder("wordlama")
 
 
 # -- each mechanism's behaviour ---------------------------------------------------------------

