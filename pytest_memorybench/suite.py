@@ -16,7 +16,7 @@ from typing import Any
 
 from pytest_memorybench.core.errors import UsageError, usage_error
 from pytest_memorybench.core.load_report import LoadReport, merged
-from pytest_memorybench.core.names import suggest
+from pytest_memorybench.core.names import either, suggest
 from pytest_memorybench.core.readers import reading
 from pytest_memorybench.core.records import TestDefinition
 from pytest_memorybench.core.spans import Span, parse_span
@@ -260,7 +260,7 @@ def check_data_names(given: Iterable[str], suites: Sequence[Suite], *, rescored:
             {n for suite in suites for n in suite.data_names(suggested=True, rescored=rescored)}
         )
         hint = (
-            f"did you mean {_either(close)}?"
+            f"did you mean {either(close)}?"
             if close
             else f"the selected suites read {', '.join(suggested) or 'no data'}"
         )
@@ -268,11 +268,6 @@ def check_data_names(given: Iterable[str], suites: Sequence[Suite], *, rescored:
             f"--mb-data {name}=…: no selected suite ({where}) reads data named {name!r}; {hint}"
             " (a scenario's name, its short name or its family; --mb-suite picks the suites)"
         )
-
-
-def _either(names: Sequence[str]) -> str:
-    """ "a", "a or b", "a, b or c"."""
-    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} or {names[-1]}"
 
 
 def load_suite(name_or_path: str) -> Suite:

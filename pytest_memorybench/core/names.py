@@ -10,7 +10,7 @@ the names are few, names them all.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 
 CLOSEST = 3  # names suggested at most
 _CUTOFF = 0.6  # difflib's similarity ratio: "recal" ~ "recall", "locom" ~ "locomo", "papr" ~ "paper"
@@ -44,8 +44,9 @@ def suggest(
     names = list(dict.fromkeys(known))
     listing = where or f"known: {', '.join(names) or 'none'}"
     close = [(written or {}).get(match, match) for match in closest(name, names)]
-    return f"did you mean {_either(close)}? ({listing})" if close else listing
+    return f"did you mean {either(close)}? ({listing})" if close else listing
 
 
-def _either(names: list[str]) -> str:
+def either(names: Sequence[str]) -> str:
+    """ "a", "a or b", "a, b or c": the names a refusal offers."""
     return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} or {names[-1]}"
