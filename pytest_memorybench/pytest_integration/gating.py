@@ -45,6 +45,16 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="fail (exit 1) when the mean score of all items is below X",
     )
     group.addoption(
+        "--mb-gate-on",
+        dest="mb_gate_on",
+        metavar="mean|strict",
+        help=(
+            "the means --mb-min-score and --mb-baseline judge: mean (over the items that scored) or strict"
+            " (over every item, an error counting 0; a run with errors is then judged, not refused)"
+            " (default: mean)"
+        ),
+    )
+    group.addoption(
         "--mb-max-errors",
         dest="mb_max_errors",
         metavar="N|P%",

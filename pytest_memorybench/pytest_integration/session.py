@@ -324,6 +324,7 @@ def _gate(
         folder=_relative(run.context.output, config.invocation_params.dir),
         anyway=gate_settings.anyway,
         empty_memory=gate_settings.empty_memory,
+        strict=gate_settings.strict,
     )
     if stop is not None:
         gate.failures.append(f"the run stopped early ({stop.reason}); a gate needs every selected test")

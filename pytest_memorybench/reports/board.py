@@ -114,11 +114,17 @@ def _gold_ceilings(runs: Sequence[FinishedRun], rows: Sequence[BoardRow]) -> dic
     """Each answering model's gold mean over the shared items, where a `gold` run of it is compared."""
     ceilings = {}
     for run, row in zip(runs, rows, strict=True):
-        agent = str(run.info.get("agent") or "")
         model = answering_model(run)
-        if model is not None and agent.split(":", 1)[0].split("(", 1)[0] == "gold" and row.mean is not None:
+        if model is not None and is_gold(run) and row.mean is not None:
             ceilings[model] = row.mean
     return ceilings
+
+
+def is_gold(run: FinishedRun) -> bool:
+    """Whether `run` is of the `gold` store (`gold:MODEL`, `gold(k=5):MODEL`): the answering model's
+    ceiling, given exactly each question's labelled evidence."""
+    agent = str(run.info.get("agent") or "")
+    return agent.split(":", 1)[0].split("(", 1)[0] == "gold"
 
 
 def _item_latency(run: FinishedRun) -> tuple[float | None, float | None]:

@@ -25,10 +25,12 @@ from pytest_memorybench.reports.compare_losses import LossComparison, compare_lo
 from pytest_memorybench.reports.compare_runs import FinishedRun, score_of, usage_of
 from pytest_memorybench.reports.significance import PairedTest, average_ranks, cliques, holm, wilcoxon_p
 from pytest_memorybench.reports.table import short_name
+from pytest_memorybench.results.build import strict_mean
 from pytest_memorybench.results.file import part
 from pytest_memorybench.results.schema import ItemRecord
 from pytest_memorybench.results.statistics import bootstrap_ci
 
+ERRORED = "errored in a run"  # left out of the means, counted (as 0 where it errored) in the strict ones
 MUST_AGREE = (
     "profile",
 )  # scored by other rules: not comparable unless told so (and the judge: `judged_differently`)
@@ -36,12 +38,16 @@ MUST_AGREE = (
 
 @dataclass(frozen=True)
 class Cell:
-    """One run's figures for one row of a comparison table."""
+    """One run's figures for one row of a comparison table: the mean over the shared items, and the
+    strict mean over those and the items that errored in some run (every item the runs have with
+    one definition), this run's errors counting 0."""
 
     mean: float | None
     ci95: list[float] | None
     passed: int
     n: int
+    strict: float | None = None
+    errors: int = 0  # this run's items of the row that errored
 
 
 @dataclass
@@ -177,7 +183,7 @@ def compare(
             "--mb-compare: the runs share no scored item (same test, same definition); "
             f"left out: {_left_out_text(left_out)}"
         )
-    tables = _tables(keyed, shared, keyed_by, seed)
+    tables = _tables(keyed, shared, left_out.get(ERRORED, []), keyed_by, seed)
     couples = _couples(runs, compare_to)
     pairs = _pairs(runs, keyed, shared, couples, seed)
     scores = {run.label: [score_of(keyed[index][key]) for key in shared] for index, run in enumerate(runs)}
@@ -246,7 +252,7 @@ def _pair(keyed: list[dict[str, ItemRecord]]) -> tuple[list[str], dict[str, list
     left_out: dict[str, list[str]] = {
         "not in every run": [],
         "different definitions": [],
-        "errored in a run": [],
+        ERRORED: [],
     }
     every = set.intersection(*(set(items) for items in keyed))
     left_out["not in every run"] = sorted(set().union(*(set(items) for items in keyed)) - every)
@@ -256,7 +262,7 @@ def _pair(keyed: list[dict[str, ItemRecord]]) -> tuple[list[str], dict[str, list
         if len({_definition(item) for item in items}) > 1:
             left_out["different definitions"].append(key)
         elif any(item.get("score") is None for item in items):
-            left_out["errored in a run"].append(key)
+            left_out[ERRORED].append(key)
         else:
             shared.append(key)
     return shared, {reason: keys for reason, keys in left_out.items() if keys}
@@ -275,43 +281,48 @@ def _left_out_text(left_out: dict[str, list[str]]) -> str:
 
 
 def _tables(
-    keyed: list[dict[str, ItemRecord]], shared: list[str], keyed_by: str, seed: int
+    keyed: list[dict[str, ItemRecord]], shared: list[str], errored: list[str], keyed_by: str, seed: int
 ) -> dict[str, list[Row]]:
     """Per suite: the suite row, each scenario, each of its categories; then a total row.
 
     Runs paired by test id have a suite each (a published agent, a user's run): their rows are
-    grouped by benchmark family (`ltm` of `ltm.colours`) instead.
+    grouped by benchmark family (`ltm` of `ltm.colours`) instead.  The items that errored in a run
+    count in the strict means only (a row of nothing else has no mean).
     """
     first = keyed[0]
+    scored = set(shared)
     by_suite: dict[str, list[str]] = defaultdict(list)
-    for key in shared:
+    for key in sorted([*shared, *errored]):
         item = first[key]
         by_suite[item["suite"] if keyed_by == "node id" else item["scenario"].split(".")[0]].append(key)
     tables: dict[str, list[Row]] = {}
     for suite, keys in sorted(by_suite.items()):
-        rows = [_row("suite", suite, keys, keyed, seed)]
+        rows = [_row("suite", suite, keys, scored, keyed, seed)]
         by_scenario: dict[str, list[str]] = defaultdict(list)
         for key in keys:
             by_scenario[first[key]["scenario"]].append(key)
         for scenario, members in sorted(by_scenario.items()):
-            rows.append(_row("scenario", short_name(scenario, suite), members, keyed, seed))
+            rows.append(_row("scenario", short_name(scenario, suite), members, scored, keyed, seed))
             by_category: dict[str, list[str]] = defaultdict(list)
             for key in members:
                 if first[key].get("category") is not None:
                     by_category[first[key]["category"]].append(key)
             rows.extend(
-                _row("category", category, found, keyed, seed)
+                _row("category", category, found, scored, keyed, seed)
                 for category, found in sorted(by_category.items())
             )
         tables[suite] = rows
-    tables["total"] = [_row("total", "total", shared, keyed, seed)]
+    tables["total"] = [_row("total", "total", sorted([*shared, *errored]), scored, keyed, seed)]
     return tables
 
 
-def _row(level: str, label: str, keys: list[str], keyed: list[dict[str, ItemRecord]], seed: int) -> Row:
+def _row(
+    level: str, label: str, keys: list[str], scored: set[str], keyed: list[dict[str, ItemRecord]], seed: int
+) -> Row:
+    """A row of `keys`: its means over those every run scored, its strict means over all of them."""
     cells = []
     for items in keyed:
-        chosen = [items[key] for key in keys]
+        chosen = [items[key] for key in keys if key in scored]
         strata: dict[str, list[float]] = defaultdict(list)
         for item in chosen:
             strata[item["scenario"]].append(score_of(item))
@@ -322,6 +333,8 @@ def _row(level: str, label: str, keys: list[str], keyed: list[dict[str, ItemReco
                 bootstrap_ci(list(strata.values()), seed=seed, label=f"compare:{level}:{label}"),
                 sum(bool(item.get("passed")) for item in chosen),
                 len(chosen),
+                strict_mean([items[key] for key in keys]),
+                sum(items[key]["score"] is None for key in keys),
             )
         )
     return Row(level, label, cells)

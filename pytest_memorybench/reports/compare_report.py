@@ -21,7 +21,8 @@ from markupsafe import Markup
 from pytest_memorybench.core.errors import usage_error
 from pytest_memorybench.core.files import write_atomically
 from pytest_memorybench.reports.board import Board, BoardRow, board, pareto_front
-from pytest_memorybench.reports.compare import Comparison, Row, compare
+from pytest_memorybench.reports.compare import ERRORED, Comparison, Row, compare
+from pytest_memorybench.reports.compare_gold import above_gold, comparison_ceiling_lines
 from pytest_memorybench.reports.compare_items import Outcome, QuestionRow, question_rows, questions_view
 from pytest_memorybench.reports.compare_runs import FinishedRun, load_runs
 from pytest_memorybench.reports.compare_scale import MEASURES, scale
@@ -84,6 +85,8 @@ def write_comparison(
     curves = scale(comparison.runs)
     record = {
         **comparison.to_json(),
+        "above_ceiling": comparison_ceiling_lines(comparison),
+        "above_gold": [flag.to_json() for flag in above_gold(comparison)],
         "board": board_json(ranked),
         **({"scale": curves.to_json()} if curves is not None else {}),
     }
@@ -180,6 +183,8 @@ def comparison_page(
         "shared": len(comparison.shared),
         "left_out": comparison.left_out,
         "notes": comparison.notes,
+        "ceilings": comparison_ceiling_lines(comparison),
+        "strict": bool(comparison.left_out.get(ERRORED)),
         "tables": [
             {
                 "name": suite,

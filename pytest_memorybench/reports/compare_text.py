@@ -8,7 +8,8 @@ average ranks with the runs a test cannot tell apart, what each run spent, and w
 from __future__ import annotations
 
 from pytest_memorybench.reports.board import board
-from pytest_memorybench.reports.compare import Comparison, Row, keys_text
+from pytest_memorybench.reports.compare import ERRORED, Comparison, Row, keys_text
+from pytest_memorybench.reports.compare_gold import comparison_ceiling_lines
 from pytest_memorybench.reports.compare_items import Outcome, QuestionRow, shown
 
 SHOWN_PER_SCENARIO = 3  # --mb-show: enough to see a pattern in a CI log, the rest in compare.html
@@ -46,6 +47,12 @@ def comparison_lines(comparison: Comparison) -> list[str]:
         if wide
         else "* best of the row (means; intervals in the report)"
     )
+    if comparison.left_out.get(ERRORED):
+        lines.append(
+            f"strict: the mean over the shared items and the {len(comparison.left_out[ERRORED])} that"
+            " errored in a run, an error counting 0"
+        )
+    lines += comparison_ceiling_lines(comparison)
     lines.append("")
     for pair in comparison.pairs:
         a, b = _letter(comparison, pair.a), _letter(comparison, pair.b)
@@ -106,9 +113,15 @@ def _row_lines(row: Row, wide: bool, width: int) -> list[str]:
         else:
             cells.append(f"{mean}{mark}")
     numbers = "".join(f"{cell:>{width}}" for cell in cells)
-    if len(label) > LABEL - 1:
-        return [label, " " * LABEL + numbers]
-    return [f"{label:<{LABEL}}{numbers}"]
+    lines = [label, " " * LABEL + numbers] if len(label) > LABEL - 1 else [f"{label:<{LABEL}}{numbers}"]
+    if any(cell.errors for cell in row.cells):  # the strict means, under the means they differ from
+        shift = 12 if wide else 0  # under the mean, left of the interval
+        stricts = "".join(
+            f"{('-' if cell.strict is None else f'{cell.strict:.3f}') + ' ' * (shift + 1):>{width}}"
+            for cell in row.cells
+        )
+        lines.append(f"{' ' * len(indent) + '  strict':<{LABEL}}{stricts}".rstrip())
+    return lines
 
 
 def _letter(comparison: Comparison, label: str) -> str:

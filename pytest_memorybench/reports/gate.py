@@ -13,6 +13,13 @@ unlikely to be.  `--mb-min-score` fails a total mean below it, with or without a
 Items that errored (the agent, its provider or the judge failed: no score) are no measure of
 memory.  A gate refuses a run that has any, saying how to retry them, unless `--mb-max-errors`
 allows that many; it then compares the items that scored and says how many it left out.
+
+`--mb-gate-on strict` judges the strict means instead (every item, an error counting 0: what a
+user of the system gets), so a run whose errors hide its hard questions cannot pass on the rest.
+An error is then a wrong answer, not a gap: the run is judged, not refused, unless
+`--mb-max-errors` still caps how many.  Strict means have no interval of their own; their rows
+say nothing of one.  A baseline written before strict means existed gets them from its counts
+(mean × n / (n + errors)).
 """
 
 from __future__ import annotations
@@ -108,6 +115,7 @@ class GateResult:
     notes: list[str] = field(default_factory=list)
     baseline: Baseline | None = None
     max_drop: float | None = None
+    strict: bool = False  # --mb-gate-on strict: the strict means were judged
 
     @property
     def passed(self) -> bool:
@@ -116,6 +124,7 @@ class GateResult:
     def to_json(self) -> dict[str, Any]:
         return {
             "passed": self.passed,
+            "on": "strict" if self.strict else "mean",
             "baseline": str(self.baseline.path) if self.baseline else None,
             "max_drop": self.max_drop,
             "failures": self.failures,
@@ -147,6 +156,7 @@ def evaluate(
     folder: str = "FOLDER",
     anyway: bool = False,
     empty_memory: bool = False,
+    strict: bool = False,
 ) -> GateResult:
     """The gate's verdict on `results` (this run's results.json content).
 
@@ -154,11 +164,14 @@ def evaluate(
     partial, and whose unfinished tests are errors for that reason.  A baseline judged differently
     (another judge, model, prompt version or local rules) is refused unless `anyway`: its means
     measure another judge as much as the agent.  A memory store that found nothing for every question
-    is refused unless `empty_memory`: its scores are the answering model's alone.
+    is refused unless `empty_memory`: its scores are the answering model's alone.  `strict` judges
+    the strict means (an error counting 0) in place of the means.
     """
-    gate = GateResult(baseline=baseline, max_drop=max_drop if baseline else None)
+    gate = GateResult(baseline=baseline, max_drop=max_drop if baseline else None, strict=strict)
     if max_errors is not None and not _errors_allowed(gate, results["totals"], max_errors, folder):
         return gate
+    if strict and max_errors is None and results["totals"].get("errors"):
+        gate.notes.append(f"{_errored(results['totals'])}: counted as wrong (--mb-gate-on strict)")
     store = results["totals"].get("store") or {}
     if store.get("store") != "none" and store.get("searches") and store["empty"] == store["searches"]:
         line = f"every search of store {store['store']} came back empty ({store['searches']})"
@@ -169,7 +182,7 @@ def evaluate(
             )
             return gate
         gate.notes.append(f"{line}; judged anyway (--mb-allow-empty-memory)")
-    total = results["totals"].get("mean")
+    total = _total(results, strict)
     if baseline is not None:
         judged = judged_differently(part(baseline.results, "run"), results["run"])
         if judged is not None and not anyway:
@@ -178,7 +191,7 @@ def evaluate(
                 "judge both runs alike, or pass --mb-compare-anyway"
             )
             return gate
-        gate.rows = _rows(results, baseline.results, max_drop, max_scenario_drop)
+        gate.rows = _rows(results, baseline.results, max_drop, max_scenario_drop, strict)
         gate.notes = _differences(results["run"], part(baseline.results, "run"))
         if judged is not None:
             gate.notes.append(f"compared anyway (--mb-compare-anyway): judged differently ({judged})")
@@ -187,13 +200,46 @@ def evaluate(
                 assert row.change is not None and row.allowed_drop is not None
                 where = {True: "outside", False: "inside", None: "no"}[row.outside_ci]
                 name = "total" if row.level == "total" else f"{row.level} {row.label.strip()}"
+                name += " strict mean" if strict else ""
+                interval = "strict means have no interval" if strict else f"{where} 95% CI"
                 gate.failures.append(
-                    f"{name} fell {-row.change:.3f} (from {row.baseline:.3f} to "
-                    f"{row.current:.3f}), more than the {row.allowed_drop:.3f} allowed; {where} 95% CI"
+                    f"{name} fell {-row.change:.3f} (from {row.baseline:.3f} to {row.current:.3f}), more"
+                    f" than the {row.allowed_drop:.3f} allowed; {interval}"
                 )
     if min_score is not None and total is not None and total < min_score - EPSILON:
-        gate.failures.append(f"total mean {total:.3f} is below --mb-min-score {min_score:.3f}")
+        gate.failures.append(
+            f"total {'strict mean' if strict else 'mean'} {total:.3f} is below --mb-min-score {min_score:.3f}"
+            + (" (an item that errored counts 0)" if strict else "")
+        )
     return gate
+
+
+def _total(results: Mapping[str, Any], strict: bool) -> float | None:
+    """The run's total mean, or its strict mean (written by every run that has means)."""
+    totals = results["totals"]
+    return _strict_of(totals, totals.get("max")) if strict else totals.get("mean")
+
+
+def _strict_of(stats: Mapping[str, Any], scored: Any) -> float | None:
+    """A row's strict mean: as written, or, in a file from before strict means, from its mean, the
+    items that scored and those that errored (the sum of the scores over every item)."""
+    if "mean_strict" in stats:
+        value = stats["mean_strict"]
+        return float(value) if isinstance(value, (int, float)) else None
+    mean, errors = stats.get("mean"), stats.get("errors") or 0
+    if not isinstance(scored, int) or scored + errors == 0:
+        return None
+    if not isinstance(mean, (int, float)):
+        return 0.0 if errors else None  # every item errored
+    return round(mean * scored / (scored + errors), 6)
+
+
+def _errored(totals: Mapping[str, Any]) -> str:
+    """ "3 of 33 items errored (provider)": how many items had no score, and whose failure."""
+    errors = totals.get("errors", 0)
+    kinds = ", ".join(sorted(totals.get("errors_by_kind", {})))
+    items = errors + totals.get("max", 0)
+    return f"{errors} of {items} item{'s' if items != 1 else ''} errored ({kinds})"
 
 
 def _errors_allowed(
@@ -203,9 +249,8 @@ def _errors_allowed(
     errors = totals.get("errors", 0)
     if not errors:
         return True
-    kinds = ", ".join(sorted(totals.get("errors_by_kind", {})))
     items = errors + totals.get("max", 0)
-    counted = f"{errors} of {items} item{'s' if items != 1 else ''} errored ({kinds})"
+    counted = _errored(totals)
     allowed = max_errors.allowed(items)
     if errors > allowed:
         allowance = (
@@ -217,22 +262,26 @@ def _errors_allowed(
             f"{counted}: nothing to compare; --mb-resume={folder} retries them ({allowance})"
         )
         return False
-    gate.notes.append(
-        f"{counted}, within --mb-max-errors {max_errors}: compared the {totals.get('max', 0)} that scored"
-    )
+    compared = "counted them as wrong" if gate.strict else f"compared the {totals.get('max', 0)} that scored"
+    gate.notes.append(f"{counted}, within --mb-max-errors {max_errors}: {compared}")
     return True
 
 
 def _rows(
-    results: Mapping[str, Any], base: Mapping[str, Any], max_drop: float, max_scenario_drop: float | None
+    results: Mapping[str, Any],
+    base: Mapping[str, Any],
+    max_drop: float,
+    max_scenario_drop: float | None,
+    strict: bool = False,
 ) -> list[GateRow]:
+    base_totals = base.get("totals", {})
     rows = [
         GateRow(
             "total",
             "total",
-            _total_mean(base),
-            results["totals"].get("mean"),
-            results["totals"].get("ci95"),
+            _strict_of(base_totals, base_totals.get("max")) if strict else _total_mean(base),
+            _total(results, strict),
+            None if strict else results["totals"].get("ci95"),
             True,
             max_drop,
         )
@@ -246,7 +295,9 @@ def _rows(
         if isinstance(item, dict) and "suite" in item and "scenario" in item:
             by_suite.setdefault(item["suite"], set()).add(item["scenario"])
     for suite in sorted(set(now_suites) | set(base_suites)):
-        rows.append(_row(suite, "suite", base_suites.get(suite), now_suites.get(suite), True, max_drop))
+        rows.append(
+            _row(suite, "suite", base_suites.get(suite), now_suites.get(suite), True, max_drop, strict)
+        )
         for scenario in sorted(by_suite.get(suite, set())):
             label = "  " + short_name(scenario, suite)
             rows.append(
@@ -257,16 +308,22 @@ def _rows(
                     now_scenarios.get(scenario),
                     max_scenario_drop is not None,
                     max_scenario_drop,
+                    strict,
                 )
             )
     return rows
 
 
-def _row(label: str, level: str, base: Any, now: Any, gated: bool, allowed: float | None) -> GateRow:
-    base_mean = base.get("mean") if isinstance(base, dict) else None
-    now_mean = now.get("mean") if isinstance(now, dict) else None
-    ci = now.get("ci95") if isinstance(now, dict) else None
-    return GateRow(label, level, base_mean, now_mean, ci, gated, allowed)
+def _row(
+    label: str, level: str, base: Any, now: Any, gated: bool, allowed: float | None, strict: bool = False
+) -> GateRow:
+    def mean(stats: Any) -> float | None:
+        if not isinstance(stats, dict):
+            return None
+        return _strict_of(stats, stats.get("n")) if strict else stats.get("mean")
+
+    ci = now.get("ci95") if isinstance(now, dict) and not strict else None
+    return GateRow(label, level, mean(base), mean(now), ci, gated, allowed)
 
 
 def _total_mean(base: Mapping[str, Any]) -> float | None:
@@ -305,6 +362,10 @@ def gate_lines(gate: GateResult) -> list[str]:
             f"baseline: {gate.baseline.path} (run {run.get('id', '?')}, agent {run.get('agent', '?')})"
         )
     lines.extend(f"note: {note}" for note in gate.notes)
+    if gate.strict:
+        lines.append(
+            "gated on the strict means: every item, one that errored counting 0 (--mb-gate-on strict)"
+        )
     if gate.rows:
         lines.append(f"{'':<{LABEL}}{'baseline':>9}{'now':>7}{'change':>8}{'95% CI now':>14}  verdict")
         lines.extend(_table_row(row) for row in gate.rows)

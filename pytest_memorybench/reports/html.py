@@ -23,6 +23,7 @@ from markupsafe import Markup
 
 from pytest_memorybench.judges.identity import describe_identity, identity_of
 from pytest_memorybench.reports.agreement import agreement_rows, disagreements
+from pytest_memorybench.reports.ceilings import ceiling_lines
 from pytest_memorybench.reports.judging import judging_lines
 from pytest_memorybench.reports.report_items import item_view, items_view
 from pytest_memorybench.reports.summary import NO_CONTEXT, compact_count
@@ -146,6 +147,7 @@ def summary_view(results: ResultsRecord, gate: dict[str, Any] | None) -> dict[st
         "suites": _suites(results),
         "judging": judging_lines(results["totals"].get("judging")),
         "losses": _loss_lines(results),
+        "ceilings": ceiling_lines(results),
     }
 
 
@@ -196,6 +198,7 @@ def _suites(results: ResultsRecord) -> list[dict[str, Any]]:
                 "label": row.label,
                 "level": row.level,
                 "mean": row.stats["mean"],
+                "strict": row.strict,
                 "ci95": row.stats.get("ci95"),
                 "n": row.scored,
                 "errors": row.errors,

@@ -12,7 +12,9 @@ from pathlib import Path
 from typing import Any
 
 from pytest_memorybench.reports.board import board
-from pytest_memorybench.reports.compare import Comparison
+from pytest_memorybench.reports.ceilings import ceiling_lines
+from pytest_memorybench.reports.compare import ERRORED, Comparison
+from pytest_memorybench.reports.compare_gold import comparison_ceiling_lines
 from pytest_memorybench.reports.judging import judging_lines
 from pytest_memorybench.reports.summary import efficiency_text, memory_text, store_text
 from pytest_memorybench.reports.table import table_rows
@@ -32,8 +34,8 @@ def run_markdown(results: ResultsRecord, gate: dict[str, Any] | None) -> str:
         f"judge {_text(run.get('judge'))} · span {_text(spans)} · profile {_text(run.get('profile'))} · seed"
         f" {run.get('seed')} · run `{run.get('id')}`" + (" · **partial**" if run.get("partial") else ""),
         "",
-        "| suite / scenario | mean | 95% CI | passed | errors | tokens | cost |",
-        "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+        "| suite / scenario | mean | strict | 95% CI | passed | errors | tokens | cost |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     indent = {"suite": "", "scenario": "&nbsp;&nbsp;", "category": "&nbsp;&nbsp;&nbsp;&nbsp;· "}
     for row in table_rows(results):
@@ -41,14 +43,18 @@ def run_markdown(results: ResultsRecord, gate: dict[str, Any] | None) -> str:
         if row.level == "suite":
             label = f"**{label}**"
         lines.append(
-            f"| {label} | {_mean(row.stats['mean'])} | {_ci(row.stats.get('ci95'))} |"
+            f"| {label} | {_mean(row.stats['mean'])} | {_mean(row.strict)} | {_ci(row.stats.get('ci95'))} |"
             f" {row.passed}/{row.scored} | {row.errors or '-'} | {row.tokens:,} | ${row.cost:.4f} |"
         )
     lines.append(
-        f"| **total** | **{_mean(totals.get('mean'))}** | {_ci(totals.get('ci95'))} |"
+        f"| **total** | **{_mean(totals.get('mean'))}** | {_mean(totals.get('mean_strict'))} |"
+        f" {_ci(totals.get('ci95'))} |"
         f" {totals['passed']}/{totals['max']} | {totals.get('errors') or '-'} |"
         f" {totals['agent_tokens_in'] + totals['agent_tokens_out']:,} | ${totals['cost_usd']:.4f} |"
     )
+    ceilings = ceiling_lines(results)
+    if ceilings:
+        lines += ["", *(f"- ⚠️ {_text(line)}" for line in ceilings)]
     efficiency = efficiency_text(totals)
     lines += [
         "",
@@ -72,8 +78,8 @@ def run_markdown(results: ResultsRecord, gate: dict[str, Any] | None) -> str:
         lines += [
             "",
             (
-                f"⚠️ {totals['errors']} item(s) errored ({kinds}): no score, left out of every mean;"
-                " `--mb-resume` retries them."
+                f"⚠️ {totals['errors']} item(s) errored ({kinds}): no score, left out of every mean but"
+                " the strict one; `--mb-resume` retries them."
             ),
         ]
     if gate is not None:
@@ -121,9 +127,18 @@ def comparison_markdown(comparison: Comparison) -> str:
             cells = [
                 (f"**{_mean(cell.mean)}**" if index in row.best and len(runs) > 1 else _mean(cell.mean))
                 + f" {_ci(cell.ci95)}"
+                + (f" · strict {_mean(cell.strict)}" if any(other.errors for other in row.cells) else "")
                 for index, cell in enumerate(row.cells)
             ]
             lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    if comparison.left_out.get(ERRORED):
+        lines += [
+            "",
+            f"strict: the mean over the shared items and the {len(comparison.left_out[ERRORED])} that errored"
+            " in a run, an error counting 0.",
+        ]
+    flags = comparison_ceiling_lines(comparison)
+    lines += ["", *(f"- ⚠️ {_text(line)}" for line in flags)] if flags else []
     lines += ["", "| pair | difference | 95% CI | verdict |", "| --- | ---: | ---: | --- |"]
     for pair in comparison.pairs:
         a, b = (chr(65 + [run.label for run in runs].index(name)) for name in (pair.a, pair.b))

@@ -99,7 +99,8 @@ def item_anchor(nodeid: str) -> str:
 def _head(record: Mapping[str, Any]) -> str:
     score, threshold = record.get("score"), float(record.get("threshold") or 0.0)
     if score is None:
-        return f"ERROR ({record.get('error_kind') or 'agent'}): no score, left out of every mean"
+        kind = record.get("error_kind") or "agent"
+        return f"ERROR ({kind}): no score, left out of every mean but the strict one"
     return f"score {score:.2f} {'≥' if score >= threshold else '<'} threshold {threshold:.2f}"
 
 

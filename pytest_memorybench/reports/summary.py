@@ -4,7 +4,10 @@ CI logs are read in a browser pane or a terminal that wraps at 80 columns; a wra
 unreadable, so every table line stays within `WIDTH` (free text such as paths may run longer).
 The total row adds what the conversations spent around the tests (`table.py`), so it can exceed
 the sum of the rows.  A run with items that errored (no score: the agent, its provider or the judge
-failed) gets an `err` column, narrowing the names, and says how to retry them on its last line.
+failed) gets an `err` column and a `strict` one (the mean over every item, an error as 0), narrowing
+the names, and says how to retry them on its last line.  Without errors the strict mean is the mean
+on every row, so its column would only repeat it: it is shown where it can differ.  A category
+above its ceiling (`ceilings.py`) is said under the table.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from pytest_memorybench.reports.ceilings import ceiling_lines
 from pytest_memorybench.reports.judging import judging_lines
 from pytest_memorybench.reports.table import table_rows
 from pytest_memorybench.results.losses import split_compact, split_text
@@ -20,7 +24,7 @@ from pytest_memorybench.results.schema import ConcurrencyRecord, ResultsRecord
 
 WIDTH = 79
 LABEL = 30
-ERRORS_LABEL = 25  # with the err column: the names give it room
+ERRORS_LABEL = 18  # with the strict and err columns: the names give them room
 
 
 def summary_lines(
@@ -28,7 +32,12 @@ def summary_lines(
 ) -> list[str]:
     """The terminal summary: the table, what the agent and judge spent, the conversations, the files."""
     totals = results["totals"]
-    lines = [*_table_lines(results), *_spending_lines(results), *_conversation_lines(results)]
+    lines = [
+        *_table_lines(results),
+        *ceiling_lines(results),
+        *_spending_lines(results),
+        *_conversation_lines(results),
+    ]
     overruns = [item["nodeid"] for item in results["items"] if item.get("span_overrun")]
     if overruns:
         lines.append(f"span overrun in {len(overruns)} test(s): {', '.join(overruns[:5])}")
@@ -57,6 +66,7 @@ def _table_lines(results: ResultsRecord) -> list[str]:
             table.row(
                 indent[row.level] + row.label,
                 row.stats["mean"],
+                row.strict,
                 row.stats.get("ci95"),
                 f"{row.passed}/{row.scored}",
                 row.errors,
@@ -71,6 +81,7 @@ def _table_lines(results: ResultsRecord) -> list[str]:
         table.row(
             "total",
             totals.get("mean"),
+            totals.get("mean_strict"),
             totals.get("ci95"),
             f"{totals['passed']}/{totals['max']}",
             errors,
@@ -248,8 +259,8 @@ def errors_line(totals: Mapping[str, Any], folder: str) -> str:
     kinds = ", ".join(f"{kind} {count}" for kind, count in sorted(totals.get("errors_by_kind", {}).items()))
     count = totals["errors"]
     return (
-        f"{count} item{'s' if count != 1 else ''} errored ({kinds}): no score, left out of every mean; "
-        f"--mb-resume={folder} retries them"
+        f"{count} item{'s' if count != 1 else ''} errored ({kinds}): no score, left out of every mean but"
+        f" the strict one; --mb-resume={folder} retries them"
     )
 
 
@@ -274,8 +285,9 @@ def metric_lines(metrics: dict[str, Any] | None, indent: int) -> list[str]:
 
 
 class _Table:
-    """The columns, each a space apart from the next whatever the counts; `err` (items with no
-    score) only in a run that has some, and `passed` as wide as its widest count."""
+    """The columns, each a space apart from the next whatever the counts; `strict` (the mean with
+    an error as 0) and `err` (items with no score) only in a run that has some, and `passed` as wide
+    as its widest count."""
 
     def __init__(self, with_errors: bool, passed_width: int = 7) -> None:
         self.with_errors = with_errors
@@ -283,22 +295,34 @@ class _Table:
         self.passed = max(passed_width, 7)
 
     def _columns(
-        self, mean: str, ci: str, passed: str, errors: str, tokens: str, seconds: str, cost: str
+        self,
+        mean: str,
+        strict: str,
+        ci: str,
+        passed: str,
+        errors: str,
+        tokens: str,
+        seconds: str,
+        cost: str,
     ) -> str:
-        fields = [(mean, 5), (ci, 12), (passed, self.passed)]  # each a space, then right-aligned
+        fields = [(mean, 5)]  # each a space, then right-aligned
+        if self.with_errors:
+            fields.append((strict, 6))
+        fields += [(ci, 12), (passed, self.passed)]
         if self.with_errors:
             fields.append((errors, 4))
         fields += [(tokens, 6), (seconds, 6), (cost, 7)]
         return "".join(f" {text:>{width}}" for text, width in fields)
 
     def header(self) -> str:
-        columns = self._columns("mean", "95% CI", "passed", "err", "tokens", "secs", "cost")
+        columns = self._columns("mean", "strict", "95% CI", "passed", "err", "tokens", "secs", "cost")
         return f"{'suite / scenario':<{self.label}}{columns}"
 
     def row(
         self,
         label: str,
         mean: float | None,
+        strict: float | None,
         ci: list[float] | None,
         passed: str,
         errors: int,
@@ -309,6 +333,7 @@ class _Table:
         """One row; a label too long for its column gets a line of its own, so names are never cut."""
         numbers = self._columns(
             f"{mean:.3f}" if mean is not None else "-",
+            f"{strict:.3f}" if strict is not None else "-",
             f"[{ci[0]:.2f}, {ci[1]:.2f}]" if ci else "-",
             passed,
             str(errors or "-"),

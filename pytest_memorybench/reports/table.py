@@ -12,7 +12,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from pytest_memorybench.results.build import stats_of
+from pytest_memorybench.results.build import stats_of, strict_mean
 from pytest_memorybench.results.schema import ItemRecord, ResultsRecord
 
 
@@ -42,6 +42,11 @@ class TableRow:
     @property
     def scored(self) -> int:
         return len(self.items) - self.errors
+
+    @property
+    def strict(self) -> float | None:
+        """The mean over every item, one that errored counting 0 (results.json's `mean_strict`)."""
+        return strict_mean(self.items)
 
     @property
     def tokens(self) -> int:

@@ -31,11 +31,13 @@ from pytest_memorybench.core.files import write_atomically
 from pytest_memorybench.core.records import TestOutcome
 from pytest_memorybench.core.timings import pooled_percentile
 from pytest_memorybench.judges.identity import judge_identity
+from pytest_memorybench.results.ceilings import scenario_ceilings
 from pytest_memorybench.results.judging import judging_figures
 from pytest_memorybench.results.losses import loss_split
 from pytest_memorybench.results.schema import (
     SCHEMA,
     CategoryRecord,
+    CeilingRecord,
     ConcurrencyRecord,
     ConversationRecord,
     ItemRecord,
@@ -72,6 +74,10 @@ class _Losses(TypedDict, total=False):
     losses: dict[str, Any]
 
 
+class _Ceiling(TypedDict, total=False):
+    ceiling: CeilingRecord
+
+
 class _ScenarioParts(TypedDict, total=False):
     categories: dict[str, CategoryRecord]
     losses: dict[str, Any]
@@ -96,7 +102,8 @@ def item_record(
 
     An item whose test errored (`error`: the agent, its provider or the judge failed, or the run
     was cut) has no score: it is no measure of memory, and every mean, interval and pass count
-    leaves it out and counts it under `errors`.
+    leaves it out and counts it under `errors`; only the strict mean beside each mean counts it,
+    as wrong (`strict_mean`).
     """
     definition = outcome.definition
     category: _Category = {"category": definition.category} if definition.category is not None else {}
@@ -176,7 +183,7 @@ def build_results(
         "totals": _totals(records, conversation_list, judging, run.seed),
         "conversations": conversation_list,
         "suites": suite_stats(records, run.seed),
-        "scenarios": scenario_stats(records, run.seed, conversation_list),
+        "scenarios": scenario_stats(records, run.seed, conversation_list, run.profile),
         "items": records,
     }
 
@@ -230,6 +237,7 @@ def _totals(
         "score": round(sum(_scores(scored)), 6),
         "max": len(scored),
         "mean": _mean(scored),
+        "mean_strict": strict_mean(records),
         "ci95": bootstrap_ci(_by_scenario(scored), seed=seed, label="total"),
         "passed": sum(record["passed"] for record in scored),
         "errors": len(records) - len(scored),
@@ -329,6 +337,19 @@ def _mean(records: list[ItemRecord]) -> float | None:
     return round(sum(scores) / len(scores), 6) if scores else None
 
 
+def strict_mean(records: Sequence[ItemRecord]) -> float | None:
+    """The mean over every item, one that errored counting 0 (NeMo Gym's `accuracy_strict`).
+
+    The mean leaves an errored item out, as no measure of memory; a system that fails on the hard
+    questions would look better for failing.  The strict mean is the score a user of it gets: every
+    question asked, an error as a wrong answer.  Skipped items (no data, a budget) are no record,
+    so neither mean counts them.
+    """
+    if not records:
+        return None
+    return round(sum(record["score"] or 0.0 for record in records) / len(records), 6)
+
+
 def _by_scenario(records: list[ItemRecord]) -> list[list[float]]:
     """Scores grouped by (suite, scenario): the strata a bootstrap resamples within."""
     groups: dict[tuple[str, str], list[ItemRecord]] = defaultdict(list)
@@ -350,10 +371,12 @@ def _grouped(
 
 
 def stats_of(records: list[ItemRecord], seed: int, label: str) -> StatsRecord:
-    """Mean, interval and n of the items that scored; `errors` counts those that did not."""
+    """Mean, interval and n of the items that scored; `errors` counts those that did not, and the
+    strict mean counts them as wrong."""
     scored = [record for record in records if record["score"] is not None]
     return {
         "mean": _mean(scored),
+        "mean_strict": strict_mean(records),
         "ci95": bootstrap_ci(_by_scenario(scored), seed=seed, label=label),
         "n": len(scored),
         "errors": len(records) - len(scored),
@@ -374,6 +397,11 @@ def _losses(records: list[ItemRecord]) -> _Losses:
     return {"losses": split} if split is not None else {}
 
 
+def _ceiling(ceiling: CeilingRecord | None) -> _Ceiling:
+    """`ceiling`, where the scenario knows the most its category can honestly score."""
+    return {"ceiling": ceiling} if ceiling is not None else {}
+
+
 def _judging(records: list[ItemRecord]) -> _Judging:
     """`judging`, when a judge panel judged some of these items."""
     figures = judging_figures(records)
@@ -381,16 +409,29 @@ def _judging(records: list[ItemRecord]) -> _Judging:
 
 
 def scenario_stats(
-    records: list[ItemRecord], seed: int, conversations: Sequence[ConversationRecord] = ()
+    records: list[ItemRecord],
+    seed: int,
+    conversations: Sequence[ConversationRecord] = (),
+    profile: str = "paper",
 ) -> dict[str, ScenarioRecord]:
-    """Mean, interval and n per scenario; with `categories` and `metrics` when it has them."""
+    """Mean, interval and n per scenario; with `categories` (and their ceilings under `profile`)
+    and `metrics` when it has them."""
     scenarios: dict[str, ScenarioRecord] = {}
     for name, group in _grouped(records, lambda record: record["scenario"]).items():
         parts: _ScenarioParts = {}
         categories = _grouped(group, lambda record: record.get("category"))
         if categories:
+            stats = {
+                category: stats_of(members, seed, f"scenario:{name}:{category}")
+                for category, members in categories.items()
+            }
+            ceilings = scenario_ceilings(name, group, profile, stats)
             parts["categories"] = {
-                category: {**stats_of(members, seed, f"scenario:{name}:{category}"), **_losses(members)}
+                category: {
+                    **stats[category],
+                    **_losses(members),
+                    **_ceiling(ceilings.get(category)),
+                }
                 for category, members in categories.items()
             }
         split = loss_split(group)

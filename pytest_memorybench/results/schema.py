@@ -85,9 +85,11 @@ class ConversationRecord(TypedDict):
 
 
 class StatsRecord(TypedDict):
-    """A mean over the items that scored, its interval, and how many scored or errored."""
+    """A mean over the items that scored, the strict mean over every item (an error as 0), the
+    mean's interval, and how many scored or errored."""
 
     mean: float | None
+    mean_strict: float | None
     ci95: Interval | None
     n: int
     errors: int
@@ -101,10 +103,23 @@ class SuiteRecord(StatsRecord):
     losses: NotRequired[dict[str, Any]]  # results/losses.py
 
 
+class CeilingRecord(TypedDict):
+    """The most a category's mean can honestly be, where the benchmark's gold is known to be partly
+    wrong (LoCoMo's audit: `scenarios/locomo/ceiling.py`), and whether this run's mean is above it:
+    then the judge is too lenient or the run saw the answers."""
+
+    maximum: float
+    wrong: int  # gold answers the audit finds wrong …
+    of: int  # … among this many questions
+    source: str  # "audit": the audit the run read, item by item; "published counts": its counts
+    exceeded: bool
+
+
 class CategoryRecord(StatsRecord):
-    """A category's stats, and where its answers were lost."""
+    """A category's stats, where its answers were lost, and its ceiling where one is known."""
 
     losses: NotRequired[dict[str, Any]]  # results/losses.py
+    ceiling: NotRequired[CeilingRecord]  # results/ceilings.py
 
 
 class ScenarioRecord(StatsRecord):
@@ -130,6 +145,7 @@ class TotalsRecord(TypedDict):
     score: float
     max: int
     mean: float | None
+    mean_strict: float | None  # over every item, an error counting 0
     ci95: Interval | None
     passed: int
     errors: int
@@ -215,6 +231,8 @@ _RECORDS = (
     ItemRecord,
     ConversationRecord,
     StatsRecord,
+    CeilingRecord,
+    CategoryRecord,
     ScenarioRecord,
     LatencyRecord,
     TotalsRecord,

@@ -280,6 +280,10 @@ def _memory_options(option: Any, agent: AgentSpec | None) -> dict[str, Any]:
     }
 
 
+MEAN, STRICT = "mean", "strict"
+GATED_MEANS = (MEAN, STRICT)
+
+
 @dataclass(frozen=True)
 class GateSettings:
     """The session-level verdicts: against a baseline results.json, and a minimum total mean."""
@@ -288,13 +292,20 @@ class GateSettings:
     max_drop: float = 0.0
     max_scenario_drop: float | None = None
     min_score: float | None = None
-    max_errors: MaxErrors = field(default_factory=lambda: MaxErrors())
+    # None: no errors rule (--mb-gate-on strict without --mb-max-errors: an error counts as wrong)
+    max_errors: MaxErrors | None = field(default_factory=lambda: MaxErrors())
     anyway: bool = False  # --mb-compare-anyway: a baseline judged differently is compared, with a note
     empty_memory: bool = False  # --mb-allow-empty-memory: a store that found nothing is judged anyway
+    on: str = MEAN  # --mb-gate-on: the means gated, over the items that scored or strict over every item
 
     @property
     def active(self) -> bool:
         return self.baseline is not None or self.min_score is not None
+
+    @property
+    def strict(self) -> bool:
+        """Whether the gate judges the strict means (an item that errored counting 0)."""
+        return self.on == STRICT
 
     @classmethod
     def from_options(cls, option: Any) -> GateSettings:
@@ -302,7 +313,15 @@ class GateSettings:
         max_drop = getattr(option, "mb_max_drop", None)
         scenario_drop = getattr(option, "mb_max_scenario_drop", None)
         min_score = getattr(option, "mb_min_score", None)
-        max_errors = MaxErrors.parse(getattr(option, "mb_max_errors", None))
+        on = str(getattr(option, "mb_gate_on", None) or MEAN).strip().lower()
+        if on not in GATED_MEANS:
+            raise usage_error(
+                f"--mb-gate-on {on!r} is not a mean the gate knows: use mean (over the items that scored)"
+                " or strict (over every item, an error as 0)"
+            )
+        given = getattr(option, "mb_max_errors", None)
+        # Under strict an error is a wrong answer, not a gap: the run is judged unless a cap is given.
+        max_errors = None if on == STRICT and given is None else MaxErrors.parse(given)
         for flag, value in (
             ("--mb-max-drop", max_drop),
             ("--mb-max-scenario-drop", scenario_drop),
@@ -321,6 +340,7 @@ class GateSettings:
             max_errors=max_errors,
             anyway=bool(getattr(option, "mb_compare_anyway", False)),
             empty_memory=bool(getattr(option, "mb_allow_empty_memory", False)),
+            on=on,
         )
 
 

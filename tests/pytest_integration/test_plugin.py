@@ -205,7 +205,7 @@ def test_an_agent_error_is_an_error_of_its_item_and_keeps_the_others(pytester: p
     result.stdout.fnmatch_lines(
         [
             "*agent fixture:memorybench_agent raised RuntimeError: model server is down*",
-            "1 item errored (agent 1): no score, left out of every mean; --mb-resume=* retries them",
+            "1 item errored (agent 1): no score, left out of every mean but the strict one; --mb-resume=* retries them",
         ]
     )
     assert "Traceback" not in result.stdout.str()

@@ -6,5 +6,6 @@ Modules, one idea each:
   generator  conversations of our own in the same shape, with an audit of their own
   scoring    the paper's token F1, the pipelines' judge "J", and J on the audited gold
   summary    the per-category table with Wilson intervals
+  ceiling    the most a right answer can score per category against the original gold (the audit's)
   scenario   `locomo.conversations`, the probe scenario tying these together
 """

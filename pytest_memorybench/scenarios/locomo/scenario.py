@@ -31,6 +31,7 @@ from pytest_memorybench.core.readers import reading
 from pytest_memorybench.core.records import Message, Role, Score, TestDefinition
 from pytest_memorybench.scenarios.base import ScoringContext
 from pytest_memorybench.scenarios.locomo.audit import AUDIT_URL, Correction, corrections_from, load_audit
+from pytest_memorybench.scenarios.locomo.ceiling import ceilings
 from pytest_memorybench.scenarios.locomo.data import (
     ADVERSARIAL,
     CATEGORIES,
@@ -161,6 +162,9 @@ class LocomoConversations:
 
     def summarize(self, records: list[dict[str, Any]]) -> dict[str, Any]:
         return summarize(records)
+
+    def ceilings(self, records: list[dict[str, Any]], profile: str) -> dict[str, dict[str, Any]]:
+        return ceilings(records, profile)
 
 
 def _audit(path: str, samples: Sequence[Sample]) -> dict[tuple[int, int], tuple[str, Correction]]:

@@ -121,19 +121,34 @@ async def score_reply(definition: TestDefinition, responses: Sequence[str], cont
         return Score(1.0 if right else 0.0, (f"the reply {why} (category 5, {context.profile} profile)",))
     gold, note = gold_answer(definition, context.profile)
     notes = (note,) if note else ()
+    audit = gold_audit(definition)
     if context.profile == PAPER:
         value = paper_f1(category, reply, gold)
         rule = "sub-answer F1" if category == 1 else "token F1"
-        return Score(round(value, 6), (*notes, f"{rule} {value:.3f} against {gold!r} (paper profile)"))
+        return Score(round(value, 6), (*notes, f"{rule} {value:.3f} against {gold!r} (paper profile)"), audit)
     judge = context.judge or LocalJudge()
     score = await score_answer(
         judge, question=str(expected["question"]), expected=gold, answer=reply, rule="generous", scorer=SCORER
     )
-    return Score(score.value, (*notes, *score.reasons, f"{context.profile} profile"))
+    return Score(score.value, (*notes, *score.reasons, f"{context.profile} profile"), audit)
+
+
+def gold_audit(definition: TestDefinition) -> dict[str, Any]:
+    """What the audit the run read says of this question's original gold: `{"gold_audit": None}`
+    when it finds it right (or only its citation wrong), the finding's type when it finds the
+    answer wrong or unanswerable; nothing when the run read no audit.  The ceiling check
+    (`ceiling.py`) counts these, so a subset of the questions has its exact bound."""
+    expected = definition.expected
+    if not expected.get("audited"):
+        return {}
+    finding = expected.get("audit") or {}
+    error_type = finding.get("error_type")
+    return {"gold_audit": error_type if error_type and error_type != CITATION_ONLY else None}
 
 
 __all__ = [
     "gold_answer",
+    "gold_audit",
     "multi_answer_f1",
     "normalize_answer",
     "paper_f1",

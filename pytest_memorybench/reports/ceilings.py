@@ -1,0 +1,31 @@
+"""A run's scores above their ceiling, in words, for under its table (terminal, Markdown, HTML).
+
+A category above the most a right answer can score against the benchmark's known-wrong gold
+(`results/ceilings.py`, LoCoMo's audit) was given credit that remembering cannot earn: the judge
+is too lenient, or the run saw the answers (the `oracle` does, by design).  A comparison has a
+second ceiling, the `gold` store (`compare_gold.py`).
+"""
+
+from __future__ import annotations
+
+from pytest_memorybench.results.ceilings import above_ceiling
+from pytest_memorybench.results.schema import ResultsRecord
+
+CAUSE = "the judge is too lenient or the run saw the answers"
+
+
+def ceiling_lines(results: ResultsRecord) -> list[str]:
+    """A line for each category whose mean is above its ceiling, for under the run's table."""
+    lines = []
+    for scenario, category, mean, ceiling in above_ceiling(results):
+        among = (
+            f"{ceiling['wrong']} of these {ceiling['of']}"
+            if ceiling["source"] == "audit"
+            else f"{ceiling['wrong']} of the {ceiling['of']} published"
+        )
+        lines.append(
+            f"above its ceiling: {scenario} · {category} {mean:.3f} > {ceiling['maximum']:.3f}, the most right"
+            f" answers can score against the original gold (the audit finds {among} gold answers wrong):"
+            f" {CAUSE}"
+        )
+    return lines
