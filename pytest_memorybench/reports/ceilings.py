@@ -24,8 +24,8 @@ def ceiling_lines(results: ResultsRecord) -> list[str]:
             else f"{ceiling['wrong']} of the {ceiling['of']} published"
         )
         lines.append(
-            f"above its ceiling: {scenario} · {category} {mean:.3f} > {ceiling['maximum']:.3f}, the most right"
-            f" answers can score against the original gold (the audit finds {among} gold answers wrong):"
-            f" {CAUSE}"
+            f"above its ceiling: {scenario} · {category} {mean:.3f} > {ceiling['maximum']:.3f}, the most"
+            f" right answers can score against the original gold (the audit finds {among} gold answers"
+            f" wrong): {CAUSE}"
         )
     return lines

@@ -305,3 +305,58 @@ def test_a_max_errors_that_is_no_count_is_one_line(value: str) -> None:
         UsageError, match=f"^--mb-max-errors {value!r} is not a count or a percentage: use e.g. 3 or 5%$"
     ):
         GateSettings.from_options(SimpleNamespace(mb_max_errors=value))
+
+
+def strict_gate(**options: object) -> GateSettings:
+    return GateSettings.from_options(SimpleNamespace(mb_gate_on="strict", **options))
+
+
+def test_the_strict_gate_fails_a_run_whose_mean_passes_counting_its_errors_as_wrong() -> None:
+    allowed = GateSettings.from_options(SimpleNamespace(mb_max_errors="2")).max_errors
+    on_mean = evaluate(errored_results(2), baseline=None, min_score=0.45, max_errors=allowed)
+    assert on_mean.passed, "the 8 that scored average 0.5"
+    settings = strict_gate()
+    assert settings.strict and settings.max_errors is None, "under strict an error is judged, not refused"
+    gate = evaluate(errored_results(2), baseline=None, min_score=0.45, max_errors=None, strict=True)
+    assert gate.failures == [
+        "total strict mean 0.400 is below --mb-min-score 0.450 (an item that errored counts 0)"
+    ], "0.5 × 8 over the 10 items: the strict mean of a file that has none, from its counts"
+    assert gate.notes == ["2 of 10 items errored (provider): counted as wrong (--mb-gate-on strict)"]
+    assert "gated on the strict means" in "\n".join(gate_lines(gate))
+    assert gate.to_json()["on"] == "strict" and on_mean.to_json()["on"] == "mean"
+
+
+def test_the_strict_gate_still_caps_errors_when_told() -> None:
+    settings = strict_gate(mb_max_errors="1")
+    gate = evaluate(
+        errored_results(2), baseline=None, min_score=0.1, max_errors=settings.max_errors, strict=True
+    )
+    assert gate.failures[0].startswith("2 of 10 items errored (provider): nothing to compare")
+    allowed = evaluate(
+        errored_results(1), baseline=None, min_score=0.1, max_errors=settings.max_errors, strict=True
+    )
+    assert allowed.passed and allowed.notes == [
+        "1 of 9 items errored (provider), within --mb-max-errors 1: counted them as wrong"
+    ]
+
+
+def test_the_strict_gate_compares_strict_means_with_the_baseline(tmp_path: Path) -> None:
+    base = Baseline.load(str(baseline_file(tmp_path / "base.json", 0.5)))  # no errors: strict = mean
+    now = errored_results(2)
+    assert evaluate(now, baseline=base, max_drop=0.05, max_errors=None).passed, "0.5 against 0.5"
+    gate = evaluate(now, baseline=base, max_drop=0.05, max_errors=None, strict=True)
+    assert gate.failures == [
+        "total strict mean fell 0.100 (from 0.500 to 0.400), more than the 0.050 allowed; strict means have"
+        " no interval",
+        "suite ltm strict mean fell 0.100 (from 0.500 to 0.400), more than the 0.050 allowed; strict means"
+        " have no interval",
+    ]
+    assert [(row.label, row.current, row.ci95) for row in gate.rows[:2]] == [
+        ("total", 0.4, None),
+        ("ltm", 0.4, None),
+    ]
+
+
+def test_an_unknown_gate_mean_is_one_line() -> None:
+    with pytest.raises(UsageError, match="^--mb-gate-on 'median' is not a mean the gate knows: use mean"):
+        GateSettings.from_options(SimpleNamespace(mb_gate_on="median"))

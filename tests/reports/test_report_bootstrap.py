@@ -77,11 +77,17 @@ def test_results_rows_carry_mean_interval_n_and_categories() -> None:
     assert probes["categories"]["abstention"]["mean"] == 0.5
     assert probes["categories"]["temporal"]["n"] == 2
     assert "categories" not in scenarios["ltm.colours"] and scenarios["ltm.colours"]["ci95"] is None
-    assert suite_stats(records, seed=0)["ltm"] == {"mean": 1.0, "ci95": None, "n": 1, "errors": 0}
+    assert suite_stats(records, seed=0)["ltm"] == {
+        "mean": 1.0,
+        "mean_strict": 1.0,
+        "ci95": None,
+        "n": 1,
+        "errors": 0,
+    }
     assert scenario_stats(records, seed=0) == scenarios, "deterministic"
 
 
-def test_items_that_errored_are_counted_and_left_out_of_mean_interval_and_n() -> None:
+def test_items_that_errored_are_counted_and_left_out_of_mean_interval_and_n_but_not_the_strict_mean() -> None:
     records = [
         record("beam", "beam.probes", 1.0, "abstention"),
         record("beam", "beam.probes", None, "abstention"),  # errored: no score
@@ -90,5 +96,14 @@ def test_items_that_errored_are_counted_and_left_out_of_mean_interval_and_n() ->
     ]
     probes = scenario_stats(records, seed=0)["beam.probes"]
     assert (probes["mean"], probes["n"], probes["errors"]) == (0.5, 2, 2)
-    assert probes["categories"]["abstention"] == {"mean": 1.0, "ci95": None, "n": 1, "errors": 1}
+    assert probes["mean_strict"] == 0.25, "1 + 0 over the four items, the two errors as 0"
+    assert probes["categories"]["abstention"] == {
+        "mean": 1.0,
+        "mean_strict": 0.5,
+        "ci95": None,
+        "n": 1,
+        "errors": 1,
+    }
+    assert probes["categories"]["temporal"]["mean_strict"] == 0.0
     assert suite_stats(records, seed=0)["beam"]["mean"] == 0.5
+    assert suite_stats(records, seed=0)["beam"]["mean_strict"] == 0.25

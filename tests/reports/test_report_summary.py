@@ -194,10 +194,11 @@ def test_a_summarize_that_raises_keeps_the_results(pytester: pytest.Pytester) ->
 def test_columns_never_touch_at_four_and_six_digit_counts(passed: int, scored: int) -> None:
     table = _Table(with_errors=True, passed_width=len(f"{passed}/{scored}"))
     header = table.header()
-    [row] = table.row("locomo", 0.126, [0.11, 0.14], f"{passed}/{scored}", 12, 128_000, 44.5, 0.0)
+    [row] = table.row("locomo", 0.126, 0.125, [0.11, 0.14], f"{passed}/{scored}", 12, 128_000, 44.5, 0.0)
     assert row.split() == [
         "locomo",
         "0.126",
+        "0.125",
         "[0.11,",
         "0.14]",
         f"{passed}/{scored}",
@@ -208,6 +209,7 @@ def test_columns_never_touch_at_four_and_six_digit_counts(passed: int, scored: i
     ]
     # every column right-aligned under its header, a space before it
     for name, value in (
+        ("strict", "0.125"),
         ("passed", f"{passed}/{scored}"),
         ("err", "12"),
         ("tokens", "128k"),
