@@ -29,3 +29,17 @@ def ceiling_lines(results: ResultsRecord) -> list[str]:
             f" wrong): {CAUSE}"
         )
     return lines
+
+
+def ceiling_summary(results: ResultsRecord) -> str | None:
+    """The same in one line, for a comparison that sets several runs side by side."""
+    above = [
+        f"{scenario} · {category} {mean:.3f} > {ceiling['maximum']:.3f}"
+        for scenario, category, mean, ceiling in above_ceiling(results)
+    ]
+    if not above:
+        return None
+    return (
+        f"above its ceiling (the most right answers can score against the original gold): {', '.join(above)};"
+        f" {CAUSE}"
+    )

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pytest_memorybench.reports.board import answering_model, is_gold
-from pytest_memorybench.reports.ceilings import CAUSE, ceiling_lines
+from pytest_memorybench.reports.ceilings import CAUSE, ceiling_summary
 from pytest_memorybench.reports.compare import Comparison
 from pytest_memorybench.results.ceilings import EPSILON
 
@@ -41,13 +41,9 @@ class AboveGold:
             "gold_mean": self.gold_mean,
         }
 
-    def text(self) -> str:
-        place = self.label if self.label == self.suite else f"{self.suite} · {self.label}"
-        return (
-            f"{chr(65 + self.run)} above the gold store ({chr(65 + self.gold)}, answering with {self.model}):"
-            f" {place} {self.mean:.3f} > {self.gold_mean:.3f}; {CAUSE} (or the labelled evidence misses"
-            " what an answer needs)"
-        )
+    @property
+    def place(self) -> str:
+        return self.label if self.label == self.suite else f"{self.suite} · {self.label}"
 
 
 def above_gold(comparison: Comparison) -> list[AboveGold]:
@@ -71,10 +67,25 @@ def above_gold(comparison: Comparison) -> list[AboveGold]:
     return found
 
 
+def gold_lines(flags: list[AboveGold]) -> list[str]:
+    """A line for each run above a gold store: the rows, and what it means."""
+    by_pair: dict[tuple[int, int], list[AboveGold]] = {}
+    for flag in flags:
+        by_pair.setdefault((flag.run, flag.gold), []).append(flag)
+    return [
+        f"{chr(65 + run)} above the gold store {chr(65 + gold)} with the same answering model"
+        f" ({rows[0].model}): "
+        + ", ".join(f"{row.place} {row.mean:.3f} > {row.gold_mean:.3f}" for row in rows)
+        + f"; {CAUSE}, or the labelled evidence misses what an answer needs"
+        for (run, gold), rows in by_pair.items()
+    ]
+
+
 def comparison_ceiling_lines(comparison: Comparison) -> list[str]:
-    """Under a comparison: each run's own categories above their ceilings, then rows above gold."""
-    lines = []
-    for index, run in enumerate(comparison.runs):
-        if run.suite is None:
-            lines += [f"{chr(65 + index)} {line}" for line in ceiling_lines(run.results)]
-    return lines + [flag.text() for flag in above_gold(comparison)]
+    """Under a comparison: each run's own categories above their ceilings, then each run above gold."""
+    own = [
+        f"{chr(65 + index)} {summary}"
+        for index, run in enumerate(comparison.runs)
+        if run.suite is None and (summary := ceiling_summary(run.results)) is not None
+    ]
+    return own + gold_lines(above_gold(comparison))
