@@ -280,8 +280,7 @@ def _memory_options(option: Any, agent: AgentSpec | None) -> dict[str, Any]:
     }
 
 
-MEAN, STRICT = "mean", "strict"
-GATED_MEANS = (MEAN, STRICT)
+MEAN, STRICT = "mean", "strict"  # --mb-gate-on: the means over the items that scored, or over every item
 
 
 @dataclass(frozen=True)
@@ -296,16 +295,11 @@ class GateSettings:
     max_errors: MaxErrors | None = field(default_factory=lambda: MaxErrors())
     anyway: bool = False  # --mb-compare-anyway: a baseline judged differently is compared, with a note
     empty_memory: bool = False  # --mb-allow-empty-memory: a store that found nothing is judged anyway
-    on: str = MEAN  # --mb-gate-on: the means gated, over the items that scored or strict over every item
+    strict: bool = False  # --mb-gate-on strict: the strict means are gated (an error counting 0)
 
     @property
     def active(self) -> bool:
         return self.baseline is not None or self.min_score is not None
-
-    @property
-    def strict(self) -> bool:
-        """Whether the gate judges the strict means (an item that errored counting 0)."""
-        return self.on == STRICT
 
     @classmethod
     def from_options(cls, option: Any) -> GateSettings:
@@ -314,10 +308,9 @@ class GateSettings:
         scenario_drop = getattr(option, "mb_max_scenario_drop", None)
         min_score = getattr(option, "mb_min_score", None)
         on = str(getattr(option, "mb_gate_on", None) or MEAN).strip().lower()
-        if on not in GATED_MEANS:
+        if on not in (MEAN, STRICT):
             raise usage_error(
-                f"--mb-gate-on {on!r} is not a mean the gate knows: use mean (over the items that scored)"
-                " or strict (over every item, an error as 0)"
+                f"--mb-gate-on {on!r}: use mean (the items that scored) or strict (an error as 0)"
             )
         given = getattr(option, "mb_max_errors", None)
         # Under strict an error is a wrong answer, not a gap: the run is judged unless a cap is given.
@@ -340,7 +333,7 @@ class GateSettings:
             max_errors=max_errors,
             anyway=bool(getattr(option, "mb_compare_anyway", False)),
             empty_memory=bool(getattr(option, "mb_allow_empty_memory", False)),
-            on=on,
+            strict=on == STRICT,
         )
 
 

@@ -112,9 +112,12 @@ def test_a_conversation_the_provider_keeps_failing_is_errors_a_gate_refuses_and_
                 "openai:fake-model@*: gave up after 6 attempts: HTTP 503 Service Unavailable (conversation"
                 " stopped during this test)"
             ),
-            "suite / scenario           mean       95% CI  passed  err tokens   secs    cost",
-            "  name_list  * */2    1 *",
-            "1 item errored (provider 1): no score, left out of every mean but the strict one; --mb-resume=run retries them",
+            "suite / scenario    mean strict       95% CI  passed  err tokens   secs    cost",
+            "  name_list  * * */2    1 *",
+            (
+                "1 item errored (provider 1): no score, left out of every mean but the strict one;"
+                " --mb-resume=run retries them"
+            ),
             (
                 "gate FAILED: 1 of 6 items errored (provider): nothing to compare; --mb-resume=run retries"
                 " them (allow some with --mb-max-errors N or P%)"

@@ -135,7 +135,13 @@ def test_oracle_passes_every_item_and_results_are_written(pytester: pytest.Pytes
     assert results["run"]["agent"] == "oracle"
     assert results["run"]["span"] == {"ltm": "isolated"}
     assert results["totals"]["score"] == 3 and results["totals"]["max"] == 3
-    assert results["scenarios"]["ltm.colours"] == {"mean": 1.0, "ci95": [1.0, 1.0], "n": 3, "errors": 0}
+    assert results["scenarios"]["ltm.colours"] == {
+        "mean": 1.0,
+        "mean_strict": 1.0,
+        "ci95": [1.0, 1.0],
+        "n": 3,
+        "errors": 0,
+    }
     assert [item["nodeid"] for item in results["items"]] == [f"ltm::colours[rep{i}]" for i in (1, 2, 3)]
     first = results["items"][0]
     assert first["passed"] is True and first["score"] == 1.0 and first["threshold"] == 1.0
@@ -205,7 +211,10 @@ def test_an_agent_error_is_an_error_of_its_item_and_keeps_the_others(pytester: p
     result.stdout.fnmatch_lines(
         [
             "*agent fixture:memorybench_agent raised RuntimeError: model server is down*",
-            "1 item errored (agent 1): no score, left out of every mean but the strict one; --mb-resume=* retries them",
+            (
+                "1 item errored (agent 1): no score, left out of every mean but the strict one;"
+                " --mb-resume=* retries them"
+            ),
         ]
     )
     assert "Traceback" not in result.stdout.str()

@@ -264,7 +264,10 @@ def test_a_judge_that_cannot_be_asked_makes_its_item_an_error_not_a_zero(
     run.outcome.stdout.fnmatch_lines(
         [
             "judge error: openai:judge-model@*: gave up after 6 attempts: HTTP 503 Service Unavailable*",
-            "1 item errored (judge 1): no score, left out of every mean but the strict one; --mb-resume=* retries them",
+            (
+                "1 item errored (judge 1): no score, left out of every mean but the strict one;"
+                " --mb-resume=* retries them"
+            ),
         ]
     )
     [item] = run.results["items"]

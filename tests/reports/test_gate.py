@@ -358,5 +358,7 @@ def test_the_strict_gate_compares_strict_means_with_the_baseline(tmp_path: Path)
 
 
 def test_an_unknown_gate_mean_is_one_line() -> None:
-    with pytest.raises(UsageError, match="^--mb-gate-on 'median' is not a mean the gate knows: use mean"):
+    with pytest.raises(
+        UsageError, match=r"^--mb-gate-on 'median': use mean \(the items that scored\) or strict"
+    ):
         GateSettings.from_options(SimpleNamespace(mb_gate_on="median"))
