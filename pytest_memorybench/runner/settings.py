@@ -309,9 +309,7 @@ class GateSettings:
         min_score = getattr(option, "mb_min_score", None)
         on = str(getattr(option, "mb_gate_on", None) or MEAN).strip().lower()
         if on not in (MEAN, STRICT):
-            raise usage_error(
-                f"--mb-gate-on {on!r}: use mean (the items that scored) or strict (an error as 0)"
-            )
+            raise usage_error(f"--mb-gate-on {on!r}: use mean or strict (which counts an error as 0)")
         given = getattr(option, "mb_max_errors", None)
         # Under strict an error is a wrong answer, not a gap: the run is judged unless a cap is given.
         max_errors = None if on == STRICT and given is None else MaxErrors.parse(given)

@@ -359,6 +359,6 @@ def test_the_strict_gate_compares_strict_means_with_the_baseline(tmp_path: Path)
 
 def test_an_unknown_gate_mean_is_one_line() -> None:
     with pytest.raises(
-        UsageError, match=r"^--mb-gate-on 'median': use mean \(the items that scored\) or strict"
+        UsageError, match=r"^--mb-gate-on 'median': use mean or strict \(which counts an error as 0\)$"
     ):
         GateSettings.from_options(SimpleNamespace(mb_gate_on="median"))
