@@ -17,8 +17,9 @@ from typing import Any
 import pytest
 
 from pytest_memorybench.scenarios.locomo.ceiling import AUDITED_WRONG, ceilings
+from pytest_memorybench.scenarios.locomo.data import CATEGORIES
 from tests.support.paths import REFERENCE
-from tests.support.runs import QUIET, run_benchmark
+from tests.support.runs import QUIET, Benchmark, run_benchmark
 
 LOCOMO = REFERENCE / "locomo"
 published = pytest.mark.skipif(
@@ -31,21 +32,24 @@ FLAG = (
 )
 
 
+BOUNDED = {number: name for number, name in CATEGORIES.items() if name in AUDITED_WRONG}  # 1-4
+
+
 def categories(results: Any) -> dict[str, Any]:
     return dict(results["scenarios"]["locomo.conversations"]["categories"])
+
+
+def oracle_on_the_original_gold(pytester: pytest.Pytester, *args: str) -> Benchmark:
+    """The oracle's LoCoMo run under `official`: it answers the gold as published."""
+    return run_benchmark(
+        pytester, "--mb-suite=locomo", "--agent=oracle", "--mb-profile=official", *args, *QUIET
+    )
 
 
 def test_the_oracle_on_the_original_gold_is_flagged_above_the_audited_ceiling(
     pytester: pytest.Pytester,
 ) -> None:
-    run = run_benchmark(
-        pytester,
-        "--mb-suite=locomo",
-        "--agent=oracle",
-        "--mb-profile=official",
-        "--mb-markdown=run.md",
-        *QUIET,
-    )
+    run = oracle_on_the_original_gold(pytester, "--mb-markdown=run.md")
     rows = categories(run.results)  # results.json, checked against its schema
     assert rows["temporal"]["ceiling"] == {
         "maximum": 0.5,
@@ -150,9 +154,8 @@ def test_the_counts_are_the_audits_findings_on_the_published_file() -> None:
         sample, index = map(int, re.findall(r"\d+", finding["question_id"]))
         if finding["error_type"] != "WRONG_CITATION":
             wrong[data[sample]["qa"][index]["category"]] += 1
-    names = {1: "multi_hop", 2: "temporal", 3: "open_domain", 4: "single_hop"}
-    assert {names[number]: (wrong[number], questions[number]) for number in names} == AUDITED_WRONG
-    right = sum(questions[n] - wrong[n] for n in names) / sum(questions[n] for n in names)
+    assert {BOUNDED[number]: (wrong[number], questions[number]) for number in BOUNDED} == AUDITED_WRONG
+    right = sum(questions[n] - wrong[n] for n in BOUNDED) / sum(questions[n] for n in BOUNDED)
     assert round(right, 4) == 0.9357, "the audit's ceiling of categories 1-4"
 
 
@@ -160,28 +163,23 @@ def test_the_counts_are_the_audits_findings_on_the_published_file() -> None:
 def test_the_oracle_on_one_published_conversation_is_flagged_by_the_audit_it_read(
     pytester: pytest.Pytester,
 ) -> None:
-    run = run_benchmark(
+    run = oracle_on_the_original_gold(
         pytester,
-        "--mb-suite=locomo",
-        "--agent=oracle",
-        "--mb-profile=official",
         f"--mb-data=locomo={LOCOMO / 'locomo10.json'}",
         f"--mb-data=locomo_audit={LOCOMO / 'audit-errors.json'}",
         "-k",
         "conv-26 and not cognitive",
-        *QUIET,
     )
     findings = json.loads((LOCOMO / "audit-errors.json").read_text())
     qa = json.loads((LOCOMO / "locomo10.json").read_text())[0]["qa"]
-    names = {1: "multi_hop", 2: "temporal", 3: "open_domain", 4: "single_hop"}
     wrong = Counter(
-        names[qa[int(finding["question_id"].rsplit("qa", 1)[1])]["category"]]
+        BOUNDED[qa[int(finding["question_id"].rsplit("qa", 1)[1])]["category"]]
         for finding in findings
         if finding["question_id"].startswith("locomo_0_") and finding["error_type"] != "WRONG_CITATION"
     )
-    asked = Counter(names[question["category"]] for question in qa if question["category"] in names)
+    asked = Counter(BOUNDED[question["category"]] for question in qa if question["category"] in BOUNDED)
     for name, row in categories(run.results).items():
-        if name not in names.values():
+        if name not in AUDITED_WRONG:
             continue
         ceiling = row["ceiling"]
         assert (ceiling["wrong"], ceiling["of"], ceiling["source"]) == (wrong[name], asked[name], "audit")
