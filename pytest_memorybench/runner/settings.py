@@ -280,9 +280,6 @@ def _memory_options(option: Any, agent: AgentSpec | None) -> dict[str, Any]:
     }
 
 
-MEAN, STRICT = "mean", "strict"  # --mb-gate-on: the means over the items that scored, or over every item
-
-
 @dataclass(frozen=True)
 class GateSettings:
     """The session-level verdicts: against a baseline results.json, and a minimum total mean."""
@@ -307,12 +304,10 @@ class GateSettings:
         max_drop = getattr(option, "mb_max_drop", None)
         scenario_drop = getattr(option, "mb_max_scenario_drop", None)
         min_score = getattr(option, "mb_min_score", None)
-        on = str(getattr(option, "mb_gate_on", None) or MEAN).strip().lower()
-        if on not in (MEAN, STRICT):
+        on = str(getattr(option, "mb_gate_on", None) or "mean").strip().lower()  # or strict: every item
+        if on not in ("mean", "strict"):
             raise usage_error(f"--mb-gate-on {on!r}: use mean or strict (which counts an error as 0)")
         given = getattr(option, "mb_max_errors", None)
-        # Under strict an error is a wrong answer, not a gap: the run is judged unless a cap is given.
-        max_errors = None if on == STRICT and given is None else MaxErrors.parse(given)
         for flag, value in (
             ("--mb-max-drop", max_drop),
             ("--mb-max-scenario-drop", scenario_drop),
@@ -328,10 +323,11 @@ class GateSettings:
             max_drop=max_drop if max_drop is not None else 0.0,
             max_scenario_drop=scenario_drop,
             min_score=min_score,
-            max_errors=max_errors,
+            # Under strict an error is a wrong answer, not a gap: the run is judged unless a cap is given.
+            max_errors=None if on == "strict" and given is None else MaxErrors.parse(given),
             anyway=bool(getattr(option, "mb_compare_anyway", False)),
             empty_memory=bool(getattr(option, "mb_allow_empty_memory", False)),
-            strict=on == STRICT,
+            strict=on == "strict",
         )
 
 
