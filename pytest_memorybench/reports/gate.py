@@ -235,7 +235,7 @@ def _strict_of(stats: Mapping[str, Any], scored: Any) -> float | None:
 
 
 def _errored(totals: Mapping[str, Any]) -> str:
-    """ "3 of 33 items errored (provider)": how many items had no score, and whose failure."""
+    """How many items had no score, and whose failure: "3 of 33 items errored (provider)"."""
     errors = totals.get("errors", 0)
     kinds = ", ".join(sorted(totals.get("errors_by_kind", {})))
     items = errors + totals.get("max", 0)
