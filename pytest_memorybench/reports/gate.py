@@ -38,7 +38,7 @@ LABEL = 23
 
 
 class ErrorAllowance(Protocol):
-    """How many items that errored a gate lets pass (`--mb-max-errors`: `settings.MaxErrors`)."""
+    """How many items that errored a gate lets pass (`--mb-max-errors`: `runner.gate_settings.MaxErrors`)."""
 
     def allowed(self, items: int) -> int: ...
 
