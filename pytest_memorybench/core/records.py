@@ -194,12 +194,13 @@ class TestOutcome:
     span_target: int | None = None  # None: isolated
     details: dict[str, Any] = field(default_factory=dict)  # family extras: retrieved ids, timings, curves
     error_kind: str | None = None  # whose failure: "agent", "provider", "judge", "interrupted"
+    asked: tuple[str, ...] = ()  # the questions as asked, when known without a transcript (a shard's record)
 
     @property
     def questions(self) -> list[str]:
         """The questions as they were asked: a scenario may write one at ask time (Jokes' "… 3 hours
         ago?" in place of its script's placeholder); else as the definition holds them."""
-        asked = [turn.message for turn in self.transcript if turn.is_question]
+        asked = list(self.asked) or [turn.message for turn in self.transcript if turn.is_question]
         return asked if len(asked) == len(self.definition.questions) else self.definition.questions
 
     @property

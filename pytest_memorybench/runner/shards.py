@@ -132,6 +132,7 @@ def recorded_outcome(definition: TestDefinition, record: ItemRecord) -> TestOutc
         span_target=record["span_target"],
         details=record.get("details") or {},
         error_kind=record.get("error_kind"),
+        asked=tuple(record["questions"]),
     )
 
 
