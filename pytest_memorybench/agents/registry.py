@@ -28,6 +28,7 @@ class Registered:
     name: str
     target: str  # "module:attribute" below pytest_memorybench.agents
     summary: str  # one line for the docs' tables
+    packages: tuple[str, ...] = ()  # the product's distributions, whose versions a run records
 
     def load(self) -> Any:
         """The class (or factory) the entry names."""
@@ -162,6 +163,7 @@ STORES = _by_name(
         "Mem0's open-source library (`mem0` extra) in process on an embedded Qdrant; its LLM and embedder"
         " at the MODEL_SPEC's server (or `--mb-embedder openai:MODEL@URL`); `infer=false` stores messages"
         " as given",
+        packages=("mem0ai",),
     ),
     Registered(
         "graphiti",
@@ -169,6 +171,7 @@ STORES = _by_name(
         "Graphiti's temporal knowledge graph (`graphiti` extra) in process on its embedded Kùzu, a"
         " database per conversation, an episode per message; its LLM and embedder at the MODEL_SPEC's"
         " server; searches its facts (edges), entities or episodes",
+        packages=("graphiti-core", "kuzu"),
     ),
     Registered(
         "cognee",
@@ -176,6 +179,7 @@ STORES = _by_name(
         "Cognee (`cognee` extra, in an environment of its own) in process on its local stack, a dataset"
         " per conversation, each message a document, cognified before a search; its LLM and embedder at"
         " the MODEL_SPEC's server; searches its chunks, summaries or graph completion's context",
+        packages=("cognee",),
     ),
     Registered(
         "mcp",
@@ -184,6 +188,7 @@ STORES = _by_name(
         " tools; by default the reference knowledge-graph server (npx), each message an entity, searched"
         " word by word (`search_by=words`; `query` sends the question whole); `mode=agent` gives the"
         " answering model the server's tools instead",
+        packages=("mcp",),
     ),
     Registered(
         "supermemory",
@@ -191,6 +196,7 @@ STORES = _by_name(
         "Supermemory's hosted memory (`supermemory` extra; key from SUPERMEMORY_API_KEY): a document per"
         " session in a namespace per conversation, waited on until processed and its memories"
         " formed; its own model extracts them",
+        packages=("supermemory",),
     ),
     Registered(
         "mem0-platform",
@@ -198,6 +204,7 @@ STORES = _by_name(
         "Mem0's hosted platform (`mem0-platform` extra; key from MEM0_API_KEY): a user per conversation,"
         " each add's event waited on until it succeeded; with `infer=true` its own model extracts the"
         " memories",
+        packages=("mem0ai",),
     ),
     Registered(
         "zep",
@@ -205,6 +212,7 @@ STORES = _by_name(
         "Zep's hosted context graph (`zep` extra; key from ZEP_API_KEY): a Zep user and thread per"
         " conversation, each add's task waited on until the graph is built; searches its facts (edges),"
         " entities or episodes; its own models extract the graph; its terms forbid publishing results",
+        packages=("zep-cloud",),
     ),
     Registered(
         "letta",
@@ -212,6 +220,7 @@ STORES = _by_name(
         "a Letta agent per conversation on a Letta server you run (`letta` extra; LETTA_BASE_URL, else"
         " localhost:8283) that answers itself; messages go to its archival memory (`ingest=messages`:"
         " to the agent, which keeps what it will); its model is the MODEL_SPEC's or a server handle",
+        packages=("letta-client",),
     ),
     Registered(
         "none",

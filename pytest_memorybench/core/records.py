@@ -120,7 +120,13 @@ class TestDefinition:
         return [line.text for line in self.script if line.is_question]
 
     def to_json(self) -> str:
-        return json.dumps(dataclasses.asdict(self), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+        """The definition as a run folder keeps it.  Made once per definition (a frozen record): a
+        plan's fingerprint, its drift check and its folder each read it, and LoCoMo has 1,986."""
+        made = self.__dict__.get("_json")
+        if made is None:
+            made = json.dumps(dataclasses.asdict(self), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+            self.__dict__["_json"] = made
+        return made
 
     def content_hash(self) -> str:
         """The test as the agent meets it, whatever suite it runs in: two runs' items are the same test

@@ -29,6 +29,7 @@ from pytest_memorybench.models.llm import (
     ToolCall,
     Turn,
     not_an_answer,
+    served_model,
 )
 
 
@@ -78,6 +79,7 @@ class AnthropicAgent(LLMChatAgent):
                 for block in response.content
                 if block.type == "tool_use"
             ),
+            model=served_model(response),
         )
 
     @classmethod

@@ -71,6 +71,7 @@ class Completion:
     input_tokens: int | None = None
     output_tokens: int | None = None
     tool_calls: tuple[ToolCall, ...] = ()
+    model: str | None = None  # the model the server says answered (a dated snapshot of the one asked)
 
 
 @dataclass(frozen=True)
@@ -248,7 +249,9 @@ class LLMChatAgent(ABC):
             async with self.gate.request(tokens):
                 started = time.perf_counter()
                 completion = await self._complete(system, turns, **options)
-                return completion, time.perf_counter() - started
+                seconds = time.perf_counter() - started
+            serving().note_model(f"{self.provider}:{self.model}", completion.model)
+            return completion, seconds
 
         retrying = AsyncRetrying(
             stop=stop_after_attempt(self.max_attempts),
@@ -370,6 +373,13 @@ class LLMChatAgent(ABC):
 def _input_tokens(system: str, turns: list[Turn]) -> int:
     counter = default_counter()
     return counter.count(system) + sum(counter.count(turn["content"]) + MESSAGE_OVERHEAD for turn in turns)
+
+
+def served_model(response: Any) -> str | None:
+    """The `model` a response names (OpenAI's and Anthropic's both do): the snapshot that answered,
+    which may be a dated version of the name asked for, or another model a router chose."""
+    model = getattr(response, "model", None)
+    return model if isinstance(model, str) and model else None
 
 
 def not_an_answer(response: Any) -> str:

@@ -29,6 +29,7 @@ from pytest_memorybench.models.llm import (
     ToolCall,
     Turn,
     not_an_answer,
+    served_model,
 )
 
 REASONING_OUTPUT_TOKENS = 16_384  # a reasoning model spends output tokens thinking before it answers
@@ -89,6 +90,7 @@ class OpenAIChatAgent(LLMChatAgent):
             input_tokens=usage.prompt_tokens if usage else None,
             output_tokens=usage.completion_tokens if usage else None,
             tool_calls=calls,
+            model=served_model(response),
         )
 
     @classmethod

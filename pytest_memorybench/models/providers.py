@@ -29,6 +29,7 @@ class ProviderPool:
         self._limits: dict[str, AdaptiveLimit] = {}
         self._gates: dict[tuple[str, RateLimits], ProviderGate] = {}
         self._listeners: list[Callable[[], None]] = []
+        self._served: dict[str, set[str]] = {}  # "provider:model" asked -> the models that answered
 
     def limit_for(self, name: str, ceiling: int = AUTO_CEILING) -> AdaptiveLimit:
         """The limit of one provider, made on first use: every caller shares it."""
@@ -52,6 +53,15 @@ class ProviderPool:
         """What `model` costs in this run: its `--mb-price`, else the known table's."""
         return prices.price_for(model, self._prices)
 
+    def note_model(self, asked: str, answered: str | None) -> None:
+        """A reply to `asked` ("openai:gpt-4o-mini") came from `answered`, as the response named it."""
+        if answered:
+            self._served.setdefault(asked, set()).add(answered)
+
+    def served_models(self) -> dict[str, list[str]]:
+        """Each model asked for ("provider:model") and the models the responses said answered."""
+        return {asked: sorted(answered) for asked, answered in sorted(self._served.items())}
+
     def levels(self) -> list[int]:
         return [limit.level for limit in self._limits.values()]
 
@@ -65,10 +75,15 @@ class ProviderPool:
 
     def record(self, fixed: int | None) -> dict[str, Any]:
         """How many requests this process sent at once (`--mb-concurrency N`), or (auto) what each
-        provider's limit did."""
+        provider's limit did; and the models that answered (`served_models`)."""
+        models = self.served_models()
         if fixed is not None:
-            return {"mode": "fixed", "conversations": fixed, "providers": []}
-        return {"mode": "auto", "providers": [limit.record() for limit in self._limits.values()]}
+            return {"mode": "fixed", "conversations": fixed, "providers": [], "models": models}
+        return {
+            "mode": "auto",
+            "providers": [limit.record() for limit in self._limits.values()],
+            "models": models,
+        }
 
     def _changed(self) -> None:
         for listener in self._listeners:

@@ -143,6 +143,16 @@ def _from_an_earlier_run(group: pytest.OptionGroup) -> None:
         help="re-score a finished run with the current scorers, without the agent",
     )
     group.addoption(
+        "--mb-allow-drift",
+        dest="mb_allow_drift",
+        action="store_true",
+        default=False,
+        help=(
+            "with --mb-resume, --mb-replay or --mb-merge: go on though the data, the definitions, the"
+            " answering prompts or the judge changed since that run (recorded in run.json and results.json)"
+        ),
+    )
+    group.addoption(
         "--mb-rescore",
         dest="mb_rescore",
         metavar="PATH",

@@ -32,6 +32,7 @@ from pytest_memorybench.reports.transcript import EventIndex
 from pytest_memorybench.results.build import build_results, conversation_record, item_record, write_results
 from pytest_memorybench.results.schema import ConversationRecord, ItemRecord, ResultsRecord
 from pytest_memorybench.runner.context import new_run_id, open_run
+from pytest_memorybench.runner.drift import ALLOW
 from pytest_memorybench.runner.folder import write_levels
 from pytest_memorybench.runner.run import BenchmarkRun
 from pytest_memorybench.runner.settings import Settings
@@ -515,7 +516,25 @@ def header(config: pytest.Config) -> str:
     loaded = [
         f"memorybench: {said}" for suite, report in run.context.loaded.items() for said in report.lines(suite)
     ]
-    return "\n".join([line, *([f"memorybench: {turns}"] if turns else []), *notes, *problems, *loaded])
+    provenance = _provenance_lines(run)
+    return "\n".join(
+        [line, *([f"memorybench: {turns}"] if turns else []), *notes, *provenance, *problems, *loaded]
+    )
+
+
+def _provenance_lines(run: BenchmarkRun) -> list[str]:
+    """What the run reads (each data file's name, sha256 and size, or that its data is generated),
+    the drift `--mb-allow-drift` let through, and the notes of the drift check."""
+    provenance = run.context.provenance
+    if provenance is None:
+        return []
+    data = [] if run.context.published is not None else [provenance.data_line(run.context.settings.seed)]
+    allowed = [f"memorybench: {ALLOW}: {change}" for change in provenance.drift]
+    return (
+        [f"memorybench: {line}" for line in data]
+        + allowed
+        + [f"memorybench: {note}" for note in run.context.notes]
+    )
 
 
 def _memory_terms(settings: Settings) -> str:

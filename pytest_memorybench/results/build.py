@@ -42,6 +42,7 @@ from pytest_memorybench.results.schema import (
     ConversationRecord,
     ItemRecord,
     LatencyRecord,
+    ProvenanceRecord,
     ResultsRecord,
     RunRecord,
     ScenarioRecord,
@@ -161,6 +162,9 @@ class RunFacts:
     resumed: bool
     replayed_from: str | None
     fixed_concurrency: int | None  # --mb-concurrency N; None: auto
+    # what it ran on, as run.json records it (runner/provenance.py); the models that answered and the
+    # services' versions are added here, from every process's record
+    provenance: Mapping[str, Any]
     rescored_from: str | None = None
     rescore_skipped: tuple[str, ...] = ()
     no_context: bool = False  # the questions were asked with no context delivered (--mb-no-context)
@@ -179,7 +183,7 @@ def build_results(
     judging = _merge_judge_stats(list(judge_stats))
     return {
         "schema": SCHEMA,
-        "run": _run_facts(run, judging, list(concurrency)),
+        "run": _run_facts(run, judging, list(concurrency), conversation_list),
         "totals": _totals(records, conversation_list, judging, run.seed),
         "conversations": conversation_list,
         "suites": suite_stats(records, run.seed),
@@ -188,7 +192,12 @@ def build_results(
     }
 
 
-def _run_facts(run: RunFacts, judging: dict[str, Any], concurrency: list[dict[str, Any]]) -> RunRecord:
+def _run_facts(
+    run: RunFacts,
+    judging: dict[str, Any],
+    concurrency: list[dict[str, Any]],
+    conversations: list[ConversationRecord],
+) -> RunRecord:
     """What ran: agent, judge, spans, seed, profile, suites, when, and where it came from."""
     parts: _RunParts = {}
     if run.rescored_from is not None:
@@ -219,7 +228,32 @@ def _run_facts(run: RunFacts, judging: dict[str, Any], concurrency: list[dict[st
         "judge_identity": judge_identity(judging),
         **panel,
         "concurrency": _merge_concurrency(concurrency, run.fixed_concurrency),
+        "provenance": _provenance(run.provenance, concurrency, conversations),
     }
+
+
+def _provenance(
+    planned: Mapping[str, Any], processes: list[dict[str, Any]], conversations: list[ConversationRecord]
+) -> ProvenanceRecord:
+    """run.json's provenance with what the run learnt: the models that answered each model asked for
+    (every process's providers, and the shards' of a merge) and the versions services reported."""
+    models: dict[str, set[str]] = defaultdict(set)
+    for source in [planned.get("models") or {}, *(process.get("models") or {} for process in processes)]:
+        for asked, answered in source.items():
+            models[asked].update(answered)
+    servers = dict(planned.get("servers") or {})
+    for conversation in conversations:
+        store = conversation.get("store") or {}
+        if store.get("server"):
+            servers.setdefault(str(store["store"]), str(store["server"]))
+    return cast(
+        ProvenanceRecord,
+        {
+            **{key: value for key, value in planned.items() if key not in ("models", "servers")},
+            "servers": dict(sorted(servers.items())),
+            "models": {asked: sorted(answered) for asked, answered in sorted(models.items())},
+        },
+    )
 
 
 def _totals(

@@ -185,6 +185,62 @@ class ConcurrencyRecord(TypedDict):
     providers: NotRequired[list[dict[str, Any]]]  # models.concurrency.AdaptiveLimit.record
 
 
+class DataRecord(TypedDict):
+    """A data file or folder the run read (`--mb-data`): its sha256 (a folder's: `core/digests.py`),
+    bytes, files, and the revision the user gave (`NAME=PATH@REVISION`)."""
+
+    path: str
+    sha256: str
+    bytes: int
+    files: int
+    folder: bool
+    revision: str | None
+
+
+class PlannedJudgeRecord(TypedDict):
+    """The judge as the run planned it: its name, the options that make it again, and the version
+    of each LLM prompt (for an LLM juror) and of the local judge's rules (for a local one)."""
+
+    name: str
+    judge: str
+    jury: list[str]
+    repeats: int
+    band: bool
+    prompts: dict[str, str]
+    local_version: str | None
+
+
+class PlatformRecord(TypedDict):
+    """The Python and the operating system the run ran on."""
+
+    python: str
+    implementation: str
+    os: str
+    machine: str
+
+
+class PackageRecord(TypedDict):
+    """This package's version, and its git commit when it ran from a checkout."""
+
+    version: str
+    commit: str | None
+
+
+class ProvenanceRecord(TypedDict):
+    """What the run ran on (runner/provenance.py): enough for someone else to run it again and check."""
+
+    data: dict[str, DataRecord]
+    definitions: str  # sha256 of the definitions its code, data and seed made
+    answer_prompts: dict[str, str]  # name -> hash of each prompt the agent answers with
+    judge: PlannedJudgeRecord
+    products: dict[str, str | None]  # distribution -> installed version (a store's SDK, the model's)
+    servers: dict[str, str]  # store -> the version its service said it runs
+    models: dict[str, list[str]]  # "provider:model" asked -> the models the responses named
+    platform: PlatformRecord
+    package: PackageRecord
+    drift: list[str]  # what changed since the run it continues or joins, let through (--mb-allow-drift)
+
+
 class RunRecord(TypedDict):
     """What ran: agent, judge, spans, seed, profile, suites, when, and where it came from."""
 
@@ -211,6 +267,7 @@ class RunRecord(TypedDict):
     judge_identity: dict[str, Any]  # judges.identity
     judge_panel: NotRequired[dict[str, Any]]  # jurors, repeats, band and each juror's judging
     concurrency: ConcurrencyRecord
+    provenance: ProvenanceRecord
 
 
 class ResultsRecord(TypedDict):
@@ -238,6 +295,11 @@ _RECORDS = (
     TotalsRecord,
     PartialRecord,
     ConcurrencyRecord,
+    DataRecord,
+    PlannedJudgeRecord,
+    PlatformRecord,
+    PackageRecord,
+    ProvenanceRecord,
     RunRecord,
     ResultsRecord,
 )

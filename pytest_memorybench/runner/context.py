@@ -9,6 +9,7 @@ nothing writes into it.  Only pytest's selection narrows later, inside `selectio
 from __future__ import annotations
 
 import dataclasses
+import json
 import secrets
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -18,13 +19,17 @@ from typing import Any
 from pytest_memorybench.conversation.log_reader import ConversationLog, iter_events, read_conversations
 from pytest_memorybench.conversation.probing import LoggedAnswer, read_probe_answers
 from pytest_memorybench.core.errors import usage_error
+from pytest_memorybench.core.files import write_atomically
 from pytest_memorybench.core.load_report import LoadReport
+from pytest_memorybench.core.readers import read_json
 from pytest_memorybench.core.spans import Span
 from pytest_memorybench.goodai.rescore import PublishedRun
 from pytest_memorybench.rescore.formats import read_published_results
 from pytest_memorybench.results.build import RunFacts
-from pytest_memorybench.runner.folder import Manifest, read_manifest, write_plan
+from pytest_memorybench.runner import drift
+from pytest_memorybench.runner.folder import MANIFEST, Manifest, read_manifest, write_plan
 from pytest_memorybench.runner.plan import PlannedTest, check_consistent, make_plan
+from pytest_memorybench.runner.provenance import Provenance, read_sources
 from pytest_memorybench.runner.selection import Selection
 from pytest_memorybench.runner.settings import Settings, Shard
 from pytest_memorybench.runner.shards import Merged, deal, fingerprint, read_shards
@@ -62,6 +67,9 @@ class RunContext:
     published: PublishedRun | None = None
     worker: str | None = None  # the xdist worker's id; None on the controller or the only process
     judge_cache: Path | None = None
+    # what the run runs on (data digests, definitions, prompts, judge, versions); the controller's alone
+    provenance: Provenance | None = None
+    notes: tuple[str, ...] = ()  # for the header: an earlier run with nothing to check drift against
 
     @property
     def interleaved_spans(self) -> dict[str, Span]:
@@ -113,13 +121,47 @@ class RunContext:
             fixed_concurrency=settings.concurrency,
             rescored_from=str(self.published.folder) if self.published is not None else None,
             rescore_skipped=tuple(self.published.problems) if self.published is not None else (),
+            provenance=self.recorded_provenance(),
         )
 
+    def recorded_provenance(self) -> dict[str, Any]:
+        """The provenance results.json starts from: this run's, or for a merge the shards' own (what
+        they ran on, the models that answered them), with what this command let through."""
+        assert self.provenance is not None, "only the controller records provenance"
+        own = self.provenance.to_json()
+        if self.merged is None:
+            return own
+        first = read_manifest(self.merged.shards[0].folder).provenance
+        if first is None:
+            return own
+        # (its shards recorded provenance in run.json, so in results.json too)
+        answered = [shard.results["run"]["provenance"] for shard in self.merged.shards]
+        models: dict[str, list[str]] = {}
+        for record in answered:
+            for asked, names in record["models"].items():
+                models[asked] = sorted({*models.get(asked, []), *names})
+        servers = {name: version for record in answered for name, version in record["servers"].items()}
+        return {**first, "drift": own["drift"], "models": models, "servers": servers}
+
     def write_plan(self) -> None:
-        """Save the manifest and every definition; a resumed run keeps the folder's own."""
+        """Save the manifest and every definition; a resumed run keeps the folder's own, adding what
+        changed since its start when `--mb-allow-drift` let it through."""
         if self.settings.resume:
+            if self.provenance is not None and self.provenance.drift:
+                self._record_drift()
             return
         write_plan(self.output, (test.definition for test in self.tests.values()), self.manifest())
+
+    def _record_drift(self) -> None:
+        """run.json's `provenance.drift`, with what this resume let through added (its first
+        provenance stays: it is what the run started on)."""
+        assert self.provenance is not None
+        path = self.output / MANIFEST
+        raw = read_json(path)
+        recorded = raw.get("provenance")
+        if isinstance(recorded, dict):
+            recorded["drift"] = [*(recorded.get("drift") or []), *self.provenance.drift]
+            write_atomically(path, json.dumps(raw, indent=2) + "\n")
 
     def manifest(self) -> dict[str, Any]:
         """run.json: what a resume, a replay, a shard's merge and the reports read back."""
@@ -142,6 +184,7 @@ class RunContext:
             if shard
             else None,
             "merged_from": [str(folder.folder) for folder in self.merged.shards] if self.merged else None,
+            "provenance": self.provenance.to_json() if self.provenance is not None else None,
         }
 
 
@@ -173,9 +216,13 @@ def open_run(
     spans = {suite.name: logged_spans.get(suite.name) or settings.span or suite.span for suite in suites}
     if manifest:
         check_consistent(settings, manifest, spans, conversation_count)
+    # the controller checks and records what the run runs on (its workers need not), before the plan
+    # reads an earlier run's definitions: a plan that changed would read as definitions gone missing
+    checked = _Provenance(settings, manifest, merged, source) if worker is None else None
     plan = make_plan(
         list(suites), spans, settings, conversation_count,
         definitions_from=source or settings.definitions, each_alone=published is not None,
+        before_reading=checked if checked is not None else _unchecked,
     )  # fmt: skip
     by_group = plan.by_group()
     plan_fingerprint = fingerprint(plan.tests.values(), spans)
@@ -215,7 +262,45 @@ def open_run(
         published=published,
         worker=worker,
         judge_cache=judge_cache,
+        provenance=checked.provenance if checked else None,
+        notes=checked.notes if checked else (),
     )
+
+
+def _unchecked(generated: str) -> None:
+    """An xdist worker's plan: its controller checked what the run runs on."""
+
+
+@dataclass
+class _Provenance:
+    """The run's provenance, made once the plan's definitions are generated, and checked against the
+    run this one continues, re-scores or joins (`drift.py`): raises a usage error if it changed."""
+
+    settings: Settings
+    manifest: Manifest | None
+    merged: Merged | None
+    source: Path | None
+    provenance: Provenance | None = None
+    notes: tuple[str, ...] = ()
+
+    def __call__(self, generated: str) -> None:
+        settings = self.settings
+        made = Provenance.of(settings, generated, read_sources(settings))
+        checked = self._check(made.to_json(), settings.seed, settings.allow_drift)
+        self.provenance, self.notes = dataclasses.replace(made, drift=checked.changes), checked.notes
+
+    def _check(self, current: dict[str, Any], seed: int, allow: bool) -> drift.DriftCheck:
+        if self.merged is not None:
+            folders = [shard.folder for shard in self.merged.shards]
+            return drift.check_shards(folders, current, seed=seed, allow=allow)
+        if self.manifest is None or self.source is None:
+            return drift.DriftCheck()
+        if self.settings.resume:
+            return drift.check("--mb-resume", self.source, self.manifest, current, seed=seed, allow=allow)
+        return drift.check(
+            "--mb-replay", self.source, self.manifest, current, seed=seed, allow=allow,
+            parts=drift.REPLAYED, rejudging=True,
+        )  # fmt: skip
 
 
 def _shard(settings: Settings, manifest: Manifest | None, merged: Merged | None) -> Shard | None:

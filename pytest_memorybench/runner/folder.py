@@ -46,6 +46,20 @@ class Manifest:
     data: dict[str, str] = field(default_factory=dict)  # the data files it read (--mb-data)
     profile: str | None = None  # the scoring profile it ran under (older folders: not recorded)
     no_context: bool = False  # its questions were asked with no context delivered (--mb-no-context)
+    # what it ran on (runner/provenance.py): data digests, definitions, prompts, judge; None in folders
+    # written before runs recorded it
+    provenance: dict[str, Any] | None = None
+    seed: int | None = None
+
+    @property
+    def revisions(self) -> dict[str, str]:
+        """The revisions the user gave of its data files (`--mb-data NAME=PATH@REVISION`)."""
+        data = (self.provenance or {}).get("data") or {}
+        return {
+            name: str(record["revision"])
+            for name, record in data.items()
+            if isinstance(record, dict) and isinstance(record.get("revision"), str)
+        }
 
 
 def read_manifest(folder: Path) -> Manifest:
@@ -74,6 +88,8 @@ def read_manifest(folder: Path) -> Manifest:
             isinstance(data, dict) and all(isinstance(path, str) for path in data.values()),
             "'data' is not a mapping of paths",
         )
+        provenance = raw.get("provenance")
+        require(provenance is None or isinstance(provenance, dict), "'provenance' is not a mapping")
         return Manifest(
             raw["id"],
             datetime.fromisoformat(raw["clock_start"]),
@@ -84,6 +100,8 @@ def read_manifest(folder: Path) -> Manifest:
             dict(data),
             raw["profile"] if isinstance(raw.get("profile"), str) else None,
             raw.get("no_context") is True,
+            provenance,
+            raw["seed"] if type(raw.get("seed")) is int else None,
         )
 
 

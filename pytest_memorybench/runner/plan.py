@@ -8,7 +8,9 @@ follow from them.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -45,6 +47,9 @@ class Plan:
     tests: dict[str, PlannedTest] = field(default_factory=dict)  # by key, in the suites' order
     contexts: dict[str, ProbeContext] = field(default_factory=dict)  # probe contexts, by conversation group
     loaded: dict[str, LoadReport] = field(default_factory=dict)  # by suite: what its published data held
+    # sha256 of the definitions as this code, data and seed make them now, before any are read back
+    # from a run folder: what a resumed, replayed or merged run is checked against (runner/drift.py)
+    generated: str = ""
 
     def by_group(self) -> dict[str, list[PlannedTest]]:
         groups: dict[str, list[PlannedTest]] = {}
@@ -61,14 +66,18 @@ def make_plan(
     *,
     definitions_from: Path | None = None,
     each_alone: bool = False,
+    before_reading: Callable[[str], None] = lambda generated: None,
 ) -> Plan:
     """Every test of `suites`, grouped into conversations.
 
     `definitions_from`: a run folder whose definitions replace the generated ones (resume, replay,
-    `--mb-definitions`); `each_alone`: every test is its own conversation whatever the span (a
-    published result is scored on its own).
+    `--mb-definitions`), read only after `before_reading` was told the generated definitions' hash
+    (a drift check, which refuses before a changed plan reads as missing definitions); `each_alone`:
+    every test is its own conversation whatever the span (a published result is scored on its own).
     """
     plan = Plan()
+    digest = hashlib.sha256()
+    planned: list[tuple[Suite, list[TestDefinition]]] = []
     for suite in suites:
         generated = suite.generate(settings.seed, data=settings.data, span=spans[suite.name])
         if generated.loaded is not None:
@@ -87,6 +96,13 @@ def make_plan(
             ]
         if settings.sample is not None:
             definitions = stratified_sample(definitions, settings.sample, settings.seed)
+        digest.update(f"\n{suite.name}\n".encode())
+        for definition in definitions:
+            digest.update(definition.to_json().encode())
+        planned.append((suite, definitions))
+    plan.generated = digest.hexdigest()
+    before_reading(plan.generated)
+    for suite, definitions in planned:
         if definitions_from is not None:
             definitions = [load_definition(definitions_from, d) for d in definitions]
         span = spans[suite.name]

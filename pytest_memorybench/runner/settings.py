@@ -15,6 +15,7 @@ from pytest_memorybench.agents.spec import (
     AgentSpec,
     parse_agent_spec,
 )
+from pytest_memorybench.core.data_paths import data_paths
 from pytest_memorybench.core.errors import usage_error
 from pytest_memorybench.core.names import suggest
 from pytest_memorybench.core.spans import Span, parse_span
@@ -83,6 +84,8 @@ class Settings:
     estimate: int | None = None  # reply tokens assumed when only estimating the bill (--mb-estimate)
     data: dict[str, str] = field(default_factory=dict)  # scenario short name → data path
     data_given: tuple[str, ...] = ()  # the names of `data` this command gives (not an earlier run's)
+    revisions: dict[str, str] = field(default_factory=dict)  # data name → the revision given (PATH@REV)
+    allow_drift: bool = False  # --mb-allow-drift: continue, join or re-score a run whose sources changed
     gate: GateSettings = field(default_factory=lambda: GateSettings())
     max_cost: float | None = None  # USD the run may spend on agent and judge calls
     prices: dict[str, Price] = field(default_factory=dict)  # model → price, beyond the built-in table
@@ -126,7 +129,7 @@ class Settings:
         if profile not in PROFILES:
             hint = suggest(profile, PROFILES, where=f"profiles: {', '.join(PROFILES)}")
             raise usage_error(f"--mb-profile {profile!r} is not a scoring profile; {hint}")
-        suites, data, data_given = _as_planned(option, earlier.planned_in, paths_given)
+        suites, data, data_given, revisions = _as_planned(option, earlier.planned_in, paths_given)
         agent = parse_agent_spec(option.mb_agent) if option.mb_agent is not None else None
         return cls(
             agent=agent,
@@ -149,6 +152,8 @@ class Settings:
             estimate=estimate,
             data=data,
             data_given=data_given,
+            revisions=revisions,
+            allow_drift=bool(getattr(option, "mb_allow_drift", False)),
             gate=GateSettings.from_options(option),
             max_cost=_max_cost(getattr(option, "mb_max_cost", None)),
             prices=_prices(getattr(option, "mb_price", None) or []),
@@ -359,16 +364,16 @@ def _sample(value: int | None) -> int | None:
 
 def _as_planned(
     option: Any, previous: Path | None, paths_given: bool
-) -> tuple[tuple[str, ...], dict[str, str], tuple[str, ...]]:
+) -> tuple[tuple[str, ...], dict[str, str], tuple[str, ...], dict[str, str]]:
     """The suites and data files to run: the options', or else, continuing or re-scoring a run
-    (`--mb-resume`, `--mb-replay`, `--mb-merge`), the ones that run was planned with; and the
-    names of the data files the options give (the plan checks that a selected suite reads each:
-    an earlier run's were checked when it started)."""
+    (`--mb-resume`, `--mb-replay`, `--mb-merge`), the ones that run was planned with; the names of
+    the data files the options give (the plan checks that a selected suite reads each: an earlier
+    run's were checked when it started); and the revisions given of the data (`NAME=PATH@REVISION`)."""
     suites = tuple(option.mb_suite or (() if paths_given else DEFAULT_SUITES))
-    data = _data_paths(option.mb_data or [])
+    data, revisions = data_paths(option.mb_data or [])
     given = tuple(data)
     if previous is None:
-        return suites, data, given
+        return suites, data, given, revisions
     manifest = read_manifest(previous)
     if not option.mb_suite and not paths_given and manifest.suites:
         suites = manifest.suites
@@ -380,23 +385,9 @@ def _as_planned(
                     f" {name}=PATH"
                 )
             data[name] = path
-    return suites, data, given
-
-
-def _data_paths(values: list[str]) -> dict[str, str]:
-    paths = {}
-    for value in values:
-        name, sep, path = value.partition("=")
-        if not sep or not name or not path:
-            raise usage_error(
-                f"--mb-data {value!r}: expected NAME=PATH, e.g. --mb-data chapterbreak=data/chapterbreak.json"
-            )
-        if not Path(path).exists():
-            raise usage_error(
-                f"--mb-data {value}: {path} does not exist; give the path of the data file or folder"
-            )
-        paths[name] = str(Path(path).resolve())
-    return paths
+            if name in manifest.revisions:
+                revisions[name] = manifest.revisions[name]
+    return suites, data, given, revisions
 
 
 def _existing_path(value: str | None, flag: str) -> Path | None:

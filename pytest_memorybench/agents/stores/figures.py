@@ -32,6 +32,7 @@ class StoreFigures:
     ingest_tokens: int = 0  # the model tokens the store reports spending to ingest (its `usage`)
     stored: int | None = None  # memories it holds at the end, where it can list them (`stored`)
     duplicates: int | None = None  # of those, the same text again
+    server: str | None = None  # the version its service says it runs (`server_version`), where it says one
 
     def mark(self) -> StoreFigures:
         """A copy to count a conversation's share from."""
@@ -63,6 +64,7 @@ class StoreFigures:
             "ingest_tokens": self.ingest_tokens - (mark.ingest_tokens if mark else 0),
             "stored": _since(self.stored, mark.stored if mark else None),
             "duplicates": _since(self.duplicates, mark.duplicates if mark else None),
+            "server": self.server,
         }
 
 
@@ -97,6 +99,7 @@ def pooled(conversations: Sequence[Mapping[str, Any]]) -> dict[str, Any] | None:
         "ingest_tokens": sum(part.get("ingest_tokens", 0) for part in parts),
         "stored": _total(part.get("stored") for part in parts),
         "duplicates": _total(part.get("duplicates") for part in parts),
+        "server": next((part["server"] for part in parts if part.get("server")), None),
     }
 
 

@@ -72,6 +72,7 @@ class McpStore:
         self._server: asyncio.Task[None] | None = None
         self._ready: asyncio.Future[dict[str, Any]] | None = None
         self._counter = 0
+        self.server_version: str | None = None  # what the server's initialisation says it is
 
     # -- the store protocol ---------------------------------------------------------------------
 
@@ -232,7 +233,10 @@ class McpStore:
         )
         read, write = await stack.enter_async_context(stdio_client(parameters, errlog=log))
         session = await stack.enter_async_context(ClientSession(read, write))
-        await asyncio.wait_for(session.initialize(), 120)
+        initialised = await asyncio.wait_for(session.initialize(), 120)
+        info = getattr(initialised, "serverInfo", None) or getattr(initialised, "server_info", None)
+        if info is not None:
+            self.server_version = f"{getattr(info, 'name', '?')} {getattr(info, 'version', '?')}"
         return session
 
 

@@ -182,6 +182,9 @@ class StoreMemory(MemorySystem):
         self.store_figures.search_seconds.append(time.perf_counter() - started)
         self._charge("read", before)
         self.store_figures.returned.append(len(hits))
+        self.store_figures.server = self.store_figures.server or getattr(
+            self.client.store, "server_version", None
+        )
         self._found = (query, asked_at, hits)
         return hits
 

@@ -21,6 +21,8 @@
     keeps_every_message            optional attribute, False where search holds only what the
                                    store chose to keep (the health check then finds nothing amiss
                                    in an empty search)
+    server_version                 optional attribute, the version the product's service says it
+                                   runs (an MCP server's initialisation), recorded with the run
 
 Methods may be sync or async.  `StoreClient` makes the calls for the harness: a sync method runs in
 a thread so a slow store never blocks the run, each call is bounded by `--mb-timeout`, a failure
