@@ -20,6 +20,7 @@ pytest_plugins = [
     "pytest_memorybench.pytest_integration.run_options",
     "pytest_memorybench.pytest_integration.gating",
     "pytest_memorybench.pytest_integration.comparing",
+    "pytest_memorybench.pytest_integration.verifying",
     "pytest_memorybench.pytest_integration.fixtures",
 ]
 

@@ -253,6 +253,8 @@ class BenchmarkHooks:
         self.run.close()
         if self.run.context.settings.estimate is not None:
             shutil.rmtree(self.run.context.output, ignore_errors=True)
+        elif not lifecycle.is_worker(self.config):
+            lifecycle.list_files(self.config)  # last: every file the session wrote, reports included
 
 
 class SelectionHooks:

@@ -31,6 +31,7 @@ from pytest_memorybench.reports.summary import summary_lines
 from pytest_memorybench.reports.transcript import EventIndex
 from pytest_memorybench.results.build import build_results, conversation_record, item_record, write_results
 from pytest_memorybench.results.schema import ConversationRecord, ItemRecord, ResultsRecord
+from pytest_memorybench.runner.checksums import write_checksums
 from pytest_memorybench.runner.context import new_run_id, open_run
 from pytest_memorybench.runner.drift import ALLOW
 from pytest_memorybench.runner.folder import write_levels
@@ -383,6 +384,16 @@ def _exports(config: pytest.Config, results: ResultsRecord) -> tuple[str, ...]:
     except OSError as exc:
         return (f"cannot write the exports in {run.context.output} ({exc.strerror or exc}); make room and"
                 f" replay the run with --mb-replay and --mb-export",)  # fmt: skip
+
+
+def list_files(config: pytest.Config) -> None:
+    """The run folder's manifest.json (`runner/checksums.py`), once the run has closed its logs and
+    pytest's plugins wrote their reports (JUnit XML, pytest-html) in it."""
+    run = config.stash[RUN_KEY]
+    try:
+        write_checksums(run.context.output, run.context.run_id)
+    except OSError:
+        pass  # a folder the run can no longer write to: --mb-verify says it has no manifest
 
 
 def nothing_to_gate(selected: int) -> str:

@@ -175,6 +175,7 @@ class RunContext:
             "data": settings.data,
             "conversations": self.conversation_count,
             "seed": settings.seed,
+            "sample": settings.sample,
             "profile": settings.profile,
             "no_context": settings.no_context,
             "replayed_from": str(settings.replay) if settings.replay else None,
