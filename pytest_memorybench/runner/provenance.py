@@ -44,8 +44,8 @@ class DataSource:
         }
 
     def describe(self) -> str:
-        """For the header: "locomo=locomo10.json sha256 3f2a1b2c… (2.8 MB)"."""
-        name = Path(self.path).name + ("/" if self.digest.folder else "")
+        """For the header: "locomo=locomo10.json sha256 3f2a1b2c… (2.8 MB)"; a folder says its files."""
+        name = Path(self.path).name
         revision = f"@{self.revision}" if self.revision else ""
         files = f"{self.digest.files} files, " if self.digest.folder else ""
         return (

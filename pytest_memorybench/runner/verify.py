@@ -87,9 +87,9 @@ def verify(recorded: Recorded, replay: Callable[[Path], Settings], judge_cache: 
     files = check_files(recorded.folder)
     items = recorded.results.get("items") or []
     if recorded.run.get("merged_from"):
-        verdicts, compared = _against_shards(recorded), len(items)
+        verdicts, compared, how = _against_shards(recorded), len(items), "its shards recorded"
     else:
-        verdicts, compared = _rescored(recorded, replay, judge_cache)
+        (verdicts, compared), how = _rescored(recorded, replay, judge_cache), "the same when re-scored"
     problems = [*files.problems, *verdicts, *_means(recorded.results)]
     where = f"memorybench verify {recorded.folder}"
     if problems:

@@ -8,6 +8,7 @@ tell what the store found from what the answer says.
 from __future__ import annotations
 
 import asyncio
+import importlib.metadata
 import re
 import sys
 import time
@@ -487,6 +488,10 @@ def test_the_reference_mcp_server_as_a_store_runs_end_to_end(
     assert totals["store"]["messages"] > 0 and totals["store"]["empty"] < totals["store"]["searches"]
     assert totals["evidence_recall"]["mean"] > 0.5, "the colours and names are found word by word"
     result.stdout.fnmatch_lines(["store mcp: k 10 · ingest *"])
+    provenance = results_in(pytester.path / "run")["run"]["provenance"]
+    assert provenance["servers"]["mcp"].startswith("memory-server "), "the version its initialisation names"
+    assert provenance["products"]["mcp"] == importlib.metadata.version("mcp")
+    assert provenance["models"] == {"openai:fake-model": ["fake-model"]}
 
 
 @pytest.mark.asyncio
