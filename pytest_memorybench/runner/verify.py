@@ -94,10 +94,7 @@ def verify(recorded: Recorded, replay: Callable[[Path], Settings], judge_cache: 
     where = f"memorybench verify {recorded.folder}"
     if problems:
         return Verification(False, f"{where}: does not hold: {'; '.join(problems)}")
-    return Verification(
-        True,
-        f"{where}: holds: {files.files:,} files unchanged, {compared:,} verdicts the same when re-scored",
-    )
+    return Verification(True, f"{where}: holds: {files.files:,} files unchanged, {compared:,} verdicts {how}")
 
 
 def _rescored(
