@@ -8,6 +8,7 @@ docs/failures.md against it (`MB_WRITE_FAILURES=1 pytest tests/test_failure_tabl
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import resource
@@ -20,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from pytest_memorybench.runner.folder import claim
-from tests.support.paths import DOCS
+from tests.support.paths import DOCS, FIXTURES
 
 pytestmark = pytest.mark.e2e
 
@@ -74,6 +75,29 @@ def _write(name: str, content: bytes | str) -> Callable[[Path], None]:
         path.write_bytes(content if isinstance(content, bytes) else content.encode())
 
     return setup
+
+
+def _earlier_run(folder: Path) -> None:
+    """A run folder whose run read chapterbreak.json before it was edited (another sha256)."""
+    data = folder / "chapterbreak.json"
+    data.write_text((FIXTURES / "chapterbreak_mini.json").read_text(encoding="utf-8"), encoding="utf-8")
+    source = {
+        "path": str(data),
+        "sha256": "0" * 64,
+        "bytes": 1,
+        "files": 1,
+        "folder": False,
+        "revision": None,
+    }
+    run = {
+        "id": "earlier",
+        "clock_start": "2026-01-01T00:00:00+00:00",
+        "spans": {"ltm": "isolated"},
+        "suites": ["ltm"],
+        "data": {"chapterbreak": str(data)},
+        "provenance": {"data": {"chapterbreak": source}},
+    }
+    _write("old/run.json", json.dumps(run))(folder)
 
 
 BINARY = bytes(range(128, 256)) * 4
@@ -166,6 +190,20 @@ DRILLS = [
         USAGE,
         r"ERROR: .*old/run.json: not UTF-8 text",
         _write("old/run.json", BINARY),
+    ),
+    Drill(
+        "--mb-resume on a data file changed since",
+        (*QUICK, "--mb-resume=old"),
+        USAGE,
+        r"ERROR: --mb-resume .*old: changed since that run: data chapterbreak sha256 00000000… then,"
+        r" .*… now\. Give it the data and options it ran with, or --mb-allow-drift",
+        _earlier_run,
+    ),
+    Drill(
+        "--mb-verify on a folder that is no run",
+        ("-p", "no:randomly", "-p", "no:cacheprovider", "--mb-verify=."),
+        USAGE,
+        r"ERROR: --mb-verify .*: not a pytest-memorybench run folder \(no run.json in it\)",
     ),
     Drill(
         "--mb-data naming a missing file",

@@ -115,8 +115,8 @@ def _changed_keys(then: Any, now: Any) -> list[str]:
 def refusal(flag: str, folder: Path, found: Sequence[str]) -> UsageError:
     """The one line a drifted run ends with."""
     return usage_error(
-        f"{flag} {folder}: changed since that run: {'; '.join(found)}. Run on what it ran on, or give"
-        f" {ALLOW} to go on anyway (what changed is recorded in run.json and results.json)"
+        f"{flag} {folder}: changed since that run: {'; '.join(found)}. Give it the data and options it ran"
+        f" with, or {ALLOW} to go on anyway (what changed is recorded in run.json and results.json)"
     )
 
 

@@ -85,7 +85,7 @@ def test_a_resume_on_a_changed_data_file_is_refused_and_allowed_on_request(
         data.write("\n")
     line = usage_error_line(_again(pytester, "--agent=recall", f"--mb-resume={folder}"))
     assert line.startswith(f"ERROR: --mb-resume {folder}: changed since that run: data chapterbreak sha256 ")
-    assert "… then, " in line and "give --mb-allow-drift to go on anyway" in line
+    assert "… then, " in line and "or --mb-allow-drift to go on anyway" in line
 
     allowed = _again(pytester, "--agent=recall", f"--mb-resume={folder}", "--mb-allow-drift")
     assert allowed.ret in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED), allowed.outlines[-5:]
