@@ -51,7 +51,6 @@ def pytest_cmdline_main(config: pytest.Config) -> int | None:
         **vars(config.option),
         **dict.fromkeys(_CLEARED),
         **recorded.replay_options(),
-        "mb_replay": str(recorded.folder),
         "mb_conversations": 1,
         "mb_allow_drift": True,  # what changed since the run is one thing verification reports
         "mb_estimate": False,

@@ -3,9 +3,10 @@
 Three things must hold.  Its files are the ones the run wrote (`checksums.py`: manifest.json's sizes
 and sha256).  Its scores follow from its logged replies: the folder is replayed as `--mb-replay`
 does, with the judge, profile and seed it recorded, into a folder of its own that is thrown away,
-and every item of its results.json must get the same verdict again (a merged run's items must be
-its shards' records).  And its means are those of its items.  Nothing is asked of any agent; an LLM
-judge's verdicts come from the judge cache where the run left them, else the judge is asked again.
+and every item of its results.json must get the same verdict again (a re-score of published results
+is re-scored from them again; a merged run's items must be its shards' records).  And its means are
+those of its items.  Nothing is asked of any agent; an LLM judge's verdicts come from the judge
+cache where the run left them, else the judge is asked again.
 """
 
 from __future__ import annotations
@@ -51,11 +52,16 @@ class Recorded:
     results: ResultsRecord
 
     def replay_options(self) -> dict[str, Any]:
-        """The options that replay the run as it was judged (pytest's option names)."""
+        """The options that score the run's replies again as it was judged (pytest's option names):
+        a replay of its folder, or for a re-score of published results, that re-score again."""
         run, judge = self.results["run"], (self.run.get("provenance") or {}).get("judge") or {}
         panel = run.get("judge_panel") or {}
         jury = judge.get("jury") or (panel.get("jurors") if len(panel.get("jurors") or ()) > 1 else None)
+        published = self.run.get("rescored_from")
         return {
+            "mb_replay": None if published else str(self.folder),
+            "mb_rescore": published,
+            "mb_profile": run["profile"],
             "mb_judge": "local" if jury else judge.get("judge") or run["judge"],
             "mb_jury": ",".join(jury) if jury else None,
             "mb_judge_repeats": judge.get("repeats") or panel.get("repeats") or 1,

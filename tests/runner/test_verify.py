@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from pytest_memorybench.runner.checksums import CHECKSUMS, write_checksums
+from tests.support.goodai import write_goodai_run
 from tests.support.runs import QUIET, run_benchmark, usage_error_line
 
 pytest_plugins = ["pytester"]
@@ -98,3 +99,14 @@ def test_a_merged_run_holds_against_its_shards(pytester: pytest.Pytester) -> Non
     pytester.runpytest("--memorybench", *QUIET, *RUN, "--mb-merge=s1", "--mb-merge=s2", "--mb-output=merged")
     ret, line = _verify(pytester, pytester.path / "merged")
     assert ret == 0 and line.endswith("6 verdicts its shards recorded"), line
+
+
+def test_a_re_score_of_published_results_holds_when_scored_again(
+    pytester: pytest.Pytester, tmp_path: Path
+) -> None:
+    bench = write_goodai_run(tmp_path / "bench")
+    pytester.runpytest(
+        "--memorybench", *QUIET, f"--mb-rescore={bench}/results/Agent A - m - 1000", "--mb-output=out"
+    )
+    ret, line = _verify(pytester, pytester.path / "out")
+    assert ret == 0 and line.endswith("3 verdicts the same when re-scored"), line
