@@ -61,6 +61,10 @@ class Recorded:
         return {
             "mb_replay": None if published else str(self.folder),
             "mb_rescore": published,
+            # a replay takes its data files from run.json; a re-score is given them again
+            "mb_data": [f"{name}={path}" for name, path in (self.run.get("data") or {}).items()]
+            if published
+            else None,
             "mb_profile": run["profile"],
             "mb_judge": "local" if jury else judge.get("judge") or run["judge"],
             "mb_jury": ",".join(jury) if jury else None,
