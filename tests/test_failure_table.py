@@ -254,7 +254,8 @@ DRILLS = [
             name,
             (*BASE, "--agent=agents:stopping", "--span=2k", "-k", "colours or name_list", "--mb-output=run"),
             INTERRUPTED,
-            rf"interrupted: resume with --mb-resume=run \(\d of 6 tests have results; {said}\)",
+            r"interrupted: resume with pytest --memorybench --mb-resume=run \(\d of 6 tests have results;"
+            rf" {said}\)",
             env={"MB_SIGNAL": signal},
         )
         for name, signal, said in (
@@ -275,8 +276,8 @@ DRILLS = [
             "--mb-concurrency=1",
         ),
         FAILED,  # one at a time: what has finished is the same on every machine
-        r"stopped early: resume with --mb-resume=run \(\d of 6 tests have results; stopping after 1"
-        r" failures\)",
+        r"stopped early: resume with pytest --memorybench --mb-resume=run \(\d of 6 tests have results;"
+        r" stopping after 1 failures\)",
     ),
     Drill(
         "the disk fills up during a run",

@@ -54,6 +54,7 @@ class LoggedExchange:
     evidence: dict[str, Any] | None = (
         None  # evidence recall measured before a question (conversation.evidence)
     )
+    usage: Usage | None = None  # what the reply (or observing) cost, when the log says and it counts
 
     @classmethod
     def sending(cls, text: str, saved: bool, filler: FillerTask | None) -> LoggedExchange:
@@ -76,6 +77,11 @@ def filler_reference(task: FillerTask) -> tuple[int, int]:
     """Where a filler message came from in the trivia sequence, as the log records it: (first index,
     items)."""
     return (task.first_index, task.items)
+
+
+def spent(usage: Usage) -> dict[str, Any]:
+    """An event's `usage` field: what the agent spent on it, when it spent anything."""
+    return {"usage": usage.logged()} if usage != Usage() else {}
 
 
 class ReplayDivergence(AgentError):
@@ -105,7 +111,7 @@ class AgentChannel:
         self.log = log
         self.tokens = 0
         self.exchanges = 0  # numbers each exchange, so a log split over files reassembles in order
-        self.last_usage = Usage()  # what the last `say` or `save` cost; nothing when it was replayed
+        self.last_usage = Usage()  # what the last `say` or `save` cost (replayed: what the log says it did)
         self.last_evidence: dict[str, Any] | None = None  # the last question's evidence recall, if measured
         self._replay = deque(replay)
         self._muted = bool(self._replay)
@@ -155,8 +161,10 @@ class AgentChannel:
         and an exchange cut short is not in the log, as if never sent (resume sends it again).
         """
         now = self.clock.now()
-        self.last_usage = Usage()
-        if self._next_logged(task.message, saved=True, filler=task) is None:
+        logged = self._next_logged(task.message, saved=True, filler=task)
+        if logged is not None:
+            self.last_usage = logged.usage or Usage()
+        else:
             agent = await self._live_agent()
             before = dataclasses.replace(agent.usage)
             await agent.observe([Message(task.message, now), Message(task.expected_reply, now, "assistant")])
@@ -170,6 +178,7 @@ class AgentChannel:
             filler=filler_reference(task),
             time=now,
             tokens=self.tokens,
+            **spent(self.last_usage),
         )
         self.exchanges += 1
 
@@ -201,6 +210,7 @@ class AgentChannel:
         if logged is not None:
             reply = logged.reply or ""
             self.last_evidence = logged.evidence
+            self.last_usage = logged.usage or Usage()  # paid for when it was logged: a resume counts it
         else:
             agent = await self._live_agent()
             await agent.prime_evidence(text, evidence)
@@ -229,6 +239,7 @@ class AgentChannel:
             text=reply,
             time=replied_at,
             tokens=self.tokens,
+            **spent(self.last_usage),
             **cut,
         )
         self.exchanges += 1

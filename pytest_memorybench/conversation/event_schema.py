@@ -24,6 +24,17 @@ Time = str  # the simulated clock, ISO 8601 with its offset
 FillerReference = list[int]  # (first trivia index, items): the seed regenerates the text
 
 
+class Spent(TypedDict):
+    """What one reply, answer, observed filler or delivered batch cost (`core.records.Usage`): a
+    resumed run counts it again for what it takes from the log instead of asking."""
+
+    input_tokens: int
+    output_tokens: int
+    seconds: float
+    cost_usd: float
+    calls: int
+
+
 class LogBegin(TypedDict):
     """A writer's part of the log begins (a session, an xdist worker, a resume): what it follows."""
 
@@ -81,6 +92,7 @@ class ReplyHeard(_Event):
     tokens: NotRequired[int]
     evidence: NotRequired[dict[str, Any]]  # conversation.evidence: recall of the test's evidence
     cut_from: NotRequired[int]  # the reply's length before it was bounded
+    usage: NotRequired[Spent]  # what the agent's reply cost (none in a replayed or re-scored one)
 
 
 class FillerObserved(_Event):
@@ -92,6 +104,7 @@ class FillerObserved(_Event):
     filler: FillerReference
     time: Time
     tokens: int
+    usage: NotRequired[Spent]  # what observing it cost (none when it was replayed)
 
 
 class Resumed(_Event):
@@ -200,6 +213,7 @@ class ContextDelivered(_Event):
     turns: int
     tokens: int
     observed: bool
+    usage: NotRequired[Spent]  # what taking in this batch cost the agent
 
 
 class ProbeEnd(_Event):
@@ -224,6 +238,7 @@ class ProbeAnswered(_Event):
     seconds: float
     retrieve_seconds: float | None
     evidence: dict[str, Any] | None
+    usage: NotRequired[Spent]  # what the answer cost (older logs: not recorded)
 
 
 KINDS: tuple[type, ...] = (

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_memorybench.conversation.channel import LoggedExchange
+from pytest_memorybench.core.records import Usage
 
 
 @dataclass
@@ -85,8 +86,11 @@ def parse_event(line: bytes | str) -> dict[str, Any] | None:
     return event
 
 
-def read_conversations(folder: Path) -> dict[str, ConversationLog]:
-    """Every conversation an earlier run logged in `folder`, by group, with its contiguous exchanges."""
+def read_conversations(folder: Path, *, spending: bool = True) -> dict[str, ConversationLog]:
+    """Every conversation an earlier run logged in `folder`, by group, with its contiguous exchanges.
+
+    `spending`: each exchange keeps what it cost (a resume counts it as spent by the run it
+    continues); a replay, which re-scores without the agent, leaves it out."""
     messages: dict[tuple[str, int], dict[str, Any]] = {}
     replies: dict[str, dict[int, LoggedExchange]] = {}
     saving: dict[str, bool] = {}
@@ -113,6 +117,7 @@ def read_conversations(folder: Path) -> dict[str, ConversationLog]:
                 saved=kind == "observed",
                 filler=tuple(filler) if filler else None,
                 evidence=event.get("evidence") if isinstance(event.get("evidence"), dict) else None,
+                usage=Usage.from_logged(event.get("usage")) if spending else None,
             )
     logs: dict[str, ConversationLog] = {}
     for group in {*replies, *planned}:

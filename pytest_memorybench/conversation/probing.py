@@ -22,7 +22,7 @@ from datetime import datetime
 from typing import Any
 
 from pytest_memorybench.agents.protocol import AgentAdapter
-from pytest_memorybench.conversation.channel import AgentChannel
+from pytest_memorybench.conversation.channel import AgentChannel, spent
 from pytest_memorybench.conversation.evidence import add_context_recall, retrieval_recall
 from pytest_memorybench.conversation.stats import ConversationStats, ScheduledTest, memory_snapshot
 from pytest_memorybench.core.errors import AgentError, stop_on_refusal
@@ -46,6 +46,16 @@ class LoggedAnswer:
     seconds: float = 0.0  # the whole ask: retrieve (when asked for) and reply
     retrieve_seconds: float | None = None  # the retrieve call alone: MemBench's read time
     evidence: dict[str, Any] | None = None  # evidence recall before the question (conversation.evidence)
+    usage: Usage | None = None  # what the answer cost (a resumed run counts it; older logs: unknown)
+
+
+@dataclass
+class ProbeLog:
+    """What earlier sessions of a run logged of its probes: the answers, and what delivering each
+    context cost (a context delivered again on resume is paid again; both count)."""
+
+    answers: dict[str, dict[int, LoggedAnswer]] = field(default_factory=dict)  # by test key, ask index
+    delivered: dict[str, Usage] = field(default_factory=dict)  # by conversation group
 
 
 def ask_points(definition: TestDefinition, total: int | None) -> list[int]:
@@ -88,7 +98,7 @@ class ProbeSession:
         channel: AgentChannel,
         *,
         scoring: ScoringContext,
-        logged: dict[str, dict[int, LoggedAnswer]] | None = None,
+        logged: ProbeLog | None = None,
     ) -> None:
         self.context = context
         self.channel = channel
@@ -98,9 +108,13 @@ class ProbeSession:
             probe.test.key: evidence_ids(probe.test.definition, scoring.profile) for probe in self.probes
         }
         self.evidence_texts: dict[int, str] = {}  # the delivered text of each turn some question rests on
+        logged = logged or ProbeLog()
         for probe in self.probes:
-            probe.answers.update((logged or {}).get(probe.test.key, {}))
+            for index, answer in logged.answers.get(probe.test.key, {}).items():
+                probe.answers[index] = answer
+                probe.usage.add(answer.usage or Usage())  # paid for by the session that logged it
         self.stats = ConversationStats(channel.group, None)
+        self.stats.overhead_usage.add(logged.delivered.get(channel.group, Usage()))
         self.delivery = _Delivery()
         self.error: str | None = None
         self._outcomes: dict[str, TestOutcome] = {}
@@ -133,12 +147,17 @@ class ProbeSession:
         if agent is not None and pending:
             await agent.take_stock()
         self.stats.time_replies(agent, replies_before, memory_before)
-        self._outcomes = {probe.test.key: await self._outcome(probe) for probe in self.probes}
+        for probe in self.probes:  # one at a time into the outcomes: a run cut short keeps what it scored
+            self._outcomes[probe.test.key] = await self._outcome(probe)
         return dict(self._outcomes)
 
     def finished(self) -> dict[str, TestOutcome]:
-        """Outcomes so far: none before `run` returns, since probes are scored once all are asked."""
+        """Outcomes so far: none before every probe is asked, since probes are scored after."""
         return dict(self._outcomes)
+
+    def spent_by_test(self) -> dict[str, Usage]:
+        """What each test's answers have cost so far, scored or not."""
+        return {probe.test.key: probe.usage for probe in self.probes}
 
     # -- delivery ---------------------------------------------------------------------------------
 
@@ -194,11 +213,16 @@ class ProbeSession:
         else:
             await agent.reply(Message(pack_transcript(self.context.header, batch), batch[-1].timestamp))
             self.stats.filler_messages += 1  # delivery messages answered through reply
-        self.stats.overhead_usage.add(agent.usage - before)
+        usage = agent.usage - before
+        self.stats.overhead_usage.add(usage)
         self.delivery.write_seconds.append(time.perf_counter() - started)
         self.delivery.last_time = batch[-1].timestamp
         self.channel.emit(
-            "context_delivered", turns=self.delivery.turns, tokens=self.delivery.tokens, observed=observe
+            "context_delivered",
+            turns=self.delivery.turns,
+            tokens=self.delivery.tokens,
+            observed=observe,
+            **spent(usage),
         )
 
     # -- asking -----------------------------------------------------------------------------------
@@ -241,14 +265,16 @@ class ProbeSession:
         await agent.prime_answer(ideal_answer(definition, self.scoring.profile))
         before = dataclasses.replace(agent.usage)
         reply = await agent.reply(Message(question, when))
-        probe.usage.add(agent.usage - before)
+        usage = agent.usage - before
+        probe.usage.add(usage)
         await add_context_recall(agent, evidence, evidence_texts)
         seconds = round(time.perf_counter() - started, 6)
         answer = LoggedAnswer(
             reply, self.delivery.turns, self.delivery.tokens, retrieved, seconds, retrieve_seconds, evidence
         )
         probe.answers[index] = answer
-        self.channel.emit("probe_answer", test=probe.test.key, ask=index, **dataclasses.asdict(answer))
+        logged = {name: value for name, value in dataclasses.asdict(answer).items() if name != "usage"}
+        self.channel.emit("probe_answer", test=probe.test.key, ask=index, **logged, **spent(usage))
 
     def _evidence(self, probe: _Probe) -> tuple[list[str], list[str] | None]:
         """The texts of the turns the question rests on, and the unit each belongs to (if any)."""
@@ -367,12 +393,18 @@ def transcript_line(message: Message) -> str:
     return f"[{message.timestamp:%Y-%m-%d %H:%M}] {message.role}: {message.text}"
 
 
-def read_probe_answers(events: Iterator[dict[str, Any]]) -> dict[str, dict[int, LoggedAnswer]]:
-    """The logged answers of every probe, by test key and ask index (the last one logged wins)."""
-    answers: dict[str, dict[int, LoggedAnswer]] = {}
-    fields = {f.name for f in dataclasses.fields(LoggedAnswer)}
+def read_probe_log(events: Iterator[dict[str, Any]], *, spending: bool = True) -> ProbeLog:
+    """The logged answers of every probe, by test key and ask index (the last one logged wins), and
+    what delivering each context cost.  `spending`: keep what each answer and delivery cost (a
+    resume counts it as spent by the run it continues); a replay, which calls no agent, leaves it out."""
+    log = ProbeLog()
+    fields = {f.name for f in dataclasses.fields(LoggedAnswer)} - {"usage"}
     for event in events:
-        if event.get("kind") == "probe_answer":
-            answer = LoggedAnswer(**{k: v for k, v in event.items() if k in fields})
-            answers.setdefault(event["test"], {})[event["ask"]] = answer
-    return answers
+        kind = event.get("kind")
+        usage = Usage.from_logged(event.get("usage")) if spending else None
+        if kind == "probe_answer":
+            answer = LoggedAnswer(**{k: v for k, v in event.items() if k in fields}, usage=usage)
+            log.answers.setdefault(event["test"], {})[event["ask"]] = answer
+        elif kind == "context_delivered" and usage is not None and isinstance(event.get("group"), str):
+            log.delivered.setdefault(event["group"], Usage()).add(usage)
+    return log

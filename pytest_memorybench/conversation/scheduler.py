@@ -164,6 +164,10 @@ class Conversation:
         """The tests that ended so far, with their outcomes (all of them once `run` returns)."""
         return {run.test.key: run.outcome for run in self._runs if run.outcome is not None}
 
+    def spent_by_test(self) -> dict[str, Usage]:
+        """What each test's exchanges have cost so far, ended or not."""
+        return {run.test.key: run.usage for run in self._runs}
+
     async def _loop(self, runs: list[_Run]) -> None:
         if self.isolated:
             await self.channel.reset()

@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import math
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
@@ -170,6 +171,32 @@ class Usage:
         self.seconds += other.seconds
         self.cost_usd += other.cost_usd
         self.calls += other.calls
+
+    def logged(self) -> dict[str, int | float]:
+        """As the event log keeps it with each answer, for a resumed run to count again."""
+        return {
+            "input_tokens": self.input_tokens,
+            "output_tokens": self.output_tokens,
+            "seconds": round(self.seconds, 6),
+            "cost_usd": self.cost_usd,
+            "calls": self.calls,
+        }
+
+    @classmethod
+    def from_logged(cls, value: object) -> Usage | None:
+        """A logged usage read back; None for anything else (an older log, an edited line): that
+        answer's spending is then not counted, which is no reason to ask the agent again."""
+        if not isinstance(value, dict):
+            return None
+        fields = ("input_tokens", "output_tokens", "seconds", "cost_usd", "calls")
+        numbers = [value.get(name) for name in fields]
+        if not all(
+            isinstance(number, (int, float)) and not isinstance(number, bool) and 0 <= number < math.inf
+            for number in numbers
+        ):
+            return None
+        tokens_in, tokens_out, seconds, cost, calls = numbers
+        return cls(int(tokens_in), int(tokens_out), float(seconds), float(cost), int(calls))  # type: ignore[arg-type]
 
 
 @dataclass

@@ -1,13 +1,15 @@
 """What fails a CI build besides a failing item: a regression from a baseline, a low mean, errors.
 
 The session-level gates are evaluated when the session finishes (`session.finish`, through
-`reports/gate.py`); `--mb-markdown` writes the table a CI job summary shows beside them.
+`reports/gate.py`); `--mb-markdown` writes the table a CI job summary shows beside them.  With
+`--mb-exit gate` their verdict alone is the exit status (`session.exit_status`).
 """
 
 from __future__ import annotations
 
 import pytest
 
+from pytest_memorybench.core.errors import usage_error
 from pytest_memorybench.pytest_integration.keys import option_group
 
 
@@ -55,6 +57,17 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         ),
     )
     group.addoption(
+        "--mb-exit",
+        dest="mb_exit",
+        choices=("items", "gate"),
+        default="items",
+        metavar="items|gate",
+        help=(
+            "what decides the exit status: items (default: 1 when an item or a gate fails) or gate (the"
+            " gates alone: 0 unless a gate fails, for CI; items still fail in the reports)"
+        ),
+    )
+    group.addoption(
         "--mb-max-errors",
         dest="mb_max_errors",
         metavar="N|P%",
@@ -81,3 +94,19 @@ def pytest_addoption(parser: pytest.Parser) -> None:
             " $GITHUB_STEP_SUMMARY when that is set"
         ),
     )
+
+
+def gate_decides_exit(config: pytest.Config) -> bool:
+    """Whether `--mb-exit gate` makes the gates' verdict the exit status."""
+    return bool(config.getoption("mb_exit", "items") == "gate")
+
+
+def check_exit_mode(config: pytest.Config, *, gate_asked: bool) -> None:
+    """`--mb-exit gate` with no gate asked for is one line (exit 4): an exit status nothing can fail
+    says nothing."""
+    if gate_decides_exit(config) and not gate_asked:
+        raise usage_error(
+            "--mb-exit gate makes the gate's verdict the exit status, and no gate is asked for: add"
+            " --mb-baseline FILE or --mb-min-score X (--mb-min-score 0 fails only a run that errored or"
+            " scored nothing)"
+        )

@@ -12,6 +12,7 @@ import pytest
 from pytest_memorybench.pytest_integration import session as lifecycle  # `session` is a hook argument name
 from pytest_memorybench.pytest_integration.compat import TimeoutPerTest
 from pytest_memorybench.pytest_integration.failures import FewFailures, chosen_by_user
+from pytest_memorybench.pytest_integration.gating import gate_decides_exit
 from pytest_memorybench.pytest_integration.items import collect_benchmark
 from pytest_memorybench.pytest_integration.keys import OUTCOME_KEY, PLANNED_KEY, PROGRESS_KEY, RUN_KEY
 from pytest_memorybench.reports.junit import item_properties
@@ -42,6 +43,8 @@ def activate(config: pytest.Config) -> None:
             lambda: lifecycle.report_location(config),
         )
         config.pluginmanager.register(few, "memorybench-failures")
+    if gate_decides_exit(config) and not lifecycle.is_worker(config):
+        config.pluginmanager.register(GateExitHooks(benchmark), "memorybench-exit")
 
 
 class BenchmarkHooks:
@@ -57,6 +60,8 @@ class BenchmarkHooks:
         self.worker_conversations: list[ConversationRecord] = []
         self.worker_judge_stats: list[dict[str, Any]] = []
         self.worker_concurrency: list[dict[str, Any]] = []
+        self.other_failures = 0  # failed reports that are no benchmark item's (a test of your own)
+        self.finished: lifecycle.Finished | None = None  # what the session wrote and judged at its end
         self.selected = 0
         self.scoreable = 0  # the selected tests that can have a score (not skipped before they start)
         self.cap: SpendingCap | None = None
@@ -82,6 +87,8 @@ class BenchmarkHooks:
             )
             return
         self.run.context.selection.select(test.key for test in planned)
+        if not lifecycle.is_worker(self.config):  # (under xdist: the controller's own hook, below)
+            self.run.context.record_selection(test.key for test in planned)
         if lifecycle.is_worker(self.config):
             from pytest_memorybench.runner.xdist_groups import worker_queue
 
@@ -98,7 +105,10 @@ class BenchmarkHooks:
             if not worker:
                 cap.clear()  # before any worker starts: workers collect after the controller
             self.run.admit_with(
-                lambda group: cap.reason_to_skip(group, self._spent(), self.run.book.conversations) is None
+                lambda group: (
+                    self._paid_for(group)
+                    or cap.reason_to_skip(group, self._spent(), self.run.book.conversations) is None
+                )
             )
             self.run.agents.budget.stop_when(lambda: cap.reached(self._spent()))
 
@@ -108,7 +118,7 @@ class BenchmarkHooks:
         if self.cap is None or PLANNED_KEY not in item.stash:
             return
         test = item.stash[PLANNED_KEY]
-        if self.run.has_started(test.group) or test.definition.skip_reason:
+        if self._paid_for(test.group) or test.definition.skip_reason:
             return  # already paid for, or skipped anyway
         reason = self.cap.reason_to_skip(test.group, self._spent(), self.run.book.conversations)
         if reason is not None:
@@ -167,6 +177,8 @@ class BenchmarkHooks:
             self.records_by_item[report.nodeid] = record
             if self.cap is not None:
                 self.cap.publish(self._spent())
+        elif report.failed:
+            self.other_failures += 1  # not a benchmark item's score: `--mb-exit gate` lets it fail the build
 
     @property
     def records(self) -> list[ItemRecord]:
@@ -174,9 +186,14 @@ class BenchmarkHooks:
 
     def _spent(self) -> float:
         overhead = sum(stats.overhead_usage.cost_usd for stats in self.run.book.conversations.values())
-        return process_spend(
-            self.run.agents.budget.agent_usd, self.records, overhead, self.run.tools.judge_stats()["cost_usd"]
-        )
+        # the agent's calls here, and what a resumed run's earlier sessions spent on its conversations
+        agent = self.run.agents.budget.agent_usd + self.run.context.spent_before(self.run.has_started)
+        return process_spend(agent, self.records, overhead, self.run.tools.judge_stats()["cost_usd"])
+
+    def _paid_for(self, group: str) -> bool:
+        """Whether `group` is paid for: begun here, or by the run this one resumes.  The cost cap never
+        skips it (what it holds would be lost); its calls still stop at the cap."""
+        return self.run.has_started(group) or group in self.run.context.resumed_groups
 
     def pytest_keyboard_interrupt(self, excinfo: pytest.ExceptionInfo[BaseException]) -> None:
         self.interruption = describe_interruption(excinfo.value)
@@ -200,12 +217,10 @@ class BenchmarkHooks:
             stop=self._stop(session),
             concurrency=self.worker_concurrency,
         )
-        failed = finished is not None and (
-            (finished.gate is not None and not finished.gate.passed)
-            or (finished.results is not None and finished.results_path is None)
-        )  # a failed gate, or results that could not be written
-        if failed and session.exitstatus == pytest.ExitCode.OK:
-            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+        self.finished = finished
+        session.exitstatus = lifecycle.exit_status(
+            self.config, session.exitstatus, finished, self.other_failures
+        )
 
     def _stop(self, session: pytest.Session) -> lifecycle.Stop | None:
         """What ended the session before its tests, if anything: a signal, or pytest's `-x` / `--maxfail`."""
@@ -214,7 +229,7 @@ class BenchmarkHooks:
         reason = session.shouldfail or session.shouldstop
         return lifecycle.Stop(str(reason), interrupted=False) if reason else None
 
-    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+    def pytest_terminal_summary(self, terminalreporter: Any, exitstatus: int) -> None:
         if self.estimate is not None:
             terminalreporter.write_sep("=", "memorybench estimate")
             for line in self.estimate:
@@ -247,6 +262,10 @@ class BenchmarkHooks:
             terminalreporter.write_sep("=", "memorybench gate", red=failed, green=not failed)
             for line in gate:
                 terminalreporter.write_line(line, red=line.startswith("gate FAILED"))
+            status = lifecycle.exit_status(self.config, exitstatus, self.finished, self.other_failures)
+            said = lifecycle.exit_line(self.config, self.records, int(status))
+            if said is not None:
+                terminalreporter.write_line(said, green=True)
 
     def pytest_unconfigure(self) -> None:
         self.restore_signals()
@@ -255,6 +274,23 @@ class BenchmarkHooks:
             shutil.rmtree(self.run.context.output, ignore_errors=True)
         elif not lifecycle.is_worker(self.config):
             lifecycle.list_files(self.config)  # last: every file the session wrote, reports included
+
+
+class GateExitHooks:
+    """`--mb-exit gate`: the gate's verdict set as the exit status last, once every other plugin
+    has finished the session (syrupy ORs the status pytest gave it back in, so a status lowered
+    before it would not hold)."""
+
+    def __init__(self, benchmark: BenchmarkHooks) -> None:
+        self.benchmark = benchmark
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_sessionfinish(self, session: pytest.Session) -> Generator[None, None, None]:
+        yield
+        benchmark = self.benchmark
+        session.exitstatus = lifecycle.exit_status(
+            benchmark.config, session.exitstatus, benchmark.finished, benchmark.other_failures
+        )
 
 
 class SelectionHooks:
@@ -286,6 +322,7 @@ class XdistControllerHooks:
 
     def __init__(self, benchmark: BenchmarkHooks) -> None:
         self.benchmark = benchmark
+        self.recorded = False  # the selection, in the run folder
 
     def pytest_configure_node(self, node: Any) -> None:
         node.workerinput.update(lifecycle.worker_input(node.config))
@@ -312,6 +349,9 @@ class XdistControllerHooks:
         keys = [
             nodeid if nodeid in tests else nodeid.rpartition("@")[0] for nodeid in ids
         ]  # loadgroup adds @group
+        if not self.recorded:  # every worker selects the same tests
+            self.benchmark.run.context.record_selection(keys)
+            self.recorded = True
         self.benchmark.selected = max(self.benchmark.selected, sum(key in tests for key in keys))
         scoreable = sum(key in tests and not tests[key].definition.skip_reason for key in keys)
         self.benchmark.scoreable = max(self.benchmark.scoreable, scoreable)

@@ -19,6 +19,7 @@ from pytest_memorybench.core.files import write_atomically
 from pytest_memorybench.core.tokens import approximation_note
 from pytest_memorybench.judges.spec import DEFAULT_CACHE, check_judge_spec
 from pytest_memorybench.pytest_integration import fixtures
+from pytest_memorybench.pytest_integration.gating import check_exit_mode, gate_decides_exit
 from pytest_memorybench.pytest_integration.keys import PROGRESS_KEY, RUN_KEY
 from pytest_memorybench.reports.agreement import agreement_lines
 from pytest_memorybench.reports.exports import export_formats, write_exports
@@ -35,6 +36,7 @@ from pytest_memorybench.runner.checksums import write_checksums
 from pytest_memorybench.runner.context import new_run_id, open_run
 from pytest_memorybench.runner.drift import ALLOW
 from pytest_memorybench.runner.folder import write_levels
+from pytest_memorybench.runner.resumed import resume_command
 from pytest_memorybench.runner.run import BenchmarkRun
 from pytest_memorybench.runner.settings import Settings
 
@@ -79,6 +81,7 @@ def start(config: pytest.Config) -> None:
     paths_given = config.args_source == pytest.Config.ArgsSource.ARGS
     settings = Settings.from_options(config.option, paths_given=paths_given)
     export_formats(config.getoption("mb_export", None))  # a wrong name stops the run before it starts
+    check_exit_mode(config, gate_asked=settings.gate.active)
     if is_worker(config):
         run = _worker_run(config, settings)
     else:
@@ -401,6 +404,31 @@ def nothing_to_gate(selected: int) -> str:
     return f"none of the {selected} benchmark items produced a score; nothing to gate on"
 
 
+def exit_status(
+    config: pytest.Config, status: int | pytest.ExitCode, finished: Finished | None, other_failures: int
+) -> int | pytest.ExitCode:
+    """The session's exit status once the run is written and judged.
+
+    By default a failed gate, or results that could not be written, turn a passing session's 0
+    into 1.  Under `--mb-exit gate` the gate decides alone: a session whose only failures are
+    benchmark items below their thresholds exits 0 when the gate passed; what pytest says
+    otherwise stands (2 interrupted, 3 internal error, 4 usage error, 5 nothing collected), and so
+    does a failure of a test of the user's own (`other_failures`).
+    """
+    gate = finished.gate if finished is not None else None
+    unwritten = finished is not None and finished.results is not None and finished.results_path is None
+    if (gate is not None and not gate.passed) or unwritten:
+        return pytest.ExitCode.TESTS_FAILED if status == pytest.ExitCode.OK else status
+    if (
+        gate_decides_exit(config)
+        and gate is not None
+        and status == pytest.ExitCode.TESTS_FAILED
+        and not other_failures
+    ):
+        return pytest.ExitCode.OK  # the items that failed stay failures in the reports and JUnit
+    return status
+
+
 def unreported_records(run: BenchmarkRun, records: list[ItemRecord]) -> list[ItemRecord]:
     """Tests whose conversation finished them but whose items pytest never ran (it stopped first)."""
     reported = {record["nodeid"] for record in records}
@@ -425,7 +453,18 @@ def stopped_line(config: pytest.Config, stop: Stop, done: int, selected: int) ->
     if run.context.agentless:
         return f"{head}: run the same command again to finish ({facts})"
     folder = _relative(run.context.output, config.invocation_params.dir)
-    return f"{head}: resume with --mb-resume={folder} ({facts})"
+    paths = list(config.args) if config.args_source == pytest.Config.ArgsSource.ARGS else []
+    command = resume_command(folder, paths, list(run.context.settings.command.withheld))
+    return f"{head}: resume with {command} ({facts})"
+
+
+def exit_line(config: pytest.Config, records: Sequence[ItemRecord], status: int) -> str | None:
+    """Under `--mb-exit gate`, why a session with items below their thresholds exits 0."""
+    below = sum(record["error"] is None and not record["passed"] for record in records)
+    if status != 0 or not below or not gate_decides_exit(config):
+        return None
+    items = f"{below} items are below their thresholds" if below != 1 else "1 item is below its threshold"
+    return f"exit 0 (--mb-exit gate: the gate passed); {items}: failures in the reports, not of the build"
 
 
 def event_index(run: BenchmarkRun) -> EventIndex:

@@ -44,9 +44,13 @@ class OutcomeBook:
         self._outcomes.update(outcomes)
 
     def keep_finished(self, group: str, conversation: Conversation | ProbeSession) -> None:
-        """Keep what a conversation finished, also when something cut it short."""
+        """Keep what a conversation finished, also when something cut it short: what its unfinished
+        tests were asked was paid for, and counts as the conversation's own spending."""
         for key, outcome in conversation.finished().items():
             self._outcomes.setdefault(key, outcome)
+        for key, usage in conversation.spent_by_test().items():
+            if key not in self._outcomes:
+                conversation.stats.overhead_usage.add(usage)
         self.conversations[group] = conversation.stats
         self._count_outage(conversation.stats)
 

@@ -11,13 +11,14 @@ from __future__ import annotations
 import dataclasses
 import json
 import secrets
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 from pytest_memorybench.conversation.log_reader import ConversationLog, iter_events, read_conversations
-from pytest_memorybench.conversation.probing import LoggedAnswer, read_probe_answers
+from pytest_memorybench.conversation.probing import ProbeLog, read_probe_log
 from pytest_memorybench.core.errors import usage_error
 from pytest_memorybench.core.files import write_atomically
 from pytest_memorybench.core.load_report import LoadReport
@@ -27,7 +28,7 @@ from pytest_memorybench.goodai.rescore import PublishedRun
 from pytest_memorybench.rescore.formats import read_published_results
 from pytest_memorybench.results.build import RunFacts
 from pytest_memorybench.runner import drift
-from pytest_memorybench.runner.folder import MANIFEST, Manifest, read_manifest, write_plan
+from pytest_memorybench.runner.folder import MANIFEST, Manifest, read_manifest, update_manifest, write_plan
 from pytest_memorybench.runner.plan import PlannedTest, check_consistent, make_plan
 from pytest_memorybench.runner.provenance import Provenance, read_sources
 from pytest_memorybench.runner.selection import Selection
@@ -62,7 +63,9 @@ class RunContext:
     shard: Shard | None
     selection: Selection
     logged: dict[str, ConversationLog]  # an earlier run's conversations (resume, replay)
-    logged_answers: dict[str, dict[int, LoggedAnswer]]  # an earlier run's probe answers
+    logged_probes: ProbeLog  # an earlier run's probe answers, and what its deliveries cost
+    # the conversations the run this one resumes began, and what it spent on each (USD)
+    resumed_groups: dict[str, float]
     merged: Merged | None = None
     published: PublishedRun | None = None
     worker: str | None = None  # the xdist worker's id; None on the controller or the only process
@@ -92,6 +95,11 @@ class RunContext:
         """How much of the plan this shard runs, for the header: "2 of 5 conversations"."""
         groups, shard_groups = self.selection.by_group, self.selection.shard_groups or ()
         return f"{len(shard_groups)} of {len(groups)} conversation{'s' if len(groups) != 1 else ''}"
+
+    def spent_before(self, driven: Callable[[str], bool]) -> float:
+        """What the run this one resumes spent (USD): on every conversation it began, or in an xdist
+        worker, where each counts its own, on those it has `driven` again."""
+        return sum(usd for group, usd in self.resumed_groups.items() if self.worker is None or driven(group))
 
     def selected_count(self) -> int:
         """The selected tests that will be driven (not those skipped before they start): the progress's
@@ -145,10 +153,12 @@ class RunContext:
 
     def write_plan(self) -> None:
         """Save the manifest and every definition; a resumed run keeps the folder's own, adding what
-        changed since its start when `--mb-allow-drift` let it through."""
+        changed since its start when `--mb-allow-drift` let it through, and the options it went on
+        with (the next resume starts from them)."""
         if self.settings.resume:
             if self.provenance is not None and self.provenance.drift:
                 self._record_drift()
+            update_manifest(self.output, options=self.settings.command.options)
             return
         write_plan(self.output, (test.definition for test in self.tests.values()), self.manifest())
 
@@ -162,6 +172,12 @@ class RunContext:
         if isinstance(recorded, dict):
             recorded["drift"] = [*(recorded.get("drift") or []), *self.provenance.drift]
             write_atomically(path, json.dumps(raw, indent=2) + "\n")
+
+    def record_selection(self, keys: Iterable[str]) -> None:
+        """Save which tests pytest selected (`-k`, `-m`, paths), so a resume runs the same ones without
+        being told; a resume keeps the run's own."""
+        if not self.settings.resume and self.settings.estimate is None:  # (an estimate keeps no folder)
+            update_manifest(self.output, selected=sorted(set(keys) & set(self.tests)))
 
     def manifest(self) -> dict[str, Any]:
         """run.json: what a resume, a replay, a shard's merge and the reports read back."""
@@ -186,6 +202,7 @@ class RunContext:
             else None,
             "merged_from": [str(folder.folder) for folder in self.merged.shards] if self.merged else None,
             "provenance": self.provenance.to_json() if self.provenance is not None else None,
+            "options": settings.command.options,
         }
 
 
@@ -234,14 +251,17 @@ def open_run(
         )
     shard = _shard(settings, manifest, merged)
     dealt = deal(by_group, shard.count) if shard else {}
-    logged = read_conversations(previous) if previous else {}
+    resumed = settings.resume is not None  # counts what the log says was spent (a replay calls nobody)
+    logged = read_conversations(previous, spending=resumed) if previous else {}
     selection = Selection(
         plan.tests,
         by_group,
         logged,
         shard_groups={group for group, index in dealt.items() if index == shard.index} if shard else None,
         merged_keys=merged.records if merged is not None else None,
+        resumed_keys=manifest.selected if settings.resume and manifest else None,
     )
+    probes = read_probe_log(iter_events(previous), spending=resumed) if previous else ProbeLog()
     return RunContext(
         settings=settings,
         run_id=manifest.id if settings.resume and manifest else run_id,
@@ -258,7 +278,8 @@ def open_run(
         shard=shard,
         selection=selection,
         logged=logged,
-        logged_answers=read_probe_answers(iter_events(previous)) if previous else {},
+        logged_probes=probes,
+        resumed_groups=_recovered(plan.tests, logged, probes) if resumed else {},
         merged=merged,
         published=published,
         worker=worker,
@@ -302,6 +323,24 @@ class _Provenance:
             "--mb-replay", self.source, self.manifest, current, seed=seed, allow=allow,
             parts=drift.REPLAYED, rejudging=True,
         )  # fmt: skip
+
+
+def _recovered(
+    tests: dict[str, PlannedTest], logged: dict[str, ConversationLog], probes: ProbeLog
+) -> dict[str, float]:
+    """The conversations a resume takes over, and what their logged exchanges, answers and
+    deliveries cost: paid for already, so the budget (`--mb-max-cost`) counts it and never skips
+    them."""
+    spent: dict[str, float] = {}
+    for group, log in logged.items():
+        spent[group] = sum(exchange.usage.cost_usd for exchange in log.exchanges if exchange.usage)
+    for key, answers in probes.answers.items():
+        if key in tests:
+            group = tests[key].group
+            spent[group] = spent.get(group, 0.0) + sum(a.usage.cost_usd for a in answers.values() if a.usage)
+    for group, usage in probes.delivered.items():
+        spent[group] = spent.get(group, 0.0) + usage.cost_usd
+    return spent
 
 
 def _shard(settings: Settings, manifest: Manifest | None, merged: Merged | None) -> Shard | None:

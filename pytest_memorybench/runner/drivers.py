@@ -136,7 +136,7 @@ class ProbeDriver(_Driving):
             [ScheduledTest(t.key, t.definition) for t in tests],
             channel,
             scoring=self.scoring(channel),
-            logged=self.context.logged_answers,
+            logged=self.context.logged_probes,
         )
         try:
             self.book.record(await session.run())

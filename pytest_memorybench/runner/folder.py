@@ -61,6 +61,9 @@ class Manifest:
             if isinstance(record, dict) and isinstance(record.get("revision"), str)
         }
 
+    options: dict[str, Any] = field(default_factory=dict)  # the options a resume takes (runner.resumed)
+    selected: tuple[str, ...] | None = None  # the tests pytest selected (-k, -m, ...); None: not recorded
+
 
 def read_manifest(folder: Path) -> Manifest:
     """The manifest of an earlier run's folder, checked; one line when it is not one this tool wrote."""
@@ -90,6 +93,13 @@ def read_manifest(folder: Path) -> Manifest:
         )
         provenance = raw.get("provenance")
         require(provenance is None or isinstance(provenance, dict), "'provenance' is not a mapping")
+        options = raw.get("options") or {}
+        require(isinstance(options, dict), "'options' is not a mapping")
+        selected = raw.get("selected")
+        require(
+            selected is None or (isinstance(selected, list) and all(isinstance(k, str) for k in selected)),
+            "'selected' is not a list of test ids",
+        )
         return Manifest(
             raw["id"],
             datetime.fromisoformat(raw["clock_start"]),
@@ -102,6 +112,8 @@ def read_manifest(folder: Path) -> Manifest:
             raw.get("no_context") is True,
             provenance,
             raw["seed"] if type(raw.get("seed")) is int else None,
+            dict(options),
+            tuple(selected) if selected is not None else None,
         )
 
 
@@ -143,6 +155,12 @@ def write_plan(folder: Path, definitions: Iterable[TestDefinition], manifest: di
     for definition in definitions:
         write_atomically(definition_path(folder, definition), definition.to_json())
     write_atomically(folder / MANIFEST, json.dumps(manifest, indent=2) + "\n")
+
+
+def update_manifest(folder: Path, **fields: Any) -> None:
+    """Add `fields` to the run.json a run planned (what it selected, what a resume ran with)."""
+    manifest = read_json(folder / MANIFEST)
+    write_atomically(folder / MANIFEST, json.dumps({**manifest, **fields}, indent=2) + "\n")
 
 
 def claim(folder: Path, flag: str) -> FileLock:

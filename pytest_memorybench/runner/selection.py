@@ -1,10 +1,10 @@
 """Which planned tests this process runs, and which of them a conversation's driving takes along.
 
 pytest selects items (`-k`, `-m`, `--lf`, an xdist worker's share); a conversation is driven once,
-for the selected tests of its group only. Three things narrow that further: a conversation the run
-folder had begun keeps the tests it was planned with (its log can only be continued by the same
-conversation), a shard runs only the groups dealt to it, and a merge only the tests its shards
-recorded.
+for the selected tests of its group only. Four things narrow that further: a resumed run runs the
+tests the run it continues selected, a conversation the run folder had begun keeps the tests it was
+planned with (its log can only be continued by the same conversation), a shard runs only the groups
+dealt to it, and a merge only the tests its shards recorded.
 """
 
 from __future__ import annotations
@@ -26,12 +26,15 @@ class Selection:
         *,
         shard_groups: set[str] | None = None,
         merged_keys: Iterable[str] | None = None,
+        resumed_keys: Iterable[str] | None = None,
     ) -> None:
         self.tests = tests
         self.by_group = by_group
         self.logged = logged
         self.shard_groups = shard_groups  # None: not a shard
         self.merged_keys = set(merged_keys) if merged_keys is not None else None  # None: not a merge
+        # the tests the run a resume continues selected; None: not a resume (or it did not say)
+        self.resumed_keys = set(resumed_keys) if resumed_keys is not None else None
         self.keys: set[str] = set(tests)
         self.order: list[str] = list(tests)  # the selected tests, in pytest's order
 
@@ -50,10 +53,12 @@ class Selection:
         return log is not None and log.tests is not None and key not in log.tests
 
     def outside_this_run(self, key: str) -> bool:
-        """Test `key` is not this process's to run: another shard's, one no merged shard ran, or
-        outside a resumed conversation's plan."""
+        """Test `key` is not this process's to run: another shard's, one no merged shard ran, one the
+        resumed run did not select, or outside a resumed conversation's plan."""
         test = self.tests[key]
         if self.shard_groups is not None and test.group not in self.shard_groups:
+            return True
+        if self.resumed_keys is not None and key not in self.resumed_keys:
             return True
         if self.merged_keys is not None and key not in self.merged_keys and not test.definition.skip_reason:
             return True  # (a test skipped up front has no record, and is skipped here too)

@@ -24,12 +24,11 @@ from pytest_memorybench.models.limits import RateLimits
 from pytest_memorybench.models.prices import Price
 from pytest_memorybench.runner.folder import MAX_CONVERSATIONS, MAX_SHARDS, read_manifest
 from pytest_memorybench.runner.gate_settings import GateSettings
+from pytest_memorybench.runner.resumed import AUTO, RunCommand, as_resumed
 from pytest_memorybench.scoring.profiles import PROFILES, Profile
 
 DEFAULT_SUITES = ("ltm",)
-DEFAULT_TIMEOUT = 600.0
 MAX_TIMEOUT = 86_400.0
-AUTO = "auto"
 MAX_CONCURRENCY = 256
 MAX_RATE = 1e9  # requests or tokens a minute: anything above is no limit at all
 
@@ -92,6 +91,7 @@ class Settings:
     sample: int | None = None  # about this many items per suite, stratified (--mb-sample N)
     no_context: bool = False  # ask the probe questions with no context delivered (--mb-no-context)
     panel: PanelSettings = field(default_factory=PanelSettings)  # jury, repeats, band
+    command: RunCommand = field(default_factory=RunCommand)  # what run.json keeps for a resume
 
     @property
     def previous_run(self) -> Path | None:
@@ -105,6 +105,8 @@ class Settings:
         With paths on the command line (the user's own memory tests), built-in suites run only
         when `--mb-suite` asks for them; with no paths, the default suite runs.
         """
+        # --mb-resume DIR: what its run was given, where this command says nothing
+        option = as_resumed(option)
         estimate = (
             getattr(option, "mb_estimate_reply", None) if getattr(option, "mb_estimate", False) else None
         )
@@ -166,6 +168,7 @@ class Settings:
                 bool(getattr(option, "mb_judge_band", False)),
                 option.mb_judge,
             ),
+            command=RunCommand.of(option),
         )
 
 

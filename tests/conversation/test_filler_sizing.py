@@ -9,6 +9,7 @@ kept before.  Timing is measured by tests/bench/bench_conversation.py, not here.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import random
 from datetime import datetime, timezone
@@ -317,10 +318,13 @@ def test_filler_is_logged_by_reference_and_read_back(tmp_path: Path) -> None:
     text = (tmp_path / "events.jsonl").read_text()
     assert "Q: one" not in text and "Q: two" not in text, "filler text stays out of the log"
     (exchanges,) = [log.exchanges for log in read_conversations(tmp_path).values()]
-    assert exchanges == [
+    assert [dataclasses.replace(exchange, usage=None) for exchange in exchanges] == [
         LoggedExchange(None, None, saved=True, filler=(7, 1)),
         LoggedExchange(None, "fine thanks", saved=False, filler=(8, 1)),
     ]
+    assert [exchange.usage.calls for exchange in exchanges if exchange.usage] == [0, 1], (
+        "what each cost is logged with it, for a resume to count"
+    )
     assert exchanges[0].same_message(LoggedExchange.sending("Q: one", True, saved))
     assert not exchanges[0].same_message(LoggedExchange.sending("Q: one", True, said)), (
         "told apart by reference"
@@ -357,7 +361,8 @@ def test_a_conversation_is_the_same_whatever_was_kept(tmp_path: Path, agent: typ
             Conversation(tests, channel, span=8000, scoring=ScoringContext(), filler=TriviaSource(0)).run()
         )
         log.close()
-        return (tmp_path / name).read_text(encoding="utf-8")
+        events = [json.loads(line) for line in (tmp_path / name).read_text(encoding="utf-8").splitlines()]
+        return "\n".join(json.dumps({k: v for k, v in e.items() if k != "usage"}) for e in events)  # (timed)
 
     forget_kept_passes()
     cold = converse("cold.jsonl")

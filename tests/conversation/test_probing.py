@@ -24,7 +24,7 @@ from pytest_memorybench.conversation.channel import AgentChannel
 from pytest_memorybench.conversation.clock import SimulatedClock
 from pytest_memorybench.conversation.events import EventLog
 from pytest_memorybench.conversation.log_reader import iter_events
-from pytest_memorybench.conversation.probing import ProbeSession, pack_transcript, read_probe_answers
+from pytest_memorybench.conversation.probing import ProbeSession, pack_transcript, read_probe_log
 from pytest_memorybench.conversation.stats import ScheduledTest
 from pytest_memorybench.core.records import Message, Score, TestDefinition
 from pytest_memorybench.scenarios import SCENARIOS, ScoringContext
@@ -211,8 +211,8 @@ def test_an_interrupted_probe_run_resumes_asking_only_the_unanswered_probes(tmp_
     first, _ = _run(CountingAgent(fail_on_question=6), tmp_path)  # capacity's 3 asks, q0, q1, then fails
     errors = [key for key, outcome in first.items() if outcome.error]
     assert errors and all("went away" in first[key].error for key in errors)
-    logged = read_probe_answers(iter_events(tmp_path))
-    assert {key: len(asks) for key, asks in logged.items()} == {
+    logged = read_probe_log(iter_events(tmp_path))
+    assert {key: len(asks) for key, asks in logged.answers.items()} == {
         "toy::lockers::capacity[Ada]": 3,
         "toy::lockers::q0[Ada]": 1,
         "toy::lockers::q1[Bruno]": 1,
@@ -231,7 +231,7 @@ def test_an_interrupted_probe_run_resumes_asking_only_the_unanswered_probes(tmp_
 def test_replay_rescores_from_the_log_without_an_agent(tmp_path: Path) -> None:
     original, _ = _run(CountingAgent(), tmp_path)
     replayed, session = _run(
-        None, tmp_path, logged=read_probe_answers(iter_events(tmp_path)), log_name="replay.jsonl"
+        None, tmp_path, logged=read_probe_log(iter_events(tmp_path), spending=False), log_name="replay.jsonl"
     )
     assert {k: o.score for k, o in replayed.items()} == {k: o.score for k, o in original.items()}
     assert session.error is None

@@ -73,7 +73,8 @@ def test_a_provider_that_refuses_stops_the_run_at_once_with_one_line(
     result.stdout.fnmatch_lines(
         [
             (
-                "interrupted: resume with --mb-resume=run (0 of 30 tests have results; openai:fake-model@*:"
+                "interrupted: resume with pytest --memorybench --mb-resume=run (0 of 30 tests have results;"
+                " openai:fake-model@*:"
                 " the API key was rejected (HTTP 401 Unauthorized); check OPENAI_API_KEY or api_key=; not"
                 " retried, so the run stops before more is spent (a refusal no retry mends))*"
             ),
@@ -172,7 +173,10 @@ def test_a_provider_that_is_down_stops_the_run_after_three_conversations_in_a_ro
     result = pytester.runpytest_subprocess(*RUN, agent(llm_server), "--mb-concurrency=1", "--mb-output=run")
     assert result.ret == pytest.ExitCode.INTERRUPTED, result.stdout.str()
     result.stdout.fnmatch_lines(
-        ["interrupted: resume with --mb-resume=run (3 of 30 tests have results; 3 conversations in a row*"]
+        [
+            "interrupted: resume with pytest --memorybench --mb-resume=run (3 of 30 tests have results; 3"
+            " conversations in a row*"
+        ]
     )
     asked = {json.dumps(request.body["messages"][-1]) for request in llm_server.requests_to(CHAT)}
     assert len(asked) <= 3, "no conversation after the third was started"

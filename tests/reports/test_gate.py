@@ -171,6 +171,53 @@ def test_a_gate_with_nothing_measured_fails(pytester: pytest.Pytester) -> None:
     )
 
 
+@pytest.mark.parametrize("parallel", [(), ("-n", "2")], ids=["serial", "xdist"])
+def test_under_mb_exit_gate_the_gate_alone_decides_the_exit(
+    pytester: pytest.Pytester, parallel: tuple[str, ...]
+) -> None:
+    """Items fail every run (all but the first conversation of each process): exit 0 while the
+    mean holds, 1 when it falls; the items fail in the terminal and JUnit all the same."""
+    pytester.makeconftest(FIRST_CONVERSATION_ONLY)
+    holds = baseline_file(pytester.path / "holds.json", 0.3)
+    falls = baseline_file(pytester.path / "falls.json", 0.9)
+    gate = ("--mb-exit=gate", "--mb-max-drop=0.1", *parallel)
+
+    passed = pytester.runpytest(*ISOLATED, *gate, f"--mb-baseline={holds}", "--junitxml=junit.xml")
+    failed = passed.parseoutcomes()["failed"]
+    assert failed and passed.ret == pytest.ExitCode.OK
+    passed.stdout.fnmatch_lines(
+        [
+            "gate passed: no drop beyond 0.100",
+            "exit 0 (--mb-exit gate: the gate passed); * below * threshold*: failures in the reports, not of"
+            " the build",
+        ]
+    )
+    assert (pytester.path / "junit.xml").read_text().count("<failure ") == failed
+
+    regressed = pytester.runpytest(*ISOLATED, *gate, f"--mb-baseline={falls}")
+    assert regressed.parseoutcomes()["failed"] and regressed.ret == pytest.ExitCode.TESTS_FAILED
+    regressed.stdout.fnmatch_lines(["gate FAILED: total fell * (from 0.900 to *)*"])
+    assert "exit 0" not in regressed.stdout.str()
+
+    pytester.makepyfile(test_mine="def test_of_my_own():\n    assert False\n")
+    mine = pytester.runpytest(*ISOLATED, *gate, f"--mb-baseline={holds}", "test_mine.py")
+    assert mine.parseoutcomes()["failed"] == failed + 1
+    assert mine.ret == pytest.ExitCode.TESTS_FAILED, "a test of your own still fails the build"
+
+
+def test_mb_exit_gate_without_a_gate_is_one_line_and_exit_code_4(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest_subprocess(*ISOLATED, "--agent=null", "--mb-exit=gate")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert [line for line in result.stderr.lines if line.strip()] == [
+        "ERROR: --mb-exit gate makes the gate's verdict the exit status, and no gate is asked for: add"
+        " --mb-baseline FILE or --mb-min-score X (--mb-min-score 0 fails only a run that errored or scored"
+        " nothing)"
+    ]
+    floor = pytester.runpytest(*ISOLATED, "--agent=null", "--mb-exit=gate", "--mb-min-score=0")
+    floor.assert_outcomes(failed=3)
+    assert floor.ret == pytest.ExitCode.OK
+
+
 def test_a_bad_baseline_is_one_line_and_exit_code_4(pytester: pytest.Pytester) -> None:
     (pytester.path / "broken.json").write_text("{oops")
     result = pytester.runpytest_subprocess(*ISOLATED, "--agent=null", "--mb-baseline=broken.json")

@@ -27,6 +27,7 @@ def test_the_github_workflow_runs_a_command_the_plugin_accepts(pytester: pytest.
     config = pytester.parseconfig(*command[1:])  # unknown options or bad types fail here
     settings = Settings.from_options(config.option)  # and bad values (prices, gate, cost) here
     assert settings.gate.baseline is not None and settings.gate.max_drop == 0.05 and settings.max_cost == 5
+    assert config.getoption("mb_exit") == "gate", "the gate's verdict is the job's exit, not the items"
     assert settings.prices and config.getoption("htmlpath") and config.getoption("xmlpath")
     assert (
         steps["Upload reports"]["with"]["path"] == "memorybench-run/"

@@ -60,6 +60,23 @@ def test_the_cap_skips_conversations_before_they_overspend(
     assert result.ret == pytest.ExitCode.OK, "skipping for the budget is not a failure"
 
 
+def test_a_resumed_run_counts_what_it_spent_before_against_its_budget(pytester: pytest.Pytester) -> None:
+    """The budget a resume goes on with is the run's (run.json keeps it), and what the log says the
+    run spent counts against it: the conversation it paid for replays, the next would overspend."""
+    pytester.makeconftest(PRICED_AGENT)
+    first = pytester.runpytest(*ISOLATED, "--mb-max-cost=0.06", "--mb-output=run")
+    first.assert_outcomes(passed=1, skipped=2)
+
+    again = pytester.runpytest(*ISOLATED, "--mb-resume=run", "-rs")
+    again.assert_outcomes(passed=1, skipped=2)
+    again.stdout.fnmatch_lines(["*--mb-max-cost $0.06: $0.0400 spent, and this conversation (1 test)*"])
+    assert results_in(pytester.path / "run")["totals"]["cost_usd"] == pytest.approx(0.04)
+
+    raised = pytester.runpytest(*ISOLATED, "--mb-resume=run", "--mb-max-cost=0.10")
+    raised.assert_outcomes(passed=2, skipped=1)
+    assert results_in(pytester.path / "run")["totals"]["cost_usd"] == pytest.approx(0.08)
+
+
 def test_a_reached_cap_skips_everything_left(tmp_path: Path) -> None:
     cap = SpendingCap(0.05, tmp_path, "gw0", {"a": 1, "b": 2})
     assert cap.reason_to_skip("a", 0.0, []) is None, "nothing known yet: the first conversation runs"

@@ -122,9 +122,10 @@ def test_a_resume_under_changed_prompts_is_refused(first: tuple[pytest.Pytester,
     _edit_provenance(
         folder, answer_prompts={"system": "000000000000"}, judge={**judge, "local_version": "local-1"}
     )
-    line = usage_error_line(
-        _again(pytester, "--agent=openai:gpt-4o-mini@http://127.0.0.1:9/v1", f"--mb-resume={folder}")
-    )
+    manifest = json.loads((folder / "run.json").read_text())
+    manifest["options"]["mb_agent"] = "openai:gpt-4o-mini@http://127.0.0.1:9/v1"  # a model's run: prompts
+    (folder / "run.json").write_text(json.dumps(manifest))
+    line = usage_error_line(_again(pytester, f"--mb-resume={folder}"))  # (the run's agent, from run.json)
     assert "answering prompts system; local judge rules local-1 then, local-" in line, line
 
 

@@ -121,7 +121,10 @@ def test_a_signal_ends_the_run_cleanly_with_partial_results_and_a_resume_line(
     output = result.stdout.str() + result.stderr.str()
     assert not [noise for noise in ASYNCIO_NOISE if noise in output], output
     result.stdout.fnmatch_lines(
-        [f"interrupted: resume with --mb-resume=cut (* of 6 tests have results; {reason})"]
+        [
+            "interrupted: resume with pytest --memorybench --mb-resume=cut (* of 6 tests have results;"
+            f" {reason})"
+        ]
     )
     partial = results_in(stopping.path / "cut")["run"]["partial"]
     assert partial["reason"] == reason and 0 < partial["tests_with_results"] < 6
@@ -148,7 +151,10 @@ def test_ctrl_c_stops_a_run_started_with_sigint_ignored(
         signal_module.signal(signal_module.SIGINT, previous)
     assert result.ret == pytest.ExitCode.INTERRUPTED, result.stdout.str()[-2000:]
     result.stdout.fnmatch_lines(
-        ["interrupted: resume with --mb-resume=ignored (* of 6 tests have results; interrupted by Ctrl-C)"]
+        [
+            "interrupted: resume with pytest --memorybench --mb-resume=ignored (* of 6 tests have results;"
+            " interrupted by Ctrl-C)"
+        ]
     )
 
 
@@ -182,7 +188,10 @@ def test_maxfail_writes_what_finished_and_says_how_to_go_on(
     result, _ = run(stopping, monkeypatch, "x", "--mb-output=x", "--span=isolated", "-x", delay=0.2)
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.stdout.fnmatch_lines(
-        ["stopped early: resume with --mb-resume=x (? of 6 tests have results; stopping after 1 failures)"]
+        [
+            "stopped early: resume with pytest --memorybench --mb-resume=x (? of 6 tests have results;"
+            " stopping after 1 failures)"
+        ]
     )
     partial = results_in(stopping.path / "x")["run"]["partial"]
     assert partial["tests_selected"] == 6 and partial["tests_with_results"] < 6
