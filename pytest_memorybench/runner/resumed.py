@@ -1,6 +1,6 @@
 """What `--mb-resume DIR` takes from the run it continues: the options its command was given.
 
-run.json records the options that make a run what it is (`recorded_options`), so the line a stopped
+run.json records the options that make a run what it is (`RunCommand`), so the line a stopped
 run prints, `pytest --memorybench --mb-resume=DIR`, works as printed: the agent and its settings,
 the seed and sample that chose the tests, the judge, the threshold, the pacing and the prices come
 from the folder (the suites, data, spans, split, profile and shard already did, from the plan).
@@ -116,9 +116,10 @@ def as_resumed(option: Any) -> Any:
         elif run_option.dest == "mb_price":
             setattr(resumed, run_option.dest, [*theirs, *given])
         elif run_option.kept and _differs(given, theirs):
+            flag, now, then = run_option.flag, mask_credentials(str(given)), mask_credentials(str(theirs))
             raise usage_error(
-                f"{run_option.flag} {given}: the run in {folder} ran with {run_option.flag} {theirs}, and"
-                f" a resumed run goes on as it began; drop {run_option.flag}, or start a new run"
+                f"{flag} {now}: the run in {folder} ran with {flag} {then}, and a resumed run goes on as it"
+                f" began; drop {flag}, or start a new run"
             )
     return resumed
 
