@@ -24,6 +24,7 @@ from pytest_memorybench.core.yamlfile import Located, load_located
 from pytest_memorybench.goodai.definitions import PREFIX as GOODAI_PREFIX
 from pytest_memorybench.goodai.definitions import load_goodai_definitions
 from pytest_memorybench.scenarios import get_scenario, register_scenario
+from pytest_memorybench.scenarios.params import names_parameters
 from pytest_memorybench.scenarios.probes import ProbeContext, is_probe_scenario
 from pytest_memorybench.scenarios.yaml_scenario import parse_yaml_scenario
 
@@ -100,8 +101,13 @@ class Suite:
         for entry in self.entries:
             scenario = get_scenario(entry.scenario)
             params = _with_data(entry, data or {}, span)
-            with _reading_data(entry.scenario, params):
-                self._generate_entry(generated, entry, scenario, params, seed)
+            try:
+                with _reading_data(entry.scenario, params):
+                    self._generate_entry(generated, entry, scenario, params, seed)
+            except UsageError as exc:
+                if not names_parameters(exc, entry.scenario):
+                    raise
+                raise usage_error(f"suite file {self.path}: {exc}") from None  # the file's own mistake
         return generated
 
     def _generate_entry(
@@ -332,10 +338,6 @@ def _parse_suite(data: Any, path: Path) -> Suite:
         description=str(data.get("description", "")),
         incompatible=tuple(tuple(group) for group in incompatible),
     )
-    try:
-        suite.definitions(0)  # bad scenario parameters fail here, before any test runs
-    except UsageError as exc:
-        raise fail(str(exc)) from None
     return suite
 
 

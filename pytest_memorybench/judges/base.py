@@ -68,6 +68,9 @@ TASK_KINDS = (
 
 UNPARSEABLE = "judge-unparseable"
 JUDGE_ERROR = "judge-error"  # the judge could not be asked: its provider failed after retries, or a bug
+# The local judge's rules' version: bump when a rule changes (judges/local/); it is recorded with
+# results like a prompt hash.  Here, not beside the rules, so a run records it without loading them.
+LOCAL_VERSION = "local-9"
 
 
 class JudgeFailed(Exception):

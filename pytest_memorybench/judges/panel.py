@@ -27,12 +27,14 @@ import asyncio
 import dataclasses
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pytest_memorybench.judges.base import JudgeStats, JudgeTask, JudgeVerdict
-from pytest_memorybench.judges.client import CachedJudge
 from pytest_memorybench.judges.rubrics import BAND, OFFICIAL, asked_under, read_under
 from pytest_memorybench.judges.votes import decision, dissenting, majority, unanimous
+
+if TYPE_CHECKING:
+    from pytest_memorybench.judges.client import CachedJudge
 
 _SUMMED = ("calls", "cache_hits", "input_tokens", "output_tokens", "cost_usd", "unparseable")
 

@@ -17,14 +17,16 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pytest_memorybench.agents.spec import API_KEY_VARIABLES, LLM_PROVIDERS, parse_agent_spec
 from pytest_memorybench.core.errors import UsageError, mask_credentials, usage_error
 from pytest_memorybench.core.names import suggest
-from pytest_memorybench.judges.client import CachedJudge
 from pytest_memorybench.judges.panel import panel_name
 from pytest_memorybench.models.limits import RateLimits
+
+if TYPE_CHECKING:
+    from pytest_memorybench.judges.client import CachedJudge
 
 JudgeKind = Literal["local", "openai", "anthropic"]
 SEMANTIC = "local-semantic"
@@ -144,6 +146,8 @@ def build_judge(
     cache); the local judge is never cached.  `max_attempts` bounds re-asks for unusable replies,
     `retry_attempts` / `min_wait` / `max_wait` the retries of transient HTTP failures.
     """
+    from pytest_memorybench.judges.client import CachedJudge
+
     if isinstance(spec, str):
         spec = parse_judge_spec(spec)
     if spec.kind == "local":

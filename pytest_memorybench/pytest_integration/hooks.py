@@ -5,7 +5,7 @@ from __future__ import annotations
 import shutil
 from collections import Counter
 from collections.abc import Callable, Generator, Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -15,13 +15,13 @@ from pytest_memorybench.pytest_integration.failures import FewFailures, chosen_b
 from pytest_memorybench.pytest_integration.gating import gate_decides_exit
 from pytest_memorybench.pytest_integration.items import collect_benchmark
 from pytest_memorybench.pytest_integration.keys import OUTCOME_KEY, PLANNED_KEY, PROGRESS_KEY, RUN_KEY
-from pytest_memorybench.reports.junit import item_properties
-from pytest_memorybench.reports.transcript import EventIndex
-from pytest_memorybench.results.build import item_record
 from pytest_memorybench.results.schema import ConversationRecord, ItemRecord
 from pytest_memorybench.runner.loop import describe_interruption, stop_on_signals
 from pytest_memorybench.runner.run import BenchmarkRun
 from pytest_memorybench.runner.spending import SKIP_PREFIX, SpendingCap, process_spend
+
+if TYPE_CHECKING:
+    from pytest_memorybench.reports.transcript import EventIndex
 
 
 def activate(config: pytest.Config) -> None:
@@ -136,6 +136,9 @@ class BenchmarkHooks:
         # The record goes with the report that ends the item: the call's, or a set-up's that errored.
         ends = call.when == "call" or (call.when == "setup" and report.failed)
         if ends and OUTCOME_KEY in item.stash:
+            from pytest_memorybench.reports.junit import item_properties
+            from pytest_memorybench.results.build import item_record
+
             planned = item.stash[PLANNED_KEY]
             record = item_record(
                 planned.key,

@@ -8,7 +8,7 @@ import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -21,24 +21,21 @@ from pytest_memorybench.judges.spec import DEFAULT_CACHE, check_judge_spec
 from pytest_memorybench.pytest_integration import fixtures
 from pytest_memorybench.pytest_integration.gating import check_exit_mode, gate_decides_exit
 from pytest_memorybench.pytest_integration.keys import PROGRESS_KEY, RUN_KEY
-from pytest_memorybench.reports.agreement import agreement_lines
-from pytest_memorybench.reports.exports import export_formats, write_exports
-from pytest_memorybench.reports.gate import GateResult, evaluate, gate_lines
-from pytest_memorybench.reports.html import report_page
-from pytest_memorybench.reports.junit import add_suite_properties, suite_properties
-from pytest_memorybench.reports.markdown import publish, run_markdown
 from pytest_memorybench.reports.progress import TerminalProgress
-from pytest_memorybench.reports.summary import summary_lines
-from pytest_memorybench.reports.transcript import EventIndex
-from pytest_memorybench.results.build import build_results, conversation_record, item_record, write_results
 from pytest_memorybench.results.schema import ConversationRecord, ItemRecord, ResultsRecord
-from pytest_memorybench.runner.checksums import write_checksums
 from pytest_memorybench.runner.context import new_run_id, open_run
 from pytest_memorybench.runner.drift import ALLOW
-from pytest_memorybench.runner.folder import write_levels
 from pytest_memorybench.runner.resumed import resume_command
 from pytest_memorybench.runner.run import BenchmarkRun
 from pytest_memorybench.runner.settings import Settings
+
+if TYPE_CHECKING:
+    from pytest_memorybench.reports.gate import GateResult
+    from pytest_memorybench.reports.transcript import EventIndex
+
+# What a run writes when it ends (results, reports, the gate) is imported then, not at start-up: a
+# run's first message to its agent waits on nothing it does not need (tests/pytest_integration/
+# test_startup.py keeps it so).
 
 
 @dataclass(frozen=True)
@@ -80,7 +77,10 @@ def start(config: pytest.Config) -> None:
     """Read the options, plan the run, and check the agent, before anything is collected."""
     paths_given = config.args_source == pytest.Config.ArgsSource.ARGS
     settings = Settings.from_options(config.option, paths_given=paths_given)
-    export_formats(config.getoption("mb_export", None))  # a wrong name stops the run before it starts
+    if config.getoption("mb_export", None):
+        from pytest_memorybench.reports.exports import export_formats
+
+        export_formats(config.getoption("mb_export"))  # a wrong name stops the run before it starts
     check_exit_mode(config, gate_asked=settings.gate.active)
     if is_worker(config):
         run = _worker_run(config, settings)
@@ -147,10 +147,12 @@ def _controller_run(config: pytest.Config, settings: Settings) -> BenchmarkRun:
 def _check_and_claim(config: pytest.Config, run: BenchmarkRun) -> None:
     """The judge and the agent checked, then (unless only estimating) the run folder claimed and planned."""
     settings = run.context.settings
+    jurors = settings.panel.jurors or (settings.judge,)
     if settings.estimate is None:
-        for spec in settings.panel.jurors or (settings.judge,):
+        for spec in jurors:
             check_judge_spec(spec)
-    run.tools.judge  # noqa: B018 - building it now turns a missing API key into a usage error
+    if any(spec.text != "local" for spec in jurors):  # the plain local judge cannot fail to build
+        run.tools.judge  # noqa: B018 - building it now turns a missing API key into a usage error
     if settings.estimate is None or settings.agent is None or not settings.agent.calls_a_model:
         run.agents.check()  # an estimate asks for no key or server; an agent that cannot load is an error
     if settings.estimate is not None:
@@ -228,6 +230,8 @@ def worker_input(config: pytest.Config) -> dict[str, Any]:
 
 def conversation_records(config: pytest.Config) -> list[ConversationRecord]:
     """This process's conversations, as results.json lists them."""
+    from pytest_memorybench.results.build import conversation_record
+
     return [conversation_record(stats) for stats in config.stash[RUN_KEY].book.conversations.values()]
 
 
@@ -269,6 +273,8 @@ def finish(
         and (run.context.shard is None or stopped is not None or config.option.collectonly)
     ):
         return _nothing_measured(config, selected, stopped)
+    from pytest_memorybench.results.build import build_results
+
     if run.context.merged is not None:  # the shards' own conversations, judging and agent
         conversations = run.context.merged.conversations() + conversations
         judge_stats = run.context.merged.judge_stats() + judge_stats
@@ -295,6 +301,8 @@ def _nothing_measured(config: pytest.Config, selected: int, stopped: str | None)
         config.stash[RESULTS_KEY] = Finished(None, None, None, None, stopped)
         return config.stash[RESULTS_KEY]
     if config.stash[RUN_KEY].context.settings.gate.active and selected and not config.option.collectonly:
+        from pytest_memorybench.reports.gate import GateResult
+
         # A gate that passes when nothing was measured would wave a broken run through.
         gate = GateResult(failures=[nothing_to_gate(selected)])
         config.stash[RESULTS_KEY] = Finished(None, None, None, gate)
@@ -315,6 +323,8 @@ def _gate(
     config: pytest.Config, results: ResultsRecord, *, has_records: bool, selected: int, stop: Stop | None
 ) -> GateResult | None:
     """The session-level gates' verdict on `results` (recorded in them), or None when none is asked."""
+    from pytest_memorybench.reports.gate import evaluate
+
     run = config.stash[RUN_KEY]
     gate_settings = run.context.settings.gate
     if not gate_settings.active:
@@ -343,6 +353,12 @@ def _write(
     config: pytest.Config, results: ResultsRecord, gate: GateResult | None, stopped: str | None
 ) -> Finished:
     """results.json, report.html, the JUnit suite properties and the Markdown summary."""
+    from pytest_memorybench.reports.html import report_page
+    from pytest_memorybench.reports.junit import add_suite_properties, suite_properties
+    from pytest_memorybench.reports.markdown import publish, run_markdown
+    from pytest_memorybench.results.build import write_results
+    from pytest_memorybench.runner.folder import write_levels
+
     run = config.stash[RUN_KEY]
     path = run.context.output / "results.json"
     report = run.context.output / "report.html"
@@ -369,7 +385,11 @@ def _write(
 
 def _exports(config: pytest.Config, results: ResultsRecord) -> tuple[str, ...]:
     """The answers in each benchmark's own format (`--mb-export`), in the run folder, a line each."""
-    formats = export_formats(config.getoption("mb_export", None))
+    if not config.getoption("mb_export", None):
+        return ()
+    from pytest_memorybench.reports.exports import export_formats, write_exports
+
+    formats = export_formats(config.getoption("mb_export"))
     if not formats:
         return ()
     run = config.stash[RUN_KEY]
@@ -392,6 +412,8 @@ def _exports(config: pytest.Config, results: ResultsRecord) -> tuple[str, ...]:
 def list_files(config: pytest.Config) -> None:
     """The run folder's manifest.json (`runner/checksums.py`), once the run has closed its logs and
     pytest's plugins wrote their reports (JUnit XML, pytest-html) in it."""
+    from pytest_memorybench.runner.checksums import write_checksums
+
     run = config.stash[RUN_KEY]
     try:
         write_checksums(run.context.output, run.context.run_id)
@@ -431,6 +453,8 @@ def exit_status(
 
 def unreported_records(run: BenchmarkRun, records: list[ItemRecord]) -> list[ItemRecord]:
     """Tests whose conversation finished them but whose items pytest never ran (it stopped first)."""
+    from pytest_memorybench.results.build import item_record
+
     reported = {record["nodeid"] for record in records}
     return [
         item_record(
@@ -469,6 +493,8 @@ def exit_line(config: pytest.Config, records: Sequence[ItemRecord], status: int)
 
 def event_index(run: BenchmarkRun) -> EventIndex:
     """The run's event logs, and those of the run it replays (which hold the replayed replies)."""
+    from pytest_memorybench.reports.transcript import EventIndex
+
     return EventIndex([run.context.output, run.context.settings.previous_run, *run.context.settings.merge])
 
 
@@ -486,6 +512,8 @@ def summary(config: pytest.Config) -> list[str]:
     finished = config.stash.get(RESULTS_KEY, None)
     if finished is None:
         return []
+    from pytest_memorybench.reports.summary import summary_lines
+
     lines = []
     if (
         finished.results is not None
@@ -515,6 +543,8 @@ def agreement_summary(config: pytest.Config) -> list[str]:
     finished = config.stash.get(RESULTS_KEY, None)
     if finished is None or finished.results is None:
         return []
+    from pytest_memorybench.reports.agreement import agreement_lines
+
     return agreement_lines(finished.results, finished.results["run"].get("rescore_skipped", []))
 
 
@@ -523,6 +553,8 @@ def gate_summary(config: pytest.Config) -> list[str]:
     finished = config.stash.get(RESULTS_KEY, None)
     if finished is None or finished.gate is None:
         return []
+    from pytest_memorybench.reports.gate import gate_lines
+
     return gate_lines(finished.gate)
 
 

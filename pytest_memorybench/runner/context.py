@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pytest_memorybench.conversation.log_reader import ConversationLog, iter_events, read_conversations
 from pytest_memorybench.conversation.probing import ProbeLog, read_probe_log
@@ -24,9 +24,6 @@ from pytest_memorybench.core.files import write_atomically
 from pytest_memorybench.core.load_report import LoadReport
 from pytest_memorybench.core.readers import read_json
 from pytest_memorybench.core.spans import Span
-from pytest_memorybench.goodai.rescore import PublishedRun
-from pytest_memorybench.rescore.formats import read_published_results
-from pytest_memorybench.results.build import RunFacts
 from pytest_memorybench.runner import drift
 from pytest_memorybench.runner.folder import MANIFEST, Manifest, read_manifest, update_manifest, write_plan
 from pytest_memorybench.runner.plan import PlannedTest, check_consistent, make_plan
@@ -36,6 +33,10 @@ from pytest_memorybench.runner.settings import Settings, Shard
 from pytest_memorybench.runner.shards import Merged, deal, fingerprint, read_shards
 from pytest_memorybench.scenarios.probes import ProbeContext
 from pytest_memorybench.suite import Suite, check_data_names, load_suite, suite_source
+
+if TYPE_CHECKING:  # what a re-score and the results need: imported when they are
+    from pytest_memorybench.goodai.rescore import PublishedRun
+    from pytest_memorybench.results.build import RunFacts
 
 
 def new_run_id(now: datetime | None = None) -> str:
@@ -108,6 +109,8 @@ class RunContext:
 
     def facts(self, agent: str | None, token_counter: str) -> RunFacts:
         """What ran, for results.json."""
+        from pytest_memorybench.results.build import RunFacts
+
         settings = self.settings
         embedder = settings.agent_options.embedder
         return RunFacts(
@@ -223,11 +226,11 @@ def open_run(
     manifest = read_manifest(source) if source else None
     started = datetime.now(timezone.utc)
     conversation_count = manifest.conversations if manifest else settings.conversations
-    published = (
-        read_published_results(settings.rescore, settings.data, settings.seed)
-        if settings.rescore is not None
-        else None
-    )
+    published = None
+    if settings.rescore is not None:
+        from pytest_memorybench.rescore.formats import read_published_results
+
+        published = read_published_results(settings.rescore, settings.data, settings.seed)
     suites = tuple(published.suites) if published else tuple(load_suite(name) for name in settings.suites)
     check_data_names(settings.data_given, suites, rescored=published is not None)
     logged_spans = manifest.spans if manifest else {}

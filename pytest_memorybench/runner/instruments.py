@@ -11,18 +11,18 @@ import contextlib
 import dataclasses
 from collections.abc import Awaitable, Callable, Coroutine, Iterator
 from functools import cached_property
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pytest_memorybench.conversation.events import EventLog
 from pytest_memorybench.core.tokens import TokenCounter, default_counter
-from pytest_memorybench.judges.base import JudgeStats
-from pytest_memorybench.judges.client import CachedJudge
-from pytest_memorybench.judges.estimating import EstimatingJudge
-from pytest_memorybench.judges.local import VERSION as LOCAL_VERSION
-from pytest_memorybench.judges.panel import JudgePanel
+from pytest_memorybench.judges.base import LOCAL_VERSION, JudgeStats
 from pytest_memorybench.judges.spec import JudgeSpec, build_judge
 from pytest_memorybench.models.concurrency import AUTO_CEILING
 from pytest_memorybench.runner.context import RunContext
+
+if TYPE_CHECKING:  # the judges are built when a scorer first asks one
+    from pytest_memorybench.judges.client import CachedJudge
+    from pytest_memorybench.judges.panel import JudgePanel
 
 
 class Listener(Protocol):
@@ -91,6 +91,8 @@ class RunInstruments:
         """The run's judge, built on first use (a run whose scorers need none never builds it): the
         `--judge`, or the `--mb-jury`, asked as often and under as many rubrics as the run says."""
         if self._judge is None:
+            from pytest_memorybench.judges.panel import JudgePanel
+
             panel = self.context.settings.panel
             specs = panel.jurors or (self.context.settings.judge,)
             self._judge = JudgePanel(
@@ -101,6 +103,8 @@ class RunInstruments:
     def _juror(self, spec: JudgeSpec) -> CachedJudge:
         settings = self.context.settings
         if settings.estimate is not None:
+            from pytest_memorybench.judges.estimating import EstimatingJudge
+
             return EstimatingJudge(spec)  # calls nothing, bills as `spec` would
         # auto: a model judge's endpoint limit decides how many at once (the local judge is CPU)
         auto = settings.concurrency is None and spec.kind != "local"

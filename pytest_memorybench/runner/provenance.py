@@ -19,7 +19,7 @@ from pytest_memorybench.agents.provenance import answering_prompts, product_vers
 from pytest_memorybench.core.digests import Digest, digest, human_size
 from pytest_memorybench.core.environment import package_record, platform_record
 from pytest_memorybench.core.errors import usage_error
-from pytest_memorybench.judges.local import VERSION as LOCAL_VERSION
+from pytest_memorybench.judges.base import LOCAL_VERSION
 from pytest_memorybench.judges.prompts import BAND_RULES, PROMPTS, prompt_hash
 from pytest_memorybench.runner.settings import Settings
 

@@ -10,9 +10,12 @@ dealt to it, and a merge only the tests its shards recorded.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING
 
-from pytest_memorybench.conversation.log_reader import ConversationLog
 from pytest_memorybench.runner.plan import PlannedTest
+
+if TYPE_CHECKING:
+    from pytest_memorybench.conversation.log_reader import ConversationLog
 
 
 class Selection:

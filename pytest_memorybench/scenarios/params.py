@@ -7,13 +7,26 @@ import datetime
 from collections.abc import Mapping
 from typing import Any, TypeVar
 
-from pytest_memorybench.core.errors import usage_error
+import pytest
+
 from pytest_memorybench.core.names import suggest
 from pytest_memorybench.core.spans import MAX_SPAN_TOKENS
 
 P = TypeVar("P")
 MAX_COUNT = 10_000  # questions, chats, chapters, steps… of one scenario
 MAX_NUMBER = MAX_SPAN_TOKENS  # any number a suite file gives; the largest are token counts
+
+
+def params_error(message: str) -> pytest.UsageError:
+    """The one line a wrong parameter gets; it starts `scenario NAME:`, which `names_parameters`
+    reads, so a suite names its file on the line (found as the suite generates its tests, not by
+    generating every test once more when the file is read)."""
+    return pytest.UsageError(" ".join(message.splitlines()))
+
+
+def names_parameters(error: pytest.UsageError, scenario: str) -> bool:
+    """Whether `error` is `read_params`'s, about a parameter of `scenario`."""
+    return str(error).startswith(f"scenario {scenario}: ")
 
 
 def read_params(kind: type[P], scenario: str, given: Mapping[str, Any]) -> P:
@@ -24,7 +37,7 @@ def read_params(kind: type[P], scenario: str, given: Mapping[str, Any]) -> P:
     fields = {f.name: f for f in dataclasses.fields(kind)}  # type: ignore[arg-type]
     unknown = sorted(set(given) - set(fields))
     if unknown:
-        raise usage_error(
+        raise params_error(
             f"scenario {scenario}: unknown parameter {unknown[0]!r}; {suggest(unknown[0], sorted(fields))}"
         )
     values = {}
@@ -32,7 +45,7 @@ def read_params(kind: type[P], scenario: str, given: Mapping[str, Any]) -> P:
         default = fields[name].default
         value = _as_written(value, default)
         if isinstance(default, bool) != isinstance(value, bool) or not isinstance(value, type(default)):
-            raise usage_error(
+            raise params_error(
                 f"scenario {scenario}: parameter {name!r} must be of type {type(default).__name__}, got"
                 f" {value!r}"
             )
@@ -41,12 +54,12 @@ def read_params(kind: type[P], scenario: str, given: Mapping[str, Any]) -> P:
             and not isinstance(value, bool)
             and not -MAX_NUMBER <= value <= MAX_NUMBER
         ):
-            raise usage_error(f"scenario {scenario}: parameter {name!r} is out of range, got {value!r}")
+            raise params_error(f"scenario {scenario}: parameter {name!r} is out of range, got {value!r}")
         values[name] = value
     try:
         return kind(**values)
     except ValueError as exc:
-        raise usage_error(f"scenario {scenario}: {exc}") from None
+        raise params_error(f"scenario {scenario}: {exc}") from None
 
 
 def _as_written(value: Any, default: Any) -> Any:

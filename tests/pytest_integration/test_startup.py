@@ -2,7 +2,9 @@
 
 Configuring and collecting the main command imports no numpy, scipy (which bm25s pulls in), nltk or
 rouge-score and loads no tiktoken encoding: each is imported, or loaded, where first used (the
-token counter and the stopwords in a run's warm-up thread).  tests/bench/bench_startup.py times it.
+token counter and the stopwords in a run's warm-up thread).  Nor does it import what a run needs
+only once it has begun or ended: the judges' rules and clients, the results and reports (jinja2 for
+the HTML), the re-scoring of published results.  tests/bench/bench_startup.py times it.
 """
 
 from __future__ import annotations
@@ -18,6 +20,26 @@ from pytest_memorybench import scenarios
 from pytest_memorybench.scenarios import BUILTIN_MODULES, SCENARIOS, defined_in
 
 HEAVY = ("numpy", "scipy", "bm25s", "nltk", "rouge_score")
+# Not at collection: each is imported when a run first scores, writes its results, or re-scores.
+LATER = (
+    "jinja2",
+    "rapidfuzz",
+    "pydantic",
+    "openai",
+    "anthropic",
+    "httpx",
+    "pytest_memorybench.judges.client",
+    "pytest_memorybench.judges.local.",  # the rules; the package itself only names them
+    "pytest_memorybench.results.build",
+    "pytest_memorybench.rescore",
+    "pytest_memorybench.reports.html",
+    "pytest_memorybench.reports.markdown",
+    "pytest_memorybench.reports.gate",
+    "pytest_memorybench.reports.summary",
+    "pytest_memorybench.reports.transcript",
+    "pytest_memorybench.reports.exports",
+    "pytest_memorybench.reports.compare",
+)
 PROBE = """
 import json, sys
 import pytest
@@ -26,8 +48,10 @@ pytest.main(["--memorybench", "--agent=null", "--span=isolated", "--collect-only
 loaded = {name.partition(".")[0] for name in sys.modules} & set(json.loads(sys.argv[1]))
 registry = sys.modules.get("tiktoken.registry")
 scenarios = sorted(name for name in sys.modules if name.startswith("pytest_memorybench.scenarios."))
+later = sorted(name for name in sys.modules if name.startswith(tuple(json.loads(sys.argv[2]))))
 print("LOADED " + json.dumps({
     "modules": sorted(loaded),
+    "later": later,
     "encodings": sorted(getattr(registry, "ENCODINGS", {})),
     "families": sorted({name.split(".")[2] for name in scenarios}),
 }))
@@ -37,7 +61,7 @@ print("LOADED " + json.dumps({
 def test_configuring_and_collecting_an_ltm_run_imports_no_heavy_library(tmp_path: Path) -> None:
     environment = {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}  # only our plugin is measured
     done = subprocess.run(
-        [sys.executable, "-c", PROBE, json.dumps(HEAVY)],
+        [sys.executable, "-c", PROBE, json.dumps(HEAVY), json.dumps(LATER)],
         cwd=tmp_path,
         env=environment,
         capture_output=True,
@@ -50,6 +74,7 @@ def test_configuring_and_collecting_an_ltm_run_imports_no_heavy_library(tmp_path
     loaded = json.loads(line.removeprefix("LOADED "))
     assert "ltm::colours[rep1]" in done.stdout, done.stdout[-2000:]  # the run was collected
     assert loaded["modules"] == []
+    assert loaded["later"] == [], "imported at collection, though only a run that began or ended needs it"
     assert loaded["encodings"] == []
     assert "ltm" in loaded["families"]
     assert not {"beam", "episodic", "locomo", "longmemeval", "membench"} & set(loaded["families"])

@@ -23,8 +23,8 @@ def write_suite(tmp_path: Path, text: str, name: str = "my-suite.yaml") -> Path:
 
 
 def load_error(path: Path) -> str:
-    with pytest.raises(UsageError) as excinfo:
-        load_suite(str(path))
+    with pytest.raises(UsageError) as excinfo:  # a scenario's parameters are checked as it generates
+        load_suite(str(path)).generate(0)
     assert isinstance(excinfo.value, pytest.UsageError)
     return str(excinfo.value)
 

@@ -57,30 +57,18 @@ cases; the rest are these):
 
 from __future__ import annotations
 
+import importlib
+from collections.abc import Callable, Mapping
+from functools import cache
+from typing import Any
+
 from pytest_memorybench.core.errors import describe_exception
-from pytest_memorybench.judges.base import JudgeStats, JudgeTask, JudgeVerdict
-from pytest_memorybench.judges.local.answer import judge_answer
-from pytest_memorybench.judges.local.directions import judge_directions
-from pytest_memorybench.judges.local.equivalence import judge_equivalence
-from pytest_memorybench.judges.local.interpretation import judge_interpretation
-from pytest_memorybench.judges.local.items import judge_items
-from pytest_memorybench.judges.local.nugget import judge_nugget
-from pytest_memorybench.judges.local.order import judge_order
-from pytest_memorybench.judges.local.reference import judge_reference
-from pytest_memorybench.judges.local.restaurant import judge_restaurant
-from pytest_memorybench.judges.local.sentence import judge_sentence
-from pytest_memorybench.judges.local.text import (
-    abstains,
-    analyse,
-    clean,
-    normalise,
-    parse_number,
-    rouge_l,
-)
+from pytest_memorybench.core.lazy import lazy_exports
+from pytest_memorybench.judges.base import LOCAL_VERSION, JudgeStats, JudgeTask, JudgeVerdict
 from pytest_memorybench.judges.prompts import check_payload
 from pytest_memorybench.judges.replies import validate
 
-VERSION = "local-9"  # bump when a rule changes: it is recorded with results like a prompt hash
+VERSION = LOCAL_VERSION  # bump it (judges/base.py) when a rule changes
 
 
 class LocalJudge:
@@ -101,23 +89,35 @@ class LocalJudge:
         self.stats.calls += 1
         self.stats.prompt_hashes[task.kind] = self.version
         try:
-            data = validate(task.kind, _JUDGES[task.kind](task.payload), task.payload)
+            data = validate(task.kind, _rule(task.kind)(task.payload), task.payload)
         except Exception as exc:  # noqa: BLE001 - a rule's bug must cost one verdict, not the run
             return JudgeVerdict(task.kind, None, error=f"judge-error: local: {describe_exception(exc)}")
         return JudgeVerdict(task.kind, data)
 
 
-_JUDGES = {
-    "reference": judge_reference,
-    "sentence": judge_sentence,
-    "directions": judge_directions,
-    "restaurant": judge_restaurant,
-    "items": judge_items,
-    "order": judge_order,
-    "nugget": judge_nugget,
-    "equivalence": judge_equivalence,
-    "interpretation": judge_interpretation,
-    "answer": judge_answer,
+# Each task kind's rule, by the module that holds it: imported when a task of that kind is first
+# judged, so naming the local judge (every scenario does, as its fallback) loads none of them.
+_RULES = {
+    "reference": "reference",
+    "sentence": "sentence",
+    "directions": "directions",
+    "restaurant": "restaurant",
+    "items": "items",
+    "order": "order",
+    "nugget": "nugget",
+    "equivalence": "equivalence",
+    "interpretation": "interpretation",
+    "answer": "answer",
 }
+
+
+@cache
+def _rule(kind: str) -> Callable[[Mapping[str, Any]], Any]:
+    module = importlib.import_module(f"{__name__}.{_RULES[kind]}")
+    return getattr(module, f"judge_{kind}")  # type: ignore[no-any-return]
+
+
+_TEXT = ("abstains", "analyse", "clean", "normalise", "parse_number", "rouge_l")
+__getattr__ = lazy_exports(__name__, {name: f"{__name__}.text" for name in _TEXT})
 
 __all__ = ["VERSION", "LocalJudge", "abstains", "analyse", "clean", "normalise", "parse_number", "rouge_l"]

@@ -46,8 +46,7 @@ from typing import TYPE_CHECKING, Any
 from pytest_memorybench.core.records import Score, ScriptLine, TestDefinition
 from pytest_memorybench.goodai.format import script_from_goodai
 from pytest_memorybench.judges.base import Judge
-from pytest_memorybench.judges.local import LocalJudge, analyse
-from pytest_memorybench.judges.local.text import coverage
+from pytest_memorybench.judges.local import LocalJudge
 from pytest_memorybench.scenarios.base import ScoringContext, definition
 from pytest_memorybench.scenarios.params import read_params
 from pytest_memorybench.scenarios.waits import spread_over_span
@@ -224,6 +223,8 @@ async def score_joke(definition: TestDefinition, question: str, reply: str, cont
 
 def recounted(jokes: Sequence[str], reply: str) -> list[str]:
     """The jokes the reply tells again: verbatim, or with half of their words."""
+    from pytest_memorybench.judges.local.text import analyse, coverage  # scoring's, not generation's
+
     words = analyse(reply).content_set
     return [joke for joke in jokes if joke in reply or coverage(analyse(joke).content, words) >= 0.5]
 

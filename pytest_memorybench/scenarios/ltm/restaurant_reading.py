@@ -16,13 +16,10 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
-from rapidfuzz import fuzz, process
-
 from pytest_memorybench.judges.base import Judge, JudgeTask
-from pytest_memorybench.judges.local import analyse, clean
-from pytest_memorybench.judges.local.restaurant_words import DRINK_WORDS, FOOD_WORDS
 from pytest_memorybench.scoring.judged import score_reference
 
 NOTICE_SENTENCE = "This is not what I ordered."
@@ -34,7 +31,15 @@ _DRINK_HEADS = frozenset(
     stout cider cocktail mojito margarita martini gin whisky whiskey rum bourbon brandy sherry sake coke cola
     pepsi sprite fanta seltzer kombucha""".split()
 )
-_SOLID = (FOOD_WORDS - DRINK_WORDS) - {"lemon", "lime", "ice", "mint", "orange", "side"}
+
+
+@cache
+def _solid() -> frozenset[str]:
+    """Food words that are not drinks: the local judge's word lists, stemmed when first read."""
+    from pytest_memorybench.judges.local.restaurant_words import DRINK_WORDS, FOOD_WORDS
+
+    return frozenset((FOOD_WORDS - DRINK_WORDS) - {"lemon", "lime", "ice", "mint", "orange", "side"})
+
 
 _MIXUP = re.compile(
     r"\b(?:not\s+what\s+i\s+(?:ordered|asked\s+for|wanted|requested)"
@@ -167,6 +172,8 @@ def diner_part(reply: str) -> tuple[str, bool]:
 
 def breaks_role(text: str) -> bool:
     """The reply speaks as an AI assistant ("I don't eat or drink, but I can recommend…")."""
+    from pytest_memorybench.judges.local.text import clean
+
     return bool(_OUT_OF_ROLE.search(clean(text)))
 
 
@@ -182,6 +189,10 @@ def resolve_numbers(text: str, menu: Menu) -> str:
 
 
 def _on_list(name: str, known: Sequence[str]) -> str | None:
+    from rapidfuzz import fuzz, process
+
+    from pytest_memorybench.judges.local.text import clean
+
     if name in known:
         return name
     found = process.extractOne(
@@ -224,13 +235,17 @@ async def read_order(judge: Judge, text: str, menu: Menu, *, scorer: str) -> Ord
 
 def is_drink(name: str) -> bool:
     """A thing ordered is a drink when a word of it names one and none names food ("water with lemon")."""
+    from pytest_memorybench.judges.local.text import clean
+
     words = set(re.findall(r"[a-z]+", clean(_PARENTHESIS.sub(" ", name))))
-    return bool(words & _DRINK_HEADS) and not words & _SOLID
+    return bool(words & _DRINK_HEADS) and not words & _solid()
 
 
 def _not_fragments(pieces: Sequence[str], found: Sequence[str]) -> list[str]:
     """Off-menu pieces that are not just part of an item already found ("the lemon" of "Lemon and
     Thyme Roast Chicken", which a judge splitting at "and" may report apart)."""
+    from pytest_memorybench.judges.local.text import analyse
+
     words = [set(analyse(name).content) for name in found]
     kept = []
     for piece in (part.strip() for text in pieces for part in text.split(",")):
@@ -244,6 +259,8 @@ async def noticed_mixup(
     judge: Judge, text: str, ordered: str, served: str, *, scorer: str
 ) -> tuple[bool, str]:
     """Whether the diner points out that `served` came instead of `ordered`, and how we know."""
+    from pytest_memorybench.judges.local.text import clean
+
     cue = _MIXUP.search(clean(text))
     if cue:
         return True, f"the diner notices the mix-up ({cue.group(0)!r})"

@@ -41,6 +41,7 @@ from pytest_memorybench.core.records import Score, TestDefinition
 from pytest_memorybench.judges.base import Judge, JudgeTask
 from pytest_memorybench.judges.local import LocalJudge
 from pytest_memorybench.scenarios.base import ScoringContext, definition, goodai_definition
+from pytest_memorybench.scenarios.ltm.name_list import seeded_faker
 from pytest_memorybench.scenarios.params import read_params
 from pytest_memorybench.scenarios.waits import spread_script
 from pytest_memorybench.scoring.keywords import score_keywords
@@ -148,7 +149,6 @@ QUESTION = (
     "Putting together the secret messages you have received, tell me as precisely as you can when and "
     "where the meeting will take place and what you should bring."
 )
-LOCALES = ("en_US", "en_IE")
 
 
 @dataclass(frozen=True)
@@ -163,10 +163,7 @@ def all_keywords() -> set[str]:
 
 def _names(seed: int, repetition: int) -> list[str]:
     """Three different Faker full names, none of which says a keyword ("Rose Baker" would)."""
-    from faker import Faker  # a second to import: only when names are drawn, not for every run
-
-    fake = Faker(list(LOCALES))
-    fake.seed_instance(f"{NAME}|names|{seed}|{repetition}")
+    fake = seeded_faker(f"{NAME}|names|{seed}|{repetition}")
     keywords = all_keywords()
     names: list[str] = []
     while len(names) < 3:
