@@ -183,11 +183,13 @@ def test_a_store_spec_names_the_store_and_the_model_that_answers_for_it() -> Non
         parse_agent_spec("bm25(k=3):openai:gpt-4o-mini")
 
 
-def test_a_misspelt_store_or_mechanism_is_one_line_naming_the_choices() -> None:
-    with pytest.raises(
-        UsageError, match=r"'ragg' is neither .* memory mechanism \(.*rag.*\) nor a store \(bm25"
-    ):
+def test_a_misspelt_store_or_mechanism_is_one_line_naming_the_closest_choice() -> None:
+    with pytest.raises(UsageError) as refused:
         parse_agent_spec("ragg:openai:fake-model@http://127.0.0.1:9/v1")
+    message = str(refused.value)
+    assert "'ragg' is no model prefix (openai, anthropic), memory mechanism or store" in message
+    assert "did you mean rag?" in message and "every form: pytest --help" in message
+    assert "\n" not in message and len(message) <= 200
 
 
 @pytest.mark.asyncio
