@@ -1,6 +1,7 @@
 """Benchmark of `--mb-concurrency`: one process overlapping conversations while the agent "thinks".
 
     python3 tests/bench/bench_concurrency.py [--quick]
+    python3 tests/bench/bench_concurrency.py --at-once 0.5 [--python PY] [--rounds N] TREE...
 
 The agent is tests/bench/slow_agent.py: async, sleeps S seconds per reply, uses no CPU.  The suite
 is LTM at `--span=isolated` without ChapterBreak (30 independent conversations, 179 replies).  For
@@ -17,10 +18,16 @@ Speed-up is against concurrency 1 on the same measure.  "CPU/reply" is the proce
 same at S = 0.3 s with `-n 2` (two xdist workers, each overlapping its conversations), and the peak
 RSS of 16 concurrent 32k conversations (`--span=32k --mb-conversations=16`, S = 0).  Numbers go to
 tests/bench/results/concurrency.json (git-ignored).
+
+`--at-once S` compares checkouts of the project (TREE..., e.g. `git worktree add /tmp/old COMMIT`):
+in each, the same suite at concurrency 1 and 16 with replies of S seconds, whole processes timed
+wall to wall and taken in turn, and the ratio of the two: what a user waits for one conversation at
+a time against sixteen at once, start-up and reports included.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import re
@@ -97,7 +104,42 @@ def peak_rss_mb(args: tuple[str, ...]) -> float:
     return usage.ru_maxrss / 1024
 
 
+def at_once(seconds: float, trees: list[str], python: str, rounds: int) -> None:
+    """Concurrency 1 against 16 on each tree, whole processes, the trees taken in turn."""
+    walls: dict[tuple[str, int], list[float]] = {}
+    for _ in range(rounds):
+        for tree in trees:
+            for concurrency in (1, 16):
+                env = {**os.environ, "SLOW_AGENT_SECONDS": str(seconds), "PYTHONPATH": tree}
+                env.pop("PYTHONDONTWRITEBYTECODE", None)
+                with tempfile.TemporaryDirectory() as folder:
+                    command = [
+                        python,
+                        *BASE[1:],
+                        *SUITE,
+                        f"--mb-concurrency={concurrency}",
+                        f"--mb-output={folder}/run",
+                    ]
+                    started = time.perf_counter()
+                    subprocess.run(command, cwd=tree, env=env, capture_output=True, check=False)
+                    walls.setdefault((tree, concurrency), []).append(time.perf_counter() - started)
+    for tree in trees:
+        one, sixteen = (min(walls[(tree, level)]) for level in (1, 16))
+        print(
+            f"{tree:<32} one at a time {one:6.1f} s  sixteen at once {sixteen:5.1f} s  {one / sixteen:5.2f}×"
+        )
+
+
 def main() -> None:
+    if "--at-once" in sys.argv:
+        parser = argparse.ArgumentParser()
+        parser.add_argument("--at-once", type=float, required=True, help="seconds a reply takes")
+        parser.add_argument("--python", default=sys.executable)
+        parser.add_argument("--rounds", type=int, default=1)
+        parser.add_argument("trees", nargs="+")
+        args = parser.parse_args()
+        at_once(args.at_once, args.trees, args.python, args.rounds)
+        return
     quick = "--quick" in sys.argv
     collect = measured((*SUITE, "--collect-only"), 0)
     report: dict[str, object] = {"collect_only": collect}
