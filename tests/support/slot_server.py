@@ -4,7 +4,9 @@ Each `serve()` is one request: it waits for a slot (a server with one slot queue
 with `contention` each waiting request slows the one being served, as requests competing for the
 same cores do) and takes `service` seconds.  A server with a `rate` answers "too fast" (a 429)
 above so many requests a second.  `drive` plays clients against one, through an `AdaptiveLimit`
-or a fixed number at once, and returns the wall time.
+or a fixed number at once, and returns the seconds it took: on simulated time (`VirtualTime`, the
+clock the limit was given), so what the controller decides follows from the server's model alone,
+never from how busy the machine is.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from collections import deque
 from dataclasses import dataclass, field
 
 from pytest_memorybench.models.concurrency import AdaptiveLimit
+from tests.support.virtual_time import VirtualTime
 
 RATE_WINDOW = 0.2  # seconds over which a rate limit counts: a burst of a fifth of a second's worth
 
@@ -39,7 +42,7 @@ class SlotServer:
 
     async def serve(self) -> None:
         if self.rate is not None:
-            now = time.monotonic()
+            now = asyncio.get_running_loop().time()
             while self._recent and now - self._recent[0] > RATE_WINDOW:
                 self._recent.popleft()
             if len(self._recent) >= self.rate * RATE_WINDOW:
@@ -94,21 +97,24 @@ async def _drive(
                     gate.release()
                 break
 
-    started = time.perf_counter()
+    loop = asyncio.get_running_loop()
+    started = loop.time()
     await asyncio.gather(*(client() for _ in range(clients)))
-    return time.perf_counter() - started
+    return loop.time() - started
 
 
 def drive(
     server: SlotServer,
     requests: int,
     *,
+    clock: VirtualTime,
     clients: int = 32,
     limit: AdaptiveLimit | None = None,
     fixed: int = 1,
 ) -> float:
-    """Wall seconds for `requests` through `limit` (or `fixed` at once) by `clients` callers."""
-    return asyncio.run(_drive(server, requests, clients, limit, fixed))
+    """Simulated seconds for `requests` through `limit` (or `fixed` at once) by `clients` callers,
+    on `clock` (the one `limit` was made with)."""
+    return clock.run(_drive(server, requests, clients, limit, fixed))
 
 
 def slotted_route(slots: int | None, service: float, contention: float = 0.0):  # noqa: ANN201 - an LLMServer route
