@@ -117,28 +117,37 @@ def drive(
     return clock.run(_drive(server, requests, clients, limit, fixed))
 
 
-def slotted_route(slots: int | None, service: float, contention: float = 0.0):  # noqa: ANN201 - an LLMServer route
+class SlottedRoute:
     """A chat-completions route for `LLMServer` that serves `slots` requests at once (None: any
-    number), each taking `service` seconds (longer by `contention` × `service` for each request
-    queued behind it), and answers with the message it was sent."""
-    import threading
+    number), each taking `service` seconds (longer by `contention` x `service` for each request
+    queued behind it), and answers with the message it was sent.  It counts what it was sent at
+    once (`most_at_once`, served or queued): what a client's limit let through, as the server saw it."""
 
-    from tests.support.llm_server import chat_completion, last_user_text
+    def __init__(self, slots: int | None, service: float, contention: float = 0.0) -> None:
+        import threading
 
-    door = threading.Semaphore(slots) if slots else None
-    queued = [0]
+        self.service, self.contention = service, contention
+        self.door = threading.Semaphore(slots) if slots else None
+        self.queued = self.at_once = self.most_at_once = 0
+        self._count = threading.Lock()
 
-    def route(request, text):  # noqa: ANN001, ANN202
-        queued[0] += 1
-        if door is not None:
-            door.acquire()
-        queued[0] -= 1
+    def __call__(self, request, text):  # noqa: ANN001, ANN204 - an LLMServer route
+        from tests.support.llm_server import chat_completion, last_user_text
+
+        with self._count:
+            self.queued += 1
+            self.at_once += 1
+            self.most_at_once = max(self.most_at_once, self.at_once)
+        if self.door is not None:
+            self.door.acquire()
+        with self._count:
+            self.queued -= 1
         try:
-            time.sleep(service * (1 + contention * queued[0]))
+            time.sleep(self.service * (1 + self.contention * self.queued))
         finally:
-            if door is not None:
-                door.release()
+            if self.door is not None:
+                self.door.release()
+            with self._count:
+                self.at_once -= 1
         usage = {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}
         return chat_completion("model", "Noted: " + last_user_text(request.body)[:60], usage)
-
-    return route
