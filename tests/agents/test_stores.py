@@ -11,7 +11,6 @@ import asyncio
 import importlib.metadata
 import re
 import sys
-import time
 from collections.abc import Iterator
 from datetime import datetime
 from typing import Any
@@ -100,9 +99,16 @@ class Slow(Words):
 
 
 class Breaking(Words):
-    """Fails every search of the second conversation it is given (the check before the run is first)."""
+    """Fails every search of the second conversation it is given (the check before the run is first).
+    The namespaces it was given are the process's: a test starts each run with `Breaking.anew()`."""
 
     namespaces: list[str] = []
+
+    @classmethod
+    def anew(cls) -> str:
+        """A new run's store: no namespace given yet.  Returns the class's factory name."""
+        cls.namespaces.clear()
+        return "Breaking"
 
     def add(self, messages: list[Message], namespace: str) -> None:
         if namespace not in Breaking.namespaces:
@@ -333,9 +339,9 @@ def test_the_docs_example_store_runs_the_ltm_suite_and_is_compared_with_bm25(
     _write_example(pytester)
     runs = pytester.path / "runs"
     for name, spec in [("list", "store(factory=list_store:ListStore)"), ("bm25", "bm25")]:
-        result = pytester.runpytest_subprocess(
+        result = pytester.runpytest(
             "--memorybench",
-            "--span=32k",
+            "--span=2k",
             "-p",
             "no:cacheprovider",
             f"--agent={spec}:openai:fake-model@{server.openai_url}",
@@ -379,8 +385,8 @@ def test_a_store_that_starts_failing_gives_errors_that_the_gate_refuses(
 ) -> None:
     server, _ = model
     run = pytester.path / "run"
-    result = pytester.runpytest_subprocess(
-        *ONE_BY_ONE, f"--agent={_spec('Breaking', server)}", f"--mb-output={run}", "--mb-min-score=0"
+    result = pytester.runpytest(
+        *ONE_BY_ONE, f"--agent={_spec(Breaking.anew(), server)}", f"--mb-output={run}", "--mb-min-score=0"
     )
     totals = results_in(run)["totals"]
     assert totals["errors"] == 1 and totals["errors_by_kind"] == {"store": 1}, totals
@@ -400,15 +406,14 @@ def test_a_store_that_finds_nothing_it_was_given_stops_the_run_before_any_test(
     server, _ = model
     for store, said in [
         ("Forgetful", "search() found nothing for a sentence just added"),
-        ("Down", "clear() raised ConnectionRefusedError: connection refused: 127.0.0.1:6333"),
+        # a server that is down is tried three times, not waited for
+        ("Down", "clear() raised ConnectionRefusedError: connection refused: 127.0.0.1:6333 (3 tries, "),
     ]:
-        started = time.perf_counter()
         result = pytester.runpytest(
             "--memorybench", "-p", "no:cacheprovider", f"--agent={_spec(store, server)}"
         )
         error = usage_error_line(result)
         assert said in error and "failed its check before the run" in error
-        assert time.perf_counter() - started < 60
 
 
 @pytest.mark.skipif(not LOCOMO.exists(), reason="../shared/reference/locomo is not here")
@@ -465,20 +470,24 @@ def reference_mcp_server() -> None:
     require_reference_mcp_server()
 
 
-def _run_store(pytester: pytest.Pytester, agent: str, *extra: str) -> tuple[pytest.RunResult, dict[str, Any]]:
+def _run_store(
+    pytester: pytest.Pytester, agent: str, select: str = "colours or name_list"
+) -> tuple[pytest.RunResult, dict[str, Any]]:
     run = pytester.path / "run"
     result = pytester.runpytest(
         "--memorybench",
         "--span=isolated",
         "-k",
-        "colours or name_list",
+        select,
         "-p",
         "no:cacheprovider",
         f"--agent={agent}",
         f"--mb-output={run}",
-        *extra,
     )
     return result, results_in(run)["totals"]
+
+
+ONE_EACH = "(colours or name_list) and rep1"  # one conversation of each: a store (a server) for each
 
 
 def test_the_reference_mcp_server_as_a_store_runs_end_to_end(
@@ -520,8 +529,8 @@ async def test_mem0_extracts_with_the_answering_model_or_stores_messages_as_give
 def test_mem0_runs_the_ltm_suite_end_to_end(pytester: pytest.Pytester, model: Any) -> None:
     pytest.importorskip("mem0")
     server, _ = model
-    result, totals = _run_store(pytester, f"mem0:openai:fake-model@{server.openai_url}")
-    assert not totals["errors"] and totals["max"] == 6, result.stdout.str()[-3000:]
+    result, totals = _run_store(pytester, f"mem0:openai:fake-model@{server.openai_url}", ONE_EACH)
+    assert not totals["errors"] and totals["max"] == 2, result.stdout.str()[-3000:]
     assert totals["evidence_recall"]["mean"] > 0.5 and totals["store"]["ingest_ms_per_message"] > 0
 
 
@@ -529,8 +538,8 @@ def test_in_agent_mode_the_model_saves_and_searches_through_the_servers_tools(
     pytester: pytest.Pytester, model: Any, reference_mcp_server: None
 ) -> None:
     server, script = model
-    result, totals = _run_store(pytester, f"mcp(mode=agent):openai:fake-model@{server.openai_url}")
-    assert not totals["errors"] and totals["max"] == 6, result.stdout.str()[-3000:]
+    result, totals = _run_store(pytester, f"mcp(mode=agent):openai:fake-model@{server.openai_url}", ONE_EACH)
+    assert not totals["errors"] and totals["max"] == 2, result.stdout.str()[-3000:]
     memory = totals["memory"]
     assert memory["write"]["calls"] > 0 and memory["read"]["calls"] > 0  # create_entities; search_nodes
     assert script.asked["mcp_agent"] == memory["write"]["calls"] + memory["read"]["calls"]
@@ -546,16 +555,12 @@ def test_a_store_run_resumes_what_errored_and_replays_without_the_store(
     server, _ = model
     run = pytester.path / "run"
     common = ONE_BY_ONE
-    pytester.runpytest_subprocess(*common, f"--agent={_spec('Breaking', server)}", f"--mb-output={run}")
+    pytester.runpytest(*common, f"--agent={_spec(Breaking.anew(), server)}", f"--mb-output={run}")
     assert results_in(run)["totals"]["errors"] == 1
-    resumed = pytester.runpytest_subprocess(
-        *common, f"--agent={_spec('Breaking', server)}", f"--mb-resume={run}"
-    )
+    resumed = pytester.runpytest(*common, f"--agent={_spec(Breaking.anew(), server)}", f"--mb-resume={run}")
     totals = results_in(run)["totals"]
     assert totals["errors"] == 0 and totals["max"] == 3, resumed.stdout.str()[-2000:]
-    replayed = pytester.runpytest_subprocess(
-        *common, f"--mb-replay={run}", f"--mb-output={pytester.path / 'again'}"
-    )
+    replayed = pytester.runpytest(*common, f"--mb-replay={run}", f"--mb-output={pytester.path / 'again'}")
     assert replayed.ret in (0, 1), replayed.stdout.str()[-2000:]
     again = results_in(pytester.path / "again")
     assert [item["score"] for item in again["items"]] == [item["score"] for item in results_in(run)["items"]]
