@@ -374,19 +374,22 @@ async def test_empty_reply_is_unparseable(make: Factory, llm_server: LLMServer) 
 
 @pytest.mark.asyncio
 async def test_concurrent_calls_are_bounded(make: Factory, llm_server: LLMServer) -> None:
-    lock = threading.Lock()
+    changed = threading.Condition()
     in_flight = {"now": 0, "most": 0}
     answer = llm_server.routes[("POST", CHAT)]
 
     def slow_answer(request: Any, text: str) -> Any:  # runs in the server's thread for the request
-        with lock:
+        with changed:
             in_flight["now"] += 1
             in_flight["most"] = max(in_flight["most"], in_flight["now"])
+            changed.notify_all()
+            # the first waits for a second to arrive, however slowly the machine sends it
+            changed.wait_for(lambda: in_flight["most"] >= 2, timeout=30)
         try:
-            time.sleep(0.1)
+            time.sleep(0.05)  # long enough for a third to arrive, were the bound not kept
             return answer(request, text)
         finally:
-            with lock:
+            with changed:
                 in_flight["now"] -= 1
 
     llm_server.routes[("POST", CHAT)] = slow_answer
@@ -648,15 +651,17 @@ async def test_anthropic_judges_answer_through_a_tool_with_the_schema(
 
 
 def test_a_judge_check_with_mostly_unusable_verdicts_says_so_and_exits_1(llm_server: LLMServer) -> None:
+    """Two cases of each kind (`sample`): every verdict of the whole set goes the same way, three
+    calls each, and the local judge's check of the whole set is tests/pytest_integration/test_user_tests.py's."""
     llm_server.queue(text="I think so.", times=5000)  # every verdict's attempts
     lines: list[str] = []
-    status = run_judge_check(f"openai:fake-model@{llm_server.openai_url}", None, lines.append)
+    status = run_judge_check(f"openai:fake-model@{llm_server.openai_url}", None, lines.append, sample=2)
     assert status == 1
     assert lines[0].startswith("[memorybench] judged ") and lines[-2].startswith("agreement 0%")
-    assert (
-        lines[-1].startswith("ERROR: 997 of 997 verdicts of openai:fake-model@")
-        and "judge-unparseable" in lines[-1]
-    )
+    unusable = re.match(r"ERROR: (\d+) of (\d+) verdicts of openai:fake-model@", lines[-1])
+    assert unusable and unusable[1] == unusable[2] and int(unusable[1]) > 10, lines[-1]
+    assert "judge-unparseable" in lines[-1]
+    assert len(llm_server.requests_to("/v1/chat/completions")) == 3 * int(unusable[1]), "three tries each"
 
 
 # -- prompts, JSON repair, validation

@@ -232,7 +232,7 @@ def test_an_unparseable_judge_reply_scores_zero_with_its_reason(
 
 
 def test_the_judge_check_reports_agreement_and_exits(pytester: pytest.Pytester) -> None:
-    result = pytester.runpytest_subprocess("--mb-judge-check")
+    result = pytester.runpytest("--mb-judge-check")
     assert result.ret == 0
     result.stdout.fnmatch_lines(
         [
@@ -242,9 +242,7 @@ def test_the_judge_check_reports_agreement_and_exits(pytester: pytest.Pytester) 
         ]
     )
     assert "collected" not in result.stdout.str(), "no tests are run"
-    gated = pytester.runpytest_subprocess(
-        "--mb-judge-check", "--mb-min-agreement=0.9", "--mb-max-false-accept=0.01"
-    )
+    gated = pytester.runpytest("--mb-judge-check", "--mb-min-agreement=0.9", "--mb-max-false-accept=0.01")
     assert gated.ret == 1
     gated.stdout.fnmatch_lines(
         [
