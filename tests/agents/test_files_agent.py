@@ -77,11 +77,26 @@ async def test_out_of_calls_the_agent_must_answer_from_what_it_found(model: Any)
     await agent.aclose()
 
 
-@pytest.mark.parametrize("suite", ["locomo", "ltm"])
+@pytest.mark.parametrize(
+    "suite",
+    [
+        "locomo",
+        "ltm",
+        # LoCoMo's published file, 200 questions of it: a whole run (the e2e group), where it is here
+        pytest.param(
+            "published locomo",
+            marks=[
+                pytest.mark.e2e,
+                pytest.mark.skipif(not LOCOMO.exists(), reason="../shared/reference/locomo is not here"),
+            ],
+        ),
+    ],
+)
 def test_the_grep_agent_runs_a_whole_suite_on_the_scripted_model_with_no_item_error(
     pytester: pytest.Pytester, model: Any, suite: str
 ) -> None:
-    data = (f"--mb-data=locomo={LOCOMO}", "--mb-sample=200") if suite == "locomo" and LOCOMO.exists() else ()
+    data = (f"--mb-data=locomo={LOCOMO}", "--mb-sample=200") if suite == "published locomo" else ()
+    suite = suite.removeprefix("published ")
     results = run_benchmark(
         pytester,
         f"--agent=files:openai:fake-model@{model[0].openai_url}",

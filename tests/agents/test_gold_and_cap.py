@@ -65,6 +65,7 @@ def test_a_context_cap_cuts_what_search_found_from_the_prompt(pytester: pytest.P
     assert capped.results["totals"]["evidence_recall"]["context_mean"] == 0.0
 
 
+@pytest.mark.e2e  # three whole runs of 200 questions of the published file
 @pytest.mark.skipif(not LOCOMO.exists(), reason="../shared/reference/locomo is not here")
 def test_on_locomo_gold_is_the_ceiling_and_none_the_floor(pytester: pytest.Pytester, model: Any) -> None:
     data = (f"--mb-data=locomo={LOCOMO}", "--mb-sample=200")
