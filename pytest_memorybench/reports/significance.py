@@ -18,6 +18,7 @@ from pytest_memorybench.core.heavy import heavy_import
 
 ALPHA = 0.05
 EQUAL = 1e-12  # a paired difference smaller than this is none
+EXACT_PAIRS = 13  # up to this many pairs with ties or zeros, SciPy's p is an exact permutation test
 
 
 @dataclass(frozen=True)
@@ -55,10 +56,44 @@ def wilcoxon_p(a: Sequence[float], b: Sequence[float]) -> float | None:
     differences = [y - x for x, y in zip(a, b, strict=True)]
     if all(abs(difference) < EQUAL for difference in differences):
         return 1.0
+    signed = [x - y for x, y in zip(a, b, strict=True)]  # as SciPy takes them
+    magnitudes = [abs(difference) for difference in signed if difference]
+    if len(signed) <= EXACT_PAIRS and (
+        len(magnitudes) < len(signed) or len(set(magnitudes)) < len(magnitudes)
+    ):
+        return _exact_signed_rank_p(signed)
     stats = heavy_import("scipy.stats")
     result = stats.wilcoxon(a, b, zero_method="wilcox", alternative="two-sided")
     p = float(result.pvalue)
     return 1.0 if math.isnan(p) else p
+
+
+def _exact_signed_rank_p(differences: Sequence[float]) -> float:
+    """The exact two-sided p of the signed-rank statistic with tied or zero differences, as SciPy's
+    `wilcoxon` gives it for up to `EXACT_PAIRS` pairs (a permutation test over every flip of the
+    differences' signs, zeros left out, ties given their mean rank), counted instead of enumerated:
+    SciPy computes the statistic for each of the 2**n flips in turn, a second or two a pair, which
+    made comparing runs of a few items take a minute."""
+    nonzero = sorted((abs(difference), difference > 0) for difference in differences if difference)
+    doubled: list[int] = []  # each difference's rank, doubled to be whole: a tie's mean rank is i + j
+    start = 0
+    while start < len(nonzero):
+        end = start
+        while end + 1 < len(nonzero) and nonzero[end + 1][0] == nonzero[start][0]:
+            end += 1
+        doubled += [start + end + 2] * (end - start + 1)
+        start = end + 1
+    observed = sum(rank for rank, (_, positive) in zip(doubled, nonzero, strict=True) if positive)
+    ways = {0: 1}  # doubled rank sum of the positive differences -> sign flips giving it
+    for rank in doubled:
+        shifted = dict(ways)
+        for total, count in ways.items():
+            shifted[total + rank] = shifted.get(total + rank, 0) + count
+        ways = shifted
+    flips = 1 << len(doubled)
+    below = sum(count for total, count in ways.items() if total <= observed) / flips
+    above = sum(count for total, count in ways.items() if total >= observed) / flips
+    return min(1.0, 2 * min(below, above))
 
 
 def mcnemar_p(first: Sequence[bool], second: Sequence[bool]) -> float | None:

@@ -291,6 +291,30 @@ def test_wilcoxon_and_holm_match_their_definitions() -> None:
         compare(load_runs_from_dicts(), compare_to="z")
 
 
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ([0.0, 1.0, 1.0, 0.0, 1.0, 0.5, 1.0], [1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.25]),  # zeros and ties
+        ([0.2, 0.4, 0.4, 0.9, 0.1, 0.7, 0.3, 0.6], [0.1, 0.6, 0.2, 0.5, 0.1, 0.2, 0.1, 0.4]),  # ties only
+        ([0.1, 0.2, 0.3, 0.4], [0.5, 0.7, 0.2, 0.9]),  # no tie, no zero: SciPy's exact distribution
+        ([1.0] * 14, [0.0] * 9 + [1.0] * 5),  # past 13 pairs: SciPy's normal approximation
+    ],
+)
+def test_wilcoxon_is_scipys_exact_permutation_test_counted(a: list[float], b: list[float]) -> None:
+    """With tied or zero differences over at most 13 pairs, SciPy enumerates every flip of their
+    signs, a second or two a pair; the same distribution is counted instead, to the same float."""
+    import scipy.stats
+
+    expected = scipy.stats.wilcoxon(a, b, zero_method="wilcox", alternative="two-sided").pvalue
+    assert wilcoxon_p(a, b) == float(expected)
+
+
+def test_wilcoxon_with_every_pair_tied_is_counted_by_hand() -> None:
+    # three differences of 1: each rank 2, the positive ranks sum to 0, 2, 2, 2, 4, 4, 4 or 6 over the
+    # eight flips, and 6 was seen: P(T >= 6) = 1/8, two-sided 1/4
+    assert wilcoxon_p([1.0, 1.0, 1.0], [0.0, 0.0, 0.0]) == 0.25
+
+
 def load_runs_from_dicts() -> list[Any]:
     from pytest_memorybench.reports.compare_runs import FinishedRun
 
