@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Protocol
@@ -48,15 +48,22 @@ class LimitSource(Protocol):
 class ProviderGate:
     """The door every request to one provider endpoint passes."""
 
-    def __init__(self, limits: RateLimits, name: str = "provider", pool: LimitSource | None = None) -> None:
+    def __init__(
+        self,
+        limits: RateLimits,
+        name: str = "provider",
+        pool: LimitSource | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.limits = limits
         self.name = name
         self._pool = pool
+        self._clock = clock  # the pause's clock (a test runs the gate on simulated time)
         self._requests = AsyncLimiter(limits.requests_per_minute, 60) if limits.requests_per_minute else None
         self._tokens = AsyncLimiter(limits.tokens_per_minute, 60) if limits.tokens_per_minute else None
         self._slots: asyncio.Semaphore | None = None
         self._slots_loop: asyncio.AbstractEventLoop | None = None
-        self._paused_until = 0.0  # time.monotonic() before which nobody sends
+        self._paused_until = 0.0  # clock time before which nobody sends
         self.in_flight = 0
         self.most_in_flight = 0  # the highest `in_flight` seen: what a test checks the limit by
 
@@ -102,11 +109,11 @@ class ProviderGate:
     def pause(self, seconds: float) -> None:
         """The server asked for a pause (429 + Retry-After): nobody sends before it is over, and
         under `--mb-concurrency auto` fewer are sent at once after it."""
-        self._paused_until = max(self._paused_until, time.monotonic() + seconds)
+        self._paused_until = max(self._paused_until, self._clock() + seconds)
         self.push_back()
 
     async def _wait_out_pause(self) -> None:
-        while (remaining := self._paused_until - time.monotonic()) > 0:
+        while (remaining := self._paused_until - self._clock()) > 0:
             await asyncio.sleep(remaining)
 
     def _semaphore(self) -> asyncio.Semaphore | _NoLimit:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -19,6 +18,7 @@ from pytest_memorybench.models.prices import Price
 from pytest_memorybench.models.providers import ProviderPool, price_for, serve, serving
 from tests.support.llm_server import LLMServer, last_user_text, word_count
 from tests.support.runs import QUIET, results_in
+from tests.support.virtual_time import VirtualTime
 
 pytest_plugins = ["pytester"]
 
@@ -40,30 +40,67 @@ def agent(server: LLMServer) -> str:
 def test_concurrent_conversations_share_the_providers_request_limit(
     pytester: pytest.Pytester, llm_server: LLMServer
 ) -> None:
-    llm_server.latency = 0.1
-    pytester.runpytest_subprocess(*RUN, agent(llm_server), "--mb-output=free")
+    llm_server.latency = 0.05  # were a limit not kept, more would meet at the server
+    llm_server.together = 4  # the first answers wait until four are in flight, however slowly they come
+    pytester.runpytest(*RUN, agent(llm_server), "--mb-output=free")
     assert llm_server.most_in_flight == 4, "four conversations, four requests at once"
-    llm_server.most_in_flight = 0
-    pytester.runpytest_subprocess(*RUN, agent(llm_server), "--mb-max-requests=2", "--mb-output=limited")
+    llm_server.most_in_flight, llm_server.together = 0, 2
+    pytester.runpytest(*RUN, agent(llm_server), "--mb-max-requests=2", "--mb-output=limited")
     assert llm_server.most_in_flight == 2
     free = results_in(pytester.path / "free")["items"]
     limited = results_in(pytester.path / "limited")["items"]
     assert [item["score"] for item in free] == [item["score"] for item in limited] and len(free) == 6
 
 
-def test_a_429_pauses_every_conversation_once(pytester: pytest.Pytester, llm_server: LLMServer) -> None:
-    llm_server.latency = 0.2
+def test_a_429_is_waited_out_and_retried_once(pytester: pytest.Pytester, llm_server: LLMServer) -> None:
+    """The wiring: the server's Retry-After reaches the run's gate and the refused request is sent
+    again once, after it.  That the pause holds every conversation is the gate's, on simulated
+    time below (how many requests a real run has on their way then depends on the machine)."""
+    llm_server.latency = 0.05
     llm_server.queue(429, headers={"retry-after": "1"}, path=CHAT)
-    result = pytester.runpytest_subprocess(*RUN, agent(llm_server), "--mb-output=run")
+    result = pytester.runpytest(*RUN, agent(llm_server), "--mb-output=run")
     assert result.ret in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED), result.stdout.str()
     chats = llm_server.requests_to(CHAT)
-    refused = chats[0].at  # the first request got the 429, at once
-    early = [request for request in chats[1:] if request.at - refused < 0.95]
-    # Only the requests already on their way (one per other conversation) arrive before the
-    # server's Retry-After is over; without the shared pause each conversation would send ~4.
-    assert len(early) <= 3 and len(chats) > 4, [round(request.at - refused, 3) for request in chats]
+    refused, *rest = chats
+    retried = next(request for request in rest if request.body == refused.body)
+    assert retried.at - refused.at >= 1.0, "sent again after the Retry-After, not before"
+    assert len(chats) > 4
     totals = results_in(pytester.path / "run")["totals"]
     assert totals["agent_calls"] == len(chats) - 1, "the refused request was retried, once"
+
+
+def test_a_429_pauses_every_caller_of_the_gate_once() -> None:
+    """Four conversations on one gate, the first request refused with Retry-After 1 s: only the
+    requests already on their way reach the provider during the pause, and each conversation
+    goes on after it (on simulated time: the same events on any machine)."""
+    clock = VirtualTime()
+    gate = ProviderGate(RateLimits(), clock=clock)
+    arrivals: list[float] = []
+
+    async def provider() -> bool:
+        """False: a 429 (to the first request, 10 ms later); True: an answer, 0.2 s later."""
+        arrivals.append(clock.now())
+        refuse = len(arrivals) == 1
+        await asyncio.sleep(0.01 if refuse else 0.2)
+        return not refuse
+
+    async def conversation() -> None:
+        for _ in range(3):
+            while True:
+                async with gate.request(10):
+                    answered = await provider()
+                if answered:
+                    break
+                gate.pause(1.0)  # as models/llm.py does with the server's Retry-After
+
+    async def everyone() -> None:
+        await asyncio.gather(*(conversation() for _ in range(4)))
+
+    clock.run(everyone())
+    refused, *rest = arrivals
+    during = [at for at in rest if at < refused + 1.0]
+    assert during == [refused] * 3, "only the three other conversations' first requests, sent with it"
+    assert len(rest) == 12 and min(at for at in rest if at not in during) >= refused + 1.0
 
 
 def test_the_cost_cap_holds_across_concurrent_conversations(
@@ -73,7 +110,7 @@ def test_the_cost_cap_holds_across_concurrent_conversations(
     (at most one per conversation) can take the run past it."""
     llm_server.latency = 0.05
     cap = 0.5
-    result = pytester.runpytest_subprocess(
+    result = pytester.runpytest(
         *RUN,
         agent(llm_server),
         "--mb-price=fake-model=1000,2000",
@@ -102,7 +139,7 @@ def test_a_cap_reached_before_any_test_ends_still_records_what_was_spent(
     pytester: pytest.Pytester, llm_server: LLMServer
 ) -> None:
     """Every test skipped for the budget: the money spent on the way is still in results.json."""
-    result = pytester.runpytest_subprocess(
+    result = pytester.runpytest(
         *RUN, agent(llm_server), "--mb-price=fake-model=1000,2000", "--mb-max-cost=0.05", "--mb-output=run"
     )
     assert result.ret == pytest.ExitCode.OK, result.stdout.str()
@@ -114,8 +151,10 @@ def test_a_cap_reached_before_any_test_ends_still_records_what_was_spent(
 
 
 def test_a_gate_keeps_its_limit_and_its_pause() -> None:
+    clock = VirtualTime()
+
     async def scenario() -> tuple[int, float]:
-        gate = ProviderGate(RateLimits(max_in_flight=2))
+        gate = ProviderGate(RateLimits(max_in_flight=2), clock=clock)
 
         async def call() -> None:
             async with gate.request(10):
@@ -123,12 +162,12 @@ def test_a_gate_keeps_its_limit_and_its_pause() -> None:
 
         await asyncio.gather(*(call() for _ in range(8)))
         gate.pause(0.3)
-        started = time.monotonic()
+        started = clock.now()
         await call()
-        return gate.most_in_flight, time.monotonic() - started
+        return gate.most_in_flight, clock.now() - started
 
-    most, waited = asyncio.run(scenario())
-    assert most == 2 and waited >= 0.3
+    most, waited = clock.run(scenario())
+    assert most == 2 and waited == pytest.approx(0.32)  # the pause, then the call
 
 
 def test_requests_a_minute_hold_back_the_next_request() -> None:
@@ -138,12 +177,12 @@ def test_requests_a_minute_hold_back_the_next_request() -> None:
             async with gate.request(1):
                 pass
         fourth = asyncio.ensure_future(gate.request(1).__aenter__())
-        await asyncio.sleep(0.3)
+        await asyncio.sleep(19)
         held = not fourth.done()
-        fourth.cancel()
-        return held
+        await asyncio.sleep(2)
+        return held and fourth.done()
 
-    assert asyncio.run(scenario()), "three a minute: the fourth waits about 20 s"
+    assert VirtualTime().run(scenario()), "three a minute: the fourth waits about 20 s"
 
 
 def test_tokens_a_minute_never_wait_for_ever_on_one_large_request() -> None:
@@ -152,7 +191,7 @@ def test_tokens_a_minute_never_wait_for_ever_on_one_large_request() -> None:
         async with gate.request(10_000):  # more than a minute's worth: let through once the bucket is full
             pass
 
-    asyncio.run(asyncio.wait_for(scenario(), 5))
+    VirtualTime().run(asyncio.wait_for(scenario(), 5))
 
 
 def test_agents_and_judges_of_one_endpoint_share_one_gate() -> None:

@@ -145,7 +145,11 @@ class LLMServer:
         self.latency = 0.0  # seconds every answer takes (a scripted delay adds to it)
         self.in_flight = 0
         self.most_in_flight = 0  # the most requests it was answering at once
+        # Answers to POSTs wait until this many requests have been in flight at once (then none
+        # waits): a test of concurrency sees it however slowly a busy machine sends the requests.
+        self.together = 0
         self._lock = threading.Lock()
+        self._arrived = threading.Condition(self._lock)
         self._stopping = threading.Event()
         self._httpd = _HTTPServer(("127.0.0.1", 0), _RequestHandler)
         self._httpd.owner = self
@@ -191,6 +195,8 @@ class LLMServer:
 
     def stop(self) -> None:
         self._stopping.set()  # wakes handlers sleeping on a scripted delay
+        with self._arrived:
+            self._arrived.notify_all()  # ... or waiting for company
         self._httpd.shutdown()
         self._httpd.server_close()
         self._thread.join()
@@ -209,10 +215,15 @@ class LLMServer:
         return None
 
     def _respond(self, request: RecordedRequest) -> tuple[int, dict[str, str], Any]:
-        with self._lock:
+        with self._arrived:
             self.requests.append(request)
             self.in_flight += 1
             self.most_in_flight = max(self.most_in_flight, self.in_flight)
+            self._arrived.notify_all()
+            if request.method == "POST":  # a probe of the server (GET /models) is answered at once
+                self._arrived.wait_for(
+                    lambda: self.most_in_flight >= self.together or self._stopping.is_set(), timeout=60
+                )
         try:
             return self._respond_now(request)
         finally:
