@@ -249,6 +249,7 @@ def test_threshold_override(pytester: pytest.Pytester) -> None:
     result.assert_outcomes(passed=3)
 
 
+@pytest.mark.e2e  # two worker processes; the default run's check of -n is the split conversations' below
 def test_xdist_gives_the_same_results(pytester: pytest.Pytester) -> None:
     serial = pytester.runpytest(*ISOLATED, "--agent=oracle", "--mb-output=serial")
     parallel = pytester.runpytest(
@@ -293,11 +294,22 @@ def test_bad_input_is_one_line_and_exit_code_4(
 ) -> None:
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     agent = () if any(a.startswith("--agent") for a in arguments) or not arguments else ("--agent=null",)
-    result = pytester.runpytest_subprocess("--memorybench", "--span=isolated", *agent, *arguments)
+    result = pytester.runpytest("--memorybench", "--span=isolated", *agent, *arguments)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     errors = [line for line in result.stderr.lines if line.strip()]
     assert len(errors) == 1, result.stderr.str()
     result.stderr.fnmatch_lines([message])
+    assert "Traceback" not in result.stdout.str() + result.stderr.str()
+
+
+def test_bad_input_in_a_process_of_its_own_is_one_line_too(pytester: pytest.Pytester) -> None:
+    """As a user meets it: a new Python, where whatever its imports print comes first."""
+    result = pytester.runpytest_subprocess("--memorybench", "--span=isolated", "--agent=gemini:pro")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert [line for line in result.stderr.lines if line.strip()] == [
+        "ERROR: --agent 'gemini:pro': 'gemini' is neither a model prefix"
+        + result.stderr.lines[0].split("is neither a model prefix", 1)[1]
+    ], result.stderr.str()
     assert "Traceback" not in result.stdout.str() + result.stderr.str()
 
 
@@ -306,7 +318,7 @@ def test_the_example_agent_runs_from_the_current_directory(pytester: pytest.Pyte
     example = EXAMPLES / "custom_agent.py"
     pytester.mkpydir("examples")
     (pytester.path / "examples" / "custom_agent.py").write_text(example.read_text())
-    result = pytester.runpytest_subprocess(*ISOLATED, "--agent=examples.custom_agent:make_agent")
+    result = pytester.runpytest(*ISOLATED, "--agent=examples.custom_agent:make_agent")
     result.assert_outcomes(passed=3)
 
 
@@ -484,7 +496,7 @@ def test_a_replay_or_resume_runs_the_suites_and_data_the_run_was_planned_with(
     assert verdicts[0] == verdicts[1]
 
     data.rename(data.with_suffix(".moved"))
-    gone = pytester.runpytest_subprocess(*common, "--mb-resume=original")
+    gone = pytester.runpytest(*common, "--mb-resume=original")
     assert gone.ret == pytest.ExitCode.USAGE_ERROR
     gone.stderr.fnmatch_lines(
         [
@@ -514,7 +526,7 @@ def test_a_replay_keeps_the_runs_own_span(pytester: pytest.Pytester) -> None:
     pytester.runpytest(
         "--memorybench", "--agent=oracle", "--span=2k", "--mb-output=original", "-p", "no:cacheprovider"
     )
-    result = pytester.runpytest_subprocess("--memorybench", "--mb-replay=original", "--span=8k")
+    result = pytester.runpytest("--memorybench", "--mb-replay=original", "--span=8k")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(
         ["ERROR: --span 8k conflicts with the run given to --mb-replay (ltm=2k); drop --span"]

@@ -53,7 +53,11 @@ def baseline_file(path: Path, mean: float, **run: object) -> Path:
     return path
 
 
-@pytest.mark.parametrize("parallel", [(), ("-n", "2")], ids=["serial", "xdist"])
+@pytest.mark.parametrize(
+    "parallel",
+    [(), pytest.param(("-n", "2"), marks=pytest.mark.e2e)],  # e2e: two worker processes
+    ids=["serial", "xdist"],
+)
 def test_a_drop_outside_the_interval_fails_the_session_although_every_item_passed(
     pytester: pytest.Pytester, parallel: tuple[str, ...]
 ) -> None:

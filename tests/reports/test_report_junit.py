@@ -17,7 +17,11 @@ def properties(element: ET.Element) -> dict[str, str]:
     return {} if block is None else {p.get("name", ""): p.get("value", "") for p in block.iter("property")}
 
 
-@pytest.mark.parametrize("parallel", [(), ("-n", "2")], ids=["serial", "xdist"])
+@pytest.mark.parametrize(
+    "parallel",
+    [(), pytest.param(("-n", "2"), marks=pytest.mark.e2e)],  # e2e: two worker processes
+    ids=["serial", "xdist"],
+)
 def test_cases_carry_scores_and_the_suite_carries_totals(
     pytester: pytest.Pytester, parallel: tuple[str, ...]
 ) -> None:

@@ -146,7 +146,7 @@ def test_agent_and_judge_calls_are_priced_from_an_extended_table(
     monkeypatch.delenv("PYTEST_ADDOPTS")  # this suite alone
     pytester.makefile(".yaml", judged=JUDGED_SUITE)
     spec = f"openai:fake-model@{llm_server.openai_url}"
-    result = pytester.runpytest_subprocess(
+    result = pytester.runpytest(
         "--memorybench",
         "--mb-suite=judged.yaml",
         f"--agent={spec}",
@@ -175,6 +175,7 @@ def test_agent_and_judge_calls_are_priced_from_an_extended_table(
     )
 
 
+@pytest.mark.e2e  # two worker processes over the whole LTM suite
 def test_under_xdist_each_conversation_is_paid_once_and_the_ledger_is_shared(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
