@@ -224,7 +224,7 @@ def test_mb_exit_gate_without_a_gate_is_one_line_and_exit_code_4(pytester: pytes
 
 def test_a_bad_baseline_is_one_line_and_exit_code_4(pytester: pytest.Pytester) -> None:
     (pytester.path / "broken.json").write_text("{oops")
-    result = pytester.runpytest_subprocess(*ISOLATED, "--agent=null", "--mb-baseline=broken.json")
+    result = pytester.runpytest(*ISOLATED, "--agent=null", "--mb-baseline=broken.json")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert [line for line in result.stderr.lines if line.strip()] == [
         "ERROR: --mb-baseline broken.json: not valid JSON (Expecting property name enclosed in double quotes,"

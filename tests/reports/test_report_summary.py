@@ -161,9 +161,18 @@ colours.SCENARIO.summarize = summarize
 """
 
 
+@pytest.fixture
+def summarize_restored(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The inner run's conftest gives Colours a summarize in this process: taken away after the test."""
+    from pytest_memorybench.scenarios.ltm import colours
+
+    monkeypatch.setattr(colours.SCENARIO, "summarize", None, raising=False)  # until the conftest's
+
+
+@pytest.mark.usefixtures("summarize_restored")
 def test_a_scenario_summarize_reaches_results_terminal_and_html(pytester: pytest.Pytester) -> None:
     pytester.makeconftest(SUMMARIZE_CONFTEST)
-    result = pytester.runpytest_subprocess(*ISOLATED, "--agent=oracle", "--mb-output=run")
+    result = pytester.runpytest(*ISOLATED, "--agent=oracle", "--mb-output=run")
     result.assert_outcomes(passed=3)
     result.stdout.fnmatch_lines(
         [
@@ -180,9 +189,10 @@ def test_a_scenario_summarize_reaches_results_terminal_and_html(pytester: pytest
     assert "facts &lt;told&gt;" in page and "facts <told>" not in page
 
 
+@pytest.mark.usefixtures("summarize_restored")
 def test_a_summarize_that_raises_keeps_the_results(pytester: pytest.Pytester) -> None:
     pytester.makeconftest(SUMMARIZE_CONFTEST.replace("hits = ", "hits = 1 / 0 + "))
-    result = pytester.runpytest_subprocess(*ISOLATED, "--agent=oracle", "--mb-output=run")
+    result = pytester.runpytest(*ISOLATED, "--agent=oracle", "--mb-output=run")
     result.assert_outcomes(passed=3)
     assert result.ret == 0
     metrics = results_in(pytester.path / "run")["scenarios"]["ltm.colours"]["metrics"]
