@@ -66,9 +66,10 @@ def test_the_example_runs_the_benchmark_from_the_command_line(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     (pytester.path / "notes_memory.py").write_text(example_source())
+    monkeypatch.delitem(sys.modules, "notes_memory", raising=False)  # the run imports it from its folder
     with scripted_memory_server() as (server, _):
         monkeypatch.setenv("NOTES_MODEL_URL", server.openai_url)
-        result = pytester.runpytest_subprocess(
+        result = pytester.runpytest(
             "--memorybench",
             "--agent=notes_memory:make_agent",
             "--span=isolated",
