@@ -47,6 +47,18 @@ def _heap_frozen(_http_clients_loaded: None, _package_loaded: None) -> None:
     gc.freeze()
 
 
+# What the stores import on first use (agents/stores/*.py), where their extras are installed.
+STORE_SDKS = (
+    "mcp",
+    "mcp.client.stdio",
+    "mem0",
+    "mem0.memory.main",
+    "letta_client",
+    "supermemory",
+    "zep_cloud",
+)
+
+
 @pytest.fixture(scope="session")
 def _package_loaded() -> None:
     """Every module of the package, imported before any in-process inner run.
@@ -58,17 +70,23 @@ def _package_loaded() -> None:
     jokes, prospective-memory and restaurant tests of a later run in the same worker ended
     without a word (issue 59: "one run's state never leaks into the next").  A process that runs
     pytest twice keeps its modules; only the tests' inner runs need this.  Modules of extras that
-    are not installed, and command-line entry points, are left out.
+    are not installed, and command-line entry points, are left out.  The stores' SDKs, which the
+    package imports on first use, are loaded here too: the MCP SDK imported anew by each run (with
+    anyio's subprocesses) made a later run's store check take 13 s, not 0.4.
     """
     import pytest_memorybench
 
     with warnings.catch_warnings():  # an extra's own deprecations at import, not the test's to see
         warnings.simplefilter("ignore")
-        for module in pkgutil.walk_packages(pytest_memorybench.__path__, "pytest_memorybench."):
-            if module.name.endswith((".cli", ".__main__")):
+        names = [
+            module.name
+            for module in pkgutil.walk_packages(pytest_memorybench.__path__, "pytest_memorybench.")
+        ]
+        for name in [*names, *STORE_SDKS]:
+            if name.endswith((".cli", ".__main__")):
                 continue
             with contextlib.suppress(ImportError):
-                importlib.import_module(module.name)
+                importlib.import_module(name)
 
 
 @pytest.fixture(scope="session")

@@ -16,6 +16,7 @@ import pytest
 from pytest_memorybench.scenarios.locomo.data import load_samples
 from pytest_memorybench.scenarios.locomo.generator import write_locomo
 from tests.support.loopback import LoopbackState
+from tests.support.mcp_server import reference_store, require_reference_mcp_server
 from tests.support.mem0_platform_server import mem0_platform_server
 from tests.support.memory_model import MemoryModelScript, scripted_memory_server
 from tests.support.runs import results_in
@@ -53,10 +54,8 @@ def _local(sdk: str | None, settings: str = "") -> Any:
 
 
 def _mcp(stack: ExitStack, monkeypatch: pytest.MonkeyPatch) -> Started:
-    from tests.support.mcp_server import require_reference_mcp_server
-
     require_reference_mcp_server()
-    return "", None
+    return reference_store().removeprefix("mcp"), None
 
 
 def _added_texts(server: LoopbackState) -> list[list[str]]:

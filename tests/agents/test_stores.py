@@ -25,7 +25,7 @@ from pytest_memorybench.agents.stores.protocol import Hit, StoreClient, StoreErr
 from pytest_memorybench.core.errors import UsageError
 from pytest_memorybench.core.records import Message
 from tests.support.llm_server import LLMServer
-from tests.support.mcp_server import require_reference_mcp_server
+from tests.support.mcp_server import reference_store, require_reference_mcp_server
 from tests.support.memory_model import MemoryModelScript, scripted_memory_server
 from tests.support.paths import DOCS, REFERENCE
 from tests.support.runs import results_in, usage_error_line
@@ -467,34 +467,30 @@ def test_a_gate_refuses_a_store_that_found_nothing_unless_told_otherwise() -> No
 
 @pytest.fixture
 def reference_mcp_server() -> None:
-    require_reference_mcp_server()
+    require_reference_mcp_server()  # started as a user's run starts it, by npx: then by Node itself
 
 
-def _run_store(
-    pytester: pytest.Pytester, agent: str, select: str = "colours or name_list"
-) -> tuple[pytest.RunResult, dict[str, Any]]:
+def _run_store(pytester: pytest.Pytester, agent: str, *extra: str) -> tuple[pytest.RunResult, dict[str, Any]]:
     run = pytester.path / "run"
     result = pytester.runpytest(
         "--memorybench",
         "--span=isolated",
         "-k",
-        select,
+        "colours or name_list",
         "-p",
         "no:cacheprovider",
         f"--agent={agent}",
         f"--mb-output={run}",
+        *extra,
     )
     return result, results_in(run)["totals"]
-
-
-ONE_EACH = "(colours or name_list) and rep1"  # one conversation of each: a store (a server) for each
 
 
 def test_the_reference_mcp_server_as_a_store_runs_end_to_end(
     pytester: pytest.Pytester, model: Any, reference_mcp_server: None
 ) -> None:
     server, _ = model
-    result, totals = _run_store(pytester, f"mcp:openai:fake-model@{server.openai_url}")
+    result, totals = _run_store(pytester, f"{reference_store()}:openai:fake-model@{server.openai_url}")
     assert not totals["errors"] and totals["max"] == 6, result.stdout.str()[-3000:]
     assert totals["store"]["messages"] > 0 and totals["store"]["empty"] < totals["store"]["searches"]
     assert totals["evidence_recall"]["mean"] > 0.5, "the colours and names are found word by word"
@@ -529,8 +525,8 @@ async def test_mem0_extracts_with_the_answering_model_or_stores_messages_as_give
 def test_mem0_runs_the_ltm_suite_end_to_end(pytester: pytest.Pytester, model: Any) -> None:
     pytest.importorskip("mem0")
     server, _ = model
-    result, totals = _run_store(pytester, f"mem0:openai:fake-model@{server.openai_url}", ONE_EACH)
-    assert not totals["errors"] and totals["max"] == 2, result.stdout.str()[-3000:]
+    result, totals = _run_store(pytester, f"mem0:openai:fake-model@{server.openai_url}")
+    assert not totals["errors"] and totals["max"] == 6, result.stdout.str()[-3000:]
     assert totals["evidence_recall"]["mean"] > 0.5 and totals["store"]["ingest_ms_per_message"] > 0
 
 
@@ -538,8 +534,9 @@ def test_in_agent_mode_the_model_saves_and_searches_through_the_servers_tools(
     pytester: pytest.Pytester, model: Any, reference_mcp_server: None
 ) -> None:
     server, script = model
-    result, totals = _run_store(pytester, f"mcp(mode=agent):openai:fake-model@{server.openai_url}", ONE_EACH)
-    assert not totals["errors"] and totals["max"] == 2, result.stdout.str()[-3000:]
+    agent = f"{reference_store('mode=agent')}:openai:fake-model@{server.openai_url}"
+    result, totals = _run_store(pytester, agent)
+    assert not totals["errors"] and totals["max"] == 6, result.stdout.str()[-3000:]
     memory = totals["memory"]
     assert memory["write"]["calls"] > 0 and memory["read"]["calls"] > 0  # create_entities; search_nodes
     assert script.asked["mcp_agent"] == memory["write"]["calls"] + memory["read"]["calls"]
