@@ -158,7 +158,12 @@ def test_a_refused_key_stops_the_run_before_any_test_in_one_line(
     assert len(letta.requests) == 1
 
 
-def test_no_letta_server_is_one_line_before_any_test(pytester: pytest.Pytester, model: LLMServer) -> None:
+def test_no_letta_server_is_one_line_before_any_test(
+    pytester: pytest.Pytester, model: LLMServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the SDK's retries and the harness's, each try refused at once: without their waits (6 s)
+    monkeypatch.setattr("letta_client._base_client.BaseClient._calculate_retry_timeout", lambda *_: 0.0)
+    monkeypatch.setattr("pytest_memorybench.agents.stores.protocol.StoreClient._pause", lambda *_: 0.0)
     spec = f"letta(url=http://127.0.0.1:9):openai:fake-model@{model.openai_url}"
     result = pytester.runpytest("--memorybench", "-p", "no:cacheprovider", f"--agent={spec}")
     assert "no Letta server answers at http://127.0.0.1:9" in usage_error_line(result)
