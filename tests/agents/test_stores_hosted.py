@@ -23,7 +23,7 @@ from tests.support.loopback import LoopbackState
 from tests.support.mem0_platform_server import Mem0PlatformServer, mem0_platform_server
 from tests.support.memory_model import scripted_memory_server
 from tests.support.runs import usage_error_line
-from tests.support.store_runs import two_scenarios
+from tests.support.store_runs import two_scenarios, without_back_off
 from tests.support.supermemory_server import SupermemoryServer, supermemory_server
 from tests.support.zep_server import ZepServer, zep_server
 
@@ -51,6 +51,12 @@ HOSTED = {
     "mem0-platform": Hosted("mem0-platform", "mem0", "MEM0_API_KEY", mem0_platform_server),
     "zep": Hosted("zep", "zep_cloud", "ZEP_API_KEY", zep_server),
 }
+
+
+@pytest.fixture(autouse=True)
+def _no_back_off(monkeypatch: pytest.MonkeyPatch) -> None:
+    """What is retried is checked here, not how long the harness waits between tries (3 s a test)."""
+    without_back_off(monkeypatch)
 
 
 @pytest.fixture
@@ -225,8 +231,12 @@ async def test_a_failed_zep_task_is_a_store_error_every_time_it_is_waited_for(ze
 
 
 @pytest.mark.asyncio
-async def test_a_429_is_retried_and_the_messages_added_once(hosted: tuple[Hosted, LoopbackState]) -> None:
+async def test_a_429_is_retried_and_the_messages_added_once(
+    hosted: tuple[Hosted, LoopbackState], monkeypatch: pytest.MonkeyPatch
+) -> None:
     product, server = hosted
+    if product.sdk in ("zep_cloud", "supermemory"):  # their clients' own back-off after a Retry-After of 0
+        monkeypatch.setattr(f"{product.sdk}.core.http_client.INITIAL_RETRY_DELAY_SECONDS", 0.0)  # 1 s, 2 s
     client = store_client(parse_agent_spec(product.spec(server)), AgentOptions())
     server.faults = [429, 429]
     await client.add([Message("My locker code is 4512.", WHEN)], "conv-a")

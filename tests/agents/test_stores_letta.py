@@ -20,7 +20,7 @@ from tests.support.letta_server import LettaServer, letta_server
 from tests.support.llm_server import LLMServer
 from tests.support.memory_model import scripted_memory_server
 from tests.support.runs import results_in, usage_error_line
-from tests.support.store_runs import two_scenarios
+from tests.support.store_runs import two_scenarios, without_back_off
 
 pytest_plugins = ["pytester"]
 pytest.importorskip("letta_client")
@@ -163,7 +163,7 @@ def test_no_letta_server_is_one_line_before_any_test(
 ) -> None:
     # the SDK's retries and the harness's, each try refused at once: without their waits (6 s)
     monkeypatch.setattr("letta_client._base_client.BaseClient._calculate_retry_timeout", lambda *_: 0.0)
-    monkeypatch.setattr("pytest_memorybench.agents.stores.protocol.StoreClient._pause", lambda *_: 0.0)
+    without_back_off(monkeypatch)
     spec = f"letta(url=http://127.0.0.1:9):openai:fake-model@{model.openai_url}"
     result = pytester.runpytest("--memorybench", "-p", "no:cacheprovider", f"--agent={spec}")
     assert "no Letta server answers at http://127.0.0.1:9" in usage_error_line(result)

@@ -1,5 +1,5 @@
 """A store's run of two LTM scenarios (colours and name_list, three conversations each, isolated):
-the products' end-to-end tests share it."""
+the products' end-to-end tests share it; and a store's retries without the harness's back-off."""
 
 from __future__ import annotations
 
@@ -21,3 +21,12 @@ def two_scenarios(pytester: pytest.Pytester, agent: str) -> dict[str, Any]:
     assert not totals["errors"] and totals["max"] == 6, result.stdout.str()[-3000:]
     assert totals["store"]["ingest_ms_per_message"] > 0
     return results
+
+
+def without_back_off(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The harness's exponential back-off between a store's tries (0.5 s, then 1 s) taken to nothing,
+    for tests of what is retried, not of how long it waits: a wait a server asks for (Retry-After)
+    is still the server's."""
+    monkeypatch.setattr(
+        "pytest_memorybench.agents.stores.protocol.wait_exponential", lambda *_, **__: lambda _state: 0.0
+    )
