@@ -29,6 +29,7 @@ from tests.support.mcp_server import reference_store, require_reference_mcp_serv
 from tests.support.memory_model import MemoryModelScript, scripted_memory_server
 from tests.support.paths import DOCS, REFERENCE
 from tests.support.runs import results_in, usage_error_line
+from tests.support.store_runs import without_back_off
 
 pytest_plugins = ["pytester"]
 
@@ -44,6 +45,12 @@ def example_source() -> str:
     found = re.search(r"<!-- example: list store -->\n```python\n(.*?)```", PAGE.read_text(), re.S)
     assert found, "docs/stores.md lost its example store"
     return found[1]
+
+
+@pytest.fixture
+def no_back_off(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A failing store's three tries without the 1.5 s the harness waits between them."""
+    without_back_off(monkeypatch)
 
 
 @pytest.fixture
@@ -380,6 +387,7 @@ def test_a_store_that_returns_thirty_is_reported_under_the_table(
     )
 
 
+@pytest.mark.usefixtures("no_back_off")
 def test_a_store_that_starts_failing_gives_errors_that_the_gate_refuses(
     pytester: pytest.Pytester, model: Any
 ) -> None:
@@ -400,6 +408,7 @@ def test_a_store_that_starts_failing_gives_errors_that_the_gate_refuses(
     assert result.ret == pytest.ExitCode.TESTS_FAILED
 
 
+@pytest.mark.usefixtures("no_back_off")
 def test_a_store_that_finds_nothing_it_was_given_stops_the_run_before_any_test(
     pytester: pytest.Pytester, model: Any
 ) -> None:
@@ -546,6 +555,7 @@ def test_in_agent_mode_the_model_saves_and_searches_through_the_servers_tools(
     assert any("'name': 'search_nodes'" in body for body in bodies), "the server's tools are offered"
 
 
+@pytest.mark.usefixtures("no_back_off")
 def test_a_store_run_resumes_what_errored_and_replays_without_the_store(
     pytester: pytest.Pytester, model: Any
 ) -> None:

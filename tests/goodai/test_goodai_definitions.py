@@ -186,10 +186,18 @@ CONFIGS = REFERENCE.parents[3] / "configurations/published_benchmarks"
 LONGER_SPANS = ["120k", "200k", "500k"]
 
 
+# The default run reads one folder of each format (Benchmark 1, 2 and 3, the smallest); the e2e group
+# every folder and span GoodAI published: each is two whole runs.
+EACH_FORMAT = {"Benchmark 1 - 1k Filler", "Benchmark 2 - 1k Filler", "Benchmark 3 - 32k (isolated)"}
+
+
 @pytest.mark.skipif(not DEV.is_dir(), reason="../shared/reference is not available")
 @pytest.mark.parametrize(
     "folder",
-    [*PUBLISHED_FOLDERS, *LONGER_SPANS],
+    [
+        folder if getattr(folder, "name", "") in EACH_FORMAT else pytest.param(folder, marks=pytest.mark.e2e)
+        for folder in [*PUBLISHED_FOLDERS, *LONGER_SPANS]
+    ],
     ids=lambda folder: getattr(folder, "name", f"Benchmark 3 - {folder}"),
 )
 def test_every_published_definitions_folder_runs(pytester: pytest.Pytester, folder: Path | str) -> None:
