@@ -72,7 +72,13 @@ def pytest_cmdline_main(config: pytest.Config) -> None:
 # Modules that start a SmolLM2 server of their own, which takes every core: one worker runs them,
 # one after the other (two at once would each crawl).  xdist's `xdist_group` mark would say so, but
 # from pytest 9.2 it silently stops grouping (pytest-xdist #1386), so the scheduler groups them by path.
-ONE_WORKER = {"tests/test_real_model.py": "real_model", "tests/test_real_model_memory.py": "real_model"}
+# The scenario contract's module fixtures generate every built-in suite three times, twice in
+# processes of their own: one worker, so that it is done once.
+ONE_WORKER = {
+    "tests/test_real_model.py": "real_model",
+    "tests/test_real_model_memory.py": "real_model",
+    "tests/scenarios/test_scenario_contract.py": "contract",
+}
 
 
 @pytest.hookimpl(optionalhook=True)

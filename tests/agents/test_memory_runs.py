@@ -185,16 +185,23 @@ def test_every_memory_runs_memoryagentbench_to_the_end(
     assert totals["max"] == 41 and not totals["errors"], run.outcome.stdout.str()[-3000:]
 
 
+@pytest.mark.parametrize(
+    "sizes",
+    [
+        pytest.param((2, 4, 10), id="three sizes"),
+        pytest.param((2, 4, 10, 20, 50), id="five sizes", marks=pytest.mark.e2e),  # ten whole runs
+    ],
+)
 def test_a_memory_overtaking_full_context_is_marked_on_convomems_scale_curve(
-    pytester: pytest.Pytester, model: Any
+    pytester: pytest.Pytester, model: Any, sizes: tuple[int, ...]
 ) -> None:
-    """Runs of full-context and bm25 at five history sizes, compared: the scale curve is drawn and
+    """Runs of full-context and bm25 at several history sizes, compared: the scale curve is drawn and
     the size where bm25 first scores above full-context (whose window, 1,200 tokens, stops holding
     every conversation) is named."""
     server, _ = model
     suite = (Path(__file__).parents[2] / "suites" / "convomem.yaml").read_text(encoding="utf-8")
     folders = []
-    for size in (2, 4, 10, 20, 50):
+    for size in sizes:
         pytester.path.joinpath(f"cm{size}.yaml").write_text(
             suite.replace("conversations: 10", f"conversations: {size}")
         )
@@ -209,12 +216,12 @@ def test_a_memory_overtaking_full_context_is_marked_on_convomems_scale_curve(
     compared = pytester.runpytest("--mb-compare", *folders, "--mb-output=cmp", *QUIET)
     compared.stdout.fnmatch_lines(
         [
-            "scale: 2 curve(s) over 2, 4, 10, 20, 50 conversations",
+            f"scale: 2 curve(s) over {', '.join(map(str, sizes))} conversations",
             "  bm25:* overtakes full-context:* at 4 conversations (*)",
         ]
     )
     record = json.loads((pytester.path / "cmp" / "compare.json").read_text())
     assert record["scale"]["unit"] == "conversations in each question's history"
-    assert [len(points) for points in record["scale"]["series"].values()] == [5, 5]
+    assert [len(points) for points in record["scale"]["series"].values()] == [len(sizes)] * 2
     figure = (pytester.path / "cmp" / "span.svg").read_text()
     assert "stroke-dasharray" in figure and "overtakes" in figure, "the crossing is marked"

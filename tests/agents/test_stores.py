@@ -425,6 +425,7 @@ def test_a_store_that_finds_nothing_it_was_given_stops_the_run_before_any_test(
         assert said in error and "failed its check before the run" in error
 
 
+@pytest.mark.e2e  # 200 questions of LoCoMo's published file, and LongMemEval: two whole runs
 @pytest.mark.skipif(not LOCOMO.exists(), reason="../shared/reference/locomo is not here")
 def test_the_docs_example_store_runs_locomo_and_longmemeval(pytester: pytest.Pytester, model: Any) -> None:
     server, script = model
