@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -83,9 +84,9 @@ def test_the_cap_is_for_memory_agents(pytester: pytest.Pytester) -> None:
     )
 
 
-def test_a_comparison_of_bm25_and_gold_sets_their_splits_side_by_side_with_paired_tests(
-    pytester: pytest.Pytester, model: Any, tmp_path: Any
-) -> None:
+@pytest.fixture
+def bm25_and_gold(pytester: pytest.Pytester, model: Any) -> tuple[Path, pytest.RunResult]:
+    """Runs of bm25 and gold on LoCoMo, compared: the comparison's folder and its terminal."""
     server, _ = model
     folders = []
     for store in ("bm25", "gold"):
@@ -102,6 +103,13 @@ def test_a_comparison_of_bm25_and_gold_sets_their_splits_side_by_side_with_paire
     result = pytester.runpytest(
         "--mb-compare", *folders, f"--mb-output={out}", f"--mb-markdown={out / 'c.md'}"
     )
+    return out, result
+
+
+def test_a_comparison_of_bm25_and_gold_sets_their_splits_side_by_side_with_paired_tests(
+    pytester: pytest.Pytester, bm25_and_gold: tuple[Path, pytest.RunResult]
+) -> None:
+    out, result = bm25_and_gold
     result.stdout.fnmatch_lines(
         [
             "where answers were lost*A*B",
@@ -133,12 +141,18 @@ def test_a_comparison_of_bm25_and_gold_sets_their_splits_side_by_side_with_paire
         and '<option value="found_wrong">found but answered wrong' in page
     )
 
-    if CHROMIUM is None:
-        return
+
+@pytest.mark.browser
+@pytest.mark.skipif(CHROMIUM is None, reason="no Chromium binary (Debian: apt-get install chromium)")
+def test_the_comparison_page_filters_the_questions_by_where_they_were_lost(
+    pytester: pytest.Pytester, bm25_and_gold: tuple[Path, pytest.RunResult], tmp_path: Path
+) -> None:
+    out, _ = bm25_and_gold
     items = [
         json.loads((pytester.path / name / "results.json").read_text())["items"] for name in ("bm25", "gold")
     ]
     wrong = {item["nodeid"] for run in items for item in run if loss_class(item) == "found_wrong"}
+    assert CHROMIUM is not None
     browser = Browser(CHROMIUM, tmp_path / "profile")
     try:
         browser.open((out / "compare.html").as_uri())
