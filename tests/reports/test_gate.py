@@ -14,7 +14,7 @@ from pytest_memorybench.reports.gate import evaluate, gate_lines
 from pytest_memorybench.results.file import Baseline
 from pytest_memorybench.runner.settings import GateSettings
 from tests.pytest_integration.test_plugin import LAST_STATEMENT_AGENT, colours_only  # noqa: F401  (autouse: a Colours-only ltm)
-from tests.support.runs import results_in
+from tests.support.runs import SERIAL_AND_XDIST, results_in
 
 ISOLATED = ("--memorybench", "--span=isolated", "-p", "no:cacheprovider")
 
@@ -53,11 +53,7 @@ def baseline_file(path: Path, mean: float, **run: object) -> Path:
     return path
 
 
-@pytest.mark.parametrize(
-    "parallel",
-    [(), pytest.param(("-n", "2"), marks=pytest.mark.e2e)],  # e2e: two worker processes
-    ids=["serial", "xdist"],
-)
+@SERIAL_AND_XDIST
 def test_a_drop_outside_the_interval_fails_the_session_although_every_item_passed(
     pytester: pytest.Pytester, parallel: tuple[str, ...]
 ) -> None:
@@ -175,7 +171,7 @@ def test_a_gate_with_nothing_measured_fails(pytester: pytest.Pytester) -> None:
     )
 
 
-@pytest.mark.parametrize("parallel", [(), ("-n", "2")], ids=["serial", "xdist"])
+@SERIAL_AND_XDIST
 def test_under_mb_exit_gate_the_gate_alone_decides_the_exit(
     pytester: pytest.Pytester, parallel: tuple[str, ...]
 ) -> None:

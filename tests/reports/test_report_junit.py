@@ -8,6 +8,7 @@ import pytest
 
 from pytest_memorybench.reports.junit import item_properties
 from tests.pytest_integration.test_plugin import WARNINGS_AS_ERRORS, colours_only  # noqa: F401  (autouse: a Colours-only ltm)
+from tests.support.runs import SERIAL_AND_XDIST
 
 ISOLATED = ("--memorybench", "--span=isolated", "-p", "no:cacheprovider")
 
@@ -17,11 +18,7 @@ def properties(element: ET.Element) -> dict[str, str]:
     return {} if block is None else {p.get("name", ""): p.get("value", "") for p in block.iter("property")}
 
 
-@pytest.mark.parametrize(
-    "parallel",
-    [(), pytest.param(("-n", "2"), marks=pytest.mark.e2e)],  # e2e: two worker processes
-    ids=["serial", "xdist"],
-)
+@SERIAL_AND_XDIST
 def test_cases_carry_scores_and_the_suite_carries_totals(
     pytester: pytest.Pytester, parallel: tuple[str, ...]
 ) -> None:

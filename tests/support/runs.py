@@ -30,6 +30,13 @@ from pytest_memorybench.runner.settings import Settings
 # the cache would carry state between runs.
 QUIET = ("-p", "no:randomly", "-p", "no:cacheprovider")
 
+# A test of a run by itself and under xdist (`parallel`: the options to add); the xdist one starts two
+# worker processes, so it is in the e2e group, which CI runs (the default run checks -n once:
+# tests/pytest_integration/test_plugin.py's split conversations).
+SERIAL_AND_XDIST = pytest.mark.parametrize(
+    "parallel", [(), pytest.param(("-n", "2"), marks=pytest.mark.e2e)], ids=["serial", "xdist"]
+)
+
 
 def results_in(folder: Path | str) -> ResultsRecord:
     """The results.json of run folder `folder` (or the file itself), read and checked, and every
