@@ -133,6 +133,7 @@ def test_a_graphiti_spec_it_cannot_run_is_one_line(spec: str, message: str) -> N
         store_client(parse_agent_spec(spec), AgentOptions())
 
 
+@pytest.mark.e2e  # a whole run, a Kuzu database a conversation; store_dates' LoCoMo run is the default's
 def test_graphiti_runs_the_ltm_suite_with_no_item_error(
     pytester: pytest.Pytester, model: tuple[LLMServer, MemoryModelScript]
 ) -> None:

@@ -92,6 +92,7 @@ def _hostile_run(pytester: pytest.Pytester, agent: str, span: str, select: str, 
     )
 
 
+@pytest.mark.e2e  # a whole run in a process of its own, which must end
 def test_a_hung_sync_agent_does_not_keep_python_from_exiting(pytester: pytest.Pytester) -> None:
     """After an interruption the agent's thread is abandoned: the process ends anyway."""
     pytester.makepyfile(hung="import time\n\ndef make():\n    return lambda text: time.sleep(3600)\n")

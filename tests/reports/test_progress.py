@@ -140,6 +140,7 @@ def test_on_a_terminal_the_status_is_rewritten_in_place_and_erased_for_pytest() 
     assert status in written and reporter.lines == []  # no full lines on a terminal
 
 
+@pytest.mark.e2e  # a whole run in a process of its own, on a pseudo-terminal
 def test_on_a_real_terminal_the_rows_read_as_pytest_wrote_them(tmp_path: Path) -> None:
     """Under a pseudo-terminal: the status shows while the agent thinks, and once every status is
     taken back by its erasing sequence, what is left is pytest's own row."""
