@@ -43,7 +43,10 @@ SLOW_GROUPS = {
     "browser": "renders report.html in headless Chromium (skipped without it)",
     "compat": "the plugin beside other pytest plugins, and on the oldest pytest we support",
     "fuzz": "long property-based fuzzing of every reader of users' files",
-    "e2e": "whole runs in subprocesses: killed and resumed, sharded CI workflows, failure drills",
+    "e2e": (
+        "whole runs in subprocesses or on xdist workers, and the long sweeps (every published folder,"
+        " every history size): killed and resumed, sharded CI workflows, failure drills"
+    ),
     "docs": "every command the documentation shows, run as written",
 }
 
