@@ -394,7 +394,7 @@ class MeteredAgent:
 
     def __init__(self) -> None:
         # Usage from before the adapter existed must not be counted.
-        self.usage = Usage(input_tokens=1_000, output_tokens=500, seconds=9.0, cost_usd=1.0, calls=4)
+        self.usage = Usage(input_tokens=1_000, output_tokens=500, seconds=86_400.0, cost_usd=1.0, calls=4)
 
     async def reply(self, message: Message) -> str:
         await asyncio.sleep(0.01)
@@ -414,7 +414,7 @@ async def test_usage_taken_from_the_agents_own_usage(offline_counter: WordCounte
     assert usage.input_tokens == 240
     assert usage.output_tokens == 14
     assert usage.cost_usd == pytest.approx(0.5)
-    assert 0.02 <= usage.seconds < 9.0  # measured by the adapter, not the agent's own seconds
+    assert 0.02 <= usage.seconds < 86_400  # measured by the adapter, not the agent's own day
 
 
 @pytest.mark.asyncio
