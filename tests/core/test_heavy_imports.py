@@ -8,37 +8,53 @@ were errors ("partially initialized module 'nltk'"), so `heavy_import` lets one 
 from __future__ import annotations
 
 import sys
-import textwrap
 import threading
-import time
 from pathlib import Path
 
 import pytest
 
 from pytest_memorybench.core.heavy import heavy_import
 
+ALPHA = """
+import importlib._bootstrap as bootstrap
+import sys, time
+
+def _waiting_for_alpha():
+    for locks in list(bootstrap._blocking_on.values()):  # a lock, or from Python 3.12 a list of them
+        for lock in locks if isinstance(locks, list) else [locks]:
+            if getattr(lock, "name", None) == "mb_alpha":
+                return True
+    return False
+
+sys.mb_alpha_begun.set()
+if sys.mb_beta_begun.wait(sys.mb_beta_wait):  # beta's thread is inside beta (never, when imports take turns)
+    deadline = time.monotonic() + 60  # only a guard against hanging: the wait ends with the event
+    while not _waiting_for_alpha() and time.monotonic() < deadline:  # ... and waiting for alpha
+        time.sleep(0.01)
+import mb_beta
+VALUE = mb_beta.VALUE
+"""
+BETA = """
+import sys
+sys.mb_beta_begun.set()
+import mb_alpha
+VALUE = 1
+"""
+
 
 @pytest.fixture
-def entangled(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
-    """Two modules that import each other (as nltk's do): alpha, slow to start, reads beta's value."""
-    (tmp_path / "mb_alpha.py").write_text(
-        textwrap.dedent("""
-        import sys, time
-        sys.mb_beta_begun.wait(1)  # beta's thread is inside beta (never, when imports take turns)
-        time.sleep(0.1)  # ... and waiting for alpha
-        import mb_beta
-        VALUE = mb_beta.VALUE
-    """)
-    )
-    (tmp_path / "mb_beta.py").write_text(
-        textwrap.dedent("""
-        import sys
-        sys.mb_beta_begun.set()
-        import mb_alpha
-        VALUE = 1
-    """)
-    )
+def entangled(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest):
+    """Two modules that import each other (as nltk's do): alpha, slow to start, reads beta's value.
+
+    Each step waits for the one before it rather than for a time: alpha for beta's thread to be
+    inside beta and then waiting for alpha, the second thread for alpha to have begun.  Where
+    imports take turns beta never begins while alpha runs: alpha gives up on it after a second
+    (`beta_wait`, the test's parameter), where they do not it waits as long as it takes."""
+    (tmp_path / "mb_alpha.py").write_text(ALPHA)
+    (tmp_path / "mb_beta.py").write_text(BETA)
+    monkeypatch.setattr(sys, "mb_alpha_begun", threading.Event(), raising=False)
     monkeypatch.setattr(sys, "mb_beta_begun", threading.Event(), raising=False)
+    monkeypatch.setattr(sys, "mb_beta_wait", request.param, raising=False)
     monkeypatch.syspath_prepend(str(tmp_path))
     yield
     for name in ("mb_alpha", "mb_beta"):
@@ -56,7 +72,7 @@ def _import_both(importer) -> list[BaseException]:
 
     first = threading.Thread(target=run, args=("mb_alpha",))
     first.start()
-    time.sleep(0.05)  # alpha is initialising when beta is asked for
+    assert sys.mb_alpha_begun.wait(60)  # type: ignore[attr-defined]  # alpha is initialising when beta is asked for
     second = threading.Thread(target=run, args=("mb_beta",))
     second.start()
     first.join()
@@ -64,6 +80,7 @@ def _import_both(importer) -> list[BaseException]:
     return errors
 
 
+@pytest.mark.parametrize("entangled", [60.0], indirect=True)
 def test_unguarded_imports_on_two_threads_see_a_half_initialised_module(entangled) -> None:
     import importlib
 
@@ -71,6 +88,7 @@ def test_unguarded_imports_on_two_threads_see_a_half_initialised_module(entangle
     assert errors, "alpha's thread should have met beta half-initialised by the other thread"
 
 
+@pytest.mark.parametrize("entangled", [1.0], indirect=True)
 def test_heavy_imports_take_turns(entangled) -> None:
     assert _import_both(heavy_import) == []
     assert sys.modules["mb_alpha"].VALUE == 1
