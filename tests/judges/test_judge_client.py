@@ -652,7 +652,7 @@ async def test_anthropic_judges_answer_through_a_tool_with_the_schema(
 
 def test_a_judge_check_with_mostly_unusable_verdicts_says_so_and_exits_1(llm_server: LLMServer) -> None:
     """Two cases of each kind (`sample`): every verdict of the whole set goes the same way, three
-    calls each, and the local judge's check of the whole set is tests/pytest_integration/test_user_tests.py's."""
+    calls each (the local judge's check of the whole set: tests/pytest_integration/test_user_tests.py)."""
     llm_server.queue(text="I think so.", times=5000)  # every verdict's attempts
     lines: list[str] = []
     status = run_judge_check(f"openai:fake-model@{llm_server.openai_url}", None, lines.append, sample=2)
