@@ -161,7 +161,10 @@ _CHARMAP = str.maketrans(
 
 def clean(text: str) -> str:
     """Unicode quotes and dashes made plain, accents dropped, case folded."""
-    text = unicodedata.normalize("NFKD", str(text).translate(_CHARMAP))
+    text = str(text).translate(_CHARMAP)
+    if text.isascii():  # no accent to drop (ASCII is its own NFKD): a book's answer is cleaned often
+        return text.casefold()
+    text = unicodedata.normalize("NFKD", text)
     return "".join(char for char in text if not unicodedata.combining(char)).casefold()
 
 
