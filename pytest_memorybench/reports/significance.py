@@ -69,11 +69,12 @@ def wilcoxon_p(a: Sequence[float], b: Sequence[float]) -> float | None:
 
 
 def _exact_signed_rank_p(differences: Sequence[float]) -> float:
-    """The exact two-sided p of the signed-rank statistic with tied or zero differences, as SciPy's
-    `wilcoxon` gives it for up to `EXACT_PAIRS` pairs (a permutation test over every flip of the
-    differences' signs, zeros left out, ties given their mean rank), counted instead of enumerated:
-    SciPy computes the statistic for each of the 2**n flips in turn, a second or two a pair, which
-    made comparing runs of a few items take a minute."""
+    """The exact two-sided p of the signed-rank statistic with tied or zero differences, as recent
+    SciPy's `wilcoxon` gives it for up to `EXACT_PAIRS` pairs (a permutation test over every flip of
+    the differences' signs, zeros left out, ties given their mean rank), counted instead of
+    enumerated: SciPy computes the statistic for each of the 2**n flips in turn, a second or two a
+    pair, which made comparing runs of a few items take a minute.  Older SciPy (our lowest) took
+    the normal approximation here; counted, the p is the same on every SciPy."""
     nonzero = sorted((abs(difference), difference > 0) for difference in differences if difference)
     doubled: list[int] = []  # each difference's rank, doubled to be whole: a tie's mean rank is i + j
     start = 0
