@@ -104,11 +104,12 @@ def test_a_killed_run_resumes_without_asking_again(pytester: pytest.Pytester, pr
 
 def test_the_judge_check_runs_on_a_real_model(pytester: pytest.Pytester, proxy: RecordingProxy) -> None:
     """Agreement and false acceptance of an LLM judge: whatever SmolLM2's figures are, they exist and are
-    printed.  Two of each set per task: SmolLM2 takes about 5 s a verdict here, the whole check 25 min."""
+    printed.  One of each set per task: SmolLM2 takes about 5 s a verdict here, the whole check 25 min
+    (every task kind asked is what is checked; more cases of each only took longer)."""
     judge = f"--judge=openai:{MODEL_ALIAS}@{proxy.openai_url}"
-    result = pytester.runpytest_subprocess("--mb-judge-check", judge, "--mb-judge-sample=2")
+    result = pytester.runpytest_subprocess("--mb-judge-check", judge, "--mb-judge-sample=1")
     output = result.stdout.str()
-    asked = 4 * len(TASK_KINDS)  # two labelled cases and two wrong answers per task
+    asked = 2 * len(TASK_KINDS)  # a labelled case and a wrong answer per task
     assert f"[memorybench] judged {asked}/{asked}" in output
     assert result.ret == 0 or "ERROR: " in output, (
         output
@@ -225,10 +226,10 @@ def test_auto_concurrency_runs_on_the_local_server_and_records_what_it_measured(
     SmolLM2's replies are and on what else the machine does (with replies capped and the other core
     busy it climbed to 8 here): `tests/bench/bench_local_concurrency.py` measures both, uncapped
     (timings are a benchmark's to report, never a test's to assert)."""
-    selection = ("--span=isolated", "-k", "colours or name_list")
+    selection = ("--span=isolated", "-k", "colours")  # three conversations at once: enough for auto to move
     result = pytester.runpytest(*RUN, agent_at(proxy), *selection, "--mb-output=auto")
     items = _items(pytester.path / "auto")
-    assert len(items) == 6 and not any(item["error"] for item in items), result.stdout.str()
+    assert len(items) == 3 and not any(item["error"] for item in items), result.stdout.str()
     (provider,) = results_in(pytester.path / "auto")["run"]["concurrency"]["providers"]
     assert provider["provider"].startswith("openai@") and provider["most_in_flight"] >= 1
     assert provider["changes"][0][1:] == [1, None, "start"], "auto starts at one request at a time"
