@@ -131,6 +131,9 @@ def at_once(seconds: float, trees: list[str], python: str, rounds: int) -> None:
 
 
 def main() -> None:
+    if {"-h", "--help"} & set(sys.argv[1:]):
+        print(__doc__)  # the modes and what each times: a bench started by --help would run for minutes
+        return
     if "--at-once" in sys.argv:
         parser = argparse.ArgumentParser()
         parser.add_argument("--at-once", type=float, required=True, help="seconds a reply takes")
