@@ -20,7 +20,7 @@ import pytest
 from tests.scenarios.test_episodic_runs import SUITE as EPISODIC_SUITE
 from tests.support.llm_server import LLMServer
 from tests.support.memory_model import MemoryModelScript, scripted_memory_server
-from tests.support.runs import QUIET, results_in, run_benchmark
+from tests.support.runs import QUIET, first_by_default, results_in, run_benchmark
 
 pytest_plugins = ["pytester"]
 
@@ -172,7 +172,7 @@ def test_compare_sets_each_memorys_write_and_read_calls_beside_its_spending(
     assert "| memory write / read |" in (pytester.path / "compare.md").read_text()
 
 
-@pytest.mark.parametrize("mechanism", ["bm25", "full-context", "rag", "memgpt", "files"])
+@pytest.mark.parametrize("mechanism", first_by_default(["bm25", "full-context", "rag", "memgpt", "files"]))
 def test_every_memory_runs_memoryagentbench_to_the_end(
     pytester: pytest.Pytester, model: Any, mechanism: str
 ) -> None:

@@ -70,8 +70,8 @@ async def test_graphiti_extracts_facts_searches_them_at_k_and_counts_its_model_c
     ("settings", "first"),
     [
         ("scope=episodes", "user: My locker code is 4512."),
-        ("scope=nodes,reranker=mmr", "locker: My locker code is 4512."),
-        ("episode=batch", "My locker code is 4512."),
+        pytest.param("scope=nodes,reranker=mmr", "locker: My locker code is 4512.", marks=pytest.mark.e2e),
+        pytest.param("episode=batch", "My locker code is 4512.", marks=pytest.mark.e2e),
     ],
 )
 async def test_graphiti_searches_the_scope_it_is_given(

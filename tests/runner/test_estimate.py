@@ -12,7 +12,7 @@ from pytest_memorybench.core.tokens import default_counter
 from pytest_memorybench.models.llm import MESSAGE_OVERHEAD
 from tests.support.judge_server import JudgeServer
 from tests.support.llm_server import LLMServer, RecordedRequest, chat_completion, content_text
-from tests.support.runs import results_in
+from tests.support.runs import first_by_default, results_in
 
 RUN = ("--memorybench", "-p", "no:cacheprovider", "-p", "no:randomly")
 REPLY_TOKENS = 40
@@ -84,7 +84,7 @@ def billing_like_an_api(request: RecordedRequest, text: str) -> Any:
     )
 
 
-@pytest.mark.parametrize("span", ["4k", "isolated"])
+@pytest.mark.parametrize("span", first_by_default(["isolated", "4k"]))
 def test_the_estimate_is_within_ten_percent_of_the_billed_run(
     pytester: pytest.Pytester, llm_server: LLMServer, span: str
 ) -> None:
@@ -112,7 +112,7 @@ def billing_memory_work(request: RecordedRequest, text: str) -> Any:
     return reply
 
 
-@pytest.mark.parametrize("mechanism", ["rag", "light", "scm"])
+@pytest.mark.parametrize("mechanism", first_by_default(["rag", "light", "scm"]))
 def test_a_memory_systems_estimate_counts_its_own_calls_as_the_run_does(
     pytester: pytest.Pytester, llm_server: LLMServer, mechanism: str
 ) -> None:

@@ -9,7 +9,7 @@ the run's tests, not a user's reader.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -36,6 +36,15 @@ QUIET = ("-p", "no:randomly", "-p", "no:cacheprovider")
 SERIAL_AND_XDIST = pytest.mark.parametrize(
     "parallel", [(), pytest.param(("-n", "2"), marks=pytest.mark.e2e)], ids=["serial", "xdist"]
 )
+
+
+def first_by_default(values: Iterable[Any], *, keep: int = 1) -> list[Any]:
+    """Parameters of a whole run repeated per store or mechanism: the first `keep` run in the default
+    `pytest`, the rest in the e2e group CI runs (`pytest -m slow`), so every one is still checked and
+    a contributor's run stays short (issue 80)."""
+    return [
+        value if i < keep else pytest.param(value, marks=pytest.mark.e2e) for i, value in enumerate(values)
+    ]
 
 
 def results_in(folder: Path | str) -> ResultsRecord:
