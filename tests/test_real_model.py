@@ -24,7 +24,7 @@ from pytest_memorybench.judges.base import TASK_KINDS
 from pytest_memorybench.local_model import MODEL_ALIAS, LocalModelUnavailable, server_command
 from tests.support.goodai import write_spy_meeting_run
 from tests.support.llm_server import RecordingProxy, content_text, last_user_text
-from tests.support.local_model import REPLY_TOKENS, free_port
+from tests.support.local_model import REPLY_TOKENS, SHORT_REPLY_TOKENS, free_port
 from tests.support.runs import results_in
 
 # One model server for the module: two would each take a core and make every test slower.
@@ -40,21 +40,28 @@ def proxy(model_server: str) -> Iterator[RecordingProxy]:
         yield recording
 
 
+@pytest.fixture
+def chat_proxy(model_server: str) -> Iterator[RecordingProxy]:
+    """The same with replies held to a few sentences, for the runs that check what is recorded."""
+    with RecordingProxy(model_server.removesuffix("/v1"), reply_tokens=SHORT_REPLY_TOKENS) as recording:
+        yield recording
+
+
 def agent_at(proxy: RecordingProxy) -> str:
     return f"--agent=openai:{MODEL_ALIAS}@{proxy.openai_url}"
 
 
 def test_a_run_against_a_real_model_records_what_it_answered_and_billed(
-    pytester: pytest.Pytester, proxy: RecordingProxy
+    pytester: pytest.Pytester, chat_proxy: RecordingProxy
 ) -> None:
-    result = pytester.runpytest(*RUN, agent_at(proxy), *TWO_SCENARIOS, "--mb-output=run")
+    result = pytester.runpytest(*RUN, agent_at(chat_proxy), *TWO_SCENARIOS, "--mb-output=run")
     run = pytester.path / "run"
     records = _items(run)
     assert len(records) == 6, result.stdout.str()
     assert all(record["score"] is not None or record["error"] for record in records)
 
-    completions = proxy.completions()
-    assert completions and all(e.status == 200 for e in proxy.exchanges), "no request failed"
+    completions = chat_proxy.completions()
+    assert completions and all(e.status == 200 for e in chat_proxy.exchanges), "no request failed"
     totals = results_in(run)["totals"]
     assert totals["agent_calls"] == len(completions)
     assert totals["agent_tokens_in"] == sum(e.body["usage"]["prompt_tokens"] for e in completions)
@@ -66,13 +73,15 @@ def test_a_run_against_a_real_model_records_what_it_answered_and_billed(
     assert [reply for _, reply in exchanges] == [_answer(e.body) for e in completions]
 
 
-def test_a_killed_run_resumes_without_asking_again(pytester: pytest.Pytester, proxy: RecordingProxy) -> None:
+def test_a_killed_run_resumes_without_asking_again(
+    pytester: pytest.Pytester, chat_proxy: RecordingProxy
+) -> None:
     command = [
         sys.executable,
         "-m",
         "pytest",
         *RUN,
-        agent_at(proxy),
+        agent_at(chat_proxy),
         "--span=1k",
         "-k",
         "colours",
@@ -88,15 +97,15 @@ def test_a_killed_run_resumes_without_asking_again(pytester: pytest.Pytester, pr
         killed.send_signal(signal.SIGKILL)
         killed.wait()
     answered = [message for message, _ in _exchanges(pytester.path / "run")]
-    proxy.wait_idle()  # the request the kill cut short still gets its answer: not the resumed run's
-    asked_before = len(proxy.completions())
+    chat_proxy.wait_idle()  # the request the kill cut short still gets its answer: not the resumed run's
+    asked_before = len(chat_proxy.completions())
 
-    result = pytester.runpytest(*RUN, agent_at(proxy), "--mb-resume=run")
+    result = pytester.runpytest(*RUN, agent_at(chat_proxy), "--mb-resume=run")
     result.stdout.fnmatch_lines(["memorybench: * (resumed)"])
     records = _items(pytester.path / "run")
     assert len(records) == 3, result.stdout.str()
     assert all(record["score"] is not None or record["error"] for record in records)
-    asked_after = [last_user_text(e.request.body) for e in proxy.completions()[asked_before:]]
+    asked_after = [last_user_text(e.request.body) for e in chat_proxy.completions()[asked_before:]]
     assert asked_after, "the rest of the conversation was asked"
     # The whole conversation is what was answered before the kill, then what was asked after it.
     assert [message for message, _ in _exchanges(pytester.path / "run")] == answered + asked_after

@@ -22,7 +22,7 @@ from pytest_memorybench.agents.stores.build import store_client
 from pytest_memorybench.core.records import Message
 from pytest_memorybench.local_model import MODEL_ALIAS
 from tests.support.llm_server import RecordingProxy
-from tests.support.local_model import REPLY_TOKENS
+from tests.support.local_model import SHORT_REPLY_TOKENS
 from tests.support.mcp_server import require_reference_mcp_server
 from tests.support.runs import QUIET, results_in
 
@@ -31,8 +31,8 @@ pytestmark = pytest.mark.real_model  # one worker runs this module and its twin 
 
 @pytest.fixture(scope="module")
 def capped_server(embedding_server: str) -> Iterator[str]:
-    """The embedding server behind a proxy that keeps each completion short (`REPLY_TOKENS`)."""
-    with RecordingProxy(embedding_server.removesuffix("/v1"), reply_tokens=REPLY_TOKENS) as proxy:
+    """The embedding server behind a proxy that keeps each completion short (`SHORT_REPLY_TOKENS`)."""
+    with RecordingProxy(embedding_server.removesuffix("/v1"), reply_tokens=SHORT_REPLY_TOKENS) as proxy:
         yield proxy.openai_url
 
 
