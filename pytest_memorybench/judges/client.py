@@ -23,7 +23,7 @@ of what it cost.  Around that:
   the backend are not), `cache_hits`, tokens (the server's counts, else estimated), `cost_usd`
   from `models/prices.py`, `unparseable` verdicts, and `prompt_hashes[kind]`.
 
-The backend is either an LLM backend from `providers.py` or a judge that answers tasks itself (the
+The backend is either an LLM backend from `backends.py` or a judge that answers tasks itself (the
 `local` judge).  `build_judge` gives the local judge no cache: it is deterministic and instant, and a
 cache would only hide changes to its code.
 """
@@ -48,7 +48,7 @@ from pytest_memorybench.judges.prompts import check_payload, prompt_key, render,
 from pytest_memorybench.judges.replies import validate
 from pytest_memorybench.judges.schemas import schema_for
 from pytest_memorybench.models.llm import Completion, Turn, token_usage
-from pytest_memorybench.models.providers import price_for
+from pytest_memorybench.models.provider_pool import price_for
 
 CACHE_VERSION = 1
 MAX_REASON = 160  # characters of an error reason kept in a verdict
@@ -58,7 +58,7 @@ log = logging.getLogger(__name__)
 
 @runtime_checkable
 class TextBackend(Protocol):
-    """What `providers.py` backends offer the client."""
+    """What `backends.py` backends offer the client."""
 
     name: str
     model: str | None

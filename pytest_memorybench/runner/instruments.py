@@ -103,7 +103,7 @@ class RunInstruments:
     def _juror(self, spec: JudgeSpec) -> CachedJudge:
         settings = self.context.settings
         if settings.estimate is not None:
-            from pytest_memorybench.judges.estimating import EstimatingJudge
+            from pytest_memorybench.judges.estimate_juror import EstimatingJudge
 
             return EstimatingJudge(spec)  # calls nothing, bills as `spec` would
         # auto: a model judge's endpoint limit decides how many at once (the local judge is CPU)

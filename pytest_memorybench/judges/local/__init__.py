@@ -102,7 +102,7 @@ _RULES = {
     "sentence": "sentence",
     "directions": "directions",
     "restaurant": "restaurant",
-    "items": "items",
+    "items": "listed_items",
     "order": "order",
     "nugget": "nugget",
     "equivalence": "equivalence",

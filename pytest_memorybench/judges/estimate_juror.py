@@ -17,7 +17,7 @@ from pytest_memorybench.judges.local import LocalJudge
 from pytest_memorybench.judges.prompts import prompt_key, render, task_prompt_hash
 from pytest_memorybench.judges.spec import JudgeSpec
 from pytest_memorybench.models.llm import Completion, token_usage
-from pytest_memorybench.models.providers import price_for
+from pytest_memorybench.models.provider_pool import price_for
 
 
 class EstimatingJudge(CachedJudge):
