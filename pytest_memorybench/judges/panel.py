@@ -36,8 +36,6 @@ from pytest_memorybench.judges.rubrics import BAND, OFFICIAL, asked_under, read_
 if TYPE_CHECKING:
     from pytest_memorybench.judges.client import CachedJudge
 
-_SUMMED = ("calls", "cache_hits", "input_tokens", "output_tokens", "cost_usd", "unparseable")
-
 
 @dataclass(frozen=True)
 class Ballot:
@@ -118,8 +116,7 @@ class JudgePanel:
         """Every juror's judging added up; identity fields from the first juror (or all, joined)."""
         merged = JudgeStats()
         for juror in self.jurors:
-            for key in _SUMMED:
-                setattr(merged, key, getattr(merged, key) + getattr(juror.stats, key))
+            merged.add(juror.stats)
         first = self.jurors[0].stats
         merged.prompt_hashes = dict(first.prompt_hashes)
         merged.output_form, merged.version = first.output_form, first.version
@@ -133,7 +130,7 @@ class JudgePanel:
             "jurors": [juror.name for juror in self.jurors],
             "repeats": self.repeats,
             "band": self.band,
-            "juror_stats": [{"name": juror.name, **dataclasses.asdict(juror.stats)} for juror in self.jurors],
+            "juror_stats": [{"name": juror.name, **juror.stats.record()} for juror in self.jurors],
         }
 
     async def ballot(self, task: JudgeTask) -> Ballot:

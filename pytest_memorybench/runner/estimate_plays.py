@@ -148,10 +148,10 @@ def _judging(run: BenchmarkRun) -> tuple[int, int, int, int, float]:
     llm = [juror.stats for juror in panel.jurors if juror.is_llm]
     return (
         panel.tasks,
-        sum(stats.calls for stats in llm),
-        sum(stats.input_tokens for stats in llm),
-        sum(stats.output_tokens for stats in llm),
-        sum(stats.cost_usd for stats in llm),
+        sum(stats.usage.calls for stats in llm),
+        sum(stats.usage.input_tokens for stats in llm),
+        sum(stats.usage.output_tokens for stats in llm),
+        sum(stats.usage.cost_usd for stats in llm),
     )
 
 

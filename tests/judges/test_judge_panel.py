@@ -169,7 +169,7 @@ async def test_a_local_juror_is_asked_once_however_many_repeats(servers: list[Ju
     server = serve(servers)
     panel = JudgePanel([local, juror(server)], repeats=3)
     await score_all(panel, questions(4))
-    assert local.stats.calls == 4 and server.verdicts == 12
+    assert local.stats.usage.calls == 4 and server.verdicts == 12
     assert panel.name.endswith(" ×3")
     await panel.aclose()
 
