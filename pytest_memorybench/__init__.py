@@ -35,7 +35,7 @@ __getattr__ = lazy_exports(
     __name__,
     {
         **dict.fromkeys(_ASSERTS, "pytest_memorybench.scoring.asserts"),
-        "Agent": "pytest_memorybench.agents.protocol",
+        "Agent": "pytest_memorybench.agents.agent_protocol",
     },
 )
 

@@ -16,7 +16,7 @@ from pytest_memorybench.pytest_integration.markers import BENCHMARK_MARKER, SKIL
 # The parts of the plugin, in the order `pytest --help` lists their options.
 pytest_plugins = [
     "pytest_memorybench.pytest_integration.agent_options",
-    "pytest_memorybench.pytest_integration.judging",
+    "pytest_memorybench.pytest_integration.judge_options",
     "pytest_memorybench.pytest_integration.run_options",
     "pytest_memorybench.pytest_integration.gating",
     "pytest_memorybench.pytest_integration.comparing",

@@ -18,7 +18,7 @@ import pytest
 
 from pytest_memorybench.agents.registry import MECHANISMS
 from pytest_memorybench.agents.spec import AgentOptions, parse_agent_spec
-from pytest_memorybench.agents.stores.build import store_client
+from pytest_memorybench.agents.stores.store_build import store_client
 from pytest_memorybench.core.records import Message
 from pytest_memorybench.local_model import MODEL_ALIAS
 from tests.support.llm_server import RecordingProxy

@@ -14,8 +14,8 @@ import inspect
 from collections.abc import Callable, Coroutine
 from typing import Any
 
-from pytest_memorybench.agents.build import agent_factory, build_agent, check_agent_spec
-from pytest_memorybench.agents.protocol import AgentAdapter
+from pytest_memorybench.agents.agent_build import agent_factory, build_agent, check_agent_spec
+from pytest_memorybench.agents.agent_protocol import AgentAdapter
 from pytest_memorybench.agents.spec import AgentOptions, AgentSpec
 from pytest_memorybench.core.errors import AgentError, UsageError, describe_exception
 from pytest_memorybench.models.budget import Budget

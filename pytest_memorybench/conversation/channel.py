@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal
 
-from pytest_memorybench.agents.protocol import AgentAdapter
+from pytest_memorybench.agents.agent_protocol import AgentAdapter
 from pytest_memorybench.conversation.clock import SimulatedClock
 from pytest_memorybench.conversation.events import EventLog
 from pytest_memorybench.conversation.evidence import add_context_recall, retrieval_recall

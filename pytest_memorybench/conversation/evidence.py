@@ -45,7 +45,7 @@ from pytest_memorybench.agents.evidence_match import Memory, paragraphs, share
 from pytest_memorybench.core.text import fold
 
 if TYPE_CHECKING:
-    from pytest_memorybench.agents.protocol import AgentAdapter
+    from pytest_memorybench.agents.agent_protocol import AgentAdapter
 
 EVIDENCE_K = 10
 MEMORY_CHARS = 240  # of each memory a record keeps: a message or a fact, a long chunk's opening

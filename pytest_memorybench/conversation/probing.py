@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from pytest_memorybench.agents.protocol import AgentAdapter
+from pytest_memorybench.agents.agent_protocol import AgentAdapter
 from pytest_memorybench.conversation.channel import AgentChannel, spent
 from pytest_memorybench.conversation.evidence import add_context_recall, retrieval_recall
 from pytest_memorybench.conversation.stats import ConversationStats, ScheduledTest, memory_snapshot

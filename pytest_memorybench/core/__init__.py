@@ -1,6 +1,6 @@
 """The foundations every layer shares: records, errors, input readers, spans, tokens and timings.
 
-`records` holds the typed records (Message, TestDefinition, Score, TestOutcome, Usage) and `bills`
+`records` holds the typed records (Message, TestDefinition, Score, TestOutcome, Usage) and `estimate_bill`
 the estimate's; `errors` the one-line usage and input errors; `readers` and `yamlfile` read user
 files and say where they are wrong; `files` writes them atomically; `spans` parses memory spans;
 `tokens` counts tokens; `timings` summarises call times; `load_report` says what a loader of

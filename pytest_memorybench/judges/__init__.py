@@ -1,8 +1,8 @@
 """Judges: semantic comparators that scorers consult, an LLM or the offline `local` matcher.
 
-`client` caches and retries every judge call; `providers` and `spec` build LLM judges; `local/`
+`client` caches and retries every judge call; `backends` and `spec` build LLM judges; `local/`
 is the offline matcher; `prompts` and `schemas` are what an LLM judge is sent; `metaeval` is the
-judge check (`--mb-judge-check`), which also scores extracted items with `scoring.items`: the
+judge check (`--mb-judge-check`), which also scores extracted items with `scoring.items_f1`: the
 one import of the scoring layer above. Otherwise it imports agents and core.
 """
 

@@ -53,6 +53,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from pytest_memorybench.core.records import Usage
+
 TASK_KINDS = (
     "reference",
     "sentence",
@@ -121,13 +123,11 @@ class JudgeVerdict:
 
 @dataclass
 class JudgeStats:
-    """What judging cost a run: calls made, cache hits, tokens, dollars."""
+    """What judging cost a run: its model's calls, tokens and dollars (`usage`, the same counters an
+    agent's calls have; a judge's seconds are not measured), cache hits and unparseable replies."""
 
-    calls: int = 0
+    usage: Usage = field(default_factory=Usage)
     cache_hits: int = 0
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cost_usd: float = 0.0
     unparseable: int = 0
     prompt_hashes: dict[str, str] = field(default_factory=dict)  # task kind → hash of its prompt template
     model: str | None = None  # the model an LLM judge answered with (discovered when the spec names none)
@@ -135,6 +135,27 @@ class JudgeStats:
         None  # the structured-output form the server took ("json_schema", "tool", "text")
     )
     version: str | None = None  # the local judge's rules version
+
+    def add(self, other: JudgeStats) -> None:
+        """Count `other`'s judging too (a panel's jurors added up); its identity is not taken."""
+        self.usage.add(other.usage)
+        self.cache_hits += other.cache_hits
+        self.unparseable += other.unparseable
+
+    def record(self) -> dict[str, Any]:
+        """As results.json keeps it: the counters flat beside the identity, in this order."""
+        return {
+            "calls": self.usage.calls,
+            "cache_hits": self.cache_hits,
+            "input_tokens": self.usage.input_tokens,
+            "output_tokens": self.usage.output_tokens,
+            "cost_usd": self.usage.cost_usd,
+            "unparseable": self.unparseable,
+            "prompt_hashes": dict(self.prompt_hashes),
+            "model": self.model,
+            "output_form": self.output_form,
+            "version": self.version,
+        }
 
 
 class Judge(Protocol):

@@ -19,11 +19,11 @@ of what it cost.  Around that:
   out the verdict carries `error="judge-error: <line>"`.  `judge()` never raises for a bad reply or
   a failing server, except one that refuses every request (`ProviderRefused`: a rejected key, an
   unknown model), which no verdict can come from.
-* **Accounting.**  `stats.calls` counts backend calls (each re-ask is one; transient retries inside
+* **Accounting.**  `stats.usage.calls` counts backend calls (each re-ask is one; transient retries inside
   the backend are not), `cache_hits`, tokens (the server's counts, else estimated), `cost_usd`
   from `models/prices.py`, `unparseable` verdicts, and `prompt_hashes[kind]`.
 
-The backend is either an LLM backend from `providers.py` or a judge that answers tasks itself (the
+The backend is either an LLM backend from `backends.py` or a judge that answers tasks itself (the
 `local` judge).  `build_judge` gives the local judge no cache: it is deterministic and instant, and a
 cache would only hide changes to its code.
 """
@@ -48,7 +48,7 @@ from pytest_memorybench.judges.prompts import check_payload, prompt_key, render,
 from pytest_memorybench.judges.replies import validate
 from pytest_memorybench.judges.schemas import schema_for
 from pytest_memorybench.models.llm import Completion, Turn, token_usage
-from pytest_memorybench.models.providers import price_for
+from pytest_memorybench.models.provider_pool import price_for
 
 CACHE_VERSION = 1
 MAX_REASON = 160  # characters of an error reason kept in a verdict
@@ -58,7 +58,7 @@ log = logging.getLogger(__name__)
 
 @runtime_checkable
 class TextBackend(Protocol):
-    """What `providers.py` backends offer the client."""
+    """What `backends.py` backends offer the client."""
 
     name: str
     model: str | None
@@ -153,10 +153,10 @@ class CachedJudge:
                         system, turns, schema_for(task.kind), task.kind
                     )
             except ProviderRefused:
-                self.stats.calls += 1
+                self.stats.usage.calls += 1
                 raise  # no verdict can come from this judge: the caller stops
             except Exception as exc:  # noqa: BLE001 - AgentError after retries, or a backend bug
-                self.stats.calls += 1
+                self.stats.usage.calls += 1
                 return self._failed(task, exc)
             self._account(completion, system, turns)
             self.stats.model = self.backend.model
@@ -200,12 +200,12 @@ class CachedJudge:
 
     def _account(self, completion: Completion, system: str, turns: list[Turn]) -> None:
         input_tokens, output_tokens = token_usage(completion, system, turns)
-        self.stats.calls += 1
-        self.stats.input_tokens += input_tokens
-        self.stats.output_tokens += output_tokens
+        self.stats.usage.calls += 1
+        self.stats.usage.input_tokens += input_tokens
+        self.stats.usage.output_tokens += output_tokens
         price = price_for(self.backend.model)
         if price is not None:
-            self.stats.cost_usd += price.cost(input_tokens, output_tokens)
+            self.stats.usage.cost_usd += price.cost(input_tokens, output_tokens)
 
     # -- a judge that answers by itself (local) -------------------------------------------------
 
@@ -225,7 +225,7 @@ class CachedJudge:
         cached = await self._lookup(key, task)
         if cached is not None:
             return cached
-        self.stats.calls += 1
+        self.stats.usage.calls += 1
         try:
             verdict = await self.backend.judge(task)
             if verdict.error is not None:

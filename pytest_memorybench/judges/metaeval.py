@@ -52,8 +52,8 @@ from pytest_memorybench.judges.answer_styles import styled_answers
 from pytest_memorybench.judges.base import TASK_KINDS, JudgeTask
 from pytest_memorybench.judges.prompts import check_payload
 from pytest_memorybench.judges.replies import SCORES
-from pytest_memorybench.judges.verdicts import reference_correct, route_end
-from pytest_memorybench.scoring.items import items_f1
+from pytest_memorybench.judges.verdict_meaning import reference_correct, route_end
+from pytest_memorybench.scoring.items_f1 import items_f1
 
 
 class _Identified(Protocol):

@@ -13,10 +13,10 @@ prompt to another.  A panel makes that visible in every result:
   band     `--mb-judge-band`: the same answers under the strict, official and generous rubrics
            (`rubrics.py`); the headline stays the official rubric's.
 
-A tie goes to the conservative side (`votes.majority`).  An item's scorer runs once on the
+A tie goes to the conservative side (`majority_vote.majority`).  An item's scorer runs once on the
 majority verdicts, then once more for each view (a rubric, a juror, one repeat of one juror) on
 that view's verdicts, read from the ballots already cast: no further call.  `ItemJudging.record()`
-is what results.json keeps per item (`judging`); `results/judging.py` sums it up per run and suite.
+is what results.json keeps per item (`judging`); `results/judge_robustness.py` sums it up per run and suite.
 
 With one juror, no repeats and no band the panel is the judge itself, and an item keeps nothing.
 """
@@ -30,13 +30,11 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from pytest_memorybench.judges.base import JudgeStats, JudgeTask, JudgeVerdict
+from pytest_memorybench.judges.majority_vote import decision, dissenting, majority, unanimous
 from pytest_memorybench.judges.rubrics import BAND, OFFICIAL, asked_under, read_under
-from pytest_memorybench.judges.votes import decision, dissenting, majority, unanimous
 
 if TYPE_CHECKING:
     from pytest_memorybench.judges.client import CachedJudge
-
-_SUMMED = ("calls", "cache_hits", "input_tokens", "output_tokens", "cost_usd", "unparseable")
 
 
 @dataclass(frozen=True)
@@ -118,8 +116,7 @@ class JudgePanel:
         """Every juror's judging added up; identity fields from the first juror (or all, joined)."""
         merged = JudgeStats()
         for juror in self.jurors:
-            for key in _SUMMED:
-                setattr(merged, key, getattr(merged, key) + getattr(juror.stats, key))
+            merged.add(juror.stats)
         first = self.jurors[0].stats
         merged.prompt_hashes = dict(first.prompt_hashes)
         merged.output_form, merged.version = first.output_form, first.version
@@ -133,7 +130,7 @@ class JudgePanel:
             "jurors": [juror.name for juror in self.jurors],
             "repeats": self.repeats,
             "band": self.band,
-            "juror_stats": [{"name": juror.name, **dataclasses.asdict(juror.stats)} for juror in self.jurors],
+            "juror_stats": [{"name": juror.name, **juror.stats.record()} for juror in self.jurors],
         }
 
     async def ballot(self, task: JudgeTask) -> Ballot:
@@ -208,7 +205,7 @@ class ItemJudging:
         return views
 
     def record(self, scores: dict[tuple[str, str], float]) -> dict[str, Any]:
-        """What results.json keeps of this item's judging (`results/judging.py` reads it)."""
+        """What results.json keeps of this item's judging (`results/judge_robustness.py` reads it)."""
         ballots = list(self.ballots.values())
         record: dict[str, Any] = {
             "tasks": len(ballots),

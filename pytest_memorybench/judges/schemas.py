@@ -1,7 +1,7 @@
 """The JSON schema of each judge task's verdict, for servers that can constrain their output.
 
 OpenAI-compatible servers take a schema in `response_format` (in one of two forms, see
-`providers.py`), Anthropic as a tool's `input_schema`; a constrained small model then answers in
+`backends.py`), Anthropic as a tool's `input_schema`; a constrained small model then answers in
 valid JSON.  Free-text fields carry a `maxLength`: without one a small model can write a reason
 until it runs out of tokens and the reply is cut mid-string.  The schemas describe what
 `replies.validate` accepts; validation still runs on every reply, constrained or not.

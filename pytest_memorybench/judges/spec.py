@@ -162,7 +162,7 @@ def build_judge(
             f"--judge {spec.display}: {variable} is not set; export it, or point the judge at a compatible "
             f"server with {spec.kind}:MODEL@URL"
         )
-    from pytest_memorybench.judges.providers import AnthropicJudgeBackend, OpenAIJudgeBackend
+    from pytest_memorybench.judges.backends import AnthropicJudgeBackend, OpenAIJudgeBackend
 
     backend_class = OpenAIJudgeBackend if spec.kind == "openai" else AnthropicJudgeBackend
     backend = backend_class(

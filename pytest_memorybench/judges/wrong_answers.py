@@ -38,7 +38,7 @@ from typing import Any
 from pytest_memorybench.judges.base import TASK_KINDS
 from pytest_memorybench.judges.metaeval import load_jsonl
 from pytest_memorybench.judges.prompts import check_payload
-from pytest_memorybench.judges.verdicts import reference_correct, route_end
+from pytest_memorybench.judges.verdict_meaning import reference_correct, route_end
 
 WRONG_ANSWERS_FILE = Path(__file__).parent / "data" / "wrong_answers.jsonl"
 TRAPS = (

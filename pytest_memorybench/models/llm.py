@@ -35,7 +35,7 @@ from pytest_memorybench.core.tokens import default_counter
 from pytest_memorybench.models.http import error_code, error_message, retry_after, status_phrase
 from pytest_memorybench.models.limits import RateLimits
 from pytest_memorybench.models.prices import context_window_for
-from pytest_memorybench.models.providers import price_for, serving
+from pytest_memorybench.models.provider_pool import price_for, serving
 
 SYSTEM_PROMPT = "You are a helpful assistant."
 LOCAL_API_KEY = "not-needed"  # compatible local servers ignore the key, but the SDKs insist on one

@@ -2,7 +2,7 @@
 
 `plugin.py` (the entry point) registers the parts of the plugin here, each declaring its own
 options: `agent_options` (the agent under test and its provider), `run_options` (what runs, where,
-and runs that carry on earlier ones), `judging` (the judge, and `--mb-judge-check`), `gating` (the
+and runs that carry on earlier ones), `judge_options` (the judge, and `--mb-judge-check`), `gating` (the
 session gates) and `comparing` (`--mb-compare`), and `fixtures`, which hands users' tests an agent
 and a hand-driven conversation.  Under `--memorybench` `hooks.activate` starts a `session`,
 `items` collects one pytest item per planned test, `compat` smooths over pytest and plugin

@@ -13,7 +13,7 @@ import pytest
 from pytest_memorybench.pytest_integration.keys import RUN_KEY
 
 if TYPE_CHECKING:
-    from pytest_memorybench.agents.protocol import AgentAdapter
+    from pytest_memorybench.agents.agent_protocol import AgentAdapter
     from pytest_memorybench.conversation.interactive import MemoryConversation
 
 

@@ -80,7 +80,7 @@ class BenchmarkHooks:
         planned = [item.stash[PLANNED_KEY] for item in session.items if PLANNED_KEY in item.stash]
         if self.run.context.settings.estimate is not None:
             from pytest_memorybench.reports.estimate import estimate_lines
-            from pytest_memorybench.runner.estimate import estimate_run
+            from pytest_memorybench.runner.estimate_plays import estimate_run
 
             self.estimate = estimate_lines(
                 estimate_run(self.run, planned, self.run.context.settings.estimate)
@@ -191,7 +191,7 @@ class BenchmarkHooks:
         overhead = sum(stats.overhead_usage.cost_usd for stats in self.run.book.conversations.values())
         # the agent's calls here, and what a resumed run's earlier sessions spent on its conversations
         agent = self.run.agents.budget.agent_usd + self.run.context.spent_before(self.run.has_started)
-        return process_spend(agent, self.records, overhead, self.run.tools.judge_stats()["cost_usd"])
+        return process_spend(agent, self.records, overhead, self.run.instruments.judge_stats()["cost_usd"])
 
     def _paid_for(self, group: str) -> bool:
         """Whether `group` is paid for: begun here, or by the run this one resumes.  The cost cap never

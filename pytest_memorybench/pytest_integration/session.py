@@ -92,7 +92,7 @@ def start(config: pytest.Config) -> None:
             in_flight=lambda: run.pool.in_flight,
             levels=run.providers.levels,
         )
-        run.tools.listeners.subscribe(progress)
+        run.instruments.listeners.subscribe(progress)
         config.stash[PROGRESS_KEY] = progress
         if getattr(config.option, "dist", "no") in ("load", "worksteal"):
             # `-n` alone means xdist's "load", which ignores xdist_group, and "worksteal" moves
@@ -152,7 +152,7 @@ def _check_and_claim(config: pytest.Config, run: BenchmarkRun) -> None:
         for spec in jurors:
             check_judge_spec(spec)
     if any(spec.text != "local" for spec in jurors):  # the plain local judge cannot fail to build
-        run.tools.judge  # noqa: B018 - building it now turns a missing API key into a usage error
+        run.instruments.judge  # noqa: B018 - building it now turns a missing API key into a usage error
     if settings.estimate is None or settings.agent is None or not settings.agent.calls_a_model:
         run.agents.check()  # an estimate asks for no key or server; an agent that cannot load is an error
     if settings.estimate is not None:
@@ -256,7 +256,7 @@ def finish(
     run = config.stash[RUN_KEY]
     if is_worker(config):
         config.workeroutput[WORKER_CONVERSATIONS] = conversation_records(config)  # type: ignore[attr-defined]
-        config.workeroutput[WORKER_JUDGE] = run.tools.judge_stats()  # type: ignore[attr-defined]
+        config.workeroutput[WORKER_JUDGE] = run.instruments.judge_stats()  # type: ignore[attr-defined]
         config.workeroutput[WORKER_CONCURRENCY] = run.providers.record(run.context.settings.concurrency)  # type: ignore[attr-defined]
         return None
     stopped = None
@@ -279,10 +279,10 @@ def finish(
         conversations = run.context.merged.conversations() + conversations
         judge_stats = run.context.merged.judge_stats() + judge_stats
     results = build_results(
-        run.context.facts(_agent_name(run), run.tools.counter.name),
+        run.context.facts(_agent_name(run), run.instruments.counter.name),
         records,
         conversations + conversation_records(config),
-        judge_stats + [run.tools.judge_stats()],
+        judge_stats + [run.instruments.judge_stats()],
         [*concurrency, run.providers.record(run.context.settings.concurrency)],
     )
     if stop is not None:

@@ -1,13 +1,13 @@
 """The bill before the run, as the terminal shows it: the agent's model, then a few common ones.
 
-The plays themselves (`runner/estimate.py`) count what each call would bill; this prices them.
+The plays themselves (`runner/estimate_plays.py`) count what each call would bill; this prices them.
 """
 
 from __future__ import annotations
 
-from pytest_memorybench.core.bills import Bill, JudgeBill
+from pytest_memorybench.core.estimate_bill import Bill, JudgeBill
 from pytest_memorybench.models.prices import Price, context_window_for
-from pytest_memorybench.models.providers import price_for
+from pytest_memorybench.models.provider_pool import price_for
 from pytest_memorybench.reports.summary import compact_count
 
 

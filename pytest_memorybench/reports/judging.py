@@ -1,5 +1,5 @@
 """How much a score depends on its judge, in words: the lines the terminal, the Markdown summary and
-report.html print under a run judged by a panel (`results/judging.py` computes the figures)."""
+report.html print under a run judged by a panel (`results/judge_robustness.py` computes the figures)."""
 
 from __future__ import annotations
 

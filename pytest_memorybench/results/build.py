@@ -32,7 +32,7 @@ from pytest_memorybench.core.records import TestOutcome
 from pytest_memorybench.core.timings import pooled_percentile
 from pytest_memorybench.judges.identity import judge_identity
 from pytest_memorybench.results.ceilings import scenario_ceilings
-from pytest_memorybench.results.judging import judging_figures
+from pytest_memorybench.results.judge_robustness import judging_figures
 from pytest_memorybench.results.losses import loss_split
 from pytest_memorybench.results.schema import (
     SCHEMA,

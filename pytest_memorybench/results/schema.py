@@ -99,7 +99,7 @@ class SuiteRecord(StatsRecord):
     """A suite's stats, with how its score depends on the judge when a panel judged it, and where
     its answers were lost when the agent said what it retrieved."""
 
-    judging: NotRequired[dict[str, Any]]  # results/judging.py
+    judging: NotRequired[dict[str, Any]]  # results/judge_robustness.py
     losses: NotRequired[dict[str, Any]]  # results/losses.py
 
 
@@ -165,7 +165,7 @@ class TotalsRecord(TypedDict):
     memory: dict[str, dict[str, float]] | None
     store: dict[str, Any] | None
     evidence_recall: dict[str, Any] | None
-    judging: NotRequired[dict[str, Any]]  # results/judging.py: stability, jury, band
+    judging: NotRequired[dict[str, Any]]  # results/judge_robustness.py: stability, jury, band
     losses: NotRequired[dict[str, Any]]  # results/losses.py: where answers were lost
 
 

@@ -6,7 +6,7 @@ settles the run (its sources, `plan`, this shard's part, its `folder`) into a fr
 through the driver `drivers.choose_driver` picks once (a conversation, probes, re-scored results,
 merged shards), into the `book` of outcomes; `instruments` are what the drivers share (event log,
 judge, token counter, listeners), `pool` overlaps the conversations a process runs next and `loop`
-is the event loop they share; `estimate` plays a plan against a billing stand-in, `shards` splits a
+is the event loop they share; `estimate_plays` plays a plan against a billing stand-in, `shards` splits a
 plan across CI jobs and merges it back, `xdist_groups` keeps a conversation on one xdist worker,
 and `spending` is the cost cap. It may import the rescore, results, suite, scenarios, goodai,
 conversation, scoring, judges, agents, models and core layers; the pytest face sits above it and

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Protocol
 
-from pytest_memorybench.agents.protocol import AgentAdapter
+from pytest_memorybench.agents.agent_protocol import AgentAdapter
 from pytest_memorybench.conversation.channel import AgentChannel, LoggedExchange, LoggedJudge
 from pytest_memorybench.conversation.clock import SimulatedClock
 from pytest_memorybench.conversation.probing import ProbeSession
@@ -42,7 +42,7 @@ class _Driving:
 
     context: RunContext
     book: OutcomeBook
-    tools: RunInstruments
+    instruments: RunInstruments
 
     def channel(
         self,
@@ -55,16 +55,16 @@ class _Driving:
         return AgentChannel(
             None if self.context.agentless else agent,
             group=group,
-            counter=self.tools.counter,
+            counter=self.instruments.counter,
             clock=SimulatedClock(self.context.clock_start),
-            log=self.tools.log,
+            log=self.instruments.log,
             replay=replay,
             saving_mode=saving_mode,
         )
 
     def scoring(self, channel: AgentChannel) -> ScoringContext:
         return ScoringContext(
-            profile=self.context.settings.profile, judge=LoggedJudge(self.tools.judge, channel)
+            profile=self.context.settings.profile, judge=LoggedJudge(self.instruments.judge, channel)
         )
 
 
@@ -156,9 +156,9 @@ class PlanDriver:
         await driver.drive(group, tests, agent)
 
 
-def choose_driver(context: RunContext, book: OutcomeBook, tools: RunInstruments) -> Driver:
+def choose_driver(context: RunContext, book: OutcomeBook, instruments: RunInstruments) -> Driver:
     """The run's driver: its shards' records, or its plan, live or from published results."""
     if context.merged is not None:
-        return MergeDriver(context, book, tools)
+        return MergeDriver(context, book, instruments)
     otherwise = RescoreDriver if context.published is not None else ConversationDriver
-    return PlanDriver(ProbeDriver(context, book, tools), otherwise(context, book, tools))
+    return PlanDriver(ProbeDriver(context, book, instruments), otherwise(context, book, instruments))

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import dataclasses
 from collections.abc import Awaitable, Callable, Coroutine, Iterator
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Protocol
@@ -103,7 +102,7 @@ class RunInstruments:
     def _juror(self, spec: JudgeSpec) -> CachedJudge:
         settings = self.context.settings
         if settings.estimate is not None:
-            from pytest_memorybench.judges.estimating import EstimatingJudge
+            from pytest_memorybench.judges.estimate_juror import EstimatingJudge
 
             return EstimatingJudge(spec)  # calls nothing, bills as `spec` would
         # auto: a model judge's endpoint limit decides how many at once (the local judge is CPU)
@@ -117,12 +116,12 @@ class RunInstruments:
         """This process's judging, for results.json (zeros when the judge was never needed)."""
         if self._judge is None:  # never needed: the spec says who would have judged
             spec = self.context.settings.judge
-            stats = dataclasses.asdict(
-                JudgeStats(model=spec.model, version=LOCAL_VERSION if spec.kind == "local" else None)
-            )
+            stats = JudgeStats(
+                model=spec.model, version=LOCAL_VERSION if spec.kind == "local" else None
+            ).record()
             return {"name": self.context.settings.panel.name_for(self.context.settings.judge), **stats}
         panel = {} if self._judge.trivial else {"panel": self._judge.shape()}
-        return {"name": self._judge.name, **dataclasses.asdict(self._judge.stats), **panel}
+        return {"name": self._judge.name, **self._judge.stats.record(), **panel}
 
     async def aclose_judge(self) -> None:
         if self._judge is not None:

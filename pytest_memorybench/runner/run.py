@@ -16,8 +16,8 @@ from typing import Any, TypeVar
 
 from filelock import FileLock
 
+from pytest_memorybench.agents.agent_protocol import AgentAdapter
 from pytest_memorybench.agents.lexical import stopwords
-from pytest_memorybench.agents.protocol import AgentAdapter
 from pytest_memorybench.agents.supply import RunAgents
 from pytest_memorybench.conversation.channel import AgentChannel
 from pytest_memorybench.conversation.clock import SimulatedClock
@@ -28,7 +28,7 @@ from pytest_memorybench.core.records import TestOutcome
 from pytest_memorybench.core.tokens import default_counter
 from pytest_memorybench.models.budget import Budget
 from pytest_memorybench.models.concurrency import AdaptiveLimit
-from pytest_memorybench.models.providers import ProviderPool, serve
+from pytest_memorybench.models.provider_pool import ProviderPool, serve
 from pytest_memorybench.runner.book import OutcomeBook
 from pytest_memorybench.runner.context import RunContext
 from pytest_memorybench.runner.drivers import choose_driver
@@ -49,12 +49,12 @@ class BenchmarkRun:
         self.context = context
         settings = context.settings
         self.book = OutcomeBook(context.tests)
-        self.tools = RunInstruments(context)
+        self.instruments = RunInstruments(context)
         self.loop = RunLoop()
         self.agents = RunAgents(
             self.run_sync, spec=settings.agent, options=settings.agent_options, budget=Budget()
         )
-        self.driver = choose_driver(context, self.book, self.tools)
+        self.driver = choose_driver(context, self.book, self.instruments)
         self._pending_keys: Callable[[], Iterable[str]] = lambda: context.selection.order
         self._may_start: Callable[[str], bool] = lambda group: True  # the cost cap's say
         self._stopping: str | None = None  # why the run is ending the conversations in flight
@@ -96,7 +96,7 @@ class BenchmarkRun:
             members = self.context.selection.members(key)
             try:
                 driving = self.pool.drive(group, lambda group: self._run_group(group, members))
-                self.run_sync(while_fresh(self.tools.listeners, driving))
+                self.run_sync(while_fresh(self.instruments.listeners, driving))
             except BaseException as exc:
                 self.book.mark_cut(group, exc, self._stopping or self.loop.interruption or "cancelled")
                 if isinstance(exc, (KeyboardInterrupt, SystemExit)):
@@ -143,7 +143,7 @@ class BenchmarkRun:
             if factory is not None and self.pool.limit > 1:
                 # The header could not know: the user's fixture was free to hand back --agent's agent.
                 many = context.settings.concurrency or "several"
-                self.tools.listeners({"kind": "note", "text": one_agent_note(many)})
+                self.instruments.listeners({"kind": "note", "text": one_agent_note(many)})
             self.pool.limit = 1  # one agent: its conversations take turns
 
     async def _run_group(self, group: str, tests: list[PlannedTest] | None = None) -> None:
@@ -183,10 +183,10 @@ class BenchmarkRun:
             self._warm_up.join()  # an import half done when the session ends would be left broken
         try:
             self.agents.close()
-            self.run_sync(self.tools.aclose_judge())
+            self.run_sync(self.instruments.aclose_judge())
         finally:
             self.loop.close()  # after an interruption: ends the tasks still in flight, before the log closes
-            self.tools.close_log()
+            self.instruments.close_log()
             self.providers.close()
             self._stop_serving()
             if self._lock is not None:
@@ -218,7 +218,9 @@ def conversation_for(run: BenchmarkRun, test: str, agent: Any) -> MemoryConversa
     if adapter is None:
         raise usage_error("memorybench_conversation needs an agent; --mb-replay has none")
     clock = SimulatedClock(run.context.clock_start)
-    channel = AgentChannel(adapter, group=test, counter=run.tools.counter, clock=clock, log=run.tools.log)
+    channel = AgentChannel(
+        adapter, group=test, counter=run.instruments.counter, clock=clock, log=run.instruments.log
+    )
     run.run_sync(channel.reset())
     return MemoryConversation(channel, run.run_sync, TriviaSource(run.context.settings.seed))
 

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from pytest_memorybench.core.records import Score
 from pytest_memorybench.judges.base import Judge, JudgeTask, JudgeVerdict
-from pytest_memorybench.scoring.items import items_f1
+from pytest_memorybench.scoring.items_f1 import items_f1
 from pytest_memorybench.scoring.kendall import episodic_common_indexes, episodic_tau
 from pytest_memorybench.scoring.nuggets import score_nuggets
 from pytest_memorybench.scoring.profiles import PAPER, Profile

@@ -13,6 +13,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+from pytest_memorybench.core.f1 import harmonic_f1
 from pytest_memorybench.core.heavy import heavy_import
 from pytest_memorybench.core.records import Score
 from pytest_memorybench.scoring.text import unique_in_order
@@ -70,7 +71,7 @@ def beam_ordering(reference: Sequence[str], system: Sequence[str]) -> dict[str, 
     fn = sum(1 for item in reference if item not in sys_set)
     precision = tp / (tp + fp) if tp + fp else 0.0
     recall = tp / (tp + fn) if tp + fn else 0.0
-    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    f1 = harmonic_f1(precision, recall)
 
     union = unique_in_order([*reference, *system])
     tie_rank = len(union) + 1

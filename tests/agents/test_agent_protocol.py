@@ -7,8 +7,8 @@ from datetime import datetime
 
 import pytest
 
-from pytest_memorybench.agents import protocol
-from pytest_memorybench.agents.protocol import CAPABILITIES, Agent, AgentAdapter
+from pytest_memorybench.agents import agent_protocol
+from pytest_memorybench.agents.agent_protocol import CAPABILITIES, Agent, AgentAdapter
 from pytest_memorybench.agents.reference.null import NullAgent
 from pytest_memorybench.agents.reference.oracle import OracleAgent
 from pytest_memorybench.core.errors import AgentError
@@ -34,7 +34,7 @@ class WordCounter:
 @pytest.fixture(autouse=True)
 def offline_counter(monkeypatch: pytest.MonkeyPatch) -> WordCounter:
     counter = WordCounter()
-    monkeypatch.setattr(protocol, "default_counter", lambda: counter)
+    monkeypatch.setattr(agent_protocol, "default_counter", lambda: counter)
     return counter
 
 
@@ -381,7 +381,7 @@ async def test_usage_estimated_with_the_default_counter() -> None:
 
 @pytest.mark.asyncio
 async def test_usage_estimate_with_the_approximate_counter(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(protocol, "default_counter", ApproximateCounter)
+    monkeypatch.setattr(agent_protocol, "default_counter", ApproximateCounter)
     adapter = AgentAdapter(lambda text: "Fine, thanks!", "f")
     await adapter.reply(msg("How are you?"))
     # "How are you ?" -> 4 pieces; "Fine , thanks !" -> 4 pieces.

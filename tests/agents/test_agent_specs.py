@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from pytest_memorybench.agents import agent_protocol
 from pytest_memorybench.agents import loading as loading_module
-from pytest_memorybench.agents import protocol
-from pytest_memorybench.agents.build import build_agent, check_agent_spec
-from pytest_memorybench.agents.protocol import AgentAdapter
+from pytest_memorybench.agents.agent_build import build_agent, check_agent_spec
+from pytest_memorybench.agents.agent_protocol import AgentAdapter
 from pytest_memorybench.agents.reference.extractive import ExtractiveAgent
 from pytest_memorybench.agents.reference.null import NullAgent
 from pytest_memorybench.agents.reference.oracle import OracleAgent
@@ -32,7 +32,7 @@ def msg(text: str) -> Message:
 @pytest.fixture(autouse=True)
 def offline_counter(monkeypatch: pytest.MonkeyPatch) -> None:
     """Replies through the adapter estimate tokens; keep tiktoken (and its download) out of it."""
-    monkeypatch.setattr(protocol, "default_counter", ApproximateCounter)
+    monkeypatch.setattr(agent_protocol, "default_counter", ApproximateCounter)
 
 
 # --- parse_agent_spec ----------------------------------------------------------------------------

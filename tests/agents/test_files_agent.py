@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from pytest_memorybench.agents.build import build_mechanism
+from pytest_memorybench.agents.agent_build import build_mechanism
 from pytest_memorybench.agents.mechanisms.files import Files
 from pytest_memorybench.agents.spec import AgentOptions, parse_agent_spec
 from pytest_memorybench.core.records import Message

@@ -6,7 +6,7 @@ from datetime import datetime
 
 import pytest
 
-from pytest_memorybench.agents.build import build_agent
+from pytest_memorybench.agents.agent_build import build_agent
 from pytest_memorybench.agents.reference.extractive import (
     ExtractiveAgent,
     Statements,

@@ -15,9 +15,9 @@ from datetime import datetime, timedelta
 
 import pytest
 
-from pytest_memorybench.agents.build import build_agent, check_agent_spec
+from pytest_memorybench.agents.agent_build import build_agent, check_agent_spec
+from pytest_memorybench.agents.agent_protocol import AgentAdapter
 from pytest_memorybench.agents.mechanisms.embedders import EmbedderSpec, parse_embedder
-from pytest_memorybench.agents.protocol import AgentAdapter
 from pytest_memorybench.agents.registry import MECHANISMS
 from pytest_memorybench.agents.spec import AgentOptions, parse_agent_spec
 from pytest_memorybench.core.errors import UsageError

@@ -15,7 +15,7 @@ from pytest_memorybench.agents.stores import memory
 from pytest_memorybench.core.records import Message
 from pytest_memorybench.models.llm import SYSTEM_PROMPT
 from pytest_memorybench.models.openai import OpenAIChatAgent
-from pytest_memorybench.models.providers import ProviderPool, serve
+from pytest_memorybench.models.provider_pool import ProviderPool, serve
 from tests.support.llm_server import LLMServer, RecordedRequest, chat_completion
 
 

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from pytest_memorybench.agents.stores.dates import epoch_seconds, iso_utc, parsed_time, sessions
-from pytest_memorybench.agents.stores.protocol import Hit, StoreClient, Validity, server_asked_wait
+from pytest_memorybench.agents.stores.store_protocol import Hit, StoreClient, Validity, server_asked_wait
 from pytest_memorybench.core.records import Message
 
 MAY = datetime(2023, 5, 8, 13, 56)

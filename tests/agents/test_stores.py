@@ -17,11 +17,11 @@ from typing import Any
 
 import pytest
 
-from pytest_memorybench.agents.build import build_agent
-from pytest_memorybench.agents.protocol import AgentAdapter
+from pytest_memorybench.agents.agent_build import build_agent
+from pytest_memorybench.agents.agent_protocol import AgentAdapter
 from pytest_memorybench.agents.spec import AgentOptions, parse_agent_spec
 from pytest_memorybench.agents.stores.memory import ANSWER_PROMPTS
-from pytest_memorybench.agents.stores.protocol import Hit, StoreClient, StoreError, as_hit
+from pytest_memorybench.agents.stores.store_protocol import Hit, StoreClient, StoreError, as_hit
 from pytest_memorybench.core.errors import UsageError
 from pytest_memorybench.core.records import Message
 from tests.support.llm_server import LLMServer

@@ -19,8 +19,8 @@ import pytest
 
 from pytest_memorybench.agents.mechanisms.embedders import parse_embedder
 from pytest_memorybench.agents.spec import AgentOptions, parse_agent_spec
-from pytest_memorybench.agents.stores.build import store_client
-from pytest_memorybench.agents.stores.protocol import StoreClient, StoreError
+from pytest_memorybench.agents.stores.store_build import store_client
+from pytest_memorybench.agents.stores.store_protocol import StoreClient, StoreError
 from pytest_memorybench.core.errors import UsageError
 from pytest_memorybench.core.records import Message
 from pytest_memorybench.local_model import MODEL_ALIAS
@@ -189,7 +189,7 @@ def test_importing_cognee_leaves_the_runs_logging_as_it_was() -> None:
         "root = logging.getLogger(); root.setLevel(logging.WARNING); mine = logging.NullHandler()\n"
         "root.addHandler(mine); hook = sys.excepthook\n"
         "from pytest_memorybench.agents.spec import AgentOptions, parse_agent_spec\n"
-        "from pytest_memorybench.agents.stores.build import store_client\n"
+        "from pytest_memorybench.agents.stores.store_build import store_client\n"
         "store_client(parse_agent_spec('cognee:openai:m@http://127.0.0.1:9/v1'), AgentOptions())\n"
         "print(logging.getLevelName(root.level), mine in root.handlers, sys.excepthook is hook)\n"
     )

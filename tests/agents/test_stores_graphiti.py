@@ -10,7 +10,7 @@ from datetime import datetime
 import pytest
 
 from pytest_memorybench.agents.spec import AgentOptions, parse_agent_spec
-from pytest_memorybench.agents.stores.build import store_client
+from pytest_memorybench.agents.stores.store_build import store_client
 from pytest_memorybench.core.errors import UsageError
 from pytest_memorybench.core.records import Message
 from tests.support.llm_server import LLMServer

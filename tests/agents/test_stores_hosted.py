@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 
 from pytest_memorybench.agents.spec import AgentOptions, parse_agent_spec
-from pytest_memorybench.agents.stores.build import store_client, store_terms
 from pytest_memorybench.agents.stores.dates import epoch_seconds
-from pytest_memorybench.agents.stores.protocol import StoreError
+from pytest_memorybench.agents.stores.store_build import store_client, store_terms
+from pytest_memorybench.agents.stores.store_protocol import StoreError
 from pytest_memorybench.core.errors import UsageError
 from pytest_memorybench.core.records import Message
 from tests.support.llm_server import LLMServer

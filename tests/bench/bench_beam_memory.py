@@ -90,7 +90,7 @@ class TranscriptSink:
 def child(mode: str, size: str, seed: int, data: str | None) -> dict[str, Any]:
     """One measurement, in this (fresh) process."""
     sys.path.insert(0, str(ROOT))
-    from pytest_memorybench.agents.protocol import AgentAdapter
+    from pytest_memorybench.agents.agent_protocol import AgentAdapter
     from pytest_memorybench.agents.reference.extractive import ExtractiveAgent
     from pytest_memorybench.conversation.channel import AgentChannel
     from pytest_memorybench.conversation.clock import SimulatedClock

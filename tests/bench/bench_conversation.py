@@ -67,7 +67,7 @@ from typing import Any
 # Run as a script, Python puts tests/bench/ first on the path, not the checkout it belongs to.
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from pytest_memorybench.agents.protocol import AgentAdapter
+from pytest_memorybench.agents.agent_protocol import AgentAdapter
 from pytest_memorybench.conversation.channel import AgentChannel
 from pytest_memorybench.conversation.clock import SimulatedClock
 from pytest_memorybench.conversation.events import EventLog

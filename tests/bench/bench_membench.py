@@ -35,8 +35,8 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from pytest_memorybench.scenarios import ScoringContext, get_scenario  # isort: skip  (the registry first)
-from pytest_memorybench.agents.build import build_agent
-from pytest_memorybench.agents.protocol import AgentAdapter
+from pytest_memorybench.agents.agent_build import build_agent
+from pytest_memorybench.agents.agent_protocol import AgentAdapter
 from pytest_memorybench.agents.spec import parse_agent_spec
 from pytest_memorybench.conversation.channel import AgentChannel
 from pytest_memorybench.conversation.clock import SimulatedClock

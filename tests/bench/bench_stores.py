@@ -24,8 +24,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parents[2]))
 
-from pytest_memorybench.agents.build import build_agent  # noqa: E402
-from pytest_memorybench.agents.protocol import AgentAdapter  # noqa: E402
+from pytest_memorybench.agents.agent_build import build_agent  # noqa: E402
+from pytest_memorybench.agents.agent_protocol import AgentAdapter  # noqa: E402
 from pytest_memorybench.agents.spec import AgentOptions, parse_agent_spec  # noqa: E402
 from pytest_memorybench.core.records import Message  # noqa: E402
 from tests.bench.bench_memory_overhead import sentence  # noqa: E402

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_memorybench.agents.protocol import AgentAdapter
+from pytest_memorybench.agents.agent_protocol import AgentAdapter
 from pytest_memorybench.conversation import filler
 from pytest_memorybench.conversation.channel import AgentChannel, LoggedExchange
 from pytest_memorybench.conversation.clock import SimulatedClock

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_memorybench.agents.protocol import AgentAdapter
+from pytest_memorybench.agents.agent_protocol import AgentAdapter
 from pytest_memorybench.conversation.channel import AgentChannel, LoggedExchange, ReplayDivergence
 from pytest_memorybench.conversation.clock import SimulatedClock
 from pytest_memorybench.conversation.events import EventLog

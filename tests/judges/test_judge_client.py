@@ -22,12 +22,12 @@ import pytest_asyncio
 from pytest_memorybench.core.errors import ProviderRefused, UsageError
 from pytest_memorybench.core.json_reply import extract_json
 from pytest_memorybench.judges import prompts
+from pytest_memorybench.judges.backends import AnthropicJudgeBackend, JudgeBackend, OpenAIJudgeBackend
 from pytest_memorybench.judges.base import TASK_KINDS, JudgeTask
 from pytest_memorybench.judges.client import CachedJudge, JudgeCache
 from pytest_memorybench.judges.judge_check import run_judge_check
 from pytest_memorybench.judges.local import VERSION, LocalJudge
 from pytest_memorybench.judges.prompts import Prompt, prompt_hash, render
-from pytest_memorybench.judges.providers import AnthropicJudgeBackend, JudgeBackend, OpenAIJudgeBackend
 from pytest_memorybench.judges.replies import validate
 from pytest_memorybench.judges.schemas import schema_for
 from pytest_memorybench.judges.spec import build_judge, parse_judge_spec
@@ -125,10 +125,10 @@ async def test_verdict_is_parsed_validated_and_accounted(
         assert "temperature" not in request.body
     assert "It is blue." in user and "blue" in user
     # The server counts words: everything sent in, the reply out.
-    assert judge.stats.calls == 1
-    assert judge.stats.input_tokens == len(system.split()) + len(user.split())
-    assert judge.stats.output_tokens == len(REFERS.split())
-    assert judge.stats.cost_usd == 0  # an unknown model is free
+    assert judge.stats.usage.calls == 1
+    assert judge.stats.usage.input_tokens == len(system.split()) + len(user.split())
+    assert judge.stats.usage.output_tokens == len(REFERS.split())
+    assert judge.stats.usage.cost_usd == 0  # an unknown model is free
     assert judge.stats.prompt_hashes == {"reference": prompt_hash("reference")}
     assert (
         judge.name
@@ -143,10 +143,10 @@ async def test_known_judge_models_are_priced(make: Factory, llm_server: LLMServe
     await judge.judge(TASK)
     price = price_for("gpt-4o-mini")
     assert price is not None
-    assert judge.stats.cost_usd == pytest.approx(
-        price.cost(judge.stats.input_tokens, judge.stats.output_tokens)
+    assert judge.stats.usage.cost_usd == pytest.approx(
+        price.cost(judge.stats.usage.input_tokens, judge.stats.usage.output_tokens)
     )
-    assert judge.stats.cost_usd > 0
+    assert judge.stats.usage.cost_usd > 0
 
 
 @pytest.mark.asyncio
@@ -173,7 +173,7 @@ async def test_slightly_malformed_replies_are_repaired(
     assert (
         verdict.data is not None and verdict.data["refers"] is True and verdict.data["numbers_match"] is None
     )
-    assert judge.stats.calls == 1
+    assert judge.stats.usage.calls == 1
 
 
 # -- the cache -----------------------------------------------------------------------------------------
@@ -190,7 +190,7 @@ async def test_second_identical_task_comes_from_the_cache(
     assert not first.cached and second.cached
     assert second.data == first.data
     assert len(judge_requests(llm_server)) == 1
-    assert (judge.stats.calls, judge.stats.cache_hits) == (1, 1)
+    assert (judge.stats.usage.calls, judge.stats.cache_hits) == (1, 1)
     assert judge.stats.prompt_hashes == {"reference": prompt_hash("reference")}
     # A new client on the same file (another worker, a later run) finds it too.
     fresh = make(provider)
@@ -264,7 +264,7 @@ async def test_rate_limit_is_retried_after_the_wait_the_server_asks(
     assert verdict.ok
     assert time.perf_counter() - started >= 0.08
     assert len(judge_requests(llm_server)) == 2
-    assert judge.stats.calls == 1  # transient retries happen inside one call
+    assert judge.stats.usage.calls == 1  # transient retries happen inside one call
 
 
 @pytest.mark.asyncio
@@ -328,7 +328,7 @@ async def test_unparseable_reply_is_reasked_then_reported_not_cached(
     verdict = await judge.judge(TASK)
     assert verdict.data is None
     assert verdict.error == "judge-unparseable: no JSON object in the reply"
-    assert (judge.stats.calls, judge.stats.unparseable) == (3, 1)
+    assert (judge.stats.usage.calls, judge.stats.unparseable) == (3, 1)
     requests = judge_requests(llm_server)
     assert len(requests) == 3
     # A re-ask shows the model its reply and what was wrong with it.
@@ -357,7 +357,7 @@ async def test_schema_invalid_reply_is_reasked_until_valid(make: Factory, llm_se
     judge = make()
     verdict = await judge.judge(task)
     assert verdict.data == {"identified": ["hackathon"], "matching": [1, 0]}
-    assert judge.stats.calls == 2 and judge.stats.unparseable == 0
+    assert judge.stats.usage.calls == 2 and judge.stats.unparseable == 0
     reask = judge_requests(llm_server)[1].body["messages"][-1]["content"]
     assert "'matching' has 1 scores for 2 ground-truth items" in reask
 
@@ -415,7 +415,7 @@ WRITER = textwrap.dedent("""
         for i in range(count):
             for first in (f"{worker} fact {i}", f"shared fact {i}"):
                 await judge.judge(JudgeTask("equivalence", {"first": first, "second": "x"}, scorer="mp"))
-        print(judge.stats.calls + judge.stats.cache_hits)
+        print(judge.stats.usage.calls + judge.stats.cache_hits)
 
     asyncio.run(main(sys.argv[1], sys.argv[2], int(sys.argv[3])))
     """)
@@ -444,7 +444,7 @@ async def test_processes_share_one_cache_file(tmp_path: Path) -> None:
     judge = CachedJudge(LocalJudge(), cache_path=path)
     verdict = await judge.judge(JudgeTask("equivalence", {"first": "w2 fact 7", "second": "x"}, scorer="mp"))
     assert verdict.cached and verdict.ok
-    assert (judge.stats.calls, judge.stats.cache_hits) == (0, 1)
+    assert (judge.stats.usage.calls, judge.stats.cache_hits) == (0, 1)
     await judge.aclose()
 
 
@@ -469,7 +469,7 @@ async def test_local_spec_builds_an_uncached_local_judge(tmp_path: Path) -> None
     assert judge.name == "local" and judge.cache is None
     verdict = await judge.judge(TASK)
     assert verdict.data is not None and verdict.data["refers"] is True
-    assert (judge.stats.calls, judge.stats.cache_hits) == (1, 0)
+    assert (judge.stats.usage.calls, judge.stats.cache_hits) == (1, 0)
     assert judge.stats.prompt_hashes == {"reference": VERSION}
     assert not (tmp_path / "cache.sqlite").exists()
 
@@ -611,7 +611,7 @@ async def test_a_server_that_refuses_a_form_gets_the_next_and_the_run_remembers_
         {"type": "json_object", "schema": schema_for("reference")},
         {"type": "json_object", "schema": schema_for("reference")},  # learnt once, not asked again
     ]
-    assert judge.backend.form == "json_object+schema" and judge.stats.calls == 2
+    assert judge.backend.form == "json_object+schema" and judge.stats.usage.calls == 2
 
 
 @pytest.mark.asyncio

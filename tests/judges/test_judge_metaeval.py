@@ -34,7 +34,7 @@ from pytest_memorybench.judges.metaeval import (
 from pytest_memorybench.judges.prompts import check_payload
 from pytest_memorybench.judges.replies import validate
 from pytest_memorybench.judges.spec import build_judge
-from pytest_memorybench.judges.verdicts import route_end
+from pytest_memorybench.judges.verdict_meaning import route_end
 
 CASES = load_cases()
 MINIMUM = {kind: 6 if kind in ("restaurant", "directions") else 8 for kind in TASK_KINDS}

@@ -11,11 +11,11 @@ import pytest
 from pytest_memorybench.core.records import Score
 from pytest_memorybench.judges.base import JudgeTask, JudgeVerdict
 from pytest_memorybench.judges.client import CachedJudge
+from pytest_memorybench.judges.majority_vote import majority
 from pytest_memorybench.judges.panel import JudgePanel
 from pytest_memorybench.judges.rubrics import asked_under, read_under
 from pytest_memorybench.judges.spec import build_judge
-from pytest_memorybench.judges.votes import majority
-from pytest_memorybench.results.judging import fleiss_kappa, judging_figures
+from pytest_memorybench.results.judge_robustness import fleiss_kappa, judging_figures
 from pytest_memorybench.scenarios import ScoringContext, scored
 from pytest_memorybench.scoring.judged import score_answer
 from pytest_memorybench.scoring.profiles import OFFICIAL
@@ -169,7 +169,7 @@ async def test_a_local_juror_is_asked_once_however_many_repeats(servers: list[Ju
     server = serve(servers)
     panel = JudgePanel([local, juror(server)], repeats=3)
     await score_all(panel, questions(4))
-    assert local.stats.calls == 4 and server.verdicts == 12
+    assert local.stats.usage.calls == 4 and server.verdicts == 12
     assert panel.name.endswith(" ×3")
     await panel.aclose()
 

@@ -483,7 +483,7 @@ async def test_local_judge_is_a_judge_with_stats() -> None:
     verdict_ = await judge.judge(JudgeTask("equivalence", {"first": "a cat", "second": "a cat"}))
     assert verdict_.ok and not verdict_.cached
     assert judge.name == "local"
-    assert (judge.stats.calls, judge.stats.cache_hits, judge.stats.cost_usd) == (1, 0, 0.0)
+    assert (judge.stats.usage.calls, judge.stats.cache_hits, judge.stats.usage.cost_usd) == (1, 0, 0.0)
     assert judge.stats.prompt_hashes == {"equivalence": VERSION}
 
 

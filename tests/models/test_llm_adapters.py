@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 import pytest_asyncio
 
-from pytest_memorybench.agents.build import build_agent, check_agent_spec
+from pytest_memorybench.agents.agent_build import build_agent, check_agent_spec
 from pytest_memorybench.agents.spec import parse_agent_spec
 from pytest_memorybench.core.errors import AgentError, ProviderRefused, UsageError
 from pytest_memorybench.core.records import Message

@@ -15,7 +15,7 @@ import pytest
 from pytest_memorybench.judges.client import JudgeCache
 from pytest_memorybench.models.limits import ProviderGate, RateLimits
 from pytest_memorybench.models.prices import Price
-from pytest_memorybench.models.providers import ProviderPool, price_for, serve, serving
+from pytest_memorybench.models.provider_pool import ProviderPool, price_for, serve, serving
 from tests.support.llm_server import LLMServer, last_user_text, word_count
 from tests.support.runs import QUIET, results_in
 from tests.support.virtual_time import VirtualTime

@@ -14,7 +14,7 @@ import pytest
 import pytest_asyncio
 
 import pytest_memorybench.agents.reference.extractive  # noqa: F401  (inner runs import it)
-from pytest_memorybench.agents.protocol import (
+from pytest_memorybench.agents.agent_protocol import (
     MAX_REPLY_CHARS,
     AgentAdapter,
     bounded_reply,

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from pytest_memorybench.models.providers import serving
+from pytest_memorybench.models.provider_pool import serving
 from tests.support.runs import results_in
 
 SELECTION = ("--span=isolated", "-k", "colours or jokes or prospective_memory or restaurant")

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from pytest_memorybench.agents.protocol import AgentAdapter
+from pytest_memorybench.agents.agent_protocol import AgentAdapter
 from pytest_memorybench.agents.reference.extractive import ExtractiveAgent
 from pytest_memorybench.agents.reference.null import NullAgent
 from pytest_memorybench.agents.reference.oracle import OracleAgent

@@ -19,7 +19,7 @@ from pytest_memorybench.scenarios.episodic.scoring import (
     summarize,
 )
 from pytest_memorybench.scenarios.probes import probe_definition
-from pytest_memorybench.scoring.items import items_f1
+from pytest_memorybench.scoring.items_f1 import items_f1
 from pytest_memorybench.scoring.kendall import episodic_tau
 
 JAN15, MAR01, MAY10 = "January 15, 2024", "March 01, 2024", "May 10, 2024"

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from pytest_memorybench.agents.protocol import AgentAdapter
+from pytest_memorybench.agents.agent_protocol import AgentAdapter
 from pytest_memorybench.agents.reference.extractive import ExtractiveAgent
 from pytest_memorybench.agents.reference.memories import (
     FullMemoryAgent,

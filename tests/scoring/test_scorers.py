@@ -9,7 +9,7 @@ import pytest
 from pytest_memorybench.core.records import Score
 from pytest_memorybench.scoring.choice import extract_choice, score_choice
 from pytest_memorybench.scoring.exact import score_contains, score_exact, score_regex
-from pytest_memorybench.scoring.items import items_f1
+from pytest_memorybench.scoring.items_f1 import items_f1
 from pytest_memorybench.scoring.jsonlist import parse_lenient_json, score_json_list
 from pytest_memorybench.scoring.kendall import (
     beam_ordering,

@@ -14,7 +14,7 @@ from typing import Any
 
 # The scenario registry first: it imports every scenario module, some of which import the engine.
 from pytest_memorybench.scenarios import get_scenario  # isort: skip
-from pytest_memorybench.agents.protocol import AgentAdapter
+from pytest_memorybench.agents.agent_protocol import AgentAdapter
 from pytest_memorybench.conversation.channel import AgentChannel
 from pytest_memorybench.conversation.clock import SimulatedClock
 from pytest_memorybench.conversation.events import EventLog

@@ -28,5 +28,6 @@ def without_back_off(monkeypatch: pytest.MonkeyPatch) -> None:
     for tests of what is retried, not of how long it waits: a wait a server asks for (Retry-After)
     is still the server's."""
     monkeypatch.setattr(
-        "pytest_memorybench.agents.stores.protocol.wait_exponential", lambda *_, **__: lambda _state: 0.0
+        "pytest_memorybench.agents.stores.store_protocol.wait_exponential",
+        lambda *_, **__: lambda _state: 0.0,
     )

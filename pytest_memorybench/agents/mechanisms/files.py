@@ -18,7 +18,7 @@ chats), else the calendar day of the simulated clock.
 `retrieve(query, k)` is one grep of the question's longest words (what the agent's first call
 usually is), for evidence recall; `context()` is every line its tools returned while it answered:
 what it had when it answered.  The tools go as tool calls, or as JSON in the prompt where the server
-takes no tools (`calls.py`), as for MemGPT.
+takes no tools (`function_calls.py`), as for MemGPT.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from typing import Any
 
 from pytest_memorybench.agents.lexical import terms
 from pytest_memorybench.agents.mechanisms.base import Entry, MemorySystem
-from pytest_memorybench.agents.mechanisms.calls import Caller
+from pytest_memorybench.agents.mechanisms.function_calls import Caller
 from pytest_memorybench.agents.mechanisms.settings import positive
 from pytest_memorybench.models.llm import Turn
 

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pytest_memorybench.agents.mechanisms.base import Entry, MemorySystem, exchange_text
-from pytest_memorybench.agents.mechanisms.calls import Caller
+from pytest_memorybench.agents.mechanisms.function_calls import Caller
 from pytest_memorybench.agents.mechanisms.prompt import tokens
 from pytest_memorybench.agents.mechanisms.settings import one_of, positive, require
 from pytest_memorybench.models.llm import MESSAGE_OVERHEAD

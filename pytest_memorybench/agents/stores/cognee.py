@@ -64,7 +64,7 @@ from pytest_memorybench.agents.stores.endpoints import (
     openai_endpoints,
 )
 from pytest_memorybench.agents.stores.hosted import require_package
-from pytest_memorybench.agents.stores.protocol import BuiltinStore, Hit
+from pytest_memorybench.agents.stores.store_protocol import BuiltinStore, Hit
 from pytest_memorybench.core.records import Message, Usage
 
 if TYPE_CHECKING:

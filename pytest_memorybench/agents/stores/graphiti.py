@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Any
 from pytest_memorybench.agents.mechanisms.settings import one_of, require
 from pytest_memorybench.agents.stores.dates import in_utc, naive_utc
 from pytest_memorybench.agents.stores.endpoints import Endpoint, count_usage, openai_endpoints
-from pytest_memorybench.agents.stores.protocol import BuiltinStore, Hit, Validity
+from pytest_memorybench.agents.stores.store_protocol import BuiltinStore, Hit, Validity
 from pytest_memorybench.core.errors import usage_error
 from pytest_memorybench.core.records import Message, Usage
 

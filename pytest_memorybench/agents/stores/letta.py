@@ -54,7 +54,7 @@ from pytest_memorybench.agents.mechanisms.settings import one_of, positive
 from pytest_memorybench.agents.stores.dates import in_utc, parsed_time
 from pytest_memorybench.agents.stores.endpoints import openai_endpoints
 from pytest_memorybench.agents.stores.hosted import refused, require_package
-from pytest_memorybench.agents.stores.protocol import BuiltinStore, Hit
+from pytest_memorybench.agents.stores.store_protocol import BuiltinStore, Hit
 from pytest_memorybench.core.errors import usage_error
 from pytest_memorybench.core.records import Message, Usage
 

@@ -17,7 +17,7 @@ from pytest_memorybench.agents.evidence_match import holds
 from pytest_memorybench.agents.mechanisms.embedders import Embedder, make_embedder
 from pytest_memorybench.agents.mechanisms.index import DenseIndex, Index, LexicalIndex
 from pytest_memorybench.agents.mechanisms.model import Phase
-from pytest_memorybench.agents.stores.protocol import BuiltinStore, Hit
+from pytest_memorybench.agents.stores.store_protocol import BuiltinStore, Hit
 from pytest_memorybench.core.errors import usage_error
 from pytest_memorybench.core.records import Message, Usage
 

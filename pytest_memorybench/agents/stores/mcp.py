@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 from pytest_memorybench.agents.lexical import terms
 from pytest_memorybench.agents.mechanisms.settings import one_of, require
-from pytest_memorybench.agents.stores.protocol import BuiltinStore, Hit
+from pytest_memorybench.agents.stores.store_protocol import BuiltinStore, Hit
 from pytest_memorybench.core.errors import usage_error
 from pytest_memorybench.core.records import Message
 

@@ -6,7 +6,7 @@ shown what was said and saves what it wants with the server's tools (the *write*
 before each reply it may search them (the *read* phase).  Every tool the model calls is charged
 to the phase of the call: a tool the server marks read-only (or named search / read / open /
 find / get) is a read, any other a write.  The tools are offered as tool calls, or listed in the
-prompt as JSON calls where the server takes no tools (`agents/mechanisms/calls.py`).
+prompt as JSON calls where the server takes no tools (`agents/mechanisms/function_calls.py`).
 
 `retrieve(query, k)` searches the server's memory as store mode does (word by word, for evidence
 recall); `context()` is what the tools returned while the last reply was made.
@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from pytest_memorybench.agents.mechanisms.base import Entry, MemorySystem, exchange_text
-from pytest_memorybench.agents.mechanisms.calls import Caller
+from pytest_memorybench.agents.mechanisms.function_calls import Caller
 from pytest_memorybench.agents.mechanisms.model import MemoryModel, Phase
 from pytest_memorybench.agents.stores.mcp import McpSettings, McpStore
 from pytest_memorybench.models.llm import Turn

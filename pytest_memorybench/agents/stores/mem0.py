@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 from pytest_memorybench.agents.mechanisms.settings import require
 from pytest_memorybench.agents.stores.dates import iso_utc, parsed_time
 from pytest_memorybench.agents.stores.endpoints import Endpoint, openai_endpoints
-from pytest_memorybench.agents.stores.protocol import BuiltinStore, Hit, as_hit
+from pytest_memorybench.agents.stores.store_protocol import BuiltinStore, Hit, as_hit
 from pytest_memorybench.core.errors import usage_error
 from pytest_memorybench.core.records import Message
 

@@ -36,7 +36,7 @@ from pytest_memorybench.agents.mechanisms.settings import positive, require
 from pytest_memorybench.agents.stores.dates import epoch_seconds, iso_utc
 from pytest_memorybench.agents.stores.hosted import Unprocessed, api_key, refused
 from pytest_memorybench.agents.stores.mem0 import DATE_KEY, dated_hits, without_telemetry
-from pytest_memorybench.agents.stores.protocol import BuiltinStore, Hit
+from pytest_memorybench.agents.stores.store_protocol import BuiltinStore, Hit
 from pytest_memorybench.core.records import Message
 
 if TYPE_CHECKING:

@@ -29,7 +29,7 @@ from pytest_memorybench.agents.mechanisms.prompt import section, system_prompt, 
 from pytest_memorybench.agents.mechanisms.settings import require
 from pytest_memorybench.agents.spec import DEFAULT_STORE_K, MEMORY_TOKENS
 from pytest_memorybench.agents.stores.figures import StoreFigures
-from pytest_memorybench.agents.stores.protocol import Hit, StoreClient, StoreError
+from pytest_memorybench.agents.stores.store_protocol import Hit, StoreClient, StoreError
 from pytest_memorybench.core.records import Message, Usage
 
 MEMORIES_HEADING = "Memories retrieved for this message"

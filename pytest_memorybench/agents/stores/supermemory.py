@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 from pytest_memorybench.agents.mechanisms.settings import one_of, positive, require
 from pytest_memorybench.agents.stores.dates import iso_utc, parsed_time
 from pytest_memorybench.agents.stores.hosted import Unprocessed, api_key, refused
-from pytest_memorybench.agents.stores.protocol import BuiltinStore, Hit
+from pytest_memorybench.agents.stores.store_protocol import BuiltinStore, Hit
 from pytest_memorybench.core.records import Message
 
 if TYPE_CHECKING:

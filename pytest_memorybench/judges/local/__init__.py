@@ -86,7 +86,7 @@ class LocalJudge:
     def judge_now(self, task: JudgeTask) -> JudgeVerdict:
         """The same verdict, synchronously."""
         check_payload(task.kind, task.payload)
-        self.stats.calls += 1
+        self.stats.usage.calls += 1
         self.stats.prompt_hashes[task.kind] = self.version
         try:
             data = validate(task.kind, _rule(task.kind)(task.payload), task.payload)
@@ -102,7 +102,7 @@ _RULES = {
     "sentence": "sentence",
     "directions": "directions",
     "restaurant": "restaurant",
-    "items": "items",
+    "items": "listed_items",
     "order": "order",
     "nugget": "nugget",
     "equivalence": "equivalence",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from pytest_memorybench.judges.local.items import same_item
+from pytest_memorybench.judges.local.listed_items import same_item
 
 
 def judge_order(payload: Mapping[str, Any]) -> dict[str, Any]:

@@ -10,6 +10,7 @@ from functools import lru_cache
 
 from rapidfuzz import fuzz, process
 
+from pytest_memorybench.core.f1 import harmonic_f1
 from pytest_memorybench.judges.local.identifiers import find_identifiers
 
 WORD_MATCH = 85  # rapidfuzz ratio for two words to count as the same (spelling variants, typos)
@@ -536,4 +537,4 @@ def rouge_l(candidate: Sequence[str], reference: Sequence[str]) -> tuple[float, 
     if common == 0:
         return 0.0, 0.0, 0.0
     precision, recall = common / len(candidate), common / len(reference)
-    return precision, recall, 2 * precision * recall / (precision + recall)
+    return precision, recall, harmonic_f1(precision, recall)

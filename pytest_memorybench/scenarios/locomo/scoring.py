@@ -22,12 +22,12 @@ from __future__ import annotations
 
 import re
 import string
-from collections import Counter
 from collections.abc import Sequence
 from functools import cache, lru_cache
 from statistics import fmean
 from typing import Any
 
+from pytest_memorybench.core.f1 import bag_f1
 from pytest_memorybench.core.heavy import heavy_import
 from pytest_memorybench.core.records import Score, TestDefinition
 from pytest_memorybench.judges.local import LocalJudge
@@ -64,11 +64,7 @@ def token_f1(prediction: str, gold: str) -> float:
     """F1 over stemmed tokens (0 when they share none)."""
     predicted = [_stem(word) for word in normalize_answer(prediction).split()]
     wanted = [_stem(word) for word in normalize_answer(gold).split()]
-    same = sum((Counter(predicted) & Counter(wanted)).values())
-    if same == 0:
-        return 0.0
-    precision, recall = same / len(predicted), same / len(wanted)
-    return 2 * precision * recall / (precision + recall)
+    return bag_f1(predicted, wanted)
 
 
 def multi_answer_f1(prediction: str, gold: str) -> float:

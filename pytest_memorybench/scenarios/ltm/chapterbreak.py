@@ -61,6 +61,7 @@ from pytest_memorybench.core.records import Score, ScriptLine, TestDefinition
 from pytest_memorybench.core.spans import MAX_SPAN_TOKENS
 from pytest_memorybench.core.tokens import ApproximateCounter
 from pytest_memorybench.scenarios.base import ScoringContext, definition, goodai_definition
+from pytest_memorybench.scenarios.opening import seeded
 from pytest_memorybench.scenarios.params import at_least, read_params
 
 NAME = "ltm.chapterbreak"
@@ -158,7 +159,7 @@ class ChapterBreak:
         order = sorted(samples, key=lambda sample: sample.id)
         random.Random(f"{NAME}|{seed}").shuffle(order)
         sample = order[(repetition - 1) % len(order)]
-        rng = random.Random(f"{NAME}|{seed}|{repetition}")
+        rng = seeded(NAME, seed, repetition)
         options = [clean_option(sample.pos)] + [clean_option(neg) for neg in sample.negs[: OPTION_COUNT - 1]]
         wrong = options[1:]
         rng.shuffle(wrong)

@@ -16,14 +16,14 @@ checks that the expected colour is mentioned, not that it is the only one.
 
 from __future__ import annotations
 
-import random
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
 from pytest_memorybench.core.records import Score, TestDefinition
 from pytest_memorybench.scenarios.base import ScoringContext, definition, goodai_definition
-from pytest_memorybench.scenarios.params import at_least, read_params
+from pytest_memorybench.scenarios.opening import opening
+from pytest_memorybench.scenarios.params import at_least
 from pytest_memorybench.scenarios.waits import spread_script
 from pytest_memorybench.scoring.exact import score_contains
 from pytest_memorybench.scoring.profiles import OFFICIAL
@@ -64,8 +64,7 @@ class Colours:
     skills = SKILLS
 
     def generate(self, suite: str, params: Mapping[str, Any], seed: int, repetition: int) -> TestDefinition:
-        settings = read_params(ColoursParams, NAME, params)
-        rng = random.Random(f"{NAME}|{seed}|{repetition}")
+        settings, rng = opening(ColoursParams, NAME, params, seed, repetition)
         colours: list[str] = []
         for _ in range(settings.colour_changes):
             choices = [c for c in COLOURS if not colours or c != colours[-1]]

@@ -9,14 +9,14 @@ latest versions.  Ours: the user tells `facts` facts about themself, then correc
 
 from __future__ import annotations
 
-import random
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
 from pytest_memorybench.core.records import TestDefinition
 from pytest_memorybench.scenarios.ltm.question_set import QuestionSetScenario
-from pytest_memorybench.scenarios.params import at_least, read_params
+from pytest_memorybench.scenarios.opening import opening
+from pytest_memorybench.scenarios.params import at_least
 
 NAME = "ltm.conflicting_personal_information"
 SKILLS = ("recall", "conflicting_information")
@@ -74,8 +74,7 @@ class ConflictingPersonalInformation(QuestionSetScenario):
     reset_message = RESET
 
     def generate(self, suite: str, params: Mapping[str, Any], seed: int, repetition: int) -> TestDefinition:
-        settings = read_params(ConflictingParams, NAME, params)
-        rng = random.Random(f"{NAME}|{seed}|{repetition}")
+        settings, rng = opening(ConflictingParams, NAME, params, seed, repetition)
         topics = rng.sample(sorted(TOPICS), settings.facts)
         first = {topic: rng.choice(TOPICS[topic][2]) for topic in topics}
         changed = rng.sample(topics, settings.changes)

@@ -17,7 +17,8 @@ from typing import Any
 
 from pytest_memorybench.core.records import TestDefinition
 from pytest_memorybench.scenarios.ltm.question_set import QuestionSetScenario
-from pytest_memorybench.scenarios.params import at_least, read_params
+from pytest_memorybench.scenarios.opening import opening
+from pytest_memorybench.scenarios.params import at_least
 
 NAME = "ltm.delayed_recall"
 SKILLS = ("recall",)
@@ -183,8 +184,7 @@ class DelayedRecall(QuestionSetScenario):
     reset_message = RESET
 
     def generate(self, suite: str, params: Mapping[str, Any], seed: int, repetition: int) -> TestDefinition:
-        settings = read_params(DelayedRecallParams, NAME, params)
-        rng = random.Random(f"{NAME}|{seed}|{repetition}")
+        settings, rng = opening(DelayedRecallParams, NAME, params, seed, repetition)
         kinds = rng.sample(sorted(FACTS), settings.facts)
         _, facts = invent_world(rng, kinds)
         asked = rng.sample(facts, settings.questions)

@@ -15,7 +15,8 @@ from typing import Any
 
 from pytest_memorybench.core.records import TestDefinition
 from pytest_memorybench.scenarios.ltm.question_set import QuestionSetScenario
-from pytest_memorybench.scenarios.params import at_least, read_params
+from pytest_memorybench.scenarios.opening import opening
+from pytest_memorybench.scenarios.params import at_least
 
 NAME = "ltm.how_to_think"
 SKILLS = ("recall", "information_integration")
@@ -107,8 +108,7 @@ class HowToThink(QuestionSetScenario):
     reset_message = RESET
 
     def generate(self, suite: str, params: Mapping[str, Any], seed: int, repetition: int) -> TestDefinition:
-        settings = read_params(HowToThinkParams, NAME, params)
-        rng = random.Random(f"{NAME}|{seed}|{repetition}")
+        settings, rng = opening(HowToThinkParams, NAME, params, seed, repetition)
         method, case = PROCEDURES[(repetition - 1 + seed) % len(PROCEDURES)](rng)
         cases: list[Case] = []
         while len(cases) < settings.questions:

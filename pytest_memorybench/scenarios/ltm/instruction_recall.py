@@ -16,7 +16,8 @@ from typing import Any
 
 from pytest_memorybench.core.records import TestDefinition
 from pytest_memorybench.scenarios.ltm.question_set import QuestionSetScenario
-from pytest_memorybench.scenarios.params import at_least, read_params
+from pytest_memorybench.scenarios.opening import opening
+from pytest_memorybench.scenarios.params import at_least
 
 NAME = "ltm.instruction_recall"
 SKILLS = ("recall",)
@@ -113,8 +114,7 @@ class InstructionRecall(QuestionSetScenario):
     reset_message = RESET
 
     def generate(self, suite: str, params: Mapping[str, Any], seed: int, repetition: int) -> TestDefinition:
-        settings = read_params(InstructionRecallParams, NAME, params)
-        rng = random.Random(f"{NAME}|{seed}|{repetition}")
+        settings, rng = opening(InstructionRecallParams, NAME, params, seed, repetition)
         device, manual = write_manual(rng, settings.steps)
         asked = [manual[index] for index in sorted(rng.sample(range(len(manual)), settings.questions))]
         steps = "\n".join(f"{number}. {instruction}" for number, (instruction, _, _) in enumerate(manual, 1))

@@ -37,7 +37,6 @@ No reset statement (the reference has none).
 
 from __future__ import annotations
 
-import random
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta
@@ -48,7 +47,7 @@ from pytest_memorybench.goodai.format import script_from_goodai
 from pytest_memorybench.judges.base import Judge
 from pytest_memorybench.judges.local import LocalJudge
 from pytest_memorybench.scenarios.base import ScoringContext, definition
-from pytest_memorybench.scenarios.params import read_params
+from pytest_memorybench.scenarios.opening import opening
 from pytest_memorybench.scenarios.waits import spread_over_span
 from pytest_memorybench.scoring.judged import score_reference
 from pytest_memorybench.scoring.profiles import OFFICIAL, PAPER, Profile
@@ -122,8 +121,7 @@ class Jokes:
     skills = SKILLS
 
     def generate(self, suite: str, params: Mapping[str, Any], seed: int, repetition: int) -> TestDefinition:
-        settings = read_params(JokesParams, NAME, params)
-        rng = random.Random(f"{NAME}|{seed}|{repetition}")
+        settings, rng = opening(JokesParams, NAME, params, seed, repetition)
         told = rng.sample(JOKES, settings.jokes_told)
         minutes = [rng.randint(settings.minutes_low, settings.minutes_high) for _ in told]
         target = rng.choice(told)

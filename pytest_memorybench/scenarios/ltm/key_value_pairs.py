@@ -21,9 +21,9 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from pytest_memorybench.core.records import Score, ScriptLine, TestDefinition
-from pytest_memorybench.goodai.format import script_from_goodai
-from pytest_memorybench.scenarios.base import ScoringContext, definition
-from pytest_memorybench.scenarios.params import at_least, read_params
+from pytest_memorybench.scenarios.base import ScoringContext, definition, goodai_definition
+from pytest_memorybench.scenarios.opening import opening
+from pytest_memorybench.scenarios.params import at_least
 from pytest_memorybench.scenarios.waits import spread_over_span
 
 NAME = "ltm.key_value_pairs"
@@ -76,8 +76,7 @@ class KeyValuePairs:
     skills = SKILLS
 
     def generate(self, suite: str, params: Mapping[str, Any], seed: int, repetition: int) -> TestDefinition:
-        settings = read_params(KeyValueParams, NAME, params)
-        rng = random.Random(f"{NAME}|{seed}|{repetition}")
+        settings, rng = opening(KeyValueParams, NAME, params, seed, repetition)
         roots, pairs = make_pairs(rng, settings.pairs, settings.nested_levels)
         shuffled = dict(sorted(pairs.items(), key=lambda _: rng.random()))  # a chain's links are not adjacent
         key = rng.choice(roots)
@@ -87,20 +86,14 @@ class KeyValuePairs:
             ScriptLine(text, is_question=index == 1, wait=wait)
             for index, (text, wait) in enumerate(zip(lines, waits, strict=True))
         )
-        return self._definition(suite, repetition, seed, script, leaf(key, pairs), asdict(settings))
+        value = leaf(key, pairs)
+        return definition(self, suite, repetition, seed, script, (value,), value, asdict(settings))
 
     def from_goodai(
         self, raw: dict[str, Any], example_id: str, suite: str, repetition: int
     ) -> TestDefinition:
         value = str(raw["expected_responses"][0])
-        return self._definition(
-            suite, repetition, 0, script_from_goodai(raw), value, {"goodai_example": example_id}
-        )
-
-    def _definition(
-        self, suite: str, repetition: int, seed: int, script: Any, value: str, params: dict[str, Any]
-    ) -> TestDefinition:
-        return definition(self, suite, repetition, seed, script, (value,), value, params)
+        return goodai_definition(self, raw, example_id, suite, repetition, (value,), value)
 
     def score(self, definition: TestDefinition, responses: Sequence[str], context: ScoringContext) -> Score:
         reply = responses[-1] if responses else ""

@@ -24,10 +24,10 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from pytest_memorybench.core.records import Score, TestDefinition
-from pytest_memorybench.goodai.format import script_from_goodai
-from pytest_memorybench.scenarios.base import ScoringContext, definition
+from pytest_memorybench.scenarios.base import ScoringContext, definition, goodai_definition
 from pytest_memorybench.scenarios.ltm.question_set import score_answers
-from pytest_memorybench.scenarios.params import at_least, read_params
+from pytest_memorybench.scenarios.opening import opening
+from pytest_memorybench.scenarios.params import at_least
 from pytest_memorybench.scenarios.waits import spread_script
 from pytest_memorybench.scoring.profiles import OFFICIAL
 
@@ -80,8 +80,7 @@ class Locations:
     skills = SKILLS
 
     def generate(self, suite: str, params: Mapping[str, Any], seed: int, repetition: int) -> TestDefinition:
-        settings = read_params(LocationsParams, NAME, params)
-        rng = random.Random(f"{NAME}|{seed}|{repetition}")
+        settings, rng = opening(LocationsParams, NAME, params, seed, repetition)
         places = rng.sample(PLACES, settings.known_locations)
         lines, x, y = [FIRST.format(place=places[0])], 0, 0
         for previous, place in itertools.pairwise(places[:-1]):
@@ -94,8 +93,10 @@ class Locations:
         x, y = x + STEPS[direction][0] * km, y + STEPS[direction][1] * km
         lines.append(LAST.format(place=places[-1], km=km, direction=direction, other=places[-2]))
         lines.append(QUESTION.format(place=places[-1], origin=places[0]))
-        return self._definition(
-            suite, repetition, seed, spread_script(lines), bearing_home(x, y), asdict(settings)
+        answer, script = bearing_home(x, y), spread_script(lines)
+        params = asdict(settings)
+        return definition(
+            self, suite, repetition, seed, script, (answer,), answer, params, reset_message=RESET
         )
 
     @staticmethod
@@ -114,15 +115,8 @@ class Locations:
     ) -> TestDefinition:
         expected = raw["expected_responses"]
         answer = str(expected[0] if isinstance(expected, list) else expected)
-        return self._definition(
-            suite, repetition, 0, script_from_goodai(raw), answer, {"goodai_example": example_id}
-        )
-
-    def _definition(
-        self, suite: str, repetition: int, seed: int, script: Any, answer: str, params: dict[str, Any]
-    ) -> TestDefinition:
-        return definition(
-            self, suite, repetition, seed, script, (answer,), answer, params, reset_message=RESET
+        return goodai_definition(
+            self, raw, example_id, suite, repetition, (answer,), answer, reset_message=RESET
         )
 
     def score(

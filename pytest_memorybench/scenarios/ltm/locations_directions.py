@@ -28,7 +28,6 @@ offline judge reads exactly (tests check it for every generated route).
 
 from __future__ import annotations
 
-import random
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
@@ -38,7 +37,7 @@ from pytest_memorybench.core.records import Score, TestDefinition
 from pytest_memorybench.judges.base import JudgeTask, JudgeVerdict
 from pytest_memorybench.scenarios.base import ScoringContext, definition, goodai_definition
 from pytest_memorybench.scenarios.ltm.question_set import benchmark_1_checklist, score_answers
-from pytest_memorybench.scenarios.params import read_params
+from pytest_memorybench.scenarios.opening import opening
 from pytest_memorybench.scenarios.waits import spread_script
 from pytest_memorybench.scoring.profiles import OFFICIAL, PAPER, Profile
 
@@ -110,8 +109,7 @@ class LocationsDirections:
     skills = SKILLS
 
     def generate(self, suite: str, params: Mapping[str, Any], seed: int, repetition: int) -> TestDefinition:
-        settings = read_params(LocationsDirectionsParams, NAME, params)
-        rng = random.Random(f"{NAME}|{seed}|{repetition}")
+        settings, rng = opening(LocationsDirectionsParams, NAME, params, seed, repetition)
         places = rng.sample(PLACES, settings.known_locations)
         lines = [FIRST_TEMPLATE.format(place=places[0])]
         route = []

@@ -20,16 +20,15 @@ Scoring (one question):
 from __future__ import annotations
 
 import json
-import random
 from collections.abc import Awaitable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
 from pytest_memorybench.core.records import Score, ScriptLine, TestDefinition
-from pytest_memorybench.goodai.format import script_from_goodai
-from pytest_memorybench.scenarios.base import ScoringContext, definition
+from pytest_memorybench.scenarios.base import ScoringContext, definition, goodai_definition
 from pytest_memorybench.scenarios.ltm.question_set import score_answers
-from pytest_memorybench.scenarios.params import at_least, read_params
+from pytest_memorybench.scenarios.opening import opening
+from pytest_memorybench.scenarios.params import at_least
 from pytest_memorybench.scoring.profiles import OFFICIAL
 
 NAME = "ltm.multi_session_chat"
@@ -111,8 +110,7 @@ class MultiSessionChat:
     skills = SKILLS
 
     def generate(self, suite: str, params: Mapping[str, Any], seed: int, repetition: int) -> TestDefinition:
-        settings = read_params(MultiSessionChatParams, NAME, params)
-        rng = random.Random(f"{NAME}|{seed}|{repetition}")
+        settings, rng = opening(MultiSessionChatParams, NAME, params, seed, repetition)
         told, asked, answer, key = FACTS[(repetition - 1 + seed) % len(FACTS)]
         talk = [SMALL_TALK[i : i + 2] for i in range(0, len(SMALL_TALK), 2)]
         lines = [
@@ -126,29 +124,16 @@ class MultiSessionChat:
         lines += [("", rng.choice(GAPS)), ("Speaker 1", asked)]
         conversation = "\n".join(text if not speaker else f"{speaker}: {text}" for speaker, text in lines)
         script = (ScriptLine(QUESTION.format(conversation=conversation), is_question=True),)
-        return self._definition(suite, repetition, seed, script, answer, key, asdict(settings))
+        expected = {"fact": key, "gold": answer}
+        return definition(self, suite, repetition, seed, script, (answer,), expected, asdict(settings))
 
     def from_goodai(
         self, raw: dict[str, Any], example_id: str, suite: str, repetition: int
     ) -> TestDefinition:
         """GoodAI's files: the expected response is JSON with the gold answer (and Speaker 2's persona)."""
         gold = json.loads(raw["expected_responses"][0])["gold_answer"]
-        return self._definition(
-            suite, repetition, 0, script_from_goodai(raw), gold, gold, {"goodai_example": example_id}
-        )
-
-    def _definition(
-        self,
-        suite: str,
-        repetition: int,
-        seed: int,
-        script: Any,
-        answer: str,
-        key: str,
-        params: dict[str, Any],
-    ) -> TestDefinition:
-        expected = {"fact": key, "gold": answer}
-        return definition(self, suite, repetition, seed, script, (answer,), expected, params)
+        expected = {"fact": gold, "gold": gold}
+        return goodai_definition(self, raw, example_id, suite, repetition, (gold,), expected)
 
     def score(
         self, definition: TestDefinition, responses: Sequence[str], context: ScoringContext

@@ -34,14 +34,14 @@ from __future__ import annotations
 
 import functools
 import json
-import random
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
 from pytest_memorybench.core.records import Score, TestDefinition
 from pytest_memorybench.scenarios.base import ScoringContext, definition, goodai_definition
-from pytest_memorybench.scenarios.params import at_least, read_params
+from pytest_memorybench.scenarios.opening import opening
+from pytest_memorybench.scenarios.params import at_least
 from pytest_memorybench.scenarios.waits import spread_script
 from pytest_memorybench.scoring.jsonlist import matched_share, parse_lenient_json, score_json_list
 from pytest_memorybench.scoring.profiles import OFFICIAL, PROFILES
@@ -122,8 +122,7 @@ class NameList:
     skills = SKILLS
 
     def generate(self, suite: str, params: Mapping[str, Any], seed: int, repetition: int) -> TestDefinition:
-        settings = read_params(NameListParams, NAME, params)
-        rng = random.Random(f"{NAME}|{seed}|{repetition}")
+        settings, rng = opening(NameListParams, NAME, params, seed, repetition)
         names = draw_names(seed, repetition, settings.name_changes)
         lines = [rng.choice(TEMPLATES).format(name=name) for name in names] + [QUESTION]
         script = spread_script(lines)

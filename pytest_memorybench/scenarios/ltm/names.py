@@ -14,20 +14,19 @@ Scoring (one question), both lower-cased:
 
 from __future__ import annotations
 
-import random
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
 from pytest_memorybench.core.records import Score, TestDefinition
-from pytest_memorybench.goodai.format import script_from_goodai
-from pytest_memorybench.scenarios.base import ScoringContext, definition
+from pytest_memorybench.scenarios.base import ScoringContext, definition, goodai_definition
 from pytest_memorybench.scenarios.ltm.name_list import (
     RESET_MESSAGE,
     TEMPLATES,
     draw_names,
 )
-from pytest_memorybench.scenarios.params import at_least, read_params
+from pytest_memorybench.scenarios.opening import opening
+from pytest_memorybench.scenarios.params import at_least
 from pytest_memorybench.scenarios.waits import spread_script
 from pytest_memorybench.scoring.exact import score_contains
 from pytest_memorybench.scoring.profiles import OFFICIAL
@@ -54,26 +53,21 @@ class Names:
     skills = SKILLS
 
     def generate(self, suite: str, params: Mapping[str, Any], seed: int, repetition: int) -> TestDefinition:
-        settings = read_params(NamesParams, NAME, params)
+        settings, rng = opening(NamesParams, NAME, params, seed, repetition)
         names = draw_names(seed, repetition, settings.name_changes)
-        rng = random.Random(f"{NAME}|{seed}|{repetition}")
         lines = [rng.choice(TEMPLATES).format(name=name) for name in names] + [QUESTION]
-        return self._definition(suite, repetition, seed, spread_script(lines), names[-1], asdict(settings))
+        last, params = names[-1], asdict(settings)
+        script = spread_script(lines)
+        return definition(
+            self, suite, repetition, seed, script, _ideal(last), last, params, reset_message=RESET_MESSAGE
+        )
 
     def from_goodai(
         self, raw: dict[str, Any], example_id: str, suite: str, repetition: int
     ) -> TestDefinition:
         expected = str(raw["expected_responses"][0])
-        return self._definition(
-            suite, repetition, 0, script_from_goodai(raw), expected, {"goodai_example": example_id}
-        )
-
-    def _definition(
-        self, suite: str, repetition: int, seed: int, script: Any, last: str, params: dict[str, Any]
-    ) -> TestDefinition:
-        ideal = (f"Your name is {last}.",)
-        return definition(
-            self, suite, repetition, seed, script, ideal, last, params, reset_message=RESET_MESSAGE
+        return goodai_definition(
+            self, raw, example_id, suite, repetition, _ideal(expected), expected, reset_message=RESET_MESSAGE
         )
 
     def score(self, definition: TestDefinition, responses: Sequence[str], context: ScoringContext) -> Score:
@@ -85,3 +79,8 @@ class Names:
 
 
 SCENARIO = Names()
+
+
+def _ideal(name: str) -> tuple[str]:
+    """What a perfect reply says when asked the user's name."""
+    return (f"Your name is {name}.",)

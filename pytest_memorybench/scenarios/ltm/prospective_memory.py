@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any
 
 from pytest_memorybench.core.records import Score, ScriptLine, TestDefinition
 from pytest_memorybench.scenarios.base import ScoringContext, definition, goodai_definition
+from pytest_memorybench.scenarios.opening import seeded
 from pytest_memorybench.scenarios.params import read_params
 from pytest_memorybench.scenarios.waits import spread_over_span
 from pytest_memorybench.scoring.profiles import OFFICIAL, PAPER, Profile
@@ -217,7 +218,7 @@ class ProspectiveMemory:
         order = list(QUOTES)
         random.Random(f"{NAME}|{seed}|quotes").shuffle(order)  # repetitions of a seed never repeat a quote
         quote, author = order[(repetition - 1) % len(order)]
-        nth = random.Random(f"{NAME}|{seed}|{repetition}").randint(settings.min_reply, settings.max_reply)
+        nth = seeded(NAME, seed, repetition).randint(settings.min_reply, settings.max_reply)
         lines = [
             STATEMENT.format(quote=quote, author=author),
             INSTRUCTION.format(author=author, nth=ordinal(nth)),

@@ -46,7 +46,7 @@ Both profiles ignore drinks ordered in stage 2 (the reference skips `is_drink` i
 
 Deviations from the reference, all deliberate: our own menu, wording and setup sentence; the
 wrong-dish swap never serves the unavailable dish or another ordered one; the waiter's choices are
-seeded (`random.Random(f"{NAME}|{seed}|{repetition}")`, with the replies they depend on), so a
+seeded (`seeded(NAME, seed, repetition)`, with the replies they depend on), so a
 scene replays identically — which is also how `score` re-scores stored replies: it runs the scene
 again, feeding them in order.
 
@@ -89,6 +89,7 @@ from pytest_memorybench.scenarios.ltm.restaurant_reading import (
     read_order,
     recalls_drinks,
 )
+from pytest_memorybench.scenarios.opening import seeded
 from pytest_memorybench.scenarios.params import read_params
 from pytest_memorybench.scoring.profiles import OFFICIAL
 
@@ -326,7 +327,7 @@ class Restaurant:
         official = context.scoring.profile == OFFICIAL
         expected = definition.expected
         menu = Menu.from_expected(expected)
-        rng = random.Random(f"{NAME}|{definition.seed}|{definition.repetition}")
+        rng = seeded(NAME, definition.seed, definition.repetition)
         ideal_drink, ideal_dishes = expected["ideal_drink"], list(expected["ideal_dishes"])
 
         yield actions.Say(SETUP)

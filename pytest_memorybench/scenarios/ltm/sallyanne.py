@@ -46,7 +46,7 @@ from typing import Any
 from pytest_memorybench.core.records import Score, TestDefinition
 from pytest_memorybench.scenarios.base import ScoringContext, definition, goodai_definition
 from pytest_memorybench.scenarios.ltm.question_set import benchmark_1_checklist, score_answers
-from pytest_memorybench.scenarios.params import read_params
+from pytest_memorybench.scenarios.opening import opening
 from pytest_memorybench.scenarios.waits import spread_script
 from pytest_memorybench.scoring.jsonlist import parse_lenient_json
 
@@ -396,8 +396,7 @@ class SallyAnne:
     skills = SKILLS
 
     def generate(self, suite: str, params: Mapping[str, Any], seed: int, repetition: int) -> TestDefinition:
-        settings = read_params(SallyAnneParams, NAME, params)
-        rng = random.Random(f"{NAME}|{seed}|{repetition}")
+        settings, rng = opening(SallyAnneParams, NAME, params, seed, repetition)
         story = make_story(rng)
         world = World.run(story.events)
         question = pick_question(world, story, settings, rng)

@@ -37,7 +37,6 @@ items present (#expected items listed / n), right quantities (#listed with the e
 from __future__ import annotations
 
 import json
-import random
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
@@ -45,7 +44,8 @@ from typing import Any
 
 from pytest_memorybench.core.records import Score, TestDefinition
 from pytest_memorybench.scenarios.base import ScoringContext, definition, goodai_definition
-from pytest_memorybench.scenarios.params import at_least, read_params
+from pytest_memorybench.scenarios.opening import opening
+from pytest_memorybench.scenarios.params import at_least
 from pytest_memorybench.scenarios.waits import spread_script
 from pytest_memorybench.scoring.jsonlist import parse_lenient_json
 from pytest_memorybench.scoring.profiles import OFFICIAL, PROFILES
@@ -110,8 +110,7 @@ class Shopping:
     skills = SKILLS
 
     def generate(self, suite: str, params: Mapping[str, Any], seed: int, repetition: int) -> TestDefinition:
-        settings = read_params(ShoppingParams, NAME, params)
-        rng = random.Random(f"{NAME}|{seed}|{repetition}")
+        settings, rng = opening(ShoppingParams, NAME, params, seed, repetition)
         cart: dict[str, int] = {}  # singular name -> count, in the order first added
         lines: list[str] = []
         for _ in range(settings.item_changes):

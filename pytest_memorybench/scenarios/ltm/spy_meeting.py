@@ -31,7 +31,6 @@ test is a confusion, a later version of the same clue's list ("port", "warehouse
 
 from __future__ import annotations
 
-import random
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
@@ -42,7 +41,7 @@ from pytest_memorybench.judges.base import Judge, JudgeTask
 from pytest_memorybench.judges.local import LocalJudge
 from pytest_memorybench.scenarios.base import ScoringContext, definition, goodai_definition
 from pytest_memorybench.scenarios.ltm.name_list import seeded_faker
-from pytest_memorybench.scenarios.params import read_params
+from pytest_memorybench.scenarios.opening import opening
 from pytest_memorybench.scenarios.waits import spread_script
 from pytest_memorybench.scoring.keywords import score_keywords
 from pytest_memorybench.scoring.profiles import OFFICIAL, PAPER, Profile
@@ -186,8 +185,7 @@ class SpyMeeting:
     skills = SKILLS
 
     def generate(self, suite: str, params: Mapping[str, Any], seed: int, repetition: int) -> TestDefinition:
-        settings = read_params(SpyMeetingParams, NAME, params)
-        rng = random.Random(f"{NAME}|{seed}|{repetition}")
+        settings, rng = opening(SpyMeetingParams, NAME, params, seed, repetition)
         names = _names(seed, repetition)
         kinds = rng.sample(sorted(CATALOGUE), 3)
         senders = rng.sample(names, 3)

@@ -25,9 +25,9 @@ from __future__ import annotations
 
 import re
 import string
-from collections import Counter
 from collections.abc import Mapping, Sequence
 
+from pytest_memorybench.core.f1 import bag_f1
 from pytest_memorybench.core.records import Score
 from pytest_memorybench.judges.base import Judge
 from pytest_memorybench.scoring.judged import score_answer, score_rubric
@@ -73,11 +73,7 @@ def token_f1(prediction: str, gold: str) -> float:
         predicted in ("yes", "no", "noanswer") or wanted in ("yes", "no", "noanswer")
     ) and predicted != wanted:
         return 0.0
-    common = sum((Counter(predicted.split()) & Counter(wanted.split())).values())
-    if common == 0:
-        return 0.0
-    precision, recall = common / len(predicted.split()), common / len(wanted.split())
-    return 2 * precision * recall / (precision + recall)
+    return bag_f1(predicted.split(), wanted.split())
 
 
 def first_answer(reply: str, prefix: str = "Answer:") -> str:

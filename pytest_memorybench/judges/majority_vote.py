@@ -15,7 +15,7 @@ from collections.abc import Hashable, Mapping, Sequence
 from typing import Any
 
 from pytest_memorybench.judges.base import JudgeVerdict
-from pytest_memorybench.judges.verdicts import reference_correct
+from pytest_memorybench.judges.verdict_meaning import reference_correct
 
 
 def decision(kind: str, data: Mapping[str, Any]) -> Hashable:

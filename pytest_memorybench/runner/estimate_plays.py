@@ -23,8 +23,8 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from pytest_memorybench.agents.protocol import AgentAdapter
-from pytest_memorybench.core.bills import Bill, Estimate, JudgeBill, SuiteBill
+from pytest_memorybench.agents.agent_protocol import AgentAdapter
+from pytest_memorybench.core.estimate_bill import Bill, Estimate, JudgeBill, SuiteBill
 from pytest_memorybench.core.records import Usage
 from pytest_memorybench.core.tokens import default_counter
 from pytest_memorybench.models.llm import (
@@ -40,7 +40,7 @@ from pytest_memorybench.models.openai import (
     is_reasoning_model,
 )
 from pytest_memorybench.models.prices import context_window_for
-from pytest_memorybench.models.providers import price_for
+from pytest_memorybench.models.provider_pool import price_for
 from pytest_memorybench.runner.plan import PlannedTest
 from pytest_memorybench.runner.run import BenchmarkRun
 from pytest_memorybench.runner.settings import Settings
@@ -144,14 +144,14 @@ def estimate(
 
 def _judging(run: BenchmarkRun) -> tuple[int, int, int, int, float]:
     """Tasks asked so far, and the LLM jurors' calls, tokens in and out, and dollars."""
-    panel = run.tools.judge
+    panel = run.instruments.judge
     llm = [juror.stats for juror in panel.jurors if juror.is_llm]
     return (
         panel.tasks,
-        sum(stats.calls for stats in llm),
-        sum(stats.input_tokens for stats in llm),
-        sum(stats.output_tokens for stats in llm),
-        sum(stats.cost_usd for stats in llm),
+        sum(stats.usage.calls for stats in llm),
+        sum(stats.usage.input_tokens for stats in llm),
+        sum(stats.usage.output_tokens for stats in llm),
+        sum(stats.usage.cost_usd for stats in llm),
     )
 
 
@@ -160,7 +160,7 @@ def _judge_bill(run: BenchmarkRun, before: tuple[int, int, int, int, float]) -> 
     tasks, calls, tokens_in, tokens_out, cost = (
         now - then for now, then in zip(_judging(run), before, strict=True)
     )
-    panel = run.tools.judge
+    panel = run.instruments.judge
     priced = all(price_for(juror.stats.model) is not None for juror in panel.jurors if juror.is_llm)
     return JudgeBill(
         panel.name, int(tasks), int(calls), int(tokens_in), int(tokens_out), cost if priced else None
@@ -179,7 +179,7 @@ def estimate_run(run: BenchmarkRun, tests: Sequence[PlannedTest], reply_tokens: 
     for name in COMPARED:
         window = context_window_for(name)
         if window not in by_window:
-            with run.tools.listeners.muted():  # the terminal counted these tests in the first play
+            with run.instruments.listeners.muted():  # the terminal counted these tests in the first play
                 by_window[window] = estimate(
                     run, tests, reply_tokens=reply_tokens, context_tokens=window, model=name
                 )
@@ -199,14 +199,14 @@ def _stand_in(
         from pytest_memorybench.agents.mechanisms.model import MemoryModel
         from pytest_memorybench.agents.stores.local import IndexStore
         from pytest_memorybench.agents.stores.memory import StoreMemory, StoreSettings
-        from pytest_memorybench.agents.stores.protocol import StoreClient
+        from pytest_memorybench.agents.stores.store_protocol import StoreClient
 
         client = StoreClient(IndexStore(), "estimate")
         store = StoreMemory(MemoryModel(chat), client, StoreSettings(k=settings.agent_options.k))
         return AgentAdapter(store, "estimate")
     if spec is None or spec.memory is None:
         return AgentAdapter(chat, "estimate")
-    from pytest_memorybench.agents.build import build_mechanism
+    from pytest_memorybench.agents.agent_build import build_mechanism
     from pytest_memorybench.agents.mechanisms.model import MemoryModel
 
     worker = BillingChat(

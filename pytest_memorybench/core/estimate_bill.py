@@ -1,6 +1,6 @@
 """What `--mb-estimate` found a run would bill: per suite, on the agent's model and on others.
 
-Made by the plays in `runner/estimate.py`, priced and shown by `reports/estimate.py`.
+Made by the plays in `runner/estimate_plays.py`, priced and shown by `reports/estimate.py`.
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 
-from pytest_memorybench.agents.calls import HarnessTimeout, call_maybe_async, within
+from pytest_memorybench.agents.deadlines import HarnessTimeout, call_maybe_async, within
 from pytest_memorybench.core.errors import AgentError, describe_exception
 from pytest_memorybench.core.records import Message, Usage
 from pytest_memorybench.core.tokens import default_counter

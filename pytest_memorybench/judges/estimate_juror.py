@@ -17,7 +17,7 @@ from pytest_memorybench.judges.local import LocalJudge
 from pytest_memorybench.judges.prompts import prompt_key, render, task_prompt_hash
 from pytest_memorybench.judges.spec import JudgeSpec
 from pytest_memorybench.models.llm import Completion, token_usage
-from pytest_memorybench.models.providers import price_for
+from pytest_memorybench.models.provider_pool import price_for
 
 
 class EstimatingJudge(CachedJudge):
@@ -37,7 +37,7 @@ class EstimatingJudge(CachedJudge):
         return self.spec.kind != "local"
 
     async def judge(self, task: JudgeTask, *, repeat: int = 0) -> JudgeVerdict:
-        calls = self.stats.calls
+        calls = self.stats.usage.calls
         verdict = await self._judge_with_judge(task)
         if not self.is_llm:
             return verdict
@@ -46,13 +46,13 @@ class EstimatingJudge(CachedJudge):
         input_tokens, output_tokens = token_usage(
             Completion(reply), system, [{"role": "user", "content": user}]
         )
-        self.stats.calls = calls + 1
-        self.stats.input_tokens += input_tokens
-        self.stats.output_tokens += output_tokens
+        self.stats.usage.calls = calls + 1
+        self.stats.usage.input_tokens += input_tokens
+        self.stats.usage.output_tokens += output_tokens
         self.stats.prompt_hashes[prompt_key(task.kind, task.payload)] = task_prompt_hash(
             task.kind, task.payload
         )
         price = price_for(self.spec.model)
         if price is not None:
-            self.stats.cost_usd += price.cost(input_tokens, output_tokens)
+            self.stats.usage.cost_usd += price.cost(input_tokens, output_tokens)
         return verdict

@@ -50,7 +50,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt, wait_exponential
 
-from pytest_memorybench.agents.calls import HarnessTimeout, call_maybe_async, within
+from pytest_memorybench.agents.deadlines import HarnessTimeout, call_maybe_async, within
 from pytest_memorybench.agents.stores.dates import sessions
 from pytest_memorybench.core.errors import AgentError, describe_exception
 from pytest_memorybench.core.records import Message

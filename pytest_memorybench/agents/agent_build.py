@@ -16,8 +16,8 @@ from collections.abc import Callable
 from importlib.metadata import entry_points
 from typing import TYPE_CHECKING, Any
 
+from pytest_memorybench.agents.agent_protocol import AgentAdapter
 from pytest_memorybench.agents.loading import import_target, load_entry_point
-from pytest_memorybench.agents.protocol import AgentAdapter
 from pytest_memorybench.agents.registry import (
     MECHANISMS,
     REFERENCE_AGENTS,
@@ -50,7 +50,7 @@ def check_agent_spec(spec: AgentSpec, options: AgentOptions | None = None) -> No
         if options is not None and options.embedder is not None:
             check_embedder(options.embedder)
         if spec.kind == "store":
-            from pytest_memorybench.agents.stores.build import check_store
+            from pytest_memorybench.agents.stores.store_build import check_store
 
             check_store(spec, options or AgentOptions())
     elif spec.kind in LLM_PROVIDERS:
@@ -80,7 +80,7 @@ def build_agent(spec: AgentSpec, options: AgentOptions = AgentOptions()) -> Agen
     elif spec.kind == "memory":
         target = build_mechanism(spec, options)
     elif spec.kind == "store":
-        from pytest_memorybench.agents.stores.build import build_store_memory
+        from pytest_memorybench.agents.stores.store_build import build_store_memory
 
         assert spec.model_spec is not None
         target = build_store_memory(spec, options, model_agent(spec.model_spec, options))

@@ -17,7 +17,7 @@ from pytest_memorybench.agents.registry import MECHANISMS, STORES, listed, load_
 from pytest_memorybench.agents.spec import MEMORY_TOKENS
 from pytest_memorybench.agents.store_spec import OWN_STORE, STORE_ENTRY_POINTS, VENDOR
 from pytest_memorybench.agents.stores.memory import StoreMemory, StoreSettings, new_namespace
-from pytest_memorybench.agents.stores.protocol import StoreClient, StoreError
+from pytest_memorybench.agents.stores.store_protocol import StoreClient, StoreError
 from pytest_memorybench.agents.vendors import VENDORS
 from pytest_memorybench.core.blocking import run_blocking
 from pytest_memorybench.core.errors import describe_exception, usage_error

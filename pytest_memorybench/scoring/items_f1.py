@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from pytest_memorybench.core.f1 import harmonic_f1
 from pytest_memorybench.core.records import Score
 from pytest_memorybench.scoring.text import unique_in_order
 
@@ -23,7 +24,7 @@ def _f1(precision: float | None, recall: float | None) -> tuple[float, str]:
     if precision == 0 and recall == 0:
         return 0.0, "P = R = 0"
     if precision is not None and recall is not None:
-        return 2 * precision * recall / (precision + recall), "2PR / (P + R)"
+        return harmonic_f1(precision, recall), "2PR / (P + R)"
     if precision is None and recall is None:
         return 1.0, "nothing to find and nothing identified: abstention credit"
     if precision is None:
