@@ -1,6 +1,6 @@
 """`--mb-compare`: two or more finished runs side by side, calling no agent, instead of a test session.
 
-The comparison reads the runs' results.json files only (`reports/compare_report.py`): tables,
+The comparison reads the runs' results.json files only (`reports/compare/report.py`): tables,
 paired tests and figures, and the Markdown a CI summary shows.
 """
 
@@ -62,6 +62,6 @@ def pytest_cmdline_main(config: pytest.Config) -> int | None:
     """`--mb-compare`: compare the runs and exit, instead of a test session."""
     if not config.getoption("mb_compare"):
         return None
-    from pytest_memorybench.reports.compare_report import run_comparison
+    from pytest_memorybench.reports.compare.report import run_comparison
 
     return run_comparison(config, print)

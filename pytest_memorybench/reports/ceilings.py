@@ -3,7 +3,7 @@
 A category above the most a right answer can score against the benchmark's known-wrong gold
 (`results/ceilings.py`, LoCoMo's audit) was given credit that remembering cannot earn: the judge
 is too lenient, or the run saw the answers (the `oracle` does, by design).  A comparison has a
-second ceiling, the `gold` store (`compare_gold.py`).
+second ceiling, the `gold` store (`compare/gold.py`).
 """
 
 from __future__ import annotations

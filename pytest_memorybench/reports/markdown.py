@@ -11,10 +11,10 @@ import os
 from pathlib import Path
 from typing import Any
 
-from pytest_memorybench.reports.board import board
 from pytest_memorybench.reports.ceilings import ceiling_lines
-from pytest_memorybench.reports.compare import ERRORED, Comparison
-from pytest_memorybench.reports.compare_gold import comparison_ceiling_lines
+from pytest_memorybench.reports.compare.board import board
+from pytest_memorybench.reports.compare.comparison import ERRORED, Comparison
+from pytest_memorybench.reports.compare.gold import comparison_ceiling_lines
 from pytest_memorybench.reports.judging import judging_lines
 from pytest_memorybench.reports.summary import efficiency_text, memory_text, store_text
 from pytest_memorybench.reports.table import table_rows

@@ -27,9 +27,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from pytest_memorybench.reports.compare import compare  # noqa: E402
-from pytest_memorybench.reports.compare_report import write_comparison  # noqa: E402
-from pytest_memorybench.reports.compare_runs import load_runs  # noqa: E402
+from pytest_memorybench.reports.compare.comparison import compare  # noqa: E402
+from pytest_memorybench.reports.compare.report import write_comparison  # noqa: E402
+from pytest_memorybench.reports.compare.runs import load_runs  # noqa: E402
 from tests.support.cdp import Browser  # noqa: E402
 
 RUNS = 10

@@ -29,8 +29,8 @@ from pytest_memorybench.goodai.definitions import load_goodai_definitions
 from pytest_memorybench.goodai.published import ResultFileError, read_result
 from pytest_memorybench.judges.base import TASK_KINDS
 from pytest_memorybench.judges.replies import validate
-from pytest_memorybench.reports.compare import compare
-from pytest_memorybench.reports.compare_runs import load_runs
+from pytest_memorybench.reports.compare.comparison import compare
+from pytest_memorybench.reports.compare.runs import load_runs
 from pytest_memorybench.reports.transcript import EventIndex
 from pytest_memorybench.results.file import Baseline
 from pytest_memorybench.runner.folder import load_definition, read_manifest

@@ -15,10 +15,10 @@ from typing import Any
 import pytest
 
 from pytest_memorybench.core.errors import UsageError
-from pytest_memorybench.reports.compare import compare
-from pytest_memorybench.reports.compare_runs import load_runs
+from pytest_memorybench.reports.compare.comparison import compare
+from pytest_memorybench.reports.compare.runs import load_runs
+from pytest_memorybench.reports.compare.significance import holm, wilcoxon_p
 from pytest_memorybench.reports.markdown import STEP_SUMMARY, comparison_markdown, run_markdown
-from pytest_memorybench.reports.significance import holm, wilcoxon_p
 from tests.support.runs import results_in
 
 BASE = ("--memorybench", "-p", "no:cacheprovider", "-p", "no:randomly", "--span=isolated")
@@ -346,7 +346,7 @@ def test_wilcoxon_with_every_pair_tied_is_counted_by_hand() -> None:
 
 
 def load_runs_from_dicts() -> list[Any]:
-    from pytest_memorybench.reports.compare_runs import FinishedRun
+    from pytest_memorybench.reports.compare.runs import FinishedRun
 
     results = {
         "items": [

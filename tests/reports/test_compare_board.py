@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from pytest_memorybench.core.errors import UsageError
-from pytest_memorybench.reports.board import pareto_front
-from pytest_memorybench.reports.compare_items import Outcome
+from pytest_memorybench.reports.compare.board import pareto_front
+from pytest_memorybench.reports.compare.questions import Outcome
 from tests.reports.test_compare import BASE
 from tests.support.runs import results_in
 

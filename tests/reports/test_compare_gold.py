@@ -17,9 +17,9 @@ from typing import Any
 
 import pytest
 
-from pytest_memorybench.reports.compare import compare
-from pytest_memorybench.reports.compare_gold import above_gold, gold_lines
-from pytest_memorybench.reports.compare_runs import load_runs
+from pytest_memorybench.reports.compare.comparison import compare
+from pytest_memorybench.reports.compare.gold import above_gold, gold_lines
+from pytest_memorybench.reports.compare.runs import load_runs
 from pytest_memorybench.results.build import scenario_stats, suite_stats
 from tests.support.runs import QUIET, run_benchmark
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pytest_memorybench.reports.compare_scale import CONVERSATION_UNIT, Point, Scale
+from pytest_memorybench.reports.compare.scale import CONVERSATION_UNIT, Point, Scale
 
 
 def _curve(*scores: float) -> list[Point]:

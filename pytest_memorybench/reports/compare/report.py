@@ -1,6 +1,6 @@
 """`pytest --mb-compare RUN...`: the command, and the files a comparison leaves behind.
 
-No agent is called and no test collected.  The comparison is printed (`compare_text.py`), and its
+No agent is called and no test collected.  The comparison is printed (`text.py`), and its
 folder (`--mb-output`, default `.memorybench/comparisons/<time>`) gets compare.json (every figure,
 recomputable from the runs' files), compare.html (the same look as report.html), and each figure
 as an SVG file of its own: bars.svg, span.svg when the runs differ only in span, cd.svg with three
@@ -20,19 +20,19 @@ from markupsafe import Markup
 
 from pytest_memorybench.core.errors import usage_error
 from pytest_memorybench.core.files import write_atomically
-from pytest_memorybench.reports.board import Board, BoardRow, board, pareto_front
-from pytest_memorybench.reports.compare import ERRORED, Comparison, Row, compare
-from pytest_memorybench.reports.compare_gold import above_gold, comparison_ceiling_lines
-from pytest_memorybench.reports.compare_items import Outcome, QuestionRow, question_rows, questions_view
-from pytest_memorybench.reports.compare_runs import FinishedRun, load_runs
-from pytest_memorybench.reports.compare_scale import MEASURES, scale
-from pytest_memorybench.reports.compare_svg import (
+from pytest_memorybench.reports.compare.board import Board, BoardRow, board, pareto_front
+from pytest_memorybench.reports.compare.comparison import ERRORED, Comparison, Row, compare
+from pytest_memorybench.reports.compare.gold import above_gold, comparison_ceiling_lines
+from pytest_memorybench.reports.compare.questions import Outcome, QuestionRow, question_rows, questions_view
+from pytest_memorybench.reports.compare.runs import FinishedRun, load_runs
+from pytest_memorybench.reports.compare.scale import MEASURES, scale
+from pytest_memorybench.reports.compare.svg import (
     critical_difference,
     grouped_bars,
     pareto_panels,
     span_curves,
 )
-from pytest_memorybench.reports.compare_text import comparison_lines, shown_lines
+from pytest_memorybench.reports.compare.text import comparison_lines, shown_lines
 from pytest_memorybench.reports.html import css, environment, page_script
 from pytest_memorybench.reports.markdown import comparison_markdown, publish
 

@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from pytest_memorybench.core.errors import usage_error
-from pytest_memorybench.reports.compare import Comparison, keyed_items
-from pytest_memorybench.reports.compare_runs import FinishedRun, score_of
+from pytest_memorybench.reports.compare.comparison import Comparison, keyed_items
+from pytest_memorybench.reports.compare.runs import FinishedRun, score_of
 from pytest_memorybench.reports.html import json_block
 from pytest_memorybench.reports.judging import item_judging_text, judges_disagree
 from pytest_memorybench.reports.paged import TextTable, place_choices

@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pytest_memorybench.reports.significance import mcnemar_p
+from pytest_memorybench.reports.compare.significance import mcnemar_p
 from pytest_memorybench.results.losses import CLASSES, WORDS, loss_class, loss_split
 from pytest_memorybench.results.schema import ItemRecord
 

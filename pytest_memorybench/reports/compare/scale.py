@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pytest_memorybench.core.spans import parse_span
-from pytest_memorybench.reports.compare_runs import IDENTITY, FinishedRun
+from pytest_memorybench.reports.compare.runs import IDENTITY, FinishedRun
 from pytest_memorybench.results.file import part
 
 SPAN_UNIT = "memory span (tokens)"

@@ -12,9 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from pytest_memorybench.reports.board import answering_model, is_gold
 from pytest_memorybench.reports.ceilings import CAUSE, ceiling_summary
-from pytest_memorybench.reports.compare import Comparison
+from pytest_memorybench.reports.compare.board import answering_model, is_gold
+from pytest_memorybench.reports.compare.comparison import Comparison
 from pytest_memorybench.results.ceilings import EPSILON
 
 

@@ -7,7 +7,7 @@ in every run.  What it leaves out, and why, is counted.  On the shared items it 
 suite's rows (scenarios, and their categories: BEAM's abilities, the episodic question kinds,
 MemBench's memory types) per run, tests each pair of runs (`significance.py`), ranks the runs, and
 sets beside them what each run spent.  Everything here is recomputed from the files, which
-`compare_runs.py` reads and labels.
+`runs.py` reads and labels.
 """
 
 from __future__ import annotations
@@ -20,10 +20,16 @@ from typing import Any
 
 from pytest_memorybench.core.errors import usage_error
 from pytest_memorybench.judges.identity import judged_differently
-from pytest_memorybench.reports.compare_judging import JudgeOrder, judge_orders
-from pytest_memorybench.reports.compare_losses import LossComparison, compare_losses
-from pytest_memorybench.reports.compare_runs import FinishedRun, score_of, usage_of
-from pytest_memorybench.reports.significance import PairedTest, average_ranks, cliques, holm, wilcoxon_p
+from pytest_memorybench.reports.compare.judge_orders import JudgeOrder, judge_orders
+from pytest_memorybench.reports.compare.losses import LossComparison, compare_losses
+from pytest_memorybench.reports.compare.runs import FinishedRun, score_of, usage_of
+from pytest_memorybench.reports.compare.significance import (
+    PairedTest,
+    average_ranks,
+    cliques,
+    holm,
+    wilcoxon_p,
+)
 from pytest_memorybench.reports.table import short_name
 from pytest_memorybench.results.build import strict_mean
 from pytest_memorybench.results.file import part

@@ -14,8 +14,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from pytest_memorybench.core.timings import timing_summary
-from pytest_memorybench.reports.compare import Comparison, Spending, keyed_items
-from pytest_memorybench.reports.compare_runs import FinishedRun, usage_of
+from pytest_memorybench.reports.compare.comparison import Comparison, Spending, keyed_items
+from pytest_memorybench.reports.compare.runs import FinishedRun, usage_of
 from pytest_memorybench.reports.judging import judging_summary
 from pytest_memorybench.results.judge_robustness import judging_figures
 

@@ -7,10 +7,10 @@ average ranks with the runs a test cannot tell apart, what each run spent, and w
 
 from __future__ import annotations
 
-from pytest_memorybench.reports.board import board
-from pytest_memorybench.reports.compare import ERRORED, Comparison, Row, keys_text
-from pytest_memorybench.reports.compare_gold import comparison_ceiling_lines
-from pytest_memorybench.reports.compare_items import Outcome, QuestionRow, shown
+from pytest_memorybench.reports.compare.board import board
+from pytest_memorybench.reports.compare.comparison import ERRORED, Comparison, Row, keys_text
+from pytest_memorybench.reports.compare.gold import comparison_ceiling_lines
+from pytest_memorybench.reports.compare.questions import Outcome, QuestionRow, shown
 
 SHOWN_PER_SCENARIO = 3  # --mb-show: enough to see a pattern in a CI log, the rest in compare.html
 

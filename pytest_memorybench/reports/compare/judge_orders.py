@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pytest_memorybench.judges.rubrics import BAND
-from pytest_memorybench.reports.compare_runs import score_of
+from pytest_memorybench.reports.compare.runs import score_of
 from pytest_memorybench.results.schema import ItemRecord
 
 TIE = 5e-7  # mean differences this small are a tie (the means are rounded to 6 places)
