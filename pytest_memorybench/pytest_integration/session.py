@@ -356,7 +356,7 @@ def _write(
     from pytest_memorybench.reports.html import report_page
     from pytest_memorybench.reports.junit import add_suite_properties, suite_properties
     from pytest_memorybench.reports.markdown import publish, run_markdown
-    from pytest_memorybench.results.build import write_results
+    from pytest_memorybench.results.file import write_results
     from pytest_memorybench.runner.folder import write_levels
 
     run = config.stash[RUN_KEY]

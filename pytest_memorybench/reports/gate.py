@@ -31,7 +31,7 @@ from typing import Any, Protocol
 from pytest_memorybench.judges.identity import judged_differently
 from pytest_memorybench.reports.table import short_name
 from pytest_memorybench.results.file import Baseline, part
-from pytest_memorybench.results.schema import ResultsRecord
+from pytest_memorybench.results.schema import GateRecord, ResultsRecord
 
 EPSILON = 1e-9  # means are rounded to 6 places; a drop equal to the allowance is not beyond it
 LABEL = 23
@@ -121,7 +121,7 @@ class GateResult:
     def passed(self) -> bool:
         return not self.failures
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> GateRecord:
         return {
             "passed": self.passed,
             "on": "strict" if self.strict else "mean",
@@ -172,8 +172,13 @@ def evaluate(
         return gate
     if strict and max_errors is None and results["totals"].get("errors"):
         gate.notes.append(f"{_errored(results['totals'])}: counted as wrong (--mb-gate-on strict)")
-    store = results["totals"].get("store") or {}
-    if store.get("store") != "none" and store.get("searches") and store["empty"] == store["searches"]:
+    store = results["totals"].get("store")
+    if (
+        store is not None
+        and store["store"] != "none"
+        and store["searches"]
+        and store["empty"] == store["searches"]
+    ):
         line = f"every search of store {store['store']} came back empty ({store['searches']})"
         if not empty_memory:
             gate.failures.append(

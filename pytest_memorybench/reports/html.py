@@ -34,7 +34,7 @@ from pytest_memorybench.reports.table import table_rows
 from pytest_memorybench.reports.transcript import Entry
 from pytest_memorybench.reports.words import excerpt, plain
 from pytest_memorybench.results.losses import split_text
-from pytest_memorybench.results.schema import ItemRecord, ResultsRecord
+from pytest_memorybench.results.schema import GateRecord, ItemRecord, ResultsRecord
 
 TEMPLATES = Path(__file__).parent / "templates"
 
@@ -84,7 +84,7 @@ def css() -> Markup:
     return Markup((TEMPLATES / "report.css").read_text(encoding="utf-8"))
 
 
-def summary_fragment(results: ResultsRecord, gate: dict[str, Any] | None = None) -> str:
+def summary_fragment(results: ResultsRecord, gate: GateRecord | None = None) -> str:
     """Score cards, the gate and each suite's chart and table, with the styles they need."""
     macros = environment().get_template("macros.html.j2").module
     return str(Markup("<style>") + css() + Markup("</style>") + macros.summary(summary_view(results, gate)))  # type: ignore[attr-defined]
@@ -99,7 +99,7 @@ def item_fragment(record: ItemRecord, transcript: list[Entry] | None) -> str:
 def report_page(
     results: ResultsRecord,
     transcripts: Mapping[str, list[Entry] | None],
-    gate: dict[str, Any] | None = None,
+    gate: GateRecord | None = None,
     facts: Mapping[str, str] | None = None,
 ) -> str:
     """The standalone report.html: no external resource, readable offline, one script of our own
@@ -159,7 +159,7 @@ def page_script(name: str) -> tuple[Markup, str]:
 # -- plain data for the templates ------------------------------------------------------------------
 
 
-def summary_view(results: ResultsRecord, gate: dict[str, Any] | None) -> dict[str, Any]:
+def summary_view(results: ResultsRecord, gate: GateRecord | None) -> dict[str, Any]:
     """What report.html's summary shows, as the template reads it."""
     return {
         "totals": results["totals"],

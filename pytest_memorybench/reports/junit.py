@@ -10,11 +10,11 @@ writes the file.
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import Final
 
 import pytest
 
-from pytest_memorybench.results.schema import ItemRecord, ResultsRecord
+from pytest_memorybench.results.schema import GateRecord, ItemRecord, ResultsRecord
 
 ITEM_PROPERTIES: Final = ("score", "threshold", "scenario", "span_tokens")
 
@@ -33,7 +33,7 @@ def item_properties(record: ItemRecord) -> list[tuple[str, object]]:
     return properties
 
 
-def suite_properties(results: ResultsRecord, gate: dict[str, Any] | None) -> list[tuple[str, object]]:
+def suite_properties(results: ResultsRecord, gate: GateRecord | None) -> list[tuple[str, object]]:
     """The run's identity, totals, suite means and gate verdict, named `memorybench.*`."""
     run, totals = results["run"], results["totals"]
     properties: list[tuple[str, object]] = [

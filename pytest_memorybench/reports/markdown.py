@@ -19,12 +19,12 @@ from pytest_memorybench.reports.judging import judging_lines
 from pytest_memorybench.reports.summary import efficiency_text, memory_text, store_text
 from pytest_memorybench.reports.table import table_rows
 from pytest_memorybench.results.losses import split_text
-from pytest_memorybench.results.schema import ResultsRecord
+from pytest_memorybench.results.schema import GateRecord, ResultsRecord
 
 STEP_SUMMARY = "GITHUB_STEP_SUMMARY"
 
 
-def run_markdown(results: ResultsRecord, gate: dict[str, Any] | None) -> str:
+def run_markdown(results: ResultsRecord, gate: GateRecord | None) -> str:
     """The run's table as Markdown, for a CI job summary."""
     run, totals = results["run"], results["totals"]
     spans = ", ".join(f"{suite}={span}" for suite, span in run.get("span", {}).items()) or "-"
@@ -87,7 +87,7 @@ def run_markdown(results: ResultsRecord, gate: dict[str, Any] | None) -> str:
     return "\n".join(lines) + "\n"
 
 
-def gate_markdown(gate: dict[str, Any]) -> str:
+def gate_markdown(gate: GateRecord) -> str:
     """The gate's verdict and rows as Markdown."""
     verdict = "✅ gate passed" if gate["passed"] else "❌ gate FAILED"
     lines = [f"**{verdict}**" + (f" against `{gate['baseline']}`" if gate.get("baseline") else "")]

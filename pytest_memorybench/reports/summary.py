@@ -20,7 +20,13 @@ from pytest_memorybench.reports.ceilings import ceiling_lines
 from pytest_memorybench.reports.judging import judging_lines
 from pytest_memorybench.reports.table import table_rows
 from pytest_memorybench.results.losses import split_compact, split_text
-from pytest_memorybench.results.schema import ConcurrencyRecord, ResultsRecord
+from pytest_memorybench.results.schema import (
+    ConcurrencyRecord,
+    RecallRecord,
+    ResultsRecord,
+    ScenarioFigures,
+    StoreRecord,
+)
 
 WIDTH = 79
 LABEL = 30
@@ -135,7 +141,7 @@ def _category_losses(results: ResultsRecord) -> list[str]:
     return lines
 
 
-def recall_text(recall: dict[str, Any]) -> str:
+def recall_text(recall: RecallRecord) -> str:
     """Evidence recall in a line: what search found and, where the agent says, what its prompts held."""
     k = recall["k"]
     line = f"evidence recall@{k}: {recall['mean']:.2f} retrieved"
@@ -218,7 +224,7 @@ def memory_text(totals: Mapping[str, Any]) -> str:
     return f"memory {' · '.join(parts)}" if parts else ""
 
 
-def store_text(figures: dict[str, Any] | None) -> list[str]:
+def store_text(figures: StoreRecord | None) -> list[str]:
     """The store's figures for the terminal and the Markdown summary, and what must not pass unseen."""
     if not figures:
         return []
@@ -264,7 +270,7 @@ def errors_line(totals: Mapping[str, Any], folder: str) -> str:
     )
 
 
-def metric_lines(metrics: dict[str, Any] | None, indent: int) -> list[str]:
+def metric_lines(metrics: ScenarioFigures | None, indent: int) -> list[str]:
     """A scenario's own metrics, a line each with the values aligned: scalars as they are, curves by
     their size (drawn in the HTML); records (a table of intervals) are left to the report."""
     if not metrics:

@@ -12,8 +12,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from pytest_memorybench.results.build import stats_of, strict_mean
 from pytest_memorybench.results.schema import ItemRecord, ResultsRecord
+from pytest_memorybench.results.statistics import stats_of, strict_mean
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,7 @@
 
 Item records are built where the item ran (an xdist worker, perhaps) and travel to the controller
 on the test report; the controller alone assembles and writes the file, atomically, at the end.
-Means carry a 95 % bootstrap interval (`statistics.py`); a scenario that defines
+Means and their 95 % bootstrap intervals are `statistics.py`'s; a scenario that defines
 `summarize(records) -> dict` gets its own metrics (recall@k, a capacity curve) computed here, on the
 controller, where every worker's records are together.
 """
@@ -14,10 +14,9 @@ import functools
 import inspect
 import json
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from pathlib import Path
 from typing import Any, cast
 
 from typing_extensions import TypedDict
@@ -27,7 +26,6 @@ from pytest_memorybench.agents.stores.figures import pooled as pooled_store_figu
 from pytest_memorybench.conversation.evidence import mean_recall
 from pytest_memorybench.conversation.stats import ConversationStats
 from pytest_memorybench.core.errors import UsageError, describe_exception
-from pytest_memorybench.core.files import write_atomically
 from pytest_memorybench.core.records import TestOutcome
 from pytest_memorybench.core.timings import pooled_percentile
 from pytest_memorybench.judges.identity import judge_identity
@@ -40,18 +38,35 @@ from pytest_memorybench.results.schema import (
     CeilingRecord,
     ConcurrencyRecord,
     ConversationRecord,
+    ItemJudgingRecord,
     ItemRecord,
+    JudgeIdentityRecord,
+    JudgePanelRecord,
+    JudgeStatsRecord,
+    JudgingRecord,
     LatencyRecord,
+    LossesRecord,
     ProvenanceRecord,
+    ProviderLevelRecord,
+    RecallRecord,
     ResultsRecord,
     RunRecord,
+    ScenarioFigures,
     ScenarioRecord,
-    StatsRecord,
+    StoreRecord,
     SuiteRecord,
     TotalsRecord,
     UsageRecord,
 )
-from pytest_memorybench.results.statistics import bootstrap_ci
+from pytest_memorybench.results.statistics import (
+    bootstrap_ci,
+    by_scenario,
+    grouped,
+    mean_score,
+    scores,
+    stats_of,
+    strict_mean,
+)
 from pytest_memorybench.scenarios import get_scenario
 
 # The parts of a record that only some runs or items have, typed so that mypy checks every key a
@@ -63,16 +78,16 @@ class _Category(TypedDict, total=False):
 
 
 class _ItemParts(TypedDict, total=False):
-    details: dict[str, Any]
-    judging: dict[str, Any]
+    details: ScenarioFigures
+    judging: ItemJudgingRecord
 
 
 class _Judging(TypedDict, total=False):
-    judging: dict[str, Any]
+    judging: JudgingRecord
 
 
 class _Losses(TypedDict, total=False):
-    losses: dict[str, Any]
+    losses: LossesRecord
 
 
 class _Ceiling(TypedDict, total=False):
@@ -81,9 +96,9 @@ class _Ceiling(TypedDict, total=False):
 
 class _ScenarioParts(TypedDict, total=False):
     categories: dict[str, CategoryRecord]
-    losses: dict[str, Any]
-    evidence_recall: dict[str, Any]
-    metrics: dict[str, Any]
+    losses: LossesRecord
+    evidence_recall: RecallRecord
+    metrics: ScenarioFigures
 
 
 class _RunParts(TypedDict, total=False):
@@ -93,7 +108,14 @@ class _RunParts(TypedDict, total=False):
 
 
 class _Panel(TypedDict, total=False):
-    judge_panel: dict[str, Any]
+    judge_panel: JudgePanelRecord
+
+
+class ProcessJudging(JudgeStatsRecord, total=False):
+    """What one process judged (`RunInstruments.judge_stats`, a shard's run): its judge's stats,
+    and the panel's shape when a panel judged."""
+
+    panel: JudgePanelRecord
 
 
 def item_record(
@@ -112,7 +134,7 @@ def item_record(
     if outcome.details:
         parts["details"] = outcome.details
     if outcome.score.judging and outcome.error is None:
-        parts["judging"] = outcome.score.judging
+        parts["judging"] = cast(ItemJudgingRecord, outcome.score.judging)
     return {
         "nodeid": nodeid,
         "suite": definition.suite,
@@ -174,10 +196,13 @@ def build_results(
     run: RunFacts,
     items: Iterable[ItemRecord],
     conversations: Iterable[ConversationRecord],
-    judge_stats: Iterable[dict[str, Any]],
-    concurrency: Iterable[dict[str, Any]] = (),
+    judge_stats: Iterable[Mapping[str, Any]],
+    concurrency: Iterable[Mapping[str, Any]] = (),
 ) -> ResultsRecord:
-    """results.json (schema memorybench.results/1): the run, its totals, conversations, stats, items."""
+    """results.json (schema memorybench.results/1): the run, its totals, conversations, stats, items.
+
+    `judge_stats` and `concurrency` are each process's records (`RunInstruments.judge_stats`,
+    `Providers.record`), made below this layer; what they add to results.json is typed here."""
     records = sorted(items, key=lambda record: record["nodeid"])
     conversation_list = sorted(conversations, key=lambda record: record["group"])
     judging = _merge_judge_stats(list(judge_stats))
@@ -194,8 +219,8 @@ def build_results(
 
 def _run_facts(
     run: RunFacts,
-    judging: dict[str, Any],
-    concurrency: list[dict[str, Any]],
+    judging: ProcessJudging,
+    concurrency: list[Mapping[str, Any]],
     conversations: list[ConversationRecord],
 ) -> RunRecord:
     """What ran: agent, judge, spans, seed, profile, suites, when, and where it came from."""
@@ -205,7 +230,7 @@ def _run_facts(
         parts["rescore_skipped"] = list(run.rescore_skipped)
     if run.no_context:
         parts["no_context"] = True
-    panel: _Panel = {"judge_panel": judging["panel"]} if judging.get("panel") else {}
+    panel: _Panel = {"judge_panel": judging["panel"]} if "panel" in judging else {}
     return {
         "id": run.id,
         "agent": run.agent,
@@ -225,7 +250,7 @@ def _run_facts(
         "replayed_from": run.replayed_from,
         **parts,
         "judge_prompt_hashes": judging["prompt_hashes"],
-        "judge_identity": judge_identity(judging),
+        "judge_identity": cast(JudgeIdentityRecord, judge_identity(judging)),
         **panel,
         "concurrency": _merge_concurrency(concurrency, run.fixed_concurrency),
         "provenance": _provenance(run.provenance, concurrency, conversations),
@@ -233,7 +258,7 @@ def _run_facts(
 
 
 def _provenance(
-    planned: Mapping[str, Any], processes: list[dict[str, Any]], conversations: list[ConversationRecord]
+    planned: Mapping[str, Any], processes: list[Mapping[str, Any]], conversations: list[ConversationRecord]
 ) -> ProvenanceRecord:
     """run.json's provenance with what the run learnt: the models that answered each model asked for
     (every process's providers, and the shards' of a merge) and the versions services reported."""
@@ -243,8 +268,8 @@ def _provenance(
             models[asked].update(answered)
     servers = dict(planned.get("servers") or {})
     for conversation in conversations:
-        store = conversation.get("store") or {}
-        if store.get("server"):
+        store = conversation.get("store")
+        if store is not None and store.get("server"):
             servers.setdefault(str(store["store"]), str(store["server"]))
     return cast(
         ProvenanceRecord,
@@ -257,7 +282,7 @@ def _provenance(
 
 
 def _totals(
-    records: list[ItemRecord], conversations: list[ConversationRecord], judging: dict[str, Any], seed: int
+    records: list[ItemRecord], conversations: list[ConversationRecord], judging: ProcessJudging, seed: int
 ) -> TotalsRecord:
     """The run's score, errors, latency and what the agent, its memory and the judge spent."""
     scored = [record for record in records if record["score"] is not None]
@@ -268,11 +293,11 @@ def _totals(
             usage[name] += value
     unscored = Counter(record.get("error_kind") or "agent" for record in records if record["score"] is None)
     return {
-        "score": round(sum(_scores(scored)), 6),
+        "score": round(sum(scores(scored)), 6),
         "max": len(scored),
-        "mean": _mean(scored),
+        "mean": mean_score(scored),
         "mean_strict": strict_mean(records),
-        "ci95": bootstrap_ci(_by_scenario(scored), seed=seed, label="total"),
+        "ci95": bootstrap_ci(by_scenario(scored), seed=seed, label="total"),
         "passed": sum(record["passed"] for record in scored),
         "errors": len(records) - len(scored),
         "latency": reply_latency(conversations),
@@ -289,20 +314,24 @@ def _totals(
         "judge_tokens_out": judging["output_tokens"],
         "judge_cost_usd": round(judging["cost_usd"], 6),
         "memory": memory_phases(conversations),
-        "store": pooled_store_figures(conversations),
-        "evidence_recall": mean_recall(records),
+        "store": cast(StoreRecord | None, pooled_store_figures(conversations)),
+        "evidence_recall": cast(RecallRecord | None, mean_recall(records)),
         **_judging(records),
         **_losses(records),
     }
 
 
-def _merge_concurrency(processes: list[dict[str, Any]], fixed: int | None) -> ConcurrencyRecord:
+def _merge_concurrency(processes: list[Mapping[str, Any]], fixed: int | None) -> ConcurrencyRecord:
     """Each process's providers under auto (a worker measures its own), or the fixed number."""
     if fixed is not None:
         return {"mode": "fixed", "conversations": fixed}
     return {
         "mode": "auto",
-        "providers": [provider for process in processes for provider in process.get("providers", [])],
+        "providers": [
+            cast(ProviderLevelRecord, provider)
+            for process in processes
+            for provider in process.get("providers", [])
+        ],
     }
 
 
@@ -336,92 +365,60 @@ def reply_latency(conversations: Sequence[ConversationRecord]) -> LatencyRecord 
     }
 
 
-def _merge_judge_stats(per_process: list[dict[str, Any]]) -> dict[str, Any]:
-    """Add up the judging of the controller and every worker."""
-    merged: dict[str, Any] = {"name": per_process[0]["name"], "prompt_hashes": {}}
+def _merge_judge_stats(per_process: list[Mapping[str, Any]]) -> ProcessJudging:
+    """Add up the judging of the controller and every worker (each process's `judge_stats()`)."""
+    merged: ProcessJudging = {
+        "name": per_process[0]["name"],
+        "calls": 0,
+        "cache_hits": 0,
+        "input_tokens": 0,
+        "output_tokens": 0,
+        "cost_usd": 0,
+        "unparseable": 0,
+        "prompt_hashes": {},
+        "model": None,
+        "output_form": None,
+        "version": None,
+    }
     for stats in per_process:
         merged["prompt_hashes"].update(stats["prompt_hashes"])
-        for key in ("model", "output_form", "version"):  # whichever process used the judge knows them
-            merged[key] = merged.get(key) or stats.get(key)
-        for key in ("calls", "cache_hits", "unparseable", "input_tokens", "output_tokens", "cost_usd"):
-            merged[key] = merged.get(key, 0) + stats[key]
+        # whichever process used the judge knows its model, output form and version
+        merged["model"] = merged["model"] or stats.get("model")
+        merged["output_form"] = merged["output_form"] or stats.get("output_form")
+        merged["version"] = merged["version"] or stats.get("version")
+        _add_counts(merged, stats)
         if stats.get("panel"):
             merged["panel"] = _merge_panels(merged.get("panel"), stats["panel"])
     return merged
 
 
-def _merge_panels(merged: dict[str, Any] | None, panel: dict[str, Any]) -> dict[str, Any]:
+def _add_counts(total: JudgeStatsRecord, stats: Mapping[str, Any]) -> None:
+    """`stats`' calls, cache hits, unparseable replies, tokens and cost added to `total`'s."""
+    total["calls"] += stats["calls"]
+    total["cache_hits"] += stats["cache_hits"]
+    total["unparseable"] += stats["unparseable"]
+    total["input_tokens"] += stats["input_tokens"]
+    total["output_tokens"] += stats["output_tokens"]
+    total["cost_usd"] += stats["cost_usd"]
+
+
+def _merge_panels(merged: JudgePanelRecord | None, panel: Mapping[str, Any]) -> JudgePanelRecord:
     """A judge panel's shape with each juror's judging added up over the processes."""
     if merged is None:
-        return {**panel, "juror_stats": [dict(juror) for juror in panel["juror_stats"]]}
+        return cast(
+            JudgePanelRecord, {**panel, "juror_stats": [dict(juror) for juror in panel["juror_stats"]]}
+        )
     for total, juror in zip(merged["juror_stats"], panel["juror_stats"], strict=True):
-        for key in ("calls", "cache_hits", "unparseable", "input_tokens", "output_tokens", "cost_usd"):
-            total[key] += juror[key]
+        _add_counts(total, juror)
         total["model"] = total.get("model") or juror.get("model")
     return merged
-
-
-def _scores(records: list[ItemRecord]) -> list[float]:
-    """The scores of items that scored (an errored item's is None)."""
-    return [record["score"] for record in records if record["score"] is not None]
-
-
-def _mean(records: list[ItemRecord]) -> float | None:
-    scores = _scores(records)
-    return round(sum(scores) / len(scores), 6) if scores else None
-
-
-def strict_mean(records: Sequence[ItemRecord]) -> float | None:
-    """The mean over every item, one that errored counting 0 (NeMo Gym's `accuracy_strict`).
-
-    The mean leaves an errored item out, as no measure of memory; a system that fails on the hard
-    questions would look better for failing.  The strict mean is the score a user of it gets: every
-    question asked, an error as a wrong answer.  Skipped items (no data, a budget) are no record,
-    so neither mean counts them.
-    """
-    if not records:
-        return None
-    return round(sum(record["score"] or 0.0 for record in records) / len(records), 6)
-
-
-def _by_scenario(records: list[ItemRecord]) -> list[list[float]]:
-    """Scores grouped by (suite, scenario): the strata a bootstrap resamples within."""
-    groups: dict[tuple[str, str], list[ItemRecord]] = defaultdict(list)
-    for record in records:
-        groups[(record["suite"], record["scenario"])].append(record)
-    return [_scores(group) for group in groups.values()]
-
-
-def _grouped(
-    records: list[ItemRecord], key: Callable[[ItemRecord], str | None]
-) -> dict[str, list[ItemRecord]]:
-    """The records by `key`, in its order; a record whose key is None is in no group."""
-    groups: dict[str, list[ItemRecord]] = defaultdict(list)
-    for record in records:
-        value = key(record)
-        if value is not None:
-            groups[value].append(record)
-    return dict(sorted(groups.items()))
-
-
-def stats_of(records: list[ItemRecord], seed: int, label: str) -> StatsRecord:
-    """Mean, interval and n of the items that scored; `errors` counts those that did not, and the
-    strict mean counts them as wrong."""
-    scored = [record for record in records if record["score"] is not None]
-    return {
-        "mean": _mean(scored),
-        "mean_strict": strict_mean(records),
-        "ci95": bootstrap_ci(_by_scenario(scored), seed=seed, label=label),
-        "n": len(scored),
-        "errors": len(records) - len(scored),
-    }
 
 
 def suite_stats(records: list[ItemRecord], seed: int) -> dict[str, SuiteRecord]:
     """Each suite's mean, interval and counts, over its scored items."""
     return {
         name: {**stats_of(group, seed, f"suite:{name}"), **_judging(group), **_losses(group)}
-        for name, group in _grouped(records, lambda record: record["suite"]).items()
+        for name, group in grouped(records, lambda record: record["suite"]).items()
     }
 
 
@@ -451,9 +448,9 @@ def scenario_stats(
     """Mean, interval and n per scenario; with `categories` (and their ceilings under `profile`)
     and `metrics` when it has them."""
     scenarios: dict[str, ScenarioRecord] = {}
-    for name, group in _grouped(records, lambda record: record["scenario"]).items():
+    for name, group in grouped(records, lambda record: record["scenario"]).items():
         parts: _ScenarioParts = {}
-        categories = _grouped(group, lambda record: record.get("category"))
+        categories = grouped(group, lambda record: record.get("category"))
         if categories:
             stats = {
                 category: stats_of(members, seed, f"scenario:{name}:{category}")
@@ -473,7 +470,7 @@ def scenario_stats(
             parts["losses"] = split
         recall = mean_recall(group)
         if recall is not None:
-            parts["evidence_recall"] = recall
+            parts["evidence_recall"] = cast(RecallRecord, recall)
         scored = [record for record in group if record["score"] is not None]
         metrics = scenario_metrics(name, scored, conversations)
         if metrics is not None:
@@ -484,7 +481,7 @@ def scenario_stats(
 
 def scenario_metrics(
     name: str, records: list[ItemRecord], conversations: Sequence[ConversationRecord] = ()
-) -> dict[str, Any] | None:
+) -> ScenarioFigures | None:
     """What the scenario's own `summarize(records)` reports, or None if it defines none.
 
     A benchmark family knows its metrics (recall@k, a capacity curve); the harness only asks.  A
@@ -513,8 +510,3 @@ def scenario_metrics(
     except Exception as exc:  # noqa: BLE001 - a family's code must not lose the run's results
         return {"error": f"{name}.summarize: {describe_exception(exc)}"}
     return metrics
-
-
-def write_results(path: Path, results: ResultsRecord) -> None:
-    """Write results.json atomically: a reader never sees half a file."""
-    write_atomically(path, json.dumps(results, indent=2, ensure_ascii=False) + "\n")

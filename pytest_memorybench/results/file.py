@@ -1,4 +1,14 @@
-"""results.json read back: the one reader every consumer uses, and the gate's baseline.
+"""results.json written and read back: the run's one writer, the one reader every consumer uses,
+and the gate's baseline.
+
+What is read is checked before anyone trusts it: its schema version is one this release reads,
+and every field it has is of the type `schema.py` declares (`core.json_types`), or the file is
+refused in one line naming the field ("items[3].score is "high", a number was expected").  A field
+it lacks is let through: a file of an earlier release of version 1 (a field added keeps the
+version), or a part of one (a baseline kept as its means alone); a reader of such a part asks for
+it (`part`, `.get`).  A version this release does not know is refused, a newer one with the advice
+to upgrade; version 2, when a field is renamed or removed, brings the migration of version 1
+files here, beside the check.
 
 A baseline is read and checked when the session starts (the options are checked), so a broken
 file costs a run nothing at its end.
@@ -6,6 +16,7 @@ file costs a run nothing at its end.
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -13,8 +24,10 @@ from pathlib import Path
 from typing import Any, cast
 
 from pytest_memorybench.core.errors import usage_error
-from pytest_memorybench.core.readers import as_mapping, read_json, reading, require
-from pytest_memorybench.results.schema import SCHEMA_PREFIX, ResultsRecord
+from pytest_memorybench.core.files import write_atomically
+from pytest_memorybench.core.json_types import WrongType, check_fields
+from pytest_memorybench.core.readers import Malformed, as_mapping, read_json, reading, require
+from pytest_memorybench.results.schema import SCHEMA, SCHEMA_PREFIX, VERSION, ResultsRecord
 
 
 @dataclass(frozen=True)
@@ -35,19 +48,42 @@ class Baseline:
         return cls(path.resolve(), results)
 
 
+def write_results(path: Path, results: ResultsRecord) -> None:
+    """Write results.json atomically: a reader never sees half a file."""
+    write_atomically(path, json.dumps(results, indent=2, ensure_ascii=False) + "\n")
+
+
 def read_results(path: Path) -> ResultsRecord:
-    """A results.json, as every reader takes it (compare, the gate, snapshots, a shards' merge); a
-    `Malformed` (for `readers.reading` to put in one line) if it is none.
+    """A results.json, as every reader takes it (compare, the gate, snapshots, a shards' merge, a
+    verify); a `Malformed` (for `readers.reading` to put in one line) if it is none, is of a version
+    this release does not read, or has a field of the wrong type.
 
     A file of this schema's version, written before or after this release, loads, and so does a
-    part of one (a baseline kept as its means alone): each reader checks the parts it reads (the
-    gate `_check_means`, a comparison its items, a merge its run, totals and items).
+    part of one (a baseline kept as its means alone): each reader checks that the parts it needs
+    are there (the gate `_check_means`, a comparison its items, a merge its run, totals and items).
     """
     results = read_json(path)
     schema = results.get("schema", "") if isinstance(results, dict) else ""
     message = f"not a pytest-memorybench results.json (schema {schema or 'missing'})"
-    require(str(schema).startswith(SCHEMA_PREFIX), message)
+    require(isinstance(schema, str) and schema.startswith(SCHEMA_PREFIX), message)
+    version = schema_version(str(schema))
+    require(version is not None, message)
+    require(
+        version is None or version <= VERSION,
+        f"schema {schema} is newer than this pytest-memorybench reads ({SCHEMA}): upgrade it to read"
+        " this file",
+    )
+    try:
+        check_fields(results, ResultsRecord)
+    except WrongType as exc:
+        raise Malformed(str(exc)) from None
     return cast(ResultsRecord, as_mapping(results, message))
+
+
+def schema_version(schema: str) -> int | None:
+    """The version a results.json's `schema` names (`memorybench.results/1` -> 1), or None."""
+    number = schema.removeprefix(SCHEMA_PREFIX)
+    return int(number) if schema.startswith(SCHEMA_PREFIX) and number.isdigit() and number.isascii() else None
 
 
 def part(results: ResultsRecord, name: str) -> dict[str, Any]:

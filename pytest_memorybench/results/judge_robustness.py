@@ -21,21 +21,29 @@ from __future__ import annotations
 
 import statistics
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from itertools import combinations
-from typing import Any
+from typing import Any, Literal
 
 from pytest_memorybench.judges.rubrics import BAND
+from pytest_memorybench.results.schema import (
+    ItemJudgingRecord,
+    ItemRecord,
+    JudgingRecord,
+    JurorPairRecord,
+    JuryRecord,
+    RepeatSpreadRecord,
+)
 
 
-def judging_figures(records: Sequence[Mapping[str, Any]]) -> dict[str, Any] | None:
+def judging_figures(records: Sequence[ItemRecord]) -> JudgingRecord | None:
     """The judge-dependence figures of these items, or None when no panel judged any of them."""
     scored = [record for record in records if record["score"] is not None]
-    judged = [record["judging"] for record in scored if record.get("judging")]
+    judged = [judging for record in scored if (judging := record.get("judging"))]
     if not judged:
         return None
     tasks, votes = sum(j["tasks"] for j in judged), sum(j["votes"] for j in judged)
-    figures: dict[str, Any] = {
+    figures: JudgingRecord = {
         "items": len(judged),
         "tasks": tasks,
         "unanimous": _share(sum(j["unanimous"] for j in judged), tasks),
@@ -52,14 +60,14 @@ def judging_figures(records: Sequence[Mapping[str, Any]]) -> dict[str, Any] | No
     return figures
 
 
-def jury_agreement(scored: Sequence[Mapping[str, Any]], jurors: list[str]) -> dict[str, Any]:
+def jury_agreement(scored: Sequence[ItemRecord], jurors: list[str]) -> JuryRecord:
     """Each juror's score, Fleiss' kappa and pairwise agreement over the items every juror scored."""
     rated = [
-        [round(float(record["judging"]["jurors"][name]), 3) for name in jurors]
+        [round(float(views[name]), 3) for name in jurors]
         for record in scored
-        if all(name in (record.get("judging") or {}).get("jurors", {}) for name in jurors)
+        if all(name in (views := _views(record, "jurors")) for name in jurors)
     ]
-    pairs = [
+    pairs: list[JurorPairRecord] = [
         {
             "jurors": [jurors[a], jurors[b]],
             "agreement": _share(sum(row[a] == row[b] for row in rated), len(rated)),
@@ -95,17 +103,17 @@ def fleiss_kappa(ratings: Sequence[Sequence[Any]]) -> float | None:
     return round((observed - expected) / (1.0 - expected), 4)
 
 
-def _spread(scored: Sequence[Mapping[str, Any]], juror: str) -> dict[str, Any]:
+def _spread(scored: Sequence[ItemRecord], juror: str) -> RepeatSpreadRecord:
     """The run's score under each single call of a juror: the scores, their mean and sd."""
-    calls = max(len((r.get("judging") or {}).get("repeats", {}).get(juror, [])) for r in scored)
+    calls = max(len(_repeats(r).get(juror, [])) for r in scored)
     scores = []
     for call in range(calls):
         values = []
         for record in scored:
-            singles = (record.get("judging") or {}).get("repeats", {}).get(juror)
-            values.append(singles[call] if singles and call < len(singles) else record["score"])
+            singles = _repeats(record).get(juror)
+            values.append(singles[call] if singles and call < len(singles) else record["score"] or 0.0)
         scores.append(round(sum(values) / len(values), 6))
-    dissent = [(r.get("judging") or {}).get("repeat_dissent", {}).get(juror, [0, 0]) for r in scored]
+    dissent = [_own_dissent(r, juror) for r in scored]
     return {
         "scores": scores,
         "mean": round(statistics.fmean(scores), 6),
@@ -114,14 +122,30 @@ def _spread(scored: Sequence[Mapping[str, Any]], juror: str) -> dict[str, Any]:
     }
 
 
-def _view_mean(scored: Sequence[Mapping[str, Any]], part: str, name: str) -> float:
-    values = [
-        float((record.get("judging") or {}).get(part, {}).get(name, record["score"])) for record in scored
-    ]
+def _view_mean(scored: Sequence[ItemRecord], part: Literal["band", "jurors"], name: str) -> float:
+    values = [float(_views(record, part).get(name, record["score"] or 0.0)) for record in scored]
     return round(sum(values) / len(values), 6)
 
 
-def _names(judged: Sequence[Mapping[str, Any]], part: str) -> list[str]:
+def _views(record: ItemRecord, part: Literal["band", "jurors"]) -> dict[str, float]:
+    """The item's score under each rubric of the band, or each juror of the jury: none unjudged."""
+    judging = record.get("judging")
+    return judging.get(part, {}) if judging is not None else {}
+
+
+def _repeats(record: ItemRecord) -> dict[str, list[float]]:
+    """The item's score under each call of each juror asked more than once."""
+    judging = record.get("judging")
+    return judging.get("repeats", {}) if judging is not None else {}
+
+
+def _own_dissent(record: ItemRecord, juror: str) -> list[int]:
+    """[a juror's calls on the item against its own majority, its calls]; none when unjudged."""
+    judging = record.get("judging")
+    return judging.get("repeat_dissent", {}).get(juror, [0, 0]) if judging is not None else [0, 0]
+
+
+def _names(judged: Sequence[ItemJudgingRecord], part: Literal["jurors", "repeats"]) -> list[str]:
     return list(dict.fromkeys(name for j in judged for name in j.get(part, {})))
 
 

@@ -22,8 +22,9 @@ measures where its answers were lost.  An item that errored has no verdict and n
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
+
+from pytest_memorybench.results.schema import ItemRecord, LossesRecord
 
 CLASSES = ("found_right", "found_wrong", "cut_from_prompt", "not_retrieved", "right_without", "no_evidence")
 WORDS = {
@@ -37,7 +38,7 @@ WORDS = {
 WHOLE = 1.0 - 1e-9
 
 
-def loss_class(record: Mapping[str, Any]) -> str | None:
+def loss_class(record: ItemRecord) -> str | None:
     """The item's class, or None when it has no verdict (an error)."""
     if record.get("score") is None:
         return None
@@ -54,12 +55,12 @@ def loss_class(record: Mapping[str, Any]) -> str | None:
     return "cut_from_prompt" if retrieved else "not_retrieved"
 
 
-def measured(records: Sequence[Mapping[str, Any]]) -> bool:
+def measured(records: Sequence[ItemRecord]) -> bool:
     """Whether the run measured evidence recall at all (its agent says what it retrieved)."""
     return any((record.get("details") or {}).get("evidence") for record in records)
 
 
-def loss_split(records: Sequence[Mapping[str, Any]]) -> dict[str, Any] | None:
+def loss_split(records: Sequence[ItemRecord]) -> LossesRecord | None:
     """The classes' counts over these items' scored ones, their shares of those with labelled
     evidence, and the reasoning loss (wrong though the prompt held it all); None when nothing was
     measured."""
@@ -67,7 +68,7 @@ def loss_split(records: Sequence[Mapping[str, Any]]) -> dict[str, Any] | None:
         return None
     classes = Counter(name for name in map(loss_class, records) if name is not None)
     labelled = sum(count for name, count in classes.items() if name != "no_evidence")
-    split: dict[str, Any] = {
+    split: LossesRecord = {
         "items": sum(classes.values()),
         "labelled": labelled,
         "counts": {name: classes.get(name, 0) for name in CLASSES},
@@ -83,7 +84,7 @@ def loss_split(records: Sequence[Mapping[str, Any]]) -> dict[str, Any] | None:
     return split
 
 
-def split_text(split: Mapping[str, Any] | None) -> str | None:
+def split_text(split: LossesRecord | None) -> str | None:
     """The split in a line: "where answers were lost (1,540 with evidence): found and right 20.1% · …"."""
     if not split:
         return None
@@ -103,7 +104,7 @@ SHORT = {
 }
 
 
-def split_compact(split: Mapping[str, Any] | None) -> str | None:
+def split_compact(split: LossesRecord | None) -> str | None:
     """The shares in a short line, for a category under the table: "found+right 6% · found+wrong 94% · …"."""
     if not split or not split["labelled"]:
         return None

@@ -5,7 +5,7 @@ shards' merge, the tests), so its records are `TypedDict`s: the writer and every
 checked against one definition, and the same definition validates a file (`validate`) and is
 published as a JSON Schema (`json_schema`, docs/results.schema.json).  A part a scenario or a
 store defines for itself (an item's `details`, a scenario's `metrics`, a store's figures) is a
-mapping here; its own module says what it holds.
+`ScenarioFigures` here, open on purpose: its own module says what it holds.
 
 The version is the schema's suffix: a change that renames or removes a field, or changes what
 one means, is a new version; a field added is not (readers take what they know).
@@ -19,10 +19,145 @@ from typing_extensions import NotRequired, TypedDict
 
 from pytest_memorybench.core.schemas import RecordSchema
 
-SCHEMA = "memorybench.results/1"
+VERSION = 1
 SCHEMA_PREFIX = "memorybench.results/"
+SCHEMA = f"{SCHEMA_PREFIX}{VERSION}"
 
 Interval = list[float]  # a 95 % bootstrap interval: [low, high]
+
+ScenarioFigures = dict[str, Any]
+"""What a scenario reports in its own terms: an item's `details` (its evidence, the parts of its
+answer) and a scenario's `metrics` (what its `summarize(records)` returns: recall@k, a capacity
+curve).  Open on purpose: some forty scenarios each define their own, results.json carries them
+as JSON, and a reader that knows one (`losses.py` the evidence) reads it by name.  The one part
+the harness itself reads, an item's evidence recall, is `EvidenceRecord`."""
+
+
+class TimingRecord(TypedDict):
+    """Timings of a context's calls (seconds), kept as percentiles so contexts pool (`core.timings`)."""
+
+    calls: int
+    mean: float
+    p95: float
+    percentiles: list[float]
+
+
+class RecallRecord(TypedDict):
+    """The mean evidence recall over the items that measured one (`conversation.evidence.mean_recall`)."""
+
+    k: int
+    mean: float
+    questions: int
+    over_k: int
+    context_mean: NotRequired[float]
+    context_questions: NotRequired[int]
+
+
+class StoreShareRecord(TypedDict):
+    """What a memory store did in one conversation (`agents.stores.figures.StoreFigures.since`)."""
+
+    store: str
+    k: int
+    profile: NotRequired[str]  # runs before store profiles were on equal terms
+    messages: int
+    ingest_seconds: float
+    search: TimingRecord | None
+    returned_max: int
+    over_k: int
+    empty: int
+    context_tokens: int
+    answers: int
+    native_answers: int
+    ingest_tokens: NotRequired[int]
+    stored: NotRequired[int | None]
+    duplicates: NotRequired[int | None]
+    server: NotRequired[str | None]
+
+
+class StoreRecord(TypedDict):
+    """A store's figures pooled over the run (`agents.stores.figures.pooled`)."""
+
+    store: str
+    k: int
+    profile: str
+    messages: int
+    ingest_seconds: float
+    ingest_ms_per_message: float | None
+    searches: int
+    search_p50_ms: float | None
+    search_p95_ms: float | None
+    returned_max: int
+    over_k: int
+    empty: int
+    answers: int
+    context_tokens_per_answer: float | None
+    native_answers: int
+    ingest_tokens: int
+    stored: int | None
+    duplicates: int | None
+    server: str | None
+
+
+class ItemJudgingRecord(TypedDict):
+    """How a judge panel decided one item (`judges.panel.PanelItem.record`): its tasks, how many were
+    unanimous, the single verdicts against their majority, and the item's score under each view."""
+
+    tasks: int
+    unanimous: int
+    votes: int
+    dissent: int
+    repeat_dissent: NotRequired[dict[str, list[int]]]  # juror -> [its calls against its majority, calls]
+    band: NotRequired[dict[str, float]]  # rubric -> score
+    jurors: NotRequired[dict[str, float]]  # juror -> score
+    repeats: NotRequired[dict[str, list[float]]]  # juror -> the score under each of its calls
+
+
+class JurorPairRecord(TypedDict):
+    """Two jurors and the share of items they scored alike."""
+
+    jurors: list[str]
+    agreement: float | None
+
+
+class JuryRecord(TypedDict):
+    """Each juror's score, Fleiss' kappa and every pair's agreement (`results/judge_robustness.py`)."""
+
+    scores: dict[str, float]
+    items: int
+    fleiss_kappa: float | None
+    pairwise: list[JurorPairRecord]
+
+
+class RepeatSpreadRecord(TypedDict):
+    """A juror asked more than once: the run's score under each call, their mean and sd, and the
+    share of its calls against its own majority."""
+
+    scores: list[float]
+    mean: float
+    sd: float
+    dissent: float | None
+
+
+class JudgingRecord(TypedDict):
+    """How a run's (or a suite's) score depends on its judge (`results/judge_robustness.py`)."""
+
+    items: int
+    tasks: int
+    unanimous: float | None
+    dissent: float | None
+    band: NotRequired[dict[str, float]]
+    jury: NotRequired[JuryRecord]
+    repeats: NotRequired[dict[str, RepeatSpreadRecord]]
+
+
+class LossesRecord(TypedDict):
+    """Where answers were lost, by class (`results/losses.py`)."""
+
+    items: int
+    labelled: int
+    counts: dict[str, int]
+    shares: dict[str, float]
+    reasoning_loss: NotRequired[float]
 
 
 class UsageRecord(TypedDict):
@@ -59,8 +194,8 @@ class ItemRecord(TypedDict):
     error: str | None
     error_kind: str | None
     usage: UsageRecord
-    details: NotRequired[dict[str, Any]]  # the scenario's own figures (scenarios/*)
-    judging: NotRequired[dict[str, Any]]  # each judge view's score, under a panel (judges/panel.py)
+    details: NotRequired[ScenarioFigures]  # the scenario's own figures (scenarios/*)
+    judging: NotRequired[ItemJudgingRecord]  # each judge view's score, under a panel (judges/panel.py)
 
 
 class ConversationRecord(TypedDict):
@@ -77,10 +212,10 @@ class ConversationRecord(TypedDict):
     repetitions: int
     error: str | None
     error_kind: str | None
-    reply_timing: dict[str, Any] | None  # core.timings
+    reply_timing: TimingRecord | None
     memory_usage: dict[str, UsageRecord] | None
-    store: dict[str, Any] | None  # agents.stores.figures
-    write_timing: NotRequired[dict[str, Any] | None]  # a probe context's deliveries (core.timings)
+    store: StoreShareRecord | None
+    write_timing: NotRequired[TimingRecord | None]  # a probe context's deliveries
     span_ratio: float | None
 
 
@@ -99,8 +234,8 @@ class SuiteRecord(StatsRecord):
     """A suite's stats, with how its score depends on the judge when a panel judged it, and where
     its answers were lost when the agent said what it retrieved."""
 
-    judging: NotRequired[dict[str, Any]]  # results/judge_robustness.py
-    losses: NotRequired[dict[str, Any]]  # results/losses.py
+    judging: NotRequired[JudgingRecord]
+    losses: NotRequired[LossesRecord]
 
 
 class CeilingRecord(TypedDict):
@@ -118,7 +253,7 @@ class CeilingRecord(TypedDict):
 class CategoryRecord(StatsRecord):
     """A category's stats, where its answers were lost, and its ceiling where one is known."""
 
-    losses: NotRequired[dict[str, Any]]  # results/losses.py
+    losses: NotRequired[LossesRecord]
     ceiling: NotRequired[CeilingRecord]  # results/ceilings.py
 
 
@@ -126,9 +261,9 @@ class ScenarioRecord(StatsRecord):
     """A scenario's stats, with its categories', its evidence recall and its own metrics."""
 
     categories: NotRequired[dict[str, CategoryRecord]]
-    evidence_recall: NotRequired[dict[str, Any]]
-    losses: NotRequired[dict[str, Any]]  # results/losses.py
-    metrics: NotRequired[dict[str, Any]]  # the scenario's `summarize(records)`
+    evidence_recall: NotRequired[RecallRecord]
+    losses: NotRequired[LossesRecord]
+    metrics: NotRequired[ScenarioFigures]  # the scenario's `summarize(records)`
 
 
 class LatencyRecord(TypedDict):
@@ -162,11 +297,11 @@ class TotalsRecord(TypedDict):
     judge_tokens_in: int
     judge_tokens_out: int
     judge_cost_usd: float
-    memory: dict[str, dict[str, float]] | None
-    store: dict[str, Any] | None
-    evidence_recall: dict[str, Any] | None
-    judging: NotRequired[dict[str, Any]]  # results/judge_robustness.py: stability, jury, band
-    losses: NotRequired[dict[str, Any]]  # results/losses.py: where answers were lost
+    memory: dict[str, dict[str, float]] | None  # phase -> what it spent (calls, tokens, seconds, cost)
+    store: StoreRecord | None
+    evidence_recall: RecallRecord | None
+    judging: NotRequired[JudgingRecord]  # stability, jury, band
+    losses: NotRequired[LossesRecord]  # where answers were lost
 
 
 class PartialRecord(TypedDict):
@@ -177,12 +312,25 @@ class PartialRecord(TypedDict):
     tests_selected: int
 
 
+LevelChangeRow = list[float | str | None]  # [seconds, level, throughput or None, why]
+
+
+class ProviderLevelRecord(TypedDict):
+    """What auto concurrency did for one provider (`models.concurrency.AdaptiveLimit.record`)."""
+
+    provider: str
+    level: int
+    settled: bool
+    most_in_flight: int
+    changes: list[LevelChangeRow]
+
+
 class ConcurrencyRecord(TypedDict):
     """How many requests at once: a fixed number, or what each provider's measured limit did."""
 
     mode: Literal["fixed", "auto"]
     conversations: NotRequired[int]
-    providers: NotRequired[list[dict[str, Any]]]  # models.concurrency.AdaptiveLimit.record
+    providers: NotRequired[list[ProviderLevelRecord]]
 
 
 class DataRecord(TypedDict):
@@ -241,6 +389,42 @@ class ProvenanceRecord(TypedDict):
     drift: list[str]  # what changed since the run it continues or joins, let through (--mb-allow-drift)
 
 
+class JudgeIdentityRecord(TypedDict):
+    """Who judged (`judges.identity`): the spec, the model that answered, each prompt's hash, the
+    structured-output form and the local judge's rules version."""
+
+    spec: str | None
+    model: str | None
+    prompts: dict[str, str]
+    output_form: str | None
+    local_version: str | None
+
+
+class JudgeStatsRecord(TypedDict):
+    """What judging cost a process (`judges.base.JudgeStats`), under the judge's name."""
+
+    name: str
+    calls: int
+    cache_hits: int
+    input_tokens: int
+    output_tokens: int
+    cost_usd: float
+    unparseable: int
+    prompt_hashes: dict[str, str]
+    model: str | None
+    output_form: str | None
+    version: str | None
+
+
+class JudgePanelRecord(TypedDict):
+    """A judge panel's shape (`judges.panel.JudgePanel.shape`) and each juror's judging."""
+
+    jurors: list[str]
+    repeats: int
+    band: bool
+    juror_stats: list[JudgeStatsRecord]
+
+
 class RunRecord(TypedDict):
     """What ran: agent, judge, spans, seed, profile, suites, when, and where it came from."""
 
@@ -264,10 +448,35 @@ class RunRecord(TypedDict):
     rescore_skipped: NotRequired[list[str]]
     no_context: NotRequired[bool]  # --mb-no-context: the questions were asked with nothing delivered
     judge_prompt_hashes: dict[str, str]
-    judge_identity: dict[str, Any]  # judges.identity
-    judge_panel: NotRequired[dict[str, Any]]  # jurors, repeats, band and each juror's judging
+    judge_identity: JudgeIdentityRecord
+    judge_panel: NotRequired[JudgePanelRecord]
     concurrency: ConcurrencyRecord
     provenance: ProvenanceRecord
+
+
+class GateRowRecord(TypedDict):
+    """One mean the gate compared with the baseline's (`reports.gate.GateRow`)."""
+
+    label: str
+    level: str
+    baseline: float | None
+    current: float | None
+    change: float | None
+    ci95: Interval | None
+    outside_ci: bool | None
+    verdict: str
+
+
+class GateRecord(TypedDict):
+    """The gate's verdict (`reports.gate.GateResult.to_json`)."""
+
+    passed: bool
+    on: Literal["mean", "strict"]
+    baseline: str | None
+    max_drop: float | None
+    failures: list[str]
+    notes: list[str]
+    rows: list[GateRowRecord]
 
 
 class ResultsRecord(TypedDict):
@@ -280,10 +489,26 @@ class ResultsRecord(TypedDict):
     suites: dict[str, SuiteRecord]
     scenarios: dict[str, ScenarioRecord]
     items: list[ItemRecord]
-    gate: NotRequired[dict[str, Any]]  # reports.gate.GateResult.to_json
+    gate: NotRequired[GateRecord]
 
 
 _RECORDS = (
+    TimingRecord,
+    RecallRecord,
+    StoreShareRecord,
+    StoreRecord,
+    ItemJudgingRecord,
+    JurorPairRecord,
+    JuryRecord,
+    RepeatSpreadRecord,
+    JudgingRecord,
+    LossesRecord,
+    ProviderLevelRecord,
+    JudgeIdentityRecord,
+    JudgeStatsRecord,
+    JudgePanelRecord,
+    GateRowRecord,
+    GateRecord,
     UsageRecord,
     ItemRecord,
     ConversationRecord,

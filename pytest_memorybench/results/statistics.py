@@ -1,4 +1,9 @@
-"""95 % bootstrap confidence intervals for mean scores, deterministic for a run seed.
+"""The means results.json reports, with their 95 % bootstrap intervals, deterministic for a run seed.
+
+A mean is over the items that scored: an item that errored has no score and is no measure of
+memory.  Beside it stands the strict mean over every item, an error counting 0 (`strict_mean`),
+and the counts of both (`stats_of`).  A suite's, a scenario's, a category's and the run's numbers
+are all made here, so every level and every reader (the table, compare) counts alike.
 
 The GoodAI paper (§4) estimates how much a benchmark score could move by generating 1,000
 possible outcomes, "repeatedly sampling one result from each scenario and adding them together".
@@ -14,7 +19,10 @@ results give the same interval on every machine, in every xdist layout, in every
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+
+from pytest_memorybench.results.schema import ItemRecord, StatsRecord
 
 REPLICATES = 1000
 CONFIDENCE = 0.95
@@ -57,3 +65,60 @@ def _seed_material(seed: int, label: str) -> list[int]:
     """
     digest = hashlib.sha256(label.encode("utf-8")).digest()
     return [seed & 0xFFFFFFFF, seed >> 32 & 0xFFFFFFFF, int.from_bytes(digest[:8], "little")]
+
+
+def scores(records: Sequence[ItemRecord]) -> list[float]:
+    """The scores of items that scored (an errored item's is None)."""
+    return [record["score"] for record in records if record["score"] is not None]
+
+
+def mean_score(records: Sequence[ItemRecord]) -> float | None:
+    """The mean over the items that scored, or None when none did."""
+    values = scores(records)
+    return round(sum(values) / len(values), 6) if values else None
+
+
+def strict_mean(records: Sequence[ItemRecord]) -> float | None:
+    """The mean over every item, one that errored counting 0 (NeMo Gym's `accuracy_strict`).
+
+    The mean leaves an errored item out, as no measure of memory; a system that fails on the hard
+    questions would look better for failing.  The strict mean is the score a user of it gets: every
+    question asked, an error as a wrong answer.  Skipped items (no data, a budget) are no record,
+    so neither mean counts them.
+    """
+    if not records:
+        return None
+    return round(sum(record["score"] or 0.0 for record in records) / len(records), 6)
+
+
+def by_scenario(records: Sequence[ItemRecord]) -> list[list[float]]:
+    """Scores grouped by (suite, scenario): the strata a bootstrap resamples within."""
+    groups: dict[tuple[str, str], list[ItemRecord]] = defaultdict(list)
+    for record in records:
+        groups[(record["suite"], record["scenario"])].append(record)
+    return [scores(group) for group in groups.values()]
+
+
+def grouped(
+    records: Sequence[ItemRecord], key: Callable[[ItemRecord], str | None]
+) -> dict[str, list[ItemRecord]]:
+    """The records by `key`, in its order; a record whose key is None is in no group."""
+    groups: dict[str, list[ItemRecord]] = defaultdict(list)
+    for record in records:
+        value = key(record)
+        if value is not None:
+            groups[value].append(record)
+    return dict(sorted(groups.items()))
+
+
+def stats_of(records: Sequence[ItemRecord], seed: int, label: str) -> StatsRecord:
+    """Mean, interval and n of the items that scored; `errors` counts those that did not, and the
+    strict mean counts them as wrong."""
+    scored = [record for record in records if record["score"] is not None]
+    return {
+        "mean": mean_score(scored),
+        "mean_strict": strict_mean(records),
+        "ci95": bootstrap_ci(by_scenario(scored), seed=seed, label=label),
+        "n": len(scored),
+        "errors": len(records) - len(scored),
+    }

@@ -14,7 +14,7 @@ import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from pytest_memorybench.core.errors import usage_error
 from pytest_memorybench.core.readers import read_json, reading, require
@@ -124,7 +124,11 @@ def recorded_outcome(definition: TestDefinition, record: ItemRecord) -> TestOutc
     return TestOutcome(
         definition,
         list(record["responses"]),
-        Score(record["score"] or 0.0, tuple(record["reasons"]), judging=record.get("judging")),
+        Score(
+            record["score"] or 0.0,
+            tuple(record["reasons"]),
+            judging=cast("dict[str, Any] | None", record.get("judging")),  # core keeps it as JSON
+        ),
         [],
         record["span_tokens"],
         Usage(**record["usage"]),

@@ -55,8 +55,9 @@ class Recorded:
         """The options that score the run's replies again as it was judged (pytest's option names):
         a replay of its folder, or for a re-score of published results, that re-score again."""
         run, judge = self.results["run"], (self.run.get("provenance") or {}).get("judge") or {}
-        panel = run.get("judge_panel") or {}
-        jury = judge.get("jury") or (panel.get("jurors") if len(panel.get("jurors") or ()) > 1 else None)
+        panel = run.get("judge_panel")
+        jurors = panel["jurors"] if panel else []
+        jury = judge.get("jury") or (jurors if len(jurors) > 1 else None)
         published = self.run.get("rescored_from")
         return {
             "mb_replay": None if published else str(self.folder),
@@ -68,8 +69,8 @@ class Recorded:
             "mb_profile": run["profile"],
             "mb_judge": "local" if jury else judge.get("judge") or run["judge"],
             "mb_jury": ",".join(jury) if jury else None,
-            "mb_judge_repeats": judge.get("repeats") or panel.get("repeats") or 1,
-            "mb_judge_band": bool(judge.get("band") or panel.get("band")),
+            "mb_judge_repeats": judge.get("repeats") or (panel["repeats"] if panel else None) or 1,
+            "mb_judge_band": bool(judge.get("band") or (panel is not None and panel["band"])),
             "mb_seed": run["seed"],
             "mb_sample": self.run.get("sample"),
         }

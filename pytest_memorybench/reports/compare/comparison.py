@@ -31,10 +31,9 @@ from pytest_memorybench.reports.compare.significance import (
     wilcoxon_p,
 )
 from pytest_memorybench.reports.table import short_name
-from pytest_memorybench.results.build import strict_mean
 from pytest_memorybench.results.file import part
 from pytest_memorybench.results.schema import ItemRecord
-from pytest_memorybench.results.statistics import bootstrap_ci
+from pytest_memorybench.results.statistics import bootstrap_ci, strict_mean
 
 ERRORED = "errored in a run"  # left out of the means, counted (as 0 where it errored) in the strict ones
 MUST_AGREE = (

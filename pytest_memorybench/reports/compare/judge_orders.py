@@ -82,17 +82,21 @@ def _views(items: Mapping[str, ItemRecord], shared: Sequence[str]) -> list[tuple
     """The (part, name) views a run's shared items were judged under: band rubrics, then jurors."""
     seen: dict[tuple[str, str], None] = {}
     for key in shared:
-        judging = items[key].get("judging") or {}
+        judging = items[key].get("judging")
+        if judging is None:
+            continue
         for rubric in BAND if judging.get("band") else ():
             seen[("band", rubric)] = None
-        for juror in judging.get("jurors") or {}:
+        for juror in judging.get("jurors", {}):
             seen[("jurors", juror)] = None
     return list(seen)
 
 
 def _view_score(item: ItemRecord, view: tuple[str, str]) -> float:
     part, name = view
-    return float(((item.get("judging") or {}).get(part) or {}).get(name, score_of(item)))
+    judging = item.get("judging")
+    scores = (judging.get("band", {}) if part == "band" else judging.get("jurors", {})) if judging else {}
+    return float(scores.get(name, score_of(item)))
 
 
 def _label(view: tuple[str, str]) -> str:

@@ -11,7 +11,7 @@ from typing import Any
 
 from pytest_memorybench.reports.compare.significance import mcnemar_p
 from pytest_memorybench.results.losses import CLASSES, WORDS, loss_class, loss_split
-from pytest_memorybench.results.schema import ItemRecord
+from pytest_memorybench.results.schema import ItemRecord, LossesRecord
 
 SHOWN = tuple(name for name in CLASSES if name != "no_evidence")
 
@@ -31,7 +31,7 @@ class LossComparison:
     """Each run's split over the shared items, and each pair's paired tests."""
 
     labels: list[str]
-    splits: list[dict[str, Any]]
+    splits: list[LossesRecord]
     pairs: list[LossPair]
 
     def to_json(self) -> dict[str, Any]:
