@@ -32,7 +32,7 @@ from pytest_memorybench.reports.compare.significance import (
 )
 from pytest_memorybench.reports.table import short_name
 from pytest_memorybench.results.file import part
-from pytest_memorybench.results.schema import ItemRecord
+from pytest_memorybench.results.schema import ItemRecord, StoreRecord
 from pytest_memorybench.results.statistics import bootstrap_ci, strict_mean
 
 ERRORED = "errored in a run"  # left out of the means, counted (as 0 where it errored) in the strict ones
@@ -87,7 +87,7 @@ class Spending:
     cost: float
     passed: int
     memory_calls: tuple[int, int] | None = None  # a memory system's (write, read) model calls
-    store: dict[str, Any] | None = None  # a memory store's figures (totals.store)
+    store: StoreRecord | None = None  # a memory store's figures (totals.store)
 
     @property
     def memory_text(self) -> str:
@@ -96,21 +96,23 @@ class Spending:
     @property
     def ingest_text(self) -> str:
         """A store's ingest time per message (add and wait)."""
-        ingest = (self.store or {}).get("ingest_ms_per_message")
+        ingest = self.store.get("ingest_ms_per_message") if self.store else None
         return f"{ingest:.1f} ms" if ingest is not None else "-"
 
     @property
     def search_text(self) -> str:
         """A store's search latency, p50 / p95."""
-        store = self.store or {}
-        if store.get("search_p50_ms") is None:
+        p50, p95 = (
+            (self.store.get("search_p50_ms"), self.store.get("search_p95_ms")) if self.store else (None, None)
+        )
+        if p50 is None or p95 is None:
             return "-"
-        return f"{store['search_p50_ms']:.1f} / {store['search_p95_ms']:.1f} ms"
+        return f"{p50:.1f} / {p95:.1f} ms"
 
     @property
     def context_text(self) -> str:
         """The memory tokens a store's answers were given, on average."""
-        tokens = (self.store or {}).get("context_tokens_per_answer")
+        tokens = self.store.get("context_tokens_per_answer") if self.store else None
         return f"{tokens:,.0f}" if tokens is not None else "-"
 
     @property
