@@ -27,7 +27,7 @@ PACKAGE = Path(pytest_memorybench.__file__).parent
 _BELOW_SUITE = {"scenarios", "goodai", "conversation", "scoring", "judges", "agents", "models", "core"}
 MAY_IMPORT: dict[str, set[str]] = {
     "plugin": {"pytest_integration"},
-    "pytest_integration": {"reports", "runner", "rescore", "results", "suite", *_BELOW_SUITE},
+    "pytest_integration": {"reports", "runner", "rescore", "results", "suite", "judge_check", *_BELOW_SUITE},
     "reports": {"results", "suite", *_BELOW_SUITE},  # what a run left (results.json, its logs), never the run
     "runner": {"rescore", "results", "suite", *_BELOW_SUITE},
     "rescore": {"suite", *_BELOW_SUITE},  # other harnesses' answers as suites of loaded definitions
@@ -45,7 +45,8 @@ MAY_IMPORT: dict[str, set[str]] = {
     },  # definitions, rescore
     "conversation": {"judges", "agents", "models", "core", "scenarios"},  # the registry, to score a test
     "scoring": {"judges", "agents", "models", "core"},
-    "judges": {"agents", "models", "core", "scoring"},  # the judge check scores extracted items
+    "judge_check": {"scoring", "judges", "core"},  # a tool about judges, beside the run
+    "judges": {"agents", "models", "core"},
     "agents": {"models", "core"},
     "models": {"core"},
     "core": set(),

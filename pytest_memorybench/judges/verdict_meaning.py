@@ -1,6 +1,6 @@
 """A judge's verdict read in the terms people decide in: is the answer right, where does a route end.
 
-Shared by the labelled cases (`metaeval`) and the wrong answers (`wrong_answers`) of the judge check.
+Shared by a panel's votes and by the judge check's labelled cases and wrong answers.
 """
 
 from __future__ import annotations

@@ -93,7 +93,7 @@ def pytest_cmdline_main(config: pytest.Config) -> int | None:
     """`--mb-judge-check`: score the judge on the labelled cases and exit, instead of a test session."""
     if not config.getoption("mb_judge_check"):
         return None
-    from pytest_memorybench.judges.judge_check import run_judge_check
+    from pytest_memorybench.judge_check.command import run_judge_check
     from pytest_memorybench.judges.spec import DEFAULT_CACHE
     from pytest_memorybench.pytest_integration.session import project_root
 

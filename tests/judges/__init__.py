@@ -1,3 +1,1 @@
-"""The judges (`pytest_memorybench/judges/`): the cached client, the local judge, the judge check and
-its data.
-"""
+"""The judges (`pytest_memorybench/judges/`): the cached client, the panel, the local judge."""

@@ -21,11 +21,11 @@ import pytest_asyncio
 
 from pytest_memorybench.core.errors import ProviderRefused, UsageError
 from pytest_memorybench.core.json_reply import extract_json
+from pytest_memorybench.judge_check.command import run_judge_check
 from pytest_memorybench.judges import prompts
 from pytest_memorybench.judges.backends import AnthropicJudgeBackend, JudgeBackend, OpenAIJudgeBackend
 from pytest_memorybench.judges.base import TASK_KINDS, JudgeTask
 from pytest_memorybench.judges.client import CachedJudge, JudgeCache
-from pytest_memorybench.judges.judge_check import run_judge_check
 from pytest_memorybench.judges.local import VERSION, LocalJudge
 from pytest_memorybench.judges.prompts import Prompt, prompt_hash, render
 from pytest_memorybench.judges.replies import validate

@@ -10,13 +10,13 @@ import pytest
 
 from pytest_memorybench.core import wordllama
 from pytest_memorybench.core.errors import UsageError
-from pytest_memorybench.judges.answer_styles import FACTS
+from pytest_memorybench.judge_check.answer_styles import FACTS
+from pytest_memorybench.judge_check.metaeval import ANSWER_CASES_FILE, load_cases, style_cases
 from pytest_memorybench.judges.base import JudgeTask
 from pytest_memorybench.judges.local import VERSION
 from pytest_memorybench.judges.local.answer import judge_answer
 from pytest_memorybench.judges.local.semantic import SemanticJudge
 from pytest_memorybench.judges.local.when import is_date_answer, same_date, spans
-from pytest_memorybench.judges.metaeval import ANSWER_CASES_FILE, load_cases, style_cases
 from pytest_memorybench.judges.spec import build_judge
 
 

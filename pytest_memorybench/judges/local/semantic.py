@@ -17,9 +17,9 @@ abstains, names something else, offers alternatives ("or", "maybe"), negates, or
 answer has a date or a number (values are the rules' to compare).  Only the `answer` task under a
 rule that reads content (`generous`, `contains`, `update`, `topic`) is read by meaning.
 
-The threshold was chosen on the first labelled set (`data/answer_cases.jsonl`): about twice the
-closest a wrong answer's words come there (0.23); the second set (`answer_styles.py`) measures it
-on answers it was not chosen on.
+The threshold was chosen on the judge check's first labelled set
+(`judge_check/data/answer_cases.jsonl`): about twice the closest a wrong answer's words come there
+(0.23); its second set (`judge_check/answer_styles.py`) measures it on answers it was not chosen on.
 """
 
 from __future__ import annotations

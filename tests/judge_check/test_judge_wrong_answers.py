@@ -11,28 +11,28 @@ from typing import Any
 import pytest
 
 from pytest_memorybench.core.errors import UsageError
+from pytest_memorybench.judge_check.command import (
+    report_lines,
+    run_judge_check,
+    shortfalls,
+    spread,
+)
+from pytest_memorybench.judge_check.evaluation import evaluate_judge
+from pytest_memorybench.judge_check.metaeval import load_cases
+from pytest_memorybench.judge_check.wrong_answers import (
+    TRAPS,
+    WrongAnswer,
+    accepts,
+    load_wrong_answers,
+)
 from pytest_memorybench.judges.base import (
     TASK_KINDS,
     JudgeStats,
     JudgeTask,
     JudgeVerdict,
 )
-from pytest_memorybench.judges.evaluation import evaluate_judge
-from pytest_memorybench.judges.judge_check import (
-    report_lines,
-    run_judge_check,
-    shortfalls,
-    spread,
-)
 from pytest_memorybench.judges.local import LocalJudge
-from pytest_memorybench.judges.metaeval import load_cases
-from pytest_memorybench.judges.wrong_answers import (
-    TRAPS,
-    WrongAnswer,
-    accepts,
-    load_wrong_answers,
-)
-from tests.judges.test_judge_metaeval import LOCAL_FALSE_ACCEPTANCE
+from tests.judge_check.test_judge_metaeval import LOCAL_FALSE_ACCEPTANCE
 from tests.support.paths import DOCS
 
 WRONG = load_wrong_answers()

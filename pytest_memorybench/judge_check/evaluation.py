@@ -2,7 +2,7 @@
 
 `evaluate_judge(judge)` asks every packaged case (`metaeval`) and wrong answer (`wrong_answers`),
 at most a few at a time, and tallies per kind how often the judge sides with the human label
-and how often it gives a wrong answer credit.  `judge_check` prints the result and gates on it.
+and how often it gives a wrong answer credit.  `command` prints the result and gates on it.
 """
 
 from __future__ import annotations
@@ -13,20 +13,20 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pytest_memorybench.core.errors import describe_exception
-from pytest_memorybench.judges.base import TASK_KINDS, UNPARSEABLE, Judge, JudgeTask
-from pytest_memorybench.judges.metaeval import (
+from pytest_memorybench.judge_check.metaeval import (
     SCORER,
     JudgeCase,
     compare,
     human_items_f1,
     load_cases,
 )
-from pytest_memorybench.judges.replies import validate
-from pytest_memorybench.judges.wrong_answers import (
+from pytest_memorybench.judge_check.wrong_answers import (
     WrongAnswer,
     accepts,
     load_wrong_answers,
 )
+from pytest_memorybench.judges.base import TASK_KINDS, UNPARSEABLE, Judge, JudgeTask
+from pytest_memorybench.judges.replies import validate
 
 
 @dataclass(frozen=True)

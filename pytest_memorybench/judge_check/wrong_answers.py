@@ -35,8 +35,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pytest_memorybench.judge_check.metaeval import load_jsonl
 from pytest_memorybench.judges.base import TASK_KINDS
-from pytest_memorybench.judges.metaeval import load_jsonl
 from pytest_memorybench.judges.prompts import check_payload
 from pytest_memorybench.judges.verdict_meaning import reference_correct, route_end
 

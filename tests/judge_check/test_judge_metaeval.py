@@ -9,20 +9,13 @@ from typing import Any
 
 import pytest
 
-from pytest_memorybench.judges.base import (
-    TASK_KINDS,
-    JudgeStats,
-    JudgeTask,
-    JudgeVerdict,
-)
-from pytest_memorybench.judges.evaluation import (
+from pytest_memorybench.judge_check.command import report_lines
+from pytest_memorybench.judge_check.evaluation import (
     JudgeCheckReport,
     KindAgreement,
     evaluate_judge,
 )
-from pytest_memorybench.judges.judge_check import report_lines
-from pytest_memorybench.judges.local import LocalJudge
-from pytest_memorybench.judges.metaeval import (
+from pytest_memorybench.judge_check.metaeval import (
     CASES_FILE,
     JudgeCase,
     check_label,
@@ -31,6 +24,13 @@ from pytest_memorybench.judges.metaeval import (
     label_verdict,
     load_cases,
 )
+from pytest_memorybench.judges.base import (
+    TASK_KINDS,
+    JudgeStats,
+    JudgeTask,
+    JudgeVerdict,
+)
+from pytest_memorybench.judges.local import LocalJudge
 from pytest_memorybench.judges.prompts import check_payload
 from pytest_memorybench.judges.replies import validate
 from pytest_memorybench.judges.spec import build_judge

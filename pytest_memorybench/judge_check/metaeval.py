@@ -7,7 +7,7 @@ situations, one JSON object a line:
      "label": {...the human verdict...}, "note": "why a human decides this way"}
 
 `compare(case, verdict)` sets a judge's verdict against the label; `evaluation.evaluate_judge` asks
-a judge every case (and the wrong answers), `judge_check` prints the result.  A judge error (an
+a judge every case (and the wrong answers), `command` prints the result.  A judge error (an
 unparseable reply, an exception, a verdict outside the task's schema) counts as a disagreement.
 
 Labels and comparison rules, one small function per kind (`compare_<kind>`):
@@ -48,7 +48,7 @@ from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
 from pytest_memorybench.core.text import fold
-from pytest_memorybench.judges.answer_styles import styled_answers
+from pytest_memorybench.judge_check.answer_styles import styled_answers
 from pytest_memorybench.judges.base import TASK_KINDS, JudgeTask
 from pytest_memorybench.judges.prompts import check_payload
 from pytest_memorybench.judges.replies import SCORES

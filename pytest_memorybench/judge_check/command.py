@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
 from pytest_memorybench.core.errors import usage_error
-from pytest_memorybench.judges.evaluation import JudgeCheckReport, evaluate_judge
-from pytest_memorybench.judges.metaeval import ANSWER_CASES_FILE, load_cases
-from pytest_memorybench.judges.wrong_answers import WRONG_ANSWERS_FILE, load_wrong_answers
+from pytest_memorybench.judge_check.evaluation import JudgeCheckReport, evaluate_judge
+from pytest_memorybench.judge_check.metaeval import ANSWER_CASES_FILE, load_cases
+from pytest_memorybench.judge_check.wrong_answers import WRONG_ANSWERS_FILE, load_wrong_answers
 
 WIDTH = 80
 MAX_DISAGREEMENTS = 10  # listed by `report_lines`
