@@ -14,6 +14,7 @@ from difflib import get_close_matches
 from pathlib import Path
 from typing import Any
 
+from pytest_memorybench.contract.probes import ProbeContext, is_probe_scenario
 from pytest_memorybench.core.errors import UsageError, usage_error
 from pytest_memorybench.core.load_report import LoadReport, merged
 from pytest_memorybench.core.names import either, suggest
@@ -21,11 +22,10 @@ from pytest_memorybench.core.readers import reading
 from pytest_memorybench.core.records import TestDefinition
 from pytest_memorybench.core.spans import Span, parse_span
 from pytest_memorybench.core.yamlfile import Located, load_located
-from pytest_memorybench.goodai.definitions import PREFIX as GOODAI_PREFIX
-from pytest_memorybench.goodai.definitions import load_goodai_definitions
 from pytest_memorybench.scenarios import get_scenario, register_scenario
+from pytest_memorybench.scenarios.ltm.goodai_definitions import PREFIX as GOODAI_PREFIX
+from pytest_memorybench.scenarios.ltm.goodai_definitions import load_goodai_definitions
 from pytest_memorybench.scenarios.params import names_parameters
-from pytest_memorybench.scenarios.probes import ProbeContext, is_probe_scenario
 from pytest_memorybench.scenarios.yaml_scenario import parse_yaml_scenario
 
 _SUITE_KEYS = {"name", "description", "span", "threshold", "repetitions", "incompatible", "scenarios"}

@@ -22,30 +22,42 @@ import pytest_memorybench
 
 PACKAGE = Path(pytest_memorybench.__file__).parent
 
-# Top to bottom. A layer imports the ones below it; an import upwards is named here and in the
-# importing package's docstring.
-_BELOW_SUITE = {"scenarios", "goodai", "conversation", "scoring", "judges", "agents", "models", "core"}
+# Top to bottom: a layer may import only layers after it here (`MAY_IMPORT` says which of them), never
+# one before it but by an exception in `UPWARD`, named with its reason.
+LAYERS = (
+    "plugin",
+    "pytest_integration",
+    "judge_check",  # a tool beside the run: a judge against people's labels (--mb-judge-check)
+    "reports",  # what a run left (results.json, its logs), never the run
+    "runner",
+    "rescore",  # other harnesses' answers as suites of loaded definitions
+    "results",
+    "suite",
+    "scenarios",
+    "conversation",
+    "contract",  # what scenarios and the conversation share: neither imports the other for it
+    "scoring",
+    "judges",
+    "agents",
+    "models",
+    "core",
+    "local_model",
+)
+UPWARD: dict[tuple[str, str], str] = {}  # (layer, the layer above it it imports): why; at most 2
+_BELOW_SUITE = {"scenarios", "conversation", "contract", "scoring", "judges", "agents", "models", "core"}
 MAY_IMPORT: dict[str, set[str]] = {
     "plugin": {"pytest_integration"},
-    "pytest_integration": {"reports", "runner", "rescore", "results", "suite", "judge_check", *_BELOW_SUITE},
-    "reports": {"results", "suite", *_BELOW_SUITE},  # what a run left (results.json, its logs), never the run
+    "pytest_integration": {"judge_check", "reports", "runner", "rescore", "results", "suite", *_BELOW_SUITE},
+    "judge_check": {"scoring", "judges", "core"},  # extracted items are scored as the scorers do
+    "reports": {"results", "suite", *_BELOW_SUITE},
     "runner": {"rescore", "results", "suite", *_BELOW_SUITE},
-    "rescore": {"suite", *_BELOW_SUITE},  # other harnesses' answers as suites of loaded definitions
+    "rescore": {"suite", *_BELOW_SUITE},
     "results": {"scenarios", "conversation", "judges", "agents", "core"},  # a scenario's own summary
-    "suite": {"scenarios", "goodai", "conversation", "scoring", "judges", "agents", "core"},
-    "scenarios": {"goodai", "conversation", "scoring", "judges", "agents", "core"},
-    "goodai": {
-        "conversation",
-        "scoring",
-        "judges",
-        "agents",
-        "core",
-        "scenarios",
-        "suite",
-    },  # definitions, rescore
-    "conversation": {"judges", "agents", "models", "core", "scenarios"},  # the registry, to score a test
+    "suite": {"scenarios", "contract", "scoring", "judges", "agents", "core"},
+    "scenarios": {"conversation", "contract", "scoring", "judges", "agents", "core"},  # trivia: filler
+    "conversation": {"contract", "judges", "agents", "models", "core"},  # scenarios are handed in
+    "contract": {"scoring", "judges", "core"},  # a scorer's profile and judge
     "scoring": {"judges", "agents", "models", "core"},
-    "judge_check": {"scoring", "judges", "core"},  # a tool about judges, beside the run
     "judges": {"agents", "models", "core"},
     "agents": {"models", "core"},
     "models": {"core"},
@@ -125,6 +137,22 @@ def test_no_layer_imports_one_above_it_but_those_named() -> None:
             if _layer(target) not in (layer, "__init__") and _layer(target) not in MAY_IMPORT[layer]:
                 upward[module].add(target)
     assert not upward, dict(upward)
+
+
+def test_the_layers_run_one_way() -> None:
+    """What a layer may import lies below it, but for at most two arrows back up, each with its
+    reason; the package's folders and the layers are the same list."""
+    packages = {path.name for path in PACKAGE.iterdir() if (path / "__init__.py").exists()}
+    modules = {path.stem for path in PACKAGE.glob("*.py") if path.stem != "__init__"}
+    assert set(LAYERS) == set(MAY_IMPORT) == packages | modules
+    upward = {
+        (layer, other)
+        for layer, allowed in MAY_IMPORT.items()
+        for other in allowed
+        if LAYERS.index(other) < LAYERS.index(layer)
+    }
+    assert upward == set(UPWARD), upward ^ set(UPWARD)
+    assert len(UPWARD) <= 2 and all(UPWARD.values())
 
 
 def test_no_import_cycles_not_even_through_imports_inside_functions_or_for_types() -> None:

@@ -17,7 +17,7 @@ from datetime import datetime
 from typing import Any, Literal
 
 from pytest_memorybench.agents.agent_protocol import AgentAdapter
-from pytest_memorybench.conversation.clock import SimulatedClock
+from pytest_memorybench.contract.clock import SimulatedClock
 from pytest_memorybench.conversation.events import EventLog
 from pytest_memorybench.conversation.evidence import add_context_recall, retrieval_recall
 from pytest_memorybench.conversation.filler import FillerTask, Prefetch
@@ -324,7 +324,7 @@ class LoggedJudge:
 
     def open_item(self) -> ItemJudging | None:
         """A judge for one item's scoring that keeps its ballots, when the run's judge is a panel
-        that casts more than one verdict a task (`scenarios.scored`)."""
+        that casts more than one verdict a task (`contract.scenario.scored`)."""
         if isinstance(self._judge, JudgePanel) and not self._judge.trivial:
             return ItemJudging(self._judge, self._ballot)
         return None

@@ -22,6 +22,8 @@ from datetime import datetime
 from typing import Any
 
 from pytest_memorybench.agents.agent_protocol import AgentAdapter
+from pytest_memorybench.contract.probes import ProbeContext, ideal_answer
+from pytest_memorybench.contract.scenario import Scenario, ScenarioOf, ScoringContext, scored
 from pytest_memorybench.conversation.channel import AgentChannel, spent
 from pytest_memorybench.conversation.evidence import add_context_recall, retrieval_recall
 from pytest_memorybench.conversation.stats import ConversationStats, ScheduledTest, memory_snapshot
@@ -29,8 +31,6 @@ from pytest_memorybench.core.errors import AgentError, stop_on_refusal
 from pytest_memorybench.core.records import Message, Score, TestDefinition, TestOutcome, Turn, Usage
 from pytest_memorybench.core.timings import timing_summary
 from pytest_memorybench.judges.base import JudgeFailed
-from pytest_memorybench.scenarios import ScoringContext, get_scenario, scored
-from pytest_memorybench.scenarios.probes import ProbeContext, ideal_answer
 
 MAX_PARALLEL_FORKS = 8
 
@@ -98,14 +98,17 @@ class ProbeSession:
         channel: AgentChannel,
         *,
         scoring: ScoringContext,
+        scenario_of: ScenarioOf,
         logged: ProbeLog | None = None,
     ) -> None:
         self.context = context
         self.channel = channel
         self.scoring = scoring
+        self.scenario_of = scenario_of
         self.probes = [_Probe(test, ask_points(test.definition, None)) for test in tests]
         self.evidence_ids = {
-            probe.test.key: evidence_ids(probe.test.definition, scoring.profile) for probe in self.probes
+            probe.test.key: evidence_ids(self._scenario(probe), probe.test.definition, scoring.profile)
+            for probe in self.probes
         }
         self.evidence_texts: dict[int, str] = {}  # the delivered text of each turn some question rests on
         logged = logged or ProbeLog()
@@ -279,7 +282,7 @@ class ProbeSession:
     def _evidence(self, probe: _Probe) -> tuple[list[str], list[str] | None]:
         """The texts of the turns the question rests on, and the unit each belongs to (if any)."""
         turns = [turn for turn in self.evidence_ids[probe.test.key] if turn in self.evidence_texts]
-        grouping = evidence_groups(probe.test.definition)
+        grouping = evidence_groups(self._scenario(probe), probe.test.definition)
         groups = [grouping.get(turn, str(turn)) for turn in turns] if grouping else None
         return [self.evidence_texts[turn] for turn in turns], groups
 
@@ -304,7 +307,7 @@ class ProbeSession:
             )
         try:
             score = await scored(
-                lambda context: get_scenario(definition.scenario).score(definition, responses, context),
+                lambda context: self._scenario(probe).score(definition, responses, context),
                 self.scoring,
             )
         except JudgeFailed as failed:  # asked and answered, but not scored: an error, not a 0
@@ -336,6 +339,9 @@ class ProbeSession:
             details=details,
         )
 
+    def _scenario(self, probe: _Probe) -> Scenario:
+        return self.scenario_of(probe.test.definition.scenario)
+
     def _transcript(self, definition: TestDefinition, answers: list[LoggedAnswer]) -> list[Turn]:
         stamp = (asked_at(definition) or self.delivery.last_time or self.channel.clock.now()).isoformat()
         return [Turn(definition.questions[0], answer.text, stamp, is_question=True) for answer in answers]
@@ -365,21 +371,21 @@ def asked_at(definition: TestDefinition) -> datetime | None:
     return datetime.fromisoformat(stamp) if stamp else None
 
 
-def evidence_ids(definition: TestDefinition, profile: str | None = None) -> list[int]:
-    """The context turns (`Message.id`) a probe's question rests on, if its scenario names them;
+def evidence_ids(scenario: Scenario, definition: TestDefinition, profile: str | None = None) -> list[int]:
+    """The context turns (`Message.id`) a probe's question rests on, if its `scenario` names them;
     a profile that corrects the gold may correct these too (`params["evidence_by_profile"]`, e.g.
     the LoCoMo audit's citations under `audited`)."""
     corrected = (definition.params.get("evidence_by_profile") or {}).get(profile)
     if corrected is not None:
         return list(corrected)
-    named = getattr(get_scenario(definition.scenario), "evidence_ids", None)
+    named = getattr(scenario, "evidence_ids", None)
     return list(named(definition)) if named is not None else []
 
 
-def evidence_groups(definition: TestDefinition) -> dict[int, str]:
+def evidence_groups(scenario: Scenario, definition: TestDefinition) -> dict[int, str]:
     """The unit (a session) each evidence turn belongs to, if the scenario names them: evidence
     recall then also counts the units found (`evidence_groups(definition) -> {turn id: unit}`)."""
-    named = getattr(get_scenario(definition.scenario), "evidence_groups", None)
+    named = getattr(scenario, "evidence_groups", None)
     return dict(named(definition)) if named is not None else {}
 
 

@@ -17,15 +17,13 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pytest_memorybench.agents.reference.oracle import ACKNOWLEDGEMENT as ORACLE_ACKNOWLEDGEMENT
-from pytest_memorybench.conversation.channel import AgentChannel
-from pytest_memorybench.conversation.filler import make_filler, prefetch
-from pytest_memorybench.conversation.program import (
+from pytest_memorybench.contract.program import (
     Callback,
     Exchange,
     Finish,
@@ -37,15 +35,14 @@ from pytest_memorybench.conversation.program import (
     Wait,
     scripted_program,
 )
+from pytest_memorybench.contract.scenario import ScenarioOf, ScoringContext, scored
+from pytest_memorybench.conversation.channel import AgentChannel
+from pytest_memorybench.conversation.filler import make_filler, prefetch
 from pytest_memorybench.conversation.stats import ConversationStats, ScheduledTest, memory_snapshot
 from pytest_memorybench.conversation.trivia import TriviaSource
 from pytest_memorybench.core.errors import AgentError, stop_on_refusal
 from pytest_memorybench.core.records import Score, TestDefinition, TestOutcome, Turn, Usage
 from pytest_memorybench.judges.base import JudgeFailed
-from pytest_memorybench.scenarios import ScoringContext, get_scenario, scored
-
-if TYPE_CHECKING:
-    pass
 
 INTRO = (
     "I am going to test your long-term memory. Over this conversation I will tell you many "
@@ -95,8 +92,8 @@ class Conversation:
         span: int | None,
         scoring: ScoringContext,
         filler: TriviaSource,
+        scenario_of: ScenarioOf,
         incompatible: Sequence[Sequence[str]] = (),
-        programs: Callable[[str], ProgramFactory | None] = lambda scenario: None,
     ) -> None:
         self.tests = list(tests)
         self.channel = channel
@@ -105,7 +102,7 @@ class Conversation:
         self.filler = filler
         self.filler_index = 0
         self.incompatible = [set(group) for group in incompatible]
-        self.programs = programs
+        self.scenario_of = scenario_of
         per_scenario: dict[str, int] = {}
         for test in self.tests:
             per_scenario[test.definition.scenario] = per_scenario.get(test.definition.scenario, 0) + 1
@@ -193,7 +190,9 @@ class Conversation:
     # -- running one test -------------------------------------------------------------------------
 
     def _program(self, definition: TestDefinition) -> TestProgram:
-        factory = self.programs(definition.scenario) or scripted_program
+        factory: ProgramFactory = (
+            getattr(self.scenario_of(definition.scenario), "program", None) or scripted_program
+        )
         return factory(definition, ProgramContext(self.channel.clock, self.scoring))
 
     async def _advance(self, run: _Run) -> None:
@@ -363,7 +362,9 @@ class Conversation:
         definition = run.test.definition
         try:
             score = run.score or await scored(
-                lambda context: get_scenario(definition.scenario).score(definition, run.responses, context),
+                lambda context: self.scenario_of(definition.scenario).score(
+                    definition, run.responses, context
+                ),
                 self.scoring,
             )
         except JudgeFailed as failed:

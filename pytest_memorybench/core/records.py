@@ -105,7 +105,7 @@ class TestDefinition:
     params: dict[str, Any] = field(default_factory=dict)
     reset_message: str | None = None
     skip_reason: str | None = None  # e.g. the data it needs was not given: the item is skipped
-    # Probe families (one context, many questions; see scenarios/probes.py):
+    # Probe families (one context, many questions; see contract/probes.py):
     probe_id: str | None = None  # the item's name, e.g. `conv3::knowledge_update-1`
     context: str | None = None  # the shared context the question is about: its conversation group
     category: str | None = None  # the summary row within the scenario: ability, question type

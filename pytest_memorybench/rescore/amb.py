@@ -24,8 +24,8 @@ from typing import Any
 
 from pytest_memorybench.core.readers import Malformed, as_list, require
 from pytest_memorybench.core.records import TestDefinition
-from pytest_memorybench.goodai.rescore import PublishedRun
 from pytest_memorybench.rescore.answers import JudgedAnswer, answered_run, harness_records, record_definition
+from pytest_memorybench.rescore.published import PublishedRun
 
 # AMB's names of LoCoMo's category numbers (src/memory_bench/dataset/locomo.py); 5 it leaves out.
 LOCOMO_CATEGORIES = {"single-hop": 1, "temporal": 2, "multi-hop": 3, "open-domain": 4}

@@ -17,16 +17,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pytest_memorybench.contract.probes import probe_definition
 from pytest_memorybench.core.errors import usage_error
 from pytest_memorybench.core.readers import Malformed, as_list, as_mapping
 from pytest_memorybench.core.records import TestDefinition
 from pytest_memorybench.core.spans import ISOLATED
-from pytest_memorybench.goodai.rescore import PublishedRun
+from pytest_memorybench.rescore.published import PublishedRun
 from pytest_memorybench.scenarios.locomo.data import ADVERSARIAL, CATEGORIES
 from pytest_memorybench.scenarios.locomo.scenario import NAME as LOCOMO
 from pytest_memorybench.scenarios.longmemeval.data import TYPES
 from pytest_memorybench.scenarios.longmemeval.scenario import question_definition
-from pytest_memorybench.scenarios.probes import probe_definition
 from pytest_memorybench.suite import loaded_suite
 
 EXAMPLES = 3  # ids quoted in a line about what could not be used

@@ -16,8 +16,9 @@ from typing import Any
 
 from pytest_memorybench.core.errors import UsageError, usage_error
 from pytest_memorybench.core.readers import FILE_ERRORS, reading
-from pytest_memorybench.goodai.rescore import PublishedRun, read_published
 from pytest_memorybench.rescore.documents import load_document
+from pytest_memorybench.rescore.goodai import read_published
+from pytest_memorybench.rescore.published import PublishedRun
 
 GOODAI, LOCOMO, LONGMEMEVAL, AMB, MEMORYBENCH = "goodai", "locomo", "longmemeval", "amb", "memorybench"
 EVAL_RESULTS = "eval_results.json"  # a LoCoMo pipeline's file, also found in a folder

@@ -19,8 +19,8 @@ from pytest_memorybench.core.errors import usage_error
 from pytest_memorybench.core.readers import Malformed
 from pytest_memorybench.core.records import TestDefinition
 from pytest_memorybench.core.spans import ISOLATED
-from pytest_memorybench.goodai.rescore import PublishedRun
 from pytest_memorybench.rescore.answers import JudgedAnswer, locomo_definition
+from pytest_memorybench.rescore.published import PublishedRun
 from pytest_memorybench.scenarios.locomo.data import CATEGORIES
 from pytest_memorybench.suite import loaded_suite
 

@@ -28,9 +28,9 @@ from typing import Any
 from pytest_memorybench.core.errors import usage_error
 from pytest_memorybench.core.readers import Malformed, reading, require
 from pytest_memorybench.core.records import TestDefinition
-from pytest_memorybench.goodai.rescore import PublishedRun
 from pytest_memorybench.rescore.answers import JudgedAnswer, answered_run, not_matched
 from pytest_memorybench.rescore.documents import load_document
+from pytest_memorybench.rescore.published import PublishedRun
 from pytest_memorybench.scenarios.longmemeval.scenario import NAME, SCENARIO
 
 SUITE = "longmemeval"

@@ -26,8 +26,8 @@ from typing import Any
 
 from pytest_memorybench.core.readers import require
 from pytest_memorybench.core.records import TestDefinition
-from pytest_memorybench.goodai.rescore import PublishedRun
 from pytest_memorybench.rescore.answers import JudgedAnswer, answered_run, harness_records, record_definition
+from pytest_memorybench.rescore.published import PublishedRun
 
 # memorybench's names of LoCoMo's category numbers (src/benchmarks/locomo/index.ts, CATEGORY_TO_TYPE).
 LOCOMO_TYPES = {"single-hop": 1, "multi-hop": 2, "temporal": 3, "world-knowledge": 4, "adversarial": 5}

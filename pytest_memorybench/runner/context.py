@@ -17,6 +17,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pytest_memorybench.contract.probes import ProbeContext
 from pytest_memorybench.conversation.log_reader import ConversationLog, iter_events, read_conversations
 from pytest_memorybench.conversation.probing import ProbeLog, read_probe_log
 from pytest_memorybench.core.errors import usage_error
@@ -31,11 +32,10 @@ from pytest_memorybench.runner.provenance import Provenance, read_sources
 from pytest_memorybench.runner.selection import Selection
 from pytest_memorybench.runner.settings import Settings, Shard
 from pytest_memorybench.runner.shards import Merged, deal, fingerprint, read_shards
-from pytest_memorybench.scenarios.probes import ProbeContext
 from pytest_memorybench.suite import Suite, check_data_names, load_suite, suite_source
 
 if TYPE_CHECKING:  # what a re-score and the results need: imported when they are
-    from pytest_memorybench.goodai.rescore import PublishedRun
+    from pytest_memorybench.rescore.published import PublishedRun
     from pytest_memorybench.results.build import RunFacts
 
 

@@ -14,20 +14,20 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from pytest_memorybench.agents.agent_protocol import AgentAdapter
+from pytest_memorybench.contract.clock import SimulatedClock
+from pytest_memorybench.contract.scenario import ScoringContext
 from pytest_memorybench.conversation.channel import AgentChannel, LoggedExchange, LoggedJudge
-from pytest_memorybench.conversation.clock import SimulatedClock
 from pytest_memorybench.conversation.probing import ProbeSession
 from pytest_memorybench.conversation.scheduler import Conversation
 from pytest_memorybench.conversation.stats import ScheduledTest
 from pytest_memorybench.conversation.trivia import TriviaSource
-from pytest_memorybench.goodai.rescore import rescored_outcome
 from pytest_memorybench.runner.book import OutcomeBook
 from pytest_memorybench.runner.context import RunContext
 from pytest_memorybench.runner.instruments import RunInstruments
 from pytest_memorybench.runner.plan import PlannedTest
 from pytest_memorybench.runner.shards import recorded_outcome
 from pytest_memorybench.runner.spending import SKIP_PREFIX
-from pytest_memorybench.scenarios import ScoringContext, get_scenario
+from pytest_memorybench.scenarios import get_scenario
 
 
 class Driver(Protocol):
@@ -84,6 +84,8 @@ class RescoreDriver(_Driving):
     conversations go to the log for the report."""
 
     async def drive(self, group: str, tests: list[PlannedTest], agent: AgentAdapter | None) -> None:
+        from pytest_memorybench.rescore.published import rescored_outcome  # a re-score's alone
+
         published = self.context.published
         assert published is not None
         for test in tests:
@@ -110,8 +112,8 @@ class ConversationDriver(_Driving):
             span=tests[0].span.tokens,
             scoring=self.scoring(channel),
             filler=TriviaSource(self.context.settings.seed),
+            scenario_of=get_scenario,
             incompatible=suite.incompatible,
-            programs=lambda scenario: getattr(get_scenario(scenario), "program", None),
         )
         try:
             outcomes = await conversation.run()
@@ -136,6 +138,7 @@ class ProbeDriver(_Driving):
             [ScheduledTest(t.key, t.definition) for t in tests],
             channel,
             scoring=self.scoring(channel),
+            scenario_of=get_scenario,
             logged=self.context.logged_probes,
         )
         try:

@@ -17,12 +17,12 @@ from typing import Any
 
 from filelock import FileLock, Timeout
 
+from pytest_memorybench.contract.probes import file_stem
 from pytest_memorybench.core.errors import UsageError, usage_error
 from pytest_memorybench.core.files import write_atomically
 from pytest_memorybench.core.readers import Malformed, read_json, reading, require
 from pytest_memorybench.core.records import TestDefinition
 from pytest_memorybench.core.spans import Span, parse_span
-from pytest_memorybench.scenarios.probes import file_stem
 
 MANIFEST = "run.json"
 LOCK = ".lock"

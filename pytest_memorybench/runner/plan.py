@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from pytest_memorybench.contract.probes import ProbeContext
 from pytest_memorybench.core.errors import usage_error
 from pytest_memorybench.core.load_report import LoadReport
 from pytest_memorybench.core.records import TestDefinition, TestOutcome
@@ -21,7 +22,6 @@ from pytest_memorybench.core.spans import ISOLATED, Span
 from pytest_memorybench.runner.folder import Manifest, load_definition
 from pytest_memorybench.runner.settings import Settings
 from pytest_memorybench.scenarios import SCENARIOS
-from pytest_memorybench.scenarios.probes import ProbeContext
 from pytest_memorybench.scoring.profiles import profiles_of
 from pytest_memorybench.suite import Suite
 

@@ -19,8 +19,8 @@ from filelock import FileLock
 from pytest_memorybench.agents.agent_protocol import AgentAdapter
 from pytest_memorybench.agents.lexical import stopwords
 from pytest_memorybench.agents.supply import RunAgents
+from pytest_memorybench.contract.clock import SimulatedClock
 from pytest_memorybench.conversation.channel import AgentChannel
-from pytest_memorybench.conversation.clock import SimulatedClock
 from pytest_memorybench.conversation.interactive import MemoryConversation
 from pytest_memorybench.conversation.trivia import TriviaSource
 from pytest_memorybench.core.errors import usage_error

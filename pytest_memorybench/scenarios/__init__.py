@@ -11,9 +11,9 @@ from __future__ import annotations
 import importlib
 from collections.abc import Iterator, Mapping, MutableMapping
 
+from pytest_memorybench.contract.scenario import Scenario
 from pytest_memorybench.core.errors import usage_error
 from pytest_memorybench.core.names import suggest
-from pytest_memorybench.scenarios.base import Scenario, ScoringContext, scored
 
 # Where each built-in scenario is defined (the module's `SCENARIO`, or one of its `SCENARIOS`).
 # A module is imported when one of its scenarios is first asked for, so a run imports the
@@ -133,4 +133,4 @@ def get_scenario(name: str) -> Scenario:
         ) from None
 
 
-__all__ = ["SCENARIOS", "Scenario", "ScoringContext", "get_scenario", "register_scenario", "scored"]
+__all__ = ["SCENARIOS", "get_scenario", "register_scenario"]

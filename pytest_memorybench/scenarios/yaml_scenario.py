@@ -24,10 +24,10 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from pytest_memorybench.contract.scenario import ScoringContext
 from pytest_memorybench.core.errors import UsageError, usage_error
 from pytest_memorybench.core.names import suggest
 from pytest_memorybench.core.records import Score, ScriptLine, TestDefinition
-from pytest_memorybench.scenarios.base import ScoringContext
 from pytest_memorybench.scenarios.waits import spread_over_span
 
 _DEFINE_KEYS = {"script", "question", "expected", "ideal", "scorer", "skills", "reset"}

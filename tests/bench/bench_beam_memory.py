@@ -92,14 +92,15 @@ def child(mode: str, size: str, seed: int, data: str | None) -> dict[str, Any]:
     sys.path.insert(0, str(ROOT))
     from pytest_memorybench.agents.agent_protocol import AgentAdapter
     from pytest_memorybench.agents.reference.extractive import ExtractiveAgent
+    from pytest_memorybench.contract.clock import SimulatedClock
+    from pytest_memorybench.contract.scenario import ScoringContext
     from pytest_memorybench.conversation.channel import AgentChannel
-    from pytest_memorybench.conversation.clock import SimulatedClock
     from pytest_memorybench.conversation.events import EventLog
     from pytest_memorybench.conversation.probing import ProbeSession
     from pytest_memorybench.conversation.stats import ScheduledTest
     from pytest_memorybench.core.tokens import default_counter
     from pytest_memorybench.judges.local import LocalJudge
-    from pytest_memorybench.scenarios.base import ScoringContext
+    from pytest_memorybench.scenarios import get_scenario
     from pytest_memorybench.scenarios.beam.scenario import SCENARIO
 
     counter = default_counter()
@@ -118,7 +119,9 @@ def child(mode: str, size: str, seed: int, data: str | None) -> dict[str, Any]:
             log=log,
         )
         tests = [ScheduledTest(f"beam::{d.test_id}", d) for d in context.probes]
-        session = ProbeSession(context, tests, channel, scoring=ScoringContext(judge=LocalJudge()))
+        session = ProbeSession(
+            context, tests, channel, scoring=ScoringContext(judge=LocalJudge()), scenario_of=get_scenario
+        )
         started = time.perf_counter()
         outcomes = asyncio.run(session.run())
         seconds = time.perf_counter() - started

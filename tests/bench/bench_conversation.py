@@ -68,15 +68,16 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from pytest_memorybench.agents.agent_protocol import AgentAdapter
+from pytest_memorybench.contract.clock import SimulatedClock
+from pytest_memorybench.contract.scenario import ScoringContext
 from pytest_memorybench.conversation.channel import AgentChannel
-from pytest_memorybench.conversation.clock import SimulatedClock
 from pytest_memorybench.conversation.events import EventLog
 from pytest_memorybench.conversation.scheduler import Conversation
 from pytest_memorybench.conversation.stats import ConversationStats, ScheduledTest
 from pytest_memorybench.conversation.trivia import TriviaSource
 from pytest_memorybench.core.records import TestDefinition, TestOutcome
 from pytest_memorybench.core.tokens import default_counter
-from pytest_memorybench.scenarios import ScoringContext
+from pytest_memorybench.scenarios import get_scenario
 from pytest_memorybench.scenarios.ltm.colours import SCENARIO
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -171,7 +172,9 @@ async def drive(span: int, agent: OkAgent, log_dir: Path) -> Drive:
     log = EventLog(log_dir / "events.jsonl")
     adapter = AgentAdapter(agent, "bench")
     channel = AgentChannel(adapter, group="bench", counter=default_counter(), clock=SimulatedClock(), log=log)
-    conversation = Conversation(tests, channel, span=span, scoring=ScoringContext(), filler=TriviaSource(0))
+    conversation = Conversation(
+        tests, channel, span=span, scoring=ScoringContext(), filler=TriviaSource(0), scenario_of=get_scenario
+    )
     started = time.perf_counter()
     outcomes = await conversation.run()
     seconds = time.perf_counter() - started

@@ -34,12 +34,14 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from pytest_memorybench.scenarios import ScoringContext, get_scenario  # isort: skip  (the registry first)
+from pytest_memorybench.contract.scenario import ScoringContext
+
+from pytest_memorybench.scenarios import get_scenario  # isort: skip  (the registry first
 from pytest_memorybench.agents.agent_build import build_agent
 from pytest_memorybench.agents.agent_protocol import AgentAdapter
 from pytest_memorybench.agents.spec import parse_agent_spec
+from pytest_memorybench.contract.clock import SimulatedClock
 from pytest_memorybench.conversation.channel import AgentChannel
-from pytest_memorybench.conversation.clock import SimulatedClock
 from pytest_memorybench.conversation.events import EventLog
 from pytest_memorybench.conversation.probing import ProbeSession
 from pytest_memorybench.conversation.stats import ScheduledTest
@@ -105,7 +107,11 @@ async def drive(
             agent, group=context.id, counter=counter, clock=SimulatedClock(datetime(2024, 1, 1)), log=log
         )
         session = ProbeSession(
-            context, [ScheduledTest(d.test_id, d) for d in context.probes], channel, scoring=ScoringContext()
+            context,
+            [ScheduledTest(d.test_id, d) for d in context.probes],
+            channel,
+            scoring=ScoringContext(),
+            scenario_of=get_scenario,
         )
         for outcome in (await session.run()).values():
             records.append(

@@ -18,9 +18,10 @@ from pathlib import Path
 import pytest
 
 from pytest_memorybench.agents.agent_protocol import AgentAdapter
+from pytest_memorybench.contract.clock import SimulatedClock
+from pytest_memorybench.contract.scenario import ScoringContext
 from pytest_memorybench.conversation import filler
 from pytest_memorybench.conversation.channel import AgentChannel, LoggedExchange
-from pytest_memorybench.conversation.clock import SimulatedClock
 from pytest_memorybench.conversation.events import EventLog
 from pytest_memorybench.conversation.filler import FillerTask, make_filler
 from pytest_memorybench.conversation.log_reader import read_conversations
@@ -29,7 +30,7 @@ from pytest_memorybench.conversation.stats import ScheduledTest
 from pytest_memorybench.conversation.trivia import PASS_ITEMS, TriviaItem, TriviaSource
 from pytest_memorybench.core.records import Message
 from pytest_memorybench.core.tokens import ApproximateCounter, TiktokenCounter, TokenCounter, default_counter
-from pytest_memorybench.scenarios import ScoringContext
+from pytest_memorybench.scenarios import get_scenario
 from pytest_memorybench.scenarios.ltm.colours import SCENARIO
 
 POOL = PASS_ITEMS  # items in one pass
@@ -358,7 +359,14 @@ def test_a_conversation_is_the_same_whatever_was_kept(tmp_path: Path, agent: typ
         )
         tests = [ScheduledTest(d.test_id, d) for d in definitions]
         asyncio.run(
-            Conversation(tests, channel, span=8000, scoring=ScoringContext(), filler=TriviaSource(0)).run()
+            Conversation(
+                tests,
+                channel,
+                span=8000,
+                scoring=ScoringContext(),
+                filler=TriviaSource(0),
+                scenario_of=get_scenario,
+            ).run()
         )
         log.close()
         events = [json.loads(line) for line in (tmp_path / name).read_text(encoding="utf-8").splitlines()]

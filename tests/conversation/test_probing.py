@@ -20,15 +20,16 @@ from pytest_memorybench.agents.agent_protocol import AgentAdapter
 from pytest_memorybench.agents.reference.extractive import ExtractiveAgent
 from pytest_memorybench.agents.reference.null import NullAgent
 from pytest_memorybench.agents.reference.oracle import OracleAgent
+from pytest_memorybench.contract.clock import SimulatedClock
+from pytest_memorybench.contract.probes import ProbeContext, file_stem, probe_definition
+from pytest_memorybench.contract.scenario import ScoringContext
 from pytest_memorybench.conversation.channel import AgentChannel
-from pytest_memorybench.conversation.clock import SimulatedClock
 from pytest_memorybench.conversation.events import EventLog
 from pytest_memorybench.conversation.log_reader import iter_events
 from pytest_memorybench.conversation.probing import ProbeSession, pack_transcript, read_probe_log
 from pytest_memorybench.conversation.stats import ScheduledTest
 from pytest_memorybench.core.records import Message, Score, TestDefinition
-from pytest_memorybench.scenarios import SCENARIOS, ScoringContext
-from pytest_memorybench.scenarios.probes import ProbeContext, file_stem, probe_definition
+from pytest_memorybench.scenarios import SCENARIOS, get_scenario
 from tests.support.engine import WordCounter
 from tests.support.runs import results_in
 
@@ -147,7 +148,9 @@ def _session(
         log=log,
     )
     tests = [ScheduledTest(f"toy::{d.test_id}", d) for d in context.probes]
-    return ProbeSession(context, tests, channel, scoring=ScoringContext(), logged=logged), log
+    return ProbeSession(
+        context, tests, channel, scoring=ScoringContext(), scenario_of=get_scenario, logged=logged
+    ), log
 
 
 def _run(agent: Any, tmp_path: Path, **kwargs: Any) -> tuple[dict[str, Any], ProbeSession]:

@@ -11,28 +11,30 @@ import json
 from collections.abc import Sequence
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from pytest_memorybench.agents.agent_protocol import AgentAdapter
-from pytest_memorybench.conversation.channel import AgentChannel, LoggedExchange, ReplayDivergence
-from pytest_memorybench.conversation.clock import SimulatedClock
-from pytest_memorybench.conversation.events import EventLog
-from pytest_memorybench.conversation.program import (
+from pytest_memorybench.contract.clock import SimulatedClock
+from pytest_memorybench.contract.program import (
     Exchange,
     Finish,
+    ProgramContext,
     RegisterCallback,
     Say,
     TestProgram,
     Verdict,
     Wait,
 )
+from pytest_memorybench.contract.scenario import ScoringContext
+from pytest_memorybench.conversation.channel import AgentChannel, LoggedExchange, ReplayDivergence
+from pytest_memorybench.conversation.events import EventLog
 from pytest_memorybench.conversation.scheduler import INTRO, Conversation
 from pytest_memorybench.conversation.stats import ScheduledTest
 from pytest_memorybench.conversation.trivia import TriviaSource
 from pytest_memorybench.core.errors import AgentError
 from pytest_memorybench.core.records import Message, Score, ScriptLine, TestDefinition, Usage
-from pytest_memorybench.scenarios import ScoringContext
 
 START = datetime(2026, 1, 1, 9, 0, tzinfo=timezone.utc)
 
@@ -74,6 +76,17 @@ def definition(scenario: str, repetition: int = 1) -> TestDefinition:
     return TestDefinition("t", scenario, repetition, 0, (ScriptLine("unused"),), ("",), None)
 
 
+class Playing:
+    """Made-up scenarios whose tests play the programs given, one per definition (each ends with its
+    own `Finish`, so none is scored by a scenario)."""
+
+    def __init__(self, factories: dict[int, Any]) -> None:
+        self.factories = factories
+
+    def program(self, definition: TestDefinition, context: ProgramContext) -> TestProgram:
+        return self.factories[id(definition)]()
+
+
 def converse(
     programs: dict[str, object],
     agent: Agent | None,
@@ -99,15 +112,15 @@ def converse(
         replay=replay,
         saving_mode=saving_mode,
     )
-    factories = {id(test.definition): programs[test.key] for test in tests}
+    playing = Playing({id(test.definition): programs[test.key] for test in tests})
     conversation = Conversation(
         tests,
         channel,
         span=span,
         scoring=ScoringContext(),
         filler=TriviaSource(0),
+        scenario_of=lambda scenario: playing,
         incompatible=incompatible,
-        programs=lambda scenario: lambda d, context: factories[id(d)](),
     )
     outcomes = asyncio.run(conversation.run())
     return outcomes, channel, conversation

@@ -25,13 +25,12 @@ from pytest_memorybench.conversation.log_reader import read_conversations
 from pytest_memorybench.core.errors import UsageError
 from pytest_memorybench.core.json_reply import extract_json
 from pytest_memorybench.core.spans import parse_span
-from pytest_memorybench.goodai.definitions import load_goodai_definitions
-from pytest_memorybench.goodai.published import ResultFileError, read_result
 from pytest_memorybench.judges.base import TASK_KINDS
 from pytest_memorybench.judges.replies import validate
 from pytest_memorybench.reports.compare.comparison import compare
 from pytest_memorybench.reports.compare.runs import load_runs
 from pytest_memorybench.reports.transcript import EventIndex
+from pytest_memorybench.rescore.goodai_results import ResultFileError, read_result
 from pytest_memorybench.results.file import Baseline
 from pytest_memorybench.runner.folder import load_definition, read_manifest
 from pytest_memorybench.runner.settings import Settings
@@ -39,6 +38,7 @@ from pytest_memorybench.scenarios.beam.generator import plan_chat
 from pytest_memorybench.scenarios.beam.writer import write_repository
 from pytest_memorybench.scenarios.episodic.book import BookPlan, generated_book
 from pytest_memorybench.scenarios.episodic.loader import save_book
+from pytest_memorybench.scenarios.ltm.goodai_definitions import load_goodai_definitions
 from pytest_memorybench.scenarios.membench.published import to_published
 from pytest_memorybench.scenarios.membench.trajectory import generate_case
 from pytest_memorybench.suite import load_suite

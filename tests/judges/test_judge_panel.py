@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from pytest_memorybench.contract.scenario import ScoringContext, scored
 from pytest_memorybench.core.records import Score
 from pytest_memorybench.judges.base import JudgeTask, JudgeVerdict
 from pytest_memorybench.judges.client import CachedJudge
@@ -16,7 +17,6 @@ from pytest_memorybench.judges.panel import JudgePanel
 from pytest_memorybench.judges.rubrics import asked_under, read_under
 from pytest_memorybench.judges.spec import build_judge
 from pytest_memorybench.results.judge_robustness import fleiss_kappa, judging_figures
-from pytest_memorybench.scenarios import ScoringContext, scored
 from pytest_memorybench.scoring.judged import score_answer
 from pytest_memorybench.scoring.profiles import OFFICIAL
 from tests.support.judge_server import JudgeServer, honest

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from pytest_memorybench.contract.probes import probe_definition
 from pytest_memorybench.core.records import TestDefinition
 from pytest_memorybench.reports.exports import export_formats
 from pytest_memorybench.reports.exports.answers import Planned, answered_prefix
@@ -20,7 +21,6 @@ from pytest_memorybench.scenarios.beam.generator import plan_chat
 from pytest_memorybench.scenarios.beam.writer import write_repository
 from pytest_memorybench.scenarios.longmemeval.generator import write_longmemeval
 from pytest_memorybench.scenarios.memoryagentbench.scenario import SCENARIOS
-from pytest_memorybench.scenarios.probes import probe_definition
 from tests.pytest_integration.test_plugin import FLAKY_RECALL_AGENT
 from tests.support.runs import run_benchmark, usage_error_line
 

@@ -16,8 +16,9 @@ from pytest_memorybench.agents.agent_protocol import AgentAdapter
 from pytest_memorybench.agents.reference.extractive import ExtractiveAgent
 from pytest_memorybench.agents.reference.null import NullAgent
 from pytest_memorybench.agents.reference.oracle import OracleAgent
+from pytest_memorybench.contract.clock import SimulatedClock
+from pytest_memorybench.contract.scenario import ScoringContext
 from pytest_memorybench.conversation.channel import AgentChannel
-from pytest_memorybench.conversation.clock import SimulatedClock
 from pytest_memorybench.conversation.events import EventLog
 from pytest_memorybench.conversation.probing import ProbeSession
 from pytest_memorybench.conversation.stats import ScheduledTest
@@ -25,7 +26,7 @@ from pytest_memorybench.core.errors import UsageError
 from pytest_memorybench.core.records import TestOutcome
 from pytest_memorybench.core.tokens import ApproximateCounter
 from pytest_memorybench.judges.local import LocalJudge
-from pytest_memorybench.scenarios.base import ScoringContext
+from pytest_memorybench.scenarios import get_scenario
 from pytest_memorybench.scenarios.beam.generator import plan_chat
 from pytest_memorybench.scenarios.beam.questions import ABILITIES
 from pytest_memorybench.scenarios.beam.scenario import SCENARIO
@@ -50,7 +51,11 @@ def _run(
     )
     tests = [ScheduledTest(f"beam::{d.test_id}", d) for d in context.probes]
     session = ProbeSession(
-        context, tests, channel, scoring=ScoringContext(profile=profile, judge=LocalJudge())
+        context,
+        tests,
+        channel,
+        scoring=ScoringContext(profile=profile, judge=LocalJudge()),
+        scenario_of=get_scenario,
     )  # type: ignore[arg-type]
     try:
         return asyncio.run(session.run())

@@ -8,10 +8,11 @@ from typing import Any
 
 import pytest
 
+from pytest_memorybench.contract.probes import probe_definition
+from pytest_memorybench.contract.scenario import ScoringContext
 from pytest_memorybench.core.records import Score
 from pytest_memorybench.judges.base import JudgeStats, JudgeTask, JudgeVerdict
 from pytest_memorybench.judges.local import LocalJudge
-from pytest_memorybench.scenarios.base import ScoringContext
 from pytest_memorybench.scenarios.beam.scenario import SCENARIO
 from pytest_memorybench.scenarios.beam.scoring import (
     UNFILLED_QUESTION,
@@ -20,7 +21,6 @@ from pytest_memorybench.scenarios.beam.scoring import (
     score_ordering,
 )
 from pytest_memorybench.scenarios.beam.summary import size_of, summarize
-from pytest_memorybench.scenarios.probes import probe_definition
 
 
 class ScriptedJudge:

@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 
 from pytest_memorybench.agents.reference.null import ABSTENTION
+from pytest_memorybench.contract.scenario import ScoringContext
 from pytest_memorybench.core.records import TestDefinition
 from pytest_memorybench.judges.local import LocalJudge
-from pytest_memorybench.scenarios.base import ScoringContext
 from pytest_memorybench.scenarios.beam.loader import find_conversations
 from pytest_memorybench.scenarios.beam.scenario import SCENARIO
 from tests.support.paths import FIXTURES, REFERENCE

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from pytest_memorybench.contract.scenario import ScoringContext
 from pytest_memorybench.core.readers import reading
 from pytest_memorybench.judges.local import LocalJudge
-from pytest_memorybench.scenarios.base import ScoringContext
 from pytest_memorybench.scenarios.convomem.data import Conversation, Turn
 from pytest_memorybench.scenarios.convomem.loader import load_convomem
 from pytest_memorybench.scenarios.convomem.matching import locate

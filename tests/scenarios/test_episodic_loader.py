@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from pytest_memorybench.agents.reference.oracle import OracleAgent
+from pytest_memorybench.contract.probes import ProbeContext
 from pytest_memorybench.core.errors import UsageError
 from pytest_memorybench.scenarios.episodic.book import Book, BookPlan, generated_book
 from pytest_memorybench.scenarios.episodic.loader import (
@@ -24,7 +25,6 @@ from pytest_memorybench.scenarios.episodic.loader import (
 )
 from pytest_memorybench.scenarios.episodic.questions import Question, book_questions
 from pytest_memorybench.scenarios.episodic.scenario import SCENARIO
-from pytest_memorybench.scenarios.probes import ProbeContext
 from tests.scenarios.test_episodic_runs import run
 from tests.support.paths import REFERENCE as SHARED_REFERENCE
 

@@ -17,19 +17,20 @@ from pytest_memorybench.agents.agent_protocol import AgentAdapter
 from pytest_memorybench.agents.reference.extractive import ExtractiveAgent
 from pytest_memorybench.agents.reference.null import NullAgent
 from pytest_memorybench.agents.reference.oracle import OracleAgent
+from pytest_memorybench.contract.clock import SimulatedClock
+from pytest_memorybench.contract.probes import ProbeContext
+from pytest_memorybench.contract.scenario import ScoringContext
 from pytest_memorybench.conversation.channel import AgentChannel
-from pytest_memorybench.conversation.clock import SimulatedClock
 from pytest_memorybench.conversation.events import EventLog
 from pytest_memorybench.conversation.probing import ProbeSession
 from pytest_memorybench.conversation.stats import ScheduledTest
 from pytest_memorybench.core.errors import UsageError
 from pytest_memorybench.core.records import TestOutcome
 from pytest_memorybench.judges.local import LocalJudge
-from pytest_memorybench.scenarios import SCENARIOS, ScoringContext
+from pytest_memorybench.scenarios import SCENARIOS, get_scenario
 from pytest_memorybench.scenarios.episodic.book import BookPlan, generated_book
 from pytest_memorybench.scenarios.episodic.scenario import SCENARIO
 from pytest_memorybench.scenarios.episodic.scoring import summarize
-from pytest_memorybench.scenarios.probes import ProbeContext
 from pytest_memorybench.suite import load_suite
 from tests.support.engine import WordCounter
 from tests.support.runs import results_in
@@ -47,7 +48,9 @@ def run(context: ProbeContext, agent: Any, tmp_path: Path) -> dict[str, TestOutc
     tests = [ScheduledTest(f"episodic::{d.test_id}", d) for d in context.probes]
     try:
         return asyncio.run(
-            ProbeSession(context, tests, channel, scoring=ScoringContext(judge=LocalJudge())).run()
+            ProbeSession(
+                context, tests, channel, scoring=ScoringContext(judge=LocalJudge()), scenario_of=get_scenario
+            ).run()
         )
     finally:
         log.close()

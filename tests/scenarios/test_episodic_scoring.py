@@ -9,16 +9,16 @@ from typing import Any
 
 import pytest
 
+from pytest_memorybench.contract.probes import probe_definition
+from pytest_memorybench.contract.scenario import ScoringContext
 from pytest_memorybench.core.records import Score
 from pytest_memorybench.judges.local import LocalJudge
-from pytest_memorybench.scenarios.base import ScoringContext
 from pytest_memorybench.scenarios.episodic.scenario import EMPTY_ANSWER, SCENARIO
 from pytest_memorybench.scenarios.episodic.scoring import (
     chronology_reason,
     parse_chronology,
     summarize,
 )
-from pytest_memorybench.scenarios.probes import probe_definition
 from pytest_memorybench.scoring.items_f1 import items_f1
 from pytest_memorybench.scoring.kendall import episodic_tau
 

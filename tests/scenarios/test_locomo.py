@@ -9,11 +9,11 @@ from typing import Any
 
 import pytest
 
+from pytest_memorybench.contract.scenario import ScoringContext
 from pytest_memorybench.conversation.probing import evidence_ids
 from pytest_memorybench.core.records import TestDefinition
 from pytest_memorybench.judges.local import LocalJudge
 from pytest_memorybench.results.schema import ResultsRecord
-from pytest_memorybench.scenarios.base import ScoringContext
 from pytest_memorybench.scenarios.locomo.audit import corrections_from
 from pytest_memorybench.scenarios.locomo.data import NOT_MENTIONED, parse_date_time, samples_from
 from pytest_memorybench.scenarios.locomo.generator import generate_sample, write_locomo

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from pytest_memorybench.contract.scenario import ScoringContext
 from pytest_memorybench.core.load_report import LoadTally
 from pytest_memorybench.core.readers import reading
 from pytest_memorybench.judges.local import LocalJudge
-from pytest_memorybench.scenarios.base import ScoringContext
 from pytest_memorybench.scenarios.locomo.data import Sample, Session, Turn
 from pytest_memorybench.scenarios.locomo.generator import write_locomo
 from pytest_memorybench.scenarios.locomo.plus import (

@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
+from pytest_memorybench.contract.scenario import ScoringContext
 from pytest_memorybench.core.records import TestDefinition
 from pytest_memorybench.judges.local import LocalJudge
 from pytest_memorybench.results.schema import ResultsRecord
-from pytest_memorybench.scenarios.base import ScoringContext
 from pytest_memorybench.scenarios.longmemeval.data import entries_from, load_entries, parse_date
 from pytest_memorybench.scenarios.longmemeval.generator import generate_entries, write_longmemeval
 from pytest_memorybench.scenarios.longmemeval.scenario import SCENARIO

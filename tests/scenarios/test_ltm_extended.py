@@ -14,9 +14,9 @@ import pytest
 
 from pytest_memorybench.agents.reference.null import NullAgent
 from pytest_memorybench.agents.reference.oracle import OracleAgent
+from pytest_memorybench.contract.scenario import ScoringContext
 from pytest_memorybench.core.records import Score, TestDefinition
 from pytest_memorybench.scenarios import get_scenario
-from pytest_memorybench.scenarios.base import ScoringContext
 from pytest_memorybench.scenarios.ltm.key_value_pairs import leaf, make_pairs
 from pytest_memorybench.scenarios.ltm.locations import STEPS, score_bearing
 from pytest_memorybench.suite import load_suite

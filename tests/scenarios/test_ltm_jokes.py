@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from pytest_memorybench.agents.reference.oracle import OracleAgent
+from pytest_memorybench.contract.scenario import ScoringContext
 from pytest_memorybench.core.errors import UsageError
 from pytest_memorybench.core.records import Message, TestDefinition, TestOutcome
 from pytest_memorybench.judges.base import JudgeStats, JudgeTask, JudgeVerdict
-from pytest_memorybench.scenarios.base import ScoringContext
 from pytest_memorybench.scenarios.ltm.jokes import (
     JOKES,
     QUESTION_TEMPLATE,

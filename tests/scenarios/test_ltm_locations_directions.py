@@ -7,12 +7,11 @@ import json
 
 import pytest
 
-import pytest_memorybench.scenarios  # noqa: F401  (the registry first: scenario modules import the engine)
+from pytest_memorybench.contract.scenario import ScoringContext
 from pytest_memorybench.core.errors import UsageError
 from pytest_memorybench.core.records import TestDefinition
 from pytest_memorybench.judges.base import JudgeTask, JudgeVerdict
 from pytest_memorybench.judges.local import LocalJudge
-from pytest_memorybench.scenarios.base import ScoringContext
 from pytest_memorybench.scenarios.ltm.locations_directions import (
     PLACES,
     RESET_MESSAGE,

@@ -12,11 +12,11 @@ import pytest
 
 from pytest_memorybench.agents.reference.null import NullAgent
 from pytest_memorybench.agents.reference.oracle import ACKNOWLEDGEMENT, OracleAgent
-from pytest_memorybench.conversation.program import Finish, Say, TestProgram, Wait
+from pytest_memorybench.contract.program import Finish, Say, TestProgram, Wait
+from pytest_memorybench.contract.scenario import ScoringContext
 from pytest_memorybench.conversation.scheduler import INTRO
 from pytest_memorybench.core.errors import UsageError
 from pytest_memorybench.core.records import Message, Score, TestDefinition, TestOutcome
-from pytest_memorybench.scenarios.base import ScoringContext
 from pytest_memorybench.scenarios.ltm.prospective_memory import (
     INSTRUCTION,
     QUOTES,

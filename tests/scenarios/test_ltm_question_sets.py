@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from pytest_memorybench.contract.scenario import ScoringContext
 from pytest_memorybench.core.errors import UsageError
 from pytest_memorybench.core.records import TestDefinition
 from pytest_memorybench.scenarios import get_scenario
-from pytest_memorybench.scenarios.base import ScoringContext
 
 NAMES = ("ltm.delayed_recall", "ltm.instruction_recall")
 

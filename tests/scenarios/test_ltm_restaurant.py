@@ -13,13 +13,13 @@ import pytest
 
 from pytest_memorybench.agents.reference.null import NullAgent
 from pytest_memorybench.agents.reference.oracle import OracleAgent
-from pytest_memorybench.conversation.clock import SimulatedClock
-from pytest_memorybench.conversation.program import Finish, ProgramContext, Say, Wait
+from pytest_memorybench.contract.clock import SimulatedClock
+from pytest_memorybench.contract.program import Finish, ProgramContext, Say, Wait
+from pytest_memorybench.contract.scenario import ScoringContext
 from pytest_memorybench.core.errors import UsageError
 from pytest_memorybench.core.records import Message, Score, TestDefinition
 from pytest_memorybench.judges.local import LocalJudge
 from pytest_memorybench.scenarios import get_scenario
-from pytest_memorybench.scenarios.base import ScoringContext
 from pytest_memorybench.scenarios.ltm.restaurant import DEFAULT_MENU, RESET_MESSAGE, SCENARIO, SETUP
 from pytest_memorybench.scenarios.ltm.restaurant_reading import diner_part, read_order
 from tests.support.engine import converse

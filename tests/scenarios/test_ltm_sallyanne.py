@@ -16,9 +16,9 @@ import pytest
 
 from pytest_memorybench.agents.reference.null import NullAgent
 from pytest_memorybench.agents.reference.oracle import OracleAgent
+from pytest_memorybench.contract.scenario import ScoringContext
 from pytest_memorybench.core.errors import UsageError
 from pytest_memorybench.core.records import TestDefinition
-from pytest_memorybench.scenarios.base import ScoringContext
 from pytest_memorybench.scenarios.ltm.sallyanne import (
     CONTAINERS,
     INTRO,

@@ -8,7 +8,6 @@ from typing import Any
 
 import pytest
 
-# The scenario registry first: it imports every scenario module, some of which import the engine.
 from pytest_memorybench.core.errors import UsageError
 from pytest_memorybench.core.records import TestDefinition
 from pytest_memorybench.scenarios.ltm.shopping import (

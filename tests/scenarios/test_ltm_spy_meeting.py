@@ -8,10 +8,9 @@ import json
 
 import pytest
 
-import pytest_memorybench.scenarios  # noqa: F401  (the registry first: scenario modules import the engine)
+from pytest_memorybench.contract.scenario import ScoringContext
 from pytest_memorybench.core.errors import UsageError
 from pytest_memorybench.core.records import TestDefinition
-from pytest_memorybench.scenarios.base import ScoringContext
 from pytest_memorybench.scenarios.ltm.spy_meeting import (
     CATALOGUE,
     INTRO,

@@ -6,9 +6,10 @@ from typing import Any
 
 import pytest
 
+from pytest_memorybench.contract.probes import probe_definition
+from pytest_memorybench.contract.scenario import ScoringContext
 from pytest_memorybench.core.timings import pooled_percentile, timing_summary
 from pytest_memorybench.scenarios import get_scenario
-from pytest_memorybench.scenarios.base import ScoringContext
 from pytest_memorybench.scenarios.membench.benchmark import (
     capacity_asks,
     render_question,
@@ -24,7 +25,6 @@ from pytest_memorybench.scenarios.membench.metrics import (
     retrieved_steps,
     summarize,
 )
-from pytest_memorybench.scenarios.probes import probe_definition
 from pytest_memorybench.scoring.membench import CapacityPoint
 
 SCENARIO = get_scenario("membench.observation")

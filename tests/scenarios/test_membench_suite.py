@@ -18,15 +18,16 @@ from pytest_memorybench.agents.reference.memories import (
 )
 from pytest_memorybench.agents.reference.null import NullAgent
 from pytest_memorybench.agents.reference.oracle import OracleAgent
+from pytest_memorybench.contract.clock import SimulatedClock
+from pytest_memorybench.contract.scenario import ScoringContext
 from pytest_memorybench.conversation.channel import AgentChannel
-from pytest_memorybench.conversation.clock import SimulatedClock
 from pytest_memorybench.conversation.events import EventLog
 from pytest_memorybench.conversation.probing import ProbeSession
 from pytest_memorybench.conversation.stats import ScheduledTest
 from pytest_memorybench.core.errors import UsageError
 from pytest_memorybench.core.records import Message, TestOutcome
 from pytest_memorybench.core.tokens import ApproximateCounter
-from pytest_memorybench.scenarios import ScoringContext, get_scenario
+from pytest_memorybench.scenarios import get_scenario
 from pytest_memorybench.scenarios.membench.benchmark import HEADER
 from pytest_memorybench.scenarios.membench.metrics import NO_RETRIEVE
 from pytest_memorybench.suite import load_suite
@@ -58,6 +59,7 @@ def run(
                 [ScheduledTest(f"membench::{d.test_id}", d) for d in context.probes],
                 channel,
                 scoring=ScoringContext(profile=profile),  # type: ignore[arg-type]
+                scenario_of=get_scenario,
             )
             found = asyncio.run(session.run())
             for outcome in found.values():  # measured once a context, in the conversation's record

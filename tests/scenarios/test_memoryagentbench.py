@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
+from pytest_memorybench.contract.scenario import ScoringContext
 from pytest_memorybench.core.readers import reading
 from pytest_memorybench.core.tokens import default_counter
 from pytest_memorybench.judges.local import LocalJudge
-from pytest_memorybench.scenarios.base import ScoringContext
 from pytest_memorybench.scenarios.memoryagentbench.data import load_samples
 from pytest_memorybench.scenarios.memoryagentbench.feeding import chunks, sentences
 from pytest_memorybench.scenarios.memoryagentbench.generator import Sized, conflict_sample

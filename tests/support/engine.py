@@ -8,22 +8,24 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 # The scenario registry first: it imports every scenario module, some of which import the engine.
+from pytest_memorybench.contract.clock import SimulatedClock
+from pytest_memorybench.contract.scenario import ScoringContext
+
 from pytest_memorybench.scenarios import get_scenario  # isort: skip
 from pytest_memorybench.agents.agent_protocol import AgentAdapter
 from pytest_memorybench.conversation.channel import AgentChannel
-from pytest_memorybench.conversation.clock import SimulatedClock
 from pytest_memorybench.conversation.events import EventLog
 from pytest_memorybench.conversation.scheduler import Conversation
 from pytest_memorybench.conversation.stats import ConversationStats, ScheduledTest
 from pytest_memorybench.conversation.trivia import TriviaSource
 from pytest_memorybench.core.records import TestDefinition, TestOutcome
 from pytest_memorybench.core.tokens import ApproximateCounter
-from pytest_memorybench.scenarios.base import ScoringContext
 
 
 class WordCounter:
@@ -45,6 +47,16 @@ class Outcomes(dict[str, TestOutcome]):
 
 def repetition_key(definition: TestDefinition) -> str:
     return f"{definition.scenario}/{definition.repetition}"
+
+
+@dataclass(frozen=True)
+class Playing:
+    """A made-up scenario of `converse`'s `others`: each of its tests plays the program `factory` returns."""
+
+    factory: Callable[[], Any]
+
+    def program(self, definition: TestDefinition, context: Any) -> Any:
+        return self.factory()
 
 
 def converse(
@@ -74,10 +86,8 @@ def converse(
     groups = [[d] for d in definitions] if isolate and span is None else [list(definitions)]
     outcomes = Outcomes()
 
-    def programs(scenario: str) -> Any:
-        if scenario in extra:
-            return lambda definition, context: extra[scenario]()
-        return getattr(get_scenario(scenario), "program", None)
+    def scenario_of(scenario: str) -> Any:
+        return Playing(extra[scenario]) if scenario in extra else get_scenario(scenario)
 
     for index, group in enumerate(groups):
         log = EventLog(tmp_path / f"events-{name}-{span}-{index}.jsonl")
@@ -96,7 +106,7 @@ def converse(
             span=span,
             scoring=ScoringContext(profile=profile, judge=judge),  # type: ignore[arg-type]
             filler=TriviaSource(0),
-            programs=programs,
+            scenario_of=scenario_of,
         )
         try:
             outcomes.update(asyncio.run(conversation.run()))

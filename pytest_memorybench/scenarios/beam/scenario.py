@@ -29,11 +29,12 @@ from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping, Se
 from dataclasses import dataclass
 from typing import Any
 
+from pytest_memorybench.contract.probes import ProbeContext, probe_definition
+from pytest_memorybench.contract.scenario import ScoringContext
 from pytest_memorybench.core.errors import UsageError, usage_error
 from pytest_memorybench.core.load_report import LoadTally
 from pytest_memorybench.core.records import Message, Score, TestDefinition
 from pytest_memorybench.core.spans import parse_span
-from pytest_memorybench.scenarios.base import ScoringContext
 from pytest_memorybench.scenarios.beam import generator
 from pytest_memorybench.scenarios.beam.chat import batches, deliver
 from pytest_memorybench.scenarios.beam.content import DOMAINS
@@ -47,7 +48,6 @@ from pytest_memorybench.scenarios.beam.questions import ABILITIES, ProbingQuesti
 from pytest_memorybench.scenarios.beam.scoring import ORDERING_SCORES, score_reply
 from pytest_memorybench.scenarios.beam.summary import summarize
 from pytest_memorybench.scenarios.params import at_least, read_params
-from pytest_memorybench.scenarios.probes import ProbeContext, probe_definition
 
 NAME = "beam.conversations"
 HEADER = (

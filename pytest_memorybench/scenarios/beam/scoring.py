@@ -32,10 +32,10 @@ import re
 from collections.abc import Sequence
 from itertools import pairwise
 
+from pytest_memorybench.contract.scenario import ScoringContext
 from pytest_memorybench.core.records import Score, TestDefinition
 from pytest_memorybench.judges.base import Judge, JudgeTask
 from pytest_memorybench.judges.local import LocalJudge
-from pytest_memorybench.scenarios.base import ScoringContext
 from pytest_memorybench.scenarios.beam.questions import ORDERING
 from pytest_memorybench.scoring.judged import score_rubric
 from pytest_memorybench.scoring.kendall import score_beam_ordering

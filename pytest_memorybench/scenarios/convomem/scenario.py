@@ -29,17 +29,17 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
+from pytest_memorybench.contract.probes import FamilyPart, ProbeContext, probe_definition
+from pytest_memorybench.contract.scenario import ScoringContext
 from pytest_memorybench.core.readers import reading
 from pytest_memorybench.core.records import Message, Role, Score, TestDefinition
 from pytest_memorybench.judges.local import LocalJudge
-from pytest_memorybench.scenarios.base import ScoringContext
 from pytest_memorybench.scenarios.convomem.data import KINDS, MAX_MESSAGES, RULES, Conversation, EvidenceItem
 from pytest_memorybench.scenarios.convomem.generator import ABSTAIN, evidence_items, filler_conversations
 from pytest_memorybench.scenarios.convomem.loader import CASES, load_convomem
 from pytest_memorybench.scenarios.convomem.matching import locate
 from pytest_memorybench.scenarios.convomem.premixed import PremixedCase
 from pytest_memorybench.scenarios.params import at_least, read_params
-from pytest_memorybench.scenarios.probes import FamilyPart, ProbeContext, probe_definition
 from pytest_memorybench.scoring.judged import score_answer
 
 FAMILY = "convomem"

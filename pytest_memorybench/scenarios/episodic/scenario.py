@@ -29,10 +29,11 @@ from datetime import date, datetime, timedelta
 from functools import lru_cache
 from typing import Any
 
+from pytest_memorybench.contract.probes import ProbeContext, probe_definition
+from pytest_memorybench.contract.scenario import ScoringContext
 from pytest_memorybench.core.errors import usage_error
 from pytest_memorybench.core.load_report import LoadReport
 from pytest_memorybench.core.records import Message, TestDefinition
-from pytest_memorybench.scenarios.base import ScoringContext
 from pytest_memorybench.scenarios.episodic.book import Book, BookPlan, generated_book
 from pytest_memorybench.scenarios.episodic.events import DISTRIBUTIONS
 from pytest_memorybench.scenarios.episodic.loader import load_book
@@ -44,7 +45,6 @@ from pytest_memorybench.scenarios.episodic.questions import (
 from pytest_memorybench.scenarios.episodic.scoring import score_question, summarize
 from pytest_memorybench.scenarios.episodic.templates import TRACE_FEATURE, TRACE_MARKERS
 from pytest_memorybench.scenarios.params import at_least, read_params
-from pytest_memorybench.scenarios.probes import ProbeContext, probe_definition
 
 NAME = "episodic.book"
 SKILLS = ("episodic",)

@@ -32,9 +32,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from statistics import fmean
 from typing import Any
 
+from pytest_memorybench.contract.scenario import ScoringContext
 from pytest_memorybench.core.records import Score, TestDefinition
 from pytest_memorybench.judges.base import Judge
-from pytest_memorybench.scenarios.base import ScoringContext
 from pytest_memorybench.scenarios.episodic.questions import BINS
 from pytest_memorybench.scoring.judged import score_items, score_order
 from pytest_memorybench.scoring.text import unique_in_order

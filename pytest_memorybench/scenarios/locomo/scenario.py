@@ -25,11 +25,12 @@ from datetime import timedelta
 from functools import partial
 from typing import Any
 
+from pytest_memorybench.contract.probes import ProbeContext, probe_definition
+from pytest_memorybench.contract.scenario import ScoringContext
 from pytest_memorybench.core.errors import usage_error
 from pytest_memorybench.core.load_report import LoadTally
 from pytest_memorybench.core.readers import reading
 from pytest_memorybench.core.records import Message, Role, Score, TestDefinition
-from pytest_memorybench.scenarios.base import ScoringContext
 from pytest_memorybench.scenarios.locomo.audit import AUDIT_URL, Correction, corrections_from, load_audit
 from pytest_memorybench.scenarios.locomo.ceiling import ceilings
 from pytest_memorybench.scenarios.locomo.data import (
@@ -56,7 +57,6 @@ from pytest_memorybench.scenarios.locomo.plus import (
 from pytest_memorybench.scenarios.locomo.scoring import score_cognitive, score_reply
 from pytest_memorybench.scenarios.locomo.summary import summarize
 from pytest_memorybench.scenarios.params import at_least, read_params
-from pytest_memorybench.scenarios.probes import ProbeContext, probe_definition
 from pytest_memorybench.scoring.profiles import AUDITED, PAPER, PROFILES
 
 NAME = "locomo.conversations"

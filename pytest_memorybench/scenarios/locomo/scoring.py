@@ -27,11 +27,11 @@ from functools import cache, lru_cache
 from statistics import fmean
 from typing import Any
 
+from pytest_memorybench.contract.scenario import ScoringContext
 from pytest_memorybench.core.f1 import bag_f1
 from pytest_memorybench.core.heavy import heavy_import
 from pytest_memorybench.core.records import Score, TestDefinition
 from pytest_memorybench.judges.local import LocalJudge
-from pytest_memorybench.scenarios.base import ScoringContext
 from pytest_memorybench.scenarios.locomo.audit import CITATION_ONLY
 from pytest_memorybench.scoring.judged import score_answer, score_rubric
 from pytest_memorybench.scoring.profiles import AUDITED, OFFICIAL, PAPER

@@ -28,10 +28,11 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
+from pytest_memorybench.contract.probes import ProbeContext, probe_definition
+from pytest_memorybench.contract.scenario import ScoringContext
 from pytest_memorybench.core.load_report import LoadTally
 from pytest_memorybench.core.records import Message, Role, Score, TestDefinition
 from pytest_memorybench.judges.local import LocalJudge
-from pytest_memorybench.scenarios.base import ScoringContext
 from pytest_memorybench.scenarios.longmemeval.data import (
     ABSTENTION,
     TYPES,
@@ -43,7 +44,6 @@ from pytest_memorybench.scenarios.longmemeval.data import (
 from pytest_memorybench.scenarios.longmemeval.generator import generate_entries
 from pytest_memorybench.scenarios.longmemeval.summary import summarize
 from pytest_memorybench.scenarios.params import at_least, read_params
-from pytest_memorybench.scenarios.probes import ProbeContext, probe_definition
 from pytest_memorybench.scoring.judged import score_answer
 
 NAME = "longmemeval.questions"

@@ -54,13 +54,15 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from pytest_memorybench.contract.scenario import ScoringContext
 from pytest_memorybench.core.errors import usage_error
 from pytest_memorybench.core.load_report import LoadReport, LoadTally
 from pytest_memorybench.core.readers import reading
 from pytest_memorybench.core.records import Score, ScriptLine, TestDefinition
 from pytest_memorybench.core.spans import MAX_SPAN_TOKENS
 from pytest_memorybench.core.tokens import ApproximateCounter
-from pytest_memorybench.scenarios.base import ScoringContext, definition, goodai_definition
+from pytest_memorybench.scenarios.base import definition
+from pytest_memorybench.scenarios.ltm.goodai_format import goodai_definition
 from pytest_memorybench.scenarios.opening import seeded
 from pytest_memorybench.scenarios.params import at_least, read_params
 

@@ -40,20 +40,19 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from pytest_memorybench.contract.program import Finish, ProgramContext, Say, TestProgram, Wait
+from pytest_memorybench.contract.scenario import ScoringContext
 from pytest_memorybench.core.records import Score, ScriptLine, TestDefinition
-from pytest_memorybench.goodai.format import script_from_goodai
 from pytest_memorybench.judges.base import Judge
 from pytest_memorybench.judges.local import LocalJudge
-from pytest_memorybench.scenarios.base import ScoringContext, definition
+from pytest_memorybench.scenarios.base import definition
+from pytest_memorybench.scenarios.ltm.goodai_format import script_from_goodai
 from pytest_memorybench.scenarios.opening import opening
 from pytest_memorybench.scenarios.waits import spread_over_span
 from pytest_memorybench.scoring.judged import score_reference
 from pytest_memorybench.scoring.profiles import OFFICIAL, PAPER, Profile
-
-if TYPE_CHECKING:  # conversation.program imports the scenario registry, which imports this module
-    from pytest_memorybench.conversation.program import ProgramContext, TestProgram
 
 NAME = "ltm.jokes"
 SKILLS = ("episodic",)
@@ -160,8 +159,6 @@ class Jokes:
 
     async def program(self, definition: TestDefinition, context: ProgramContext) -> TestProgram:
         """Tell the jokes with their waits, then ask about the target with the time the clock shows."""
-        from pytest_memorybench.conversation.program import Finish, Say, Wait
-
         told_at: datetime | None = None
         for line in definition.script:
             if line.is_question:

@@ -34,23 +34,25 @@ import string
 import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from pytest_memorybench.contract.program import (
+    Exchange,
+    ProgramContext,
+    RegisterCallback,
+    Say,
+    TestProgram,
+    Verdict,
+    Wait,
+)
+from pytest_memorybench.contract.scenario import ScoringContext
 from pytest_memorybench.core.records import Score, ScriptLine, TestDefinition
-from pytest_memorybench.scenarios.base import ScoringContext, definition, goodai_definition
+from pytest_memorybench.scenarios.base import definition
+from pytest_memorybench.scenarios.ltm.goodai_format import StoredTest, goodai_definition
 from pytest_memorybench.scenarios.opening import seeded
 from pytest_memorybench.scenarios.params import read_params
 from pytest_memorybench.scenarios.waits import spread_over_span
 from pytest_memorybench.scoring.profiles import OFFICIAL, PAPER, Profile
-
-if TYPE_CHECKING:  # conversation.program imports the scenario registry, which imports this module
-    from pytest_memorybench.conversation.program import (
-        Exchange,
-        ProgramContext,
-        TestProgram,
-        Verdict,
-    )
-    from pytest_memorybench.goodai.published import StoredResult
 
 NAME = "ltm.prospective_memory"
 SKILLS = ("prospective",)
@@ -195,8 +197,6 @@ class _Watch:
     replies: list[str] = field(default_factory=list)
 
     def hear(self, exchanges: Sequence[Exchange]) -> Verdict:
-        from pytest_memorybench.conversation.program import Verdict
-
         self.heard = len(exchanges)
         self.replies = [self.first_reply, *(exchange.reply for exchange in exchanges)]
         if len(self.replies) < self.nth + self.after:
@@ -248,8 +248,6 @@ class ProspectiveMemory:
 
     async def program(self, definition: TestDefinition, context: ProgramContext) -> TestProgram:
         """Say the quote and the instruction, then let a callback watch the following replies."""
-        from pytest_memorybench.conversation.program import RegisterCallback, Say, Wait
-
         expected = definition.expected
         watch = _Watch(
             expected["quote"],
@@ -287,7 +285,7 @@ class ProspectiveMemory:
         return score_replies(expected["quote"], int(expected["nth"]), list(responses), context.profile, after)
 
     def rescore_goodai(
-        self, definition: TestDefinition, stored: StoredResult, context: ScoringContext
+        self, definition: TestDefinition, stored: StoredTest, context: ScoringContext
     ) -> Score:
         """A stored GoodAI result: every reply the log holds from the instruction's own on, as the
         reference's callback read the whole message log (whichever test a reply answered)."""

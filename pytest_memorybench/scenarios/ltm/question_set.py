@@ -17,10 +17,10 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from pytest_memorybench.contract.scenario import ScoringContext
 from pytest_memorybench.core.records import Score, ScriptLine, TestDefinition
-from pytest_memorybench.goodai.format import script_from_goodai
 from pytest_memorybench.judges.local import LocalJudge
-from pytest_memorybench.scenarios.base import ScoringContext
+from pytest_memorybench.scenarios.ltm.goodai_format import script_from_goodai
 from pytest_memorybench.scenarios.waits import spread_over_span
 from pytest_memorybench.scoring.judged import score_reference
 from pytest_memorybench.scoring.profiles import OFFICIAL

@@ -69,17 +69,17 @@ import re
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from pytest_memorybench.conversation import (
-    program as actions,
-)  # a module: it imports the registry that imports us
-from pytest_memorybench.conversation.clock import SimulatedClock
+from pytest_memorybench.contract import program as actions
+from pytest_memorybench.contract.clock import SimulatedClock
+from pytest_memorybench.contract.program import ProgramContext, TestProgram
+from pytest_memorybench.contract.scenario import ScoringContext
 from pytest_memorybench.core.records import Score, ScriptLine, TestDefinition
 from pytest_memorybench.core.text import fold
 from pytest_memorybench.judges.base import Judge
 from pytest_memorybench.judges.local import LocalJudge
-from pytest_memorybench.scenarios.base import ScoringContext
+from pytest_memorybench.scenarios.ltm.goodai_format import StoredTest
 from pytest_memorybench.scenarios.ltm.restaurant_reading import (
     Menu,
     breaks_role,
@@ -404,7 +404,7 @@ class Restaurant:
             await program.aclose()
 
     async def rescore_goodai(
-        self, definition: TestDefinition, stored: StoredResult, context: ScoringContext
+        self, definition: TestDefinition, stored: StoredTest, context: ScoringContext
     ) -> Score:
         """A scene GoodAI's runner played: its own menu, waiter lines and the diner's stored replies.
 
@@ -450,7 +450,7 @@ class StoredScene:
     wrong_dish: str
 
     @classmethod
-    def read(cls, stored: StoredResult) -> StoredScene | None:
+    def read(cls, stored: StoredTest) -> StoredScene | None:
         said = [message for message, _ in stored.exchanges()]
         greeting = next((text for text in said if re.search(r"^\s*\d+\.\s", text, re.MULTILINE)), None)
         if greeting is None:
@@ -551,7 +551,3 @@ def _definition(suite: str, seed: int, repetition: int, params: dict[str, Any]) 
 
 
 SCENARIO = Restaurant()
-
-if TYPE_CHECKING:
-    from pytest_memorybench.conversation.program import ProgramContext, TestProgram
-    from pytest_memorybench.goodai.published import StoredResult

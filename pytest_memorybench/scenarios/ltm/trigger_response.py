@@ -28,10 +28,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from pytest_memorybench.contract.scenario import ScoringContext
 from pytest_memorybench.core.records import Score, ScriptLine, TestDefinition
-from pytest_memorybench.goodai.format import script_from_goodai
 from pytest_memorybench.judges.base import Judge, JudgeTask
-from pytest_memorybench.scenarios.base import ScoringContext, definition
+from pytest_memorybench.scenarios.base import definition
+from pytest_memorybench.scenarios.ltm.goodai_format import script_from_goodai
 from pytest_memorybench.scenarios.ltm.question_set import benchmark_1_checklist, score_answers
 from pytest_memorybench.scenarios.params import at_least, read_params
 from pytest_memorybench.scenarios.waits import spread_over_span

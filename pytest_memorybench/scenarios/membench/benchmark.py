@@ -36,11 +36,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from pytest_memorybench.contract.probes import ProbeContext, probe_definition
+from pytest_memorybench.contract.scenario import ScoringContext
 from pytest_memorybench.core.errors import usage_error
 from pytest_memorybench.core.load_report import LoadTally
 from pytest_memorybench.core.records import Score, TestDefinition
 from pytest_memorybench.core.spans import MAX_SPAN_TOKENS
-from pytest_memorybench.scenarios.base import ScoringContext
 from pytest_memorybench.scenarios.membench.case import Case
 from pytest_memorybench.scenarios.membench.metrics import summarize
 from pytest_memorybench.scenarios.membench.published import load_cases
@@ -51,7 +52,6 @@ from pytest_memorybench.scenarios.membench.questions import (
 )
 from pytest_memorybench.scenarios.membench.trajectory import generate_case
 from pytest_memorybench.scenarios.params import at_least, read_params
-from pytest_memorybench.scenarios.probes import ProbeContext, probe_definition
 from pytest_memorybench.scoring.choice import score_choice
 from pytest_memorybench.scoring.profiles import OFFICIAL
 

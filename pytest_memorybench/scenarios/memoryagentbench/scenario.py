@@ -21,13 +21,14 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
+from pytest_memorybench.contract.probes import FamilyPart, ProbeContext, probe_definition
+from pytest_memorybench.contract.scenario import ScoringContext
 from pytest_memorybench.core.load_report import LoadTally
 from pytest_memorybench.core.readers import read_json, reading, require
 from pytest_memorybench.core.records import Message, Score, TestDefinition
 from pytest_memorybench.core.spans import parse_span
 from pytest_memorybench.core.tokens import default_counter
 from pytest_memorybench.judges.local import LocalJudge
-from pytest_memorybench.scenarios.base import ScoringContext
 from pytest_memorybench.scenarios.memoryagentbench.data import (
     COMPETENCIES,
     Sample,
@@ -45,7 +46,6 @@ from pytest_memorybench.scenarios.memoryagentbench.scoring import (
     score_text,
 )
 from pytest_memorybench.scenarios.params import at_least, read_params
-from pytest_memorybench.scenarios.probes import FamilyPart, ProbeContext, probe_definition
 
 FAMILY = "memoryagentbench"
 START = datetime(2026, 1, 5, 9, 0, tzinfo=timezone.utc)

@@ -16,7 +16,7 @@ import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 _LOG_LINE = re.compile(r"^(?P<who>Test|Agent|SYSTEM|System)\s*\((?P<time>[^)]*)\):\s?", re.DOTALL)
 
@@ -32,23 +32,6 @@ class LogLine:
     speaker: str
     time: str
     text: str
-
-
-class PublishedResult(Protocol):
-    """What a re-scoring run reads of a published result: GoodAI's stored ones, a LoCoMo pipeline's."""
-
-    @property
-    def path(self) -> Path: ...
-
-    @property
-    def responses(self) -> tuple[str, ...]: ...
-
-    @property
-    def tokens(self) -> int | None: ...
-
-    def exchanges(self) -> list[tuple[str, str | None]]: ...
-
-    def verdict_json(self) -> dict[str, Any] | None: ...
 
 
 @dataclass(frozen=True)

@@ -12,13 +12,10 @@ from __future__ import annotations
 
 from collections.abc import AsyncGenerator, Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
+from pytest_memorybench.contract.clock import SimulatedClock
+from pytest_memorybench.contract.scenario import ScoringContext
 from pytest_memorybench.core.records import Score, TestDefinition
-
-if TYPE_CHECKING:  # scenarios import this module; importing them back would be circular
-    from pytest_memorybench.conversation.clock import SimulatedClock
-    from pytest_memorybench.scenarios.base import ScoringContext
 
 
 @dataclass(frozen=True)

@@ -13,12 +13,13 @@ from pathlib import Path
 
 import pytest
 
+from pytest_memorybench.contract.scenario import ScoringContext
 from pytest_memorybench.core.errors import UsageError
-from pytest_memorybench.goodai.published import parse_log, read_result
-from pytest_memorybench.goodai.rescore import read_published, rescore, suite_name
 from pytest_memorybench.judges.local import LocalJudge
 from pytest_memorybench.reports.agreement import agreement_lines, disagreements
-from pytest_memorybench.scenarios.base import ScoringContext
+from pytest_memorybench.rescore.goodai import read_published, suite_name
+from pytest_memorybench.rescore.goodai_results import parse_log, read_result
+from pytest_memorybench.rescore.published import rescore
 from tests.support.goodai import write_goodai_run, write_spy_meeting_run
 from tests.support.paths import REFERENCE
 from tests.support.runs import results_in

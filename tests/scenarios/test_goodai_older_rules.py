@@ -7,7 +7,7 @@ import dataclasses
 
 import pytest
 
-from pytest_memorybench.scenarios.base import ScoringContext
+from pytest_memorybench.contract.scenario import ScoringContext
 from pytest_memorybench.scenarios.ltm.name_list import score_names_v1, score_names_v2
 from pytest_memorybench.scenarios.ltm.prospective_memory import score_replies
 from pytest_memorybench.scenarios.ltm.sallyanne import SCENARIO as SALLYANNE

@@ -11,47 +11,33 @@ run of the same folder, so `--mb-baseline` on it compares a new agent with the p
 by test; several agents' results form one suite each, named after the agent.
 
 A scenario whose stored replies are not simply the replies to its questions defines
-`rescore_goodai(definition, stored, context)`: Prospective Memory reads every reply after its
-instruction from the stored log, Restaurant replays the stored scene.  Files that cannot be used
+`rescore_goodai(definition, stored, context)` (`published.rescore` calls it): Prospective Memory
+reads every reply after its instruction from the stored log, Restaurant replays the stored scene.
+Files that cannot be used
 (no definition, an unknown dataset, a broken file) are listed, one line each, and the rest is scored.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from pytest_memorybench.core.errors import UsageError, describe_exception, usage_error
-from pytest_memorybench.core.records import Score, TestDefinition, TestOutcome, Usage
-from pytest_memorybench.goodai.definitions import (
+from pytest_memorybench.core.errors import UsageError, usage_error
+from pytest_memorybench.core.records import TestDefinition
+from pytest_memorybench.rescore.goodai_results import ResultFileError, StoredResult, read_result
+from pytest_memorybench.rescore.published import PublishedRun
+from pytest_memorybench.scenarios.ltm.goodai_definitions import (
     DATASETS,
     convert,
     definition_files,
     expected_by_file,
     read_config,
 )
-from pytest_memorybench.goodai.published import PublishedResult, ResultFileError, StoredResult, read_result
-from pytest_memorybench.judges.base import JudgeFailed
-from pytest_memorybench.scenarios import ScoringContext, get_scenario, scored
-from pytest_memorybench.suite import Suite, loaded_suite
-
-if TYPE_CHECKING:
-    from pytest_memorybench.conversation.channel import AgentChannel
+from pytest_memorybench.suite import loaded_suite
 
 SINGLE_AGENT_SUITE = "goodai"
-
-
-@dataclass(frozen=True)
-class PublishedRun:
-    """A published GoodAI run as suites of items, each with its stored result."""
-
-    folder: Path
-    suites: tuple[Suite, ...]
-    results: Mapping[str, PublishedResult]  # by the item's key (node id)
-    problems: tuple[str, ...]  # one line per file or folder that could not be used
 
 
 def read_published(path: Path) -> PublishedRun:
@@ -185,58 +171,3 @@ def _rescored_against_definitions(
 def suite_name(agent_folder: str) -> str:
     """ "LLMChatSession - gpt-4o - 128000" → "LLMChatSession-gpt-4o-128000": a node-id friendly name."""
     return re.sub(r"[^\w.+]+", "-", agent_folder.replace("-", " ")).strip("-") or "agent"
-
-
-async def rescore(definition: TestDefinition, stored: PublishedResult, context: ScoringContext) -> Score:
-    """Our verdict on a stored result, by the scenario's own re-scorer or its scorer."""
-    scenario = get_scenario(definition.scenario)
-    custom = getattr(scenario, "rescore_goodai", None)
-    return await scored(
-        lambda scoring: (
-            custom(definition, stored, scoring)
-            if custom
-            else scenario.score(definition, list(stored.responses), scoring)
-        ),
-        context,
-    )
-
-
-async def rescored_outcome(
-    key: str,
-    definition: TestDefinition,
-    stored: PublishedResult,
-    channel: AgentChannel,
-    context: ScoringContext,
-) -> TestOutcome:
-    """One stored result scored, with its conversation and our verdict written to the run's log
-    for the report; the published verdict is kept beside ours (`details.published`)."""
-    for number, (message, reply) in enumerate(stored.exchanges(), 1):
-        is_question = reply is not None and reply in stored.responses
-        channel.emit("message", i=number, source="test", test=key, text=message, is_question=is_question)
-        if reply is not None:
-            channel.emit("reply", i=number, source="test", test=key, text=reply)
-    error: str | None = None
-    kind: str | None = None
-    try:
-        score = await rescore(definition, stored, context)
-    except JudgeFailed as failed:  # our judge could not be asked: no verdict to compare
-        score, error, kind = Score(0.0, (str(failed),)), str(failed), failed.kind
-    except Exception as exc:  # noqa: BLE001 - one unusable result must not stop the others
-        score, error = (
-            Score(0.0, (f"cannot re-score {stored.path}: {describe_exception(exc)}",)),
-            describe_exception(exc),
-        )
-        kind = "published result"
-    channel.emit("score", test=key, value=score.value, reasons=list(score.reasons))
-    channel.emit("test_end", test=key, tokens=stored.tokens or 0)
-    return TestOutcome(
-        definition,
-        list(stored.responses),
-        score,
-        [],
-        stored.tokens or 0,
-        Usage(),
-        error=error,
-        details={} if (published := stored.verdict_json()) is None else {"published": published},
-        error_kind=kind,
-    )

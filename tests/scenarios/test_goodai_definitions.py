@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from pytest_memorybench.core.errors import UsageError
-from pytest_memorybench.goodai.definitions import load_goodai_definitions
 from pytest_memorybench.scenarios.ltm.colours import SCENARIO as COLOURS
+from pytest_memorybench.scenarios.ltm.goodai_definitions import load_goodai_definitions
 from pytest_memorybench.suite import load_suite
 from tests.support.goodai import write_goodai_folder
 from tests.support.paths import REFERENCE as SHARED_REFERENCE
