@@ -3,8 +3,9 @@
 `scheduler` weaves a conversation's tests into one session and `probing` asks probe questions
 over a delivered context; `stats` is what a conversation cost; `channel` is the only door to the
 agent (replay, logging, timeouts); `events` and `log_reader` write and read the append-only log;
-`filler`, `trivia` and `trivia_facts` make the filler; `clock` is the simulated clock. It may
-import agents, models, judges and core, and the scenario
-registry (`scenarios.get_scenario`), which scores each test it runs: the one import of a layer
-above, by name lookup.
+`filler`, `trivia` and `trivia_facts` make the filler. What a test says to the scheduler, the
+simulated clock and probe contexts are the contract it shares with the scenarios (`contract/`),
+below both: a conversation is handed the scenario of each test's name (`scenario_of`, the
+registry's lookup) by the run's drivers, and never imports the registry. It may import contract,
+agents, models, judges and core.
 """

@@ -7,6 +7,6 @@ session gates) and `comparing` (`--mb-compare`), and `fixtures`, which hands use
 and a hand-driven conversation.  Under `--memorybench` `hooks.activate` starts a `session`,
 `items` collects one pytest item per planned test, `compat` smooths over pytest and plugin
 versions, `keys` and `markers` are the names pytest sees. This is the top layer: it may
-import every layer below it (reports, runner, suite, scenarios, agents, judges, core); nothing
-below imports it.
+import every layer below it (reports, runner, the judge check, suite, scenarios, agents, judges,
+core); nothing below imports it.
 """

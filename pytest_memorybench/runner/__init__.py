@@ -8,7 +8,7 @@ merged shards), into the `book` of outcomes; `instruments` are what the drivers 
 judge, token counter, listeners), `pool` overlaps the conversations a process runs next and `loop`
 is the event loop they share; `estimate_plays` plays a plan against a billing stand-in, `shards` splits a
 plan across CI jobs and merges it back, `xdist_groups` keeps a conversation on one xdist worker,
-and `spending` is the cost cap. It may import the rescore, results, suite, scenarios, goodai,
-conversation, scoring, judges, agents, models and core layers; the pytest face sits above it and
+and `spending` is the cost cap. It may import the rescore, results, suite, scenarios,
+conversation, contract, scoring, judges, agents, models and core layers; the pytest face sits above it and
 subscribes to what happens (the terminal is a listener, never imported).
 """

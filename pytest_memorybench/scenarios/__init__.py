@@ -1,9 +1,14 @@
-"""Scenarios: the four families' generators, loaders and scoring specs, and the registry that names them.
+"""Scenarios: the families' generators, loaders and scoring specs, and the registry that names them.
 
 A suite file names scenarios; this maps names to implementations. Each family is a subpackage
-(`ltm`, `episodic`, `beam`, `membench`) with a module per scenario holding its generator, its
-definition and its scoring together; `yaml_scenario` makes a scenario of a user's YAML. It may
-import conversation (programs, tokens), scoring, judges, goodai's formats and core.
+(`ltm`, `episodic`, `beam`, `membench`, `locomo`, `longmemeval`, `memoryagentbench`, `convomem`)
+with a module per scenario holding its generator, its definition and its scoring together; `ltm`
+also reads GoodAI's definition files (`goodai_format`, `goodai_definitions`: `--mb-suite
+goodai-definitions=PATH`); `base` builds a definition; `yaml_scenario` makes a scenario of a
+user's YAML. Each implements the contract (`contract/`: what a scenario is, the program actions of
+a dynamic test, probe contexts); the conversation that runs them never imports this registry: the
+run's drivers hand it the lookup. It may import contract, conversation (trivia facts for filler),
+scoring, judges, agents and core.
 """
 
 from __future__ import annotations
