@@ -35,7 +35,10 @@ class Scenario(Named, Protocol):
     """One task of a benchmark family, e.g. `ltm.colours`.
 
     `generate` must be deterministic in (params, seed, repetition): the same inputs give a
-    byte-identical definition on every machine and in every xdist worker.
+    byte-identical definition on every machine and in every xdist worker.  What the conversation
+    may also ask of it, when it has them: `program(definition, context)`, a dynamic test's own
+    program (`contract.program`), and for a probe scenario `evidence_ids(definition)` and
+    `evidence_groups(definition)`, the context turns a question rests on.
     """
 
     def generate(

@@ -3,7 +3,7 @@
 The agent is given a user's history — a dialogue it took part in (`membench.participation`, the
 paper's "first agent" data) or a stream of the user's messages it only records
 (`membench.observation`, "third agent") — and then one multiple-choice question about it.  Every
-question is a pytest item; its trajectory is a probe context of its own (`scenarios.probes`).
+question is a pytest item; its trajectory is a probe context of its own (`contract.probes`).
 
 Modules, one idea each:
   lists, preferences, emotions   our own vocabulary: profiles, events, tastes, feelings
