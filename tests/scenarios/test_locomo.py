@@ -136,8 +136,9 @@ def test_under_audited_evidence_recall_counts_the_audits_citations() -> None:
         for d in _definitions().values()
         if (d.expected.get("audit") or {}).get("error_type") == "WRONG_CITATION"
     )
-    published, audited = evidence_ids(citation, "official"), evidence_ids(citation, "audited")
-    assert published == citation.expected["evidence_ids"] == evidence_ids(citation, "paper")
+    published = evidence_ids(SCENARIO, citation, "official")
+    audited = evidence_ids(SCENARIO, citation, "audited")
+    assert published == citation.expected["evidence_ids"] == evidence_ids(SCENARIO, citation, "paper")
     assert audited and set(audited) != set(published)
     assert [f"D{turn // 1000}:{turn % 1000}" for turn in audited] == citation.expected["audit"]["evidence"]
 
