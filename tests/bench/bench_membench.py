@@ -34,18 +34,17 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from pytest_memorybench.contract.scenario import ScoringContext
-
-from pytest_memorybench.scenarios import get_scenario  # isort: skip  (the registry first
 from pytest_memorybench.agents.agent_build import build_agent
 from pytest_memorybench.agents.agent_protocol import AgentAdapter
 from pytest_memorybench.agents.spec import parse_agent_spec
 from pytest_memorybench.contract.clock import SimulatedClock
+from pytest_memorybench.contract.scenario import ScoringContext
 from pytest_memorybench.conversation.channel import AgentChannel
 from pytest_memorybench.conversation.events import EventLog
 from pytest_memorybench.conversation.probing import ProbeSession
 from pytest_memorybench.conversation.stats import ScheduledTest
 from pytest_memorybench.core.tokens import default_counter
+from pytest_memorybench.scenarios import get_scenario
 
 RESULTS = Path(__file__).resolve().parent / "results"
 SCENARIOS = ("membench.participation", "membench.observation")

@@ -13,12 +13,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-# The scenario registry first: it imports every scenario module, some of which import the engine.
+from pytest_memorybench.agents.agent_protocol import AgentAdapter
 from pytest_memorybench.contract.clock import SimulatedClock
 from pytest_memorybench.contract.scenario import ScoringContext
-
-from pytest_memorybench.scenarios import get_scenario  # isort: skip
-from pytest_memorybench.agents.agent_protocol import AgentAdapter
 from pytest_memorybench.conversation.channel import AgentChannel
 from pytest_memorybench.conversation.events import EventLog
 from pytest_memorybench.conversation.scheduler import Conversation
@@ -26,6 +23,7 @@ from pytest_memorybench.conversation.stats import ConversationStats, ScheduledTe
 from pytest_memorybench.conversation.trivia import TriviaSource
 from pytest_memorybench.core.records import TestDefinition, TestOutcome
 from pytest_memorybench.core.tokens import ApproximateCounter
+from pytest_memorybench.scenarios import get_scenario
 
 
 class WordCounter:
