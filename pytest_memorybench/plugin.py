@@ -25,6 +25,13 @@ pytest_plugins = [
 ]
 
 
+def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
+    """The hooks a benchmark session calls, which its outputs and yours implement (`hookspecs.py`)."""
+    from pytest_memorybench.pytest_integration import hookspecs
+
+    pluginmanager.add_hookspecs(hookspecs)
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
     """`--memorybench`, the flag that turns the benchmark on; the parts of the plugin add theirs."""
     option_group(parser).addoption(

@@ -95,7 +95,7 @@ def pytest_cmdline_main(config: pytest.Config) -> int | None:
         return None
     from pytest_memorybench.judge_check.command import run_judge_check
     from pytest_memorybench.judges.spec import DEFAULT_CACHE
-    from pytest_memorybench.pytest_integration.session import project_root
+    from pytest_memorybench.pytest_integration.starting import project_root
 
     return run_judge_check(
         config.getoption("mb_judge"),

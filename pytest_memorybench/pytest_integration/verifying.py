@@ -42,7 +42,7 @@ def pytest_cmdline_main(config: pytest.Config) -> int | None:
     if not given:
         return None
     from pytest_memorybench.judges.spec import DEFAULT_CACHE, check_judge_spec
-    from pytest_memorybench.pytest_integration.session import project_root
+    from pytest_memorybench.pytest_integration.starting import project_root
     from pytest_memorybench.runner.settings import Settings
     from pytest_memorybench.runner.verify import read_run, verify
 
