@@ -6,12 +6,18 @@ a class or a zero-argument factory; or a `memorybench_agent_factory` fixture), e
 gets its own, closed when the conversation ends.  An agent that exists once (a `memorybench_agent`
 fixture, a module-level object, a plain reply function) is shared: its conversations then take
 turns, and the session header says so.
+
+Which of these a run has is decided once, when the session starts (`RunAgents`, from `--agent`
+and the agent fixtures a conftest.py defines).  A fixture's value only pytest can make: the first
+benchmark item to run hands it in (`RunAgents.provide`).  No agent is built that neither a
+conversation nor a test of yours uses.
 """
 
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Collection, Coroutine
+from enum import Enum
 from typing import Any
 
 from pytest_memorybench.agents.agent_build import agent_factory, build_agent, check_agent_spec
@@ -20,6 +26,15 @@ from pytest_memorybench.agents.spec import AgentOptions, AgentSpec
 from pytest_memorybench.core.errors import AgentError, UsageError, describe_exception
 from pytest_memorybench.models.budget import Budget
 from pytest_memorybench.models.concurrency import AdaptiveLimit
+
+
+class Source(Enum):
+    """Where a run's conversations get their agents (the name: the fixture that provides them)."""
+
+    NONE = "none"  # replies come from a replayed run's log or published results (or no agent is given)
+    SPEC = "--agent"  # made from the spec: one per conversation, or the one object it names
+    AGENT_FIXTURE = "memorybench_agent"  # a fixture of the user's: one agent, shared
+    FACTORY_FIXTURE = "memorybench_agent_factory"  # a fixture of the user's: one agent per conversation
 
 
 class AgentSupply:
@@ -82,9 +97,9 @@ class AgentSupply:
 
 
 class RunAgents:
-    """The run's agents: those `--agent` names, built here and nowhere else; each object a user hands
-    us wrapped once (so its state persists across the items that share it); and the supply
-    conversations draw theirs from, chosen when the first starts."""
+    """The run's agents: where its conversations get theirs (`source`), decided when the session
+    starts; those `--agent` names, built here and nowhere else; each object a user hands us wrapped
+    once (so its state persists across the items that share it)."""
 
     def __init__(
         self,
@@ -93,14 +108,22 @@ class RunAgents:
         spec: AgentSpec | None = None,
         options: AgentOptions | None = None,
         budget: Budget,
+        agentless: bool = False,
+        fixtures: Collection[str] = (),
     ) -> None:
         self._run_sync = run_sync
         self.spec = spec
         self.options = options or AgentOptions()
         self.timeout = self.options.timeout
         self.budget = budget
-        self._plugin_agent: Any = None  # the agent the plugin's own `memorybench_agent` fixture built
-        self.supply: AgentSupply | None = None
+        self.source = _source(agentless=agentless, spec=spec, fixtures=fixtures)
+        # the user's fixture whose value the supply waits for (the first benchmark item hands it in)
+        self.awaiting: str | None = (
+            self.source.value if self.source in (Source.AGENT_FIXTURE, Source.FACTORY_FIXTURE) else None
+        )
+        self.supply: AgentSupply | None = None  # made when the first conversation starts
+        self._one: AgentAdapter | None = None
+        self._factory: tuple[Callable[[], AgentAdapter] | None] | None = None
         self._adapters: dict[int, AgentAdapter] = {}
         self._async_fixtures: list[
             Any
@@ -113,17 +136,48 @@ class RunAgents:
 
     def spec_factory(self) -> Callable[[], AgentAdapter] | None:
         """How `--agent` makes a new agent per conversation; None when it names one object (or nothing)."""
-        return agent_factory(self.spec, self.options) if self.spec is not None else None
+        if self._factory is None:
+            self._factory = (agent_factory(self.spec, self.options) if self.spec is not None else None,)
+        return self._factory[0]
 
-    def build(self) -> AgentAdapter:
-        """The agent `--agent` names (for tests written by hand)."""
+    def shares_one_agent(self) -> bool:
+        """Whether the conversations share one agent, as the start of the session knows it (a factory
+        fixture of yours may still hand back none, and its conversations then take turns)."""
+        return self.source is Source.AGENT_FIXTURE or (
+            self.source is Source.SPEC and self.spec_factory() is None
+        )
+
+    def one(self) -> AgentAdapter:
+        """The agent `--agent` names, built once: the conversations' when it names one object, and
+        the agent of tests written by hand (`memorybench_agent`); closed with the run."""
         assert self.spec is not None
-        return build_agent(self.spec, self.options)
+        if self._one is None:
+            self._one = build_agent(self.spec, self.options)
+        return self._one
 
-    def built_by_plugin(self, agent: Any) -> None:
-        """`agent` is the one the plugin's own `memorybench_agent` fixture built from `--agent`: a
-        factory may stand in for it, so conversations can overlap."""
-        self._plugin_agent = agent
+    def provide(self, value: Any) -> None:
+        """The value of the fixture the supply awaits.  A factory fixture that hands back no factory
+        (it steps aside for an `--agent` naming one object) leaves the `memorybench_agent` fixture's
+        one agent; an agent fixture that hands back none, `--agent`'s agents."""
+        if self.awaiting == Source.FACTORY_FIXTURE.value and not callable(value):
+            self.awaiting = Source.AGENT_FIXTURE.value
+            return
+        if self.awaiting == Source.FACTORY_FIXTURE.value:
+            self.supply = AgentSupply(factory=value, timeout=self.timeout, budget=self.budget)
+        elif value is not None or self.spec is None:
+            self.supply = AgentSupply(shared=self.adapt(value))
+        self.awaiting = None
+
+    def ready(self) -> AgentSupply:
+        """The supply the conversations draw their agents from, once nothing is awaited."""
+        assert self.awaiting is None, f"the {self.awaiting} fixture's value is handed in first"
+        if self.supply is None:
+            factory = self.spec_factory() if self.source is not Source.NONE else None
+            if factory is not None:
+                self.supply = AgentSupply(factory=factory, timeout=self.timeout, budget=self.budget)
+            else:
+                self.supply = AgentSupply(shared=self.one() if self.spec is not None else None)
+        return self.supply
 
     def adapt(self, agent: Any, name: str = "fixture:memorybench_agent") -> AgentAdapter | None:
         if agent is None or isinstance(agent, AgentAdapter):
@@ -150,18 +204,19 @@ class RunAgents:
             return self._run_sync(agent.__anext__())
         return agent
 
-    def choose(self, agent: Any, factory: Callable[[], Any] | None, *, agentless: bool) -> AgentSupply:
-        """Where conversations get their agents, decided once: made per conversation when a factory
-        is given and no agent fixture of the user's stands in its way, else the one agent."""
-        if self.supply is None:
-            if agentless:
-                self.supply = AgentSupply()
-            elif factory is not None and (agent is None or agent is self._plugin_agent):
-                self.supply = AgentSupply(factory=factory, timeout=self.timeout, budget=self.budget)
-            else:
-                self.supply = AgentSupply(shared=self.adapt(agent))
-        return self.supply
-
     def close(self) -> None:
+        if self._one is not None:
+            self._run_sync(self._one.aclose())
         for fixture in self._async_fixtures:
             self._run_sync(fixture.aclose())
+
+
+def _source(*, agentless: bool, spec: AgentSpec | None, fixtures: Collection[str]) -> Source:
+    """Where the conversations' agents come from: a fixture of the user's wins over `--agent` (an
+    agent fixture over a factory fixture), and a run that replays or re-scores has none."""
+    if agentless:
+        return Source.NONE
+    for source in (Source.AGENT_FIXTURE, Source.FACTORY_FIXTURE):
+        if source.value in fixtures:
+            return source
+    return Source.SPEC if spec is not None else Source.NONE

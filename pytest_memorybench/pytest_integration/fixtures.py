@@ -37,8 +37,9 @@ def memorybench_agent(
 ) -> Iterator[AgentAdapter | None]:
     """The agent under test, built from `--agent` (or by a `memorybench_agent_factory` of yours).
 
-    Benchmark conversations get agents of their own from the factory when there is one; this one
-    serves tests written by hand (`memorybench_conversation`).
+    Benchmark conversations get agents of their own from the factory when there is one, and never
+    ask for this one: it serves tests written by hand (`memorybench_conversation`).  When `--agent`
+    names one object, it is that object, which the conversations share.
     """
     run = pytestconfig.stash.get(RUN_KEY, None)
     if run is None:
@@ -46,18 +47,16 @@ def memorybench_agent(
     if run.context.agentless:
         yield None  # replies come from a replayed run's log or from published results
         return
-    agent: AgentAdapter | None
     if run.agents.spec is not None:
-        agent = run.agents.build()
-    elif memorybench_agent_factory is not None:
-        agent = run.agents.adapt(memorybench_agent_factory(), "memorybench_agent_factory")
-    else:
+        yield run.agents.one()  # built once, closed with the run
+        return
+    if memorybench_agent_factory is None:
         pytest.fail(
             "no agent: pass --agent=SPEC (e.g. --agent=recall) or define a memorybench_agent "
             "fixture in conftest.py",
             pytrace=False,
         )
-    run.agents.built_by_plugin(agent)
+    agent = run.agents.adapt(memorybench_agent_factory(), "memorybench_agent_factory")
     yield agent
     if agent is not None:
         run.run_sync(agent.aclose())

@@ -7,6 +7,8 @@ conversation group becomes an `xdist_group` mark, set at creation so `--dist loa
 
 The conversation is the item's set-up, its score the test: an item gets its outcome (driving its
 conversation if nobody has yet) in `setup`, and its body checks the score against the threshold.
+An item asks for no agent: the run's supply has them (`agents/supply.py`); only when that is a
+fixture of the user's does the first item to run hand in its value, which only pytest can make.
 So a test whose conversation could not be had (the agent raised or hung, its provider failed
 after every retry, the judge could not be asked, the run was cut) is an ERROR, as a broken fixture
 is, and only a memory that fell short is a FAILED.
@@ -56,19 +58,20 @@ class BenchmarkItem(pytest.Function):
         return self.path, None, self.nodeid
 
     def setup(self) -> None:
-        """The fixtures (the agent), then this test's outcome: its conversation driven if need be."""
+        """The agent fixture of the user's the run awaits, then this test's outcome: its conversation
+        driven if need be."""
         super().setup()
+        run = self.config.stash[RUN_KEY]
+        request = cast(pytest.FixtureRequest, self.funcargs["request"])
+        while run.agents.awaiting is not None:
+            run.agents.provide(request.getfixturevalue(run.agents.awaiting))
         if self.config.option.setuponly:
             return  # pytest --setup-only: the fixtures, and no conversation
-        run = self.config.stash[RUN_KEY]
         test = self.stash[PLANNED_KEY]
         if test.definition.skip_reason:
             pytest.skip(test.definition.skip_reason)
         try:
-            factory = self.funcargs["memorybench_agent_factory"]
-            outcome = run.outcome(
-                test.key, self.funcargs["memorybench_agent"], factory if callable(factory) else None
-            )
+            outcome = run.outcome(test.key)
         except BaseException:
             self.stash[OUTCOME_KEY] = run.book.outcome(test.key)  # recorded as such; pytest reports the cause
             raise
@@ -116,9 +119,7 @@ def collect_benchmark(session: pytest.Session, run: BenchmarkRun) -> list[pytest
     return items
 
 
-def memorybench_test(
-    memorybench_agent: Any, memorybench_agent_factory: Any, request: pytest.FixtureRequest
-) -> None:
+def memorybench_test(request: pytest.FixtureRequest) -> None:
     """The body of every benchmark item: its outcome (had in set-up) against its threshold."""
     test = request.node.stash[PLANNED_KEY]
     outcome = request.node.stash[OUTCOME_KEY]

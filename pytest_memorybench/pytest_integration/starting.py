@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from pytest_memorybench.agents.supply import Source
 from pytest_memorybench.core.errors import usage_error
 from pytest_memorybench.judges.spec import DEFAULT_CACHE, check_judge_spec
 from pytest_memorybench.pytest_integration import fixtures
@@ -84,7 +85,7 @@ def _worker_run(config: pytest.Config, settings: Settings) -> BenchmarkRun:
         worker=workerinput.get("workerid"),
         judge_cache=project_root(config) / DEFAULT_CACHE,
     )
-    return BenchmarkRun(context)
+    return BenchmarkRun(context, agent_fixtures(config))
 
 
 def _controller_run(config: pytest.Config, settings: Settings) -> BenchmarkRun:
@@ -96,7 +97,8 @@ def _controller_run(config: pytest.Config, settings: Settings) -> BenchmarkRun:
         )
     output = settings.output or project_root(config) / ".memorybench" / "runs" / run_id
     run = BenchmarkRun(
-        open_run(settings, run_id, output.resolve(), judge_cache=project_root(config) / DEFAULT_CACHE)
+        open_run(settings, run_id, output.resolve(), judge_cache=project_root(config) / DEFAULT_CACHE),
+        agent_fixtures(config),
     )
     try:
         _check_and_claim(config, run)
@@ -121,8 +123,7 @@ def _check_and_claim(config: pytest.Config, run: BenchmarkRun) -> None:
         run.agents.check()  # an estimate asks for no key or server; an agent that cannot load is an error
     if settings.estimate is not None:
         return
-    fixture = user_fixture(config, "memorybench_agent") or user_fixture(config, "memorybench_agent_factory")
-    if settings.agent is None and not run.context.agentless and not fixture:
+    if run.agents.source is Source.NONE and not run.context.agentless:
         raise usage_error(
             "--memorybench needs an agent: pass --agent=SPEC (e.g. --agent=recall, "
             "--agent=openai:gpt-4o-mini) or define a memorybench_agent fixture in conftest.py"
@@ -149,10 +150,17 @@ def project_root(config: pytest.Config) -> Path:
 _PATH_OPTIONS = ("mb_rescore", "mb_resume", "mb_replay", "mb_definitions", "mb_baseline", "mb_output")
 
 
-def user_fixture(config: pytest.Config, name: str) -> bool:
-    """Whether a conftest.py (or another plugin) defines the fixture `name` over ours."""
+def agent_fixtures(config: pytest.Config) -> list[str]:
+    """The agent fixtures a conftest.py (or another plugin) defines over ours: with `--agent`, they
+    decide where the run's conversations get their agents (`agents/supply.py`)."""
+    names = [source.value for source in (Source.AGENT_FIXTURE, Source.FACTORY_FIXTURE)]
+    plugins = config.pluginmanager.get_plugins()
+    return [name for name in names if any(_defines(plugin, name) for plugin in plugins)]
+
+
+def _defines(plugin: object, name: str) -> bool:
     ours = getattr(fixtures, name)
-    return any(getattr(plugin, name, ours) is not ours for plugin in config.pluginmanager.get_plugins())
+    return getattr(plugin, name, ours) is not ours
 
 
 def worker_input(config: pytest.Config) -> dict[str, Any]:

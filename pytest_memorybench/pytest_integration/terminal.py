@@ -13,10 +13,10 @@ import pytest
 
 from pytest_memorybench.agents.spec import MEMORY_TOKENS
 from pytest_memorybench.agents.store_spec import VENDOR
+from pytest_memorybench.agents.supply import Source
 from pytest_memorybench.core.tokens import approximation_note
 from pytest_memorybench.pytest_integration.finishing import RESULTS_KEY, exit_line, exit_status
 from pytest_memorybench.pytest_integration.keys import RUN_KEY, shown_path
-from pytest_memorybench.pytest_integration.starting import user_fixture
 from pytest_memorybench.runner.drift import ALLOW
 from pytest_memorybench.runner.run import BenchmarkRun
 from pytest_memorybench.runner.settings import Settings
@@ -140,7 +140,7 @@ def header(config: pytest.Config) -> str:
             "the estimate follows the collection"
         )
         return "\n".join([line, *notes])
-    turns = why_conversations_take_turns(config)
+    turns = why_conversations_take_turns(run)
     judge, agent = settings.panel.describe(settings.judge), agent + _memory_terms(settings)
     line = (
         f"memorybench: agent {agent} | judge {judge} | span {spans} | seed {settings.seed} "
@@ -157,30 +157,26 @@ def header(config: pytest.Config) -> str:
     )
 
 
-def why_conversations_take_turns(config: pytest.Config) -> str | None:
+def why_conversations_take_turns(run: BenchmarkRun) -> str | None:
     """Why this run's conversations cannot overlap, though `--mb-concurrency` allows it: the agent
-    exists once.  None when they may (or there is nothing to overlap)."""
-    run = config.stash[RUN_KEY]
+    exists once (as the run's supply was decided).  None when they may (or there is nothing to overlap)."""
     limit = run.context.settings.concurrency
     many = f"{limit}" if limit else "several"  # auto: as many as the provider rewards
     if limit == 1 or run.context.agentless or len({test.group for test in run.context.tests.values()}) < 2:
         return None
-    if user_fixture(config, "memorybench_agent_factory"):
+    if not run.agents.shares_one_agent():
         return None
-    if user_fixture(config, "memorybench_agent"):
-        if run.context.settings.agent is not None:
-            return None  # the fixture may hand back --agent's own agent: the run says so if not
+    if run.agents.source is Source.AGENT_FIXTURE:
         return (
             "your memorybench_agent fixture is one agent, so its conversations take turns; a "
             f"memorybench_agent_factory fixture that makes a new agent per call lets {many} run at once"
         )
     spec = run.context.settings.agent
-    if spec is not None and run.agents.spec_factory() is None:
-        return (
-            f"--agent {spec.display} is one agent object, so its conversations take turns; name a class "
-            f"or a function that makes one to let {many} run at once"
-        )
-    return None
+    assert spec is not None
+    return (
+        f"--agent {spec.display} is one agent object, so its conversations take turns; name a class "
+        f"or a function that makes one to let {many} run at once"
+    )
 
 
 def _provenance_lines(run: BenchmarkRun) -> list[str]:

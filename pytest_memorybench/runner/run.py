@@ -5,20 +5,21 @@ pytest asks for results one item at a time; conversations, though, are driven a 
 group for the items that were selected (through the run's driver, `drivers.py`), the outcome book
 keeps every outcome, and later items read their own.  While it waits, the conversations this
 process runs next are driven beside it (`pool.py`), each with an agent of its own
-(`agents/supply.py`).  What the run is, its plan and folder, is settled before (`context.py`).
+(`agents/supply.py`, whose source is decided with the run).  What the run is, its plan and
+folder, is settled before (`context.py`).
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Coroutine, Iterable, Iterator
+from collections.abc import Callable, Collection, Coroutine, Iterable, Iterator
 from typing import Any, TypeVar
 
 from filelock import FileLock
 
 from pytest_memorybench.agents.agent_protocol import AgentAdapter
 from pytest_memorybench.agents.lexical import stopwords
-from pytest_memorybench.agents.supply import RunAgents
+from pytest_memorybench.agents.supply import AgentSupply, RunAgents
 from pytest_memorybench.contract.clock import SimulatedClock
 from pytest_memorybench.conversation.channel import AgentChannel
 from pytest_memorybench.conversation.interactive import MemoryConversation
@@ -43,16 +44,26 @@ T = TypeVar("T")
 
 
 class BenchmarkRun:
-    """Drives a run's conversations for the items pytest asks about, and keeps their outcomes."""
+    """Drives a run's conversations for the items pytest asks about, and keeps their outcomes.
 
-    def __init__(self, context: RunContext) -> None:
+    `fixtures` are the agent fixtures a conftest.py of the user's defines (`memorybench_agent`,
+    `memorybench_agent_factory`): with `--agent`, they decide where the conversations' agents come
+    from, once (`agents/supply.py`).
+    """
+
+    def __init__(self, context: RunContext, fixtures: Collection[str] = ()) -> None:
         self.context = context
         settings = context.settings
         self.book = OutcomeBook(context.tests)
         self.instruments = RunInstruments(context)
         self.loop = RunLoop()
         self.agents = RunAgents(
-            self.run_sync, spec=settings.agent, options=settings.agent_options, budget=Budget()
+            self.run_sync,
+            spec=settings.agent,
+            options=settings.agent_options,
+            budget=Budget(),
+            agentless=context.agentless is not None,
+            fixtures=fixtures,
         )
         self.driver = choose_driver(context, self.book, self.instruments)
         self._pending_keys: Callable[[], Iterable[str]] = lambda: context.selection.order
@@ -82,16 +93,15 @@ class BenchmarkRun:
             self.context.output, "--mb-resume" if self.context.settings.resume else "--mb-output"
         )
 
-    def outcome(self, key: str, agent: Any, factory: Callable[[], Any] | None = None) -> TestOutcome:
+    def outcome(self, key: str) -> TestOutcome:
         """The outcome of test `key`, driving its conversation group first if nobody has yet.
 
-        `agent` and `factory` are the item's `memorybench_agent` and `memorybench_agent_factory`.
         A conversation is driven once: cut short (pytest-timeout, a signal), its finished tests
         keep their outcomes and the others say so (driving it again would ask the agent twice).
         """
         group = self.context.tests[key].group
         if key not in self.book and not self.book.is_cut(group):
-            self._choose_supply(agent, factory)
+            self._ready_agents()
             self._start_warm_up()
             members = self.context.selection.members(key)
             try:
@@ -131,25 +141,20 @@ class BenchmarkRun:
             )
             self._warm_up.start()
 
-    def _choose_supply(self, agent: Any, factory: Callable[[], Any] | None) -> None:
-        """Once: the agents' supply, and one agent's conversations made to take turns."""
-        if self.agents.supply is not None:
-            return
-        context = self.context
-        supply = self.agents.choose(agent, factory, agentless=context.agentless is not None)
-        if supply.multiplies:
-            supply.limit = _measured_as_provider(context, self.providers)
-        if context.agentless is None and not supply.multiplies:
-            if factory is not None and self.pool.limit > 1:
-                # The header could not know: the user's fixture was free to hand back --agent's agent.
-                many = context.settings.concurrency or "several"
-                self.instruments.listeners({"kind": "note", "text": one_agent_note(many)})
-            self.pool.limit = 1  # one agent: its conversations take turns
+    def _ready_agents(self) -> AgentSupply:
+        """Once: the agents' supply, measured as a provider under auto, or one agent's conversations
+        made to take turns."""
+        if self.agents.supply is None:
+            supply = self.agents.ready()
+            if supply.multiplies:
+                supply.limit = _measured_as_provider(self.context, self.providers)
+            elif self.context.agentless is None:
+                self.pool.limit = 1  # one agent: its conversations take turns
+        return self.agents.ready()
 
     async def _run_group(self, group: str, tests: list[PlannedTest] | None = None) -> None:
         """Drive one conversation group with an agent of its own (or the shared one)."""
-        supply = self.agents.supply
-        assert supply is not None
+        supply = self.agents.ready()
         tests = tests if tests is not None else self.context.selection.group_tests(group)
         agent = None
         try:
@@ -233,13 +238,6 @@ def warm_up(scenarios: Iterable[str]) -> None:
         prepare = getattr(get_scenario(name), "warm_up", None)
         if prepare is not None:
             prepare()
-
-
-def one_agent_note(many: object) -> str:
-    return (
-        "your memorybench_agent fixture gave one agent, so its conversations take turns;"
-        f" a memorybench_agent_factory fixture lets {many} run at once"
-    )
 
 
 __all__ = ["BenchmarkRun", "conversation_for", "warm_up"]

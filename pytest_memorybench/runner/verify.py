@@ -131,7 +131,7 @@ def _rescored(
 
 
 def _verdict(run: BenchmarkRun, key: str) -> float | None:
-    outcome = run.outcome(key, None)
+    outcome = run.outcome(key)
     return None if outcome.error is not None else outcome.score.value
 
 

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from pytest_memorybench.agents.supply import Source
 from pytest_memorybench.conversation.event_schema import validate_event
 from pytest_memorybench.core.readers import reading
 from pytest_memorybench.core.records import TestOutcome
@@ -136,12 +137,11 @@ def drive_plan(
     context = open_run(
         Settings.from_options(config.option, paths_given=False), "contract", pytester.path / folder
     )
-    run = BenchmarkRun(context)
+    run = BenchmarkRun(context, fixtures=[Source.FACTORY_FIXTURE.value])
+    run.agents.provide(agent)  # as the first item hands in a memorybench_agent_factory fixture's value
     try:
         return {
-            key: run.outcome(key, None, agent)
-            for key, test in context.tests.items()
-            if not test.definition.skip_reason
+            key: run.outcome(key) for key, test in context.tests.items() if not test.definition.skip_reason
         }
     finally:
         run.close()
