@@ -9,7 +9,7 @@ they wrote decides the exit status with the gate's verdict.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -54,6 +54,26 @@ class Stop:
 
 
 RESULTS_KEY = pytest.StashKey[Finished]()
+
+
+@dataclass
+class Tally:
+    """What the session counts as it goes, for its end: the hooks fill it, finishing, the terminal
+    and the exit status read it."""
+
+    selected: int = 0
+    scoreable: int = 0  # the selected tests that can have a score (not skipped before they start)
+    records_by_item: dict[str, ItemRecord] = field(default_factory=dict)  # a rerun item's last report wins
+    worker_conversations: list[ConversationRecord] = field(default_factory=list)
+    worker_judge_stats: list[dict[str, Any]] = field(default_factory=list)
+    worker_concurrency: list[dict[str, Any]] = field(default_factory=list)
+    other_failures: int = 0  # failed reports that are no benchmark item's (a test of your own)
+    finished: Finished | None = None  # what the session wrote and judged at its end
+    estimate: list[str] | None = None  # the bill, when only estimating
+
+    @property
+    def records(self) -> list[ItemRecord]:
+        return list(self.records_by_item.values())
 
 
 def conversation_records(config: pytest.Config) -> list[ConversationRecord]:

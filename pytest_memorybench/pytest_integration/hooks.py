@@ -5,20 +5,18 @@ from __future__ import annotations
 import shutil
 from collections import Counter
 from collections.abc import Callable, Generator, Iterable
-from typing import Any
 
 import pytest
 
 from pytest_memorybench.pytest_integration.compat import TimeoutPerTest
 from pytest_memorybench.pytest_integration.failures import FewFailures, chosen_by_user
-from pytest_memorybench.pytest_integration.finishing import Finished, Stop, exit_status, finish, list_files
+from pytest_memorybench.pytest_integration.finishing import Stop, Tally, exit_status, finish, list_files
 from pytest_memorybench.pytest_integration.gating import gate_decides_exit
 from pytest_memorybench.pytest_integration.items import collect_benchmark
 from pytest_memorybench.pytest_integration.keys import OUTCOME_KEY, PLANNED_KEY, PROGRESS_KEY, RUN_KEY
 from pytest_memorybench.pytest_integration.outputs import register_outputs
 from pytest_memorybench.pytest_integration.starting import is_worker, start
 from pytest_memorybench.pytest_integration.terminal import TerminalOutput, report_location
-from pytest_memorybench.results.schema import ConversationRecord, ItemRecord
 from pytest_memorybench.runner.loop import describe_interruption, stop_on_signals
 from pytest_memorybench.runner.run import BenchmarkRun
 from pytest_memorybench.runner.spending import SpendingCap, process_spend
@@ -30,14 +28,16 @@ def activate(config: pytest.Config) -> None:
     benchmark = BenchmarkHooks(config, restore_signals=stop_on_signals())
     register = config.pluginmanager.register
     register(benchmark, "memorybench-run")
-    register(TerminalOutput(benchmark), "memorybench-terminal")
+    register(
+        TerminalOutput(config, benchmark.run, benchmark.tally, benchmark.outputs), "memorybench-terminal"
+    )
     register(SelectionHooks(benchmark.run), "memorybench-selection")
     if config.pluginmanager.hasplugin("timeout"):
         register(TimeoutPerTest(benchmark.run), "memorybench-timeout")
     if config.pluginmanager.hasplugin("xdist"):
         from pytest_memorybench.pytest_integration.xdist_controller import XdistControllerHooks
 
-        register(XdistControllerHooks(benchmark), "memorybench-xdist")
+        register(XdistControllerHooks(benchmark.run, benchmark.tally), "memorybench-xdist")
     if not is_worker(config) and not chosen_by_user(config):
         tests = benchmark.run.context.tests
         few = FewFailures(
@@ -58,17 +58,9 @@ class BenchmarkHooks:
         self.interruption: str | None = None  # what interrupted the session (Ctrl-C, SIGTERM)
         self.run = config.stash[RUN_KEY]
         self.progress = config.stash.get(PROGRESS_KEY, None)  # the controller's terminal; none in a worker
-        self.records_by_item: dict[str, ItemRecord] = {}  # a rerun item's last report wins
-        self.worker_conversations: list[ConversationRecord] = []
-        self.worker_judge_stats: list[dict[str, Any]] = []
-        self.worker_concurrency: list[dict[str, Any]] = []
-        self.other_failures = 0  # failed reports that are no benchmark item's (a test of your own)
-        self.finished: Finished | None = None  # what the session wrote and judged at its end
-        self.selected = 0
-        self.scoreable = 0  # the selected tests that can have a score (not skipped before they start)
+        self.tally = Tally()
         self.cap: SpendingCap | None = None
-        self.estimate: list[str] | None = None  # the bill, when only estimating
-        self.outputs = register_outputs(config, self.run, lambda: self.selected)
+        self.outputs = register_outputs(config, self.run, lambda: self.tally.selected)
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_collection_modifyitems(self, session: pytest.Session, items: list[pytest.Item]) -> None:
@@ -80,7 +72,7 @@ class BenchmarkHooks:
             from pytest_memorybench.reports.estimate import estimate_lines
             from pytest_memorybench.runner.estimate_plays import estimate_run
 
-            self.estimate = estimate_lines(
+            self.tally.estimate = estimate_lines(
                 estimate_run(self.run, planned, self.run.context.settings.estimate)
             )
             return
@@ -91,8 +83,8 @@ class BenchmarkHooks:
             from pytest_memorybench.runner.xdist_groups import worker_queue
 
             self.run.follow_queue(lambda: _planned_keys(worker_queue(self.config, session.items) or ()))
-        self.selected = len(planned)
-        self.scoreable = sum(not test.definition.skip_reason for test in planned)
+        self.tally.selected = len(planned)
+        self.tally.scoreable = sum(not test.definition.skip_reason for test in planned)
         max_cost = self.run.context.settings.max_cost
         if max_cost is not None:
             worker = is_worker(self.config)
@@ -152,7 +144,7 @@ class BenchmarkHooks:
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtestloop(self, session: pytest.Session) -> bool | None:
         """An estimate has planned and costed the items: none of them runs."""
-        return True if self.estimate is not None else None
+        return True if self.tally.estimate is not None else None
 
     @pytest.hookimpl(tryfirst=True)  # before the terminal writes the result: the status makes way
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
@@ -160,21 +152,19 @@ class BenchmarkHooks:
             self.progress.clear()
         record = getattr(report, "memorybench", None)
         if record is not None:
-            self.records_by_item[report.nodeid] = record
+            self.tally.records_by_item[report.nodeid] = record
             if self.cap is not None:
                 self.cap.publish(self._spent())
         elif report.failed:
-            self.other_failures += 1  # not a benchmark item's score: `--mb-exit gate` lets it fail the build
-
-    @property
-    def records(self) -> list[ItemRecord]:
-        return list(self.records_by_item.values())
+            self.tally.other_failures += (
+                1  # not a benchmark item's score: `--mb-exit gate` lets it fail the build
+            )
 
     def _spent(self) -> float:
         overhead = sum(stats.overhead_usage.cost_usd for stats in self.run.book.conversations.values())
         # the agent's calls here, and what a resumed run's earlier sessions spent on its conversations
         agent = self.run.agents.budget.agent_usd + self.run.context.spent_before(self.run.has_started)
-        return process_spend(agent, self.records, overhead, self.run.instruments.judge_stats()["cost_usd"])
+        return process_spend(agent, self.tally.records, overhead, self.run.instruments.judge_stats()["cost_usd"])
 
     def _paid_for(self, group: str) -> bool:
         """Whether `group` is paid for: begun here, or by the run this one resumes.  The cost cap never
@@ -188,7 +178,7 @@ class BenchmarkHooks:
 
     @pytest.hookimpl(tryfirst=True)  # before junitxml writes its file: the suite properties go in it
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
-        if self.estimate is not None:
+        if self.tally.estimate is not None:
             return
         self.run.stop_conversations(
             "the session ended before their items ran"
@@ -196,15 +186,15 @@ class BenchmarkHooks:
         finished = finish(
             self.config,
             self.outputs,
-            self.records,
-            self.worker_conversations,
-            self.worker_judge_stats,
-            scoreable=self.scoreable,
+            self.tally.records,
+            self.tally.worker_conversations,
+            self.tally.worker_judge_stats,
+            scoreable=self.tally.scoreable,
             stop=self._stop(session),
-            concurrency=self.worker_concurrency,
+            concurrency=self.tally.worker_concurrency,
         )
-        self.finished = finished
-        session.exitstatus = exit_status(self.config, session.exitstatus, finished, self.other_failures)
+        self.tally.finished = finished
+        session.exitstatus = exit_status(self.config, session.exitstatus, finished, self.tally.other_failures)
 
     def _stop(self, session: pytest.Session) -> Stop | None:
         """What ended the session before its tests, if anything: a signal, or pytest's `-x` / `--maxfail`."""
@@ -235,7 +225,7 @@ class GateExitHooks:
         yield
         benchmark = self.benchmark
         session.exitstatus = exit_status(
-            benchmark.config, session.exitstatus, benchmark.finished, benchmark.other_failures
+            benchmark.config, session.exitstatus, benchmark.tally.finished, benchmark.tally.other_failures
         )
 
 

@@ -11,7 +11,7 @@ agent waits on nothing it does not need (tests/pytest_integration/test_startup.p
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Generator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -132,6 +132,7 @@ class PytestHtml:
         self.config = config
         self.run = run
         self.extras = bool(getattr(config.option, "htmlpath", None))  # a report is written
+        self.results: ResultsRecord | None = None
         self._events: EventIndex | None = None
 
     def pytest_memorybench_item(
@@ -149,14 +150,18 @@ class PytestHtml:
         transcript = self._events.transcript(record["conversation"], record["nodeid"])
         report.extras = [*getattr(report, "extras", []), extras.html(item_fragment(record, transcript))]  # type: ignore[attr-defined]
 
-    def pytest_html_results_summary(self, prefix: list[str], summary: list[str], postfix: list[str]) -> None:
-        from pytest_memorybench.pytest_integration.finishing import RESULTS_KEY
+    @pytest.hookimpl(wrapper=True)  # around the other outputs: kept even when results.json is not written
+    def pytest_memorybench_results(
+        self, config: pytest.Config, results: ResultsRecord, folder: Path
+    ) -> Generator[None]:
+        self.results = results  # the gate's verdict is added to it in place
+        return (yield)
 
-        finished = self.config.stash.get(RESULTS_KEY, None)
-        if finished is not None and finished.results is not None:
+    def pytest_html_results_summary(self, prefix: list[str], summary: list[str], postfix: list[str]) -> None:
+        if self.results is not None:
             from pytest_memorybench.reports.html import summary_fragment
 
-            postfix.append(summary_fragment(finished.results, finished.results.get("gate")))
+            postfix.append(summary_fragment(self.results, self.results.get("gate")))
 
     def pytest_html_results_table_header(self, cells: list[str]) -> None:
         cells.insert(2, '<th class="sortable" data-column-type="score">Score</th>')

@@ -23,26 +23,29 @@ from pytest_memorybench.runner.settings import Settings
 from pytest_memorybench.runner.spending import SKIP_PREFIX
 
 if TYPE_CHECKING:
-    from pytest_memorybench.pytest_integration.hooks import BenchmarkHooks
+    from pytest_memorybench.pytest_integration.finishing import Tally
+    from pytest_memorybench.pytest_integration.outputs import Outputs
 
 
 class TerminalOutput:
     """The session header, and the summary at the end of the run."""
 
-    def __init__(self, benchmark: BenchmarkHooks) -> None:
-        self.benchmark = benchmark
+    def __init__(self, config: pytest.Config, run: BenchmarkRun, tally: Tally, outputs: Outputs) -> None:
+        self.config = config
+        self.run = run
+        self.tally = tally
+        self.outputs = outputs
 
     def pytest_report_header(self, config: pytest.Config) -> str:
         return header(config)
 
     def pytest_terminal_summary(self, terminalreporter: Any, exitstatus: int) -> None:
-        benchmark = self.benchmark
-        if benchmark.estimate is not None:
+        tally, config = self.tally, self.config
+        if tally.estimate is not None:
             terminalreporter.write_sep("=", "memorybench estimate")
-            for line in benchmark.estimate:
+            for line in tally.estimate:
                 terminalreporter.write_line(line)
             return
-        config = benchmark.config
         for title, lines in (("memorybench", summary(config)), ("memorybench agreement", agreement(config))):
             if lines:
                 terminalreporter.write_sep("=", title)
@@ -54,19 +57,19 @@ class TerminalOutput:
             if SKIP_PREFIX in str(getattr(report, "longrepr", ""))
         ]
         if cap_skips:
-            max_cost = benchmark.run.context.settings.max_cost
+            max_cost = self.run.context.settings.max_cost
             terminalreporter.write_line(
                 f"{SKIP_PREFIX} ${max_cost:.2f}: {len(cap_skips)} item(s) skipped to stay within the budget"
                 " (see their skip reasons: pytest -rs)"
             )
-        gate = benchmark.outputs.gate.lines()
+        gate = self.outputs.gate.lines()
         if gate:
             failed = any(line.startswith("gate FAILED") for line in gate)
             terminalreporter.write_sep("=", "memorybench gate", red=failed, green=not failed)
             for line in gate:
                 terminalreporter.write_line(line, red=line.startswith("gate FAILED"))
-            status = exit_status(config, exitstatus, benchmark.finished, benchmark.other_failures)
-            said = exit_line(config, benchmark.records, int(status))
+            status = exit_status(config, exitstatus, tally.finished, tally.other_failures)
+            said = exit_line(config, tally.records, int(status))
             if said is not None:
                 terminalreporter.write_line(said, green=True)
 

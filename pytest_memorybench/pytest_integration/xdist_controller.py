@@ -15,14 +15,16 @@ from pytest_memorybench.pytest_integration.starting import (
 )
 
 if TYPE_CHECKING:
-    from pytest_memorybench.pytest_integration.hooks import BenchmarkHooks
+    from pytest_memorybench.pytest_integration.finishing import Tally
+    from pytest_memorybench.runner.run import BenchmarkRun
 
 
 class XdistControllerHooks:
     """Hands the run id and folder to every xdist worker, and takes its conversations back."""
 
-    def __init__(self, benchmark: BenchmarkHooks) -> None:
-        self.benchmark = benchmark
+    def __init__(self, run: BenchmarkRun, tally: Tally) -> None:
+        self.run = run
+        self.tally = tally
         self.recorded = False  # the selection, in the run folder
 
     def pytest_configure_node(self, node: Any) -> None:
@@ -36,7 +38,7 @@ class XdistControllerHooks:
             return None
         from pytest_memorybench.runner.xdist_groups import ConversationScheduling
 
-        run = self.benchmark.run
+        run = self.run
         return ConversationScheduling(
             config,
             log,
@@ -46,21 +48,21 @@ class XdistControllerHooks:
 
     def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
         """The controller collects nothing itself: what its workers selected is what the run selected."""
-        tests = self.benchmark.run.context.tests
+        tests = self.run.context.tests
         keys = [
             nodeid if nodeid in tests else nodeid.rpartition("@")[0] for nodeid in ids
         ]  # loadgroup adds @group
         if not self.recorded:  # every worker selects the same tests
-            self.benchmark.run.context.record_selection(keys)
+            self.run.context.record_selection(keys)
             self.recorded = True
-        self.benchmark.selected = max(self.benchmark.selected, sum(key in tests for key in keys))
+        self.tally.selected = max(self.tally.selected, sum(key in tests for key in keys))
         scoreable = sum(key in tests and not tests[key].definition.skip_reason for key in keys)
-        self.benchmark.scoreable = max(self.benchmark.scoreable, scoreable)
+        self.tally.scoreable = max(self.tally.scoreable, scoreable)
 
     def pytest_testnodedown(self, node: Any, error: Any) -> None:
         output = getattr(node, "workeroutput", {})
-        self.benchmark.worker_conversations += output.get(WORKER_CONVERSATIONS, [])
+        self.tally.worker_conversations += output.get(WORKER_CONVERSATIONS, [])
         if WORKER_JUDGE in output:
-            self.benchmark.worker_judge_stats.append(output[WORKER_JUDGE])
+            self.tally.worker_judge_stats.append(output[WORKER_JUDGE])
         if WORKER_CONCURRENCY in output:
-            self.benchmark.worker_concurrency.append(output[WORKER_CONCURRENCY])
+            self.tally.worker_concurrency.append(output[WORKER_CONCURRENCY])

@@ -19,7 +19,7 @@ from filelock import FileLock
 
 from pytest_memorybench.agents.agent_protocol import AgentAdapter
 from pytest_memorybench.agents.lexical import stopwords
-from pytest_memorybench.agents.supply import AgentSupply, RunAgents
+from pytest_memorybench.agents.supply import RunAgents
 from pytest_memorybench.contract.clock import SimulatedClock
 from pytest_memorybench.conversation.channel import AgentChannel
 from pytest_memorybench.conversation.interactive import MemoryConversation
@@ -45,11 +45,7 @@ T = TypeVar("T")
 
 class BenchmarkRun:
     """Drives a run's conversations for the items pytest asks about, and keeps their outcomes.
-
-    `fixtures` are the agent fixtures a conftest.py of the user's defines (`memorybench_agent`,
-    `memorybench_agent_factory`): with `--agent`, they decide where the conversations' agents come
-    from, once (`agents/supply.py`).
-    """
+    `fixtures`: the user's agent fixtures, which with `--agent` decide where its agents come from."""
 
     def __init__(self, context: RunContext, fixtures: Collection[str] = ()) -> None:
         self.context = context
@@ -70,6 +66,7 @@ class BenchmarkRun:
         self._may_start: Callable[[str], bool] = lambda group: True  # the cost cap's say
         self._stopping: str | None = None  # why the run is ending the conversations in flight
         self._warm_up: threading.Thread | None = None
+        self._agents_ready = False
         self._lock: FileLock | None = None
         self.providers = _provider_pool(context)
         self._stop_serving = serve(self.providers)
@@ -141,16 +138,15 @@ class BenchmarkRun:
             )
             self._warm_up.start()
 
-    def _ready_agents(self) -> AgentSupply:
-        """Once: the agents' supply, measured as a provider under auto, or one agent's conversations
-        made to take turns."""
-        if self.agents.supply is None:
-            supply = self.agents.ready()
+    def _ready_agents(self) -> None:
+        """Once: the agents' supply, measured as a provider under auto, or one agent taking turns."""
+        supply = self.agents.ready()
+        if not self._agents_ready:
+            self._agents_ready = True
             if supply.multiplies:
                 supply.limit = _measured_as_provider(self.context, self.providers)
             elif self.context.agentless is None:
                 self.pool.limit = 1  # one agent: its conversations take turns
-        return self.agents.ready()
 
     async def _run_group(self, group: str, tests: list[PlannedTest] | None = None) -> None:
         """Drive one conversation group with an agent of its own (or the shared one)."""
