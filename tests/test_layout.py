@@ -266,6 +266,13 @@ def test_no_module_of_the_run_holds_two_ideas(package: str) -> None:
     assert not {name: size for name, size in sizes.items() if size > 400}, sizes
 
 
+def test_the_pytest_face_is_small_plugins() -> None:
+    """pytest's habit, one plugin per concern: past about 250 lines of logic a module of the pytest
+    face holds two (starting, finishing, an output, the terminal)."""
+    sizes = {path.name: _logic_lines(path) for path in (PACKAGE / "pytest_integration").glob("*.py")}
+    assert not {name: size for name, size in sizes.items() if size > 250}, sizes
+
+
 def test_the_run_is_small_and_nothing_assigns_into_it() -> None:
     """`BenchmarkRun` drives; what a run is (`RunContext`), what it ended with (`OutcomeBook`) and
     how a group is driven (`drivers`) live apart, and the pytest face hands it things through its
