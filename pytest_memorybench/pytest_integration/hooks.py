@@ -164,7 +164,9 @@ class BenchmarkHooks:
         overhead = sum(stats.overhead_usage.cost_usd for stats in self.run.book.conversations.values())
         # the agent's calls here, and what a resumed run's earlier sessions spent on its conversations
         agent = self.run.agents.budget.agent_usd + self.run.context.spent_before(self.run.has_started)
-        return process_spend(agent, self.tally.records, overhead, self.run.instruments.judge_stats()["cost_usd"])
+        return process_spend(
+            agent, self.tally.records, overhead, self.run.instruments.judge_stats()["cost_usd"]
+        )
 
     def _paid_for(self, group: str) -> bool:
         """Whether `group` is paid for: begun here, or by the run this one resumes.  The cost cap never

@@ -246,7 +246,7 @@ def _run_facts(
         "token_counter": run.token_counter,
         "conversations_per_suite": run.conversations_per_suite,
         "resumed": run.resumed,
-        "partial": None,  # what stopped the run before every selected test ended (session.finish)
+        "partial": None,  # what stopped the run before every selected test ended (finishing.finish)
         "replayed_from": run.replayed_from,
         **parts,
         "judge_prompt_hashes": judging["prompt_hashes"],
