@@ -50,7 +50,7 @@ class SuiteEntry:
     """One scenario of a suite, with its parameters, repetitions, threshold and minimum span."""
 
     scenario: str
-    params: dict[str, Any]
+    params: dict[str, object]  # as the suite file gives them; the scenario checks them (read_params)
     repetitions: int
     threshold: float
     min_span: Span | None = None  # below this interleaved span the scenario's tests are skipped
@@ -111,7 +111,7 @@ class Suite:
         return generated
 
     def _generate_entry(
-        self, generated: Generated, entry: SuiteEntry, scenario: Any, params: dict[str, Any], seed: int
+        self, generated: Generated, entry: SuiteEntry, scenario: Any, params: dict[str, object], seed: int
     ) -> None:
         if not is_probe_scenario(scenario):
             made = [
@@ -232,7 +232,7 @@ def _reading_data(scenario: str, params: Mapping[str, Any]) -> Any:
     )
 
 
-def _with_data(entry: SuiteEntry, data: Mapping[str, str], span: Span | None = None) -> dict[str, Any]:
+def _with_data(entry: SuiteEntry, data: Mapping[str, str], span: Span | None = None) -> dict[str, object]:
     """`--mb-data NAME=PATH` names a scenario (`ltm.chapterbreak`), its short name (`chapterbreak`)
     or its family (`beam`: every scenario of the family reads that path).  A scenario may read
     more files under names of their own (`data_params`, e.g. `locomo_audit` → `audit_path`), and

@@ -94,7 +94,7 @@ def parse_memory_spec(text: str) -> MemorySpec | None:
 def parse_settings(name: str, settings_type: type, text: str, spec: str) -> Any:
     """`SETTING=VALUE,...` as the mechanism's settings dataclass, each value of its default's type."""
     fields = {field.name: field for field in dataclasses.fields(settings_type)}
-    values: dict[str, Any] = {}
+    values: dict[str, object] = {}  # each of its default's type
     for part in filter(None, (part.strip() for part in text.split(","))):
         key, equals, raw = (piece.strip() for piece in part.partition("="))
         if not equals or key not in fields:

@@ -10,7 +10,6 @@ harnesses' (each entry names its source), the wording ours.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 
 @dataclass(frozen=True)
@@ -19,7 +18,7 @@ class VendorProfile:
     its answerer is given (`k`) and the tokens they may fill, and where the numbers come from."""
 
     source: str
-    settings: dict[str, Any] = field(default_factory=dict)
+    settings: dict[str, str | int | float | bool] = field(default_factory=dict)  # as a spec gives them
     k: int | None = None
     memory_tokens: int | None = None
 

@@ -129,7 +129,9 @@ def probe_definition(
 def ideal_answer(definition: TestDefinition, profile: str) -> str:
     """What the calibration oracle answers under `profile`: the definition's ideal answer, or the
     gold a profile corrects (`params["ideal_by_profile"]`, e.g. the LoCoMo audit's answer)."""
-    return (definition.params.get("ideal_by_profile") or {}).get(profile) or definition.ideal_answers[0]
+    corrected = definition.params.get("ideal_by_profile")
+    ideal = corrected.get(profile) if isinstance(corrected, Mapping) else None
+    return ideal if isinstance(ideal, str) and ideal else definition.ideal_answers[0]
 
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._\[\]-]+")

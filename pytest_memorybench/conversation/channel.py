@@ -22,6 +22,7 @@ from pytest_memorybench.conversation.events import EventLog
 from pytest_memorybench.conversation.evidence import add_context_recall, retrieval_recall
 from pytest_memorybench.conversation.filler import FillerTask, Prefetch
 from pytest_memorybench.core.errors import AgentError
+from pytest_memorybench.core.json_values import JsonObject
 from pytest_memorybench.core.records import Message, Usage
 from pytest_memorybench.core.tokens import TokenCounter, remember
 from pytest_memorybench.judges.base import (
@@ -51,9 +52,7 @@ class LoggedExchange:
     reply: str | None
     saved: bool = False
     filler: tuple[int, int] | None = None
-    evidence: dict[str, Any] | None = (
-        None  # evidence recall measured before a question (conversation.evidence)
-    )
+    evidence: JsonObject | None = None  # evidence recall measured before a question (conversation.evidence)
     usage: Usage | None = None  # what the reply (or observing) cost, when the log says and it counts
 
     @classmethod
@@ -79,7 +78,7 @@ def filler_reference(task: FillerTask) -> tuple[int, int]:
     return (task.first_index, task.items)
 
 
-def spent(usage: Usage) -> dict[str, Any]:
+def spent(usage: Usage) -> dict[str, dict[str, int | float]]:
     """An event's `usage` field: what the agent spent on it, when it spent anything."""
     return {"usage": usage.logged()} if usage != Usage() else {}
 
@@ -112,7 +111,7 @@ class AgentChannel:
         self.tokens = 0
         self.exchanges = 0  # numbers each exchange, so a log split over files reassembles in order
         self.last_usage = Usage()  # what the last `say` or `save` cost (replayed: what the log says it did)
-        self.last_evidence: dict[str, Any] | None = None  # the last question's evidence recall, if measured
+        self.last_evidence: JsonObject | None = None  # the last question's evidence recall, if measured
         self._replay = deque(replay)
         self._muted = bool(self._replay)
         # Since the last reset, what a resumed agent must be told: runs of exchanges it observed
@@ -206,7 +205,7 @@ class AgentChannel:
         logged = self._next_logged(text, saved=False, filler=filler)
         self.last_usage = Usage()
         self.last_evidence = None
-        cut: dict[str, Any] = {}
+        cut: JsonObject = {}
         if logged is not None:
             reply = logged.reply or ""
             self.last_evidence = logged.evidence
@@ -335,9 +334,7 @@ class LoggedJudge:
         self._logged(task, ballot.verdict(), {} if self._judge.trivial else {"votes": ballot.votes()})
         return ballot
 
-    def _logged(
-        self, task: JudgeTask, verdict: JudgeVerdict, more: dict[str, Any] | None = None
-    ) -> JudgeVerdict:
+    def _logged(self, task: JudgeTask, verdict: JudgeVerdict, more: JsonObject | None = None) -> JudgeVerdict:
         self._channel.emit(
             "judge_call",
             task=task.kind,

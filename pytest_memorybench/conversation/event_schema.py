@@ -16,6 +16,7 @@ from typing import Annotated, Any, Literal
 
 from typing_extensions import NotRequired, TypedDict
 
+from pytest_memorybench.core.json_values import JsonObject
 from pytest_memorybench.core.schemas import RecordSchema
 
 EVENTS_SCHEMA = "memorybench.events/1"
@@ -281,6 +282,6 @@ def validate_event(event: object) -> None:
     EVENTS.check(event)
 
 
-def events_json_schema() -> dict[str, Any]:
+def events_json_schema() -> JsonObject:
     """The JSON Schema of one line of events.jsonl, as the docs publish it."""
     return EVENTS.published()

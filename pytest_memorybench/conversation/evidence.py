@@ -42,6 +42,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from pytest_memorybench.agents.evidence_match import Memory, paragraphs, share
+from pytest_memorybench.core.json_values import JsonObject
 from pytest_memorybench.core.text import fold
 
 if TYPE_CHECKING:
@@ -68,7 +69,7 @@ def evidence_recall(
     groups: Sequence[str] | None = None,
     *,
     k: int = EVIDENCE_K,
-) -> dict[str, Any] | None:
+) -> JsonObject | None:
     """Retrieval recall of one question over the first `k` memories returned, or None without evidence.
 
     {"k", "returned", "used", "evidence", "recalled", "recall", "memories"}: `returned` memories came
@@ -89,7 +90,7 @@ def _cut(text: str) -> str:
     return text if len(text) <= MEMORY_CHARS else text[: MEMORY_CHARS - 1].rstrip() + "…"
 
 
-def context_recall(evidence: Sequence[str], context: Sequence[str]) -> dict[str, Any] | None:
+def context_recall(evidence: Sequence[str], context: Sequence[str]) -> JsonObject | None:
     """Context recall: the same measure over what the answering prompt held (`memories` texts)."""
     result = _recall(evidence, [str(text) for text in context], None)
     return None if result is None else {"memories": len(context), **result}
@@ -97,12 +98,12 @@ def context_recall(evidence: Sequence[str], context: Sequence[str]) -> dict[str,
 
 def _recall(
     evidence: Sequence[str], memories: Sequence[str], groups: Sequence[str] | None
-) -> dict[str, Any] | None:
+) -> JsonObject | None:
     shares = _shares(evidence, memories)
     if not shares:
         return None
     recalled = sum(shares.values())
-    result: dict[str, Any] = {
+    result: JsonObject = {
         "evidence": len(shares),
         "recalled": round(recalled, 6),
         "recall": round(recalled / len(shares), 6),
@@ -118,7 +119,7 @@ def _recall(
 
 async def retrieval_recall(
     agent: AgentAdapter, query: str, evidence: Sequence[str], groups: Sequence[str] | None = None
-) -> dict[str, Any] | None:
+) -> JsonObject | None:
     """Before the reply: what the agent's `retrieve(query, EVIDENCE_K)` finds of the evidence.
 
     None when there is no evidence or the agent cannot retrieve.  Every path that asks a question
@@ -129,9 +130,7 @@ async def retrieval_recall(
     return evidence_recall(evidence, await agent.retrieve(query, EVIDENCE_K), groups)
 
 
-async def add_context_recall(
-    agent: AgentAdapter, recall: dict[str, Any] | None, evidence: Sequence[str]
-) -> None:
+async def add_context_recall(agent: AgentAdapter, recall: JsonObject | None, evidence: Sequence[str]) -> None:
     """After the reply: the same measure over the memories the agent says its prompt held, as
     `recall["context"]`, when it says (`context()`)."""
     if recall is not None and agent.supports("context"):
@@ -140,7 +139,7 @@ async def add_context_recall(
             recall["context"] = context
 
 
-def mean_recall(records: Sequence[Mapping[str, Any]]) -> dict[str, Any] | None:
+def mean_recall(records: Sequence[Mapping[str, Any]]) -> JsonObject | None:
     """The mean evidence recall over the scored items that have one, or None; with the mean context
     recall where the agent said what its prompts held, and how many searches returned more than k."""
     measured = [
@@ -150,7 +149,7 @@ def mean_recall(records: Sequence[Mapping[str, Any]]) -> dict[str, Any] | None:
     ]
     if not measured:
         return None
-    summary: dict[str, Any] = {
+    summary: JsonObject = {
         "k": EVIDENCE_K,
         "mean": round(sum(item["recall"] for item in measured) / len(measured), 6),
         "questions": len(measured),

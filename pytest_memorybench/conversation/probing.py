@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -28,6 +28,7 @@ from pytest_memorybench.conversation.channel import AgentChannel, spent
 from pytest_memorybench.conversation.evidence import add_context_recall, retrieval_recall
 from pytest_memorybench.conversation.stats import ConversationStats, ScheduledTest, memory_snapshot
 from pytest_memorybench.core.errors import AgentError, stop_on_refusal
+from pytest_memorybench.core.json_values import JsonObject
 from pytest_memorybench.core.records import Message, Score, TestDefinition, TestOutcome, Turn, Usage
 from pytest_memorybench.core.timings import timing_summary
 from pytest_memorybench.judges.base import JudgeFailed
@@ -45,7 +46,7 @@ class LoggedAnswer:
     retrieved: list[str] | None = None
     seconds: float = 0.0  # the whole ask: retrieve (when asked for) and reply
     retrieve_seconds: float | None = None  # the retrieve call alone: MemBench's read time
-    evidence: dict[str, Any] | None = None  # evidence recall before the question (conversation.evidence)
+    evidence: JsonObject | None = None  # evidence recall before the question (conversation.evidence)
     usage: Usage | None = None  # what the answer cost (a resumed run counts it; older logs: unknown)
 
 
@@ -63,7 +64,9 @@ def ask_points(definition: TestDefinition, total: int | None) -> list[int]:
     ask_at = definition.params.get("ask_at")
     if ask_at is None:
         return [total if total is not None else -1]  # -1: after the last turn, however many there are
-    return list(ask_at) if isinstance(ask_at, (list, tuple)) else [int(ask_at)]
+    if isinstance(ask_at, (list, tuple)):
+        return [int(point) for point in ask_at if isinstance(point, (int, float, str))]
+    return [int(ask_at)] if isinstance(ask_at, (int, float, str)) else [total if total is not None else -1]
 
 
 @dataclass
@@ -262,7 +265,7 @@ class ProbeSession:
         retrieved, retrieve_seconds = None, None
         started = time.perf_counter()
         k = definition.params.get("retrieve_k")
-        if k and agent.supports("retrieve"):
+        if k and isinstance(k, (int, float, str)) and agent.supports("retrieve"):
             retrieved = [str(item) for item in await agent.retrieve(question, int(k))]
             retrieve_seconds = round(time.perf_counter() - started, 6)
         await agent.prime_answer(ideal_answer(definition, self.scoring.profile))
@@ -346,9 +349,9 @@ class ProbeSession:
         stamp = (asked_at(definition) or self.delivery.last_time or self.channel.clock.now()).isoformat()
         return [Turn(definition.questions[0], answer.text, stamp, is_question=True) for answer in answers]
 
-    def _details(self, answers: list[LoggedAnswer]) -> dict[str, Any]:
+    def _details(self, answers: list[LoggedAnswer]) -> JsonObject:
         """What the family summaries need beyond the score: asking points, retrieval, timings."""
-        details: dict[str, Any] = {
+        details: JsonObject = {
             "context_tokens": self.stats.tokens,
             "asks": [{"turns": a.at, "tokens": a.tokens} for a in answers],
             "read_seconds": [a.seconds for a in answers],
@@ -368,16 +371,17 @@ def asked_at(definition: TestDefinition) -> datetime | None:
     """When the question is asked on the simulated clock, if its scenario says (LongMemEval's
     `question_date`, `params["asked_at"]` in ISO form); else right after the context's last turn."""
     stamp = definition.params.get("asked_at")
-    return datetime.fromisoformat(stamp) if stamp else None
+    return datetime.fromisoformat(stamp) if isinstance(stamp, str) and stamp else None
 
 
 def evidence_ids(scenario: Scenario, definition: TestDefinition, profile: str | None = None) -> list[int]:
     """The context turns (`Message.id`) a probe's question rests on, if its `scenario` names them;
     a profile that corrects the gold may correct these too (`params["evidence_by_profile"]`, e.g.
     the LoCoMo audit's citations under `audited`)."""
-    corrected = (definition.params.get("evidence_by_profile") or {}).get(profile)
-    if corrected is not None:
-        return list(corrected)
+    by_profile = definition.params.get("evidence_by_profile")
+    corrected = by_profile.get(profile) if isinstance(by_profile, Mapping) and profile is not None else None
+    if isinstance(corrected, Sequence):
+        return [int(number) for number in corrected if isinstance(number, (int, float, str))]
     named = getattr(scenario, "evidence_ids", None)
     return list(named(definition)) if named is not None else []
 

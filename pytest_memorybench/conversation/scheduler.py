@@ -41,6 +41,7 @@ from pytest_memorybench.conversation.filler import make_filler, prefetch
 from pytest_memorybench.conversation.stats import ConversationStats, ScheduledTest, memory_snapshot
 from pytest_memorybench.conversation.trivia import TriviaSource
 from pytest_memorybench.core.errors import AgentError, stop_on_refusal
+from pytest_memorybench.core.json_values import JsonObject
 from pytest_memorybench.core.records import Score, TestDefinition, TestOutcome, Turn, Usage
 from pytest_memorybench.judges.base import JudgeFailed
 
@@ -66,7 +67,7 @@ class _Run:
     heard: list[Exchange] = field(default_factory=list)
     responses: list[str] = field(default_factory=list)
     transcript: list[Turn] = field(default_factory=list)
-    evidence: dict[str, Any] | None = None  # evidence recall at the last question (conversation.evidence)
+    evidence: JsonObject | None = None  # evidence recall at the last question (conversation.evidence)
     usage: Usage = field(default_factory=Usage)
     script_done: bool = False
     score: Score | None = None

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from pytest_memorybench.agents.agent_protocol import AgentAdapter
+from pytest_memorybench.core.json_values import JsonObject
 from pytest_memorybench.core.records import TestDefinition, Usage
 from pytest_memorybench.core.timings import timing_summary
 
@@ -42,12 +43,10 @@ class ConversationStats:
     repetitions: int = 1
     error: str | None = None
     error_kind: str | None = None  # AgentError.kind of `error`
-    reply_timing: dict[str, Any] | None = (
-        None  # the agent's reply latencies here (core.timings), if it was asked
-    )
+    reply_timing: JsonObject | None = None  # the agent's reply latencies here (core.timings), if it was asked
     memory_usage: dict[str, Usage] | None = None  # a memory system's spending here, by phase (write, read)
-    store: dict[str, Any] | None = None  # a memory store's ingest, search and context figures here
-    write_timing: dict[str, Any] | None = None  # a probe context's deliveries: seconds each (core.timings)
+    store: JsonObject | None = None  # a memory store's ingest, search and context figures here
+    write_timing: JsonObject | None = None  # a probe context's deliveries: seconds each (core.timings)
 
     def time_replies(self, agent: AgentAdapter | None, since: int, memory_since: MemorySnapshot) -> None:
         """Keep the latencies of the replies `agent` gave from its `since`-th reply on, and what a

@@ -10,7 +10,6 @@ from __future__ import annotations
 import importlib.metadata
 import platform
 from pathlib import Path
-from typing import Any
 
 import pytest_memorybench
 
@@ -27,7 +26,7 @@ def platform_record() -> dict[str, str]:
     }
 
 
-def package_record() -> dict[str, Any]:
+def package_record() -> dict[str, str | None]:
     """This package's version, and its git commit when it runs from a checkout (else None)."""
     return {"version": pytest_memorybench.__version__, "commit": checkout_commit(_package_root())}
 

@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
 
+from pytest_memorybench.core.json_values import JsonObject
+
 Role = Literal["user", "assistant", "system"]
 
 
@@ -44,10 +46,10 @@ class Score:
     reasons: tuple[str, ...] = ()
     # Figures a family's summary aggregates beyond the value (BEAM's tau_norm and F1, nugget
     # verdicts); JSON-ready, and not part of equality: two verdicts are the same by value and reasons.
-    details: dict[str, Any] = field(default_factory=dict, compare=False)
+    details: JsonObject = field(default_factory=dict, compare=False)
     # How the score depends on its judge, when a panel judged it (`judges/panel.py`): each view's
     # score, unanimity; results.json's item `judging`.
-    judging: dict[str, Any] | None = field(default=None, compare=False)
+    judging: JsonObject | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.value <= 1.0:
@@ -102,7 +104,7 @@ class TestDefinition:
     ideal_answers: tuple[str, ...]
     expected: Any
     skills: tuple[str, ...] = ()
-    params: dict[str, Any] = field(default_factory=dict)
+    params: JsonObject = field(default_factory=dict)
     reset_message: str | None = None
     skip_reason: str | None = None  # e.g. the data it needs was not given: the item is skipped
     # Probe families (one context, many questions; see contract/probes.py):
@@ -225,7 +227,7 @@ class TestOutcome:
         None  # set: the test has no score (the agent, its provider or the judge failed, or a cut)
     )
     span_target: int | None = None  # None: isolated
-    details: dict[str, Any] = field(default_factory=dict)  # family extras: retrieved ids, timings, curves
+    details: JsonObject = field(default_factory=dict)  # family extras: retrieved ids, timings, curves
     error_kind: str | None = None  # whose failure: "agent", "provider", "judge", "interrupted"
     asked: tuple[str, ...] = ()  # the questions as asked, when known without a transcript (a shard's record)
 

@@ -7,8 +7,10 @@ that checks none never loads it).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, cast
+
+from pytest_memorybench.core.json_values import JsonObject, JsonValue
 
 
 class RecordSchema:
@@ -48,30 +50,34 @@ class RecordSchema:
                 f"{self.what} does not follow {self.schema_id}: {where}: {first['msg']}"
             ) from None
 
-    def published(self) -> dict[str, Any]:
+    def published(self) -> JsonObject:
         """The JSON Schema the docs publish (fields added later let through)."""
         return published_schema(self._adapter(exact=False).json_schema(), self.schema_id)
 
 
-def published_schema(schema: dict[str, Any], schema_id: str) -> dict[str, Any]:
+def published_schema(schema: JsonObject, schema_id: str) -> JsonObject:
     """`schema` as published: draft 2020-12, its `$id` the file's version, and without
     what some pydantic releases spell out and others not: `"additionalProperties": true` (JSON
     Schema's default), and a one-value `enum` beside the `const` that says the same."""
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": schema_id,
-        **_without_defaults(schema),
+        **{key: _without_defaults(value) for key, value in _kept(schema).items()},
     }
 
 
-def _without_defaults(node: Any) -> Any:
-    if isinstance(node, dict):
-        return {
-            key: _without_defaults(value)
-            for key, value in node.items()
-            if not (key == "additionalProperties" and value is True)
-            and not (key == "enum" and "const" in node and value == [node["const"]])
-        }
+def _without_defaults(node: JsonValue) -> JsonValue:
+    if isinstance(node, Mapping):
+        return {key: _without_defaults(value) for key, value in _kept(node).items()}
     if isinstance(node, list):
         return [_without_defaults(value) for value in node]
     return node
+
+
+def _kept(node: Mapping[str, JsonValue]) -> dict[str, JsonValue]:
+    return {
+        key: value
+        for key, value in node.items()
+        if not (key == "additionalProperties" and value is True)
+        and not (key == "enum" and "const" in node and value == [node["const"]])
+    }

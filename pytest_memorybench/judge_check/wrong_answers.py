@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pytest_memorybench.core.json_values import JsonObject
 from pytest_memorybench.judge_check.metaeval import load_jsonl
 from pytest_memorybench.judges.base import TASK_KINDS
 from pytest_memorybench.judges.prompts import check_payload
@@ -55,7 +56,7 @@ class WrongAnswer:
     id: str
     kind: str
     trap: str
-    payload: dict[str, Any]
+    payload: JsonObject
     note: str = ""
     right_end: tuple[int, int] | None = None  # directions: where the right route ends
 

@@ -27,6 +27,7 @@ import logging
 from typing import Any, ClassVar
 
 from pytest_memorybench.core.errors import AgentError, mask_credentials
+from pytest_memorybench.core.json_values import JsonObject
 from pytest_memorybench.models.anthropic import AnthropicAgent
 from pytest_memorybench.models.llm import Completion, LLMChatAgent, Turn
 from pytest_memorybench.models.openai import OpenAIChatAgent, is_reasoning_model
@@ -57,7 +58,7 @@ class JudgeBackend(LLMChatAgent):
         """provider:model[@URL], any user:password@ in the URL masked."""
         return mask_credentials(super().name)
 
-    def identity(self) -> dict[str, Any]:
+    def identity(self) -> JsonObject:
         """Everything about this backend that can change a verdict, for cache keys."""
         return {
             "provider": self.provider,
@@ -90,7 +91,7 @@ class JudgeBackend(LLMChatAgent):
         return self.forms[self.form_index]
 
     async def complete(
-        self, system: str, turns: list[Turn], schema: dict[str, Any] | None = None, name: str = "verdict"
+        self, system: str, turns: list[Turn], schema: JsonObject | None = None, name: str = "verdict"
     ) -> tuple[Completion, float]:
         """One judge call, transient failures retried; AgentError when it cannot be done."""
         completion, seconds = await self._request(
@@ -102,7 +103,7 @@ class JudgeBackend(LLMChatAgent):
         self,
         system: str,
         turns: list[Turn],
-        schema: dict[str, Any] | None = None,
+        schema: JsonObject | None = None,
         name: str = "verdict",
         **options: Any,
     ) -> Completion:
@@ -124,7 +125,7 @@ class JudgeBackend(LLMChatAgent):
                         self.form,
                     )
 
-    def _structured(self, form: str, schema: dict[str, Any] | None, name: str) -> dict[str, Any]:
+    def _structured(self, form: str, schema: JsonObject | None, name: str) -> JsonObject:
         """The request fields that ask for `form`."""
         return {}
 
@@ -139,7 +140,7 @@ class OpenAIJudgeBackend(JudgeBackend, OpenAIChatAgent):
     temperature = 0
     forms = ("json_schema", "json_object+schema", "json_object", "text")
 
-    def _structured(self, form: str, schema: dict[str, Any] | None, name: str) -> dict[str, Any]:
+    def _structured(self, form: str, schema: JsonObject | None, name: str) -> JsonObject:
         if form == "json_schema":
             return {
                 "response_format": {"type": "json_schema", "json_schema": {"name": name, "schema": schema}}
@@ -160,7 +161,7 @@ class AnthropicJudgeBackend(JudgeBackend, AnthropicAgent):
     temperature = None
     forms = ("tool", "text")
 
-    def _structured(self, form: str, schema: dict[str, Any] | None, name: str) -> dict[str, Any]:
+    def _structured(self, form: str, schema: JsonObject | None, name: str) -> JsonObject:
         if form != "tool":
             return {}
         tool = {"name": name, "description": "Record the verdict.", "input_schema": schema}

@@ -51,8 +51,9 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol
 
+from pytest_memorybench.core.json_values import JsonObject
 from pytest_memorybench.core.records import Usage
 
 TASK_KINDS = (
@@ -90,7 +91,7 @@ class JudgeTask:
     """One question for the judge.  `scorer` names who asks, and is part of the cache key."""
 
     kind: str
-    payload: dict[str, Any]
+    payload: JsonObject  # what the kind's prompt is filled with (its schema: judges/prompts)
     scorer: str = ""
 
     def __post_init__(self) -> None:
@@ -112,7 +113,7 @@ class JudgeVerdict:
     """
 
     kind: str
-    data: dict[str, Any] | None
+    data: JsonObject | None  # the reply as `judges.replies.validate` left it: the kind's schema
     error: str | None = None
     cached: bool = False
 
@@ -142,7 +143,7 @@ class JudgeStats:
         self.cache_hits += other.cache_hits
         self.unparseable += other.unparseable
 
-    def record(self) -> dict[str, Any]:
+    def record(self) -> JsonObject:
         """As results.json keeps it: the counters flat beside the identity, in this order."""
         return {
             "calls": self.usage.calls,

@@ -43,6 +43,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from pytest_memorybench.core.errors import AgentError, ProviderRefused, describe_exception
 from pytest_memorybench.core.json_reply import extract_json
+from pytest_memorybench.core.json_values import JsonObject
 from pytest_memorybench.judges.base import JUDGE_ERROR, UNPARSEABLE, JudgeStats, JudgeTask, JudgeVerdict
 from pytest_memorybench.judges.prompts import check_payload, prompt_key, render, task_prompt_hash
 from pytest_memorybench.judges.replies import validate
@@ -63,12 +64,12 @@ class TextBackend(Protocol):
     name: str
     model: str | None
 
-    def identity(self) -> dict[str, Any]: ...
+    def identity(self) -> JsonObject: ...
 
     async def resolve_model(self) -> None: ...
 
     async def complete(
-        self, system: str, turns: list[Turn], schema: dict[str, Any] | None = None, name: str = "verdict"
+        self, system: str, turns: list[Turn], schema: JsonObject | None = None, name: str = "verdict"
     ) -> tuple[Completion, float]: ...
 
 
@@ -186,7 +187,7 @@ class CachedJudge:
 
     def cache_key(self, task: JudgeTask, system: str, user: str, repeat: int = 0) -> str:
         """sha256 of everything that can change this task's verdict (and which repeat it is)."""
-        material: dict[str, Any] = {"repeat": repeat} if repeat else {}
+        material: JsonObject = {"repeat": repeat} if repeat else {}
         material |= {
             "cache_version": CACHE_VERSION,
             "backend": self.backend.identity(),
@@ -266,7 +267,7 @@ class CachedJudge:
         self.stats.cache_hits += 1
         return JudgeVerdict(task.kind, data, cached=True)
 
-    async def _store(self, key: str, task: JudgeTask, data: dict[str, Any], raw: str | None) -> None:
+    async def _store(self, key: str, task: JudgeTask, data: JsonObject, raw: str | None) -> None:
         if self.cache is not None:
             await asyncio.to_thread(
                 self.cache.put,
@@ -290,7 +291,7 @@ class JudgeCache:
         self._lock = threading.Lock()
         self._warned = False
 
-    def get(self, key: str) -> dict[str, Any] | None:
+    def get(self, key: str) -> JsonObject | None:
         try:
             with self._lock:
                 row = self._connect().execute("SELECT data FROM verdicts WHERE key = ?", (key,)).fetchone()
@@ -309,7 +310,7 @@ class JudgeCache:
         self,
         key: str,
         kind: str,
-        data: dict[str, Any],
+        data: JsonObject,
         *,
         raw: str | None = None,
         judge: str = "",
@@ -388,7 +389,7 @@ def _set_wal(connection: sqlite3.Connection, timeout: float) -> None:
             time.sleep(0.01)
 
 
-def _sha256(material: dict[str, Any]) -> str:
+def _sha256(material: JsonObject) -> str:
     text = json.dumps(material, sort_keys=True, ensure_ascii=False)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 

@@ -12,10 +12,23 @@ nothing, unless told to go on anyway.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
+
+from typing_extensions import TypedDict
 
 
-def judge_identity(stats: Mapping[str, Any]) -> dict[str, Any]:
+class JudgeIdentityRecord(TypedDict):
+    """Who judged (`judges.identity`): the spec, the model that answered, each prompt's hash, the
+    structured-output form and the local judge's rules version."""
+
+    spec: str | None
+    model: str | None
+    prompts: dict[str, str]
+    output_form: str | None
+    local_version: str | None
+
+
+def judge_identity(stats: Mapping[str, Any]) -> JudgeIdentityRecord:
     """The identity part of a run's merged judge stats (`run.judge_stats()` shape)."""
     return {
         "spec": stats["name"],
@@ -26,11 +39,11 @@ def judge_identity(stats: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-def identity_of(run: Mapping[str, Any]) -> dict[str, Any]:
+def identity_of(run: Mapping[str, Any]) -> JudgeIdentityRecord:
     """A results.json `run`'s judge identity; older files have only the judge's name and prompt hashes."""
     recorded = run.get("judge_identity")
     if isinstance(recorded, Mapping):
-        return dict(recorded)
+        return cast(JudgeIdentityRecord, dict(recorded))  # as the file has it (results.schema checked it)
     return {
         "spec": run.get("judge"),
         "model": None,
@@ -49,13 +62,13 @@ def judged_differently(first: Mapping[str, Any], second: Mapping[str, Any]) -> s
     a, b = identity_of(first), identity_of(second)
     if a["spec"] and b["spec"] and a["spec"] != b["spec"]:
         return f"judge {a['spec']} vs {b['spec']}"
-    for key, what in (
-        ("model", "model"),
-        ("output_form", "structured output"),
-        ("local_version", "local judge"),
+    for what, mine, theirs in (
+        ("model", a.get("model"), b.get("model")),
+        ("structured output", a.get("output_form"), b.get("output_form")),
+        ("local judge", a.get("local_version"), b.get("local_version")),
     ):
-        if a.get(key) and b.get(key) and a[key] != b[key]:
-            return f"{what} {a[key]} vs {b[key]}"
+        if mine and theirs and mine != theirs:
+            return f"{what} {mine} vs {theirs}"
     changed = sorted(
         kind for kind in set(a["prompts"]) & set(b["prompts"]) if a["prompts"][kind] != b["prompts"][kind]
     )

@@ -29,6 +29,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from pytest_memorybench.core.json_values import JsonObject
 from pytest_memorybench.judges.base import JudgeStats, JudgeTask, JudgeVerdict
 from pytest_memorybench.judges.majority_vote import decision, dissenting, majority, unanimous
 from pytest_memorybench.judges.rubrics import BAND, OFFICIAL, asked_under, read_under
@@ -124,7 +125,7 @@ class JudgePanel:
         merged.model = ", ".join(dict.fromkeys(models)) or None
         return merged
 
-    def shape(self) -> dict[str, Any]:
+    def shape(self) -> JsonObject:
         """The panel as results.json's run records it."""
         return {
             "jurors": [juror.name for juror in self.jurors],
@@ -204,28 +205,37 @@ class ItemJudging:
                 views[("repeats", f"{juror.name}#{repeat + 1}")] = ViewJudge(self, _single(index, repeat))
         return views
 
-    def record(self, scores: dict[tuple[str, str], float]) -> dict[str, Any]:
-        """What results.json keeps of this item's judging (`results/judge_robustness.py` reads it)."""
+    def record(self, scores: dict[tuple[str, str], float]) -> JsonObject:
+        """What results.json keeps of this item's judging (`results/judge_robustness.py` reads it): the
+        ballots' agreement, each juror's dissent from itself, and each view's score (`scores`) by
+        its part (`rubrics`, `jurors`: a score each; `repeats`: a score per repeat of a juror)."""
         ballots = list(self.ballots.values())
-        record: dict[str, Any] = {
+        record: JsonObject = {
             "tasks": len(ballots),
             "unanimous": sum(unanimous(b.kind, b.official) for b in ballots),
             "votes": sum(sum(v.data is not None for v in b.official) for b in ballots),
             "dissent": sum(dissenting(b.kind, b.official, b.verdict()) for b in ballots),
         }
+        repeat_dissent: dict[str, list[int]] = {}
         for index, juror in enumerate(self.panel.jurors):
             if self.panel.calls_of(juror) > 1:  # how often its own calls went against its majority
                 calls = [(b.kind, b.verdicts[OFFICIAL][index], b.juror(OFFICIAL, index)) for b in ballots]
-                record.setdefault("repeat_dissent", {})[juror.name] = [
+                repeat_dissent[juror.name] = [
                     sum(dissenting(kind, votes, chosen) for kind, votes, chosen in calls),
                     sum(sum(v.data is not None for v in votes) for _, votes, _ in calls),
                 ]
-        for (part, name), value in scores.items():
+        if repeat_dissent:
+            record["repeat_dissent"] = repeat_dissent
+        repeats: dict[str, list[float]] = {}
+        views: dict[str, dict[str, float]] = {}
+        for (part, name), value in scores.items():  # each part where its first view comes
             if part == "repeats":
                 juror_name, _, _ = name.rpartition("#")
-                record.setdefault("repeats", {}).setdefault(juror_name, []).append(value)
+                record.setdefault(part, repeats)
+                repeats.setdefault(juror_name, []).append(value)
             else:
-                record.setdefault(part, {})[name] = value
+                record.setdefault(part, views.setdefault(part, {}))
+                views[part][name] = value
         return record
 
     def signature(self, pick: Callable[[Ballot], JudgeVerdict]) -> tuple[Any, ...]:

@@ -11,6 +11,9 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from typing_extensions import TypedDict
+
+from pytest_memorybench.core.json_values import JsonMapping, JsonObject
 from pytest_memorybench.core.text import fold
 from pytest_memorybench.judges.base import TASK_KINDS
 
@@ -18,7 +21,50 @@ DIRECTIONS = ("north", "south", "east", "west")
 SCORES = (0, 0.5, 1)
 
 
-def validate(kind: str, data: Any, payload: Mapping[str, Any] | None = None) -> dict[str, Any]:
+# The replies `validate` returns, for the kinds whose scorers read more than one flag.  A verdict's
+# `data` is a JSON object (it is cached and logged as one); a scorer reads it as its kind's reply
+# (`cast`): validate made it so, and an empty object (no verdict) has none of the keys.
+class Hop(TypedDict):
+    """One leg of a route (`directions`)."""
+
+    origin: str
+    kilometers: int
+    direction: str  # north, south, east or west
+    destination: str
+
+
+class DirectionsReply(TypedDict, total=False):
+    """A `directions` reply: the route the answer describes, leg by leg."""
+
+    hops: list[Hop]
+    reason: str  # why, in a few words (any kind's reply may have one)
+
+
+class RestaurantReply(TypedDict, total=False):
+    """A `restaurant` reply: what the answer orders."""
+
+    reason: str
+    dishes: list[str]  # spelled as on the payload's menu where they match it
+    drinks: list[str]
+    other: str | None  # what was ordered that is on neither list
+
+
+class ItemsReply(TypedDict, total=False):
+    """An `items` reply: the items the answer names and how each ground-truth item is matched."""
+
+    reason: str
+    identified: list[str]
+    matching: list[float]  # one score (0, 0.5, 1) per ground-truth item
+
+
+class OrderReply(TypedDict, total=False):
+    """An `order` reply: where each predicted item sits in the ground truth."""
+
+    reason: str
+    predicted_indexes: list[int]  # per predicted item, its ground-truth index, or -1
+
+
+def validate(kind: str, data: object, payload: Mapping[str, Any] | None = None) -> JsonObject:
     """`data` checked against the kind's schema and normalised; ValueError(reason) if unusable.
 
     With the task's `payload`, the checks that depend on it are made too: `matching` has one score
@@ -38,7 +84,7 @@ def validate(kind: str, data: Any, payload: Mapping[str, Any] | None = None) -> 
     return result
 
 
-def _reference(data: dict[str, Any], payload: Mapping[str, Any]) -> dict[str, Any]:
+def _reference(data: JsonMapping, payload: Mapping[str, Any]) -> JsonObject:
     refers = _bool(data, "refers")
     is_number = _bool(data, "expected_is_number")
     numbers_match = _bool(data, "numbers_match", nullable=True)
@@ -47,13 +93,13 @@ def _reference(data: dict[str, Any], payload: Mapping[str, Any]) -> dict[str, An
     return {"refers": refers, "expected_is_number": is_number, "numbers_match": numbers_match}
 
 
-def _sentence(data: dict[str, Any], payload: Mapping[str, Any]) -> dict[str, Any]:
+def _sentence(data: JsonMapping, payload: Mapping[str, Any]) -> JsonObject:
     present = _bool(data, "present")
     extracted = _text(data, "extracted", nullable=True, missing_ok=True)
     return {"present": present, "extracted": (extracted or None) if present else None}
 
 
-def _directions(data: dict[str, Any], payload: Mapping[str, Any]) -> dict[str, Any]:
+def _directions(data: JsonMapping, payload: Mapping[str, Any]) -> JsonObject:
     hops = _field(data, "hops")
     if not isinstance(hops, list):
         raise ValueError(f"'hops' must be a list, got {_type_name(hops)}")
@@ -77,7 +123,7 @@ def _directions(data: dict[str, Any], payload: Mapping[str, Any]) -> dict[str, A
     return {"hops": result}
 
 
-def _restaurant(data: dict[str, Any], payload: Mapping[str, Any]) -> dict[str, Any]:
+def _restaurant(data: JsonMapping, payload: Mapping[str, Any]) -> JsonObject:
     menu, drinks = _payload_strings(payload, "menu"), _payload_strings(payload, "drinks")
     other = _text(data, "other", nullable=True, missing_ok=True)
     return {
@@ -87,7 +133,7 @@ def _restaurant(data: dict[str, Any], payload: Mapping[str, Any]) -> dict[str, A
     }
 
 
-def _items(data: dict[str, Any], payload: Mapping[str, Any]) -> dict[str, Any]:
+def _items(data: JsonMapping, payload: Mapping[str, Any]) -> JsonObject:
     identified = _string_list(data, "identified")
     raw = _field(data, "matching")
     if not isinstance(raw, list):
@@ -102,7 +148,7 @@ def _items(data: dict[str, Any], payload: Mapping[str, Any]) -> dict[str, Any]:
     return {"identified": identified, "matching": matching}
 
 
-def _order(data: dict[str, Any], payload: Mapping[str, Any]) -> dict[str, Any]:
+def _order(data: JsonMapping, payload: Mapping[str, Any]) -> JsonObject:
     raw = _field(data, "predicted_indexes")
     if not isinstance(raw, list):
         raise ValueError(f"'predicted_indexes' must be a list, got {_type_name(raw)}")
@@ -119,21 +165,23 @@ def _order(data: dict[str, Any], payload: Mapping[str, Any]) -> dict[str, Any]:
     return {"predicted_indexes": indexes}
 
 
-def _nugget(data: dict[str, Any], payload: Mapping[str, Any]) -> dict[str, Any]:
+def _nugget(data: JsonMapping, payload: Mapping[str, Any]) -> JsonObject:
     return {"score": _score(_field(data, "score"), "score")}
 
 
-def _equivalence(data: dict[str, Any], payload: Mapping[str, Any]) -> dict[str, Any]:
+def _equivalence(data: JsonMapping, payload: Mapping[str, Any]) -> JsonObject:
     return {"equivalent": _bool(data, "equivalent")}
 
 
-def _interpretation(data: dict[str, Any], payload: Mapping[str, Any]) -> dict[str, Any]:
+def _interpretation(data: JsonMapping, payload: Mapping[str, Any]) -> JsonObject:
     return {"valid": _bool(data, "valid")}
 
 
-def _answer(data: dict[str, Any], payload: Mapping[str, Any]) -> dict[str, Any]:
-    if "correct" not in data and isinstance(data.get("label"), str):  # the pipelines' {"label": "CORRECT"}
-        label = data["label"].strip().upper()
+def _answer(data: JsonMapping, payload: Mapping[str, Any]) -> JsonObject:
+    if "correct" not in data and isinstance(
+        given := data.get("label"), str
+    ):  # the pipelines' {"label": "CORRECT"}
+        label = given.strip().upper()
         if label in ("CORRECT", "WRONG"):
             return {"correct": label == "CORRECT"}
     return {"correct": _bool(data, "correct")}
@@ -157,13 +205,13 @@ _FALSE = {"false", "no", "n"}
 _MISSING = object()
 
 
-def _field(data: dict[str, Any], name: str) -> Any:
+def _field(data: JsonMapping, name: str) -> Any:
     if name not in data:
         raise ValueError(f"missing field {name!r}")
     return data[name]
 
 
-def _present(data: dict[str, Any], name: str, *, absent_ok: bool, nullable: bool) -> tuple[bool, Any]:
+def _present(data: JsonMapping, name: str, *, absent_ok: bool, nullable: bool) -> tuple[bool, Any]:
     """(False, None) when the field may be left out or null and is; else (True, its value)."""
     value = data.get(name, _MISSING)
     if value is _MISSING:
@@ -175,7 +223,7 @@ def _present(data: dict[str, Any], name: str, *, absent_ok: bool, nullable: bool
     return True, value
 
 
-def _bool(data: dict[str, Any], name: str, *, nullable: bool = False) -> bool | None:
+def _bool(data: JsonMapping, name: str, *, nullable: bool = False) -> bool | None:
     given, value = _present(data, name, absent_ok=nullable, nullable=nullable)
     if not given:
         return None
@@ -188,7 +236,7 @@ def _bool(data: dict[str, Any], name: str, *, nullable: bool = False) -> bool | 
     raise ValueError(f"{name!r} must be true or false, got {_short(value)}")
 
 
-def _text(data: dict[str, Any], name: str, *, nullable: bool = False, missing_ok: bool = False) -> Any:
+def _text(data: JsonMapping, name: str, *, nullable: bool = False, missing_ok: bool = False) -> Any:
     given, value = _present(data, name, absent_ok=missing_ok, nullable=nullable)
     if not given:
         return None
@@ -199,7 +247,7 @@ def _text(data: dict[str, Any], name: str, *, nullable: bool = False, missing_ok
     raise ValueError(f"{name!r} must be a string, got {_type_name(value)}")
 
 
-def _string_list(data: dict[str, Any], name: str) -> list[str]:
+def _string_list(data: JsonMapping, name: str) -> list[str]:
     value = _field(data, name)
     if value is None:
         return []
@@ -231,7 +279,7 @@ def _score(value: Any, name: str) -> float | int:
     raise ValueError(f"{name} must be 0, 0.5 or 1, got {_short(value)}")
 
 
-def _whole_number(data: dict[str, Any], name: str, where: str) -> int:
+def _whole_number(data: JsonMapping, name: str, where: str) -> int:
     value = _field(data, name)
     if isinstance(value, str):
         digits = value.strip().lower().removesuffix("km").removesuffix("kilometers").strip()

@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from pytest_memorybench.core.json_values import JsonObject
 from pytest_memorybench.judges.base import JudgeTask
 
 STRICT, OFFICIAL, GENEROUS = "strict", "official", "generous"
@@ -48,7 +49,7 @@ def asked_under(rubric: str, task: JudgeTask) -> JudgeTask:
     return task if wanted == rule else JudgeTask(task.kind, {**task.payload, "rule": wanted}, task.scorer)
 
 
-def read_under(rubric: str, kind: str, data: Mapping[str, Any]) -> dict[str, Any]:
+def read_under(rubric: str, kind: str, data: Mapping[str, Any]) -> JsonObject:
     """A verdict as the rubric reads it."""
     if rubric == OFFICIAL:
         return dict(data)

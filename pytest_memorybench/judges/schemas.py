@@ -9,8 +9,7 @@ until it runs out of tokens and the reply is cut mid-string.  The schemas descri
 
 from __future__ import annotations
 
-from typing import Any
-
+from pytest_memorybench.core.json_values import JsonObject
 from pytest_memorybench.judges.base import TASK_KINDS
 from pytest_memorybench.judges.replies import DIRECTIONS
 
@@ -18,15 +17,15 @@ REASON_LENGTH = 200  # characters of a free-text reason
 NAME_LENGTH = 120  # characters of a name in a list (a dish, a place, an item)
 
 
-def _text(limit: int) -> dict[str, Any]:
+def _text(limit: int) -> JsonObject:
     return {"type": "string", "maxLength": limit}
 
 
-def _names() -> dict[str, Any]:
+def _names() -> JsonObject:
     return {"type": "array", "items": _text(NAME_LENGTH)}
 
 
-def _object(properties: dict[str, Any]) -> dict[str, Any]:
+def _object(properties: JsonObject) -> JsonObject:
     return {
         "type": "object",
         "properties": {**properties, "reason": _text(REASON_LENGTH)},
@@ -35,10 +34,10 @@ def _object(properties: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-_BOOLEAN = {"type": "boolean"}
-_SCORE = {"type": "number", "enum": [0, 0.5, 1]}
+_BOOLEAN: JsonObject = {"type": "boolean"}
+_SCORE: JsonObject = {"type": "number", "enum": [0, 0.5, 1]}
 
-SCHEMAS: dict[str, dict[str, Any]] = {
+SCHEMAS: dict[str, JsonObject] = {
     "reference": _object(
         {
             "refers": _BOOLEAN,
@@ -83,6 +82,6 @@ SCHEMAS: dict[str, dict[str, Any]] = {
 assert set(SCHEMAS) == set(TASK_KINDS)
 
 
-def schema_for(kind: str) -> dict[str, Any]:
+def schema_for(kind: str) -> JsonObject:
     """The JSON schema of a task kind's reply, for judges that ask for structured output."""
     return SCHEMAS[kind]

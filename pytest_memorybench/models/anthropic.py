@@ -20,6 +20,7 @@ from typing import Any
 
 import anthropic
 
+from pytest_memorybench.core.json_values import JsonObject
 from pytest_memorybench.models.http import shared_tls
 from pytest_memorybench.models.llm import (
     Completion,
@@ -27,6 +28,7 @@ from pytest_memorybench.models.llm import (
     MalformedReply,
     SdkErrors,
     ToolCall,
+    ToolFunction,
     Turn,
     not_an_answer,
     served_model,
@@ -83,7 +85,7 @@ class AnthropicAgent(LLMChatAgent):
         )
 
     @classmethod
-    def tool_options(cls, functions: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    def tool_options(cls, functions: Sequence[ToolFunction]) -> JsonObject:
         return {
             "tools": [
                 {

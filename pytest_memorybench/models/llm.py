@@ -22,6 +22,7 @@ from types import ModuleType
 from typing import Any, ClassVar
 
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
+from typing_extensions import TypedDict
 
 from pytest_memorybench.core.errors import (
     AgentError,
@@ -30,6 +31,7 @@ from pytest_memorybench.core.errors import (
     describe_exception,
     usage_error,
 )
+from pytest_memorybench.core.json_values import JsonObject
 from pytest_memorybench.core.records import Message, Usage
 from pytest_memorybench.core.tokens import default_counter
 from pytest_memorybench.models.http import error_code, error_message, retry_after, status_phrase
@@ -54,13 +56,21 @@ class MalformedReply(Exception):
     """A 200 that is no answer (no choices, no content, another shape): retried like an outage."""
 
 
+class ToolFunction(TypedDict):
+    """A function offered to a model as a tool: its name, what it does, its parameters' JSON Schema."""
+
+    name: str
+    description: str
+    parameters: JsonObject
+
+
 @dataclass(frozen=True)
 class ToolCall:
     """A function the model asked to call (OpenAI tool calls, Anthropic tool use), its arguments
     parsed; `arguments` is None when they were not a JSON object."""
 
     name: str
-    arguments: dict[str, Any] | None
+    arguments: JsonObject | None
 
 
 @dataclass(frozen=True)
@@ -206,7 +216,7 @@ class LLMChatAgent(ABC):
         return completion, spent
 
     @classmethod
-    def tool_options(cls, functions: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
+    def tool_options(cls, functions: Sequence[ToolFunction]) -> JsonObject | None:
         """The request fields offering `functions` ({name, description, parameters}) as tools;
         None where this adapter has no tool format (callers then ask for calls as JSON)."""
         return None

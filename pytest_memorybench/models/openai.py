@@ -20,6 +20,7 @@ from typing import Any
 import openai
 
 from pytest_memorybench.core.errors import AgentError
+from pytest_memorybench.core.json_values import JsonObject
 from pytest_memorybench.models.http import shared_tls
 from pytest_memorybench.models.llm import (
     Completion,
@@ -27,6 +28,7 @@ from pytest_memorybench.models.llm import (
     MalformedReply,
     SdkErrors,
     ToolCall,
+    ToolFunction,
     Turn,
     not_an_answer,
     served_model,
@@ -94,10 +96,22 @@ class OpenAIChatAgent(LLMChatAgent):
         )
 
     @classmethod
-    def tool_options(cls, functions: Sequence[dict[str, Any]]) -> dict[str, Any]:
-        return {"tools": [{"type": "function", "function": dict(function)} for function in functions]}
+    def tool_options(cls, functions: Sequence[ToolFunction]) -> JsonObject:
+        return {
+            "tools": [
+                {
+                    "type": "function",
+                    "function": {
+                        "name": function["name"],
+                        "description": function["description"],
+                        "parameters": function["parameters"],
+                    },
+                }
+                for function in functions
+            ]
+        }
 
-    def _sampling(self, system: str, turns: list[Turn]) -> dict[str, Any]:
+    def _sampling(self, system: str, turns: list[Turn]) -> JsonObject:
         """The messages and the sampling fields, as this model takes them."""
         if not is_reasoning_model(self.model):
             return {

@@ -67,7 +67,7 @@ def read_hypotheses(file: Path, document: Any, data: Mapping[str, str], seed: in
     answers = []
     for hypothesis in hypotheses:
         definition = questions.get(hypothesis.question_id)
-        asked = definition.params["question"] if definition is not None else ""
+        asked = str(definition.params["question"]) if definition is not None else ""
         judge = f"evaluate_qa.py ({hypothesis.model})" if hypothesis.model else "evaluate_qa.py"
         verdict = () if hypothesis.label is None else (hypothesis.label,)
         answers.append(

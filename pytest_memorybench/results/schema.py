@@ -18,6 +18,7 @@ from typing import Any, Literal, cast
 from typing_extensions import NotRequired, TypedDict
 
 from pytest_memorybench.core.schemas import RecordSchema
+from pytest_memorybench.judges.identity import JudgeIdentityRecord
 
 VERSION = 1
 SCHEMA_PREFIX = "memorybench.results/"
@@ -387,17 +388,6 @@ class ProvenanceRecord(TypedDict):
     platform: PlatformRecord
     package: PackageRecord
     drift: list[str]  # what changed since the run it continues or joins, let through (--mb-allow-drift)
-
-
-class JudgeIdentityRecord(TypedDict):
-    """Who judged (`judges.identity`): the spec, the model that answered, each prompt's hash, the
-    structured-output form and the local judge's rules version."""
-
-    spec: str | None
-    model: str | None
-    prompts: dict[str, str]
-    output_form: str | None
-    local_version: str | None
 
 
 class JudgeStatsRecord(TypedDict):

@@ -16,6 +16,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from typing_extensions import TypedDict
+
 from pytest_memorybench.core.digests import file_sha256, files_below
 from pytest_memorybench.core.files import write_atomically
 from pytest_memorybench.core.readers import Malformed, read_json, reading, require
@@ -26,11 +28,11 @@ SCHEMA = "memorybench.manifest/1"
 
 def write_checksums(folder: Path, run_id: str) -> None:
     """manifest.json: each file of `folder` (but itself and dot files) with its size and sha256."""
-    files = {}
+    files: dict[str, ListedFile] = {}
     for relative, path in files_below(folder):
         if relative != CHECKSUMS:
             sha, size = file_sha256(path)
-            files[relative] = {"bytes": size, "sha256": sha}
+            files[relative] = ListedFile(bytes=size, sha256=sha)
     manifest = {
         "schema": SCHEMA,
         "run": run_id,
@@ -78,9 +80,16 @@ class _Unreadable(Exception):
     """manifest.json cannot be read, or is not a manifest: the one line verification reports."""
 
 
-def _listed(raw: Any) -> dict[str, dict[str, Any]]:
+class ListedFile(TypedDict):
+    """A file as manifest.json lists it."""
+
+    bytes: int
+    sha256: str
+
+
+def _listed(raw: Any) -> dict[str, ListedFile]:
     require(isinstance(raw, dict) and raw.get("schema") == SCHEMA, f"not a {SCHEMA} manifest")
-    files: dict[str, dict[str, Any]] = raw.get("files")
+    files: dict[str, ListedFile] = raw.get("files")
     require(isinstance(files, dict), "'files' is not a mapping")
     for name, entry in files.items():
         if not (

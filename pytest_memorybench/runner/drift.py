@@ -141,7 +141,9 @@ def check(
     found = changes(recorded, current, compared, seeds=(manifest.seed, seed))
     notes: tuple[str, ...] = ()
     if rejudging:
-        then, now = recorded.get("judge") or {}, current.get("judge") or {}
+        recorded_judge = recorded.get("judge")
+        then = recorded_judge if isinstance(recorded_judge, Mapping) else {}
+        now = current.get("judge") or {}
         found += judge_changes(then, now, version_only=True)
         if then.get("name") and now.get("name") and then["name"] != now["name"]:
             notes = (f"re-judging with {now['name']}: the run was judged by {then['name']}",)

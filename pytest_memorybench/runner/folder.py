@@ -20,6 +20,7 @@ from filelock import FileLock, Timeout
 from pytest_memorybench.contract.probes import file_stem
 from pytest_memorybench.core.errors import UsageError, usage_error
 from pytest_memorybench.core.files import write_atomically
+from pytest_memorybench.core.json_values import JsonObject
 from pytest_memorybench.core.readers import Malformed, read_json, reading, require
 from pytest_memorybench.core.records import TestDefinition
 from pytest_memorybench.core.spans import Span, parse_span
@@ -48,20 +49,20 @@ class Manifest:
     no_context: bool = False  # its questions were asked with no context delivered (--mb-no-context)
     # what it ran on (runner/provenance.py): data digests, definitions, prompts, judge; None in folders
     # written before runs recorded it
-    provenance: dict[str, Any] | None = None
+    provenance: JsonObject | None = None
     seed: int | None = None
 
     @property
     def revisions(self) -> dict[str, str]:
         """The revisions the user gave of its data files (`--mb-data NAME=PATH@REVISION`)."""
-        data = (self.provenance or {}).get("data") or {}
+        data = (self.provenance or {}).get("data")
         return {
-            name: str(record["revision"])
-            for name, record in data.items()
-            if isinstance(record, dict) and isinstance(record.get("revision"), str)
+            name: revision
+            for name, record in (data.items() if isinstance(data, Mapping) else ())
+            if isinstance(record, Mapping) and isinstance(revision := record.get("revision"), str)
         }
 
-    options: dict[str, Any] = field(default_factory=dict)  # the options a resume takes (runner.resumed)
+    options: JsonObject = field(default_factory=dict)  # the options a resume takes (runner.resumed)
     selected: tuple[str, ...] | None = None  # the tests pytest selected (-k, -m, ...); None: not recorded
 
 
@@ -127,7 +128,7 @@ def _shard_part(shard: object) -> tuple[int, int] | None:
     return index, count
 
 
-def _spans(raw: dict[str, Any]) -> dict[str, Span]:
+def _spans(raw: Mapping[str, object]) -> dict[str, Span]:
     try:
         return {str(name): parse_span(str(span)) for name, span in raw.items()}
     except UsageError as exc:
@@ -150,7 +151,7 @@ def load_definition(folder: Path, generated: TestDefinition) -> TestDefinition:
         return TestDefinition.from_dict(read_json(path))
 
 
-def write_plan(folder: Path, definitions: Iterable[TestDefinition], manifest: dict[str, Any]) -> None:
+def write_plan(folder: Path, definitions: Iterable[TestDefinition], manifest: JsonObject) -> None:
     """Every definition, then the manifest that makes the folder a run folder."""
     for definition in definitions:
         write_atomically(definition_path(folder, definition), definition.to_json())

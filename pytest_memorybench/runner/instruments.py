@@ -12,6 +12,8 @@ from collections.abc import Awaitable, Callable, Coroutine, Iterator
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Protocol
 
+from typing_extensions import TypedDict
+
 from pytest_memorybench.conversation.events import EventLog
 from pytest_memorybench.core.tokens import TokenCounter, default_counter
 from pytest_memorybench.judges.base import LOCAL_VERSION, JudgeStats
@@ -22,6 +24,10 @@ from pytest_memorybench.runner.context import RunContext
 if TYPE_CHECKING:  # the judges are built when a scorer first asks one
     from pytest_memorybench.judges.client import CachedJudge
     from pytest_memorybench.judges.panel import JudgePanel
+
+
+class _Limit(TypedDict, total=False):
+    max_concurrency: int  # the most calls at once an automatic limit may reach
 
 
 class Listener(Protocol):
@@ -107,7 +113,7 @@ class RunInstruments:
             return EstimatingJudge(spec)  # calls nothing, bills as `spec` would
         # auto: a model judge's endpoint limit decides how many at once (the local judge is CPU)
         auto = settings.concurrency is None and spec.kind != "local"
-        limit: dict[str, Any] = {"max_concurrency": AUTO_CEILING} if auto else {}
+        limit = _Limit(max_concurrency=AUTO_CEILING) if auto else _Limit()
         return build_judge(
             spec, cache_path=self.context.judge_cache, limits=settings.agent_options.limits, **limit
         )

@@ -19,6 +19,7 @@ from pytest_memorybench.agents.provenance import answering_prompts, product_vers
 from pytest_memorybench.core.digests import Digest, digest, human_size
 from pytest_memorybench.core.environment import package_record, platform_record
 from pytest_memorybench.core.errors import usage_error
+from pytest_memorybench.core.json_values import JsonObject
 from pytest_memorybench.judges.base import LOCAL_VERSION
 from pytest_memorybench.judges.prompts import BAND_RULES, PROMPTS, prompt_hash
 from pytest_memorybench.runner.settings import Settings
@@ -33,7 +34,7 @@ class DataSource:
     digest: Digest
     revision: str | None = None
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         return {
             "path": self.path,
             "sha256": self.digest.sha256,
@@ -69,7 +70,7 @@ def read_sources(settings: Settings) -> dict[str, DataSource]:
     return sources
 
 
-def judge_record(settings: Settings) -> dict[str, Any]:
+def judge_record(settings: Settings) -> JsonObject:
     """The judge as planned: its name, the options that make it again, and the version of each of
     its prompts (an LLM juror's) and of the local judge's rules (a local juror's)."""
     panel = settings.panel
@@ -97,10 +98,10 @@ class Provenance:
     data: dict[str, DataSource]
     definitions: str  # plan.Plan.generated
     answer_prompts: dict[str, str]
-    judge: dict[str, Any]
+    judge: JsonObject  # judge_record
     products: dict[str, str | None]
     platform: dict[str, str] = field(default_factory=platform_record)
-    package: dict[str, Any] = field(default_factory=package_record)
+    package: dict[str, str | None] = field(default_factory=package_record)
     drift: tuple[str, ...] = ()  # what changed since the run this one continues, let through
 
     @classmethod
@@ -113,7 +114,7 @@ class Provenance:
             products=product_versions(settings.agent),
         )
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         """run.json's `provenance`; results.json's, without what the run learns (`results_record`)."""
         return {
             "data": {name: source.to_json() for name, source in self.data.items()},
@@ -137,7 +138,7 @@ def results_record(
     recorded: Mapping[str, Any],
     models: Mapping[str, list[str]],
     servers: Mapping[str, str],
-) -> dict[str, Any]:
+) -> JsonObject:
     """results.json's `run.provenance`: run.json's, with the models that answered each model asked
     for (as the responses named them) and the version each product's service reported."""
     return {**recorded, "models": dict(models), "servers": dict(servers)}

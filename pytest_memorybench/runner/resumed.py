@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_memorybench.core.errors import mask_credentials, usage_error
+from pytest_memorybench.core.json_values import JsonObject
 from pytest_memorybench.runner.folder import MANIFEST, read_manifest
 
 DEFAULT_TIMEOUT = 600.0  # --mb-timeout
@@ -80,7 +81,7 @@ class RunCommand:
     """What run.json keeps of a run's command for a resume (`options`, as given), and what it cannot
     keep (`withheld`: values holding credentials, masked, for the resume line to name)."""
 
-    options: dict[str, Any] = field(default_factory=dict)
+    options: JsonObject = field(default_factory=dict)
     withheld: tuple[str, ...] = ()
 
     @classmethod
@@ -114,7 +115,7 @@ def as_resumed(option: Any) -> Any:
         if given is None:
             setattr(resumed, run_option.dest, theirs)
         elif run_option.dest == "mb_price":
-            setattr(resumed, run_option.dest, [*theirs, *given])
+            setattr(resumed, run_option.dest, [*(theirs if isinstance(theirs, list) else [theirs]), *given])
         elif run_option.kept and _differs(given, theirs):
             flag, now, then = run_option.flag, mask_credentials(str(given)), mask_credentials(str(theirs))
             raise usage_error(

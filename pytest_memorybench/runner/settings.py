@@ -6,7 +6,9 @@ import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from typing_extensions import TypedDict
 
 from pytest_memorybench.agents.spec import (
     DEFAULT_STORE_K,
@@ -26,6 +28,9 @@ from pytest_memorybench.runner.folder import MAX_CONVERSATIONS, MAX_SHARDS, read
 from pytest_memorybench.runner.gate_settings import GateSettings
 from pytest_memorybench.runner.resumed import AUTO, RunCommand, as_resumed
 from pytest_memorybench.scoring.profiles import PROFILES, Profile
+
+if TYPE_CHECKING:
+    from pytest_memorybench.agents.mechanisms.embedders import EmbedderSpec
 
 DEFAULT_SUITES = ("ltm",)
 MAX_TIMEOUT = 86_400.0
@@ -244,7 +249,16 @@ def _agent_options(option: Any, agent: AgentSpec | None, *, adaptive: bool) -> A
     )
 
 
-def _memory_options(option: Any, agent: AgentSpec | None) -> dict[str, Any]:
+class _MemoryOptions(TypedDict):
+    """The options of `AgentOptions` a memory system or a store takes."""
+
+    memory_model: AgentSpec | None
+    embedder: EmbedderSpec
+    k: int
+    memory_tokens: int | None
+
+
+def _memory_options(option: Any, agent: AgentSpec | None) -> _MemoryOptions:
     """`--mb-memory-model` and `--mb-embedder`, which only a memory system (MECHANISM:MODEL) uses
     (a store, `--mb-embedder` and `--mb-k`)."""
     from pytest_memorybench.agents.mechanisms.embedders import parse_embedder
@@ -280,12 +294,9 @@ def _memory_options(option: Any, agent: AgentSpec | None) -> dict[str, Any]:
                 f"--mb-memory-model {worker_text!r}: give a model: openai:MODEL, anthropic:MODEL,"
                 " openai:MODEL@URL or a URL"
             )
-    return {
-        "memory_model": worker,
-        "embedder": embedder,
-        "k": k or DEFAULT_STORE_K,
-        "memory_tokens": memory_tokens,
-    }
+    return _MemoryOptions(
+        memory_model=worker, embedder=embedder, k=k or DEFAULT_STORE_K, memory_tokens=memory_tokens
+    )
 
 
 def _default_profile(option: Any) -> str:

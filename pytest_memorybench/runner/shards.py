@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from pytest_memorybench.core.errors import usage_error
+from pytest_memorybench.core.json_values import JsonObject
 from pytest_memorybench.core.readers import read_json, reading, require
 from pytest_memorybench.core.records import Score, TestDefinition, TestOutcome, Usage
 from pytest_memorybench.core.spans import Span
@@ -127,7 +128,7 @@ def recorded_outcome(definition: TestDefinition, record: ItemRecord) -> TestOutc
         Score(
             record["score"] or 0.0,
             tuple(record["reasons"]),
-            judging=cast("dict[str, Any] | None", record.get("judging")),  # core keeps it as JSON
+            judging=cast("JsonObject | None", record.get("judging")),  # core keeps it as JSON
         ),
         [],
         record["span_tokens"],

@@ -8,9 +8,12 @@ in valid JSON scores 0 with its `judge-unparseable` reason instead of raising.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import cast
 
+from pytest_memorybench.core.json_values import JsonObject
 from pytest_memorybench.core.records import Score
 from pytest_memorybench.judges.base import Judge, JudgeTask, JudgeVerdict
+from pytest_memorybench.judges.replies import ItemsReply, OrderReply
 from pytest_memorybench.scoring.items_f1 import items_f1
 from pytest_memorybench.scoring.kendall import episodic_common_indexes, episodic_tau
 from pytest_memorybench.scoring.nuggets import score_nuggets
@@ -79,7 +82,7 @@ async def score_items(
     book, say).  Only the offline local judge reads them, to find items named in prose; an LLM
     judge's prompt does not show them, so its verdicts and cache keys are unchanged.
     """
-    payload = {
+    payload: JsonObject = {
         "question": question,
         "retrieval_type": retrieval_type,
         "ground_truth": list(ground_truth),
@@ -90,7 +93,7 @@ async def score_items(
     verdict = await judge.judge(JudgeTask("items", payload, scorer))
     if not verdict.ok:
         return _failed(verdict), []
-    data = verdict.data or {}
+    data = cast(ItemsReply, verdict.data or {})
     identified = list(data.get("identified", []))
     return items_f1(identified, list(data.get("matching", [])), list(ground_truth)), identified
 
@@ -104,7 +107,7 @@ async def score_order(
     )
     if not verdict.ok:
         return None, 0
-    indexes = list((verdict.data or {}).get("predicted_indexes", []))
+    indexes = list(cast(OrderReply, verdict.data or {}).get("predicted_indexes", []))
     return episodic_tau(indexes, len(ground_truth)), len(episodic_common_indexes(indexes, len(ground_truth)))
 
 
@@ -126,5 +129,6 @@ async def score_rubric(
         )
         if not verdict.ok:
             return _failed(verdict)
-        scores.append(float((verdict.data or {}).get("score", 0.0)))
+        given = (verdict.data or {}).get("score", 0.0)
+        scores.append(float(given) if isinstance(given, (int, float)) else 0.0)
     return score_nuggets(scores, profile, ability=ability)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from pytest_memorybench.core.json_values import JsonObject
 from pytest_memorybench.core.records import Score
 from pytest_memorybench.scoring.profiles import OFFICIAL, PAPER, Profile
 
@@ -57,5 +58,5 @@ def score_nuggets(scores: Sequence[float], profile: Profile, *, ability: str | N
     official_value = (
         paper_value if ability in UNTRUNCATED_ABILITIES else sum(float(int(v)) for v in values) / len(values)
     )
-    details = {"verdicts": values, "paper": paper_value, "official": official_value}
+    details: JsonObject = {"verdicts": values, "paper": paper_value, "official": official_value}
     return Score(value, tuple(reasons), details)

@@ -33,7 +33,7 @@ from pytest_memorybench.agents.lexical import terms
 from pytest_memorybench.agents.mechanisms.base import Entry, MemorySystem
 from pytest_memorybench.agents.mechanisms.function_calls import Caller
 from pytest_memorybench.agents.mechanisms.settings import positive
-from pytest_memorybench.models.llm import Turn
+from pytest_memorybench.models.llm import ToolFunction, Turn
 
 ANSWER = """You are a helpful assistant. Your memory of earlier conversations is a folder of text files,
 one per session, each line a dated message. Before you answer a message that may rest on something
@@ -42,7 +42,7 @@ does not matter) and read the lines around what you find. Then answer the user's
 directly when it needs no memory."""
 LAST_CALL = "You have used your lookups: answer the user's message now, from what you found."
 
-FUNCTIONS = [
+FUNCTIONS: list[ToolFunction] = [
     {
         "name": "list_sessions",
         "description": "List the session files: name, number of lines, first and last date.",

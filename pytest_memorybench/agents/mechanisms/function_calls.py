@@ -7,7 +7,7 @@ functions listed in the system prompt and is asked to reply with one JSON object
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -15,7 +15,7 @@ from pytest_memorybench.agents.mechanisms.model import MemoryModel
 from pytest_memorybench.core.errors import ProviderRefused
 from pytest_memorybench.core.json_reply import extract_json
 from pytest_memorybench.core.records import Usage
-from pytest_memorybench.models.llm import Turn
+from pytest_memorybench.models.llm import ToolFunction, Turn
 
 JSON_CALLS = """
 
@@ -39,7 +39,7 @@ class Step:
 class Caller:
     """Functions ({name, description, parameters}) offered to a model, and how it calls them."""
 
-    functions: Sequence[dict[str, Any]]
+    functions: Sequence[ToolFunction]
     by_json: bool = False  # the server takes no tools (or was asked so): calls are JSON in the text
 
     def system(self, base: str) -> str:
@@ -47,7 +47,7 @@ class Caller:
         if not self.by_json:
             return base
         listed = "\n".join(
-            f"- {f['name']}({', '.join(f['parameters'].get('properties', {}))}): {f.get('description', '')}"
+            f"- {f['name']}({', '.join(_parameter_names(f))}): {f.get('description', '')}"
             for f in self.functions
         )
         return base + JSON_CALLS.format(functions=listed)
@@ -70,6 +70,11 @@ class Caller:
                 return _from_json(completion.text, spent)
         completion, spent = await model.step(self.system(system), turns)
         return _from_json(completion.text, spent)
+
+
+def _parameter_names(function: ToolFunction) -> list[str]:
+    properties = function["parameters"].get("properties")
+    return list(properties) if isinstance(properties, Mapping) else []
 
 
 def _from_json(text: str, spent: Usage) -> Step:

@@ -15,11 +15,11 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from pytest_memorybench.agents.mechanisms.base import Entry, MemorySystem, exchange_text, exchanges
 from pytest_memorybench.agents.mechanisms.prompt import section, system_prompt
 from pytest_memorybench.agents.mechanisms.settings import positive
+from pytest_memorybench.core.json_values import JsonObject
 
 QUERIES = """You are about to reply to the user's message below. Your long-term memory holds the whole
 conversation so far. Write up to {count} short search queries for what you need to remember to reply well.
@@ -66,7 +66,7 @@ class LtmAgent(MemorySystem):
         self.chunks: list[str] = []
         self.chunk_end: list[int] = []  # the log position after each chunk's last entry
         self.index = self.new_index()
-        self.scratchpad: dict[str, Any] = {}
+        self.scratchpad: JsonObject = {}
 
     @property
     def budget(self) -> int:

@@ -35,7 +35,7 @@ from pytest_memorybench.agents.mechanisms.base import Entry, MemorySystem, excha
 from pytest_memorybench.agents.mechanisms.function_calls import Caller
 from pytest_memorybench.agents.mechanisms.prompt import tokens
 from pytest_memorybench.agents.mechanisms.settings import one_of, positive, require
-from pytest_memorybench.models.llm import MESSAGE_OVERHEAD
+from pytest_memorybench.models.llm import MESSAGE_OVERHEAD, ToolFunction
 
 SYSTEM = """You are a helpful assistant with a memory you manage yourself through functions.
 Your core memory is always shown below; edit it with core_memory_append and core_memory_replace
@@ -62,7 +62,7 @@ Messages leaving your context:
 
 Write the new summary of the conversation so far, keeping names, numbers, dates and instructions."""
 
-FUNCTIONS: list[dict[str, Any]] = [
+FUNCTIONS: list[ToolFunction] = [
     {
         "name": "send_message",
         "description": "Send a message to the user.",

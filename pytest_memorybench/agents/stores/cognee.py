@@ -65,6 +65,7 @@ from pytest_memorybench.agents.stores.endpoints import (
 )
 from pytest_memorybench.agents.stores.hosted import require_package
 from pytest_memorybench.agents.stores.store_protocol import BuiltinStore, Hit
+from pytest_memorybench.core.json_values import JsonObject
 from pytest_memorybench.core.records import Message, Usage
 
 if TYPE_CHECKING:
@@ -135,7 +136,7 @@ class CogneeStore:
 
         remote = llm.base_url is not None
         held = self.settings.structured_output == "json_object"
-        config: dict[str, Any] = {
+        config: JsonObject = {
             "llm_provider": "custom" if remote else "openai",
             "llm_model": f"openai/{llm.model}" if remote else llm.model,
             "llm_endpoint": llm.base_url or "",

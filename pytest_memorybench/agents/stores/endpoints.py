@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from pytest_memorybench.core.errors import usage_error
+from pytest_memorybench.core.json_values import JsonObject
 from pytest_memorybench.core.records import Usage
 
 if TYPE_CHECKING:
@@ -32,8 +33,8 @@ class Endpoint:
 
         return LOCAL_API_KEY if self.base_url is not None else None
 
-    def config(self, url_key: str) -> dict[str, Any]:
-        config: dict[str, Any] = {"model": self.model}
+    def config(self, url_key: str) -> JsonObject:
+        config: JsonObject = {"model": self.model}
         if self.base_url is not None:
             config |= {url_key: self.base_url, "api_key": self.api_key}
         return config
@@ -76,7 +77,7 @@ async def count_usage(usage: Usage, response: Any) -> None:
     usage.add(Usage(int(spent.get("prompt_tokens") or 0), int(spent.get("completion_tokens") or 0), calls=1))
 
 
-def llama_cpp_schema_form(response_format: Any) -> dict[str, Any] | None:
+def llama_cpp_schema_form(response_format: Any) -> JsonObject | None:
     """OpenAI's `json_schema` response format as llama-cpp-python's server takes a schema,
     `{"type": "json_object", "schema": …}` (it refuses `json_schema`); None for any other format."""
     if not isinstance(response_format, dict) or response_format.get("type") != "json_schema":

@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from pytest_memorybench.core.json_values import JsonObject
 from pytest_memorybench.core.timings import pooled_percentile, timing_summary
 
 
@@ -43,7 +44,7 @@ class StoreFigures:
             context_tokens=list(self.context_tokens),
         )
 
-    def since(self, mark: StoreFigures | None) -> dict[str, Any]:
+    def since(self, mark: StoreFigures | None) -> JsonObject:
         """The figures since `mark`, JSON-ready (a conversation's record)."""
         searches = self.search_seconds[len(mark.search_seconds) :] if mark else self.search_seconds
         returned = self.returned[len(mark.returned) :] if mark else self.returned
@@ -68,7 +69,7 @@ class StoreFigures:
         }
 
 
-def pooled(conversations: Sequence[Mapping[str, Any]]) -> dict[str, Any] | None:
+def pooled(conversations: Sequence[Mapping[str, Any]]) -> JsonObject | None:
     """The run's store figures from its conversations' records; None when no store was run."""
     parts = [conversation["store"] for conversation in conversations if conversation.get("store")]
     if not parts:

@@ -56,6 +56,7 @@ from pytest_memorybench.agents.stores.endpoints import openai_endpoints
 from pytest_memorybench.agents.stores.hosted import refused, require_package
 from pytest_memorybench.agents.stores.store_protocol import BuiltinStore, Hit
 from pytest_memorybench.core.errors import usage_error
+from pytest_memorybench.core.json_values import JsonObject
 from pytest_memorybench.core.records import Message, Usage
 
 if TYPE_CHECKING:
@@ -101,7 +102,7 @@ class Answered:
 class LettaStore:
     """A Letta agent per namespace, behind the store protocol, answering natively."""
 
-    def __init__(self, settings: LettaSettings, agent_config: dict[str, Any]) -> None:
+    def __init__(self, settings: LettaSettings, agent_config: JsonObject) -> None:
         from letta_client import Letta
 
         self.settings = settings
@@ -261,10 +262,10 @@ def _text(content: Any) -> str:
     return "".join(str(getattr(part, "text", "") or "") for part in content or ())
 
 
-def agent_config(settings: LettaSettings, options: AgentOptions, model: AgentSpec) -> dict[str, Any]:
+def agent_config(settings: LettaSettings, options: AgentOptions, model: AgentSpec) -> JsonObject:
     """The agent's model and embedder: the server's handles where the settings name them, else the
     MODEL_SPEC's (and `--mb-embedder`'s) OpenAI-compatible endpoints as Letta's configs."""
-    config: dict[str, Any] = {}
+    config: JsonObject = {}
     if settings.model:
         config["model"] = settings.model
     if settings.embedding:

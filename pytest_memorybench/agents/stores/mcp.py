@@ -31,15 +31,20 @@ import tempfile
 from contextlib import AsyncExitStack
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeAlias
+
+from typing_extensions import TypedDict
 
 from pytest_memorybench.agents.lexical import terms
 from pytest_memorybench.agents.mechanisms.settings import one_of, require
 from pytest_memorybench.agents.stores.store_protocol import BuiltinStore, Hit
 from pytest_memorybench.core.errors import usage_error
+from pytest_memorybench.core.json_values import JsonObject
 from pytest_memorybench.core.records import Message
 
 if TYPE_CHECKING:
+    from mcp.types import Tool
+
     from pytest_memorybench.agents.spec import AgentOptions, AgentSpec
 
 REFERENCE_SERVER = "npx -y @modelcontextprotocol/server-memory@2026.8.31"
@@ -62,15 +67,27 @@ class McpSettings:
         one_of("mode", self.mode, ("store", "agent"))
 
 
+class GraphEntity(TypedDict, total=False):
+    """An entity of the reference knowledge-graph server, as `read_graph` and `search_nodes` return it."""
+
+    name: str  # ours are NAMESPACE/N
+    entityType: str  # noqa: N815 - the server's spelling
+    observations: list[str]
+
+
+# A call handed to the server's task: the tool, its arguments, and where its result goes.
+_Call: TypeAlias = "tuple[str, JsonObject, asyncio.Future[Any]]"
+
+
 class McpStore:
     """A memory server's tools as add / search / clear, one server per store object."""
 
     def __init__(self, settings: McpSettings) -> None:
         self.settings = settings
         self.folder = Path(tempfile.mkdtemp(prefix="memorybench-mcp-"))
-        self._calls: asyncio.Queue[tuple[str, dict[str, Any], asyncio.Future[Any]] | None] | None = None
+        self._calls: asyncio.Queue[_Call | None] | None = None
         self._server: asyncio.Task[None] | None = None
-        self._ready: asyncio.Future[dict[str, Any]] | None = None
+        self._ready: asyncio.Future[dict[str, Tool]] | None = None
         self._counter = 0
         self.server_version: str | None = None  # what the server's initialisation says it is
 
@@ -159,22 +176,22 @@ class McpStore:
             ]
         return [(text, text) for text in _texts(result)]
 
-    async def tools(self) -> dict[str, Any]:
+    async def tools(self) -> dict[str, Tool]:
         """The server's tools by name (the server is started on first use)."""
         return await self._tools()
 
-    async def call(self, tool: str, arguments: dict[str, Any]) -> str:
+    async def call(self, tool: str, arguments: JsonObject) -> str:
         """A tool's result as text, as a model is shown it."""
         return "\n".join(_texts(await self._call(tool, arguments)))
 
-    async def _tools(self) -> dict[str, Any]:
+    async def _tools(self) -> dict[str, Tool]:
         if self._ready is None:
             loop = asyncio.get_running_loop()
             self._ready, self._calls = loop.create_future(), asyncio.Queue()
             self._server = asyncio.create_task(self._serve(self._ready, self._calls))
         return await self._ready
 
-    async def _call(self, tool: str, arguments: dict[str, Any]) -> Any:
+    async def _call(self, tool: str, arguments: JsonObject) -> Any:
         await self._tools()
         assert self._calls is not None
         answer: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
@@ -183,8 +200,8 @@ class McpStore:
 
     async def _serve(
         self,
-        ready: asyncio.Future[dict[str, Any]],
-        calls: asyncio.Queue[tuple[str, dict[str, Any], asyncio.Future[Any]] | None],
+        ready: asyncio.Future[dict[str, Tool]],
+        calls: asyncio.Queue[_Call | None],
     ) -> None:
         """Start the server, then answer calls until told to stop (None); a failure fails every call."""
         with (self.folder / "server.log").open("w") as log:
@@ -246,7 +263,7 @@ def _checked(tool: str, result: Any) -> Any:
     return result
 
 
-def _entities(result: Any) -> list[dict[str, Any]] | None:
+def _entities(result: Any) -> list[GraphEntity] | None:
     """A knowledge-graph result's entities (none found: an empty list); None for a result of
     another shape, whose texts are the hits."""
     structured = getattr(result, "structured_content", None) or getattr(result, "structuredContent", None)

@@ -16,13 +16,17 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pytest_memorybench.agents.mechanisms.base import Entry, MemorySystem, exchange_text
 from pytest_memorybench.agents.mechanisms.function_calls import Caller
 from pytest_memorybench.agents.mechanisms.model import MemoryModel, Phase
 from pytest_memorybench.agents.stores.mcp import McpSettings, McpStore
-from pytest_memorybench.models.llm import Turn
+from pytest_memorybench.core.json_values import JsonObject
+from pytest_memorybench.models.llm import ToolFunction, Turn
+
+if TYPE_CHECKING:
+    from mcp.types import Tool
 
 SAVE = """You keep the long-term memory of a conversational assistant in a memory server, through its
 tools. Save what is worth remembering from the new messages below (facts about the user, names,
@@ -107,11 +111,7 @@ class McpAgent(MemorySystem):
         if self.caller is None:
             tools = await self.server.tools()
             functions = [
-                {
-                    "name": name,
-                    "description": tool.description or "",
-                    "parameters": _parameters(tool),
-                }
+                ToolFunction(name=name, description=tool.description or "", parameters=_parameters(tool))
                 for name, tool in tools.items()
             ]
             self.read_only = {name for name, tool in tools.items() if _reads(name, tool)}
@@ -141,7 +141,7 @@ class McpAgent(MemorySystem):
             await self.model.aclose()
 
 
-def _parameters(tool: Any) -> dict[str, Any]:
+def _parameters(tool: Tool) -> JsonObject:
     """The tool's input schema as a function's parameters (without the `$schema` key some servers add)."""
     schema = getattr(tool, "input_schema", None) or getattr(tool, "inputSchema", None) or {}
     return {key: value for key, value in schema.items() if key != "$schema"}

@@ -36,6 +36,7 @@ from pytest_memorybench.agents.stores.dates import iso_utc, parsed_time
 from pytest_memorybench.agents.stores.endpoints import Endpoint, openai_endpoints
 from pytest_memorybench.agents.stores.store_protocol import BuiltinStore, Hit, as_hit
 from pytest_memorybench.core.errors import usage_error
+from pytest_memorybench.core.json_values import JsonObject
 from pytest_memorybench.core.records import Message
 
 if TYPE_CHECKING:
@@ -82,7 +83,7 @@ class Mem0Store:
         today's date and would resolve "yesterday" against the wall clock."""
         turns = [{"role": message.role, "content": message.text} for message in messages]
         when = messages[0].timestamp
-        options: dict[str, Any] = {"metadata": {DATE_KEY: iso_utc(when)}}
+        options: JsonObject = {"metadata": {DATE_KEY: iso_utc(when)}}
         if self.settings.infer:
             options["prompt"] = OBSERVATION_DATE.format(date=f"{when:%Y-%m-%d}")
         self._mem0().add(turns, user_id=namespace, infer=self.settings.infer, **options)
@@ -118,7 +119,7 @@ class Mem0Store:
                     self._memory.embedding_model = PooledEmbedding(self._memory.embedding_model)
             return self._memory
 
-    def _config(self) -> dict[str, Any]:
+    def _config(self) -> JsonObject:
         return {
             "llm": {"provider": "openai", "config": self.llm.config("openai_base_url")},
             "embedder": {

@@ -37,6 +37,7 @@ from pytest_memorybench.agents.stores.dates import epoch_seconds, iso_utc
 from pytest_memorybench.agents.stores.hosted import Unprocessed, api_key, refused
 from pytest_memorybench.agents.stores.mem0 import DATE_KEY, dated_hits, without_telemetry
 from pytest_memorybench.agents.stores.store_protocol import BuiltinStore, Hit
+from pytest_memorybench.core.json_values import JsonObject
 from pytest_memorybench.core.records import Message
 
 if TYPE_CHECKING:
@@ -80,7 +81,7 @@ class Mem0PlatformStore:
         the metadata keeps each add's date for the hits whatever the platform does with it."""
         turns = [{"role": message.role, "content": message.text} for message in messages]
         when = messages[0].timestamp
-        options: dict[str, Any] = {
+        options: JsonObject = {
             "user_id": namespace,
             "infer": self.settings.infer,
             "timestamp": epoch_seconds(when),
@@ -102,7 +103,7 @@ class Mem0PlatformStore:
     def search(self, query: str, namespace: str, k: int, asked_at: datetime | None = None) -> list[Hit]:
         """The platform's search as of the question's date (`reference_date`: "simulate searching at
         a specific date"), each hit dated by its metadata's date or its backdated `created_at`."""
-        options: dict[str, Any] = {"filters": {"user_id": namespace}, "top_k": k}
+        options: JsonObject = {"filters": {"user_id": namespace}, "top_k": k}
         if asked_at is not None:
             options["reference_date"] = f"{asked_at:%Y-%m-%d}"
         if self.settings.threshold >= 0:

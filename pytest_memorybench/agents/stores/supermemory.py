@@ -34,6 +34,7 @@ from pytest_memorybench.agents.mechanisms.settings import one_of, positive, requ
 from pytest_memorybench.agents.stores.dates import iso_utc, parsed_time
 from pytest_memorybench.agents.stores.hosted import Unprocessed, api_key, refused
 from pytest_memorybench.agents.stores.store_protocol import BuiltinStore, Hit
+from pytest_memorybench.core.json_values import JsonObject
 from pytest_memorybench.core.records import Message
 
 if TYPE_CHECKING:
@@ -103,7 +104,7 @@ class SupermemoryStore:
         self.unprocessed.wait(namespace, done)
 
     def search(self, query: str, namespace: str, k: int) -> list[Hit]:
-        options: dict[str, Any] = {"search_mode": self.settings.search_mode}
+        options: JsonObject = {"search_mode": self.settings.search_mode}
         if self.settings.threshold >= 0:
             options["threshold"] = self.settings.threshold
         if self.settings.rerank:

@@ -112,7 +112,7 @@ _RULES = {
 
 
 @cache
-def _rule(kind: str) -> Callable[[Mapping[str, Any]], Any]:
+def _rule(kind: str) -> Callable[[Mapping[str, Any]], object]:
     module = importlib.import_module(f"{__name__}.{_RULES[kind]}")
     return getattr(module, f"judge_{kind}")  # type: ignore[no-any-return]
 

@@ -35,6 +35,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from pytest_memorybench.core.json_values import JsonObject
 from pytest_memorybench.judges.local.gist import mentions, other_name, states_gist
 from pytest_memorybench.judges.local.reference import judge_reference
 from pytest_memorybench.judges.local.stance import asserted, stance, value_spans
@@ -83,7 +84,7 @@ _GOES_ON = re.compile(
 )
 
 
-def judge_answer(payload: Mapping[str, Any]) -> dict[str, Any]:
+def judge_answer(payload: Mapping[str, Any]) -> JsonObject:
     """The local judge's verdict on an answer task, by its rule: generous J, or one of LongMemEval's per-type
     rules.
     """
@@ -160,7 +161,7 @@ def _polarity(text: str) -> str | None:
     return "yes" if match.group(1) in ("yes", "yeah", "yep") else "no"
 
 
-def _touches(payload: Mapping[str, Any], answer: str) -> dict[str, Any]:
+def _touches(payload: Mapping[str, Any], answer: str) -> JsonObject:
     """The `topic` rule: the generous verdict, or any content word, number or date in common."""
     verdict = judge_answer({**payload, "rule": "generous"})
     if verdict["correct"]:
@@ -189,7 +190,7 @@ def _either(first: int | None, second: int | None) -> bool:
     return first is None or second is None or first == second
 
 
-def _complete(payload: Mapping[str, Any], answer: str) -> dict[str, Any]:
+def _complete(payload: Mapping[str, Any], answer: str) -> JsonObject:
     """The `complete` rule: right by `contains`, every element of the expected answer stated, no
     alternatives offered."""
     verdict = judge_answer({**payload, "rule": "contains"})
@@ -207,7 +208,7 @@ def _complete(payload: Mapping[str, Any], answer: str) -> dict[str, Any]:
     return {"correct": True, "reason": "the answer states every element of the expected answer"}
 
 
-def _preference(rubric: str, answer: str) -> dict[str, Any]:
+def _preference(rubric: str, answer: str) -> JsonObject:
     words = [word for word in analyse(rubric).content if word not in _RUBRIC_WORDS]
     if not words:
         return {"correct": False, "reason": "the rubric names nothing specific to look for"}

@@ -29,6 +29,7 @@ from pytest_memorybench.judges.local.text import (
     clean,
     normalise,
 )
+from pytest_memorybench.judges.replies import DirectionsReply, Hop
 
 _SMALL_WORDS = "|".join(sorted(SMALL_NUMBERS, key=len, reverse=True))
 _DISTANCE = re.compile(
@@ -61,13 +62,13 @@ class _Event:
     role: str = ""  # for places: from, to or ""
 
 
-def judge_directions(payload: Mapping[str, Any]) -> dict[str, Any]:
+def judge_directions(payload: Mapping[str, Any]) -> DirectionsReply:
     """The hops of a route the reply describes, read as the reference's judge extracts them."""
     answer = str(payload["answer"] or "")
     places = [str(place) for place in payload["places"]]
     stop = _STOP_ROUTE.search(clean(answer))
     answer = answer[: stop.start()] if stop else answer
-    hops: list[dict[str, Any]] = []
+    hops: list[Hop] = []
     gaps: list[int] = []  # where a step heads for a place without saying how far
     where: str | None = None  # where the walk is
     for step in _steps(answer):
@@ -91,7 +92,7 @@ def judge_directions(payload: Mapping[str, Any]) -> dict[str, Any]:
 
 def _read_step(
     text: str, events: list[_Event], where: str | None, previous: str | None
-) -> tuple[dict[str, Any] | None, bool, str | None]:
+) -> tuple[Hop | None, bool, str | None]:
     """(the step's leg or None, whether it skips a distance, where the walk is after it).
 
     `previous` is the heading of the last leg, for turns ("turn right") and going back."""
@@ -131,12 +132,12 @@ def _read_step(
     if origin is None:
         before = [e.value for e in spots if e.start < moved and not e.role and e.value != destination]
         origin = before[0] if before else where if where is not None and where != destination else None
-    hop = {
-        "origin": origin or "",
-        "kilometers": int(round(kms[0].value)),
-        "direction": heading.value,
-        "destination": destination or "",
-    }
+    hop = Hop(
+        origin=origin or "",
+        kilometers=int(round(kms[0].value)),
+        direction=heading.value,
+        destination=destination or "",
+    )
     return hop, gap, destination or where
 
 
@@ -287,7 +288,7 @@ def _widen_to_words(text: str, begin: int, end: int) -> tuple[int, int]:
     return begin, end
 
 
-def _without_restatement(hops: list[dict[str, Any]], gaps: Sequence[int] = ()) -> list[dict[str, Any]]:
+def _without_restatement(hops: list[Hop], gaps: Sequence[int] = ()) -> list[Hop]:
     """The route once: a later run of legs that starts over with the first leg's move is a summary.
 
     The first telling is kept, unless it skips a distance somewhere (a step that heads for a place

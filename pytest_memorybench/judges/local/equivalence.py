@@ -8,6 +8,7 @@ from typing import Any
 
 from rapidfuzz import fuzz
 
+from pytest_memorybench.core.json_values import JsonObject
 from pytest_memorybench.judges.local.text import (
     WORD_MATCH,
     analyse,
@@ -124,7 +125,7 @@ def _says_otherwise(first: str, second: str) -> str | None:
     return None
 
 
-def judge_equivalence(payload: Mapping[str, Any]) -> dict[str, Any]:
+def judge_equivalence(payload: Mapping[str, Any]) -> JsonObject:
     """Whether two texts say the same thing, by their words, numbers and dates."""
     first, second = analyse(str(payload["first"])), analyse(str(payload["second"]))
     if first.norm == second.norm:

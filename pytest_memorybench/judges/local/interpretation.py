@@ -16,13 +16,14 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from pytest_memorybench.core.json_values import JsonObject
 from pytest_memorybench.judges.local.stance import EXPLAINED, stance
 from pytest_memorybench.judges.local.text import abstains, clean, stem
 
 _SUFFIXES = ("", "s", "es", "ing", "ed", "er", "ers", "d")
 
 
-def judge_interpretation(payload: Mapping[str, Any]) -> dict[str, Any]:
+def judge_interpretation(payload: Mapping[str, Any]) -> JsonObject:
     """Whether a reply validly interprets a coded statement, by the meanings the keywords allow."""
     answer = clean(str(payload["answer"] or ""))
     statement = clean(str(payload["statement"] or ""))

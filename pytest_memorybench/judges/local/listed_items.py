@@ -22,6 +22,7 @@ from pytest_memorybench.judges.local.text import (
     stem,
     word_found,
 )
+from pytest_memorybench.judges.replies import ItemsReply
 
 # items and order --------------------------------------------------------------------------------------
 
@@ -138,7 +139,7 @@ def _item_name(text: str) -> str:
 _ABSTENTION_SPLIT = re.compile(r"(?<=[.!?;])\s+|\n+|,?\s+but\s+|,?\s+although\s+|,?\s+though\s+")
 
 
-def judge_items(payload: Mapping[str, Any]) -> dict[str, Any]:
+def judge_items(payload: Mapping[str, Any]) -> ItemsReply:
     """The items an episodic answer identifies, and a credit for each ground-truth item."""
     answer = str(payload["answer"] or "")
     ground_truth = [str(item) for item in payload["ground_truth"]]

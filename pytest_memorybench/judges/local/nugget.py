@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
+from pytest_memorybench.core.json_values import JsonObject
 from pytest_memorybench.judges.local.identifiers import identifier_written
 from pytest_memorybench.judges.local.stance import asserted, stance, value_spans
 from pytest_memorybench.judges.local.text import (
@@ -65,7 +66,7 @@ _CONTAINS_STEM = re.compile(
 )
 
 
-def judge_nugget(payload: Mapping[str, Any]) -> dict[str, Any]:
+def judge_nugget(payload: Mapping[str, Any]) -> JsonObject:
     """A nugget's verdict on a response: 1, 0.5 or 0 with the reason, as BEAM's rubric asks."""
     nugget = _CONTAINS_STEM.sub("", clean(str(payload["nugget"])), count=1)
     answer = str(payload["answer"] or "")
@@ -86,7 +87,7 @@ def judge_nugget(payload: Mapping[str, Any]) -> dict[str, Any]:
     return _requirement(nugget, answer, given, str(payload.get("question") or ""))
 
 
-def _prohibition(prohibition: str, answer: str, given: Analysis) -> dict[str, Any]:
+def _prohibition(prohibition: str, answer: str, given: Analysis) -> JsonObject:
     """A prohibition is respected when the response holds little of what it names."""
     target = analyse(prohibition)
     target = replace(target, content=_without_meta(target.content))
@@ -108,7 +109,7 @@ def _prohibition(prohibition: str, answer: str, given: Analysis) -> dict[str, An
     return {"score": 1, "reason": "the prohibited content is absent"}
 
 
-def _requirement(nugget: str, answer: str, given: Analysis, question_text: str) -> dict[str, Any]:
+def _requirement(nugget: str, answer: str, given: Analysis, question_text: str) -> JsonObject:
     """A requirement is met by the response covering its words and stating its values."""
     stated = _REQUIREMENT.sub("", nugget, count=1)
     requirement = analyse(stated)
@@ -235,7 +236,7 @@ def _name_before(text: str, key: str) -> str:
     return words[-1] if words else ""
 
 
-def _phrase(stated: str, answer: str) -> dict[str, Any]:
+def _phrase(stated: str, answer: str) -> JsonObject:
     """A criterion of function words only ("should state: Go", "should say: no") is met by those words,
     asserted in the response."""
     words = normalise(stated).split()

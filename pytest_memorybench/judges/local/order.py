@@ -6,9 +6,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from pytest_memorybench.judges.local.listed_items import same_item
+from pytest_memorybench.judges.replies import OrderReply
 
 
-def judge_order(payload: Mapping[str, Any]) -> dict[str, Any]:
+def judge_order(payload: Mapping[str, Any]) -> OrderReply:
     """For each predicted item, the ground-truth item it matches, each used once."""
     predicted = [str(item) for item in payload["predicted"]]
     ground_truth = [str(item) for item in payload["ground_truth"]]

@@ -6,6 +6,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from pytest_memorybench.core.json_values import JsonObject
 from pytest_memorybench.judges.local.identifiers import identifier_written
 from pytest_memorybench.judges.local.stance import EXPLAINED, asserted, stance
 from pytest_memorybench.judges.local.text import (
@@ -20,7 +21,7 @@ from pytest_memorybench.judges.local.text import (
 )
 
 
-def judge_reference(payload: Mapping[str, Any]) -> dict[str, Any]:
+def judge_reference(payload: Mapping[str, Any]) -> JsonObject:
     """Whether an answer refers to the expected one: its value for a number, its words otherwise."""
     expected, answer = str(payload["expected"]), str(payload["answer"] or "")
     value = parse_number(expected)

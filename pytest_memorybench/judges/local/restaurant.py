@@ -34,6 +34,7 @@ from pytest_memorybench.judges.local.restaurant_words import (
     NOT_FOOD,
 )
 from pytest_memorybench.judges.local.text import STOPWORDS, clean, stem
+from pytest_memorybench.judges.replies import RestaurantReply
 
 _CLAUSE = re.compile(r"[^.!?;,\n]+(?:[.!?;,\n]+|$)")
 _SENTENCE = re.compile(r"[^.!?\n]+(?:[.!?\n]+|$)")
@@ -400,7 +401,7 @@ def _ordered(mentions: Sequence[_Mention], names: Sequence[str]) -> list[str]:
     return result
 
 
-def judge_restaurant(payload: Mapping[str, Any]) -> dict[str, Any]:
+def judge_restaurant(payload: Mapping[str, Any]) -> RestaurantReply:
     """The dishes and drinks a diner's reply orders from the menu, and what else it asks for."""
     reply = str(payload["reply"] or "")
     menu = [str(item) for item in payload["menu"]]

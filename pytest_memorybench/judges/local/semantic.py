@@ -25,8 +25,8 @@ The threshold was chosen on the judge check's first labelled set
 from __future__ import annotations
 
 import re
-from typing import Any
 
+from pytest_memorybench.core.json_values import JsonObject
 from pytest_memorybench.core.wordllama import wordllama_model, wordllama_version
 from pytest_memorybench.judges.base import JudgeTask, JudgeVerdict
 from pytest_memorybench.judges.local import VERSION, LocalJudge
@@ -67,7 +67,7 @@ class SemanticJudge(LocalJudge):
             },
         )
 
-    def closeness(self, payload: dict[str, Any]) -> float | None:
+    def closeness(self, payload: JsonObject) -> float | None:
         """How close the answer is to the expected one by meaning, or None when meaning may not decide."""
         expected, answer = str(payload["expected"]), str(payload["answer"] or "")
         question = str(payload.get("question") or "")

@@ -9,6 +9,7 @@ from functools import lru_cache
 from typing import Any
 
 from pytest_memorybench.core.heavy import heavy_import
+from pytest_memorybench.core.json_values import JsonObject
 from pytest_memorybench.judges.local.text import (
     STOPWORDS,
     analyse,
@@ -86,12 +87,13 @@ def _tokens(text: str) -> list[_Token]:
 
 @lru_cache(maxsize=8192)
 def _porter(word: str) -> str:
-    if "porter" not in _STEMMER:  # nltk is rouge-score's dependency; imported on first use
-        _STEMMER["porter"] = heavy_import("nltk.stem.porter").PorterStemmer()
-    return str(_STEMMER["porter"].stem(word))
+    return str(_stemmer().stem(word))
 
 
-_STEMMER: dict[str, Any] = {}
+@lru_cache(maxsize=1)
+def _stemmer() -> Any:
+    """nltk's Porter stemmer (nltk is rouge-score's dependency, untyped); imported on first use."""
+    return heavy_import("nltk.stem.porter").PorterStemmer()
 
 
 def _same_claim(
@@ -166,7 +168,7 @@ def sentences(text: str) -> list[tuple[int, int]]:
     return result
 
 
-def judge_sentence(payload: Mapping[str, Any]) -> dict[str, Any]:
+def judge_sentence(payload: Mapping[str, Any]) -> JsonObject:
     """Whether a text contains a sentence, word for word or reworded, and where."""
     answer, target = str(payload["answer"] or ""), str(payload["sentence"])
     reference = [token.word for token in _tokens(target)]

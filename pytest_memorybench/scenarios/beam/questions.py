@@ -20,7 +20,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from typing_extensions import TypedDict
+
 from pytest_memorybench.core.errors import usage_error
+from pytest_memorybench.core.json_values import JsonObject
 
 # The ten abilities (paper §2.2, Table 2), in the published files' spelling and order.
 ABILITIES: tuple[str, ...] = (
@@ -53,6 +56,16 @@ ANSWER_FIELDS: tuple[str, ...] = (
 ORDERING = "event_ordering"
 
 
+class Expected(TypedDict):
+    """A BEAM question's `expected`: its ability, the rubric its answer is judged on, and the chat
+    messages the answer rests on."""
+
+    ability: str
+    rubric: list[str]
+    difficulty: str
+    source_chat_ids: list[int]
+
+
 @dataclass(frozen=True)
 class ProbingQuestion:
     """One probing question, whatever its ability's field names were.
@@ -69,16 +82,16 @@ class ProbingQuestion:
     rubric: tuple[str, ...]
     difficulty: str = ""
     source_ids: tuple[int, ...] = ()
-    extra: dict[str, Any] = field(default_factory=dict)
+    extra: JsonObject = field(default_factory=dict)
 
-    def expected(self) -> dict[str, Any]:
+    def expected(self) -> Expected:
         """What the scorer needs, as a JSON-ready dict (stored in the test definition)."""
-        return {
-            "ability": self.ability,
-            "rubric": list(self.rubric),
-            "difficulty": self.difficulty,
-            "source_chat_ids": list(self.source_ids),
-        }
+        return Expected(
+            ability=self.ability,
+            rubric=list(self.rubric),
+            difficulty=self.difficulty,
+            source_chat_ids=list(self.source_ids),
+        )
 
 
 def ability_name(raw: str) -> str:

@@ -32,6 +32,7 @@ from typing import Any
 from pytest_memorybench.contract.probes import ProbeContext, probe_definition
 from pytest_memorybench.contract.scenario import ScoringContext
 from pytest_memorybench.core.errors import UsageError, usage_error
+from pytest_memorybench.core.json_values import JsonObject
 from pytest_memorybench.core.load_report import LoadTally
 from pytest_memorybench.core.records import Message, Score, TestDefinition
 from pytest_memorybench.core.spans import parse_span
@@ -177,7 +178,7 @@ class BeamConversations:
     ) -> Awaitable[Score]:
         return score_reply(definition, responses, context)
 
-    def summarize(self, records: list[dict[str, Any]]) -> dict[str, Any]:
+    def summarize(self, records: Sequence[Mapping[str, Any]]) -> JsonObject:
         return summarize(records)
 
 

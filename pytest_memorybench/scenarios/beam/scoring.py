@@ -146,7 +146,8 @@ async def score_ordering(
     )
     if not with_f1:
         return Score(score.value, (lead, *score.reasons), score.details)
-    value = min(1.0, max(0.0, score.details["final_score"]))
+    final = score.details["final_score"]
+    value = min(1.0, max(0.0, float(final))) if isinstance(final, (int, float)) else 0.0
     note = f"score = tau_norm × F1 = {value:.3f} (ordering_score: tau_norm_f1)"
     return Score(value, (lead, *score.reasons[:-1], note), score.details)
 

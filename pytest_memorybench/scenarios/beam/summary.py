@@ -24,6 +24,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from statistics import fmean
 from typing import Any
 
+from pytest_memorybench.core.json_values import JsonObject
 from pytest_memorybench.scenarios.beam.questions import ABILITIES, ORDERING
 
 GENERATED_PREFIX = "gen-"
@@ -44,7 +45,7 @@ def _mean(values: Iterable[float]) -> float | None:
     return round(fmean(values), 4) if values else None
 
 
-def summarize(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+def summarize(records: Sequence[Mapping[str, Any]]) -> JsonObject:
     """The per-size × per-ability table and the event-ordering and profile figures."""
     # size -> ability -> conversation -> scores
     scores: dict[str, dict[str, dict[str, list[float]]]] = defaultdict(
@@ -76,7 +77,7 @@ def summarize(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         }
         row["average"] = _mean(value for value in row.values() if value is not None)
         table[size] = row
-    metrics: dict[str, Any] = {}
+    metrics: JsonObject = {}
     for size in _size_order(table):
         metrics[f"{size} average"] = table[size]["average"]
         if len(table) > 1:

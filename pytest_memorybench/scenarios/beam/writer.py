@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import IO, Any
 
+from pytest_memorybench.core.json_values import JsonObject
 from pytest_memorybench.scenarios.beam import generator
 from pytest_memorybench.scenarios.beam.questions import ANSWER_FIELDS, ProbingQuestion
 
@@ -28,11 +29,11 @@ _ANSWER_FIELD = {
 }
 
 
-def published_questions(questions: Iterable[ProbingQuestion]) -> dict[str, list[dict[str, Any]]]:
+def published_questions(questions: Iterable[ProbingQuestion]) -> dict[str, list[JsonObject]]:
     """Questions in the published `probing_questions.json` shape (field names per ability)."""
-    result: dict[str, list[dict[str, Any]]] = {}
+    result: dict[str, list[JsonObject]] = {}
     for q in questions:
-        item: dict[str, Any] = {
+        item: JsonObject = {
             "question": q.question,
             _ANSWER_FIELD.get(q.ability, ANSWER_FIELDS[0]): q.answer,
         }

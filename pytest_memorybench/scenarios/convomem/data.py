@@ -23,6 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from typing_extensions import TypedDict
+
 from pytest_memorybench.core.readers import Malformed
 
 # Folder of each evidence kind → our category (the README's six), and the judge rule that scores it.
@@ -144,7 +146,41 @@ def _turn(message: Any, skips: Skips) -> Turn | None:
     return Turn(str(message.get("speaker") or "User"), message["text"])
 
 
-def _row(item: EvidenceItem) -> dict[str, Any]:
+# ConvoMem's JSON layout, as our writer (the tests' fixtures) writes it; the loader checks what it reads.
+class MessageRow(TypedDict):
+    speaker: str
+    text: str
+
+
+class ConversationRow(TypedDict):
+    messages: list[MessageRow]
+    id: str
+    containsEvidence: bool
+    model_name: None
+
+
+class EvidenceItemRow(TypedDict):
+    question: str
+    answer: str
+    message_evidences: list[MessageRow]
+    conversations: list[ConversationRow]
+    category: str
+    scenario_description: None
+    personId: str | None
+
+
+class EvidenceFile(TypedDict):
+    evidence_items: list[EvidenceItemRow]
+    checkpoint: None
+
+
+class TestCaseFile(TypedDict):
+    contextSize: int
+    evidenceItems: list[EvidenceItemRow]
+    conversations: list[ConversationRow]
+
+
+def _row(item: EvidenceItem) -> EvidenceItemRow:
     """An item as ConvoMem's `EvidenceItem` JSON (speakers as its generators write them)."""
     return {
         "question": item.question,
@@ -157,7 +193,7 @@ def _row(item: EvidenceItem) -> dict[str, Any]:
     }
 
 
-def conversation_json(conversation: Conversation, evidence: bool) -> dict[str, Any]:
+def conversation_json(conversation: Conversation, evidence: bool) -> ConversationRow:
     """A conversation as ConvoMem's `Conversation` JSON."""
     return {
         "messages": [{"speaker": t.speaker, "text": t.text} for t in conversation.turns],
@@ -167,12 +203,12 @@ def conversation_json(conversation: Conversation, evidence: bool) -> dict[str, A
     }
 
 
-def evidence_json(items: list[EvidenceItem]) -> dict[str, Any]:
+def evidence_json(items: list[EvidenceItem]) -> EvidenceFile:
     """Items in ConvoMem's evidence-file layout (`EvidencePayload`; the tests' fixtures)."""
     return {"evidence_items": [_row(item) for item in items], "checkpoint": None}
 
 
-def case_json(items: list[EvidenceItem], history: list[Conversation], size: int) -> dict[str, Any]:
+def case_json(items: list[EvidenceItem], history: list[Conversation], size: int) -> TestCaseFile:
     """A pre-mixed test case in ConvoMem's layout (`TestCase`: the tests' fixtures)."""
     evidence = {c.id for item in items for c in item.conversations}
     return {

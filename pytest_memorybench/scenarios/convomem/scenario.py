@@ -31,6 +31,7 @@ from typing import Any
 
 from pytest_memorybench.contract.probes import FamilyPart, ProbeContext, probe_definition
 from pytest_memorybench.contract.scenario import ScoringContext
+from pytest_memorybench.core.json_values import JsonObject
 from pytest_memorybench.core.readers import reading
 from pytest_memorybench.core.records import Message, Role, Score, TestDefinition
 from pytest_memorybench.judges.local import LocalJudge
@@ -103,7 +104,7 @@ class ConvomemScenario(FamilyPart):
         expected = definition.expected
         return await score_answer(
             context.judge or LocalJudge(),
-            question=definition.params["question"],
+            question=str(definition.params["question"]),
             expected=expected["answer"],
             answer=responses[-1] if responses else "",
             rule=expected["rule"],
@@ -147,12 +148,12 @@ def _definition(
     name: str,
     evidence_ids: list[int],
     missing: int,
-    params: dict[str, Any],
+    params: JsonObject,
 ) -> TestDefinition:
     ideal = (
         item.answer if item.category != "abstention" or ABSTAIN in item.answer else f"{ABSTAIN} {item.answer}"
     )
-    expected: dict[str, Any] = {
+    expected: JsonObject = {
         "answer": item.answer,
         "rule": RULES[item.category],
         "evidence_ids": evidence_ids,
@@ -176,7 +177,7 @@ def _definition(
     )
 
 
-def _person(item: EvidenceItem, roles: Mapping[str, str]) -> dict[str, Any]:
+def _person(item: EvidenceItem, roles: Mapping[str, str]) -> JsonObject:
     role = roles.get(item.person or "")
     return {"person": item.person, "role": role} if role else {}
 

@@ -32,6 +32,7 @@ from typing import Any
 from pytest_memorybench.contract.probes import ProbeContext, probe_definition
 from pytest_memorybench.contract.scenario import ScoringContext
 from pytest_memorybench.core.errors import usage_error
+from pytest_memorybench.core.json_values import JsonObject
 from pytest_memorybench.core.load_report import LoadReport
 from pytest_memorybench.core.records import Message, TestDefinition
 from pytest_memorybench.scenarios.episodic.book import Book, BookPlan, generated_book
@@ -266,7 +267,7 @@ class EpisodicBook:
     def score(self, definition: TestDefinition, responses: Sequence[str], context: ScoringContext) -> Any:
         return score_question(definition, responses, context)
 
-    def summarize(self, records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    def summarize(self, records: Sequence[Mapping[str, Any]]) -> JsonObject:
         return summarize(records)
 
 

@@ -33,6 +33,7 @@ from statistics import fmean
 from typing import Any
 
 from pytest_memorybench.contract.scenario import ScoringContext
+from pytest_memorybench.core.json_values import JsonObject
 from pytest_memorybench.core.records import Score, TestDefinition
 from pytest_memorybench.judges.base import Judge
 from pytest_memorybench.scenarios.episodic.questions import BINS
@@ -110,7 +111,7 @@ def _mean(values: Sequence[float]) -> float | None:
     return round(fmean(values), 4) if values else None
 
 
-def summarize(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+def summarize(records: Sequence[Mapping[str, Any]]) -> JsonObject:
     """The paper's headline metrics and the empty / non-empty halves, from results.json item records.
 
     Records are grouped by their `category`, written `<get>/<bin>` by the scenario; records of

@@ -16,6 +16,9 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from typing_extensions import TypedDict
+
+from pytest_memorybench.core.json_values import JsonObject
 from pytest_memorybench.core.readers import Malformed
 
 CITATION_ONLY = "WRONG_CITATION"
@@ -23,6 +26,20 @@ AUDIT_URL = "github.com/dial481/locomo-audit"
 _QUESTION_ID = re.compile(r"^locomo_(\d+)_qa(\d+)$")
 _UNANSWERABLE = re.compile(r"^\s*cannot (?:be )?(?:reliably )?(?:be )?determined", re.IGNORECASE)
 _CITED = re.compile(r"\s*\((?:D\d+:\d+(?:-\d+)?[,;\s]*)+[^)]*\)")  # "(D4:8, D8:34)" after a claim
+
+
+class Finding(TypedDict):
+    """One finding of `errors.json`, as our generator writes it (`corrections_from` checks what it reads)."""
+
+    question_id: str  # locomo_<sample index>_qa<question index>
+    question: str
+    golden_answer: str | None
+    category: int
+    error_type: str  # WRONG_CITATION, or the kind of wrong answer (TEMPORAL_ERROR, HALLUCINATION …)
+    cited_evidence: list[str]
+    correct_evidence: list[str]
+    reasoning: str
+    correct_answer: str
 
 
 @dataclass(frozen=True)
@@ -39,8 +56,8 @@ class Correction:
     def changes_answer(self) -> bool:
         return self.error_type != CITATION_ONLY and not self.unanswerable
 
-    def to_json(self) -> dict[str, Any]:
-        data = asdict(self)
+    def to_json(self) -> JsonObject:
+        data: JsonObject = asdict(self)
         data["evidence"] = list(self.evidence)
         return data
 

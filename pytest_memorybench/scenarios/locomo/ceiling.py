@@ -30,6 +30,8 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from typing_extensions import TypedDict
+
 from pytest_memorybench.scenarios.locomo.data import CATEGORIES
 from pytest_memorybench.scoring.profiles import OFFICIAL
 
@@ -47,7 +49,16 @@ PUBLISHED_SAMPLE = "conv-"  # the published samples' ids (conv-26 …); ours are
 _MISSING = object()
 
 
-def ceilings(records: Sequence[Mapping[str, Any]], profile: str) -> dict[str, dict[str, Any]]:
+class Ceiling(TypedDict):
+    """The most a category's mean can honestly be, and why (results.json adds whether it was exceeded)."""
+
+    maximum: float
+    wrong: int  # gold answers the audit finds wrong …
+    of: int  # … among this many questions
+    source: str  # "audit": the audit the run read, item by item; "published counts": its counts
+
+
+def ceilings(records: Sequence[Mapping[str, Any]], profile: str) -> dict[str, Ceiling]:
     """Each category's ceiling under `profile`, for the categories it bounds: `maximum` (the most
     its mean can honestly be), `wrong` of `of` (the gold answers the audit finds wrong, among how
     many) and `source` (`audit`: the audit this run read, item by item; `published counts`: the
@@ -58,7 +69,7 @@ def ceilings(records: Sequence[Mapping[str, Any]], profile: str) -> dict[str, di
     for record in records:
         if record.get("category") in AUDITED_WRONG:
             by_category[str(record["category"])].append(record)
-    found = {}
+    found: dict[str, Ceiling] = {}
     for category, members in by_category.items():
         scored = [record for record in members if record.get("score") is not None]
         if not scored:
@@ -69,7 +80,7 @@ def ceilings(records: Sequence[Mapping[str, Any]], profile: str) -> dict[str, di
     return found
 
 
-def _from_audit(scored: Sequence[Mapping[str, Any]]) -> dict[str, Any] | None:
+def _from_audit(scored: Sequence[Mapping[str, Any]]) -> Ceiling | None:
     """The exact bound of these items, when the run read an audit (every item says what it found)."""
     marks = [
         ((record.get("details") or {}).get("scoring") or {}).get("gold_audit", _MISSING) for record in scored
@@ -87,7 +98,7 @@ def _from_audit(scored: Sequence[Mapping[str, Any]]) -> dict[str, Any] | None:
 
 def _from_counts(
     category: str, members: Sequence[Mapping[str, Any]], scored: Sequence[Mapping[str, Any]]
-) -> dict[str, Any] | None:
+) -> Ceiling | None:
     """The bound of a whole published category from the audit's counts.  An item that errored may
     be one of the wrong golds, so the mean over those that scored is bounded by the fewest wrong
     golds they can hold."""

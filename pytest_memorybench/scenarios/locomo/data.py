@@ -16,7 +16,9 @@ import re
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeAlias
+
+from typing_extensions import NotRequired, TypedDict
 
 from pytest_memorybench.core.readers import Malformed
 
@@ -24,6 +26,42 @@ from pytest_memorybench.core.readers import Malformed
 # sub-answer F1, "multi-hop"; 2, 3, 4 on the whole answer; 5 by its "not mentioned" rule).
 CATEGORIES = {1: "multi_hop", 2: "temporal", 3: "open_domain", 4: "single_hop", 5: "adversarial"}
 ADVERSARIAL = 5
+
+
+# The published file's records, as our generator writes them (the loader below checks what it reads).
+class TurnRow(TypedDict):
+    """A turn of a session: `dia_id` is "D<session>:<turn>"; a turn that shares a photo has its caption."""
+
+    speaker: str
+    dia_id: str
+    text: str
+    img_url: NotRequired[list[str]]
+    blip_caption: NotRequired[str]
+    query: NotRequired[str]
+
+
+# `speaker_a`, `speaker_b`, `session_N_date_time` (texts) and `session_N` (a session's turns).
+ConversationRow: TypeAlias = dict[str, str | list[TurnRow]]
+
+
+class QuestionRow(TypedDict):
+    """A question; category 5 (adversarial) has an `adversarial_answer` in place of an answer."""
+
+    question: str
+    evidence: list[str]  # the dia ids it rests on
+    category: int
+    answer: NotRequired[str | None]
+    adversarial_answer: NotRequired[str | None]
+
+
+class SampleRow(TypedDict):
+    """One sample of `locomo10.json`: a conversation and its questions."""
+
+    sample_id: str
+    conversation: ConversationRow
+    qa: list[QuestionRow]
+
+
 NOT_MENTIONED = "Not mentioned in the conversation"
 DOWNLOAD = (
     "LoCoMo's data is not given: download data/locomo10.json from github.com/snap-research/locomo and pass "

@@ -20,7 +20,9 @@ import random
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any
+
+from pytest_memorybench.scenarios.locomo.audit import Finding
+from pytest_memorybench.scenarios.locomo.data import ConversationRow, QuestionRow, SampleRow, TurnRow
 
 _NAMES = (
     "Aurelio", "Bettina", "Cosmo", "Dalia", "Emrys", "Farida", "Gideon", "Hollis", "Ilse", "Jovan", "Kirsi",
@@ -66,23 +68,17 @@ class _Builder:
     rng: random.Random
     speakers: tuple[str, str]
     dates: list[datetime]
-    sessions: list[list[dict[str, Any]]] = field(default_factory=list)
-    qa: list[dict[str, Any]] = field(default_factory=list)
-    audit: list[dict[str, Any]] = field(default_factory=list)
+    sessions: list[list[TurnRow]] = field(default_factory=list)
+    qa: list[QuestionRow] = field(default_factory=list)
 
     def say(self, session: int, speaker: int, text: str, caption: str | None = None) -> str:
         turns = self.sessions[session]
-        turn: dict[str, Any] = {
-            "speaker": self.speakers[speaker],
-            "dia_id": f"D{session + 1}:{len(turns) + 1}",
-            "text": text,
-        }
+        turn = TurnRow(speaker=self.speakers[speaker], dia_id=f"D{session + 1}:{len(turns) + 1}", text=text)
         if caption:
-            turn.update(
-                {"img_url": [], "blip_caption": caption, "query": caption.removeprefix("a photo of ")}
-            )
+            turn["img_url"], turn["blip_caption"] = [], caption
+            turn["query"] = caption.removeprefix("a photo of ")
         turns.append(turn)
-        return str(turn["dia_id"])
+        return turn["dia_id"]
 
     def chat(self, session: int, count: int) -> None:
         for _ in range(count):
@@ -96,7 +92,7 @@ class _Builder:
         evidence: list[str],
         adversarial: str | None = None,
     ) -> int:
-        item: dict[str, Any] = {"question": question, "evidence": evidence, "category": category}
+        item = QuestionRow(question=question, evidence=evidence, category=category)
         if category == 5:
             item["adversarial_answer"] = adversarial
         else:
@@ -114,7 +110,7 @@ def _session_dates(rng: random.Random, count: int) -> list[datetime]:
     ]
 
 
-def generate_sample(seed: int, number: int, sessions: int = 6) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+def generate_sample(seed: int, number: int, sessions: int = 6) -> tuple[SampleRow, list[Finding]]:
     """One conversation in `locomo10.json`'s shape, and its audit findings (for `errors.json`)."""
     rng = random.Random(f"locomo.generated|{seed}|{number}")
     a, b = rng.sample(_NAMES, 2)
@@ -183,16 +179,17 @@ def generate_sample(seed: int, number: int, sessions: int = 6) -> tuple[dict[str
             build.qa[open_domain],
             "WRONG_CITATION",
             [love, hobby_b],
-            build.qa[open_domain]["answer"],
+            build.qa[open_domain].get("answer") or "",
             "The answer is right; the hobby turn supports it too.",
         ),
     ]
-    return {"sample_id": sample_id, "conversation": _conversation(a, b, dates, build), "qa": build.qa}, audit
+    sample = SampleRow(sample_id=sample_id, conversation=_conversation(a, b, dates, build), qa=build.qa)
+    return sample, audit
 
 
-def _conversation(a: str, b: str, dates: list[datetime], build: _Builder) -> dict[str, Any]:
+def _conversation(a: str, b: str, dates: list[datetime], build: _Builder) -> ConversationRow:
     """The speakers and the dated sessions, as `locomo10.json` lays them out."""
-    conversation: dict[str, Any] = {"speaker_a": a, "speaker_b": b}
+    conversation: ConversationRow = {"speaker_a": a, "speaker_b": b}
     for index, (when, turns) in enumerate(zip(dates, build.sessions, strict=True), 1):
         conversation[f"session_{index}_date_time"] = _date_time(when)
         conversation[f"session_{index}"] = turns
@@ -200,19 +197,19 @@ def _conversation(a: str, b: str, dates: list[datetime], build: _Builder) -> dic
 
 
 def _finding(
-    sample: int, index: int, item: dict[str, Any], error: str, evidence: list[str], answer: str, why: str
-) -> dict[str, Any]:
-    return {
-        "question_id": f"locomo_{sample}_qa{index}",
-        "question": item["question"],
-        "golden_answer": item.get("answer"),
-        "category": item["category"],
-        "error_type": error,
-        "cited_evidence": item["evidence"],
-        "correct_evidence": evidence,
-        "reasoning": why,
-        "correct_answer": answer,
-    }
+    sample: int, index: int, item: QuestionRow, error: str, evidence: list[str], answer: str, why: str
+) -> Finding:
+    return Finding(
+        question_id=f"locomo_{sample}_qa{index}",
+        question=item["question"],
+        golden_answer=item.get("answer"),
+        category=item["category"],
+        error_type=error,
+        cited_evidence=item["evidence"],
+        correct_evidence=evidence,
+        reasoning=why,
+        correct_answer=answer,
+    )
 
 
 def _day(when: datetime) -> str:
@@ -234,7 +231,8 @@ def write_locomo(
     """Generated conversations as `locomo10.json` and their audit as `errors.json`, in `folder`."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
-    samples, findings = [], []
+    samples: list[SampleRow] = []
+    findings: list[Finding] = []
     for number in range(1, conversations + 1):
         sample, audit = generate_sample(seed, number, sessions)
         samples.append(sample)

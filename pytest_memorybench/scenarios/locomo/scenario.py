@@ -25,14 +25,17 @@ from datetime import timedelta
 from functools import partial
 from typing import Any
 
+from typing_extensions import NotRequired, TypedDict
+
 from pytest_memorybench.contract.probes import ProbeContext, probe_definition
 from pytest_memorybench.contract.scenario import ScoringContext
 from pytest_memorybench.core.errors import usage_error
+from pytest_memorybench.core.json_values import JsonObject
 from pytest_memorybench.core.load_report import LoadTally
 from pytest_memorybench.core.readers import reading
 from pytest_memorybench.core.records import Message, Role, Score, TestDefinition
 from pytest_memorybench.scenarios.locomo.audit import AUDIT_URL, Correction, corrections_from, load_audit
-from pytest_memorybench.scenarios.locomo.ceiling import ceilings
+from pytest_memorybench.scenarios.locomo.ceiling import Ceiling, ceilings
 from pytest_memorybench.scenarios.locomo.data import (
     ADVERSARIAL,
     CATEGORIES,
@@ -160,10 +163,10 @@ class LocomoConversations:
             return score_cognitive(definition, responses, context)
         return score_reply(definition, responses, context)
 
-    def summarize(self, records: list[dict[str, Any]]) -> dict[str, Any]:
+    def summarize(self, records: Sequence[Mapping[str, Any]]) -> JsonObject:
         return summarize(records)
 
-    def ceilings(self, records: list[dict[str, Any]], profile: str) -> dict[str, dict[str, Any]]:
+    def ceilings(self, records: Sequence[Mapping[str, Any]], profile: str) -> dict[str, Ceiling]:
         return ceilings(records, profile)
 
 
@@ -282,6 +285,19 @@ def _turns(sample: Sample) -> Iterator[Message]:
             )
 
 
+class Expected(TypedDict):
+    """What a LoCoMo question's scorer compares with (a definition's `expected`)."""
+
+    question: str
+    category: int
+    answer: str | None
+    evidence_ids: list[int]  # the turns it cites, as `Message.id`s
+    audited: bool  # whether the run read an audit (then `audit` is its finding, if it has one)
+    audit: NotRequired[JsonObject]  # the audit's correction (`audit.Correction.to_json`)
+    adversarial_answer: NotRequired[str | None]  # category 5: the plausible answer the conversation lacks
+    absent_option: NotRequired[str]  # category 5: the letter of "not mentioned" in the choice asked
+
+
 def _definition(
     suite: str,
     seed: int,
@@ -291,14 +307,15 @@ def _definition(
     source: str,
 ) -> TestDefinition:
     category = q.category_name
-    expected: dict[str, Any] = {
-        "question": q.question,
-        "category": q.category,
-        "answer": q.answer,
-        "evidence_ids": _evidence_numbers(q.evidence),
-        "audited": audit is not None,
-    }
-    params: dict[str, Any] = {"source": source, "sample": sample.sample_id, "qa": q.index}
+    expected = Expected(
+        question=q.question,
+        category=q.category,
+        answer=q.answer,
+        evidence_ids=_evidence_numbers(q.evidence),
+        audited=audit is not None,
+    )
+    params: JsonObject = {"source": source, "sample": sample.sample_id, "qa": q.index}
+    ideal_by_profile: dict[str, str] = {}
     if q.category == ADVERSARIAL:
         # The paper's code poses it as a choice between the plausible answer and "not mentioned";
         # the order is drawn per question from the seed.
@@ -306,21 +323,23 @@ def _definition(
         random.Random(f"locomo|{seed}|{sample.sample_id}|{q.index}").shuffle(options)
         letter = "ab"[options.index(NOT_MENTIONED)]
         question = f"{q.question} Choose one: (a) {options[0]} (b) {options[1]}."
-        expected.update(adversarial_answer=q.adversarial_answer, absent_option=letter)
+        expected["adversarial_answer"], expected["absent_option"] = q.adversarial_answer, letter
         ideal = NOT_MENTIONED
     else:
         question = f"{q.question} {ANSWER_STYLE}"
         ideal = str(q.answer)
         if q.category == 3 and ";" in ideal:  # the paper's code scores category 3 on the gold before its ";"
-            params["ideal_by_profile"] = {PAPER: ideal.split(";")[0].strip()}
+            ideal_by_profile[PAPER] = ideal.split(";")[0].strip()
         finding = (audit or {}).get((sample.index, q.index))
         if finding is not None:
             correction = finding[1]
             expected["audit"] = correction.to_json()
             if correction.changes_answer:
-                params.setdefault("ideal_by_profile", {})[AUDITED] = correction.answer
+                ideal_by_profile[AUDITED] = correction.answer
             if correction.evidence:
                 params["evidence_by_profile"] = {AUDITED: _evidence_numbers(correction.evidence)}
+    if ideal_by_profile:
+        params["ideal_by_profile"] = ideal_by_profile
     return probe_definition(
         suite=suite,
         scenario=NAME,

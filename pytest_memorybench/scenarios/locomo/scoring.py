@@ -30,6 +30,7 @@ from typing import Any
 from pytest_memorybench.contract.scenario import ScoringContext
 from pytest_memorybench.core.f1 import bag_f1
 from pytest_memorybench.core.heavy import heavy_import
+from pytest_memorybench.core.json_values import JsonObject
 from pytest_memorybench.core.records import Score, TestDefinition
 from pytest_memorybench.judges.local import LocalJudge
 from pytest_memorybench.scenarios.locomo.audit import CITATION_ONLY
@@ -129,7 +130,7 @@ async def score_reply(definition: TestDefinition, responses: Sequence[str], cont
     return Score(score.value, (*notes, *score.reasons, f"{context.profile} profile"), audit)
 
 
-def gold_audit(definition: TestDefinition) -> dict[str, Any]:
+def gold_audit(definition: TestDefinition) -> JsonObject:
     """What the audit the run read says of this question's original gold: `{"gold_audit": None}`
     when it finds it right (or only its citation wrong), the finding's type when it finds the
     answer wrong or unanswerable; nothing when the run read no audit.  The ceiling check

@@ -15,9 +15,11 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from statistics import NormalDist, fmean
 from typing import Any
 
+from pytest_memorybench.core.json_values import JsonObject
 from pytest_memorybench.scenarios.locomo.data import CATEGORIES
 from pytest_memorybench.scenarios.locomo.plus import COGNITIVE
 
@@ -33,18 +35,27 @@ def wilson_interval(mean: float, n: int, z: float = Z95) -> tuple[float, float]:
     return (max(0.0, centre - half), min(1.0, centre + half))
 
 
-def _row(scores: Sequence[float]) -> dict[str, Any]:
-    mean = fmean(scores)
-    low, high = wilson_interval(mean, len(scores))
-    return {
-        "mean": round(mean, 4),
-        "n": len(scores),
-        "wilson": [round(low, 4), round(high, 4)],
-        "separable": round((high - low) / 2, 4),
-    }
+@dataclass(frozen=True)
+class _Row:
+    """A category's mean over its items, and its Wilson interval (rounded as the summary shows them)."""
+
+    mean: float
+    n: int
+    low: float
+    high: float
+    separable: float  # the interval's half-width: how far apart two means must be to tell apart
+
+    @classmethod
+    def of(cls, scores: Sequence[float]) -> _Row:
+        mean = fmean(scores)
+        low, high = wilson_interval(mean, len(scores))
+        return cls(round(mean, 4), len(scores), round(low, 4), round(high, 4), round((high - low) / 2, 4))
+
+    def to_json(self) -> JsonObject:
+        return {"mean": self.mean, "n": self.n, "wilson": [self.low, self.high], "separable": self.separable}
 
 
-def summarize(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+def summarize(records: Sequence[Mapping[str, Any]]) -> JsonObject:
     """LoCoMo's summary: the mean over categories 1-4 and 1-5, and each category's Wilson interval."""
     by_category: dict[str, list[float]] = defaultdict(list)
     for record in records:
@@ -55,18 +66,17 @@ def summarize(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         ):
             continue
         by_category[str(record["category"])].append(float(record["score"]))
-    table = {name: _row(by_category[name]) for name in CATEGORIES.values() if by_category.get(name)}
-    metrics: dict[str, Any] = {}
+    table = {name: _Row.of(by_category[name]) for name in CATEGORIES.values() if by_category.get(name)}
+    metrics: JsonObject = {}
     for name, row in table.items():
-        low, high = row["wilson"]
-        metrics[f"{name} Wilson"] = f"[{low:.2f}, {high:.2f}] n={row['n']}"
+        metrics[f"{name} Wilson"] = f"[{row.low:.2f}, {row.high:.2f}] n={row.n}"
     without = [score for name, scores in by_category.items() if name != CATEGORIES[5] for score in scores]
     if without:
         metrics["categories 1-4"] = round(fmean(without), 4)
     every = [score for scores in by_category.values() for score in scores]
     if every and len(every) != len(without):
         metrics["categories 1-5"] = round(fmean(every), 4)
-    narrow = [row["separable"] for row in table.values()]
+    narrow = [row.separable for row in table.values()]
     if narrow:
         metrics["category resolution (Wilson half-width)"] = f"±{min(narrow):.2f} to ±{max(narrow):.2f}"
     cognitive = [
@@ -74,7 +84,7 @@ def summarize(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     ]
     if cognitive:  # LoCoMo-Plus's category 6, apart from the five of the paper
         metrics["category 6 (cognitive)"] = round(fmean(cognitive), 4)
-    metrics["table"] = table
+    metrics["table"] = {name: row.to_json() for name, row in table.items()}
     return metrics
 
 

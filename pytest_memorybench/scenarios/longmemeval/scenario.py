@@ -30,6 +30,7 @@ from typing import Any
 
 from pytest_memorybench.contract.probes import ProbeContext, probe_definition
 from pytest_memorybench.contract.scenario import ScoringContext
+from pytest_memorybench.core.json_values import JsonObject
 from pytest_memorybench.core.load_report import LoadTally
 from pytest_memorybench.core.records import Message, Role, Score, TestDefinition
 from pytest_memorybench.judges.local import LocalJudge
@@ -115,7 +116,7 @@ class LongMemEvalQuestions:
         """Each evidence turn's session: session-level recall counts the evidence sessions found."""
         return {turn: f"session {turn // SESSION_IDS}" for turn in self.evidence_ids(definition)}
 
-    def summarize(self, records: list[dict[str, Any]]) -> dict[str, Any]:
+    def summarize(self, records: Sequence[Mapping[str, Any]]) -> JsonObject:
         return summarize(records)
 
     async def score(
@@ -125,7 +126,7 @@ class LongMemEvalQuestions:
         reply = responses[-1] if responses else ""
         return await score_answer(
             context.judge or LocalJudge(),
-            question=definition.params["question"],
+            question=str(definition.params["question"]),
             expected=expected["answer"],
             answer=reply,
             rule=expected["rule"],
@@ -183,7 +184,7 @@ def question_definition(
     (question type and all, no history: `--mb-rescore`).  `question_type` is one of `TYPES`."""
     abstention = is_abstention(question_id)
     category = ABSTENTION if abstention else TYPES[question_type]
-    params: dict[str, Any] = {"source": source, "question": question}
+    params: JsonObject = {"source": source, "question": question}
     if asked_at is not None:
         params["asked_at"] = asked_at.isoformat()
     return probe_definition(

@@ -8,10 +8,11 @@ from collections.abc import Mapping, Sequence
 from statistics import fmean
 from typing import Any
 
+from pytest_memorybench.core.json_values import JsonObject
 from pytest_memorybench.scenarios.longmemeval.data import ABSTENTION
 
 
-def summarize(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+def summarize(records: Sequence[Mapping[str, Any]]) -> JsonObject:
     """LongMemEval's summary: task-averaged accuracy, abstention accuracy, turn and session recall."""
     by_type: dict[str, list[float]] = defaultdict(list)
     turns: list[float] = []
@@ -25,7 +26,7 @@ def summarize(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
             turns.append(float(evidence["recall"]))
         if evidence.get("groups"):
             sessions.append(evidence["groups_recalled"] / evidence["groups"])
-    metrics: dict[str, Any] = {}
+    metrics: JsonObject = {}
     answerable = [name for name in by_type if name != ABSTENTION]
     if answerable:
         metrics["task-averaged accuracy"] = round(fmean(fmean(by_type[name]) for name in answerable), 4)

@@ -62,7 +62,7 @@ from pytest_memorybench.core.records import Score, ScriptLine, TestDefinition
 from pytest_memorybench.core.spans import MAX_SPAN_TOKENS
 from pytest_memorybench.core.tokens import ApproximateCounter
 from pytest_memorybench.scenarios.base import definition
-from pytest_memorybench.scenarios.ltm.goodai_format import goodai_definition
+from pytest_memorybench.scenarios.ltm.goodai_format import GoodAIDefinitionFile, goodai_definition
 from pytest_memorybench.scenarios.opening import seeded
 from pytest_memorybench.scenarios.params import at_least, read_params
 
@@ -195,7 +195,7 @@ class ChapterBreak:
         return tally.report()
 
     def from_goodai(
-        self, raw: dict[str, Any], example_id: str, suite: str, repetition: int
+        self, raw: GoodAIDefinitionFile, example_id: str, suite: str, repetition: int
     ) -> TestDefinition:
         """A GoodAI ChapterBreak definition: its pages and options as they are, its option number."""
         expected = str(raw["expected_responses"][0]).strip()

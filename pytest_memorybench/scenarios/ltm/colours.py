@@ -23,7 +23,7 @@ from typing import Any
 from pytest_memorybench.contract.scenario import ScoringContext
 from pytest_memorybench.core.records import Score, TestDefinition
 from pytest_memorybench.scenarios.base import definition
-from pytest_memorybench.scenarios.ltm.goodai_format import goodai_definition
+from pytest_memorybench.scenarios.ltm.goodai_format import GoodAIDefinitionFile, goodai_definition
 from pytest_memorybench.scenarios.opening import opening
 from pytest_memorybench.scenarios.params import at_least
 from pytest_memorybench.scenarios.waits import spread_script
@@ -77,7 +77,7 @@ class Colours:
         return definition(self, suite, repetition, seed, script, (colours[-1],), colours[-1], params)
 
     def from_goodai(
-        self, raw: dict[str, Any], example_id: str, suite: str, repetition: int
+        self, raw: GoodAIDefinitionFile, example_id: str, suite: str, repetition: int
     ) -> TestDefinition:
         """A GoodAI Colours definition file: its script and waits as they are, its expected colour."""
         expected = raw["expected_responses"][0]

@@ -168,7 +168,7 @@ def invent_world(rng: random.Random, kinds: Sequence[str]) -> tuple[str, list[tu
     """A world's name and its facts of `kinds` as (statement, question, answer)."""
     world = rng.choice(FIRST_SYLLABLES) + rng.choice(LAST_SYLLABLES)
     numbers = iter(rng.sample(range(3, 40), 3))  # distinct small numbers for the periodic facts
-    slots: dict[str, Any] = {name: rng.choice(pool) for name, pool in POOLS.items()}
+    slots: dict[str, str | int] = {name: rng.choice(pool) for name, pool in POOLS.items()}
     slots.update(
         w=world, year=rng.randint(1100, 1899), freeze=next(numbers), orbit=next(numbers) + 40,
         height=rng.randrange(2100, 5900, 10), books=rng.randrange(1200, 9900, 100),

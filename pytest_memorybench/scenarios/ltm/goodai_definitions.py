@@ -12,7 +12,7 @@ import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import yaml
 
@@ -23,6 +23,7 @@ from pytest_memorybench.core.records import TestDefinition
 from pytest_memorybench.core.spans import MAX_SPAN_TOKENS, Span
 from pytest_memorybench.core.tokens import default_counter
 from pytest_memorybench.scenarios import get_scenario
+from pytest_memorybench.scenarios.ltm.goodai_format import GoodAIDefinitionFile
 
 PREFIX = "goodai-definitions="
 
@@ -185,7 +186,7 @@ def convert(
         raise usage_error(f"{path}: not a {dataset} definition we can read ({missing})") from None
 
 
-def upgrade_format(raw: dict[str, Any]) -> dict[str, Any]:
+def upgrade_format(raw: dict[str, Any]) -> GoodAIDefinitionFile:
     """A definition of any published format with one `waits` entry per line, as v2 and v3 have.
 
     v1 (Benchmark 1) lists `token_spacings` and `time_jumps` instead, the tokens and seconds to
@@ -199,7 +200,7 @@ def upgrade_format(raw: dict[str, Any]) -> dict[str, Any]:
             isinstance(w, dict) and {"tokens", "time", "percentage_finished"} <= set(w) for w in waits
         )
         raw["_format"] = 2 if explicit else 3  # v2 writes all three keys in every wait, v3 only those it uses
-        return raw
+        return cast(GoodAIDefinitionFile, raw)
     if "token_spacings" not in raw and "time_jumps" not in raw:
         raise KeyError("waits")
     spacings, jumps = list(raw.get("token_spacings") or []), list(raw.get("time_jumps") or [])
@@ -208,7 +209,7 @@ def upgrade_format(raw: dict[str, Any]) -> dict[str, Any]:
         for i in range(max(len(spacings), len(jumps)))
     ]
     raw["_format"] = 1
-    return raw
+    return cast(GoodAIDefinitionFile, raw)
 
 
 def dataset_examples(paths: Sequence[Path]) -> list[Any]:

@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Protocol
 
+from typing_extensions import NotRequired, TypedDict
+
 from pytest_memorybench.contract.scenario import Named
 from pytest_memorybench.core.records import ScriptLine, TestDefinition
 from pytest_memorybench.scenarios.base import definition
@@ -29,7 +31,36 @@ class StoredTest(Protocol):
         """Every agent reply in the log from the reply to `message` on (whatever test it answers)."""
 
 
-def script_from_goodai(raw: dict[str, Any]) -> tuple[ScriptLine, ...]:
+class GoodAIDefinitionFile(TypedDict):
+    """A GoodAI definition file (`<example>.def.json`) as the converters read it, after
+    `upgrade_format` gave every format one `waits` entry per line.
+
+    `expected_responses` differs by dataset (texts; [item, count] pairs for Shopping; lists of
+    synonyms for Spy Meeting; a quote, its author and a count for Prospective Memory): each
+    scenario's `from_goodai` reads its own.  The keys that start with `_` are ours, added on reading.
+    """
+
+    script: list[str]
+    is_question: list[bool]
+    waits: list[dict[str, float]]  # per line: tokens, time (seconds), percentage_finished
+    expected_responses: list[Any]
+    can_be_interleaved: NotRequired[bool]
+    is_temporal: NotRequired[bool]
+    uses_callback: NotRequired[bool]
+    token_spacings: NotRequired[list[int]]  # Benchmark 1's waits, before `upgrade_format`
+    time_jumps: NotRequired[list[float]]
+    _examples: NotRequired[list[Any]]  # every example's expected responses (Spy Meeting's penalty)
+    _format: NotRequired[int]  # which format the file was: 1, 2 or 3
+
+
+def goodai_format(definition: TestDefinition) -> int:
+    """Which GoodAI format a definition was converted from (1, 2 or 3; our own are 3): the scorers
+    whose rules changed between benchmarks score a Benchmark 1 or 2 file by its own rule."""
+    version = definition.params.get("goodai_format", 3)
+    return version if isinstance(version, int) else 3
+
+
+def script_from_goodai(raw: GoodAIDefinitionFile) -> tuple[ScriptLine, ...]:
     """Script lines with their question flags and waits, as the file has them.
 
     Old (v2) files carry all three wait keys, zeros included; zeros mean no wait.
@@ -46,7 +77,7 @@ def script_from_goodai(raw: dict[str, Any]) -> tuple[ScriptLine, ...]:
 
 def goodai_definition(
     scenario: Named,
-    raw: dict[str, Any],
+    raw: GoodAIDefinitionFile,
     example_id: str,
     suite: str,
     repetition: int,

@@ -100,7 +100,7 @@ def write_manual(rng: random.Random, steps: int) -> tuple[str, list[tuple[str, s
     """A device's name and `steps` of its manual, in order, as (instruction, question, answer)."""
     device = f"{rng.choice(BRANDS)} {rng.choice(DEVICES)}"
     distance, seconds, position, times, hours = rng.sample(range(2, 60), 5)  # no number answers two questions
-    slots: dict[str, Any] = {name: rng.choice(pool) for name, pool in POOLS.items()}
+    slots: dict[str, str | int] = {name: rng.choice(pool) for name, pool in POOLS.items()}
     slots.update(d=device, distance=distance, seconds=seconds, position=position, times=times, hours=hours)
     chosen = sorted(rng.sample(range(len(STEPS)), steps))
     return device, [tuple(part.format(**slots) for part in STEPS[index]) for index in chosen]  # type: ignore[misc]

@@ -48,7 +48,7 @@ from pytest_memorybench.core.records import Score, ScriptLine, TestDefinition
 from pytest_memorybench.judges.base import Judge
 from pytest_memorybench.judges.local import LocalJudge
 from pytest_memorybench.scenarios.base import definition
-from pytest_memorybench.scenarios.ltm.goodai_format import script_from_goodai
+from pytest_memorybench.scenarios.ltm.goodai_format import GoodAIDefinitionFile, script_from_goodai
 from pytest_memorybench.scenarios.opening import opening
 from pytest_memorybench.scenarios.waits import spread_over_span
 from pytest_memorybench.scoring.judged import score_reference
@@ -133,7 +133,7 @@ class Jokes:
         return definition(self, suite, repetition, seed, script, (target,), target, params)
 
     def from_goodai(
-        self, raw: dict[str, Any], example_id: str, suite: str, repetition: int
+        self, raw: GoodAIDefinitionFile, example_id: str, suite: str, repetition: int
     ) -> TestDefinition:
         """A GoodAI Jokes file: its jokes and waits, plus our placeholder for the ask-time question.
 

@@ -23,7 +23,10 @@ from typing import Any
 from pytest_memorybench.contract.scenario import ScoringContext
 from pytest_memorybench.core.records import Score, ScriptLine, TestDefinition
 from pytest_memorybench.scenarios.base import definition
-from pytest_memorybench.scenarios.ltm.goodai_format import goodai_definition
+from pytest_memorybench.scenarios.ltm.goodai_format import (
+    GoodAIDefinitionFile,
+    goodai_definition,
+)
 from pytest_memorybench.scenarios.opening import opening
 from pytest_memorybench.scenarios.params import at_least
 from pytest_memorybench.scenarios.waits import spread_over_span
@@ -92,7 +95,7 @@ class KeyValuePairs:
         return definition(self, suite, repetition, seed, script, (value,), value, asdict(settings))
 
     def from_goodai(
-        self, raw: dict[str, Any], example_id: str, suite: str, repetition: int
+        self, raw: GoodAIDefinitionFile, example_id: str, suite: str, repetition: int
     ) -> TestDefinition:
         value = str(raw["expected_responses"][0])
         return goodai_definition(self, raw, example_id, suite, repetition, (value,), value)

@@ -26,7 +26,10 @@ from typing import Any
 from pytest_memorybench.contract.scenario import ScoringContext
 from pytest_memorybench.core.records import Score, TestDefinition
 from pytest_memorybench.scenarios.base import definition
-from pytest_memorybench.scenarios.ltm.goodai_format import goodai_definition
+from pytest_memorybench.scenarios.ltm.goodai_format import (
+    GoodAIDefinitionFile,
+    goodai_definition,
+)
 from pytest_memorybench.scenarios.ltm.question_set import score_answers
 from pytest_memorybench.scenarios.opening import opening
 from pytest_memorybench.scenarios.params import at_least
@@ -113,7 +116,7 @@ class Locations:
         return direction, rng.randint(1, 4)
 
     def from_goodai(
-        self, raw: dict[str, Any], example_id: str, suite: str, repetition: int
+        self, raw: GoodAIDefinitionFile, example_id: str, suite: str, repetition: int
     ) -> TestDefinition:
         expected = raw["expected_responses"]
         answer = str(expected[0] if isinstance(expected, list) else expected)

@@ -31,13 +31,14 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, cast
 
 from pytest_memorybench.contract.scenario import ScoringContext
 from pytest_memorybench.core.records import Score, TestDefinition
 from pytest_memorybench.judges.base import JudgeTask, JudgeVerdict
+from pytest_memorybench.judges.replies import DirectionsReply, Hop
 from pytest_memorybench.scenarios.base import definition
-from pytest_memorybench.scenarios.ltm.goodai_format import goodai_definition
+from pytest_memorybench.scenarios.ltm.goodai_format import GoodAIDefinitionFile, goodai_definition
 from pytest_memorybench.scenarios.ltm.question_set import benchmark_1_checklist, score_answers
 from pytest_memorybench.scenarios.opening import opening
 from pytest_memorybench.scenarios.waits import spread_script
@@ -82,9 +83,9 @@ class LocationsDirectionsParams:
             )
 
 
-def hop(origin: str, kilometers: int, direction: str, destination: str) -> dict[str, Any]:
+def hop(origin: str, kilometers: int, direction: str, destination: str) -> Hop:
     """One leg of a route as the judge extracts it."""
-    return {"origin": origin, "kilometers": kilometers, "direction": direction, "destination": destination}
+    return Hop(origin=origin, kilometers=kilometers, direction=direction, destination=destination)
 
 
 def route_text(route: Sequence[Mapping[str, Any]]) -> str:
@@ -131,7 +132,7 @@ class LocationsDirections:
         )
 
     def from_goodai(
-        self, raw: dict[str, Any], example_id: str, suite: str, repetition: int
+        self, raw: GoodAIDefinitionFile, example_id: str, suite: str, repetition: int
     ) -> TestDefinition:
         """A GoodAI Locations Directions file: its script and waits, its example route as the ideal.
 
@@ -171,7 +172,7 @@ _GOODAI_LINE = re.compile(
 )
 
 
-def parse_goodai_route(text: str) -> list[dict[str, Any]]:
+def parse_goodai_route(text: str) -> list[Hop]:
     """The hops of a GoodAI expected answer ("From A, go 3km East to B." per line)."""
     route = []
     for line in text.splitlines():
@@ -194,7 +195,7 @@ def score_route(expected: Mapping[str, Any], reply: str, verdict: JudgeVerdict, 
     raw = f"original reply: {reply!r}"
     if not verdict.ok:
         return Score(0.0, (f"the judge could not structure the route: {verdict.error}", raw))
-    hops = list((verdict.data or {}).get("hops", []))
+    hops = list(cast(DirectionsReply, verdict.data or {}).get("hops", []))
     structured = "structured route: " + "; ".join(
         f"{hop.get('origin')} {hop.get('kilometers')} km {hop.get('direction')} to {hop.get('destination')}"
         for hop in hops

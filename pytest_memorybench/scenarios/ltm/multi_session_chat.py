@@ -27,7 +27,10 @@ from typing import Any
 from pytest_memorybench.contract.scenario import ScoringContext
 from pytest_memorybench.core.records import Score, ScriptLine, TestDefinition
 from pytest_memorybench.scenarios.base import definition
-from pytest_memorybench.scenarios.ltm.goodai_format import goodai_definition
+from pytest_memorybench.scenarios.ltm.goodai_format import (
+    GoodAIDefinitionFile,
+    goodai_definition,
+)
 from pytest_memorybench.scenarios.ltm.question_set import score_answers
 from pytest_memorybench.scenarios.opening import opening
 from pytest_memorybench.scenarios.params import at_least
@@ -130,7 +133,7 @@ class MultiSessionChat:
         return definition(self, suite, repetition, seed, script, (answer,), expected, asdict(settings))
 
     def from_goodai(
-        self, raw: dict[str, Any], example_id: str, suite: str, repetition: int
+        self, raw: GoodAIDefinitionFile, example_id: str, suite: str, repetition: int
     ) -> TestDefinition:
         """GoodAI's files: the expected response is JSON with the gold answer (and Speaker 2's persona)."""
         gold = json.loads(raw["expected_responses"][0])["gold_answer"]

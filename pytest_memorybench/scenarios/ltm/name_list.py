@@ -41,7 +41,11 @@ from typing import TYPE_CHECKING, Any
 from pytest_memorybench.contract.scenario import ScoringContext
 from pytest_memorybench.core.records import Score, TestDefinition
 from pytest_memorybench.scenarios.base import definition
-from pytest_memorybench.scenarios.ltm.goodai_format import goodai_definition
+from pytest_memorybench.scenarios.ltm.goodai_format import (
+    GoodAIDefinitionFile,
+    goodai_definition,
+    goodai_format,
+)
 from pytest_memorybench.scenarios.opening import opening
 from pytest_memorybench.scenarios.params import at_least
 from pytest_memorybench.scenarios.waits import spread_script
@@ -135,7 +139,7 @@ class NameList:
         )
 
     def from_goodai(
-        self, raw: dict[str, Any], example_id: str, suite: str, repetition: int
+        self, raw: GoodAIDefinitionFile, example_id: str, suite: str, repetition: int
     ) -> TestDefinition:
         """A GoodAI NameList definition file: its script and waits as they are, its expected names."""
         names = [str(name) for name in raw["expected_responses"]]
@@ -146,7 +150,7 @@ class NameList:
 
     def score(self, definition: TestDefinition, responses: Sequence[str], context: ScoringContext) -> Score:
         reply = responses[-1] if responses else ""
-        version = definition.params.get("goodai_format", 3)
+        version = goodai_format(definition)
         if context.profile == OFFICIAL and version < 3:
             verdict = (
                 score_names_v1(definition.expected, reply)

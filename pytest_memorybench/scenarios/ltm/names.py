@@ -21,7 +21,10 @@ from typing import Any
 from pytest_memorybench.contract.scenario import ScoringContext
 from pytest_memorybench.core.records import Score, TestDefinition
 from pytest_memorybench.scenarios.base import definition
-from pytest_memorybench.scenarios.ltm.goodai_format import goodai_definition
+from pytest_memorybench.scenarios.ltm.goodai_format import (
+    GoodAIDefinitionFile,
+    goodai_definition,
+)
 from pytest_memorybench.scenarios.ltm.name_list import (
     RESET_MESSAGE,
     TEMPLATES,
@@ -65,7 +68,7 @@ class Names:
         )
 
     def from_goodai(
-        self, raw: dict[str, Any], example_id: str, suite: str, repetition: int
+        self, raw: GoodAIDefinitionFile, example_id: str, suite: str, repetition: int
     ) -> TestDefinition:
         expected = str(raw["expected_responses"][0])
         return goodai_definition(

@@ -48,7 +48,12 @@ from pytest_memorybench.contract.program import (
 from pytest_memorybench.contract.scenario import ScoringContext
 from pytest_memorybench.core.records import Score, ScriptLine, TestDefinition
 from pytest_memorybench.scenarios.base import definition
-from pytest_memorybench.scenarios.ltm.goodai_format import StoredTest, goodai_definition
+from pytest_memorybench.scenarios.ltm.goodai_format import (
+    GoodAIDefinitionFile,
+    StoredTest,
+    goodai_definition,
+    goodai_format,
+)
 from pytest_memorybench.scenarios.opening import seeded
 from pytest_memorybench.scenarios.params import read_params
 from pytest_memorybench.scenarios.waits import spread_over_span
@@ -157,14 +162,14 @@ def score_replies(
 
 def _after(definition: TestDefinition, profile: Profile) -> int:
     """Under the official profile a Benchmark 1 or 2 file is scored as their code did: one more reply."""
-    return 1 if profile == OFFICIAL and definition.params.get("goodai_format", 3) < 3 else 0
+    return 1 if profile == OFFICIAL and goodai_format(definition) < 3 else 0
 
 
 _QUOTED = re.compile(r"'(.*?)'")
 _AUTHOR = re.compile(r"quote (?:by|from) (.+?)(?: after| in the| to your|[.,]|$)")
 
 
-def older_expectation(raw: dict[str, Any]) -> tuple[str, str, int]:
+def older_expectation(raw: GoodAIDefinitionFile) -> tuple[str, str, int]:
     """(quote, author, n) of a Benchmark 1 or 2 file, whose expected response is a sentence.
 
     Their scorer took the first number of the instruction ("after the next 3 statements", "in
@@ -234,7 +239,7 @@ class ProspectiveMemory:
         return definition(self, suite, repetition, seed, script, ideal, expected, params, reset_message=RESET)
 
     def from_goodai(
-        self, raw: dict[str, Any], example_id: str, suite: str, repetition: int
+        self, raw: GoodAIDefinitionFile, example_id: str, suite: str, repetition: int
     ) -> TestDefinition:
         """A GoodAI file: its two lines and waits; `expected_responses` [[quote, author, n]], or
         prose in Benchmarks 1 and 2 (`older_expectation`)."""

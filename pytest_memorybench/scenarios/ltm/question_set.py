@@ -18,9 +18,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from pytest_memorybench.contract.scenario import ScoringContext
+from pytest_memorybench.core.json_values import JsonObject
 from pytest_memorybench.core.records import Score, ScriptLine, TestDefinition
 from pytest_memorybench.judges.local import LocalJudge
-from pytest_memorybench.scenarios.ltm.goodai_format import script_from_goodai
+from pytest_memorybench.scenarios.ltm.goodai_format import GoodAIDefinitionFile, script_from_goodai
 from pytest_memorybench.scenarios.waits import spread_over_span
 from pytest_memorybench.scoring.judged import score_reference
 from pytest_memorybench.scoring.profiles import OFFICIAL
@@ -45,7 +46,7 @@ def question_set(
     script: tuple[ScriptLine, ...],
     answers: Sequence[str],
     skills: tuple[str, ...],
-    params: dict[str, Any],
+    params: JsonObject,
     reset_message: str,
 ) -> TestDefinition:
     """The definition: every question's expected answer is also what a perfect agent says."""
@@ -67,7 +68,7 @@ def question_set(
 
 
 def from_goodai_file(
-    raw: dict[str, Any],
+    raw: GoodAIDefinitionFile,
     example_id: str,
     *,
     suite: str,
@@ -166,7 +167,7 @@ class QuestionSetScenario:
         seed: int,
         content: str,
         cases: Sequence[tuple[str, str]],
-        params: dict[str, Any],
+        params: JsonObject,
     ) -> TestDefinition:
         """The content, then each (question, answer) case."""
         return question_set(
@@ -182,7 +183,7 @@ class QuestionSetScenario:
         )
 
     def from_goodai(
-        self, raw: dict[str, Any], example_id: str, suite: str, repetition: int
+        self, raw: GoodAIDefinitionFile, example_id: str, suite: str, repetition: int
     ) -> TestDefinition:
         return from_goodai_file(
             raw, example_id, suite=suite, scenario=self.name, repetition=repetition, skills=self.skills,

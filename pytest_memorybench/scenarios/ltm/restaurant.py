@@ -75,11 +75,12 @@ from pytest_memorybench.contract import program as actions
 from pytest_memorybench.contract.clock import SimulatedClock
 from pytest_memorybench.contract.program import ProgramContext, TestProgram
 from pytest_memorybench.contract.scenario import ScoringContext
+from pytest_memorybench.core.json_values import JsonObject
 from pytest_memorybench.core.records import Score, ScriptLine, TestDefinition
 from pytest_memorybench.core.text import fold
 from pytest_memorybench.judges.base import Judge
 from pytest_memorybench.judges.local import LocalJudge
-from pytest_memorybench.scenarios.ltm.goodai_format import StoredTest
+from pytest_memorybench.scenarios.ltm.goodai_format import GoodAIDefinitionFile, StoredTest
 from pytest_memorybench.scenarios.ltm.restaurant_reading import (
     Menu,
     breaks_role,
@@ -297,7 +298,7 @@ class Restaurant:
         return _definition(suite, seed, repetition, asdict(settings))
 
     def from_goodai(
-        self, raw: dict[str, Any], example_id: str, suite: str, repetition: int
+        self, raw: GoodAIDefinitionFile, example_id: str, suite: str, repetition: int
     ) -> TestDefinition:
         """A GoodAI Restaurant definition is empty (the scene is made live): ours, for seed 0."""
         return _definition(suite, 0, repetition, {"goodai_example": example_id})
@@ -510,7 +511,7 @@ def _swap(rng: random.Random, ordered: Sequence[str], unavailable: str, menu: Me
     return dish, rng.choice([other for other in menu.dishes if other not in ordered and other != unavailable])
 
 
-def _definition(suite: str, seed: int, repetition: int, params: dict[str, Any]) -> TestDefinition:
+def _definition(suite: str, seed: int, repetition: int, params: JsonObject) -> TestDefinition:
     rng = random.Random(f"{NAME}|{seed}|{repetition}|plan")
     menu = DEFAULT_MENU
     drink = rng.choice(menu.drinks)

@@ -17,9 +17,10 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
-from typing import Any
+from typing import Any, cast
 
 from pytest_memorybench.judges.base import Judge, JudgeTask
+from pytest_memorybench.judges.replies import RestaurantReply
 from pytest_memorybench.scoring.judged import score_reference
 
 NOTICE_SENTENCE = "This is not what I ordered."
@@ -212,7 +213,7 @@ async def read_order(judge: Judge, text: str, menu: Menu, *, scorer: str) -> Ord
     )
     if not verdict.ok:
         return Order([], [], [], verdict.error or "the judge gave no verdict")
-    data = verdict.data or {}
+    data = cast(RestaurantReply, verdict.data or {})
     dishes: list[str] = []
     drinks: list[str] = []
     off_menu: list[str] = [str(data["other"])] if data.get("other") else []

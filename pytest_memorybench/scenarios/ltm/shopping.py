@@ -45,7 +45,11 @@ from typing import Any
 from pytest_memorybench.contract.scenario import ScoringContext
 from pytest_memorybench.core.records import Score, TestDefinition
 from pytest_memorybench.scenarios.base import definition
-from pytest_memorybench.scenarios.ltm.goodai_format import goodai_definition
+from pytest_memorybench.scenarios.ltm.goodai_format import (
+    GoodAIDefinitionFile,
+    goodai_definition,
+    goodai_format,
+)
 from pytest_memorybench.scenarios.opening import opening
 from pytest_memorybench.scenarios.params import at_least
 from pytest_memorybench.scenarios.waits import spread_script
@@ -145,7 +149,7 @@ class Shopping:
         )
 
     def from_goodai(
-        self, raw: dict[str, Any], example_id: str, suite: str, repetition: int
+        self, raw: GoodAIDefinitionFile, example_id: str, suite: str, repetition: int
     ) -> TestDefinition:
         """A GoodAI Shopping definition file: its script and waits as they are, its [item, quantity] pairs."""
         expected = [[str(name).lower(), int(quantity)] for name, quantity in raw["expected_responses"]]
@@ -156,7 +160,7 @@ class Shopping:
 
     def score(self, definition: TestDefinition, responses: Sequence[str], context: ScoringContext) -> Score:
         reply = responses[-1] if responses else ""
-        version = definition.params.get("goodai_format", 3)
+        version = goodai_format(definition)
         if context.profile == OFFICIAL and version < 3:
             verdict = score_shopping_older(definition.expected, reply, penalise_unknown=version == 2)
             return Score(

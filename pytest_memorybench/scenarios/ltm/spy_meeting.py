@@ -36,12 +36,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from typing_extensions import TypedDict
+
 from pytest_memorybench.contract.scenario import ScoringContext
 from pytest_memorybench.core.records import Score, TestDefinition
 from pytest_memorybench.judges.base import Judge, JudgeTask
 from pytest_memorybench.judges.local import LocalJudge
 from pytest_memorybench.scenarios.base import definition
-from pytest_memorybench.scenarios.ltm.goodai_format import goodai_definition
+from pytest_memorybench.scenarios.ltm.goodai_format import GoodAIDefinitionFile, goodai_definition
 from pytest_memorybench.scenarios.ltm.name_list import seeded_faker
 from pytest_memorybench.scenarios.opening import opening
 from pytest_memorybench.scenarios.waits import spread_script
@@ -61,6 +63,14 @@ class Clue:
     code: str
     keywords: tuple[str, ...]
     decoded: str
+
+
+class ClueRecord(TypedDict):
+    """A clue as a definition's `expected["clues"]` holds it: what the scorer needs of it."""
+
+    kind: str  # "time" | "thing" | "place", or "clue" in a GoodAI file whose line names none
+    code: str
+    keywords: list[str]
 
 
 TIMES = (
@@ -202,14 +212,14 @@ class SpyMeeting:
         others = [list(c.keywords) for kind in sorted(CATALOGUE) for c in CATALOGUE[kind] if c not in clues]
         ideal = (ideal_answer(clues),)
         expected = {
-            "clues": [{"kind": c.kind, "code": c.code, "keywords": list(c.keywords)} for c in clues],
+            "clues": [ClueRecord(kind=c.kind, code=c.code, keywords=list(c.keywords)) for c in clues],
             "other_keywords": others,
         }
         params = asdict(settings)
         return definition(self, suite, repetition, seed, script, ideal, expected, params)
 
     def from_goodai(
-        self, raw: dict[str, Any], example_id: str, suite: str, repetition: int
+        self, raw: GoodAIDefinitionFile, example_id: str, suite: str, repetition: int
     ) -> TestDefinition:
         """A GoodAI Spy Meeting file: its script and waits; its keyword lists, in script order.
 
@@ -231,7 +241,7 @@ class SpyMeeting:
             if not question
         ]
         clues = [
-            {"kind": _goodai_kind(text), "code": text.split(":", 1)[-1].strip(), "keywords": keywords}
+            ClueRecord(kind=_goodai_kind(text), code=text.split(":", 1)[-1].strip(), keywords=keywords)
             for text, keywords in zip(messages, lists, strict=True)
         ]
         labels = {"time": "Time", "place": "Place", "thing": "Bring"}
@@ -257,9 +267,7 @@ def _goodai_kind(message: str) -> str:
     return "clue"
 
 
-async def interpretations(
-    clues: Sequence[Mapping[str, Any]], reply: str, judge: Judge | None
-) -> list[bool | None]:
+async def interpretations(clues: Sequence[ClueRecord], reply: str, judge: Judge | None) -> list[bool | None]:
     """The judge's word on each clue whose keywords the reply lacks (None where one is there)."""
     judge = judge or LocalJudge()
     verdicts: list[bool | None] = []
@@ -283,7 +291,7 @@ def score_spy_meeting(
     """A reply's credit per decoded clue, minus one clue for any confusion, by the profile's rule."""
     if profile not in (PAPER, OFFICIAL):
         raise ValueError(f"unknown scoring profile {profile!r}")
-    clues = expected["clues"]
+    clues: list[ClueRecord] = expected["clues"]
     verdict = score_keywords(
         [clue["keywords"] for clue in clues],
         reply,
@@ -300,7 +308,7 @@ def score_spy_meeting(
     return Score(verdict.value, (*named, f"{profile} profile"))
 
 
-def _other_clues(lists: Sequence[Sequence[str]], clues: Sequence[Mapping[str, Any]]) -> list[Sequence[str]]:
+def _other_clues(lists: Sequence[Sequence[str]], clues: Sequence[ClueRecord]) -> list[Sequence[str]]:
     """The keyword lists of other clues: a list sharing a keyword with a given clue is that clue in
     another version of the catalogue (GoodAI added "seaport" to "port", "warehouse"), not another clue."""
     given = {word for clue in clues for word in clue["keywords"]}

@@ -32,7 +32,7 @@ from pytest_memorybench.contract.scenario import ScoringContext
 from pytest_memorybench.core.records import Score, ScriptLine, TestDefinition
 from pytest_memorybench.judges.base import Judge, JudgeTask
 from pytest_memorybench.scenarios.base import definition
-from pytest_memorybench.scenarios.ltm.goodai_format import script_from_goodai
+from pytest_memorybench.scenarios.ltm.goodai_format import GoodAIDefinitionFile, script_from_goodai
 from pytest_memorybench.scenarios.ltm.question_set import benchmark_1_checklist, score_answers
 from pytest_memorybench.scenarios.params import at_least, read_params
 from pytest_memorybench.scenarios.waits import spread_over_span
@@ -131,7 +131,7 @@ class TriggerResponse:
         return definition(self, suite, repetition, seed, script, ideal, expected, params, reset_message=RESET)
 
     def from_goodai(
-        self, raw: dict[str, Any], example_id: str, suite: str, repetition: int
+        self, raw: GoodAIDefinitionFile, example_id: str, suite: str, repetition: int
     ) -> TestDefinition:
         """A GoodAI Trigger Response file: its script (HTML entities as the reference sent them),
         waits and expected sentences, the reference's threshold and reset statement."""
@@ -161,7 +161,8 @@ class TriggerResponse:
     ) -> Score:
         if benchmark_1_checklist(definition, context):
             return await score_answers(definition, responses, context)
-        threshold = float(definition.params.get("rouge_threshold", TRIGGER_RESPONSE_THRESHOLD))
+        given = definition.params.get("rouge_threshold", TRIGGER_RESPONSE_THRESHOLD)
+        threshold = float(given) if isinstance(given, (int, float, str)) else TRIGGER_RESPONSE_THRESHOLD
         return await score_trigger_replies(
             definition.expected, responses, context.profile, context.judge, threshold=threshold
         )

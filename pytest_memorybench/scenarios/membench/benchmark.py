@@ -39,6 +39,7 @@ from typing import Any
 from pytest_memorybench.contract.probes import ProbeContext, probe_definition
 from pytest_memorybench.contract.scenario import ScoringContext
 from pytest_memorybench.core.errors import usage_error
+from pytest_memorybench.core.json_values import JsonObject
 from pytest_memorybench.core.load_report import LoadTally
 from pytest_memorybench.core.records import Score, TestDefinition
 from pytest_memorybench.core.spans import MAX_SPAN_TOKENS
@@ -161,7 +162,7 @@ class MemBenchScenario:
         return wanted
 
     def _context(self, suite: str, seed: int, case: Case, options: MemBenchParams) -> ProbeContext:
-        params: dict[str, Any] = {}
+        params: JsonObject = {}
         asks = capacity_asks(case, options.capacity_points)
         if asks:
             params["ask_at"] = [-1, *asks]  # the answer after everything comes first: it is the item's

@@ -46,10 +46,11 @@ from each trajectory's percentiles, `reports.timings.pooled_percentile`).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pytest_memorybench.agents.evidence_match import holds
+from pytest_memorybench.core.json_values import JsonObject, JsonValue
 from pytest_memorybench.core.timings import pooled_percentile
 from pytest_memorybench.scoring.membench import (
     CapacityPoint,
@@ -74,7 +75,7 @@ def retrieved_steps(
     ]
 
 
-def item_recall(record: dict[str, Any], k: int) -> float | None:
+def item_recall(record: Mapping[str, Any], k: int) -> float | None:
     """Recall@k of one question's final ask, or None when it has no evidence ids or no retrieval."""
     details = record.get("details", {})
     scoring = details.get("scoring", {})
@@ -87,7 +88,7 @@ def item_recall(record: dict[str, Any], k: int) -> float | None:
 
 
 def capacity_points(
-    records: Sequence[dict[str, Any]], *, since_evidence: bool = False
+    records: Sequence[Mapping[str, Any]], *, since_evidence: bool = False
 ) -> list[CapacityPoint]:
     """Every ask as (tokens, correct): tokens delivered so far, or since the question's first ask
     after its evidence (`since_evidence`: the capacity asks start right after the last evidence)."""
@@ -101,7 +102,7 @@ def capacity_points(
     return sorted(points, key=lambda point: point.tokens)
 
 
-def retained_points(records: Sequence[dict[str, Any]]) -> tuple[list[CapacityPoint], int]:
+def retained_points(records: Sequence[Mapping[str, Any]]) -> tuple[list[CapacityPoint], int]:
     """The later asks of every question answered correctly at its first ask after the evidence, as
     (tokens delivered since that first ask, correct), and how many questions they come from."""
     points: list[CapacityPoint] = []
@@ -164,11 +165,13 @@ def _ms(seconds: float) -> float:
     return round(seconds * 1000, 3)
 
 
-def summarize(records: list[dict[str, Any]], conversations: Sequence[dict[str, Any]] = ()) -> dict[str, Any]:
+def summarize(
+    records: Sequence[Mapping[str, Any]], conversations: Sequence[Mapping[str, Any]] = ()
+) -> JsonObject:
     """The scenario's MemBench metrics (see the module docstring), JSON-ready; write times from the
     conversations' records (one delivery per context)."""
     scored = [r for r in records if "scoring" in r.get("details", {})]
-    metrics: dict[str, Any] = {}
+    metrics: JsonObject = {}
     for level in ("factual", "reflective"):
         members = [r["score"] for r in scored if r["details"]["scoring"].get("level") == level]
         if members:
@@ -180,7 +183,7 @@ def summarize(records: list[dict[str, Any]], conversations: Sequence[dict[str, A
     return metrics
 
 
-def _recall(scored: list[dict[str, Any]]) -> dict[str, Any]:
+def _recall(scored: Sequence[Mapping[str, Any]]) -> JsonObject:
     """Recall@k over the questions with evidence ids; the reason instead when nothing retrieves."""
     k = max((r["details"]["scoring"].get("retrieve_k", 0) for r in scored), default=0)
     if not k:
@@ -193,7 +196,7 @@ def _recall(scored: list[dict[str, Any]]) -> dict[str, Any]:
     return {}
 
 
-def _curve(points: Sequence[CapacityPoint], bins: int = CAPACITY_BINS, **facts: Any) -> dict[str, Any]:
+def _curve(points: Sequence[CapacityPoint], bins: int = CAPACITY_BINS, **facts: JsonValue) -> JsonObject:
     curve = capacity_curve(points, bins=bins)
     return {
         "curve": [[tokens, accuracy] for tokens, accuracy, _ in curve],
@@ -203,13 +206,14 @@ def _curve(points: Sequence[CapacityPoint], bins: int = CAPACITY_BINS, **facts: 
     }
 
 
-def _or_none(collapse: int | None) -> int | str:
+def _or_none(collapse: JsonValue) -> JsonValue:
+    """A curve's collapse as the metrics name it: its tokens, or "none"."""
     return collapse if collapse is not None else "none"
 
 
-def _capacity(scored: list[dict[str, Any]]) -> dict[str, Any]:
+def _capacity(scored: Sequence[Mapping[str, Any]]) -> JsonObject:
     """The three capacity curves and where each collapses."""
-    metrics: dict[str, Any] = {}
+    metrics: JsonObject = {}
     for name, since, label in (
         ("capacity", False, "tokens delivered so far"),
         ("capacity after evidence", True, "tokens delivered since the last evidence"),
@@ -235,9 +239,11 @@ def _capacity(scored: list[dict[str, Any]]) -> dict[str, Any]:
     return metrics
 
 
-def _efficiency(scored: list[dict[str, Any]], conversations: Sequence[dict[str, Any]]) -> dict[str, Any]:
+def _efficiency(
+    scored: Sequence[Mapping[str, Any]], conversations: Sequence[Mapping[str, Any]]
+) -> JsonObject:
     """Read, retrieve and write times in milliseconds: mean and 95th percentile."""
-    metrics: dict[str, Any] = {}
+    metrics: JsonObject = {}
     for name, key in (("read", "read_seconds"), ("retrieve", "retrieve_seconds")):
         times = [seconds for r in scored for seconds in r["details"].get(key) or () if seconds is not None]
         if times:

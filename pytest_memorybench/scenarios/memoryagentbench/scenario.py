@@ -23,6 +23,7 @@ from typing import Any
 
 from pytest_memorybench.contract.probes import FamilyPart, ProbeContext, probe_definition
 from pytest_memorybench.contract.scenario import ScoringContext
+from pytest_memorybench.core.json_values import JsonObject
 from pytest_memorybench.core.load_report import LoadTally
 from pytest_memorybench.core.readers import read_json, reading, require
 from pytest_memorybench.core.records import Message, Score, TestDefinition
@@ -132,7 +133,7 @@ class MemoryAgentBenchScenario(FamilyPart):
         if metric in ("judge", "keypoints"):
             judge = context.judge or LocalJudge()
             return await score_judged(
-                judge, metric, definition.params["question"], golds, reply, context.profile
+                judge, metric, str(definition.params["question"]), golds, reply, context.profile
             )
         score = score_text(reply, golds, metric)
         if expected.get("kind") == "eventqa":
@@ -208,7 +209,7 @@ def _definition(
     expected: dict[str, Any] = {"golds": golds, "metric": metric, "kind": kind, "source": sample.source}
     if golds != list(question.answers):
         expected["answers"] = list(question.answers)  # the release's answers, for the export to write back
-    params: dict[str, Any] = {"source": source, "question": question.text}
+    params: JsonObject = {"source": source, "question": question.text}
     pair_id = question.fields.get("qa_pair_ids")
     if pair_id is not None:  # the runner's id of a question, which its LLM evaluations look up
         pair_id = pair_id.item() if hasattr(pair_id, "item") else pair_id  # a numpy scalar from parquet
