@@ -2,7 +2,7 @@
 and the gate's baseline.
 
 What is read is checked before anyone trusts it: its schema version is one this release reads,
-and every field it has is of the type `schema.py` declares (`core.json_types`), or the file is
+and every field it has is of the type `schema.py` declares (`core.field_check`), or the file is
 refused in one line naming the field ("items[3].score is "high", a number was expected").  A field
 it lacks is let through: a file of an earlier release of version 1 (a field added keeps the
 version), or a part of one (a baseline kept as its means alone); a reader of such a part asks for
@@ -25,7 +25,7 @@ from typing import Any, cast
 
 from pytest_memorybench.core.errors import usage_error
 from pytest_memorybench.core.files import write_atomically
-from pytest_memorybench.core.json_types import WrongType, check_fields
+from pytest_memorybench.core.field_check import WrongType, check_fields
 from pytest_memorybench.core.readers import Malformed, as_mapping, read_json, reading, require
 from pytest_memorybench.results.schema import SCHEMA, SCHEMA_PREFIX, VERSION, ResultsRecord
 
