@@ -24,8 +24,8 @@ from pathlib import Path
 from typing import Any, cast
 
 from pytest_memorybench.core.errors import usage_error
-from pytest_memorybench.core.files import write_atomically
 from pytest_memorybench.core.field_check import WrongType, check_fields
+from pytest_memorybench.core.files import write_atomically
 from pytest_memorybench.core.readers import Malformed, as_mapping, read_json, reading, require
 from pytest_memorybench.results.schema import SCHEMA, SCHEMA_PREFIX, VERSION, ResultsRecord
 
