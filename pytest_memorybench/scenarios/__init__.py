@@ -1,7 +1,8 @@
 """Scenarios: the families' generators, loaders and scoring specs, and the registry that names them.
 
 A suite file names scenarios; this maps names to implementations. Each family is a subpackage
-(`ltm`, `episodic`, `beam`, `membench`, `locomo`, `longmemeval`, `memoryagentbench`, `convomem`)
+(`ltm`, `episodic`, `beam`, `membench`, `locomo`, `longmemeval`, `memoryagentbench`, `convomem`,
+`statebench`)
 with a module per scenario holding its generator, its definition and its scoring together; `ltm`
 also reads GoodAI's definition files (`goodai_format`, `goodai_definitions`: `--mb-suite
 goodai-definitions=PATH`); `base` builds a definition; `yaml_scenario` makes a scenario of a
@@ -75,6 +76,7 @@ BUILTIN_MODULES: dict[str, str] = {
     },
     "membench.observation": "membench.observation",
     "membench.participation": "membench.participation",
+    "statebench.timelines": "statebench.scenario",
 }
 
 
