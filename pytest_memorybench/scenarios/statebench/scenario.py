@@ -44,6 +44,7 @@ from pytest_memorybench.scenarios.statebench.verdict import judge
 from pytest_memorybench.scoring.profiles import PAPER
 
 NAME = "statebench.timelines"
+REFUSAL = "abstention"  # the skill of a query whose right decision is "no": an abstaining reply reads so
 HEADER = "Here is our conversation so far, in order. Keep track of what is current; I will ask about it."
 
 
@@ -68,7 +69,7 @@ class StateBenchTimelines:
     """Every query of every timeline, asked at its place."""
 
     name = NAME
-    skills = tuple(TRACKS)
+    skills = (*TRACKS, REFUSAL)
 
     def contexts(self, suite: str, params: Mapping[str, Any], seed: int) -> list[ProbeContext]:
         settings = read_params(StateBenchParams, NAME, params)
@@ -141,7 +142,7 @@ def _context(
                 "track": item.track,
             },
             category=item.track,
-            skills=(item.track,),
+            skills=(item.track, *((REFUSAL,) if query.truth.decision.strip().lower() == "no" else ())),
             markers=(item.track,),
             params={"source": source, "question": query.prompt, "asked_at": query.when.isoformat(),
                     "ask_at": query.after + opening, "domain": item.domain},
