@@ -13,7 +13,12 @@ from pytest_memorybench.contract.scenario import ScoringContext
 from pytest_memorybench.core.load_report import LoadTally
 from pytest_memorybench.core.readers import Malformed
 from pytest_memorybench.scenarios.statebench.data import Phrase, Truth, read_timelines, release_file
-from pytest_memorybench.scenarios.statebench.generator import TRACKS, timeline_row, timeline_rows, write_release
+from pytest_memorybench.scenarios.statebench.generator import (
+    TRACKS,
+    timeline_row,
+    timeline_rows,
+    write_release,
+)
 from pytest_memorybench.scenarios.statebench.rubric import V1, admissible, contains, decision, only_negated
 from pytest_memorybench.scenarios.statebench.scenario import SCENARIO
 from pytest_memorybench.scenarios.statebench.summary import summarize
@@ -79,11 +84,19 @@ def test_the_decision_is_read_from_signals_on_word_edges() -> None:
 
 
 def test_the_metrics_split_resurrection_from_leakage_and_keep_the_guardrail_apart() -> None:
+    def record(track: str, truth: Truth, reply: str) -> dict[str, object]:
+        verdict = judge(truth, reply, track)
+        return {
+            "score": float(verdict.decision_correct),
+            "category": track,
+            "details": {"scoring": verdict.details()},
+        }
+
     records = [
-        {"score": 0.0, "category": "supersession", "details": {"scoring": judge(FRIDAY, "Friday.", "supersession").details()}},
-        {"score": 1.0, "category": "supersession", "details": {"scoring": judge(FRIDAY, "Thursday.", "supersession").details()}},
-        {"score": 0.0, "category": "deletion_maintain", "details": {"scoring": judge(Truth("yes", (), ()), "I don't know.", "deletion_maintain").details()}},
-    ]  # fmt: skip
+        record("supersession", FRIDAY, "Friday."),
+        record("supersession", FRIDAY, "Thursday."),
+        record("deletion_maintain", Truth("yes", (), ()), "I don't know."),
+    ]
     assert summarize(records) == {
         "decision accuracy": 0.5,
         "SFRR": 0.5,

@@ -56,6 +56,8 @@ class Truth:
 
 @dataclass(frozen=True)
 class Turn:
+    """A conversation turn: who said it, what, and when."""
+
     speaker: str  # user or assistant
     text: str
     when: datetime
@@ -73,6 +75,8 @@ class Query:
 
 @dataclass(frozen=True)
 class Timeline:
+    """A timeline as delivered: its turns, its queries at their places, its initial state."""
+
     id: str
     track: str
     domain: str
@@ -100,7 +104,9 @@ def timeline(row: Any, tally: LoadTally, where: str) -> Timeline | None:
             continue  # delivered to state-based strategies only (see the module's docstring)
         when = _when(event.get("ts") if isinstance(event, dict) else None)
         if kind == "conversation_turn" and isinstance(event.get("text"), str) and when:
-            turns.append(Turn("assistant" if event.get("speaker") == "assistant" else "user", event["text"], when))
+            turns.append(
+                Turn("assistant" if event.get("speaker") == "assistant" else "user", event["text"], when)
+            )
         elif kind == "query" and isinstance(event.get("prompt"), str) and when:
             truth = _truth(event.get("ground_truth"), tally, place)
             if truth is not None:

@@ -25,7 +25,7 @@ from pytest_memorybench.contract.probes import ProbeContext, probe_definition
 from pytest_memorybench.contract.scenario import ScoringContext
 from pytest_memorybench.core.json_values import JsonObject
 from pytest_memorybench.core.load_report import LoadReport, LoadTally
-from pytest_memorybench.core.records import Message, Score, TestDefinition
+from pytest_memorybench.core.records import Message, Role, Score, TestDefinition
 from pytest_memorybench.scenarios.params import at_least, read_params
 from pytest_memorybench.scenarios.statebench.data import (
     KINDS,
@@ -144,8 +144,13 @@ def _context(
             category=item.track,
             skills=(item.track, *((REFUSAL,) if query.truth.decision.strip().lower() == "no" else ())),
             markers=(item.track,),
-            params={"source": source, "question": query.prompt, "asked_at": query.when.isoformat(),
-                    "ask_at": query.after + opening, "domain": item.domain},
+            params={
+                "source": source,
+                "question": query.prompt,
+                "asked_at": query.when.isoformat(),
+                "ask_at": query.after + opening,
+                "domain": item.domain,
+            },
             index=number,
         )  # fmt: skip
         for number, query in enumerate(item.queries, 1)
@@ -160,7 +165,7 @@ def _stream(item: Timeline, state: bool) -> Callable[[], Iterator[Message]]:
             offset = 1
             yield Message(state_text(item.initial_state), item.turns[0].when, "user", 0, item.id)
         for number, turn in enumerate(item.turns):
-            role = "assistant" if turn.speaker == "assistant" else "user"
+            role: Role = "assistant" if turn.speaker == "assistant" else "user"
             yield Message(turn.text, turn.when, role, number + offset, item.id)
 
     return turns

@@ -20,7 +20,14 @@ from dataclasses import dataclass, field
 
 from pytest_memorybench.core.json_values import JsonObject
 from pytest_memorybench.scenarios.statebench.data import Truth
-from pytest_memorybench.scenarios.statebench.rubric import MODERN, Rules, admissible, contains, decision, only_negated
+from pytest_memorybench.scenarios.statebench.rubric import (
+    MODERN,
+    Rules,
+    admissible,
+    contains,
+    decision,
+    only_negated,
+)
 
 # The failure a track's forbidden phrases detect, where a phrase names none (2.x `phrase_quality`).
 TRACK_KINDS = {
@@ -32,13 +39,16 @@ TRACK_KINDS = {
         ),
         "superseded",
     ),
-    **dict.fromkeys(("scope_permission", "enterprise_privacy", "scope_leak", "deletion_compliance"), "restricted"),
+    **dict.fromkeys(
+        ("scope_permission", "enterprise_privacy", "scope_leak", "deletion_compliance"), "restricted"
+    ),
     "hallucination_resistance": "fabricated",
     "interruption_resumption": "other",
 }  # fmt: skip
 
 
 def track_kind(track: str) -> str:
+    """The failure a track's forbidden phrases detect when a phrase names none."""
     return TRACK_KINDS.get(track, "other")
 
 
