@@ -4,6 +4,8 @@ generator's timelines: the oracle right everywhere, the null agent right on the 
 
 from __future__ import annotations
 
+import asyncio
+import dataclasses
 import json
 from pathlib import Path
 
@@ -12,6 +14,7 @@ import pytest
 from pytest_memorybench.contract.scenario import ScoringContext
 from pytest_memorybench.core.load_report import LoadTally
 from pytest_memorybench.core.readers import Malformed
+from pytest_memorybench.judges.base import JudgeTask, JudgeVerdict
 from pytest_memorybench.scenarios.statebench.data import Phrase, Truth, read_timelines, release_file
 from pytest_memorybench.scenarios.statebench.generator import (
     TRACKS,
@@ -165,9 +168,12 @@ def test_the_oracle_is_right_everywhere_and_null_only_on_refusals(profile: str) 
     probes = [probe for context in contexts for probe in context.probes]
     assert sorted({probe.category for probe in probes}) == sorted(TRACKS)
     context = ScoringContext(profile=profile)  # type: ignore[arg-type]
-    oracle = [SCENARIO.score(probe, [probe.ideal_answers[0]], context).value for probe in probes]
+    oracle = [asyncio.run(SCENARIO.score(probe, [probe.ideal_answers[0]], context)).value for probe in probes]
     assert oracle == [1.0] * len(probes)
-    null = {probe.category: SCENARIO.score(probe, ["I don't know."], context).value for probe in probes}
+    null = {
+        probe.category: asyncio.run(SCENARIO.score(probe, ["I don't know."], context)).value
+        for probe in probes
+    }
     refusals = {probe.category for probe in probes if "abstention" in probe.skills}
     assert refusals == {
         "scope_permission", "hallucination_resistance", "authority_hierarchy", "enterprise_privacy",
@@ -180,3 +186,32 @@ def test_the_definitions_survive_json() -> None:
     contexts = SCENARIO.contexts("statebench", {"generated": 1}, 3)
     probe = contexts[0].probes[0]
     assert json.loads(probe.to_json())["expected"]["track"] == "supersession"
+
+
+class _Judge:
+    """A judge that reads the decision and every phrase as given, and counts what it is asked."""
+
+    name = "stub"
+
+    def __init__(self) -> None:
+        self.asked: list[str] = []
+
+    async def judge(self, task: JudgeTask) -> JudgeVerdict:
+        self.asked.append(task.kind)
+        data = {"correct": True} if task.kind == "answer" else {"present": True, "extracted": None}
+        return JudgeVerdict(task.kind, data)
+
+
+def test_with_judge_fallback_the_judge_settles_the_decision_and_paraphrases_never_the_forbidden() -> None:
+    (context,) = SCENARIO.contexts("statebench", {"generated": 1}, 0)[:1]
+    (probe,) = context.probes
+    reply = "Ship it to my new place; not to 221 Harbour Road."
+    judge_ = _Judge()
+    plain = asyncio.run(SCENARIO.score(probe, [reply], ScoringContext(judge=judge_)))  # type: ignore[arg-type]
+    assert plain.value == 0.0 and not judge_.asked and plain.details["judged"] is False
+    asked = dataclasses.replace(probe, params={**probe.params, "judge_fallback": True})
+    settled = asyncio.run(SCENARIO.score(asked, [reply], ScoringContext(judge=judge_)))  # type: ignore[arg-type]
+    assert judge_.asked == ["answer", "sentence"] and settled.value == 1.0
+    assert settled.details["must_mention_hits"] == 1 and settled.details["judged"] is True
+    assert any("said in other words" in reason for reason in settled.reasons)
+    assert settled.details["negated"] == ["221 Harbour Road"]  # judged by the rule alone

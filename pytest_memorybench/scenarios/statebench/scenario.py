@@ -37,6 +37,7 @@ from pytest_memorybench.scenarios.statebench.data import (
     state_text,
     timeline,
 )
+from pytest_memorybench.scenarios.statebench.fallback import ask_judge
 from pytest_memorybench.scenarios.statebench.generator import TRACKS, timeline_rows
 from pytest_memorybench.scenarios.statebench.rubric import MODERN, V1
 from pytest_memorybench.scenarios.statebench.summary import summarize
@@ -57,6 +58,7 @@ class StateBenchParams:
     generated: int = 2  # without data: timelines of each track
     state: bool = False  # also deliver the initial state as a first message
     limit: int = 0  # published data: at most this many timelines (0: all)
+    judge_fallback: bool = False  # ask the run's judge where StateBench asks its LLM (fallback.py)
 
     def __post_init__(self) -> None:
         at_least("generated", self.generated, 1, 100)
@@ -86,12 +88,14 @@ class StateBenchTimelines:
             rows = timeline_rows(seed, settings.generated)
             found = [made for row in rows if (made := timeline(row, tally, str(row["id"]))) is not None]
             source, report = "generated", None
-        return [_context(suite, seed, item, source, settings.state, report) for item in found]
+        return [_context(suite, seed, item, source, settings, report) for item in found]
 
     def summarize(self, records: Sequence[Mapping[str, Any]]) -> JsonObject:
         return summarize(records)
 
-    def score(self, definition: TestDefinition, responses: Sequence[str], context: ScoringContext) -> Score:
+    async def score(
+        self, definition: TestDefinition, responses: Sequence[str], context: ScoringContext
+    ) -> Score:
         expected = definition.expected
         truth = Truth(
             str(expected["decision"]),
@@ -99,7 +103,12 @@ class StateBenchTimelines:
             tuple(_phrase_of(phrase) for phrase in expected["must_not_mention"]),
         )
         rules = MODERN if context.profile == PAPER else V1
-        verdict = judge(truth, responses[-1] if responses else "", str(expected["track"]), rules)
+        reply = responses[-1] if responses else ""
+        verdict = judge(truth, reply, str(expected["track"]), rules)
+        settled: list[str] = []
+        if definition.params.get("judge_fallback") and context.judge is not None:
+            question = str(definition.params["question"])
+            settled = await ask_judge(context.judge, verdict, truth, question, reply)
         reasons = [
             f"decision {'right' if verdict.decision_correct else 'wrong'}: expected {truth.decision!r},"
             f" read {verdict.decision!r}"
@@ -111,7 +120,7 @@ class StateBenchTimelines:
                 reasons.append(f"said what it must not ({kind}): {', '.join(verdict.violations[kind])}")
         if verdict.negated:
             reasons.append(f"named only to reject it (no violation): {', '.join(verdict.negated)}")
-        return Score(1.0 if verdict.decision_correct else 0.0, tuple(reasons), verdict.details())
+        return Score(1.0 if verdict.decision_correct else 0.0, (*reasons, *settled), verdict.details())
 
 
 def _phrase_of(raw: Any) -> Phrase:
@@ -123,8 +132,9 @@ def _phrase(phrase: Phrase) -> JsonObject:
 
 
 def _context(
-    suite: str, seed: int, item: Timeline, source: str, state: bool, report: LoadReport | None
+    suite: str, seed: int, item: Timeline, source: str, settings: StateBenchParams, report: LoadReport | None
 ) -> ProbeContext:
+    state, fallback = settings.state, settings.judge_fallback
     opening = 1 if state else 0
     definitions = tuple(
         probe_definition(
@@ -150,9 +160,10 @@ def _context(
                 "asked_at": query.when.isoformat(),
                 "ask_at": query.after + opening,
                 "domain": item.domain,
+                **({"judge_fallback": True} if fallback else {}),
             },
             index=number,
-        )  # fmt: skip
+        )
         for number, query in enumerate(item.queries, 1)
     )
     return ProbeContext(item.id, definitions, _stream(item, state), header=HEADER, report=report)

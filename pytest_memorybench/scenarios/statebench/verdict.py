@@ -9,9 +9,9 @@ and not counted in the denominator; under the 1.0 rules every forbidden phrase c
 violation is a resurrection (its SFRR was "any must-not-mention violation").
 
 StateBench's judge asks an LLM where the deterministic reading fails (a decision that is not found,
-a must-mention phrase not said verbatim).  That fallback is not run here: the verdict is its
-`deterministic-only` judge's, which a meta-label decision ("see critical state") only meets when
-the reply holds the label itself.
+a must-mention phrase not said verbatim).  The verdict here is its `deterministic-only` judge's,
+which a meta-label decision ("see critical state") only meets when the reply holds the label
+itself; `fallback.py` asks the run's judge what its LLM would be asked, when the suite says so.
 """
 
 from __future__ import annotations
@@ -65,6 +65,7 @@ class Verdict:
     negated: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
     resurrected: bool = False
+    judged: bool = False  # the run's judge settled part of it (`fallback.py`)
 
     def details(self) -> JsonObject:
         return {
@@ -77,6 +78,7 @@ class Verdict:
             "negated": list(self.negated),
             "skipped": list(self.skipped),
             "resurrected": self.resurrected,
+            "judged": self.judged,
         }
 
 
