@@ -27,6 +27,7 @@ from pytest_memorybench.scenarios.statebench.scenario import SCENARIO
 from pytest_memorybench.scenarios.statebench.summary import summarize
 from pytest_memorybench.scenarios.statebench.verdict import judge
 from pytest_memorybench.scoring.profiles import OFFICIAL
+from tests.support.runs import run_benchmark, usage_error_line
 
 FRIDAY = Truth("Thursday", (Phrase("Thursday"),), (Phrase("Friday"),))
 
@@ -215,3 +216,30 @@ def test_with_judge_fallback_the_judge_settles_the_decision_and_paraphrases_neve
     assert settled.details["must_mention_hits"] == 1 and settled.details["judged"] is True
     assert any("said in other words" in reason for reason in settled.reasons)
     assert settled.details["negated"] == ["221 Harbour Road"]  # judged by the rule alone
+
+
+@pytest.mark.e2e
+def test_whole_runs_on_a_release_in_the_published_layout(pytester: pytest.Pytester, tmp_path: Path) -> None:
+    rows = timeline_rows(1, 1)
+    rows[0]["events"][-1]["ground_truth"]["must_not_mention"].append("221 Harbour Road")  # a bare string
+    release = write_release(rows, tmp_path / "dev.jsonl")
+    data = f"--mb-data=statebench={tmp_path}"
+    metrics = {}
+    for agent in ("oracle", "null", "recall"):
+        run = run_benchmark(pytester, "--mb-suite=statebench", f"--agent={agent}", data)
+        assert run.outcome.ret in (0, 1) and not [i for i in run.results["items"] if i["error"]]
+        scenario = run.results["scenarios"]["statebench.timelines"]
+        metrics[agent] = scenario["metrics"]
+        assert scenario["n"] == len(rows)
+    assert metrics["oracle"]["decision accuracy"] == 1.0 and metrics["oracle"]["SFRR"] == 0.0
+    assert metrics["null"]["decision accuracy"] == round(5 / 14, 4)  # the refusals, guardrail apart
+    assert metrics["null"]["false supersession rate"] == 1.0
+    assert 0 < metrics["recall"]["must-mention rate"] < 1 and metrics["recall"]["SFRR"] > 0
+    missing = pytester.runpytest(
+        "--memorybench", "--mb-suite=statebench", "--agent=null", f"{data}/{release.name}x"
+    )
+    assert "does not exist" in usage_error_line(missing)
+    split = pytester.runpytest(
+        "--memorybench", "--mb-suite=statebench", "--agent=null", f"--mb-data=statebench={pytester.path}"
+    )
+    assert "no dev.jsonl under" in usage_error_line(split)
