@@ -109,9 +109,9 @@ class StateBenchTimelines:
         if definition.params.get("judge_fallback") and context.judge is not None:
             question = str(definition.params["question"])
             settled = await ask_judge(context.judge, verdict, truth, question, reply)
+        read = "none found" if verdict.decision is None else f"read {verdict.decision!r}"
         reasons = [
-            f"decision {'right' if verdict.decision_correct else 'wrong'}: expected {truth.decision!r},"
-            f" read {verdict.decision!r}"
+            f"decision {'right' if verdict.decision_correct else 'wrong'}: expected {truth.decision!r}, {read}"
         ]
         if verdict.missed:
             reasons.append(f"must mention, not said: {', '.join(verdict.missed)}")
