@@ -110,9 +110,8 @@ class StateBenchTimelines:
             question = str(definition.params["question"])
             settled = await ask_judge(context.judge, verdict, truth, question, reply)
         read = "none found" if verdict.decision is None else f"read {verdict.decision!r}"
-        reasons = [
-            f"decision {'right' if verdict.decision_correct else 'wrong'}: expected {truth.decision!r}, {read}"
-        ]
+        outcome = "right" if verdict.decision_correct else "wrong"
+        reasons = [f"decision {outcome}: expected {truth.decision!r}, {read}"]
         if verdict.missed:
             reasons.append(f"must mention, not said: {', '.join(verdict.missed)}")
         for kind in KINDS:
