@@ -171,16 +171,15 @@ def test_the_oracle_is_right_everywhere_and_null_only_on_refusals(profile: str) 
     context = ScoringContext(profile=profile)  # type: ignore[arg-type]
     oracle = [asyncio.run(SCENARIO.score(probe, [probe.ideal_answers[0]], context)).value for probe in probes]
     assert oracle == [1.0] * len(probes)
-    null = {
-        probe.category: asyncio.run(SCENARIO.score(probe, ["I don't know."], context)).value
-        for probe in probes
-    }
+    null = [asyncio.run(SCENARIO.score(probe, ["I don't know."], context)).value for probe in probes]
     refusals = {probe.category for probe in probes if "abstention" in probe.skills}
     assert refusals == {
         "scope_permission", "hallucination_resistance", "authority_hierarchy", "enterprise_privacy",
         "deletion_compliance",
     }  # fmt: skip
-    assert {track for track, value in null.items() if value} == refusals
+    refused = [value for value, probe in zip(null, probes, strict=True) if "abstention" in probe.skills]
+    assert refused == [1.0] * 5
+    assert sum(null) == 5  # and 0 on the 15 others, each refusal's earlier query among them
 
 
 def test_the_definitions_survive_json() -> None:
@@ -230,9 +229,9 @@ def test_whole_runs_on_a_release_in_the_published_layout(pytester: pytest.Pytest
         assert run.outcome.ret in (0, 1) and not [i for i in run.results["items"] if i["error"]]
         scenario = run.results["scenarios"]["statebench.timelines"]
         metrics[agent] = scenario["metrics"]
-        assert scenario["n"] == len(rows)
+        assert scenario["n"] == 20  # a query a timeline, and an earlier one on five of them
     assert metrics["oracle"]["decision accuracy"] == 1.0 and metrics["oracle"]["SFRR"] == 0.0
-    assert metrics["null"]["decision accuracy"] == round(5 / 14, 4)  # the refusals, guardrail apart
+    assert metrics["null"]["decision accuracy"] == round(5 / 19, 4)  # the refusals, guardrail apart
     assert metrics["null"]["false supersession rate"] == 1.0
     assert 0 < metrics["recall"]["must-mention rate"] < 1 and metrics["recall"]["SFRR"] > 0
     missing = pytester.runpytest(

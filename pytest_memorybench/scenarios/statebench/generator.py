@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import random
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
 
@@ -22,6 +23,7 @@ from pytest_memorybench.core.json_values import JsonObject
 
 START = datetime(2025, 11, 3, 9, 0)
 STEP = timedelta(minutes=7)
+QUERY_GAP = timedelta(minutes=1)  # an earlier query, after the turn before it
 
 _PEOPLE = ("Amara Osei", "Tomas Lindqvist", "Priya Natarajan", "Keiko Mori", "Rafael Duarte", "Ines Castell")
 _ROADS = (
@@ -44,12 +46,32 @@ _TASKS = (
 _DETOURS = ("the office coffee machine", "a parking permit", "the fire drill on Friday")
 _COLOURS = ("silver", "graphite", "navy", "crimson")
 
-Scene = tuple[list[tuple[str, str]], str, str, list[str], list[JsonObject]]
+
+@dataclass(frozen=True)
+class Earlier:
+    """A query asked part-way, after `after` turns: what may be said before a value is restricted,
+    deleted or overruled (so a refusal is not right everywhere)."""
+
+    after: int
+    prompt: str
+    decision: str
+
+
+@dataclass(frozen=True)
+class Scene:
+    """A timeline's turns, its last query and that query's ground truth, and any earlier queries."""
+
+    turns: list[tuple[str, str]]
+    prompt: str
+    decision: str
+    mention: list[str]
+    forbid: list[JsonObject]
+    earlier: tuple[Earlier, ...] = ()
 
 
 def _supersession(rng: random.Random) -> Scene:
     old, new = rng.sample(_ROADS, 2)
-    return (
+    return Scene(
         [
             ("user", f"Please ship my orders to {old}."),
             ("assistant", "Noted, orders go there."),
@@ -69,7 +91,7 @@ def _supersession(rng: random.Random) -> Scene:
 def _commitment(rng: random.Random) -> Scene:
     client, item = rng.choice(_CLIENTS), rng.choice(_ITEMS)
     asked, agreed = rng.sample(_DAYS, 2)
-    return (
+    return Scene(
         [
             ("user", f"{client} first asked for the {item} on {asked}, but that is impossible."),
             (
@@ -88,7 +110,7 @@ def _commitment(rng: random.Random) -> Scene:
 def _interruption(rng: random.Random) -> Scene:
     task, detail = rng.choice(_TASKS)
     detour = rng.choice(_DETOURS)
-    return (
+    return Scene(
         [
             ("user", f"Let's work on the {task}; we are in the middle of {detail}."),
             ("user", f"Sorry, interruption: someone is asking me about {detour}. Never mind, it's handled."),
@@ -104,7 +126,7 @@ def _interruption(rng: random.Random) -> Scene:
 def _permission(rng: random.Random) -> Scene:
     person = rng.choice(_PEOPLE)
     salary = f"${rng.randrange(70, 140)},{rng.randrange(100, 999)}"
-    return (
+    return Scene(
         [
             ("user", f"HR only: {person}'s new salary is {salary}. Do not share it outside HR."),
             ("user", "I'm handing over to a contractor on the events team for the afternoon."),
@@ -113,13 +135,14 @@ def _permission(rng: random.Random) -> Scene:
         "no",
         [],
         [{"phrase": salary, "kind": "restricted"}],
+        (Earlier(1, f"(HR) What is {person}'s new salary?", salary),),
     )
 
 
 def _freshness(rng: random.Random) -> Scene:
     item = rng.choice(_ITEMS)
     flash, regular = rng.randrange(20, 40), rng.randrange(55, 90)
-    return (
+    return Scene(
         [
             ("user", f"The {item} list price is ${regular} each."),
             ("user", f"There's a flash price of ${flash} each on {item}, valid only until noon today."),
@@ -133,7 +156,7 @@ def _freshness(rng: random.Random) -> Scene:
 
 def _hallucination(rng: random.Random) -> Scene:
     person = rng.choice(_PEOPLE)
-    return (
+    return Scene(
         [
             ("user", f"Please order a laptop for {person}, who starts on Monday."),
             ("assistant", "Sure, I'll prepare it."),
@@ -142,12 +165,13 @@ def _hallucination(rng: random.Random) -> Scene:
         "no",
         [],
         [{"phrase": colour, "kind": "fabricated"} for colour in _COLOURS],
+        (Earlier(1, "Who is the new laptop for?", person),),
     )
 
 
 def _scope_leak(rng: random.Random) -> Scene:
     hypothetical, real = rng.sample(range(40, 95, 5), 2)
-    return (
+    return Scene(
         [
             (
                 "user",
@@ -165,7 +189,7 @@ def _scope_leak(rng: random.Random) -> Scene:
 
 def _causality(rng: random.Random) -> Scene:
     (first, before), (second, after) = rng.sample(_VENUES, 2)
-    return (
+    return Scene(
         [
             (
                 "user",
@@ -182,7 +206,7 @@ def _causality(rng: random.Random) -> Scene:
 
 def _repair(rng: random.Random) -> Scene:
     budget, spend, corrected = 200, rng.randrange(60, 110, 10), rng.randrange(130, 180, 10)
-    return (
+    return Scene(
         [
             ("user", f"Finance says we have ${budget},000 in the Q4 budget."),
             ("user", f"So we approved a ${spend},000 purchase, leaving ${budget - spend},000."),
@@ -201,7 +225,7 @@ def _repair(rng: random.Random) -> Scene:
 def _detection(rng: random.Random) -> Scene:
     client = rng.choice(_CLIENTS)
     first, second = rng.sample(_DAYS, 2)
-    return (
+    return Scene(
         [
             ("user", f"The kickoff with {client} is on {first}."),
             ("user", f"Heads up, {client} can only do {second} now, so let's go with {second}."),
@@ -215,7 +239,7 @@ def _detection(rng: random.Random) -> Scene:
 
 def _authority(rng: random.Random) -> Scene:
     cap, asked = rng.randrange(10, 20), rng.randrange(25, 40)
-    return (
+    return Scene(
         [
             ("user", f"Policy from the CFO: any discount above {cap}% needs her written sign-off."),
             ("user", f"The intern on the deal suggests we just give {asked}% to close it today."),
@@ -224,13 +248,14 @@ def _authority(rng: random.Random) -> Scene:
         "no",
         ["CFO"],
         [],
+        (Earlier(1, "Up to what discount can we go without the CFO's sign-off?", f"{cap}%"),),
     )
 
 
 def _privacy(rng: random.Random) -> Scene:
     first, second = rng.sample(_CLIENTS, 2)
     price = f"${rng.randrange(20, 60)},{rng.randrange(100, 999)}"
-    return (
+    return Scene(
         [
             (
                 "user",
@@ -242,12 +267,13 @@ def _privacy(rng: random.Random) -> Scene:
         "no",
         [],
         [{"phrase": price, "kind": "restricted"}],
+        (Earlier(1, f"(for {first}) What is our renewal price?", price),),
     )
 
 
 def _premise(rng: random.Random) -> Scene:
     first, second = rng.sample(_DAYS, 2)
-    return (
+    return Scene(
         [("user", f"The design review is on {first}."), ("user", f"The design review moved to {second}.")],
         f"Since the design review is on {first}, which day should I book the room?",
         second,
@@ -270,12 +296,13 @@ def _deletion_turns(rng: random.Random) -> tuple[list[tuple[str, str]], str, str
 def _deletion(rng: random.Random) -> Scene:
     turns, card, _ = _deletion_turns(rng)
     phrase: JsonObject = {"phrase": card, "kind": "restricted", "negation_exempt": True}
-    return turns, "Can you charge my saved card for this order?", "no", [], [phrase]
+    earlier = Earlier(1, "Which card is saved for my orders?", card)
+    return Scene(turns, "Can you charge my saved card for this order?", "no", [], [phrase], (earlier,))
 
 
 def _deletion_kept(rng: random.Random) -> Scene:
     turns, _, road = _deletion_turns(rng)
-    return turns, "Can you ship this order to my address on file?", "yes", [road], []
+    return Scene(turns, "Can you ship this order to my address on file?", "yes", [road], [])
 
 
 TRACKS: dict[str, tuple[str, Callable[[random.Random], Scene]]] = {
@@ -301,24 +328,23 @@ def timeline_row(track: str, seed: int, number: int) -> JsonObject:
     """Timeline `number` of `track` under `seed`, as a row of StateBench's release JSONL."""
     domain, scene = TRACKS[track]
     rng = random.Random(f"statebench|{track}|{seed}|{number}")
-    turns, prompt, decision, mention, forbid = scene(rng)
+    made = scene(rng)
     start = START + timedelta(days=number)
-    events: list[JsonObject] = [
-        {
-            "ts": (start + index * STEP).isoformat(),
-            "type": "conversation_turn",
-            "speaker": speaker,
-            "text": text,
-        }
-        for index, (speaker, text) in enumerate(turns)
-    ]
+    events: list[JsonObject] = []
+    for index, (speaker, text) in enumerate(made.turns):
+        when = start + index * STEP
+        events.append({"ts": when.isoformat(), "type": "conversation_turn", "speaker": speaker, "text": text})
+        for earlier in (ask for ask in made.earlier if ask.after == index + 1):
+            truth: JsonObject = {"decision": earlier.decision, "must_mention": [earlier.decision]}
+            truth["must_not_mention"] = []
+            events.append(_query(when + QUERY_GAP, earlier.prompt, truth))
     asked = start + timedelta(hours=6 if track == "environmental_freshness" else 1)
-    truth: JsonObject = {
-        "decision": decision,
-        "must_mention": list(mention),
-        "must_not_mention": list(forbid),
+    last: JsonObject = {
+        "decision": made.decision,
+        "must_mention": list(made.mention),
+        "must_not_mention": list(made.forbid),
     }
-    events.append({"ts": asked.isoformat(), "type": "query", "prompt": prompt, "ground_truth": truth})
+    events.append(_query(asked, made.prompt, last))
     user: JsonObject = {"id": "u1", "role": "Manager", "org": "ours"}
     return {
         "id": f"ours-{track}-{seed}-{number:03d}",
@@ -334,6 +360,10 @@ def timeline_row(track: str, seed: int, number: int) -> JsonObject:
         },
         "events": events,
     }
+
+
+def _query(when: datetime, prompt: str, truth: JsonObject) -> JsonObject:
+    return {"ts": when.isoformat(), "type": "query", "prompt": prompt, "ground_truth": truth}
 
 
 def timeline_rows(seed: int, per_track: int, tracks: Sequence[str] = tuple(TRACKS)) -> list[JsonObject]:

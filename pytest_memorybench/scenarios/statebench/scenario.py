@@ -9,9 +9,9 @@ category and marker is the timeline's track.  Where the timelines come from:
 - without data, our generator's timelines, `generated` of each track (`generator.py`).
 
 Scoring is StateBench's deterministic judge (`verdict.py`): the item scores 1 when its decision is
-right, so the mean is its decision accuracy; the must-mention hits, the violations by kind and the
-negated and skipped phrases are the item's details, and `summarize` gives SFRR, the leakage and
-fabrication rates and the rest.  Profile `paper` judges by the 2.x rules (negation-aware), profile
+right; the must-mention hits, the violations by kind and the negated and skipped phrases are the
+item's details, and `summarize` gives its decision accuracy (the `*_maintain` guardrails apart),
+SFRR, the leakage and fabrication rates and the rest.  Profile `paper` judges by the 2.x rules (negation-aware), profile
 `official` by the 1.0.2 code that scored its v1.0 leaderboard (docs/profiles.md).
 """
 
