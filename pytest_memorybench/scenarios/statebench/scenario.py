@@ -11,8 +11,9 @@ category and marker is the timeline's track.  Where the timelines come from:
 Scoring is StateBench's deterministic judge (`verdict.py`): the item scores 1 when its decision is
 right; the must-mention hits, the violations by kind and the negated and skipped phrases are the
 item's details, and `summarize` gives its decision accuracy (the `*_maintain` guardrails apart),
-SFRR, the leakage and fabrication rates and the rest.  Profile `paper` judges by the 2.x rules (negation-aware), profile
-`official` by the 1.0.2 code that scored its v1.0 leaderboard (docs/profiles.md).
+SFRR, the leakage and fabrication rates and the rest.  Profile `paper` judges by the 2.x rules
+(negation-aware), profile `official` by the 1.0.2 code that scored its v1.0 leaderboard
+(docs/profiles.md).
 """
 
 from __future__ import annotations
