@@ -240,6 +240,8 @@ class ProbeAnswered(_Event):
     retrieve_seconds: float | None
     evidence: dict[str, Any] | None
     usage: NotRequired[Spent]  # what the answer cost (older logs: not recorded)
+    # A scenario that answers back (sdebench's failing tests): [what it said, the reply] pairs
+    follow_ups: NotRequired[list[list[str]] | None]
 
 
 KINDS: tuple[type, ...] = (

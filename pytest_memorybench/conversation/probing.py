@@ -48,6 +48,9 @@ class LoggedAnswer:
     retrieve_seconds: float | None = None  # the retrieve call alone: MemBench's read time
     evidence: JsonObject | None = None  # evidence recall before the question (conversation.evidence)
     usage: Usage | None = None  # what the answer cost (a resumed run counts it; older logs: unknown)
+    # What the scenario said back after the reply, and the agent's next reply, in turn (a scenario
+    # with `follow_up`, e.g. sdebench feeding back failing tests); the scorer reads every reply.
+    follow_ups: list[list[str]] | None = None
 
 
 @dataclass
@@ -271,16 +274,40 @@ class ProbeSession:
         await agent.prime_answer(ideal_answer(definition, self.scoring.profile))
         before = dataclasses.replace(agent.usage)
         reply = await agent.reply(Message(question, when))
+        follow_ups = await self._follow_ups(agent, probe, reply, when)
         usage = agent.usage - before
         probe.usage.add(usage)
         await add_context_recall(agent, evidence, evidence_texts)
         seconds = round(time.perf_counter() - started, 6)
         answer = LoggedAnswer(
-            reply, self.delivery.turns, self.delivery.tokens, retrieved, seconds, retrieve_seconds, evidence
+            reply,
+            self.delivery.turns,
+            self.delivery.tokens,
+            retrieved,
+            seconds,
+            retrieve_seconds,
+            evidence,
+            follow_ups=follow_ups,
         )
         probe.answers[index] = answer
         logged = {name: value for name, value in dataclasses.asdict(answer).items() if name != "usage"}
         self.channel.emit("probe_answer", test=probe.test.key, ask=index, **logged, **spent(usage))
+
+    async def _follow_ups(
+        self, agent: AgentAdapter, probe: _Probe, reply: str, when: datetime
+    ) -> list[list[str]] | None:
+        """The rest of an ask whose scenario answers back: `follow_up(definition, replies)` says
+        what to tell the agent next (the failing tests of its fix), or None when the ask is over."""
+        follow_up = getattr(self._scenario(probe), "follow_up", None)
+        if follow_up is None:
+            return None
+        definition = probe.test.definition
+        replies, exchanges = [reply], []
+        while (said := await follow_up(definition, replies)) is not None:
+            await agent.prime_answer(ideal_answer(definition, self.scoring.profile))
+            replies.append(await agent.reply(Message(said, when)))
+            exchanges.append([said, replies[-1]])
+        return exchanges
 
     def _evidence(self, probe: _Probe) -> tuple[list[str], list[str] | None]:
         """The texts of the turns the question rests on, and the unit each belongs to (if any)."""
@@ -294,7 +321,9 @@ class ProbeSession:
     async def _outcome(self, probe: _Probe) -> TestOutcome:
         definition = probe.test.definition
         answers = [probe.answers[index] for index in sorted(probe.answers)]
-        responses = [answer.text for answer in answers]
+        responses = [
+            text for answer in answers for text in [answer.text, *(r for _, r in answer.follow_ups or ())]
+        ]
         if not probe.complete:
             error = self.error or "the probe was not asked"
             return TestOutcome(
@@ -347,7 +376,14 @@ class ProbeSession:
 
     def _transcript(self, definition: TestDefinition, answers: list[LoggedAnswer]) -> list[Turn]:
         stamp = (asked_at(definition) or self.delivery.last_time or self.channel.clock.now()).isoformat()
-        return [Turn(definition.questions[0], answer.text, stamp, is_question=True) for answer in answers]
+        return [
+            turn
+            for answer in answers
+            for turn in [
+                Turn(definition.questions[0], answer.text, stamp, is_question=True),
+                *(Turn(said, reply, stamp, is_question=True) for said, reply in answer.follow_ups or ()),
+            ]
+        ]
 
     def _details(self, answers: list[LoggedAnswer]) -> JsonObject:
         """What the family summaries need beyond the score: asking points, retrieval, timings."""

@@ -77,6 +77,7 @@ BUILTIN_MODULES: dict[str, str] = {
     "membench.observation": "membench.observation",
     "membench.participation": "membench.participation",
     "statebench.timelines": "statebench.scenario",
+    "sdebench.tasks": "sdebench.scenario",
 }
 
 
