@@ -11,7 +11,10 @@ DECOYS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
     (
         "CI cache",
         (
-            ("user", "The CI job spends four minutes installing dependencies on every push. Can we cache them?"),
+            (
+                "user",
+                "The CI job spends four minutes installing dependencies on every push. Can we cache them?",
+            ),
             ("assistant", "Yes: key the cache on the lock file's hash, so a dependency change rebuilds it."),
             ("user", "Do it for the test job only; the release job should always install fresh."),
             ("assistant", "Done: the test job restores the cache, the release job ignores it."),
@@ -32,14 +35,20 @@ DECOYS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
             ("user", "Warehouse staff want the stock report sorted by aisle instead of by SKU."),
             ("assistant", "The report can take an aisle column from the locations table and sort on it."),
             ("user", "Good, and put SKUs without an aisle at the end."),
-            ("assistant", "Sorted by aisle, unplaced SKUs last; the counts come from merge_counts as before."),
+            (
+                "assistant",
+                "Sorted by aisle, unplaced SKUs last; the counts come from merge_counts as before.",
+            ),
         ),
     ),
     (
         "notifier rate limit",
         (
             ("user", "The chat notifier got rate limited during the outage yesterday."),
-            ("assistant", "It sends one request per person; batching mentions into one request per channel would help."),
+            (
+                "assistant",
+                "It sends one request per person; batching mentions into one request per channel would help.",
+            ),
             ("user", "Let's batch per channel and log when the provider answers 429."),
             ("assistant", "Batching added, and a 429 is logged with the channel's name."),
         ),

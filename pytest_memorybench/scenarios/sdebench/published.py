@@ -96,7 +96,9 @@ def _task_json(folder: Path) -> JsonObject:
     if missing:
         raise ValueError(f"{folder / TASK_JSON} lacks {', '.join(missing)}")
     if data["source"] not in SOURCES:
-        raise ValueError(f"{folder / TASK_JSON}: unknown source {data['source']!r} (known: {', '.join(SOURCES)})")
+        raise ValueError(
+            f"{folder / TASK_JSON}: unknown source {data['source']!r} (known: {', '.join(SOURCES)})"
+        )
     return data
 
 
@@ -143,7 +145,9 @@ def _task(folder: Path, spec: JsonObject, trap: JsonObject) -> Task:
     repro = [str(p) for p in spec["fail_to_pass"]]  # type: ignore[union-attr]
     hidden = [str(p) for p in spec["hidden_to_pass"]]  # type: ignore[union-attr]
     tests = {path: str(trap["existing_test"]) for path in existing}
-    regression = (tests_dir / str(spec.get("regression_test_file", "regression_test.py"))).read_text(encoding="utf-8")
+    regression = (tests_dir / str(spec.get("regression_test_file", "regression_test.py"))).read_text(
+        encoding="utf-8"
+    )
     held_out = (tests_dir / str(spec.get("hidden_test_file", "hidden_test.py"))).read_text(encoding="utf-8")
     tests.update({path: regression for path in repro})
     tests.update({path: held_out for path in hidden})
@@ -178,7 +182,11 @@ def _chats(given: object) -> tuple[tuple[Turn, ...], ...]:
         return ()
     chats = given if isinstance(given[0], list) else [given]
     return tuple(
-        tuple(Turn(str(turn.get("role", "user")), str(turn.get("text", ""))) for turn in chat if isinstance(turn, dict))
+        tuple(
+            Turn(str(turn.get("role", "user")), str(turn.get("text", "")))
+            for turn in chat
+            if isinstance(turn, dict)
+        )
         for chat in chats
         if isinstance(chat, list)
     )
@@ -204,7 +212,10 @@ def _decoys(path: Path, tally: LoadTally) -> list[tuple[str, list[tuple[str, str
         return []
     data = json.loads(path.read_text(encoding="utf-8"))
     decoys = [
-        (str(item.get("topic", "")), [(str(t.get("role", "user")), str(t.get("text", ""))) for t in item.get("turns", [])])
+        (
+            str(item.get("topic", "")),
+            [(str(t.get("role", "user")), str(t.get("text", ""))) for t in item.get("turns", [])],
+        )
         for item in data
         if isinstance(item, dict)
     ]

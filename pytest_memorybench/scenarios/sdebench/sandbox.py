@@ -103,13 +103,14 @@ def _limits(cpu_seconds: int) -> None:
 
 
 def main(argv: list[str]) -> int:
+    """Fence the process in, then run pytest with the rest of the arguments."""
     root, cpu, rest = argv[0], int(argv[1]), argv[3:]  # argv[2] is "--"
     sys.dont_write_bytecode = True
     os.chdir(root)
     sys.path.insert(0, root)
     _limits(cpu)
-    import pytest  # noqa: PLC0415 (before the hook: pytest's own imports are trusted)
     import _pytest.junitxml  # noqa: F401, PLC0415
+    import pytest  # noqa: PLC0415 (before the hook: pytest's own imports are trusted)
 
     install(root)
     return int(pytest.main(rest))

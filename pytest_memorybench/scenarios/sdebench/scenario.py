@@ -163,13 +163,21 @@ def _sessions(
     """The task's chats in their order at seeded places among the decoys, then the repository's log."""
     chosen = rng.sample(list(decoys), min(wanted, len(decoys)))
     own = [
-        _Session(f"chat-{number + 1}", tuple((_role(t.role), t.text) for t in chat), number == len(task.conversations) - 1)
+        _Session(
+            f"chat-{number + 1}",
+            tuple((_role(t.role), t.text) for t in chat),
+            number == len(task.conversations) - 1,
+        )
         for number, chat in enumerate(task.conversations)
     ]
     total = len(chosen) + len(own)
     places = sorted(rng.sample(range(total), len(own)))
-    mine, others = iter(own), iter(
-        _Session(f"decoy-{topic}", tuple((_role(role), text) for role, text in turns)) for topic, turns in chosen
+    mine, others = (
+        iter(own),
+        iter(
+            _Session(f"decoy-{topic}", tuple((_role(role), text) for role, text in turns))
+            for topic, turns in chosen
+        ),
     )
     history = [next(mine) if place in places else next(others) for place in range(total)]
     log = tuple(("user", _commit_text(task, index)) for index in range(len(task.commits)))

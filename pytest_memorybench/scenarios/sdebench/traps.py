@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 
 @dataclass(frozen=True)
 class Trap:
+    """One decision and everything needed to plant it (sde-bench's trap fields, our names)."""
+
     name: str
     category: str
     package: str
@@ -85,18 +87,39 @@ POSTAGE = Trap(
     ),
     policy="charge every started 250 g block (a boundary weight is that many blocks); a weight of 0 or less raises ValueError",
     earlier_chat=(
-        ("user", "Marketplace imports sometimes send parcels with a weight of 0. What should postage do with them?"),
+        (
+            "user",
+            "Marketplace imports sometimes send parcels with a weight of 0. What should postage do with them?",
+        ),
         ("assistant", "We could charge them nothing: a weightless parcel is usually a voucher sent by post."),
         ("user", "Fine by me. Zero grams, zero cents; anything heavier pays for each block it starts."),
-        ("assistant", "Settled: postage_cents charges per started 250 g block and returns 0 for a weight of 0."),
+        (
+            "assistant",
+            "Settled: postage_cents charges per started 250 g block and returns 0 for a weight of 0.",
+        ),
     ),
     chat=(
-        ("user", "The carrier invoice and our postage totals disagree again. Can you look at how postage_cents counts blocks?"),
-        ("assistant", "Sure. Are blocks counted by rounding to the nearest 250 g, or by every block a parcel starts?"),
-        ("user", "Every started block. 251 g is two blocks. But exactly 250 g is one block, the carrier is explicit about that."),
+        (
+            "user",
+            "The carrier invoice and our postage totals disagree again. Can you look at how postage_cents counts blocks?",
+        ),
+        (
+            "assistant",
+            "Sure. Are blocks counted by rounding to the nearest 250 g, or by every block a parcel starts?",
+        ),
+        (
+            "user",
+            "Every started block. 251 g is two blocks. But exactly 250 g is one block, the carrier is explicit about that.",
+        ),
         ("assistant", "Understood. And parcels with a weight of 0, free as before?"),
-        ("user", "No. The carrier rejects those and we ate the fee twice. A weight of zero or below is bad data: raise ValueError, never ship it for free."),
-        ("assistant", "Settled: charge each started 250 g block, a boundary weight is exactly that many blocks, and postage_cents raises ValueError for 0 g or less."),
+        (
+            "user",
+            "No. The carrier rejects those and we ate the fee twice. A weight of zero or below is bad data: raise ValueError, never ship it for free.",
+        ),
+        (
+            "assistant",
+            "Settled: charge each started 250 g block, a boundary weight is exactly that many blocks, and postage_cents raises ValueError for 0 g or less.",
+        ),
     ),
     decision=(
         "fix: charge postage by started block and refuse weightless parcels",
@@ -171,18 +194,39 @@ STOCK = Trap(
     ),
     policy="add both sites' counts per SKU (SKUs case-insensitive, upper-cased); a negative store count (a back-order) adds 0",
     earlier_chat=(
-        ("user", "How should merge_counts combine the two sites? The store feed sends lowercase SKUs sometimes."),
-        ("assistant", "Add the counts per SKU, comparing SKUs case-insensitively and writing them upper-case."),
-        ("user", "Yes. The store sends back-orders as negative counts; those reduce the total, it is stock we owe."),
+        (
+            "user",
+            "How should merge_counts combine the two sites? The store feed sends lowercase SKUs sometimes.",
+        ),
+        (
+            "assistant",
+            "Add the counts per SKU, comparing SKUs case-insensitively and writing them upper-case.",
+        ),
+        (
+            "user",
+            "Yes. The store sends back-orders as negative counts; those reduce the total, it is stock we owe.",
+        ),
         ("assistant", "Settled: sum per upper-cased SKU, negative store counts included as they are."),
     ),
     chat=(
-        ("user", "Quick one about merge_counts: the totals on the stock report look off since the store feed changed."),
+        (
+            "user",
+            "Quick one about merge_counts: the totals on the stock report look off since the store feed changed.",
+        ),
         ("assistant", "How should the two sites combine? Sum them, or does one site's count win?"),
-        ("user", "Sum them, one line per SKU. SKUs are case-insensitive, the store feed sends lowercase ones; write them upper-case."),
+        (
+            "user",
+            "Sum them, one line per SKU. SKUs are case-insensitive, the store feed sends lowercase ones; write them upper-case.",
+        ),
         ("assistant", "And the negative counts the store sends for back-orders?"),
-        ("user", "Back-orders are tracked in the order system now. A negative store count adds nothing: treat it as 0, never subtract it from the warehouse."),
-        ("assistant", "Settled: merge_counts sums per upper-cased SKU and a negative store count counts as 0."),
+        (
+            "user",
+            "Back-orders are tracked in the order system now. A negative store count adds nothing: treat it as 0, never subtract it from the warehouse.",
+        ),
+        (
+            "assistant",
+            "Settled: merge_counts sums per upper-cased SKU and a negative store count counts as 0.",
+        ),
     ),
     decision=(
         "fix: sum stock per SKU across sites, store back-orders count as zero",
@@ -244,12 +288,24 @@ MENTIONS = Trap(
     ),
     policy="a mention starts the text or follows whitespace; handles lower-cased, each once, in first-mention order; @channel is never returned",
     chat=(
-        ("user", "The notifier calls extract_mentions and I want to pin down what counts as a mention before someone rewrites it."),
+        (
+            "user",
+            "The notifier calls extract_mentions and I want to pin down what counts as a mention before someone rewrites it.",
+        ),
         ("assistant", "Go ahead. Does an @ inside a word count, like in an email address?"),
-        ("user", "No. A mention starts the message or follows whitespace. Handles are case-insensitive: lower-case them."),
+        (
+            "user",
+            "No. A mention starts the message or follows whitespace. Handles are case-insensitive: lower-case them.",
+        ),
         ("assistant", "If someone is mentioned twice, notify twice?"),
-        ("user", "Once, and keep the order of first mention; the notifier pings in that order. Also @channel is a broadcast, not a person: never return it."),
-        ("assistant", "Settled: mentions at the start or after whitespace, lower-cased, each once in first-mention order, @channel dropped."),
+        (
+            "user",
+            "Once, and keep the order of first mention; the notifier pings in that order. Also @channel is a broadcast, not a person: never return it.",
+        ),
+        (
+            "assistant",
+            "Settled: mentions at the start or after whitespace, lower-cased, each once in first-mention order, @channel dropped.",
+        ),
     ),
     decision=(
         "fix: pin down what extract_mentions counts as a mention",
@@ -261,7 +317,10 @@ MENTIONS = Trap(
 
 
 def _backoff(body: str) -> str:
-    return '"""Waits between a failed job\'s tries."""\n\n\ndef delays(attempts):\n    """The seconds to wait before each retry of a job tried `attempts` times."""\n' + body
+    return (
+        '"""Waits between a failed job\'s tries."""\n\n\ndef delays(attempts):\n    """The seconds to wait before each retry of a job tried `attempts` times."""\n'
+        + body
+    )
 
 
 BACKOFF = Trap(
@@ -272,14 +331,15 @@ BACKOFF = Trap(
     function="delays",
     init='"""jobqueue package."""\nfrom .backoff import delays\n\n__all__ = ["delays"]\n',
     bug=_backoff("    return [2 ** n for n in range(attempts - 1)]\n"),
-    correct=_backoff("    tries = min(attempts, 6)\n    return [min(3 * 2 ** n, 60) for n in range(tries - 1)]\n"),
+    correct=_backoff(
+        "    tries = min(attempts, 6)\n    return [min(3 * 2 ** n, 60) for n in range(tries - 1)]\n"
+    ),
     naive=(
         _backoff("    return [min(2 ** n, 60) for n in range(attempts - 1)]\n"),
         _backoff("    return [min(3 * 2 ** n, 60) for n in range(attempts - 1)]\n"),
     ),
     existing_test=(
-        "from jobqueue import delays\n\n\n"
-        "def test_a_single_try_never_waits():\n    assert delays(1) == []\n"
+        "from jobqueue import delays\n\n\ndef test_a_single_try_never_waits():\n    assert delays(1) == []\n"
     ),
     repro_test=(
         "from jobqueue import delays\n\n\n"
@@ -299,10 +359,19 @@ BACKOFF = Trap(
     chat=(
         ("user", "Let's settle the retry schedule in jobqueue.delays, people keep asking on-call about it."),
         ("assistant", "A doubling schedule is usual. From 1 second?"),
-        ("user", "From 3 seconds: the export API needs a moment to release its lock, 1 second always fails again."),
+        (
+            "user",
+            "From 3 seconds: the export API needs a moment to release its lock, 1 second always fails again.",
+        ),
         ("assistant", "And a ceiling on the wait?"),
-        ("user", "60 seconds at most. And no job is tried more than 6 times in all; past that it goes to the dead-letter queue, however many attempts the caller asks for."),
-        ("assistant", "Settled: waits of 3, 6, 12, 24, 48 seconds, doubling from 3 and capped at 60, and at most 6 tries."),
+        (
+            "user",
+            "60 seconds at most. And no job is tried more than 6 times in all; past that it goes to the dead-letter queue, however many attempts the caller asks for.",
+        ),
+        (
+            "assistant",
+            "Settled: waits of 3, 6, 12, 24, 48 seconds, doubling from 3 and capped at 60, and at most 6 tries.",
+        ),
     ),
     decision=(
         "fix: retry schedule doubles from 3 s, capped at 60 s, 6 tries at most",
