@@ -37,6 +37,7 @@ SUITES = (
     "memoryagentbench",
     "convomem",
     "statebench",
+    "sdebench",
 )
 NOTHING_SAID = "abstention"  # the category whose right answer is that nothing was said
 ABOUT_ZERO = 0.05  # BEAM's event ordering gives an empty answer a little Kendall credit

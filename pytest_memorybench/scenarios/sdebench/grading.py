@@ -6,9 +6,11 @@ the three layers are run: the existing tests (`pass_to_pass`), the visible repro
 and the held-out decision test (`hidden_to_pass`).  Solved iff all three pass.
 
 Each grade gets its own temporary directory (removed after), never the user's checkout, and one
-child process (`sandbox.py`: writes outside the copy, processes, native code and network refused)
-that is killed with its whole process group at the timeout.  One pytest run covers the three layers
-(its JUnit XML says which file failed): a planted task grades in well under a second.  Verdicts are
+child process (`sandbox.py`: writes outside the copy, processes, native code and network refused,
+so it leaves nothing running) that is killed with its whole process group at the timeout.  Its
+environment is ours alone (no `PYTHON*` variable of the user's, a fixed hash seed, so a grade is the
+same on every run).  One pytest run covers the three layers (its JUnit XML says which file failed):
+a planted task grades in about a second, pytest's start-up.  Verdicts are
 kept per (task, module text) for the process, so the retries' grading and the score's do not run the
 same module twice.
 """
@@ -77,7 +79,7 @@ async def _run(files: GradingFiles, module: str, timeout: float) -> Verdict:
         report = root / ".tmp" / "junit.xml"
         args = [
             sys.executable,
-            "-I",
+            "-s",  # no user site; the environment below is the whole environment
             "-B",
             str(SANDBOX),
             str(root),
@@ -102,6 +104,7 @@ async def _run(files: GradingFiles, module: str, timeout: float) -> Verdict:
             "HOME": str(root),
             "TMPDIR": str(root / ".tmp"),
             "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
+            "PYTHONHASHSEED": "0",
             "LANG": "C.UTF-8",
         }
         child = await asyncio.create_subprocess_exec(
@@ -115,17 +118,19 @@ async def _run(files: GradingFiles, module: str, timeout: float) -> Verdict:
         )
         try:
             out, _ = await asyncio.wait_for(child.communicate(), timeout)
-        except asyncio.TimeoutError:
-            _kill(child.pid)
+        except BaseException as stopped:  # the timeout, or the run itself cancelled
+            _kill(child.pid)  # its whole group, while the child is still there to name it
             await child.wait()
+            if not isinstance(stopped, asyncio.TimeoutError):
+                raise
             return Verdict(
                 dict.fromkeys(LAYERS, False),
                 f"the tests did not finish in {timeout:g} s (the run was stopped)",
                 timed_out=True,
             )
-        finally:
-            _kill(child.pid)  # whatever it left behind in its group
         text = out.decode("utf-8", "replace")
+        if child.returncode and child.returncode < 0:  # killed by a signal (a CPU or file-size limit)
+            text += f"\n(the tests were stopped by signal {-child.returncode})"
         return Verdict(_layers(files, report), _tail(text) if child.returncode else "")
 
 

@@ -1,9 +1,10 @@
 """The grader's child process: pytest over one task copy, fenced in by an audit hook.
 
 Run as a script, never imported by the package (it must not import it: the child starts with
-`python -I`, no user site, no PYTHONPATH, no bytecode written outside its copy):
+`python -s -B` and an environment of the grader's alone, no user site, no PYTHONPATH, no bytecode
+written; this folder is taken off `sys.path`, so a task's own `task` or `grading` module is its own):
 
-    python -I -B sandbox.py ROOT -- PYTEST_ARGS...
+    python -s -B sandbox.py ROOT CPU_SECONDS -- PYTEST_ARGS...
 
 Before pytest (and so before the agent's module) is imported, an audit hook (PEP 578) is installed
 that cannot be removed from Python code.  It refuses, with PermissionError:
@@ -106,8 +107,9 @@ def main(argv: list[str]) -> int:
     """Fence the process in, then run pytest with the rest of the arguments."""
     root, cpu, rest = argv[0], int(argv[1]), argv[3:]  # argv[2] is "--"
     sys.dont_write_bytecode = True
+    here = os.path.dirname(os.path.abspath(__file__))
+    sys.path[:] = [root, *(path for path in sys.path if os.path.abspath(path or ".") != here)]
     os.chdir(root)
-    sys.path.insert(0, root)
     _limits(cpu)
     import _pytest.junitxml  # noqa: F401, PLC0415
     import pytest  # noqa: PLC0415 (before the hook: pytest's own imports are trusted)
