@@ -34,7 +34,10 @@ def _layers(task: Task, module: str, tmp_path: Path) -> dict[str, bool]:
         for name in [n for n in sys.modules if n == package or n.startswith(f"{package}.")]:
             del sys.modules[name]
         importlib.invalidate_caches()
-        return {layer: all(_passes(task.files.tests[p]) for p in paths) for layer, paths in task.files.layers.items()}
+        return {
+            layer: all(_passes(task.files.tests[p]) for p in paths)
+            for layer, paths in task.files.layers.items()
+        }
     finally:
         sys.path.remove(str(root))
 

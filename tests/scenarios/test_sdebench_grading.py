@@ -49,8 +49,7 @@ def test_a_hostile_patch_cannot_write_or_delete_outside_its_copy(tmp_path: Path)
         f"                lambda: os.remove({str(keep)!r}),\n"
         f"                lambda: os.rename({str(keep)!r}, {str(target)!r}),\n"
         f"                lambda: shutil.rmtree({str(tmp_path)!r})):\n"
-        "    try:\n        attempt()\n    except PermissionError:\n        pass\n"
-        + TASK.correct
+        "    try:\n        attempt()\n    except PermissionError:\n        pass\n" + TASK.correct
     )
     verdict = _grade(hostile)
     assert not target.exists() and keep.read_text() == "mine"

@@ -30,11 +30,19 @@ def _reply(module: str) -> str:
 def test_the_published_layout_is_read_as_its_build_py_plants_it() -> None:
     loaded = load_published(LAYOUT)
     by_id = {task.id: task for task in loaded.tasks}
-    assert sorted(by_id) == ["boltons-mentions-001", "boltons-mentions-history-001", "boltons-postage-amended-001"]
+    assert sorted(by_id) == [
+        "boltons-mentions-001",
+        "boltons-mentions-history-001",
+        "boltons-postage-amended-001",
+    ]
     assert loaded.skipped == [("boltons-titlecase-001", NEEDS_BOLTONS)]
     amended = by_id["boltons-postage-amended-001"]
     assert len(amended.conversations) == 2 and amended.conversations[1][0].role == "user"
-    assert list(amended.files.tests) == ["tests/test_postage.py", "tests/test_regression.py", "tests/test_hidden.py"]
+    assert list(amended.files.tests) == [
+        "tests/test_postage.py",
+        "tests/test_regression.py",
+        "tests/test_hidden.py",
+    ]
     assert amended.files.sources["parcelpost/__init__.py"].startswith('"""parcelpost package.')
     history = by_id["boltons-mentions-history-001"]
     assert not history.conversations
@@ -128,15 +136,23 @@ def test_an_agent_that_learns_from_the_failing_output_needs_one_correction(pytes
 
 
 def test_published_tasks_run_with_mb_data_and_the_skipped_ones_say_why(pytester: pytest.Pytester) -> None:
-    run = run_benchmark(pytester, "--agent=oracle", "--mb-suite=sdebench", f"--mb-data=sdebench={LAYOUT}", "-rs")
+    run = run_benchmark(
+        pytester, "--agent=oracle", "--mb-suite=sdebench", f"--mb-data=sdebench={LAYOUT}", "-rs"
+    )
     items = {item["test_id"]: item for item in run.results["items"]}
-    assert sorted(items) == ["boltons-mentions-001", "boltons-mentions-history-001", "boltons-postage-amended-001"]
+    assert sorted(items) == [
+        "boltons-mentions-001",
+        "boltons-mentions-history-001",
+        "boltons-postage-amended-001",
+    ]
     assert {item["score"] for item in items.values()} == {1.0}
     assert run.outcome.parseoutcomes()["skipped"] == 1
     run.outcome.stdout.fnmatch_lines(["*boltons-titlecase-001*needs boltons' own checkout*"])
 
 
 def test_a_bad_data_folder_is_one_line(pytester: pytest.Pytester, tmp_path: Path) -> None:
-    result = pytester.runpytest("--memorybench", "--agent=oracle", "--mb-suite=sdebench", f"--mb-data=sdebench={tmp_path}")
+    result = pytester.runpytest(
+        "--memorybench", "--agent=oracle", "--mb-suite=sdebench", f"--mb-data=sdebench={tmp_path}"
+    )
     line = usage_error_line(result)
     assert "sdebench data" in line and "no task folders" in line

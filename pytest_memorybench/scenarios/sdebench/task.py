@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import asdict, dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from pytest_memorybench.core.json_values import JsonObject
 
@@ -93,18 +93,12 @@ class Task:
 
     @classmethod
     def from_json(cls, data: JsonObject) -> Task:
-        files = data["files"]
-        assert isinstance(files, dict)
-        return cls(
-            **{
-                **data,  # type: ignore[arg-type]
-                "naive": tuple(data.get("naive") or ()),  # type: ignore[arg-type]
-                "files": GradingFiles(**files),  # type: ignore[arg-type]
-                "conversations": tuple(
-                    tuple(Turn(**turn) for turn in chat)  # type: ignore[arg-type]
-                    for chat in data.get("conversations") or ()  # type: ignore[union-attr]
-                ),
-                "commits": tuple(Commit(**commit) for commit in data.get("commits") or ()),  # type: ignore[arg-type,union-attr]
-                "notes": tuple(data.get("notes") or ()),  # type: ignore[arg-type]
-            }
+        raw: dict[str, Any] = dict(data)  # what `to_json` wrote: the shape is this record's
+        raw["naive"] = tuple(raw.get("naive") or ())
+        raw["files"] = GradingFiles(**raw["files"])
+        raw["conversations"] = tuple(
+            tuple(Turn(**turn) for turn in chat) for chat in raw.get("conversations") or ()
         )
+        raw["commits"] = tuple(Commit(**commit) for commit in raw.get("commits") or ())
+        raw["notes"] = tuple(raw.get("notes") or ())
+        return cls(**raw)
