@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 import re
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 
@@ -41,6 +41,9 @@ class Agent(Protocol):
       context() -> list[str]                     the memories the last reply's prompt held, for
                                                  context recall (each an item as it was shown)
       fork() -> Agent                            an independent copy sharing what was ingested
+      edit(message: Message, workspace) -> str   act on a task's files through the workspace's
+                                                 tools (read, list, grep, write, run_tests) instead
+                                                 of answering with the file (sdebench's coding tasks)
     An agent may also keep a `usage: Usage` attribute; the harness then reports its tokens and
     cost instead of estimating them.
     """
@@ -90,6 +93,14 @@ class AgentAdapter:
         return [name for name in CAPABILITIES if self.supports(name)]
 
     async def reply(self, message: Message) -> str:
+        return await self._answer(self._reply, message)
+
+    async def edit(self, message: Message, workspace: Any) -> str:
+        """Hand an agent that edits files a task's `workspace` with `message`; timed, budgeted and
+        accounted as a reply is (the harness reads the edited files from the workspace after)."""
+        return await self._answer(lambda said: call_maybe_async(self.target.edit, said, workspace), message)
+
+    async def _answer(self, answering: Callable[[Message], Awaitable[Any]], message: Message) -> str:
         if self.budget is not None:
             self.budget.check()
         if self.limit is not None:
@@ -99,7 +110,7 @@ class AgentAdapter:
         started = time.perf_counter()
         answered = False
         try:
-            result = await within(self._reply(message), self.timeout)
+            result = await within(answering(message), self.timeout)
             answered = True
         except AgentError:
             raise

@@ -273,8 +273,13 @@ class ProbeSession:
             retrieve_seconds = round(time.perf_counter() - started, 6)
         await agent.prime_answer(ideal_answer(definition, self.scoring.profile))
         before = dataclasses.replace(agent.usage)
-        reply = await agent.reply(Message(question, when))
-        follow_ups = await self._follow_ups(agent, probe, reply, when)
+        workspace = self._workspace(agent, probe)
+        try:
+            reply = await _say(agent, Message(question, when), workspace)
+            follow_ups = await self._follow_ups(agent, probe, reply, when, workspace)
+        finally:
+            if workspace is not None:
+                workspace.close()
         usage = agent.usage - before
         probe.usage.add(usage)
         await add_context_recall(agent, evidence, evidence_texts)
@@ -293,8 +298,14 @@ class ProbeSession:
         logged = {name: value for name, value in dataclasses.asdict(answer).items() if name != "usage"}
         self.channel.emit("probe_answer", test=probe.test.key, ask=index, **logged, **spent(usage))
 
+    def _workspace(self, agent: AgentAdapter, probe: _Probe) -> Any:
+        """The files an agent that edits (`edit`) works in, when the scenario has them (sdebench's
+        `workspace(definition)`); None: the agent answers through `reply`."""
+        opener = getattr(self._scenario(probe), "workspace", None)
+        return opener(probe.test.definition) if opener is not None and agent.supports("edit") else None
+
     async def _follow_ups(
-        self, agent: AgentAdapter, probe: _Probe, reply: str, when: datetime
+        self, agent: AgentAdapter, probe: _Probe, reply: str, when: datetime, workspace: Any = None
     ) -> list[list[str]] | None:
         """The rest of an ask whose scenario answers back: `follow_up(definition, replies)` says
         what to tell the agent next (the failing tests of its fix), or None when the ask is over."""
@@ -305,7 +316,7 @@ class ProbeSession:
         replies, exchanges = [reply], []
         while (said := await follow_up(definition, replies)) is not None:
             await agent.prime_answer(ideal_answer(definition, self.scoring.profile))
-            replies.append(await agent.reply(Message(said, when)))
+            replies.append(await _say(agent, Message(said, when), workspace))
             exchanges.append([said, replies[-1]])
         return exchanges
 
@@ -401,6 +412,14 @@ class ProbeSession:
         if self.context.sessions is not None:  # the history's size, where the scale is in sessions
             details["sessions"] = self.context.sessions
         return details
+
+
+async def _say(agent: AgentAdapter, message: Message, workspace: Any) -> str:
+    """The agent's answer: its reply, or, in a workspace, what it said with the files it left
+    (`workspace.answer`), which is what the run logs and the scorer reads."""
+    if workspace is None:
+        return await agent.reply(message)
+    return str(workspace.answer(await agent.edit(message, workspace)))
 
 
 def asked_at(definition: TestDefinition) -> datetime | None:

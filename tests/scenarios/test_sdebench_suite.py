@@ -156,3 +156,50 @@ def test_a_bad_data_folder_is_one_line(pytester: pytest.Pytester, tmp_path: Path
     )
     line = usage_error_line(result)
     assert "sdebench data" in line and "no task folders" in line
+
+
+class _Editor:
+    """Edits in the workspace: first the naive fix (the visible tests pass), then, told the held-out
+    test fails, the decided one; it also edits a test and tries a path outside, both in vain."""
+
+    def __init__(self) -> None:
+        self.said: list[str] = []
+
+    async def reply(self, message: Message) -> str:
+        return "Noted."
+
+    async def edit(self, message: Message, workspace) -> str:  # type: ignore[no-untyped-def]
+        (module,) = [
+            p for p in workspace.list() if p.endswith(".py") and "tests" not in p and "__init__" not in p
+        ]
+        task = next(t for t in _tasks() if t.module == module)
+        first = "Your fix of" not in message.text
+        assert workspace.read(module) == (task.bug if first else task.naive[0])  # the same files throughout
+        assert workspace.grep(f"def {task.function}")
+        assert "tests/test_hidden.py" not in workspace.list()
+        with pytest.raises(PermissionError):
+            workspace.write("../outside.py", "x = 1\n")
+        if first:
+            workspace.write(module, task.naive[0])
+            self.said.append(await workspace.run_tests())
+            return "Fixed the reported bug."
+        workspace.write(module, task.correct)
+        workspace.write("tests/test_regression.py", "def test_nothing():\n    pass\n")  # ignored
+        return "Applied the project's rule."
+
+
+def test_an_agent_that_edits_gets_a_workspace_and_only_its_module_is_graded(
+    pytester: pytest.Pytester,
+) -> None:
+    editors: list[_Editor] = []
+
+    def make() -> _Editor:
+        editors.append(_Editor())
+        return editors[-1]
+
+    outcomes = drive_plan(pytester, "--mb-suite=sdebench", "--span=isolated", "--mb-sample=2", agent=make)
+    assert outcomes and [o.error for o in outcomes.values()] == [None] * len(outcomes)
+    for outcome in outcomes.values():
+        assert outcome.score.details["corrections"] == 1 and outcome.score.value == 1.0
+        assert "after the edits:\n```python" in outcome.responses[0]
+    assert {said for editor in editors for said in editor.said} == {"the visible tests pass"}

@@ -36,6 +36,7 @@ from pytest_memorybench.scenarios.sdebench.grading import DEFAULT_TIMEOUT, Verdi
 from pytest_memorybench.scenarios.sdebench.prompts import NO_MODULE, bug_prompt, feedback, module_in
 from pytest_memorybench.scenarios.sdebench.published import load_published
 from pytest_memorybench.scenarios.sdebench.task import LAYERS, Task
+from pytest_memorybench.scenarios.sdebench.workspace import Workspace
 
 FAMILY = "sdebench"
 START = datetime(2025, 1, 6, 9, 30, tzinfo=timezone.utc)
@@ -127,6 +128,11 @@ class SdebenchScenario(FamilyPart):
             (f"not solved in {tries} attempt(s): {why}",),
             details=_details(False, None, tries, verdict, seconds),
         )
+
+    def workspace(self, definition: TestDefinition) -> Workspace:
+        """The files an agent that edits works in for this task (`workspace.py`)."""
+        timeout = float(definition.params.get("timeout", DEFAULT_TIMEOUT))  # type: ignore[arg-type]
+        return Workspace(_task(definition), timeout)
 
     def evidence_ids(self, definition: TestDefinition) -> list[int]:
         return list((definition.expected or {}).get("evidence_ids") or ())
