@@ -203,3 +203,25 @@ def test_an_agent_that_edits_gets_a_workspace_and_only_its_module_is_graded(
         assert outcome.score.details["corrections"] == 1 and outcome.score.value == 1.0
         assert "after the edits:\n```python" in outcome.responses[0]
     assert {said for editor in editors for said in editor.said} == {"the visible tests pass"}
+
+
+def test_the_summary_gives_the_corrections_histogram_and_what_failed() -> None:
+    from pytest_memorybench.scenarios.sdebench.summary import summarize
+
+    def item(solved: bool, corrections: int | None = None, layer: str | None = None) -> dict[str, object]:
+        scoring = {"solved": solved, "corrections": corrections, "failed_layer": layer}
+        return {"score": float(solved), "details": {"scoring": scoring}}
+
+    records = [item(True, 0), item(True, 2), item(True, 0), item(False, layer="hidden"), item(False)]
+    records.append({"score": None, "error": "agent error"})
+    assert summarize(records) == {
+        "solved": 0.6,
+        "solved first time": 0.4,
+        "mean corrections (solved)": 0.6667,
+        "tasks solved after 0 corrections": 2,
+        "tasks solved after 1 corrections": 0,
+        "tasks solved after 2 corrections": 1,
+        "tasks unsolved": 2,
+        "unsolved: hidden layer failed": 1,
+        "unsolved: no module in the last reply": 1,
+    }

@@ -35,6 +35,7 @@ from pytest_memorybench.scenarios.sdebench.generator import generated_tasks
 from pytest_memorybench.scenarios.sdebench.grading import DEFAULT_TIMEOUT, Verdict, grade
 from pytest_memorybench.scenarios.sdebench.prompts import NO_MODULE, bug_prompt, feedback, module_in
 from pytest_memorybench.scenarios.sdebench.published import load_published
+from pytest_memorybench.scenarios.sdebench.summary import summarize
 from pytest_memorybench.scenarios.sdebench.task import LAYERS, Task
 from pytest_memorybench.scenarios.sdebench.workspace import Workspace
 
@@ -134,6 +135,9 @@ class SdebenchScenario(FamilyPart):
         timeout = float(definition.params.get("timeout", DEFAULT_TIMEOUT))  # type: ignore[arg-type]
         return Workspace(_task(definition), timeout)
 
+    def summarize(self, records: Sequence[Mapping[str, Any]]) -> JsonObject:
+        return summarize(records)
+
     def evidence_ids(self, definition: TestDefinition) -> list[int]:
         return list((definition.expected or {}).get("evidence_ids") or ())
 
@@ -153,7 +157,10 @@ def _details(
         "solved": solved,
         "corrections": corrections,
         "attempts": attempts,
-        "failed_layer": None if solved or verdict is None else verdict.failed_layer,
+        # None when solved, or when the last reply held no module (nothing was graded)
+        "failed_layer": None
+        if solved or verdict is None or verdict.output == NO_MODULE
+        else verdict.failed_layer,
         "layers": dict(verdict.layers) if verdict is not None else {},
         "grade_seconds": list(seconds),
     }
