@@ -11,6 +11,7 @@ grader ignores them) and graded by all three layers in a fresh copy.
 
 from __future__ import annotations
 
+import builtins
 import dataclasses
 import re
 import shutil
@@ -55,9 +56,9 @@ class Workspace:
         base = self._path(folder)
         return sorted(str(p.relative_to(self.root)) for p in base.rglob("*") if p.is_file())
 
-    def grep(self, pattern: str, folder: str = ".") -> list[str]:
+    def grep(self, pattern: str, folder: str = ".") -> builtins.list[str]:  # `list` is a tool here
         """Lines matching the regular expression `pattern`, as `path:line: text`."""
-        found: list[str] = []
+        found: builtins.list[str] = []
         expression = re.compile(pattern)
         for path in self.list(folder):
             for number, line in enumerate(self.read(path).splitlines(), 1):
