@@ -68,3 +68,11 @@ def test_a_hostile_patch_cannot_start_a_process(tmp_path: Path) -> None:
 def test_a_patch_that_hangs_is_stopped_at_the_timeout(hang: str) -> None:
     verdict = _grade(hang + TASK.correct, timeout=1)
     assert verdict.timed_out and not verdict.solved and "did not finish in 1 s" in verdict.output
+
+
+def test_a_hostile_patch_cannot_read_the_users_files_into_its_output(tmp_path: Path) -> None:
+    secret = tmp_path / "secret.txt"
+    secret.write_text("s3cr3t-token")
+    hostile = f"print(open({str(secret)!r}).read())\n" + TASK.correct
+    verdict = _grade(hostile)
+    assert "s3cr3t-token" not in verdict.output and "outside the task copy is refused" in verdict.output

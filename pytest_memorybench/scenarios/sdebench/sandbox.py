@@ -9,9 +9,13 @@ written; this folder is taken off `sys.path`, so a task's own `task` or `grading
 Before pytest (and so before the agent's module) is imported, an audit hook (PEP 578) is installed
 that cannot be removed from Python code.  It refuses, with PermissionError:
 - opening a file for writing, creating, removing, renaming, linking or changing the mode of a path
-  outside ROOT (the task's temporary copy), and reading nothing is refused;
-- starting a process (subprocess, os.system, exec, spawn, fork), loading native code through
-  ctypes, and opening a network connection.
+  outside ROOT (the task's temporary copy);
+- reading a file outside ROOT, Python's own installation (the stdlib, the environment's
+  site-packages; not a folder an editable install adds to the path) and the system's shared files
+  (`/usr`, `/etc`, `/dev`, `/proc/self`, `/lib`): a patch cannot read the user's files and print
+  them into the failing output the agent is told;
+- starting a process (subprocess, os.system, exec, spawn, fork), signalling one (the harness),
+  loading native code through ctypes, and opening a network connection.
 
 Why a hook and not a container: grading must run wherever pytest runs (no Docker, no root on a CI
 runner).  The hook fences a patch that misbehaves in Python (the benchmark's threat: an agent's
@@ -53,6 +57,9 @@ REFUSED = (
     "os.fork",
     "os.forkpty",
     "pty.spawn",
+    "os.kill",
+    "os.killpg",
+    "signal.pthread_kill",
     "ctypes.dlopen",
     "ctypes.dlsym",
     "socket.connect",
@@ -80,13 +87,40 @@ def _writes(args: tuple[object, ...]) -> bool:
     return isinstance(flags, int) and bool(flags & WRITE_FLAGS)
 
 
+SYSTEM_READS = ("/usr", "/etc", "/dev", "/proc/self", "/lib", "/lib64")
+
+
+def _readable(path: object, roots: tuple[str, ...]) -> bool:
+    if isinstance(path, int):
+        return True
+    if isinstance(path, bytes):
+        path = os.fsdecode(path)
+    if not isinstance(path, (str, os.PathLike)):
+        return False
+    real = os.path.realpath(os.fspath(path))
+    return any(real == top or real.startswith(top.rstrip(os.sep) + os.sep) for top in roots)
+
+
 def install(root: str) -> None:
-    """Fence this process in: writes only under `root`, no processes, native code or network."""
+    """Fence this process in: writes only under `root`, reads only there and in Python's own and the
+    system's files, no processes, signals, native code or network."""
     root = os.path.realpath(root)
+    python = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix}  # not an editable
+    readable = tuple(
+        sorted({root, *SYSTEM_READS, *(os.path.realpath(path) for path in python)})
+    )  # install's folder
 
     def hook(event: str, args: tuple[object, ...]) -> None:
-        if event == "open" and _writes(args) and not _inside(root, args[0]):
-            raise PermissionError(f"sdebench grading: writing {args[0]!r} outside the task copy is refused")
+        if event == "open":
+            if _writes(args) and not _inside(root, args[0]):
+                raise PermissionError(
+                    f"sdebench grading: writing {args[0]!r} outside the task copy is refused"
+                )
+            if not _readable(args[0], readable):
+                raise PermissionError(
+                    f"sdebench grading: reading {args[0]!r} outside the task copy is refused"
+                )
+            return
         changed = PATH_EVENTS.get(event)
         if changed is not None:
             for index in changed:
