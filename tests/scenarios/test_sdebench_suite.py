@@ -13,8 +13,9 @@ from pytest_memorybench.contract.scenario import ScoringContext
 from pytest_memorybench.core.records import Message
 from pytest_memorybench.scenarios.sdebench.published import NEEDS_BOLTONS, load_published
 from pytest_memorybench.scenarios.sdebench.scenario import SCENARIO
+from tests.support.memory_model import scripted_memory_server
 from tests.support.paths import FIXTURES
-from tests.support.runs import drive_plan, run_benchmark, usage_error_line
+from tests.support.runs import drive_plan, first_by_default, run_benchmark, usage_error_line
 
 LAYOUT = FIXTURES / "sdebench"
 
@@ -225,3 +226,22 @@ def test_the_summary_gives_the_corrections_histogram_and_what_failed() -> None:
         "unsolved: hidden layer failed": 1,
         "unsolved: no module in the last reply": 1,
     }
+
+
+@pytest.mark.parametrize("mechanism", first_by_default(["rag", "memgpt", "light"]))
+def test_memory_mechanisms_over_the_scripted_model_run_it_with_no_item_error(
+    pytester: pytest.Pytester, mechanism: str
+) -> None:
+    with scripted_memory_server() as (server, _):
+        run = run_benchmark(
+            pytester,
+            "--mb-suite=sdebench",
+            f"--agent={mechanism}:openai:fake-model@{server.openai_url}",
+            "-m",
+            "history",
+        )
+    records = run.results["items"]
+    assert len(records) == 4 and [r["error"] for r in records] == [None] * 4, run.outcome.stdout.str()
+    # the scripted model answers with a line of its prompt, never a module: 5 corrections asked
+    assert {r["details"]["scoring"]["attempts"] for r in records} == {6}
+    assert run.results["totals"]["evidence_recall"]["questions"] == 4
