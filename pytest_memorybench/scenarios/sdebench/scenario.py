@@ -193,8 +193,10 @@ def _sessions(
         ),
     )
     history = [next(mine) if place in places else next(others) for place in range(total)]
-    log = tuple(("user", _commit_text(task, index)) for index in range(len(task.commits)))
-    return [*history, _Session("repository-log", log, task.source == "history")]  # type: ignore[arg-type]
+    log: tuple[tuple[Role, str], ...] = tuple(
+        ("user", _commit_text(task, index)) for index in range(len(task.commits))
+    )
+    return [*history, _Session("repository-log", log, task.source == "history")]
 
 
 def _commit_text(task: Task, index: int) -> str:
