@@ -64,6 +64,10 @@ class ProbeScenario(Protocol):
 
     # Optional: `evidence_ids(definition) -> Sequence[int]`, the ids (`Message.id`) of the context
     # turns a question rests on; with it, agents that can `retrieve` get evidence recall measured.
+    # Optional: `async follow_up(definition, replies) -> str | None`, what to tell the agent after its
+    # replies so far (sdebench: the failing tests of its fix), None when the ask is over; every reply
+    # is scored.  `workspace(definition)`: files an agent with `edit(message, workspace)` acts on
+    # instead of replying (its `answer(said)` is the reply kept, `close()` removes it).
 
 
 class FamilyPart:

@@ -295,7 +295,11 @@ class ProbeSession:
             follow_ups=follow_ups,
         )
         probe.answers[index] = answer
-        logged = {name: value for name, value in dataclasses.asdict(answer).items() if name != "usage"}
+        logged = {
+            name: value
+            for name, value in dataclasses.asdict(answer).items()
+            if name != "usage" and not (name == "follow_ups" and value is None)  # only where there were some
+        }
         self.channel.emit("probe_answer", test=probe.test.key, ask=index, **logged, **spent(usage))
 
     def _workspace(self, agent: AgentAdapter, probe: _Probe) -> Any:
