@@ -1,9 +1,12 @@
-"""The workspace an agent that edits files gets for an sdebench task: read, list, grep, write, run.
+"""The workspace an agent that edits files gets for an sdebench task: read, list, grep, write, run,
+and the repository's log.
 
 An agent with `edit(message, workspace)` is handed this instead of being asked for the module in its
 reply: a temporary copy of the task's package with the bug at HEAD and its visible tests (never the
-hidden one).  Its tools are plain methods (`tools` maps each name to it, for an agent that offers
-them to a model as functions); a path outside the copy is refused.  `run_tests` grades the module
+hidden one), and the log of the commits planted on the host (`log()`, newest first, as `git log`
+shows them: where a `history` task's decision is).  Its tools are plain methods (`tools` maps
+each name to it, for an agent that offers them to a model as functions); a path outside the copy
+is refused.  `run_tests` grades the module
 as it stands by the visible layers only, in the same fenced child as the grader.  When the agent
 is done, only the module the task asks to fix is taken (test edits are ignored, as sde-bench's
 grader ignores them) and graded by all three layers in a fresh copy.
@@ -38,13 +41,14 @@ class Workspace:
 
     @property
     def tools(self) -> dict[str, Callable[..., Any]]:
-        """The workspace's tools by name: read, list, grep, write, run_tests."""
+        """The workspace's tools by name: read, list, grep, write, run_tests, log."""
         return {
             "read": self.read,
             "list": self.list,
             "grep": self.grep,
             "write": self.write,
             "run_tests": self.run_tests,
+            "log": self.log,
         }
 
     def read(self, path: str) -> str:
@@ -86,6 +90,16 @@ class Workspace:
         if all(verdict.layers.values()):
             return "the visible tests pass"
         return verdict.output or "the visible tests fail"
+
+    def log(self) -> str:
+        """The repository's commits, newest first: author, subject and body, as `git log` shows."""
+        entries = []
+        for number, commit in reversed(list(enumerate(self.task.commits, 1))):
+            body = "".join(f"\n    {line}" for line in commit.body.splitlines())
+            entries.append(
+                f"commit {number}\nAuthor: {commit.author}\n\n    {commit.subject}\n{body}".rstrip()
+            )
+        return "\n\n".join(entries)
 
     def module(self) -> str:
         """The module the task asks to fix, as the agent left it."""
