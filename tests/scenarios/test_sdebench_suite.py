@@ -177,7 +177,9 @@ class _Editor:
         first = "Your fix of" not in message.text
         assert workspace.read(module) == (task.bug if first else task.naive[0])  # the same files throughout
         assert workspace.grep(f"def {task.function}")
-        assert ("perf: simplify" in workspace.log()) == (task.source == "history")
+        assert (
+            workspace.log().startswith("commit ") and f"add {module.split('/')[0]} module" in workspace.log()
+        )
         assert "tests/test_hidden.py" not in workspace.list()
         with pytest.raises(PermissionError):
             workspace.write("../outside.py", "x = 1\n")

@@ -33,7 +33,7 @@ class Workspace:
     """A task's files, for one agent's edits; `close()` removes them."""
 
     def __init__(self, task: Task, timeout: float) -> None:
-        self.task = task
+        self._task = task  # holds the decided fix and the hidden test: not the agent's to read
         self.timeout = timeout
         self.root = Path(tempfile.mkdtemp(prefix="mb-sdebench-workspace-"))
         for path, text in {**task.files.sources, task.module: task.bug, **task.visible_tests}.items():
@@ -80,10 +80,10 @@ class Workspace:
 
     async def run_tests(self) -> str:
         """The visible tests (the existing ones and the repro) on the module as it stands."""
-        files = self.task.files
+        files = self._task.files
         visible = dataclasses.replace(
             files,
-            tests=self.task.visible_tests,
+            tests=self._task.visible_tests,
             layers={layer: paths for layer, paths in files.layers.items() if layer != "hidden"},
         )
         verdict = await grade(visible, self.module(), timeout=self.timeout)
@@ -94,7 +94,7 @@ class Workspace:
     def log(self) -> str:
         """The repository's commits, newest first: author, subject and body, as `git log` shows."""
         entries = []
-        for number, commit in reversed(list(enumerate(self.task.commits, 1))):
+        for number, commit in reversed(list(enumerate(self._task.commits, 1))):
             body = "".join(f"\n    {line}" for line in commit.body.splitlines())
             entries.append(
                 f"commit {number}\nAuthor: {commit.author}\n\n    {commit.subject}\n{body}".rstrip()
@@ -103,13 +103,13 @@ class Workspace:
 
     def module(self) -> str:
         """The module the task asks to fix, as the agent left it."""
-        path = self._path(self.task.module)
+        path = self._path(self._task.module)
         return path.read_text(encoding="utf-8") if path.is_file() else ""
 
     def answer(self, said: str) -> str:
         """The agent's reply as the run keeps it: what it said, then the module it left, fenced
         (what the grader reads, so a replayed run grades the same module)."""
-        return f"{said.rstrip()}\n\n`{self.task.module}` after the edits:\n```python\n{self.module()}```\n"
+        return f"{said.rstrip()}\n\n`{self._task.module}` after the edits:\n```python\n{self.module()}```\n"
 
     def close(self) -> None:
         shutil.rmtree(self.root, ignore_errors=True)
