@@ -42,8 +42,8 @@ class Agent(Protocol):
                                                  context recall (each an item as it was shown)
       fork() -> Agent                            an independent copy sharing what was ingested
       edit(message: Message, workspace) -> str   act on a task's files through the workspace's
-                                                 tools (read, list, grep, write, run_tests) instead
-                                                 of answering with the file (sdebench's coding tasks)
+                                                 tools (read, list, grep, write, run_tests, log)
+                                                 instead of answering with the file (sdebench)
     An agent may also keep a `usage: Usage` attribute; the harness then reports its tokens and
     cost instead of estimating them.
     """
