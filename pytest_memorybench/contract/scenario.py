@@ -15,10 +15,13 @@ from pytest_memorybench.scoring.profiles import PAPER, Profile
 
 @dataclass(frozen=True)
 class ScoringContext:
-    """What a scorer may consult besides the replies: the profile and the judge."""
+    """What a scorer may consult besides the replies: the profile, the judge, and what the agent's
+    `retrieve` returned at each ask of a probe that asked for it (`params["retrieve_k"]`; None at an
+    ask where the agent could not retrieve), which a retrieval benchmark scores instead of the reply."""
 
     profile: Profile = PAPER
     judge: Judge | None = None
+    retrieved: tuple[tuple[str, ...] | None, ...] = ()
 
 
 class Named(Protocol):

@@ -352,10 +352,11 @@ class ProbeSession:
                 details=self._details(answers),
                 error_kind=self.stats.error_kind or "agent",
             )
+        found = tuple(None if answer.retrieved is None else tuple(answer.retrieved) for answer in answers)
         try:
             score = await scored(
                 lambda context: self._scenario(probe).score(definition, responses, context),
-                self.scoring,
+                dataclasses.replace(self.scoring, retrieved=found),
             )
         except JudgeFailed as failed:  # asked and answered, but not scored: an error, not a 0
             self.channel.emit("test_end", test=probe.test.key, error=str(failed))

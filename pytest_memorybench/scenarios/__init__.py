@@ -78,6 +78,8 @@ BUILTIN_MODULES: dict[str, str] = {
     "membench.participation": "membench.participation",
     "statebench.timelines": "statebench.scenario",
     "sdebench.tasks": "sdebench.scenario",
+    "precisionmem.retrieval": "precisionmem.scenario",
+    "precisionmem.session": "precisionmem.scenario",
 }
 
 

@@ -38,6 +38,7 @@ SUITES = (
     "convomem",
     "statebench",
     "sdebench",
+    "precisionmem",
 )
 NOTHING_SAID = "abstention"  # the category whose right answer is that nothing was said
 ABOUT_ZERO = 0.05  # BEAM's event ordering gives an empty answer a little Kendall credit
