@@ -52,6 +52,7 @@ from pytest_memorybench.scenarios.precisionmem.scoring import (
     check_turn,
     pass_type,
 )
+from pytest_memorybench.scenarios.precisionmem.summary import summarize
 
 FAMILY = "precisionmem"
 START = datetime(2026, 9, 1, 9, 0, tzinfo=timezone.utc)
@@ -106,6 +107,9 @@ class PrecisionMemScenario(FamilyPart):
         if len(checked.failures) > 4:
             reasons.append(f"… {len(checked.failures) - 4} more")
         return Score(0.0 if checked.failures else 1.0, tuple(reasons), checked.details)
+
+    def summarize(self, records: Sequence[Mapping[str, Any]]) -> JsonObject:
+        return summarize(records)
 
 
 # -- the contexts -----------------------------------------------------------------------------------
