@@ -275,7 +275,9 @@ class ProbeSession:
         before = dataclasses.replace(agent.usage)
         workspace = self._workspace(agent, probe)
         try:
-            reply = await _say(agent, Message(question, when), workspace)
+            # A blank question asks nothing (PrecisionMemBench's empty query builds its context without
+            # the memory): the agent is not called, as a product refusing an empty search would fail it.
+            reply = await _say(agent, Message(question, when), workspace) if question.strip() else ""
             follow_ups = await self._follow_ups(agent, probe, reply, when, workspace)
         finally:
             if workspace is not None:

@@ -215,7 +215,7 @@ def test_the_generator_asks_differently_by_seed_and_keeps_the_published_shape() 
     first, second = generate(0), generate(1)
     assert [case.query for case in first.cases] != [case.query for case in second.cases]
     assert {b.id for b in first.beliefs} == {b.id for b in second.beliefs} and len(first.beliefs) == 22
-    assert len(first.cases) == 26 and sum(len(s.turns) for s in first.sessions) == 7
+    assert len(first.cases) == 27 and sum(len(s.turns) for s in first.sessions) == 7
     assert {b.user for b in first.beliefs} == {"test-user", "other-user"}
 
 
@@ -244,7 +244,7 @@ def test_the_published_fixtures_are_read_from_a_clone_or_its_fixtures_folder(tmp
     folder = _published(tmp_path)
     for path in (folder, folder / "fixtures"):
         corpus = load_corpus(str(path))
-        assert (len(corpus.beliefs), len(corpus.cases), len(corpus.sessions)) == (22, 26, 1)
+        assert (len(corpus.beliefs), len(corpus.cases), len(corpus.sessions)) == (22, 27, 1)
         assert corpus.cases[0].query == "how long does the stone oven take to heat up?"
     turn = corpus.sessions[0].turns[2]
     assert turn.created is not None and turn.created.id == "b-flour-buffer"
@@ -276,7 +276,7 @@ def test_published_fixtures_run_every_case_and_turn_and_the_oracle_passes_them(
     outcomes = drive_plan(
         pytester, "--mb-suite=precisionmem", f"--mb-data=precisionmem={folder}", agent=OracleAgent
     )
-    assert len(outcomes) == 26 + 7 and all(o.score.value == 1.0 for o in outcomes.values())
+    assert len(outcomes) == 27 + 7 and all(o.score.value == 1.0 for o in outcomes.values())
 
 
 # -- whole runs ---------------------------------------------------------------------------------------------
@@ -307,7 +307,8 @@ def test_recall_finds_by_words_and_the_session_re_entry_finds_the_starter_by_its
 
 
 class AnyQuery:
-    """A test store that returns the first k memories of its namespace, whatever it is asked."""
+    """A test store that returns the first k memories of its namespace, whatever it is asked (and
+    refuses an empty query, as Mem0 does: the suite's empty query must never reach it)."""
 
     def __init__(self) -> None:
         self.spaces: dict[str, list[str]] = {}
@@ -316,6 +317,8 @@ class AnyQuery:
         self.spaces.setdefault(namespace, []).extend(message.text for message in messages)
 
     def search(self, query: str, namespace: str, k: int) -> list[str]:
+        if not query.strip():
+            raise ValueError("Invalid query: cannot be empty")  # as Mem0 refuses one
         return self.spaces.get(namespace, [])[:k]
 
     def clear(self, namespace: str) -> None:

@@ -4,9 +4,10 @@
 22 beliefs over two domain scopes and the universal one (pinned facts, a three-step supersession
 chain, open questions one of them resolved, a relation whose participants are a belief in scope, an
 open question and a belief out of scope, an alias two scopes share, another user's pinned belief),
-26 single-turn cases over the published categories (alias resolution, scope disambiguation,
+27 single-turn cases over the published categories (alias resolution, scope disambiguation,
 supersession, type routing, fuzzy matching and a prefix guard, budgets of 0, of the pinned count and
-of 3, relation expansion, the persona prelude, cross-user isolation, a cold start, a counter-signal)
+of 3, relation expansion, the persona prelude (one case an empty query), cross-user isolation, a
+cold start, a counter-signal)
 and a session of seven turns: a topic, four turns of drift (one creating a belief), the topic again
 unnamed (after which its belief gains aliases) and again by its new alias.
 

@@ -176,10 +176,6 @@ class _Memory:
             self.texts[belief.id].append(belief.text)
         self.messages.append((belief.id, belief.text))
 
-    def message_of(self, belief: str) -> int | None:
-        found = [n for n, (written, _) in enumerate(self.messages) if written == belief]
-        return found[-1] if found else None
-
     def tiers(self, user: str, scope: Sequence[str], max_beliefs: int, max_questions: int) -> JsonObject:
         """The tiers the harness builds from its own index, not the memory (baseAdapter's listings)."""
         mine = [belief for belief in self.current.values() if belief.user == user]
@@ -271,7 +267,6 @@ def _definition(
     assert isinstance(tiers, dict)
     pinned_in_seed = tiers["pinned_in_seed"]
     wanted = _wanted(expected["expect"], pinned_in_seed if isinstance(pinned_in_seed, list) else [])  # type: ignore[arg-type]
-    expected["evidence_ids"] = [n for n in map(memory.message_of, wanted) if n is not None]
     expected["catalogue"] = memory.catalogue()
     kind = pass_type(expected["expect"], set(wanted), None, category, "paper")  # type: ignore[arg-type]
     skills = (kind,) if kind == ACTIVE else (kind, NOTHING_TO_RETRIEVE)
