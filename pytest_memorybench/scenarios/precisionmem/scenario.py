@@ -51,6 +51,7 @@ from pytest_memorybench.scenarios.precisionmem.scoring import (
     check_case,
     check_turn,
     pass_type,
+    wanted_beliefs,
 )
 from pytest_memorybench.scenarios.precisionmem.summary import summarize
 
@@ -240,17 +241,6 @@ def _stream(messages: Sequence[tuple[str, str]]) -> Callable[[], Iterator[Messag
 # -- the definitions ----------------------------------------------------------------------------------
 
 
-def _wanted(expect: JsonMapping, pinned_in_seed: Sequence[str]) -> list[str]:
-    """The beliefs the relevant tier should hold: precision's denominator of hits."""
-    beliefs = expect.get("relevantBeliefs")
-    beliefs = beliefs if isinstance(beliefs, Mapping) else {}
-    only = beliefs.get("shouldOnlyInclude")
-    if isinstance(only, Sequence) and not isinstance(only, str):
-        return [str(b) for b in only]
-    must = beliefs.get("mustInclude")
-    return [str(b) for b in must if str(b) not in pinned_in_seed] if isinstance(must, Sequence) else []
-
-
 def _definition(
     suite: str,
     scenario: str,
@@ -265,8 +255,8 @@ def _definition(
 ) -> TestDefinition:
     tiers = expected["tiers"]
     assert isinstance(tiers, dict)
-    pinned_in_seed = tiers["pinned_in_seed"]
-    wanted = _wanted(expected["expect"], pinned_in_seed if isinstance(pinned_in_seed, list) else [])  # type: ignore[arg-type]
+    seeded = tiers["pinned_in_seed"]
+    wanted = wanted_beliefs(expected["expect"], seeded if isinstance(seeded, list) else [])  # type: ignore[arg-type]
     expected["catalogue"] = memory.catalogue()
     kind = pass_type(expected["expect"], set(wanted), None, category, "paper")  # type: ignore[arg-type]
     skills = (kind,) if kind == ACTIVE else (kind, NOTHING_TO_RETRIEVE)
@@ -344,7 +334,7 @@ def _session_definitions(
             params,
         )
         if turn.label == "drift":
-            drifted.extend(b for b in _wanted(turn.expect, ()) if b not in drifted)
+            drifted.extend(b for b in wanted_beliefs(turn.expect, ()) if b not in drifted)
         if turn.created is not None:
             memory.write(turn.created)
             if turn.label == "drift":

@@ -43,7 +43,7 @@ Where the published code and the paper disagree (`--mb-profile`):
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from pytest_memorybench.core.json_values import JsonMapping, JsonObject, JsonValue
@@ -173,6 +173,40 @@ def _tier(expect: JsonMapping, name: str) -> JsonMapping:
     return tier if isinstance(tier, Mapping) else {}
 
 
+Check = Callable[[bool, str], None]
+
+
+def _membership(check: Check, tier: JsonMapping, held: Collection[str], missing: str, forbidden: str) -> None:
+    """A tier's `mustInclude` and `mustExclude` against what it holds, each failure worded as given."""
+    for belief in _ids(tier.get("mustInclude")):
+        check(belief in held, f"{missing}: {belief}")
+    for belief in _ids(tier.get("mustExclude")):
+        check(belief not in held, f"{forbidden}: {belief}")
+
+
+def _only(check: Check, only: Sequence[str], relevant: Sequence[str], unexpected: str, missing: str) -> None:
+    """`shouldOnlyInclude`: nothing else in the relevant tier, and all of it there."""
+    for belief in relevant:
+        check(belief in only, f"{unexpected}: {belief}")
+    for belief in only:
+        check(belief in relevant, f"{missing}: {belief}")
+
+
+def listed(value: JsonValue) -> list[str] | None:
+    """A tier's list of ids, or None where the case gives none (an empty list is a list)."""
+    return _ids(value) if isinstance(value, Sequence) and not isinstance(value, str) else None
+
+
+def wanted_beliefs(expect: JsonMapping, pinned_in_seed: Collection[str]) -> list[str]:
+    """What the relevant tier should hold, precision's and recall's reference: `shouldOnlyInclude`,
+    else the `mustInclude` beliefs that are not pinned."""
+    beliefs = _tier(expect, "relevantBeliefs")
+    only = listed(beliefs.get("shouldOnlyInclude"))
+    if only is not None:
+        return only
+    return [belief for belief in _ids(beliefs.get("mustInclude")) if belief not in pinned_in_seed]
+
+
 @dataclass
 class Checked:
     """A case's verdict: every failed assertion, and the figures the benchmark reports."""
@@ -203,6 +237,31 @@ def built_context(
     return list(dict.fromkeys([*raw, *expanded][:room])), found
 
 
+def _figures(
+    kind: str,
+    failures: list[str],
+    tiers: tuple[list[str], list[str], list[str]],
+    precision: float | None,
+    recall: float | None,
+    found: Resolution,
+    returned: Sequence[str] | None,
+) -> JsonObject:
+    """What an item's details record of a case or turn (see the suite's page)."""
+    relevant, pinned, questions = tiers
+    return {
+        "pass_type": kind,
+        "active_pass": not failures and kind == ACTIVE,
+        "relevant": relevant,
+        "pinned": pinned,
+        "questions": questions,
+        "precision": precision,
+        "recall": recall,
+        "failures": failures,
+        "resolution": dict(found.how),
+        "returned": None if returned is None else len(returned),
+    }
+
+
 def check_case(returned: Sequence[str] | None, expected: JsonMapping, profile: str) -> Checked:
     """A single-turn case checked as `retrieval.external.eval.test.ts` checks it."""
     relevant, found = built_context(returned, expected, profile)
@@ -218,18 +277,12 @@ def check_case(returned: Sequence[str] | None, expected: JsonMapping, profile: s
             failures.append(message)
 
     beliefs = _tier(expect, "relevantBeliefs")
-    for belief in _ids(beliefs.get("mustInclude")):
-        check(belief in union, f"missing expected belief: {belief}")
-    for belief in _ids(beliefs.get("mustExclude")):
-        check(belief not in union, f"forbidden belief surfaced: {belief}")
+    _membership(check, beliefs, union, "missing expected belief", "forbidden belief surfaced")
     for belief in _ids(beliefs.get("shouldInclude")):
         check(belief in union, f"expected belief missing (shouldInclude): {belief}")
-    only = beliefs.get("shouldOnlyInclude")
-    if isinstance(only, Sequence) and not isinstance(only, str):
-        for belief in relevant:
-            check(belief in _ids(only), f"unexpected belief in relevantBeliefs: {belief}")
-        for belief in _ids(only):
-            check(belief in relevant, f"missing expected belief: {belief}")
+    only = listed(beliefs.get("shouldOnlyInclude"))
+    if only is not None:
+        _only(check, only, relevant, "unexpected belief in relevantBeliefs", "missing expected belief")
     most, least = beliefs.get("maxCount"), beliefs.get("minCount")
     if isinstance(most, int):
         check(len(relevant) <= most, f"relevantBeliefs count {len(relevant)} > maxCount {most}")
@@ -244,15 +297,9 @@ def check_case(returned: Sequence[str] | None, expected: JsonMapping, profile: s
             at, then = relevant.index(first), relevant.index(second)
             check(at < then, f"ranking: {first} (idx {at}) should precede {second} (idx {then})")
     facts = _tier(expect, "pinnedFacts")
-    for belief in _ids(facts.get("mustInclude")):
-        check(belief in pinned, f"missing pinned belief: {belief}")
-    for belief in _ids(facts.get("mustExclude")):
-        check(belief not in pinned, f"forbidden belief in pinnedFacts: {belief}")
+    _membership(check, facts, pinned, "missing pinned belief", "forbidden belief in pinnedFacts")
     asked = _tier(expect, "openQuestions")
-    for belief in _ids(asked.get("mustInclude")):
-        check(belief in questions, f"missing expected question: {belief}")
-    for belief in _ids(asked.get("mustExclude")):
-        check(belief not in questions, f"forbidden question surfaced: {belief}")
+    _membership(check, asked, questions, "missing expected question", "forbidden question surfaced")
     persona = _tier(expect, "personaPrelude")
     if persona.get("nonEmpty"):
         check(bool(prelude), "personaPrelude empty")
@@ -263,30 +310,15 @@ def check_case(returned: Sequence[str] | None, expected: JsonMapping, profile: s
     for phrase in _ids(persona.get("mustNotContain")):
         check(phrase not in prelude, f'personaPrelude contains "{phrase}"')
 
-    wanted = (
-        set(_ids(only))
-        if isinstance(only, Sequence) and not isinstance(only, str)
-        else {b for b in _ids(beliefs.get("mustInclude")) if b not in _ids(tiers.get("pinned_in_seed"))}
-    )
+    wanted = set(wanted_beliefs(expect, _ids(tiers.get("pinned_in_seed"))))
     hits = len(wanted & set(relevant))
     precision = None if not relevant and not wanted else (hits / len(relevant) if relevant else 0.0)
     recall = hits / len(wanted) if wanted else None
     wanted_pinned = set(_ids(facts.get("mustInclude")))
     coverage = len(wanted_pinned & set(pinned)) / len(wanted_pinned) if wanted_pinned else None
     kind = pass_type(expect, wanted, precision, str(expected.get("category") or ""), profile)
-    details: JsonObject = {
-        "pass_type": kind,
-        "active_pass": not failures and kind == ACTIVE,
-        "relevant": relevant,
-        "pinned": pinned,
-        "questions": questions,
-        "precision": precision,
-        "recall": recall,
-        "pinned_coverage": coverage,
-        "failures": failures,
-        "resolution": dict(found.how),
-        "returned": None if returned is None else len(returned),
-    }
+    details = _figures(kind, failures, (relevant, pinned, questions), precision, recall, found, returned)
+    details["pinned_coverage"] = coverage
     return Checked(failures, details)
 
 
@@ -326,26 +358,12 @@ def check_turn(returned: Sequence[str] | None, expected: JsonMapping, profile: s
             failures.append(f"turn {turn}: {message}")
 
     beliefs = _tier(expect, "relevantBeliefs")
-    only = beliefs.get("shouldOnlyInclude")
-    if isinstance(only, Sequence) and not isinstance(only, str):
-        for belief in relevant:
-            check(belief in _ids(only), f"unexpected relevant belief: {belief}")
-        for belief in _ids(only):
-            check(belief in relevant, f"missing expected belief: {belief}")
-    for belief in _ids(beliefs.get("mustInclude")):
-        check(belief in relevant or belief in pinned, f"missing belief: {belief}")
-    for belief in _ids(beliefs.get("mustExclude")):
-        check(belief not in relevant and belief not in pinned, f"forbidden belief: {belief}")
-    facts = _tier(expect, "pinnedFacts")
-    for belief in _ids(facts.get("mustInclude")):
-        check(belief in pinned, f"missing pinned: {belief}")
-    for belief in _ids(facts.get("mustExclude")):
-        check(belief not in pinned, f"forbidden pinned: {belief}")
-    asked = _tier(expect, "openQuestions")
-    for belief in _ids(asked.get("mustInclude")):
-        check(belief in questions, f"missing question: {belief}")
-    for belief in _ids(asked.get("mustExclude")):
-        check(belief not in questions, f"forbidden question: {belief}")
+    only = listed(beliefs.get("shouldOnlyInclude"))
+    if only is not None:
+        _only(check, only, relevant, "unexpected relevant belief", "missing expected belief")
+    _membership(check, beliefs, {*relevant, *pinned}, "missing belief", "forbidden belief")
+    _membership(check, _tier(expect, "pinnedFacts"), pinned, "missing pinned", "forbidden pinned")
+    _membership(check, _tier(expect, "openQuestions"), questions, "missing question", "forbidden question")
     noise = [
         belief
         for belief in _ids(_tier(expect, "noiseCheck").get("mustNotSurface"))
@@ -353,8 +371,7 @@ def check_turn(returned: Sequence[str] | None, expected: JsonMapping, profile: s
     ]
     failures.extend(f"turn {turn}: noise belief surfaced: {belief}" for belief in noise)
 
-    wanted = set(_ids(only)) if isinstance(only, Sequence) and not isinstance(only, str) else set()
-    wanted = wanted or set(_ids(beliefs.get("mustInclude")))
+    wanted = set(only if only is not None else _ids(beliefs.get("mustInclude")))
     hits = len([belief for belief in wanted if belief in relevant or belief in pinned])
     precision = hits / len(relevant) if relevant else None
     recall = hits / len(wanted) if wanted else None
@@ -364,20 +381,8 @@ def check_turn(returned: Sequence[str] | None, expected: JsonMapping, profile: s
     else:
         drift = len([belief for belief in relevant if belief in drifted]) / len(relevant) if relevant else 0.0
     kind = pass_type(expect, wanted, precision, SESSION_CATEGORY, profile)
-    details: JsonObject = {
-        "pass_type": kind,
-        "active_pass": not failures and kind == ACTIVE,
-        "relevant": relevant,
-        "pinned": pinned,
-        "questions": questions,
-        "precision": precision,
-        "recall": recall,
-        "drift": round(drift, 6),
-        "noise": noise,
-        "failures": failures,
-        "resolution": dict(found.how),
-        "returned": None if returned is None else len(returned),
-    }
+    details = _figures(kind, failures, (relevant, pinned, questions), precision, recall, found, returned)
+    details.update({"drift": round(drift, 6), "noise": noise})
     return Checked(failures, details)
 
 
