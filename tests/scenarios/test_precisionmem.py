@@ -33,7 +33,7 @@ from pytest_memorybench.scenarios.precisionmem.summary import summarize
 from pytest_memorybench.suite import load_suite
 from tests.support.llm_server import LLMServer
 from tests.support.memory_model import MemoryModelScript, scripted_memory_server
-from tests.support.runs import drive_plan, usage_error_line
+from tests.support.runs import drive_plan, run_benchmark, usage_error_line
 
 OVEN = "deck_oven stone oven The bakery bakes in a stone oven."
 STARTER = "levain starter The rye starter is fed twice a day."
@@ -267,6 +267,33 @@ def test_a_run_on_bad_fixtures_stops_with_one_line(pytester: pytest.Pytester) ->
         "--memorybench", "--mb-suite=precisionmem", "--agent=null", f"--mb-data=precisionmem={pytester.path}"
     )
     assert "no beliefs.seed.json in it" in usage_error_line(result)
+
+
+def test_without_the_session_file_the_published_cases_run_and_the_header_counts_no_turns(
+    pytester: pytest.Pytester, tmp_path: Path
+) -> None:
+    folder = _published(tmp_path / "clone", sessions=False)
+    run = run_benchmark(
+        pytester, "--mb-suite=precisionmem", "--agent=null", f"--mb-data=precisionmem={folder}"
+    )
+    run.outcome.stdout.fnmatch_lines(
+        ["*precisionmem data: 22 beliefs, 27 cases, 0 session turns → 27 items*"]
+    )
+    assert run.results["totals"]["max"] == 27
+
+
+@pytest.mark.e2e  # two whole runs
+def test_a_replay_rescores_what_was_retrieved_under_the_other_profile(pytester: pytest.Pytester) -> None:
+    first = run_benchmark(pytester, "--mb-suite=precisionmem", "--agent=recall", "-k", "session")
+    again = run_benchmark(pytester, f"--mb-replay={first.folder}", "--mb-profile=official")
+    drift = [
+        s["metrics"]["mean drift"]
+        for s in (
+            first.results["scenarios"]["precisionmem.session"],
+            again.results["scenarios"]["precisionmem.session"],
+        )
+    ]
+    assert drift[0] < 0.2 < 0.6 < drift[1], "paper's drift counts drift topics, official's is 1 - precision"
 
 
 def test_published_fixtures_run_every_case_and_turn_and_the_oracle_passes_them(

@@ -24,7 +24,7 @@ never reads (confidence, reinforcement, provenance, change logs) are kept out of
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -122,8 +122,6 @@ class Corpus:
     cases: tuple[Case, ...]
     sessions: tuple[SessionCase, ...] = ()
     source: str = "generated"
-    sessions_given: bool = True  # published data: whether the session file was there
-    skipped: Mapping[str, int] = field(default_factory=dict)  # published rows not used, by reason
 
 
 def belief_from(row: Mapping[str, Any]) -> Belief:
@@ -231,14 +229,13 @@ def load_corpus(path: str) -> Corpus:
         with reading(f"precisionmem {CASES_FILE}"):
             cases = tuple(map(case_from, as_list(read_json(folder / CASES_FILE), "expected a list")))
         sessions: tuple[SessionCase, ...] = ()
-        given = (folder / SESSIONS_FILE).is_file()
-        if given:
+        if (folder / SESSIONS_FILE).is_file():
             with reading(f"precisionmem {SESSIONS_FILE}"):
                 rows = as_list(read_json(folder / SESSIONS_FILE), "expected a list")
                 sessions = tuple(map(session_from, rows))
         ids = [belief.id for belief in beliefs]
         require(len(ids) == len(set(ids)), "two beliefs share an '_id'")
-        return Corpus(beliefs, cases, sessions, "published", given)
+        return Corpus(beliefs, cases, sessions, "published")
 
 
 __all__ = [

@@ -59,7 +59,6 @@ FAMILY = "precisionmem"
 START = datetime(2026, 9, 1, 9, 0, tzinfo=timezone.utc)
 SEED_GAP = timedelta(minutes=1)
 UNIVERSAL = "user:universal"
-NO_SESSIONS = "the data holds no session-retrieval.cases.json: the session cases need it"
 NOTHING_TO_RETRIEVE = "abstention"  # the skill of a case whose right relevant tier is empty
 
 
@@ -84,8 +83,6 @@ class PrecisionMemScenario(FamilyPart):
             tally.held("beliefs", len(corpus.beliefs))
             tally.held("cases", len(corpus.cases))
             tally.held("session turns", sum(len(session.turns) for session in corpus.sessions))
-            if self.part == "session" and not corpus.sessions_given:
-                tally.note(NO_SESSIONS)
             report = tally.report()
         if self.part == "retrieval":
             made = _retrieval_contexts(suite, self.name, seed, corpus)
