@@ -208,7 +208,12 @@ def test_an_agent_that_cannot_retrieve_is_scored_on_its_reply_a_line_a_memory() 
     )
     assert retrieved.value == 1.0, "the same belief twice is one belief"
     wrong = scenario.score(definition, [till], ScoringContext(retrieved=((),)))
-    assert wrong.value == 0.0 and wrong.reasons == ("missing expected belief: b-till",)
+    assert wrong.value == 0.0
+    assert wrong.reasons == (
+        "missing expected belief: b-till",
+        "relevantBeliefs: nothing (from 0 memories returned)",
+    )
+    assert said.reasons == ("pass (active)", "relevantBeliefs: b-till (from 2 memories returned)")
 
 
 def test_the_generator_asks_differently_by_seed_and_keeps_the_published_shape() -> None:

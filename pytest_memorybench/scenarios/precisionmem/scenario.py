@@ -104,6 +104,10 @@ class PrecisionMemScenario(FamilyPart):
         reasons = checked.failures[:4] or [f"pass ({checked.details['pass_type']})"]
         if len(checked.failures) > 4:
             reasons.append(f"… {len(checked.failures) - 4} more")
+        relevant = checked.details["relevant"]
+        if returned is not None:  # what was scored, which the reply shown beside it is not
+            shown = ", ".join(map(str, relevant)) if isinstance(relevant, list) and relevant else "nothing"
+            reasons.append(f"relevantBeliefs: {shown} (from {len(returned)} memories returned)")
         return Score(0.0 if checked.failures else 1.0, tuple(reasons), checked.details)
 
     def summarize(self, records: Sequence[Mapping[str, Any]]) -> JsonObject:
