@@ -46,6 +46,7 @@ from pytest_memorybench.scenarios.precisionmem.data import (
 from pytest_memorybench.scenarios.precisionmem.generator import generate
 from pytest_memorybench.scenarios.precisionmem.scoring import (
     ACTIVE,
+    SESSION_CATEGORY,
     Checked,
     catalogue_entry,
     check_case,
@@ -217,8 +218,12 @@ class _Memory:
             "prelude": " ".join(universal),
             "expansions": expansions,
             "expansions_official": official,
-            "pinned_in_seed": [b.id for b in self.every.values() if b.user == DEFAULT_USER and b.pinned],
+            "pinned_in_seed": self.pinned_in_seed(),
         }
+
+    def pinned_in_seed(self) -> list[str]:
+        """The default user's pinned beliefs: a `mustInclude` of one is no relevant-tier reference."""
+        return [b.id for b in self.every.values() if b.user == DEFAULT_USER and b.pinned]
 
     def catalogue(self) -> JsonObject:
         return {
@@ -250,16 +255,14 @@ def _definition(
     probe_id: str,
     question: str,
     category: str,
+    expect: JsonMapping,
     expected: JsonObject,
     memory: _Memory,
     params: JsonObject,
 ) -> TestDefinition:
-    tiers = expected["tiers"]
-    assert isinstance(tiers, dict)
-    seeded = tiers["pinned_in_seed"]
-    wanted = wanted_beliefs(expected["expect"], seeded if isinstance(seeded, list) else [])  # type: ignore[arg-type]
+    wanted = wanted_beliefs(expect, memory.pinned_in_seed())
     expected["catalogue"] = memory.catalogue()
-    kind = pass_type(expected["expect"], set(wanted), None, category, "paper")  # type: ignore[arg-type]
+    kind = pass_type(expect, set(wanted), None, category, "paper")
     skills = (kind,) if kind == ACTIVE else (kind, NOTHING_TO_RETRIEVE)
     return probe_definition(
         suite=suite,
@@ -296,6 +299,7 @@ def _case_definition(
         f"{context}::{case.id}",
         case.query,
         case.category,
+        case.expect,
         expected,
         memory,
         params,
@@ -309,7 +313,7 @@ def _session_definitions(
     for turn in session.turns:
         expected: JsonObject = {
             "kind": "turn",
-            "category": "Session-level noise isolation",
+            "category": SESSION_CATEGORY,
             "turn": turn.index,
             "expect": turn.expect,
             "tiers": {
@@ -329,7 +333,8 @@ def _session_definitions(
             context,
             f"{context}::{session.id}::t{turn.index}",
             turn.message,
-            "Session-level noise isolation",
+            SESSION_CATEGORY,
+            turn.expect,
             expected,
             memory,
             params,
