@@ -223,6 +223,14 @@ STORES = _by_name(
         packages=("letta-client",),
     ),
     Registered(
+        "langmem",
+        "stores.langmem:LANGMEM",
+        "LangMem's memory manager (`langmem` extra) in process over LangGraph's in-memory store: a"
+        " session an extraction, whose tool calls insert, update and delete memories; its chat model"
+        " and embedder at the MODEL_SPEC's server; searches the memories by vector",
+        packages=("langmem", "langgraph", "langchain-openai"),
+    ),
+    Registered(
         "none",
         "stores.local:NONE",
         "remembers nothing: the no-memory control, what the answering model knows without any memory",

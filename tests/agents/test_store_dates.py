@@ -70,6 +70,7 @@ STORES = {
     "bm25": _local(None),
     "mem0": _local("mem0", "(infer=false)"),
     "graphiti": _local("graphiti_core"),
+    "langmem": _local("langmem"),
     "mcp": _mcp,
     "supermemory": _hosted(supermemory_server, "SUPERMEMORY_API_KEY", "supermemory"),
     "mem0-platform": _hosted(mem0_platform_server, "MEM0_API_KEY", "mem0"),

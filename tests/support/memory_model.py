@@ -51,6 +51,24 @@ def user_lines(text: str) -> list[str]:
     return [line.split("user:", 1)[1].strip() for line in text.splitlines() if "user:" in line]
 
 
+LANGMEM_MANAGER = "You are a memory subroutine for an AI."
+# LangMem prints the session's messages as LangChain's pretty_repr does: a ruled title, a blank line, the text.
+_LANGMEM_MESSAGE = re.compile(r"=+ (Human|Ai) Message =+\n\n(.*?)(?=\n\n=+ \w+ Message =+|\n</session_)", re.S)
+
+
+def langmem_memories(prompt: str, shown: str) -> list[dict[str, Any]]:
+    """LangMem's extraction: a `Memory` tool call for each statement of the session (either side's,
+    a line each, questions and "Noted." left out) that no memory it was `shown` (the existing
+    instances trustcall lists in its system message) already holds."""
+    session = prompt.rsplit("<session_", 1)[-1]
+    said = [line.strip() for _, text in _LANGMEM_MESSAGE.findall(session) for line in text.splitlines()]
+    return [
+        {"name": "Memory", "arguments": {"content": text}}
+        for text in dict.fromkeys(said)
+        if text and text != NOTED and not is_question(text) and text not in shown
+    ]
+
+
 def read_answer(question: str, context: list[str]) -> str:
     if not is_question(question):
         return NOTED
@@ -92,6 +110,8 @@ class MemoryModelScript:
         self.asked[kind] = self.asked.get(kind, 0) + 1
         if isinstance(reply, dict):  # a tool call
             return self._tool_call(body, reply)
+        if isinstance(reply, list):  # parallel tool calls
+            return self._tool_calls(body, reply)
         words = word_count(body)
         return chat_completion(
             body.get("model", "fake-model"),
@@ -107,6 +127,8 @@ class MemoryModelScript:
         if "You are a Memory Extractor" in system:  # Mem0's extraction (its 2.x additive pipeline)
             said = user_lines(prompt.split("## New Messages", 1)[1].split("## Observation Date", 1)[0])
             return "mem0", json.dumps({"memory": [{"text": line} for line in said]})
+        if system.startswith(LANGMEM_MANAGER):  # LangMem's memory manager: a Memory tool call a statement
+            return "langmem", langmem_memories(prompt, shown=system) or "Nothing new to remember."
         if "key-value pairs" in prompt:
             said = " ".join(user_lines(prompt)) or prompt
             return "extract", json.dumps({"key_values": {"said": said}, "summary": said})
@@ -259,6 +281,10 @@ class MemoryModelScript:
 
     @staticmethod
     def _tool_call(body: dict[str, Any], call: dict[str, Any]) -> dict[str, Any]:
+        return MemoryModelScript._tool_calls(body, [call])
+
+    @staticmethod
+    def _tool_calls(body: dict[str, Any], calls: list[dict[str, Any]]) -> dict[str, Any]:
         completion = chat_completion(
             body.get("model", "fake-model"),
             "",
@@ -268,10 +294,11 @@ class MemoryModelScript:
         message["content"] = None
         message["tool_calls"] = [
             {
-                "id": "call_1",
+                "id": f"call_{number}",
                 "type": "function",
                 "function": {"name": call["name"], "arguments": json.dumps(call["arguments"])},
             }
+            for number, call in enumerate(calls, 1)
         ]
         completion["choices"][0]["finish_reason"] = "tool_calls"
         return completion
