@@ -231,6 +231,14 @@ STORES = _by_name(
         packages=("langmem", "langgraph", "langchain-openai"),
     ),
     Registered(
+        "memobase",
+        "stores.memobase:MEMOBASE",
+        "Memobase's user-profile memory (`memobase` extra; a server you run or its cloud, key from"
+        " MEMOBASE_API_KEY): a user per conversation, a session a chat blob flushed at once; its"
+        " search is Memobase's own context (profile and events) in one text, capped by tokens, not k",
+        packages=("memobase",),
+    ),
+    Registered(
         "none",
         "stores.local:NONE",
         "remembers nothing: the no-memory control, what the answering model knows without any memory",

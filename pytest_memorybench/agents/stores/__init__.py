@@ -6,6 +6,6 @@ namespace per conversation); `figures` measures ingest, search and context token
 the baselines (`bm25`, `dense`, `none`); `store_build` makes the store a spec names and checks it.
 """
 
-from pytest_memorybench.agents.stores.store_protocol import Hit, MemoryStore, StoreError
+from pytest_memorybench.agents.stores.store_protocol import Context, Hit, MemoryStore, StoreError
 
-__all__ = ["Hit", "MemoryStore", "StoreError"]
+__all__ = ["Context", "Hit", "MemoryStore", "StoreError"]

@@ -142,14 +142,15 @@ class StoreMemory(MemorySystem):
             self._charge("read", before)
             return reply
         used, lines = 0, []
-        for hit in (await self._hits(entry.text, entry.time))[: self.settings.k]:
+        hits = await self._hits(entry.text, entry.time)
+        for hit in hits if _is_context(hits) else hits[: self.settings.k]:
             cost = tokens(hit.line)
             if used + cost > self.settings.memory_tokens:
                 break
             lines.append(hit.line)
             used += cost
         self.store_figures.context_tokens.append(used)
-        return await self.reply_with(self._system(entry, lines), entry, memories=lines)
+        return await self.reply_with(self._system(entry, lines, _is_context(hits)), entry, memories=lines)
 
     async def _open(self) -> None:
         """A namespace starts empty, whatever was left in it, before its first add or native answer
@@ -158,8 +159,11 @@ class StoreMemory(MemorySystem):
             await self.client.clear(self.namespace)
             self._opened = True
 
-    def _system(self, entry: Entry, lines: list[str]) -> str:
-        memories = section(MEMORIES_HEADING, lines) or f"## {MEMORIES_HEADING}\n(none)"
+    def _system(self, entry: Entry, lines: list[str], context: bool = False) -> str:
+        if context and lines:  # a product's own context, shown as it wrote it
+            memories = "\n".join([f"## {MEMORIES_HEADING}", *lines])
+        else:
+            memories = section(MEMORIES_HEADING, lines) or f"## {MEMORIES_HEADING}\n(none)"
         instructions = ANSWER_PROMPTS.get(self._suite)
         if instructions is None:
             return system_prompt(memories)
@@ -167,8 +171,12 @@ class StoreMemory(MemorySystem):
         return f"{instructions.format(date=when)}\n\n{memories}"
 
     async def search(self, query: str, k: int) -> list[str]:
-        """Every hit the store returned for `query` (evidence recall cuts to its k and counts the rest)."""
-        return [hit.line for hit in await self._hits(query)]
+        """Every hit the store returned for `query` (evidence recall cuts to its k and counts the rest);
+        a context, one text: the one result its search gave."""
+        hits = await self._hits(query)
+        if _is_context(hits):
+            return ["\n".join(hit.line for hit in hits)]
+        return [hit.line for hit in hits]
 
     async def _hits(self, query: str, when: datetime | None = None) -> list[Hit]:
         asked_at = self._asked_at or when or self._clock
@@ -181,7 +189,7 @@ class StoreMemory(MemorySystem):
         )
         self.store_figures.search_seconds.append(time.perf_counter() - started)
         self._charge("read", before)
-        self.store_figures.returned.append(len(hits))
+        self.store_figures.returned.append(1 if _is_context(hits) else len(hits))
         self.store_figures.server = self.store_figures.server or getattr(
             self.client.store, "server_version", None
         )
@@ -253,6 +261,11 @@ class StoreMemory(MemorySystem):
         finally:
             await self.client.close()
             await self.model.aclose()
+
+
+def _is_context(hits: list[Hit]) -> bool:
+    """Whether a search answered with a `Context` (its lines), not hits."""
+    return bool(hits) and hits[0].context
 
 
 def _message(entry: Entry) -> Message:

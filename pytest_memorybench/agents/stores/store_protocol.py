@@ -3,8 +3,9 @@
     add(messages, namespace)       take messages in; each a `Message` (text, role, simulated
                                    timestamp, id, session); one call never holds two sessions
     search(query, namespace, k)    a list of texts, or of hits (text, optional score, timestamp and
-                                   validity); a store whose search takes `asked_at` gets the
-                                   question's simulated time (products that rank by time)
+                                   validity), or one `Context` (a product that answers with a
+                                   packed text, Memobase's profile and events); a store whose
+                                   search takes `asked_at` gets the question's simulated time
     clear(namespace)               forget everything in the namespace
     wait(namespace)                optional: return once what was added can be found (indexing
                                    that finishes later); its time counts as ingest time
@@ -94,6 +95,9 @@ class Hit:
     score: float | None = None
     timestamp: datetime | None = None
     validity: Validity | None = None
+    # A line of a `Context` the store answered with: the harness keeps a context's lines in order
+    # within the token cap, never cuts them to k, and counts the context as one search result.
+    context: bool = False
 
     @property
     def line(self) -> str:
@@ -104,6 +108,19 @@ class Hit:
         stamp = [f"{self.timestamp:%Y-%m-%d %H:%M}"] if stamped else []
         stamp += [str(self.validity)] if self.validity else []
         return f"[{'; '.join(stamp)}] {self.text}" if stamp else self.text
+
+
+@dataclass(frozen=True)
+class Context:
+    """A search answered with one text rather than hits: a product that packs its memories into a
+    context of its own (Memobase's profile and events, already sized by its own token budget).
+    The harness shows it as the product wrote it, a line of the prompt a line of it, and caps it
+    by tokens as it caps hits (its first lines kept); k does not cut it."""
+
+    text: str
+
+    def hits(self) -> list[Hit]:
+        return [Hit(line, context=True) for line in self.text.splitlines() if line.strip()]
 
 
 @runtime_checkable
@@ -216,6 +233,8 @@ class StoreClient:
             if dated
             else self._call("search", query, namespace, k)
         )
+        if isinstance(found, Context):
+            return found.hits()
         if isinstance(found, dict) and isinstance(found.get("results"), list):
             found = found["results"]  # {"results": [...]}, as Mem0 and several products answer
         if found is None:
