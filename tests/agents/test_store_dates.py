@@ -18,6 +18,7 @@ from pytest_memorybench.scenarios.locomo.generator import write_locomo
 from tests.support.loopback import LoopbackState
 from tests.support.mcp_server import reference_store, require_reference_mcp_server
 from tests.support.mem0_platform_server import mem0_platform_server
+from tests.support.memobase_server import memobase_server
 from tests.support.memory_model import MemoryModelScript, scripted_memory_server
 from tests.support.runs import first_by_default, results_in
 from tests.support.supermemory_server import supermemory_server
@@ -25,9 +26,10 @@ from tests.support.zep_server import zep_server
 
 pytest_plugins = ["pytester"]
 
-# A memory line of the answering prompt: "- [2023-05-08 13:56] text", or a fact's "[valid 2023-05-08 → …]".
-_LINE = re.compile(r"^- \[(?:valid )?(?P<day>\d{4}-\d{2}-\d{2})[^\]]*\] (?P<text>.+)$")
-_MEMORY_LINE = re.compile(r"^- ")
+# A memory line of the answering prompt: "- [2023-05-08 13:56] text", or a fact's "[valid 2023-05-08 → …]";
+# of a context a product packs (Memobase's), its own dated lines "[2023/05/08 13:56] NAME: text".
+_LINE = re.compile(r"^(?:- )?\[(?:valid )?(?P<day>\d{4}[-/]\d{2}[-/]\d{2})[^\]]*\] (?P<text>.+)$")
+_MEMORY_LINE = re.compile(r"^(?:- |\[)")
 _HEADING = "## Memories retrieved for this message"
 
 
@@ -53,6 +55,13 @@ def _local(sdk: str | None, settings: str = "") -> Any:
     return start
 
 
+def _memobase(stack: ExitStack, monkeypatch: pytest.MonkeyPatch) -> Started:
+    pytest.importorskip("memobase")
+    server = stack.enter_context(memobase_server())
+    monkeypatch.setenv("MEMOBASE_API_KEY", server.key)
+    return f"(url={server.base_url})", server
+
+
 def _mcp(stack: ExitStack, monkeypatch: pytest.MonkeyPatch) -> Started:
     require_reference_mcp_server()
     return reference_store().removeprefix("mcp"), None
@@ -63,6 +72,8 @@ def _added_texts(server: LoopbackState) -> list[list[str]]:
     adds = [request.body for request in server.requests if server.adds(request)]
     if adds and "content" in adds[0]:  # Supermemory: a document, a line a message
         return [[line.split(": ", 1)[-1] for line in str(add["content"]).splitlines()] for add in adds]
+    if adds and "blob_data" in adds[0]:  # Memobase: a chat blob
+        return [[str(message["content"]) for message in add["blob_data"]["messages"]] for add in adds]
     return [[str(message["content"]) for message in add["messages"]] for add in adds]
 
 
@@ -75,6 +86,7 @@ STORES = {
     "supermemory": _hosted(supermemory_server, "SUPERMEMORY_API_KEY", "supermemory"),
     "mem0-platform": _hosted(mem0_platform_server, "MEM0_API_KEY", "mem0"),
     "zep": _hosted(zep_server, "ZEP_API_KEY", "zep_cloud"),
+    "memobase": _memobase,
 }
 
 
@@ -126,7 +138,7 @@ def test_every_hit_in_the_answering_prompt_carries_its_sessions_date(
         assert dated, f"{store}: a hit without its date reached the prompt: {line!r}"
         session_day = next((day for text, day in days.items() if text in dated["text"]), None)
         if session_day is not None:
-            assert dated["day"] == session_day, (
+            assert dated["day"].replace("/", "-") == session_day, (
                 f"{store}: {line!r} is dated {dated['day']}, said {session_day}"
             )
             checked["matched"] += 1

@@ -72,6 +72,7 @@ class StoreError(AgentError):
 
 
 _STAMPED = re.compile(r"\[\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}")
+_WORDS = re.compile(r"\w")
 
 
 @dataclass(frozen=True)
@@ -120,7 +121,8 @@ class Context:
     text: str
 
     def hits(self) -> list[Hit]:
-        return [Hit(line, context=True) for line in self.text.splitlines() if line.strip()]
+        """Its lines that say something (a rule `---` or an empty list's `- ` says nothing)."""
+        return [Hit(line, context=True) for line in self.text.splitlines() if _WORDS.search(line)]
 
 
 @runtime_checkable
