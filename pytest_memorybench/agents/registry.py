@@ -239,6 +239,14 @@ STORES = _by_name(
         packages=("memobase",),
     ),
     Registered(
+        "hindsight",
+        "stores.hindsight:HINDSIGHT",
+        "Vectorize's Hindsight (`hindsight` extra; a server you run or its cloud, key from"
+        " HINDSIGHT_API_KEY): a bank per conversation, a session a retained item dated by its time,"
+        " waited on until its operation completed; recalls facts dated by when they were said",
+        packages=("hindsight-client",),
+    ),
+    Registered(
         "none",
         "stores.local:NONE",
         "remembers nothing: the no-memory control, what the answering model knows without any memory",

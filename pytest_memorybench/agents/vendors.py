@@ -40,6 +40,14 @@ VENDORS: dict[str, VendorProfile] = {
         {"search_mode": "hybrid", "threshold": 0.3},
         k=30,
     ),
+    "hindsight": VendorProfile(
+        "vectorize-io/agent-memory-benchmark src/memory_bench/memory/hindsight.py: banks without"
+        " observations, recall at budget high within 32,768 tokens with source chunks, every fact"
+        " recalled in the answer's context",
+        {"budget": "high", "max_tokens": 32_768, "observations": "false", "chunks": True},
+        k=1_000,
+        memory_tokens=32_768 + 16_384,
+    ),
     "cognee": VendorProfile(
         "topoteretes/cognee eval_framework/eval_config.py: qa_engine cognee_graph_completion; its"
         " search's default top_k 15",

@@ -3,11 +3,12 @@ which `wait` polls until done, and a refused key as the error the harness never 
 
 from __future__ import annotations
 
+import asyncio
 import importlib
 import os
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
 from pytest_memorybench.core.errors import usage_error
 
@@ -35,6 +36,18 @@ class Unprocessed:
                 time.sleep(self.poll)
             with self._lock:
                 left = self._ids.get(namespace, [])  # cleared meanwhile: nothing left to take off
+                if accepted in left:
+                    left.remove(accepted)
+
+    async def await_each(self, namespace: str, done: Callable[[str], Awaitable[bool]]) -> None:
+        """`wait` for a product whose client is async: `await done(id)` until true, pausing between."""
+        with self._lock:
+            waiting = list(self._ids.get(namespace, ()))
+        for accepted in waiting:
+            while not await done(accepted):
+                await asyncio.sleep(self.poll)
+            with self._lock:
+                left = self._ids.get(namespace, [])
                 if accepted in left:
                     left.remove(accepted)
 
