@@ -15,6 +15,7 @@ import pytest
 
 from pytest_memorybench.scenarios.locomo.data import load_samples
 from pytest_memorybench.scenarios.locomo.generator import write_locomo
+from tests.support.hindsight_server import hindsight_server
 from tests.support.loopback import LoopbackState
 from tests.support.mcp_server import reference_store, require_reference_mcp_server
 from tests.support.mem0_platform_server import mem0_platform_server
@@ -72,6 +73,11 @@ def _added_texts(server: LoopbackState) -> list[list[str]]:
     adds = [request.body for request in server.requests if server.adds(request)]
     if adds and "content" in adds[0]:  # Supermemory: a document, a line a message
         return [[line.split(": ", 1)[-1] for line in str(add["content"]).splitlines()] for add in adds]
+    if adds and "items" in adds[0]:  # Hindsight: retained items, a line a message
+        return [
+            [line.split(": ", 1)[-1] for item in add["items"] for line in str(item["content"]).splitlines()]
+            for add in adds
+        ]
     if adds and "blob_data" in adds[0]:  # Memobase: a chat blob
         return [[str(message["content"]) for message in add["blob_data"]["messages"]] for add in adds]
     return [[str(message["content"]) for message in add["messages"]] for add in adds]
@@ -87,6 +93,7 @@ STORES = {
     "mem0-platform": _hosted(mem0_platform_server, "MEM0_API_KEY", "mem0"),
     "zep": _hosted(zep_server, "ZEP_API_KEY", "zep_cloud"),
     "memobase": _memobase,
+    "hindsight": _hosted(hindsight_server, "HINDSIGHT_API_KEY", "hindsight_client"),
 }
 
 

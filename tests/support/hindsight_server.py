@@ -101,7 +101,8 @@ class HindsightServer(LoopbackState):
             facts = self.banks.get(bank, [])
             limit, offset = int(request.query.get("limit", 100)), int(request.query.get("offset", 0))
             items = [{"id": fact["id"], "text": fact["text"], "mentioned_at": fact["mentioned_at"]} for fact in facts]
-            return 200, {"items": items[offset : offset + limit], "total": len(items), "limit": limit, "offset": offset}
+            page = items[offset : offset + limit]
+            return 200, {"items": page, "total": len(items), "limit": limit, "offset": offset}
         return 404, {"detail": f"no route {method} {request.path}"}
 
     def _retain(self, bank: str, body: dict[str, Any]) -> tuple[int, Any]:
@@ -127,6 +128,7 @@ class HindsightServer(LoopbackState):
         said = str(item.get("timestamp") or "")
         day = datetime.fromisoformat(said) if said else None
         facts = []
+        chunk = f"chunk-{next(self._ids)}"  # an item's content is one chunk here
         for line in str(item["content"]).splitlines():
             happened = day - timedelta(days=1) if day and "yesterday" in line.lower() else day
             facts.append(
@@ -138,6 +140,8 @@ class HindsightServer(LoopbackState):
                     "occurred_start": happened.isoformat() if happened else None,
                     "occurred_end": happened.isoformat() if happened else None,
                     "document_id": item.get("document_id"),
+                    "chunk_id": chunk,
+                    "chunk": str(item["content"]),
                 }
             )
         return facts
@@ -175,7 +179,13 @@ class HindsightServer(LoopbackState):
             if used > int(body.get("max_tokens") or 4096):
                 break
             results.append(fact)
-        return 200, {"results": results}
+        answer: dict[str, Any] = {"results": [{k: v for k, v in fact.items() if k != "chunk"} for fact in results]}
+        if (body.get("include") or {}).get("chunks") is not None:  # models/include_options.py
+            answer["chunks"] = {
+                fact["chunk_id"]: {"id": fact["chunk_id"], "text": fact["chunk"], "chunk_index": 0}
+                for fact in results
+            }
+        return 200, answer
 
 
 @contextmanager
