@@ -1,4 +1,4 @@
-"""Hindsight through its client against a loopback server of its endpoints (tests/support/hindsight_server.py):
+"""Hindsight through its client against a loopback server of its endpoints (support/hindsight_server.py):
 a bank per conversation, dated retains waited on until their operation completed, however long that
 takes within --mb-timeout, recall dated by when a fact was said and when it happened, and its
 vendor profile as Vectorize's own harness runs it.  Skipped where the client is not installed."""
@@ -56,7 +56,10 @@ async def test_hindsight_retains_a_dated_session_waits_for_its_operation_and_rec
     assert next(iter(hindsight.operations.values())).polls == 3, "polled until completed"
     retained = [r.body for r in hindsight.requests if hindsight.adds(r)][0]
     assert retained["async"] is True and retained["items"][0]["timestamp"] == "2024-05-01T09:00:00+00:00"
-    assert retained["items"][0]["content"] == "user: My locker code is 4512.\nuser: Yesterday I biked to the lake."
+    assert (
+        retained["items"][0]["content"]
+        == "user: My locker code is 4512.\nuser: Yesterday I biked to the lake."
+    )
     found = await client.search("locker code biked lake", "conv-a", 5, asked_at=datetime(2024, 6, 2, 8, 0))
     assert [hit.line for hit in found] == [
         "[2024-05-01 09:00] user: My locker code is 4512.",
@@ -91,7 +94,9 @@ async def test_a_failed_operation_is_a_store_error_every_time_it_is_waited_for(
 
 
 @pytest.mark.asyncio
-async def test_the_wait_lasts_as_long_as_ingestion_takes_up_to_the_timeout(hindsight: HindsightServer) -> None:
+async def test_the_wait_lasts_as_long_as_ingestion_takes_up_to_the_timeout(
+    hindsight: HindsightServer,
+) -> None:
     hindsight.process_polls = 40  # 40 polls, 0.01 s apart: longer than a fixed short poll would wait
     client = store_client(parse_agent_spec(_spec(hindsight)), AgentOptions(timeout=30))
     await client.add(_session(1, "My locker code is 4512."), "conv-a")
@@ -111,7 +116,9 @@ async def test_the_wait_lasts_as_long_as_ingestion_takes_up_to_the_timeout(hinds
 async def test_as_its_vendor_runs_it_recall_is_high_budget_with_chunks_and_no_observations(
     hindsight: HindsightServer,
 ) -> None:
-    spec = parse_agent_spec(f"hindsight(profile=vendor,url={hindsight.base_url},poll=0.01):openai:m@{NO_MODEL}")
+    spec = parse_agent_spec(
+        f"hindsight(profile=vendor,url={hindsight.base_url},poll=0.01):openai:m@{NO_MODEL}"
+    )
     terms = store_terms(spec, AgentOptions())
     assert (terms.k, terms.memory_tokens, terms.profile) == (1000, 49_152, "vendor")
     client = store_client(spec, AgentOptions())

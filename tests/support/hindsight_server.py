@@ -1,4 +1,4 @@
-"""A loopback server of the Hindsight endpoints its client (hindsight-client 1.1.0) calls, for the `hindsight` store's tests.
+"""A loopback server of the Hindsight endpoints its client (hindsight-client 1.1.0) calls, for its tests.
 
     PUT    /v1/default/banks/{bank}                              make (or update) a bank
     POST   /v1/default/banks/{bank}/memories                     retain items: at once, or as an operation
@@ -100,7 +100,10 @@ class HindsightServer(LoopbackState):
         if method == "GET" and rest == ["memories", "list"]:
             facts = self.banks.get(bank, [])
             limit, offset = int(request.query.get("limit", 100)), int(request.query.get("offset", 0))
-            items = [{"id": fact["id"], "text": fact["text"], "mentioned_at": fact["mentioned_at"]} for fact in facts]
+            items = [
+                {"id": fact["id"], "text": fact["text"], "mentioned_at": fact["mentioned_at"]}
+                for fact in facts
+            ]
             page = items[offset : offset + limit]
             return 200, {"items": page, "total": len(items), "limit": limit, "offset": offset}
         return 404, {"detail": f"no route {method} {request.path}"}
@@ -179,7 +182,9 @@ class HindsightServer(LoopbackState):
             if used > int(body.get("max_tokens") or 4096):
                 break
             results.append(fact)
-        answer: dict[str, Any] = {"results": [{k: v for k, v in fact.items() if k != "chunk"} for fact in results]}
+        answer: dict[str, Any] = {
+            "results": [{k: v for k, v in fact.items() if k != "chunk"} for fact in results]
+        }
         if (body.get("include") or {}).get("chunks") is not None:  # models/include_options.py
             answer["chunks"] = {
                 fact["chunk_id"]: {"id": fact["chunk_id"], "text": fact["chunk"], "chunk_index": 0}

@@ -1,4 +1,4 @@
-"""A loopback server of the Memobase endpoints its SDK (memobase 0.0.27) calls, for the `memobase` store's tests.
+"""A loopback server of the Memobase endpoints its SDK (memobase 0.0.27) calls, for the `memobase` tests.
 
     GET    /api/v1/healthcheck                      no key needed
     POST   /api/v1/users                            {"data", "id"}: a user with that id
@@ -129,7 +129,9 @@ class MemobaseServer(LoopbackState):
             return 422, {"detail": "only chat blobs here"}
         messages = body["blob_data"]["messages"]
         for message in messages:
-            if message.get("role") not in ("user", "assistant") or not isinstance(message.get("content"), str):
+            if message.get("role") not in ("user", "assistant") or not isinstance(
+                message.get("content"), str
+            ):
                 return 422, {"detail": [{"loc": ["body", "messages"], "msg": "role user or assistant"}]}
         user.buffer.extend(messages)
         return _ok({"id": str(uuid.uuid4())})

@@ -52,8 +52,10 @@ def user_lines(text: str) -> list[str]:
 
 
 LANGMEM_MANAGER = "You are a memory subroutine for an AI."
-# LangMem prints the session's messages as LangChain's pretty_repr does: a ruled title, a blank line, the text.
-_LANGMEM_MESSAGE = re.compile(r"=+ (Human|Ai) Message =+\n\n(.*?)(?=\n\n=+ \w+ Message =+|\n</session_)", re.S)
+# LangMem prints the session's messages as LangChain's pretty_repr does: a ruled title, a blank line, text.
+_LANGMEM_MESSAGE = re.compile(
+    r"=+ (Human|Ai) Message =+\n\n(.*?)(?=\n\n=+ \w+ Message =+|\n</session_)", re.S
+)
 
 
 def langmem_memories(prompt: str, shown: str) -> list[dict[str, Any]]:

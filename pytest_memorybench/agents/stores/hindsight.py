@@ -100,7 +100,9 @@ class HindsightStore:
         operations = self._hindsight().operations
 
         async def done(operation: str) -> bool:
-            status = await self._call(operations.get_operation_status, bank_id=namespace, operation_id=operation)
+            status = await self._call(
+                operations.get_operation_status, bank_id=namespace, operation_id=operation
+            )
             if status.status == _FAILED:
                 raise RuntimeError(
                     f"Hindsight could not retain into bank {namespace} (operation {operation}:"
@@ -191,7 +193,9 @@ def _hit(result: Any) -> Hit:
     said = parsed_time(result.mentioned_at)
     start, end = parsed_time(result.occurred_start), parsed_time(result.occurred_end)
     text = result.text
-    if start is not None and (said is None or start.date() != said.date() or (end and end.date() != said.date())):
+    if start is not None and (
+        said is None or start.date() != said.date() or (end and end.date() != said.date())
+    ):
         span = f"{start:%Y-%m-%d}" + (f" to {end:%Y-%m-%d}" if end and end.date() != start.date() else "")
         text = f"{text} (happened {span})"
     return Hit(text, None, said)
@@ -199,7 +203,9 @@ def _hit(result: Any) -> Hit:
 
 def _make(settings: HindsightSettings, options: AgentOptions, model: AgentSpec) -> HindsightStore:
     require_package("hindsight", "hindsight_client")
-    return HindsightStore(settings, os.environ.get(KEY_VARIABLE) or None, options.memory_tokens or MEMORY_TOKENS)
+    return HindsightStore(
+        settings, os.environ.get(KEY_VARIABLE) or None, options.memory_tokens or MEMORY_TOKENS
+    )
 
 
 HINDSIGHT = BuiltinStore(HindsightSettings, _make)

@@ -23,6 +23,7 @@ test suite's scripted model server.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -110,19 +111,22 @@ class LangMemStore:
         if self._made is None:
             import openai
             from langchain_openai import ChatOpenAI
+            from langgraph.store.base import IndexConfig
             from langgraph.store.memory import InMemoryStore
             from langmem import create_memory_store_manager
+            from pydantic import SecretStr
 
             self._http = openai.DefaultAsyncHttpxClient(timeout=600, event_hooks={"response": [self._count]})
             self._embeds = openai.AsyncOpenAI(
                 api_key=self.embedder.api_key, base_url=self.embedder.base_url, http_client=self._http
             )
             size = len(await self._embed(["size"]))
-            store = InMemoryStore(index={"dims": size, "embed": self._embed})
+            index: IndexConfig = {"dims": size, "embed": self._embed}
+            store = InMemoryStore(index=index)
             model = ChatOpenAI(
                 model=self.llm.model,
                 base_url=self.llm.base_url,
-                api_key=self.llm.api_key,
+                api_key=SecretStr(self.llm.api_key) if self.llm.api_key else None,
                 http_async_client=self._http,
             )
             manager = create_memory_store_manager(
@@ -135,12 +139,12 @@ class LangMemStore:
             self._made = (manager, store)
         return self._made
 
-    async def _embed(self, texts: list[str]) -> list[list[float]]:
+    async def _embed(self, texts: Sequence[str]) -> list[list[float]]:
         """LangGraph's index embeds through this (an async `embed` function, which it accepts as
         such); a server that returns a vector a token (llama.cpp serving a chat model) is pooled."""
         from pytest_memorybench.agents.mechanisms.embedders import pooled
 
-        response = await self._embeds.embeddings.create(model=self.embedder.model, input=texts)
+        response = await self._embeds.embeddings.create(model=self.embedder.model, input=list(texts))
         rows = sorted(response.data, key=lambda item: item.index)
         return [[float(x) for x in pooled(item.embedding)] for item in rows]
 
