@@ -247,6 +247,14 @@ STORES = _by_name(
         packages=("hindsight-client",),
     ),
     Registered(
+        "honcho",
+        "stores.honcho:HONCHO",
+        "Plastic Labs' Honcho (`honcho` extra; a server you run or its cloud, key from HONCHO_API_KEY):"
+        " a workspace per conversation, a peer a role, a Honcho session a session, waited on until its"
+        " queue is done; it answers itself through its dialectic chat",
+        packages=("honcho-ai",),
+    ),
+    Registered(
         "none",
         "stores.local:NONE",
         "remembers nothing: the no-memory control, what the answering model knows without any memory",

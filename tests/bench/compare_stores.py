@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).parents[2]))
 from tests.support.memory_model import scripted_memory_server  # noqa: E402
 
 LOCOMO = Path(__file__).resolve().parents[3] / "shared" / "reference" / "locomo" / "locomo10.json"
-STORES = ["none", "bm25", "dense", "mem0(infer=false)", "mem0", "graphiti", "mcp"]
+STORES = ["none", "bm25", "dense", "mem0(infer=false)", "mem0", "graphiti", "mcp", "langmem"]
 SUITES = {
     "ltm-32k": ["--span=32k"],
     "locomo-200": ["--mb-suite", "locomo", "--mb-sample", "200"],
