@@ -17,7 +17,7 @@ from pytest_memorybench.core.records import Message
 from tests.support.hindsight_server import HindsightServer, hindsight_server
 from tests.support.memory_model import scripted_memory_server
 from tests.support.runs import usage_error_line
-from tests.support.store_runs import two_scenarios, without_back_off
+from tests.support.store_runs import product_server, two_scenarios
 
 pytest_plugins = ["pytester"]
 
@@ -28,10 +28,7 @@ KEY = "HINDSIGHT_API_KEY"
 
 @pytest.fixture
 def hindsight(monkeypatch: pytest.MonkeyPatch) -> Iterator[HindsightServer]:
-    pytest.importorskip("hindsight_client")
-    without_back_off(monkeypatch)
-    with hindsight_server() as server:
-        monkeypatch.setenv(KEY, server.key)
+    with product_server(hindsight_server, "hindsight_client", KEY, monkeypatch) as server:
         yield server
 
 

@@ -19,7 +19,7 @@ from pytest_memorybench.scenarios.locomo.generator import write_locomo
 from tests.support.honcho_server import HonchoServer, honcho_server
 from tests.support.memory_model import scripted_memory_server
 from tests.support.runs import results_in, usage_error_line
-from tests.support.store_runs import two_scenarios, without_back_off
+from tests.support.store_runs import product_server, two_scenarios
 
 pytest_plugins = ["pytester"]
 
@@ -30,10 +30,7 @@ KEY = "HONCHO_API_KEY"
 
 @pytest.fixture
 def honcho(monkeypatch: pytest.MonkeyPatch) -> Iterator[HonchoServer]:
-    pytest.importorskip("honcho")
-    without_back_off(monkeypatch)
-    with honcho_server() as server:
-        monkeypatch.setenv(KEY, server.key)
+    with product_server(honcho_server, "honcho", KEY, monkeypatch) as server:
         yield server
 
 

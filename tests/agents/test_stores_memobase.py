@@ -22,7 +22,7 @@ from tests.support.llm_server import LLMServer
 from tests.support.memobase_server import MemobaseServer, memobase_server
 from tests.support.memory_model import MemoryModelScript, scripted_memory_server
 from tests.support.runs import usage_error_line
-from tests.support.store_runs import two_scenarios, without_back_off
+from tests.support.store_runs import product_server, two_scenarios
 
 pytest_plugins = ["pytester"]
 
@@ -33,10 +33,7 @@ KEY = "MEMOBASE_API_KEY"
 
 @pytest.fixture
 def memobase(monkeypatch: pytest.MonkeyPatch) -> Iterator[MemobaseServer]:
-    pytest.importorskip("memobase")
-    without_back_off(monkeypatch)
-    with memobase_server() as server:
-        monkeypatch.setenv(KEY, server.key)
+    with product_server(memobase_server, "memobase", KEY, monkeypatch) as server:
         yield server
 
 

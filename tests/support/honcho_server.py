@@ -19,9 +19,9 @@ The rules, each from the SDK (honcho/api_types.py, honcho/http/routes.py, honcho
   - a search's `limit` is 1 to 100 (honcho/client.py `search`), a chat's `query` 1 to 10,000
     characters (api_types.py `DialecticParams`).
 What stands in for Honcho's models: each message added is one unit of background work, all of it
-done `process_polls` status reads after the last add; the chat answers, from what the queue has processed, with
-the user's message sharing most words with the question (Honcho: its dialectic agent over the
-peer's representation), and nothing when none shares a word.
+done `process_polls` status reads after the last add; the chat answers, from what the queue has
+processed, with the user's message sharing most words with the question (Honcho: its dialectic
+agent over the peer's representation), and nothing when none shares a word.
 """
 
 from __future__ import annotations

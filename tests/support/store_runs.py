@@ -4,9 +4,15 @@ the products' end-to-end tests share it; and a store's retries without the harne
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
+from typing import Any, TypeVar
 
 import pytest
+
+from tests.support.loopback import LoopbackState
+
+Served = TypeVar("Served", bound=LoopbackState)
 
 
 def two_scenarios(pytester: pytest.Pytester, agent: str) -> dict[str, Any]:
@@ -31,3 +37,19 @@ def without_back_off(monkeypatch: pytest.MonkeyPatch) -> None:
         "pytest_memorybench.agents.stores.store_protocol.wait_exponential",
         lambda *_, **__: lambda _state: 0.0,
     )
+
+
+@contextmanager
+def product_server(
+    serve: Callable[[], AbstractContextManager[Served]],
+    sdk: str,
+    variable: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> Iterator[Served]:
+    """A product's loopback server running, its key in `variable`, the harness's back-off off;
+    skipped where the product's SDK (`sdk`, a module) is not installed."""
+    pytest.importorskip(sdk)
+    without_back_off(monkeypatch)
+    with serve() as server:
+        monkeypatch.setenv(variable, server.key)
+        yield server

@@ -63,7 +63,8 @@ class HonchoStore:
 
     def add(self, messages: list[Message], namespace: str) -> None:
         honcho = self._honcho(namespace)
-        peers = {role: self._call(honcho.peer, role) for role in sorted({message.role for message in messages})}
+        roles = sorted({message.role for message in messages})
+        peers = {role: self._call(honcho.peer, role) for role in roles}
         first = messages[0]
         unit = first.session if first.session is not None else f"{first.timestamp:%Y%m%d}"
         session = self._call(honcho.session, "session-" + _ID.sub("-", str(unit)))
