@@ -150,4 +150,6 @@ def test_hindsight_runs_the_ltm_suite_a_bank_per_conversation(
     assert results["totals"]["evidence_recall"]["mean"] > 0.5
     banks = {bank for r in hindsight.requests if (bank := hindsight.namespace(r))}
     assert len(banks) >= len(results["conversations"]) + 1, "one for each conversation, and the check's"
-    assert results["run"]["provenance"]["products"]["hindsight-client"] == "1.1.0"
+    provenance = results["run"]["provenance"]
+    assert provenance["products"]["hindsight-client"] == "1.1.0"
+    assert provenance["servers"]["hindsight"] == "hindsight-api 1.1.0", "the service's own version"

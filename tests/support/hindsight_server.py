@@ -5,6 +5,7 @@
     GET    /v1/default/banks/{bank}/operations/{operation}       an operation's status
     POST   /v1/default/banks/{bank}/memories/recall              the facts most like the query
     GET    /v1/default/banks/{bank}/memories/list?limit=&offset= the bank's facts, a page
+    GET    /version                                              the API's version and features
     DELETE /v1/default/banks/{bank}                              the bank and its facts; 404 for none
 
 The rules, each from the client's generated models and API (hindsight_client_api, 1.1.0):
@@ -46,6 +47,11 @@ _ITEM_FIELDS = {
     "observation_scopes", "strategy", "update_mode",
 }  # fmt: skip
 _RETAIN_FIELDS = {"items", "async", "document_tags", "operation_id"}
+VERSION = "1.1.0"
+_FEATURES = (
+    "observations", "mcp", "worker", "bank_config_api", "bank_llm_health", "file_upload_api",
+    "document_export_api", "document_import_api", "audit_log", "llm_trace", "store_document_text",
+)  # fmt: skip
 
 
 @dataclass
@@ -78,6 +84,9 @@ class HindsightServer(LoopbackState):
         return {"detail": message}
 
     def route(self, request: Request) -> tuple[int, Any]:
+        if request.path == "/version":  # models/version_response.py, models/features_info.py
+            features = dict.fromkeys(_FEATURES, False)
+            return 200, {"api_version": VERSION, "features": features}
         if not request.path.startswith(PREFIX):
             return 404, {"detail": "Not Found"}
         bank, *rest = request.path.removeprefix(PREFIX).split("/")

@@ -16,7 +16,8 @@ up early).  Search is Hindsight's `recall` of the bank, within `max_tokens` (the
 unless set) at its `budget`, as of the question's date (`query_timestamp`); each fact is a hit dated
 by when it was said (`mentioned_at`), with when it happened (`occurred_start` … `occurred_end`)
 added to its text where that is another day.  `stored()` lists the bank's memories; `clear`
-deletes the bank.  Hindsight extracts facts with its own model, which the run does not see.
+deletes the bank.  The server's version (`/version`) is recorded with the run.  Hindsight extracts
+facts with its own model, which the run does not see.
 Tested with hindsight-client 1.1.0 against a loopback server of the endpoints it calls
 (tests/support/hindsight_server.py), not against Hindsight itself.
 """
@@ -75,9 +76,13 @@ class HindsightStore:
         self.unprocessed = Unprocessed(settings.poll)
         self._banks: set[str] = set()
         self._client: Any = None
+        self.server_version: str | None = None
 
     async def add(self, messages: list[Message], namespace: str) -> None:
         client = self._hindsight()
+        if self.server_version is None:  # recorded with the run, as the service says it
+            version = await self._call(client.aget_version)
+            self.server_version = f"hindsight-api {version.api_version}"
         if namespace not in self._banks:
             options: dict[str, Any] = {}
             if self.settings.observations:
