@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 
 KEY_VARIABLE = "MEMOBASE_API_KEY"
 CLOUD = "https://api.memobase.dev"
-_EVENTS = 100  # the most events `stored()` asks for (Memobase's own default is 10)
+_EVENTS = 1_000_000  # `stored()` asks for every event (Memobase's own default is 10)
 _ROLES = {"user": "user", "assistant": "assistant"}  # Memobase's chat takes no other role
 
 
