@@ -29,9 +29,10 @@ def pytester(pytester: pytest.Pytester, _heap_frozen: None) -> pytest.Pytester:
     """Inner runs get an ini file setting pytest-asyncio's loop scope, as ours does: without one,
     pytest-asyncio warns in every inner run, and pytest 9.2 shows those warnings in ours.  They
     also leave out hypothesis's plugin (our fuzz tests need hypothesis, the inner runs do not): it
-    imports hypothesis in every session's summary, 0.6 s for each inner run in a subprocess."""
+    imports hypothesis in every session's summary, 0.6 s for each inner run in a subprocess,
+    and LangSmith's (the langmem extra's), which imports its testing kit at start-up."""
     pytester.makeini(
-        "[pytest]\nasyncio_default_fixture_loop_scope = function\naddopts = -p no:hypothesispytest\n"
+        "[pytest]\nasyncio_default_fixture_loop_scope = function\naddopts = -p no:hypothesispytest -p no:langsmith_plugin\n"
     )
     return pytester
 
