@@ -17,7 +17,7 @@ from typing import Any
 from pytest_memorybench.contract.probes import ProbeContext, is_probe_scenario
 from pytest_memorybench.core.errors import UsageError, usage_error
 from pytest_memorybench.core.load_report import LoadReport, merged
-from pytest_memorybench.core.names import either, suggest
+from pytest_memorybench.core.names import closest, either, suggest
 from pytest_memorybench.core.readers import reading
 from pytest_memorybench.core.records import TestDefinition
 from pytest_memorybench.core.spans import Span, parse_span
@@ -283,7 +283,12 @@ def load_suite(name_or_path: str) -> Suite:
     known = builtin_suites()
     path = known.get(name_or_path) or Path(name_or_path)
     if not path.is_file():
-        listing = f"built-in suites: {', '.join(known) or 'none'}"
+        # The names themselves when nothing is close; beside a suggestion they would pass the short line.
+        listing = (
+            "every built-in suite: the README's table"
+            if closest(name_or_path, known)
+            else f"built-in suites: {', '.join(known) or 'none'}"
+        )
         raise usage_error(
             f"--mb-suite {name_or_path!r}: no such file or built-in suite;"
             f" {suggest(name_or_path, list(known), where=listing)}"
