@@ -33,7 +33,9 @@ run reports the recall the agent had.
 
 The record keeps what the search found, for a reader comparing runs question by question
 (`--mb-compare`'s side-by-side view): the first `k` memories, each cut to `MEMORY_CHARS`
-characters, at most `EVIDENCE_K * MEMORY_CHARS` characters a question.
+characters, at most `EVIDENCE_K * MEMORY_CHARS` characters a question; and, beside each recall,
+how much of what was searched or shown is evidence: precision at k and the evidence's share of the
+tokens (`conversation/precision.py`), so a memory that returns everything reads as such.
 """
 
 from __future__ import annotations
@@ -41,7 +43,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from pytest_memorybench.agents.evidence_match import Memory, paragraphs, share
+from pytest_memorybench.agents.evidence_match import Memory, Paragraph, paragraphs
+from pytest_memorybench.conversation.precision import precision_figures, precision_means
 from pytest_memorybench.core.json_values import JsonObject
 from pytest_memorybench.core.text import fold
 
@@ -50,17 +53,6 @@ if TYPE_CHECKING:
 
 EVIDENCE_K = 10
 MEMORY_CHARS = 240  # of each memory a record keeps: a message or a fact, a long chunk's opening
-
-
-def _shares(evidence: Sequence[str], memories: Sequence[str]) -> dict[str, float]:
-    """Each distinct piece (by its folded text) and the share of it the memories hold."""
-    held = [Memory.of(text) for text in memories]
-    shares: dict[str, float] = {}
-    for piece in evidence:
-        key, parts = fold(piece), paragraphs(piece)
-        if key and key not in shares and parts:
-            shares[key] = share(parts, held)
-    return shares
 
 
 def evidence_recall(
@@ -77,6 +69,8 @@ def evidence_recall(
     `MEMORY_CHARS`); `recalled` is the sum of the pieces' shares found.
     `groups`, parallel to `evidence`, names the unit each piece belongs to (LongMemEval's sessions):
     then "groups" and "groups_recalled" count the units of which some piece was found.
+    "relevant", "precision", "tokens", "evidence_tokens" and "share" say how much of what was searched
+    is evidence (`conversation/precision.py`).
     """
     used = [str(text) for text in retrieved[:k]]
     result = _recall(evidence, used, groups)
@@ -99,14 +93,19 @@ def context_recall(evidence: Sequence[str], context: Sequence[str]) -> JsonObjec
 def _recall(
     evidence: Sequence[str], memories: Sequence[str], groups: Sequence[str] | None
 ) -> JsonObject | None:
-    shares = _shares(evidence, memories)
-    if not shares:
+    pieces = _pieces(evidence)
+    if not pieces:
         return None
+    distinct = {part for parts in pieces.values() for part in parts}
+    held_parts = [{part for part in distinct if part.found_in(memory)} for memory in map(Memory.of, memories)]
+    found: set[Paragraph] = set().union(*held_parts)
+    shares = {key: sum(part in found for part in parts) / len(parts) for key, parts in pieces.items()}
     recalled = sum(shares.values())
     result: JsonObject = {
         "evidence": len(shares),
         "recalled": round(recalled, 6),
         "recall": round(recalled / len(shares), 6),
+        **precision_figures(memories, held_parts, found),
     }
     if groups is not None:
         units: dict[str, bool] = {}
@@ -115,6 +114,18 @@ def _recall(
                 units[group] = units.get(group, False) or shares[fold(piece)] > 0
         result.update(groups=len(units), groups_recalled=sum(units.values()))
     return result
+
+
+def _pieces(evidence: Sequence[str]) -> dict[str, list[Paragraph]]:
+    """Each distinct piece of evidence (by its folded text) and its paragraphs."""
+    pieces: dict[str, list[Paragraph]] = {}
+    for piece in evidence:
+        key = fold(piece)
+        if key and key not in pieces:
+            parts = paragraphs(piece)
+            if parts:
+                pieces[key] = parts
+    return pieces
 
 
 async def retrieval_recall(
@@ -159,4 +170,4 @@ def mean_recall(records: Sequence[Mapping[str, Any]]) -> JsonObject | None:
     if contexts:
         summary["context_mean"] = round(sum(contexts) / len(contexts), 6)
         summary["context_questions"] = len(contexts)
-    return summary
+    return {**summary, **precision_means(measured)}

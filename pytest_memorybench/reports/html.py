@@ -28,7 +28,7 @@ from pytest_memorybench.reports.agreement import agreement_rows, disagreements
 from pytest_memorybench.reports.ceilings import ceiling_lines
 from pytest_memorybench.reports.judging import judging_lines
 from pytest_memorybench.reports.report_items import item_view, items_view
-from pytest_memorybench.reports.summary import NO_CONTEXT, compact_count
+from pytest_memorybench.reports.summary import NO_CONTEXT, compact_count, retrieval_lines
 from pytest_memorybench.reports.svg import line_chart, score_chart
 from pytest_memorybench.reports.table import table_rows
 from pytest_memorybench.reports.transcript import Entry
@@ -168,6 +168,7 @@ def summary_view(results: ResultsRecord, gate: GateRecord | None) -> dict[str, A
         "suites": _suites(results),
         "judging": judging_lines(results["totals"].get("judging")),
         "losses": _loss_lines(results),
+        "retrieval": retrieval_lines(recall) if (recall := results["totals"].get("evidence_recall")) else [],
         "ceilings": ceiling_lines(results),
     }
 

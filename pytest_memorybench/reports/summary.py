@@ -110,7 +110,7 @@ def _spending_lines(results: ResultsRecord) -> list[str]:
     lines += store_text(totals.get("store"))
     recall = totals.get("evidence_recall")
     if recall:
-        lines.append(recall_text(recall))
+        lines += retrieval_lines(recall)
     losses = split_text(totals.get("losses"))
     if losses:
         lines.append(losses)
@@ -153,6 +153,28 @@ def recall_text(recall: RecallRecord) -> str:
     if recall.get("over_k"):
         line += f"; retrieve returned more than {k} for {recall['over_k']}: only the first {k} counted"
     return line
+
+
+def precision_text(recall: RecallRecord) -> str | None:
+    """Precision in a line, beside recall: how much of what the memory returned (and, where the agent
+    says, of what its prompts held) is evidence, by memories and by tokens; None for a run without."""
+    if "precision_mean" not in recall:
+        return None
+    k = recall["k"]
+    line = f"precision@{k}: {recall['precision_mean']:.2f} of the memories retrieved hold evidence"
+    if "share_mean" in recall:
+        line += f", evidence {recall['share_mean']:.0%} of their tokens"
+    if "context_precision_mean" in recall:
+        line += f"; {recall['context_precision_mean']:.2f} of the memories in the answering prompt"
+        if "context_share_mean" in recall:
+            line += f", {recall['context_share_mean']:.0%} of its memory tokens"
+    return line + f" (over {recall['precision_questions']} questions that got memories back)"
+
+
+def retrieval_lines(recall: RecallRecord) -> list[str]:
+    """Evidence recall and, beside it, precision: the terminal's and report.html's lines."""
+    precision = precision_text(recall)
+    return [recall_text(recall), precision] if precision else [recall_text(recall)]
 
 
 def _conversation_lines(results: ResultsRecord) -> list[str]:

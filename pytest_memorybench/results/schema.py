@@ -52,6 +52,15 @@ class RecallRecord(TypedDict):
     over_k: int
     context_mean: NotRequired[float]
     context_questions: NotRequired[int]
+    # how much of what was returned is evidence (conversation.precision.precision_means)
+    precision_mean: NotRequired[float]
+    precision_questions: NotRequired[int]
+    share_mean: NotRequired[float]
+    share_questions: NotRequired[int]
+    context_precision_mean: NotRequired[float]
+    context_precision_questions: NotRequired[int]
+    context_share_mean: NotRequired[float]
+    context_share_questions: NotRequired[int]
 
 
 class StoreShareRecord(TypedDict):

@@ -66,15 +66,23 @@ def test_a_chapter_counts_the_share_of_its_paragraphs_found() -> None:
     assert recall([CHAPTER], one)["recall"] == 0.25  # one of four paragraphs ("Chapter 3" is one)
     labelled = [f"Chapter 3, Paragraph {n}: {text}" for n, text in enumerate(paragraphs, 1)]
     assert recall([CHAPTER], labelled)["recall"] == 1.0
-    assert recall([CHAPTER, FACT], [*labelled[:2], FACT]) == {
-        "k": EVIDENCE_K,
-        "returned": 3,
-        "used": 3,
-        "evidence": 2,
-        "recalled": 1.5,
-        "recall": 0.75,
-        "memories": [*labelled[:2], FACT],
-    }
+    assert (
+        recall([CHAPTER, FACT], [*labelled[:2], FACT])
+        == {
+            "k": EVIDENCE_K,
+            "returned": 3,
+            "used": 3,
+            "evidence": 2,
+            "recalled": 1.5,
+            "recall": 0.75,
+            "relevant": 3,
+            "precision": 1.0,
+            "tokens": 48,
+            "evidence_tokens": 32,  # the labels "Chapter 3, Paragraph n:" are not evidence
+            "share": 0.666667,
+            "memories": [*labelled[:2], FACT],
+        }
+    )
 
 
 def test_the_record_keeps_the_memories_searched_each_cut_to_its_opening() -> None:
@@ -104,8 +112,27 @@ def test_units_count_when_any_of_their_pieces_is_found() -> None:
 
 def test_context_recall_reads_every_memory_the_prompt_held() -> None:
     shown = [f"memory {n}: the tram to Belém leaves every {n} minutes." for n in range(30)] + [FACT]
-    assert context_recall([FACT], shown) == {"memories": 31, "evidence": 1, "recalled": 1.0, "recall": 1.0}
-    assert context_recall([FACT], []) == {"memories": 0, "evidence": 1, "recalled": 0.0, "recall": 0.0}
+    measured = context_recall([FACT], shown)
+    assert measured is not None
+    assert {name: measured[name] for name in ("memories", "evidence", "recalled", "recall", "relevant")} == {
+        "memories": 31,
+        "evidence": 1,
+        "recalled": 1.0,
+        "recall": 1.0,
+        "relevant": 1,
+    }
+    assert measured["precision"] == round(1 / 31, 6) and measured["share"] < 0.05
+    assert context_recall([FACT], []) == {
+        "memories": 0,
+        "evidence": 1,
+        "recalled": 0.0,
+        "recall": 0.0,
+        "relevant": 0,
+        "precision": None,
+        "tokens": 0,
+        "evidence_tokens": 0,
+        "share": None,
+    }
 
 
 def test_the_mean_says_how_often_search_returned_more_than_k_and_what_the_prompts_held() -> None:

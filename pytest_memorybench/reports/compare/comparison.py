@@ -16,8 +16,9 @@ import json
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
+from pytest_memorybench.conversation.evidence import mean_recall
 from pytest_memorybench.core.errors import usage_error
 from pytest_memorybench.judges.identity import judged_differently
 from pytest_memorybench.reports.compare.judge_orders import JudgeOrder, judge_orders
@@ -32,7 +33,7 @@ from pytest_memorybench.reports.compare.significance import (
 )
 from pytest_memorybench.reports.table import short_name
 from pytest_memorybench.results.file import part
-from pytest_memorybench.results.schema import ItemRecord, StoreRecord
+from pytest_memorybench.results.schema import ItemRecord, RecallRecord, StoreRecord
 from pytest_memorybench.results.statistics import bootstrap_ci, strict_mean
 
 ERRORED = "errored in a run"  # left out of the means, counted (as 0 where it errored) in the strict ones
@@ -88,6 +89,7 @@ class Spending:
     passed: int
     memory_calls: tuple[int, int] | None = None  # a memory system's (write, read) model calls
     store: StoreRecord | None = None  # a memory store's figures (totals.store)
+    recall: RecallRecord | None = None  # evidence recall, and precision beside it (totals.evidence_recall)
 
     @property
     def memory_text(self) -> str:
@@ -114,6 +116,18 @@ class Spending:
         """The memory tokens a store's answers were given, on average."""
         tokens = self.store.get("context_tokens_per_answer") if self.store else None
         return f"{tokens:,.0f}" if tokens is not None else "-"
+
+    @property
+    def retrieval_text(self) -> str:
+        """Evidence recall, precision at k and the evidence's share of the retrieved tokens: a memory that
+        returns everything reads high, low, low."""
+        if not self.recall:
+            return "-"
+        precision, share = self.recall.get("precision_mean"), self.recall.get("share_mean")
+        return (
+            f"{self.recall['mean']:.2f} / {'-' if precision is None else f'{precision:.2f}'}"
+            f" / {'-' if share is None else f'{share:.0%}'}"
+        )
 
     @property
     def cost_per_passed(self) -> float | None:
@@ -413,6 +427,7 @@ def _spending(run: FinishedRun) -> Spending:
             int(totals.get("passed", 0)),
             phases,  # type: ignore[arg-type]
             totals.get("store"),
+            totals.get("evidence_recall"),
         )
     usage = [usage_of(item) for item in items]  # one suite of a file: its own items' spending
     return Spending(
@@ -423,6 +438,7 @@ def _spending(run: FinishedRun) -> Spending:
         None,
         sum(float(u.get("cost_usd", 0.0)) for u in usage),
         sum(bool(item.get("passed")) for item in items if item.get("score") is not None),
+        recall=cast(RecallRecord | None, mean_recall(items)),
     )
 
 

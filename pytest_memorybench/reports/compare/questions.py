@@ -44,6 +44,7 @@ class RunAnswer:
     judging: str | None = None  # its score by each rubric, juror and call, under a judge panel
     judges_disagree: bool = False
     lost: str | None = None  # where the answer was lost (`results/losses.py`), when measured
+    precision: float | None = None  # the share of those memories that hold evidence (None: not measured)
 
 
 @dataclass(frozen=True)
@@ -105,6 +106,7 @@ def _answer(item: ItemRecord) -> RunAnswer:
         item_judging_text(item.get("judging")),
         judges_disagree(item.get("judging")),
         loss_class(item) if evidence else None,
+        evidence.get("precision"),
     )
 
 
@@ -137,6 +139,7 @@ def questions_view(rows: list[QuestionRow], runs: list[FinishedRun], folder: Pat
                     answer.judging,
                     int(answer.judges_disagree),
                     answer.lost,
+                    answer.precision,
                 ]
                 for answer in row.answers
             ],

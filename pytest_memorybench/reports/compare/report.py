@@ -35,6 +35,7 @@ from pytest_memorybench.reports.compare.svg import (
 from pytest_memorybench.reports.compare.text import comparison_lines, shown_lines
 from pytest_memorybench.reports.html import css, environment, page_script
 from pytest_memorybench.reports.markdown import comparison_markdown, publish
+from pytest_memorybench.results.schema import RecallRecord
 
 DEFAULT_FOLDER = Path(".memorybench") / "comparisons"
 
@@ -225,6 +226,7 @@ def comparison_page(
         if "span" in figures
         else None,
         "stores": any(spend.store for spend in comparison.spending),
+        "recalls": any(spend.recall for spend in comparison.spending),
     }
     script, script_hash = page_script("compare_questions.js")
     return (
@@ -245,6 +247,7 @@ def _board_view(row: BoardRow) -> dict[str, Any]:
         "cost_per_passed": spend.cost_per_passed,
         "memory_text": spend.memory_text,
         "store_texts": (spend.ingest_text, spend.search_text, spend.context_text),
+        "retrieval_text": spend.retrieval_text,
     }
 
 
@@ -266,9 +269,21 @@ def board_json(ranked: Board) -> list[dict[str, Any]]:
             "reply_p95_s": row.p95,
             "judging": row.judging,
             "to_gold": row.to_gold,
+            **_retrieval_json(row.spending.recall),
         }
         for row in ranked.rows
     ]
+
+
+def _retrieval_json(recall: RecallRecord | None) -> dict[str, float | None]:
+    """A run's evidence recall and, beside it, precision and the evidence's share of the retrieved tokens."""
+    if not recall:
+        return {}
+    return {
+        "evidence_recall": recall["mean"],
+        "precision": recall.get("precision_mean"),
+        "evidence_share": recall.get("share_mean"),
+    }
 
 
 def _run_view(run: FinishedRun, letter: str) -> dict[str, Any]:

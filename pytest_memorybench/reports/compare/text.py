@@ -77,11 +77,13 @@ def comparison_lines(comparison: Comparison) -> list[str]:
     lines.append("")
     memory = any(spend.memory_calls for spend in comparison.spending)  # their write / read calls
     store = any(spend.store for spend in comparison.spending)  # stores: ingest, search, context tokens
+    recall = any(spend.recall for spend in comparison.spending)  # evidence recall / precision / share
     lines.append(
         f"{'run':<4}{'tokens in':>10}{'out':>8}{'calls':>7}"
         f"{'p50 s':>8}{'p95 s':>8}{'cost':>10}{'$/passed':>10}"
         + (f"{'write / read':>16}" if memory else "")
         + (f"{'ingest/msg':>12}{'search p50 / p95':>20}{'context':>9}" if store else "")
+        + (f"{'recall / precision / share':>28}" if recall else "")
     )
     for index, spend in enumerate(comparison.spending):
         lines.append(
@@ -90,6 +92,7 @@ def comparison_lines(comparison: Comparison) -> list[str]:
             f"{_seconds(spend.p95):>8}{_money(spend.cost):>10}{_money(spend.cost_per_passed):>10}"
             + (f"{spend.memory_text:>16}" if memory else "")
             + (f"{spend.ingest_text:>12}{spend.search_text:>20}{spend.context_text:>9}" if store else "")
+            + (f"{spend.retrieval_text:>28}" if recall else "")
         )
     for entry in sorted(board(comparison).rows, key=lambda entry: entry.letter):
         if entry.to_gold is not None and entry.to_gold > 0:

@@ -10,7 +10,7 @@
   const verdicts = Array.from(document.querySelectorAll(".mb-q-verdict"));
   // an item: [nodeid, suite, scenario, category, questions, expected, answers]
   // an answer: [score, passed, responses, reasons, recall, memory indices, judging, judges disagree,
-  //             where it was lost]
+  //             where it was lost, precision]
   const NODEID = 0, SUITE = 1, SCENARIO = 2, CATEGORY = 3, QUESTIONS = 4, EXPECTED = 5, ANSWERS = 6;
   const node = mbNode;
 
@@ -67,7 +67,8 @@
     if (answer[6]) card.append(node("div", "mb-muted mb-q-judging", "by each judge: " + answer[6]));
     if (answer[4] !== null) {
       const where = answer[8] ? " · " + loss.querySelector(`option[value="${answer[8]}"]`).textContent : "";
-      card.append(node("div", "mb-muted", "evidence recall " + answer[4].toFixed(2) + where));
+      const precision = answer[9] == null ? "" : ", precision " + answer[9].toFixed(2);
+      card.append(node("div", "mb-muted", "evidence recall " + answer[4].toFixed(2) + precision + where));
     }
     if (answer[5].length) {
       card.append(node("div", "mb-muted", "memories its search returned, best first"));
