@@ -191,3 +191,6 @@ def test_an_agent_returning_all_it_heard_is_measured_on_its_first_k(pytester: py
     assert all(m["returned"] > m["used"] == EVIDENCE_K for m in measured)
     totals = results["totals"]["evidence_recall"]
     assert totals["mean"] < 0.5 and totals["over_k"] == totals["questions"], totals
+    assert totals["precision_mean"] < 0.2 and totals["share_mean"] < 0.2, (
+        "most of what it returns is not evidence"
+    )

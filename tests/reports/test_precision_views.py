@@ -1,0 +1,50 @@
+"""Precision beside recall where a reader looks: the terminal's line, compare's column and the board's JSON."""
+
+from __future__ import annotations
+
+from pytest_memorybench.reports.compare.comparison import Spending
+from pytest_memorybench.reports.compare.report import _retrieval_json
+from pytest_memorybench.reports.summary import precision_text, retrieval_lines
+from pytest_memorybench.results.schema import RecallRecord
+
+GREEDY: RecallRecord = {
+    "k": 10,
+    "mean": 0.95,
+    "questions": 40,
+    "over_k": 40,
+    "precision_mean": 0.08,
+    "precision_questions": 40,
+    "share_mean": 0.05,
+    "share_questions": 40,
+    "context_precision_mean": 0.04,
+    "context_precision_questions": 40,
+    "context_share_mean": 0.02,
+    "context_share_questions": 40,
+}
+OLDER: RecallRecord = {"k": 10, "mean": 0.5, "questions": 4, "over_k": 0}  # a run before precision
+
+
+def test_the_terminal_says_how_little_of_what_came_back_is_evidence() -> None:
+    assert precision_text(GREEDY) == (
+        "precision@10: 0.08 of the memories retrieved hold evidence, evidence 5% of their tokens;"
+        " 0.04 of the memories in the answering prompt, 2% of its memory tokens"
+        " (over 40 questions that got memories back)"
+    )
+    assert len(retrieval_lines(GREEDY)) == 2 and retrieval_lines(GREEDY)[0].startswith(
+        "evidence recall@10: 0.95"
+    )
+
+
+def test_a_run_written_before_precision_shows_its_recall_alone() -> None:
+    assert precision_text(OLDER) is None and len(retrieval_lines(OLDER)) == 1
+
+
+def test_compare_reads_high_recall_low_precision_low_share() -> None:
+    def spent(recall: RecallRecord | None) -> Spending:
+        return Spending(0, 0, 0, None, None, 0.0, 0, recall=recall)
+
+    assert spent(GREEDY).retrieval_text == "0.95 / 0.08 / 5%"
+    assert spent(OLDER).retrieval_text == "0.50 / - / -"
+    assert spent(None).retrieval_text == "-"
+    assert _retrieval_json(GREEDY) == {"evidence_recall": 0.95, "precision": 0.08, "evidence_share": 0.05}
+    assert _retrieval_json(None) == {}
