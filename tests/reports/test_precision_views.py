@@ -1,4 +1,4 @@
-"""Precision beside recall where a reader looks: the terminal's line, compare's column and the board's JSON."""
+"""Precision beside recall where a reader looks: the terminal, compare's column and the board's JSON."""
 
 from __future__ import annotations
 
