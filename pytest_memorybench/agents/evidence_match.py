@@ -68,3 +68,23 @@ def holds(memory: str, piece: str) -> bool:
     """Whether one memory holds all of a piece of evidence."""
     parts = paragraphs(piece)
     return bool(parts) and share(parts, [Memory.of(memory)]) == 1.0
+
+
+def whole_words(value: str) -> re.Pattern[str] | None:
+    """`value` as whole words, case and spacing aside ("Red" in "red", not in "bored"); None if blank."""
+    words = value.split()
+    if not words:
+        return None
+    body = r"\s+".join(re.escape(word) for word in words)
+    return re.compile(rf"(?<!\w){body}(?!\w)", re.IGNORECASE)
+
+
+def names(memory: str, text: str) -> bool:
+    """Whether a memory holds `text` where it need not be evidence: a superseded value ("red", "12 Elm
+    Street"), a deleted or another user's memory.  A text of `MIN_CONTENT_WORDS` content words or more
+    is held as evidence is (`holds`); a shorter one wherever it stands as whole words, since a value
+    rarely stands on a line of its own."""
+    if len(set(terms(text))) >= MIN_CONTENT_WORDS:
+        return holds(memory, text)
+    pattern = whole_words(text)
+    return pattern is not None and pattern.search(str(memory)) is not None

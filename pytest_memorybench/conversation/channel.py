@@ -141,12 +141,14 @@ class AgentChannel:
         is_question: bool = False,
         ideal: str | None = None,
         evidence: Sequence[str] = (),
+        superseded: Sequence[str] = (),
     ) -> str:
         """Send one message and return the reply, from the log while replaying, else from the agent.
 
         A question with `evidence` (the texts it needs) first asks an agent with `retrieve` for its
-        memories and measures evidence recall (`last_evidence`), logged with the reply."""
-        return await self._exchange(text, source, test, is_question, ideal, None, evidence)
+        memories and measures evidence recall (`last_evidence`), logged with the reply; with
+        `superseded` values, whether one of them reached the search or the prompt."""
+        return await self._exchange(text, source, test, is_question, ideal, None, evidence, superseded)
 
     async def say_filler(self, task: FillerTask, *, ideal: str | None = None) -> str:
         """Send a filler task for the agent to answer (no saving mode), and return its reply."""
@@ -190,6 +192,7 @@ class AgentChannel:
         ideal: str | None,
         filler: FillerTask | None,
         evidence: Sequence[str],
+        superseded: Sequence[str] = (),
     ) -> str:
         sent_at = self.clock.now()
         content = {"text": text} if filler is None else {"filler": filler_reference(filler)}
@@ -213,14 +216,14 @@ class AgentChannel:
         else:
             agent = await self._live_agent()
             await agent.prime_evidence(text, evidence)
-            self.last_evidence = await retrieval_recall(agent, text, evidence)
+            self.last_evidence = await retrieval_recall(agent, text, evidence, superseded=superseded)
             if ideal is not None:
                 await agent.prime_answer(ideal)
             before = dataclasses.replace(agent.usage)
             with self._agent_busy():
                 reply = await agent.reply(Message(text, sent_at))
             self.last_usage = agent.usage - before
-            await add_context_recall(agent, self.last_evidence, evidence)
+            await add_context_recall(agent, self.last_evidence, evidence, superseded)
             if self.last_evidence is not None:
                 cut["evidence"] = self.last_evidence
             if agent.last_reply_cut is not None:

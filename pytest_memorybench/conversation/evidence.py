@@ -43,7 +43,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from pytest_memorybench.agents.evidence_match import Memory, Paragraph, paragraphs
+from pytest_memorybench.agents.evidence_match import Memory, Paragraph, names, paragraphs
 from pytest_memorybench.conversation.precision import precision_figures, precision_means
 from pytest_memorybench.core.json_values import JsonObject
 from pytest_memorybench.core.text import fold
@@ -129,25 +129,44 @@ def _pieces(evidence: Sequence[str]) -> dict[str, list[Paragraph]]:
 
 
 async def retrieval_recall(
-    agent: AgentAdapter, query: str, evidence: Sequence[str], groups: Sequence[str] | None = None
+    agent: AgentAdapter,
+    query: str,
+    evidence: Sequence[str],
+    groups: Sequence[str] | None = None,
+    superseded: Sequence[str] = (),
 ) -> JsonObject | None:
     """Before the reply: what the agent's `retrieve(query, EVIDENCE_K)` finds of the evidence.
 
     None when there is no evidence or the agent cannot retrieve.  Every path that asks a question
     with evidence (the conversation's, the probes') measures through this and `add_context_recall`.
+    With `superseded` values (an old colour, a former address), `stale_reached` says whether the
+    first k memories hold one: a stale fact offered to the answer (`contract/stale.py`).
     """
     if not evidence or not agent.supports("retrieve"):
         return None
-    return evidence_recall(evidence, await agent.retrieve(query, EVIDENCE_K), groups)
+    retrieved = await agent.retrieve(query, EVIDENCE_K)
+    record = evidence_recall(evidence, retrieved, groups)
+    if record is not None and superseded:
+        record["stale_reached"] = _reached(superseded, retrieved[:EVIDENCE_K])
+    return record
 
 
-async def add_context_recall(agent: AgentAdapter, recall: JsonObject | None, evidence: Sequence[str]) -> None:
+async def add_context_recall(
+    agent: AgentAdapter, recall: JsonObject | None, evidence: Sequence[str], superseded: Sequence[str] = ()
+) -> None:
     """After the reply: the same measure over the memories the agent says its prompt held, as
-    `recall["context"]`, when it says (`context()`)."""
+    `recall["context"]`, when it says (`context()`); with `superseded`, whether one reached it."""
     if recall is not None and agent.supports("context"):
-        context = context_recall(evidence, await agent.context())
+        memories = await agent.context()
+        context = context_recall(evidence, memories)
         if context is not None:
+            if superseded:
+                context["stale_reached"] = _reached(superseded, memories)
             recall["context"] = context
+
+
+def _reached(superseded: Sequence[str], memories: Sequence[str]) -> bool:
+    return any(names(str(memory), value) for memory in memories for value in superseded)
 
 
 def mean_recall(records: Sequence[Mapping[str, Any]]) -> JsonObject | None:

@@ -24,6 +24,7 @@ from typing import Any
 from pytest_memorybench.agents.agent_protocol import AgentAdapter
 from pytest_memorybench.contract.probes import ProbeContext, ideal_answer
 from pytest_memorybench.contract.scenario import Scenario, ScenarioOf, ScoringContext, scored
+from pytest_memorybench.contract.stale import stale_details, superseded_values
 from pytest_memorybench.conversation.channel import AgentChannel, spent
 from pytest_memorybench.conversation.evidence import add_context_recall, retrieval_recall
 from pytest_memorybench.conversation.stats import ConversationStats, ScheduledTest, memory_snapshot
@@ -264,7 +265,8 @@ class ProbeSession:
         when = asked_at(definition) or self.delivery.last_time or self.channel.clock.now()
         await agent.answer_for(definition.suite, when)
         await agent.prime_evidence(question, evidence_texts)
-        evidence = await retrieval_recall(agent, question, evidence_texts, groups)
+        superseded = superseded_values(self._scenario(probe), definition)
+        evidence = await retrieval_recall(agent, question, evidence_texts, groups, superseded)
         retrieved, retrieve_seconds = None, None
         started = time.perf_counter()
         k = definition.params.get("retrieve_k")
@@ -284,7 +286,7 @@ class ProbeSession:
                 workspace.close()
         usage = agent.usage - before
         probe.usage.add(usage)
-        await add_context_recall(agent, evidence, evidence_texts)
+        await add_context_recall(agent, evidence, evidence_texts, superseded)
         seconds = round(time.perf_counter() - started, 6)
         answer = LoggedAnswer(
             reply,
@@ -376,7 +378,7 @@ class ProbeSession:
         self.channel.emit("score", test=probe.test.key, value=score.value, reasons=list(score.reasons))
         span_tokens = answers[-1].tokens if answers else 0
         self.channel.emit("test_end", test=probe.test.key, span_tokens=span_tokens, overrun=False)
-        details = self._details(answers)
+        details = stale_details(self._scenario(probe), definition, responses, self._details(answers))
         if score.details:
             details["scoring"] = dict(score.details)  # for the family's summary (BEAM's tau_norm, F1)
         return TestOutcome(

@@ -36,6 +36,7 @@ from pytest_memorybench.contract.program import (
     scripted_program,
 )
 from pytest_memorybench.contract.scenario import ScenarioOf, ScoringContext, scored
+from pytest_memorybench.contract.stale import stale_details, superseded_values
 from pytest_memorybench.conversation.channel import AgentChannel
 from pytest_memorybench.conversation.filler import make_filler, prefetch
 from pytest_memorybench.conversation.stats import ConversationStats, ScheduledTest, memory_snapshot
@@ -247,6 +248,9 @@ class Conversation:
             is_question=action.is_question,
             ideal=ideal,
             evidence=statements,
+            superseded=superseded_values(self.scenario_of(run.test.definition.scenario), run.test.definition)
+            if action.is_question
+            else (),
         )
         run.usage.add(channel.last_usage)
         if channel.last_evidence is not None:
@@ -382,7 +386,12 @@ class Conversation:
             span_tokens,
             dataclasses.replace(run.usage),
             span_target=self.span,
-            details={"evidence": run.evidence} if run.evidence is not None else {},
+            details=stale_details(
+                self.scenario_of(definition.scenario),
+                definition,
+                run.responses,
+                {"evidence": run.evidence} if run.evidence is not None else {},
+            ),
         )
         self.channel.emit("score", test=run.test.key, value=score.value, reasons=list(score.reasons))
         self.channel.emit(

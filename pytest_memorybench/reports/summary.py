@@ -27,6 +27,7 @@ from pytest_memorybench.results.schema import (
     ScenarioFigures,
     StoreRecord,
 )
+from pytest_memorybench.results.stale import stale_text
 
 WIDTH = 79
 LABEL = 30
@@ -111,6 +112,9 @@ def _spending_lines(results: ResultsRecord) -> list[str]:
     recall = totals.get("evidence_recall")
     if recall:
         lines += retrieval_lines(recall)
+    stale = stale_text(totals.get("stale_facts"))
+    if stale:
+        lines.append(stale)
     losses = split_text(totals.get("losses"))
     if losses:
         lines.append(losses)

@@ -52,11 +52,13 @@ from pytest_memorybench.results.schema import (
     RunRecord,
     ScenarioFigures,
     ScenarioRecord,
+    StaleRecord,
     StoreRecord,
     SuiteRecord,
     TotalsRecord,
     UsageRecord,
 )
+from pytest_memorybench.results.stale import stale_rate
 from pytest_memorybench.results.statistics import (
     bootstrap_ci,
     by_scenario,
@@ -89,6 +91,10 @@ class _Losses(TypedDict, total=False):
     losses: LossesRecord
 
 
+class _Stale(TypedDict, total=False):
+    stale_facts: StaleRecord
+
+
 class _Ceiling(TypedDict, total=False):
     ceiling: CeilingRecord
 
@@ -98,6 +104,7 @@ class _ScenarioParts(TypedDict, total=False):
     losses: LossesRecord
     evidence_recall: RecallRecord
     metrics: ScenarioFigures
+    stale_facts: StaleRecord
 
 
 class _RunParts(TypedDict, total=False):
@@ -317,6 +324,7 @@ def _totals(
         "evidence_recall": cast(RecallRecord | None, mean_recall(records)),
         **_judging(records),
         **_losses(records),
+        **_stale(records),
     }
 
 
@@ -427,6 +435,12 @@ def _losses(records: list[ItemRecord]) -> _Losses:
     return {"losses": split} if split is not None else {}
 
 
+def _stale(records: list[ItemRecord]) -> _Stale:
+    """`stale_facts`, where some item's scenario knows what its answer superseded (`stale.py`)."""
+    rate = stale_rate(records)
+    return {"stale_facts": rate} if rate is not None else {}
+
+
 def _ceiling(ceiling: CeilingRecord | None) -> _Ceiling:
     """`ceiling`, where the scenario knows the most its category can honestly score."""
     return {"ceiling": ceiling} if ceiling is not None else {}
@@ -470,6 +484,9 @@ def scenario_stats(
         recall = mean_recall(group)
         if recall is not None:
             parts["evidence_recall"] = cast(RecallRecord, recall)
+        stale = stale_rate(group)
+        if stale is not None:
+            parts["stale_facts"] = stale
         scored = [record for record in group if record["score"] is not None]
         metrics = scenario_metrics(name, scored, conversations)
         if metrics is not None:

@@ -63,6 +63,17 @@ class RecallRecord(TypedDict):
     context_share_questions: NotRequired[int]
 
 
+class StaleRecord(TypedDict):
+    """The stale-fact rate over the questions whose answer replaced a value (`results.stale.stale_rate`)."""
+
+    questions: int
+    asserted: int  # answers asserting a superseded value, negation-aware
+    asserted_rate: float
+    reached_questions: int  # those where the agent showed what its answer was given
+    reached: int  # a superseded value was in it
+    reached_rate: float | None
+
+
 class StoreShareRecord(TypedDict):
     """What a memory store did in one conversation (`agents.stores.figures.StoreFigures.since`)."""
 
@@ -274,6 +285,7 @@ class ScenarioRecord(StatsRecord):
     evidence_recall: NotRequired[RecallRecord]
     losses: NotRequired[LossesRecord]
     metrics: NotRequired[ScenarioFigures]  # the scenario's `summarize(records)`
+    stale_facts: NotRequired[StaleRecord]  # where the scenario knows superseded values
 
 
 class LatencyRecord(TypedDict):
@@ -312,6 +324,7 @@ class TotalsRecord(TypedDict):
     evidence_recall: RecallRecord | None
     judging: NotRequired[JudgingRecord]  # stability, jury, band
     losses: NotRequired[LossesRecord]  # where answers were lost
+    stale_facts: NotRequired[StaleRecord]  # superseded values reached and asserted (results/stale.py)
 
 
 class PartialRecord(TypedDict):
@@ -494,6 +507,7 @@ class ResultsRecord(TypedDict):
 _RECORDS = (
     TimingRecord,
     RecallRecord,
+    StaleRecord,
     StoreShareRecord,
     StoreRecord,
     ItemJudgingRecord,

@@ -21,15 +21,14 @@ import textwrap
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pytest_memorybench.agents.evidence_match import MIN_CONTENT_WORDS, holds
-from pytest_memorybench.agents.lexical import terms
+from pytest_memorybench.agents.evidence_match import names
 from pytest_memorybench.core.blocking import run_blocking
 from pytest_memorybench.core.records import Score
 from pytest_memorybench.judges.base import Judge
 from pytest_memorybench.scoring import judged
 from pytest_memorybench.scoring.choice import score_choice
 from pytest_memorybench.scoring.exact import score_regex
-from pytest_memorybench.scoring.negation import asserted, whole_words
+from pytest_memorybench.scoring.negation import asserted
 from pytest_memorybench.scoring.profiles import PAPER, Profile
 from pytest_memorybench.scoring.rouge import score_rouge_l
 
@@ -184,15 +183,8 @@ def _held(texts: Sequence[str], memories: Sequence[str]) -> list[tuple[str, int,
         (text, index, str(memory))
         for index, memory in enumerate(memories)
         for text in texts
-        if _holds(str(memory), text)
+        if names(str(memory), text)
     ]
-
-
-def _holds(memory: str, text: str) -> bool:
-    if len(set(terms(text))) >= MIN_CONTENT_WORDS:
-        return holds(memory, text)
-    pattern = whole_words(text)
-    return pattern is not None and pattern.search(memory) is not None
 
 
 def _count(leaks: Sequence[tuple[str, int, str]]) -> int:

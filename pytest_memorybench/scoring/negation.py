@@ -35,6 +35,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from pytest_memorybench.agents.evidence_match import whole_words
+
 _SENTENCES = re.compile(r"(?<=[.!?])\s+|\n+")
 # Where a clause ends: a comma, colon or semicolon, a dash, brackets, or a contrast.
 _CLAUSE_BREAK = re.compile(
@@ -78,15 +80,6 @@ class Mention:
     @property
     def asserted(self) -> bool:
         return self.cue is None
-
-
-def whole_words(value: str) -> re.Pattern[str] | None:
-    """`value` as whole words, case and spacing aside ("Red" in "red", not in "bored"); None if blank."""
-    words = value.split()
-    if not words:
-        return None
-    body = r"\s+".join(re.escape(word) for word in words)
-    return re.compile(rf"(?<!\w){body}(?!\w)", re.IGNORECASE)
 
 
 def _clauses(text: str) -> list[tuple[str, str]]:

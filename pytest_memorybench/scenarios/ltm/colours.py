@@ -16,6 +16,7 @@ checks that the expected colour is mentioned, not that it is the only one.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -82,6 +83,20 @@ class Colours:
         """A GoodAI Colours definition file: its script and waits as they are, its expected colour."""
         expected = raw["expected_responses"][0]
         return goodai_definition(self, raw, example_id, suite, repetition, (expected,), expected)
+
+    def superseded(self, definition: TestDefinition) -> list[str]:
+        """The colours stated before the last, in order, once each: what the answer replaced
+        (`contract/stale.py`).  Read from the script, so a GoodAI definition file's count too, for the
+        colours of `COLOURS` its lines name."""
+        stated = [
+            colour
+            for line in definition.script
+            if not line.is_question
+            for colour in COLOURS
+            if re.search(rf"\b{colour}\b", line.text, re.IGNORECASE)
+        ]
+        final = str(definition.expected).casefold()
+        return list(dict.fromkeys(colour for colour in stated if colour.casefold() != final))
 
     def score(self, definition: TestDefinition, responses: Sequence[str], context: ScoringContext) -> Score:
         return score_colour(definition.expected, responses[-1] if responses else "", context.profile)

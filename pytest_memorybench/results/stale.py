@@ -1,0 +1,53 @@
+"""The stale-fact rate: over the questions whose answer replaced a value, how often the old value
+reached what the answer was given, and how often the answer asserted it (`contract/stale.py` records
+both per item, in `details.stale`).
+
+A memory that keeps every version of a fact finds the new one (its recall is high) and offers the
+old one beside it; a model that reads both may give either.  The two rates tell them apart: a high
+`reached` rate is the memory's (it did not let the old value go, or ranked it above the new), an
+`asserted` rate is what reached the user.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from pytest_memorybench.results.schema import ItemRecord, StaleRecord
+
+
+def stale_rate(records: Sequence[ItemRecord]) -> StaleRecord | None:
+    """The stale-fact figures over the scored items that record `stale`, or None when none does."""
+    measured = [
+        stale
+        for record in records
+        if record.get("score") is not None
+        and isinstance(stale := (record.get("details") or {}).get("stale"), dict)
+    ]
+    if not measured:
+        return None
+    asserted = sum(bool(stale.get("asserted")) for stale in measured)
+    shown = [bool(stale["reached"]) for stale in measured if stale.get("reached") is not None]
+    return {
+        "questions": len(measured),
+        "asserted": asserted,
+        "asserted_rate": round(asserted / len(measured), 6),
+        "reached_questions": len(shown),
+        "reached": sum(shown),
+        "reached_rate": round(sum(shown) / len(shown), 6) if shown else None,
+    }
+
+
+def stale_text(stale: StaleRecord | None) -> str | None:
+    """The stale-fact rate in a line, for the terminal and report.html."""
+    if not stale:
+        return None
+    line = (
+        f"stale facts: the answer asserted a superseded value in {stale['asserted']} of {stale['questions']}"
+        f" questions ({stale['asserted_rate']:.0%})"
+    )
+    if stale["reached_rate"] is not None:
+        line += (
+            f"; one reached what the answer was given in {stale['reached']} of {stale['reached_questions']}"
+            f" ({stale['reached_rate']:.0%})"
+        )
+    return line + " (negation-aware: naming an old value to reject it is not asserting it)"

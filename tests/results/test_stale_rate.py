@@ -1,0 +1,134 @@
+"""The stale-fact rate: a superseded value reaching what the answer was given, and the answer asserting it.
+
+Per item (`contract/stale.py`) on replies a right and a stale answer give; over a run
+(`results/stale.py`) by counting; and a whole LTM colours run with an agent that answers with the
+first colour it was told, against `oracle`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_memorybench.contract.stale import stale_details, superseded_values
+from pytest_memorybench.results.stale import stale_rate, stale_text
+from pytest_memorybench.scenarios.ltm.colours import SCENARIO as COLOURS
+from tests.support.runs import results_in
+
+pytest_plugins = ["pytester"]
+
+
+class ChangedAddress:
+    """A scenario whose answer replaced one address."""
+
+    name, skills = "mine.address", ()
+
+    def superseded(self, definition: Any) -> list[str]:
+        return ["12 Elm Street"]
+
+
+def test_the_colours_a_question_replaced_are_read_from_its_script() -> None:
+    definition = COLOURS.generate("ltm", {"colour_changes": 4}, 3, 0)
+    stated = [line.text for line in definition.script if not line.is_question]
+    values = superseded_values(COLOURS, definition)
+    assert values and definition.expected not in values
+    assert all(any(value in line for line in stated[:-1]) for value in values)
+    assert superseded_values(object(), definition) == []  # type: ignore[arg-type]
+
+
+def test_an_answer_rejecting_the_old_value_does_not_assert_it() -> None:
+    def stale(reply: str, evidence: dict[str, Any] | None = None) -> dict[str, Any]:
+        details = stale_details(ChangedAddress(), None, [reply], {"evidence": evidence} if evidence else {})  # type: ignore[arg-type]
+        return details["stale"]
+
+    assert stale("You live at 4 Oak Lane, not 12 Elm Street.") == {
+        "superseded": ["12 Elm Street"],
+        "reached": None,  # the agent showed nothing of what it was given
+        "asserted": False,
+    }
+    assert stale("12 Elm Street.") == {
+        "superseded": ["12 Elm Street"],
+        "reached": None,
+        "asserted": True,
+        "clause": "12 Elm Street.",
+    }
+    searched = {"recall": 1.0, "stale_reached": True}
+    assert stale("4 Oak Lane.", searched)["reached"] is True
+    prompt = {**searched, "context": {"recall": 1.0, "stale_reached": False}}
+    assert stale("4 Oak Lane.", prompt)["reached"] is False  # the prompt, when shown, is what counts
+
+
+def test_a_scenario_without_superseded_values_adds_nothing() -> None:
+    assert stale_details(object(), None, ["anything"], {"evidence": {"recall": 1.0}}) == {  # type: ignore[arg-type]
+        "evidence": {"recall": 1.0}
+    }
+
+
+def test_the_rate_counts_the_questions_and_those_that_showed_their_context() -> None:
+    def item(asserted: bool, reached: bool | None, score: float | None = 1.0) -> Any:
+        return {
+            "score": score,
+            "details": {"stale": {"superseded": ["red"], "asserted": asserted, "reached": reached}},
+        }
+
+    rate = stale_rate(
+        [item(True, True), item(False, True), item(False, None), item(True, True, None), {"score": 1.0}]
+    )
+    assert rate == {
+        "questions": 3,
+        "asserted": 1,
+        "asserted_rate": 0.333333,
+        "reached_questions": 2,
+        "reached": 2,
+        "reached_rate": 1.0,
+    }
+    assert stale_text(rate) == (
+        "stale facts: the answer asserted a superseded value in 1 of 3 questions (33%); one reached what the"
+        " answer was given in 2 of 2 (100%)"
+        " (negation-aware: naming an old value to reject it is not asserting it)"
+    )
+    assert stale_rate([{"score": 1.0, "details": {}}]) is None and stale_text(None) is None  # type: ignore[list-item]
+
+
+STUCK_AGENT = '''
+import re
+
+from pytest_memorybench.scenarios.ltm.colours import COLOURS
+
+NAMED = re.compile("|".join(COLOURS))
+
+class Stuck:
+    """Keeps the first favourite colour it is told and gives it whenever asked."""
+
+    def __init__(self):
+        self.first = None
+
+    def reply(self, message):
+        found = NAMED.search(message.text)
+        if found and self.first is None:
+            self.first = found.group(0)
+        return f"Your favourite colour is {self.first}." if message.text.endswith("?") else "Noted."
+
+    def reset(self):
+        self.first = None
+'''
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize(("agent", "asserted"), [("stuck:Stuck", 1.0), ("oracle", 0.0)])
+def test_a_run_counts_the_answers_that_gave_an_old_colour(
+    pytester: pytest.Pytester, agent: str, asserted: float
+) -> None:
+    pytester.makepyfile(stuck=STUCK_AGENT)
+    run = pytester.path / "run"
+    options = ["--span=isolated", "-k", "colours", "-p", "no:cacheprovider", f"--mb-output={run}"]
+    result = pytester.runpytest("--memorybench", f"--agent={agent}", *options)
+    results = results_in(Path(run))
+    stale = results["totals"]["stale_facts"]
+    assert stale["questions"] == 3 and stale["asserted_rate"] == asserted, result.stdout.str()
+    assert results["scenarios"]["ltm.colours"]["stale_facts"] == stale
+    result.stdout.fnmatch_lines(
+        [f"stale facts: the answer asserted a superseded value in {int(3 * asserted)} of 3*"]
+    )
