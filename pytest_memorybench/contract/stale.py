@@ -1,17 +1,18 @@
 """Stale facts: a superseded value offered to the answer, or given by it.
 
-Where a suite knows that a fact changed (LTM's colours, and any scenario with a `superseded`
-method), a right answer gives the new value; a memory that keeps the old one beside it, or ranks it
-first, offers the answering model a stale fact (StateBench calls giving it "resurrection").  So for
-each such question the item's details record `stale`:
+Where a suite knows that a fact changed (LTM's colours and conflicting personal information, and
+any scenario with a `superseded` method), a right answer gives the new value; a memory that keeps
+the old one beside it, or ranks it first, offers the answering model a stale fact (StateBench calls
+giving it "resurrection").  So for each such question the item's details record `stale`:
 
 - `superseded`: the values the question's answer replaced (the scenario's `superseded(definition)`);
 - `reached`: whether one of them was in what the answer was given: the memories the agent's prompt
   held where it says (`context()`), else the first k its search returned (`conversation/evidence.py`
   matches them in each memory as whole words, or by content words for a longer text); None when the
   agent shows neither;
-- `asserted`: whether the last reply asserts one, negation-aware (`scoring/negation.py`: "Blue, not
-  red" and "it used to be red" do not assert red), with the `clause` that does.
+- `asserted`: whether a reply to the test's questions asserts one, negation-aware
+  (`scoring/negation.py`: "Blue, not red" and "it used to be red" do not assert red), with the
+  `clause` that does.
 
 The run's stale-fact rate is the share of such questions with each (`results/stale.py`).
 """
@@ -39,8 +40,10 @@ def stale_details(
     values = superseded_values(scenario, definition)
     if not values:
         return details
-    reply = responses[-1] if responses else ""
-    mention = next((found for value in values if (found := asserted(reply, value)) is not None), None)
+    mention = next(
+        (found for reply in responses for value in values if (found := asserted(reply, value)) is not None),
+        None,
+    )
     stale: JsonObject = {
         "superseded": list(values),
         "reached": _reached(details.get("evidence")),

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pytest_memorybench.reports.compare.comparison import Spending
 from pytest_memorybench.reports.compare.report import _retrieval_json
 from pytest_memorybench.reports.summary import precision_text, retrieval_lines
-from pytest_memorybench.results.schema import RecallRecord
+from pytest_memorybench.results.schema import RecallRecord, StaleRecord
 
 GREEDY: RecallRecord = {
     "k": 10,
@@ -48,3 +48,19 @@ def test_compare_reads_high_recall_low_precision_low_share() -> None:
     assert spent(None).retrieval_text == "-"
     assert _retrieval_json(GREEDY) == {"evidence_recall": 0.95, "precision": 0.08, "evidence_share": 0.05}
     assert _retrieval_json(None) == {}
+
+
+def test_compare_reads_the_stale_fact_rates() -> None:
+    stale: StaleRecord = {
+        "questions": 4,
+        "asserted": 1,
+        "asserted_rate": 0.25,
+        "reached_questions": 2,
+        "reached": 1,
+        "reached_rate": 0.5,
+    }
+    assert Spending(0, 0, 0, None, None, 0.0, 0, stale=stale).stale_text == "25% / 50%"
+    assert (
+        Spending(0, 0, 0, None, None, 0.0, 0, stale={**stale, "reached_rate": None}).stale_text == "25% / -"
+    )
+    assert Spending(0, 0, 0, None, None, 0.0, 0).stale_text == "-"

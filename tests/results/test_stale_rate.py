@@ -15,6 +15,7 @@ import pytest
 from pytest_memorybench.contract.stale import stale_details, superseded_values
 from pytest_memorybench.results.stale import stale_rate, stale_text
 from pytest_memorybench.scenarios.ltm.colours import SCENARIO as COLOURS
+from pytest_memorybench.scenarios.ltm.conflicting_personal_information import SCENARIO as CONFLICTING
 from tests.support.runs import results_in
 
 pytest_plugins = ["pytester"]
@@ -36,6 +37,15 @@ def test_the_colours_a_question_replaced_are_read_from_its_script() -> None:
     assert values and definition.expected not in values
     assert all(any(value in line for line in stated[:-1]) for value in values)
     assert superseded_values(object(), definition) == []  # type: ignore[arg-type]
+
+
+def test_the_facts_a_user_corrected_are_read_from_the_message() -> None:
+    definition = CONFLICTING.generate("ltm", {"facts": 8, "changes": 8, "questions": 8}, 1, 0)
+    message = definition.script[0].text
+    values = superseded_values(CONFLICTING, definition)
+    assert len(values) >= 6  # eight corrected, less any "tennis" that became "table tennis"
+    assert "scratch that about" in message and all(value in message for value in values)
+    assert not set(values) & set(definition.expected), "no corrected value is an answer"
 
 
 def test_an_answer_rejecting_the_old_value_does_not_assert_it() -> None:

@@ -33,7 +33,8 @@ from pytest_memorybench.reports.compare.significance import (
 )
 from pytest_memorybench.reports.table import short_name
 from pytest_memorybench.results.file import part
-from pytest_memorybench.results.schema import ItemRecord, RecallRecord, StoreRecord
+from pytest_memorybench.results.schema import ItemRecord, RecallRecord, StaleRecord, StoreRecord
+from pytest_memorybench.results.stale import stale_rate
 from pytest_memorybench.results.statistics import bootstrap_ci, strict_mean
 
 ERRORED = "errored in a run"  # left out of the means, counted (as 0 where it errored) in the strict ones
@@ -90,6 +91,7 @@ class Spending:
     memory_calls: tuple[int, int] | None = None  # a memory system's (write, read) model calls
     store: StoreRecord | None = None  # a memory store's figures (totals.store)
     recall: RecallRecord | None = None  # evidence recall, and precision beside it (totals.evidence_recall)
+    stale: StaleRecord | None = None  # superseded values asserted and reached (totals.stale_facts)
 
     @property
     def memory_text(self) -> str:
@@ -128,6 +130,14 @@ class Spending:
             f"{self.recall['mean']:.2f} / {'-' if precision is None else f'{precision:.2f}'}"
             f" / {'-' if share is None else f'{share:.0%}'}"
         )
+
+    @property
+    def stale_text(self) -> str:
+        """The stale-fact rates: answers asserting a superseded value / one reaching what they were given."""
+        if not self.stale:
+            return "-"
+        reached = self.stale["reached_rate"]
+        return f"{self.stale['asserted_rate']:.0%} / {'-' if reached is None else f'{reached:.0%}'}"
 
     @property
     def cost_per_passed(self) -> float | None:
@@ -428,6 +438,7 @@ def _spending(run: FinishedRun) -> Spending:
             phases,  # type: ignore[arg-type]
             totals.get("store"),
             totals.get("evidence_recall"),
+            totals.get("stale_facts"),
         )
     usage = [usage_of(item) for item in items]  # one suite of a file: its own items' spending
     return Spending(
@@ -439,6 +450,7 @@ def _spending(run: FinishedRun) -> Spending:
         sum(float(u.get("cost_usd", 0.0)) for u in usage),
         sum(bool(item.get("passed")) for item in items if item.get("score") is not None),
         recall=cast(RecallRecord | None, mean_recall(items)),
+        stale=stale_rate(items),
     )
 
 

@@ -227,6 +227,7 @@ def comparison_page(
         else None,
         "stores": any(spend.store for spend in comparison.spending),
         "recalls": any(spend.recall for spend in comparison.spending),
+        "stales": any(spend.stale for spend in comparison.spending),
     }
     script, script_hash = page_script("compare_questions.js")
     return (
@@ -248,6 +249,7 @@ def _board_view(row: BoardRow) -> dict[str, Any]:
         "memory_text": spend.memory_text,
         "store_texts": (spend.ingest_text, spend.search_text, spend.context_text),
         "retrieval_text": spend.retrieval_text,
+        "stale_text": spend.stale_text,
     }
 
 
@@ -270,6 +272,7 @@ def board_json(ranked: Board) -> list[dict[str, Any]]:
             "judging": row.judging,
             "to_gold": row.to_gold,
             **_retrieval_json(row.spending.recall),
+            **({"stale_facts": row.spending.stale} if row.spending.stale else {}),
         }
         for row in ranked.rows
     ]

@@ -78,12 +78,14 @@ def comparison_lines(comparison: Comparison) -> list[str]:
     memory = any(spend.memory_calls for spend in comparison.spending)  # their write / read calls
     store = any(spend.store for spend in comparison.spending)  # stores: ingest, search, context tokens
     recall = any(spend.recall for spend in comparison.spending)  # evidence recall / precision / share
+    stale = any(spend.stale for spend in comparison.spending)  # superseded values asserted / reached
     lines.append(
         f"{'run':<4}{'tokens in':>10}{'out':>8}{'calls':>7}"
         f"{'p50 s':>8}{'p95 s':>8}{'cost':>10}{'$/passed':>10}"
         + (f"{'write / read':>16}" if memory else "")
         + (f"{'ingest/msg':>12}{'search p50 / p95':>20}{'context':>9}" if store else "")
         + (f"{'recall / precision / share':>28}" if recall else "")
+        + (f"{'stale asserted / reached':>26}" if stale else "")
     )
     for index, spend in enumerate(comparison.spending):
         lines.append(
@@ -93,6 +95,7 @@ def comparison_lines(comparison: Comparison) -> list[str]:
             + (f"{spend.memory_text:>16}" if memory else "")
             + (f"{spend.ingest_text:>12}{spend.search_text:>20}{spend.context_text:>9}" if store else "")
             + (f"{spend.retrieval_text:>28}" if recall else "")
+            + (f"{spend.stale_text:>26}" if stale else "")
         )
     for entry in sorted(board(comparison).rows, key=lambda entry: entry.letter):
         if entry.to_gold is not None and entry.to_gold > 0:

@@ -9,6 +9,7 @@ latest versions.  Ours: the user tells `facts` facts about themself, then correc
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -93,6 +94,24 @@ class ConflictingPersonalInformation(QuestionSetScenario):
         return self.definition(
             suite, repetition, seed, OPENING.format(facts="\n".join(lines)), cases, asdict(settings)
         )
+
+    def superseded(self, definition: TestDefinition) -> list[str]:
+        """The first values of the facts the user corrected, read from the script's message: what the
+        answers replaced (`contract/stale.py`); an old value that the new one holds as words ("tennis",
+        now "table tennis") is left out, since an answer naming the new one would name it too."""
+        text = "\n".join(line.text for line in definition.script if not line.is_question)
+        superseded = []
+        for topic, (template, _, _) in TOPICS.items():
+            statement = re.escape(template).replace(re.escape("{v}"), "(.+?)")
+            correction = re.search(
+                rf"scratch that about {re.escape(topic)}: {statement}$", text, re.MULTILINE
+            )
+            first = re.search(rf"^{statement}$", text, re.MULTILINE)
+            old, new = (first.group(1), correction.group(1)) if correction and first else ("", "")
+            # "tennis" inside "table tennis" cannot be told apart by its words: left out
+            if old and not re.search(rf"\b{re.escape(old)}\b", new, re.IGNORECASE):
+                superseded.append(old)
+        return superseded
 
 
 SCENARIO = ConflictingPersonalInformation()
