@@ -35,7 +35,7 @@ from pytest_memorybench.reports.transcript import Entry
 from pytest_memorybench.reports.words import excerpt, plain
 from pytest_memorybench.results.losses import split_text
 from pytest_memorybench.results.schema import GateRecord, ItemRecord, ResultsRecord
-from pytest_memorybench.results.stale import stale_text
+from pytest_memorybench.results.stale import stale_lines
 
 TEMPLATES = Path(__file__).parent / "templates"
 
@@ -177,8 +177,8 @@ def summary_view(results: ResultsRecord, gate: GateRecord | None) -> dict[str, A
 def _retrieval_lines(results: ResultsRecord) -> list[str]:
     """Evidence recall, precision beside it, and the stale-fact rate, where the run measured them."""
     recall = results["totals"].get("evidence_recall")
-    stale = stale_text(results["totals"].get("stale_facts"))
-    return [*(retrieval_lines(recall) if recall else []), *([stale] if stale else [])]
+    stale = stale_lines(results["totals"].get("stale_facts"))
+    return [*(retrieval_lines(recall) if recall else []), *(line.strip() for line in stale)]
 
 
 def _loss_lines(results: ResultsRecord) -> list[str]:

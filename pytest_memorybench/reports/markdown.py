@@ -161,15 +161,21 @@ def comparison_markdown(comparison: Comparison) -> str:
             *(f"- {_text(text)}" for text in losses.pair_texts(letters)),
         ]
     store = any(spend.store for spend in comparison.spending)
+    recall = any(spend.recall for spend in comparison.spending)  # recall / precision / share
+    stale = any(spend.stale for spend in comparison.spending)  # stale asserted / reached
     lines += [
         "",
         "The board, ranked by the mean over the shared items:",
         "",
         "| rank | run | mean | passed | tokens in / out | calls | memory write / read | reply p50 / p95 |"
         " cost | $ per passed |"
-        + (" store ingest / message | search p50 / p95 | context tokens |" if store else ""),
+        + (" store ingest / message | search p50 / p95 | context tokens |" if store else "")
+        + (" recall / precision / share |" if recall else "")
+        + (" stale asserted / reached |" if stale else ""),
         "| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
-        + (" ---: | ---: | ---: |" if store else ""),
+        + (" ---: | ---: | ---: |" if store else "")
+        + (" ---: |" if recall else "")
+        + (" ---: |" if stale else ""),
     ]
     for entry in board(comparison).rows:
         spend = entry.spending
@@ -182,6 +188,8 @@ def comparison_markdown(comparison: Comparison) -> str:
             f" {entry.passed}/{entry.n} | {spend.tokens_in:,} / {spend.tokens_out:,} | {spend.calls:,} |"
             f" {spend.memory_text} | {latency} | ${spend.cost:.4f} | {per} |"
             + (f" {spend.ingest_text} | {spend.search_text} | {spend.context_text} |" if store else "")
+            + (f" {spend.retrieval_text} |" if recall else "")
+            + (f" {_text(spend.stale_text)} |" if stale else "")
         )
     ranked = board(comparison).rows
     below = [entry for entry in ranked if entry.to_gold is not None and entry.to_gold > 0]

@@ -27,7 +27,7 @@ from pytest_memorybench.results.schema import (
     ScenarioFigures,
     StoreRecord,
 )
-from pytest_memorybench.results.stale import stale_text
+from pytest_memorybench.results.stale import stale_lines
 
 WIDTH = 79
 LABEL = 30
@@ -112,9 +112,7 @@ def _spending_lines(results: ResultsRecord) -> list[str]:
     recall = totals.get("evidence_recall")
     if recall:
         lines += retrieval_lines(recall)
-    stale = stale_text(totals.get("stale_facts"))
-    if stale:
-        lines.append(stale)
+    lines += stale_lines(totals.get("stale_facts"))
     losses = split_text(totals.get("losses"))
     if losses:
         lines.append(losses)

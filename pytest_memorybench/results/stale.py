@@ -37,17 +37,17 @@ def stale_rate(records: Sequence[ItemRecord]) -> StaleRecord | None:
     }
 
 
-def stale_text(stale: StaleRecord | None) -> str | None:
-    """The stale-fact rate in a line, for the terminal and report.html."""
+def stale_lines(stale: StaleRecord | None) -> list[str]:
+    """The stale-fact rates in lines of a terminal's width, for the terminal and report.html."""
     if not stale:
-        return None
-    line = (
-        f"stale facts: the answer asserted a superseded value in {stale['asserted']} of {stale['questions']}"
-        f" questions ({stale['asserted_rate']:.0%})"
-    )
+        return []
+    lines = [
+        f"stale facts: {stale['asserted']} of {stale['questions']} answers ({stale['asserted_rate']:.0%})"
+        " assert a superseded value, negation-aware"
+    ]
     if stale["reached_rate"] is not None:
-        line += (
-            f"; one reached what the answer was given in {stale['reached']} of {stale['reached_questions']}"
+        lines.append(
+            f"  one reached what the answer was given in {stale['reached']} of {stale['reached_questions']}"
             f" ({stale['reached_rate']:.0%})"
         )
-    return line + " (negation-aware: naming an old value to reject it is not asserting it)"
+    return lines

@@ -57,9 +57,9 @@ def run(store: str, suite: str, folder: Path, model_url: str, locomo: Path) -> f
 def summary(folder: Path) -> str:
     """A line a store: what the scripted answerer made of its memories, and what the store did."""
     rows = [
-        "| store | mean score | evidence recall@10 | ingest / message | search p50 / p95 | context tokens"
-        " | store's model calls (tokens in) |",
-        "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+        "| store | mean score | evidence recall@10 | precision@10 | evidence share | stale asserted / reached"
+        " | ingest / message | search p50 / p95 | context tokens | store's model calls (tokens in) |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     for run in sorted(folder.iterdir()):
         totals = json.loads((run / "results.json").read_text())["totals"]
@@ -67,9 +67,18 @@ def summary(folder: Path) -> str:
         search = f"{store['search_p50_ms']:.1f} / {store['search_p95_ms']:.1f} ms"
         tokens = store["context_tokens_per_answer"]  # None where the store answers itself (Letta)
         context = "—" if tokens is None else f"{tokens:.0f}"
+        precision = "—" if recall.get("precision_mean") is None else f"{recall['precision_mean']:.2f}"
+        share = "—" if recall.get("share_mean") is None else f"{recall['share_mean']:.0%}"
+        stale = totals.get("stale_facts")
+        stale_rates = (
+            "—"
+            if stale is None
+            else f"{stale['asserted_rate']:.0%} / "
+            + ("—" if stale["reached_rate"] is None else f"{stale['reached_rate']:.0%}")
+        )
         rows.append(
-            f"| {run.name} | {totals['mean']:.3f} | {recall.get('mean', 0):.2f} |"
-            f" {store['ingest_ms_per_message']:.1f} ms | {search} | {context}"
+            f"| {run.name} | {totals['mean']:.3f} | {recall.get('mean', 0):.2f} | {precision} | {share}"
+            f" | {stale_rates} | {store['ingest_ms_per_message']:.1f} ms | {search} | {context}"
             f" | {write['calls']:,} ({write['input_tokens']:,}) |"
         )
     return "\n".join(rows)
