@@ -28,7 +28,12 @@ from pytest_memorybench.reports.agreement import agreement_rows, disagreements
 from pytest_memorybench.reports.ceilings import ceiling_lines
 from pytest_memorybench.reports.judging import judging_lines
 from pytest_memorybench.reports.report_items import item_view, items_view
-from pytest_memorybench.reports.summary import NO_CONTEXT, compact_count, retrieval_lines
+from pytest_memorybench.reports.summary import (
+    NO_CONTEXT,
+    compact_count,
+    retrieval_lines,
+    scenario_retrieval_lines,
+)
 from pytest_memorybench.reports.svg import line_chart, score_chart
 from pytest_memorybench.reports.table import table_rows
 from pytest_memorybench.reports.transcript import Entry
@@ -178,7 +183,8 @@ def _retrieval_lines(results: ResultsRecord) -> list[str]:
     """Evidence recall, precision beside it, and the stale-fact rate, where the run measured them."""
     recall = results["totals"].get("evidence_recall")
     stale = stale_lines(results["totals"].get("stale_facts"))
-    return [*(retrieval_lines(recall) if recall else []), *(line.strip() for line in stale)]
+    scenarios = [line.strip() for line in scenario_retrieval_lines(results)] if recall else []
+    return [*(retrieval_lines(recall) if recall else []), *scenarios, *(line.strip() for line in stale)]
 
 
 def _loss_lines(results: ResultsRecord) -> list[str]:

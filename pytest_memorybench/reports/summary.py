@@ -111,7 +111,7 @@ def _spending_lines(results: ResultsRecord) -> list[str]:
     lines += store_text(totals.get("store"))
     recall = totals.get("evidence_recall")
     if recall:
-        lines += retrieval_lines(recall)
+        lines += retrieval_lines(recall) + scenario_retrieval_lines(results)
     lines += stale_lines(totals.get("stale_facts"))
     losses = split_text(totals.get("losses"))
     if losses:
@@ -177,6 +177,34 @@ def retrieval_lines(recall: RecallRecord) -> list[str]:
     """Evidence recall and, beside it, precision: the terminal's and report.html's lines."""
     precision = precision_text(recall)
     return [recall_text(recall), precision] if precision else [recall_text(recall)]
+
+
+def scenario_retrieval_lines(results: ResultsRecord) -> list[str]:
+    """Each scenario's recall / precision / share and stale-fact rate, where a run measured them in
+    more than one scenario (the run's own lines say it for one)."""
+    measured = {
+        name: scenario
+        for name, scenario in results.get("scenarios", {}).items()
+        if "evidence_recall" in scenario or "stale_facts" in scenario
+    }
+    if len(measured) < 2:
+        return []
+    lines = []
+    for name, scenario in measured.items():
+        parts = []
+        recall = scenario.get("evidence_recall")
+        if recall:
+            precision, share = recall.get("precision_mean"), recall.get("share_mean")
+            parts.append(
+                f"recall {recall['mean']:.2f}"
+                + ("" if precision is None else f", precision {precision:.2f}")
+                + ("" if share is None else f", share {share:.0%}")
+            )
+        stale = scenario.get("stale_facts")
+        if stale:
+            parts.append(f"stale asserted {stale['asserted_rate']:.0%}")
+        lines.append(f"  · {name}: {'; '.join(parts)}")
+    return lines
 
 
 def _conversation_lines(results: ResultsRecord) -> list[str]:

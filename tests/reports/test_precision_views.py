@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from pytest_memorybench.reports.compare.comparison import Spending
 from pytest_memorybench.reports.compare.report import _retrieval_json
-from pytest_memorybench.reports.summary import precision_text, retrieval_lines
+from pytest_memorybench.reports.summary import precision_text, retrieval_lines, scenario_retrieval_lines
 from pytest_memorybench.results.schema import RecallRecord, StaleRecord
 
 GREEDY: RecallRecord = {
@@ -64,3 +66,18 @@ def test_compare_reads_the_stale_fact_rates() -> None:
         Spending(0, 0, 0, None, None, 0.0, 0, stale={**stale, "reached_rate": None}).stale_text == "25% / -"
     )
     assert Spending(0, 0, 0, None, None, 0.0, 0).stale_text == "-"
+
+
+def test_each_scenario_gets_a_line_when_several_measured() -> None:
+    results: Any = {
+        "scenarios": {
+            "ltm.colours": {"evidence_recall": GREEDY, "stale_facts": {"asserted_rate": 0.5}},
+            "ltm.jokes": {"evidence_recall": OLDER},
+            "ltm.restaurant": {},
+        }
+    }
+    assert scenario_retrieval_lines(results) == [
+        "  · ltm.colours: recall 0.95, precision 0.08, share 5%; stale asserted 50%",
+        "  · ltm.jokes: recall 0.50",
+    ]
+    assert scenario_retrieval_lines({"scenarios": {"ltm.jokes": {"evidence_recall": OLDER}}}) == []  # type: ignore[typeddict-item]
