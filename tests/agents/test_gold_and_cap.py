@@ -41,6 +41,10 @@ def test_gold_finds_every_question_its_evidence_and_none_finds_nothing(
     gold, none = run(pytester, model, "gold"), run(pytester, model, "none")
     assert gold["totals"]["evidence_recall"]["mean"] == 1.0
     assert gold["totals"]["evidence_recall"]["context_mean"] == 1.0
+    # gold returns the evidence and nothing else: every memory is evidence; none returns nothing
+    assert gold["totals"]["evidence_recall"]["precision_mean"] == 1.0
+    assert gold["totals"]["evidence_recall"]["context_precision_mean"] == 1.0
+    assert "precision_mean" not in none["totals"]["evidence_recall"]
     for results in (gold, none):
         split = results["totals"]["losses"]
         assert sum(split["counts"].values()) == results["totals"]["max"]  # every scored item in one class
