@@ -16,6 +16,8 @@ from pytest_memorybench.contract.stale import stale_details, superseded_values
 from pytest_memorybench.results.stale import stale_lines, stale_rate
 from pytest_memorybench.scenarios.ltm.colours import SCENARIO as COLOURS
 from pytest_memorybench.scenarios.ltm.conflicting_personal_information import SCENARIO as CONFLICTING
+from pytest_memorybench.scenarios.ltm.name_list import SCENARIO as NAME_LIST
+from pytest_memorybench.scenarios.ltm.shopping import SCENARIO as SHOPPING
 from tests.support.runs import results_in
 
 pytest_plugins = ["pytester"]
@@ -46,6 +48,22 @@ def test_the_facts_a_user_corrected_are_read_from_the_message() -> None:
     assert len(values) >= 6  # eight corrected, less any "tennis" that became "table tennis"
     assert "scratch that about" in message and all(value in message for value in values)
     assert not set(values) & set(definition.expected), "no corrected value is an answer"
+
+
+def test_earlier_repetitions_names_are_superseded_for_a_later_one() -> None:
+    first, third = NAME_LIST.generate("ltm", {}, 0, 1), NAME_LIST.generate("ltm", {}, 0, 3)
+    second = NAME_LIST.generate("ltm", {}, 0, 2)
+    assert superseded_values(NAME_LIST, first) == []  # nothing came before the first
+    assert superseded_values(NAME_LIST, third) == [*first.expected, *second.expected]
+
+
+def test_items_taken_off_the_shopping_list_are_superseded_in_both_forms() -> None:
+    made = (SHOPPING.generate("ltm", {"item_changes": 10}, seed, 1) for seed in range(40))
+    definition = next(one for one in made if superseded_values(SHOPPING, one))  # a removal is 1 in 6
+    said = " ".join(line.text for line in definition.script).lower()
+    kept = {name for name, _ in definition.expected}
+    values = superseded_values(SHOPPING, definition)
+    assert values and not set(values) & kept and all(value in said for value in values[1::2])  # plurals said
 
 
 def test_an_answer_rejecting_the_old_value_does_not_assert_it() -> None:

@@ -138,6 +138,19 @@ class NameList:
             self, suite, repetition, seed, script, ideal, names, params, reset_message=RESET_MESSAGE
         )
 
+    def superseded(self, definition: TestDefinition) -> list[str]:
+        """The names of this seed's earlier repetitions, which the reset statement told the agent to
+        forget: the paper's small-span failure (App. D) gives one of them (`contract/stale.py`).  Our
+        own definitions only: a GoodAI file's repetitions are not drawn from one stream."""
+        count = definition.params.get("name_changes")
+        if "goodai_example" in definition.params or not isinstance(count, int):
+            return []
+        current = {str(name).lower() for name in definition.expected}
+        earlier = [
+            name for rep in range(1, definition.repetition) for name in draw_names(definition.seed, rep, count)
+        ]
+        return [name for name in dict.fromkeys(earlier) if name.lower() not in current]
+
     def from_goodai(
         self, raw: GoodAIDefinitionFile, example_id: str, suite: str, repetition: int
     ) -> TestDefinition:

@@ -148,6 +148,20 @@ class Shopping:
             self, suite, repetition, seed, script, ideal, expected, params, reset_message=RESET_MESSAGE
         )
 
+    def superseded(self, definition: TestDefinition) -> list[str]:
+        """The items said and then taken off the list entirely, singular and plural: what the final
+        list replaced (`contract/stale.py`).  Read from the script, for the items of `ITEMS` its
+        lines name, so a GoodAI definition file's count too; an item whose quantity changed but stays
+        on the list is not a value an answer can name wrongly by its words, and is left out."""
+        said = "\n".join(line.text for line in definition.script if not line.is_question)
+        kept = {str(name).lower() for name, _ in definition.expected}
+        return [
+            form
+            for singular, plural in ITEMS
+            if singular.lower() not in kept and re.search(rf"\b({singular}|{plural})\b", said, re.IGNORECASE)
+            for form in (singular.lower(), plural.lower())
+        ]
+
     def from_goodai(
         self, raw: GoodAIDefinitionFile, example_id: str, suite: str, repetition: int
     ) -> TestDefinition:
