@@ -146,9 +146,8 @@ class NameList:
         if "goodai_example" in definition.params or not isinstance(count, int):
             return []
         current = {str(name).lower() for name in definition.expected}
-        earlier = [
-            name for rep in range(1, definition.repetition) for name in draw_names(definition.seed, rep, count)
-        ]
+        reps = range(1, definition.repetition)
+        earlier = [name for rep in reps for name in draw_names(definition.seed, rep, count)]
         return [name for name in dict.fromkeys(earlier) if name.lower() not in current]
 
     def from_goodai(
