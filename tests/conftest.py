@@ -32,7 +32,8 @@ def pytester(pytester: pytest.Pytester, _heap_frozen: None) -> pytest.Pytester:
     imports hypothesis in every session's summary, 0.6 s for each inner run in a subprocess,
     and LangSmith's (the langmem extra's), which imports its testing kit at start-up."""
     pytester.makeini(
-        "[pytest]\nasyncio_default_fixture_loop_scope = function\naddopts = -p no:hypothesispytest -p no:langsmith_plugin\n"
+        "[pytest]\nasyncio_default_fixture_loop_scope = function\n"
+        "addopts = -p no:hypothesispytest -p no:langsmith_plugin\n"
     )
     return pytester
 
