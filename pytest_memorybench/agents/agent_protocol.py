@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from pytest_memorybench.agents.stores.figures import StoreFigures
     from pytest_memorybench.models.budget import Budget
 
-CAPABILITIES = ("observe", "reset", "retrieve", "context", "fork", "catch_up")
+CAPABILITIES = ("observe", "reset", "retrieve", "context", "fork", "catch_up", "stored")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 MAX_REPLY_CHARS = 100_000  # about 25k tokens: longer than any answer a memory test asks for
 T = TypeVar("T")
@@ -159,11 +159,14 @@ class AgentAdapter:
         if self.supports("reset"):
             await self._optional("reset")
 
-    async def take_stock(self) -> None:
-        """At a conversation's end, before its figures are kept: a memory store counts what it holds
-        (`StoreMemory.take_stock`); other agents have nothing to count."""
-        if self.supports("take_stock"):
-            await call_maybe_async(self.target.take_stock)
+    async def take_stock(self) -> list[str] | None:
+        """At a conversation's end, before its figures are kept: every memory the agent holds, where
+        it can list them (`stored()`: a store's listing, which it also counts, or a mechanism's own
+        memory); None for an agent that cannot."""
+        if not self.supports("stored"):
+            return None
+        texts = await call_maybe_async(self.target.stored)
+        return None if texts is None else [str(text) for text in texts]
 
     async def retrieve(self, query: str, k: int) -> list[str]:
         return list(await self._optional("retrieve", query, k))

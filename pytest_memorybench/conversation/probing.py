@@ -28,6 +28,7 @@ from pytest_memorybench.contract.stale import stale_details, superseded_values
 from pytest_memorybench.conversation.channel import AgentChannel, spent
 from pytest_memorybench.conversation.evidence import add_context_recall, retrieval_recall
 from pytest_memorybench.conversation.stats import ConversationStats, ScheduledTest, memory_snapshot
+from pytest_memorybench.conversation.written import Ledger
 from pytest_memorybench.core.errors import AgentError, stop_on_refusal
 from pytest_memorybench.core.json_values import JsonObject
 from pytest_memorybench.core.records import Message, Score, TestDefinition, TestOutcome, Turn, Usage
@@ -126,6 +127,7 @@ class ProbeSession:
         self.stats = ConversationStats(channel.group, None)
         self.stats.overhead_usage.add(logged.delivered.get(channel.group, Usage()))
         self.delivery = _Delivery()
+        self.ledger = Ledger()  # each question's evidence, matched against what the memory wrote at the end
         self.error: str | None = None
         self._outcomes: dict[str, TestOutcome] = {}
 
@@ -155,7 +157,7 @@ class ProbeSession:
         if self.delivery.write_seconds:  # once for the context, not on each of its questions
             self.stats.write_timing = timing_summary(self.delivery.write_seconds)
         if agent is not None and pending:
-            await agent.take_stock()
+            self.stats.written = self.ledger.settle(await agent.take_stock())
         self.stats.time_replies(agent, replies_before, memory_before)
         for probe in self.probes:  # one at a time into the outcomes: a run cut short keeps what it scored
             self._outcomes[probe.test.key] = await self._outcome(probe)
@@ -287,6 +289,7 @@ class ProbeSession:
         usage = agent.usage - before
         probe.usage.add(usage)
         await add_context_recall(agent, evidence, evidence_texts, superseded)
+        self.ledger.note(evidence_texts, evidence)
         seconds = round(time.perf_counter() - started, 6)
         answer = LoggedAnswer(
             reply,

@@ -41,6 +41,7 @@ from pytest_memorybench.conversation.channel import AgentChannel
 from pytest_memorybench.conversation.filler import make_filler, prefetch
 from pytest_memorybench.conversation.stats import ConversationStats, ScheduledTest, memory_snapshot
 from pytest_memorybench.conversation.trivia import TriviaSource
+from pytest_memorybench.conversation.written import Ledger
 from pytest_memorybench.core.errors import AgentError, stop_on_refusal
 from pytest_memorybench.core.json_values import JsonObject
 from pytest_memorybench.core.records import Score, TestDefinition, TestOutcome, Turn, Usage
@@ -111,6 +112,7 @@ class Conversation:
         self._runs: list[_Run] = []
         self._oracle_duties: list[list[Any]] = []  # [turns to go, text] for the calibration oracle
         self.stats = ConversationStats(channel.group, span, repetitions=max(per_scenario.values(), default=1))
+        self.ledger = Ledger()  # each question's evidence, matched against what the memory wrote at the end
 
     @property
     def isolated(self) -> bool:
@@ -154,7 +156,7 @@ class Conversation:
                 await run.program.aclose()  # tests cut short by an error end here, not at GC
             self.stats.tokens = self.channel.tokens
             if agent is not None:
-                await agent.take_stock()
+                self.stats.written = self.ledger.settle(await agent.take_stock())
             self.stats.time_replies(agent, replies_before, memory_before)
         self.channel.emit("conversation_end", tokens=self.channel.tokens, span_ratio=self.stats.span_ratio)
         return {run.test.key: run.outcome or self._unfinished(run) for run in runs}
@@ -255,6 +257,7 @@ class Conversation:
         run.usage.add(channel.last_usage)
         if channel.last_evidence is not None:
             run.evidence = channel.last_evidence
+            self.ledger.note(statements, run.evidence)
         if action.is_question:
             run.responses.append(reply)
         run.transcript.append(Turn(action.text, reply, sent_at.isoformat(), action.is_question))

@@ -47,6 +47,7 @@ class ConversationStats:
     memory_usage: dict[str, Usage] | None = None  # a memory system's spending here, by phase (write, read)
     store: JsonObject | None = None  # a memory store's ingest, search and context figures here
     write_timing: JsonObject | None = None  # a probe context's deliveries: seconds each (core.timings)
+    written: JsonObject | None = None  # what the memory held at the end, against the evidence (written.py)
 
     def time_replies(self, agent: AgentAdapter | None, since: int, memory_since: MemorySnapshot) -> None:
         """Keep the latencies of the replies `agent` gave from its `since`-th reply on, and what a

@@ -33,6 +33,7 @@ from pytest_memorybench.reports.summary import (
     compact_count,
     retrieval_lines,
     scenario_retrieval_lines,
+    written_text,
 )
 from pytest_memorybench.reports.svg import line_chart, score_chart
 from pytest_memorybench.reports.table import table_rows
@@ -188,8 +189,9 @@ def _retrieval_lines(results: ResultsRecord) -> list[str]:
 
 
 def _loss_lines(results: ResultsRecord) -> list[str]:
-    """Where the answers were lost: the run's split, then each suite's and scenario category's."""
-    lines = [split_text(results["totals"].get("losses"))]
+    """Where the answers were lost: the run's split and what the memory wrote, then each suite's and
+    scenario category's split."""
+    lines = [split_text(results["totals"].get("losses")), written_text(results["totals"].get("written"))]
     for name, suite in results.get("suites", {}).items():
         text = split_text(suite.get("losses"))
         lines.append(f"{name}: {text}" if text and len(results["suites"]) > 1 else None)

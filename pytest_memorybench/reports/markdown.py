@@ -16,7 +16,7 @@ from pytest_memorybench.reports.compare.board import board
 from pytest_memorybench.reports.compare.comparison import ERRORED, Comparison
 from pytest_memorybench.reports.compare.gold import comparison_ceiling_lines
 from pytest_memorybench.reports.judging import judging_lines
-from pytest_memorybench.reports.summary import efficiency_text, memory_text, store_text
+from pytest_memorybench.reports.summary import efficiency_text, memory_text, store_text, written_text
 from pytest_memorybench.reports.table import table_rows
 from pytest_memorybench.results.losses import split_text
 from pytest_memorybench.results.schema import GateRecord, ResultsRecord
@@ -65,6 +65,9 @@ def run_markdown(results: ResultsRecord, gate: GateRecord | None) -> str:
     if memory_text(totals):
         lines += ["", memory_text(totals)]
     lines += [line for text in store_text(totals.get("store")) for line in ("", text)]
+    written = written_text(totals.get("written"))
+    if written:
+        lines += ["", _text(written)]
     losses = split_text(totals.get("losses"))
     if losses:
         lines += ["", _text(losses)]

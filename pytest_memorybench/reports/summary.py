@@ -26,6 +26,7 @@ from pytest_memorybench.results.schema import (
     ResultsRecord,
     ScenarioFigures,
     StoreRecord,
+    WrittenRecord,
 )
 from pytest_memorybench.results.stale import stale_lines
 
@@ -109,6 +110,9 @@ def _spending_lines(results: ResultsRecord) -> list[str]:
     ]
     lines += [line for line in (efficiency_text(totals), memory_text(totals)) if line]
     lines += store_text(totals.get("store"))
+    written = written_text(totals.get("written"))
+    if written:
+        lines.append(written)
     recall = totals.get("evidence_recall")
     if recall:
         lines += retrieval_lines(recall) + scenario_retrieval_lines(results)
@@ -310,6 +314,22 @@ def store_text(figures: StoreRecord | None) -> list[str]:
             " store's memory; check that it indexes what it is given"
         )
     return lines
+
+
+def written_text(figures: WrittenRecord | None) -> str | None:
+    """What the memory held at the conversations' ends against the evidence, in a line: "written:
+    1,412 memories kept (3 duplicates) · evidence coverage 51.2% of 410 pieces · 88.0% carry no
+    question's evidence"."""
+    if not figures:
+        return None
+    parts = [f"written: {figures['memories']:,} memories kept ({figures['duplicates']:,} duplicates)"]
+    if figures["coverage"] is not None:
+        parts.append(f"evidence coverage {figures['coverage']:.1%} of {figures['evidence']:,} pieces")
+    if figures["without_evidence_share"] is not None:
+        parts.append(f"{figures['without_evidence_share']:.1%} carry no question's evidence")
+    if figures["unlisted"]:
+        parts.append(f"{figures['unlisted']:,} conversations not listed")
+    return " · ".join(parts)
 
 
 def errors_line(totals: Mapping[str, Any], folder: str) -> str:

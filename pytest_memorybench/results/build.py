@@ -25,6 +25,7 @@ from pytest_memorybench import __version__
 from pytest_memorybench.agents.stores.figures import pooled as pooled_store_figures
 from pytest_memorybench.conversation.evidence import mean_recall
 from pytest_memorybench.conversation.stats import ConversationStats
+from pytest_memorybench.conversation.written import pooled_written
 from pytest_memorybench.core.errors import UsageError, describe_exception
 from pytest_memorybench.core.records import TestOutcome
 from pytest_memorybench.core.timings import pooled_percentile
@@ -57,6 +58,7 @@ from pytest_memorybench.results.schema import (
     SuiteRecord,
     TotalsRecord,
     UsageRecord,
+    WrittenRecord,
 )
 from pytest_memorybench.results.stale import stale_rate
 from pytest_memorybench.results.statistics import (
@@ -93,6 +95,10 @@ class _Losses(TypedDict, total=False):
 
 class _Stale(TypedDict, total=False):
     stale_facts: StaleRecord
+
+
+class _Written(TypedDict, total=False):
+    written: WrittenRecord
 
 
 class _Ceiling(TypedDict, total=False):
@@ -325,7 +331,14 @@ def _totals(
         **_judging(records),
         **_losses(records),
         **_stale(records),
+        **_written(conversations),
     }
+
+
+def _written(conversations: list[ConversationRecord]) -> _Written:
+    """`written`, when some conversation's memory listed what it held (`conversation/written.py`)."""
+    pooled = pooled_written(conversations)
+    return {"written": cast(WrittenRecord, pooled)} if pooled is not None else {}
 
 
 def _merge_concurrency(processes: list[Mapping[str, Any]], fixed: int | None) -> ConcurrencyRecord:

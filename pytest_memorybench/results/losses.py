@@ -17,6 +17,14 @@ recall (`conversation/evidence.py`).  With its verdict (passed or not), it falls
 "Whole" is all of it: a multi-hop question with one of its two messages found is not found.  A run
 whose agent never says what it retrieved (a full-context chat model) has no split: nothing
 measures where its answers were lost.  An item that errored has no verdict and no class.
+
+`not_retrieved` splits by what the memory held at the conversation's end (its `stored()` listing,
+matched against the evidence by `conversation/written.py`):
+
+  never_stored      the memory did not hold the whole evidence: no search could have found it,
+                    a write loss (an extraction that left it out, a store that dropped it)
+  stored_not_found  the memory held the whole evidence and its search did not find it: a read loss
+  unknown           the memory cannot list what it holds
 """
 
 from __future__ import annotations
@@ -36,6 +44,12 @@ WORDS = {
     "no_evidence": "no evidence labelled",
 }
 WHOLE = 1.0 - 1e-9
+WRITE_CLASSES = ("never_stored", "stored_not_found", "unknown")
+WRITE_WORDS = {
+    "never_stored": "never stored",
+    "stored_not_found": "stored but not found",
+    "unknown": "not listed",
+}
 
 
 def loss_class(record: ItemRecord) -> str | None:
@@ -53,6 +67,22 @@ def loss_class(record: ItemRecord) -> str | None:
     if in_prompt:
         return "found_wrong"
     return "cut_from_prompt" if retrieved else "not_retrieved"
+
+
+def write_class(record: ItemRecord) -> str | None:
+    """For an item not retrieved, whether its memory never stored the whole evidence, stored it and
+    did not find it, or cannot say (`unknown`); None for an item of any other class."""
+    if loss_class(record) != "not_retrieved":
+        return None
+    stored = (record.get("details") or {})["evidence"].get("stored")
+    if not stored:
+        return "unknown"
+    return "stored_not_found" if float(stored["recall"]) >= WHOLE else "never_stored"
+
+
+def listed(records: Sequence[ItemRecord]) -> bool:
+    """Whether some item's evidence was matched against what its memory held (`stored`)."""
+    return any(((record.get("details") or {}).get("evidence") or {}).get("stored") for record in records)
 
 
 def measured(records: Sequence[ItemRecord]) -> bool:
@@ -78,6 +108,14 @@ def loss_split(records: Sequence[ItemRecord]) -> LossesRecord | None:
             if name != "no_evidence"
         },
     }
+    if listed(records):
+        written = Counter(name for name in map(write_class, records) if name is not None)
+        split["not_retrieved"] = {
+            "counts": {name: written.get(name, 0) for name in WRITE_CLASSES},
+            "shares": {
+                name: round(written.get(name, 0) / labelled, 6) if labelled else 0.0 for name in WRITE_CLASSES
+            },
+        }
     found = classes["found_right"] + classes["found_wrong"]
     if found:
         split["reasoning_loss"] = round(classes["found_wrong"] / found, 6)  # wrong when it had it all
@@ -88,7 +126,9 @@ def split_text(split: LossesRecord | None) -> str | None:
     """The split in a line: "where answers were lost (1,540 with evidence): found and right 20.1% · …"."""
     if not split:
         return None
-    parts = [f"{WORDS[name]} {share:.1%}" for name, share in split["shares"].items()]
+    parts = [
+        f"{WORDS[name]} {share:.1%}" + _written(split, name, ".1%") for name, share in split["shares"].items()
+    ]
     line = f"where answers were lost ({split['labelled']:,} with evidence): " + " · ".join(parts)
     if split["counts"]["no_evidence"]:
         line += f"; {split['counts']['no_evidence']:,} without labelled evidence"
@@ -108,4 +148,20 @@ def split_compact(split: LossesRecord | None) -> str | None:
     """The shares in a short line, for a category under the table: "found+right 6% · found+wrong 94% · …"."""
     if not split or not split["labelled"]:
         return None
-    return " · ".join(f"{SHORT[name]} {share:.0%}" for name, share in split["shares"].items())
+    return " · ".join(
+        f"{SHORT[name]} {share:.0%}" + _written(split, name, ".0%") for name, share in split["shares"].items()
+    )
+
+
+def _written(split: LossesRecord, name: str, form: str) -> str:
+    """After "not retrieved": its split by what the memory wrote, "(never stored 12.0% · stored but
+    not found 18.0%)", where the memory listed what it held and something was not retrieved."""
+    written = split.get("not_retrieved")
+    if name != "not_retrieved" or not written or not split["counts"]["not_retrieved"]:
+        return ""
+    parts = [
+        f"{WRITE_WORDS[kind]} {written['shares'][kind]:{form}}"
+        for kind in WRITE_CLASSES
+        if kind != "unknown" or written["counts"][kind]
+    ]
+    return f" ({' · '.join(parts)})"

@@ -171,6 +171,15 @@ class JudgingRecord(TypedDict):
     repeats: NotRequired[dict[str, RepeatSpreadRecord]]
 
 
+class WriteLossRecord(TypedDict):
+    """The items not retrieved, split by what the memory held at the end (`results/losses.py`):
+    never stored, stored but not found, unknown (the memory cannot list); shares of the items with
+    labelled evidence."""
+
+    counts: dict[str, int]
+    shares: dict[str, float]
+
+
 class LossesRecord(TypedDict):
     """Where answers were lost, by class (`results/losses.py`)."""
 
@@ -179,6 +188,34 @@ class LossesRecord(TypedDict):
     counts: dict[str, int]
     shares: dict[str, float]
     reasoning_loss: NotRequired[float]
+    not_retrieved: NotRequired[WriteLossRecord]  # split by what the memory wrote
+
+
+class WrittenShareRecord(TypedDict):
+    """What a memory held at one conversation's end, against its questions' evidence
+    (`conversation.written.write_figures`)."""
+
+    memories: int
+    duplicates: int
+    evidence: int
+    covered: float
+    coverage: float | None
+    without_evidence: int
+
+
+class WrittenRecord(TypedDict):
+    """What the memory held at each conversation's end, pooled over those it could list
+    (`conversation.written.pooled_written`)."""
+
+    conversations: int
+    unlisted: int  # conversations whose memory could not list what it held
+    memories: int
+    duplicates: int
+    evidence: int
+    covered: float
+    coverage: float | None
+    without_evidence: int
+    without_evidence_share: float | None
 
 
 class UsageRecord(TypedDict):
@@ -237,6 +274,7 @@ class ConversationRecord(TypedDict):
     memory_usage: dict[str, UsageRecord] | None
     store: StoreShareRecord | None
     write_timing: NotRequired[TimingRecord | None]  # a probe context's deliveries
+    written: NotRequired[WrittenShareRecord | None]  # what the memory held at the end
     span_ratio: float | None
 
 
@@ -325,6 +363,7 @@ class TotalsRecord(TypedDict):
     judging: NotRequired[JudgingRecord]  # stability, jury, band
     losses: NotRequired[LossesRecord]  # where answers were lost
     stale_facts: NotRequired[StaleRecord]  # superseded values reached and asserted (results/stale.py)
+    written: NotRequired[WrittenRecord]  # what the memory held at each conversation's end
 
 
 class PartialRecord(TypedDict):
@@ -516,6 +555,9 @@ _RECORDS = (
     RepeatSpreadRecord,
     JudgingRecord,
     LossesRecord,
+    WriteLossRecord,
+    WrittenShareRecord,
+    WrittenRecord,
     ProviderLevelRecord,
     JudgeIdentityRecord,
     JudgeStatsRecord,

@@ -196,19 +196,22 @@ class StoreMemory(MemorySystem):
         self._found = (query, asked_at, hits)
         return hits
 
-    async def take_stock(self) -> None:
-        """What the store holds for this conversation, where it can list it (`stored`): how many
-        memories and how many of them the same text twice, before the namespace is cleared."""
+    async def stored(self) -> list[str] | None:
+        """What the store holds for this conversation, where it can list it (`stored(namespace)`),
+        asked at the conversation's end before the namespace is cleared; counted into the figures
+        (memories, and how many of them the same text twice).  None on a fork, before anything was
+        added, and for a store that cannot list."""
         if not (self.owner and self._opened and self.client.has("stored")):
-            return
+            return None
         try:
             texts = await self.client.stored(self.namespace)
         except StoreError:
-            return  # a count the store cannot give is no error of the conversation's
+            return None  # a listing the store cannot give is no error of the conversation's
         if texts is None:
-            return
+            return None
         self.store_figures.stored = (self.store_figures.stored or 0) + len(texts)
         self.store_figures.duplicates = (self.store_figures.duplicates or 0) + len(texts) - len(set(texts))
+        return texts
 
     def _store_usage(self) -> Usage | None:
         usage = getattr(self.client.store, "usage", None)

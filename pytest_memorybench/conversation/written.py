@@ -1,0 +1,108 @@
+"""What a memory wrote: its listing at a conversation's end matched against every question's evidence.
+
+A question whose evidence search did not find may have been lost twice over: the memory never
+kept the evidence (an extraction that left it out, a store that dropped it), or kept it and its
+search did not find it.  Evidence recall alone cannot tell them apart; the listing can.  At a
+conversation's end the harness asks the agent for every memory it holds (`stored()`: a store's
+list or dump call, a mechanism's own memory), and matches it against each question's evidence by
+the rule evidence recall counts by (`conversation/evidence.py`): the question's evidence record
+gets `stored`, the recall over everything the memory holds.  A question whose evidence is not
+wholly held was *never stored* whole, so no search could have found it; one whose evidence is
+wholly held and was not retrieved was *stored but not found* (`results/losses.py`).  An agent that
+cannot list what it holds leaves the question without `stored`: unknown.
+
+The listing is taken once, at the end: a question asked midway (an LTM conversation) is matched
+against what the memory holds when the conversation ends, which for a memory that only adds is
+what it held then and more; a memory that rewrites or forgets (an extracting product, MemoryBank's
+fading) may have held, at the question, what the end no longer shows.
+
+The conversation's write figures (`Ledger.settle`): the memories kept, how many repeat another's
+text, the evidence coverage (the share of every question's labelled evidence the memories hold),
+and how many memories carry no evidence of any question: for a store that keeps every message most
+do (most of a conversation is no question's evidence); for an extracting product, a memory that
+carries none is a fact no question needed, or one the match cannot recognise (a paraphrase that
+drops words of the message it came from).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from pytest_memorybench.agents.evidence_match import Memory, Paragraph, paragraphs
+from pytest_memorybench.conversation.evidence import held_recall
+from pytest_memorybench.core.json_values import JsonObject
+from pytest_memorybench.core.text import fold
+
+
+@dataclass
+class Ledger:
+    """Each question's evidence and its evidence record, kept until the conversation's end."""
+
+    asked: list[tuple[list[str], JsonObject]] = field(default_factory=list)
+
+    def note(self, evidence: Sequence[str], record: JsonObject | None) -> None:
+        """A question's evidence texts and the evidence record its item keeps (None: not measured)."""
+        if record is not None and evidence:
+            self.asked.append((list(evidence), record))
+
+    def settle(self, stored: Sequence[str] | None) -> JsonObject | None:
+        """Each noted record gets `stored` (the evidence recall over every memory held); the
+        conversation's write figures, or None when the memory cannot list what it holds."""
+        if stored is None:
+            return None
+        held = [Memory.of(text) for text in stored]
+        for evidence, record in self.asked:
+            recall = held_recall(evidence, held)
+            if recall is not None:
+                record["stored"] = recall
+        return write_figures(stored, held, [piece for evidence, _ in self.asked for piece in evidence])
+
+
+def write_figures(stored: Sequence[str], held: Sequence[Memory], evidence: Sequence[str]) -> JsonObject:
+    """What the memory kept: {"memories", "duplicates", "evidence", "covered", "coverage",
+    "without_evidence"}; `evidence` counts the distinct pieces every question rests on, `covered`
+    the sum of the shares of them the memories hold."""
+    pieces: dict[str, list[Paragraph]] = {}
+    for piece in evidence:
+        key = fold(piece)
+        if key and key not in pieces:
+            parts = paragraphs(piece)
+            if parts:
+                pieces[key] = parts
+    every = [part for parts in pieces.values() for part in parts]
+    found = {id(part) for part in every if any(part.found_in(memory) for memory in held)}
+    covered = sum(sum(id(part) in found for part in parts) / len(parts) for parts in pieces.values())
+    carrying = sum(any(part.found_in(memory) for part in every) for memory in held)
+    return {
+        "memories": len(stored),
+        "duplicates": len(stored) - len(set(stored)),
+        "evidence": len(pieces),
+        "covered": round(covered, 6),
+        "coverage": round(covered / len(pieces), 6) if pieces else None,
+        "without_evidence": len(held) - carrying,
+    }
+
+
+def pooled_written(conversations: Sequence[Mapping[str, Any]]) -> JsonObject | None:
+    """The run's write figures from its conversations' records (`ConversationStats.written`); None
+    when no conversation's memory could list what it held."""
+    listed = [conversation["written"] for conversation in conversations if conversation.get("written")]
+    if not listed:
+        return None
+    memories = sum(part["memories"] for part in listed)
+    evidence = sum(part["evidence"] for part in listed)
+    covered = sum(part["covered"] for part in listed)
+    without = sum(part["without_evidence"] for part in listed)
+    return {
+        "conversations": len(listed),
+        "unlisted": len(conversations) - len(listed),
+        "memories": memories,
+        "duplicates": sum(part["duplicates"] for part in listed),
+        "evidence": evidence,
+        "covered": round(covered, 6),
+        "coverage": round(covered / evidence, 6) if evidence else None,
+        "without_evidence": without,
+        "without_evidence_share": round(without / memories, 6) if memories else None,
+    }
