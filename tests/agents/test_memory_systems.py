@@ -17,6 +17,7 @@ import pytest
 
 from pytest_memorybench.agents.agent_build import build_agent, check_agent_spec
 from pytest_memorybench.agents.agent_protocol import AgentAdapter
+from pytest_memorybench.agents.evidence_match import holds
 from pytest_memorybench.agents.mechanisms.embedders import EmbedderSpec, parse_embedder
 from pytest_memorybench.agents.registry import MECHANISMS
 from pytest_memorybench.agents.spec import AgentOptions, parse_agent_spec
@@ -347,6 +348,20 @@ def test_model_calls_are_counted_as_write_or_read_and_forks_are_independent(serv
         total == agent.target.usage.calls + twin.target.usage.calls
     )  # a fork adds its calls to the same phases
     assert agent.usage.calls == 4  # the adapter counts replies, the phases count model calls
+
+
+@pytest.mark.parametrize("mechanism", sorted(MECHANISMS))
+def test_every_mechanism_lists_what_it_holds_for_what_it_wrote(served, mechanism: str) -> None:  # noqa: ANN001
+    server, _ = served
+    agent = make(server, mechanism)
+    run(tell(agent, [FACT, *FILLER[:3]]))
+    listing = run(agent.take_stock())
+    assert listing is not None and "stored" in agent.capabilities
+    assert any(holds(memory, FACT) for memory in listing), f"{mechanism} lists no memory holding the fact"
+    if mechanism == "recent":  # a window of 2 messages has let the fact go: it no longer holds it
+        window = make(server, "recent(turns=2)")
+        run(tell(window, [FACT, *FILLER[:3]]))
+        assert not any(holds(memory, FACT) for memory in run(window.take_stock()) or [])
 
 
 def test_dense_retrieval_through_an_embeddings_endpoint_is_charged_to_the_memory(served) -> None:  # noqa: ANN001

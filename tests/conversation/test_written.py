@@ -9,6 +9,7 @@ other message it is given and so can never find what it dropped.
 
 from __future__ import annotations
 
+import json
 import sys
 from collections.abc import Iterator
 from typing import Any
@@ -206,3 +207,30 @@ def test_the_locomo_sample_splits_not_retrieved_by_store(
     results, stdout = _run_locomo(pytester, server, store, LOCOMO, "--mb-sample=200")
     split = _check_split(store, results, stdout)
     print(store, split, results["totals"]["written"], results["totals"]["losses"]["shares"])
+
+
+@pytest.mark.e2e  # two whole runs and their comparison
+def test_a_comparison_splits_not_retrieved_into_never_stored_and_stored_but_not_found(
+    pytester: pytest.Pytester, model: tuple[Any, MemoryModelScript]
+) -> None:
+    server, _ = model
+    data, _ = write_locomo(pytester.path / "data", seed=3, conversations=1, sessions=8)
+    for store in ("bm25", "half"):
+        _run_locomo(pytester, server, store, data, "--mb-k=2")
+    out = pytester.path / "compared"
+    result = pytester.runpytest("--mb-compare", "run-bm25", "run-half", f"--mb-output={out}")
+    result.stdout.fnmatch_lines(
+        [
+            "not retrieved*%*%",
+            "  never stored*0.0%*%",
+            "  stored but not found*%*0.0%",
+            "B − A: *never stored +*(p *",
+        ]
+    )
+    compared = json.loads((out / "compare.json").read_text())["losses"]
+    bm25, half = compared["runs"].values()
+    assert (
+        bm25["not_retrieved"]["counts"]["never_stored"] == 0 < half["not_retrieved"]["counts"]["never_stored"]
+    )
+    [pair] = compared["pairs"]
+    assert pair["differences"]["never_stored"] > 0 and 0 < pair["p"]["never_stored"] <= 1

@@ -124,6 +124,10 @@ class Files(MemorySystem):
         self.model.charge("read", spent)
         return completion.text
 
+    async def stored(self) -> list[str]:
+        """What it holds, for what it wrote (`conversation/written.py`): every line of every session file."""
+        return [line for lines in self.sessions.values() for line in lines]
+
     async def search(self, query: str, k: int) -> list[str]:
         words = sorted(set(terms(query)), key=len, reverse=True)[:3]
         if not words:

@@ -50,6 +50,11 @@ class FullContext(MemorySystem):
         earlier = [e for e in self.kept() if e is not entry]
         return await self.reply_with(SYSTEM_PROMPT, entry, [e.turn for e in self._fit(earlier, budget)])
 
+    async def stored(self) -> list[str]:
+        """What it holds, for what it wrote (`conversation/written.py`): the messages it keeps (the log, or
+        the last ones a window keeps)."""
+        return [entry.line for entry in self.kept()]
+
     async def search(self, query: str, k: int) -> list[str]:
         return [entry.text for entry in reversed(self._fit(self.kept(), self.prompt_budget))][:k]
 

@@ -232,6 +232,11 @@ class GenerativeAgents(MemorySystem):
         system = system_prompt(section("Relevant memories", memories))
         return await self.reply_with(system, entry, turns, memories=memories)
 
+    async def stored(self) -> list[str]:
+        """What it holds, for what it wrote (`conversation/written.py`): the memory stream: observations and
+        insights."""
+        return [observation.text for observation in self.stream]
+
     async def search(self, query: str, k: int) -> list[str]:
         if not self.stream:
             return []

@@ -197,5 +197,10 @@ class Light(MemorySystem):
         )
         return await self.reply_with(system, entry, turns, memories=[*found, *notes])
 
+    async def stored(self) -> list[str]:
+        """What it holds, for what it wrote (`conversation/written.py`): each dialogue segment its keys point
+        at, and the scratchpad's notes."""
+        return [*self.segments, *self.notes]
+
     async def search(self, query: str, k: int) -> list[str]:
         return [self.segments[i] for i in await self._ranked_segments(query, k)]

@@ -109,5 +109,10 @@ class LtmAgent(MemorySystem):
         system = system_prompt(section("Scratchpad (JSON)", pad), section("Long-term memories", memories))
         return await self.reply_with(system, entry, turns, memories=[*pad, *memories])
 
+    async def stored(self) -> list[str]:
+        """What it holds, for what it wrote (`conversation/written.py`): the exchanges its vector memory
+        holds, and the scratchpad."""
+        return [*self.chunks, *([json.dumps(self.scratchpad, ensure_ascii=False)] if self.scratchpad else [])]
+
     async def search(self, query: str, k: int) -> list[str]:
         return [self.chunks[i] for i in await self.index.search(query, k)]

@@ -297,6 +297,16 @@ class MemGPT(MemorySystem):
             return json.dumps(found, ensure_ascii=False) if found else "no results"
         return f"error: no function {name!r}; use one of {', '.join(f['name'] for f in FUNCTIONS)}"
 
+    async def stored(self) -> list[str]:
+        """What it holds, for what it wrote (`conversation/written.py`): its archive, the conversation
+        history `conversation_search` finds (recall storage), the core blocks and the summary."""
+        return [
+            *self.archive,
+            *self.said_lines,
+            *(block for block in self.core.values() if block),
+            *([self.summary] if self.summary else []),
+        ]
+
     async def search(self, query: str, k: int) -> list[str]:
         """The best `k` of conversation history and archive, taken from each by turns."""
         lines = [self.said_lines[i] for i in await self.history_index.search(query, k)]

@@ -168,6 +168,15 @@ class MemoryBank(MemorySystem):
         )
         return await self.reply_with(system, entry, turns, memories=[*known, *memories])
 
+    async def stored(self) -> list[str]:
+        """What it holds, for what it wrote (`conversation/written.py`): the exchanges not yet forgotten, the
+        daily summaries, the global summary and the portrait."""
+        return [
+            *(memory.text for memory in self.memories if not memory.forgotten),
+            *self.summaries,
+            *(text for text in (self.overall, self.portrait) if text),
+        ]
+
     async def search(self, query: str, k: int) -> list[str]:
         now = self.log[-1].time if self.log else None
         return [self.memories[i].text for i in await self.index.search(query, k, self.remembered(now))]

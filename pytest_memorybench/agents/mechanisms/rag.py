@@ -92,5 +92,9 @@ class Rag(MemorySystem):
         system = system_prompt(section("Retrieved relevant chunks", kept))
         return await self.reply_with(system, entry, turns, memories=kept)
 
+    async def stored(self) -> list[str]:
+        """What it holds, for what it wrote (`conversation/written.py`): every document it indexed."""
+        return list(self.documents)
+
     async def search(self, query: str, k: int) -> list[str]:
         return [self.documents[i] for i in await self.index.search(query, k)]

@@ -119,5 +119,10 @@ class SelfControlledMemory(MemorySystem):
             return summaries
         return [self.memories[i] for i in chosen]
 
+    async def stored(self) -> list[str]:
+        """What it holds, for what it wrote (`conversation/written.py`): the memory stream: an exchange a
+        memory."""
+        return list(self.memories)
+
     async def search(self, query: str, k: int) -> list[str]:
         return [self.memories[i] for i in await self.ranked(query, k)]

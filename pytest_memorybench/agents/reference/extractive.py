@@ -201,6 +201,11 @@ class ExtractiveAgent:
     async def retrieve(self, query: str, k: int) -> list[str]:
         return [self._store.texts[i] for i in self._store.ranked(query, k)]
 
+    async def stored(self) -> list[str]:
+        """Every statement it kept, for what it wrote (`conversation/written.py`)."""
+        texts = self._store.texts
+        return [texts[position] for position in range(len(texts))]
+
     async def reset(self) -> None:
         self.__init__()  # type: ignore[misc]
 

@@ -1,6 +1,8 @@
 """Where each run's answers were lost, side by side: the classes of `results/losses.py` over the
 items every run scored, and for each pair of runs the difference of each class's share with an
 exact McNemar test on the items (is B found-and-right where A was not more often than the reverse?).
+Where every run's memory listed what it held, "not retrieved" is split too: never stored, stored
+but not found (a store that drops what it is given against one that keeps it and cannot find it).
 """
 
 from __future__ import annotations
@@ -10,10 +12,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from pytest_memorybench.reports.compare.significance import mcnemar_p
-from pytest_memorybench.results.losses import CLASSES, WORDS, loss_class, loss_split
+from pytest_memorybench.results.losses import CLASSES, WORDS, WRITE_WORDS, loss_class, loss_split, write_class
 from pytest_memorybench.results.schema import ItemRecord, LossesRecord
 
 SHOWN = tuple(name for name in CLASSES if name != "no_evidence")
+WRITTEN = ("never_stored", "stored_not_found")  # rows under "not retrieved", where every run listed
+NAMES = {**WORDS, **{name: f"  {WRITE_WORDS[name]}" for name in WRITTEN}}
 
 
 @dataclass(frozen=True)
@@ -33,6 +37,7 @@ class LossComparison:
     labels: list[str]
     splits: list[LossesRecord]
     pairs: list[LossPair]
+    rows: tuple[str, ...] = SHOWN  # the classes shown, with never stored / stored but not found
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -42,15 +47,15 @@ class LossComparison:
 
     def table(self) -> list[tuple[str, list[float]]]:
         """Each class in words, with each run's share of the shared items with evidence."""
-        return [(WORDS[name], [split["shares"][name] for split in self.splits]) for name in SHOWN]
+        return [(NAMES[name], [_share(split, name) for split in self.splits]) for name in self.rows]
 
     def pair_texts(self, letters: Mapping[str, str]) -> list[str]:
         """Each pair's differences in a line: "B − A: found and right +15.1% (p < 0.001); …"."""
         texts = []
         for pair in self.pairs:
             parts = [
-                f"{WORDS[name]} {pair.differences[name]:+.1%} ({_p(pair.p[name])})"
-                for name in SHOWN
+                f"{NAMES[name].strip()} {pair.differences[name]:+.1%} ({_p(pair.p[name])})"
+                for name in self.rows
                 if pair.differences[name]
             ]
             texts.append(f"{letters[pair.b]} − {letters[pair.a]}: " + ("; ".join(parts) or "the same split"))
@@ -82,16 +87,33 @@ def compare_losses(
         return None
     classes = [{key: loss_class(items[key]) for key in shared} for items in keyed]
     labelled = [key for key in shared if all(found[key] != "no_evidence" for found in classes)]
+    listed = all(split is not None and "not_retrieved" in split for split in splits)
+    rows = _rows(listed)
+    written = [{key: write_class(items[key]) for key in shared} for items in keyed] if listed else []
     pairs = []
     for a, b in couples:
         differences, p = {}, {}
-        for name in SHOWN:
-            first = [classes[a][key] == name for key in labelled]
-            second = [classes[b][key] == name for key in labelled]
+        for name in rows:
+            by = written if name in WRITTEN else classes
+            first = [by[a][key] == name for key in labelled]
+            second = [by[b][key] == name for key in labelled]
             differences[name] = round((sum(second) - sum(first)) / len(labelled), 6) if labelled else 0.0
             p[name] = mcnemar_p(first, second)
         pairs.append(LossPair(labels[a], labels[b], differences, p))
-    return LossComparison(list(labels), [split for split in splits if split is not None], pairs)
+    return LossComparison(list(labels), [split for split in splits if split is not None], pairs, rows)
+
+
+def _rows(listed: bool) -> tuple[str, ...]:
+    """The classes, with never stored and stored but not found under "not retrieved" when listed."""
+    if not listed:
+        return SHOWN
+    at = SHOWN.index("not_retrieved") + 1
+    return (*SHOWN[:at], *WRITTEN, *SHOWN[at:])
+
+
+def _share(split: LossesRecord, name: str) -> float:
+    written = split.get("not_retrieved")
+    return written["shares"][name] if name in WRITTEN and written else split["shares"][name]
 
 
 def _p(value: float | None) -> str:
