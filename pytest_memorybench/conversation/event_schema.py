@@ -244,6 +244,16 @@ class ProbeAnswered(_Event):
     follow_ups: NotRequired[list[list[str]] | None]
 
 
+class Written(_Event):
+    """What the memory held at the conversation's end, matched against its questions' evidence
+    (`conversation/written.py`): each test's stored recall and the write figures; a replay reads
+    them back."""
+
+    kind: Literal["written"]
+    stored: dict[str, dict[str, Any]]
+    figures: dict[str, Any]
+
+
 KINDS: tuple[type, ...] = (
     LogBegin,
     ConversationBegin,
@@ -265,6 +275,7 @@ KINDS: tuple[type, ...] = (
     ContextDelivered,
     ProbeEnd,
     ProbeAnswered,
+    Written,
 )
 
 

@@ -62,6 +62,8 @@ class ProbeLog:
 
     answers: dict[str, dict[int, LoggedAnswer]] = field(default_factory=dict)  # by test key, ask index
     delivered: dict[str, Usage] = field(default_factory=dict)  # by conversation group
+    # what the memory held at the end, by conversation group: each test's stored recall, the figures
+    written: dict[str, tuple[JsonObject, JsonObject]] = field(default_factory=dict)
 
 
 def ask_points(definition: TestDefinition, total: int | None) -> list[int]:
@@ -120,6 +122,7 @@ class ProbeSession:
         }
         self.evidence_texts: dict[int, str] = {}  # the delivered text of each turn some question rests on
         logged = logged or ProbeLog()
+        self.logged_written = logged.written.get(channel.group)
         for probe in self.probes:
             for index, answer in logged.answers.get(probe.test.key, {}).items():
                 probe.answers[index] = answer
@@ -158,10 +161,26 @@ class ProbeSession:
             self.stats.write_timing = timing_summary(self.delivery.write_seconds)
         if agent is not None and pending:
             self.stats.written = self.ledger.settle(await agent.take_stock())
+            if self.stats.written is not None:
+                self.channel.emit("written", stored=self.ledger.by_test(), figures=self.stats.written)
+        elif not pending:
+            self._written_from(self.logged_written)
         self.stats.time_replies(agent, replies_before, memory_before)
         for probe in self.probes:  # one at a time into the outcomes: a run cut short keeps what it scored
             self._outcomes[probe.test.key] = await self._outcome(probe)
         return dict(self._outcomes)
+
+    def _written_from(self, logged: tuple[JsonObject, JsonObject] | None) -> None:
+        """A replay: what the memory held, as the run that asked logged it (`written`), back on each
+        item's evidence record and the conversation's figures."""
+        if logged is None:
+            return
+        stored, self.stats.written = logged
+        for probe in self.probes:
+            answer = probe.answers.get(max(probe.answers, default=-1))
+            recall = stored.get(probe.test.key)
+            if answer is not None and answer.evidence is not None and isinstance(recall, dict):
+                answer.evidence["stored"] = recall
 
     def finished(self) -> dict[str, TestOutcome]:
         """Outcomes so far: none before every probe is asked, since probes are scored after."""
@@ -289,7 +308,7 @@ class ProbeSession:
         usage = agent.usage - before
         probe.usage.add(usage)
         await add_context_recall(agent, evidence, evidence_texts, superseded)
-        self.ledger.note(evidence_texts, evidence)
+        self.ledger.note(probe.test.key, evidence_texts, evidence)
         seconds = round(time.perf_counter() - started, 6)
         answer = LoggedAnswer(
             reply,
@@ -484,4 +503,6 @@ def read_probe_log(events: Iterator[dict[str, Any]], *, spending: bool = True) -
             log.answers.setdefault(event["test"], {})[event["ask"]] = answer
         elif kind == "context_delivered" and usage is not None and isinstance(event.get("group"), str):
             log.delivered.setdefault(event["group"], Usage()).add(usage)
+        elif kind == "written" and isinstance(event.get("group"), str):
+            log.written[event["group"]] = (event["stored"], event["figures"])
     return log

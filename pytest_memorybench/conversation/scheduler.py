@@ -157,6 +157,8 @@ class Conversation:
             self.stats.tokens = self.channel.tokens
             if agent is not None:
                 self.stats.written = self.ledger.settle(await agent.take_stock())
+                if self.stats.written is not None:
+                    self.channel.emit("written", stored=self.ledger.by_test(), figures=self.stats.written)
             self.stats.time_replies(agent, replies_before, memory_before)
         self.channel.emit("conversation_end", tokens=self.channel.tokens, span_ratio=self.stats.span_ratio)
         return {run.test.key: run.outcome or self._unfinished(run) for run in runs}
@@ -257,7 +259,7 @@ class Conversation:
         run.usage.add(channel.last_usage)
         if channel.last_evidence is not None:
             run.evidence = channel.last_evidence
-            self.ledger.note(statements, run.evidence)
+            self.ledger.note(run.test.key, statements, run.evidence)
         if action.is_question:
             run.responses.append(reply)
         run.transcript.append(Turn(action.text, reply, sent_at.isoformat(), action.is_question))

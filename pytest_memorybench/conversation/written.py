@@ -40,12 +40,13 @@ from pytest_memorybench.core.text import fold
 class Ledger:
     """Each question's evidence and its evidence record, kept until the conversation's end."""
 
-    asked: list[tuple[list[str], JsonObject]] = field(default_factory=list)
+    asked: list[tuple[str, list[str], JsonObject]] = field(default_factory=list)
 
-    def note(self, evidence: Sequence[str], record: JsonObject | None) -> None:
-        """A question's evidence texts and the evidence record its item keeps (None: not measured)."""
+    def note(self, test: str, evidence: Sequence[str], record: JsonObject | None) -> None:
+        """A test's question: its evidence texts and the evidence record its item keeps (None: not
+        measured)."""
         if record is not None and evidence:
-            self.asked.append((list(evidence), record))
+            self.asked.append((test, list(evidence), record))
 
     def settle(self, stored: Sequence[str] | None) -> JsonObject | None:
         """Each noted record gets `stored` (the evidence recall over every memory held); the
@@ -53,11 +54,16 @@ class Ledger:
         if stored is None:
             return None
         held = [Memory.of(text) for text in stored]
-        for evidence, record in self.asked:
+        for _, evidence, record in self.asked:
             recall = held_recall(evidence, held)
             if recall is not None:
                 record["stored"] = recall
-        return write_figures(stored, held, [piece for evidence, _ in self.asked for piece in evidence])
+        return write_figures(stored, held, [piece for _, evidence, _ in self.asked for piece in evidence])
+
+    def by_test(self) -> JsonObject:
+        """Each test's `stored` recall once settled (its last question's), for the event log: a
+        replay gives each item its split back from it."""
+        return {test: record["stored"] for test, _, record in self.asked if "stored" in record}
 
 
 def write_figures(stored: Sequence[str], held: Sequence[Memory], evidence: Sequence[str]) -> JsonObject:

@@ -90,9 +90,9 @@ def test_the_split_counts_and_words_what_the_memory_wrote() -> None:
 def test_the_ledger_matches_each_question_against_the_listing_and_counts_the_writes() -> None:
     ledger = Ledger()
     kept, dropped = {"recall": 0.0}, {"recall": 0.0}
-    ledger.note(["Caroline: I went to the LGBTQ support group yesterday."], kept)
-    ledger.note(["Melanie: We painted a sunrise over the lake last week."], dropped)
-    ledger.note(["Melanie: hello"], None)  # not measured: nothing to match
+    ledger.note("a", ["Caroline: I went to the LGBTQ support group yesterday."], kept)
+    ledger.note("b", ["Melanie: We painted a sunrise over the lake last week."], dropped)
+    ledger.note("c", ["Melanie: hello"], None)  # not measured: nothing to match
     listing = [
         "[2023-05-08] Caroline: I went to the LGBTQ support group yesterday, it was moving.",
         "Melanie: the kids loved the museum",
@@ -101,6 +101,7 @@ def test_the_ledger_matches_each_question_against_the_listing_and_counts_the_wri
     figures = ledger.settle(listing)
     assert kept["stored"] == {"evidence": 1, "recalled": 1.0, "recall": 1.0}
     assert dropped["stored"]["recall"] == 0.0
+    assert ledger.by_test() == {"a": kept["stored"], "b": dropped["stored"]}  # what the event log keeps
     assert figures == {
         "memories": 3,
         "duplicates": 1,
@@ -111,7 +112,7 @@ def test_the_ledger_matches_each_question_against_the_listing_and_counts_the_wri
     }
     unlisted = {"recall": 0.0}
     other = Ledger()
-    other.note(["Caroline: a piece"], unlisted)
+    other.note("a", ["Caroline: a piece"], unlisted)
     assert other.settle(None) is None and "stored" not in unlisted
 
 
@@ -207,6 +208,21 @@ def test_the_locomo_sample_splits_not_retrieved_by_store(
     results, stdout = _run_locomo(pytester, server, store, LOCOMO, "--mb-sample=200")
     split = _check_split(store, results, stdout)
     print(store, split, results["totals"]["written"], results["totals"]["losses"]["shares"])
+
+
+@pytest.mark.e2e  # a whole run and its replay
+def test_a_replay_keeps_the_split_the_run_logged(pytester: pytest.Pytester, model: Any) -> None:
+    server, _ = model
+    data, _ = write_locomo(pytester.path / "data", seed=3, conversations=1, sessions=8)
+    results, _ = _run_locomo(pytester, server, "half", data, "--mb-k=2")
+    again = pytester.path / "again"
+    pytester.runpytest(
+        "--memorybench", "--mb-suite=locomo", f"--mb-data=locomo={data}", "-p", "no:cacheprovider",
+        f"--mb-replay={pytester.path / 'run-half'}", f"--mb-output={again}",
+    )  # fmt: skip
+    replayed = results_in(again)["totals"]
+    assert replayed["losses"] == results["totals"]["losses"]
+    assert replayed["written"] == results["totals"]["written"]
 
 
 @pytest.mark.e2e  # two whole runs and their comparison
