@@ -43,7 +43,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from pytest_memorybench.agents.evidence_match import Memory, Paragraph, names, paragraphs, share
+from pytest_memorybench.agents.evidence_match import Memory, Paragraph, names, paragraphs
 from pytest_memorybench.conversation.precision import precision_figures, precision_means
 from pytest_memorybench.core.json_values import JsonObject
 from pytest_memorybench.core.text import fold
@@ -90,21 +90,6 @@ def context_recall(evidence: Sequence[str], context: Sequence[str]) -> JsonObjec
     return None if result is None else {"memories": len(context), **result}
 
 
-def held_recall(evidence: Sequence[str], held: Sequence[Memory]) -> JsonObject | None:
-    """The same measure over memories already read (`Memory.of`): what a memory wrote, matched once
-    against every question of a conversation (`conversation/written.py`).  No precision: a store's
-    whole holding is not an answer to one question."""
-    pieces = _pieces(evidence)
-    if not pieces:
-        return None
-    return _recalled({key: share(parts, held) for key, parts in pieces.items()})
-
-
-def _recalled(shares: Mapping[str, float]) -> JsonObject:
-    recalled = sum(shares.values())
-    return {"evidence": len(shares), "recalled": round(recalled, 6), "recall": round(recalled / len(shares), 6)}
-
-
 def _recall(
     evidence: Sequence[str], memories: Sequence[str], groups: Sequence[str] | None
 ) -> JsonObject | None:
@@ -115,7 +100,13 @@ def _recall(
     held_parts = [{part for part in distinct if part.found_in(memory)} for memory in map(Memory.of, memories)]
     found: set[Paragraph] = set().union(*held_parts)
     shares = {key: sum(part in found for part in parts) / len(parts) for key, parts in pieces.items()}
-    result: JsonObject = {**_recalled(shares), **precision_figures(memories, held_parts, found)}
+    recalled = sum(shares.values())
+    result: JsonObject = {
+        "evidence": len(shares),
+        "recalled": round(recalled, 6),
+        "recall": round(recalled / len(shares), 6),
+        **precision_figures(memories, held_parts, found),
+    }
     if groups is not None:
         units: dict[str, bool] = {}
         for piece, group in zip(evidence, groups, strict=True):

@@ -26,14 +26,67 @@ drops words of the message it came from).
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from pytest_memorybench.agents.evidence_match import Memory, Paragraph, paragraphs
-from pytest_memorybench.conversation.evidence import held_recall
+from pytest_memorybench.agents.evidence_match import MIN_CONTENT_WORDS, Memory, Paragraph, paragraphs
 from pytest_memorybench.core.json_values import JsonObject
 from pytest_memorybench.core.text import fold
+
+_NONE: frozenset[int] = frozenset()
+
+
+class Listing:
+    """What a memory holds, indexed by word and by line, so that a conversation's every question is
+    matched against thousands of memories at once: a paragraph is held by the memories in every
+    one of its words' postings (all its content words), or, when it has fewer than
+    `MIN_CONTENT_WORDS`, by those with it as a line: `Paragraph.found_in`'s rule, looked up."""
+
+    def __init__(self, texts: Sequence[str]) -> None:
+        self.texts = list(texts)
+        self.memories = [Memory.of(text) for text in self.texts]
+        self._by_word: dict[str, set[int]] = defaultdict(set)
+        self._by_line: dict[str, set[int]] = defaultdict(set)
+        for position, memory in enumerate(self.memories):
+            for word in memory.words:
+                self._by_word[word].add(position)
+            for line in memory.lines:
+                self._by_line[line].add(position)
+        self._holders: dict[tuple[frozenset[str], str], frozenset[int]] = {}
+
+    def holders(self, paragraph: Paragraph) -> frozenset[int]:
+        """The positions of the memories that hold `paragraph`."""
+        key = (paragraph.words, paragraph.line)
+        if key not in self._holders:
+            if len(paragraph.words) >= MIN_CONTENT_WORDS:
+                postings = sorted((self._by_word.get(word, _NONE) for word in paragraph.words), key=len)
+                self._holders[key] = frozenset(set(postings[0]).intersection(*postings[1:]))
+            else:
+                self._holders[key] = frozenset(self._by_line.get(paragraph.line, _NONE))
+        return self._holders[key]
+
+    def share(self, parts: Sequence[Paragraph]) -> float:
+        """The share of the paragraphs some memory holds."""
+        return sum(bool(self.holders(part)) for part in parts) / len(parts)
+
+    def recall(self, evidence: Sequence[str]) -> JsonObject | None:
+        """Evidence recall over everything held (`conversation/evidence.py`'s measure): {"evidence",
+        "recalled", "recall"}, or None without evidence."""
+        shares: dict[str, float] = {}
+        for piece in evidence:
+            key, parts = fold(piece), paragraphs(piece)
+            if key and key not in shares and parts:
+                shares[key] = self.share(parts)
+        if not shares:
+            return None
+        recalled = sum(shares.values())
+        return {
+            "evidence": len(shares),
+            "recalled": round(recalled, 6),
+            "recall": round(recalled / len(shares), 6),
+        }
 
 
 @dataclass
@@ -53,12 +106,12 @@ class Ledger:
         conversation's write figures, or None when the memory cannot list what it holds."""
         if stored is None:
             return None
-        held = [Memory.of(text) for text in stored]
+        listing = Listing(stored)
         for _, evidence, record in self.asked:
-            recall = held_recall(evidence, held)
+            recall = listing.recall(evidence)
             if recall is not None:
                 record["stored"] = recall
-        return write_figures(stored, held, [piece for _, evidence, _ in self.asked for piece in evidence])
+        return write_figures(listing, [piece for _, evidence, _ in self.asked for piece in evidence])
 
     def by_test(self) -> JsonObject:
         """Each test's `stored` recall once settled (its last question's), for the event log: a
@@ -66,7 +119,7 @@ class Ledger:
         return {test: record["stored"] for test, _, record in self.asked if "stored" in record}
 
 
-def write_figures(stored: Sequence[str], held: Sequence[Memory], evidence: Sequence[str]) -> JsonObject:
+def write_figures(listing: Listing, evidence: Sequence[str]) -> JsonObject:
     """What the memory kept: {"memories", "duplicates", "evidence", "covered", "coverage",
     "without_evidence"}; `evidence` counts the distinct pieces every question rests on, `covered`
     the sum of the shares of them the memories hold."""
@@ -77,17 +130,15 @@ def write_figures(stored: Sequence[str], held: Sequence[Memory], evidence: Seque
             parts = paragraphs(piece)
             if parts:
                 pieces[key] = parts
-    every = [part for parts in pieces.values() for part in parts]
-    found = {id(part) for part in every if any(part.found_in(memory) for memory in held)}
-    covered = sum(sum(id(part) in found for part in parts) / len(parts) for parts in pieces.values())
-    carrying = sum(any(part.found_in(memory) for part in every) for memory in held)
+    covered = sum(listing.share(parts) for parts in pieces.values())
+    carrying = set().union(*(listing.holders(part) for parts in pieces.values() for part in parts))
     return {
-        "memories": len(stored),
-        "duplicates": len(stored) - len(set(stored)),
+        "memories": len(listing.texts),
+        "duplicates": len(listing.texts) - len(set(listing.texts)),
         "evidence": len(pieces),
         "covered": round(covered, 6),
         "coverage": round(covered / len(pieces), 6) if pieces else None,
-        "without_evidence": len(held) - carrying,
+        "without_evidence": len(listing.texts) - len(carrying),
     }
 
 

@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
-from pytest_memorybench.agents.evidence_match import Memory
-from pytest_memorybench.conversation.written import Ledger, pooled_written, write_figures
+from pytest_memorybench.agents.evidence_match import holds
+from pytest_memorybench.conversation.written import Ledger, Listing, pooled_written, write_figures
 from pytest_memorybench.results.losses import loss_split, split_text, write_class
 from pytest_memorybench.results.schema import ItemRecord
 from pytest_memorybench.scenarios.locomo.generator import write_locomo
@@ -116,8 +116,27 @@ def test_the_ledger_matches_each_question_against_the_listing_and_counts_the_wri
     assert other.settle(None) is None and "stored" not in unlisted
 
 
+@pytest.mark.parametrize(
+    ("memory", "piece", "held"),
+    [
+        (
+            "[2024-05-01 09:00] user: My sister Anna moved to Lisbon in May. assistant: Noted!",
+            "My sister Anna moved to Lisbon in May.",
+            True,
+        ),
+        ("user: She moved to Lisbon in May.", "My sister Anna moved to Lisbon in May.", False),
+        ("user: Yes.", "Yes.", True),
+        ("user: Yes, but only on Sundays.", "Yes.", False),
+    ],
+)
+def test_the_listing_holds_what_the_evidence_match_holds(memory: str, piece: str, held: bool) -> None:
+    assert holds(memory, piece) is held  # the rule evidence recall counts by
+    recall = Listing(["user: something else entirely", memory]).recall([piece])
+    assert recall == {"evidence": 1, "recalled": float(held), "recall": float(held)}
+
+
 def test_write_figures_pool_over_the_conversations_that_listed() -> None:
-    one = write_figures(["a b c d", "e f g h"], [Memory.of("a b c d"), Memory.of("e f g h")], ["a b c d"])
+    one = write_figures(Listing(["a b c d", "e f g h"]), ["a b c d"])
     assert one["coverage"] == 1.0 and one["without_evidence"] == 1
     pooled = pooled_written([{"written": one}, {"written": one}, {"written": None}])
     assert pooled == {

@@ -100,6 +100,10 @@ class MemorySystem(ABC):
     async def search(self, query: str, k: int) -> list[str]:
         """The `k` memories the mechanism would find for `query`, without model calls."""
 
+    # Optional, by presence: `async def stored(self) -> list[str]`, every memory the mechanism
+    # holds as text, listed at a conversation's end to tell a question never stored from one stored
+    # but not found (`conversation/written.py`).
+
     # -- the agent protocol ------------------------------------------------------------------------
 
     @property

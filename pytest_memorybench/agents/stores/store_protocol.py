@@ -16,7 +16,9 @@
                                    for suites whose questions must not see each other
     stored(namespace)              optional: the texts of every memory the namespace holds (the
                                    product's list or dump call), counted, and its duplicates, at a
-                                   conversation's end; None where this store cannot list them
+                                   conversation's end, and matched against each question's evidence
+                                   (never stored / stored but not found, `conversation/written.py`);
+                                   None where this store cannot list them
     messages_per_add               optional attribute, the most messages one `add` may carry
                                    (the product's limit, or 1 for a product that takes one at a time)
     keeps_every_message            optional attribute, False where search holds only what the
