@@ -457,7 +457,7 @@ async def test_build_agent_from_entry_point_class(monkeypatch: pytest.MonkeyPatc
     adapter = build_agent(parse_agent_spec("mine"))
     assert isinstance(adapter.target, ExtractiveAgent)
     assert adapter.name == "mine"
-    assert adapter.capabilities == ["observe", "reset", "retrieve", "fork"]
+    assert adapter.capabilities == ["observe", "reset", "retrieve", "fork", "stored"]
 
 
 @pytest.mark.asyncio
@@ -470,7 +470,7 @@ async def test_build_agent_from_entry_point_function(monkeypatch: pytest.MonkeyP
 @pytest.mark.parametrize(
     ("name", "kind", "capabilities"),
     [
-        ("recall", ExtractiveAgent, ["observe", "reset", "retrieve", "fork"]),
+        ("recall", ExtractiveAgent, ["observe", "reset", "retrieve", "fork", "stored"]),
         ("null", NullAgent, []),
         ("oracle", OracleAgent, ["reset"]),
     ],
