@@ -108,14 +108,13 @@ def loss_split(records: Sequence[ItemRecord]) -> LossesRecord | None:
             if name != "no_evidence"
         },
     }
-    if listed(records):
-        written = Counter(name for name in map(write_class, records) if name is not None)
-        split["not_retrieved"] = {
-            "counts": {name: written.get(name, 0) for name in WRITE_CLASSES},
-            "shares": {
-                name: round(written.get(name, 0) / labelled, 6) if labelled else 0.0 for name in WRITE_CLASSES
-            },
-        }
+    written = Counter(name for name in map(write_class, records) if name is not None)
+    split["not_retrieved"] = {  # all unknown where the memory could not list what it held
+        "counts": {name: written.get(name, 0) for name in WRITE_CLASSES},
+        "shares": {
+            name: round(written.get(name, 0) / labelled, 6) if labelled else 0.0 for name in WRITE_CLASSES
+        },
+    }
     found = classes["found_right"] + classes["found_wrong"]
     if found:
         split["reasoning_loss"] = round(classes["found_wrong"] / found, 6)  # wrong when it had it all
@@ -159,6 +158,8 @@ def _written(split: LossesRecord, name: str, form: str) -> str:
     written = split.get("not_retrieved")
     if name != "not_retrieved" or not written or not split["counts"]["not_retrieved"]:
         return ""
+    if written["counts"]["unknown"] == split["counts"]["not_retrieved"]:
+        return " (never stored or not found: the memory cannot list what it holds)"
     parts = [
         f"{WRITE_WORDS[kind]} {written['shares'][kind]:{form}}"
         for kind in WRITE_CLASSES

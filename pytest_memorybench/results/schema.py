@@ -203,18 +203,12 @@ class WrittenShareRecord(TypedDict):
     without_evidence: int
 
 
-class WrittenRecord(TypedDict):
+class WrittenRecord(WrittenShareRecord):
     """What the memory held at each conversation's end, pooled over those it could list
     (`conversation.written.pooled_written`)."""
 
     conversations: int
     unlisted: int  # conversations whose memory could not list what it held
-    memories: int
-    duplicates: int
-    evidence: int
-    covered: float
-    coverage: float | None
-    without_evidence: int
     without_evidence_share: float | None
 
 

@@ -48,6 +48,11 @@ class HalfStore(GoldStore):
             if self.given % 2:
                 kept.append(message)
         await super().add(kept, namespace)
+
+
+class Unlisted(HalfStore):
+    async def stored(self, namespace):
+        return None  # a store that cannot list what it holds
 '''
 
 
@@ -82,9 +87,15 @@ def test_the_split_counts_and_words_what_the_memory_wrote() -> None:
     assert "not retrieved 80.0% (never stored 40.0% · stored but not found 20.0% · not listed 20.0%)" in str(
         split_text(split)
     )
-    unlisted = loss_split([_item(1.0, None, True), _item(0.0, None)])
-    assert unlisted is not None and "not_retrieved" not in unlisted  # nothing listed: no split to show
-    assert "never stored" not in str(split_text(unlisted))
+    unlisted = loss_split([_item(1.0, None, True), _item(0.0, None)])  # a memory that cannot list
+    assert unlisted is not None and unlisted["not_retrieved"]["counts"] == {
+        "never_stored": 0,
+        "stored_not_found": 0,
+        "unknown": 1,
+    }
+    assert "not retrieved 50.0% (never stored or not found: the memory cannot list what it holds)" in str(
+        split_text(unlisted)
+    )
 
 
 def test_the_ledger_matches_each_question_against_the_listing_and_counts_the_writes() -> None:
@@ -163,10 +174,10 @@ def model() -> Iterator[tuple[Any, MemoryModelScript]]:
 
 
 def _store_spec(store: str, pytester: pytest.Pytester) -> str:
-    if store == "half":
+    if store in ("half", "unlisted"):
         pytester.makepyfile(half_store=HALF_STORE)
         sys.modules.pop("half_store", None)
-        return "store(factory=half_store:HalfStore)"
+        return f"store(factory=half_store:{'HalfStore' if store == 'half' else 'Unlisted'})"
     if store == "mem0":
         pytest.importorskip("mem0")
         return "mem0(infer=false)"
@@ -187,6 +198,12 @@ def _run_locomo(pytester: pytest.Pytester, server: Any, store: str, data: Any, *
 
 def _check_split(store: str, results: Any, stdout: str) -> dict[str, int]:
     totals = results["totals"]
+    if store == "unlisted":
+        split = totals["losses"]["not_retrieved"]["counts"]
+        assert "written" not in totals and totals["store"]["stored"] is None
+        assert split["unknown"] == totals["losses"]["counts"]["not_retrieved"] > 0, split
+        assert "(never stored or not found: the memory cannot list what it holds)" in stdout
+        return split
     written = totals["written"]
     losses = totals["losses"]
     split = losses["not_retrieved"]["counts"]
@@ -206,7 +223,7 @@ def _check_split(store: str, results: Any, stdout: str) -> dict[str, int]:
     return split
 
 
-@pytest.mark.parametrize("store", first_by_default(["half", "bm25", "mem0"]))
+@pytest.mark.parametrize("store", first_by_default(["half", "bm25", "mem0", "unlisted"]))
 def test_the_loss_split_says_what_each_store_never_stored(
     pytester: pytest.Pytester, model: tuple[Any, MemoryModelScript], store: str
 ) -> None:
@@ -214,7 +231,7 @@ def test_the_loss_split_says_what_each_store_never_stored(
     data, _ = write_locomo(pytester.path / "data", seed=3, conversations=1, sessions=8)
     results, stdout = _run_locomo(pytester, server, store, data, "--mb-k=2")  # k 2: search misses some
     split = _check_split(store, results, stdout)
-    assert split["never_stored" if store == "half" else "stored_not_found"] > 0, split
+    assert split[{"half": "never_stored", "unlisted": "unknown"}.get(store, "stored_not_found")] > 0, split
 
 
 @pytest.mark.e2e  # three runs over 200 questions of LoCoMo's published file

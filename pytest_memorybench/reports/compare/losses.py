@@ -13,6 +13,7 @@ from typing import Any
 
 from pytest_memorybench.reports.compare.significance import mcnemar_p
 from pytest_memorybench.results.losses import CLASSES, WORDS, WRITE_WORDS, loss_class, loss_split, write_class
+from pytest_memorybench.results.losses import listed as written_listed
 from pytest_memorybench.results.schema import ItemRecord, LossesRecord
 
 SHOWN = tuple(name for name in CLASSES if name != "no_evidence")
@@ -87,7 +88,7 @@ def compare_losses(
         return None
     classes = [{key: loss_class(items[key]) for key in shared} for items in keyed]
     labelled = [key for key in shared if all(found[key] != "no_evidence" for found in classes)]
-    listed = all(split is not None and "not_retrieved" in split for split in splits)
+    listed = all(written_listed([items[key] for key in shared]) for items in keyed)
     rows = _rows(listed)
     written = [{key: write_class(items[key]) for key in shared} for items in keyed] if listed else []
     pairs = []
