@@ -160,6 +160,11 @@ class ProbeSession:
         if self.delivery.write_seconds:  # once for the context, not on each of its questions
             self.stats.write_timing = timing_summary(self.delivery.write_seconds)
         if agent is not None and pending:
+            asked = {probe.test.key for probe in pending}
+            for probe in self.probes:  # answered by the run this one resumes: logged, not noted
+                if probe.test.key not in asked and probe.answers:
+                    answer = probe.answers[max(probe.answers)]
+                    self.ledger.note(probe.test.key, self._evidence(probe)[0], answer.evidence)
             self.stats.written = self.ledger.settle(await agent.take_stock())
             if self.stats.written is not None:
                 self.channel.emit("written", stored=self.ledger.by_test(), figures=self.stats.written)
@@ -206,8 +211,8 @@ class ProbeSession:
         limit = self.context.observe_batch if observe else self.context.pack_tokens
         batch: list[Message] = []
         batch_size = header
-        wanted = (
-            {turn for probe in pending for turn in self.evidence_ids[probe.test.key]}
+        wanted = (  # every probe's: one a resumed run answered before is matched against the listing too
+            {turn for probe in self.probes for turn in self.evidence_ids[probe.test.key]}
             if agent.supports("retrieve")
             else set()
         )

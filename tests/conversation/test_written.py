@@ -261,6 +261,35 @@ def test_a_replay_keeps_the_split_the_run_logged(pytester: pytest.Pytester, mode
     assert replayed["written"] == results["totals"]["written"]
 
 
+@pytest.mark.e2e  # a whole run, cut short and resumed
+def test_a_resumed_run_matches_the_answers_it_kept_against_the_listing_too(
+    pytester: pytest.Pytester, model: Any
+) -> None:
+    server, _ = model
+    data, _ = write_locomo(pytester.path / "data", seed=3, conversations=1, sessions=8)
+    results, _ = _run_locomo(pytester, server, "half", data, "--mb-k=2")
+    run = pytester.path / "run-half"
+    [log] = run.glob("events*.jsonl")
+    kept, answers = [], 0
+    for line in log.read_text().splitlines():  # the run as if stopped after its fourth answer
+        kind = json.loads(line)["kind"]
+        answers += kind == "probe_answer"
+        if kind not in ("written", "probe_end", "score", "test_end") and (
+            kind != "probe_answer" or answers <= 4
+        ):
+            kept.append(line)
+    log.write_text("\n".join(kept) + "\n")
+    (run / "results.json").unlink()
+    agent = f"--agent={_store_spec('half', pytester)}:openai:fake-model@{server.openai_url}"
+    pytester.runpytest(
+        "--memorybench", "--mb-suite=locomo", f"--mb-data=locomo={data}", "-p", "no:cacheprovider", agent,
+        f"--mb-resume={run}", "--mb-k=2",
+    )  # fmt: skip
+    resumed = results_in(run)["totals"]
+    assert resumed["losses"]["not_retrieved"] == results["totals"]["losses"]["not_retrieved"]
+    assert resumed["written"] == results["totals"]["written"]
+
+
 @pytest.mark.e2e  # two whole runs and their comparison
 def test_a_comparison_splits_not_retrieved_into_never_stored_and_stored_but_not_found(
     pytester: pytest.Pytester, model: tuple[Any, MemoryModelScript]
