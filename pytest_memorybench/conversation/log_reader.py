@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_memorybench.conversation.channel import LoggedExchange
+from pytest_memorybench.core.json_values import JsonObject
 from pytest_memorybench.core.records import Usage
 
 
@@ -25,6 +26,7 @@ class ConversationLog:
     exchanges: list[LoggedExchange] = field(default_factory=list)
     saving_mode: bool | None = None
     tests: tuple[str, ...] | None = None  # the tests the conversation was planned with, when logged
+    written: tuple[JsonObject, JsonObject] | None = None  # what its memory held at the end (`written`)
 
 
 def iter_events(folder: Path) -> Iterator[dict[str, Any]]:
@@ -95,6 +97,7 @@ def read_conversations(folder: Path, *, spending: bool = True) -> dict[str, Conv
     replies: dict[str, dict[int, LoggedExchange]] = {}
     saving: dict[str, bool] = {}
     planned: dict[str, tuple[str, ...]] = {}
+    written: dict[str, tuple[JsonObject, JsonObject]] = {}
     for event in iter_events(folder):
         group, kind = event.get("group"), event.get("kind")
         if group is None:
@@ -105,6 +108,12 @@ def read_conversations(folder: Path, *, spending: bool = True) -> dict[str, Conv
                 planned.setdefault(group, tuple(map(str, event["tests"])))
         elif kind == "message":
             messages[(group, event["i"])] = event
+        elif (
+            kind == "written"
+            and isinstance(event.get("stored"), dict)
+            and isinstance(event.get("figures"), dict)
+        ):
+            written[group] = (event["stored"], event["figures"])
         elif kind in ("reply", "observed"):
             # Saved filler is one `observed` event (older logs: a message, then `observed`).
             message = messages.get((group, event["i"])) or (event if kind == "observed" else None)
@@ -125,5 +134,5 @@ def read_conversations(folder: Path, *, spending: bool = True) -> dict[str, Conv
         contiguous: list[LoggedExchange] = []
         while len(contiguous) in numbered:
             contiguous.append(numbered[len(contiguous)])
-        logs[group] = ConversationLog(contiguous, saving.get(group), planned.get(group))
+        logs[group] = ConversationLog(contiguous, saving.get(group), planned.get(group), written.get(group))
     return logs

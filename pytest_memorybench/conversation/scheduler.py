@@ -97,6 +97,7 @@ class Conversation:
         filler: TriviaSource,
         scenario_of: ScenarioOf,
         incompatible: Sequence[Sequence[str]] = (),
+        written: tuple[JsonObject, JsonObject] | None = None,
     ) -> None:
         self.tests = list(tests)
         self.channel = channel
@@ -112,7 +113,8 @@ class Conversation:
         self._runs: list[_Run] = []
         self._oracle_duties: list[list[Any]] = []  # [turns to go, text] for the calibration oracle
         self.stats = ConversationStats(channel.group, span, repetitions=max(per_scenario.values(), default=1))
-        self.ledger = Ledger()  # each question's evidence, matched against what the memory wrote at the end
+        # each question's evidence, matched against what the memory wrote at the end (a replay: as logged)
+        self.ledger = Ledger(logged=written)
 
     @property
     def isolated(self) -> bool:
@@ -159,6 +161,8 @@ class Conversation:
                 self.stats.written = self.ledger.settle(await agent.take_stock())
                 if self.stats.written is not None:
                     self.channel.emit("written", stored=self.ledger.by_test(), figures=self.stats.written)
+            else:
+                self.stats.written = self.ledger.settle(None)
             self.stats.time_replies(agent, replies_before, memory_before)
         self.channel.emit("conversation_end", tokens=self.channel.tokens, span_ratio=self.stats.span_ratio)
         return {run.test.key: run.outcome or self._unfinished(run) for run in runs}

@@ -94,6 +94,8 @@ class Ledger:
     """Each question's evidence and its evidence record, kept until the conversation's end."""
 
     asked: list[tuple[str, list[str], JsonObject]] = field(default_factory=list)
+    # a replay's: what the run it replays logged (each test's stored recall, the figures)
+    logged: tuple[JsonObject, JsonObject] | None = None
 
     def note(self, test: str, evidence: Sequence[str], record: JsonObject | None) -> None:
         """A test's question: its evidence texts and the evidence record its item keeps (None: not
@@ -103,15 +105,25 @@ class Ledger:
 
     def settle(self, stored: Sequence[str] | None) -> JsonObject | None:
         """Each noted record gets `stored` (the evidence recall over every memory held); the
-        conversation's write figures, or None when the memory cannot list what it holds."""
+        conversation's write figures, or None when the memory cannot list what it holds.  With no
+        listing, a replay's records get what the run it replays logged."""
         if stored is None:
-            return None
+            return self._replayed()
         listing = Listing(stored)
         for _, evidence, record in self.asked:
             recall = listing.recall(evidence)
             if recall is not None:
                 record["stored"] = recall
         return write_figures(listing, [piece for _, evidence, _ in self.asked for piece in evidence])
+
+    def _replayed(self) -> JsonObject | None:
+        if self.logged is None:
+            return None
+        by_test, figures = self.logged
+        for test, _, record in self.asked:
+            if isinstance(by_test.get(test), dict):
+                record["stored"] = by_test[test]
+        return figures
 
     def by_test(self) -> JsonObject:
         """Each test's `stored` recall once settled (its last question's), for the event log: a

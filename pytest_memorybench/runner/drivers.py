@@ -114,6 +114,7 @@ class ConversationDriver(_Driving):
             filler=TriviaSource(self.context.settings.seed),
             scenario_of=get_scenario,
             incompatible=suite.incompatible,
+            written=logged.written if logged else None,
         )
         try:
             outcomes = await conversation.run()

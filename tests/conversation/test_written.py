@@ -261,6 +261,18 @@ def test_a_replay_keeps_the_split_the_run_logged(pytester: pytest.Pytester, mode
     assert replayed["written"] == results["totals"]["written"]
 
 
+@pytest.mark.e2e  # a whole run of the LTM suite and its replay
+def test_a_replayed_conversation_keeps_the_split_its_run_logged(pytester: pytest.Pytester) -> None:
+    common = ("--memorybench", "--span=isolated", "-k", "colours or name_list", "-p", "no:cacheprovider")
+    pytester.runpytest(*common, "--agent=recall", f"--mb-output={pytester.path / 'run'}")
+    pytester.runpytest(
+        *common, f"--mb-replay={pytester.path / 'run'}", f"--mb-output={pytester.path / 'again'}"
+    )
+    ran, replayed = results_in(pytester.path / "run")["totals"], results_in(pytester.path / "again")["totals"]
+    assert ran["written"]["memories"] > 0 and ran["losses"]["not_retrieved"]["counts"]["unknown"] == 0
+    assert replayed["losses"] == ran["losses"] and replayed["written"] == ran["written"]
+
+
 @pytest.mark.e2e  # a whole run, cut short and resumed
 def test_a_resumed_run_matches_the_answers_it_kept_against_the_listing_too(
     pytester: pytest.Pytester, model: Any
