@@ -9,7 +9,8 @@ the rule evidence recall counts by (`conversation/evidence.py`): the question's 
 gets `stored`, the recall over everything the memory holds.  A question whose evidence is not
 wholly held was *never stored* whole, so no search could have found it; one whose evidence is
 wholly held and was not retrieved was *stored but not found* (`results/losses.py`).  An agent that
-cannot list what it holds leaves the question without `stored`: unknown.
+cannot list what it holds leaves the question without `stored`: unknown.  The match goes to the
+event log (`written`: each test's `stored`, the figures), from which a replay gives it back.
 
 The listing is taken once, at the end: a question asked midway (an LTM conversation) is matched
 against what the memory holds when the conversation ends, which for a memory that only adds is
