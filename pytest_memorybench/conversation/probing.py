@@ -28,7 +28,7 @@ from pytest_memorybench.contract.stale import stale_details, superseded_values
 from pytest_memorybench.conversation.channel import AgentChannel, spent
 from pytest_memorybench.conversation.evidence import add_context_recall, retrieval_recall
 from pytest_memorybench.conversation.stats import ConversationStats, ScheduledTest, memory_snapshot
-from pytest_memorybench.conversation.written import Ledger
+from pytest_memorybench.conversation.written import Ledger, settle
 from pytest_memorybench.core.errors import AgentError, stop_on_refusal
 from pytest_memorybench.core.json_values import JsonObject
 from pytest_memorybench.core.records import Message, Score, TestDefinition, TestOutcome, Turn, Usage
@@ -122,7 +122,6 @@ class ProbeSession:
         }
         self.evidence_texts: dict[int, str] = {}  # the delivered text of each turn some question rests on
         logged = logged or ProbeLog()
-        self.logged_written = logged.written.get(channel.group)
         for probe in self.probes:
             for index, answer in logged.answers.get(probe.test.key, {}).items():
                 probe.answers[index] = answer
@@ -130,7 +129,8 @@ class ProbeSession:
         self.stats = ConversationStats(channel.group, None)
         self.stats.overhead_usage.add(logged.delivered.get(channel.group, Usage()))
         self.delivery = _Delivery()
-        self.ledger = Ledger()  # each question's evidence, matched against what the memory wrote at the end
+        # each question's evidence, matched against what the memory wrote at the end (a replay: as logged)
+        self.ledger = Ledger(logged=logged.written.get(channel.group))
         self.error: str | None = None
         self._outcomes: dict[str, TestOutcome] = {}
 
@@ -159,33 +159,16 @@ class ProbeSession:
         self.stats.error = self.error
         if self.delivery.write_seconds:  # once for the context, not on each of its questions
             self.stats.write_timing = timing_summary(self.delivery.write_seconds)
-        if agent is not None and pending:
-            asked = {probe.test.key for probe in pending}
-            for probe in self.probes:  # answered by the run this one resumes: logged, not noted
-                if probe.test.key not in asked and probe.answers:
-                    answer = probe.answers[max(probe.answers)]
-                    self.ledger.note(probe.test.key, self._evidence(probe)[0], answer.evidence)
-            self.stats.written = self.ledger.settle(await agent.take_stock())
-            if self.stats.written is not None:
-                self.channel.emit("written", stored=self.ledger.by_test(), figures=self.stats.written)
-        elif not pending:
-            self._written_from(self.logged_written)
+        asked = {probe.test.key for probe in pending}
+        for probe in self.probes:  # answered by the run this one resumes or replays: logged, not noted
+            if probe.test.key not in asked and probe.answers:
+                answer = probe.answers[max(probe.answers)]
+                self.ledger.note(probe.test.key, self._evidence(probe)[0], answer.evidence)
+        self.stats.written = await settle(self.ledger, agent if pending else None, self.channel.emit)
         self.stats.time_replies(agent, replies_before, memory_before)
         for probe in self.probes:  # one at a time into the outcomes: a run cut short keeps what it scored
             self._outcomes[probe.test.key] = await self._outcome(probe)
         return dict(self._outcomes)
-
-    def _written_from(self, logged: tuple[JsonObject, JsonObject] | None) -> None:
-        """A replay: what the memory held, as the run that asked logged it (`written`), back on each
-        item's evidence record and the conversation's figures."""
-        if logged is None:
-            return
-        stored, self.stats.written = logged
-        for probe in self.probes:
-            answer = probe.answers.get(max(probe.answers, default=-1))
-            recall = stored.get(probe.test.key)
-            if answer is not None and answer.evidence is not None and isinstance(recall, dict):
-                answer.evidence["stored"] = recall
 
     def finished(self) -> dict[str, TestOutcome]:
         """Outcomes so far: none before every probe is asked, since probes are scored after."""

@@ -41,7 +41,7 @@ from pytest_memorybench.conversation.channel import AgentChannel
 from pytest_memorybench.conversation.filler import make_filler, prefetch
 from pytest_memorybench.conversation.stats import ConversationStats, ScheduledTest, memory_snapshot
 from pytest_memorybench.conversation.trivia import TriviaSource
-from pytest_memorybench.conversation.written import Ledger
+from pytest_memorybench.conversation.written import Ledger, settle
 from pytest_memorybench.core.errors import AgentError, stop_on_refusal
 from pytest_memorybench.core.json_values import JsonObject
 from pytest_memorybench.core.records import Score, TestDefinition, TestOutcome, Turn, Usage
@@ -157,12 +157,7 @@ class Conversation:
             for run in runs:
                 await run.program.aclose()  # tests cut short by an error end here, not at GC
             self.stats.tokens = self.channel.tokens
-            if agent is not None:
-                self.stats.written = self.ledger.settle(await agent.take_stock())
-                if self.stats.written is not None:
-                    self.channel.emit("written", stored=self.ledger.by_test(), figures=self.stats.written)
-            else:
-                self.stats.written = self.ledger.settle(None)
+            self.stats.written = await settle(self.ledger, agent, self.channel.emit)
             self.stats.time_replies(agent, replies_before, memory_before)
         self.channel.emit("conversation_end", tokens=self.channel.tokens, span_ratio=self.stats.span_ratio)
         return {run.test.key: run.outcome or self._unfinished(run) for run in runs}

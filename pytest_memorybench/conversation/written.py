@@ -28,10 +28,11 @@ drops words of the message it came from).
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from pytest_memorybench.agents.agent_protocol import AgentAdapter
 from pytest_memorybench.agents.evidence_match import MIN_CONTENT_WORDS, Memory, Paragraph, paragraphs
 from pytest_memorybench.core.json_values import JsonObject
 from pytest_memorybench.core.text import fold
@@ -101,7 +102,7 @@ class Ledger:
     def note(self, test: str, evidence: Sequence[str], record: JsonObject | None) -> None:
         """A test's question: its evidence texts and the evidence record its item keeps (None: not
         measured)."""
-        if record is not None and evidence:
+        if record is not None:  # a replay's, without its texts: matched as logged
             self.asked.append((test, list(evidence), record))
 
     def settle(self, stored: Sequence[str] | None) -> JsonObject | None:
@@ -130,6 +131,19 @@ class Ledger:
         """Each test's `stored` recall once settled (its last question's), for the event log: a
         replay gives each item its split back from it."""
         return {test: record["stored"] for test, _, record in self.asked if "stored" in record}
+
+
+async def settle(
+    ledger: Ledger, agent: AgentAdapter | None, emit: Callable[..., object]
+) -> JsonObject | None:
+    """At a conversation's end: the agent's listing (`take_stock`) matched and logged as a `written`
+    event; with no agent to ask (a replay, a resume with nothing left to ask), what was logged."""
+    if agent is None:
+        return ledger.settle(None)
+    figures = ledger.settle(await agent.take_stock())
+    if figures is not None:
+        emit("written", stored=ledger.by_test(), figures=figures)
+    return figures
 
 
 def write_figures(listing: Listing, evidence: Sequence[str]) -> JsonObject:
