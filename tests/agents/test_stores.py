@@ -12,7 +12,7 @@ import importlib.metadata
 import re
 import sys
 from collections.abc import Iterator
-from datetime import datetime
+from datetime import datetime, timezone
 from typing import Any
 
 import pytest
@@ -526,9 +526,12 @@ async def test_mem0_extracts_with_the_answering_model_or_stores_messages_as_give
         assert all(memory.startswith("[2024-05-01 09:00] ") for memory in shown), "dated by its session"
         assert script.asked.get("mem0", 0) - before == extractions, "one extraction per exchange added"
     extractions = [r for r in server.requests_to("/v1/chat/completions") if "Observation Date" in str(r.body)]
-    assert extractions and all("said on 2024-05-01" in str(r.body) for r in extractions), (
-        "the extraction resolves dates against the session's, not today's"
-    )
+    today = f"{datetime.now(timezone.utc):%Y-%m-%d}"
+    for request in extractions:  # Mem0's own prompt sections, dated by the session and never today
+        prompt = str(request.body["messages"][-1]["content"])
+        assert "## Observation Date\n2024-05-01" in prompt and "## Current Date\n2024-05-01" in prompt, prompt
+        assert today not in prompt, "the extraction never sees today's date"
+    assert extractions, "the extraction resolves dates against the session's, not today's"
     assert server.requests_to("/v1/embeddings"), "Mem0 embeds on the MODEL_SPEC's server"
 
 

@@ -13,8 +13,11 @@ same model the harness answers with; `--mb-embedder openai:MODEL[@URL]` names an
 (without it, the MODEL_SPEC's server embeds with its model, or OpenAI's `text-embedding-3-small`).
 `threshold` is Mem0's own minimum score for a hit (its default, 0.1).  Each `add` is one session of
 the benchmark's history, its date kept in the memories' metadata (each hit is dated by it); with
-`infer=true` the date is given to the extraction as its Observation Date, through Mem0's custom
-instructions (`prompt`), so "yesterday" resolves against the session, not today.  Search is Mem0's
+`infer=true` the session's date is the extraction prompt's "Observation Date" and "Current Date",
+so "yesterday" resolves against the session and the prompt holds no date of today's.  The library
+has no parameter for it (its `timestamp` is platform-only and refused), so the store hands the date
+to Mem0's own prompt builder, which takes both (`generate_additive_extraction_prompt`), for the
+calls its add makes.  Search is Mem0's
 semantic search alone: its keyword half needs `mem0ai[nlp]` and spaCy's `en_core_web_sm` model,
 which this extra does not install.  Mem0's telemetry is turned off.  Tested with mem0ai 2.2.1; its
 configuration names changed across 0.x, 1.x and 2.x.
@@ -27,6 +30,7 @@ import os
 import shutil
 import tempfile
 import threading
+from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -44,12 +48,9 @@ if TYPE_CHECKING:
 
 DATE_KEY = "date"  # the metadata key each memory's date is kept under
 LIST_ALL = 1_000_000  # get_all's top_k when every memory is wanted
-# Mem0's extraction grounds relative dates in its "Observation Date", which the library sets to
-# today; its custom instructions (the `prompt` of `add`) are the documented way to say more.
-OBSERVATION_DATE = (
-    "These messages were said on {date}. Take {date} as the Observation Date: resolve every relative"
-    " date in them (yesterday, last week, next month) against {date}, never against the Current Date."
-)
+# The session date of the add running in this thread (an add's extraction runs in its caller's
+# thread), which Mem0's prompt builder is given as its Observation Date and Current Date.
+_OBSERVED: ContextVar[str | None] = ContextVar("mem0_observed", default=None)
 
 
 @dataclass(frozen=True)
@@ -83,10 +84,14 @@ class Mem0Store:
         today's date and would resolve "yesterday" against the wall clock."""
         turns = [{"role": message.role, "content": message.text} for message in messages]
         when = messages[0].timestamp
-        options: JsonObject = {"metadata": {DATE_KEY: iso_utc(when)}}
-        if self.settings.infer:
-            options["prompt"] = OBSERVATION_DATE.format(date=f"{when:%Y-%m-%d}")
-        self._mem0().add(turns, user_id=namespace, infer=self.settings.infer, **options)
+        memory = self._mem0()
+        observed = _OBSERVED.set(f"{when:%Y-%m-%d}")
+        try:
+            memory.add(
+                turns, user_id=namespace, infer=self.settings.infer, metadata={DATE_KEY: iso_utc(when)}
+            )
+        finally:
+            _OBSERVED.reset(observed)
 
     def search(self, query: str, namespace: str, k: int) -> list[Hit]:
         found = self._mem0().search(
@@ -168,6 +173,29 @@ def dated_hits(found: Any) -> list[Hit]:
     return hits
 
 
+def dated_extraction() -> None:
+    """Mem0's extraction prompt dated by the add's session: the library builds it with
+    `generate_additive_extraction_prompt`, which takes the Observation Date (`timestamp`) and the
+    Current Date (`current_date`) but is called with neither, so both default to today.  The name
+    its `main` module calls is wrapped (once per process) to pass the session's date for both
+    while one of our adds runs, and to change nothing for any other caller."""
+    import mem0.memory.main as main
+
+    build = main.generate_additive_extraction_prompt
+    if getattr(build, "dated_by_session", False):
+        return
+
+    def dated(*args: Any, **kwargs: Any) -> Any:
+        day = _OBSERVED.get()
+        if day is not None:
+            kwargs.setdefault("timestamp", day)
+            kwargs.setdefault("current_date", day)
+        return build(*args, **kwargs)
+
+    dated.dated_by_session = True  # type: ignore[attr-defined]
+    main.generate_additive_extraction_prompt = dated
+
+
 def without_telemetry(store: str) -> None:
     """Mem0 off the network (the library's and the platform client's analytics): its telemetry reads
     MEM0_TELEMETRY once, at import, into module constants; with it on, every `Memory` also opens one
@@ -205,6 +233,7 @@ class PooledEmbedding:
 
 def _make(settings: Mem0Settings, options: AgentOptions, model: AgentSpec) -> Mem0Store:
     without_telemetry("mem0")
+    dated_extraction()
     llm, embedder = openai_endpoints("mem0", "Mem0", model, options)
     return Mem0Store(settings, llm, embedder)
 
