@@ -11,6 +11,7 @@ from datetime import datetime
 
 import pytest
 
+from pytest_memorybench.agents.agent_build import build_agent
 from pytest_memorybench.agents.spec import AgentOptions, parse_agent_spec
 from pytest_memorybench.agents.stores.store_build import store_client
 from pytest_memorybench.core.errors import UsageError
@@ -78,6 +79,34 @@ async def test_the_agent_answers_itself_and_its_tokens_are_counted(letta: LettaS
     assert client.store.usage.calls == 1 and client.store.usage.input_tokens == 5
     sent = next(r for r in letta.requests if r.path.endswith("/messages"))
     assert sent.body["messages"] == [{"role": "user", "content": "What is my locker code?"}]
+
+
+@pytest.mark.asyncio
+async def test_the_agent_is_told_the_questions_simulated_date_and_the_suites_instructions(
+    letta: LettaServer,
+) -> None:
+    """Letta keeps real time, so "how many days ago" needs the question's date, and a suite that asks
+    for a short phrase (LoCoMo) must say so to the agent as the harness's prompt says it to a model."""
+    agent = build_agent(parse_agent_spec(_spec(letta)), AgentOptions())
+    await agent.observe([Message("My locker code is 4512.", WHEN)])
+    asked = datetime(2024, 5, 9, 18, 30)
+    fork = await agent.fork()  # as a probe is asked: on a fork, told its suite and date
+    await fork.answer_for("locomo", asked)
+    await fork.reply(Message("What is my locker code?", asked))
+    sent = next(r for r in letta.requests if r.path.startswith("/v1/conversations/") and "messages" in r.path)
+    told, question = sent.body["messages"]
+    assert question == {"role": "user", "content": "What is my locker code?"}, "the question as asked"
+    assert told["role"] == "system" and "2024-05-09 18:30" in told["content"], told
+    assert "short phrase" in told["content"], "LoCoMo's answering instructions"
+    await agent.answer_for("ltm", None)
+    await agent.reply(Message("And my bike lock?", datetime(2024, 5, 10, 8, 0)))
+    step = [r for r in letta.requests if r.path.endswith("/messages") and r.path.startswith("/v1/agents/")][
+        -1
+    ]
+    told, question = step.body["messages"]
+    assert told == {"role": "system", "content": "The current date is 2024-05-10 08:00."}, told
+    assert question == {"role": "user", "content": "And my bike lock?"}
+    await agent.aclose()
 
 
 @pytest.mark.asyncio

@@ -37,7 +37,10 @@ of its own), deleted once answered; what the agent writes into its memory blocks
 answering stays, as Letta gives no way to roll that back.  The harness never sends to one agent
 twice at once (Letta answers a second send with 409 while it processes the first).  Letta keeps
 real time, not the conversation's simulated time: its messages are stamped when sent, and only
-archival passages carry the simulated date (sent in UTC).
+archival passages carry the simulated date (sent in UTC).  So every question goes after a system
+message with the question's simulated date ("The current date is …") and the suite's answering
+instructions where the suite has them (LoCoMo's short phrase, LongMemEval's as-of date), what the
+harness's own prompt tells a model it answers for.
 
 Tested with letta-client 1.12.1 against a loopback server of the endpoints it calls
 (tests/support/letta_server.py), and with a Letta 0.16.8 server on SmolLM2 (the real-model test).
@@ -137,13 +140,15 @@ class LettaStore:
         if unseen:
             self._step(agent, [{"role": m.role, "content": m.text} for m in unseen])
 
-    def answer(self, question: str, namespace: str) -> str:
-        replies = self._step(self._agent(namespace), [{"role": "user", "content": question}])
+    def answer(self, question: str, namespace: str, instructions: str = "") -> str:
+        """The agent's answer to `question`, after a system message of `instructions` (the question's
+        simulated date and the suite's instructions, as the harness's prompt gives a model them)."""
+        replies = self._step(self._agent(namespace), _asked(question, instructions))
         reply = "\n".join(replies)
         self._answered[namespace] = Answered(question, reply)
         return reply
 
-    def answer_aside(self, question: str, namespace: str) -> str:
+    def answer_aside(self, question: str, namespace: str, instructions: str = "") -> str:
         """A probe's question in a fork of the agent's conversation (Letta's own fork: the same
         in-context messages, a new conversation), deleted afterwards: the question and its answer
         never enter the history the next question sees."""
@@ -151,9 +156,7 @@ class LettaStore:
         fork = self._call(self.client.conversations.fork, "default", agent_id=agent)
         try:
             sent = self._call(
-                self.client.conversations.messages.create,
-                fork.id,
-                messages=[{"role": "user", "content": question}],
+                self.client.conversations.messages.create, fork.id, messages=_asked(question, instructions)
             )
             return "\n".join(self._replies(list(sent)))
         finally:
@@ -253,6 +256,13 @@ class LettaStore:
                 f"no Letta server answers at {self.url}: start one (`letta server`, or Letta's Docker"
                 f" image) or give letta(url=…) or {URL_VARIABLE}"
             ) from None
+
+
+def _asked(question: str, instructions: str) -> list[dict[str, str]]:
+    """The messages of a question: the harness's instructions as a system message (Letta's messages
+    take the system role), then the question as the user asks it."""
+    told = [{"role": "system", "content": instructions}] if instructions else []
+    return [*told, {"role": "user", "content": question}]
 
 
 def _text(content: Any) -> str:

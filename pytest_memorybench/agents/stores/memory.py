@@ -52,6 +52,28 @@ ANSWER_PROMPTS = {
     ),
 }
 
+# The same suites' instructions for a store that answers itself (Letta): it answers from its own
+# memory, not from memories below a prompt, so they say so; with the question's simulated date, which
+# such a product cannot know (it keeps real time), sent before every question.
+STORE_ANSWER_PROMPTS = {
+    "locomo": (
+        "Answer the question about your conversation with a short phrase. Keep the words the"
+        " conversation used where you can, and answer a question of when with a date: resolve"
+        " 'yesterday' or 'last week' against the date of the message that says it."
+    ),
+    "longmemeval": (
+        "Answer the user's question from your earlier chat sessions with the user, as of the current"
+        " date; when you do not remember the answer, say so."
+    ),
+}
+
+
+def store_instructions(suite: str, asked_at: datetime | None) -> str:
+    """What a store that answers itself is told before a question: the simulated date it is asked
+    on, and the suite's answering instructions, where the suite has them."""
+    said = [f"The current date is {asked_at:%Y-%m-%d %H:%M}."] if asked_at else []
+    return " ".join([*said, *([STORE_ANSWER_PROMPTS[suite]] if suite in STORE_ANSWER_PROMPTS else [])])
+
 
 @dataclass(frozen=True)
 class StoreSettings:
@@ -138,7 +160,10 @@ class StoreMemory(MemorySystem):
             self.last_context = []
             before = self._store_usage()
             # On a fork (a probe's question), the question must leave no trace in the store.
-            reply = await self.client.answer(entry.text, self.namespace, aside=not self.owner)
+            told = store_instructions(self._suite, self._asked_at or entry.time)
+            reply = await self.client.answer(
+                entry.text, self.namespace, aside=not self.owner, instructions=told
+            )
             self._charge("read", before)
             return reply
         used, lines = 0, []

@@ -10,7 +10,9 @@
     wait(namespace)                optional: return once what was added can be found (indexing
                                    that finishes later); its time counts as ingest time
     answer(question, namespace)    optional: the store answers itself (an agent framework), and
-                                   the harness does not answer for it
+                                   the harness does not answer for it; an `answer` that takes
+                                   `instructions` gets what the harness's prompt would tell a
+                                   model: the question's simulated date and the suite's instructions
     answer_aside(question, ns)     optional, with `answer`: answer a probe's question so that it
                                    leaves no trace (the product's own fork of the conversation),
                                    for suites whose questions must not see each other
@@ -250,14 +252,22 @@ class StoreClient:
                 f"store {self.name}: search() returned what is not a list of hits: {exc}"
             ) from None
 
-    async def answer(self, question: str, namespace: str, *, aside: bool = False) -> str:
+    async def answer(
+        self, question: str, namespace: str, *, aside: bool = False, instructions: str = ""
+    ) -> str:
         """The store's own answer; `aside`, a probe's, which must leave no trace where the store can
-        answer aside.  Never two at once to one namespace: an agent product refuses a second send
+        answer aside; `instructions` (the question's date, the suite's instructions) to a store whose
+        method takes them.  Never two at once to one namespace: an agent product refuses a second send
         while it answers the first (Letta's 409)."""
         method = "answer_aside" if aside and self.has("answer_aside") else "answer"
+        told = "instructions" in inspect.signature(getattr(self.store, method)).parameters
         lock = self._answering.setdefault(namespace, asyncio.Lock())
         async with lock:
-            reply = await self._call(method, question, namespace)
+            reply = await (
+                self._call(method, question, namespace, instructions=instructions)
+                if told
+                else self._call(method, question, namespace)
+            )
         if not isinstance(reply, str):
             raise StoreError(f"store {self.name}: answer() returned {type(reply).__name__}, expected str")
         return reply
