@@ -125,6 +125,47 @@ async def test_the_graph_completion_context_as_hits_and_each_store_charged_its_o
     assert not any("__node_content" in text or text == "None" for text in found), found
 
 
+# A graph-completion context in the layout Cognee 1.6.5 writes it (resolve_edges_to_text: "Nodes:"
+# with each node's content between markers, then "Connections:", a superseded fact last, marked).
+GRAPH_CONTEXT = """Nodes:
+Node: [2024-05-01 09:00] user: I moved... [lisbon, porto]
+__node_content_start__
+[2024-05-01 09:00] user: I moved to Lisbon from Porto in March.
+__node_content_end__
+
+Node: Lisbon
+__node_content_start__
+Capital city of Portugal.
+__node_content_end__
+
+Node: Porto
+__node_content_start__
+City in northern Portugal.
+__node_content_end__
+
+
+Connections:
+[2024-05-01 09:00] user: I moved... [lisbon, porto] --[lives_in]--> Lisbon  (lives in Lisbon) [current]
+[2024-05-01 09:00] user: I moved... [lisbon, porto] --[lives_in]--> Porto [superseded; as of 2024-03-01]"""
+
+
+def test_the_graph_contexts_connections_reach_the_prompt_as_hits_superseded_marked() -> None:
+    from pytest_memorybench.agents.stores.cognee import context_pieces
+
+    pieces = context_pieces(GRAPH_CONTEXT)
+    chunk = "[2024-05-01 09:00] user: I moved to Lisbon from Porto in March."
+    lives = "[2024-05-01 09:00] user: I moved... [lisbon, porto] --[lives_in]--> Lisbon"
+    assert pieces == [
+        f"{lives}  (lives in Lisbon) [current]",
+        chunk,
+        "Capital city of Portugal.",
+        "[2024-05-01 09:00] user: I moved... [lisbon, porto] --[lives_in]--> Porto"
+        " [superseded; as of 2024-03-01]",
+        "City in northern Portugal.",
+    ], "each fact, then what it connects not shown yet, in Cognee's order"
+    assert context_pieces("a context of another form") == ["a context of another form"]
+
+
 @needs_cognee
 @pytest.mark.asyncio
 async def test_a_failed_cognify_is_a_store_error(model: LLMServer) -> None:

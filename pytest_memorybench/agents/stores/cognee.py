@@ -18,7 +18,8 @@ and a failed `cognify` is a StoreError, so its items are ERRORs.  Search is Cogn
 dataset, `top_k` = k, of the type `search_type` names (`chunks`, Cognee's vector search over the
 chunks; `summaries`; `chunks_lexical`; `graph_completion` and `hybrid_completion`, what Cognee's own
 evaluation and its default search use, asked for the context the completion would get
-(`only_context`): the content of each node of it is a hit, in Cognee's order).
+(`only_context`): each of its connections, the facts, is a hit (a superseded one marked so, as
+Cognee marks it), followed by the content of the nodes it joins, in Cognee's order).
 
 Cognee's LLM and embedder are the MODEL_SPEC's, as for Mem0 and Graphiti (`stores/endpoints.py`):
 through litellm, as an OpenAI-compatible endpoint where the spec has a URL, and an embedder of
@@ -246,17 +247,37 @@ def _results(found: Any) -> list[Any]:
     return results
 
 
-_NODE_CONTENT = re.compile(r"__node_content_start__\n(.*?)\n__node_content_end__", re.S)
+_NODE = re.compile(r"^Node: (.*?)\n__node_content_start__\n(.*?)\n__node_content_end__", re.S | re.M)
+_CONNECTIONS = "\n\nConnections:\n"
+_ARROW = " --["
 
 
 def context_pieces(context: str) -> list[str]:
-    """The graph context Cognee's completion would get, as hits: the content of each node it holds
-    (the messages' chunks and the entities extracted from them), in Cognee's order, each once; a
-    context of another form is one hit."""
-    pieces = dict.fromkeys(
-        piece for found in _NODE_CONTENT.findall(context) if (piece := found.strip()) and piece != "None"
-    )
-    return list(pieces) or [context]
+    """The graph context Cognee's completion would get, as hits: each connection (`A --[rel]--> B
+    (what it says)`, a superseded fact marked so and last, as Cognee writes them: the facts), in
+    Cognee's order, each followed by the content of the nodes it connects that no earlier hit showed
+    (a message's chunk, an entity's description); nodes no connection names, after.  Each text once;
+    a context of another form is one hit."""
+    nodes_part, _, connections = context.partition(_CONNECTIONS)
+    contents = {name.strip(): content.strip() for name, content in _NODE.findall(nodes_part)}
+    pieces: list[str] = []
+    for line in filter(None, (line.strip() for line in connections.splitlines())):
+        pieces += [line, *(contents.get(name, "") for name in _ends(line, contents))]
+    pieces += contents.values()
+    kept = dict.fromkeys(piece for piece in pieces if piece and piece != "None")
+    return list(kept) or [context]
+
+
+def _ends(line: str, names: dict[str, str]) -> list[str]:
+    """The names of the two nodes a connection line joins: the longest node name each end starts
+    with (a node's name may hold brackets of its own)."""
+    longest = sorted(names, key=len, reverse=True)
+    source = next((name for name in longest if line.startswith(name + _ARROW)), None)
+    if source is None:
+        return []
+    rest = line[len(source) + len(_ARROW) :].partition("]--> ")[2]
+    target = next((name for name in longest if rest.startswith(name)), None)
+    return [source] if target is None else [source, target]
 
 
 def _hit(item: Any) -> Hit | None:
