@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from pytest_memorybench.agents.stores.dates import epoch_seconds, iso_utc, parsed_time, sessions
+from pytest_memorybench.agents.stores.memory import ANSWER_PROMPTS
 from pytest_memorybench.agents.stores.store_protocol import Hit, StoreClient, Validity, server_asked_wait
 from pytest_memorybench.core.records import Message
 
@@ -97,6 +98,18 @@ def test_a_hit_line_carries_its_time_and_a_facts_validity_in_one_bracket() -> No
     assert ended.line == "[2023-05-08 13:56; valid 2023-05-08 → 2023-06-01] Caroline works at the bakery"
     assert current.line == "[valid 2023-06-01 → present] Caroline works at the library"
     assert Hit("plain").line == "plain"
+    event = Hit("Caroline saw the dentist", None, MAY, about=datetime(2023, 5, 7))
+    assert event.line == "[2023-05-08 13:56; about 2023-05-07] Caroline saw the dentist", (
+        "the date it was said and the date of its event, labelled apart"
+    )
+
+
+def test_the_answering_prompts_say_which_bracketed_date_is_which() -> None:
+    """'yesterday' resolves against the date a memory was said, never against its event's date or the
+    time a fact held, which the product resolved already: the prompts say how each is labelled."""
+    for suite in ("locomo", "longmemeval"):
+        prompt = ANSWER_PROMPTS[suite]
+        assert "'about DATE'" in prompt and "'valid FROM → TO'" in prompt, prompt
 
 
 @pytest.mark.parametrize(

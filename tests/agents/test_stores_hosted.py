@@ -123,6 +123,22 @@ async def test_supermemory_adds_waits_searches_at_k_and_clears(supermemory: Supe
 
 
 @pytest.mark.asyncio
+async def test_a_supermemory_memory_shows_when_it_was_said_and_the_date_of_its_event_apart(
+    supermemory: SupermemoryServer,
+) -> None:
+    """Supermemory's temporal context gives a memory its document's date (said) and, where the text
+    names one, its event's date (about): the prompt resolves "yesterday" against the first only."""
+    supermemory.event_dates["dentist"] = "2024-04-30T00:00:00Z"
+    client = store_client(parse_agent_spec(_spec(supermemory)), AgentOptions())
+    await client.add([Message("I went to the dentist yesterday.", WHEN)], "conv-a")
+    await client.wait("conv-a")
+    (found,) = await client.search("dentist", "conv-a", 5)
+    assert found.timestamp == WHEN, "dated by when it was said (its document), not by its event"
+    assert found.line == "[about 2024-04-30] [2024-05-01 09:00] user: I went to the dentist yesterday."
+    await client.close()
+
+
+@pytest.mark.asyncio
 async def test_mem0_platform_adds_waits_for_its_event_searches_at_k_and_clears(
     mem0_platform: Mem0PlatformServer,
 ) -> None:

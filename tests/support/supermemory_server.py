@@ -55,6 +55,9 @@ class SupermemoryServer(LoopbackState):
     process_polls: int = 1
     dream_polls: int = 1
     stalled: bool = False  # documents added from now on never finish dreaming
+    # A memory whose line holds a key here tells of an event on that date: Supermemory's temporal
+    # context then gives its `eventDate` beside its `documentDate` (SDK 5.0.1, types/memory.py).
+    event_dates: dict[str, str] = field(default_factory=dict)
     namespaces: dict[str, list[Document]] = field(default_factory=dict)
     _ids: Iterator[int] = field(default_factory=itertools.count)
 
@@ -148,7 +151,7 @@ class SupermemoryServer(LoopbackState):
                 # A memory's metadata holds its temporal context (SDK 5.0.1, types/memory.py: "Memory
                 # metadata, including temporal context"); a chunk's is its document's.
                 "metadata": (
-                    {"temporalContext": {"documentDate": document.date}}
+                    {"temporalContext": self._temporal(document, line)}
                     if kind == "memory" and document.date
                     else document.metadata
                 ),
@@ -159,6 +162,11 @@ class SupermemoryServer(LoopbackState):
             }
             for similarity, hit_id, kind, line, document in scored[:limit]
         ]
+
+    def _temporal(self, document: Document, line: str) -> dict[str, Any]:
+        """A memory's temporal context: its document's date, and its event's where it names one."""
+        event = next((when for key, when in self.event_dates.items() if key in line), None)
+        return {"documentDate": document.date, **({"eventDate": event} if event else {})}
 
 
 @contextmanager

@@ -34,6 +34,13 @@ from pytest_memorybench.core.records import Message, Usage
 
 MEMORIES_HEADING = "Memories retrieved for this message"
 
+# How the brackets before a memory label its dates (`Hit.line`), as the vendors' own prompts tell
+# an event's date from when it was said (Zep's fact date ranges, Supermemory's event dates).
+_DATE_LABELS = (
+    "In the brackets before a memory, the bare date is when it was said; 'about DATE' is the date"
+    " of the event it tells of and 'valid FROM → TO' when a fact held, both already resolved."
+)
+
 # The answering prompt of the suites whose published pipelines answer from retrieved memories with a
 # prompt of their own (the facts of what they ask, in our words): LoCoMo's a short phrase in the
 # conversation's words with dates resolved; LongMemEval's an answer from the dated chat history, as
@@ -44,11 +51,13 @@ ANSWER_PROMPTS = {
         " retrieved from that conversation, each with the date it was said. Keep the words the"
         " memories use where you can, and answer a question of when with a date: resolve 'yesterday'"
         " or 'last week' against the date of the memory that says it."
+        f" {_DATE_LABELS}"
     ),
     "longmemeval": (
         "You are a chat assistant. The memories below come from your earlier chat sessions with the"
         " user, each with the date it was said. Answer the user's question from the ones that bear on"
         " it, as of the current date {date}; when the memories do not hold the answer, say so."
+        f" {_DATE_LABELS}"
     ),
 }
 

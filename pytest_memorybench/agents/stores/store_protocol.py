@@ -94,7 +94,9 @@ class Validity:
 
 @dataclass(frozen=True)
 class Hit:
-    """One memory a search found: its text, and the score, time and validity the store gives, if any."""
+    """One memory a search found: its text, and the score, time and validity the store gives, if any.
+    `timestamp` is when the memory was said; `about`, the date of the event it tells of, where the
+    product resolved one (Supermemory's `eventDate`): not the same, and never printed as the same."""
 
     text: str
     score: float | None = None
@@ -103,14 +105,18 @@ class Hit:
     # A line of a `Context` the store answered with: the harness keeps a context's lines in order
     # within the token cap, never cuts them to k, and counts the context as one search result.
     context: bool = False
+    about: datetime | None = None
 
     @property
     def line(self) -> str:
-        """The hit as the answering prompt shows it: stamped with its time and, for a fact, the time
-        it held (a superseded fact must not read as current), in one bracket before the text.  A
-        text that comes stamped already (a product storing `[time] role: text` lines) keeps its own."""
+        """The hit as the answering prompt shows it, in one bracket before the text: the time it was
+        said (unlabelled: the prompts resolve "yesterday" against it), the date of its event labelled
+        `about`, and for a fact the time it held (`valid … → …`: a superseded fact must not read as
+        current).  A text that comes stamped already (a product storing `[time] role: text` lines)
+        keeps its own stamp."""
         stamped = self.timestamp and not _STAMPED.match(self.text)
         stamp = [f"{self.timestamp:%Y-%m-%d %H:%M}"] if stamped else []
+        stamp += [f"about {self.about:%Y-%m-%d}"] if self.about else []
         stamp += [str(self.validity)] if self.validity else []
         return f"[{'; '.join(stamp)}] {self.text}" if stamp else self.text
 

@@ -7,8 +7,9 @@
 Each `add`, one session of the benchmark's history (the harness adds a session a call), becomes
 one document in the conversation's namespace (Supermemory's own isolation unit): its messages a
 line each, `[time] role: text`, dated by the first (`date`, UTC with its offset, kept in the
-document's metadata too).  A hit is dated by the temporal context Supermemory gives a memory (its
-event's or document's date), else by its document's date.  Supermemory
+document's metadata too).  A hit is dated by when it was said: its document's date, from the
+temporal context Supermemory gives a memory or from the document's metadata; the date of the event a
+memory tells of (`eventDate`), where Supermemory resolved one, is shown apart, labelled `about`.  Supermemory
 accepts a document at once and processes it afterwards (`status` queued → … → done) and forms
 memories from it later still (`dreamingStatus`, minutes later under its default `dynamic`
 dreaming; `dreaming=instant` forms them at once and is billed one more operation a document).
@@ -111,7 +112,7 @@ class SupermemoryStore:
             options["rerank"] = self.settings.rerank
         found = self._call(self.client.search, namespace, query=query, limit=k, **options)
         return [
-            Hit(text, float(result.similarity), _dated(result.metadata))
+            Hit(text, float(result.similarity), _said(result.metadata), about=_event(result.metadata))
             for result in found.results
             if (text := result.memory or result.chunk)
         ]
@@ -140,15 +141,27 @@ class SupermemoryStore:
             raise
 
 
-def _dated(metadata: Any) -> datetime | None:
-    """When a hit's content is from: the temporal context Supermemory derives for a memory (its
-    document's or its event's date), else the date its document was added with."""
+def _said(metadata: Any) -> datetime | None:
+    """When a hit's content was said: its document's date as Supermemory's temporal context gives it
+    for a memory, else the date its document was added with."""
+    return _metadata_date(metadata, "documentDate", _DATE)
+
+
+def _event(metadata: Any) -> datetime | None:
+    """The date of the event a memory tells of, where Supermemory resolved one (`eventDate`): shown
+    apart from when it was said, as supermemoryai/memorybench's prompt shows both."""
+    return _metadata_date(metadata, "eventDate")
+
+
+def _metadata_date(metadata: Any, *keys: str) -> datetime | None:
+    """The first of `keys` with a time, in the temporal context of a hit's metadata, then in the
+    metadata itself."""
     if not isinstance(metadata, dict):
         return None
     temporal = metadata.get("temporalContext")
     places = [temporal, metadata] if isinstance(temporal, dict) else [metadata]
     for place in places:
-        for key in ("eventDate", "documentDate", _DATE):
+        for key in keys:
             if when := parsed_time(place.get(key)):
                 return when
     return None
