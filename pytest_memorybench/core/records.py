@@ -36,6 +36,9 @@ class Message:
     # The session of the benchmark's history it belongs to (LoCoMo's and LongMemEval's sessions,
     # BEAM's chats): a store ingests a session at a time, dated by it, never a batch across two.
     session: str | None = None
+    # Who said it, where the benchmark names its speakers (LoCoMo's two people, whose text starts
+    # "Name: "): products that attach facts to people take the name (Zep's message `name`).
+    speaker: str | None = None
 
 
 @dataclass(frozen=True)

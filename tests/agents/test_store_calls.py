@@ -171,3 +171,23 @@ async def test_a_rate_limit_waits_what_the_server_asks_but_never_past_the_timeou
     client = StoreClient(store, "limited", timeout=0.2, backoff=30)  # 60 s asked, 0.2 s allowed
     await client.add(chat(("s1", 2)), "ns")
     assert len(calls) == 2 and store.stored == ["s1 message 0", "s1 message 1"]
+
+
+def test_a_message_the_conversation_gave_no_time_is_stamped_now_in_utc_not_local_time(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Every store reads a harness time as UTC, so the machine's own zone must not leak into one."""
+    import time
+
+    from pytest_memorybench.agents.mechanisms.base import Entry
+    from pytest_memorybench.agents.stores.memory import _message
+
+    monkeypatch.setenv("TZ", "Pacific/Kiritimati")  # UTC+14: a local stamp would be 14 hours off
+    time.tzset()
+    try:
+        stamped = _message(Entry(0, "user", "no time given")).timestamp
+    finally:
+        monkeypatch.undo()
+        time.tzset()
+    now = datetime.now(timezone.utc).replace(tzinfo=None)
+    assert stamped.tzinfo is None and abs(now - stamped) < timedelta(minutes=5), stamped

@@ -158,3 +158,6 @@ def test_every_hit_in_the_answering_prompt_carries_its_sessions_date(
         assert sum(bool(sessions) for sessions in traced) >= 4, f"{store}: the adds were not traced"
         for sessions in traced:
             assert len(sessions) <= 1, f"{store}: one add held sessions of {sorted(sessions)}"
+    if store == "zep":  # LoCoMo's speakers reach Zep by name, whichever role each was cast in
+        names = {m["name"] for r in product.requests if product.adds(r) for m in r.body["messages"]}
+        assert len(names - {"User", "Assistant"}) == 2, names

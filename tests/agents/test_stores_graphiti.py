@@ -89,6 +89,29 @@ async def test_graphiti_searches_the_scope_it_is_given(
 
 
 @pytest.mark.asyncio
+async def test_an_episode_names_its_speaker_once(model: tuple[LLMServer, MemoryModelScript]) -> None:
+    """A LoCoMo turn already says who speaks ("Caroline: …"): the episode keeps that one label, not
+    the role before it too ("user: Caroline: …"), which would make "user" an entity of its own."""
+    server, _ = model
+    client = store_client(
+        parse_agent_spec(f"graphiti(scope=episodes):openai:fake-model@{server.openai_url}"), AgentOptions()
+    )
+    said = [
+        Message("Caroline: I adopted a cat called Miso.", WHEN, "user", 0, "session_1", "Caroline"),
+        Message("Melanie: Miso is a lovely name.", WHEN, "assistant", 1, "session_1", "Melanie"),
+        Message("My locker code is 4512.", WHEN, "user", 2, "session_1"),
+    ]
+    await client.add(said, "conv-a")
+    found = {hit.text for hit in await client.search("Miso cat locker code", "conv-a", 5)}
+    assert found == {
+        "Caroline: I adopted a cat called Miso.",
+        "Melanie: Miso is a lovely name.",
+        "user: My locker code is 4512.",
+    }
+    await client.close()
+
+
+@pytest.mark.asyncio
 async def test_a_questions_last_word_is_searched_not_read_as_a_wildcard(
     model: tuple[LLMServer, MemoryModelScript],
 ) -> None:

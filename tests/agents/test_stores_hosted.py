@@ -205,6 +205,7 @@ async def test_zep_makes_a_user_and_thread_adds_in_calls_of_batch_waits_for_each
     assert [len(batch) for batch in added] == [30, 11], "30 messages a call"
     assert added[0][0] == {
         "role": "user",
+        "name": "User",
         "content": "My locker code is 4512.",
         "reference_time": "2024-05-01T09:00:00+00:00",
     }
@@ -371,6 +372,23 @@ async def test_zep_gets_what_it_accepts_and_a_superseded_fact_reads_as_ended(zep
     await client.wait("conv-a")
     lines = [hit.line for hit in await client.search("note 3", "conv-a", 3)]
     assert "[valid 2024-05-01 → 2024-06-01] Note 3." in lines
+    await client.close()
+
+
+@pytest.mark.asyncio
+async def test_zep_is_told_who_said_each_message_so_facts_attach_to_the_right_person(zep: ZepServer) -> None:
+    """Zep's ingestion requires a sender `name` (getzep/zep ingestion/src/zep_ingest/threads.py): a
+    LoCoMo speaker by name, whichever role the harness gave them, the user made with theirs."""
+    client = store_client(parse_agent_spec(HOSTED["zep"].spec(zep)), AgentOptions())
+    said = [
+        Message("Caroline: I adopted a cat.", WHEN, "user", 0, "session_1", "Caroline"),
+        Message("Melanie: Lovely, what is its name?", WHEN, "assistant", 1, "session_1", "Melanie"),
+    ]
+    await client.add(said, "conv-a")
+    (added,) = [r.body["messages"] for r in zep.requests if zep.adds(r)]
+    assert [(m["role"], m["name"]) for m in added] == [("user", "Caroline"), ("assistant", "Melanie")]
+    made = next(r.body for r in zep.requests if r.path.endswith("/users"))
+    assert made == {"user_id": "conv-a", "first_name": "Caroline"}, "the user is the user-role speaker"
     await client.close()
 
 

@@ -1,11 +1,12 @@
 """The scripted model's structured outputs (a `json_schema` response format, or llama-cpp-python's
 `json_object` with a schema), as Graphiti asks for them.
 
-Graphiti's schemas are titled by their task.  Entity extraction gets the speaker, `user`, and for each
-line the user said in the current message its longest word; fact extraction links `user` to that
-word with the line itself as the fact, valid from the message's time (Graphiti's REFERENCE_TIME), as are
-the timestamps it asks for.  Every other schema (deduplication, summaries, attributes) gets its
-smallest valid instance: nothing is a duplicate, nothing is summarised.
+Graphiti's schemas are titled by their task.  Entity extraction gets the speaker, `user`, and for
+each line the user (or a speaker the line names, "Caroline: …") said in the current message its
+longest word; fact extraction links `user` to that word with the line itself as the fact, valid
+from the message's time (Graphiti's REFERENCE_TIME), as are the timestamps it asks for.  Every
+other schema (deduplication, summaries, attributes) gets its smallest valid instance: nothing is a
+duplicate, nothing is summarised.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from pytest_memorybench.agents.reference.extractive import terms
 
 SPEAKER = "user"
 _STATED_SCHEMA = re.compile(r"```json\s*(\{.*?\})\s*```", re.DOTALL)
+_NAMED = re.compile(r"^(?!(?:user|assistant|system):)[A-Z][\w'-]*(?: [A-Z][\w'-]*)?: \S")
 _REFERENCE_TIME = re.compile(r"<REFERENCE_TIME>\s*(\d{4}-\d\d-\d\d)[ T](\d\d:\d\d:\d\d)")
 
 
@@ -71,11 +73,13 @@ def _last_user(body: dict[str, Any]) -> str:
 
 
 def _said(prompt: str) -> list[str]:
-    """The user's lines of the message being processed (Graphiti's <CURRENT MESSAGE> block)."""
+    """The user's lines of the message being processed (Graphiti's <CURRENT MESSAGE> block), and a
+    named speaker's whole line (LoCoMo's "Caroline: …", an episode labelled by its speaker)."""
     for tag in ("<CURRENT MESSAGE>", "<CURRENT_MESSAGE>"):
         if tag in prompt:
             current = prompt.split(tag, 1)[1].split("</", 1)[0]
-            return _user_lines(current)
+            named = [line.strip() for line in current.splitlines() if _NAMED.match(line.strip())]
+            return _user_lines(current) + named
     return []
 
 

@@ -16,7 +16,8 @@ As Zep does, the graph is built after the messages are accepted: a task finishes
 
 As strict as the service where the harness could go wrong (each rule from Zep's docs or its own
 ingestion tool, getzep/zep ingestion/src/zep_ingest): an add of more than 30 messages, a message
-over 4,096 characters or a `reference_time` without a timezone offset is a 400; a repeated
+over 4,096 characters, without its sender's `name` or with a `reference_time` without a timezone
+offset is a 400, and so is a search with a reranker the SDK does not name; a repeated
 `Idempotency-Key` is answered as the first time and stores nothing again.  A fact named in
 `superseded` (its text → when it stopped holding) comes back with `invalid_at` and `expired_at`.
 """
@@ -35,6 +36,8 @@ from tests.support.loopback import LoopbackState, Request, serve
 
 NOW = "2026-11-27T09:00:00Z"
 PREFIX = "/api/v4"
+# The rerankers a graph search takes (zep-cloud 4.0.1, graph/types/search_edges_request_reranker.py).
+RERANKERS = ("rrf", "mmr", "node_distance", "episode_mentions", "cross_encoder")
 _WORD = re.compile(r"[a-z0-9]+")
 
 
@@ -128,6 +131,8 @@ class ZepServer(LoopbackState):
             found.reads += 1
             return 200, found.shape(self.process_polls)
         if method == "POST" and parts[0] == "graphs" and parts[2:3] == ["search"]:
+            if request.body.get("reranker", "rrf") not in RERANKERS:
+                return 400, self.error("Bad Request", f"unknown reranker {request.body['reranker']!r}")
             return 200, self._search(parts[1], parts[3], request)
         return 404, {"message": f"no route {method} {request.path}"}
 
@@ -191,6 +196,8 @@ def _refusal(messages: list[dict[str, Any]]) -> str:
     if len(messages) > 30:
         return f"at most 30 messages a call, got {len(messages)}"
     for message in messages:
+        if not message.get("name"):  # its ingestion tool requires the sender's name (threads.py)
+            return "each message needs the name of its sender"
         if len(message["content"]) > 4096:
             return f"message content is {len(message['content'])} characters, over the 4096 limit"
         when = message.get("reference_time")

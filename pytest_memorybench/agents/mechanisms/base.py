@@ -40,6 +40,7 @@ class Entry:
     text: str
     time: datetime | None = None
     session: str | None = None  # the benchmark's session it came in (`Message.session`)
+    speaker: str | None = None  # who said it, where the benchmark names speakers (`Message.speaker`)
 
     @property
     def line(self) -> str:
@@ -124,7 +125,7 @@ class MemorySystem(ABC):
     async def observe(self, messages: Sequence[Message]) -> None:
         await self.write(
             [
-                self._hear(message.text, message.role, message.timestamp, message.session)
+                self._hear(message.text, message.role, message.timestamp, message.session, message.speaker)
                 for message in messages
             ]
         )
@@ -212,7 +213,16 @@ class MemorySystem(ABC):
         completion = await self.model.answer(system, [*turns, entry.turn])
         return completion.text
 
-    def _hear(self, text: str, role: str, time: datetime | None, session: str | None = None) -> Entry:
-        entry = Entry(len(self.log), "assistant" if role == "assistant" else "user", text, time, session)
+    def _hear(
+        self,
+        text: str,
+        role: str,
+        time: datetime | None,
+        session: str | None = None,
+        speaker: str | None = None,
+    ) -> Entry:
+        entry = Entry(
+            len(self.log), "assistant" if role == "assistant" else "user", text, time, session, speaker
+        )
         self.log.append(entry)
         return entry

@@ -8,7 +8,8 @@ its embedded Kùzu database.
 Each namespace is a graph of its own: a Kùzu database in a folder of the store's (graphiti-core
 0.31's Kùzu driver does not keep `group_id`s apart, so a database per conversation is the
 isolation).  Each message is an episode (`add_episode`, as Graphiti advises for chat: in order,
-each awaited), `role: text` with its simulated time as `reference_time`; `episode=batch` makes a
+each awaited), `role: text` (the speaker's name instead of the role where the benchmark names one,
+once: LoCoMo's "Caroline: …" as it is) with its simulated time as `reference_time`; `episode=batch` makes a
 session one episode instead (fewer model calls, coarser facts).  Graphiti extracts entities and
 facts from each episode with its LLM (structured output, `json_schema`), deduplicates them
 against the graph, and embeds them: all within `add`, so `add` is the ingest time.  Search is
@@ -102,7 +103,7 @@ class GraphitiStore:
             graph = await self._graph(namespace)
             await graph.add_episode(
                 name=f"{namespace}-{messages[0].id}",
-                episode_body="\n".join(f"{message.role}: {message.text}" for message in messages),
+                episode_body="\n".join(map(said_by, messages)),
                 source_description="conversation",
                 reference_time=in_utc(messages[0].timestamp),
                 source=EpisodeType.message,
@@ -234,6 +235,14 @@ class GraphitiStore:
             recipe = f"{_RECIPES[self.settings.scope]}_{self.settings.reranker.upper()}"
             config = getattr(recipes, recipe)
         return config.model_copy(update={"limit": k})
+
+
+def said_by(message: Message) -> str:
+    """A message with one speaker label: its text where the benchmark's speaker opens it already
+    (LoCoMo's "Caroline: …"), the speaker's name before it where one is named, else its role."""
+    if message.speaker and message.text.startswith(f"{message.speaker}: "):
+        return message.text
+    return f"{message.speaker or message.role}: {message.text}"
 
 
 def _scored(items: list[Any], scores: list[float]) -> list[tuple[Any, float | None]]:

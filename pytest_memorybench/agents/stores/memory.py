@@ -20,7 +20,7 @@ import time
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timezone
 from typing import Any
 
 from pytest_memorybench.agents.mechanisms.base import Entry, MemorySystem
@@ -306,5 +306,8 @@ def _is_context(hits: list[Hit]) -> bool:
 
 
 def _message(entry: Entry) -> Message:
+    """The store's message of an entry: a time the conversation did not give is now, in UTC like every
+    harness time (the machine's local time would be read as UTC by every store)."""
     role: Any = entry.role
-    return Message(entry.text, entry.time or datetime.now(), role, entry.index, entry.session)
+    when = entry.time or datetime.now(timezone.utc).replace(tzinfo=None)
+    return Message(entry.text, when, role, entry.index, entry.session, entry.speaker)

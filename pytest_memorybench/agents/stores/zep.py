@@ -9,11 +9,14 @@ Zep builds a temporal knowledge graph for each user from the messages of the use
 namespace is a Zep user (`user_id` = the namespace) with one thread, both made on the first `add`;
 the messages go to `thread.add_messages` a session at a time, `batch` a call (at most Zep's 30), each
 with its simulated time as Zep's `reference_time` (UTC with its offset: Zep refuses a time without
-one) and its role; a message over Zep's 4,096 characters goes as consecutive messages, and each call
-carries an idempotency key made from its messages, so a retry never stores them twice.  Zep extracts the graph
-afterwards and gives each call a task: `wait` polls every task since the last wait
-(`task.get`, the documented status call) until it `succeeded`: that time counts as ingest.  A task
-that `failed`, or succeeded only in `partial`, is a StoreError, so its items are ERRORs.
+one), its role and its sender's `name` (the benchmark's speaker, LoCoMo's people by name, else
+`User` or `Assistant`: Zep's ingestion requires it, so facts attach to the right person; the user is
+made with the user-role speaker's name); a message over Zep's 4,096 characters goes as
+consecutive messages, and each call carries an idempotency key made from its messages, so a retry
+never stores them twice.  Zep extracts the graph afterwards and gives each call a task: `wait`
+polls every task since the last wait (`task.get`, the documented status call) until it
+`succeeded`: that time counts as ingest.  A task that `failed`, or succeeded only in `partial`,
+is a StoreError, so its items are ERRORs.
 Search is the user graph's: `scope=edges` (Zep's facts, each with when it held: from `valid_at`
 until `invalid_at`, or until it expired when a later fact superseded it, else `→ present`),
 `nodes` (entity summaries) or `episodes` (the stored messages), `page_size` = k (with `nodes=N`,
@@ -112,16 +115,16 @@ class ZepStore:
         part a long message made too large for one call, is never stored twice."""
         from zep_cloud import AddMessage
 
-        thread = self._user(namespace, create=True)
+        thread = self._user(namespace, create=True, named=_user_name(messages))
         assert thread is not None
         turns = [
-            AddMessage(role=m.role, content=piece, reference_time=iso_utc(m.timestamp))
+            AddMessage(role=m.role, name=sender(m), content=piece, reference_time=iso_utc(m.timestamp))
             for m in messages
             for piece in pieces(m.text, MAX_MESSAGE_CHARS)
         ]
         for start in range(0, len(turns), MAX_MESSAGES_A_CALL):
             part = turns[start : start + MAX_MESSAGES_A_CALL]
-            key = idempotency_key(namespace, [(t.role, t.reference_time, t.content) for t in part])
+            key = idempotency_key(namespace, [(t.role, t.name, t.reference_time, t.content) for t in part])
             added = self._call(
                 self.client.thread.add_messages, thread.thread, messages=part, idempotency_key=key
             )
@@ -161,10 +164,13 @@ class ZepStore:
         if user is not None:
             self._call(self.client.user.delete, user.user)
 
-    def _user(self, namespace: str, *, create: bool) -> ZepUser | None:
+    def _user(self, namespace: str, *, create: bool, named: str | None = None) -> ZepUser | None:
+        """The namespace's user and thread, made on its first add: the user with the name of the
+        benchmark's user-role speaker where it names one (Zep attaches the user's facts by it)."""
         with self._lock:
             if namespace not in self._users and create:
-                made = self._call(self.client.user.create, user_id=namespace)
+                name = {"first_name": named} if named else {}
+                made = self._call(self.client.user.create, user_id=namespace, **name)
                 thread = self._call(self.client.thread.create, user_uuid=made.uuid_)
                 self._users[namespace] = ZepUser(made.uuid_, thread.uuid_)
             return self._users.get(namespace)
@@ -184,6 +190,17 @@ class ZepStore:
             raise
 
 
+def sender(message: Message) -> str:
+    """A message's sender as Zep's `name`: the benchmark's speaker where it names one (LoCoMo's two
+    people, the second cast in the assistant's role), else the role's."""
+    return message.speaker or ("Assistant" if message.role == "assistant" else "User")
+
+
+def _user_name(messages: list[Message]) -> str | None:
+    """The name of the speaker in the user's role, where the benchmark names one."""
+    return next((m.speaker for m in messages if m.role == "user" and m.speaker), None)
+
+
 def _hit(item: Any, scope: str) -> Hit | None:
     """A fact with when it held (from `valid_at` until `invalid_at`, or until Zep expired it when a
     later fact superseded it), an entity's summary, or a stored message with its time."""
@@ -197,7 +214,8 @@ def _hit(item: Any, scope: str) -> Hit | None:
         text, when = item.content, item.reference_time
     if not text:
         return None
-    score = item.score if isinstance(item.score, int | float) else None
+    # The cross-encoder's relevance where it scored the result (Zep's `relevance`), else its rank score.
+    score = next((v for v in (item.relevance, item.score) if isinstance(v, int | float)), None)
     return Hit(str(text), score, parsed_time(when), validity)
 
 

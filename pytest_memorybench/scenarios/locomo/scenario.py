@@ -281,7 +281,12 @@ def _turns(sample: Sample) -> Iterator[Message]:
                 text += f" [shares {turn.caption}]"
             role: Role = "user" if turn.speaker == first else "assistant"
             yield Message(
-                text, session.when + position * TURN_GAP, role, turn.id, f"session_{session.number}"
+                text,
+                session.when + position * TURN_GAP,
+                role,
+                turn.id,
+                f"session_{session.number}",
+                turn.speaker,
             )
 
 
