@@ -154,6 +154,11 @@ async def test_mem0_platform_adds_waits_for_its_event_searches_at_k_and_clears(
     assert adds[0]["user_id"] == "conv-a" and adds[0]["infer"] is True
     assert adds[0]["timestamp"] == epoch_seconds(WHEN) and len(adds[0]["messages"]) == 13
     assert adds[0]["metadata"] == {"date": "2024-05-01T09:00:00+00:00"}
+    assert (adds[0]["observation_date"], adds[0]["observation_datetime"], adds[0]["timezone"]) == (
+        "2024-05-01",
+        "2024-05-01T09:00:00+00:00",
+        "UTC",
+    ), "the extraction observes the session's date (v3 add), beside the backdating timestamp"
     searches = [r.body for r in mem0_platform.requests if r.path == "/v3/memories/search/"]
     assert searches[-1]["top_k"] == 5 and searches[-1]["filters"] == {"user_id": "conv-a"}
     event = next(iter(mem0_platform.events))
@@ -163,6 +168,47 @@ async def test_mem0_platform_adds_waits_for_its_event_searches_at_k_and_clears(
     assert await client.search("locker code", "conv-b", 5) == [], "another user holds nothing"
     await client.clear("conv-a")
     assert not mem0_platform.events and mem0_platform.requests[-1].query == {"user_id": "conv-a"}
+    await client.close()
+
+
+@pytest.mark.asyncio
+async def test_mem0_platform_searches_as_of_the_questions_date_and_time(
+    mem0_platform: Mem0PlatformServer,
+) -> None:
+    client = store_client(parse_agent_spec(HOSTED["mem0-platform"].spec(mem0_platform)), AgentOptions())
+    await client.add([Message("My locker code is 4512.", WHEN)], "conv-a")
+    await client.wait("conv-a")
+    await client.search("locker code", "conv-a", 5, datetime(2024, 5, 9, 18, 30))
+    searches = [r.body for r in mem0_platform.requests if r.path == "/v3/memories/search/"]
+    assert searches[-1]["reference_date"] == "2024-05-09T18:30:00+00:00", "the time of day kept, in UTC"
+    await client.close()
+
+
+@pytest.mark.asyncio
+async def test_the_mem0_fake_holds_to_the_openapi_shapes(mem0_platform: Mem0PlatformServer) -> None:
+    """An unknown or mistyped parameter is a 400, as the platform's validation answers it; a verbatim
+    add (infer=false) and a delete answer in the shapes its OpenAPI gives (docs/openapi.json)."""
+    client = store_client(
+        parse_agent_spec(HOSTED["mem0-platform"].spec(mem0_platform).replace("(", "(infer=false,")),
+        AgentOptions(),
+    )
+    await client.add([Message("My locker code is 4512.", WHEN)], "conv-a")
+    await client.wait("conv-a")
+    assert [hit.text for hit in await client.search("locker code", "conv-a", 5)] == [
+        "user: My locker code is 4512."
+    ]
+    store = client.store
+    added = store._call(lambda mem0: mem0.add([{"role": "user", "content": "Hi."}], user_id="b", infer=False))
+    assert added["status"] == "SUCCEEDED" and added["results"][0]["data"] == {"memory": "user: Hi."}
+    for wrong in (
+        lambda mem0: mem0.add([{"role": "user", "content": "x"}], user_id="conv-a", timestamp="soon"),
+        lambda mem0: mem0.search("x", filters={"user_id": "conv-a"}, top_k=5, rerank="yes"),
+        lambda mem0: mem0.search("x", filters={"user_id": "conv-a"}, limit=5),
+    ):
+        with pytest.raises(Exception, match="400"):
+            store._call(wrong)
+    deleted = store._call(lambda mem0: mem0.delete_all(user_id="b"))
+    assert set(deleted) == {"message", "event_id"}, "a delete is queued, with its event"
     await client.close()
 
 

@@ -6,13 +6,15 @@ conversation.
     mem0-platform(url=http://127.0.0.1:8000):openai:…   another server (a test's)
 
 A namespace is Mem0's `user_id`.  Each `add`, one session of the benchmark's history (the harness
-adds a session a call), sends its messages to `/v3/memories/add/`, dated by the first one's time
-(`timestamp`, Unix seconds of the UTC time; kept in the metadata too); the platform queues the work
+adds a session a call), sends its messages to `/v3/memories/add/`, dated by the first one's time:
+`observation_date` and `observation_datetime` (UTC), what its extraction resolves relative dates
+against, and `timestamp` (Unix seconds), which backdates the memories' `created_at`; kept in the
+metadata too; the platform queues the work
 and answers with an event id (with `infer=false` it stores at once and answers with the results),
 and memories are searchable only once that event has run.  `wait` polls each event added since the last
 wait (`GET /v1/event/{id}/`, the documented status call, which the client has no method for) until
 it SUCCEEDED: that time counts as ingest.  A FAILED event is a StoreError, so its items are ERRORs.
-Search is the platform's (`top_k` = k, filtered by the user, as of the question's date:
+Search is the platform's (`top_k` = k, filtered by the user, as of the question's date and time:
 `reference_date`), with its own minimum score (`threshold`) and `rerank` passed when set; each hit
 is dated by its add's date.  A rate limit waits as long as the platform asks (`retry_after`), up
 to `--mb-timeout`.  With `infer=true` (the platform's default) Mem0's own
@@ -85,6 +87,11 @@ class Mem0PlatformStore:
             "user_id": namespace,
             "infer": self.settings.infer,
             "timestamp": epoch_seconds(when),
+            # What its extraction resolves "yesterday" against (v3 add; the OpenAPI's
+            # observation_date / observation_datetime, read in `timezone`).
+            "observation_date": f"{when:%Y-%m-%d}",
+            "observation_datetime": iso_utc(when),
+            "timezone": "UTC",
             "metadata": {DATE_KEY: iso_utc(when)},
         }
         queued = self._call(lambda client: client.add(turns, **options))
@@ -104,8 +111,8 @@ class Mem0PlatformStore:
         """The platform's search as of the question's date (`reference_date`: "simulate searching at
         a specific date"), each hit dated by its metadata's date or its backdated `created_at`."""
         options: JsonObject = {"filters": {"user_id": namespace}, "top_k": k}
-        if asked_at is not None:
-            options["reference_date"] = f"{asked_at:%Y-%m-%d}"
+        if asked_at is not None:  # a date and time (the OpenAPI takes an ISO datetime): the time of day kept
+            options["reference_date"] = iso_utc(asked_at)
         if self.settings.threshold >= 0:
             options["threshold"] = self.settings.threshold
         if self.settings.rerank:
