@@ -119,6 +119,11 @@ async def test_supermemory_adds_waits_searches_at_k_and_clears(supermemory: Supe
     assert await client.search("locker code", "conv-b", 5) == [], "another namespace holds nothing"
     await client.clear("conv-a")
     assert "conv-a" not in supermemory.namespaces
+    await client.add([Message("A second namespace.", WHEN)], "conv-b")
+    deleted = client.store.client.namespaces.delete("conv-b")
+    assert (deleted.status, deleted.deleted_documents_count) == ("deleted", 1), (
+        "a plain delete is done, not queued"
+    )
     await client.close()
 
 

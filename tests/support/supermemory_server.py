@@ -3,13 +3,14 @@
     POST   /ns/{namespace}/document        accept a document: {"id", "status": "queued"}
     GET    /ns/{namespace}/document/{id}   the document, its `system.status` and `dreamingStatus`
     POST   /ns/{namespace}/search          {"results": [...], "searchTime"}: ranked by shared words
-    DELETE /ns/{namespace}                 {"status": "queued", counts}: deleted later; 404 for one never used
+    DELETE /ns/{namespace}                 {"status": "deleted", counts}; 404 for one never used
 
 As the service does, a document is searchable only once processed: it reaches `done` after
 `process_polls` reads of it, and its memories form `dream_polls` reads later; a search finds only
 what is done (chunks) or dreamt (memories).  With `stalled`, a document's memories never form:
 the real service's dreaming can wait on a retry after a failure and still say only `dreaming`.
-A namespace's delete is queued, as the service answers it.  Every request needs `Authorization:
+A plain namespace delete answers `deleted` (SDK 5.0.1's NamespaceDeleted: only a move,
+`moveTo`, is `queued`, with its `operationId`).  Every request needs `Authorization:
 Bearer KEY` (else 401); faults are injected as `tests.support.loopback` says.  Shapes follow the
 SDK's types: what it reads must be there.
 """
@@ -107,8 +108,8 @@ class SupermemoryServer(LoopbackState):
             return 200, {"results": self._search(documents, body), "searchTime": 1.5}
         if method == "DELETE" and len(parts) == 2:
             self.namespaces.pop(namespace, None)
-            return 200, {
-                "status": "queued",
+            return 200, {  # "queued" is a move's answer (`moveTo`, with an `operationId`)
+                "status": "deleted",
                 "namespace": namespace,
                 "deletedDocumentsCount": len(documents),
                 "deletedMemoriesCount": len(documents),
