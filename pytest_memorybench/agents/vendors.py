@@ -24,8 +24,15 @@ class VendorProfile:
 
 
 # Mem0 publishes its benchmark scores with its top 200 memories in the answering prompt, their
-# tokens uncapped (the equal terms cap them at MEMORY_TOKENS).
-_MEM0 = VendorProfile("Mem0's published LoCoMo results: top_k 200", k=200, memory_tokens=1_000_000)
+# tokens uncapped (the equal terms cap them at MEMORY_TOKENS); its harness added two messages a call,
+# to each speaker's user (the roles swapped for the second), and searched both.
+_MEM0 = VendorProfile(
+    "Mem0's published LoCoMo results: top_k 200; mem0ai/mem0 evaluation/src/memzero/add.py: two"
+    " messages a call, to each speaker's side",
+    {"batch": 2, "sides": "both"},
+    k=200,
+    memory_tokens=1_000_000,
+)
 
 VENDORS: dict[str, VendorProfile] = {
     "mem0": _MEM0,

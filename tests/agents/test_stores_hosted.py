@@ -218,6 +218,42 @@ async def test_the_mem0_fake_holds_to_the_openapi_shapes(mem0_platform: Mem0Plat
 
 
 @pytest.mark.asyncio
+async def test_mem0_as_its_vendor_runs_it_adds_two_messages_a_call_from_each_speakers_side(
+    mem0_platform: Mem0PlatformServer,
+) -> None:
+    """Mem0's published LoCoMo harness (evaluation/src/memzero/add.py) adds two messages a call, to
+    each speaker's user, the roles swapped for the second, and searches both; the equal terms add a
+    session a call, to one user."""
+    spec = parse_agent_spec(HOSTED["mem0-platform"].spec(mem0_platform).replace("(", "(profile=vendor,"))
+    assert spec.store is not None and (spec.store.settings.batch, spec.store.settings.sides) == (2, "both")
+    client = store_client(spec, AgentOptions())
+    said = [
+        Message(f"{who}: line {n} about the locker.", WHEN, role, n, "session_1", who)
+        for n, (who, role) in enumerate([("Caroline", "user"), ("Melanie", "assistant")] * 2)
+    ]
+    await client.add(said, "conv-a")
+    adds = [r.body for r in mem0_platform.requests if r.path == "/v3/memories/add/"]
+    assert [(add["user_id"], len(add["messages"])) for add in adds] == [
+        ("conv-a", 2), ("conv-a-other", 2), ("conv-a", 2), ("conv-a-other", 2)
+    ]  # fmt: skip
+    assert [m["role"] for m in adds[0]["messages"]] == ["user", "assistant"]
+    assert [m["role"] for m in adds[1]["messages"]] == ["assistant", "user"], "the other speaker's side"
+    await client.wait("conv-a")
+    found = await client.search("locker", "conv-a", 10)
+    searched = [r.body["filters"]["user_id"] for r in mem0_platform.requests if r.path.endswith("/search/")]
+    assert searched == ["conv-a", "conv-a-other"] and len(found) == 8
+    await client.clear("conv-a")
+    cleared = [r.query["user_id"] for r in mem0_platform.requests if r.method == "DELETE"]
+    assert cleared == ["conv-a", "conv-a-other"] and not mem0_platform.events
+    plain = store_client(parse_agent_spec(HOSTED["mem0-platform"].spec(mem0_platform)), AgentOptions())
+    await plain.add(said, "conv-b")
+    adds = [r.body for r in mem0_platform.requests if r.path == "/v3/memories/add/"][4:]
+    assert [(add["user_id"], len(add["messages"])) for add in adds] == [("conv-b", 4)], "a session a call"
+    await client.close()
+    await plain.close()
+
+
+@pytest.mark.asyncio
 async def test_a_failed_mem0_event_is_a_store_error_every_time_it_is_waited_for(
     mem0_platform: Mem0PlatformServer,
 ) -> None:

@@ -12,15 +12,15 @@ embedder.  Both are pointed at the MODEL_SPEC's model and server, so the store e
 same model the harness answers with; `--mb-embedder openai:MODEL[@URL]` names another embedder
 (without it, the MODEL_SPEC's server embeds with its model, or OpenAI's `text-embedding-3-small`).
 `threshold` is Mem0's own minimum score for a hit (its default, 0.1).  Each `add` is one session of
-the benchmark's history, its date kept in the memories' metadata (each hit is dated by it); with
-`infer=true` the session's date is the extraction prompt's "Observation Date" and "Current Date",
-so "yesterday" resolves against the session and the prompt holds no date of today's.  The library
-has no parameter for it (its `timestamp` is platform-only and refused), so the store hands the date
-to Mem0's own prompt builder, which takes both (`generate_additive_extraction_prompt`), for the
-calls its add makes.  Search is Mem0's
-semantic search alone: its keyword half needs `mem0ai[nlp]` and spaCy's `en_core_web_sm` model,
-which this extra does not install.  Mem0's telemetry is turned off.  Tested with mem0ai 2.2.1; its
-configuration names changed across 0.x, 1.x and 2.x.
+the benchmark's history (`profile=vendor`: two messages, to each speaker's side, see `Ingestion`),
+its date kept in the memories' metadata (each hit is dated by it); with `infer=true` the session's
+date is the extraction prompt's "Observation Date" and "Current Date", so "yesterday" resolves
+against the session and the prompt holds no date of today's.  The library has no parameter for it
+(its `timestamp` is platform-only and refused), so the store hands the date to Mem0's own prompt
+builder, which takes both (`generate_additive_extraction_prompt`), for the calls its add makes.
+Search is Mem0's semantic search alone: its keyword half needs `mem0ai[nlp]` and spaCy's
+`en_core_web_sm` model, which this extra does not install.  Mem0's telemetry is turned off.  Tested
+with mem0ai 2.2.1; its configuration names changed across 0.x, 1.x and 2.x.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pytest_memorybench.agents.mechanisms.settings import require
+from pytest_memorybench.agents.mechanisms.settings import one_of, require
 from pytest_memorybench.agents.stores.dates import iso_utc, parsed_time
 from pytest_memorybench.agents.stores.endpoints import Endpoint, openai_endpoints
 from pytest_memorybench.agents.stores.store_protocol import BuiltinStore, Hit, as_hit
@@ -53,15 +53,66 @@ LIST_ALL = 1_000_000  # get_all's top_k when every memory is wanted
 _OBSERVED: ContextVar[str | None] = ContextVar("mem0_observed", default=None)
 
 
+OTHER_SIDE = "-other"  # the user id of the second speaker's side (`sides=both`): namespace + this
+
+
 @dataclass(frozen=True)
 class Mem0Settings:
-    """Whether Mem0 extracts memories with its LLM (`infer`), and its minimum hit score."""
+    """Whether Mem0 extracts memories with its LLM (`infer`), its minimum hit score, and how what
+    the harness adds goes in (`batch`, `sides`: see `Ingestion`)."""
 
     infer: bool = True
     threshold: float = 0.1
+    batch: int = 0
+    sides: str = "one"
 
     def __post_init__(self) -> None:
         require(0.0 <= self.threshold <= 1.0, f"threshold must be between 0 and 1, got {self.threshold:g}")
+        check_ingestion(self.batch, self.sides)
+
+
+def check_ingestion(batch: int, sides: str) -> None:
+    """One line for a `batch` or `sides` a Mem0 store cannot take."""
+    require(batch >= 0, f"batch must be 0 (a session a call) or more, got {batch}")
+    one_of("sides", sides, ("one", "both"))
+
+
+class Ingestion:
+    """How a Mem0 store takes a session in.  On the equal terms (`batch=0`, `sides=one`): a session
+    an add, to the namespace's user, so the extraction sees a whole exchange with its date and makes
+    about as many model calls as other stores' ingestion.  As Mem0's own published LoCoMo harness
+    did it (`profile=vendor`: mem0ai/mem0 evaluation/src/memzero/add.py): `batch=2` messages an
+    add, and `sides=both`: each add made twice, to one user per speaker, the roles swapped for the
+    second (each speaker's side of the conversation); search asks both users and merges their hits
+    by score."""
+
+    def __init__(self, batch: int, sides: str) -> None:
+        self.batch = batch
+        self.sides = sides
+
+    @property
+    def messages_per_add(self) -> int | None:
+        return self.batch or None
+
+    def users(self, namespace: str) -> list[str]:
+        """The Mem0 users a namespace is: one, or one a speaker's side."""
+        return [namespace, namespace + OTHER_SIDE] if self.sides == "both" else [namespace]
+
+    def turns(self, messages: list[Message], namespace: str) -> list[tuple[str, list[dict[str, str]]]]:
+        """Each user's add of `messages`: the messages as given, and, for the other side, with user
+        and assistant swapped."""
+        given = [{"role": m.role, "content": m.text} for m in messages]
+        swapped = [{**turn, "role": _SWAP.get(turn["role"], turn["role"])} for turn in given]
+        return list(zip(self.users(namespace), [given, swapped], strict=False))
+
+
+_SWAP = {"user": "assistant", "assistant": "user"}
+
+
+def merged(found: list[list[Hit]]) -> list[Hit]:
+    """The hits of several users' searches as one list, highest score first (each user's order kept
+    among equals)."""
+    return sorted((hit for hits in found for hit in hits), key=lambda hit: -(hit.score or 0.0))
 
 
 class Mem0Store:
@@ -69,6 +120,7 @@ class Mem0Store:
 
     def __init__(self, settings: Mem0Settings, llm: Endpoint, embedder: Endpoint) -> None:
         self.settings = settings
+        self.ingestion = Ingestion(settings.batch, settings.sides)
         self.llm = llm
         self.embedder = embedder
         self.folder = Path(tempfile.mkdtemp(prefix="memorybench-mem0-"))
@@ -78,34 +130,44 @@ class Mem0Store:
         self._size: int | None = None
 
     def add(self, messages: list[Message], namespace: str) -> None:
-        """One session (the harness adds a session a call), its date in the memories' metadata, as
-        Mem0's own LoCoMo evaluation keeps it; with extraction, the date is also the extraction's
-        Observation Date (through Mem0's custom instructions), since the library sets that to
-        today's date and would resolve "yesterday" against the wall clock."""
-        turns = [{"role": message.role, "content": message.text} for message in messages]
+        """A session (or `batch` of it) to each user of the namespace, its date in the memories'
+        metadata, as Mem0's own LoCoMo evaluation keeps it; with extraction, the date is also the
+        extraction prompt's Observation Date and Current Date (`dated_extraction`)."""
         when = messages[0].timestamp
         memory = self._mem0()
         observed = _OBSERVED.set(f"{when:%Y-%m-%d}")
         try:
-            memory.add(
-                turns, user_id=namespace, infer=self.settings.infer, metadata={DATE_KEY: iso_utc(when)}
-            )
+            for user, turns in self.ingestion.turns(messages, namespace):
+                memory.add(turns, user_id=user, infer=self.settings.infer, metadata={DATE_KEY: iso_utc(when)})
         finally:
             _OBSERVED.reset(observed)
 
+    @property
+    def messages_per_add(self) -> int | None:
+        return self.ingestion.messages_per_add
+
     def search(self, query: str, namespace: str, k: int) -> list[Hit]:
-        found = self._mem0().search(
-            query, top_k=k, filters={"user_id": namespace}, threshold=self.settings.threshold
+        threshold = self.settings.threshold
+        return merged(
+            [
+                dated_hits(
+                    self._mem0().search(query, top_k=k, filters={"user_id": user}, threshold=threshold)
+                )
+                for user in self.ingestion.users(namespace)
+            ]
         )
-        return dated_hits(found)
 
     def stored(self, namespace: str) -> list[str]:
-        """Every memory of the user (`get_all`, which returns its `top_k` at most)."""
-        found = self._mem0().get_all(filters={"user_id": namespace}, top_k=LIST_ALL)
-        return [hit.text for hit in dated_hits(found)]
+        """Every memory of the namespace's users (`get_all`, which returns its `top_k` at most)."""
+        return [
+            hit.text
+            for user in self.ingestion.users(namespace)
+            for hit in dated_hits(self._mem0().get_all(filters={"user_id": user}, top_k=LIST_ALL))
+        ]
 
     def clear(self, namespace: str) -> None:
-        self._mem0().delete_all(user_id=namespace)
+        for user in self.ingestion.users(namespace):
+            self._mem0().delete_all(user_id=user)
 
     def close(self) -> None:
         if self._memory is not None:

@@ -6,7 +6,8 @@ conversation.
     mem0-platform(url=http://127.0.0.1:8000):openai:…   another server (a test's)
 
 A namespace is Mem0's `user_id`.  Each `add`, one session of the benchmark's history (the harness
-adds a session a call), sends its messages to `/v3/memories/add/`, dated by the first one's time:
+adds a session a call; `profile=vendor`: two messages, to each speaker's side, `mem0.Ingestion`),
+sends its messages to `/v3/memories/add/`, dated by the first one's time:
 `observation_date` and `observation_datetime` (UTC), what its extraction resolves relative dates
 against, and `timestamp` (Unix seconds), which backdates the memories' `created_at`; kept in the
 metadata too; the platform queues the work
@@ -37,7 +38,14 @@ from typing import TYPE_CHECKING, Any
 from pytest_memorybench.agents.mechanisms.settings import positive, require
 from pytest_memorybench.agents.stores.dates import epoch_seconds, iso_utc
 from pytest_memorybench.agents.stores.hosted import Unprocessed, api_key, refused
-from pytest_memorybench.agents.stores.mem0 import DATE_KEY, dated_hits, without_telemetry
+from pytest_memorybench.agents.stores.mem0 import (
+    DATE_KEY,
+    Ingestion,
+    check_ingestion,
+    dated_hits,
+    merged,
+    without_telemetry,
+)
 from pytest_memorybench.agents.stores.store_protocol import BuiltinStore, Hit
 from pytest_memorybench.core.json_values import JsonObject
 from pytest_memorybench.core.records import Message
@@ -60,10 +68,13 @@ class Mem0PlatformSettings:
     rerank: bool = False
     url: str = ""
     poll: float = 0.5
+    batch: int = 0  # messages an add; 0: a session
+    sides: str = "one"  # or both: each add to each speaker's side (`mem0.Ingestion`)
 
     def __post_init__(self) -> None:
         require(self.threshold <= 1.0, f"threshold must be at most 1, got {self.threshold:g}")
         positive(poll=self.poll)
+        check_ingestion(self.batch, self.sides)
 
 
 class Mem0PlatformStore:
@@ -73,30 +84,36 @@ class Mem0PlatformStore:
     def __init__(self, settings: Mem0PlatformSettings, key: str) -> None:
         self.settings = settings
         self.key = key
+        self.ingestion = Ingestion(settings.batch, settings.sides)
         self.unprocessed = Unprocessed(settings.poll)
         self._client: Any = None
         self._lock = threading.Lock()
 
     def add(self, messages: list[Message], namespace: str) -> None:
-        """One session (the harness adds a session a call), dated by its first message: the
-        platform's `timestamp` backdates the memories' `created_at` and feeds its ranking by time;
-        the metadata keeps each add's date for the hits whatever the platform does with it."""
-        turns = [{"role": message.role, "content": message.text} for message in messages]
+        """A session (or `batch` of it) to each user of the namespace, dated by its first message:
+        the platform's `timestamp` backdates the memories' `created_at` and feeds its ranking by
+        time, its observation dates are what its extraction resolves "yesterday" against (v3 add,
+        read in `timezone`); the metadata keeps each add's date for the hits whatever the platform
+        does with it."""
         when = messages[0].timestamp
         options: JsonObject = {
-            "user_id": namespace,
             "infer": self.settings.infer,
             "timestamp": epoch_seconds(when),
-            # What its extraction resolves "yesterday" against (v3 add; the OpenAPI's
-            # observation_date / observation_datetime, read in `timezone`).
             "observation_date": f"{when:%Y-%m-%d}",
             "observation_datetime": iso_utc(when),
             "timezone": "UTC",
             "metadata": {DATE_KEY: iso_utc(when)},
         }
-        queued = self._call(lambda client: client.add(turns, **options))
-        for event in _events(queued):
-            self.unprocessed.add(namespace, event)
+        for user, turns in self.ingestion.turns(messages, namespace):
+            queued = self._call(
+                lambda client, user=user, turns=turns: client.add(turns, user_id=user, **options)
+            )
+            for event in _events(queued):
+                self.unprocessed.add(namespace, event)
+
+    @property
+    def messages_per_add(self) -> int | None:
+        return self.ingestion.messages_per_add
 
     def wait(self, namespace: str) -> None:
         def done(event: str) -> bool:
@@ -108,38 +125,44 @@ class Mem0PlatformStore:
         self.unprocessed.wait(namespace, done)
 
     def search(self, query: str, namespace: str, k: int, asked_at: datetime | None = None) -> list[Hit]:
-        """The platform's search as of the question's date (`reference_date`: "simulate searching at
-        a specific date"), each hit dated by its metadata's date or its backdated `created_at`."""
-        options: JsonObject = {"filters": {"user_id": namespace}, "top_k": k}
-        if asked_at is not None:  # a date and time (the OpenAPI takes an ISO datetime): the time of day kept
+        """The platform's search of each user of the namespace as of the question's date and time
+        (`reference_date`: "simulate searching at a specific date"), each hit dated by its
+        metadata's date or its backdated `created_at`."""
+        options: JsonObject = {"top_k": k}
+        if asked_at is not None:
             options["reference_date"] = iso_utc(asked_at)
         if self.settings.threshold >= 0:
             options["threshold"] = self.settings.threshold
         if self.settings.rerank:
             options["rerank"] = True
-        found = self._call(lambda client: client.search(query, **options))
-        return dated_hits(found)
+        found = [
+            self._call(lambda client, user=user: client.search(query, filters={"user_id": user}, **options))
+            for user in self.ingestion.users(namespace)
+        ]
+        return merged([dated_hits(hits) for hits in found])
 
     def stored(self, namespace: str) -> list[str]:
-        """Every memory of the user, a page of `_PAGE` at a time (`POST /v3/memories/`)."""
+        """Every memory of the namespace's users, a page of `_PAGE` at a time (`POST /v3/memories/`)."""
         texts: list[str] = []
-        for page in itertools.count(1):
-            options = {"filters": {"user_id": namespace}, "page": page, "page_size": _PAGE}
-            found = self._call(lambda client, options=options: client.get_all(**options))
-            hits = dated_hits(found)
-            texts += [hit.text for hit in hits]
-            if len(hits) < _PAGE:
-                break
+        for user in self.ingestion.users(namespace):
+            for page in itertools.count(1):
+                options = {"filters": {"user_id": user}, "page": page, "page_size": _PAGE}
+                found = self._call(lambda client, options=options: client.get_all(**options))
+                hits = dated_hits(found)
+                texts += [hit.text for hit in hits]
+                if len(hits) < _PAGE:
+                    break
         return texts
 
     def clear(self, namespace: str) -> None:
         from mem0.exceptions import MemoryNotFoundError
 
         self.unprocessed.forget(namespace)
-        try:
-            self._call(lambda client: client.delete_all(user_id=namespace))
-        except MemoryNotFoundError:  # a user with no memories: already clear
-            pass
+        for user in self.ingestion.users(namespace):
+            try:
+                self._call(lambda client, user=user: client.delete_all(user_id=user))
+            except MemoryNotFoundError:  # a user with no memories: already clear
+                pass
 
     def close(self) -> None:
         if self._client is not None:
