@@ -39,7 +39,7 @@ _EVENT = re.compile(r"^/v1/event/([^/]+)/$")
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 # The request bodies' parameters and their JSON types, as Mem0's OpenAPI gives them (mem0ai/mem0
 # docs/openapi.json, /v3/memories/add/ and /v3/memories/search/): anything else is a 400.
-_ADD = {
+ADD_PARAMETERS = {
     "messages": list, "user_id": str, "agent_id": str, "run_id": str, "app_id": str, "metadata": dict,
     "expiration_date": str, "custom_instructions": str, "agent_custom_instructions": str,
     "custom_categories": list, "infer": bool, "immutable": bool, "includes": str, "excludes": str,
@@ -47,7 +47,7 @@ _ADD = {
     "temporal_reasoning": bool, "timezone": str, "observation_datetime": str, "observation_date": str,
     "timestamp": int,
 }  # fmt: skip
-_SEARCH = {
+SEARCH_PARAMETERS = {
     "query": str, "filters": dict, "show_expired": bool, "top_k": int, "threshold": (int, float),
     "rerank": bool, "reference_date": (int, float, str), "fields": list, "categories": list, "metadata": dict,
 }  # fmt: skip
@@ -90,7 +90,7 @@ class Mem0PlatformServer(LoopbackState):
         if method == "POST" and path == "/v3/memories/add/":
             if not body.get("user_id") or not body.get("messages"):
                 return 400, {"error": "400 Bad Request", "details": {"message": "user_id and messages"}}
-            refusal = _refusal(body, _ADD) or _dates(body)
+            refusal = _refusal(body, ADD_PARAMETERS) or _dates(body)
             if refusal:
                 return 400, {"error": "400 Bad Request", "details": {"message": refusal}}
             stamp = body.get("timestamp")
@@ -146,7 +146,7 @@ class Mem0PlatformServer(LoopbackState):
             start = (int(request.query.get("page", 1)) - 1) * size
             return 200, {"count": len(memories), "results": memories[start : start + size]}
         if method == "POST" and path == "/v3/memories/search/":
-            refusal = _refusal(body, _SEARCH)
+            refusal = _refusal(body, SEARCH_PARAMETERS)
             if refusal:
                 return 400, {"error": "400 Bad Request", "details": {"message": refusal}}
             return 200, {"results": self._search(body)}

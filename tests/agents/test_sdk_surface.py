@@ -1,0 +1,473 @@
+"""Every SDK method, keyword and field the store adapters use exists in the version the extras pin.
+
+An adapter that calls a method an SDK renamed, passes a keyword it dropped, or reads a field it no
+longer returns fails only against the live product, which the default tests never reach (they run
+against loopback fakes).  So each adapter's use of its SDK is listed here, call by call as the
+adapter makes it (the object, the positional arguments, the keywords), and checked against the
+installed SDK by its signatures and models; a test per adapter module also reads the module's own
+source and fails when it reaches into the SDK client (`self.client.…`, `client.…`) by a path this
+list does not name, so a new call cannot go unchecked.  The installed versions must be the ones
+pyproject's extras pin: the check is of those versions.  An SDK that is not installed is skipped
+(Cognee lives in an environment of its own: run this file there too).
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import importlib.metadata
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, get_args, get_type_hints
+
+import pytest
+import tomllib
+from packaging.requirements import Requirement
+
+from tests.support.mem0_platform_server import ADD_PARAMETERS, SEARCH_PARAMETERS
+
+ROOT = Path(__file__).resolve().parents[2]
+STORES = ROOT / "pytest_memorybench" / "agents" / "stores"
+NOWHERE = "http://127.0.0.1:9"
+
+
+def _supermemory() -> Any:
+    from supermemory import Supermemory
+
+    return Supermemory(api_key="k", base_url=NOWHERE)
+
+
+def _zep() -> Any:
+    from zep_cloud.client import Zep
+
+    return Zep(api_key="k", base_url=NOWHERE)
+
+
+def _letta() -> Any:
+    from letta_client import Letta
+
+    return Letta(base_url=NOWHERE, api_key="k")
+
+
+def _module(name: str) -> Callable[[], Any]:
+    return lambda: importlib.import_module(name)
+
+
+# The object each path starts from: the SDK's client as the adapter makes it, or a module.
+ROOTS: dict[str, Callable[[], Any]] = {
+    "supermemory": _supermemory,
+    "zep": _zep,
+    "letta": _letta,
+}
+
+
+@dataclass(frozen=True)
+class Call:
+    """A call an adapter makes: `path` from its root (a ROOTS client, or `module:attribute.path`),
+    with `positional` arguments and these `keywords`; `through` names the parameters a method that
+    takes **kwargs sends on to the service (checked against them instead of its signature)."""
+
+    adapter: str
+    path: str
+    positional: int = 0
+    keywords: tuple[str, ...] = ()
+    through: frozenset[str] | None = None
+
+    @property
+    def id(self) -> str:
+        return f"{self.adapter}:{self.path}"
+
+
+@dataclass(frozen=True)
+class Fields:
+    """Fields an adapter reads from (or sets on) an SDK model: `model` as `module:Class`."""
+
+    adapter: str
+    model: str
+    fields: tuple[str, ...]
+
+
+CALLS = [
+    # supermemory 5.0.1 (stores/supermemory.py)
+    Call("supermemory", "supermemory:Supermemory", 0, ("api_key", "base_url")),
+    Call("supermemory", "add", 1, ("content", "date", "metadata", "dreaming")),
+    Call("supermemory", "documents.get", 2),
+    Call("supermemory", "search", 1, ("query", "limit", "search_mode", "threshold", "rerank")),
+    Call("supermemory", "namespaces.delete", 1),
+    # zep-cloud 4.0.1 (stores/zep.py)
+    Call("zep", "zep_cloud.client:Zep", 0, ("api_key", "base_url")),
+    Call("zep", "zep_cloud:AddMessage", 0, ("role", "name", "content", "reference_time")),
+    Call("zep", "thread.add_messages", 1, ("messages", "idempotency_key")),
+    Call("zep", "thread.create", 0, ("user_uuid",)),
+    Call("zep", "task.get", 1),
+    Call("zep", "user.create", 0, ("user_id", "first_name")),
+    Call("zep", "user.delete", 1),
+    *(
+        Call("zep", f"graph.search_{scope}", 1, ("query", "page_size", "reranker"))
+        for scope in ("edges", "nodes", "episodes")
+    ),
+    # letta-client 1.12.1 (stores/letta.py)
+    Call("letta", "letta_client:Letta", 0, ("base_url", "api_key")),
+    Call(
+        "letta",
+        "agents.create",
+        0,
+        ("name", "memory_blocks", "tags", "model", "embedding", "llm_config", "embedding_config"),
+    ),
+    Call("letta", "agents.delete", 1),
+    Call("letta", "agents.messages.create", 1, ("messages",)),
+    Call("letta", "agents.passages.create", 1, ("text", "created_at")),
+    Call("letta", "agents.passages.search", 1, ("query", "top_k")),
+    Call("letta", "agents.passages.list", 1, ("limit", "ascending", "after")),
+    Call("letta", "conversations.fork", 1, ("agent_id",)),
+    Call("letta", "conversations.messages.create", 1, ("messages",)),
+    Call("letta", "conversations.delete", 1),
+    Call("letta", "close"),
+    # mem0ai 2.2.1, the library (stores/mem0.py)
+    Call("mem0", "mem0:Memory.from_config", 1),
+    Call("mem0", "mem0:Memory.add", 2, ("user_id", "infer", "metadata")),
+    Call("mem0", "mem0:Memory.search", 2, ("top_k", "filters", "threshold")),
+    Call("mem0", "mem0:Memory.get_all", 1, ("filters", "top_k")),
+    Call("mem0", "mem0:Memory.delete_all", 1, ("user_id",)),
+    # the prompt builder its add calls, which the store dates (`dated_extraction`)
+    Call(
+        "mem0",
+        "mem0.memory.main:generate_additive_extraction_prompt",
+        0,
+        (
+            "existing_memories",
+            "new_messages",
+            "last_k_messages",
+            "custom_instructions",
+            "timestamp",
+            "current_date",
+        ),
+    ),
+    # mem0ai 2.2.1, the platform's client (stores/mem0_platform.py): its add and search send their
+    # keywords on as the request body, so they are checked against the OpenAPI's parameters
+    Call("mem0-platform", "mem0.client.main:MemoryClient", 0, ("api_key", "host", "client")),
+    Call(
+        "mem0-platform",
+        "mem0.client.main:MemoryClient.add",
+        2,
+        ("user_id", "infer", "timestamp", "observation_date", "observation_datetime", "timezone", "metadata"),
+        frozenset(ADD_PARAMETERS),
+    ),
+    Call(
+        "mem0-platform",
+        "mem0.client.main:MemoryClient.search",
+        2,
+        ("filters", "top_k", "reference_date", "threshold", "rerank"),
+        frozenset(SEARCH_PARAMETERS),
+    ),
+    Call("mem0-platform", "mem0.client.main:MemoryClient.get_all", 1, ("filters", "page", "page_size")),
+    Call("mem0-platform", "mem0.client.main:MemoryClient.delete_all", 1, ("user_id",)),
+    # graphiti-core 0.31.2 on Kùzu 0.11.3 (stores/graphiti.py)
+    Call(
+        "graphiti", "graphiti_core:Graphiti", 0, ("graph_driver", "llm_client", "embedder", "cross_encoder")
+    ),
+    Call(
+        "graphiti",
+        "graphiti_core:Graphiti.add_episode",
+        1,
+        ("name", "episode_body", "source_description", "reference_time", "source"),
+    ),
+    Call("graphiti", "graphiti_core:Graphiti.search_", 2, ("config",)),
+    Call("graphiti", "graphiti_core:Graphiti.close", 1),
+    Call("graphiti", "graphiti_core.driver.kuzu_driver:KuzuDriver", 0, ("db",)),
+    Call("graphiti", "graphiti_core.driver.kuzu_driver:KuzuDriver.execute_query", 2),
+    Call("graphiti", "graphiti_core.graph_queries:get_fulltext_indices", 1),
+    Call(
+        "graphiti",
+        "graphiti_core.search.search_config:EpisodeSearchConfig",
+        0,
+        ("search_methods", "reranker"),
+    ),
+    Call("graphiti", "graphiti_core.search.search_config:SearchConfig", 0, ("episode_config",)),
+    Call(
+        "graphiti",
+        "graphiti_core.llm_client.config:LLMConfig",
+        0,
+        ("api_key", "model", "small_model", "base_url", "temperature"),
+    ),
+    Call(
+        "graphiti",
+        "graphiti_core.llm_client.openai_generic_client:OpenAIGenericClient",
+        0,
+        ("config", "client"),
+    ),
+    Call(
+        "graphiti",
+        "graphiti_core.cross_encoder.openai_reranker_client:OpenAIRerankerClient",
+        0,
+        ("config", "client"),
+    ),
+    # mcp 2.x (stores/mcp.py)
+    Call("mcp", "mcp:ClientSession", 2),
+    Call("mcp", "mcp:ClientSession.initialize", 1),
+    Call("mcp", "mcp:ClientSession.list_tools", 1),
+    Call("mcp", "mcp:ClientSession.call_tool", 3),
+    Call("mcp", "mcp:StdioServerParameters", 0, ("command", "args", "env", "cwd")),
+    Call("mcp", "mcp.client.stdio:stdio_client", 1, ("errlog",)),
+    # cognee 1.6.5 (stores/cognee.py), in its own environment
+    Call("cognee", "cognee:add", 1, ("dataset_name",)),
+    Call("cognee", "cognee:cognify", 0, ("datasets",)),
+    Call("cognee", "cognee:search", 0, ("query_text", "query_type", "datasets", "top_k", "only_context")),
+    Call("cognee", "cognee:datasets.list_datasets"),
+    Call("cognee", "cognee:datasets.empty_dataset", 1),
+    Call("cognee", "cognee:config.set_llm_config", 1),
+    Call("cognee", "cognee:config.set_embedding_config", 1),
+    Call("cognee", "cognee.infrastructure.llm.config:get_llm_config"),
+]
+
+# Constants, enum members and exceptions the adapters name (`module:attribute.path`).
+NAMES = {
+    "supermemory": ["supermemory.core.api_error:ApiError"],
+    "zep": ["zep_cloud.core.api_error:ApiError", "zep_cloud.core.parse_error:ParsingError"],
+    "letta": [
+        f"letta_client:{name}"
+        for name in ("NotFoundError", "APIConnectionError", "AuthenticationError", "PermissionDeniedError")
+    ],
+    "mem0": ["mem0.memory.main:MEM0_TELEMETRY", "mem0.memory.telemetry:MEM0_TELEMETRY"],
+    "mem0-platform": ["mem0.exceptions:MemoryNotFoundError", "mem0.exceptions:AuthenticationError"],
+    "graphiti": [
+        "graphiti_core.nodes:EpisodeType.message",
+        "graphiti_core.driver.driver:GraphProvider.KUZU",
+        "graphiti_core.search.search_config:EpisodeSearchMethod.bm25",
+        *(f"graphiti_core.search.search_config:EpisodeReranker.{name}" for name in ("rrf", "cross_encoder")),
+        *(
+            f"graphiti_core.search.search_config_recipes:{kind}_HYBRID_SEARCH_{reranker}"
+            for kind in ("EDGE", "NODE")
+            for reranker in ("RRF", "MMR", "CROSS_ENCODER")
+        ),
+        "graphiti_core.embedder.client:EmbedderClient",
+    ],
+    "cognee": [
+        *(
+            f"cognee:SearchType.{kind}"
+            for kind in ("CHUNKS", "SUMMARIES", "CHUNKS_LEXICAL", "GRAPH_COMPLETION", "HYBRID_COMPLETION")
+        ),
+        "litellm:aclient_session",
+    ],
+}
+
+FIELDS = [
+    Fields("supermemory", "supermemory.types:SearchResponse", ("results",)),
+    Fields("supermemory", "supermemory.types:SearchResult", ("memory", "chunk", "metadata", "similarity")),
+    Fields("supermemory", "supermemory.types.document:Document", ("system",)),
+    Fields("supermemory", "supermemory.types.document:DocumentSystem", ("status", "dreaming_status")),
+    Fields("supermemory", "supermemory.types:DocumentRef", ("id",)),
+    Fields(
+        "zep", "zep_cloud.types:Edge", ("fact", "valid_at", "invalid_at", "expired_at", "score", "relevance")
+    ),
+    Fields("zep", "zep_cloud.types:Node", ("name", "summary", "score", "relevance")),
+    Fields("zep", "zep_cloud.types:Episode", ("content", "reference_time", "score", "relevance")),
+    Fields("zep", "zep_cloud.types:Task", ("status", "error")),
+    Fields("zep", "zep_cloud.types:AddMessagesResult", ("task",)),
+    Fields("zep", "zep_cloud.types:User", ("uuid_",)),
+    Fields("zep", "zep_cloud.types:Thread", ("uuid_",)),
+    Fields("letta", "letta_client.types.agents.passage_search_response:Result", ("content", "timestamp")),
+    Fields("letta", "letta_client.types.passage:Passage", ("text", "id")),
+    Fields("letta", "letta_client.types.agent_state:AgentState", ("id",)),
+    Fields("letta", "letta_client.types.agents:LettaResponse", ("messages", "usage")),
+    Fields(
+        "letta",
+        "letta_client.types.agents.letta_response:Usage",
+        ("prompt_tokens", "completion_tokens", "step_count", "message_type"),
+    ),
+    Fields("letta", "letta_client.types.agents:AssistantMessage", ("content", "message_type")),
+    Fields(
+        "graphiti",
+        "graphiti_core.search.search_config:SearchResults",
+        (
+            "edges",
+            "edge_reranker_scores",
+            "nodes",
+            "node_reranker_scores",
+            "episodes",
+            "episode_reranker_scores",
+        ),
+    ),
+    Fields("graphiti", "graphiti_core.edges:EntityEdge", ("fact", "valid_at", "invalid_at", "expired_at")),
+    Fields("graphiti", "graphiti_core.nodes:EntityNode", ("name", "summary")),
+    Fields("graphiti", "graphiti_core.nodes:EpisodicNode", ("content", "valid_at")),
+    Fields("mcp", "mcp.types:Tool", ("input_schema",)),
+    Fields("mcp", "mcp.types:CallToolResult", ("is_error", "structured_content", "content")),
+    Fields("mcp", "mcp.types:InitializeResult", ("server_info",)),
+]
+
+# The distribution each adapter's SDK comes in, as pyproject's extras name it.
+DISTRIBUTIONS = {
+    "supermemory": "supermemory",
+    "zep": "zep-cloud",
+    "letta": "letta-client",
+    "mem0": "mem0ai",
+    "mem0-platform": "mem0ai",
+    "graphiti": "graphiti-core",
+    "mcp": "mcp",
+    "cognee": "cognee",
+}
+# The first module each adapter's SDK is imported by (skipped where it is not installed).
+MODULES = {
+    "supermemory": "supermemory",
+    "zep": "zep_cloud",
+    "letta": "letta_client",
+    "mem0": "mem0",
+    "mem0-platform": "mem0",
+    "graphiti": "graphiti_core",
+    "mcp": "mcp",
+    "cognee": "cognee",
+}
+
+
+def _installed(adapter: str) -> None:
+    pytest.importorskip(MODULES[adapter])
+
+
+def _resolve(adapter: str, path: str) -> Any:
+    """The object at `path`: `module:attribute.path`, or an attribute path from the adapter's client."""
+    if ":" in path:
+        module, _, attributes = path.partition(":")
+        found: Any = importlib.import_module(module)
+    else:
+        found, attributes = ROOTS[adapter](), path
+    for name in attributes.split("."):
+        assert hasattr(found, name), f"{adapter}: {path}: the SDK has no {name!r}"
+        found = getattr(found, name)
+    return found
+
+
+@pytest.mark.parametrize("call", CALLS, ids=lambda call: call.id)
+def test_each_sdk_call_an_adapter_makes_exists_with_its_keywords(call: Call) -> None:
+    _installed(call.adapter)
+    target = _resolve(call.adapter, call.path)
+    signature = inspect.signature(target)
+    parameters = signature.parameters
+    takes_rest = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values())
+    named = [k for k in call.keywords if k in parameters or not (call.through is not None and takes_rest)]
+    try:  # unbound methods take `self` among the positional arguments
+        signature.bind_partial(*range(call.positional), **dict.fromkeys(named))
+    except TypeError as exc:
+        pytest.fail(f"{call.id}: the pinned SDK refuses the call as the adapter makes it: {exc}")
+    if call.through is not None:
+        sent = set(call.keywords) - set(parameters)
+        assert takes_rest and sent <= call.through, (
+            f"{call.id}: {sorted(sent - call.through)} are no parameters of the endpoint"
+        )
+
+
+@pytest.mark.parametrize("adapter", sorted(NAMES))
+def test_each_constant_member_and_error_an_adapter_names_exists(adapter: str) -> None:
+    _installed(adapter)
+    for path in NAMES[adapter]:
+        _resolve(adapter, path)
+
+
+@pytest.mark.parametrize("uses", FIELDS, ids=lambda uses: uses.model)
+def test_each_field_an_adapter_reads_is_in_the_sdks_model(uses: Fields) -> None:
+    _installed(uses.adapter)
+    model = _resolve(uses.adapter, uses.model)
+    known = set(getattr(model, "model_fields", None) or getattr(model, "__fields__", {}))
+    assert set(uses.fields) <= known, f"{uses.model} has no {sorted(set(uses.fields) - known)}"
+
+
+def test_letta_takes_the_system_role_the_harness_sends_its_instructions_in() -> None:
+    pytest.importorskip("letta_client")
+    from letta_client.types.message_create_param import MessageCreateParam
+
+    role = get_type_hints(MessageCreateParam)["role"]
+    assert "system" in get_args(role), role
+
+
+def test_mem0s_prompt_builder_still_prints_the_dates_the_store_hands_it() -> None:
+    pytest.importorskip("mem0")
+    from mem0.configs.prompts import generate_additive_extraction_prompt
+
+    prompt = generate_additive_extraction_prompt(
+        new_messages=[], timestamp="2024-05-01", current_date="2024-05-01"
+    )
+    assert "## Observation Date\n2024-05-01" in prompt and "## Current Date\n2024-05-01" in prompt
+
+
+def test_cognees_graph_context_is_still_in_the_layout_the_store_reads() -> None:
+    pytest.importorskip("cognee")
+    from cognee.modules.graph.utils import resolve_edges_to_text
+
+    source = inspect.getsource(resolve_edges_to_text)
+    for mark in ("__node_content_start__", "__node_content_end__", "Connections:", " --[", "]--> ", "Node: "):
+        assert mark in source, f"Cognee's graph context no longer writes {mark!r}: stores/cognee.py reads it"
+
+
+# -- the list covers what the adapters call ------------------------------------------------------
+
+# Where each adapter reaches its SDK client: `self.client.<path>`, or `client.<path>` in a call the
+# store hands its made client to (Mem0's platform).
+_CLIENT_ROOTS = {
+    "supermemory": ("self.client",),
+    "zep": ("self.client",),
+    "letta": ("self.client",),
+    "mem0_platform": ("client",),
+}
+
+
+def _client_paths(module: str) -> set[str]:
+    """The attribute paths below the client the module's source reaches, called or passed on."""
+    tree = ast.parse((STORES / f"{module}.py").read_text())
+    found = set()
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Attribute):
+            continue
+        text = ast.unparse(node)
+        for root in _CLIENT_ROOTS[module]:
+            if text.startswith(root + "."):
+                found.add(text.removeprefix(root + "."))
+    # Only the longest paths: `agents.passages.create` covers `agents.passages` and `agents`.
+    return {path for path in found if not any(other.startswith(path + ".") for other in found)}
+
+
+@pytest.mark.parametrize("module", sorted(_CLIENT_ROOTS))
+def test_every_client_call_in_an_adapters_source_is_listed_here(module: str) -> None:
+    adapter = module.replace("_", "-")
+    listed = {
+        call.path.rpartition(":")[2].removeprefix("MemoryClient.")
+        for call in CALLS
+        if call.adapter == adapter
+    }
+    unlisted = {
+        path
+        for path in _client_paths(module)
+        # a path listed, or the start of one (Zep's `getattr(self.client.graph, f"search_{scope}")`)
+        if not any(known == path or known.startswith(path + ".") for known in listed)
+        and path not in ("client.get", "client.close")  # MemoryClient's own httpx client: events, close
+    }
+    assert not unlisted, f"stores/{module}.py calls {sorted(unlisted)} of its SDK: list them in CALLS"
+
+
+# -- the installed SDKs are the pinned ones ------------------------------------------------------------
+
+
+def _pinned() -> dict[str, Requirement]:
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    found: dict[str, Requirement] = {}
+    for adapter, distribution in DISTRIBUTIONS.items():
+        for line in extras.get(adapter, ()):
+            requirement = Requirement(line)
+            if requirement.name == distribution:
+                found[adapter] = requirement
+    return found
+
+
+@pytest.mark.parametrize("adapter", sorted(DISTRIBUTIONS))
+def test_the_sdk_checked_is_the_version_the_extra_pins(adapter: str) -> None:
+    requirement = _pinned().get(adapter)
+    assert requirement is not None, f"pyproject has no {DISTRIBUTIONS[adapter]} in the {adapter} extra"
+    try:
+        installed = importlib.metadata.version(requirement.name)
+    except importlib.metadata.PackageNotFoundError:
+        pytest.skip(f"{requirement.name} is not installed here")
+    assert requirement.specifier.contains(installed, prereleases=True), (
+        f"{requirement.name} {installed} is installed, the {adapter} extra pins {requirement.specifier}:"
+        " the checks above are of another version"
+    )
