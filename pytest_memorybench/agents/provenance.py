@@ -63,7 +63,9 @@ def _store_prompts(spec: AgentSpec) -> dict[str, str]:
     from pytest_memorybench.agents.stores import memory
 
     prompts = {f"store.answer.{suite}": text for suite, text in memory.ANSWER_PROMPTS.items()}
-    return {**prompts, "store.MEMORIES_HEADING": memory.MEMORIES_HEADING}
+    # What a store that answers itself (Letta) is told before a question, for the same suites.
+    told = {f"store.told.{suite}": text for suite, text in memory.STORE_ANSWER_PROMPTS.items()}
+    return {**prompts, **told, "store.MEMORIES_HEADING": memory.MEMORIES_HEADING}
 
 
 def _constants(module: ModuleType) -> dict[str, str]:

@@ -28,6 +28,8 @@ def test_each_kind_of_agent_records_the_prompts_it_answers_with() -> None:
         "system",
         "store.answer.locomo",
         "store.answer.longmemeval",
+        "store.told.locomo",
+        "store.told.longmemeval",
         "store.MEMORIES_HEADING",
     }
     light = answering_prompts(parse_agent_spec("light:openai:gpt-4o-mini"))
