@@ -212,6 +212,11 @@ async def test_the_mem0_fake_holds_to_the_openapi_shapes(mem0_platform: Mem0Plat
     ):
         with pytest.raises(Exception, match="400"):
             store._call(wrong)
+    assert store._call(lambda mem0: mem0.search("locker code", filters={"user_id": "conv-a"}, threshold=0.9))
+    strict = store._call(
+        lambda mem0: mem0.search("locker code zebra", filters={"user_id": "conv-a"}, threshold=0.9)
+    )
+    assert strict == {"results": []}, "a memory below the threshold is not found"
     deleted = store._call(lambda mem0: mem0.delete_all(user_id="b"))
     assert set(deleted) == {"message", "event_id"}, "a delete is queued, with its event"
     await client.close()

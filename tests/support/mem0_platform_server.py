@@ -177,7 +177,10 @@ class Mem0PlatformServer(LoopbackState):
             if event.user_id == user and event.status(self.process_polls) == "SUCCEEDED"
             for n, memory in enumerate(event.memories)
         ]
-        scored = sorted((hit for hit in scored if hit[0] > 0), key=lambda hit: -hit[0])
+        least = (
+            body.get("threshold") or 0.0
+        )  # the minimum similarity a memory needs, as the platform reads it
+        scored = sorted((hit for hit in scored if hit[0] > 0 and hit[0] >= least), key=lambda hit: -hit[0])
         return [
             {
                 "id": f"{event.id}-{n}",
