@@ -8,7 +8,8 @@ installed SDK by its signatures and models; a test per adapter module also reads
 source and fails when it reaches into the SDK client (`self.client.…`, `client.…`) by a path this
 list does not name, so a new call cannot go unchecked.  The installed versions must be the ones
 pyproject's extras pin: the check is of those versions.  An SDK that is not installed is skipped
-(Cognee lives in an environment of its own: run this file there too).
+(Cognee lives in an environment of its own: run this file there too).  Not listed yet: Hindsight's
+and LangMem's calls (stores/hindsight.py, stores/langmem.py).
 """
 
 from __future__ import annotations
@@ -211,6 +212,32 @@ CALLS = [
     Call("mcp", "mcp:ClientSession.call_tool", 3),
     Call("mcp", "mcp:StdioServerParameters", 0, ("command", "args", "env", "cwd")),
     Call("mcp", "mcp.client.stdio:stdio_client", 1, ("errlog",)),
+    # memobase 0.0.27 (stores/memobase.py)
+    Call("memobase", "memobase:MemoBaseClient", 0, ("api_key", "project_url")),
+    Call("memobase", "memobase:MemoBaseClient.get_or_create_user", 2),
+    Call("memobase", "memobase:MemoBaseClient.get_user", 2, ("no_get",)),
+    Call("memobase", "memobase:MemoBaseClient.delete_user", 2),
+    Call("memobase", "memobase:ChatBlob", 0, ("messages",)),
+    Call("memobase", "memobase.core.entry:User.insert", 2, ("sync",)),
+    Call("memobase", "memobase.core.entry:User.flush", 1, ("sync",)),
+    Call(
+        "memobase",
+        "memobase.core.entry:User.context",
+        1,
+        ("max_token_size", "chats", "event_similarity_threshold"),
+    ),
+    Call("memobase", "memobase.core.entry:User.profile", 1, ("max_token_size",)),
+    Call("memobase", "memobase.core.entry:User.event", 1, ("topk",)),
+    # honcho-ai 2.7.0 (stores/honcho.py)
+    Call("honcho", "honcho:Honcho", 0, ("api_key", "base_url", "workspace_id")),
+    Call("honcho", "honcho:Honcho.peer", 2),
+    Call("honcho", "honcho:Honcho.session", 2),
+    Call("honcho", "honcho:Honcho.queue_status", 1),
+    Call("honcho", "honcho:Honcho.search", 2, ("limit",)),
+    Call("honcho", "honcho:Honcho.delete_workspace", 2),
+    Call("honcho", "honcho:Peer.message", 2, ("created_at",)),
+    Call("honcho", "honcho:Peer.chat", 2, ("reasoning_level",)),
+    Call("honcho", "honcho:Session.add_messages", 2),
     # cognee 1.6.5 (stores/cognee.py), in its own environment
     Call("cognee", "cognee:add", 1, ("dataset_name",)),
     Call("cognee", "cognee:cognify", 0, ("datasets",)),
@@ -243,6 +270,11 @@ NAMES = {
             for reranker in ("RRF", "MMR", "CROSS_ENCODER")
         ),
         "graphiti_core.embedder.client:EmbedderClient",
+    ],
+    "memobase": ["memobase.error:ServerError"],
+    "honcho": [
+        f"honcho.http.exceptions:{name}"
+        for name in ("NotFoundError", "AuthenticationError", "PermissionDeniedError")
     ],
     "cognee": [
         *(
@@ -308,6 +340,8 @@ DISTRIBUTIONS = {
     "graphiti": "graphiti-core",
     "mcp": "mcp",
     "cognee": "cognee",
+    "memobase": "memobase",
+    "honcho": "honcho-ai",
 }
 # The first module each adapter's SDK is imported by (skipped where it is not installed).
 MODULES = {
@@ -319,6 +353,8 @@ MODULES = {
     "graphiti": "graphiti_core",
     "mcp": "mcp",
     "cognee": "cognee",
+    "memobase": "memobase",
+    "honcho": "honcho",
 }
 
 
@@ -409,6 +445,7 @@ _CLIENT_ROOTS = {
     "zep": ("self.client",),
     "letta": ("self.client",),
     "mem0_platform": ("client",),
+    "memobase": ("self.client",),
 }
 
 
@@ -430,8 +467,9 @@ def _client_paths(module: str) -> set[str]:
 @pytest.mark.parametrize("module", sorted(_CLIENT_ROOTS))
 def test_every_client_call_in_an_adapters_source_is_listed_here(module: str) -> None:
     adapter = module.replace("_", "-")
+    # a call's path below the client: an instance path as it is, `module:Class.method` as `method`
     listed = {
-        call.path.rpartition(":")[2].removeprefix("MemoryClient.")
+        call.path.partition(":")[2].partition(".")[2] if ":" in call.path else call.path
         for call in CALLS
         if call.adapter == adapter
     }
