@@ -8,8 +8,8 @@ installed SDK by its signatures and models; a test per adapter module also reads
 source and fails when it reaches into the SDK client (`self.client.…`, `client.…`) by a path this
 list does not name, so a new call cannot go unchecked.  The installed versions must be the ones
 pyproject's extras pin: the check is of those versions.  An SDK that is not installed is skipped
-(Cognee lives in an environment of its own: run this file there too).  Not listed yet: Hindsight's
-and LangMem's calls (stores/hindsight.py, stores/langmem.py).
+(Cognee lives in an environment of its own: run this file there too).  Not listed yet: LangMem's
+(stores/langmem.py, LangGraph's store and LangMem's manager in process).
 """
 
 from __future__ import annotations
@@ -52,6 +52,12 @@ def _letta() -> Any:
     return Letta(base_url=NOWHERE, api_key="k")
 
 
+def _hindsight() -> Any:
+    from hindsight_client import Hindsight
+
+    return Hindsight(base_url=NOWHERE, api_key="k", max_attempts=1)
+
+
 def _module(name: str) -> Callable[[], Any]:
     return lambda: importlib.import_module(name)
 
@@ -61,6 +67,7 @@ ROOTS: dict[str, Callable[[], Any]] = {
     "supermemory": _supermemory,
     "zep": _zep,
     "letta": _letta,
+    "hindsight": _hindsight,
 }
 
 
@@ -238,6 +245,21 @@ CALLS = [
     Call("honcho", "honcho:Peer.message", 2, ("created_at",)),
     Call("honcho", "honcho:Peer.chat", 2, ("reasoning_level",)),
     Call("honcho", "honcho:Session.add_messages", 2),
+    # hindsight-client 1.1.0 (stores/hindsight.py)
+    Call("hindsight", "hindsight_client:Hindsight", 0, ("base_url", "api_key", "max_attempts")),
+    Call("hindsight", "aget_version"),
+    Call("hindsight", "acreate_bank", 1, ("name", "enable_observations")),
+    Call("hindsight", "aretain_batch", 0, ("bank_id", "items", "retain_async")),
+    Call("hindsight", "operations.get_operation_status", 0, ("bank_id", "operation_id")),
+    Call(
+        "hindsight",
+        "arecall",
+        0,
+        ("bank_id", "query", "budget", "max_tokens", "query_timestamp", "include_chunks", "max_chunk_tokens"),
+    ),
+    Call("hindsight", "alist_memories", 0, ("bank_id", "limit", "offset")),
+    Call("hindsight", "adelete_bank", 1),
+    Call("hindsight", "aclose"),
     # cognee 1.6.5 (stores/cognee.py), in its own environment
     Call("cognee", "cognee:add", 1, ("dataset_name",)),
     Call("cognee", "cognee:cognify", 0, ("datasets",)),
@@ -342,6 +364,7 @@ DISTRIBUTIONS = {
     "cognee": "cognee",
     "memobase": "memobase",
     "honcho": "honcho-ai",
+    "hindsight": "hindsight-client",
 }
 # The first module each adapter's SDK is imported by (skipped where it is not installed).
 MODULES = {
@@ -355,6 +378,7 @@ MODULES = {
     "cognee": "cognee",
     "memobase": "memobase",
     "honcho": "honcho",
+    "hindsight": "hindsight_client",
 }
 
 
@@ -446,6 +470,7 @@ _CLIENT_ROOTS = {
     "letta": ("self.client",),
     "mem0_platform": ("client",),
     "memobase": ("self.client",),
+    "hindsight": ("client", "self._hindsight()", "self._client"),
 }
 
 
