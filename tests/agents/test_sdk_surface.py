@@ -8,8 +8,7 @@ installed SDK by its signatures and models; a test per adapter module also reads
 source and fails when it reaches into the SDK client (`self.client.…`, `client.…`) by a path this
 list does not name, so a new call cannot go unchecked.  The installed versions must be the ones
 pyproject's extras pin: the check is of those versions.  An SDK that is not installed is skipped
-(Cognee lives in an environment of its own: run this file there too).  Not listed yet: LangMem's
-(stores/langmem.py, LangGraph's store and LangMem's manager in process).
+(Cognee lives in an environment of its own: run this file there too).
 """
 
 from __future__ import annotations
@@ -260,6 +259,17 @@ CALLS = [
     Call("hindsight", "alist_memories", 0, ("bank_id", "limit", "offset")),
     Call("hindsight", "adelete_bank", 1),
     Call("hindsight", "aclose"),
+    # langmem 0.0.30 over LangGraph's store (stores/langmem.py)
+    Call(
+        "langmem",
+        "langmem:create_memory_store_manager",
+        1,
+        ("namespace", "store", "query_limit", "enable_deletes"),
+    ),
+    Call("langmem", "langgraph.store.memory:InMemoryStore", 0, ("index",)),
+    Call("langmem", "langgraph.store.memory:InMemoryStore.asearch", 2, ("query", "limit")),
+    Call("langmem", "langgraph.store.memory:InMemoryStore.adelete", 3),
+    Call("langmem", "langchain_openai:ChatOpenAI", 0, ("model", "base_url", "api_key", "http_async_client")),
     # cognee 1.6.5 (stores/cognee.py), in its own environment
     Call("cognee", "cognee:add", 1, ("dataset_name",)),
     Call("cognee", "cognee:cognify", 0, ("datasets",)),
@@ -347,6 +357,7 @@ FIELDS = [
     Fields("graphiti", "graphiti_core.edges:EntityEdge", ("fact", "valid_at", "invalid_at", "expired_at")),
     Fields("graphiti", "graphiti_core.nodes:EntityNode", ("name", "summary")),
     Fields("graphiti", "graphiti_core.nodes:EpisodicNode", ("content", "valid_at")),
+    Fields("langmem", "langgraph.store.base:SearchItem", ("value", "key", "score", "namespace")),
     Fields("mcp", "mcp.types:Tool", ("input_schema",)),
     Fields("mcp", "mcp.types:CallToolResult", ("is_error", "structured_content", "content")),
     Fields("mcp", "mcp.types:InitializeResult", ("server_info",)),
@@ -365,6 +376,7 @@ DISTRIBUTIONS = {
     "memobase": "memobase",
     "honcho": "honcho-ai",
     "hindsight": "hindsight-client",
+    "langmem": "langmem",
 }
 # The first module each adapter's SDK is imported by (skipped where it is not installed).
 MODULES = {
@@ -379,6 +391,7 @@ MODULES = {
     "memobase": "memobase",
     "honcho": "honcho",
     "hindsight": "hindsight_client",
+    "langmem": "langmem",
 }
 
 
@@ -429,7 +442,9 @@ def test_each_constant_member_and_error_an_adapter_names_exists(adapter: str) ->
 def test_each_field_an_adapter_reads_is_in_the_sdks_model(uses: Fields) -> None:
     _installed(uses.adapter)
     model = _resolve(uses.adapter, uses.model)
-    known = set(getattr(model, "model_fields", None) or getattr(model, "__fields__", {}))
+    # a pydantic model's fields, else (a plain class) what its constructor takes and keeps
+    known = set(getattr(model, "model_fields", None) or getattr(model, "__fields__", None) or ())
+    known |= set(inspect.signature(model).parameters) if not known else set()
     assert set(uses.fields) <= known, f"{uses.model} has no {sorted(set(uses.fields) - known)}"
 
 
