@@ -70,6 +70,10 @@ async def test_honcho_adds_each_session_dated_waits_for_its_queue_and_answers_it
     await client.wait("conv-a")
     assert honcho.paths("GET").count("/v3/workspaces/conv-a/queue/status") == 3, "polled until done"
     assert await client.answer("What is my locker code?", "conv-a") == "My locker code is 4512."
+    told = "The current date is 2024-06-02 10:00. Answer with a short phrase."
+    assert await client.answer("What is my locker code?", "conv-a", instructions=told)
+    (*_, chat) = (r for r in honcho.requests if r.path.endswith("/chat"))
+    assert chat.body["query"] == f"{told}\n\nWhat is my locker code?", "dated and instructed"
     found = await client.search("What colour is the bike shed?", "conv-a", 1)
     assert [hit.line for hit in found] == ["[2024-06-01 09:00] The bike shed is blue."], "at k, dated"
     await client.clear("conv-a")

@@ -10,7 +10,8 @@ simulated time as `created_at`.  Honcho reasons about the messages in the backgr
 "deriver" queue): `wait` polls the workspace's queue status until no work is pending or in
 progress.  Honcho answers questions itself, through its dialectic chat (`peer.chat`, the user
 peer's representation): like Letta, a store that answers, so the harness's answering model is not
-asked (the run counts `native_answers`), and the chat's model is Honcho's own.  Evidence recall
+asked (the run counts `native_answers`), and the chat's model is Honcho's own; the question's
+simulated date and the suite's instructions go before it in the chat's query.  Evidence recall
 reads Honcho's search of the workspace's messages, `limit` = k.  `clear` deletes the workspace.
 Tested with honcho-ai 2.7.0 against a loopback server of the endpoints its SDK calls
 (tests/support/honcho_server.py), not against Honcho itself.
@@ -89,12 +90,15 @@ class HonchoStore:
         found = self._call(self._honcho(namespace).search, query, limit=max(1, min(k, 100)))
         return [Hit(message.content, None, parsed_time(message.created_at)) for message in found]
 
-    def answer(self, question: str, namespace: str) -> str:
+    def answer(self, question: str, namespace: str, instructions: str = "") -> str:
+        """Honcho's answer to `question`, told `instructions` (the question's simulated date, the
+        suite's instructions) before it: the chat takes one query and no system message."""
         honcho = self._honcho(namespace)
         options: dict[str, Any] = {}
         if self.settings.reasoning:
             options["reasoning_level"] = self.settings.reasoning
-        reply = self._call(self._call(honcho.peer, "user").chat, question, **options)
+        query = f"{instructions}\n\n{question}" if instructions else question
+        reply = self._call(self._call(honcho.peer, "user").chat, query, **options)
         return str(reply) if reply else NO_ANSWER
 
     def clear(self, namespace: str) -> None:
