@@ -40,6 +40,15 @@ class Message:
     # "Name: "): products that attach facts to people take the name (Zep's message `name`).
     speaker: str | None = None
 
+    def labelled(self) -> str:
+        """Its text with one speaker label, for products that take a transcript as one text
+        (Graphiti's episodes, Hindsight's items): as it is where the benchmark's speaker opens it
+        already (LoCoMo's "Caroline: …"), else after the speaker's name where one is named, else
+        after its role.  "user: Caroline: …" would invite a spurious "user" entity."""
+        if self.speaker and self.text.startswith(f"{self.speaker}: "):
+            return self.text
+        return f"{self.speaker or self.role}: {self.text}"
+
 
 @dataclass(frozen=True)
 class Score:

@@ -103,7 +103,7 @@ class GraphitiStore:
             graph = await self._graph(namespace)
             await graph.add_episode(
                 name=f"{namespace}-{messages[0].id}",
-                episode_body="\n".join(map(said_by, messages)),
+                episode_body="\n".join(message.labelled() for message in messages),
                 source_description="conversation",
                 reference_time=in_utc(messages[0].timestamp),
                 source=EpisodeType.message,
@@ -235,14 +235,6 @@ class GraphitiStore:
             recipe = f"{_RECIPES[self.settings.scope]}_{self.settings.reranker.upper()}"
             config = getattr(recipes, recipe)
         return config.model_copy(update={"limit": k})
-
-
-def said_by(message: Message) -> str:
-    """A message with one speaker label: its text where the benchmark's speaker opens it already
-    (LoCoMo's "Caroline: …"), the speaker's name before it where one is named, else its role."""
-    if message.speaker and message.text.startswith(f"{message.speaker}: "):
-        return message.text
-    return f"{message.speaker or message.role}: {message.text}"
 
 
 def _scored(items: list[Any], scores: list[float]) -> list[tuple[Any, float | None]]:

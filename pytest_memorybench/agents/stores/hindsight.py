@@ -6,8 +6,9 @@
 
 Each conversation is a Hindsight bank named after the namespace, made on its first add.  Each
 `add`, one session of the benchmark's history, is one item of `aretain_batch`: the session's lines
-(`role: text`) as its content, the session's time as its `timestamp` (what Hindsight dates the
-facts it extracts by, their `mentioned_at`), and a `document_id` made from the namespace and the
+(each with one speaker label, `Message.labelled`) as its content, the session's time as its
+`timestamp` (what Hindsight dates the facts it extracts by, their `mentioned_at`), and a
+`document_id` made from the namespace and the
 session's first message, so a retried add replaces rather than repeats.  The retain runs
 asynchronously (`retain_async`, as AMB retains) and answers with an operation id; `wait` polls each
 operation until Hindsight says `completed` (`failed` is an ERROR), for as long as ingestion takes,
@@ -90,7 +91,7 @@ class HindsightStore:
             await self._call(client.acreate_bank, namespace, name=namespace, **options)
             self._banks.add(namespace)
         item = {
-            "content": "\n".join(f"{message.role}: {message.text}" for message in messages),
+            "content": "\n".join(message.labelled() for message in messages),
             "timestamp": iso_utc(messages[0].timestamp),
             "context": "a conversation",
             "document_id": f"{namespace}-{messages[0].session or ''}-{messages[0].id or 0}",
