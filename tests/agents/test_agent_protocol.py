@@ -174,7 +174,7 @@ def test_target_without_reply_and_not_callable_is_rejected() -> None:
 
 
 def test_capabilities_detected_by_presence() -> None:
-    assert CAPABILITIES == ("observe", "reset", "retrieve", "context", "fork", "catch_up")
+    assert CAPABILITIES == ("observe", "reset", "retrieve", "context", "fork", "catch_up", "stored")
     assert AgentAdapter(AsyncEcho(), "a").capabilities == []
     assert AgentAdapter(lambda text: text, "f").capabilities == []
     assert AgentAdapter(FullSync(), "s").capabilities == ["observe", "reset", "retrieve", "context", "fork"]

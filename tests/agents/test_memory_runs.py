@@ -163,12 +163,10 @@ def test_compare_sets_each_memorys_write_and_read_calls_beside_its_spending(
         "-p", "no:cacheprovider", "--mb-compare", "rag", "light", "--mb-markdown=compare.md"
     )
     header = next(line for line in result.stdout.lines if "$/passed" in line)
-    assert header.rstrip().endswith("write / read")
+    assert "write / read" in header
     for letter, name in (("A", "rag"), ("B", "light")):
         row = next(line for line in result.stdout.lines if line.startswith(f"{letter}   ") and "$" in line)
-        assert row.rstrip().endswith(
-            f"{calls[name]['write']['calls']:,} / {calls[name]['read']['calls']:,}"
-        ), row
+        assert f"{calls[name]['write']['calls']:,} / {calls[name]['read']['calls']:,}" in row, row
     assert "| memory write / read |" in (pytester.path / "compare.md").read_text()
 
 
