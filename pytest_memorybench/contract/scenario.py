@@ -17,11 +17,13 @@ from pytest_memorybench.scoring.profiles import PAPER, Profile
 class ScoringContext:
     """What a scorer may consult besides the replies: the profile, the judge, and what the agent's
     `retrieve` returned at each ask of a probe that asked for it (`params["retrieve_k"]`; None at an
-    ask where the agent could not retrieve), which a retrieval benchmark scores instead of the reply."""
+    ask where the agent could not retrieve), which a retrieval benchmark scores instead of the reply;
+    and the answer deadline the conversation holds a scored answer to (`contract.deadline`)."""
 
     profile: Profile = PAPER
     judge: Judge | None = None
     retrieved: tuple[tuple[str, ...] | None, ...] = ()
+    answer_deadline: float | None = None  # seconds (--mb-answer-deadline); None: no deadline
 
 
 class Named(Protocol):

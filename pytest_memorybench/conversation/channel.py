@@ -54,6 +54,8 @@ class LoggedExchange:
     filler: tuple[int, int] | None = None
     evidence: JsonObject | None = None  # evidence recall measured before a question (conversation.evidence)
     usage: Usage | None = None  # what the reply (or observing) cost, when the log says and it counts
+    # how long the reply took, as logged: kept where its cost is not (a replay), for latency figures
+    seconds: float | None = None
 
     @classmethod
     def sending(cls, text: str, saved: bool, filler: FillerTask | None) -> LoggedExchange:
@@ -111,6 +113,7 @@ class AgentChannel:
         self.tokens = 0
         self.exchanges = 0  # numbers each exchange, so a log split over files reassembles in order
         self.last_usage = Usage()  # what the last `say` or `save` cost (replayed: what the log says it did)
+        self.last_reply_seconds: float | None = None  # how long the last `say` waited for its reply, if known
         self.last_evidence: JsonObject | None = None  # the last question's evidence recall, if measured
         self._replay = deque(replay)
         self._muted = bool(self._replay)
@@ -213,6 +216,7 @@ class AgentChannel:
             reply = logged.reply or ""
             self.last_evidence = logged.evidence
             self.last_usage = logged.usage or Usage()  # paid for when it was logged: a resume counts it
+            self.last_reply_seconds = logged.seconds
         else:
             agent = await self._live_agent()
             await agent.prime_evidence(text, evidence)
@@ -223,6 +227,7 @@ class AgentChannel:
             with self._agent_busy():
                 reply = await agent.reply(Message(text, sent_at))
             self.last_usage = agent.usage - before
+            self.last_reply_seconds = self.last_usage.seconds  # the reply's own time, as the log keeps it
             await add_context_recall(agent, self.last_evidence, evidence, superseded)
             if self.last_evidence is not None:
                 cut["evidence"] = self.last_evidence

@@ -242,6 +242,7 @@ class ProbeAnswered(_Event):
     usage: NotRequired[Spent]  # what the answer cost (older logs: not recorded)
     # A scenario that answers back (sdebench's failing tests): [what it said, the reply] pairs
     follow_ups: NotRequired[list[list[str]] | None]
+    reply_seconds: NotRequired[float | None]  # the reply alone: the answer's latency (older logs: none)
 
 
 class Written(_Event):

@@ -69,6 +69,7 @@ _FIELDS: dict[str, dict[str, tuple[type, ...]]] = {
         "retrieved": (list, _NONE),
         "seconds": (int, float, _NONE),
         "retrieve_seconds": (int, float, _NONE),
+        "reply_seconds": (int, float, _NONE),
     },
 }
 
@@ -86,6 +87,12 @@ def parse_event(line: bytes | str) -> dict[str, Any] | None:
         if not isinstance(value, kinds) or isinstance(value, bool) or (isinstance(value, int) and value < 0):
             return None
     return event
+
+
+def logged_seconds(event: dict[str, Any]) -> float | None:
+    """How long a logged reply took (its `usage`'s seconds), or None when the log does not say."""
+    usage = Usage.from_logged(event.get("usage"))
+    return usage.seconds if usage is not None and usage.calls else None
 
 
 def read_conversations(folder: Path, *, spending: bool = True) -> dict[str, ConversationLog]:
@@ -127,6 +134,7 @@ def read_conversations(folder: Path, *, spending: bool = True) -> dict[str, Conv
                 filler=tuple(filler) if filler else None,
                 evidence=event.get("evidence") if isinstance(event.get("evidence"), dict) else None,
                 usage=Usage.from_logged(event.get("usage")) if spending else None,
+                seconds=logged_seconds(event),
             )
     logs: dict[str, ConversationLog] = {}
     for group in {*replies, *planned}:

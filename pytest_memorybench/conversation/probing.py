@@ -22,6 +22,7 @@ from datetime import datetime
 from typing import Any
 
 from pytest_memorybench.agents.agent_protocol import AgentAdapter
+from pytest_memorybench.contract.deadline import answer_latency, on_time
 from pytest_memorybench.contract.probes import ProbeContext, ideal_answer
 from pytest_memorybench.contract.scenario import Scenario, ScenarioOf, ScoringContext, scored
 from pytest_memorybench.contract.stale import stale_details, superseded_values
@@ -53,6 +54,7 @@ class LoggedAnswer:
     # What the scenario said back after the reply, and the agent's next reply, in turn (a scenario
     # with `follow_up`, e.g. sdebench feeding back failing tests); the scorer reads every reply.
     follow_ups: list[list[str]] | None = None
+    reply_seconds: float | None = None  # the first reply alone: the answer's latency (older logs: unknown)
 
 
 @dataclass
@@ -288,7 +290,9 @@ class ProbeSession:
         try:
             # A blank question asks nothing (PrecisionMemBench's empty query builds its context without
             # the memory): the agent is not called, as a product refusing an empty search would fail it.
+            answering = time.perf_counter()
             reply = await _say(agent, Message(question, when), workspace) if question.strip() else ""
+            reply_seconds = round(time.perf_counter() - answering, 6)  # the first answer; retries are more
             follow_ups = await self._follow_ups(agent, probe, reply, when, workspace)
         finally:
             if workspace is not None:
@@ -307,6 +311,7 @@ class ProbeSession:
             retrieve_seconds,
             evidence,
             follow_ups=follow_ups,
+            reply_seconds=reply_seconds,
         )
         probe.answers[index] = answer
         logged = {
@@ -385,6 +390,8 @@ class ProbeSession:
                 details=self._details(answers),
                 error_kind=failed.kind,
             )
+        answer_seconds = answer_latency([answer.reply_seconds for answer in answers])
+        score = on_time(score, answer_seconds, self.scoring.answer_deadline)
         self.channel.emit("score", test=probe.test.key, value=score.value, reasons=list(score.reasons))
         span_tokens = answers[-1].tokens if answers else 0
         self.channel.emit("test_end", test=probe.test.key, span_tokens=span_tokens, overrun=False)
@@ -399,6 +406,7 @@ class ProbeSession:
             span_tokens,
             dataclasses.replace(probe.usage),
             details=details,
+            answer_seconds=answer_seconds,
         )
 
     def _scenario(self, probe: _Probe) -> Scenario:

@@ -23,6 +23,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from pytest_memorybench.agents.reference.oracle import ACKNOWLEDGEMENT as ORACLE_ACKNOWLEDGEMENT
+from pytest_memorybench.contract.deadline import answer_latency, on_time
 from pytest_memorybench.contract.program import (
     Callback,
     Exchange,
@@ -71,6 +72,7 @@ class _Run:
     transcript: list[Turn] = field(default_factory=list)
     evidence: JsonObject | None = None  # evidence recall at the last question (conversation.evidence)
     usage: Usage = field(default_factory=Usage)
+    answer_seconds: list[float | None] = field(default_factory=list)  # each question's reply time
     script_done: bool = False
     score: Score | None = None
     outcome: TestOutcome | None = None
@@ -261,6 +263,7 @@ class Conversation:
             self.ledger.note(run.test.key, statements, run.evidence)
         if action.is_question:
             run.responses.append(reply)
+            run.answer_seconds.append(channel.last_reply_seconds)
         run.transcript.append(Turn(action.text, reply, sent_at.isoformat(), action.is_question))
         await self._heard(Exchange(run.test.key, action.text, reply))
         return reply
@@ -382,6 +385,8 @@ class Conversation:
         span_tokens = (
             (run.question_tokens or 0) - (run.begin_tokens or 0) if run.question_tokens is not None else 0
         )
+        answer_seconds = answer_latency(run.answer_seconds)
+        score = on_time(score, answer_seconds, self.scoring.answer_deadline)
         run.outcome = TestOutcome(
             definition,
             run.responses,
@@ -396,6 +401,7 @@ class Conversation:
                 run.responses,
                 {"evidence": run.evidence} if run.evidence is not None else {},
             ),
+            answer_seconds=answer_seconds,
         )
         self.channel.emit("score", test=run.test.key, value=score.value, reasons=list(score.reasons))
         self.channel.emit(

@@ -242,6 +242,9 @@ class TestOutcome:
     details: JsonObject = field(default_factory=dict)  # family extras: retrieved ids, timings, curves
     error_kind: str | None = None  # whose failure: "agent", "provider", "judge", "interrupted"
     asked: tuple[str, ...] = ()  # the questions as asked, when known without a transcript (a shard's record)
+    # how long the agent took to answer: its slowest answer's reply, seconds; None when not measured
+    # (published results re-scored, a log from before it was kept)
+    answer_seconds: float | None = None
 
     @property
     def questions(self) -> list[str]:

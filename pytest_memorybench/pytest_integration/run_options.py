@@ -70,6 +70,16 @@ def _what_runs(group: pytest.OptionGroup) -> None:
         ),
     )
     group.addoption(
+        "--mb-answer-deadline",
+        dest="mb_answer_deadline",
+        type=float,
+        metavar="S",
+        help=(
+            "score an answer that took longer than S seconds as late: 0, with the reason (DialSim's rule;"
+            " the latency-budget figures show every budget without it)"
+        ),
+    )
+    group.addoption(
         "--mb-sample",
         dest="mb_sample",
         type=int,

@@ -32,6 +32,7 @@ from pytest_memorybench.core.timings import pooled_percentile
 from pytest_memorybench.judges.identity import judge_identity
 from pytest_memorybench.results.ceilings import scenario_ceilings
 from pytest_memorybench.results.judge_robustness import judging_figures
+from pytest_memorybench.results.latency_budget import latency_budget
 from pytest_memorybench.results.losses import loss_split
 from pytest_memorybench.results.schema import (
     SCHEMA,
@@ -44,6 +45,7 @@ from pytest_memorybench.results.schema import (
     JudgePanelRecord,
     JudgeStatsRecord,
     JudgingRecord,
+    LatencyBudgetRecord,
     LatencyRecord,
     LossesRecord,
     ProvenanceRecord,
@@ -101,6 +103,10 @@ class _Written(TypedDict, total=False):
     written: WrittenRecord
 
 
+class _LatencyBudget(TypedDict, total=False):
+    latency_budget: LatencyBudgetRecord
+
+
 class _Ceiling(TypedDict, total=False):
     ceiling: CeilingRecord
 
@@ -117,6 +123,7 @@ class _RunParts(TypedDict, total=False):
     rescored_from: str
     rescore_skipped: list[str]
     no_context: bool
+    answer_deadline: float
 
 
 class _Panel(TypedDict, total=False):
@@ -170,6 +177,7 @@ def item_record(
         "error_kind": outcome.error_kind if outcome.error is not None else None,
         "usage": cast(UsageRecord, dataclasses.asdict(outcome.usage)),
         **parts,
+        "answer_seconds": outcome.answer_seconds,
     }
 
 
@@ -202,6 +210,7 @@ class RunFacts:
     rescored_from: str | None = None
     rescore_skipped: tuple[str, ...] = ()
     no_context: bool = False  # the questions were asked with no context delivered (--mb-no-context)
+    answer_deadline: float | None = None  # later answers were scored 0 (--mb-answer-deadline)
 
 
 def build_results(
@@ -221,9 +230,9 @@ def build_results(
     return {
         "schema": SCHEMA,
         "run": _run_facts(run, judging, list(concurrency), conversation_list),
-        "totals": _totals(records, conversation_list, judging, run.seed),
+        "totals": _totals(records, conversation_list, judging, run.seed, run.answer_deadline),
         "conversations": conversation_list,
-        "suites": suite_stats(records, run.seed),
+        "suites": suite_stats(records, run.seed, run.answer_deadline),
         "scenarios": scenario_stats(records, run.seed, conversation_list, run.profile),
         "items": records,
     }
@@ -242,6 +251,8 @@ def _run_facts(
         parts["rescore_skipped"] = list(run.rescore_skipped)
     if run.no_context:
         parts["no_context"] = True
+    if run.answer_deadline is not None:
+        parts["answer_deadline"] = run.answer_deadline
     panel: _Panel = {"judge_panel": judging["panel"]} if "panel" in judging else {}
     return {
         "id": run.id,
@@ -294,7 +305,11 @@ def _provenance(
 
 
 def _totals(
-    records: list[ItemRecord], conversations: list[ConversationRecord], judging: ProcessJudging, seed: int
+    records: list[ItemRecord],
+    conversations: list[ConversationRecord],
+    judging: ProcessJudging,
+    seed: int,
+    deadline: float | None = None,
 ) -> TotalsRecord:
     """The run's score, errors, latency and what the agent, its memory and the judge spent."""
     scored = [record for record in records if record["score"] is not None]
@@ -332,6 +347,7 @@ def _totals(
         **_losses(records),
         **_stale(records),
         **_written(conversations),
+        **_latency_budget(records, deadline),
     }
 
 
@@ -434,12 +450,25 @@ def _merge_panels(merged: JudgePanelRecord | None, panel: Mapping[str, Any]) -> 
     return merged
 
 
-def suite_stats(records: list[ItemRecord], seed: int) -> dict[str, SuiteRecord]:
+def suite_stats(
+    records: list[ItemRecord], seed: int, deadline: float | None = None
+) -> dict[str, SuiteRecord]:
     """Each suite's mean, interval and counts, over its scored items."""
     return {
-        name: {**stats_of(group, seed, f"suite:{name}"), **_judging(group), **_losses(group)}
+        name: {
+            **stats_of(group, seed, f"suite:{name}"),
+            **_judging(group),
+            **_losses(group),
+            **_latency_budget(group, deadline),
+        }
         for name, group in grouped(records, lambda record: record["suite"]).items()
     }
+
+
+def _latency_budget(records: list[ItemRecord], deadline: float | None) -> _LatencyBudget:
+    """`latency_budget`, when some of these items' answer latencies are known."""
+    figures = latency_budget(records, deadline)
+    return {"latency_budget": figures} if figures is not None else {}
 
 
 def _losses(records: list[ItemRecord]) -> _Losses:

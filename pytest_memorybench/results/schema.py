@@ -248,6 +248,7 @@ class ItemRecord(TypedDict):
     usage: UsageRecord
     details: NotRequired[ScenarioFigures]  # the scenario's own figures (scenarios/*)
     judging: NotRequired[ItemJudgingRecord]  # each judge view's score, under a panel (judges/panel.py)
+    answer_seconds: NotRequired[float | None]  # its slowest answer's reply; None: not measured
 
 
 class ConversationRecord(TypedDict):
@@ -283,12 +284,29 @@ class StatsRecord(TypedDict):
     errors: int
 
 
+class LatencyBudgetRecord(TypedDict):
+    """Accuracy under a latency budget (`results/latency_budget.py`): the mean score had each answer
+    had to come within each budget, LAFS over 1-200 s item by item and as LongMemEval-V2's one
+    operating point, over the scored items whose answer latency is known."""
+
+    items: int
+    unmeasured: int  # scored items with no known answer latency, left out
+    budgets: list[float]  # seconds
+    accuracy: list[float]  # under each budget
+    lafs: float
+    mean_seconds: float
+    lafs_operating_point: float
+    deadline: NotRequired[float]  # --mb-answer-deadline
+    late: NotRequired[int]  # answers after it, scored 0
+
+
 class SuiteRecord(StatsRecord):
     """A suite's stats, with how its score depends on the judge when a panel judged it, and where
     its answers were lost when the agent said what it retrieved."""
 
     judging: NotRequired[JudgingRecord]
     losses: NotRequired[LossesRecord]
+    latency_budget: NotRequired[LatencyBudgetRecord]
 
 
 class CeilingRecord(TypedDict):
@@ -358,6 +376,7 @@ class TotalsRecord(TypedDict):
     losses: NotRequired[LossesRecord]  # where answers were lost
     stale_facts: NotRequired[StaleRecord]  # superseded values reached and asserted (results/stale.py)
     written: NotRequired[WrittenRecord]  # what the memory held at each conversation's end
+    latency_budget: NotRequired[LatencyBudgetRecord]  # accuracy under latency budgets, LAFS
 
 
 class PartialRecord(TypedDict):
@@ -492,6 +511,7 @@ class RunRecord(TypedDict):
     rescored_from: NotRequired[str]
     rescore_skipped: NotRequired[list[str]]
     no_context: NotRequired[bool]  # --mb-no-context: the questions were asked with nothing delivered
+    answer_deadline: NotRequired[float]  # --mb-answer-deadline: later answers scored 0
     judge_prompt_hashes: dict[str, str]
     judge_identity: JudgeIdentityRecord
     judge_panel: NotRequired[JudgePanelRecord]
@@ -566,6 +586,7 @@ _RECORDS = (
     CategoryRecord,
     ScenarioRecord,
     LatencyRecord,
+    LatencyBudgetRecord,
     TotalsRecord,
     PartialRecord,
     ConcurrencyRecord,

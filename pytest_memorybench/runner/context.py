@@ -123,6 +123,7 @@ class RunContext:
             seed=settings.seed,
             profile=settings.profile,
             no_context=settings.no_context,
+            answer_deadline=settings.answer_deadline,
             suites=[suite.name for suite in self.suites],
             started=self.started,
             token_counter=token_counter,

@@ -64,7 +64,9 @@ class _Driving:
 
     def scoring(self, channel: AgentChannel) -> ScoringContext:
         return ScoringContext(
-            profile=self.context.settings.profile, judge=LoggedJudge(self.instruments.judge, channel)
+            profile=self.context.settings.profile,
+            judge=LoggedJudge(self.instruments.judge, channel),
+            answer_deadline=self.context.settings.answer_deadline,
         )
 
 

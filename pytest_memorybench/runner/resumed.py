@@ -55,6 +55,7 @@ RUN_OPTIONS = (
     RunOption("--mb-judge-repeats", "mb_judge_repeats"),
     RunOption("--mb-judge-band", "mb_judge_band", False),
     RunOption("--mb-threshold", "mb_threshold"),
+    RunOption("--mb-answer-deadline", "mb_answer_deadline"),
     RunOption("--mb-timeout", "mb_timeout", DEFAULT_TIMEOUT),
     RunOption("--mb-concurrency", "mb_concurrency", AUTO),
     RunOption("--mb-max-requests", "mb_max_requests"),

@@ -96,6 +96,7 @@ class Settings:
     sample: int | None = None  # about this many items per suite, stratified (--mb-sample N)
     no_context: bool = False  # ask the probe questions with no context delivered (--mb-no-context)
     panel: PanelSettings = field(default_factory=PanelSettings)  # jury, repeats, band
+    answer_deadline: float | None = None  # seconds an answer may take to count (--mb-answer-deadline)
     command: RunCommand = field(default_factory=RunCommand)  # what run.json keeps for a resume
 
     @property
@@ -174,6 +175,7 @@ class Settings:
                 option.mb_judge,
             ),
             command=RunCommand.of(option),
+            answer_deadline=_answer_deadline(getattr(option, "mb_answer_deadline", None)),
         )
 
 
@@ -341,6 +343,15 @@ def _rate_limits(option: Any, adaptive: bool) -> RateLimits:
             raise usage_error(f"{flag} {value:g} must be from 1 to {MAX_RATE:g} {what} a minute")
         rates[name] = value
     return RateLimits(in_flight, rates["mb_rpm"], rates["mb_tpm"], adaptive)
+
+
+def _answer_deadline(value: float | None) -> float | None:
+    if value is not None and not 0 < value <= MAX_TIMEOUT:
+        raise usage_error(
+            f"--mb-answer-deadline {value:g} must be a number of seconds above 0 and at most"
+            f" {MAX_TIMEOUT:g} (a day), e.g. --mb-answer-deadline 5 for DialSim's longest limit"
+        )
+    return value
 
 
 def _max_cost(value: float | None) -> float | None:

@@ -138,6 +138,7 @@ def recorded_outcome(definition: TestDefinition, record: ItemRecord) -> TestOutc
         details=record.get("details") or {},
         error_kind=record.get("error_kind"),
         asked=tuple(record["questions"]),
+        answer_seconds=record.get("answer_seconds"),
     )
 
 
