@@ -26,7 +26,9 @@ from markupsafe import Markup
 from pytest_memorybench.judges.identity import describe_identity, identity_of
 from pytest_memorybench.reports.agreement import agreement_rows, disagreements
 from pytest_memorybench.reports.ceilings import ceiling_lines
+from pytest_memorybench.reports.compare.svg import budget_curves
 from pytest_memorybench.reports.judging import judging_lines
+from pytest_memorybench.reports.latency_budget import budget_lines
 from pytest_memorybench.reports.report_items import item_view, items_view
 from pytest_memorybench.reports.summary import (
     NO_CONTEXT,
@@ -177,6 +179,7 @@ def summary_view(results: ResultsRecord, gate: GateRecord | None) -> dict[str, A
         "losses": _loss_lines(results),
         "retrieval": _retrieval_lines(results),
         "ceilings": ceiling_lines(results),
+        "latency_budget": _latency_budget(results),
     }
 
 
@@ -186,6 +189,15 @@ def _retrieval_lines(results: ResultsRecord) -> list[str]:
     stale = stale_lines(results["totals"].get("stale_facts"))
     scenarios = [line.strip() for line in scenario_retrieval_lines(results)] if recall else []
     return [*(retrieval_lines(recall) if recall else []), *scenarios, *(line.strip() for line in stale)]
+
+
+def _latency_budget(results: ResultsRecord) -> dict[str, Any] | None:
+    """The run's accuracy under a latency budget: its lines, and its curve."""
+    record = results["totals"].get("latency_budget")
+    if not record:
+        return None
+    curve = budget_curves({"this run": record}, title="accuracy within a latency budget")
+    return {"lines": budget_lines(record), "chart": Markup(curve)}
 
 
 def _loss_lines(results: ResultsRecord) -> list[str]:

@@ -18,6 +18,7 @@ from typing import Any
 
 from pytest_memorybench.reports.ceilings import ceiling_lines
 from pytest_memorybench.reports.judging import judging_lines
+from pytest_memorybench.reports.latency_budget import budget_lines
 from pytest_memorybench.reports.table import table_rows
 from pytest_memorybench.results.losses import split_compact, split_text
 from pytest_memorybench.results.schema import (
@@ -109,6 +110,7 @@ def _spending_lines(results: ResultsRecord) -> list[str]:
         f"{totals['agent_calls']:,} calls, {totals['agent_seconds']:.1f} s, ${totals['cost_usd']:.4f}"
     ]
     lines += [line for line in (efficiency_text(totals), memory_text(totals)) if line]
+    lines += budget_lines(totals.get("latency_budget"))
     lines += store_text(totals.get("store"))
     written = written_text(totals.get("written"))
     if written:

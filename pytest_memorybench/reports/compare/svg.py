@@ -1,5 +1,6 @@
 """The figures of a comparison, as standalone SVG: bars per scenario and run, score against memory
-span (GoodAI's Figure 5), and a critical-difference diagram (Huet et al.'s Figure 3).
+span (GoodAI's Figure 5), accuracy against a latency budget, and a critical-difference diagram
+(Huet et al.'s Figure 3).
 
 Each is a complete `<svg>` document with its own namespace, so it renders inside the comparison
 page and on its own (the files beside it).  Labels come from runs and suite files: escaped here.
@@ -12,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from html import escape
 
 from pytest_memorybench.reports.svg import AXIS_COLOUR, FONT, GRID_COLOUR, _clamp, _shorten, _tick
+from pytest_memorybench.results.schema import LatencyBudgetRecord
 
 PALETTE = ("#3f6fb5", "#e07b39", "#4e9a52", "#b8463c", "#8064a8", "#8c6d45", "#d36aa9", "#6f7b86")
 
@@ -156,6 +158,19 @@ def span_curves(
     _legend(parts, list(series), left + plot_w + 20, top)
     parts.append("</svg>")
     return "".join(parts)
+
+
+def budget_curves(records: Mapping[str, LatencyBudgetRecord], *, title: str) -> str:
+    """Accuracy under a latency budget against the budget (log axis), a line per run (label -> its
+    figures, `results/latency_budget.py`): how much a run keeps when answers must come sooner."""
+    series = {
+        label: [
+            (budget, accuracy, None)
+            for budget, accuracy in zip(record["budgets"], record["accuracy"], strict=False)
+        ]
+        for label, record in records.items()
+    }
+    return span_curves(series, title=title, x_label="latency budget (s)", y_label="accuracy within it")
 
 
 def critical_difference(ranks: dict[str, float], groups: Sequence[Sequence[str]], *, title: str) -> str:

@@ -1,0 +1,47 @@
+"""Accuracy under a latency budget as the reports say it: a few short lines.
+
+The figures are `results/latency_budget.py`'s; here they become the terminal's footer lines (and
+report.html's, and the Markdown summary's).  The curve of accuracy against the budget, one line per
+run, is `compare/svg.budget_curves`: report.html draws the run's own, compare runs side by side.
+"""
+
+from __future__ import annotations
+
+from pytest_memorybench.results.latency_budget import T_MAX, T_MIN
+from pytest_memorybench.results.schema import LatencyBudgetRecord
+
+SHOWN = (1.0, 3.0, 5.0, 30.0, 200.0)  # the budgets a line names: DialSim's 1, 3, 5 s, and LAFS's range
+
+
+def within_text(record: LatencyBudgetRecord) -> str:
+    """`within 1 s 0.412 · 3 s 0.530 · …`: the mean score had every answer had to come in time."""
+    pairs = dict(zip(record["budgets"], record["accuracy"], strict=False))
+    return " · ".join(f"{budget:g} s {pairs[budget]:.3f}" for budget in SHOWN if budget in pairs)
+
+
+def lafs_text(record: LatencyBudgetRecord) -> str:
+    """`LAFS 1-200 s 0.471 item by item · 0.455 as one point at the mean answer time 12.3 s`."""
+    return (
+        f"LAFS {T_MIN:g}-{T_MAX:g} s {record['lafs']:.3f} item by item · {record['lafs_operating_point']:.3f}"
+        f" as one point at the mean answer time {_seconds(record['mean_seconds'])}"
+    )
+
+
+def budget_lines(record: LatencyBudgetRecord | None) -> list[str]:
+    """What a run's latency-budget figures say, a short line each; none without figures."""
+    if not record:
+        return []
+    lines = [f"accuracy within a latency budget: {within_text(record)}", lafs_text(record)]
+    notes = []
+    if "deadline" in record:
+        notes.append(
+            f"answer deadline {record['deadline']:g} s: {record.get('late', 0)} of {record['items']}"
+            " answers came later and scored 0"
+        )
+    if record["unmeasured"]:
+        notes.append(f"{record['unmeasured']} scored items with no known answer time are left out")
+    return lines + notes
+
+
+def _seconds(value: float) -> str:
+    return f"{value:.2f} s" if value < 10 else f"{value:.1f} s"
