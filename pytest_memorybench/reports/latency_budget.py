@@ -45,3 +45,16 @@ def budget_lines(record: LatencyBudgetRecord | None) -> list[str]:
 
 def _seconds(value: float) -> str:
     return f"{value:.2f} s" if value < 10 else f"{value:.1f} s"
+
+
+BUDGET_COLUMNS = (*(f"{budget:g} s" for budget in SHOWN), "LAFS", "as a point")
+
+
+def budget_cells(record: LatencyBudgetRecord | None) -> list[str]:
+    """A run's row of the comparison's latency-budget table, under `BUDGET_COLUMNS`: its accuracy
+    within each budget shown, LAFS item by item and as one point; dashes without figures."""
+    if not record:
+        return ["-"] * len(BUDGET_COLUMNS)
+    pairs = dict(zip(record["budgets"], record["accuracy"], strict=False))
+    within = [f"{pairs[budget]:.3f}" if budget in pairs else "-" for budget in SHOWN]
+    return [*within, f"{record['lafs']:.3f}", f"{record['lafs_operating_point']:.3f}"]

@@ -16,6 +16,7 @@ from pytest_memorybench.reports.compare.board import board
 from pytest_memorybench.reports.compare.comparison import ERRORED, Comparison
 from pytest_memorybench.reports.compare.gold import comparison_ceiling_lines
 from pytest_memorybench.reports.judging import judging_lines
+from pytest_memorybench.reports.latency_budget import BUDGET_COLUMNS, budget_cells, budget_lines
 from pytest_memorybench.reports.summary import efficiency_text, memory_text, store_text, written_text
 from pytest_memorybench.reports.table import table_rows
 from pytest_memorybench.results.losses import split_text
@@ -64,6 +65,8 @@ def run_markdown(results: ResultsRecord, gate: GateRecord | None) -> str:
     ]
     if memory_text(totals):
         lines += ["", memory_text(totals)]
+    budget = budget_lines(totals.get("latency_budget"))
+    lines += ["", *(f"- {_text(line)}" for line in budget)] if budget else []
     lines += [line for text in store_text(totals.get("store")) for line in ("", text)]
     written = written_text(totals.get("written"))
     if written:
@@ -194,6 +197,19 @@ def comparison_markdown(comparison: Comparison) -> str:
             + (f" {spend.retrieval_text} |" if recall else "")
             + (f" {_text(spend.stale_text)} |" if stale else "")
         )
+    if any(comparison.latency_budgets):
+        lines += [
+            "",
+            "Accuracy within a latency budget on the shared items, and LAFS over 1-200 s (item by item;"
+            " as one point at the mean answer time):",
+            "",
+            "| run | " + " | ".join(BUDGET_COLUMNS) + " |",
+            "| --- |" + " ---: |" * len(BUDGET_COLUMNS),
+            *(
+                f"| {chr(65 + index)} | " + " | ".join(budget_cells(record)) + " |"
+                for index, record in enumerate(comparison.latency_budgets)
+            ),
+        ]
     ranked = board(comparison).rows
     below = [entry for entry in ranked if entry.to_gold is not None and entry.to_gold > 0]
     judged = [entry for entry in ranked if entry.judging]

@@ -36,6 +36,7 @@ class BoardRow:
     p95: float | None
     judging: str | None = None  # its band and judge stability over the shared items, under a panel
     to_gold: float | None = None  # the gold store's mean with the same answering model, less this run's
+    lafs: float | None = None  # accuracy under a latency budget over 1-200 s, shared items (item by item)
 
     @property
     def tokens(self) -> int:
@@ -61,8 +62,9 @@ def board(comparison: Comparison) -> Board:
     """The runs ranked by their mean over the shared items, ties to the cheaper run."""
     total = comparison.tables["total"][0]
     rows = []
-    for index, (run, cell, spend) in enumerate(
-        zip(comparison.runs, total.cells, comparison.spending, strict=True)
+    budgets = comparison.latency_budgets or [None] * len(comparison.runs)
+    for index, (run, cell, spend, budget) in enumerate(
+        zip(comparison.runs, total.cells, comparison.spending, budgets, strict=True)
     ):
         p50, p95 = (spend.p50, spend.p95) if spend.p50 is not None else _item_latency(run)
         items = keyed_items(run, comparison.keyed_by)
@@ -80,6 +82,7 @@ def board(comparison: Comparison) -> Board:
                 p50,
                 p95,
                 judging,
+                lafs=budget["lafs"] if budget else None,
             )
         )
     ceilings = _gold_ceilings(comparison.runs, rows)

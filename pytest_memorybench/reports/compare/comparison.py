@@ -33,13 +33,21 @@ from pytest_memorybench.reports.compare.significance import (
 )
 from pytest_memorybench.reports.table import short_name
 from pytest_memorybench.results.file import part
-from pytest_memorybench.results.schema import ItemRecord, RecallRecord, StaleRecord, StoreRecord
+from pytest_memorybench.results.latency_budget import latency_budget
+from pytest_memorybench.results.schema import (
+    ItemRecord,
+    LatencyBudgetRecord,
+    RecallRecord,
+    StaleRecord,
+    StoreRecord,
+)
 from pytest_memorybench.results.stale import stale_rate
 from pytest_memorybench.results.statistics import bootstrap_ci, strict_mean
 
 ERRORED = "errored in a run"  # left out of the means, counted (as 0 where it errored) in the strict ones
 MUST_AGREE = (
     "profile",
+    "answer_deadline",
 )  # scored by other rules: not comparable unless told so (and the judge: `judged_differently`)
 
 
@@ -160,6 +168,8 @@ class Comparison:
     notes: list[str] = field(default_factory=list)
     judge_orders: list[JudgeOrder] = field(default_factory=list)  # each pair under each rubric / juror
     losses: LossComparison | None = None  # where each run's answers were lost, and each pair's tests
+    # each run's accuracy under a latency budget over the shared items (results/latency_budget.py)
+    latency_budgets: list[LatencyBudgetRecord | None] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -195,6 +205,7 @@ class Comparison:
             "notes": self.notes,
             "judge_orders": [order.to_json() for order in self.judge_orders],
             "losses": self.losses.to_json() if self.losses is not None else None,
+            "latency_budgets": self.latency_budgets,
         }
 
 
@@ -234,6 +245,10 @@ def compare(
         notes,
         judge_orders([run.label for run in runs], keyed, shared, couples),
         compare_losses([run.label for run in runs], keyed, shared, couples),
+        [
+            latency_budget([items[key] for key in shared], run.info.get("answer_deadline"))
+            for run, items in zip(runs, keyed, strict=True)
+        ],
     )
 
 

@@ -4,7 +4,8 @@ No agent is called and no test collected.  The comparison is printed (`text.py`)
 folder (`--mb-output`, default `.memorybench/comparisons/<time>`) gets compare.json (every figure,
 recomputable from the runs' files), compare.html (the same look as report.html), and each figure
 as an SVG file of its own: bars.svg, span.svg when the runs differ only in span, cd.svg with three
-runs or more.  `--mb-markdown FILE` (and `$GITHUB_STEP_SUMMARY`) get the Markdown table.
+runs or more, latency_budget.svg when the runs' answer times are known.  `--mb-markdown FILE` (and
+`$GITHUB_STEP_SUMMARY`) get the Markdown table.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from pytest_memorybench.reports.compare.questions import Outcome, QuestionRow, q
 from pytest_memorybench.reports.compare.runs import FinishedRun, load_runs
 from pytest_memorybench.reports.compare.scale import MEASURES, scale
 from pytest_memorybench.reports.compare.svg import (
+    budget_curves,
     critical_difference,
     grouped_bars,
     pareto_panels,
@@ -34,6 +36,7 @@ from pytest_memorybench.reports.compare.svg import (
 )
 from pytest_memorybench.reports.compare.text import comparison_lines, shown_lines
 from pytest_memorybench.reports.html import css, environment, page_script
+from pytest_memorybench.reports.latency_budget import BUDGET_COLUMNS, budget_cells
 from pytest_memorybench.reports.markdown import comparison_markdown, publish
 from pytest_memorybench.results.schema import RecallRecord
 
@@ -136,6 +139,13 @@ def comparison_figures(comparison: Comparison, ranked: Board) -> dict[str, str]:
                 y_max=y_max,
                 marks=marks if measure == "score" else (),
             )
+    budgets = {
+        label: record for label, record in zip(labels, comparison.latency_budgets, strict=False) if record
+    }
+    if budgets:
+        figures["latency_budget"] = budget_curves(
+            budgets, title="accuracy within a latency budget, shared items (each run's answer times)"
+        )
     if comparison.ranks:
         figures["cd"] = critical_difference(
             comparison.ranks,
@@ -228,6 +238,16 @@ def comparison_page(
         "stores": any(spend.store for spend in comparison.spending),
         "recalls": any(spend.recall for spend in comparison.spending),
         "stales": any(spend.stale for spend in comparison.spending),
+        "latency_budget": None
+        if "latency_budget" not in figures
+        else {
+            "chart": Markup(figures["latency_budget"]),
+            "columns": BUDGET_COLUMNS,
+            "rows": [
+                {"letter": chr(65 + index), "cells": budget_cells(record)}
+                for index, record in enumerate(comparison.latency_budgets)
+            ],
+        },
     }
     script, script_hash = page_script("compare_questions.js")
     return (
@@ -273,6 +293,7 @@ def board_json(ranked: Board) -> list[dict[str, Any]]:
             "to_gold": row.to_gold,
             **_retrieval_json(row.spending.recall),
             **({"stale_facts": row.spending.stale} if row.spending.stale else {}),
+            "lafs": row.lafs,
         }
         for row in ranked.rows
     ]

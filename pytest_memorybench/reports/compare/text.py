@@ -11,6 +11,7 @@ from pytest_memorybench.reports.compare.board import board
 from pytest_memorybench.reports.compare.comparison import ERRORED, Comparison, Row, keys_text
 from pytest_memorybench.reports.compare.gold import comparison_ceiling_lines
 from pytest_memorybench.reports.compare.questions import Outcome, QuestionRow, shown
+from pytest_memorybench.reports.latency_budget import BUDGET_COLUMNS, budget_cells
 
 SHOWN_PER_SCENARIO = 3  # --mb-show: enough to see a pattern in a CI log, the rest in compare.html
 
@@ -97,11 +98,32 @@ def comparison_lines(comparison: Comparison) -> list[str]:
             + (f"{spend.retrieval_text:>28}" if recall else "")
             + (f"{spend.stale_text:>26}" if stale else "")
         )
+    lines += _budget_lines(comparison)
     for entry in sorted(board(comparison).rows, key=lambda entry: entry.letter):
         if entry.to_gold is not None and entry.to_gold > 0:
             lines.append(f"{entry.letter}: {entry.to_gold:.3f} below the gold store with its answering model")
         if entry.judging:
             lines.append(f"{entry.letter} judged: {entry.judging}")
+    return lines
+
+
+def _budget_lines(comparison: Comparison) -> list[str]:
+    """Each run's accuracy within a latency budget on the shared items, and LAFS; none when no run
+    knows its answer times."""
+    if not any(comparison.latency_budgets):
+        return []
+    lines = [
+        "",
+        "within a latency budget (shared items); LAFS 1-200 s by item and as a point",
+        f"{'run':<4}"
+        + "".join(f"{column:>9}" for column in BUDGET_COLUMNS[:-1])
+        + f"{BUDGET_COLUMNS[-1]:>12}",
+    ]
+    for index, record in enumerate(comparison.latency_budgets):
+        cells = budget_cells(record)
+        lines.append(
+            f"{chr(65 + index):<4}" + "".join(f"{cell:>9}" for cell in cells[:-1]) + f"{cells[-1]:>12}"
+        )
     return lines
 
 
