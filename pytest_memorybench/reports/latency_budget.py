@@ -39,7 +39,10 @@ def budget_lines(record: LatencyBudgetRecord | None) -> list[str]:
             " answers came later and scored 0"
         )
     if record["unmeasured"]:
-        notes.append(f"{record['unmeasured']} scored items with no known answer time are left out")
+        notes.append(
+            f"left out: {record['unmeasured']} scored item(s) with no known answer time (re-scored published"
+            " answers, an older log)"
+        )
     return lines + notes
 
 
