@@ -14,36 +14,38 @@ SHOWN = (1.0, 3.0, 5.0, 30.0, 200.0)  # the budgets a line names: DialSim's 1, 3
 
 
 def within_text(record: LatencyBudgetRecord) -> str:
-    """`within 1 s 0.412 · 3 s 0.530 · …`: the mean score had every answer had to come in time."""
+    """`accuracy within 1 / 3 / 5 / 30 / 200 s: 0.412 / 0.530 / …`: the mean score had every answer
+    had to come within each budget (a later one counting 0)."""
     pairs = dict(zip(record["budgets"], record["accuracy"], strict=False))
-    return " · ".join(f"{budget:g} s {pairs[budget]:.3f}" for budget in SHOWN if budget in pairs)
+    shown = [budget for budget in SHOWN if budget in pairs]
+    budgets = " / ".join(f"{budget:g}" for budget in shown)
+    return f"accuracy within {budgets} s: " + " / ".join(f"{pairs[budget]:.3f}" for budget in shown)
 
 
 def lafs_text(record: LatencyBudgetRecord) -> str:
-    """`LAFS 1-200 s 0.471 item by item · 0.455 as one point at the mean answer time 12.3 s`."""
+    """`LAFS 1-200 s: 0.471 item by item, 0.455 as one point at mean answer 12.3 s`."""
     return (
-        f"LAFS {T_MIN:g}-{T_MAX:g} s {record['lafs']:.3f} item by item · {record['lafs_operating_point']:.3f}"
-        f" as one point at the mean answer time {_seconds(record['mean_seconds'])}"
+        f"LAFS {T_MIN:g}-{T_MAX:g} s: {record['lafs']:.3f} item by item, {record['lafs_operating_point']:.3f}"
+        f" as one point at mean answer {_seconds(record['mean_seconds'])}"
     )
 
 
 def budget_lines(record: LatencyBudgetRecord | None) -> list[str]:
-    """What a run's latency-budget figures say, a short line each; none without figures."""
+    """What a run's latency-budget figures say, a line each within 80 columns; none without figures."""
     if not record:
         return []
-    lines = [f"accuracy within a latency budget: {within_text(record)}", lafs_text(record)]
-    notes = []
+    lines = [within_text(record), lafs_text(record)]
     if "deadline" in record:
-        notes.append(
+        lines.append(
             f"answer deadline {record['deadline']:g} s: {record.get('late', 0)} of {record['items']}"
             " answers came later and scored 0"
         )
     if record["unmeasured"]:
-        notes.append(
-            f"left out: {record['unmeasured']} scored item(s) with no known answer time (re-scored published"
-            " answers, an older log)"
+        lines.append(
+            f"left out: {record['unmeasured']} scored item(s) with no known answer time"
+            " (re-scored, older log)"
         )
-    return lines + notes
+    return lines
 
 
 def _seconds(value: float) -> str:

@@ -117,7 +117,8 @@ def test_two_spans_of_one_agent_make_a_span_curve(pytester: pytest.Pytester) -> 
             "A = 1k  (*)",
             "B = 2k  (*)",
             "scale: 1 curve(s) over 1k, 2k tokens",
-            "figures:    cmp/bars.svg, cmp/span.svg, cmp/span_cost.svg, cmp/span_latency.svg",
+            "figures:    cmp/bars.svg, cmp/span.svg, cmp/span_cost.svg, cmp/span_latency.svg,"
+            " cmp/latency_budget.svg",
         ]
     )
     svg = ET.parse(pytester.path / "cmp" / "span.svg").getroot()  # a standalone SVG document
@@ -142,7 +143,7 @@ def test_the_command_writes_page_json_figures_and_markdown(
             "B − A  -* n=6  no significant difference (p = *, Holm)",
             "average rank: A *, B *, C *",
             "comparison: cmp/compare.html",
-            "figures:    cmp/bars.svg, cmp/cd.svg, cmp/board.svg",
+            "figures:    cmp/bars.svg, cmp/latency_budget.svg, cmp/cd.svg, cmp/board.svg",
             "markdown:   cmp/table.md",
             f"markdown:   ${STEP_SUMMARY}",
         ]
@@ -160,7 +161,7 @@ def test_the_command_writes_page_json_figures_and_markdown(
     assert markdown.startswith("### memorybench comparison") and "| B − A |" in markdown
     assert "| 1 | A oracle | 1.000 [1.00, 1.00] | 6/6 |" in markdown, "the board, ranked"
     assert summary.read_text().strip() == markdown.strip(), "appended to the GitHub job summary"
-    for name in ("bars", "cd", "board"):
+    for name in ("bars", "latency_budget", "cd", "board"):
         assert (
             ET.parse(pytester.path / "cmp" / f"{name}.svg").getroot().tag == "{http://www.w3.org/2000/svg}svg"
         )
