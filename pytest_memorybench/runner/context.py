@@ -123,7 +123,7 @@ class RunContext:
             seed=settings.seed,
             profile=settings.profile,
             no_context=settings.no_context,
-            answer_deadline=settings.answer_deadline,
+            answer_deadline=self.answer_deadline,
             suites=[suite.name for suite in self.suites],
             started=self.started,
             token_counter=token_counter,
@@ -135,6 +135,14 @@ class RunContext:
             rescore_skipped=tuple(self.published.problems) if self.published is not None else (),
             provenance=self.recorded_provenance(),
         )
+
+    @property
+    def answer_deadline(self) -> float | None:
+        """The deadline the answers were held to: this run's, or for a merge the shards' (their items
+        were scored under it)."""
+        if self.merged is not None:
+            return self.merged.shards[0].results["run"].get("answer_deadline")
+        return self.settings.answer_deadline
 
     def recorded_provenance(self) -> dict[str, Any]:
         """The provenance results.json starts from: this run's, or for a merge the shards' own (what

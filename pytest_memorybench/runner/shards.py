@@ -153,11 +153,11 @@ def read_shards(folders: Iterable[Path]) -> Merged:
                 f" {first.folder} (shard {first.shard}): run every shard with the same suites, span, seed and"
                 " options"
             )
-        for what in ("agent", "profile", "judge"):
-            if shard.results["run"][what] != first.results["run"][what]:
+        for what in ("agent", "profile", "judge", "answer_deadline"):
+            if shard.results["run"].get(what) != first.results["run"].get(what):
                 raise usage_error(
-                    f"--mb-merge: {shard.folder} ran with {what} {shard.results['run'][what]!r},"
-                    f" {first.folder} with {first.results['run'][what]!r}: merge the shards of one run"
+                    f"--mb-merge: {shard.folder} ran with {what} {shard.results['run'].get(what)!r},"
+                    f" {first.folder} with {first.results['run'].get(what)!r}: merge the shards of one run"
                 )
     seen: dict[int, Path] = {}
     for shard in shards:
