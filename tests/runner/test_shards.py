@@ -32,10 +32,13 @@ def results(folder: Path) -> dict:
 
 
 def untimed(value: object) -> object:
-    """`value` without what is measured in seconds (agent latency, BEAM's read and write times)."""
+    """`value` without what is measured in seconds (agent latency, accuracy under a latency budget,
+    BEAM's read and write times)."""
     if isinstance(value, dict):
         return {
-            key: untimed(item) for key, item in value.items() if "seconds" not in key and key != "latency"
+            key: untimed(item)
+            for key, item in value.items()
+            if "seconds" not in key and not key.startswith("latency")
         }
     if isinstance(value, list):
         return [untimed(item) for item in value]
