@@ -245,7 +245,7 @@ def compare(
         notes,
         judge_orders([run.label for run in runs], keyed, shared, couples),
         compare_losses([run.label for run in runs], keyed, shared, couples),
-        [
+        latency_budgets=[
             latency_budget([items[key] for key in shared], run.info.get("answer_deadline"))
             for run, items in zip(runs, keyed, strict=True)
         ],
