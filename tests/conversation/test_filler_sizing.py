@@ -319,13 +319,14 @@ def test_filler_is_logged_by_reference_and_read_back(tmp_path: Path) -> None:
     text = (tmp_path / "events.jsonl").read_text()
     assert "Q: one" not in text and "Q: two" not in text, "filler text stays out of the log"
     (exchanges,) = [log.exchanges for log in read_conversations(tmp_path).values()]
-    assert [dataclasses.replace(exchange, usage=None) for exchange in exchanges] == [
+    assert [dataclasses.replace(exchange, usage=None, seconds=None) for exchange in exchanges] == [
         LoggedExchange(None, None, saved=True, filler=(7, 1)),
         LoggedExchange(None, "fine thanks", saved=False, filler=(8, 1)),
     ]
     assert [exchange.usage.calls for exchange in exchanges if exchange.usage] == [0, 1], (
         "what each cost is logged with it, for a resume to count"
     )
+    assert exchanges[0].seconds is None and exchanges[1].seconds is not None, "only a reply has a time"
     assert exchanges[0].same_message(LoggedExchange.sending("Q: one", True, saved))
     assert not exchanges[0].same_message(LoggedExchange.sending("Q: one", True, said)), (
         "told apart by reference"

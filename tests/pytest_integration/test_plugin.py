@@ -350,6 +350,7 @@ def comparable_items(folder: Path) -> list[dict]:
     items = results_in(folder)["items"]
     for item in items:
         item.pop("usage")
+        item.pop("answer_seconds", None)
     return items
 
 
