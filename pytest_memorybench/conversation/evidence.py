@@ -93,20 +93,14 @@ def context_recall(evidence: Sequence[str], context: Sequence[str]) -> JsonObjec
 def _recall(
     evidence: Sequence[str], memories: Sequence[str], groups: Sequence[str] | None
 ) -> JsonObject | None:
-    pieces = _pieces(evidence)
+    pieces = evidence_pieces(evidence)
     if not pieces:
         return None
     distinct = {part for parts in pieces.values() for part in parts}
     held_parts = [{part for part in distinct if part.found_in(memory)} for memory in map(Memory.of, memories)]
     found: set[Paragraph] = set().union(*held_parts)
     shares = {key: sum(part in found for part in parts) / len(parts) for key, parts in pieces.items()}
-    recalled = sum(shares.values())
-    result: JsonObject = {
-        "evidence": len(shares),
-        "recalled": round(recalled, 6),
-        "recall": round(recalled / len(shares), 6),
-        **precision_figures(memories, held_parts, found),
-    }
+    result: JsonObject = {**recall_figures(shares), **precision_figures(memories, held_parts, found)}
     if groups is not None:
         units: dict[str, bool] = {}
         for piece, group in zip(evidence, groups, strict=True):
@@ -116,8 +110,19 @@ def _recall(
     return result
 
 
-def _pieces(evidence: Sequence[str]) -> dict[str, list[Paragraph]]:
-    """Each distinct piece of evidence (by its folded text) and its paragraphs."""
+def recall_figures(shares: Mapping[str, float]) -> JsonObject:
+    """{"evidence", "recalled", "recall"} of the pieces' shares found (at least one piece)."""
+    recalled = sum(shares.values())
+    return {
+        "evidence": len(shares),
+        "recalled": round(recalled, 6),
+        "recall": round(recalled / len(shares), 6),
+    }
+
+
+def evidence_pieces(evidence: Sequence[str]) -> dict[str, list[Paragraph]]:
+    """Each distinct piece of evidence (by its folded text) and its paragraphs: what the search's,
+    the prompt's and the whole listing's recall (`conversation/written.py`) are measured over."""
     pieces: dict[str, list[Paragraph]] = {}
     for piece in evidence:
         key = fold(piece)

@@ -33,9 +33,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pytest_memorybench.agents.agent_protocol import AgentAdapter
-from pytest_memorybench.agents.evidence_match import MIN_CONTENT_WORDS, Memory, Paragraph, paragraphs
+from pytest_memorybench.agents.evidence_match import MIN_CONTENT_WORDS, Memory, Paragraph
+from pytest_memorybench.conversation.evidence import evidence_pieces, recall_figures
 from pytest_memorybench.core.json_values import JsonObject
-from pytest_memorybench.core.text import fold
 
 _NONE: frozenset[int] = frozenset()
 
@@ -76,19 +76,8 @@ class Listing:
     def recall(self, evidence: Sequence[str]) -> JsonObject | None:
         """Evidence recall over everything held (`conversation/evidence.py`'s measure): {"evidence",
         "recalled", "recall"}, or None without evidence."""
-        shares: dict[str, float] = {}
-        for piece in evidence:
-            key, parts = fold(piece), paragraphs(piece)
-            if key and key not in shares and parts:
-                shares[key] = self.share(parts)
-        if not shares:
-            return None
-        recalled = sum(shares.values())
-        return {
-            "evidence": len(shares),
-            "recalled": round(recalled, 6),
-            "recall": round(recalled / len(shares), 6),
-        }
+        pieces = evidence_pieces(evidence)
+        return recall_figures({key: self.share(parts) for key, parts in pieces.items()}) if pieces else None
 
 
 @dataclass
@@ -150,13 +139,7 @@ def write_figures(listing: Listing, evidence: Sequence[str]) -> JsonObject:
     """What the memory kept: {"memories", "duplicates", "evidence", "covered", "coverage",
     "without_evidence"}; `evidence` counts the distinct pieces every question rests on, `covered`
     the sum of the shares of them the memories hold."""
-    pieces: dict[str, list[Paragraph]] = {}
-    for piece in evidence:
-        key = fold(piece)
-        if key and key not in pieces:
-            parts = paragraphs(piece)
-            if parts:
-                pieces[key] = parts
+    pieces = evidence_pieces(evidence)
     covered = sum(listing.share(parts) for parts in pieces.values())
     carrying = set().union(*(listing.holders(part) for parts in pieces.values() for part in parts))
     return {
