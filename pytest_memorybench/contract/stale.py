@@ -33,6 +33,15 @@ def superseded_values(scenario: Scenario, definition: TestDefinition) -> list[st
     return [str(value) for value in values(definition)] if values is not None else []
 
 
+def expected_superseded(definition: TestDefinition) -> list[str]:
+    """The values a probe's generator wrote in its `expected["superseded"]` (ConvoMem's changing
+    facts, MemoryAgentBench's conflicts, LongMemEval's knowledge updates): a family whose history is
+    not in the definition says there what the answer replaced, where its data knows it."""
+    expected = definition.expected
+    values = expected.get("superseded") if isinstance(expected, dict) else None
+    return [str(value) for value in values] if isinstance(values, list) else []
+
+
 def stale_details(
     scenario: Scenario, definition: TestDefinition, responses: Sequence[str], details: JsonObject
 ) -> JsonObject:

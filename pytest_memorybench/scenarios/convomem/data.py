@@ -75,6 +75,10 @@ class EvidenceItem:
     evidence: tuple[Turn, ...]
     conversations: tuple[Conversation, ...]
     person: str | None = None
+    # The values the answer replaced, where the item says (our generator's changing facts).  ConvoMem's
+    # records do not: a changing item's `message_evidences` tell the change in free text ("my trip got
+    # cancelled") and its `answer` gives only the outcome, so a published item has none.
+    superseded: tuple[str, ...] = ()
 
 
 class Skips(Counter[str]):

@@ -46,20 +46,23 @@ def _wrap(rng: random.Random, conversation_id: str, said: list[Turn]) -> Convers
     return Conversation(conversation_id, tuple(opening + middle + closing))
 
 
-Builder = Callable[[random.Random, str, str], tuple[str, str, list[list[Turn]]]]
+# A builder gives the question, its answer, the evidence said in each conversation, and the values
+# the answer replaced (changing facts: the earlier budgets; `contract/stale.py`).
+Built = tuple[str, str, list[list[Turn]], tuple[str, ...]]
+Builder = Callable[[random.Random, str, str], Built]
 
 
-def _user_facts(rng: random.Random, person: str, _: str) -> tuple[str, str, list[list[Turn]]]:
+def _user_facts(rng: random.Random, person: str, _: str) -> Built:
     kind, name = rng.choice(_PETS)
     boss = rng.choice(_COLLEAGUES)
     said = [
         [Turn("User", f"My {kind} {name} kept me up all night again.")],
         [Turn("User", f"My manager is {boss}, by the way.")],
     ]
-    return f"What is my {kind} called, and who is my manager?", f"{name}; {boss}", said
+    return f"What is my {kind} called, and who is my manager?", f"{name}; {boss}", said, ()
 
 
-def _assistant_facts(rng: random.Random, person: str, _: str) -> tuple[str, str, list[list[Turn]]]:
+def _assistant_facts(rng: random.Random, person: str, _: str) -> Built:
     day, room, book = rng.choice(_DAYS), rng.choice(_ROOMS), rng.choice(_BOOKS)
     said = [
         [
@@ -69,32 +72,37 @@ def _assistant_facts(rng: random.Random, person: str, _: str) -> tuple[str, str,
             )
         ]
     ]
-    return "Which book did you suggest for my train ride?", book, said
+    return "Which book did you suggest for my train ride?", book, said, ()
 
 
-def _changing_facts(rng: random.Random, person: str, _: str) -> tuple[str, str, list[list[Turn]]]:
+def _changing_facts(rng: random.Random, person: str, _: str) -> Built:
     first, second, third = rng.sample(range(4, 30), 3)
     said = [
         [Turn("User", f"The budget for the team offsite is ${first}k.")],
         [Turn("User", f"Update: finance moved the offsite budget to ${second}k.")],
         [Turn("User", f"Final word on the offsite: the budget is now ${third}k.")],
     ]
-    return "What is the offsite budget now?", f"${third}k", said
+    return "What is the offsite budget now?", f"${third}k", said, (f"${first}k", f"${second}k")
 
 
-def _abstention(rng: random.Random, person: str, _: str) -> tuple[str, str, list[list[Turn]]]:
+def _abstention(rng: random.Random, person: str, _: str) -> Built:
     colleague = rng.choice(_COLLEAGUES)
     said = [[Turn("User", f"{colleague} will present the project timeline at Friday's meeting.")]]
-    return f"What is {colleague}'s phone number?", ABSTAIN, said
+    return f"What is {colleague}'s phone number?", ABSTAIN, said, ()
 
 
-def _preferences(rng: random.Random, person: str, _: str) -> tuple[str, str, list[list[Turn]]]:
+def _preferences(rng: random.Random, person: str, _: str) -> Built:
     said = [[Turn("User", "I only drink green tea these days; coffee leaves me jittery.")]]
     answer = "Suggests green tea or another tea for the user, not coffee."
-    return "I'm ordering drinks for tomorrow's early workshop. What should I get for myself?", answer, said
+    return (
+        "I'm ordering drinks for tomorrow's early workshop. What should I get for myself?",
+        answer,
+        said,
+        (),
+    )
 
 
-def _implicit(rng: random.Random, person: str, _: str) -> tuple[str, str, list[list[Turn]]]:
+def _implicit(rng: random.Random, person: str, _: str) -> Built:
     colleague = rng.choice(_COLLEAGUES)
     team, tool = rng.choice(_TEAMS)
     said = [
@@ -102,7 +110,7 @@ def _implicit(rng: random.Random, person: str, _: str) -> tuple[str, str, list[l
         [Turn("User", f"The {team} team does everything in {tool}.")],
     ]
     answer = f"Names {tool} as the tool of {colleague}'s team."
-    return f"Which software will {colleague}'s team expect our report in?", answer, said
+    return f"Which software will {colleague}'s team expect our report in?", answer, said, ()
 
 
 BUILDERS: dict[str, Builder] = {
@@ -122,13 +130,15 @@ def evidence_items(category: str, seed: int, count: int) -> list[EvidenceItem]:
         person = _PEOPLE[number % len(_PEOPLE)]
         rng = random.Random(f"convomem|{seed}|{category}|{number}")
         item_id = f"{category}-{number}"
-        question, answer, said = BUILDERS[category](rng, person, item_id)
+        question, answer, said, superseded = BUILDERS[category](rng, person, item_id)
         conversations = tuple(_wrap(rng, f"{item_id}-c{index}", turns) for index, turns in enumerate(said))
         evidence = tuple(turn for turns in said for turn in turns)
         if category == "abstention":
             evidence = ()
         items.append(
-            EvidenceItem(item_id, category, len(said), question, answer, evidence, conversations, person)
+            EvidenceItem(
+                item_id, category, len(said), question, answer, evidence, conversations, person, superseded
+            )
         )
     return items
 

@@ -31,6 +31,7 @@ from typing import Any
 
 from pytest_memorybench.contract.probes import FamilyPart, ProbeContext, probe_definition
 from pytest_memorybench.contract.scenario import ScoringContext
+from pytest_memorybench.contract.stale import expected_superseded
 from pytest_memorybench.core.json_values import JsonObject
 from pytest_memorybench.core.readers import reading
 from pytest_memorybench.core.records import Message, Role, Score, TestDefinition
@@ -98,6 +99,11 @@ class ConvomemScenario(FamilyPart):
         report = loaded.report.report()
         return [replace(context, report=report) for context in found]
 
+    def superseded(self, definition: TestDefinition) -> list[str]:
+        """The earlier values of a changing fact, from our generator's items (`contract/stale.py`);
+        none from the published data, whose records do not name them (`EvidenceItem.superseded`)."""
+        return expected_superseded(definition)
+
     async def score(
         self, definition: TestDefinition, responses: Sequence[str], context: ScoringContext
     ) -> Score:
@@ -161,6 +167,8 @@ def _definition(
     }
     if missing:
         expected["evidence_missing"] = missing  # evidence messages found in no conversation
+    if item.superseded:
+        expected["superseded"] = list(item.superseded)  # our generator's earlier values
     return probe_definition(
         suite=suite,
         scenario=scenario,

@@ -71,6 +71,14 @@ def _session(
 
 def generate_entries(seed: int, number: int = 1, filler_sessions: int = 3) -> list[dict[str, Any]]:
     """Seven questions (six types and an abstention), each with its own history, for `number`."""
+    return [entry for entry, _ in generate_questions(seed, number, filler_sessions)]
+
+
+def generate_questions(
+    seed: int, number: int = 1, filler_sessions: int = 3
+) -> list[tuple[dict[str, Any], tuple[str, ...]]]:
+    """`generate_entries`' questions, each with the values its answer replaced (the knowledge
+    update's old commute): what LongMemEval's files do not say, kept beside the entry, not in it."""
     rng = random.Random(f"longmemeval.generated|{seed}|{number}")
     brand, cafe = rng.choice(_BRANDS), rng.choice(_CAFES)
     craft, piece = rng.choice(_CRAFTS)
@@ -121,26 +129,30 @@ def generate_entries(seed: int, number: int = 1, filler_sessions: int = 3) -> li
             ],
         ),
     }
+    superseded = {"knowledge-update": (f"{old_commute} minutes",)}
     entries = []
     for index, (question_type, (question, answer, evidence)) in enumerate(planted.items(), 1):
         entries.append(
-            _entry(
-                rng,
-                f"gen{number}-{index}",
-                question_type,
-                question,
-                answer,
-                evidence,
-                start,
-                gap_days,
-                filler_sessions,
+            (
+                _entry(
+                    rng,
+                    f"gen{number}-{index}",
+                    question_type,
+                    question,
+                    answer,
+                    evidence,
+                    start,
+                    gap_days,
+                    filler_sessions,
+                ),
+                superseded.get(question_type, ()),
             )
         )
-    entries.append(_entry(
+    entries.append((_entry(
         rng, f"gen{number}-{len(planted) + 1}_abs", "single-session-user", "What brand is my new car?",
         "The user never mentioned a car; they mentioned buying a new bike.",
         planted["single-session-user"][2], start, gap_days, filler_sessions,
-    ))  # fmt: skip
+    ), ()))  # fmt: skip
     return entries
 
 
@@ -183,4 +195,4 @@ def write_longmemeval(path: str | Path, seed: int = 0, numbers: int = 1) -> Path
     return path
 
 
-__all__ = ["generate_entries", "write_longmemeval"]
+__all__ = ["generate_entries", "generate_questions", "write_longmemeval"]

@@ -30,6 +30,7 @@ from typing import Any
 
 from pytest_memorybench.contract.probes import ProbeContext, probe_definition
 from pytest_memorybench.contract.scenario import ScoringContext
+from pytest_memorybench.contract.stale import expected_superseded
 from pytest_memorybench.core.json_values import JsonObject
 from pytest_memorybench.core.load_report import LoadTally
 from pytest_memorybench.core.records import Message, Role, Score, TestDefinition
@@ -42,7 +43,7 @@ from pytest_memorybench.scenarios.longmemeval.data import (
     is_abstention,
     load_entries,
 )
-from pytest_memorybench.scenarios.longmemeval.generator import generate_entries
+from pytest_memorybench.scenarios.longmemeval.generator import generate_questions
 from pytest_memorybench.scenarios.longmemeval.summary import summarize
 from pytest_memorybench.scenarios.params import at_least, read_params
 from pytest_memorybench.scoring.judged import score_answer
@@ -87,21 +88,23 @@ class LongMemEvalQuestions:
     def contexts(self, suite: str, params: Mapping[str, Any], seed: int) -> list[ProbeContext]:
         settings = read_params(LongMemEvalParams, NAME, params)
         report = None
+        superseded: dict[str, tuple[str, ...]] = {}  # our generator's; LongMemEval's files name none
         if settings.data_path:
             tally = LoadTally()
             entries = load_entries(settings.data_path, tally)
             source, report = "published", tally.report()
         else:
-            raw = [
-                e
+            made = [
+                question
                 for number in range(1, settings.generated + 1)
-                for e in generate_entries(seed, number, settings.filler_sessions)
+                for question in generate_questions(seed, number, settings.filler_sessions)
             ]
-            entries, source = entries_from(raw), "generated"
+            superseded = {str(raw["question_id"]): values for raw, values in made}
+            entries, source = entries_from([raw for raw, _ in made]), "generated"
         return [
             ProbeContext(
                 entry.question_id,
-                (_definition(suite, seed, entry, source),),
+                (_definition(suite, seed, entry, source, superseded.get(entry.question_id, ())),),
                 _stream(entry),
                 header=HEADER,
                 report=report,
@@ -118,6 +121,12 @@ class LongMemEvalQuestions:
 
     def summarize(self, records: Sequence[Mapping[str, Any]]) -> JsonObject:
         return summarize(records)
+
+    def superseded(self, definition: TestDefinition) -> list[str]:
+        """A knowledge update's old value, from our generator's questions (`contract/stale.py`); none
+        from LongMemEval's files, which give the new answer and flag the evidence turns, old and new
+        alike, without saying which value the update replaced."""
+        return expected_superseded(definition)
 
     async def score(
         self, definition: TestDefinition, responses: Sequence[str], context: ScoringContext
@@ -152,7 +161,9 @@ def _stream(entry: Entry) -> Callable[[], Iterator[Message]]:
     return turns
 
 
-def _definition(suite: str, seed: int, entry: Entry, source: str) -> TestDefinition:
+def _definition(
+    suite: str, seed: int, entry: Entry, source: str, superseded: Sequence[str] = ()
+) -> TestDefinition:
     return question_definition(
         suite,
         seed,
@@ -164,6 +175,7 @@ def _definition(suite: str, seed: int, entry: Entry, source: str) -> TestDefinit
         asked_at=entry.question_date,
         evidence=[number * SESSION_IDS + position for number, position in entry.evidence],
         answer_session_ids=entry.answer_session_ids,
+        superseded=superseded,
     )
 
 
@@ -179,14 +191,22 @@ def question_definition(
     asked_at: datetime | None = None,
     evidence: Sequence[int] = (),
     answer_session_ids: Sequence[str] = (),
+    superseded: Sequence[str] = (),
 ) -> TestDefinition:
     """One question as an item: from the data, or as another harness's answers file gives it
-    (question type and all, no history: `--mb-rescore`).  `question_type` is one of `TYPES`."""
+    (question type and all, no history: `--mb-rescore`).  `question_type` is one of `TYPES`;
+    `superseded`, the values the answer replaced, where the generator knows them."""
     abstention = is_abstention(question_id)
     category = ABSTENTION if abstention else TYPES[question_type]
     params: JsonObject = {"source": source, "question": question}
     if asked_at is not None:
         params["asked_at"] = asked_at.isoformat()
+    expected: JsonObject = {
+        "answer": answer, "rule": rule_for(question_type, abstention), "type": question_type,
+        "evidence_ids": list(evidence), "answer_session_ids": list(answer_session_ids),
+    }  # fmt: skip
+    if superseded:
+        expected["superseded"] = list(superseded)
     return probe_definition(
         suite=suite,
         scenario=NAME,
@@ -195,8 +215,7 @@ def question_definition(
         probe_id=f"{question_id}::{category}",
         question=question,
         ideal_answer=f"{ABSTAINING} {answer}" if abstention else answer,
-        expected={"answer": answer, "rule": rule_for(question_type, abstention), "type": question_type,
-                  "evidence_ids": list(evidence), "answer_session_ids": list(answer_session_ids)},
+        expected=expected,
         category=category,
         skills=(category,),
         markers=(category,),

@@ -3,7 +3,8 @@
 - **Conflict resolution**: a numbered pool of facts about invented people (where each lives, what
   each does, whom each is married to), where a later fact about the same thing overrides an
   earlier one.  Single-hop questions ask the current value; multi-hop ones chain two current
-  values ("the city where the spouse of X lives").  Every name and place is invented, so a model
+  values ("the city where the spouse of X lives").  Each question keeps the values a later fact
+  overrode (`fields["superseded"]`: the stale-fact rate's).  Every name and place is invented, so a model
   cannot answer from what it already knows (the contamination check reads near zero).
 - **Test-time learning**: in-context classification; requests of a home assistant, each labelled
   with a number that stands for its intent (the mapping drawn per seed), then new requests to label.
@@ -131,6 +132,7 @@ def conflict_sample(seed: int, number: int, size: Sized, multi_hop: bool) -> Sam
     rng.shuffle(people)
     people = people[: max(12, size.questions * 2)]
     current: dict[tuple[str, str], str] = {}
+    said: dict[tuple[str, str], list[str]] = {}  # every value each fact had, in order
     lines: list[str] = []
     tokens = 0
     while tokens < size.tokens or len(current) < len(people) * len(_RELATIONS):
@@ -138,6 +140,7 @@ def conflict_sample(seed: int, number: int, size: Sized, multi_hop: bool) -> Sam
         relation = rng.choice(tuple(_RELATIONS))
         value = _fresh_value(rng, relation, person, people, current.get((person, relation)))
         current[(person, relation)] = value
+        said.setdefault((person, relation), []).append(value)
         line = f"{len(lines)}. {_RELATIONS[relation][0].format(person=person, value=value)}"
         lines.append(line)
         tokens += size.count(line) + 1
@@ -147,10 +150,16 @@ def conflict_sample(seed: int, number: int, size: Sized, multi_hop: bool) -> Sam
         if multi_hop:
             spouse = current[(person, "spouse")]
             text, gold = _CHAIN.format(person=person), current[(spouse, "lives")]
+            # the town a superseded fact on the chain gives: the spouse's earlier towns, and where
+            # an earlier spouse lives
+            earlier = said[(spouse, "lives")] + [current[(old, "lives")] for old in said[(person, "spouse")]]
         else:
             relation = ("lives", "job")[index % 2]
             text, gold = _RELATIONS[relation][1].format(person=person), current[(person, relation)]
-        questions.append(Question(text, (gold,), f"fc-{number}-q{index}"))
+            earlier = said[(person, relation)]
+        stale = tuple(dict.fromkeys(value for value in earlier if value != gold))
+        fields = {"superseded": stale} if stale else {}
+        questions.append(Question(text, (gold,), f"fc-{number}-q{index}", fields))
     source = f"factconsolidation_{'mh' if multi_hop else 'sh'}_{_size_name(size.tokens)}"
     return Sample(f"{source}-{number}", source, "conflict_resolution", "\n".join(lines), tuple(questions))
 

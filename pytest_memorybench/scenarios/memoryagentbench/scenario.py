@@ -23,6 +23,7 @@ from typing import Any
 
 from pytest_memorybench.contract.probes import FamilyPart, ProbeContext, probe_definition
 from pytest_memorybench.contract.scenario import ScoringContext
+from pytest_memorybench.contract.stale import expected_superseded
 from pytest_memorybench.core.json_values import JsonObject
 from pytest_memorybench.core.load_report import LoadTally
 from pytest_memorybench.core.readers import read_json, reading, require
@@ -119,6 +120,11 @@ class MemoryAgentBenchScenario(FamilyPart):
             for sample in samples
         ]
 
+    def superseded(self, definition: TestDefinition) -> list[str]:
+        """Conflict resolution's overridden values, from our generator's samples (`contract/stale.py`);
+        none from the release, whose rows give only the current answer."""
+        return expected_superseded(definition)
+
     async def score(
         self, definition: TestDefinition, responses: Sequence[str], context: ScoringContext
     ) -> Score:
@@ -209,6 +215,8 @@ def _definition(
     expected: dict[str, Any] = {"golds": golds, "metric": metric, "kind": kind, "source": sample.source}
     if golds != list(question.answers):
         expected["answers"] = list(question.answers)  # the release's answers, for the export to write back
+    if question.fields.get("superseded"):  # our generator's overridden values (the release names none)
+        expected["superseded"] = list(question.fields["superseded"])
     params: JsonObject = {"source": source, "question": question.text}
     pair_id = question.fields.get("qa_pair_ids")
     if pair_id is not None:  # the runner's id of a question, which its LLM evaluations look up

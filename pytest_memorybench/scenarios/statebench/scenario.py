@@ -42,7 +42,7 @@ from pytest_memorybench.scenarios.statebench.fallback import ask_judge
 from pytest_memorybench.scenarios.statebench.generator import TRACKS, timeline_rows
 from pytest_memorybench.scenarios.statebench.rubric import MODERN, V1
 from pytest_memorybench.scenarios.statebench.summary import summarize
-from pytest_memorybench.scenarios.statebench.verdict import judge
+from pytest_memorybench.scenarios.statebench.verdict import judge, track_kind
 from pytest_memorybench.scoring.profiles import PAPER
 
 NAME = "statebench.timelines"
@@ -93,6 +93,18 @@ class StateBenchTimelines:
 
     def summarize(self, records: Sequence[Mapping[str, Any]]) -> JsonObject:
         return summarize(records)
+
+    def superseded(self, definition: TestDefinition) -> list[str]:
+        """The forbidden phrases of kind `superseded` (a phrase's own kind, else its track's, as the
+        verdict reads them for SFRR): the general stale-fact rate's values (`contract/stale.py`),
+        asserted by our negation-aware rule beside StateBench's own SFRR."""
+        expected = definition.expected
+        track = str(expected["track"])
+        kinds = ((str(p["text"]), str(p["kind"])) for p in expected["must_not_mention"])
+        found = (
+            text for text, kind in kinds if (kind if kind != "other" else track_kind(track)) == "superseded"
+        )
+        return list(dict.fromkeys(found))
 
     async def score(
         self, definition: TestDefinition, responses: Sequence[str], context: ScoringContext
