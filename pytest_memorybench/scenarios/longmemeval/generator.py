@@ -129,8 +129,8 @@ def generate_questions(
             ],
         ),
     }
-    superseded = {"knowledge-update": (f"{old_commute} minutes",)}
-    entries = []
+    superseded: dict[str, tuple[str, ...]] = {"knowledge-update": (f"{old_commute} minutes",)}
+    entries: list[tuple[dict[str, Any], tuple[str, ...]]] = []
     for index, (question_type, (question, answer, evidence)) in enumerate(planted.items(), 1):
         entries.append(
             (
