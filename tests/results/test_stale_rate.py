@@ -19,6 +19,7 @@ from pytest_memorybench.scenarios.ltm.conflicting_personal_information import SC
 from pytest_memorybench.scenarios.ltm.name_list import SCENARIO as NAME_LIST
 from pytest_memorybench.scenarios.ltm.shopping import SCENARIO as SHOPPING
 from tests.support.runs import results_in
+from tests.support.stale import stuck_agent
 
 pytest_plugins = ["pytester"]
 
@@ -119,28 +120,11 @@ def test_the_rate_counts_the_questions_and_those_that_showed_their_context() -> 
     assert stale_rate([{"score": 1.0, "details": {}}]) is None and stale_lines(None) == []  # type: ignore[list-item]
 
 
-STUCK_AGENT = '''
-import re
-
-from pytest_memorybench.scenarios.ltm.colours import COLOURS
-
-NAMED = re.compile("|".join(COLOURS))
-
-class Stuck:
-    """Keeps the first favourite colour it is told and gives it whenever asked."""
-
-    def __init__(self):
-        self.first = None
-
-    def reply(self, message):
-        found = NAMED.search(message.text)
-        if found and self.first is None:
-            self.first = found.group(0)
-        return f"Your favourite colour is {self.first}." if message.text.endswith("?") else "Noted."
-
-    def reset(self):
-        self.first = None
-'''
+STUCK_AGENT = stuck_agent(
+    '"|".join(COLOURS)',
+    "Your favourite colour is {}.",
+    imports="from pytest_memorybench.scenarios.ltm.colours import COLOURS",
+)
 
 
 @pytest.mark.e2e

@@ -28,6 +28,7 @@ from pytest_memorybench.scenarios.memoryagentbench.scenario import SCENARIOS as 
 from pytest_memorybench.scenarios.statebench.generator import timeline_rows, write_release
 from pytest_memorybench.scenarios.statebench.scenario import SCENARIO as STATEBENCH
 from tests.support.runs import run_benchmark
+from tests.support.stale import stuck_agent
 
 CHANGING = next(scenario for scenario in CONVOMEM if scenario.part == "changing_facts")
 CONFLICTS = next(scenario for scenario in MEMORYAGENTBENCH if scenario.part == "conflict_resolution")
@@ -139,26 +140,7 @@ def test_statebench_stale_details_assert_negation_aware() -> None:
     assert (stuck["asserted"], right["asserted"]) == (True, False)
 
 
-STUCK_AGENT = '''
-import re
-
-BUDGET = re.compile(r"\\$\\d+k")
-
-class Stuck:
-    """Keeps the first offsite budget it is told and gives it whenever asked."""
-
-    def __init__(self):
-        self.first = None
-
-    def reply(self, message):
-        found = BUDGET.search(message.text)
-        if found and self.first is None:
-            self.first = found.group(0)
-        return f"The offsite budget is {self.first}." if message.text.endswith("?") else "Noted."
-
-    def reset(self):
-        self.first = None
-'''
+STUCK_AGENT = stuck_agent(r'r"\$\d+k"', "The offsite budget is {}.")
 
 
 @pytest.mark.e2e
