@@ -72,14 +72,14 @@ def test_a_conflict_replaced_the_values_an_earlier_fact_gave() -> None:
         said = _said_of(single.context, person, relation)
         assert said[-1] == question.answers[0]  # the last fact is the answer
         expected = list(dict.fromkeys(value for value in said if value != said[-1]))
-        assert list(question.fields.get("superseded", ())) == expected
+        assert list(question.superseded) == expected
         checked += bool(expected)
     assert checked >= 5, "most facts were overridden at least once"
     (context, *_) = CONFLICTS.contexts("memoryagentbench", {}, 0)
     definition = context.probes[0]
-    assert superseded_values(CONFLICTS, definition) == list(single.questions[0].fields["superseded"])
+    assert superseded_values(CONFLICTS, definition) == list(single.questions[0].superseded)
     multi = conflict_sample(0, 1, size, multi_hop=True)
-    assert all(q.answers[0] not in q.fields.get("superseded", ()) for q in multi.questions)
+    assert all(q.answers[0] not in q.superseded for q in multi.questions)
 
 
 def test_a_released_conflict_sample_names_no_overridden_value(tmp_path: Path) -> None:

@@ -43,6 +43,8 @@ class Question:
     answers: tuple[str, ...]  # every accepted gold string
     id: str
     fields: Mapping[str, Any] = field(default_factory=dict)  # previous_events, question_dates, …
+    # The values a later fact overrode (our generator's conflicts); the release's rows name none.
+    superseded: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,7 @@
   each does, whom each is married to), where a later fact about the same thing overrides an
   earlier one.  Single-hop questions ask the current value; multi-hop ones chain two current
   values ("the city where the spouse of X lives").  Each question keeps the values a later fact
-  overrode (`fields["superseded"]`: the stale-fact rate's).  Every name and place is invented, so a model
+  overrode (`Question.superseded`: the stale-fact rate's).  Every name and place is invented, so a model
   cannot answer from what it already knows (the contamination check reads near zero).
 - **Test-time learning**: in-context classification; requests of a home assistant, each labelled
   with a number that stands for its intent (the mapping drawn per seed), then new requests to label.
@@ -158,8 +158,7 @@ def conflict_sample(seed: int, number: int, size: Sized, multi_hop: bool) -> Sam
             text, gold = _RELATIONS[relation][1].format(person=person), current[(person, relation)]
             earlier = said[(person, relation)]
         stale = tuple(dict.fromkeys(value for value in earlier if value != gold))
-        fields = {"superseded": stale} if stale else {}
-        questions.append(Question(text, (gold,), f"fc-{number}-q{index}", fields))
+        questions.append(Question(text, (gold,), f"fc-{number}-q{index}", superseded=stale))
     source = f"factconsolidation_{'mh' if multi_hop else 'sh'}_{_size_name(size.tokens)}"
     return Sample(f"{source}-{number}", source, "conflict_resolution", "\n".join(lines), tuple(questions))
 

@@ -215,8 +215,8 @@ def _definition(
     expected: dict[str, Any] = {"golds": golds, "metric": metric, "kind": kind, "source": sample.source}
     if golds != list(question.answers):
         expected["answers"] = list(question.answers)  # the release's answers, for the export to write back
-    if question.fields.get("superseded"):  # our generator's overridden values (the release names none)
-        expected["superseded"] = list(question.fields["superseded"])
+    if question.superseded:  # our generator's overridden values (the release names none)
+        expected["superseded"] = list(question.superseded)
     params: JsonObject = {"source": source, "question": question.text}
     pair_id = question.fields.get("qa_pair_ids")
     if pair_id is not None:  # the runner's id of a question, which its LLM evaluations look up
