@@ -156,3 +156,17 @@ def test_a_convomem_run_counts_the_answers_that_gave_an_earlier_budget(
     run.outcome.stdout.fnmatch_lines(
         [f"stale facts: {int(2 * asserted)} of 2 answers * assert a superseded value*"]
     )
+
+
+@pytest.mark.e2e
+def test_a_statebench_run_shows_the_stale_rate_beside_its_own_sfrr(pytester: pytest.Pytester) -> None:
+    """Every query with a superseded phrase counts; `recall`, which answers with what it found, asserts
+    some old values, `oracle` none; StateBench's SFRR stays in its metrics."""
+    contexts = STATEBENCH.contexts("statebench", {}, 0)
+    measured = sum(bool(superseded_values(STATEBENCH, d)) for c in contexts for d in c.probes)
+    for agent in ("oracle", "recall"):
+        results = run_benchmark(pytester, f"--agent={agent}", "--mb-suite=statebench").results
+        scenario = results["scenarios"]["statebench.timelines"]
+        stale = scenario["stale_facts"]
+        assert stale["questions"] == measured > 10 and "SFRR" in scenario["metrics"]
+        assert (stale["asserted"] > 0) is (agent == "recall"), stale
