@@ -171,5 +171,6 @@ def pooled_written(conversations: Sequence[Mapping[str, Any]]) -> JsonObject | N
         "covered": round(covered, 6),
         "coverage": round(covered / evidence, 6) if evidence else None,
         "without_evidence": without,
-        "without_evidence_share": round(without / memories, 6) if memories else None,
+        # No share where no question labels evidence (StateBench): every memory would "carry none".
+        "without_evidence_share": round(without / memories, 6) if memories and evidence else None,
     }

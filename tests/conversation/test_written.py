@@ -162,6 +162,10 @@ def test_write_figures_pool_over_the_conversations_that_listed() -> None:
         "without_evidence_share": 0.5,
     }
     assert pooled_written([{"written": None}]) is None
+    unlabelled = pooled_written([{"written": write_figures(Listing(["a b c d"]), [])}])
+    assert unlabelled and unlabelled["coverage"] is None and unlabelled["without_evidence_share"] is None, (
+        "a suite that labels no evidence (StateBench) has no share of memories carrying none"
+    )
 
 
 # -- whole runs: bm25, Mem0 (infer=false) and a store that drops half ---------------------------------
