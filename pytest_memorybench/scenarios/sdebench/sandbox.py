@@ -69,14 +69,22 @@ REFUSED = (
 ALLOWED_DEVICES = ("/dev/null", "/dev/tty")
 
 
-def _inside(root: str, path: object) -> bool:
-    if isinstance(path, int):  # an open descriptor: opened earlier under the same rules
+def _real(path: object) -> str | bool:
+    """The real path the audited call names; True for an open descriptor (opened earlier under the
+    same rules), False for anything that is no path."""
+    if isinstance(path, int):
         return True
     if isinstance(path, bytes):
         path = os.fsdecode(path)
     if not isinstance(path, (str, os.PathLike)):
         return False
-    real = os.path.realpath(os.fspath(path))
+    return os.path.realpath(os.fspath(path))
+
+
+def _inside(root: str, path: object) -> bool:
+    real = _real(path)
+    if isinstance(real, bool):
+        return real
     return real == root or real.startswith(root + os.sep) or real in ALLOWED_DEVICES
 
 
@@ -91,13 +99,9 @@ SYSTEM_READS = ("/usr", "/etc", "/dev", "/proc/self", "/lib", "/lib64")
 
 
 def _readable(path: object, roots: tuple[str, ...]) -> bool:
-    if isinstance(path, int):
-        return True
-    if isinstance(path, bytes):
-        path = os.fsdecode(path)
-    if not isinstance(path, (str, os.PathLike)):
-        return False
-    real = os.path.realpath(os.fspath(path))
+    real = _real(path)
+    if isinstance(real, bool):
+        return real
     return any(real == top or real.startswith(top.rstrip(os.sep) + os.sep) for top in roots)
 
 
