@@ -255,6 +255,15 @@ STORES = _by_name(
         packages=("honcho-ai",),
     ),
     Registered(
+        "redis-ams",
+        "stores.redis_ams:REDIS_AMS",
+        "Redis's Agent Memory Server (`redis-ams` extra; a server you run, its token, if any, in"
+        " REDIS_AMS_API_KEY): a namespace per conversation, a session a working-memory session dated"
+        " message by message, waited on until extracted and the memory count stands still; searches"
+        " its long-term memories",
+        packages=("agent-memory-client",),
+    ),
+    Registered(
         "none",
         "stores.local:NONE",
         "remembers nothing: the no-memory control, what the answering model knows without any memory",

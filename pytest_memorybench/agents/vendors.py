@@ -55,6 +55,13 @@ VENDORS: dict[str, VendorProfile] = {
         k=1_000,
         memory_tokens=32_768 + 16_384,
     ),
+    "redis-ams": VendorProfile(
+        "redis/agent-memory-server agent-memory-benchmark/src/agent_memory_benchmark/memory/"
+        "redis_agent_memory_store.py (Redis's harness, for its hosted Redis Agent Memory): search_limit"
+        " 10, the memory count stable for 120 s, polled every 30 s",
+        {"stable": 120.0, "poll": 30.0},
+        k=10,
+    ),
     "cognee": VendorProfile(
         "topoteretes/cognee eval_framework/eval_config.py: qa_engine cognee_graph_completion; its"
         " search's default top_k 15",

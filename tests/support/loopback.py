@@ -32,6 +32,7 @@ class Request:
     query: dict[str, str]
     headers: dict[str, str]  # lower-cased names
     body: Any
+    repeated: dict[str, list[str]] = field(default_factory=dict)  # every value of each query parameter
 
 
 @dataclass
@@ -97,12 +98,14 @@ class _Handler(BaseHTTPRequestHandler):
         length = int(self.headers.get("content-length") or 0)
         raw = self.rfile.read(length) if length else b""
         parts = urlsplit(self.path)
+        query = parse_qs(parts.query)
         request = Request(
             self.command,
             parts.path,
-            {name: values[-1] for name, values in parse_qs(parts.query).items()},
+            {name: values[-1] for name, values in query.items()},
             {name.lower(): value for name, value in self.headers.items()},
             json.loads(raw) if raw else None,
+            query,
         )
         status, payload = self.server.state.answer(request)
         streamed = isinstance(payload, EventStream)
