@@ -57,6 +57,12 @@ def _hindsight() -> Any:
     return Hindsight(base_url=NOWHERE, api_key="k", max_attempts=1)
 
 
+def _redis_ams() -> Any:
+    from agent_memory_client import MemoryAPIClient, MemoryClientConfig
+
+    return MemoryAPIClient(MemoryClientConfig(base_url=NOWHERE))
+
+
 def _module(name: str) -> Callable[[], Any]:
     return lambda: importlib.import_module(name)
 
@@ -67,6 +73,7 @@ ROOTS: dict[str, Callable[[], Any]] = {
     "zep": _zep,
     "letta": _letta,
     "hindsight": _hindsight,
+    "redis-ams": _redis_ams,
 }
 
 
@@ -259,6 +266,27 @@ CALLS = [
     Call("hindsight", "alist_memories", 0, ("bank_id", "limit", "offset")),
     Call("hindsight", "adelete_bank", 1),
     Call("hindsight", "aclose"),
+    # agent-memory-client 0.14.0 (stores/redis_ams.py)
+    Call("redis-ams", "agent_memory_client:MemoryAPIClient", 1),
+    Call("redis-ams", "agent_memory_client:MemoryClientConfig", 0, ("base_url",)),
+    Call("redis-ams", "agent_memory_client.models:MemoryMessage", 0, ("role", "content", "created_at")),
+    Call(
+        "redis-ams",
+        "agent_memory_client.models:WorkingMemory",
+        0,
+        ("session_id", "namespace", "user_id", "messages"),
+    ),
+    Call("redis-ams", "put_working_memory", 2, ("user_id",)),
+    Call("redis-ams", "get_working_memory", 1, ("user_id", "namespace")),
+    Call("redis-ams", "list_sessions", 0, ("limit", "offset", "namespace", "user_id")),
+    Call("redis-ams", "delete_working_memory", 1, ("namespace", "user_id")),
+    Call("redis-ams", "search_long_term_memory", 0, ("text", "namespace", "user_id", "limit", "offset")),
+    Call("redis-ams", "delete_long_term_memories", 1),
+    Call("redis-ams", "_client.get", 1),  # the client's httpx client: its token, the OpenAPI document
+    Call("redis-ams", "_client.headers.update", 1),
+    Call("redis-ams", "close"),
+    Call("redis-ams", "agent_memory_client.filters:Namespace", 0, ("eq",)),
+    Call("redis-ams", "agent_memory_client.filters:UserId", 0, ("eq",)),
     # langmem 0.0.30 over LangGraph's store (stores/langmem.py)
     Call(
         "langmem",
@@ -307,6 +335,9 @@ NAMES = {
     "honcho": [
         f"honcho.http.exceptions:{name}"
         for name in ("NotFoundError", "AuthenticationError", "PermissionDeniedError")
+    ],
+    "redis-ams": [
+        *(f"agent_memory_client:{name}" for name in ("MemoryNotFoundError", "MemoryServerError")),
     ],
     "cognee": [
         *(
@@ -357,6 +388,18 @@ FIELDS = [
     Fields("graphiti", "graphiti_core.edges:EntityEdge", ("fact", "valid_at", "invalid_at", "expired_at")),
     Fields("graphiti", "graphiti_core.nodes:EntityNode", ("name", "summary")),
     Fields("graphiti", "graphiti_core.nodes:EpisodicNode", ("content", "valid_at")),
+    Fields(
+        "redis-ams", "agent_memory_client.models:MemoryMessage", ("created_at", "discrete_memory_extracted")
+    ),
+    Fields("redis-ams", "agent_memory_client.models:WorkingMemoryResponse", ("messages",)),
+    Fields("redis-ams", "agent_memory_client.models:SessionListResponse", ("sessions", "total")),
+    Fields("redis-ams", "agent_memory_client.models:MemoryRecordResults", ("memories", "total")),
+    Fields(
+        "redis-ams",
+        "agent_memory_client.models:MemoryRecordResult",
+        ("id", "text", "dist", "session_id", "event_date"),
+    ),
+    Fields("redis-ams", "agent_memory_client:MemoryServerError", ("status_code",)),
     Fields("langmem", "langgraph.store.base:SearchItem", ("value", "key", "score", "namespace")),
     Fields("mcp", "mcp.types:Tool", ("input_schema",)),
     Fields("mcp", "mcp.types:CallToolResult", ("is_error", "structured_content", "content")),
@@ -377,6 +420,7 @@ DISTRIBUTIONS = {
     "honcho": "honcho-ai",
     "hindsight": "hindsight-client",
     "langmem": "langmem",
+    "redis-ams": "agent-memory-client",
 }
 # The first module each adapter's SDK is imported by (skipped where it is not installed).
 MODULES = {
@@ -392,6 +436,7 @@ MODULES = {
     "honcho": "honcho",
     "hindsight": "hindsight_client",
     "langmem": "langmem",
+    "redis-ams": "agent_memory_client",
 }
 
 
@@ -486,6 +531,7 @@ _CLIENT_ROOTS = {
     "mem0_platform": ("client",),
     "memobase": ("self.client",),
     "hindsight": ("client", "self._hindsight()", "self._client"),
+    "redis_ams": ("self.client", "self._client"),
 }
 
 

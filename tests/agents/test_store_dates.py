@@ -21,6 +21,7 @@ from tests.support.mcp_server import reference_store, require_reference_mcp_serv
 from tests.support.mem0_platform_server import mem0_platform_server
 from tests.support.memobase_server import memobase_server
 from tests.support.memory_model import MemoryModelScript, scripted_memory_server
+from tests.support.redis_ams_server import redis_ams_server
 from tests.support.runs import first_by_default, results_in
 from tests.support.supermemory_server import supermemory_server
 from tests.support.zep_server import zep_server
@@ -63,6 +64,13 @@ def _memobase(stack: ExitStack, monkeypatch: pytest.MonkeyPatch) -> Started:
     return f"(url={server.base_url})", server
 
 
+def _redis_ams(stack: ExitStack, monkeypatch: pytest.MonkeyPatch) -> Started:
+    pytest.importorskip("agent_memory_client")
+    server = stack.enter_context(redis_ams_server())
+    monkeypatch.setenv("REDIS_AMS_API_KEY", server.key)
+    return f"(url={server.base_url},poll=0.01,stable=0)", server
+
+
 def _mcp(stack: ExitStack, monkeypatch: pytest.MonkeyPatch) -> Started:
     require_reference_mcp_server()
     return reference_store().removeprefix("mcp"), None
@@ -80,6 +88,11 @@ def _added_texts(server: LoopbackState) -> list[list[str]]:
         ]
     if adds and "blob_data" in adds[0]:  # Memobase: a chat blob
         return [[str(message["content"]) for message in add["blob_data"]["messages"]] for add in adds]
+    if adds and "long_term_memory_strategy" in adds[0]:  # Agent Memory Server: labelled messages
+        return [
+            [str(m["content"]).split(": ", 1)[-1] for m in add["messages"] if m["role"] != "system"]
+            for add in adds
+        ]
     return [[str(message["content"]) for message in add["messages"]] for add in adds]
 
 
@@ -94,6 +107,7 @@ STORES = {
     "zep": _hosted(zep_server, "ZEP_API_KEY", "zep_cloud"),
     "memobase": _memobase,
     "hindsight": _hosted(hindsight_server, "HINDSIGHT_API_KEY", "hindsight_client"),
+    "redis-ams": _redis_ams,
 }
 
 

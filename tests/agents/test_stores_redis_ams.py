@@ -83,6 +83,26 @@ async def test_a_session_goes_in_dated_is_waited_on_until_extracted_and_comes_ba
 
 
 @pytest.mark.asyncio
+async def test_a_session_dated_past_the_servers_clock_goes_in_at_now_and_still_reads_as_its_own_date(
+    ams: RedisAmsServer,
+) -> None:
+    later = datetime(2999, 1, 2, 10, 30)  # the server refuses a created_at over 300 s ahead of it
+    client = store_client(parse_agent_spec(_spec(ams)), AgentOptions())
+    await client.add([Message("The shed is blue.", later, "user", 0, "s1")], "conv-a")
+    await client.wait("conv-a")
+    put = _puts(ams)[0]["messages"]
+    assert (
+        put[0]["content"]
+        == "The date and time of this conversation: Wednesday, January 02, 2999 at 10:30 AM UTC."
+    )  # type: ignore[index]
+    assert all(m["created_at"] < "2999" for m in put), "sent as now"  # type: ignore[union-attr]
+    assert [hit.line for hit in await client.search("shed", "conv-a", 5)] == [
+        "[2999-01-02 10:30] user: The shed is blue."
+    ]
+    await client.close()
+
+
+@pytest.mark.asyncio
 async def test_another_conversation_finds_nothing_though_the_server_drops_the_namespace_on_no_match(
     ams: RedisAmsServer,
 ) -> None:
@@ -92,7 +112,9 @@ async def test_another_conversation_finds_nothing_though_the_server_drops_the_na
     await client.add(_session(2, "The shed is blue."), "conv-b")
     assert await client.search("locker code", "conv-b", 5) == [], "conv-b's memories are not extracted yet"
     await client.wait("conv-b")
-    assert [hit.text for hit in await client.search("locker code", "conv-b", 5)] == ["user: The shed is blue."]
+    assert [hit.text for hit in await client.search("locker code", "conv-b", 5)] == [
+        "user: The shed is blue."
+    ]
     await client.close()
 
 
@@ -126,7 +148,9 @@ async def test_an_extraction_that_never_ends_is_an_error_at_the_timeout(ams: Red
 
 
 @pytest.mark.asyncio
-async def test_many_memories_are_listed_and_deleted_in_pages_of_the_servers_limit(ams: RedisAmsServer) -> None:
+async def test_many_memories_are_listed_and_deleted_in_pages_of_the_servers_limit(
+    ams: RedisAmsServer,
+) -> None:
     client = store_client(parse_agent_spec(_spec(ams)), AgentOptions())
     await client.add(_session(1, *(f"Fact number {n}." for n in range(230))), "conv-a")
     await client.wait("conv-a")
@@ -139,7 +163,9 @@ async def test_many_memories_are_listed_and_deleted_in_pages_of_the_servers_limi
     await client.close()
 
 
-def test_as_its_vendor_runs_it_k_is_10_and_the_count_must_stand_still_two_minutes(ams: RedisAmsServer) -> None:
+def test_as_its_vendor_runs_it_k_is_10_and_the_count_must_stand_still_two_minutes(
+    ams: RedisAmsServer,
+) -> None:
     spec = parse_agent_spec(f"redis-ams(profile=vendor,url={ams.base_url}):openai:m@{NO_MODEL}")
     terms = store_terms(spec, AgentOptions(k=25))
     assert (terms.k, terms.memory_tokens, terms.profile) == (10, 4000, "vendor")

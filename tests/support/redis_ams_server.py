@@ -31,8 +31,9 @@ The rules, each from agent-memory-server 0.15.2 (`agent_memory_server/`):
   - a search answers `MemoryRecordResults` (`memories`, each with its `dist`, and `total`);
   - a deletion takes `memory_ids` as repeated query parameters and answers "ok, deleted N memories".
 What stands in for the server's model and vectors: each message of a session but its system lines is
-a memory, its text as said (a line that says "yesterday" is an episodic memory of the day before,
-every other one of the session's day); a search ranks memories by the words they share with the
+a memory, its text as said, an episodic memory of the day a message of the session names ("May 03,
+2024"), else of today, as the server's prompt gives its model no other (a line that says
+"yesterday", of the day before); a search ranks memories by the words they share with the
 text, every memory of the filters returned (a vector search always has nearest neighbours), `dist`
 1 less the share of the text's words it holds.  The session is extracted on its
 `extract_reads`th read (the debounce passing while the client polls); `index_reads` makes its
@@ -54,6 +55,9 @@ from tests.support.loopback import LoopbackState, Request, serve
 VERSION = "0.15.2"
 WORKING = "/v1/working-memory/"
 _WORD = re.compile(r"[a-z0-9]+")
+_DATE = re.compile(
+    r"(?:January|February|March|April|May|June|July|August|September|October|November|December) \d{2}, \d{4}"
+)
 _MESSAGE_FIELDS = {"role", "content", "id", "created_at", "persisted_at", "discrete_memory_extracted"}
 _WORKING_FIELDS = {
     "messages", "memories", "data", "context", "user_id", "tokens", "namespace", "long_term_memory_strategy",
@@ -107,7 +111,10 @@ class RedisAmsServer(LoopbackState):
     def route(self, request: Request) -> tuple[int, Any]:
         method, path = request.method, request.path
         if method == "GET" and path == "/openapi.json":
-            return 200, {"openapi": "3.1.0", "info": {"title": "Redis Agent Memory Server", "version": VERSION}}
+            return 200, {
+                "openapi": "3.1.0",
+                "info": {"title": "Redis Agent Memory Server", "version": VERSION},
+            }
         if path == WORKING and method == "GET":
             return self._sessions(request.query)
         if path.startswith(WORKING) and path != WORKING:
@@ -137,7 +144,9 @@ class RedisAmsServer(LoopbackState):
             return 422, {"detail": f"unknown fields {sorted(unknown)} (the server would ignore them)"}
         for message in body.get("messages", []):
             if not isinstance(message.get("role"), str) or not isinstance(message.get("content"), str):
-                return 422, {"detail": [{"loc": ["body", "messages"], "msg": "role and content are required"}]}
+                return 422, {
+                    "detail": [{"loc": ["body", "messages"], "msg": "role and content are required"}]
+                }
             if not message["content"].strip():
                 return 400, {"detail": f"Message content cannot be empty (message ID: {message.get('id')})"}
             said = _time(message.get("created_at"))
@@ -156,19 +165,25 @@ class RedisAmsServer(LoopbackState):
         if not found.extracted and found.reads >= self.extract_reads:
             self._extract(key, found)
         flag = "t" if found.extracted else "f"
-        messages = [{**message, "discrete_memory_extracted": flag} for message in found.body.get("messages", [])]
+        messages = [
+            {**message, "discrete_memory_extracted": flag} for message in found.body.get("messages", [])
+        ]
         return 200, {**found.body, "messages": messages, "session_id": key[2]}
 
     def _extract(self, key: tuple[str, str, str], session: Session) -> None:
         session.extracted = True
         namespace, user, session_id = key
         now = datetime.now(timezone.utc).isoformat()
-        for message in session.body.get("messages", []):
+        messages = session.body.get("messages", [])
+        # The model sees the messages' texts and today's date, never a message's time: the day it
+        # resolves against is one a text names (a "Month DD, YYYY"), else today.
+        named = [_DATE.search(m["content"]) for m in messages]
+        found = next((match[0] for match in named if match), None)
+        today = datetime.strptime(found, "%B %d, %Y") if found else datetime.now(timezone.utc)
+        for message in messages:
             if message["role"] == "system":
                 continue
-            day = _time(message.get("created_at"))
-            if day is not None and "yesterday" in message["content"].lower():
-                day -= timedelta(days=1)
+            day = today - timedelta(days=1) if "yesterday" in message["content"].lower() else today
             self.indexing.append(
                 {
                     "id": f"01AMS{next(self._ids):021d}",
@@ -184,7 +199,7 @@ class RedisAmsServer(LoopbackState):
                     "discrete_memory_extracted": "t",
                     "memory_type": "episodic",
                     "persisted_at": now,
-                    "event_date": day.isoformat() if day else None,
+                    "event_date": day.replace(tzinfo=timezone.utc).isoformat(),
                 }
             )
         if not self.index_reads:

@@ -36,7 +36,7 @@ import re
 import time
 import warnings
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
 from pytest_memorybench.agents.mechanisms.settings import positive, require
@@ -88,7 +88,7 @@ class RedisAmsStore:
 
             self._client = MemoryAPIClient(MemoryClientConfig(base_url=self.settings.url))
             if self.key:  # the client takes no key; the server reads a bearer token
-                self._client._client.headers["Authorization"] = f"Bearer {self.key}"
+                self._client._client.headers.update({"Authorization": f"Bearer {self.key}"})
         return self._client
 
     async def add(self, messages: list[Message], namespace: str) -> None:
@@ -98,14 +98,14 @@ class RedisAmsStore:
             self.server_version = await self._version()
         when = messages[0].timestamp
         session = _SAFE.sub("-", f"{namespace}-{messages[0].session or ''}-{messages[0].id or 0}")
-        said = [MemoryMessage(role="system", content=_dated(when), created_at=in_utc(when))]
+        said = [MemoryMessage(role="system", content=_dated(when), created_at=_sent(when))]
         said += [
-            MemoryMessage(role=message.role, content=message.labelled(), created_at=in_utc(message.timestamp))
+            MemoryMessage(role=message.role, content=message.labelled(), created_at=_sent(message.timestamp))
             for message in messages
         ]
         memory = WorkingMemory(session_id=session, namespace=namespace, user_id=namespace, messages=said)
         await self._call(self.client.put_working_memory, session, memory, user_id=namespace)
-        self._dates[session] = naive_utc(when) or when
+        self._dates[session] = naive_utc(when) or when  # what hits are dated by, simulated as sent
         self.unprocessed.add(namespace, session)
         self._settling.add(namespace)
 
@@ -140,13 +140,19 @@ class RedisAmsStore:
         sessions: list[str] = []
         while True:
             found = await self._call(
-                self.client.list_sessions, limit=PAGE, offset=len(sessions), namespace=namespace, user_id=namespace
+                self.client.list_sessions,
+                limit=PAGE,
+                offset=len(sessions),
+                namespace=namespace,
+                user_id=namespace,
             )
             sessions += found.sessions
             if not found.sessions or len(sessions) >= found.total:
                 break
         for session in sessions:
-            await self._call(self.client.delete_working_memory, session, namespace=namespace, user_id=namespace)
+            await self._call(
+                self.client.delete_working_memory, session, namespace=namespace, user_id=namespace
+            )
 
     async def aclose(self) -> None:
         if self._client is not None:
@@ -204,7 +210,10 @@ class RedisAmsStore:
             except MemoryNotFoundError:
                 return None
             times = [naive_utc(message.created_at) for message in memory.messages]
-            self._dates[session] = min(time for time in times if time is not None)
+            first = min((time for time in times if time is not None), default=None)
+            if first is None:
+                return None
+            self._dates[session] = first
         return self._dates[session]
 
     async def _session(self, session: str, namespace: str) -> Any:
@@ -212,7 +221,9 @@ class RedisAmsStore:
         deprecated for `get_or_create_working_memory`, which would make a session that is missing,
         and a missing session here is a failure to see, not an empty one to wait on."""
         warnings.filterwarnings("ignore", "get_working_memory is deprecated", DeprecationWarning)
-        return await self._call(self.client.get_working_memory, session, user_id=namespace, namespace=namespace)
+        return await self._call(
+            self.client.get_working_memory, session, user_id=namespace, namespace=namespace
+        )
 
     async def _version(self) -> str:
         """The server's version, as its OpenAPI document gives it (the server has no version call)."""
@@ -236,6 +247,13 @@ class RedisAmsStore:
             if exc.response.status_code in (401, 403):
                 raise refused("Agent Memory Server", exc.response.status_code, KEY_VARIABLE) from None
             raise
+
+
+def _sent(when: datetime) -> datetime:
+    """A message's time as the server takes it: the server (and its client) refuse a `created_at` more
+    than 300 s ahead of their clock, so a simulated time past now goes as now; the session's own
+    date, in its first message's text, and the hits' dates stay the simulated ones."""
+    return min(in_utc(when), datetime.now(timezone.utc))
 
 
 def _dated(when: datetime) -> str:
