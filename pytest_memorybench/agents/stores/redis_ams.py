@@ -160,35 +160,30 @@ class RedisAmsStore:
 
     async def _memories(self, namespace: str, text: str, limit: int | None) -> list[Any]:
         """The namespace's memories most like `text` (every one, in pages, for no text), at most `limit`."""
-        from agent_memory_client.filters import Namespace, UserId
-
         found: list[Any] = []
         while limit is None or len(found) < limit:
             size = PAGE if limit is None else min(PAGE, limit - len(found))
-            page = await self._call(
-                self.client.search_long_term_memory,
-                text=text,
-                namespace=Namespace(eq=namespace),
-                user_id=UserId(eq=namespace),
-                limit=size,
-                offset=len(found),
-            )
+            page = await self._page(namespace, text, size, len(found))
             found += page.memories
             if len(page.memories) < size or len(found) >= page.total:
                 break
         return found
 
     async def _count(self, namespace: str) -> int:
+        return int((await self._page(namespace, "", 1, 0)).total)
+
+    async def _page(self, namespace: str, text: str, limit: int, offset: int) -> Any:
+        """One search of the namespace's memories, filtered by the user too (the fallback keeps it)."""
         from agent_memory_client.filters import Namespace, UserId
 
-        page = await self._call(
+        return await self._call(
             self.client.search_long_term_memory,
-            text="",
+            text=text,
             namespace=Namespace(eq=namespace),
             user_id=UserId(eq=namespace),
-            limit=1,
+            limit=limit,
+            offset=offset,
         )
-        return int(page.total)
 
     async def _hit(self, memory: Any, namespace: str) -> Hit:
         """A memory dated by its session; the event's date where the extraction put it on another day."""
