@@ -137,6 +137,20 @@ async def test_the_wait_lasts_until_the_memory_count_has_stood_still_for_stable_
 
 
 @pytest.mark.asyncio
+async def test_the_count_is_right_when_the_server_merged_memories_away_since_the_last(
+    ams: RedisAmsServer,
+) -> None:
+    client = store_client(parse_agent_spec(_spec(ams)), AgentOptions())
+    await client.add(_session(1, *(f"Fact number {n}." for n in range(150))), "conv-a")
+    await client.wait("conv-a")
+    store = client.store
+    assert [await store._count("conv-a", known) for known in (0, 149, 150)] == [150, 150, 150]
+    del ams.memories[3:]  # the server's deduplication merged most of them
+    assert [await store._count("conv-a", known) for known in (150, 3, 0)] == [3, 3, 3]
+    await client.close()
+
+
+@pytest.mark.asyncio
 async def test_an_extraction_that_never_ends_is_an_error_at_the_timeout(ams: RedisAmsServer) -> None:
     ams.extract_reads = 10**9
     slow = store_client(parse_agent_spec(_spec(ams)), AgentOptions(timeout=0.3))

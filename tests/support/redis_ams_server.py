@@ -28,7 +28,10 @@ The rules, each from agent-memory-server 0.15.2 (`agent_memory_server/`):
     match (long_term_memory.search_long_term_memories); when the filters match nothing, the server
     searches again without its namespace, topics, entities, memory type and event date filters
     (api.py, the "soft-filter fallback"), a user id filter kept;
-  - a search answers `MemoryRecordResults` (`memories`, each with its `dist`, and `total`);
+  - a search answers `MemoryRecordResults` (`memories`, each with its `dist`, and `total`), for
+    which it reads `offset + limit` results from Redis: `total` is how many it read, at most
+    `offset + limit`, not how many match, and `next_offset` is never set (memory_vector_db.py,
+    list_memories and the vector search);
   - a deletion takes `memory_ids` as repeated query parameters and answers "ok, deleted N memories".
 What stands in for the server's model and vectors: each message of a session but its system lines is
 a memory, its text as said, an episodic memory of the day a message of the session names ("May 03,
@@ -237,9 +240,9 @@ class RedisAmsServer(LoopbackState):
             results.append({**memory, "dist": 1.0 - shared / len(asked) if asked else 0.0})
         if asked:
             results.sort(key=lambda memory: memory["dist"])
-        page = results[offset : offset + limit]
-        following = offset + limit if offset + limit < len(results) else None
-        return 200, {"memories": page, "total": len(results), "next_offset": following}
+        # Redis is asked for `offset + limit` results: `total` counts those, `next_offset` never follows.
+        read = results[: offset + limit]
+        return 200, {"memories": read[offset:], "total": len(read), "next_offset": None}
 
     def _index_step(self) -> None:
         """Each listing after the extraction, one more of its memories searchable (`index_reads`)."""

@@ -120,7 +120,7 @@ class RedisAmsStore:
         count, since = await self._count(namespace), time.monotonic()
         while time.monotonic() - since < self.settings.stable:
             await asyncio.sleep(self.settings.poll)
-            now = await self._count(namespace)
+            now = await self._count(namespace, count)
             if now != count:
                 count, since = now, time.monotonic()
         self._settling.discard(namespace)
@@ -165,12 +165,23 @@ class RedisAmsStore:
             size = PAGE if limit is None else min(PAGE, limit - len(found))
             page = await self._page(namespace, text, size, len(found))
             found += page.memories
-            if len(page.memories) < size or len(found) >= page.total:
+            if len(page.memories) < size:  # a short page is the last (`total` counts only what was read)
                 break
         return found
 
-    async def _count(self, namespace: str) -> int:
-        return int((await self._page(namespace, "", 1, 0)).total)
+    async def _count(self, namespace: str, known: int = 0) -> int:
+        """How many memories the namespace holds, listed from just before the `known` count on (one
+        call while it grows by less than a page): the server's `total` is no count of them
+        (memory_vector_db.py: the results it read, at most `offset + limit`)."""
+        offset = max(0, known - 1)
+        while True:
+            listed = len((await self._page(namespace, "", PAGE, offset)).memories)
+            if not listed and offset:  # fewer than before (merged duplicates): count from the start
+                offset = 0
+                continue
+            if listed < PAGE:
+                return offset + listed
+            offset += PAGE
 
     async def _page(self, namespace: str, text: str, limit: int, offset: int) -> Any:
         """One search of the namespace's memories, filtered by the user too (the fallback keeps it)."""
@@ -191,7 +202,7 @@ class RedisAmsStore:
         about = naive_utc(memory.event_date)
         if about is not None and said is not None and about.date() == said.date():
             about = None
-        return Hit(memory.text, 1.0 - float(memory.dist), said, about=about)
+        return Hit(memory.text, max(0.0, 1.0 - float(memory.dist)), said, about=about)  # the server's score
 
     async def _session_date(self, session: str | None, namespace: str) -> datetime | None:
         """A session's time: as this store sent it, else its working memory's first message's."""
