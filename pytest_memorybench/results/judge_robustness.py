@@ -25,6 +25,8 @@ from collections.abc import Sequence
 from itertools import combinations
 from typing import Any, Literal
 
+from typing_extensions import TypedDict
+
 from pytest_memorybench.judges.rubrics import BAND
 from pytest_memorybench.results.schema import (
     ItemJudgingRecord,
@@ -34,6 +36,12 @@ from pytest_memorybench.results.schema import (
     JuryRecord,
     RepeatSpreadRecord,
 )
+
+
+class JudgingPart(TypedDict, total=False):
+    """`judging` where it stands in a record of results.json (the totals, a suite)."""
+
+    judging: JudgingRecord
 
 
 def judging_figures(records: Sequence[ItemRecord]) -> JudgingRecord | None:
@@ -58,6 +66,12 @@ def judging_figures(records: Sequence[ItemRecord]) -> JudgingRecord | None:
     if repeated:
         figures["repeats"] = {juror: _spread(scored, juror) for juror in repeated}
     return figures
+
+
+def judging_part(records: Sequence[ItemRecord]) -> JudgingPart:
+    """`judging`, when a judge panel judged some of these items."""
+    figures = judging_figures(records)
+    return {"judging": figures} if figures is not None else {}
 
 
 def jury_agreement(scored: Sequence[ItemRecord], jurors: list[str]) -> JuryRecord:

@@ -29,10 +29,18 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from typing_extensions import TypedDict
+
 from pytest_memorybench.results.schema import LatencyBudgetRecord
 
 T_MIN, T_MAX = 1.0, 200.0  # LongMemEval-V2's LAFS range, seconds
 BUDGETS = (0.1, 0.3, 1.0, 3.0, 5.0, 10.0, 30.0, 60.0, 100.0, 200.0)  # DialSim's 1, 3, 5 s among them
+
+
+class LatencyBudgetPart(TypedDict, total=False):
+    """`latency_budget` where it stands in a record of results.json (the totals, a suite)."""
+
+    latency_budget: LatencyBudgetRecord
 
 
 def budget_share(seconds: float) -> float:
@@ -94,3 +102,9 @@ def latency_budget(
         record["deadline"] = deadline
         record["late"] = sum(1 for _, seconds in timed if seconds > deadline)
     return record
+
+
+def latency_budget_part(records: Iterable[Mapping[str, Any]], deadline: float | None) -> LatencyBudgetPart:
+    """`latency_budget`, when some of these items' answer latencies are known."""
+    figures = latency_budget(records, deadline)
+    return {"latency_budget": figures} if figures is not None else {}

@@ -31,8 +31,12 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from typing import cast
 
-from pytest_memorybench.results.schema import ItemRecord, LossesRecord
+from typing_extensions import TypedDict
+
+from pytest_memorybench.conversation.written import pooled_written
+from pytest_memorybench.results.schema import ConversationRecord, ItemRecord, LossesRecord, WrittenRecord
 
 CLASSES = ("found_right", "found_wrong", "cut_from_prompt", "not_retrieved", "right_without", "no_evidence")
 WORDS = {
@@ -50,6 +54,18 @@ WRITE_WORDS = {
     "stored_not_found": "stored but not found",
     "unknown": "not listed",
 }
+
+
+class LossesPart(TypedDict, total=False):
+    """`losses` where it stands in a record of results.json (the totals, a suite, a category)."""
+
+    losses: LossesRecord
+
+
+class WrittenPart(TypedDict, total=False):
+    """`written` where it stands in results.json's totals."""
+
+    written: WrittenRecord
 
 
 def loss_class(record: ItemRecord) -> str | None:
@@ -119,6 +135,19 @@ def loss_split(records: Sequence[ItemRecord]) -> LossesRecord | None:
     if found:
         split["reasoning_loss"] = round(classes["found_wrong"] / found, 6)  # wrong when it had it all
     return split
+
+
+def losses_part(records: Sequence[ItemRecord]) -> LossesPart:
+    """`losses`, when the run measured where its answers were lost."""
+    split = loss_split(records)
+    return {"losses": split} if split is not None else {}
+
+
+def written_part(conversations: Sequence[ConversationRecord]) -> WrittenPart:
+    """`written`, when some conversation's memory listed what it held (`conversation/written.py`):
+    what splits `not_retrieved` into never stored and stored but not found, pooled over the run."""
+    pooled = pooled_written(conversations)
+    return {"written": cast(WrittenRecord, pooled)} if pooled is not None else {}
 
 
 def split_text(split: LossesRecord | None) -> str | None:

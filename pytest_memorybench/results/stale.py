@@ -12,7 +12,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from typing_extensions import TypedDict
+
 from pytest_memorybench.results.schema import ItemRecord, StaleRecord
+
+
+class StalePart(TypedDict, total=False):
+    """`stale_facts` where it stands in a record of results.json (the totals, a scenario)."""
+
+    stale_facts: StaleRecord
 
 
 def stale_rate(records: Sequence[ItemRecord]) -> StaleRecord | None:
@@ -35,6 +43,12 @@ def stale_rate(records: Sequence[ItemRecord]) -> StaleRecord | None:
         "reached": sum(shown),
         "reached_rate": round(sum(shown) / len(shown), 6) if shown else None,
     }
+
+
+def stale_part(records: Sequence[ItemRecord]) -> StalePart:
+    """`stale_facts`, where some item's scenario knows what its answer superseded."""
+    rate = stale_rate(records)
+    return {"stale_facts": rate} if rate is not None else {}
 
 
 def stale_lines(stale: StaleRecord | None) -> list[str]:

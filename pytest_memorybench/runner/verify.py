@@ -21,7 +21,7 @@ from typing import Any
 
 from pytest_memorybench.core.errors import usage_error
 from pytest_memorybench.core.readers import read_json, reading
-from pytest_memorybench.results.build import suite_stats
+from pytest_memorybench.results.breakdown import suite_stats
 from pytest_memorybench.results.file import read_results
 from pytest_memorybench.results.schema import ItemRecord, ResultsRecord
 from pytest_memorybench.runner.checksums import check_files

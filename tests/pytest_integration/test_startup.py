@@ -31,6 +31,9 @@ LATER = (
     "pytest_memorybench.judges.client",
     "pytest_memorybench.judges.local.",  # the rules; the package itself only names them
     "pytest_memorybench.results.build",
+    "pytest_memorybench.results.breakdown",
+    "pytest_memorybench.results.totals",
+    "pytest_memorybench.results.judge_stats",
     "pytest_memorybench.rescore",
     "pytest_memorybench.reports.html",
     "pytest_memorybench.reports.markdown",

@@ -20,7 +20,7 @@ import pytest
 from pytest_memorybench.reports.compare.comparison import compare
 from pytest_memorybench.reports.compare.gold import above_gold, gold_lines
 from pytest_memorybench.reports.compare.runs import load_runs
-from pytest_memorybench.results.build import scenario_stats, suite_stats
+from pytest_memorybench.results.breakdown import scenario_stats, suite_stats
 from tests.support.runs import QUIET, run_benchmark
 
 MODEL = "openai:fake-model@http://127.0.0.1:9/v1"

@@ -7,7 +7,7 @@ import os
 import subprocess
 import sys
 
-from pytest_memorybench.results.build import scenario_stats, suite_stats
+from pytest_memorybench.results.breakdown import scenario_stats, suite_stats
 from pytest_memorybench.results.statistics import bootstrap_ci
 
 MIXED = [[1.0, 0.0, 1.0, 0.5, 0.0, 1.0], [0.0, 0.25, 1.0]]

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from pytest_memorybench.reports.summary import _Table, summary_lines
-from pytest_memorybench.results.build import scenario_stats, suite_stats
+from pytest_memorybench.results.breakdown import scenario_stats, suite_stats
 from tests.pytest_integration.test_plugin import colours_only  # noqa: F401  (autouse: a Colours-only ltm)
 from tests.support.runs import results_in
 
