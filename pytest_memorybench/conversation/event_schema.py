@@ -227,7 +227,7 @@ class ProbeEnd(_Event):
 
 
 class ProbeAnswered(_Event):
-    """One answer to a probe (`probing.LoggedAnswer`): asked after `at` context turns."""
+    """One answer to a probe (`probe_log.LoggedAnswer`): asked after `at` context turns."""
 
     kind: Literal["probe_answer"]
     test: str

@@ -8,7 +8,8 @@ of the agent when it has one, so probes do not see each other, else on the agent
 
 Every answer is logged (`probe_answer`) before it is scored, so `--mb-resume` asks only the probes
 without a logged answer (re-delivering the context first) and `--mb-replay` re-scores from the
-log without calling the agent at all.
+log without calling the agent at all (`probe_log.py` reads it back).  When a question is asked and
+which turns it rests on is its definition's and its scenario's to say (`probe_questions.py`).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -28,6 +29,13 @@ from pytest_memorybench.contract.scenario import Scenario, ScenarioOf, ScoringCo
 from pytest_memorybench.contract.stale import stale_details, superseded_values
 from pytest_memorybench.conversation.channel import AgentChannel, spent
 from pytest_memorybench.conversation.evidence import add_context_recall, retrieval_recall
+from pytest_memorybench.conversation.probe_log import LoggedAnswer, ProbeLog
+from pytest_memorybench.conversation.probe_questions import (
+    ask_points,
+    asked_at,
+    evidence_groups,
+    evidence_ids,
+)
 from pytest_memorybench.conversation.stats import ConversationStats, ScheduledTest, memory_snapshot
 from pytest_memorybench.conversation.written import Ledger, settle
 from pytest_memorybench.core.errors import AgentError, stop_on_refusal
@@ -37,45 +45,6 @@ from pytest_memorybench.core.timings import timing_summary
 from pytest_memorybench.judges.base import JudgeFailed
 
 MAX_PARALLEL_FORKS = 8
-
-
-@dataclass(frozen=True)
-class LoggedAnswer:
-    """One logged answer to a probe: the reply given after `at` context turns (`tokens` of them)."""
-
-    text: str
-    at: int
-    tokens: int
-    retrieved: list[str] | None = None
-    seconds: float = 0.0  # the whole ask: retrieve (when asked for) and reply
-    retrieve_seconds: float | None = None  # the retrieve call alone: MemBench's read time
-    evidence: JsonObject | None = None  # evidence recall before the question (conversation.evidence)
-    usage: Usage | None = None  # what the answer cost (a resumed run counts it; older logs: unknown)
-    # What the scenario said back after the reply, and the agent's next reply, in turn (a scenario
-    # with `follow_up`, e.g. sdebench feeding back failing tests); the scorer reads every reply.
-    follow_ups: list[list[str]] | None = None
-    reply_seconds: float | None = None  # the first reply alone: the answer's latency (older logs: unknown)
-
-
-@dataclass
-class ProbeLog:
-    """What earlier sessions of a run logged of its probes: the answers, and what delivering each
-    context cost (a context delivered again on resume is paid again; both count)."""
-
-    answers: dict[str, dict[int, LoggedAnswer]] = field(default_factory=dict)  # by test key, ask index
-    delivered: dict[str, Usage] = field(default_factory=dict)  # by conversation group
-    # what the memory held at the end, by conversation group: each test's stored recall, the figures
-    written: dict[str, tuple[JsonObject, JsonObject]] = field(default_factory=dict)
-
-
-def ask_points(definition: TestDefinition, total: int | None) -> list[int]:
-    """After how many context turns the question is asked (each point gets one response)."""
-    ask_at = definition.params.get("ask_at")
-    if ask_at is None:
-        return [total if total is not None else -1]  # -1: after the last turn, however many there are
-    if isinstance(ask_at, (list, tuple)):
-        return [int(point) for point in ask_at if isinstance(point, (int, float, str))]
-    return [int(ask_at)] if isinstance(ask_at, (int, float, str)) else [total if total is not None else -1]
 
 
 @dataclass
@@ -449,32 +418,6 @@ async def _say(agent: AgentAdapter, message: Message, workspace: Any) -> str:
     return str(workspace.answer(await agent.edit(message, workspace)))
 
 
-def asked_at(definition: TestDefinition) -> datetime | None:
-    """When the question is asked on the simulated clock, if its scenario says (LongMemEval's
-    `question_date`, `params["asked_at"]` in ISO form); else right after the context's last turn."""
-    stamp = definition.params.get("asked_at")
-    return datetime.fromisoformat(stamp) if isinstance(stamp, str) and stamp else None
-
-
-def evidence_ids(scenario: Scenario, definition: TestDefinition, profile: str | None = None) -> list[int]:
-    """The context turns (`Message.id`) a probe's question rests on, if its `scenario` names them;
-    a profile that corrects the gold may correct these too (`params["evidence_by_profile"]`, e.g.
-    the LoCoMo audit's citations under `audited`)."""
-    by_profile = definition.params.get("evidence_by_profile")
-    corrected = by_profile.get(profile) if isinstance(by_profile, Mapping) and profile is not None else None
-    if isinstance(corrected, Sequence):
-        return [int(number) for number in corrected if isinstance(number, (int, float, str))]
-    named = getattr(scenario, "evidence_ids", None)
-    return list(named(definition)) if named is not None else []
-
-
-def evidence_groups(scenario: Scenario, definition: TestDefinition) -> dict[int, str]:
-    """The unit (a session) each evidence turn belongs to, if the scenario names them: evidence
-    recall then also counts the units found (`evidence_groups(definition) -> {turn id: unit}`)."""
-    named = getattr(scenario, "evidence_groups", None)
-    return dict(named(definition)) if named is not None else {}
-
-
 def pack_transcript(header: str, messages: Sequence[Message]) -> str:
     """The documented fallback for agents without `observe`: turns as a dated transcript."""
     return "\n".join([header, "", *map(transcript_line, messages)])
@@ -483,22 +426,3 @@ def pack_transcript(header: str, messages: Sequence[Message]) -> str:
 def transcript_line(message: Message) -> str:
     """A context message as a transcript line: stamped with its simulated time and role."""
     return f"[{message.timestamp:%Y-%m-%d %H:%M}] {message.role}: {message.text}"
-
-
-def read_probe_log(events: Iterator[dict[str, Any]], *, spending: bool = True) -> ProbeLog:
-    """The logged answers of every probe, by test key and ask index (the last one logged wins), and
-    what delivering each context cost.  `spending`: keep what each answer and delivery cost (a
-    resume counts it as spent by the run it continues); a replay, which calls no agent, leaves it out."""
-    log = ProbeLog()
-    fields = {f.name for f in dataclasses.fields(LoggedAnswer)} - {"usage"}
-    for event in events:
-        kind = event.get("kind")
-        usage = Usage.from_logged(event.get("usage")) if spending else None
-        if kind == "probe_answer":
-            answer = LoggedAnswer(**{k: v for k, v in event.items() if k in fields}, usage=usage)
-            log.answers.setdefault(event["test"], {})[event["ask"]] = answer
-        elif kind == "context_delivered" and usage is not None and isinstance(event.get("group"), str):
-            log.delivered.setdefault(event["group"], Usage()).add(usage)
-        elif kind == "written" and isinstance(event.get("group"), str):
-            log.written[event["group"]] = (event["stored"], event["figures"])
-    return log

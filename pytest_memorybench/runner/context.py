@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from pytest_memorybench.contract.probes import ProbeContext
 from pytest_memorybench.conversation.log_reader import ConversationLog, iter_events, read_conversations
-from pytest_memorybench.conversation.probing import ProbeLog, read_probe_log
+from pytest_memorybench.conversation.probe_log import ProbeLog, read_probe_log
 from pytest_memorybench.core.errors import usage_error
 from pytest_memorybench.core.files import write_atomically
 from pytest_memorybench.core.load_report import LoadReport

@@ -26,7 +26,8 @@ from pytest_memorybench.contract.scenario import ScoringContext
 from pytest_memorybench.conversation.channel import AgentChannel
 from pytest_memorybench.conversation.events import EventLog
 from pytest_memorybench.conversation.log_reader import iter_events
-from pytest_memorybench.conversation.probing import ProbeSession, pack_transcript, read_probe_log
+from pytest_memorybench.conversation.probe_log import read_probe_log
+from pytest_memorybench.conversation.probing import ProbeSession, pack_transcript
 from pytest_memorybench.conversation.stats import ScheduledTest
 from pytest_memorybench.core.records import Message, Score, TestDefinition
 from pytest_memorybench.scenarios import SCENARIOS, get_scenario

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from pytest_memorybench.contract.scenario import ScoringContext
-from pytest_memorybench.conversation.probing import evidence_ids
+from pytest_memorybench.conversation.probe_questions import evidence_ids
 from pytest_memorybench.core.records import TestDefinition
 from pytest_memorybench.judges.local import LocalJudge
 from pytest_memorybench.results.schema import ResultsRecord
