@@ -1,7 +1,7 @@
 """The `local` judge: every task kind answered offline, deterministically, in microseconds.
 
 One module per task kind (`reference.py`, `sentence.py`, …), over the text analysis they share
-(`text.py`).
+(`text.py`, which reads values out with `values.py` and `identifiers.py`).
 
 It compares normalised text (case, accents, punctuation, articles, whitespace and plural endings
 ignored), values (numbers written in digits or words, "12k", "$68,000", "1.5 million"; dates such

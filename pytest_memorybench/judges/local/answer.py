@@ -39,17 +39,8 @@ from pytest_memorybench.core.json_values import JsonObject
 from pytest_memorybench.judges.local.gist import mentions, other_name, states_gist
 from pytest_memorybench.judges.local.reference import judge_reference
 from pytest_memorybench.judges.local.stance import asserted, stance, value_spans
-from pytest_memorybench.judges.local.text import (
-    abstains,
-    analyse,
-    clean,
-    coverage,
-    dates_agree,
-    has_value,
-    normalise,
-    parse_number,
-    same_value,
-)
+from pytest_memorybench.judges.local.text import abstains, analyse, clean, coverage, normalise, parse_number
+from pytest_memorybench.judges.local.values import dates_agree, has_value, same_value
 from pytest_memorybench.judges.local.when import is_date_answer, same_date
 
 # Words every preference rubric uses and no answer needs to repeat.

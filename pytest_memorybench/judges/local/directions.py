@@ -23,12 +23,8 @@ from typing import Any
 
 from rapidfuzz import fuzz
 
-from pytest_memorybench.judges.local.text import (
-    ARTICLES,
-    SMALL_NUMBERS,
-    clean,
-    normalise,
-)
+from pytest_memorybench.judges.local.text import ARTICLES, clean, normalise
+from pytest_memorybench.judges.local.values import SMALL_NUMBERS
 from pytest_memorybench.judges.replies import DirectionsReply, Hop
 
 _SMALL_WORDS = "|".join(sorted(SMALL_NUMBERS, key=len, reverse=True))

@@ -9,15 +9,8 @@ from typing import Any
 from rapidfuzz import fuzz
 
 from pytest_memorybench.core.json_values import JsonObject
-from pytest_memorybench.judges.local.text import (
-    WORD_MATCH,
-    analyse,
-    clean,
-    coverage,
-    dates_agree,
-    has_value,
-    word_found,
-)
+from pytest_memorybench.judges.local.text import WORD_MATCH, analyse, clean, coverage, word_found
+from pytest_memorybench.judges.local.values import dates_agree, has_value
 
 _NEGATION = re.compile(r"\b(?:not|never|no|nor|neither|cannot|no\s+longer|stopped|quit|gave\s+up)\b|n't")
 # A text that only supposes what the other states ("might move", "is thinking about adopting").

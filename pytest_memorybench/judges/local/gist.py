@@ -26,7 +26,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from pytest_memorybench.judges.local.text import analyse, clean, has_value, word_found
+from pytest_memorybench.judges.local.text import analyse, clean, word_found
+from pytest_memorybench.judges.local.values import has_value
 
 # Words that carry no content of their own in an answer: quantities and hedges of any topic.
 _EMPTY = frozenset(

@@ -15,13 +15,12 @@ from pytest_memorybench.judges.local.text import (
     analyse,
     clean,
     coverage,
-    dates_agree,
-    has_value,
     ordinals,
     phrase_in,
     stem,
     word_found,
 )
+from pytest_memorybench.judges.local.values import dates_agree, has_value
 from pytest_memorybench.judges.replies import ItemsReply
 
 # items and order --------------------------------------------------------------------------------------

@@ -17,12 +17,10 @@ from pytest_memorybench.judges.local.text import (
     analyse,
     clean,
     coverage,
-    dates_agree,
-    has_value,
     normalise,
     stem,
-    times_agree,
 )
+from pytest_memorybench.judges.local.values import dates_agree, has_value, times_agree
 
 # nugget and equivalence -------------------------------------------------------------------------------
 

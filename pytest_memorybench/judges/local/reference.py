@@ -9,16 +9,8 @@ from typing import Any
 from pytest_memorybench.core.json_values import JsonObject
 from pytest_memorybench.judges.local.identifiers import identifier_written
 from pytest_memorybench.judges.local.stance import EXPLAINED, asserted, stance
-from pytest_memorybench.judges.local.text import (
-    analyse,
-    clean,
-    coverage,
-    dates_agree,
-    has_value,
-    parse_number,
-    phrase_in,
-    times_agree,
-)
+from pytest_memorybench.judges.local.text import analyse, clean, coverage, parse_number, phrase_in
+from pytest_memorybench.judges.local.values import dates_agree, has_value, times_agree
 
 
 def judge_reference(payload: Mapping[str, Any]) -> JsonObject:

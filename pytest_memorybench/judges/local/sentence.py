@@ -10,15 +10,8 @@ from typing import Any
 
 from pytest_memorybench.core.heavy import heavy_import
 from pytest_memorybench.core.json_values import JsonObject
-from pytest_memorybench.judges.local.text import (
-    STOPWORDS,
-    analyse,
-    clean,
-    dates_agree,
-    has_value,
-    rouge_l,
-    times_agree,
-)
+from pytest_memorybench.judges.local.text import STOPWORDS, analyse, clean, rouge_l
+from pytest_memorybench.judges.local.values import dates_agree, has_value, times_agree
 
 SENTENCE_THRESHOLD = 0.6  # ROUGE-L F1 for a sentence to count as present
 SENTENCE_CONTAINED = 0.85  # ROUGE-L recall for a target sentence found inside a longer one

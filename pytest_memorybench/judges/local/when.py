@@ -31,7 +31,8 @@ from datetime import date, timedelta
 from functools import partial
 from typing import TypeAlias
 
-from pytest_memorybench.judges.local.text import SMALL_NUMBERS, analyse
+from pytest_memorybench.judges.local.text import analyse
+from pytest_memorybench.judges.local.values import SMALL_NUMBERS
 
 # How many units a relative date counts: the text analysis's number words, and the article ones.
 _NUMBER_WORDS = {**SMALL_NUMBERS, "a": 1, "an": 1, "a couple of": 2, "a few": 3}
