@@ -264,6 +264,15 @@ STORES = _by_name(
         packages=("agent-memory-client",),
     ),
     Registered(
+        "evermemos",
+        "stores.evermemos:EVERMEMOS",
+        "EverMind's EverMemOS (`evermemos` extra; its cloud, key from EVERMEMOS_API_KEY, or a server you"
+        " run): a group per conversation, one message a call dated by its time, each session flushed and"
+        " its requests waited on until done; searches its episodic memories (keyword, vector, hybrid, rrf"
+        " or agentic)",
+        packages=("evermemos",),
+    ),
+    Registered(
         "none",
         "stores.local:NONE",
         "remembers nothing: the no-memory control, what the answering model knows without any memory",

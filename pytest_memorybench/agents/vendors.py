@@ -68,4 +68,10 @@ VENDORS: dict[str, VendorProfile] = {
         {"search_type": "graph_completion"},
         k=15,
     ),
+    "evermemos": VendorProfile(
+        "EverMind-AI/EverMemBench eval/src/adapters/evermemos_adapter.py: episodic memories only,"
+        " retrieve_method hybrid (its default), top_k 5",
+        {"retrieve_method": "hybrid", "memory_types": "episodic_memory"},
+        k=5,
+    ),
 }
