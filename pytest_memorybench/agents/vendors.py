@@ -68,10 +68,12 @@ VENDORS: dict[str, VendorProfile] = {
         {"search_type": "graph_completion"},
         k=15,
     ),
+    # EverMind's own evaluation of its API (the harness of its LoCoMo and LongMemEval figures);
+    # its EverMemBench harness searches `hybrid` with top_k 5 instead (eval/src/adapters/evermemos_adapter.py).
     "evermemos": VendorProfile(
-        "EverMind-AI/EverMemBench eval/src/adapters/evermemos_adapter.py: episodic memories only,"
-        " retrieve_method hybrid (its default), top_k 5",
-        {"retrieve_method": "hybrid", "memory_types": "episodic_memory"},
-        k=5,
+        "EverMind-AI/EverMemOS evaluation/config/systems/evermemos_cloud_api.yaml: the conversation's"
+        " group searched, retrieve_method agentic, episodic memories only, top_k 10",
+        {"retrieve_method": "agentic", "memory_types": "episodic_memory"},
+        k=10,
     ),
 }

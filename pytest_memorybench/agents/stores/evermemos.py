@@ -2,7 +2,7 @@
 
     evermemos:openai:gpt-4o-mini                          EverMind's cloud (key from EVERMEMOS_API_KEY)
     evermemos(url=http://localhost:1995):openai:…         a server you run that speaks the cloud's API
-    evermemos(profile=vendor):openai:…                    as EverMind's own harness (EverMemBench) runs it
+    evermemos(profile=vendor):openai:…                    as EverMind's own evaluation of its API runs it
 
 EverMemOS takes one message a call (`memories.add`): each message of the benchmark's history goes
 with its simulated time as `create_time` (ISO 8601 with its offset, which EverMemOS requires), a
@@ -13,11 +13,11 @@ its `group_id`.  EverMemOS cuts a group's messages into episodes where it detect
 last message of each session goes with `flush`, so that a session always ends an episode and the
 last one is not left waiting for a message that never comes.  The service answers an add with a
 request id and works in the background: `wait` polls each request's status until it says `success`
-(`failed` is an ERROR), for as long as it takes, bounded by `--mb-timeout` (EverMind's own harness
-takes the 202 as done and polls nothing).  Search is EverMemOS's `memories.search` of the group (by
-`group_id`: EverMind's harness searched with an empty user id), `top_k` = k, of its episodic
-memories unless `memory_types` says otherwise, by its `retrieve_method`; each memory is a hit dated
-by its own time.  `stored()` pages through the group's memories of those types; `clear` deletes the
+(`failed` is an ERROR), for as long as it takes, bounded by `--mb-timeout` (EverMind's harness for
+EverMemBench takes the 202 as done and polls nothing).  Search is EverMemOS's `memories.search` of
+the group (`group_id`, no user filter: EverMemBench's harness searched an empty user id),
+`top_k` = k, of its episodic memories unless `memory_types` says otherwise, by its
+`retrieve_method`; each memory is a hit dated by its own time.  `stored()` pages through the group's memories of those types; `clear` deletes the
 group's memories.  EverMemOS extracts with its own models, which the run does not see; it reports
 no version of itself (its health check says only that it is healthy).
 Tested with evermemos 0.3.13 against a loopback server of the endpoints it calls
