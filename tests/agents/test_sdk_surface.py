@@ -63,6 +63,12 @@ def _redis_ams() -> Any:
     return MemoryAPIClient(MemoryClientConfig(base_url=NOWHERE))
 
 
+def _evermemos() -> Any:
+    from evermemos import AsyncEverMemOS
+
+    return AsyncEverMemOS(api_key="k", base_url=NOWHERE, max_retries=0)
+
+
 def _module(name: str) -> Callable[[], Any]:
     return lambda: importlib.import_module(name)
 
@@ -74,6 +80,7 @@ ROOTS: dict[str, Callable[[], Any]] = {
     "letta": _letta,
     "hindsight": _hindsight,
     "redis-ams": _redis_ams,
+    "evermemos": _evermemos,
 }
 
 
@@ -307,6 +314,20 @@ CALLS = [
     Call("cognee", "cognee:config.set_llm_config", 1),
     Call("cognee", "cognee:config.set_embedding_config", 1),
     Call("cognee", "cognee.infrastructure.llm.config:get_llm_config"),
+    # evermemos 0.3.13 (stores/evermemos.py): its search and listing take their parameters as the
+    # request's query (`extra_query`), which the client sends as given
+    Call("evermemos", "evermemos:AsyncEverMemOS", 0, ("api_key", "base_url", "max_retries")),
+    Call(
+        "evermemos",
+        "v0.memories.add",
+        0,
+        ("content", "create_time", "message_id", "sender", "role", "group_id", "flush"),
+    ),
+    Call("evermemos", "v0.status.request.get", 0, ("request_id",)),
+    Call("evermemos", "v0.memories.search", 0, ("extra_query",)),
+    Call("evermemos", "v0.memories.get", 0, ("extra_query",)),
+    Call("evermemos", "v0.memories.delete", 0, ("group_id",)),
+    Call("evermemos", "close"),
 ]
 
 # Constants, enum members and exceptions the adapters name (`module:attribute.path`).
@@ -332,6 +353,9 @@ NAMES = {
         "graphiti_core.embedder.client:EmbedderClient",
     ],
     "memobase": ["memobase.error:ServerError"],
+    "evermemos": [
+        f"evermemos:{name}" for name in ("NotFoundError", "AuthenticationError", "PermissionDeniedError")
+    ],
     "honcho": [
         f"honcho.http.exceptions:{name}"
         for name in ("NotFoundError", "AuthenticationError", "PermissionDeniedError")
@@ -404,6 +428,18 @@ FIELDS = [
     Fields("mcp", "mcp.types:Tool", ("input_schema",)),
     Fields("mcp", "mcp.types:CallToolResult", ("is_error", "structured_content", "content")),
     Fields("mcp", "mcp.types:InitializeResult", ("server_info",)),
+    Fields("evermemos", "evermemos.types.v0:MemoryAddResponse", ("request_id",)),
+    Fields("evermemos", "evermemos.types.v0.status:RequestGetResponse", ("found", "data")),
+    Fields("evermemos", "evermemos.types.v0.memory_search_response:Result", ("memories",)),
+    Fields(
+        "evermemos",
+        "evermemos.types.v0.memory_search_response:ResultMemoryEpisodeMemory",
+        ("memory_type", "timestamp", "episode", "summary", "subject", "score"),
+    ),
+    Fields("evermemos", "evermemos.types.v0.memory_search_response:ResultMemoryEventLog", ("atomic_fact",)),
+    Fields("evermemos", "evermemos.types.v0.memory_search_response:ResultMemoryForesight", ("foresight",)),
+    Fields("evermemos", "evermemos.types.v0.memory_get_response:Result", ("memories", "total_count")),
+    Fields("evermemos", "evermemos.types.v0.memory_get_response:ResultMemoryForesightModel", ("content",)),
 ]
 
 # The distribution each adapter's SDK comes in, as pyproject's extras name it.
@@ -421,6 +457,7 @@ DISTRIBUTIONS = {
     "hindsight": "hindsight-client",
     "langmem": "langmem",
     "redis-ams": "agent-memory-client",
+    "evermemos": "evermemos",
 }
 # The first module each adapter's SDK is imported by (skipped where it is not installed).
 MODULES = {
@@ -437,6 +474,7 @@ MODULES = {
     "hindsight": "hindsight_client",
     "langmem": "langmem",
     "redis-ams": "agent_memory_client",
+    "evermemos": "evermemos",
 }
 
 
@@ -532,6 +570,7 @@ _CLIENT_ROOTS = {
     "memobase": ("self.client",),
     "hindsight": ("client", "self._hindsight()", "self._client"),
     "redis_ams": ("self.client", "self._client"),
+    "evermemos": ("self._evermemos()", "self._client"),
 }
 
 

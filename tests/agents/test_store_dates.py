@@ -15,6 +15,7 @@ import pytest
 
 from pytest_memorybench.scenarios.locomo.data import load_samples
 from pytest_memorybench.scenarios.locomo.generator import write_locomo
+from tests.support.evermemos_server import EverMemOSServer, evermemos_server
 from tests.support.hindsight_server import hindsight_server
 from tests.support.loopback import LoopbackState
 from tests.support.mcp_server import reference_store, require_reference_mcp_server
@@ -108,6 +109,7 @@ STORES = {
     "memobase": _memobase,
     "hindsight": _hosted(hindsight_server, "HINDSIGHT_API_KEY", "hindsight_client"),
     "redis-ams": _redis_ams,
+    "evermemos": _hosted(evermemos_server, "EVERMEMOS_API_KEY", "evermemos"),
 }
 
 
@@ -172,6 +174,16 @@ def test_every_hit_in_the_answering_prompt_carries_its_sessions_date(
         assert sum(bool(sessions) for sessions in traced) >= 4, f"{store}: the adds were not traced"
         for sessions in traced:
             assert len(sessions) <= 1, f"{store}: one add held sessions of {sorted(sessions)}"
+    if isinstance(product, EverMemOSServer):  # a message an add: its episodes hold one session each
+        episodes, open_ = [], {}  # each group's messages up to and with a flush (cleared since)
+        for add in (r.body for r in product.requests if product.adds(r)):
+            open_.setdefault(add["group_id"], []).append(add["content"])
+            if add.get("flush"):
+                episodes.append("\n".join(open_.pop(add["group_id"])))
+        assert not open_, f"{store}: messages left waiting for a boundary: {open_}"
+        traced = [{day for said, day in days.items() if said in episode} for episode in episodes]
+        assert sum(bool(sessions) for sessions in traced) >= 4, f"{store}: the episodes were not traced"
+        assert all(len(sessions) <= 1 for sessions in traced), f"{store}: an episode spans sessions"
     if store == "zep":  # LoCoMo's speakers reach Zep by name, whichever role each was cast in
         names = {m["name"] for r in product.requests if product.adds(r) for m in r.body["messages"]}
         assert len(names - {"User", "Assistant"}) == 2, names
