@@ -68,8 +68,8 @@ VENDORS: dict[str, VendorProfile] = {
         {"search_type": "graph_completion"},
         k=15,
     ),
-    # EverMind's own evaluation of its API (the harness of its LoCoMo and LongMemEval figures);
-    # its EverMemBench harness searches `hybrid` with top_k 5 instead (eval/src/adapters/evermemos_adapter.py).
+    # EverMind's own evaluation of its API (the harness of its LoCoMo and LongMemEval figures); its
+    # EverMemBench harness searches `hybrid` with top_k 5 instead (eval/src/adapters/evermemos_adapter.py).
     "evermemos": VendorProfile(
         "EverMind-AI/EverMemOS evaluation/config/systems/evermemos_cloud_api.yaml: the conversation's"
         " group searched, retrieve_method agentic, episodic memories only, top_k 10",

@@ -17,9 +17,10 @@ request id and works in the background: `wait` polls each request's status until
 EverMemBench takes the 202 as done and polls nothing).  Search is EverMemOS's `memories.search` of
 the group (`group_id`, no user filter: EverMemBench's harness searched an empty user id),
 `top_k` = k, of its episodic memories unless `memory_types` says otherwise, by its
-`retrieve_method`; each memory is a hit dated by its own time.  `stored()` pages through the group's memories of those types; `clear` deletes the
-group's memories.  EverMemOS extracts with its own models, which the run does not see; it reports
-no version of itself (its health check says only that it is healthy).
+`retrieve_method`; each memory is a hit dated by its own time.  `stored()` pages through the
+group's memories of those types; `clear` deletes the group's memories.  EverMemOS extracts with its
+own models, which the run does not see; it reports no version of itself (its health check says
+only that it is healthy).
 Tested with evermemos 0.3.13 against a loopback server of the endpoints it calls
 (tests/support/evermemos_server.py), not against EverMemOS itself.
 """
