@@ -93,6 +93,17 @@ async def test_a_retried_add_sends_no_message_twice(evermemos: EverMemOSServer) 
 
 
 @pytest.mark.asyncio
+async def test_messages_without_ids_or_sessions_added_the_same_day_in_two_adds_all_arrive(
+    evermemos: EverMemOSServer,
+) -> None:
+    client = store_client(parse_agent_spec(_spec(evermemos)), AgentOptions())
+    await client.add([Message("The shed is blue.", WHEN)], "conv-a")
+    await client.add([Message("The gate is red.", WHEN.replace(hour=10))], "conv-a")
+    assert len(set(evermemos.message_ids)) == 2, "the second add is not taken for the first again"
+    await client.close()
+
+
+@pytest.mark.asyncio
 async def test_a_failed_request_is_a_store_error_every_time_it_is_waited_for(
     evermemos: EverMemOSServer,
 ) -> None:

@@ -6,7 +6,7 @@
 
 EverMemOS takes one message a call (`memories.add`): each message of the benchmark's history goes
 with its simulated time as `create_time` (ISO 8601 with its offset, which EverMemOS requires), a
-`message_id` made from the namespace, the session and the message (so a retried add never sends a
+`message_id` made from the namespace and the message itself (so a retried add never sends a
 message twice: the ones the service accepted are not sent again), its speaker as `sender` (the
 benchmark's speaker by name where it names one, else its role) and the conversation's namespace as
 its `group_id`.  EverMemOS cuts a group's messages into episodes where it detects a boundary; the
@@ -27,6 +27,7 @@ Tested with evermemos 0.3.13 against a loopback server of the endpoints it calls
 
 from __future__ import annotations
 
+import hashlib
 import os
 import threading
 from dataclasses import dataclass
@@ -91,9 +92,7 @@ class EverMemOSStore:
         memories = self._evermemos().v0.memories
         sent = self._sent.setdefault(namespace, set())
         for place, message in enumerate(messages):
-            message_id = (
-                f"{namespace}-{message.session or ''}-{message.id if message.id is not None else place}"
-            )
+            message_id = f"{namespace}-{_identity(message)}"
             if message_id in sent:
                 continue
             answer = await self._call(
@@ -193,6 +192,14 @@ class EverMemOSStore:
             return await method(*args, **kwargs)
         except (AuthenticationError, PermissionDeniedError) as exc:
             raise refused("EverMemOS", exc.status_code, KEY_VARIABLE) from None
+
+
+def _identity(message: Message) -> str:
+    """A message's id within its conversation, the same on every try: its session, time, speaker, the
+    source's id and text (a benchmark's messages need not carry an id or a session, and one day's
+    messages may come in several adds)."""
+    said = f"{message.session}|{message.timestamp.isoformat()}|{_sender(message)}|{message.id}|{message.text}"
+    return hashlib.sha256(said.encode()).hexdigest()[:24]
 
 
 def _sender(message: Message) -> str:
