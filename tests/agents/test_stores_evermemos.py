@@ -13,13 +13,17 @@ import pytest
 
 from pytest_memorybench.agents.spec import AgentOptions, parse_agent_spec
 from pytest_memorybench.agents.stores.store_build import store_client, store_terms
-from pytest_memorybench.agents.stores.store_protocol import StoreError
 from pytest_memorybench.core.errors import UsageError
 from pytest_memorybench.core.records import Message
 from tests.support.evermemos_server import SEARCH, EverMemOSServer, evermemos_server
 from tests.support.memory_model import scripted_memory_server
 from tests.support.runs import usage_error_line
-from tests.support.store_runs import product_server, two_scenarios
+from tests.support.store_runs import (
+    failed_work_errs_each_wait,
+    product_server,
+    two_scenarios,
+    waits_until_done_within_the_timeout,
+)
 
 pytest_plugins = ["pytester"]
 
@@ -107,32 +111,19 @@ async def test_messages_without_ids_or_sessions_added_the_same_day_in_two_adds_a
 async def test_a_failed_request_is_a_store_error_every_time_it_is_waited_for(
     evermemos: EverMemOSServer,
 ) -> None:
-    evermemos.failing = True
-    client = store_client(parse_agent_spec(_spec(evermemos)), AgentOptions())
-    await client.add(_session(1, "My locker code is 4512."), "conv-a")
-    for _ in range(2):
-        with pytest.raises(StoreError, match="could not memorize into group conv-a .*extraction failed"):
-            await client.wait("conv-a")
-    await client.close()
+    said = "could not memorize into group conv-a .*extraction failed"
+    await failed_work_errs_each_wait(
+        evermemos, _spec(evermemos), _session(1, "My locker code is 4512."), said
+    )
 
 
 @pytest.mark.asyncio
 async def test_the_wait_lasts_as_long_as_processing_takes_up_to_the_timeout(
     evermemos: EverMemOSServer,
 ) -> None:
-    evermemos.process_polls = 40
-    client = store_client(parse_agent_spec(_spec(evermemos)), AgentOptions(timeout=30))
-    await client.add(_session(1, "My locker code is 4512."), "conv-a")
-    await client.wait("conv-a")
-    assert [pending.polls for pending in evermemos.pending.values()] == [40]
-    evermemos.process_polls = 10**9  # never done: the harness's timeout ends the wait, an ERROR
-    slow = store_client(parse_agent_spec(_spec(evermemos)), AgentOptions(timeout=0.3))
-    slow.attempts = 1
-    await slow.add(_session(2, "The shed is blue."), "conv-b")
-    with pytest.raises(StoreError, match=r"wait\(\) took longer than 0.3 s"):
-        await slow.wait("conv-b")
-    await client.close()
-    await slow.close()
+    sessions = (_session(1, "My locker code is 4512."), _session(2, "The shed is blue."))
+    polls = lambda: [pending.polls for pending in evermemos.pending.values()][:1]  # noqa: E731
+    await waits_until_done_within_the_timeout(evermemos, _spec(evermemos), sessions, polls)
 
 
 @pytest.mark.asyncio

@@ -12,12 +12,16 @@ import pytest
 
 from pytest_memorybench.agents.spec import AgentOptions, parse_agent_spec
 from pytest_memorybench.agents.stores.store_build import store_client, store_terms
-from pytest_memorybench.agents.stores.store_protocol import StoreError
 from pytest_memorybench.core.records import Message
 from tests.support.hindsight_server import HindsightServer, hindsight_server
 from tests.support.memory_model import scripted_memory_server
 from tests.support.runs import usage_error_line
-from tests.support.store_runs import product_server, two_scenarios
+from tests.support.store_runs import (
+    failed_work_errs_each_wait,
+    product_server,
+    two_scenarios,
+    waits_until_done_within_the_timeout,
+)
 
 pytest_plugins = ["pytester"]
 
@@ -81,32 +85,19 @@ async def test_hindsight_retains_a_dated_session_waits_for_its_operation_and_rec
 async def test_a_failed_operation_is_a_store_error_every_time_it_is_waited_for(
     hindsight: HindsightServer,
 ) -> None:
-    hindsight.failing = True
-    client = store_client(parse_agent_spec(_spec(hindsight)), AgentOptions())
-    await client.add(_session(1, "My locker code is 4512."), "conv-a")
-    for _ in range(2):
-        with pytest.raises(StoreError, match="could not retain into bank conv-a .*extraction failed"):
-            await client.wait("conv-a")
-    await client.close()
+    said = "could not retain into bank conv-a .*extraction failed"
+    await failed_work_errs_each_wait(
+        hindsight, _spec(hindsight), _session(1, "My locker code is 4512."), said
+    )
 
 
 @pytest.mark.asyncio
 async def test_the_wait_lasts_as_long_as_ingestion_takes_up_to_the_timeout(
     hindsight: HindsightServer,
 ) -> None:
-    hindsight.process_polls = 40  # 40 polls, 0.01 s apart: longer than a fixed short poll would wait
-    client = store_client(parse_agent_spec(_spec(hindsight)), AgentOptions(timeout=30))
-    await client.add(_session(1, "My locker code is 4512."), "conv-a")
-    await client.wait("conv-a")
-    assert next(iter(hindsight.operations.values())).polls == 40
-    hindsight.process_polls = 10**9  # never done: the harness's timeout ends the wait, an ERROR
-    slow = store_client(parse_agent_spec(_spec(hindsight)), AgentOptions(timeout=0.3))
-    slow.attempts = 1
-    await slow.add(_session(2, "The shed is blue."), "conv-b")
-    with pytest.raises(StoreError, match=r"wait\(\) took longer than 0.3 s"):
-        await slow.wait("conv-b")
-    await client.close()
-    await slow.close()
+    sessions = (_session(1, "My locker code is 4512."), _session(2, "The shed is blue."))
+    polls = lambda: [operation.polls for operation in hindsight.operations.values()][:1]  # noqa: E731
+    await waits_until_done_within_the_timeout(hindsight, _spec(hindsight), sessions, polls)
 
 
 @pytest.mark.asyncio

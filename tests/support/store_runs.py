@@ -1,5 +1,6 @@
 """A store's run of two LTM scenarios (colours and name_list, three conversations each, isolated):
-the products' end-to-end tests share it; and a store's retries without the harness's back-off."""
+the products' end-to-end tests share it; a store's retries without the harness's back-off; and the
+checks of a product whose `wait` polls the work it accepted."""
 
 from __future__ import annotations
 
@@ -10,6 +11,10 @@ from typing import Any, TypeVar
 
 import pytest
 
+from pytest_memorybench.agents.spec import AgentOptions, parse_agent_spec
+from pytest_memorybench.agents.stores.store_build import store_client
+from pytest_memorybench.agents.stores.store_protocol import StoreError
+from pytest_memorybench.core.records import Message
 from tests.support.loopback import LoopbackState
 
 Served = TypeVar("Served", bound=LoopbackState)
@@ -53,3 +58,36 @@ def product_server(
     with serve() as server:
         monkeypatch.setenv(variable, server.key)
         yield server
+
+
+async def waits_until_done_within_the_timeout(
+    server: Any, spec: str, sessions: tuple[list[Message], list[Message]], polls: Callable[[], list[int]]
+) -> None:
+    """A product whose `wait` polls work it accepted (its server's `process_polls` reads before done):
+    the wait lasts as long as the work takes (40 polls: longer than a fixed short poll would wait),
+    and work that is never done ends in the harness's timeout, an ERROR."""
+    server.process_polls = 40
+    client = store_client(parse_agent_spec(spec), AgentOptions(timeout=30))
+    await client.add(sessions[0], "conv-a")
+    await client.wait("conv-a")
+    assert polls() == [40], "polled until done"
+    server.process_polls = 10**9
+    slow = store_client(parse_agent_spec(spec), AgentOptions(timeout=0.3))
+    slow.attempts = 1
+    await slow.add(sessions[1], "conv-b")
+    with pytest.raises(StoreError, match=r"wait\(\) took longer than 0.3 s"):
+        await slow.wait("conv-b")
+    await client.close()
+    await slow.close()
+
+
+async def failed_work_errs_each_wait(server: Any, spec: str, session: list[Message], said: str) -> None:
+    """Work the product failed (its server `failing`) is a StoreError every time it is waited for,
+    never passed over on a retried wait."""
+    server.failing = True
+    client = store_client(parse_agent_spec(spec), AgentOptions())
+    await client.add(session, "conv-a")
+    for _ in range(2):
+        with pytest.raises(StoreError, match=said):
+            await client.wait("conv-a")
+    await client.close()
