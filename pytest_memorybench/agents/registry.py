@@ -273,6 +273,15 @@ STORES = _by_name(
         packages=("evermemos",),
     ),
     Registered(
+        "agentcore",
+        "stores.agentcore:AGENTCORE",
+        "AWS Bedrock AgentCore Memory (`agentcore` extra; a memory you made, with a strategy, its id as"
+        " `memory_id`; credentials and region as boto3 reads them): an actor per conversation, a session"
+        " a session, a message an event at its time, waited on until its records stop changing;"
+        " retrieves the records its strategies extracted, dated by their source",
+        packages=("bedrock-agentcore", "boto3"),
+    ),
+    Registered(
         "none",
         "stores.local:NONE",
         "remembers nothing: the no-memory control, what the answering model knows without any memory",
