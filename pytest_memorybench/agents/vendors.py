@@ -62,6 +62,14 @@ VENDORS: dict[str, VendorProfile] = {
         {"stable": 120.0, "poll": 30.0},
         k=10,
     ),
+    "agentcore": VendorProfile(
+        "redis/agent-memory-server agent-memory-benchmark/src/agent_memory_benchmark/memory/"
+        "bedrock_agentcore_store.py: a session one event opened by its date line, top_k 10, the"
+        " records joined uncapped; common.py and base.py: listed every 15 s until the count holds for 30 s",
+        {"event": "session", "poll": 15.0, "settle": 30.0},
+        k=10,
+        memory_tokens=1_000_000,
+    ),
     "cognee": VendorProfile(
         "topoteretes/cognee eval_framework/eval_config.py: qa_engine cognee_graph_completion; its"
         " search's default top_k 15",

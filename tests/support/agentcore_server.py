@@ -38,6 +38,7 @@ the extraction of the next events fail (a FAILED job for their actor).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import itertools
 import re
@@ -129,6 +130,7 @@ class Route:
     path: re.Pattern[str]
 
 
+@functools.cache
 def _routes() -> list[Route]:
     routes = []
     for model in _models():
@@ -159,10 +161,9 @@ class AgentCoreServer(LoopbackState):
     failing: bool = False
     events: dict[tuple[str, str], list[dict[str, Any]]] = field(default_factory=dict)  # (actor, session)
     records: list[Record] = field(default_factory=list)
-    failed_actors: set[str] = field(default_factory=set)
+    failed: dict[str, list[str]] = field(default_factory=dict)  # actor -> the events it failed on
     tokens: dict[str, dict[str, Any]] = field(default_factory=dict)  # clientToken -> its event
     listings: int = 0
-    _routes: list[Route] = field(default_factory=_routes)
     _ids: Iterator[int] = field(default_factory=itertools.count)
 
     def authorised(self, request: Request) -> bool:
@@ -188,13 +189,13 @@ class AgentCoreServer(LoopbackState):
 
     def operation(self, request: Request) -> str | None:
         """The operation a request calls, by the model's routes."""
-        for route in self._routes:
+        for route in _routes():
             if route.method == request.method and route.path.fullmatch(request.path):
                 return str(route.operation.name)
         return None
 
     def route(self, request: Request) -> tuple[int, Any]:
-        for route in self._routes:
+        for route in _routes():
             matched = route.path.fullmatch(request.path)
             if route.method == request.method and matched:
                 break
@@ -240,7 +241,7 @@ class AgentCoreServer(LoopbackState):
         if token:
             self.tokens[token] = event
         if self.failing:
-            self.failed_actors.add(actor)
+            self.failed.setdefault(actor, []).append(event["eventId"])
             return 201, {"event": event}
         texts = [
             part["conversational"]["content"]["text"]
@@ -325,8 +326,9 @@ class AgentCoreServer(LoopbackState):
                 "status": "FAILED",
                 "failureReason": "extraction failed (injected)",
                 "actorId": actor,
+                "messages": {"messagesList": [{"eventId": event, "messageIndex": 0} for event in events]},
             }
-            for actor in sorted(self.failed_actors)
+            for actor, events in sorted(self.failed.items())
             if wanted in (None, actor)
         ]
         return 200, {"jobs": jobs}
@@ -391,13 +393,14 @@ def agentcore_server(**options: Any) -> Iterator[AgentCoreServer]:
 
 def agentcore_environment(server: AgentCoreServer, monkeypatch: pytest.MonkeyPatch) -> None:
     """boto3 pointed at the server, with its key and region, and no profile of this machine's."""
-    for variable in ("AWS_PROFILE", "AWS_DEFAULT_PROFILE", "AWS_SESSION_TOKEN", "AWS_DEFAULT_REGION"):
+    for variable in ("AWS_PROFILE", "AWS_DEFAULT_PROFILE", "AWS_SESSION_TOKEN"):
         monkeypatch.delenv(variable, raising=False)
     monkeypatch.setenv("AWS_CONFIG_FILE", "/nonexistent/aws-config")
     monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", "/nonexistent/aws-credentials")
     monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
     monkeypatch.setenv("AWS_ACCESS_KEY_ID", server.key)
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "memorybench-test-secret")
-    monkeypatch.setenv("AWS_REGION", REGION)
+    monkeypatch.setenv("AWS_REGION", REGION)  # the SDK reads it
+    monkeypatch.setenv("AWS_DEFAULT_REGION", REGION)  # boto3 reads it
     monkeypatch.setenv("AWS_ENDPOINT_URL_BEDROCK_AGENTCORE", server.url)
     monkeypatch.setenv("AWS_ENDPOINT_URL_BEDROCK_AGENTCORE_CONTROL", server.url)
