@@ -17,6 +17,7 @@ import ast
 import importlib
 import importlib.metadata
 import inspect
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -294,6 +295,36 @@ CALLS = [
     Call("redis-ams", "close"),
     Call("redis-ams", "agent_memory_client.filters:Namespace", 0, ("eq",)),
     Call("redis-ams", "agent_memory_client.filters:UserId", 0, ("eq",)),
+    # bedrock-agentcore 1.25.0 (stores/agentcore.py): its session manager's and memory client's own
+    # methods here; what they forward to boto3 in AGENTCORE_FORWARDED
+    Call(
+        "agentcore",
+        "bedrock_agentcore.memory:MemorySessionManager",
+        1,
+        ("region_name", "boto_client_config"),
+    ),
+    Call("agentcore", "bedrock_agentcore.memory:MemoryClient", 0, ("region_name",)),
+    Call(
+        "agentcore",
+        "bedrock_agentcore.memory:MemorySessionManager.search_long_term_memories",
+        2,
+        ("namespace_path", "top_k", "max_results"),
+    ),
+    Call(
+        "agentcore",
+        "bedrock_agentcore.memory:MemorySessionManager.list_long_term_memory_records",
+        1,
+        ("namespace_path", "max_results"),
+    ),
+    Call("agentcore", "bedrock_agentcore.memory:MemorySessionManager.list_actor_sessions", 2),
+    Call(
+        "agentcore",
+        "bedrock_agentcore.memory:MemorySessionManager.list_events",
+        3,
+        ("max_results", "include_payload"),
+    ),
+    Call("agentcore", "bedrock_agentcore.memory:MemorySessionManager.delete_event", 4),
+    Call("agentcore", "bedrock_agentcore.memory:MemoryClient.get_memory_strategies", 2),
     # langmem 0.0.30 over LangGraph's store (stores/langmem.py)
     Call(
         "langmem",
@@ -355,6 +386,11 @@ NAMES = {
     "memobase": ["memobase.error:ServerError"],
     "evermemos": [
         f"evermemos:{name}" for name in ("NotFoundError", "AuthenticationError", "PermissionDeniedError")
+    ],
+    "agentcore": [
+        "botocore.config:Config",
+        "botocore.exceptions:ClientError",
+        "botocore.exceptions:NoCredentialsError",
     ],
     "honcho": [
         f"honcho.http.exceptions:{name}"
@@ -442,6 +478,29 @@ FIELDS = [
     Fields("evermemos", "evermemos.types.v0.memory_get_response:ResultMemoryForesightModel", ("content",)),
 ]
 
+
+@dataclass(frozen=True)
+class Forwarded:
+    """A boto3 operation AgentCore's SDK forwards (its `__getattr__`, snake_case keywords turned to
+    camelCase): `root` the SDK object the adapter calls it on, `manager` or `client`."""
+
+    root: str
+    method: str
+    keywords: tuple[str, ...] = ()
+
+
+# What stores/agentcore.py calls through the SDK's forwarding, and the attributes it reads.
+AGENTCORE_FORWARDED = [
+    Forwarded(
+        "manager",
+        "create_event",
+        ("memory_id", "actor_id", "session_id", "event_timestamp", "payload", "client_token"),
+    ),
+    Forwarded("manager", "batch_delete_memory_records", ("memory_id", "records")),
+    Forwarded("client", "list_memory_extraction_jobs", ("memory_id", "filter")),
+]
+AGENTCORE_ATTRIBUTES = {"region_name"}  # the manager's resolved region, which the client is given
+
 # The distribution each adapter's SDK comes in, as pyproject's extras name it.
 DISTRIBUTIONS = {
     "supermemory": "supermemory",
@@ -458,6 +517,7 @@ DISTRIBUTIONS = {
     "langmem": "langmem",
     "redis-ams": "agent-memory-client",
     "evermemos": "evermemos",
+    "agentcore": "bedrock-agentcore",
 }
 # The first module each adapter's SDK is imported by (skipped where it is not installed).
 MODULES = {
@@ -475,6 +535,7 @@ MODULES = {
     "langmem": "langmem",
     "redis-ams": "agent_memory_client",
     "evermemos": "evermemos",
+    "agentcore": "bedrock_agentcore",
 }
 
 
@@ -558,6 +619,30 @@ def test_cognees_graph_context_is_still_in_the_layout_the_store_reads() -> None:
         assert mark in source, f"Cognee's graph context no longer writes {mark!r}: stores/cognee.py reads it"
 
 
+def test_what_agentcores_sdk_forwards_to_boto3_is_an_operation_of_the_service_model() -> None:
+    pytest.importorskip("bedrock_agentcore")
+    import botocore.session
+    from bedrock_agentcore._utils.snake_case import snake_to_camel
+    from bedrock_agentcore.memory import MemoryClient, MemorySessionManager
+
+    model = botocore.session.get_session().get_service_model("bedrock-agentcore")
+    operations = {re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower(): name for name in model.operation_names}
+    allowed = {
+        "manager": MemorySessionManager(
+            "memorybench_memory-a1b2c3d4e5", region_name="us-east-1"
+        )._ALLOWED_DATA_PLANE_METHODS,
+        "client": MemoryClient._ALLOWED_GMDP_METHODS,
+    }
+    for call in AGENTCORE_FORWARDED:
+        assert call.method in allowed[call.root], f"the SDK's {call.root} no longer forwards {call.method}"
+        members = model.operation_model(operations[call.method]).input_shape.members
+        unknown = {key for key in call.keywords if snake_to_camel(key) not in members}
+        assert not unknown, f"{call.method}: {sorted(unknown)} are no members of its input"
+    assert "region_name" in vars(
+        MemorySessionManager("memorybench_memory-a1b2c3d4e5", region_name="us-east-1")
+    )
+
+
 # -- the list covers what the adapters call ------------------------------------------------------
 
 # Where each adapter reaches its SDK client: `self.client.<path>`, or `client.<path>` in a call the
@@ -571,6 +656,7 @@ _CLIENT_ROOTS = {
     "hindsight": ("client", "self._hindsight()", "self._client"),
     "redis_ams": ("self.client", "self._client"),
     "evermemos": ("self._evermemos()", "self._client"),
+    "agentcore": ("self.manager", "self.client"),
 }
 
 
@@ -598,6 +684,8 @@ def test_every_client_call_in_an_adapters_source_is_listed_here(module: str) -> 
         for call in CALLS
         if call.adapter == adapter
     }
+    if adapter == "agentcore":
+        listed |= {call.method for call in AGENTCORE_FORWARDED} | AGENTCORE_ATTRIBUTES
     unlisted = {
         path
         for path in _client_paths(module)

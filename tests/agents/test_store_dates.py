@@ -16,6 +16,7 @@ import pytest
 from pytest_memorybench.scenarios.locomo.data import load_samples
 from pytest_memorybench.scenarios.locomo.generator import write_locomo
 from tests.support.evermemos_server import EverMemOSServer, evermemos_server
+from tests.support.agentcore_server import MEMORY_ID, agentcore_environment, agentcore_server
 from tests.support.hindsight_server import hindsight_server
 from tests.support.loopback import LoopbackState
 from tests.support.mcp_server import reference_store, require_reference_mcp_server
@@ -72,6 +73,13 @@ def _redis_ams(stack: ExitStack, monkeypatch: pytest.MonkeyPatch) -> Started:
     return f"(url={server.base_url},poll=0.01,stable=0)", server
 
 
+def _agentcore(stack: ExitStack, monkeypatch: pytest.MonkeyPatch) -> Started:
+    pytest.importorskip("bedrock_agentcore")
+    server = stack.enter_context(agentcore_server())
+    agentcore_environment(server, monkeypatch)
+    return f"(memory_id={MEMORY_ID},poll=0.01,settle=0.05)", server
+
+
 def _mcp(stack: ExitStack, monkeypatch: pytest.MonkeyPatch) -> Started:
     require_reference_mcp_server()
     return reference_store().removeprefix("mcp"), None
@@ -87,6 +95,8 @@ def _added_texts(server: LoopbackState) -> list[list[str]]:
             [line.split(": ", 1)[-1] for item in add["items"] for line in str(item["content"]).splitlines()]
             for add in adds
         ]
+    if adds and "payload" in adds[0]:  # AgentCore: an event's conversational messages
+        return [[str(part["conversational"]["content"]["text"]) for part in add["payload"]] for add in adds]
     if adds and "blob_data" in adds[0]:  # Memobase: a chat blob
         return [[str(message["content"]) for message in add["blob_data"]["messages"]] for add in adds]
     if adds and "long_term_memory_strategy" in adds[0]:  # Agent Memory Server: labelled messages
@@ -110,6 +120,7 @@ STORES = {
     "hindsight": _hosted(hindsight_server, "HINDSIGHT_API_KEY", "hindsight_client"),
     "redis-ams": _redis_ams,
     "evermemos": _hosted(evermemos_server, "EVERMEMOS_API_KEY", "evermemos"),
+    "agentcore": _agentcore,
 }
 
 
@@ -184,6 +195,15 @@ def test_every_hit_in_the_answering_prompt_carries_its_sessions_date(
         traced = [{day for said, day in days.items() if said in episode} for episode in episodes]
         assert sum(bool(sessions) for sessions in traced) >= 4, f"{store}: the episodes were not traced"
         assert all(len(sessions) <= 1 for sessions in traced), f"{store}: an episode spans sessions"
+    if store == "agentcore":  # an AgentCore session holds one of the benchmark's sessions
+        held: dict[str, set[str]] = {}
+        for request in product.requests:
+            if product.adds(request) and not request.body["actorId"].endswith("-check"):
+                text = request.body["payload"][0]["conversational"]["content"]["text"]
+                held.setdefault(request.body["sessionId"], set()).update(
+                    day for said, day in days.items() if said in text
+                )
+        assert len(held) >= 4 and all(len(days) <= 1 for days in held.values()), held
     if store == "zep":  # LoCoMo's speakers reach Zep by name, whichever role each was cast in
         names = {m["name"] for r in product.requests if product.adds(r) for m in r.body["messages"]}
         assert len(names - {"User", "Assistant"}) == 2, names

@@ -82,7 +82,10 @@ async def test_agentcore_adds_each_message_as_a_dated_event_waits_for_its_record
     retrieve = [r.body for r in agentcore.requests if r.path.endswith("/retrieve")][-1]
     assert retrieve["namespacePath"] == f"/strategies/{SEMANTIC[0]}/actors/conv-a/", "the strategy's path"
     assert retrieve["searchCriteria"]["topK"] == 1
-    assert sorted(await client.stored("conv-a") or []) == ["My locker code is 4512.", "Noted, the locker code."]
+    assert sorted(await client.stored("conv-a") or []) == [
+        "My locker code is 4512.",
+        "Noted, the locker code.",
+    ]
     await client.clear("conv-a")
     assert not agentcore.records and not any(agentcore.events.values()), "its records and events deleted"
     await client.close()
@@ -132,7 +135,9 @@ async def test_a_failed_extraction_job_is_a_store_error_every_time_it_is_waited_
     client = store_client(parse_agent_spec(_spec()), AgentOptions())
     await client.add(_session(1, "My locker code is 4512."), "conv-a")
     for _ in range(2):
-        with pytest.raises(StoreError, match="could not extract the records of actor conv-a .*extraction failed"):
+        with pytest.raises(
+            StoreError, match="could not extract the records of actor conv-a .*extraction failed"
+        ):
             await client.wait("conv-a")
     await client.close()
 
@@ -152,7 +157,8 @@ async def test_every_strategys_namespace_is_searched_or_the_one_namespace_path_g
         f"/strategies/{SUMMARY[0]}/actors/conv-a/sessions/",  # cut before {sessionId}: every session
     }
     given = store_client(
-        parse_agent_spec(_spec(f",namespace_path=/strategies/{SUMMARY[0]}/actors/{{actorId}}/")), AgentOptions()
+        parse_agent_spec(_spec(f",namespace_path=/strategies/{SUMMARY[0]}/actors/{{actorId}}/")),
+        AgentOptions(),
     )
     assert len(await given.search("ferry noon", "conv-a", 5)) == 1
     await client.close()
@@ -160,7 +166,9 @@ async def test_every_strategys_namespace_is_searched_or_the_one_namespace_path_g
 
 
 @pytest.mark.asyncio
-async def test_a_strategy_writing_outside_any_actor_is_refused_in_one_line(agentcore: AgentCoreServer) -> None:
+async def test_a_strategy_writing_outside_any_actor_is_refused_in_one_line(
+    agentcore: AgentCoreServer,
+) -> None:
     agentcore.strategies = [("shared-s1a2b3c4d5", "SEMANTIC", "/shared/facts/")]
     client = store_client(parse_agent_spec(_spec()), AgentOptions())
     client.attempts = 1
@@ -173,7 +181,9 @@ async def test_a_strategy_writing_outside_any_actor_is_refused_in_one_line(agent
 async def test_as_redis_harness_runs_it_a_session_is_one_event_opened_by_its_date_and_k_is_10(
     agentcore: AgentCoreServer,
 ) -> None:
-    spec = parse_agent_spec(f"agentcore(profile=vendor,memory_id={MEMORY_ID},poll=0.01,settle=0.05):openai:m@{NO_MODEL}")
+    spec = parse_agent_spec(
+        f"agentcore(profile=vendor,memory_id={MEMORY_ID},poll=0.01,settle=0.05):openai:m@{NO_MODEL}"
+    )
     assert store_terms(spec, AgentOptions()).k == 10
     assert spec.store is not None and spec.store.settings.event == "session"
     client = store_client(spec, AgentOptions())
@@ -185,7 +195,10 @@ async def test_as_redis_harness_runs_it_a_session_is_one_event_opened_by_its_dat
         "Noted, the locker code.",
     ]
     await client.wait("conv-a")
-    assert sorted(await client.stored("conv-a") or []) == ["My locker code is 4512.", "Noted, the locker code."]
+    assert sorted(await client.stored("conv-a") or []) == [
+        "My locker code is 4512.",
+        "Noted, the locker code.",
+    ]
     await client.close()
 
 
@@ -222,7 +235,9 @@ def test_refused_credentials_stop_the_run_before_any_test_in_one_line(
 ) -> None:
     monkeypatch.setenv("AWS_ACCESS_KEY_ID", "AKIAREVOKEDKEY000000")
     with scripted_memory_server() as (model, _):
-        result = pytester.runpytest("--memorybench", "-p", "no:cacheprovider", f"--agent={_spec(model_url=model.openai_url)}")
+        result = pytester.runpytest(
+            "--memorybench", "-p", "no:cacheprovider", f"--agent={_spec(model_url=model.openai_url)}"
+        )
     assert "AWS Bedrock AgentCore refused the key (HTTP 403): set AWS credentials" in usage_error_line(result)
 
 

@@ -80,7 +80,9 @@ def problems(shape: Any, value: Any, where: str) -> list[str]:
         if not isinstance(value, dict):
             return [f"{where} must be an object"]
         found = [f"{where}.{name} is required" for name in shape.required_members if name not in value]
-        found += [f"{where}.{name} is no member of {shape.name}" for name in value if name not in shape.members]
+        found += [
+            f"{where}.{name} is no member of {shape.name}" for name in value if name not in shape.members
+        ]
         for name, member in shape.members.items():
             if name in value:
                 found += problems(member, value[name], f"{where}.{name}")
@@ -89,7 +91,9 @@ def problems(shape: Any, value: Any, where: str) -> list[str]:
         if not isinstance(value, list):
             return [f"{where} must be a list"]
         return _range(shape, len(value), where) + [
-            problem for n, item in enumerate(value) for problem in problems(shape.member, item, f"{where}[{n}]")
+            problem
+            for n, item in enumerate(value)
+            for problem in problems(shape.member, item, f"{where}[{n}]")
         ]
     if kind == "map":
         return [] if isinstance(value, dict) else [f"{where} must be an object"]
@@ -202,7 +206,9 @@ class AgentCoreServer(LoopbackState):
         else:
             return 404, {"__type": "UnknownOperationException", "message": f"no route {request.path}"}
         operation = route.operation
-        credential = re.search(r"Credential=([^/]+)/\d{8}/([^/]+)/([^/]+)/", request.headers.get("authorization", ""))
+        credential = re.search(
+            r"Credential=([^/]+)/\d{8}/([^/]+)/([^/]+)/", request.headers.get("authorization", "")
+        )
         if not credential or credential.groups() != (self.key, REGION, operation.service_model.signing_name):
             return _error(403, "The security token included in the request is invalid.")
         params: dict[str, Any] = dict(request.body or {})
@@ -246,7 +252,8 @@ class AgentCoreServer(LoopbackState):
         texts = [
             part["conversational"]["content"]["text"]
             for part in params["payload"]
-            if "conversational" in part and not part["conversational"]["content"]["text"].startswith(_DATE_LINE)
+            if "conversational" in part
+            and not part["conversational"]["content"]["text"].startswith(_DATE_LINE)
         ]
         for strategy, _, template in self.strategies:
             namespace = (
@@ -257,7 +264,15 @@ class AgentCoreServer(LoopbackState):
             for n, text in enumerate(texts):
                 ready = self.listings + self.extract_polls + n  # one listing after another
                 self.records.append(
-                    Record(_record_id(text, namespace), text, strategy, namespace, params["eventTimestamp"], actor, ready)
+                    Record(
+                        _record_id(text, namespace),
+                        text,
+                        strategy,
+                        namespace,
+                        params["eventTimestamp"],
+                        actor,
+                        ready,
+                    )
                 )
         return 201, {"event": event}
 

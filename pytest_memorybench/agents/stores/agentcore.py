@@ -81,7 +81,8 @@ class AgentCoreSettings:
         positive(poll=self.poll, settle=self.settle)
         require(
             not self.namespace_path or "{actorId}" in self.namespace_path,
-            f"namespace_path must hold {{actorId}} (each conversation is an actor), got {self.namespace_path!r}",
+            "namespace_path must hold {actorId} (each conversation is an actor),"
+            f" got {self.namespace_path!r}",
         )
 
 
@@ -97,11 +98,13 @@ class AgentCoreStore:
         region = settings.region or None
         # One attempt a call: the harness retries, with its own back-off, and counts the tries.
         self.manager = MemorySessionManager(
-            settings.memory_id, region_name=region, boto_client_config=Config(retries={"total_max_attempts": 1})
+            settings.memory_id,
+            region_name=region,
+            boto_client_config=Config(retries={"total_max_attempts": 1}),
         )
         self.client = MemoryClient(region_name=self.manager.region_name)
         self.messages_per_add = 1 if settings.event == "message" else EVENT_MESSAGES
-        self.server_version = f"bedrock-agentcore API {self.manager._data_plane_client.meta.service_model.api_version}"
+        self.server_version = f"bedrock-agentcore API {_api_version()}"
         self._paths: list[str] | None = None
         self._added: set[str] = set()
         self._lock = threading.Lock()
@@ -155,7 +158,10 @@ class AgentCoreStore:
                 top_k=max(1, min(k, MOST_HITS)),
                 max_results=max(1, min(k, MOST_HITS)),
             )
-            hits += [Hit(_text(record), record.get("score"), parsed_time(record.get("timestamp"))) for record in found]
+            hits += [
+                Hit(_text(record), record.get("score"), parsed_time(record.get("timestamp")))
+                for record in found
+            ]
         # Several strategies' namespaces: their records by score, the best k (AgentCore scores them alike).
         return sorted(hits, key=lambda hit: -(hit.score or 0.0))[: max(1, k)]
 
@@ -167,7 +173,11 @@ class AgentCoreStore:
         who = actor(namespace)
         for session in self._call(self.manager.list_actor_sessions, who):
             events = self._call(
-                self.manager.list_events, who, session["sessionId"], max_results=LIST_ALL, include_payload=False
+                self.manager.list_events,
+                who,
+                session["sessionId"],
+                max_results=LIST_ALL,
+                include_payload=False,
             )
             for event in events:
                 self._call(self.manager.delete_event, who, session["sessionId"], event["eventId"])
@@ -212,8 +222,9 @@ class AgentCoreStore:
             for template in strategy.get("namespaceTemplates") or strategy.get("namespaces") or []:
                 if "{actorId}" not in template:
                     raise usage_error(
-                        f"--agent agentcore:…: strategy {strategy['strategyId']} writes to {template!r}, which"
-                        " names no {actorId}, so conversations would share records; give namespace_path="
+                        f"--agent agentcore:…: strategy {strategy['strategyId']} writes to {template!r},"
+                        " which names no {actorId}, so conversations would share records; give"
+                        " namespace_path="
                     )
                 path = template.replace("{memoryStrategyId}", strategy["strategyId"])
                 paths.append(path.split("{sessionId}")[0])
@@ -227,8 +238,8 @@ class AgentCoreStore:
         )
         for job in answer.get("jobs", []):
             raise RuntimeError(
-                f"AgentCore could not extract the records of actor {actor(namespace)} (job {job.get('jobID')}:"
-                f" {job.get('failureReason') or 'failed'})"
+                f"AgentCore could not extract the records of actor {actor(namespace)}"
+                f" (job {job.get('jobID')}: {job.get('failureReason') or 'failed'})"
             )
 
     @staticmethod
@@ -255,6 +266,13 @@ def actor(namespace: str) -> str:
 
 def _identifier(text: str) -> str:
     return _ID.sub("-", text)[:100] or "x"
+
+
+def _api_version() -> str:
+    """The service API's version botocore's model describes (AgentCore reports none of its own)."""
+    import botocore.session
+
+    return str(botocore.session.get_session().get_service_model("bedrock-agentcore").api_version)
 
 
 def _text(record: Any) -> str:
