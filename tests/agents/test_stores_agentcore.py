@@ -112,11 +112,11 @@ async def test_the_wait_lasts_until_the_records_stop_changing_up_to_the_timeout(
     agentcore: AgentCoreServer,
 ) -> None:
     client = store_client(parse_agent_spec(_spec()), AgentOptions(timeout=30))
-    texts = [f"Fact number {n} is about the {n}th lantern." for n in range(12)]
-    agentcore.extract_polls = 8  # the first record after 8 listings, then one a listing: 19 listings
+    texts = [f"Fact number {n} is about the {n}th lantern." for n in range(8)]
+    agentcore.extract_polls = 5  # the first record after 5 listings, then one a listing: 12 listings
     await client.add(_session(1, *texts), "conv-a")
     await client.wait("conv-a")
-    assert len(await client.stored("conv-a") or []) == 12, "not one record missing"
+    assert len(await client.stored("conv-a") or []) == 8, "not one record missing"
     agentcore.extract_polls = 10**9  # never extracted: the harness's timeout ends the wait, an ERROR
     slow = store_client(parse_agent_spec(_spec()), AgentOptions(timeout=0.3))
     slow.attempts = 1
@@ -199,6 +199,22 @@ async def test_as_redis_harness_runs_it_a_session_is_one_event_opened_by_its_dat
         "My locker code is 4512.",
         "Noted, the locker code.",
     ]
+    await client.close()
+
+
+@pytest.mark.asyncio
+async def test_a_memory_the_region_does_not_have_is_one_line_and_not_retried(
+    agentcore: AgentCoreServer,
+) -> None:
+    client = store_client(
+        parse_agent_spec(_spec().replace(MEMORY_ID, "another_memory-z9y8x7w6v5")), AgentOptions()
+    )
+    await client.clear("conv-a")  # nothing to clear
+    with pytest.raises(
+        StoreError, match=r"has no memory another_memory-z9y8x7w6v5 in us-east-1 .*give memory_id="
+    ):
+        await client.add(_session(1, "The shed is blue."), "conv-a")
+    assert len([r for r in agentcore.requests if agentcore.adds(r)]) == 1, "not retried"
     await client.close()
 
 

@@ -171,7 +171,11 @@ class AgentCoreStore:
     def clear(self, namespace: str) -> None:
         """The actor's events, session by session, and its records."""
         who = actor(namespace)
-        for session in self._call(self.manager.list_actor_sessions, who):
+        try:
+            sessions = self._call(self.manager.list_actor_sessions, who)
+        except MissingMemory:
+            return  # the memory is the user's to make; an add says so, a clear has nothing to do
+        for session in sessions:
             events = self._call(
                 self.manager.list_events,
                 who,
@@ -242,9 +246,9 @@ class AgentCoreStore:
                 f" (job {job.get('jobID')}: {job.get('failureReason') or 'failed'})"
             )
 
-    @staticmethod
-    def _call(method: Any, *args: Any, **kwargs: Any) -> Any:
-        """A call of the SDK; refused credentials as PermissionError, which the harness does not retry."""
+    def _call(self, method: Any, *args: Any, **kwargs: Any) -> Any:
+        """A call of the SDK; refused credentials, and a memory the service does not have, as
+        PermissionError, which the harness does not retry."""
         from botocore.exceptions import ClientError, NoCredentialsError
 
         try:
@@ -256,7 +260,17 @@ class AgentCoreStore:
             if error.get("Code") in _REFUSED:
                 status = exc.response.get("ResponseMetadata", {}).get("HTTPStatusCode", error.get("Code"))
                 raise refused("AWS Bedrock AgentCore", status, CREDENTIALS) from None
+            if error.get("Code") == "ResourceNotFoundException" and "emory" in str(error.get("Message")):
+                raise MissingMemory(
+                    f"AWS Bedrock AgentCore has no memory {self.settings.memory_id} in"
+                    f" {self.manager.region_name} ({error.get('Message')}): give memory_id= of a memory"
+                    " you made there, with a strategy"
+                ) from None
             raise
+
+
+class MissingMemory(PermissionError):
+    """The memory `memory_id` names is not in the region: the user's to make, never retried."""
 
 
 def actor(namespace: str) -> str:
