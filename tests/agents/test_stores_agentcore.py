@@ -27,7 +27,7 @@ from tests.support.agentcore_server import (
 )
 from tests.support.memory_model import scripted_memory_server
 from tests.support.runs import usage_error_line
-from tests.support.store_runs import two_scenarios, without_back_off
+from tests.support.store_runs import two_scenarios, wait_ends_at_the_timeout, without_back_off
 
 pytest_plugins = ["pytester"]
 
@@ -118,13 +118,8 @@ async def test_the_wait_lasts_until_the_records_stop_changing_up_to_the_timeout(
     await client.wait("conv-a")
     assert len(await client.stored("conv-a") or []) == 8, "not one record missing"
     agentcore.extract_polls = 10**9  # never extracted: the harness's timeout ends the wait, an ERROR
-    slow = store_client(parse_agent_spec(_spec()), AgentOptions(timeout=0.3))
-    slow.attempts = 1
-    await slow.add(_session(2, "The shed is blue."), "conv-b")
-    with pytest.raises(StoreError, match=r"wait\(\) took longer than 0.3 s"):
-        await slow.wait("conv-b")
+    await wait_ends_at_the_timeout(_spec(), _session(2, "The shed is blue."), "conv-b")
     await client.close()
-    await slow.close()
 
 
 @pytest.mark.asyncio

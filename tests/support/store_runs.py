@@ -34,6 +34,17 @@ def two_scenarios(pytester: pytest.Pytester, agent: str) -> dict[str, Any]:
     return results
 
 
+async def wait_ends_at_the_timeout(spec: str, messages: list[Message], namespace: str) -> None:
+    """A product whose processing never finishes, for `spec`: the harness's timeout (0.3 s) ends the
+    store's wait, a StoreError (the item an ERROR), never a pass over what was not processed."""
+    slow = store_client(parse_agent_spec(spec), AgentOptions(timeout=0.3))
+    slow.attempts = 1
+    await slow.add(messages, namespace)
+    with pytest.raises(StoreError, match=r"wait\(\) took longer than 0.3 s"):
+        await slow.wait(namespace)
+    await slow.close()
+
+
 def without_back_off(monkeypatch: pytest.MonkeyPatch) -> None:
     """The harness's exponential back-off between a store's tries (0.5 s, then 1 s) taken to nothing,
     for tests of what is retried, not of how long it waits: a wait a server asks for (Retry-After)
@@ -72,13 +83,8 @@ async def waits_until_done_within_the_timeout(
     await client.wait("conv-a")
     assert polls() == [40], "polled until done"
     server.process_polls = 10**9
-    slow = store_client(parse_agent_spec(spec), AgentOptions(timeout=0.3))
-    slow.attempts = 1
-    await slow.add(sessions[1], "conv-b")
-    with pytest.raises(StoreError, match=r"wait\(\) took longer than 0.3 s"):
-        await slow.wait("conv-b")
+    await wait_ends_at_the_timeout(spec, sessions[1], "conv-b")
     await client.close()
-    await slow.close()
 
 
 async def failed_work_errs_each_wait(server: Any, spec: str, session: list[Message], said: str) -> None:
