@@ -179,7 +179,8 @@ async def test_as_redis_harness_runs_it_a_session_is_one_event_opened_by_its_dat
     spec = parse_agent_spec(
         f"agentcore(profile=vendor,memory_id={MEMORY_ID},poll=0.01,settle=0.05):openai:m@{NO_MODEL}"
     )
-    assert store_terms(spec, AgentOptions()).k == 10
+    terms = store_terms(spec, AgentOptions())
+    assert (terms.k, terms.memory_tokens, terms.profile) == (10, 1_000_000, "vendor"), "its records uncapped"
     assert spec.store is not None and spec.store.settings.event == "session"
     client = store_client(spec, AgentOptions())
     await client.add(_session(1, "My locker code is 4512.", "Noted, the locker code."), "conv-a")
