@@ -195,6 +195,13 @@ async def test_as_redis_harness_runs_it_a_session_is_one_event_opened_by_its_dat
         "My locker code is 4512.",
         "Noted, the locker code.",
     ]
+    long = [Message(f"Line {n} of a long day.", WHEN.replace(day=2), "user", n, "s2") for n in range(150)]
+    await client.add(long, "conv-a")  # an event holds 100 messages (the model): the date line and 99
+    parts = [event["payload"] for event in _events(agentcore)[1:]]
+    assert [len(payload) for payload in parts] == [100, 52]
+    assert all(
+        payload[0]["conversational"]["content"]["text"].startswith("Conversation date:") for payload in parts
+    )
     await client.close()
 
 
