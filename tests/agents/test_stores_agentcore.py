@@ -99,6 +99,7 @@ async def test_a_retried_add_is_one_event_and_k_past_the_services_cap_asks_for_1
     agentcore.faults = [503]  # refused once: the harness tries again
     await client.add(_session(1, "The shed is blue."), "conv-a")
     await client.add(_session(1, "The shed is blue."), "conv-a")  # as a retry after a lost answer sends it
+    await client.add([Message(" ", WHEN, "user", 7, "s1")], "conv-a")  # no text: no event (the model's min 1)
     assert len(agentcore.events[("conv-a", "session-s1")]) == 1, "the client token made it one event"
     await client.wait("conv-a")
     await client.search("shed", "conv-a", 1000)

@@ -50,6 +50,7 @@ if TYPE_CHECKING:
 CREDENTIALS = "AWS credentials (AWS_PROFILE, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY)"
 MOST_HITS = 100  # the service's topK and maxResults cap (botocore's model)
 MOST_QUERY = 10_000  # searchQuery's longest (the model)
+MOST_TEXT = 100_000  # a message's longest (the model)
 EVENT_MESSAGES = 99  # a payload holds 100 messages (the model): the date line and 99
 LIST_ALL = 1_000_000
 _ID = re.compile(r"[^a-zA-Z0-9_-]")  # what an actor or session id may not hold (the model's pattern)
@@ -111,12 +112,16 @@ class AgentCoreStore:
 
     def add(self, messages: list[Message], namespace: str) -> None:
         first = messages[0]
-        turns = [(message.text, _ROLES.get(message.role, "USER")) for message in messages]
+        # A message's text is 1 to 100,000 characters (the model): an empty one is no turn.
+        turns = [(m.text[:MOST_TEXT], _ROLES.get(m.role, "USER")) for m in messages if m.text.strip()]
+        if not turns:
+            return
         if self.settings.event == "session":
             turns.insert(0, (f"Conversation date: {first.timestamp:%Y-%m-%d %H:%M}", "USER"))
         payload = [{"conversational": {"content": {"text": text}, "role": role}} for text, role in turns]
         unit = first.session if first.session is not None else f"{first.timestamp:%Y%m%d}"
-        token = hashlib.sha256(repr((namespace, unit, first.id, turns)).encode()).hexdigest()
+        said = (namespace, unit, first.id, f"{first.timestamp:%Y-%m-%dT%H:%M:%S.%f}", turns)
+        token = hashlib.sha256(repr(said).encode()).hexdigest()
         self._call(
             self.manager.create_event,
             memory_id=self.settings.memory_id,
