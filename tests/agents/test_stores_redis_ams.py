@@ -14,12 +14,11 @@ import pytest
 
 from pytest_memorybench.agents.spec import AgentOptions, parse_agent_spec
 from pytest_memorybench.agents.stores.store_build import store_client, store_terms
-from pytest_memorybench.agents.stores.store_protocol import StoreError
 from pytest_memorybench.core.records import Message
 from tests.support.memory_model import scripted_memory_server
 from tests.support.redis_ams_server import RedisAmsServer, redis_ams_server
 from tests.support.runs import usage_error_line
-from tests.support.store_runs import product_server, two_scenarios
+from tests.support.store_runs import product_server, two_scenarios, wait_ends_at_the_timeout
 
 pytest_plugins = ["pytester"]
 
@@ -153,12 +152,7 @@ async def test_the_count_is_right_when_the_server_merged_memories_away_since_the
 @pytest.mark.asyncio
 async def test_an_extraction_that_never_ends_is_an_error_at_the_timeout(ams: RedisAmsServer) -> None:
     ams.extract_reads = 10**9
-    slow = store_client(parse_agent_spec(_spec(ams)), AgentOptions(timeout=0.3))
-    slow.attempts = 1
-    await slow.add(_session(2, "The shed is blue."), "conv-b")
-    with pytest.raises(StoreError, match=r"wait\(\) took longer than 0.3 s"):
-        await slow.wait("conv-b")
-    await slow.close()
+    await wait_ends_at_the_timeout(_spec(ams), _session(2, "The shed is blue."), "conv-b")
 
 
 @pytest.mark.asyncio
