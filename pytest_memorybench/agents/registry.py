@@ -282,6 +282,15 @@ STORES = _by_name(
         packages=("bedrock-agentcore", "boto3"),
     ),
     Registered(
+        "memu",
+        "stores.memu:MEMU",
+        "NevaMind's memU engine (`memu` extra, Python 3.13) in process in memory: a user per"
+        " conversation, a session a memorized conversation whose messages carry their times; its chat"
+        " model extracts profile and event items, its embedder at the MODEL_SPEC's server; searches the"
+        " items by vector",
+        packages=("memu-py",),
+    ),
+    Registered(
         "none",
         "stores.local:NONE",
         "remembers nothing: the no-memory control, what the answering model knows without any memory",

@@ -71,6 +71,27 @@ def langmem_memories(prompt: str, shown: str) -> list[dict[str, Any]]:
     ]
 
 
+MEMU_EXTRACTOR = "You are a professional User Memory Extractor."
+MEMU_PROFILE = "extract independent user memory items about the user"
+MEMU_SEGMENTS = "divide it into multiple meaningful segments"
+MEMU_CATEGORY = "User Profile Synchronization Specialist"
+# memU prints a conversation's messages a line each, `[INDEX] CREATED_AT [ROLE]: TEXT`.
+_MEMU_MESSAGE = re.compile(r"^\[\d+\] (?:\S+ )?\[(?:user|assistant)\]: (.*)$", re.M)
+
+
+def memu_items(prompt: str) -> str:
+    """memU's extraction, as its XML: for its profile prompt a memory item a statement of the
+    resource (either side's, questions and "Noted." left out), none for its other memory types
+    (so that no statement is stored twice)."""
+    said = _MEMU_MESSAGE.findall(prompt.rsplit("<resource>", 1)[-1]) if MEMU_PROFILE in prompt else []
+    memories = "".join(
+        f"<memory><content>{text}</content><categories><category>personal_info</category></categories></memory>"
+        for text in dict.fromkeys(line.strip() for line in said)
+        if text and text != NOTED and not is_question(text)
+    )
+    return f"<item>{memories}</item>"
+
+
 def read_answer(question: str, context: list[str]) -> str:
     if not is_question(question):
         return NOTED
@@ -131,6 +152,12 @@ class MemoryModelScript:
             return "mem0", json.dumps({"memory": [{"text": line} for line in said]})
         if system.startswith(LANGMEM_MANAGER):  # LangMem's memory manager: a Memory tool call a statement
             return "langmem", langmem_memories(prompt, shown=system) or "Nothing new to remember."
+        if MEMU_EXTRACTOR in prompt:  # memU's extraction of a memory type: XML items
+            return "memu", memu_items(prompt)
+        if MEMU_SEGMENTS in prompt:  # memU's segmentation of a conversation: one segment, itself
+            return "memu_segments", json.dumps({"segments": []})
+        if MEMU_CATEGORY in prompt:  # memU's rewrite of a category's summary
+            return "memu_category", "\n".join(f"- {line}" for line in re.findall(r"<content>(.*?)</content>", prompt))
         if "key-value pairs" in prompt:
             said = " ".join(user_lines(prompt)) or prompt
             return "extract", json.dumps({"key_values": {"said": said}, "summary": said})
