@@ -336,6 +336,24 @@ CALLS = [
     Call("langmem", "langgraph.store.memory:InMemoryStore.asearch", 2, ("query", "limit")),
     Call("langmem", "langgraph.store.memory:InMemoryStore.adelete", 3),
     Call("langmem", "langchain_openai:ChatOpenAI", 0, ("model", "base_url", "api_key", "http_async_client")),
+    # memu-py 1.5.1, memU's engine in process (stores/memu.py), in its own environment (Python 3.13)
+    Call(
+        "memu",
+        "memu.app:MemoryService",
+        0,
+        (
+            "llm_profiles",
+            "blob_config",
+            "database_config",
+            "memorize_config",
+            "retrieve_config",
+        ),
+    ),
+    Call("memu", "memu.app:MemoryService.memorize", 1, ("resource_url", "modality", "user")),
+    Call("memu", "memu.app:MemoryService.retrieve", 1, ("queries", "where")),
+    Call("memu", "memu.app:MemoryService.list_memory_items", 1, ("where",)),
+    Call("memu", "memu.app:MemoryService.clear_memory", 1, ("where",)),
+    Call("memu", "memu.app:MemoryService.intercept_after_llm_call", 2, ("name",)),
     # cognee 1.6.5 (stores/cognee.py), in its own environment
     Call("cognee", "cognee:add", 1, ("dataset_name",)),
     Call("cognee", "cognee:cognify", 0, ("datasets",)),
@@ -462,6 +480,24 @@ FIELDS = [
     Fields("redis-ams", "agent_memory_client:MemoryServerError", ("status_code",)),
     Fields("langmem", "langgraph.store.base:SearchItem", ("value", "key", "score", "namespace")),
     Fields("mcp", "mcp.types:Tool", ("input_schema",)),
+    Fields(
+        "memu",
+        "memu.app.settings:LLMConfig",
+        ("client_backend", "base_url", "api_key", "chat_model", "embed_model"),
+    ),
+    Fields("memu", "memu.app.settings:BlobConfig", ("resources_dir",)),
+    Fields("memu", "memu.app.settings:MetadataStoreConfig", ("provider",)),
+    Fields("memu", "memu.app.settings:MemorizeConfig", ("memory_types",)),
+    Fields(
+        "memu",
+        "memu.app.settings:RetrieveConfig",
+        ("method", "route_intention", "sufficiency_check", "category", "resource", "item"),
+    ),
+    Fields("memu", "memu.app.settings:RetrieveItemConfig", ("enabled", "ranking", "top_k")),
+    Fields("memu", "memu.app.settings:RetrieveCategoryConfig", ("enabled",)),
+    Fields("memu", "memu.app.settings:RetrieveResourceConfig", ("enabled",)),
+    Fields("memu", "memu.database.models:MemoryItem", ("summary", "resource_id")),
+    Fields("memu", "memu.llm.wrapper:LLMUsage", ("input_tokens", "output_tokens")),
     Fields("mcp", "mcp.types:CallToolResult", ("is_error", "structured_content", "content")),
     Fields("mcp", "mcp.types:InitializeResult", ("server_info",)),
     Fields("evermemos", "evermemos.types.v0:MemoryAddResponse", ("request_id",)),
@@ -518,6 +554,7 @@ DISTRIBUTIONS = {
     "redis-ams": "agent-memory-client",
     "evermemos": "evermemos",
     "agentcore": "bedrock-agentcore",
+    "memu": "memu-py",
 }
 # The first module each adapter's SDK is imported by (skipped where it is not installed).
 MODULES = {
@@ -536,6 +573,7 @@ MODULES = {
     "redis-ams": "agent_memory_client",
     "evermemos": "evermemos",
     "agentcore": "bedrock_agentcore",
+    "memu": "memu.app",
 }
 
 

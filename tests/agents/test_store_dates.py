@@ -112,6 +112,7 @@ STORES = {
     "mem0": _local("mem0", "(infer=false)"),
     "graphiti": _local("graphiti_core"),
     "langmem": _local("langmem"),
+    "memu": _local("memu.app"),
     "mcp": _mcp,
     "supermemory": _hosted(supermemory_server, "SUPERMEMORY_API_KEY", "supermemory"),
     "mem0-platform": _hosted(mem0_platform_server, "MEM0_API_KEY", "mem0"),
