@@ -46,9 +46,10 @@ def test_the_help_names_and_the_errors_suggest_every_registered_agent() -> None:
         assert name in forms
         misspelt = name[:-1]  # the last letter missed
         written = name if name in registry.REFERENCE_AGENTS else f"{name}:MODEL_SPEC"
-        assert f"did you mean {written}" in registry.unknown_agent(misspelt)
+        # among the suggestions: "mem" is as near to mem0 as to memu
+        assert written in registry.unknown_agent(misspelt).partition("did you mean ")[2]
     for name in [*registry.MECHANISMS, *registry.STORES]:
-        assert f"did you mean {name}" in registry.unknown_prefix(name[:-1])
+        assert name in registry.unknown_prefix(name[:-1]).partition("did you mean ")[2]
 
 
 def test_the_readme_names_every_built_in_suite_and_links_every_suite_page() -> None:

@@ -62,6 +62,10 @@ async def test_memu_memorizes_each_session_dated_searches_at_k_lists_and_clears(
     assert await client.search("locker code", "conv-b", 5) == [], "another namespace holds nothing"
     await client.clear("conv-a")
     assert await client.stored("conv-a") == [] and await client.search("locker code", "conv-a", 5) == []
+    summaries = script.asked["memu_category"]
+    await client.add([Message("My bike is teal.", JUNE, session=1)], "conv-b")
+    assert script.asked["memu_category"] == summaries + 1, "conv-b's items filed under its own categories"
+    assert [hit.text for hit in await client.search("bike", "conv-b", 5)] == ["My bike is teal."]
     assert client.store.usage.calls >= 6 and client.store.usage.input_tokens > 0, "its model calls counted"
     await client.close()
 

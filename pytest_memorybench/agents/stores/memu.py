@@ -7,8 +7,10 @@
 memu-py 1.x is memU's self-hosted engine (`memu.app.MemoryService`), not the client of memU's cloud
 that the 0.x releases were (`MemuClient.memorize_conversation`, `retrieve_related_memory_items`, as
 MemOS's evaluation drives it): that cloud API is not in the pinned release.  The engine runs here in
-memory (`inmemory` metadata store, brute-force vectors), one per store object; a namespace is a memU
-user (`user={"user_id": namespace}`, searches `where={"user_id": namespace}`).  Each `add`, one
+memory (`inmemory` metadata store, brute-force vectors), one engine per namespace, whose memU user
+it is (`user={"user_id": namespace}`, searches `where={"user_id": namespace}`): memU 1.5.1 makes its
+categories once per engine, for the first user it memorizes, so engines shared by conversations
+would file every later conversation's items under the first one's categories.  Each `add`, one
 session of the benchmark's history, is one `memorize` of a conversation resource: the session's
 messages as memU's conversation JSON (`role`, `content`, `created_at`: memU prints each message's
 `created_at` before it in what its extraction reads), written to a file of its own in the engine's
@@ -76,14 +78,15 @@ class MemUSettings:
 
 
 class MemUStore:
-    """A memU `MemoryService` in memory, made on first use; `usage` is what its model calls cost."""
+    """A memU `MemoryService` in memory per namespace, made on its first add; `usage` is what their
+    model calls cost."""
 
     def __init__(self, settings: MemUSettings, llm: Endpoint, embedder: Endpoint) -> None:
         self.settings = settings
         self.llm = llm
         self.embedder = embedder
         self.usage = Usage()
-        self._service: Any = None
+        self._services: dict[str, Any] = {}
         self._folder = tempfile.TemporaryDirectory(prefix="memorybench-memu-")
         self._dates: dict[str, datetime] = {}  # resource id -> the time of the session it holds
         self._lock = threading.Lock()
@@ -99,7 +102,7 @@ class MemUStore:
             self._resources += 1
             path = Path(self._folder.name) / f"session-{self._resources}.json"
         path.write_text(json.dumps(conversation, ensure_ascii=False), encoding="utf-8")
-        answer = await self._memu().memorize(
+        answer = await self._memu(namespace).memorize(
             resource_url=str(path), modality=CONVERSATION, user={"user_id": namespace}
         )
         for resource in answer.get("resources") or [answer.get("resource") or {}]:
@@ -107,7 +110,9 @@ class MemUStore:
                 self._dates[str(resource["id"])] = messages[0].timestamp
 
     async def search(self, query: str, namespace: str, k: int) -> list[Hit]:
-        service = self._memu()
+        service = self._services.get(namespace)
+        if service is None:
+            return []
         service.retrieve_config.item.top_k = k  # the harness's k; read when the items are recalled
         found = await service.retrieve(
             queries=[{"role": "user", "content": {"text": query}}], where={"user_id": namespace}
@@ -119,20 +124,25 @@ class MemUStore:
         ]
 
     async def stored(self, namespace: str) -> list[str]:
-        listed = await self._memu().list_memory_items(where={"user_id": namespace})
+        service = self._services.get(namespace)
+        if service is None:
+            return []
+        listed = await service.list_memory_items(where={"user_id": namespace})
         return [item["summary"] for item in listed.get("items") or [] if item.get("summary")]
 
     async def clear(self, namespace: str) -> None:
-        await self._memu().clear_memory(where={"user_id": namespace})
+        service = self._services.pop(namespace, None)
+        if service is not None:
+            await service.clear_memory(where={"user_id": namespace})
 
     def close(self) -> None:
         self._folder.cleanup()
 
-    def _memu(self) -> Any:
-        if self._service is None:
+    def _memu(self, namespace: str) -> Any:
+        if namespace not in self._services:
             from memu.app import MemoryService
 
-            self._service = MemoryService(
+            service = MemoryService(
                 llm_profiles={"default": _profile(self.llm), _EMBEDDING: _profile(self.embedder)},
                 blob_config={"resources_dir": self._folder.name},
                 database_config={"metadata_store": {"provider": "inmemory"}},
@@ -146,8 +156,9 @@ class MemUStore:
                     "item": {"enabled": True, "ranking": self.settings.ranking},
                 },
             )
-            self._service.intercept_after_llm_call(self._count, name="memorybench-usage")
-        return self._service
+            service.intercept_after_llm_call(self._count, name="memorybench-usage")
+            self._services[namespace] = service
+        return self._services[namespace]
 
     def _count(self, _call: Any, _request: Any, _response: Any, usage: Any) -> None:
         """memU's own account of a model call's tokens (an embedding reports no output)."""
