@@ -47,7 +47,9 @@ async def test_memu_memorizes_each_session_dated_searches_at_k_lists_and_clears(
     await client.add([*may, *june], "conv-a")
     assert script.asked["memu"] == 4, "memU's two memory types, extracted once a session"
     extractions = [
-        json.dumps(r.body) for r in server.requests_to("/v1/chat/completions") if "<resource>" in json.dumps(r.body)
+        json.dumps(r.body)
+        for r in server.requests_to("/v1/chat/completions")
+        if "<resource>" in json.dumps(r.body)
     ]
     assert "[0] 2024-05-01T09:00:00+00:00 [user]: My locker code is 4512." in extractions[0]
     assert all("2024-06-03T18:30:00+00:00" in text for text in extractions[-2:]), "June's messages dated"

@@ -157,7 +157,9 @@ class MemoryModelScript:
         if MEMU_SEGMENTS in prompt:  # memU's segmentation of a conversation: one segment, itself
             return "memu_segments", json.dumps({"segments": []})
         if MEMU_CATEGORY in prompt:  # memU's rewrite of a category's summary
-            return "memu_category", "\n".join(f"- {line}" for line in re.findall(r"<content>(.*?)</content>", prompt))
+            return "memu_category", "\n".join(
+                f"- {line}" for line in re.findall(r"<content>(.*?)</content>", prompt)
+            )
         if "key-value pairs" in prompt:
             said = " ".join(user_lines(prompt)) or prompt
             return "extract", json.dumps({"key_values": {"said": said}, "summary": said})
