@@ -91,6 +91,10 @@ def test_memu_settings_no_vendor_profile_and_a_missing_extra_are_one_line(
         parse_agent_spec("memu(profile=vendor):openai:fake-model@http://127.0.0.1:9/v1")
     with pytest.raises(UsageError, match="memory_types takes profile"):
         parse_agent_spec("memu(memory_types=profile+diary):openai:fake-model@http://127.0.0.1:9/v1")
+    monkeypatch.setattr("pytest_memorybench.agents.stores.memu.NEEDS_PYTHON", (99, 0))
+    with pytest.raises(UsageError, match=r"needs Python 99\.0 or later and this is Python 3\.\d+;"):
+        store_client(parse_agent_spec("memu:openai:fake-model@http://127.0.0.1:9/v1"), AgentOptions())
+    monkeypatch.setattr("pytest_memorybench.agents.stores.memu.NEEDS_PYTHON", (3, 0))
     monkeypatch.setitem(sys.modules, "memu", None)  # as if not installed
     monkeypatch.setitem(sys.modules, "memu.app", None)
     with pytest.raises(UsageError, match=r"pip install 'pytest-memorybench\[memu\]'"):

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import tempfile
 import threading
 from dataclasses import dataclass
@@ -38,11 +39,12 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pytest_memorybench.agents.mechanisms.settings import require
+from pytest_memorybench.agents.mechanisms.settings import one_of, require
 from pytest_memorybench.agents.stores.dates import iso_utc
 from pytest_memorybench.agents.stores.endpoints import Endpoint, openai_endpoints
 from pytest_memorybench.agents.stores.hosted import require_package
 from pytest_memorybench.agents.stores.store_protocol import BuiltinStore, Hit
+from pytest_memorybench.core.errors import usage_error
 from pytest_memorybench.core.records import Message, Usage
 
 if TYPE_CHECKING:
@@ -51,6 +53,7 @@ if TYPE_CHECKING:
 CONVERSATION = "conversation"  # memU's modality for a chat transcript
 _MEMORY_TYPES = ("profile", "event", "knowledge", "behavior", "skill", "tool")  # memu.database.models
 _EMBEDDING = "embedding"  # memU's profile name for the embedder
+NEEDS_PYTHON = (3, 13)  # memu-py 1.5.1's Requires-Python
 
 
 @dataclass(frozen=True)
@@ -67,10 +70,7 @@ class MemUSettings:
             bool(self.types) and not unknown,
             f"memory_types takes {'+'.join(_MEMORY_TYPES)} joined by +, got {self.memory_types!r}",
         )
-        require(
-            self.ranking in ("similarity", "salience"),
-            f"ranking must be similarity or salience, got {self.ranking!r}",
-        )
+        one_of("ranking", self.ranking, ("similarity", "salience"))
 
     @property
     def types(self) -> list[str]:
@@ -178,6 +178,12 @@ def _profile(endpoint: Endpoint) -> dict[str, Any]:
 
 
 def _make(settings: MemUSettings, options: AgentOptions, model: AgentSpec) -> MemUStore:
+    if sys.version_info < NEEDS_PYTHON:  # the extra installs nothing there: say why, not "install it"
+        raise usage_error(
+            f"--agent memu:…: memU's engine (memu-py 1.5.1) needs Python {'.'.join(map(str, NEEDS_PYTHON))}"
+            f" or later and this is Python {sys.version_info.major}.{sys.version_info.minor}; run the"
+            " benchmark from a newer Python's environment with pip install 'pytest-memorybench[memu]'"
+        )
     require_package("memu", "memu.app")
     llm, embedder = openai_endpoints("memu", "memU", model, options)
     return MemUStore(settings, llm, embedder)
