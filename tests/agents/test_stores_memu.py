@@ -43,7 +43,8 @@ async def test_memu_memorizes_each_session_dated_searches_at_k_lists_and_clears(
     server, script = model
     client = store_client(parse_agent_spec(_spec(server)), AgentOptions())
     may = [Message("My locker code is 4512.", MAY, session=1), Message("Noted.", MAY, "assistant", session=1)]
-    june = [Message(f"The bike shed has {n} racks.", JUNE, session=2) for n in range(8)]
+    june = [Message(f"The bike shed has {n} racks.", JUNE, session=2) for n in range(7)]
+    june.append(Message("I repaint bikes.", JUNE, "assistant", session=2, speaker="Melanie"))
     await client.add([*may, *june], "conv-a")
     assert script.asked["memu"] == 4, "memU's two memory types, extracted once a session"
     extractions = [
@@ -53,13 +54,18 @@ async def test_memu_memorizes_each_session_dated_searches_at_k_lists_and_clears(
     ]
     assert "[0] 2024-05-01T09:00:00+00:00 [user]: My locker code is 4512." in extractions[0]
     assert all("2024-06-03T18:30:00+00:00" in text for text in extractions[-2:]), "June's messages dated"
+    assert "[7] 2024-06-03T18:30:00+00:00 [assistant]: Melanie: I repaint bikes." in extractions[-1], "named"
     found = await client.search("What is my locker code?", "conv-a", 5)
     assert len(found) == 5 and found[0].line == "[2024-05-01 09:00] My locker code is 4512.", found
     assert all(hit.timestamp == JUNE for hit in found[1:]), [hit.line for hit in found]
     assert len(await client.search("What is my locker code?", "conv-a", 2)) == 2, "k is the harness's"
     stored = await client.stored("conv-a")
     assert sorted(stored or []) == sorted(
-        ["My locker code is 4512.", *(f"The bike shed has {n} racks." for n in range(8))]
+        [
+            "My locker code is 4512.",
+            *(f"The bike shed has {n} racks." for n in range(7)),
+            "Melanie: I repaint bikes.",
+        ]
     )
     assert await client.search("locker code", "conv-b", 5) == [], "another namespace holds nothing"
     await client.clear("conv-a")

@@ -13,14 +13,16 @@ categories once per engine, for the first user it memorizes, so engines shared b
 would file every later conversation's items under the first one's categories.  Each `add`, one
 session of the benchmark's history, is one `memorize` of a conversation resource: the session's
 messages as memU's conversation JSON (`role`, `content`, `created_at`: memU prints each message's
-`created_at` before it in what its extraction reads), written to a file of its own in the engine's
-resources folder.  memU then extracts memory items of its `memory_types` (its default profile and
+`created_at` before it in what its extraction reads; a named speaker opens its text, `Name: …`,
+as memU prints only the role), written to a file of its own in the engine's resources folder.
+memU then extracts memory items of its `memory_types` (its default profile and
 event) with its chat model, files them under its categories and rewrites their summaries.  Its
 items carry the wall clock's `created_at`, so each hit is dated by the session whose resource it
 came from.  `memorize` returns once the items are stored: nothing is left to wait for.  Search is
 memU's `retrieve` with its `rag` method on items alone, the harness's question as the query (no
 rewriting, no sufficiency checks: the harness owns the query and k), top k items by cosine
-similarity.  `stored()` is `list_memory_items`; `clear` is `clear_memory` of the user.  Its chat model
+similarity.  `stored()` is `list_memory_items`; `clear` is `clear_memory` of the user, and drops
+its engine.  Its chat model
 and embedder are the MODEL_SPEC's (`--mb-embedder openai:MODEL@URL` names another embedder); memU's
 own LLM interceptor counts their tokens as the store's writes and reads.  memu-py 1.5.1 requires
 Python 3.13 (its wheels are built for glibc 2.39 and later).  Tested with memu-py 1.5.1 on the test
@@ -95,7 +97,7 @@ class MemUStore:
     async def add(self, messages: list[Message], namespace: str) -> None:
         """One session, one conversation resource memorized, each message dated."""
         conversation = [
-            {"role": message.role, "content": message.text, "created_at": iso_utc(message.timestamp)}
+            {"role": message.role, "content": _content(message), "created_at": iso_utc(message.timestamp)}
             for message in messages
         ]
         with self._lock:
@@ -163,6 +165,12 @@ class MemUStore:
     def _count(self, _call: Any, _request: Any, _response: Any, usage: Any) -> None:
         """memU's own account of a model call's tokens (an embedding reports no output)."""
         self.usage.add(Usage(int(usage.input_tokens or 0), int(usage.output_tokens or 0), calls=1))
+
+
+def _content(message: Message) -> str:
+    """A message's text, with its speaker's name where the benchmark names one (memU prints only
+    the role, `[user]`, and its extraction attributes what it reads to "the user")."""
+    return message.labelled() if message.speaker else message.text
 
 
 def _profile(endpoint: Endpoint) -> dict[str, Any]:
