@@ -15,7 +15,9 @@ from pytest_memorybench.agents.spec import AgentOptions, parse_agent_spec
 from pytest_memorybench.agents.stores.store_build import store_client
 from pytest_memorybench.agents.stores.store_protocol import StoreError
 from pytest_memorybench.core.records import Message
+from tests.support.llm_server import LLMServer
 from tests.support.loopback import LoopbackState
+from tests.support.memory_model import MemoryModelScript, scripted_memory_server
 
 Served = TypeVar("Served", bound=LoopbackState)
 
@@ -44,6 +46,25 @@ async def wait_ends_at_the_timeout(spec: str, messages: list[Message], namespace
     with pytest.raises(StoreError, match=r"wait\(\) took longer than 0.3 s"):
         await slow.wait(namespace)
     await slow.close()
+
+
+@contextmanager
+def scripted_in_process(module: str) -> Iterator[tuple[LLMServer, MemoryModelScript]]:
+    """The scripted model server for a product run in process (LangMem, memU): its chat model and
+    embedder; skipped where the product's package (`module`) is not installed."""
+    pytest.importorskip(module)
+    with scripted_memory_server() as served:
+        yield served
+
+
+def in_process_run(pytester: pytest.Pytester, agent: str, distribution: str, version: str) -> None:
+    """An in-process product's run of the two LTM scenarios on the scripted model: the colours and
+    names found by their words, what it stored and its model's tokens counted, its version recorded."""
+    results = two_scenarios(pytester, agent)
+    totals = results["totals"]
+    assert totals["evidence_recall"]["mean"] > 0.5, "the colours and names are found by their words"
+    assert totals["store"]["stored"] and totals["store"]["ingest_tokens"] > 0
+    assert results["run"]["provenance"]["products"][distribution] == version
 
 
 def without_back_off(monkeypatch: pytest.MonkeyPatch) -> None:
