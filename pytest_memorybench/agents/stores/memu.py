@@ -41,7 +41,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pytest_memorybench.agents.mechanisms.settings import one_of, require
+from pytest_memorybench.agents.mechanisms.settings import require
 from pytest_memorybench.agents.stores.dates import iso_utc
 from pytest_memorybench.agents.stores.endpoints import Endpoint, openai_endpoints
 from pytest_memorybench.agents.stores.hosted import require_package
@@ -60,11 +60,11 @@ NEEDS_PYTHON = (3, 13)  # memu-py 1.5.1's Requires-Python
 
 @dataclass(frozen=True)
 class MemUSettings:
-    """The memory types memU extracts (`+`-separated; memU's default `profile+event`) and how it
-    ranks items (`similarity`, memU's default, or `salience`: similarity weighted by recency)."""
+    """The memory types memU extracts (`+`-separated; memU's default `profile+event`).  Items are
+    ranked by memU's default, cosine similarity: its other ranking (`salience`) weights them by
+    recency on the wall clock's `created_at`, not the benchmark's time."""
 
     memory_types: str = "profile+event"
-    ranking: str = "similarity"
 
     def __post_init__(self) -> None:
         unknown = [kind for kind in self.types if kind not in _MEMORY_TYPES]
@@ -72,7 +72,6 @@ class MemUSettings:
             bool(self.types) and not unknown,
             f"memory_types takes {'+'.join(_MEMORY_TYPES)} joined by +, got {self.memory_types!r}",
         )
-        one_of("ranking", self.ranking, ("similarity", "salience"))
 
     @property
     def types(self) -> list[str]:
@@ -155,7 +154,7 @@ class MemUStore:
                     "sufficiency_check": False,
                     "category": {"enabled": False},
                     "resource": {"enabled": False},
-                    "item": {"enabled": True, "ranking": self.settings.ranking},
+                    "item": {"enabled": True, "ranking": "similarity"},
                 },
             )
             service.intercept_after_llm_call(self._count, name="memorybench-usage")
