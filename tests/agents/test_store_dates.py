@@ -15,8 +15,8 @@ import pytest
 
 from pytest_memorybench.scenarios.locomo.data import load_samples
 from pytest_memorybench.scenarios.locomo.generator import write_locomo
-from tests.support.evermemos_server import EverMemOSServer, evermemos_server
 from tests.support.agentcore_server import MEMORY_ID, agentcore_environment, agentcore_server
+from tests.support.evermemos_server import EverMemOSServer, evermemos_server
 from tests.support.hindsight_server import hindsight_server
 from tests.support.loopback import LoopbackState
 from tests.support.mcp_server import reference_store, require_reference_mcp_server
