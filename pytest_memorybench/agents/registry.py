@@ -291,6 +291,14 @@ STORES = _by_name(
         packages=("memu-py",),
     ),
     Registered(
+        "memmachine",
+        "stores.memmachine:MEMMACHINE",
+        "MemMachine's episodic and profile memory (`memmachine` extra; a server you run, key from"
+        " MEMMACHINE_API_KEY where it wants one): a project per conversation, a session's messages an"
+        " episode each, dated; waited on until its profile stops changing; searches episodes and features",
+        packages=("memmachine-client",),
+    ),
+    Registered(
         "none",
         "stores.local:NONE",
         "remembers nothing: the no-memory control, what the answering model knows without any memory",

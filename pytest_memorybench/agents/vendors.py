@@ -70,6 +70,13 @@ VENDORS: dict[str, VendorProfile] = {
         k=10,
         memory_tokens=1_000_000,
     ),
+    "memmachine": VendorProfile(
+        "MemMachine/MemMachine evaluation/locomo/episodic_memory/restapiv2_locomo_search.py: top_k 50"
+        " (its --top-k default), episodic and semantic memory both, every memory returned in the"
+        " answer's context, uncapped",
+        k=50,
+        memory_tokens=1_000_000,
+    ),
     "cognee": VendorProfile(
         "topoteretes/cognee eval_framework/eval_config.py: qa_engine cognee_graph_completion; its"
         " search's default top_k 15",

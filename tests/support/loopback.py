@@ -111,6 +111,8 @@ class _Handler(BaseHTTPRequestHandler):
         streamed = isinstance(payload, EventStream)
         if streamed:
             data = "".join(f"data: {json.dumps(item)}\n\n" for item in payload).encode()
+        elif status == 204:  # No Content: a body would be read as the next response's start
+            data = b""
         else:
             data = json.dumps(payload).encode()
         self.send_response(status)
