@@ -325,6 +325,41 @@ CALLS = [
     ),
     Call("agentcore", "bedrock_agentcore.memory:MemorySessionManager.delete_event", 4),
     Call("agentcore", "bedrock_agentcore.memory:MemoryClient.get_memory_strategies", 2),
+    # memmachine-client 0.4.0 and memmachine-common 0.4.0 (stores/memmachine.py)
+    Call(
+        "memmachine",
+        "memmachine_client:MemMachineClient",
+        0,
+        ("api_key", "base_url", "timeout", "max_retries"),
+    ),
+    Call("memmachine", "memmachine_client:MemMachineClient.health_check", 1),
+    Call(
+        "memmachine",
+        "memmachine_client:MemMachineClient.get_or_create_project",
+        1,
+        ("org_id", "project_id", "description"),
+    ),
+    # `request` hands its keywords to requests.Session.request: the body as `json`
+    Call("memmachine", "memmachine_client:MemMachineClient.request", 3, ("json",), frozenset({"json"})),
+    Call("memmachine", "memmachine_client:MemMachineClient.close", 1),
+    Call("memmachine", "memmachine_client:Project", 3),
+    Call("memmachine", "memmachine_client:Project.memory", 1),
+    Call("memmachine", "memmachine_client:Project.delete", 1),
+    Call("memmachine", "memmachine_client:Memory.search", 2, ("limit", "expand_context", "agent_mode")),
+    Call("memmachine", "memmachine_client:Memory.list", 1, ("memory_type", "page_size", "page_num")),
+    Call("memmachine", "memmachine_client:Memory.get_feature", 2, ("load_citations",)),
+    Call(
+        "memmachine",
+        "memmachine_common.api.spec:AddMemoriesSpec",
+        0,
+        ("org_id", "project_id", "types", "messages"),
+    ),
+    Call(
+        "memmachine",
+        "memmachine_common.api.spec:MemoryMessage",
+        0,
+        ("content", "producer", "role", "timestamp", "metadata"),
+    ),
     # langmem 0.0.30 over LangGraph's store (stores/langmem.py)
     Call(
         "langmem",
@@ -409,6 +444,11 @@ NAMES = {
         "botocore.config:Config",
         "botocore.exceptions:ClientError",
         "botocore.exceptions:NoCredentialsError",
+    ],
+    "memmachine": [
+        "memmachine_common.api:MemoryType.Episodic",
+        "memmachine_common.api:MemoryType.Semantic",
+        "requests:HTTPError",
     ],
     "honcho": [
         f"honcho.http.exceptions:{name}"
@@ -498,6 +538,37 @@ FIELDS = [
     Fields("memu", "memu.app.settings:RetrieveResourceConfig", ("enabled",)),
     Fields("memu", "memu.database.models:MemoryItem", ("summary", "resource_id")),
     Fields("memu", "memu.llm.wrapper:LLMUsage", ("input_tokens", "output_tokens")),
+    Fields("memmachine", "memmachine_common.api.spec:AddMemoriesResponse", ("results",)),
+    Fields("memmachine", "memmachine_common.api.spec:AddMemoryResult", ("uid",)),
+    Fields("memmachine", "memmachine_common.api.spec:SearchResult", ("content",)),
+    Fields(
+        "memmachine", "memmachine_common.api.spec:SearchResultContent", ("episodic_memory", "semantic_memory")
+    ),
+    Fields(
+        "memmachine",
+        "memmachine_common.api.spec:EpisodicSearchResult",
+        ("long_term_memory", "short_term_memory"),
+    ),
+    Fields("memmachine", "memmachine_common.api.spec:EpisodicSearchLongTermMemory", ("episodes",)),
+    Fields("memmachine", "memmachine_common.api.spec:EpisodicSearchShortTermMemory", ("episodes",)),
+    Fields(
+        "memmachine",
+        "memmachine_common.api.spec:EpisodeResponse",
+        ("uid", "content", "producer_id", "created_at", "score"),
+    ),
+    Fields(
+        "memmachine", "memmachine_common.api.spec:Episode", ("uid", "content", "producer_id", "created_at")
+    ),
+    Fields(
+        "memmachine",
+        "memmachine_common.api.spec:SemanticFeature",
+        ("tag", "feature_name", "value", "metadata"),
+    ),
+    Fields("memmachine", "memmachine_common.api.spec:SemanticFeature.Metadata", ("id", "citations")),
+    Fields("memmachine", "memmachine_common.api.spec:ListResult", ("content",)),
+    Fields(
+        "memmachine", "memmachine_common.api.spec:ListResultContent", ("episodic_memory", "semantic_memory")
+    ),
     Fields("mcp", "mcp.types:CallToolResult", ("is_error", "structured_content", "content")),
     Fields("mcp", "mcp.types:InitializeResult", ("server_info",)),
     Fields("evermemos", "evermemos.types.v0:MemoryAddResponse", ("request_id",)),
@@ -550,6 +621,7 @@ DISTRIBUTIONS = {
     "memobase": "memobase",
     "honcho": "honcho-ai",
     "hindsight": "hindsight-client",
+    "memmachine": "memmachine-client",
     "langmem": "langmem",
     "redis-ams": "agent-memory-client",
     "evermemos": "evermemos",
@@ -569,6 +641,7 @@ MODULES = {
     "memobase": "memobase",
     "honcho": "honcho",
     "hindsight": "hindsight_client",
+    "memmachine": "memmachine_client",
     "langmem": "langmem",
     "redis-ams": "agent_memory_client",
     "evermemos": "evermemos",
@@ -695,6 +768,7 @@ _CLIENT_ROOTS = {
     "redis_ams": ("self.client", "self._client"),
     "evermemos": ("self._evermemos()", "self._client"),
     "agentcore": ("self.manager", "self.client"),
+    "memmachine": ("self.client",),
 }
 
 

@@ -21,6 +21,7 @@ from tests.support.hindsight_server import hindsight_server
 from tests.support.loopback import LoopbackState
 from tests.support.mcp_server import reference_store, require_reference_mcp_server
 from tests.support.mem0_platform_server import mem0_platform_server
+from tests.support.memmachine_server import memmachine_server
 from tests.support.memobase_server import memobase_server
 from tests.support.memory_model import MemoryModelScript, scripted_memory_server
 from tests.support.redis_ams_server import redis_ams_server
@@ -80,6 +81,13 @@ def _agentcore(stack: ExitStack, monkeypatch: pytest.MonkeyPatch) -> Started:
     return f"(memory_id={MEMORY_ID},poll=0.01,settle=0.05)", server
 
 
+def _memmachine(stack: ExitStack, monkeypatch: pytest.MonkeyPatch) -> Started:
+    pytest.importorskip("memmachine_client")
+    server = stack.enter_context(memmachine_server())
+    monkeypatch.setenv("MEMMACHINE_API_KEY", server.key)
+    return f"(url={server.base_url},poll=0.01,settle=0.05)", server
+
+
 def _mcp(stack: ExitStack, monkeypatch: pytest.MonkeyPatch) -> Started:
     require_reference_mcp_server()
     return reference_store().removeprefix("mcp"), None
@@ -122,6 +130,7 @@ STORES = {
     "redis-ams": _redis_ams,
     "evermemos": _hosted(evermemos_server, "EVERMEMOS_API_KEY", "evermemos"),
     "agentcore": _agentcore,
+    "memmachine": _memmachine,
 }
 
 

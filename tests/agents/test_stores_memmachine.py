@@ -124,8 +124,12 @@ def test_its_settings_are_checked_in_one_line() -> None:
 
 
 @pytest.mark.asyncio
-async def test_as_its_vendor_runs_it_fifty_memories_of_both_kinds_uncapped(memmachine: MemMachineServer) -> None:
-    spec = parse_agent_spec(f"memmachine(profile=vendor,url={memmachine.base_url},settle=0.05):openai:m@{NO_MODEL}")
+async def test_as_its_vendor_runs_it_fifty_memories_of_both_kinds_uncapped(
+    memmachine: MemMachineServer,
+) -> None:
+    spec = parse_agent_spec(
+        f"memmachine(profile=vendor,url={memmachine.base_url},settle=0.05):openai:m@{NO_MODEL}"
+    )
     terms = store_terms(spec, AgentOptions())
     assert (terms.k, terms.memory_tokens, terms.profile) == (50, 1_000_000, "vendor")
     client = store_client(spec, AgentOptions())
@@ -152,7 +156,9 @@ def test_no_server_stops_the_run_before_any_test_in_one_line(pytester: pytest.Py
         agent = f"memmachine(url=http://127.0.0.1:9,poll=0.01):openai:m@{model.openai_url}"
         result = pytester.runpytest("--memorybench", "-p", "no:cacheprovider", f"--agent={agent}")
     line = usage_error_line(result)
-    assert "the store failed its check before the run: store memmachine: clear() raised ConnectionError" in line
+    assert (
+        "the store failed its check before the run: store memmachine: clear() raised ConnectionError" in line
+    )
     assert "Traceback" not in result.stdout.str() + result.stderr.str(), "the client's own log kept out"
 
 

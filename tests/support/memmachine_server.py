@@ -124,8 +124,8 @@ class MemMachineServer(LoopbackState):
     def _project(self, org: str, project: str) -> dict[str, Any]:
         config = {"embedder": "", "reranker": "", "vector_graph_store": "", "vector_store": "",
                   "segment_store": "", "properties_schema": {}}  # fmt: skip
-        return {"org_id": org, "project_id": project, "description": self.projects[f"{org}/{project}"].description,
-                "config": config}  # fmt: skip
+        description = self.projects[f"{org}/{project}"].description
+        return {"org_id": org, "project_id": project, "description": description, "config": config}
 
     # -- memories ---------------------------------------------------------------------------------
 
@@ -220,8 +220,13 @@ class MemMachineServer(LoopbackState):
         for episode in project.queued:
             n = next(self._ids)
             project.features.append(
-                {"id": str(n), "tag": "conversation", "feature_name": f"note {n}",
-                 "value": episode["content"], "citations": [episode["uid"]]}  # fmt: skip
+                {
+                    "id": str(n),
+                    "tag": "conversation",
+                    "feature_name": f"note {n}",
+                    "value": episode["content"],
+                    "citations": [episode["uid"]],
+                }  # fmt: skip
             )
         project.queued, project.lists_since_queued = [], 0
 

@@ -1,4 +1,4 @@
-"""`memmachine`: MemMachine's episodic and profile memory through its official client, a project a conversation.
+"""`memmachine`: MemMachine's episodic and profile memory through its client, a project a conversation.
 
     memmachine(url=http://localhost:8080):openai:gpt-4o-mini    a MemMachine server you run
     memmachine(profile=vendor,url=…):openai:…                    as MemMachine's own LoCoMo harness runs it
@@ -16,8 +16,9 @@ two memories only (`types`); by default in both, as MemMachine does.
 
 Episodes are stored when the add returns; profile ("semantic") memory is extracted from them in
 the background, and MemMachine reports no status for it.  So `wait` asks for the project's profile
-features until their count has not changed for `settle` seconds (how Redis's harness waits for a
-product that extracts later), bounded by `--mb-timeout`.  MemMachine extracts a project's messages
+features until their count has not changed for `settle` seconds and three readings (how Redis's
+harness waits for a product that extracts later: until the count stops changing), bounded by
+`--mb-timeout`.  MemMachine extracts a project's messages
 once at least five are waiting (its `uningested_message_limit`) or the oldest has waited five
 minutes: the last few messages of a conversation may reach the profile only after the wait.
 
@@ -55,7 +56,12 @@ KEY_VARIABLE = "MEMMACHINE_API_KEY"
 LOCAL = "http://localhost:8080"
 ORG = "memorybench"  # the MemMachine organisation every project of a run is made in
 PAGE = 100  # the listing's page size (the server's default)
-_TYPES = {"both": [], "episodic": ["episodic"], "semantic": ["semantic"]}  # [] is both, as MemMachine reads it
+READINGS = 3  # the profile's count read alike this often, besides for `settle` seconds, before `wait` ends
+_TYPES = {
+    "both": [],
+    "episodic": ["episodic"],
+    "semantic": ["semantic"],
+}  # [] is both, as MemMachine reads it
 
 
 @dataclass(frozen=True)
@@ -135,22 +141,26 @@ class MemMachineStore:
         added = AddMemoriesResponse(**response.json()).results
         if len(added) != len(messages):
             raise RuntimeError(
-                f"MemMachine answered {len(added)} episode ids for {len(messages)} messages (project {namespace})"
+                f"MemMachine answered {len(added)} episode ids for {len(messages)} messages"
+                f" (project {namespace})"
             )
         said = self._said.setdefault(namespace, {})
         for result, message in zip(added, messages, strict=True):
             said[str(result.uid)] = message.timestamp
 
     def wait(self, namespace: str) -> None:
-        """Until the profile's feature count has held for `settle` seconds (no status to ask)."""
+        """Until the profile's feature count has held for `settle` seconds and `READINGS` readings
+        (MemMachine reports no status for its extraction)."""
         if namespace not in self._projects or self.settings.memory == "episodic":
             return
-        count, since = self._feature_count(namespace), time.monotonic()
-        while time.monotonic() - since < self.settings.settle:
+        count, since, readings = self._feature_count(namespace), time.monotonic(), 1
+        while readings < READINGS or time.monotonic() - since < self.settings.settle:
             time.sleep(self.settings.poll)
             now = self._feature_count(namespace)
             if now != count:
-                count, since = now, time.monotonic()
+                count, since, readings = now, time.monotonic(), 1
+            else:
+                readings += 1
 
     def search(self, query: str, namespace: str, k: int) -> list[Hit]:
         if namespace not in self._projects:
@@ -231,7 +241,9 @@ class MemMachineStore:
         if feature.metadata.id is None:
             return None
         cited = self._call(memory.get_feature, feature.metadata.id, load_citations=True)
-        times = [said[str(uid)] for uid in (cited.metadata.citations or []) if str(uid) in said] if cited else []
+        times = (
+            [said[str(uid)] for uid in (cited.metadata.citations or []) if str(uid) in said] if cited else []
+        )
         return max(times, default=None)
 
     @staticmethod
