@@ -108,9 +108,13 @@ async def test_a_namespace_never_added_to_finds_nothing_and_a_server_error_is_a_
     client = store_client(parse_agent_spec(_spec(memmachine)), AgentOptions())
     assert await client.search("anything", "conv-z", 5) == []
     assert await client.stored("conv-z") == []
-    memmachine.faults = [500, 500, 500]
-    with pytest.raises(StoreError, match=r"store memmachine: add\(\) raised .*500"):
-        await client.add(_session(1, "The shed is blue."), "conv-a")
+    await client.add(_session(1, "The shed is blue."), "conv-a")
+    memmachine.faults = [500, 500, 500]  # the client hands a POST's status back: the store raises it
+    with pytest.raises(StoreError, match=r"add\(\) raised HTTPError: 500 Server Error"):
+        await client.add(_session(2, "The shed is red."), "conv-a")
+    memmachine.faults = [422, 422, 422]
+    with pytest.raises(StoreError, match=r"add\(\) raised HTTPError: 422 Client Error"):
+        await client.add(_session(3, "The shed is green."), "conv-a")
     await client.close()
 
 

@@ -138,6 +138,7 @@ class MemMachineStore:
             f"{self.settings.url.rstrip('/')}/api/v2/memories",
             json=spec.model_dump(mode="json", exclude_unset=True),
         )
+        self._call(response.raise_for_status)  # `request` hands back any status, as requests does
         added = AddMemoriesResponse(**response.json()).results
         if len(added) != len(messages):
             raise RuntimeError(
