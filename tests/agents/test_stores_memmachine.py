@@ -1,10 +1,12 @@
 """MemMachine through its client against a loopback server of its endpoints (support/memmachine_server.py):
 a project per conversation, a session's messages an episode each in one dated add, the profile
 waited on until it stops changing, searches of episodes and features each dated, and its vendor
-profile as MemMachine's own LoCoMo harness runs it.  Skipped where the client is not installed."""
+profile as MemMachine's own LoCoMo harness runs it; and LoCoMo's sample against a real MemMachine server
+where one is installed (MEMORYBENCH_MEMMACHINE_VENV).  Skipped where the client is not installed."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from datetime import datetime
 
@@ -15,9 +17,11 @@ from pytest_memorybench.agents.stores.memmachine import ORG
 from pytest_memorybench.agents.stores.store_build import store_client, store_terms
 from pytest_memorybench.agents.stores.store_protocol import StoreError
 from pytest_memorybench.core.records import Message
+from pytest_memorybench.scenarios.locomo.generator import write_locomo
 from tests.support.memmachine_server import MemMachineServer, memmachine_server
+from tests.support.memmachine_service import memmachine_service
 from tests.support.memory_model import scripted_memory_server
-from tests.support.runs import usage_error_line
+from tests.support.runs import results_in, usage_error_line
 from tests.support.store_runs import product_server, two_scenarios
 
 pytest_plugins = ["pytester"]
@@ -178,3 +182,24 @@ def test_memmachine_runs_the_ltm_suite_a_project_per_conversation(
     provenance = results["run"]["provenance"]
     assert provenance["products"]["memmachine-client"] == "0.4.0"
     assert provenance["servers"]["memmachine"] == "memmachine-server 0.4.0", "the service's own version"
+
+
+@pytest.mark.e2e
+def test_a_real_memmachine_server_runs_the_locomo_sample_every_hit_dated(pytester: pytest.Pytester) -> None:
+    pytest.importorskip("memmachine_client")
+    data, _ = write_locomo(pytester.path / "data", seed=3, conversations=1, sessions=4)
+    with scripted_memory_server() as (model, script), memmachine_service(model.openai_url) as url:
+        run = pytester.path / "run"
+        result = pytester.runpytest(
+            "--memorybench", "--mb-suite=locomo", f"--mb-data=locomo={data}", "-p", "no:cacheprovider",
+            f"--agent=memmachine(url={url},poll=0.2,settle=2):openai:fake-model@{model.openai_url}",
+            f"--mb-output={run}",
+        )  # fmt: skip
+        results = results_in(run)
+    totals = results["totals"]
+    assert not totals["errors"] and totals["max"] >= 10, result.stdout.str()[-3000:]
+    assert totals["evidence_recall"]["mean"] > 0.5
+    assert totals["store"]["stored"] >= 30, "every message an episode, listed back"
+    assert results["run"]["provenance"]["servers"]["memmachine"] == "memmachine-server 0.4.0"
+    memories = [line for p in script.answer_prompts for line in p.splitlines() if line.startswith("- [")]
+    assert memories and all(re.match(r"- \[\d{4}-\d{2}-\d{2} \d{2}:\d{2}\] ", line) for line in memories)

@@ -12,14 +12,12 @@ import os
 import shutil
 import subprocess
 import tempfile
-import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.support.local_model import free_port
+from tests.support.local_model import free_port, wait_until_healthy
 
 VENV_VARIABLE = "MEMORYBENCH_LETTA_VENV"
 DATABASE_SCRIPT = Path(__file__).with_name("letta_database.py")
@@ -59,7 +57,7 @@ def _serving(letta: Path, uri: str, folder: Path) -> Iterator[str]:
         )
         url = f"http://localhost:{port}"
         try:
-            _wait_until_healthy(url, server, folder / "server.log")
+            wait_until_healthy("Letta", f"{url}/v1/health/", server, folder / "server.log", START_SECONDS)
             yield url
         finally:
             server.terminate()
@@ -73,17 +71,3 @@ def _run(python: Path, *args: str) -> str:
             f"letta_database.py {args[0]} failed: {done.stderr.strip().splitlines()[-1:]}", pytrace=False
         )
     return done.stdout.partition("\n")[0]  # pgserver logs to stdout at exit, after it
-
-
-def _wait_until_healthy(url: str, server: subprocess.Popen[bytes], log: Path) -> None:
-    deadline = time.monotonic() + START_SECONDS
-    while time.monotonic() < deadline:
-        if server.poll() is not None:
-            last = log.read_text(errors="replace").strip().splitlines()[-1:]
-            pytest.fail(f"the Letta server exited with code {server.returncode}: {last}", pytrace=False)
-        try:
-            with urllib.request.urlopen(f"{url}/v1/health/", timeout=5):
-                return
-        except OSError:
-            time.sleep(1)
-    pytest.fail(f"the Letta server did not answer at {url} in {START_SECONDS:.0f} s", pytrace=False)

@@ -8,7 +8,11 @@ fail with the start-up check's one line (cause and fix), never one dropped conne
 from __future__ import annotations
 
 import socket
+import subprocess
+import time
+import urllib.request
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -60,3 +64,21 @@ def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return int(probe.getsockname()[1])
+
+
+def wait_until_healthy(
+    product: str, health_url: str, server: subprocess.Popen[bytes], log: Path, seconds: float = 180.0
+) -> None:
+    """Until a server this test started answers its health URL; the test fails in one line when the
+    server exits first (its log's last line) or does not answer within `seconds`."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            last = log.read_text(errors="replace").strip().splitlines()[-1:]
+            pytest.fail(f"the {product} server exited with code {server.returncode}: {last}", pytrace=False)
+        try:
+            with urllib.request.urlopen(health_url, timeout=5):
+                return
+        except OSError:
+            time.sleep(1)
+    pytest.fail(f"the {product} server did not answer at {health_url} in {seconds:.0f} s", pytrace=False)

@@ -21,7 +21,7 @@ server validates every body against, so this server does too: a body the model r
   - a search or a list of a project never made is a 404 "Project does not exist" (router.py);
   - search and list answer without the fields that are None (`response_model_exclude_none`);
   - profile ("semantic") memory is extracted in the background from a project's messages once at
-    least `uningested_message_limit` (5, `SemanticService.Params`) wait; the service reports no
+    least `ingestion_trigger_messages` (5, `SemanticMemoryConf`) wait; the service reports no
     status for it.
 What stands in for MemMachine's models: a long-term search ranks a project's episodes by the
 words they share with the query (MemMachine: embeddings and a reranker); its short-term memory is
@@ -45,8 +45,16 @@ from tests.support.loopback import LoopbackState, Request, serve
 
 PREFIX = "/api/v2"
 VERSION = "0.4.0"
-UNINGESTED_MESSAGE_LIMIT = 5  # memmachine-server semantic_memory.py SemanticService.Params
+INGESTION_TRIGGER_MESSAGES = 5  # memmachine-server common/configuration SemanticMemoryConf
 _WORD = re.compile(r"[a-z0-9]+")
+
+
+class Refused(Exception):
+    """A request the server answers with an error: its status and detail."""
+
+    def __init__(self, status: int, detail: str) -> None:
+        super().__init__(detail)
+        self.status, self.detail = status, detail
 
 
 @dataclass
@@ -92,6 +100,17 @@ class MemMachineServer(LoopbackState):
             return handler(self, request.body or {})
         except ValidationError as exc:  # FastAPI's RequestValidationError, as RestError words it
             return 422, {"detail": f"Invalid request payload: {exc.errors()[0]['msg']}"}
+        except Refused as refused:
+            return refused.status, {"detail": refused.detail}
+
+    def _read(self, spec: Any) -> Project:
+        """The project a search or a listing reads: a 404 for none (router.py); a filter refused."""
+        project = self.projects.get(f"{spec.org_id}/{spec.project_id}")
+        if project is None:
+            raise Refused(404, "Project does not exist")
+        if spec.filter:
+            raise Refused(422, "this fake parses no filter")
+        return project
 
     # -- projects ---------------------------------------------------------------------------------
 
@@ -159,11 +178,7 @@ class MemMachineServer(LoopbackState):
         from memmachine_common.api.spec import SearchMemoriesSpec
 
         spec = SearchMemoriesSpec.model_validate(body)
-        project = self.projects.get(f"{spec.org_id}/{spec.project_id}")
-        if project is None:
-            return 404, {"detail": "Project does not exist"}
-        if spec.filter:
-            return 422, {"detail": "this fake parses no filter"}
+        project = self._read(spec)
         kinds = {kind.value for kind in spec.types} or {"episodic", "semantic"}
         content: dict[str, Any] = {}
         if "episodic" in kinds:
@@ -183,11 +198,7 @@ class MemMachineServer(LoopbackState):
         from memmachine_common.api.spec import ListMemoriesSpec
 
         spec = ListMemoriesSpec.model_validate(body)
-        project = self.projects.get(f"{spec.org_id}/{spec.project_id}")
-        if project is None:
-            return 404, {"detail": "Project does not exist"}
-        if spec.filter:
-            return 422, {"detail": "this fake parses no filter"}
+        project = self._read(spec)
         kinds = {spec.type.value} if spec.type is not None else {"episodic", "semantic"}
         start = spec.page_num * spec.page_size
         content: dict[str, Any] = {}
@@ -212,7 +223,7 @@ class MemMachineServer(LoopbackState):
 
     def _extract(self, project: Project) -> None:
         """The background extraction: once enough messages wait, after a few listings."""
-        if len(project.queued) < UNINGESTED_MESSAGE_LIMIT:
+        if len(project.queued) < INGESTION_TRIGGER_MESSAGES:
             return
         project.lists_since_queued += 1
         if project.lists_since_queued < self.extract_lists:

@@ -19,7 +19,7 @@ the background, and MemMachine reports no status for it.  So `wait` asks for the
 features until their count has not changed for `settle` seconds and three readings (how Redis's
 harness waits for a product that extracts later: until the count stops changing), bounded by
 `--mb-timeout`.  MemMachine extracts a project's messages
-once at least five are waiting (its `uningested_message_limit`) or the oldest has waited five
+once at least five are waiting (its `ingestion_trigger_messages`) or the oldest has waited five
 minutes: the last few messages of a conversation may reach the profile only after the wait.
 
 Search is the client's `Memory.search`, `top_k` = k: its long-term episodes, then its short-term
@@ -31,7 +31,8 @@ summary, which that formatting leaves out, is left out too.  `stored()` lists th
 episodes and features; `clear` deletes the project.  The server's version (its health check) is
 recorded with the run.  MemMachine extracts and reranks with its own models, which the run does
 not see.  Tested with memmachine-client 0.4.0 against a loopback server of the endpoints it calls
-(tests/support/memmachine_server.py), not against a MemMachine server (which needs Python 3.12).
+(tests/support/memmachine_server.py), and against a real memmachine-server 0.4.0 on SQLite
+(tests/support/memmachine_service.py; it needs Python 3.12, so an environment of its own).
 """
 
 from __future__ import annotations
