@@ -299,6 +299,14 @@ STORES = _by_name(
         packages=("memmachine-client",),
     ),
     Registered(
+        "vertex",
+        "stores.vertex:VERTEX",
+        "Google's Vertex AI Memory Bank (`vertex` extra; an Agent Engine you made, `engine=`, and"
+        " Application Default Credentials): a scope per conversation, a session a generate dated by"
+        " its time, waited on until its operation is done; its similarity search, top k facts",
+        packages=("google-cloud-aiplatform", "google-genai"),
+    ),
+    Registered(
         "none",
         "stores.local:NONE",
         "remembers nothing: the no-memory control, what the answering model knows without any memory",

@@ -91,4 +91,10 @@ VENDORS: dict[str, VendorProfile] = {
         {"retrieve_method": "agentic", "memory_types": "episodic_memory"},
         k=10,
     ),
+    "vertex": VendorProfile(
+        "redis/agent-memory-server agent-memory-benchmark/src/agent_memory_benchmark/memory/"
+        "vertex_memory_bank.py: a session a generate, its date the first event, a user_id scope per"
+        " example, similarity search with search_limit 10",
+        k=10,
+    ),
 }

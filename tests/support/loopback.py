@@ -104,7 +104,7 @@ class _Handler(BaseHTTPRequestHandler):
             parts.path,
             {name: values[-1] for name, values in query.items()},
             {name.lower(): value for name, value in self.headers.items()},
-            json.loads(raw) if raw else None,
+            _body(raw),
             query,
         )
         status, payload = self.server.state.answer(request)
@@ -124,6 +124,16 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(data)
 
     do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = _serve
+
+
+def _body(raw: bytes) -> Any:
+    """A request's JSON; a form's text as it came (an OAuth token request, Vertex AI's)."""
+    if not raw:
+        return None
+    try:
+        return json.loads(raw)
+    except ValueError:
+        return raw.decode()
 
 
 class _Server(ThreadingHTTPServer):

@@ -14,6 +14,10 @@ from itertools import groupby
 
 from pytest_memorybench.core.records import Message
 
+# What a product with no time of its own reads first of a session (LangMem, Vertex AI Memory Bank):
+# its date, so that "yesterday" is resolved against it and not against the day it extracts.
+SAID_ON = "These messages were said on {date}. Resolve every relative date in them against {date}."
+
 
 def in_utc(when: datetime) -> datetime:
     """A harness time (naive, UTC) as an aware UTC time; an aware time converted to UTC."""

@@ -29,6 +29,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from pytest_memorybench.agents.mechanisms.settings import positive
+from pytest_memorybench.agents.stores.dates import SAID_ON
 from pytest_memorybench.agents.stores.endpoints import Endpoint, count_usage, openai_endpoints
 from pytest_memorybench.agents.stores.hosted import require_package
 from pytest_memorybench.agents.stores.store_protocol import BuiltinStore, Hit
@@ -39,7 +40,6 @@ if TYPE_CHECKING:
 
 MEMORIES = "memories"  # LangMem's default namespace: ("memories", "{langgraph_user_id}")
 LIST_ALL = 1_000_000  # a listing's limit when every memory is wanted
-SAID_ON = "These messages were said on {date}. Resolve every relative date in them against {date}."
 
 
 @dataclass(frozen=True)
