@@ -70,6 +70,22 @@ def _evermemos() -> Any:
     return AsyncEverMemOS(api_key="k", base_url=NOWHERE, max_retries=0)
 
 
+def _vertex() -> Any:
+    import warnings
+
+    import vertexai
+    from google.auth.credentials import AnonymousCredentials
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)
+        return vertexai.Client(
+            project="p",
+            location="us-central1",
+            credentials=AnonymousCredentials(),
+            http_options={"base_url": NOWHERE},
+        )
+
+
 def _module(name: str) -> Callable[[], Any]:
     return lambda: importlib.import_module(name)
 
@@ -82,6 +98,7 @@ ROOTS: dict[str, Callable[[], Any]] = {
     "hindsight": _hindsight,
     "redis-ams": _redis_ams,
     "evermemos": _evermemos,
+    "vertex": _vertex,
 }
 
 
@@ -360,6 +377,21 @@ CALLS = [
         0,
         ("content", "producer", "role", "timestamp", "metadata"),
     ),
+    # google-cloud-aiplatform 2.7.0 (stores/vertex.py)
+    Call("vertex", "vertexai:Client", 0, ("project", "location", "credentials", "http_options")),
+    Call("vertex", "google.auth:default", 0, ("scopes",)),
+    Call(
+        "vertex",
+        "aio.agent_engines.memories.generate",
+        0,
+        ("name", "direct_contents_source", "scope", "config"),
+    ),
+    Call("vertex", "aio.agent_engines.memories._get_generate_memories_operation", 0, ("operation_name",)),
+    Call("vertex", "aio.agent_engines.memories.retrieve", 0, ("name", "scope", "similarity_search_params")),
+    Call("vertex", "aio.agent_engines.memories.list", 0, ("name", "config")),
+    Call("vertex", "aio.agent_engines.memories.purge", 0, ("name", "filter", "force", "config")),
+    Call("vertex", "agent_engines.get", 0, ("name",)),
+    Call("vertex", "aio.aclose"),
     # langmem 0.0.30 over LangGraph's store (stores/langmem.py)
     Call(
         "langmem",
@@ -450,6 +482,12 @@ NAMES = {
         "memmachine_common.api:MemoryType.Semantic",
         "requests:HTTPError",
     ],
+    "vertex": [
+        "google.genai.errors:ClientError",
+        "google.auth.exceptions:RefreshError",
+        "google.auth.exceptions:DefaultCredentialsError",
+        "vertexai._genai.types:MemoryMetadataMergeStrategy.MERGE",
+    ],
     "honcho": [
         f"honcho.http.exceptions:{name}"
         for name in ("NotFoundError", "AuthenticationError", "PermissionDeniedError")
@@ -519,6 +557,40 @@ FIELDS = [
     ),
     Fields("redis-ams", "agent_memory_client:MemoryServerError", ("status_code",)),
     Fields("langmem", "langgraph.store.base:SearchItem", ("value", "key", "score", "namespace")),
+    Fields(
+        "vertex",
+        "vertexai._genai.types:GenerateAgentEngineMemoriesConfig",
+        ("wait_for_completion", "metadata", "metadata_merge_strategy"),
+    ),
+    Fields("vertex", "vertexai._genai.types:MemoryMetadataValue", ("timestamp_value",)),
+    Fields("vertex", "vertexai._genai.types:AgentEngineGenerateMemoriesOperation", ("name", "done", "error")),
+    Fields(
+        "vertex",
+        "vertexai._genai.types:RetrieveMemoriesRequestSimilaritySearchParams",
+        ("search_query", "top_k"),
+    ),
+    Fields("vertex", "vertexai._genai.types:RetrieveMemoriesResponseRetrievedMemory", ("memory",)),
+    Fields("vertex", "vertexai._genai.types:Memory", ("fact", "metadata")),
+    Fields("vertex", "vertexai._genai.types:ListAgentEngineMemoryConfig", ("filter", "page_size")),
+    Fields("vertex", "vertexai._genai.types:PurgeAgentEngineMemoriesConfig", ("wait_for_completion",)),
+    Fields("vertex", "vertexai._genai.types:AgentEngine", ("api_resource",)),
+    Fields("vertex", "vertexai._genai.types:ReasoningEngine", ("context_spec",)),
+    Fields("vertex", "vertexai._genai.types:ReasoningEngineContextSpec", ("memory_bank_config",)),
+    Fields(
+        "vertex",
+        "vertexai._genai.types:ReasoningEngineContextSpecMemoryBankConfig",
+        ("generation_config", "similarity_search_config"),
+    ),
+    Fields(
+        "vertex",
+        "vertexai._genai.types:ReasoningEngineContextSpecMemoryBankConfigGenerationConfig",
+        ("model",),
+    ),
+    Fields(
+        "vertex",
+        "vertexai._genai.types:ReasoningEngineContextSpecMemoryBankConfigSimilaritySearchConfig",
+        ("embedding_model",),
+    ),
     Fields("mcp", "mcp.types:Tool", ("input_schema",)),
     Fields(
         "memu",
@@ -627,6 +699,7 @@ DISTRIBUTIONS = {
     "evermemos": "evermemos",
     "agentcore": "bedrock-agentcore",
     "memu": "memu-py",
+    "vertex": "google-cloud-aiplatform",
 }
 # The first module each adapter's SDK is imported by (skipped where it is not installed).
 MODULES = {
@@ -647,6 +720,7 @@ MODULES = {
     "evermemos": "evermemos",
     "agentcore": "bedrock_agentcore",
     "memu": "memu.app",
+    "vertex": "vertexai",
 }
 
 
@@ -769,6 +843,7 @@ _CLIENT_ROOTS = {
     "evermemos": ("self._evermemos()", "self._client"),
     "agentcore": ("self.manager", "self.client"),
     "memmachine": ("self.client",),
+    "vertex": ("self.client",),
 }
 
 

@@ -9,6 +9,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, ExitStack
 from pathlib import Path
+from tempfile import TemporaryDirectory
 from typing import Any
 
 import pytest
@@ -27,6 +28,7 @@ from tests.support.memory_model import MemoryModelScript, scripted_memory_server
 from tests.support.redis_ams_server import redis_ams_server
 from tests.support.runs import first_by_default, results_in
 from tests.support.supermemory_server import supermemory_server
+from tests.support.vertex_server import use_credentials, vertex_server
 from tests.support.zep_server import zep_server
 
 pytest_plugins = ["pytester"]
@@ -88,6 +90,14 @@ def _memmachine(stack: ExitStack, monkeypatch: pytest.MonkeyPatch) -> Started:
     return f"(url={server.base_url},poll=0.01,settle=0.05)", server
 
 
+def _vertex(stack: ExitStack, monkeypatch: pytest.MonkeyPatch) -> Started:
+    pytest.importorskip("vertexai")
+    server = stack.enter_context(vertex_server())
+    folder = stack.enter_context(TemporaryDirectory())
+    use_credentials(server, Path(folder), monkeypatch)
+    return f"(engine=4242,url={server.url},poll=0.01)", server
+
+
 def _mcp(stack: ExitStack, monkeypatch: pytest.MonkeyPatch) -> Started:
     require_reference_mcp_server()
     return reference_store().removeprefix("mcp"), None
@@ -105,6 +115,9 @@ def _added_texts(server: LoopbackState) -> list[list[str]]:
         ]
     if adds and "payload" in adds[0]:  # AgentCore: an event's conversational messages
         return [[str(part["conversational"]["content"]["text"]) for part in add["payload"]] for add in adds]
+    if adds and "directContentsSource" in adds[0]:  # Vertex AI Memory Bank: an event a message
+        events = [add["directContentsSource"]["events"] for add in adds]
+        return [[str(e["content"]["parts"][0]["text"]).split(": ", 1)[-1] for e in each] for each in events]
     if adds and "blob_data" in adds[0]:  # Memobase: a chat blob
         return [[str(message["content"]) for message in add["blob_data"]["messages"]] for add in adds]
     if adds and "long_term_memory_strategy" in adds[0]:  # Agent Memory Server: labelled messages
@@ -131,6 +144,7 @@ STORES = {
     "evermemos": _hosted(evermemos_server, "EVERMEMOS_API_KEY", "evermemos"),
     "agentcore": _agentcore,
     "memmachine": _memmachine,
+    "vertex": _vertex,
 }
 
 

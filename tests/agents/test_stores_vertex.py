@@ -6,8 +6,6 @@ Skipped where the SDK is not installed."""
 
 from __future__ import annotations
 
-import functools
-import json
 from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
@@ -21,44 +19,12 @@ from pytest_memorybench.core.records import Message
 from tests.support.memory_model import scripted_memory_server
 from tests.support.runs import usage_error_line
 from tests.support.store_runs import two_scenarios, without_back_off
-from tests.support.vertex_server import ENGINE, PROJECT, VertexServer, vertex_server
+from tests.support.vertex_server import ENGINE, VertexServer, use_credentials, vertex_server
 
 pytest_plugins = ["pytester"]
 
 WHEN = datetime(2024, 5, 1, 9, 0)
 NO_MODEL = "http://127.0.0.1:9/v1"
-
-
-@functools.cache
-def _private_key() -> str:
-    """A service account's RSA key, made once (making one takes a while on a busy machine)."""
-    from cryptography.hazmat.primitives import serialization
-    from cryptography.hazmat.primitives.asymmetric import rsa
-
-    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
-    pem = key.private_bytes(
-        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
-    )
-    return pem.decode()
-
-
-def use_credentials(server: VertexServer, folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Application Default Credentials as a service account's key file gives them (a key made here),
-    their token granted by the loopback server; the project in GOOGLE_CLOUD_PROJECT."""
-    adc = folder / "service-account.json"
-    account = {
-        "type": "service_account",
-        "project_id": PROJECT,
-        "private_key_id": "test-key",
-        "private_key": _private_key(),
-        "client_email": server.key,
-        "client_id": "1234",
-        "token_uri": server.token_uri,
-    }
-    adc.write_text(json.dumps(account))
-    monkeypatch.setenv("GOOGLE_APPLICATION_CREDENTIALS", str(adc))
-    monkeypatch.setenv("GOOGLE_CLOUD_PROJECT", PROJECT)
-    monkeypatch.delenv("GOOGLE_CLOUD_LOCATION", raising=False)
 
 
 @pytest.fixture

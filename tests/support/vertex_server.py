@@ -51,6 +51,7 @@ the query's words a fact holds.
 from __future__ import annotations
 
 import base64
+import functools
 import itertools
 import json
 import re
@@ -58,8 +59,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs
+
+import pytest
 
 from tests.support.loopback import LoopbackState, Request, serve
 
@@ -375,6 +379,38 @@ def _page(found: list[dict[str, Any]], size: Any, token: Any, key: str) -> Any:
     if start + count < len(found):
         page["nextPageToken"] = str(start + count)
     return page
+
+
+@functools.cache
+def _private_key() -> str:
+    """A service account's RSA key, made once (making one takes a while on a busy machine)."""
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import rsa
+
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    pem = key.private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+    )
+    return pem.decode()
+
+
+def use_credentials(server: VertexServer, folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Application Default Credentials as a service account's key file gives them (a key made here),
+    their token granted by the loopback server; the project in GOOGLE_CLOUD_PROJECT."""
+    adc = folder / "service-account.json"
+    account = {
+        "type": "service_account",
+        "project_id": PROJECT,
+        "private_key_id": "test-key",
+        "private_key": _private_key(),
+        "client_email": server.key,
+        "client_id": "1234",
+        "token_uri": server.token_uri,
+    }
+    adc.write_text(json.dumps(account))
+    monkeypatch.setenv("GOOGLE_APPLICATION_CREDENTIALS", str(adc))
+    monkeypatch.setenv("GOOGLE_CLOUD_PROJECT", PROJECT)
+    monkeypatch.delenv("GOOGLE_CLOUD_LOCATION", raising=False)
 
 
 @contextmanager

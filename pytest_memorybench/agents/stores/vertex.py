@@ -82,10 +82,6 @@ class VertexStore:
         self.unprocessed = Unprocessed(settings.poll)
         self.server_version: str | None = None
 
-    @property
-    def memories(self) -> Any:
-        return self.client.aio.agent_engines.memories
-
     async def add(self, messages: list[Message], namespace: str) -> None:
         if self.server_version is None:
             self.server_version = await self._version()
@@ -96,7 +92,7 @@ class VertexStore:
             _event(_ROLES.get(message.role, "user"), message.labelled()) for message in messages
         ]
         operation = await self._call(
-            self.memories.generate,
+            self.client.aio.agent_engines.memories.generate,
             name=self.engine,
             direct_contents_source={"events": events},
             scope=scope(namespace),
@@ -112,7 +108,9 @@ class VertexStore:
 
     async def wait(self, namespace: str) -> None:
         async def done(name: str) -> bool:
-            operation = await self._call(self.memories._get_generate_memories_operation, operation_name=name)
+            operation = await self._call(
+                self.client.aio.agent_engines.memories._get_generate_memories_operation, operation_name=name
+            )
             _check(operation, namespace)
             return bool(operation.done)
 
@@ -120,7 +118,7 @@ class VertexStore:
 
     async def search(self, query: str, namespace: str, k: int) -> list[Hit]:
         found = await self._call(
-            self.memories.retrieve,
+            self.client.aio.agent_engines.memories.retrieve,
             name=self.engine,
             scope=scope(namespace),
             similarity_search_params={"search_query": query, "top_k": k},
@@ -129,14 +127,16 @@ class VertexStore:
 
     async def stored(self, namespace: str) -> list[str]:
         pages = await self._call(
-            self.memories.list, name=self.engine, config={"filter": _scoped(namespace), "page_size": PAGE}
+            self.client.aio.agent_engines.memories.list,
+            name=self.engine,
+            config={"filter": _scoped(namespace), "page_size": PAGE},
         )
         return [memory.fact async for memory in pages if memory.fact]
 
     async def clear(self, namespace: str) -> None:
         self.unprocessed.forget(namespace)
         await self._call(
-            self.memories.purge,
+            self.client.aio.agent_engines.memories.purge,
             name=self.engine,
             filter=_scoped(namespace),
             force=True,
