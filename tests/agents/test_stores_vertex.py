@@ -18,13 +18,18 @@ from pytest_memorybench.agents.stores.store_protocol import StoreError
 from pytest_memorybench.core.records import Message
 from tests.support.memory_model import scripted_memory_server
 from tests.support.runs import usage_error_line
-from tests.support.store_runs import two_scenarios, without_back_off
+from tests.support.store_runs import (
+    failed_work_errs_each_wait,
+    two_scenarios,
+    waits_until_done_within_the_timeout,
+    without_back_off,
+)
 from tests.support.vertex_server import ENGINE, VertexServer, use_credentials, vertex_server
 
 pytest_plugins = ["pytester"]
 
-WHEN = datetime(2024, 5, 1, 9, 0)
 NO_MODEL = "http://127.0.0.1:9/v1"
+WHEN = datetime(2024, 5, 1, 9, 0)
 
 
 @pytest.fixture
@@ -119,30 +124,16 @@ async def test_scopes_keep_conversations_apart_and_stored_reads_every_page(verte
 
 @pytest.mark.asyncio
 async def test_a_failed_generate_is_a_store_error_every_time_it_is_waited_for(vertex: VertexServer) -> None:
-    vertex.failing = True
-    client = store_client(parse_agent_spec(_spec(vertex)), AgentOptions())
-    await client.add(_session(1, "My locker code is 4512."), "conv-a")
-    for _ in range(2):
-        with pytest.raises(StoreError, match="could not generate memories for conv-a .*failed .injected"):
-            await client.wait("conv-a")
-    await client.close()
+    said = "could not generate memories for conv-a .*failed .injected"
+    await failed_work_errs_each_wait(vertex, _spec(vertex), _session(1, "My locker code is 4512."), said)
 
 
 @pytest.mark.asyncio
 async def test_the_wait_lasts_as_long_as_generation_takes_up_to_the_timeout(vertex: VertexServer) -> None:
-    vertex.process_polls = 40
-    client = store_client(parse_agent_spec(_spec(vertex)), AgentOptions(timeout=30))
-    await client.add(_session(1, "My locker code is 4512."), "conv-a")
-    await client.wait("conv-a")
-    assert max(op.polls for op in vertex.operations.values()) == 40
-    vertex.process_polls = 10**9
-    slow = store_client(parse_agent_spec(_spec(vertex)), AgentOptions(timeout=0.3))
-    slow.attempts = 1
-    await slow.add(_session(2, "The shed is blue."), "conv-b")
-    with pytest.raises(StoreError, match=r"wait\(\) took longer than 0.3 s"):
-        await slow.wait("conv-b")
-    await client.close()
-    await slow.close()
+    sessions = (_session(1, "My locker code is 4512."), _session(2, "The shed is blue."))
+    await waits_until_done_within_the_timeout(
+        vertex, _spec(vertex), sessions, lambda: [op.polls for op in vertex.operations.values()]
+    )
 
 
 @pytest.mark.asyncio
