@@ -50,6 +50,7 @@ LOCATION = "us-central1"  # the SDK's examples' and Redis's harness's default
 SCOPES = ["https://www.googleapis.com/auth/cloud-platform"]  # what the SDK asks ADC for
 SAID_AT = "said_at"  # the memories' metadata key for the session's time
 PAGE = 100  # the largest page Memory Bank serves
+_AIOHTTP_SUBCLASS = "Inheritance class AiohttpClientSession from ClientSession is discouraged"
 _ROLES = {"assistant": "model"}  # Gemini's content roles are `user` and `model`
 _CREDENTIALS = (
     "gcloud auth application-default login, or GOOGLE_APPLICATION_CREDENTIALS (Application Default"
@@ -238,9 +239,11 @@ def engine_name(engine: str, project: str, location: str) -> str:
 
 
 def _make(settings: VertexSettings, options: AgentOptions, model: AgentSpec) -> VertexStore:
-    require_package("vertex", "vertexai")
-    import google.auth
-    from google.auth.exceptions import DefaultCredentialsError
+    with warnings.catch_warnings():  # the SDK's own deprecations on import, none of the run's business
+        warnings.simplefilter("ignore", DeprecationWarning)
+        require_package("vertex", "vertexai")
+        import google.auth
+        from google.auth.exceptions import DefaultCredentialsError
 
     if not settings.engine:
         raise usage_error(
@@ -258,14 +261,19 @@ def _make(settings: VertexSettings, options: AgentOptions, model: AgentSpec) -> 
             f"--agent vertex:…: set {PROJECT_VARIABLE} (or project=) to your Google Cloud project"
         )
     location = settings.location or os.environ.get(LOCATION_VARIABLE) or LOCATION
-    import vertexai
-
     options_http = {"base_url": settings.url} if settings.url else None
-    with warnings.catch_warnings():  # 2.7.0 names agentplatform.Client its successor; Memory Bank's
-        warnings.simplefilter("ignore", FutureWarning)  # harnesses and docs still use this one
+    with warnings.catch_warnings():  # 2.7.0 names agentplatform.Client its successor (Memory Bank's
+        warnings.simplefilter("ignore", FutureWarning)  # docs and Redis's harness use this one), and
+        warnings.simplefilter("ignore", DeprecationWarning)  # its modules deprecate on import
+        import vertexai
+        from vertexai._genai import agent_engines, memories  # noqa: F401 - imported here, quietly
+
         client = vertexai.Client(
             project=project, location=location, credentials=credentials, http_options=options_http
         )
+    # google-genai defines its aiohttp session class on the first async request, and aiohttp warns
+    # about it then: a warning of the SDK's, no concern of the run's.
+    warnings.filterwarnings("ignore", _AIOHTTP_SUBCLASS, DeprecationWarning)
     return VertexStore(settings, engine_name(settings.engine, project or "", location), client)
 
 
