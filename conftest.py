@@ -76,11 +76,14 @@ def pytest_cmdline_main(config: pytest.Config) -> None:
 # one after the other (two at once would each crawl).  xdist's `xdist_group` mark would say so, but
 # from pytest 9.2 it silently stops grouping (pytest-xdist #1386), so the scheduler groups them by path.
 # The scenario contract's module fixtures generate every built-in suite three times, twice in
-# processes of their own: one worker, so that it is done once.
+# processes of their own: one worker, so that it is done once.  The check of every product's SDK
+# imports each SDK (Vertex AI's alone takes seconds): one worker, so that each is imported once.
 ONE_WORKER = {
     "tests/test_real_model.py": "real_model",
     "tests/test_real_model_memory.py": "real_model",
     "tests/scenarios/test_scenario_contract.py": "contract",
+    "tests/agents/test_sdk_surface.py": "sdks",
+    "tests/agents/test_stores_vertex.py": "sdks",
 }
 
 
