@@ -7,7 +7,6 @@ fail with the start-up check's one line (cause and fix), never one dropped conne
 
 from __future__ import annotations
 
-import os
 import socket
 import subprocess
 import time
@@ -20,7 +19,6 @@ import pytest
 from pytest_memorybench.local_model import (
     LocalModelBroken,
     LocalModelUnavailable,
-    machine_threads,
     server_command,
     start_server,
 )
@@ -49,7 +47,7 @@ def embedding_server() -> Iterator[str]:
 def serving(*, embeddings: bool = False) -> Iterator[str]:
     port = free_port()
     try:
-        command = server_command(port, embeddings=embeddings, threads=model_threads())
+        command = server_command(port, embeddings=embeddings)
     except LocalModelUnavailable as missing:
         pytest.skip(str(missing))
     except LocalModelBroken as broken:
@@ -60,15 +58,6 @@ def serving(*, embeddings: bool = False) -> Iterator[str]:
         pytest.fail(str(broken), pytrace=False)
     with server:
         yield server.url
-
-
-def model_threads() -> int:
-    """The model's share of the cores: all of them in a run of one process, one worker's share under
-    xdist.  llama.cpp's threads meet at a barrier on every token, so a thread whose core another
-    worker's tests hold makes every token wait for it: with one core busy beside it, SmolLM2 on two
-    threads answered two to four times slower than on one (tests/bench/bench_model_threads.py)."""
-    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
-    return max(1, machine_threads() // workers)
 
 
 def free_port() -> int:
