@@ -84,6 +84,8 @@ ONE_WORKER = {
     "tests/scenarios/test_scenario_contract.py": "contract",
     "tests/agents/test_sdk_surface.py": "sdks",
     "tests/agents/test_stores_vertex.py": "sdks",
+    # its module fixture runs LoCoMo's whole file twice (about 100 s): once, on one worker
+    "tests/reports/test_browser_compare.py": "browser_compare",
 }
 
 
