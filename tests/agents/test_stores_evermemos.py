@@ -122,7 +122,10 @@ async def test_the_wait_lasts_as_long_as_processing_takes_up_to_the_timeout(
     evermemos: EverMemOSServer,
 ) -> None:
     sessions = (_session(1, "My locker code is 4512."), _session(2, "The shed is blue."))
-    polls = lambda: [pending.polls for pending in evermemos.pending.values()][:1]  # noqa: E731
+
+    def polls() -> list[int]:
+        return [pending.polls for pending in evermemos.pending.values()][:1]
+
     await waits_until_done_within_the_timeout(evermemos, _spec(evermemos), sessions, polls)
 
 

@@ -96,7 +96,10 @@ async def test_the_wait_lasts_as_long_as_ingestion_takes_up_to_the_timeout(
     hindsight: HindsightServer,
 ) -> None:
     sessions = (_session(1, "My locker code is 4512."), _session(2, "The shed is blue."))
-    polls = lambda: [operation.polls for operation in hindsight.operations.values()][:1]  # noqa: E731
+
+    def polls() -> list[int]:
+        return [operation.polls for operation in hindsight.operations.values()][:1]
+
     await waits_until_done_within_the_timeout(hindsight, _spec(hindsight), sessions, polls)
 
 

@@ -30,6 +30,7 @@ Vertex AI itself.
 
 from __future__ import annotations
 
+import importlib
 import os
 import warnings
 from dataclasses import dataclass
@@ -266,7 +267,9 @@ def _make(settings: VertexSettings, options: AgentOptions, model: AgentSpec) -> 
         warnings.simplefilter("ignore", FutureWarning)  # docs and Redis's harness use this one), and
         warnings.simplefilter("ignore", DeprecationWarning)  # its modules deprecate on import
         import vertexai
-        from vertexai._genai import agent_engines, memories  # noqa: F401 - imported here, quietly
+
+        for module in ("vertexai._genai.agent_engines", "vertexai._genai.memories"):
+            importlib.import_module(module)  # its lazy modules, imported here where warnings are quiet
 
         client = vertexai.Client(
             project=project, location=location, credentials=credentials, http_options=options_http
