@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import importlib.metadata
 import re
+import socket
 import sys
 from collections.abc import Iterator
 from datetime import datetime, timezone
@@ -21,6 +22,7 @@ from pytest_memorybench.agents.agent_build import build_agent
 from pytest_memorybench.agents.agent_protocol import AgentAdapter
 from pytest_memorybench.agents.spec import AgentOptions, parse_agent_spec
 from pytest_memorybench.agents.stores.memory import ANSWER_PROMPTS
+from pytest_memorybench.agents.stores.store_build import unreachable
 from pytest_memorybench.agents.stores.store_protocol import Hit, StoreClient, StoreError, as_hit
 from pytest_memorybench.core.errors import UsageError
 from pytest_memorybench.core.records import Message
@@ -423,6 +425,23 @@ def test_a_store_that_finds_nothing_it_was_given_stops_the_run_before_any_test(
         )
         error = usage_error_line(result)
         assert said in error and "failed its check before the run" in error
+        assert ("is its server running there?" in error) == (store == "Down"), error
+
+
+def test_a_refused_connection_is_found_however_an_sdk_wraps_it() -> None:
+    """requests keeps the socket's error in its arguments (and a retry's re-raise replaces its
+    context); httpx and aiohttp keep it as the context or cause. A refused key is no server down."""
+    requests_like = OSError(RuntimeError("max retries", ConnectionRefusedError(111, "refused")))
+    requests_like.__context__ = RuntimeError("the retry's own error")
+    httpx_like = RuntimeError("All connection attempts failed")
+    httpx_like.__context__ = ConnectionRefusedError(111, "refused")
+    for error in (requests_like, httpx_like, socket.gaierror(-2, "Name or service not known")):
+        store_error = StoreError("store x: clear() raised it")
+        store_error.__cause__ = error
+        assert unreachable(store_error), error
+    refused = StoreError("store x: add() raised PermissionError: refused key")
+    refused.__cause__ = PermissionError("refused key")
+    assert not unreachable(refused)
 
 
 @pytest.mark.e2e  # 200 questions of LoCoMo's published file, and LongMemEval: two whole runs

@@ -8,6 +8,7 @@ in one line naming the call that failed, instead of turning every item into a pl
 from __future__ import annotations
 
 import inspect
+import socket
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -109,6 +110,27 @@ def check_store(spec: AgentSpec, options: AgentOptions) -> None:
         raise usage_error(f"--agent {spec.text}: the store failed its check before the run: {problem}")
 
 
+UNREACHABLE = "is its server running there? start it, or give the store its url=… (docs/stores.md)"
+
+
+def unreachable(error: BaseException) -> bool:
+    """Whether a connection was refused or a host not found somewhere in `error`'s chain: each SDK
+    wraps the socket's own error its own way (httpx, aiohttp as a cause; requests in its arguments,
+    whose context a retry's re-raise replaces)."""
+    seen: set[int] = set()
+    waiting: list[BaseException] = [error]
+    while waiting:
+        current = waiting.pop()
+        if id(current) in seen:
+            continue
+        if isinstance(current, (ConnectionError, socket.gaierror)):
+            return True
+        seen.add(id(current))
+        linked = [current.__cause__, current.__context__, *current.args, getattr(current, "reason", None)]
+        waiting += [each for each in linked if isinstance(each, BaseException)]
+    return False
+
+
 async def _health(client: StoreClient, *, remembers: bool) -> str | None:
     namespace = f"{new_namespace()}-check"
     message = Message(HEALTH_SENTENCE, datetime.now(), "user", 0)
@@ -119,7 +141,7 @@ async def _health(client: StoreClient, *, remembers: bool) -> str | None:
         hits = await client.search(HEALTH_QUERY, namespace, 10)
         await client.clear(namespace)
     except StoreError as exc:
-        return str(exc)
+        return f"{exc}; {UNREACHABLE}" if unreachable(exc) else str(exc)
     finally:
         try:
             await client.close()
