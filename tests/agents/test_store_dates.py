@@ -43,12 +43,19 @@ _HEADING = "## Memories retrieved for this message"
 Started = tuple[str, LoopbackState | None]  # the store's settings, and its loopback server if hosted
 
 
-def _hosted(serve: Callable[[], AbstractContextManager[LoopbackState]], variable: str, sdk: str) -> Any:
+def _hosted(
+    serve: Callable[[], AbstractContextManager[LoopbackState]],
+    variable: str,
+    sdk: str,
+    settings: str = ",poll=0.01",
+) -> Any:
+    """A product on its loopback server, its key in `variable`; `settings` after its url."""
+
     def start(stack: ExitStack, monkeypatch: pytest.MonkeyPatch) -> Started:
         pytest.importorskip(sdk)
         server = stack.enter_context(serve())
         monkeypatch.setenv(variable, server.key)
-        return f"(url={server.base_url},poll=0.01)", server
+        return f"(url={server.base_url}{settings})", server
 
     return start
 
@@ -62,32 +69,11 @@ def _local(sdk: str | None, settings: str = "") -> Any:
     return start
 
 
-def _memobase(stack: ExitStack, monkeypatch: pytest.MonkeyPatch) -> Started:
-    pytest.importorskip("memobase")
-    server = stack.enter_context(memobase_server())
-    monkeypatch.setenv("MEMOBASE_API_KEY", server.key)
-    return f"(url={server.base_url})", server
-
-
-def _redis_ams(stack: ExitStack, monkeypatch: pytest.MonkeyPatch) -> Started:
-    pytest.importorskip("agent_memory_client")
-    server = stack.enter_context(redis_ams_server())
-    monkeypatch.setenv("REDIS_AMS_API_KEY", server.key)
-    return f"(url={server.base_url},poll=0.01,stable=0)", server
-
-
 def _agentcore(stack: ExitStack, monkeypatch: pytest.MonkeyPatch) -> Started:
     pytest.importorskip("bedrock_agentcore")
     server = stack.enter_context(agentcore_server())
     agentcore_environment(server, monkeypatch)
     return f"(memory_id={MEMORY_ID},poll=0.01,settle=0.05)", server
-
-
-def _memmachine(stack: ExitStack, monkeypatch: pytest.MonkeyPatch) -> Started:
-    pytest.importorskip("memmachine_client")
-    server = stack.enter_context(memmachine_server())
-    monkeypatch.setenv("MEMMACHINE_API_KEY", server.key)
-    return f"(url={server.base_url},poll=0.01,settle=0.05)", server
 
 
 def _vertex(stack: ExitStack, monkeypatch: pytest.MonkeyPatch) -> Started:
@@ -138,12 +124,14 @@ STORES = {
     "supermemory": _hosted(supermemory_server, "SUPERMEMORY_API_KEY", "supermemory"),
     "mem0-platform": _hosted(mem0_platform_server, "MEM0_API_KEY", "mem0"),
     "zep": _hosted(zep_server, "ZEP_API_KEY", "zep_cloud"),
-    "memobase": _memobase,
+    "memobase": _hosted(memobase_server, "MEMOBASE_API_KEY", "memobase", ""),
     "hindsight": _hosted(hindsight_server, "HINDSIGHT_API_KEY", "hindsight_client"),
-    "redis-ams": _redis_ams,
+    "redis-ams": _hosted(redis_ams_server, "REDIS_AMS_API_KEY", "agent_memory_client", ",poll=0.01,stable=0"),
     "evermemos": _hosted(evermemos_server, "EVERMEMOS_API_KEY", "evermemos"),
     "agentcore": _agentcore,
-    "memmachine": _memmachine,
+    "memmachine": _hosted(
+        memmachine_server, "MEMMACHINE_API_KEY", "memmachine_client", ",poll=0.01,settle=0.05"
+    ),
     "vertex": _vertex,
 }
 
