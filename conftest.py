@@ -55,6 +55,10 @@ def pytest_configure(config: pytest.Config) -> None:
     for name, description in SLOW_GROUPS.items():
         config.addinivalue_line("markers", f"{name}: slow group: {description}")
     config.addinivalue_line("markers", "slow: any slow group (added to every test of one)")
+    config.addinivalue_line(
+        "markers",
+        "loaded_first(*modules): imported before the test's fixtures, where installed (tests/conftest.py)",
+    )
 
 
 def _benchmark(config: pytest.Config) -> bool:

@@ -24,6 +24,22 @@ stopwords()
 default_counter()
 
 
+@pytest.hookimpl(tryfirst=True)  # before the runner's own, which sets up the fixtures
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """The modules a test's `loaded_first` mark names, imported before its fixtures, pytester among
+    them.  pytester takes away the modules a test imported when it ends, and a protobuf-backed SDK
+    cannot be imported twice in one process: its messages are already in protobuf's descriptor
+    pool, and the second import fails ("duplicate file name google/cloud/aiplatform_v1/...").
+    Loaded before pytester looks, they stay for the worker's later tests.  Too slow to load for
+    every worker (3 s for Vertex AI's), so only for the tests that use them."""
+    for mark in item.iter_markers("loaded_first"):
+        with warnings.catch_warnings():  # an SDK's own deprecations at import, not the test's to see
+            warnings.simplefilter("ignore")
+            for name in mark.args:
+                with contextlib.suppress(ImportError):
+                    importlib.import_module(name)
+
+
 @pytest.fixture
 def pytester(pytester: pytest.Pytester, _heap_frozen: None) -> pytest.Pytester:
     """Inner runs get an ini file setting pytest-asyncio's loop scope, as ours does: without one,

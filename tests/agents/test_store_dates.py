@@ -28,7 +28,7 @@ from tests.support.memory_model import MemoryModelScript, scripted_memory_server
 from tests.support.redis_ams_server import redis_ams_server
 from tests.support.runs import first_by_default, results_in
 from tests.support.supermemory_server import supermemory_server
-from tests.support.vertex_server import use_credentials, vertex_server
+from tests.support.vertex_server import LOADED_FIRST, use_credentials, vertex_server
 from tests.support.zep_server import zep_server
 
 pytest_plugins = ["pytester"]
@@ -153,7 +153,10 @@ def _session_days(data: Path) -> dict[str, str]:
 
 
 @pytest.mark.parametrize(
-    "store", first_by_default(sorted(STORES, key=lambda name: name not in ("bm25", "zep")), keep=2)
+    "store",
+    first_by_default(
+        sorted(STORES, key=lambda name: name not in ("bm25", "zep")), keep=2, marks={"vertex": LOADED_FIRST}
+    ),
 )
 def test_every_hit_in_the_answering_prompt_carries_its_sessions_date(
     pytester: pytest.Pytester,

@@ -24,9 +24,10 @@ from tests.support.store_runs import (
     waits_until_done_within_the_timeout,
     without_back_off,
 )
-from tests.support.vertex_server import ENGINE, VertexServer, use_credentials, vertex_server
+from tests.support.vertex_server import ENGINE, LOADED_FIRST, VertexServer, use_credentials, vertex_server
 
 pytest_plugins = ["pytester"]
+pytestmark = LOADED_FIRST
 
 NO_MODEL = "http://127.0.0.1:9/v1"
 WHEN = datetime(2024, 5, 1, 9, 0)

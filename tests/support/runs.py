@@ -9,7 +9,7 @@ the run's tests, not a user's reader.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -39,13 +39,17 @@ SERIAL_AND_XDIST = pytest.mark.parametrize(
 )
 
 
-def first_by_default(values: Iterable[Any], *, keep: int = 1) -> list[Any]:
+def first_by_default(
+    values: Iterable[Any], *, keep: int = 1, marks: Mapping[Any, pytest.MarkDecorator] | None = None
+) -> list[Any]:
     """Parameters of a whole run repeated per store or mechanism: the first `keep` run in the default
     `pytest`, the rest in the e2e group CI runs (`pytest -m slow`), so every one is still checked and
-    a contributor's run stays short (issue 80)."""
-    return [
-        value if i < keep else pytest.param(value, marks=pytest.mark.e2e) for i, value in enumerate(values)
-    ]
+    a contributor's run stays short (issue 80).  `marks` adds a value's own mark."""
+    params = []
+    for i, value in enumerate(values):
+        own = [marks[value]] if marks and value in marks else []
+        params.append(pytest.param(value, marks=own if i < keep else [*own, pytest.mark.e2e]))
+    return params
 
 
 def results_in(folder: Path | str) -> ResultsRecord:

@@ -67,6 +67,11 @@ import pytest
 
 from tests.support.loopback import LoopbackState, Request, serve
 
+# The SDK's modules the store imports, protobuf-backed: loaded before a test's pytester (the
+# `loaded_first` mark, tests/conftest.py), as the same process cannot import them twice.
+SDK_MODULES = ("vertexai", "vertexai._genai.agent_engines", "vertexai._genai.memories")
+LOADED_FIRST = pytest.mark.loaded_first(*SDK_MODULES)
+
 API = "/v1beta1/"
 PROJECT, LOCATION = "memorybench-test", "us-central1"
 ENGINE = f"projects/{PROJECT}/locations/{LOCATION}/reasoningEngines/4242"
