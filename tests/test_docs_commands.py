@@ -130,6 +130,18 @@ ALL_BLOCKS = [block for page in PAGES for block in _blocks(page)]
 RUNNABLE = [block for block in ALL_BLOCKS if block.commands and block.not_run is None]
 
 
+def _alike(blocks: list[Block]) -> list[list[Block]]:
+    """The blocks grouped by their commands: pages that show the same commands (the README and the
+    page it summarises) are run once, and what each page shows is looked for in that output."""
+    groups: dict[tuple[str, ...], list[Block]] = {}
+    for block in blocks:
+        groups.setdefault(tuple(block.commands), []).append(block)
+    return list(groups.values())
+
+
+ALIKE = _alike(RUNNABLE)
+
+
 def test_the_pages_show_commands_and_each_runs_or_says_why_not() -> None:
     assert len(RUNNABLE) >= 15, [block.where for block in RUNNABLE]
     for block in ALL_BLOCKS:
@@ -146,8 +158,9 @@ def test_the_extras_the_install_lines_name_exist() -> None:
         assert named is None or set(named.group(1).split(",")) <= extras, line
 
 
-@pytest.mark.parametrize("block", RUNNABLE, ids=[block.where for block in RUNNABLE])
-def test_the_command_runs_as_written(block: Block, tmp_path: Path) -> None:
+@pytest.mark.parametrize("blocks", ALIKE, ids=["+".join(block.where for block in alike) for alike in ALIKE])
+def test_the_command_runs_as_written(blocks: list[Block], tmp_path: Path) -> None:
+    block = blocks[0]
     shutil.copytree(REPO / "examples", tmp_path / "examples")
     env = {key: value for key, value in os.environ.items() if not key.endswith("_API_KEY")}
     env["PYTHONPATH"] = os.pathsep.join([str(tmp_path), env.get("PYTHONPATH", "")])
@@ -171,8 +184,9 @@ def test_the_command_runs_as_written(block: Block, tmp_path: Path) -> None:
         assert "Traceback" not in output and "INTERNALERROR" not in output, (
             f"{block.where}: `{command}`:\n{output[-3000:]}"
         )
-    if block.output:
-        _shown_in(block.output, output, block.where)
+    for alike in blocks:
+        if alike.output:
+            _shown_in(alike.output, output, alike.where)
 
 
 def _shown_in(shown: list[str], output: str, where: str) -> None:
