@@ -299,6 +299,15 @@ STORES = _by_name(
         packages=("memmachine-client",),
     ),
     Registered(
+        "everos",
+        "stores.everos:EVEROS",
+        "EverMind's EverOS (`everos` extra, Python 3.12; its cloud, key from EVEROS_API_KEY, or the"
+        " open-source server you run): a user per conversation, a session's messages one add dated"
+        " message by message, flushed and its tasks waited on until done and indexed; searches its"
+        " episodes (keyword, vector, hybrid, agentic or llm_multiround)",
+        packages=("everos-cloud",),
+    ),
+    Registered(
         "vertex",
         "stores.vertex:VERTEX",
         "Google's Vertex AI Memory Bank (`vertex` extra; an Agent Engine you made, `engine=`, and"

@@ -92,6 +92,27 @@ def memu_items(prompt: str) -> str:
     return f"<item>{memories}</item>"
 
 
+EVEROS_BOUNDARY = "You are an episodic memory boundary detection expert."
+EVEROS_EPISODE = "You are an episodic memory generation expert."
+UNREADABLE = "[unreadable]"
+# EverOS prints a memory cell's messages for its episode prompt as pseudo-JSON, a message a block:
+# `"speaker": NAME,` then `"content": TEXT` (everalgo/user_memory/episode.py `_render_conversation`).
+_EVEROS_SAID = re.compile(r'"speaker": (.*),\n\s*"content": (.*)\n')
+
+
+def everos_reply(prompt: str) -> tuple[str, str]:
+    """EverOS's boundary detection waits for more (no boundary: each session ends with a flush, so an
+    episode is a session), and its episode repeats what each speaker said, a line each; a message
+    holding UNREADABLE gets a boundary reply with no JSON in it, as a model's reply may be."""
+    if EVEROS_BOUNDARY in prompt and UNREADABLE in prompt:
+        return "everos_unreadable", "I cannot tell."
+    if EVEROS_BOUNDARY in prompt:
+        return "everos_boundary", json.dumps({"reasoning": "one topic", "boundaries": [], "should_wait": True})
+    said = [f"{speaker}: {text}" for speaker, text in _EVEROS_SAID.findall(prompt.split("Conversation content:", 1)[-1])]
+    content = "\n".join(said) or "Nothing was said."
+    return "everos_episode", json.dumps({"title": said[0] if said else "A conversation", "content": content})
+
+
 def read_answer(question: str, context: list[str]) -> str:
     if not is_question(question):
         return NOTED
@@ -152,6 +173,8 @@ class MemoryModelScript:
             return "mem0", json.dumps({"memory": [{"text": line} for line in said]})
         if system.startswith(LANGMEM_MANAGER):  # LangMem's memory manager: a Memory tool call a statement
             return "langmem", langmem_memories(prompt, shown=system) or "Nothing new to remember."
+        if EVEROS_BOUNDARY in prompt or EVEROS_EPISODE in prompt:  # EverOS's cells and episodes
+            return everos_reply(prompt)
         if MEMU_EXTRACTOR in prompt:  # memU's extraction of a memory type: XML items
             return "memu", memu_items(prompt)
         if MEMU_SEGMENTS in prompt:  # memU's segmentation of a conversation: one segment, itself
