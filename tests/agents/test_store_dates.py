@@ -18,6 +18,7 @@ from pytest_memorybench.scenarios.locomo.data import load_samples
 from pytest_memorybench.scenarios.locomo.generator import write_locomo
 from tests.support.agentcore_server import MEMORY_ID, agentcore_environment, agentcore_server
 from tests.support.evermemos_server import EverMemOSServer, evermemos_server
+from tests.support.everos_service import everos_service
 from tests.support.hindsight_server import hindsight_server
 from tests.support.loopback import LoopbackState
 from tests.support.mcp_server import reference_store, require_reference_mcp_server
@@ -84,6 +85,15 @@ def _vertex(stack: ExitStack, monkeypatch: pytest.MonkeyPatch) -> Started:
     return f"(engine=4242,url={server.url},poll=0.01)", server
 
 
+def _everos(stack: ExitStack, monkeypatch: pytest.MonkeyPatch) -> Started:
+    """A real open-source EverOS server, extracting with a scripted model of its own (the answerer's
+    is the run's)."""
+    pytest.importorskip("everos_cloud")
+    extraction, _ = stack.enter_context(scripted_memory_server())
+    url = stack.enter_context(everos_service(extraction.openai_url))
+    return f"(url={url},poll=0.2)", None
+
+
 def _mcp(stack: ExitStack, monkeypatch: pytest.MonkeyPatch) -> Started:
     require_reference_mcp_server()
     return reference_store().removeprefix("mcp"), None
@@ -133,6 +143,7 @@ STORES = {
         memmachine_server, "MEMMACHINE_API_KEY", "memmachine_client", ",poll=0.01,settle=0.05"
     ),
     "vertex": _vertex,
+    "everos": _everos,
 }
 
 

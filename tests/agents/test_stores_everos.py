@@ -3,11 +3,11 @@ server (everos 1.5.1) on the scripted model, started from the environment MEMORY
 (support/everos_service.py): a user per conversation, a session one add, flushed, its tasks waited on,
 search dated by episode; and the one-line errors.  The client runs only where the server does (on
 Python 3.12 or later, .ci/run's memU environment), so there is no fake of its endpoints: the tests
-that need the client skip where it is not installed."""
+that need the client skip where it is not installed.  LoCoMo's sample runs through it in
+test_store_dates.py (every hit dated, no item an error)."""
 
 from __future__ import annotations
 
-import re
 import sys
 from collections.abc import Iterator
 from datetime import datetime
@@ -19,11 +19,9 @@ from pytest_memorybench.agents.stores.store_build import store_client
 from pytest_memorybench.agents.stores.store_protocol import StoreClient, StoreError
 from pytest_memorybench.core.errors import UsageError
 from pytest_memorybench.core.records import Message
-from pytest_memorybench.scenarios.locomo.generator import write_locomo
 from tests.support.everos_service import everos_service
 from tests.support.llm_server import LLMServer
 from tests.support.memory_model import UNREADABLE, MemoryModelScript, scripted_memory_server
-from tests.support.runs import results_in
 from tests.support.store_runs import without_back_off
 
 pytest_plugins = ["pytester"]
@@ -123,25 +121,3 @@ def test_a_bad_setting_is_one_line() -> None:
 def test_an_older_python_is_told_why() -> None:
     with pytest.raises(UsageError, match="needs Python 3.12 or later and this is Python 3"):
         store_client(parse_agent_spec(f"everos(url=http://127.0.0.1:9):openai:m@{NO_MODEL}"), AgentOptions())
-
-
-@pytest.mark.e2e
-def test_a_real_everos_server_runs_the_locomo_sample_every_hit_dated(pytester: pytest.Pytester) -> None:
-    pytest.importorskip("everos_cloud")
-    data, _ = write_locomo(pytester.path / "data", seed=3, conversations=1, sessions=4)
-    with scripted_memory_server() as (model, script), everos_service(model.openai_url) as url:
-        run = pytester.path / "run"
-        result = pytester.runpytest(
-            "--memorybench", "--mb-suite=locomo", f"--mb-data=locomo={data}", "-p", "no:cacheprovider",
-            f"--agent=everos(url={url},poll=0.2):openai:fake-model@{model.openai_url}",
-            f"--mb-output={run}",
-        )  # fmt: skip
-        results = results_in(run)
-    totals = results["totals"]
-    assert not totals["errors"] and totals["max"] >= 10, result.stdout.str()[-3000:]
-    assert totals["evidence_recall"]["mean"] > 0.5
-    assert totals["store"]["stored"] >= 4, "a session an episode at least, listed back"
-    assert results["run"]["provenance"]["servers"]["everos"] == "everos 1.5.1"
-    assert results["run"]["provenance"]["products"]["everos-cloud"] == "1.2.0"
-    memories = [line for p in script.answer_prompts for line in p.splitlines() if line.startswith("- [")]
-    assert memories and all(re.match(r"- \[\d{4}-\d{2}-\d{2} \d{2}:\d{2}\] ", line) for line in memories)
