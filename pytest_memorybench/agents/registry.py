@@ -299,6 +299,14 @@ STORES = _by_name(
         packages=("memmachine-client",),
     ),
     Registered(
+        "vertex",
+        "stores.vertex:VERTEX",
+        "Google's Vertex AI Memory Bank (`vertex` extra; an Agent Engine you made, `engine=`, and"
+        " Application Default Credentials): a scope per conversation, a session a generate dated by"
+        " its time, waited on until its operation is done; its similarity search, top k facts",
+        packages=("google-cloud-aiplatform", "google-genai"),
+    ),
+    Registered(
         "everos",
         "stores.everos:EVEROS",
         "EverMind's EverOS (`everos` extra, Python 3.12; its cloud, key from EVEROS_API_KEY, or the"
@@ -306,14 +314,6 @@ STORES = _by_name(
         " message by message, flushed and its tasks waited on until done and indexed; searches its"
         " episodes (keyword, vector, hybrid, agentic or llm_multiround)",
         packages=("everos-cloud",),
-    ),
-    Registered(
-        "vertex",
-        "stores.vertex:VERTEX",
-        "Google's Vertex AI Memory Bank (`vertex` extra; an Agent Engine you made, `engine=`, and"
-        " Application Default Credentials): a scope per conversation, a session a generate dated by"
-        " its time, waited on until its operation is done; its similarity search, top k facts",
-        packages=("google-cloud-aiplatform", "google-genai"),
     ),
     Registered(
         "none",

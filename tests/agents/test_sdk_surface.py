@@ -70,6 +70,12 @@ def _evermemos() -> Any:
     return AsyncEverMemOS(api_key="k", base_url=NOWHERE, max_retries=0)
 
 
+def _everos() -> Any:
+    from everos_cloud import EverOS
+
+    return EverOS(api_key="k", host=NOWHERE, timeout=1)
+
+
 def _vertex() -> Any:
     import warnings
 
@@ -99,6 +105,7 @@ ROOTS: dict[str, Callable[[], Any]] = {
     "redis-ams": _redis_ams,
     "evermemos": _evermemos,
     "vertex": _vertex,
+    "everos": _everos,
 }
 
 
@@ -444,6 +451,18 @@ CALLS = [
     Call("evermemos", "v0.memories.get", 0, ("extra_query",)),
     Call("evermemos", "v0.memories.delete", 0, ("group_id",)),
     Call("evermemos", "close"),
+    # everos-cloud 1.2.0 (stores/everos.py), in memU's environment (Python 3.12 or later): the
+    # generated API the client exposes (`memory`, `tasks`), whose calls take the request model
+    Call("everos", "everos_cloud:EverOS", 0, ("api_key", "host", "timeout")),
+    Call("everos", "memory.add_memory", 1),
+    Call("everos", "memory.flush_memory_with_http_info", 1),
+    Call("everos", "memory.search_memory", 1),
+    Call("everos", "memory.get_memory", 1),
+    Call("everos", "memory.delete_memory", 1),
+    Call("everos", "tasks.get_task_status", 1),
+    Call("everos", "memory.api_client.param_serialize", 0, ("method", "resource_path")),
+    Call("everos", "memory.api_client.call_api", 2),
+    Call("everos", "close"),
 ]
 
 # Constants, enum members and exceptions the adapters name (`module:attribute.path`).
@@ -472,6 +491,7 @@ NAMES = {
     "evermemos": [
         f"evermemos:{name}" for name in ("NotFoundError", "AuthenticationError", "PermissionDeniedError")
     ],
+    "everos": ["everos_cloud.exceptions:ApiException", "everos_cloud.models:Content"],
     "agentcore": [
         "botocore.config:Config",
         "botocore.exceptions:ClientError",
@@ -655,6 +675,35 @@ FIELDS = [
     Fields("evermemos", "evermemos.types.v0.memory_search_response:ResultMemoryForesight", ("foresight",)),
     Fields("evermemos", "evermemos.types.v0.memory_get_response:Result", ("memories", "total_count")),
     Fields("evermemos", "evermemos.types.v0.memory_get_response:ResultMemoryForesightModel", ("content",)),
+    Fields("everos", "everos_cloud.models:AddInput", ("session_id", "messages", "async_mode")),
+    Fields(
+        "everos",
+        "everos_cloud.models:MessageItem",
+        ("sender_id", "sender_name", "role", "timestamp", "content"),
+    ),
+    Fields("everos", "everos_cloud.models:FlushInput", ("session_id",)),
+    Fields(
+        "everos",
+        "everos_cloud.models:SearchInput",
+        ("query", "user_id", "top_k", "method", "with_readable_episode"),
+    ),
+    Fields(
+        "everos",
+        "everos_cloud.models:GetInput",
+        ("memory_type", "user_id", "page", "page_size", "sort_order", "with_readable_episode"),
+    ),
+    Fields("everos", "everos_cloud.models:DeleteInput", ("user_id",)),
+    Fields("everos", "everos_cloud.models:SuccessEnvelopeAddData", ("request_id", "data")),
+    Fields("everos", "everos_cloud.models:AddData", ("status",)),
+    Fields("everos", "everos_cloud.models:TaskItem", ("status", "error", "finished_at")),
+    Fields("everos", "everos_cloud.models:SearchData", ("episodes",)),
+    Fields(
+        "everos",
+        "everos_cloud.models:SearchEpisodeItem",
+        ("episode", "summary", "subject", "score", "timestamp"),
+    ),
+    Fields("everos", "everos_cloud.models:GetData", ("episodes", "total_count")),
+    Fields("everos", "everos_cloud.models:EpisodeItem", ("episode", "summary", "subject")),
 ]
 
 
@@ -700,6 +749,7 @@ DISTRIBUTIONS = {
     "agentcore": "bedrock-agentcore",
     "memu": "memu-py",
     "vertex": "google-cloud-aiplatform",
+    "everos": "everos-cloud",
 }
 # The first module each adapter's SDK is imported by (skipped where it is not installed).
 MODULES = {
@@ -721,6 +771,7 @@ MODULES = {
     "agentcore": "bedrock_agentcore",
     "memu": "memu.app",
     "vertex": "vertexai",
+    "everos": "everos_cloud",
 }
 
 
@@ -844,6 +895,7 @@ _CLIENT_ROOTS = {
     "agentcore": ("self.manager", "self.client"),
     "memmachine": ("self.client",),
     "vertex": ("self.client",),
+    "everos": ("self.client",),
 }
 
 

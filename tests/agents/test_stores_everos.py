@@ -41,11 +41,15 @@ def served() -> Iterator[tuple[str, LLMServer, MemoryModelScript]]:
 
 
 def _client(url: str, settings: str = "") -> StoreClient:
-    return store_client(parse_agent_spec(f"everos(url={url},poll=0.2{settings}):openai:fake-model"), AgentOptions())
+    return store_client(
+        parse_agent_spec(f"everos(url={url},poll=0.2{settings}):openai:fake-model"), AgentOptions()
+    )
 
 
 def _said(text: str, minute: int, session: int, speaker: str, role: str = "user") -> Message:
-    return Message(text, WHEN.replace(day=session, minute=minute), role, minute, session=session, speaker=speaker)
+    return Message(
+        text, WHEN.replace(day=session, minute=minute), role, minute, session=session, speaker=speaker
+    )
 
 
 @needs_client

@@ -58,7 +58,9 @@ def everos_service(model_url: str) -> Iterator[str]:
     """A started EverOS server's URL, its models at `model_url`; skipped without its environment."""
     venv = os.environ.get(VENV_VARIABLE)
     if not venv or not Path(venv, "bin", "everos").is_file():
-        pytest.skip(f"no EverOS server: set {VENV_VARIABLE} to an environment with everos (.ci/run makes one)")
+        pytest.skip(
+            f"no EverOS server: set {VENV_VARIABLE} to an environment with everos (.ci/run makes one)"
+        )
     folder = Path(tempfile.mkdtemp(prefix="memorybench-everos-"))
     port = free_port()
     env = {

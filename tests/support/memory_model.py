@@ -107,8 +107,13 @@ def everos_reply(prompt: str) -> tuple[str, str]:
     if EVEROS_BOUNDARY in prompt and UNREADABLE in prompt:
         return "everos_unreadable", "I cannot tell."
     if EVEROS_BOUNDARY in prompt:
-        return "everos_boundary", json.dumps({"reasoning": "one topic", "boundaries": [], "should_wait": True})
-    said = [f"{speaker}: {text}" for speaker, text in _EVEROS_SAID.findall(prompt.split("Conversation content:", 1)[-1])]
+        return "everos_boundary", json.dumps(
+            {"reasoning": "one topic", "boundaries": [], "should_wait": True}
+        )
+    said = [
+        f"{speaker}: {text}"
+        for speaker, text in _EVEROS_SAID.findall(prompt.split("Conversation content:", 1)[-1])
+    ]
     content = "\n".join(said) or "Nothing was said."
     return "everos_episode", json.dumps({"title": said[0] if said else "A conversation", "content": content})
 

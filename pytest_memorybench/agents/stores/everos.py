@@ -152,7 +152,7 @@ class EverOSStore:
 
         self.unprocessed.wait(namespace, done)
         sessions = len(self._flushed.get(namespace, ()))
-        while sessions and self._episodes(namespace, page=1, size=1).total_count < sessions:
+        while sessions and (self._episodes(namespace, page=1, size=1).total_count or 0) < sessions:
             time.sleep(self.settings.poll)
 
     def search(self, query: str, namespace: str, k: int) -> list[Hit]:
@@ -160,14 +160,19 @@ class EverOSStore:
 
         if not self._added.get(namespace):
             return []
-        request: dict[str, Any] = {"query": query, "user_id": self._user(namespace), "top_k": max(1, min(k, MOST))}
+        request: dict[str, Any] = {
+            "query": query,
+            "user_id": self._user(namespace),
+            "top_k": max(1, min(k, MOST)),
+        }
         if self.settings.method:
             request["method"] = self.settings.method
         found = self._call(
             self.client.memory.search_memory, SearchInput(**request, with_readable_episode=None)
         ).data
         return [
-            Hit(_text(episode), episode.score, naive_utc(episode.timestamp)) for episode in found.episodes or []
+            Hit(_text(episode), episode.score, naive_utc(episode.timestamp))
+            for episode in found.episodes or []
         ]
 
     def stored(self, namespace: str) -> list[str]:
@@ -178,7 +183,7 @@ class EverOSStore:
         for page in range(1, 1_000_000):
             found = self._episodes(namespace, page=page, size=MOST)
             texts += [_text(episode) for episode in found.episodes or []]
-            if len(found.episodes or []) < MOST or len(texts) >= found.total_count:
+            if len(found.episodes or []) < MOST or len(texts) >= (found.total_count or 0):
                 break
         return texts
 
@@ -255,7 +260,9 @@ def _digest(text: str) -> str:
 
 
 def _identity(message: Message) -> str:
-    return f"{message.session}|{message.timestamp.isoformat()}|{message.role}|{message.speaker}|{message.id}|{message.text}"
+    """A message as the same text on every try: what it says, who said it, when, in which session."""
+    said = (message.session, message.timestamp.isoformat(), message.role, message.speaker, message.id)
+    return "|".join(map(str, (*said, message.text)))
 
 
 def _text(episode: Any) -> str:
