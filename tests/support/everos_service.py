@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.local_model import free_port, wait_until_healthy
+from tests.support.local_model import free_port, running
 from tests.support.memory_model import EMBEDDING_DIMENSIONS
 
 VENV_VARIABLE = "MEMORYBENCH_EVEROS_VENV"
@@ -61,6 +61,7 @@ def everos_service(model_url: str) -> Iterator[str]:
         pytest.skip(
             f"no EverOS server: set {VENV_VARIABLE} to an environment with everos (.ci/run makes one)"
         )
+    tiktoken = _tiktoken()
     folder = Path(tempfile.mkdtemp(prefix="memorybench-everos-"))
     port = free_port()
     env = {
@@ -68,25 +69,20 @@ def everos_service(model_url: str) -> Iterator[str]:
         **_models(model_url),
         "HOME": str(folder),
         "EVEROS_ROOT": str(folder / "root"),
-        "TIKTOKEN_CACHE_DIR": _tiktoken(),
+        "TIKTOKEN_CACHE_DIR": tiktoken,
     }
     everos = str(Path(venv, "bin", "everos"))
+    url = f"http://127.0.0.1:{port}"
     try:
         subprocess.run([everos, "init"], env=env, cwd=folder, check=True, capture_output=True)
-        with (folder / "server.log").open("wb") as log:
-            server = subprocess.Popen(
-                [everos, "server", "start", "--port", str(port)],
-                cwd=folder,
-                env=env,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-            )
-            url = f"http://127.0.0.1:{port}"
-            try:
-                wait_until_healthy("EverOS", f"{url}/health", server, folder / "server.log", START_SECONDS)
-                yield url
-            finally:
-                server.terminate()
-                server.wait(30)
+        with running(
+            "EverOS",
+            [everos, "server", "start", "--port", str(port)],
+            folder,
+            env,
+            f"{url}/health",
+            START_SECONDS,
+        ):
+            yield url
     finally:
         shutil.rmtree(folder, ignore_errors=True)

@@ -11,7 +11,8 @@ import socket
 import subprocess
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -64,6 +65,22 @@ def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return int(probe.getsockname()[1])
+
+
+@contextmanager
+def running(
+    product: str, command: list[str], folder: Path, env: Mapping[str, str], health_url: str, seconds: float
+) -> Iterator[None]:
+    """A server this test starts in `folder` (its output in `folder/server.log`), once it answers
+    `health_url`; stopped afterwards."""
+    with (folder / "server.log").open("wb") as log:
+        server = subprocess.Popen(command, cwd=folder, env=dict(env), stdout=log, stderr=subprocess.STDOUT)
+        try:
+            wait_until_healthy(product, health_url, server, folder / "server.log", seconds)
+            yield
+        finally:
+            server.terminate()
+            server.wait(30)
 
 
 def wait_until_healthy(

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -22,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.local_model import free_port, wait_until_healthy
+from tests.support.local_model import free_port, running
 from tests.support.memory_model import EMBEDDING_DIMENSIONS
 
 VENV_VARIABLE = "MEMORYBENCH_MEMMACHINE_VENV"
@@ -105,23 +104,10 @@ def memmachine_service(model_url: str) -> Iterator[str]:
     config = folder / "cfg.yml"
     config.write_text(_configuration(folder, port, model_url))
     env = {**os.environ, "MEMORY_CONFIG": str(config), "HOME": str(folder)}
+    url = f"http://127.0.0.1:{port}"
+    command = [str(Path(venv, "bin", "memmachine-server"))]
     try:
-        with (folder / "server.log").open("wb") as log:
-            server = subprocess.Popen(
-                [Path(venv, "bin", "memmachine-server")],
-                cwd=folder,
-                env=env,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-            )
-            url = f"http://127.0.0.1:{port}"
-            try:
-                wait_until_healthy(
-                    "MemMachine", f"{url}/api/v2/health", server, folder / "server.log", START_SECONDS
-                )
-                yield url
-            finally:
-                server.terminate()
-                server.wait(30)
+        with running("MemMachine", command, folder, env, f"{url}/api/v2/health", START_SECONDS):
+            yield url
     finally:
         shutil.rmtree(folder, ignore_errors=True)
