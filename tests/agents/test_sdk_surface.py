@@ -454,14 +454,14 @@ CALLS = [
     # everos-cloud 1.2.0 (stores/everos.py), in memU's environment (Python 3.12 or later): the
     # generated API the client exposes (`memory`, `tasks`), whose calls take the request model
     Call("everos", "everos_cloud:EverOS", 0, ("api_key", "host", "timeout")),
-    Call("everos", "memory.add_memory", 1),
-    Call("everos", "memory.flush_memory_with_http_info", 1),
-    Call("everos", "memory.search_memory", 1),
-    Call("everos", "memory.get_memory", 1),
-    Call("everos", "memory.delete_memory", 1),
-    Call("everos", "tasks.get_task_status", 1),
+    Call("everos", "memory.add_memory", 1, ("_request_timeout",)),
+    Call("everos", "memory.flush_memory_with_http_info", 1, ("_request_timeout",)),
+    Call("everos", "memory.search_memory", 1, ("_request_timeout",)),
+    Call("everos", "memory.get_memory", 1, ("_request_timeout",)),
+    Call("everos", "memory.delete_memory", 1, ("_request_timeout",)),
+    Call("everos", "tasks.get_task_status", 1, ("_request_timeout",)),
     Call("everos", "memory.api_client.param_serialize", 0, ("method", "resource_path")),
-    Call("everos", "memory.api_client.call_api", 2),
+    Call("everos", "memory.api_client.call_api", 2, ("_request_timeout",)),
     Call("everos", "close"),
 ]
 

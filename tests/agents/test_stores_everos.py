@@ -73,6 +73,9 @@ async def test_a_session_is_an_episode_of_the_conversations_user_dated_and_searc
     stored = await client.stored("everos-a")
     await client.clear("everos-a")
     after = await client.search("Lisbon", "everos-a", 5)
+    await client.add([_said("I started learning the cello.", 9, 3, "Caroline")], "everos-a")
+    await client.wait("everos-a")
+    refilled = await client.stored("everos-a")
     await client.close()
     assert len(stored) == 2, "a session an episode: none spans the two sessions"
     assert any("Caroline: I adopted a beagle named Biscuit." in text for text in stored)
@@ -81,6 +84,8 @@ async def test_a_session_is_an_episode_of_the_conversations_user_dated_and_searc
     assert lisbon.timestamp == WHEN.replace(day=2, minute=5), "dated by the episode's own time"
     assert script.asked.get("everos_episode", 0) >= 2
     assert after == [], "cleared: the namespace starts empty again"
+    # the open-source server has no delete route: the namespace goes on as a fresh user
+    assert len(refilled) == 1 and "cello" in refilled[0], refilled
 
 
 @needs_client

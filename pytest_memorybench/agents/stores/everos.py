@@ -94,9 +94,11 @@ class EverOSStore:
         from everos_cloud import EverOS
 
         self.settings = settings
-        # the harness bounds each call (`--mb-timeout`): the client's own timeout no shorter
-        self.client = EverOS(api_key=key, host=settings.url or None, timeout=(timeout or 600) + 1)
+        # the harness bounds each call (`--mb-timeout`): each request's own timeout no shorter
+        self.timeout = (timeout or 600) + 1
+        self.client = EverOS(api_key=key, host=settings.url or None, timeout=self.timeout)
         self.server_version: str | None = None
+        self._version_asked = False
         self.unprocessed = Unprocessed(settings.poll)
         self._lock = threading.Lock()
         self._users: dict[str, str] = {}  # namespace -> its EverOS user id
@@ -108,7 +110,8 @@ class EverOSStore:
 
         if not messages:
             return
-        if self.server_version is None:
+        if not self._version_asked:  # recorded with the run, as the service says it
+            self._version_asked = True
             self.server_version = self._version()
         user = self._user(namespace)
         session = f"{user}.{_digest(f'{messages[0].session}')}"
@@ -222,27 +225,28 @@ class EverOSStore:
         )
         return self._call(self.client.memory.get_memory, request).data
 
-    def _version(self) -> str:
+    def _version(self) -> str | None:
         """The server's own version, from its `/health` (the open-source server's; the cloud may
         have none: then the client's version alone is recorded)."""
         from everos_cloud.exceptions import ApiException
 
         api = self.client.memory.api_client
         try:
-            response = api.call_api(*api.param_serialize(method="GET", resource_path="/health"))
+            request = api.param_serialize(method="GET", resource_path="/health")
+            response = api.call_api(*request, _request_timeout=self.timeout)
             response.read()
             version = json.loads(response.data or b"{}").get("version")
         except (ApiException, ValueError, AttributeError):
-            return ""
-        return f"everos {version}" if version else ""
+            return None
+        return f"everos {version}" if version else None
 
-    @staticmethod
-    def _call(method: Any, *args: Any, **kwargs: Any) -> Any:
-        """A call of the client; a refused key as PermissionError, which the harness does not retry."""
+    def _call(self, method: Any, *args: Any, **kwargs: Any) -> Any:
+        """A call of the client's generated API, within its timeout; a refused key as
+        PermissionError, which the harness does not retry."""
         from everos_cloud.exceptions import ApiException
 
         try:
-            return method(*args, **kwargs)
+            return method(*args, **kwargs, _request_timeout=self.timeout)
         except ApiException as exc:
             if exc.status in (401, 403):
                 raise refused("EverOS", exc.status, KEY_VARIABLE) from None
