@@ -121,6 +121,16 @@ def test_the_cloud_without_a_key_is_one_line(monkeypatch: pytest.MonkeyPatch) ->
         store_client(parse_agent_spec(f"everos:openai:m@{NO_MODEL}"), AgentOptions())
 
 
+@needs_client
+def test_no_vendor_profile_is_published_for_everos_v2_api() -> None:
+    pytest.importorskip("everos_cloud")
+    with pytest.raises(UsageError, match="everos has no published harness to reproduce"):
+        store_client(
+            parse_agent_spec(f"everos(profile=vendor,url=http://127.0.0.1:9):openai:m@{NO_MODEL}"),
+            AgentOptions(),
+        )
+
+
 def test_a_bad_setting_is_one_line() -> None:
     with pytest.raises(UsageError, match="method"):
         parse_agent_spec(f"everos(method=fuzzy,url=http://127.0.0.1:9):openai:m@{NO_MODEL}")
