@@ -77,7 +77,8 @@ async def test_a_session_is_an_episode_of_the_conversations_user_dated_and_searc
     await client.wait("everos-a")
     refilled = await client.stored("everos-a")
     await client.close()
-    assert len(stored) == 2, "a session an episode: none spans the two sessions"
+    assert len(stored) == 2, "a session an episode"
+    assert not any("Biscuit" in text and "Lisbon" in text for text in stored), "none spans the two sessions"
     assert any("Caroline: I adopted a beagle named Biscuit." in text for text in stored)
     assert all("Zed" not in text for text in stored), "another conversation's user is not this one's"
     lisbon = next(hit for hit in hits if "Lisbon" in hit.text)
