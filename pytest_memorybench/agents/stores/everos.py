@@ -255,8 +255,9 @@ class EverOSStore:
 
 def _user_id(namespace: str) -> str:
     """The namespace as an EverOS id: the characters EverOS takes, with a digest of the whole so
-    two namespaces never meet."""
-    return f"{_UNSAFE.sub('-', namespace)[:80]}.{_digest(namespace)}"
+    two namespaces never meet; short enough that a session's id and an assistant's, made from it
+    (and a cleared namespace's next user), stay within EverOS's 128 characters."""
+    return f"{_UNSAFE.sub('-', namespace)[:64]}.{_digest(namespace)}"
 
 
 def _digest(text: str) -> str:
