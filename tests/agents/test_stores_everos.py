@@ -22,6 +22,7 @@ from pytest_memorybench.core.records import Message
 from tests.support.everos_service import everos_service
 from tests.support.llm_server import LLMServer
 from tests.support.memory_model import UNREADABLE, MemoryModelScript, scripted_memory_server
+from tests.support.runs import usage_error_line
 from tests.support.store_runs import without_back_off
 
 pytest_plugins = ["pytester"]
@@ -120,6 +121,16 @@ def test_the_cloud_without_a_key_is_one_line(monkeypatch: pytest.MonkeyPatch) ->
     monkeypatch.delenv("EVEROS_API_KEY", raising=False)
     with pytest.raises(UsageError, match="set EVEROS_API_KEY to your EverOS API key"):
         store_client(parse_agent_spec(f"everos:openai:m@{NO_MODEL}"), AgentOptions())
+
+
+@needs_client
+def test_a_server_that_is_not_there_is_one_line_before_the_run(pytester: pytest.Pytester) -> None:
+    pytest.importorskip("everos_cloud")
+    with scripted_memory_server() as (model, _):
+        agent = f"everos(url=http://127.0.0.1:9):openai:fake-model@{model.openai_url}"
+        result = pytester.runpytest("--memorybench", "-p", "no:cacheprovider", f"--agent={agent}")
+    line = usage_error_line(result)
+    assert "Connection refused" in line and "is its server running there?" in line, line
 
 
 @needs_client
