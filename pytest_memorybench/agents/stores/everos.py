@@ -91,7 +91,7 @@ class EverOSStore:
     messages_per_add = MESSAGES_PER_ADD
 
     def __init__(self, settings: EverOSSettings, key: str, timeout: float | None) -> None:
-        from everos_cloud import EverOS
+        from everos_cloud.client import EverOS  # where it is defined: the package re-exports it implicitly
 
         self.settings = settings
         # the harness bounds each call (`--mb-timeout`): each request's own timeout no shorter
@@ -106,7 +106,10 @@ class EverOSStore:
         self._flushed: dict[str, set[str]] = {}  # namespace -> its sessions with a user turn, flushed
 
     def add(self, messages: list[Message], namespace: str) -> None:
-        from everos_cloud.models import AddInput, Content, FlushInput, MessageItem
+        from everos_cloud.models.add_input import AddInput
+        from everos_cloud.models.content import Content
+        from everos_cloud.models.flush_input import FlushInput
+        from everos_cloud.models.message_item import MessageItem
 
         if not messages:
             return
@@ -159,7 +162,7 @@ class EverOSStore:
             time.sleep(self.settings.poll)
 
     def search(self, query: str, namespace: str, k: int) -> list[Hit]:
-        from everos_cloud.models import SearchInput
+        from everos_cloud.models.search_input import SearchInput
 
         if not self._added.get(namespace):
             return []
@@ -192,7 +195,7 @@ class EverOSStore:
 
     def clear(self, namespace: str) -> None:
         from everos_cloud.exceptions import ApiException
-        from everos_cloud.models import DeleteInput
+        from everos_cloud.models.delete_input import DeleteInput
 
         self.unprocessed.forget(namespace)
         if self._added.pop(namespace, None):
@@ -213,7 +216,7 @@ class EverOSStore:
             return self._users.setdefault(namespace, _user_id(namespace))
 
     def _episodes(self, namespace: str, *, page: int, size: int) -> Any:
-        from everos_cloud.models import GetInput
+        from everos_cloud.models.get_input import GetInput
 
         request = GetInput(
             memory_type="episode",
