@@ -12,11 +12,14 @@ benchmark's history, is one `memory/add` of the session's messages (EverOS takes
 into an EverOS session of its own, each message with its speaker as `sender_name`, its role, and its
 simulated time as `timestamp` (milliseconds, UTC); then that session is flushed, so that EverOS
 closes its episode there and no episode spans two sessions.  The add goes with `async_mode` (202
-and a task id, as the cloud does by default); a flush queued behind it answers 202 too.  `wait`
+and a task id, as the cloud does by default).  The open-source server queues a flush behind the
+add (202, a task of its own); the cloud flushes only what its session already holds, so a flush
+while the add is queued answers 200 `no_extraction` ("poll the add's task before flushing",
+everos-cloud's `flush_memory`): that session is flushed again once its tasks are done.  `wait`
 polls each task at `/api/v2/tasks/{id}` until it is done (a `failed` task is an ERROR, with
-EverOS's reason), then until the user's episodes number at least its sessions flushed (EverOS
-indexes an episode a moment after its task ends, and the cloud extracts after a flush with no task
-to poll), bounded by `--mb-timeout`.
+EverOS's reason), flushes what the cloud could not yet, then waits until the user's episodes
+number at least its sessions flushed (EverOS indexes an episode a moment after its task ends, and
+the cloud distils after the flush), bounded by `--mb-timeout`.
 
 Search is `memory/search` of the conversation's user, `top_k` = k (EverOS's cap is 100), by its
 `method` (default: the service's, hybrid); each episode is a hit dated by its `timestamp`, the time
@@ -35,7 +38,8 @@ request id, and its `flush` reads only a 200: the store calls the generated API 
 EverMind publishes no evaluation setup for EverOS's v2 API (EverMind-AI/EverOS `evaluation/` runs
 the engine in process), so this store has no vendor profile.  everos-cloud needs Python 3.12 or
 later.  Tested with everos-cloud 1.2.0 against the open-source everos 1.5.1 server on the scripted
-model (tests/support/everos_service.py), in an environment of their own on Python 3.13.
+model (tests/support/everos_service.py), in an environment of their own on Python 3.13, and
+against a strict fake of the cloud (tests/support/everos_server.py) for what only the cloud does.
 """
 
 from __future__ import annotations
@@ -104,11 +108,11 @@ class EverOSStore:
         self._users: dict[str, str] = {}  # namespace -> its EverOS user id
         self._added: dict[str, set[str]] = {}  # namespace -> the batches EverOS accepted
         self._flushed: dict[str, set[str]] = {}  # namespace -> its sessions with a user turn, flushed
+        self._unflushed: dict[str, set[str]] = {}  # namespace -> sessions to flush after their tasks
 
     def add(self, messages: list[Message], namespace: str) -> None:
         from everos_cloud.models.add_input import AddInput
         from everos_cloud.models.content import Content
-        from everos_cloud.models.flush_input import FlushInput
         from everos_cloud.models.message_item import MessageItem
 
         if not messages:
@@ -138,9 +142,8 @@ class EverOSStore:
             added.add(batch)
             if answer.data.status == "queued":
                 self.unprocessed.add(namespace, answer.request_id)
-        flushed = self._call(self.client.memory.flush_memory_with_http_info, FlushInput(session_id=session))
-        if flushed.status_code == 202:  # queued behind the add: a task of its own
-            self.unprocessed.add(namespace, json.loads(flushed.raw_data)["request_id"])
+        if self._flush(namespace, session) == "no_extraction":  # the cloud: the add is still queued
+            self._unflushed.setdefault(namespace, set()).add(session)
         if any(message.role == "user" for message in messages):
             self._flushed.setdefault(namespace, set()).add(session)
 
@@ -156,6 +159,11 @@ class EverOSStore:
                 )
             return item.finished_at is not None or item.status == "success"
 
+        self.unprocessed.wait(namespace, done)
+        unflushed = self._unflushed.get(namespace, set())
+        for session in sorted(unflushed):  # its messages are in the session now: extracted
+            self._flush(namespace, session)
+            unflushed.discard(session)
         self.unprocessed.wait(namespace, done)
         sessions = len(self._flushed.get(namespace, ()))
         while sessions and (self._episodes(namespace, page=1, size=1).total_count or 0) < sessions:
@@ -207,9 +215,21 @@ class EverOSStore:
                 with self._lock:  # no delete here: the namespace's next user starts empty
                     self._users[namespace] = f"{_user_id(namespace)}.{time.time_ns()}"
         self._flushed.pop(namespace, None)
+        self._unflushed.pop(namespace, None)
 
     def close(self) -> None:
         self.client.close()
+
+    def _flush(self, namespace: str, session: str) -> str:
+        """The session's flush: queued behind its adds (202, a task to wait for: the open-source
+        server), else what it extracted (`extracted`, or `no_extraction`: nothing there yet)."""
+        from everos_cloud.models.flush_input import FlushInput
+
+        flushed = self._call(self.client.memory.flush_memory_with_http_info, FlushInput(session_id=session))
+        if flushed.status_code == 202:
+            self.unprocessed.add(namespace, json.loads(flushed.raw_data)["request_id"])
+            return "queued"
+        return str(flushed.data.data.status)
 
     def _user(self, namespace: str) -> str:
         with self._lock:
