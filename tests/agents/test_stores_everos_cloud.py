@@ -15,11 +15,10 @@ from pytest_memorybench.agents.spec import AgentOptions, parse_agent_spec
 from pytest_memorybench.agents.stores.store_build import store_client
 from pytest_memorybench.agents.stores.store_protocol import StoreClient, StoreError
 from pytest_memorybench.core.records import Message
-from tests.support.everos_server import ADD, DELETE, FLUSH, GET, EverOSCloud, everos_cloud
+from tests.support.everos_server import ADD, DELETE, FLUSH, GET, SEARCH, EverOSCloud, everos_cloud
 from tests.support.memory_model import scripted_memory_server
 from tests.support.runs import usage_error_line
 from tests.support.store_runs import (
-    failed_work_errs_each_wait,
     product_server,
     waits_until_done_within_the_timeout,
 )
@@ -112,9 +111,14 @@ async def test_hits_are_dated_by_their_episode_and_another_conversations_user_ke
 
 @pytest.mark.asyncio
 async def test_a_failed_task_errs_each_wait_with_everos_reason(cloud: EverOSCloud) -> None:
-    await failed_work_errs_each_wait(
-        cloud, _spec(cloud), _session(1, "I collect stamps."), "EverOS could not memorize .*model unavailable"
-    )
+    """A failed task is an ERROR on every wait, never passed over on a retried one."""
+    cloud.failing = True
+    client = store_client(parse_agent_spec(_spec(cloud)), AgentOptions(timeout=10))
+    await client.add(_session(1, "I collect stamps."), "conv-a")
+    for _ in range(2):
+        with pytest.raises(StoreError, match="EverOS could not memorize .*model unavailable"):
+            await client.wait("conv-a")
+    await client.close()
 
 
 @pytest.mark.asyncio
@@ -170,12 +174,14 @@ async def test_the_store_sends_only_what_the_clouds_models_take(cloud: EverOSClo
     client = _client(cloud)
     api = client.store.client.memory.api_client
     refused = []
-    seconds = {"sender_id": "u", "role": "user", "timestamp": 1714554000, "content": "seconds, not ms"}
+    said = {"sender_id": "u", "role": "user", "timestamp": 1714554000000, "content": "hello"}
     for path, body in (
-        (ADD, {"session_id": "s", "messages": [seconds]}),
-        (ADD, {"session_id": "s", "messages": [], "mode": "fast"}),
-        (DELETE, {"app_id": "default"}),
-        (GET, {"user_id": "u", "memory_type": "agent_case"}),
+        (ADD, {"session_id": "s", "messages": [said | {"timestamp": 1714554000}]}),  # seconds, not ms
+        (ADD, {"session_id": "s", "messages": [said], "mode": "fast"}),  # a field AddInput has not
+        (SEARCH, {"user_id": "u", "query": "hello", "top_k": 0}),  # -1 or 1..100
+        (SEARCH, {"user_id": "u", "agent_id": "a", "query": "hello"}),  # exactly one owner
+        (DELETE, {"app_id": "default"}),  # no scope to delete
+        (GET, {"user_id": "u", "memory_type": "agent_case"}),  # an agent's kind
     ):  # fmt: skip
         request = api.param_serialize(
             method="POST", resource_path=path, body=body, auth_settings=["BearerAuth"]
@@ -184,4 +190,4 @@ async def test_the_store_sends_only_what_the_clouds_models_take(cloud: EverOSClo
         response.read()
         refused.append(response.status)
     await client.close()
-    assert refused == [422, 422, 422, 422]
+    assert refused == [422] * 6
