@@ -18,6 +18,7 @@ from pytest_memorybench.scenarios.locomo.data import load_samples
 from pytest_memorybench.scenarios.locomo.generator import write_locomo
 from tests.support.agentcore_server import MEMORY_ID, agentcore_environment, agentcore_server
 from tests.support.evermemos_server import EverMemOSServer, evermemos_server
+from tests.support.everos_server import everos_cloud
 from tests.support.everos_service import everos_service
 from tests.support.hindsight_server import hindsight_server
 from tests.support.loopback import LoopbackState
@@ -144,7 +145,9 @@ STORES = {
     ),
     "vertex": _vertex,
     "everos": _everos,
+    "everos-cloud": _hosted(everos_cloud, "EVEROS_API_KEY", "everos_cloud"),  # the `everos` store on the fake
 }
+AGENTS = {"everos-cloud": "everos"}  # an entry's agent, where it is not the entry's name
 
 
 @pytest.fixture
@@ -183,7 +186,7 @@ def test_every_hit_in_the_answering_prompt_carries_its_sessions_date(
         run = pytester.path / "run"
         result = pytester.runpytest(
             "--memorybench", "--mb-suite=locomo", f"--mb-data=locomo={data}", "-p", "no:cacheprovider",
-            f"--agent={store}{settings}:openai:fake-model@{server.openai_url}", f"--mb-output={run}",
+            f"--agent={AGENTS.get(store, store)}{settings}:openai:fake-model@{server.openai_url}", f"--mb-output={run}",
         )  # fmt: skip
         totals = results_in(run)["totals"]
         assert not totals["errors"] and totals["max"] >= 10, result.stdout.str()[-3000:]

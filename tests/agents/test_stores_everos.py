@@ -1,10 +1,11 @@
 """EverOS through its cloud client (everos-cloud, Python 3.12 or later) against a real open-source EverOS
 server (everos 1.5.1) on the scripted model, started from the environment MEMORYBENCH_EVEROS_VENV names
 (support/everos_service.py): a user per conversation, a session one add, flushed, its tasks waited on,
-search dated by episode; and the one-line errors.  The client runs only where the server does (on
-Python 3.12 or later, .ci/run's memU environment), so there is no fake of its endpoints: the tests
-that need the client skip where it is not installed.  LoCoMo's sample runs through it in
-test_store_dates.py (every hit dated, no item an error)."""
+search dated by episode; and the one-line errors.  The client runs only on Python 3.12 or later
+(.ci/run's memU environment): the tests that need it skip where it is not installed.  What only the
+cloud does (delete, a flush before the add is processed, the key) is tested against a strict fake of
+it in test_stores_everos_cloud.py.  LoCoMo's sample runs through both in test_store_dates.py (every hit
+dated, no item an error)."""
 
 from __future__ import annotations
 
