@@ -186,7 +186,8 @@ def test_every_hit_in_the_answering_prompt_carries_its_sessions_date(
         run = pytester.path / "run"
         result = pytester.runpytest(
             "--memorybench", "--mb-suite=locomo", f"--mb-data=locomo={data}", "-p", "no:cacheprovider",
-            f"--agent={AGENTS.get(store, store)}{settings}:openai:fake-model@{server.openai_url}", f"--mb-output={run}",
+            f"--agent={AGENTS.get(store, store)}{settings}:openai:fake-model@{server.openai_url}",
+            f"--mb-output={run}",
         )  # fmt: skip
         totals = results_in(run)["totals"]
         assert not totals["errors"] and totals["max"] >= 10, result.stdout.str()[-3000:]

@@ -60,7 +60,7 @@ import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime, timezone
 from typing import Any
 
 from tests.support.loopback import LoopbackState, Request, serve
@@ -209,7 +209,7 @@ class EverOSCloud(LoopbackState):
         users = sorted({str(m["sender_id"]) for m in buffered if m["role"] == "user"})
         for user in users:
             lines = [f"{m.get('sender_name') or m['sender_id']}: {_content(m)}" for m in buffered]
-            when = datetime.fromtimestamp(min(int(m["timestamp"]) for m in buffered) / 1000, UTC)
+            when = datetime.fromtimestamp(min(int(m["timestamp"]) for m in buffered) / 1000, timezone.utc)
             self.episodes.append(
                 {
                     "id": self._id("ep"),
@@ -381,7 +381,7 @@ def _boolean(body: dict[str, Any], *names: str) -> None:
 
 
 def _now() -> str:
-    return datetime.now(UTC).isoformat()
+    return datetime.now(timezone.utc).isoformat()
 
 
 @contextmanager
