@@ -79,6 +79,21 @@ async def test_a_flush_before_the_add_is_processed_is_flushed_again_then_the_epi
 
 
 @pytest.mark.asyncio
+async def test_a_message_is_said_once_by_its_speaker(cloud: EverOSCloud) -> None:
+    """LoCoMo's text opens with its speaker ("Caroline: …"): EverOS prints `sender_name: content`,
+    so the content goes without the label, never "Caroline: Caroline: …"."""
+    client = _client(cloud)
+    labelled = Message("Caroline: I paint at dawn.", WHEN, "user", 0, session="s1", speaker="Caroline")
+    await client.add([labelled, *_session(1, "", "Dawn light is lovely.")[1:]], "conv-a")
+    await client.close()
+    sent = [m for r in cloud.requests if cloud.adds(r) for m in r.body["messages"]][-2:]
+    assert [(m["sender_name"], m["content"]) for m in sent] == [
+        ("Caroline", "I paint at dawn."),
+        ("Melanie", "Dawn light is lovely."),
+    ]
+
+
+@pytest.mark.asyncio
 async def test_clear_deletes_the_users_memories_on_the_cloud(cloud: EverOSCloud) -> None:
     client = _client(cloud)
     await client.add(_session(1, "I moved to Lisbon for a new job."), "conv-a")

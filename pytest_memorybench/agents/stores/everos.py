@@ -10,7 +10,8 @@ made safe for EverOS's ids, is the `sender_id` of every user turn (and, with `.a
 assistant turn), and the `user_id` its search and listing ask for.  Each `add`, one session of the
 benchmark's history, is one `memory/add` of the session's messages (EverOS takes up to 500 a call)
 into an EverOS session of its own, each message with its speaker as `sender_name`, its role, and its
-simulated time as `timestamp` (milliseconds, UTC); then that session is flushed, so that EverOS
+simulated time as `timestamp` (milliseconds, UTC), its text without the speaker's label (EverOS
+prints `sender_name: content`); then that session is flushed, so that EverOS
 closes its episode there and no episode spans two sessions.  The add goes with `async_mode` (202
 and a task id, as the cloud does by default).  The open-source server queues a flush behind the
 add (202, a task of its own); the cloud flushes only what its session already holds, so a flush
@@ -131,7 +132,7 @@ class EverOSStore:
                     sender_name=message.speaker or message.role,
                     role="user" if message.role == "user" else "assistant",
                     timestamp=int(in_utc(message.timestamp).timestamp() * 1000),
-                    content=Content(message.text),
+                    content=Content(_words(message)),
                 )
                 for message in messages
             ]
@@ -291,6 +292,13 @@ def _identity(message: Message) -> str:
     """A message as the same text on every try: what it says, who said it, when, in which session."""
     said = (message.session, message.timestamp.isoformat(), message.role, message.speaker, message.id)
     return "|".join(map(str, (*said, message.text)))
+
+
+def _words(message: Message) -> str:
+    """What was said, without the speaker's label the benchmark opens it with (LoCoMo's "Caroline:
+    …"): EverOS prints each message as `sender_name: content` for its model (everalgo
+    boundary/chat.py), so the label would be said twice."""
+    return message.text.removeprefix(f"{message.speaker}: ") if message.speaker else message.text
 
 
 def _text(episode: Any) -> str:
