@@ -49,7 +49,6 @@ def normalize_answer(text: str) -> str:
     return " ".join(_ARTICLES.sub(" ", text).split())
 
 
-@lru_cache(maxsize=65536)
 @cache
 def _stemmer() -> Any:
     """NLTK's Porter stemmer, imported when LoCoMo first scores (nltk pulls in scipy.stats: seconds of
@@ -57,6 +56,7 @@ def _stemmer() -> Any:
     return heavy_import("nltk.stem.porter").PorterStemmer()
 
 
+@lru_cache(maxsize=65536)  # a run stems the same few thousand words again and again
 def _stem(word: str) -> str:
     return str(_stemmer().stem(word))
 
