@@ -53,7 +53,7 @@ class _InstalledOnce(importlib.metadata.Distribution):
 
     @functools.cached_property
     def metadata(self) -> Any:
-        return self._installed.metadata
+        return super().metadata
 
     @functools.cached_property
     def entry_points(self) -> importlib.metadata.EntryPoints:
@@ -93,6 +93,10 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
                     importlib.import_module(name)
 
 
+# Plugins a test's own pytest runs (inner runs and processes of their own) leave out; see below.
+UNUSED_PLUGINS = "-p no:hypothesispytest -p no:langsmith_plugin"
+
+
 @pytest.fixture
 def pytester(pytester: pytest.Pytester, _heap_frozen: None) -> pytest.Pytester:
     """Inner runs get an ini file setting pytest-asyncio's loop scope, as ours does: without one,
@@ -100,10 +104,7 @@ def pytester(pytester: pytest.Pytester, _heap_frozen: None) -> pytest.Pytester:
     also leave out hypothesis's plugin (our fuzz tests need hypothesis, the inner runs do not): it
     imports hypothesis in every session's summary, 0.6 s for each inner run in a subprocess,
     and LangSmith's (the langmem extra's), which imports its testing kit at start-up."""
-    pytester.makeini(
-        "[pytest]\nasyncio_default_fixture_loop_scope = function\n"
-        "addopts = -p no:hypothesispytest -p no:langsmith_plugin\n"
-    )
+    pytester.makeini(f"[pytest]\nasyncio_default_fixture_loop_scope = function\naddopts = {UNUSED_PLUGINS}\n")
     return pytester
 
 
@@ -113,9 +114,8 @@ def _pytest_in_a_subprocess_without_unused_plugins() -> Iterator[None]:
     runs) leaves out the same two plugins as the inner runs: LangSmith's alone took 0.8 s of the
     2 s its start-up takes with every extra installed, for each of the slow tests' hundred-odd
     processes.  The tests' own session has begun by now, and keeps both."""
-    unused = "-p no:hypothesispytest -p no:langsmith_plugin"
     with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("PYTEST_ADDOPTS", f"{os.environ.get('PYTEST_ADDOPTS', '')} {unused}".strip())
+        patch.setenv("PYTEST_ADDOPTS", f"{os.environ.get('PYTEST_ADDOPTS', '')} {UNUSED_PLUGINS}".strip())
         yield
 
 
