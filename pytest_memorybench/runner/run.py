@@ -164,8 +164,10 @@ class BenchmarkRun:
 
     def _upcoming_groups(self) -> Iterator[str]:
         """The conversations this process is to drive next, among those the cost cap lets start:
-        the one pytest will ask for next (so no item waits for a free place), then the longest
-        first (the last conversation to finish bounds the run)."""
+        the longest first, ties in pytest's order.  The last conversation to end bounds the run,
+        so the short ones fill the places the long ones leave; the item pytest waits on is started
+        by its own `drive`.  (Putting pytest's next item first, as before, kept a place on a short
+        conversation from the start: 16 at once took 6.5 s of replies where 6.0 s suffice.)"""
         tests, group_tests = self.context.tests, self.context.selection.group_tests
         groups = dict.fromkeys(
             tests[key].group for key in self._pending_keys() if key in tests and key not in self.book
@@ -173,8 +175,8 @@ class BenchmarkRun:
         waiting = [
             g for g in groups if not self.has_started(g) and not self.book.is_cut(g) and group_tests(g)
         ]
-        longest = sorted(waiting[1:], key=lambda group: planned_size(group_tests(group)), reverse=True)
-        return (group for group in waiting[:1] + longest if self._may_start(group))
+        longest = sorted(waiting, key=lambda group: planned_size(group_tests(group)), reverse=True)
+        return (group for group in longest if self._may_start(group))
 
     def run_sync(self, coroutine: Coroutine[Any, Any, T]) -> T:
         return self.loop.run(coroutine)
