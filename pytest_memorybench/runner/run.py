@@ -164,10 +164,8 @@ class BenchmarkRun:
 
     def _upcoming_groups(self) -> Iterator[str]:
         """The conversations this process is to drive next, among those the cost cap lets start:
-        the longest first, ties in pytest's order.  The last conversation to end bounds the run,
-        so the short ones fill the places the long ones leave; the item pytest waits on is started
-        by its own `drive`.  (Putting pytest's next item first, as before, kept a place on a short
-        conversation from the start: 16 at once took 6.5 s of replies where 6.0 s suffice.)"""
+        the longest first, ties in pytest's order (the last to end bounds the run; the short ones
+        fill the places the long ones leave).  The item pytest waits on starts in its own `drive`."""
         tests, group_tests = self.context.tests, self.context.selection.group_tests
         groups = dict.fromkeys(
             tests[key].group for key in self._pending_keys() if key in tests and key not in self.book
