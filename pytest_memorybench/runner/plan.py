@@ -179,8 +179,8 @@ def _sits_out(suite: Suite, definition: TestDefinition, span: Span, profile: str
 
 def planned_size(tests: list[PlannedTest]) -> int:
     """About how long a conversation will take: its span's filler and the lines its tests send,
-    their reset messages among them (a reply each, like a script line: leaving them out put LTM's
-    shopping list, eight replies, behind spy meetings of five)."""
+    their reset messages among them (a reply each, like a script line: leaving them out ranked LTM's
+    trigger-response, five replies, with colours, four)."""
     return sum((test.span.tokens or 0) + 100 * _lines_sent(test.definition) for test in tests)
 
 
