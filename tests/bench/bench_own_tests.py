@@ -26,7 +26,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-SLOWEST = re.compile(r"^\d+\.\d+s (call|setup|teardown) ", re.MULTILINE)
+SLOWEST = re.compile(r"\d+\.\d+s (call|setup|teardown) ")
 
 
 def _spin() -> None:
