@@ -20,6 +20,15 @@ class HarnessTimeout(Exception):
     """Our deadline passed; distinct from a TimeoutError the agent raises itself."""
 
 
+def sdk_timeout(seconds: float | None) -> float:
+    """The per-request timeout to give a store's SDK: a second past our deadline (`--mb-timeout`,
+    600 s where it is off), so ours is the bound that fires.  An SDK that gave up first (Letta's and
+    Supermemory's after 60 s, the Redis server's client after 30) would cut a slow server short of
+    what the user allowed, and its retry, or ours, would send again a write the server was still
+    making: a step in an agent's history twice."""
+    return (seconds or 600) + 1
+
+
 async def within(awaitable: Awaitable[T], seconds: float | None) -> T:
     """The awaitable's result, or HarnessTimeout once `seconds` pass (None: no deadline)."""
     if seconds is None:  # no deadline: no task to watch (a task costs turns of the loop per call)

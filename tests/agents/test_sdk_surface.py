@@ -92,6 +92,12 @@ def _vertex() -> Any:
         )
 
 
+def _memobase() -> Any:
+    from memobase import MemoBaseClient
+
+    return MemoBaseClient(api_key="k", project_url=NOWHERE)
+
+
 def _module(name: str) -> Callable[[], Any]:
     return lambda: importlib.import_module(name)
 
@@ -106,6 +112,7 @@ ROOTS: dict[str, Callable[[], Any]] = {
     "evermemos": _evermemos,
     "vertex": _vertex,
     "everos": _everos,
+    "memobase": _memobase,
 }
 
 
@@ -137,13 +144,13 @@ class Fields:
 
 CALLS = [
     # supermemory 5.0.1 (stores/supermemory.py)
-    Call("supermemory", "supermemory:Supermemory", 0, ("api_key", "base_url")),
+    Call("supermemory", "supermemory:Supermemory", 0, ("api_key", "base_url", "timeout")),
     Call("supermemory", "add", 1, ("content", "date", "metadata", "dreaming")),
     Call("supermemory", "documents.get", 2),
     Call("supermemory", "search", 1, ("query", "limit", "search_mode", "threshold", "rerank")),
     Call("supermemory", "namespaces.delete", 1),
     # zep-cloud 4.0.1 (stores/zep.py)
-    Call("zep", "zep_cloud.client:Zep", 0, ("api_key", "base_url")),
+    Call("zep", "zep_cloud.client:Zep", 0, ("api_key", "base_url", "timeout")),
     Call("zep", "zep_cloud:AddMessage", 0, ("role", "name", "content", "reference_time")),
     Call("zep", "thread.add_messages", 1, ("messages", "idempotency_key")),
     Call("zep", "thread.create", 0, ("user_uuid",)),
@@ -155,7 +162,7 @@ CALLS = [
         for scope in ("edges", "nodes", "episodes")
     ),
     # letta-client 1.12.1 (stores/letta.py)
-    Call("letta", "letta_client:Letta", 0, ("base_url", "api_key")),
+    Call("letta", "letta_client:Letta", 0, ("base_url", "api_key", "timeout")),
     Call(
         "letta",
         "agents.create",
@@ -274,7 +281,7 @@ CALLS = [
     Call("memobase", "memobase.core.entry:User.profile", 1, ("max_token_size",)),
     Call("memobase", "memobase.core.entry:User.event", 1, ("topk",)),
     # honcho-ai 2.7.0 (stores/honcho.py)
-    Call("honcho", "honcho:Honcho", 0, ("api_key", "base_url", "workspace_id")),
+    Call("honcho", "honcho:Honcho", 0, ("api_key", "base_url", "workspace_id", "timeout")),
     Call("honcho", "honcho:Honcho.peer", 2),
     Call("honcho", "honcho:Honcho.session", 2),
     Call("honcho", "honcho:Honcho.queue_status", 1),
@@ -284,7 +291,7 @@ CALLS = [
     Call("honcho", "honcho:Peer.chat", 2, ("reasoning_level",)),
     Call("honcho", "honcho:Session.add_messages", 2),
     # hindsight-client 1.1.0 (stores/hindsight.py)
-    Call("hindsight", "hindsight_client:Hindsight", 0, ("base_url", "api_key", "max_attempts")),
+    Call("hindsight", "hindsight_client:Hindsight", 0, ("base_url", "api_key", "max_attempts", "timeout")),
     Call("hindsight", "aget_version"),
     Call("hindsight", "acreate_bank", 1, ("name", "enable_observations")),
     Call("hindsight", "aretain_batch", 0, ("bank_id", "items", "retain_async")),
@@ -300,7 +307,7 @@ CALLS = [
     Call("hindsight", "aclose"),
     # agent-memory-client 0.14.0 (stores/redis_ams.py)
     Call("redis-ams", "agent_memory_client:MemoryAPIClient", 1),
-    Call("redis-ams", "agent_memory_client:MemoryClientConfig", 0, ("base_url",)),
+    Call("redis-ams", "agent_memory_client:MemoryClientConfig", 0, ("base_url", "timeout")),
     Call("redis-ams", "agent_memory_client.models:MemoryMessage", 0, ("role", "content", "created_at")),
     Call(
         "redis-ams",
@@ -439,7 +446,7 @@ CALLS = [
     Call("cognee", "cognee.infrastructure.llm.config:get_llm_config"),
     # evermemos 0.3.13 (stores/evermemos.py): its search and listing take their parameters as the
     # request's query (`extra_query`), which the client sends as given
-    Call("evermemos", "evermemos:AsyncEverMemOS", 0, ("api_key", "base_url", "max_retries")),
+    Call("evermemos", "evermemos:AsyncEverMemOS", 0, ("api_key", "base_url", "max_retries", "timeout")),
     Call(
         "evermemos",
         "v0.memories.add",
@@ -727,7 +734,11 @@ AGENTCORE_FORWARDED = [
     Forwarded("manager", "batch_delete_memory_records", ("memory_id", "records")),
     Forwarded("client", "list_memory_extraction_jobs", ("memory_id", "filter")),
 ]
-AGENTCORE_ATTRIBUTES = {"region_name"}  # the manager's resolved region, which the client is given
+# Attributes, not calls, the adapters read or set below their client.
+ATTRIBUTES = {
+    "agentcore": {"region_name"},  # the manager's resolved region, which the client is given
+    "memobase": {"client.timeout"},  # the SDK fixes its httpx client's timeout: the store sets ours
+}
 
 # The distribution each adapter's SDK comes in, as pyproject's extras name it.
 DISTRIBUTIONS = {
@@ -815,6 +826,13 @@ def test_each_sdk_call_an_adapter_makes_exists_with_its_keywords(call: Call) -> 
 def test_each_constant_member_and_error_an_adapter_names_exists(adapter: str) -> None:
     _installed(adapter)
     for path in NAMES[adapter]:
+        _resolve(adapter, path)
+
+
+@pytest.mark.parametrize("adapter", sorted(set(ATTRIBUTES) & set(ROOTS)))
+def test_each_attribute_an_adapter_sets_on_its_client_exists(adapter: str) -> None:
+    _installed(adapter)
+    for path in ATTRIBUTES[adapter]:
         _resolve(adapter, path)
 
 
@@ -924,7 +942,8 @@ def test_every_client_call_in_an_adapters_source_is_listed_here(module: str) -> 
         if call.adapter == adapter
     }
     if adapter == "agentcore":
-        listed |= {call.method for call in AGENTCORE_FORWARDED} | AGENTCORE_ATTRIBUTES
+        listed |= {call.method for call in AGENTCORE_FORWARDED}
+    listed |= ATTRIBUTES.get(adapter, set())
     unlisted = {
         path
         for path in _client_paths(module)

@@ -147,7 +147,10 @@ async def test_a_supermemory_memory_shows_when_it_was_said_and_the_date_of_its_e
 async def test_mem0_platform_adds_waits_for_its_event_searches_at_k_and_clears(
     mem0_platform: Mem0PlatformServer,
 ) -> None:
-    client = store_client(parse_agent_spec(HOSTED["mem0-platform"].spec(mem0_platform)), AgentOptions())
+    client = store_client(
+        parse_agent_spec(HOSTED["mem0-platform"].spec(mem0_platform)), AgentOptions(timeout=900)
+    )
+    assert client.store._made().client.timeout.read == 901, "the SDK waits as long as --mb-timeout allows"
     benches = [Message(f"The locker room has {n} benches.", WHEN) for n in range(12)]
     await client.add([Message("My locker code is 4512.", WHEN), *benches], "conv-a")
     assert await client.search("locker code", "conv-a", 5) == [], "not searchable before its event ran"

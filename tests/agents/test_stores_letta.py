@@ -170,6 +170,33 @@ async def test_a_429_is_retried_and_the_message_archived_once(letta: LettaServer
     assert [hit.text for hit in found] == ["user: My locker code is 4512."], "archived once"
 
 
+@pytest.mark.asyncio
+async def test_a_step_longer_than_the_sdks_own_timeout_is_sent_once(
+    letta: LettaServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The SDK waits as long as --mb-timeout allows, not its own 60 s: an SDK that gave up first sent
+    the step again while the server was still making it (a slow real server got a question twice)."""
+    import httpx
+
+    monkeypatch.setattr(
+        "letta_client._base_client.DEFAULT_TIMEOUT", httpx.Timeout(0.2)
+    )  # shorter than a step
+    monkeypatch.setattr("letta_client._base_client.BaseClient._calculate_retry_timeout", lambda *_: 0.0)
+    without_back_off(monkeypatch)
+    letta.step_seconds = 0.5
+    client = store_client(parse_agent_spec(_spec(letta, ",ingest=messages")), AgentOptions(timeout=5))
+    await client.add([Message("My locker code is 4512.", WHEN)], "conv-a")
+    reply = await client.answer("What is my locker code?", "conv-a")
+    assert "4512" in reply
+    sends = [r for r in letta.requests if r.method == "POST" and r.path.endswith("/messages")]
+    assert len(sends) == 2 and letta.refused == 0, "the message and the question, each sent once"
+    (agent,) = letta.agents.values()
+    assert [m["content"] for m in agent.history if m["role"] == "user"] == [
+        "My locker code is 4512.",
+        "What is my locker code?",
+    ]
+
+
 @pytest.fixture
 def model() -> Iterator[LLMServer]:
     with scripted_memory_server() as (server, _):

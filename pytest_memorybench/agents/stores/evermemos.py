@@ -33,6 +33,7 @@ import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from pytest_memorybench.agents.deadlines import sdk_timeout
 from pytest_memorybench.agents.mechanisms.settings import one_of, positive, require
 from pytest_memorybench.agents.stores.dates import iso_utc, parsed_time
 from pytest_memorybench.agents.stores.hosted import Unprocessed, api_key, refused, require_package
@@ -79,9 +80,10 @@ class EverMemOSStore:
     """The async client behind the store protocol, the messages each group holds already, and the
     requests `wait` has to see done."""
 
-    def __init__(self, settings: EverMemOSSettings, key: str) -> None:
+    def __init__(self, settings: EverMemOSSettings, key: str, timeout: float | None) -> None:
         self.settings = settings
         self.key = key
+        self.timeout = sdk_timeout(timeout)
         self.unprocessed = Unprocessed(settings.poll)
         self._sent: dict[str, set[str]] = {}  # namespace -> the message ids the service accepted
         self._lock = threading.Lock()
@@ -179,7 +181,7 @@ class EverMemOSStore:
 
                 # the harness retries and bounds each call itself
                 self._client = AsyncEverMemOS(
-                    api_key=self.key, base_url=self.settings.url or None, max_retries=0
+                    api_key=self.key, base_url=self.settings.url or None, max_retries=0, timeout=self.timeout
                 )
             return self._client
 
@@ -249,8 +251,10 @@ def _hit(memory: Any) -> Hit:
 def _make(settings: EverMemOSSettings, options: AgentOptions, model: AgentSpec) -> EverMemOSStore:
     if settings.url:  # a server you run: a key only where it checks one
         require_package("evermemos", "evermemos")
-        return EverMemOSStore(settings, os.environ.get(KEY_VARIABLE) or LOCAL_KEY)
-    return EverMemOSStore(settings, api_key("evermemos", "EverMemOS", KEY_VARIABLE, "evermemos"))
+        return EverMemOSStore(settings, os.environ.get(KEY_VARIABLE) or LOCAL_KEY, options.timeout)
+    return EverMemOSStore(
+        settings, api_key("evermemos", "EverMemOS", KEY_VARIABLE, "evermemos"), options.timeout
+    )
 
 
 EVERMEMOS = BuiltinStore(EverMemOSSettings, _make)

@@ -55,6 +55,7 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from pytest_memorybench.agents.deadlines import sdk_timeout
 from pytest_memorybench.agents.mechanisms.settings import one_of, positive
 from pytest_memorybench.agents.stores.dates import in_utc, naive_utc
 from pytest_memorybench.agents.stores.hosted import Unprocessed, api_key, refused, require_package
@@ -99,8 +100,7 @@ class EverOSStore:
         from everos_cloud.client import EverOS  # where it is defined: the package re-exports it implicitly
 
         self.settings = settings
-        # the harness bounds each call (`--mb-timeout`): each request's own timeout no shorter
-        self.timeout = (timeout or 600) + 1
+        self.timeout = sdk_timeout(timeout)
         self.client = EverOS(api_key=key, host=settings.url or None, timeout=self.timeout)
         self.server_version: str | None = None
         self._version_asked = False

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from pytest_memorybench.agents.deadlines import sdk_timeout
 from pytest_memorybench.agents.mechanisms.settings import one_of, positive, require
 from pytest_memorybench.agents.spec import MEMORY_TOKENS
 from pytest_memorybench.agents.stores.dates import iso_utc, parsed_time
@@ -70,8 +71,11 @@ class HindsightSettings:
 class HindsightStore:
     """The client behind the store protocol, the banks it made and the operations `wait` has to see."""
 
-    def __init__(self, settings: HindsightSettings, key: str | None, budget: int) -> None:
+    def __init__(
+        self, settings: HindsightSettings, key: str | None, budget: int, timeout: float | None
+    ) -> None:
         self.settings = settings
+        self.timeout = sdk_timeout(timeout)
         self.key = key
         self.budget = settings.max_tokens or budget
         self.unprocessed = Unprocessed(settings.poll)
@@ -175,7 +179,9 @@ class HindsightStore:
         if self._client is None:
             from hindsight_client import Hindsight
 
-            self._client = Hindsight(base_url=self.settings.url, api_key=self.key, max_attempts=1)
+            self._client = Hindsight(
+                base_url=self.settings.url, api_key=self.key, max_attempts=1, timeout=self.timeout
+            )
         return self._client
 
     @staticmethod
@@ -210,7 +216,10 @@ def _hit(result: Any) -> Hit:
 def _make(settings: HindsightSettings, options: AgentOptions, model: AgentSpec) -> HindsightStore:
     require_package("hindsight", "hindsight_client")
     return HindsightStore(
-        settings, os.environ.get(KEY_VARIABLE) or None, options.memory_tokens or MEMORY_TOKENS
+        settings,
+        os.environ.get(KEY_VARIABLE) or None,
+        options.memory_tokens or MEMORY_TOKENS,
+        options.timeout,
     )
 
 

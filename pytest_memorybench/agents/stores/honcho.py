@@ -25,6 +25,7 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from pytest_memorybench.agents.deadlines import sdk_timeout
 from pytest_memorybench.agents.mechanisms.settings import one_of, positive
 from pytest_memorybench.agents.stores.dates import in_utc, parsed_time
 from pytest_memorybench.agents.stores.hosted import refused, require_package
@@ -56,9 +57,10 @@ class HonchoSettings:
 class HonchoStore:
     """A Honcho client per workspace (namespace), its peers made on first use."""
 
-    def __init__(self, settings: HonchoSettings, key: str | None) -> None:
+    def __init__(self, settings: HonchoSettings, key: str | None, timeout: float | None) -> None:
         self.settings = settings
         self.key = key
+        self.timeout = sdk_timeout(timeout)
         self._clients: dict[str, Any] = {}
         self._lock = threading.Lock()
 
@@ -115,7 +117,10 @@ class HonchoStore:
                 from honcho import Honcho
 
                 self._clients[namespace] = Honcho(
-                    api_key=self.key, base_url=self.settings.url or None, workspace_id=namespace
+                    api_key=self.key,
+                    base_url=self.settings.url or None,
+                    workspace_id=namespace,
+                    timeout=self.timeout,
                 )
             return self._clients[namespace]
 
@@ -134,7 +139,7 @@ def _make(settings: HonchoSettings, options: AgentOptions, model: AgentSpec) -> 
     require_package("honcho", "honcho")
     import os
 
-    return HonchoStore(settings, os.environ.get(KEY_VARIABLE) or None)
+    return HonchoStore(settings, os.environ.get(KEY_VARIABLE) or None, options.timeout)
 
 
 HONCHO = BuiltinStore(HonchoSettings, _make)

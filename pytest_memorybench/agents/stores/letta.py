@@ -53,6 +53,7 @@ import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from pytest_memorybench.agents.deadlines import sdk_timeout
 from pytest_memorybench.agents.mechanisms.settings import one_of, positive
 from pytest_memorybench.agents.stores.dates import in_utc, parsed_time
 from pytest_memorybench.agents.stores.endpoints import openai_endpoints
@@ -105,12 +106,14 @@ class Answered:
 class LettaStore:
     """A Letta agent per namespace, behind the store protocol, answering natively."""
 
-    def __init__(self, settings: LettaSettings, agent_config: JsonObject) -> None:
+    def __init__(self, settings: LettaSettings, agent_config: JsonObject, timeout: float | None) -> None:
         from letta_client import Letta
 
         self.settings = settings
         self.url = settings.url or os.environ.get(URL_VARIABLE) or LOCAL_SERVER
-        self.client = Letta(base_url=self.url, api_key=os.environ.get(KEY_VARIABLE) or None)
+        self.client = Letta(
+            base_url=self.url, api_key=os.environ.get(KEY_VARIABLE) or None, timeout=sdk_timeout(timeout)
+        )
         self.agent_config = agent_config
         self.usage = Usage()
         # The health check must find its sentence only where every message is archived.
@@ -308,7 +311,7 @@ def agent_config(settings: LettaSettings, options: AgentOptions, model: AgentSpe
 
 def _make(settings: LettaSettings, options: AgentOptions, model: AgentSpec) -> LettaStore:
     require_package("letta", "letta_client")
-    return LettaStore(settings, agent_config(settings, options, model))
+    return LettaStore(settings, agent_config(settings, options, model), options.timeout)
 
 
 LETTA = BuiltinStore(LettaSettings, _make)

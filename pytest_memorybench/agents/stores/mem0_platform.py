@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from pytest_memorybench.agents.deadlines import sdk_timeout
 from pytest_memorybench.agents.mechanisms.settings import positive, require
 from pytest_memorybench.agents.stores.dates import epoch_seconds, iso_utc
 from pytest_memorybench.agents.stores.hosted import Unprocessed, api_key, refused
@@ -81,9 +82,10 @@ class Mem0PlatformStore:
     """A `MemoryClient` behind the store protocol, made on first use (its key check is a request),
     and the events `wait` has still to see."""
 
-    def __init__(self, settings: Mem0PlatformSettings, key: str) -> None:
+    def __init__(self, settings: Mem0PlatformSettings, key: str, timeout: float | None) -> None:
         self.settings = settings
         self.key = key
+        self.timeout = sdk_timeout(timeout)
         self.ingestion = Ingestion(settings.batch, settings.sides)
         self.unprocessed = Unprocessed(settings.poll)
         self._client: Any = None
@@ -183,11 +185,11 @@ class Mem0PlatformStore:
     def _made(self) -> Any:
         with self._lock:
             if self._client is None:
-                self._client = _client(self.key, self.settings.url)
+                self._client = _client(self.key, self.settings.url, self.timeout)
             return self._client
 
 
-def _client(key: str, url: str) -> Any:
+def _client(key: str, url: str, timeout: float) -> Any:
     """A `MemoryClient`, whose making checks the key (`/v1/ping/`) and says only "Error: …" when that
     fails: the status, seen on the way, tells a refused key (never retried) from a busy server."""
     import httpx
@@ -195,7 +197,7 @@ def _client(key: str, url: str) -> Any:
 
     statuses: list[int] = []
     http = httpx.Client(
-        timeout=300, event_hooks={"response": [lambda response: statuses.append(response.status_code)]}
+        timeout=timeout, event_hooks={"response": [lambda response: statuses.append(response.status_code)]}
     )
     try:
         return MemoryClient(api_key=key, host=url or None, client=http)
@@ -229,7 +231,7 @@ def _event_status(client: Any, event: str) -> str:
 
 def _make(settings: Mem0PlatformSettings, options: AgentOptions, model: AgentSpec) -> Mem0PlatformStore:
     without_telemetry("mem0-platform")
-    return Mem0PlatformStore(settings, api_key("mem0-platform", "Mem0", KEY_VARIABLE))
+    return Mem0PlatformStore(settings, api_key("mem0-platform", "Mem0", KEY_VARIABLE), options.timeout)
 
 
 MEM0_PLATFORM = BuiltinStore(Mem0PlatformSettings, _make)

@@ -44,6 +44,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from pytest_memorybench.agents.deadlines import sdk_timeout
 from pytest_memorybench.agents.mechanisms.settings import one_of, positive, require
 from pytest_memorybench.agents.stores.dates import in_utc, naive_utc
 from pytest_memorybench.agents.stores.hosted import refused, require_package
@@ -98,7 +99,7 @@ class MemMachineStore:
         # The harness retries and bounds each call (`--mb-timeout`): the client's own retries off,
         # its per-request timeout no shorter than the harness's.
         self.client = MemMachineClient(
-            api_key=key, base_url=settings.url, timeout=int(timeout or 600) + 1, max_retries=0
+            api_key=key, base_url=settings.url, timeout=int(sdk_timeout(timeout)), max_retries=0
         )
         self.server_version: str | None = None
         self._projects: set[str] = set()

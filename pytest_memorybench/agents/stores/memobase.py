@@ -24,6 +24,7 @@ import uuid
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from pytest_memorybench.agents.deadlines import sdk_timeout
 from pytest_memorybench.agents.mechanisms.settings import require
 from pytest_memorybench.agents.spec import MEMORY_TOKENS
 from pytest_memorybench.agents.stores.dates import in_utc
@@ -60,12 +61,13 @@ class MemobaseSettings:
 class MemobaseStore:
     """The SDK's client behind the store protocol."""
 
-    def __init__(self, settings: MemobaseSettings, key: str, budget: int) -> None:
+    def __init__(self, settings: MemobaseSettings, key: str, budget: int, timeout: float | None) -> None:
         from memobase import MemoBaseClient
 
         self.settings = settings
         self.budget = settings.max_token_size or budget
         self.client = MemoBaseClient(api_key=key, project_url=settings.url or CLOUD)
+        self.client.client.timeout = sdk_timeout(timeout)  # the SDK fixes 60 s; its httpx client takes ours
 
     def add(self, messages: list[Message], namespace: str) -> None:
         """One session a blob, each message dated; flushed so that Memobase extracts it now."""
@@ -135,7 +137,7 @@ def user_id(namespace: str) -> str:
 
 def _make(settings: MemobaseSettings, options: AgentOptions, model: AgentSpec) -> MemobaseStore:
     key = api_key("memobase", "Memobase", KEY_VARIABLE, "memobase")
-    return MemobaseStore(settings, key, options.memory_tokens or MEMORY_TOKENS)
+    return MemobaseStore(settings, key, options.memory_tokens or MEMORY_TOKENS, options.timeout)
 
 
 MEMOBASE = BuiltinStore(MemobaseSettings, _make)

@@ -39,6 +39,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
+from pytest_memorybench.agents.deadlines import sdk_timeout
 from pytest_memorybench.agents.mechanisms.settings import positive, require
 from pytest_memorybench.agents.stores.dates import in_utc, naive_utc
 from pytest_memorybench.agents.stores.hosted import Unprocessed, refused, require_package
@@ -72,8 +73,9 @@ class RedisAmsSettings:
 class RedisAmsStore:
     """The client behind the store protocol, the sessions `wait` has to see and each session's date."""
 
-    def __init__(self, settings: RedisAmsSettings, key: str | None) -> None:
+    def __init__(self, settings: RedisAmsSettings, key: str | None, timeout: float | None) -> None:
         self.settings = settings
+        self.timeout = sdk_timeout(timeout)
         self.key = key
         self.unprocessed = Unprocessed(settings.poll)
         self._settling: set[str] = set()  # namespaces whose count `wait` has to see stand still
@@ -86,7 +88,9 @@ class RedisAmsStore:
         if self._client is None:
             from agent_memory_client import MemoryAPIClient, MemoryClientConfig
 
-            self._client = MemoryAPIClient(MemoryClientConfig(base_url=self.settings.url))
+            self._client = MemoryAPIClient(
+                MemoryClientConfig(base_url=self.settings.url, timeout=self.timeout)
+            )
             if self.key:  # the client takes no key; the server reads a bearer token
                 self._client._client.headers.update({"Authorization": f"Bearer {self.key}"})
         return self._client
@@ -269,7 +273,7 @@ def _dated(when: datetime) -> str:
 
 def _make(settings: RedisAmsSettings, options: AgentOptions, model: AgentSpec) -> RedisAmsStore:
     require_package("redis-ams", "agent_memory_client")
-    return RedisAmsStore(settings, os.environ.get(KEY_VARIABLE) or None)
+    return RedisAmsStore(settings, os.environ.get(KEY_VARIABLE) or None, options.timeout)
 
 
 REDIS_AMS = BuiltinStore(RedisAmsSettings, _make)

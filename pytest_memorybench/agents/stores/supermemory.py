@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from pytest_memorybench.agents.deadlines import sdk_timeout
 from pytest_memorybench.agents.mechanisms.settings import one_of, positive, require
 from pytest_memorybench.agents.stores.dates import iso_utc, parsed_time
 from pytest_memorybench.agents.stores.hosted import Unprocessed, api_key, refused
@@ -70,11 +71,11 @@ class SupermemorySettings:
 class SupermemoryStore:
     """The SDK's client behind the store protocol, and the documents `wait` has still to see."""
 
-    def __init__(self, settings: SupermemorySettings, key: str) -> None:
+    def __init__(self, settings: SupermemorySettings, key: str, timeout: float | None) -> None:
         from supermemory import Supermemory
 
         self.settings = settings
-        self.client = Supermemory(api_key=key, base_url=settings.url or None)
+        self.client = Supermemory(api_key=key, base_url=settings.url or None, timeout=sdk_timeout(timeout))
         self.unprocessed = Unprocessed(settings.poll)
 
     def add(self, messages: list[Message], namespace: str) -> None:
@@ -168,7 +169,8 @@ def _metadata_date(metadata: Any, *keys: str) -> datetime | None:
 
 
 def _make(settings: SupermemorySettings, options: AgentOptions, model: AgentSpec) -> SupermemoryStore:
-    return SupermemoryStore(settings, api_key("supermemory", "Supermemory", KEY_VARIABLE, "supermemory"))
+    key = api_key("supermemory", "Supermemory", KEY_VARIABLE, "supermemory")
+    return SupermemoryStore(settings, key, options.timeout)
 
 
 SUPERMEMORY = BuiltinStore(SupermemorySettings, _make)

@@ -40,6 +40,7 @@ import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from pytest_memorybench.agents.deadlines import sdk_timeout
 from pytest_memorybench.agents.mechanisms.settings import one_of, positive, require
 from pytest_memorybench.agents.stores.dates import iso_utc, parsed_time
 from pytest_memorybench.agents.stores.hosted import Unprocessed, api_key, refused
@@ -95,11 +96,11 @@ class ZepStore:
     """The SDK's client behind the store protocol; the user and thread of each namespace, and the
     tasks `wait` has still to see."""
 
-    def __init__(self, settings: ZepSettings, key: str) -> None:
+    def __init__(self, settings: ZepSettings, key: str, timeout: float | None) -> None:
         from zep_cloud.client import Zep
 
         self.settings = settings
-        self.client = Zep(api_key=key, base_url=settings.url or None)
+        self.client = Zep(api_key=key, base_url=settings.url or None, timeout=sdk_timeout(timeout))
         self.unprocessed = Unprocessed(settings.poll)
         self._users: dict[str, ZepUser] = {}
         self._lock = threading.Lock()
@@ -236,7 +237,7 @@ def idempotency_key(namespace: str, turns: list[tuple[Any, ...]]) -> str:
 
 
 def _make(settings: ZepSettings, options: AgentOptions, model: AgentSpec) -> ZepStore:
-    return ZepStore(settings, api_key("zep", "Zep", KEY_VARIABLE, "zep_cloud"))
+    return ZepStore(settings, api_key("zep", "Zep", KEY_VARIABLE, "zep_cloud"), options.timeout)
 
 
 ZEP = BuiltinStore(ZepSettings, _make)
