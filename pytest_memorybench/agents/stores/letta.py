@@ -247,13 +247,23 @@ class LettaStore:
 
     def _call(self, method: Any, *args: Any, **kwargs: Any) -> Any:
         """A call of the SDK (which retries 429s and 5xxs itself); a refused key as PermissionError,
-        which the harness does not retry, and a server that is not there said as such."""
-        from letta_client import APIConnectionError, AuthenticationError, PermissionDeniedError
+        which the harness does not retry, a server that is not there said as such, and one that did
+        not answer in time not mistaken for one (the SDK's timeout is a kind of connection error)."""
+        from letta_client import (
+            APIConnectionError,
+            APITimeoutError,
+            AuthenticationError,
+            PermissionDeniedError,
+        )
 
         try:
             return method(*args, **kwargs)
         except (AuthenticationError, PermissionDeniedError) as exc:
             raise refused("Letta", exc.status_code, KEY_VARIABLE) from None
+        except APITimeoutError:
+            raise TimeoutError(
+                f"the Letta server at {self.url} gave no answer within {self.client.timeout} s"
+            ) from None
         except APIConnectionError:
             raise ConnectionError(
                 f"no Letta server answers at {self.url}: start one (`letta server`, or Letta's Docker"
