@@ -738,6 +738,7 @@ AGENTCORE_FORWARDED = [
 ATTRIBUTES = {
     "agentcore": {"region_name"},  # the manager's resolved region, which the client is given
     "memobase": {"client.timeout"},  # the SDK fixes its httpx client's timeout: the store sets ours
+    "letta": {"timeout"},  # the request timeout the client was given, in the error that says it passed
 }
 
 # The distribution each adapter's SDK comes in, as pyproject's extras name it.
@@ -830,7 +831,7 @@ def test_each_constant_member_and_error_an_adapter_names_exists(adapter: str) ->
 
 
 @pytest.mark.parametrize("adapter", sorted(set(ATTRIBUTES) & set(ROOTS)))
-def test_each_attribute_an_adapter_sets_on_its_client_exists(adapter: str) -> None:
+def test_each_attribute_an_adapter_reads_or_sets_on_its_client_exists(adapter: str) -> None:
     _installed(adapter)
     for path in ATTRIBUTES[adapter]:
         _resolve(adapter, path)
