@@ -179,9 +179,8 @@ async def test_a_step_longer_than_the_sdks_own_timeout_is_sent_once(
     the step again while the server was still making it (a slow real server got a question twice)."""
     import httpx
 
-    monkeypatch.setattr(
-        "letta_client._base_client.DEFAULT_TIMEOUT", httpx.Timeout(0.2)
-    )  # shorter than a step
+    # the SDK's own default, made shorter than a step
+    monkeypatch.setattr("letta_client._base_client.DEFAULT_TIMEOUT", httpx.Timeout(0.2))
     monkeypatch.setattr("letta_client._base_client.BaseClient._calculate_retry_timeout", lambda *_: 0.0)
     without_back_off(monkeypatch)
     letta.step_seconds = 0.5
