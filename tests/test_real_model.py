@@ -108,7 +108,8 @@ def test_a_killed_run_resumes_without_asking_again(
     asked_after = [last_user_text(e.request.body) for e in chat_proxy.completions()[asked_before:]]
     assert asked_after, "the rest of the conversation was asked"
     # The whole conversation is what was answered before the kill, then what was asked after it.
-    assert [message for message, _ in _exchanges(pytester.path / "run")] == answered + asked_after
+    recorded = [message for message, _ in _exchanges(pytester.path / "run")]
+    assert recorded == answered + asked_after, _told_apart(pytester.path / "run", len(answered), asked_after)
 
 
 def test_the_judge_check_runs_on_a_real_model(pytester: pytest.Pytester, proxy: RecordingProxy) -> None:
@@ -215,6 +216,20 @@ def _exchanges(run: Path) -> list[tuple[str, str]]:
     events = _events(run / "events.jsonl")
     sent = {(e["group"], e["i"]): e["text"] for e in events if e["kind"] == "message"}
     return [(sent[e["group"], e["i"]], e["text"]) for e in events if e["kind"] == "reply"]
+
+
+def _told_apart(run: Path, answered: int, asked_after: list[str]) -> str:
+    """What a failed comparison needs to be understood: the run's log as exchanges, and the proxy's
+    completions after the kill."""
+    logged = [
+        f"  {event['seq']:>3} {event['kind']:<9} i={event.get('i')} {str(event.get('text'))[:60]!r}"
+        for event in _events(run / "events.jsonl")
+        if event["kind"] in ("log_begin", "message", "reply", "observed", "resumed")
+    ]
+    asked = [f"  {text[:60]!r}" for text in asked_after]
+    return "\n".join(
+        [f"answered before the kill: {answered}; the log:", *logged, "asked after the kill:", *asked]
+    )
 
 
 def _items(run: Path) -> list[dict[str, Any]]:

@@ -285,16 +285,22 @@ class RecordingProxy(LLMServer):
         self.reply_tokens = reply_tokens
         self.exchanges: list[Exchange] = []
         self._in_flight = 0
+        self._last_arrival = time.monotonic()
 
-    def wait_idle(self, seconds: float = 300) -> None:
-        """Until every request passed on has its answer (one a killed client left behind included)."""
+    def wait_idle(self, seconds: float = 300, quiet: float = 1.0) -> None:
+        """Until every request passed on has its answer and none has come for `quiet` seconds: a
+        request a killed client sent just before it died may still wait to be accepted, and is only
+        counted once its handler runs."""
         deadline = time.monotonic() + seconds
-        while self._in_flight and time.monotonic() < deadline:
+        while time.monotonic() < deadline and (
+            self._in_flight or time.monotonic() - self._last_arrival < quiet
+        ):
             time.sleep(0.1)
 
     def _respond(self, request: RecordedRequest) -> tuple[int, dict[str, str], Any]:
         with self._lock:
             self._in_flight += 1
+            self._last_arrival = time.monotonic()
         try:
             return self._forward(request)
         finally:
